@@ -1,0 +1,93 @@
+"""Typed errors of the embedded broker, each carrying the Kafka error code it maps to.
+
+The server turns a raised error into the matching error code on the wire; the CLI edge prints its
+message as one line. Usage: `raise UnknownTopicOrPartition(f"no partition {topic}-{p}")`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BrokerError",
+    "OffsetOutOfRange",
+    "CorruptRecord",
+    "UnknownTopicOrPartition",
+    "InvalidTopic",
+    "RecordTooLarge",
+    "TopicAlreadyExists",
+    "InvalidPartitions",
+    "InvalidReplicationFactor",
+    "InvalidConfig",
+]
+
+
+class BrokerError(Exception):
+    """Base of every broker error; `error_code` is Kafka's, `retriable` tells a client to retry."""
+
+    error_code: int = -1  # UNKNOWN_SERVER_ERROR
+    retriable: bool = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class OffsetOutOfRange(BrokerError):
+    """A read or DeleteRecords asked for an offset outside [log start offset, high watermark]."""
+
+    error_code = 1
+
+    def __init__(self, message: str, log_start_offset: int = -1, high_watermark: int = -1) -> None:
+        super().__init__(message)
+        # Clients (librdkafka) reset from these without asking ListOffsets, so the server echoes them.
+        self.log_start_offset = log_start_offset
+        self.high_watermark = high_watermark
+
+
+class CorruptRecord(BrokerError):
+    """A record batch failed its CRC, is truncated, or is not magic v2."""
+
+    error_code = 2
+    retriable = True
+
+
+class UnknownTopicOrPartition(BrokerError):
+    """The topic or partition does not exist on this broker."""
+
+    error_code = 3
+    retriable = True
+
+
+class RecordTooLarge(BrokerError):
+    """A batch is larger than the topic's max.message.bytes."""
+
+    error_code = 10
+
+
+class InvalidTopic(BrokerError):
+    """The topic name breaks Kafka's rules (letters, digits, '.', '_', '-', at most 249 chars)."""
+
+    error_code = 17
+
+
+class TopicAlreadyExists(BrokerError):
+    """CreateTopics named a topic that exists already."""
+
+    error_code = 36
+
+
+class InvalidPartitions(BrokerError):
+    """The partition count is not a positive number."""
+
+    error_code = 37
+
+
+class InvalidReplicationFactor(BrokerError):
+    """A single-node broker can only hold replication factor 1 (or -1, the default)."""
+
+    error_code = 38
+
+
+class InvalidConfig(BrokerError):
+    """A topic config key is unknown or its value is not acceptable; the message names the key."""
+
+    error_code = 40
