@@ -1,0 +1,246 @@
+"""The correctness check of seed 001, in code: read the output log, say what was missed or doubled.
+
+The Spark app writes two lines per message to `log/streaming-output.log`:
+
+    [INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 890
+    [INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Experience: 890 -> 890
+
+The value is the message's identity (the producer counts 1, 2, 3…; the key may be negative).
+Every value from 1 to the highest seen must appear exactly once, and the `Count = n` lines must
+run 1, 2, 3… each paired with its message. A count that falls back to 1 means the state was lost
+(a hard reset); one that falls back elsewhere means a batch was written twice; one that skips
+ahead means output was lost after the state moved on.
+
+The report is plain data so a scenario can state what it expects and compare:
+`report.missing == (ValueRange(6, 9),)`, `report.duplicated == {3: 2}`,
+`report.count_resets == (12,)`.
+
+Usage: `verify_file(Path("log/streaming-output.log")).ok`
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "CountBreak",
+    "Unpaired",
+    "ValueRange",
+    "VerifyReport",
+    "ranges_of",
+    "verify",
+    "verify_file",
+]
+
+_COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
+_MESSAGE = re.compile(r"\[StreamingOutput\]: ([A-Za-z0-9._-]+): (-?\d+) -> (-?\d+)\s*$")
+
+BreakKind = Literal["reset", "rewind", "jump"]
+
+
+@dataclass(frozen=True, order=True)
+class ValueRange:
+    """The values `first..last`, both included."""
+
+    first: int
+    last: int
+
+    def __len__(self) -> int:
+        return self.last - self.first + 1
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.first <= value <= self.last
+
+    def __str__(self) -> str:
+        return str(self.first) if self.first == self.last else f"{self.first}..{self.last}"
+
+
+def ranges_of(values: Iterable[int]) -> tuple[ValueRange, ...]:
+    """Fold values into the fewest ascending ranges: {1, 2, 3, 7} -> (1..3, 7)."""
+    ranges: list[ValueRange] = []
+    for value in sorted(set(values)):
+        if ranges and value == ranges[-1].last + 1:
+            ranges[-1] = ValueRange(ranges[-1].first, value)
+        else:
+            ranges.append(ValueRange(value, value))
+    return tuple(ranges)
+
+
+@dataclass(frozen=True)
+class CountBreak:
+    """A place where `Count = n` did not follow on from the count before it.
+
+    `kind` is "reset" when the count fell back to 1 (state lost), "rewind" when it fell back
+    elsewhere (a batch written again), "jump" when it skipped ahead (output lost).
+    """
+
+    line: int
+    value: int
+    expected: int
+    actual: int
+    kind: BreakKind
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """A `Count` line not followed by its message line, or a message line without its `Count`."""
+
+    line: int
+    text: str
+    problem: Literal["count without message", "message without count"]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What the output log says about missed and doubled messages."""
+
+    messages: int
+    distinct: int
+    lowest: int | None
+    highest: int | None
+    last_value: int | None
+    final_count: int | None
+    missing: tuple[ValueRange, ...]
+    duplicated: dict[int, int] = field(hash=False)
+    count_breaks: tuple[CountBreak, ...]
+    unpaired: tuple[Unpaired, ...]
+    ignored_lines: int
+
+    @property
+    def missing_count(self) -> int:
+        return sum(len(r) for r in self.missing)
+
+    @property
+    def count_resets(self) -> tuple[int, ...]:
+        """The values at which the count fell back to 1, in log order."""
+        return tuple(b.value for b in self.count_breaks if b.kind == "reset")
+
+    @property
+    def counts_consistent(self) -> bool:
+        return not self.count_breaks and not self.unpaired
+
+    @property
+    def exactly_once(self) -> bool:
+        return not self.missing and not self.duplicated
+
+    @property
+    def ok(self) -> bool:
+        """Every value 1..highest exactly once, and the counts run 1, 2, 3… with the messages."""
+        return self.exactly_once and self.counts_consistent
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (duplicates as a list: JSON keys cannot be numbers)."""
+        return {
+            "ok": self.ok,
+            "exactly_once": self.exactly_once,
+            "counts_consistent": self.counts_consistent,
+            "messages": self.messages,
+            "distinct": self.distinct,
+            "lowest": self.lowest,
+            "highest": self.highest,
+            "last_value": self.last_value,
+            "final_count": self.final_count,
+            "missing": [[r.first, r.last] for r in self.missing],
+            "missing_count": self.missing_count,
+            "duplicated": [{"value": v, "times": n} for v, n in sorted(self.duplicated.items())],
+            "count_breaks": [vars(b) for b in self.count_breaks],
+            "count_resets": list(self.count_resets),
+            "unpaired": [vars(u) for u in self.unpaired],
+            "ignored_lines": self.ignored_lines,
+        }
+
+    def summary_lines(self) -> list[str]:
+        """The report in plain sentences, most important first."""
+        head = "OK: every message exactly once, counts consistent" if self.ok else "NOT OK"
+        lines = [
+            head,
+            f"messages seen {self.messages}, distinct values {self.distinct}, "
+            f"highest {self.highest}, final count {self.final_count}",
+        ]
+        if self.missing:
+            shown = ", ".join(str(r) for r in self.missing[:10])
+            more = " …" if len(self.missing) > 10 else ""
+            lines.append(f"missing {self.missing_count} value(s): {shown}{more}")
+        if self.duplicated:
+            shown = ", ".join(f"{v}×{n}" for v, n in sorted(self.duplicated.items())[:10])
+            more = " …" if len(self.duplicated) > 10 else ""
+            lines.append(f"duplicated {len(self.duplicated)} value(s): {shown}{more}")
+        for b in self.count_breaks[:10]:
+            lines.append(
+                f"count {b.kind} at line {b.line} (value {b.value}): "
+                f"expected Count = {b.expected}, got {b.actual}"
+            )
+        for u in self.unpaired[:10]:
+            lines.append(f"{u.problem} at line {u.line}: {u.text}")
+        return lines
+
+
+def verify(lines: Iterable[str]) -> VerifyReport:
+    """Check the output log's lines; other lines are counted as ignored, never an error."""
+    values: list[int] = []
+    breaks: list[CountBreak] = []
+    unpaired: list[Unpaired] = []
+    ignored = 0
+    pending: tuple[int, int, str] | None = None  # (line number, count, text) awaiting its message
+    previous_count: int | None = None
+    for number, raw in enumerate(lines, start=1):
+        text = raw.rstrip("\r\n")
+        count_match = _COUNT.search(text)
+        message_match = None if count_match else _MESSAGE.search(text)
+        if count_match:
+            if pending is not None:
+                unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
+            pending = (number, int(count_match.group(1)), text)
+        elif message_match:
+            value = int(message_match.group(3))
+            values.append(value)
+            if pending is None:
+                unpaired.append(Unpaired(number, text, "message without count"))
+                continue
+            count = pending[1]
+            expected = 1 if previous_count is None else previous_count + 1
+            if count != expected:
+                breaks.append(CountBreak(pending[0], value, expected, count, _kind(count, expected)))
+            previous_count, pending = count, None
+        else:
+            ignored += 1
+    if pending is not None:
+        unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
+    return _report(values, breaks, unpaired, ignored, previous_count)
+
+
+def _kind(actual: int, expected: int) -> BreakKind:
+    if actual > expected:
+        return "jump"
+    return "reset" if actual == 1 else "rewind"
+
+
+def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired],
+            ignored: int, final_count: int | None) -> VerifyReport:
+    seen = Counter(values)
+    highest = max(seen) if seen else None
+    expected = set(range(1, highest + 1)) if highest is not None else set()
+    return VerifyReport(
+        messages=len(values),
+        distinct=len(seen),
+        lowest=min(seen) if seen else None,
+        highest=highest,
+        last_value=values[-1] if values else None,
+        final_count=final_count,
+        missing=ranges_of(expected - seen.keys()),
+        duplicated={v: n for v, n in sorted(seen.items()) if n > 1},
+        count_breaks=tuple(breaks),
+        unpaired=tuple(unpaired),
+        ignored_lines=ignored,
+    )
+
+
+def verify_file(path: Path) -> VerifyReport:
+    """Verify a log file; raises OSError when it cannot be read (the CLI turns that into exit 2)."""
+    with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        return verify(handle)

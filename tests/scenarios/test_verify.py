@@ -1,0 +1,141 @@
+"""The verifier on crafted output logs: what a user would see after each kind of trouble."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scenarios.cli import run_cli
+from scenarios.verify import ValueRange, ranges_of, verify, verify_file
+
+STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
+
+
+def pair(count: int, value: int, key: int | None = None, topic: str = "Experience") -> list[str]:
+    key = value if key is None else key
+    return [f"{STAMP}Count = {count}\n", f"{STAMP}{topic}: {key} -> {value}\n"]
+
+
+def log_of(pairs: list[tuple[int, int]]) -> list[str]:
+    return [line for count, value in pairs for line in pair(count, value)]
+
+
+def test_clean_log_is_ok() -> None:
+    report = verify(log_of([(n, n) for n in range(1, 891)]))
+    assert report.ok
+    assert (report.messages, report.distinct, report.highest, report.final_count) == (890, 890, 890, 890)
+    assert report.missing == () and report.duplicated == {} and report.count_breaks == ()
+
+
+def test_empty_log_is_ok_and_says_nothing_was_seen() -> None:
+    report = verify([])
+    assert report.ok and report.messages == 0 and report.highest is None
+
+
+def test_gap_is_reported_as_a_range_and_count_keeps_running() -> None:
+    # failOnDataLoss=false: values 6..9 aged out, the count goes on without them.
+    pairs = [(n, n) for n in range(1, 6)] + [(n - 4, n) for n in range(10, 13)]
+    report = verify(log_of(pairs))
+    assert report.missing == (ValueRange(6, 9),)
+    assert report.missing_count == 4
+    assert report.counts_consistent and not report.ok
+
+
+def test_duplicates_are_counted_and_a_count_rewind_is_flagged() -> None:
+    # at-least-once sink: the batch holding 4..5 was written again after a crash.
+    pairs = [(n, n) for n in range(1, 6)] + [(4, 4), (5, 5), (6, 6)]
+    report = verify(log_of(pairs))
+    assert report.duplicated == {4: 2, 5: 2}
+    assert [(b.kind, b.value, b.expected, b.actual) for b in report.count_breaks] == [
+        ("rewind", 4, 6, 4)]
+    assert report.missing == () and not report.ok
+
+
+def test_count_reset_names_the_value_where_state_was_lost() -> None:
+    # hard reset with earliest: count starts again at 1 on value 8, values 8..10 processed twice.
+    pairs = [(n, n) for n in range(1, 11)] + [(n - 7, n) for n in range(8, 14)]
+    report = verify(log_of(pairs))
+    assert report.count_resets == (8,)
+    assert report.duplicated == {8: 2, 9: 2, 10: 2}
+    assert report.final_count == 6
+
+
+def test_count_jump_is_flagged() -> None:
+    report = verify(log_of([(1, 1), (2, 2), (5, 3)]))
+    assert [(b.kind, b.expected, b.actual) for b in report.count_breaks] == [("jump", 3, 5)]
+    assert report.exactly_once and not report.ok
+
+
+def test_negative_keys_count_by_value() -> None:
+    lines = pair(1, 1) + pair(2, 2, key=-2) + pair(3, 3)
+    report = verify(lines)
+    assert report.ok and report.highest == 3
+
+
+def test_other_topic_names_are_read() -> None:
+    lines = pair(1, 1, topic="Experience-short_retention.1") + pair(2, 2, topic="x")
+    assert verify(lines).ok
+
+
+def test_garbage_lines_are_ignored_and_counted() -> None:
+    lines = ["hello\n", "\n", "[WARN] something [StreamingOutput]: Count = oops\n"]
+    lines += pair(1, 1) + ["noise between pairs\n"] + pair(2, 2)
+    report = verify(lines)
+    assert report.ok
+    assert report.ignored_lines == 4
+
+
+def test_count_without_its_message_is_reported() -> None:
+    lines = pair(1, 1) + [f"{STAMP}Count = 2\n"] + pair(2, 2)
+    report = verify(lines)
+    assert [(u.line, u.problem) for u in report.unpaired] == [(3, "count without message")]
+    assert not report.ok
+
+
+def test_torn_last_count_is_reported() -> None:
+    lines = pair(1, 1) + [f"{STAMP}Count = 2\n"]
+    report = verify(lines)
+    assert [u.problem for u in report.unpaired] == ["count without message"]
+
+
+def test_message_without_count_is_reported() -> None:
+    lines = pair(1, 1) + [f"{STAMP}Experience: 2 -> 2\n"]
+    report = verify(lines)
+    assert [u.problem for u in report.unpaired] == ["message without count"]
+    assert report.exactly_once and not report.ok
+
+
+def test_missing_from_the_start_is_reported() -> None:
+    report = verify(log_of([(1, 4), (2, 5)]))
+    assert report.missing == (ValueRange(1, 3),)
+
+
+def test_ranges_of_folds_values() -> None:
+    assert ranges_of([7, 1, 2, 3, 3, 9, 10]) == (ValueRange(1, 3), ValueRange(7, 7), ValueRange(9, 10))
+    assert str(ValueRange(6, 9)) == "6..9" and str(ValueRange(4, 4)) == "4"
+    assert 7 in ValueRange(6, 9) and 10 not in ValueRange(6, 9)
+
+
+def test_report_is_json_ready() -> None:
+    report = verify(log_of([(1, 1), (2, 2), (1, 2)]))
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["duplicated"] == [{"value": 2, "times": 2}]
+    assert data["count_resets"] == [2]
+
+
+def test_verify_file_and_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.log"
+    good.write_text("".join(log_of([(1, 1), (2, 2)])))
+    bad = tmp_path / "bad.log"
+    bad.write_text("".join(log_of([(1, 1), (2, 3)])))
+    assert verify_file(good).ok
+    assert run_cli(["verify", str(good)]) == 0
+    assert run_cli(["verify", str(bad)]) == 1
+    assert "missing 1 value(s): 2" in capsys.readouterr().out
+    assert run_cli(["verify", str(bad), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["missing"] == [[2, 2]]
+    assert run_cli(["verify", str(tmp_path / "absent.log")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot read" in err[0]
