@@ -1,0 +1,111 @@
+"""The Spark app's errors: each says what went wrong and what to do about it.
+
+Errors raised inside our Kafka source run in Python worker processes that Spark starts, so they
+reach the driver wrapped in Py4J/PySpark exceptions whose text contains our traceback. Every
+error here therefore puts a stable `token` at the start of its message; `unwrap` finds the
+token and message again in the wrapped text, so the CLI can still print one clear line.
+
+Usage: `raise DataLossError(topic="Experience", partition=0, start=120, end=300)`
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "SparkAppError",
+    "JavaMissingError",
+    "KafkaUnreachableError",
+    "DataLossError",
+    "CheckpointError",
+    "OffsetsSpecError",
+    "StreamFailedError",
+    "unwrap",
+]
+
+
+class SparkAppError(Exception):
+    """Base of the app's errors; `str()` is the one line the CLI prints, with the remedy."""
+
+    token = "SPARK_APP_ERROR"
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{self.token}: {message}" if not message.startswith(self.token) else message)
+
+
+class JavaMissingError(SparkAppError):
+    """No Java, or one older than 17, which Spark 4 needs."""
+
+    token = "JAVA_MISSING"
+
+
+class KafkaUnreachableError(SparkAppError):
+    """No Kafka broker answered at the configured address."""
+
+    token = "KAFKA_UNREACHABLE"
+
+    @classmethod
+    def at(cls, bootstrap_servers: str, detail: str = "") -> "KafkaUnreachableError":
+        why = f" ({detail})" if detail else ""
+        return cls(f"no Kafka broker answers at {bootstrap_servers}{why}. Start one with "
+                   f"`python -m kafka_app` or pass --bootstrap-servers HOST:PORT.")
+
+
+class DataLossError(SparkAppError):
+    """Offsets the query must read are no longer in Kafka (modelled on Spark's error class)."""
+
+    token = "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"
+
+    @classmethod
+    def for_range(cls, topic: str, partition: int, start: int, end: int,
+                  earliest: int | None = None) -> "DataLossError":
+        seen = f"; Kafka's earliest offset is now {earliest}" if earliest is not None else ""
+        return cls(
+            f"data may have been lost: offsets [{start}, {end}) of topic partition "
+            f"{topic}-{partition} are no longer in Kafka{seen} (aged out by retention, deleted, "
+            f"or the topic was recreated). To go on without them restart with "
+            f"--fail-on-data-loss false; to start over delete the checkpoint folder.")
+
+
+class CheckpointError(SparkAppError):
+    """The checkpoint folder cannot be read, or does not fit this query."""
+
+    token = "CHECKPOINT_UNUSABLE"
+
+
+class OffsetsSpecError(SparkAppError):
+    """A --starting-offsets value that is neither earliest, latest nor offsets JSON."""
+
+    token = "BAD_STARTING_OFFSETS"
+    exit_code = 2
+
+
+class StreamFailedError(SparkAppError):
+    """The streaming query stopped with an error we have no specific advice for."""
+
+    token = "STREAM_FAILED"
+
+
+_ERRORS: dict[str, type[SparkAppError]] = {
+    cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
+                               CheckpointError, OffsetsSpecError, StreamFailedError)
+}
+_TOKEN_LINE = re.compile(
+    r"(?:spark_app\.errors\.\w+: )?(" + "|".join(re.escape(t) for t in _ERRORS) + r"): ([^\n]*)")
+
+
+def unwrap(error: BaseException) -> SparkAppError | None:
+    """Our error hidden in a Spark/Py4J exception's text, rebuilt; None when there is none."""
+    if isinstance(error, SparkAppError):
+        return error
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        match = _TOKEN_LINE.search(str(current))
+        if match:
+            token, message = match.group(1), match.group(2).strip()
+            return _ERRORS[token](f"{token}: {message}")
+        current = current.__cause__ or current.__context__
+    return None
