@@ -1,0 +1,152 @@
+"""Command line of the Kafka side: `python -m kafka_app [options]` and `python -m kafka_app broker`.
+
+The producer app is the default command; `broker` runs the embedded broker alone (its own
+options, see `python -m kafka_app broker --help`). This is the only place that catches the
+app's errors: each becomes one line on stderr and a non-zero exit code. Ctrl-C and SIGTERM
+are a normal stop (exit 0).
+
+Usage: `python -m kafka_app --retention-sec 3600` (seed scenario #1), or
+       `python -m kafka_app --bootstrap-servers 127.0.0.1:9092` (real Kafka from docker compose).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from types import FrameType
+
+from kafka_app.console import ProducerConsole
+from kafka_app.errors import ProducerAppError
+from kafka_app.logs import setup_logging
+from kafka_app.settings import ProducerAppSettings
+
+__all__ = ["main_parser", "run_cli"]
+
+PROG = "python -m kafka_app"
+# Options that configure the embedded broker; an existing Kafka has its own settings.
+_EMBEDDED_ONLY = ("port", "host", "data_dir", "retention_check_sec", "retention_initial_delay_sec")
+_ADDRESS = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+
+
+def main_parser() -> argparse.ArgumentParser:
+    """The producer app's options; defaults (None here) come from ProducerAppSettings."""
+    d = ProducerAppSettings()
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Seed 001's KafkaApp: sends key = value = a counter to a topic every interval; "
+        "Enter makes the next key negative. Subcommand: `broker` runs the embedded broker alone.",
+        argument_default=None,
+    )
+    kafka = parser.add_argument_group("Kafka")
+    kafka.add_argument("--bootstrap-servers", metavar="HOST:PORT",
+                       help="use this Kafka instead of starting the embedded broker "
+                            "(then the embedded-broker options below do not apply)")
+    broker = parser.add_argument_group("embedded broker (ignored with --bootstrap-servers)")
+    broker.add_argument("--host", help=f"address to listen on (default {d.host})")
+    broker.add_argument("--port", type=int, help=f"port to listen on (default {d.port})")
+    broker.add_argument("--data-dir", type=Path, metavar="DIR",
+                        help="keep the broker's data here across runs (default: a temporary folder removed on exit)")
+    broker.add_argument("--retention-check-sec", type=float, metavar="SEC",
+                        help=f"how often retention deletes expired segments (default {d.retention_check_sec:g})")
+    broker.add_argument("--retention-initial-delay-sec", type=float, metavar="SEC",
+                        help=f"wait before the first retention check, as Kafka does (default {d.retention_initial_delay_sec:g})")
+    topic = parser.add_argument_group("topic")
+    topic.add_argument("--topic", help=f"topic name (default {d.topic})")
+    topic.add_argument("--partitions", type=int, help=f"partitions of a new topic (default {d.partitions})")
+    topic.add_argument("--retention-sec", type=float, metavar="SEC",
+                       help=f"retention.ms of the topic, in seconds (default {d.retention_sec:g})")
+    topic.add_argument("--segment-sec", type=float, metavar="SEC",
+                       help=f"segment.ms of the topic, in seconds (default {d.segment_sec:g})")
+    topic.add_argument("--segment-bytes", type=int, metavar="BYTES",
+                       help="segment.bytes of the topic (default: the broker's; Kafka 4 refuses < 1048576)")
+    app = parser.add_argument_group("producer")
+    app.add_argument("--interval-sec", type=float, metavar="SEC",
+                     help=f"time between messages (default {d.interval_sec:g})")
+    app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
+    app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
+    return parser
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Run `python -m kafka_app`; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["broker"]:
+        from kafka_app.broker.cli import main as broker_main
+
+        return broker_main(args[1:])
+    given = {k: v for k, v in vars(main_parser().parse_args(args)).items() if v is not None}
+    problem = _check(given)
+    if problem:
+        return _fail(problem, code=2)
+    settings = ProducerAppSettings(**given)
+    console = ProducerConsole.for_stdout()
+    ignored = [f"--{k.replace('_', '-')}" for k in _EMBEDDED_ONLY if k in given]
+    if settings.bootstrap_servers is not None and ignored:
+        console.note(f"note: {', '.join(ignored)} apply only to the embedded broker; "
+                     f"with --bootstrap-servers that Kafka's own settings apply")
+    setup_logging(settings.log_dir)
+    return _run(settings, console)
+
+
+def _run(settings: ProducerAppSettings, console: ProducerConsole) -> int:
+    from kafka_app.broker.errors import BrokerError
+    from kafka_app.producer import ProducerApp
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        ProducerApp(settings, console).run()
+    except KeyboardInterrupt:
+        console.note("stopped")
+    except (ProducerAppError, BrokerError) as error:
+        return _fail(str(error), code=1)
+    except OSError as error:
+        # The embedded broker's socket or data folder (port in use, no permission...).
+        return _fail(f"{error.strerror or error} ({_os_hint(settings)})", code=1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # SIGTERM stops like Ctrl-C: through the same `with` blocks, so the broker closes cleanly.
+    raise KeyboardInterrupt
+
+
+def _check(given: dict[str, object]) -> str | None:
+    """One line saying what is wrong with the options, or None."""
+    servers = given.get("bootstrap_servers")
+    if isinstance(servers, str):
+        for address in servers.split(","):
+            match = _ADDRESS.match(address.strip())
+            if not match or not 0 < int(match.group(2)) < 65536:
+                return f"--bootstrap-servers {servers!r}: {address!r} is not HOST:PORT (e.g. 127.0.0.1:9092)"
+    positive = ("partitions", "retention_sec", "segment_sec", "retention_check_sec", "count", "segment_bytes")
+    for name in positive:
+        value = given.get(name)
+        if isinstance(value, (int, float)) and value <= 0:
+            return f"--{name.replace('_', '-')} must be positive, got {value}"
+    for name in ("interval_sec", "retention_initial_delay_sec"):
+        value = given.get(name)
+        if isinstance(value, (int, float)) and value < 0:
+            return f"--{name.replace('_', '-')} must not be negative, got {value}"
+    port = given.get("port")
+    if isinstance(port, int) and not 0 < port < 65536:
+        return f"--port must be 1..65535, got {port}"
+    unknown = set(given) - {f.name for f in fields(ProducerAppSettings)}
+    return f"unknown settings {sorted(unknown)}" if unknown else None
+
+
+def _os_hint(settings: ProducerAppSettings) -> str:
+    if settings.embedded:
+        return f"embedded broker on {settings.host}:{settings.port}; choose another --port, or check --data-dir"
+    return "check --log-dir"
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return code

@@ -1,0 +1,69 @@
+"""Lines on standard input, turned into requests for negative keys.
+
+Each line read (Enter at a terminal, a newline through a pipe) asks for one message with a
+negative key: the Spark app crashes on it, which is how the seed simulates a failure. End of
+input only means no more requests; the producer keeps going.
+
+Usage:
+    with NegativeKeys(sys.stdin.fileno()) as keys:
+        negative = keys.take()   # True once per line read since the last take
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import TracebackType
+
+__all__ = ["NegativeKeys"]
+
+
+class NegativeKeys:
+    """Counts lines read from a file descriptor in a background thread."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> NegativeKeys:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        # A daemon thread, because a blocking read cannot be interrupted portably; it reads the
+        # raw descriptor so no buffer lock is held when the interpreter shuts down around it.
+        self._thread = threading.Thread(target=self._read, name="negative-keys", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop counting; the reader thread may stay blocked in read() until exit."""
+        self._thread = None
+
+    def take(self) -> bool:
+        """True if a line was read that no message has used yet (and use it up)."""
+        with self._lock:
+            if self._pending == 0:
+                return False
+            self._pending -= 1
+            return True
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, 4096)
+            except OSError:
+                # stdin closed or not readable (e.g. a detached process): no requests can come.
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._pending += chunk.count(b"\n")

@@ -1,0 +1,193 @@
+"""The producer console app (seed 001's KafkaApp): one counter message per interval.
+
+It starts the embedded broker (unless told to use an existing Kafka), makes sure the topic
+has the retention settings, then every `interval_sec` sends key = value = the next counter
+value and prints `Experience [earliest:latest]: key -> value`, the topic's log start and end
+offsets right after Kafka acknowledged the message. A line on stdin makes the next key
+negative. Values are the messages' identity: a re-run continues after the highest one.
+
+Usage:
+    ProducerApp(ProducerAppSettings(port=19092), ProducerConsole.for_stdout()).run()
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import tempfile
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import kafka.errors
+from kafka import KafkaProducer
+from kafka.admin import KafkaAdminClient
+
+from kafka_app.console import ProducerConsole
+from kafka_app.errors import KafkaUnreachable, SendFailed
+from kafka_app.negative_keys import NegativeKeys
+from kafka_app.settings import ProducerAppSettings
+from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
+from kafka_app.topic_setup import TopicState, ensure_topic
+
+__all__ = ["ProducerApp", "format_message", "partition_for"]
+
+_log = logging.getLogger("kafka_app.producer")
+
+_SEND_TIMEOUT_SEC = 30.0
+_CONNECT_TIMEOUT_MS = 10_000
+
+
+def format_message(topic: str, window: OffsetWindow, key: int, value: int) -> str:
+    """The seed's line: `TOPIC [EARLIEST:LATEST]: KEY -> VALUE`."""
+    return f"{topic} [{window.earliest}:{window.latest}]: {key} -> {value}"
+
+
+def partition_for(value: int, partitions: int) -> int:
+    """Where a message goes: round robin by value.
+
+    Chosen by value, not by hashing the key, so a negative key lands where its positive twin
+    would have, and consecutive values spread evenly over the partitions.
+    """
+    return (value - 1) % partitions
+
+
+class ProducerApp:
+    """Runs the whole app; `run()` returns when stopped (Ctrl-C, SIGTERM, `stop()`, `count`)."""
+
+    def __init__(self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None) -> None:
+        self._settings = settings
+        self._console = console
+        self._stdin_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """Ask the send loop to finish after the current message (thread-safe)."""
+        self._stop.set()
+
+    def run(self) -> int:
+        """Run until stopped; returns how many messages were sent."""
+        with ExitStack() as stack:
+            bootstrap, data_dir = self._kafka(stack)
+            topic = self._topic(bootstrap)
+            offsets = stack.enter_context(TopicOffsets(bootstrap, topic.name, topic.partitions))
+            producer = self._producer(bootstrap)
+            # Registered after the offsets reader, so it closes before the broker goes away.
+            stack.callback(producer.close, 5)
+            first = offsets.highest_counter() + 1
+            self._banner(bootstrap, data_dir, topic, first)
+            keys = stack.enter_context(NegativeKeys(self._stdin_fd))
+            sent = self._send_loop(producer, offsets, keys, topic, first)
+        return sent
+
+    def _kafka(self, stack: ExitStack) -> tuple[str, Path | None]:
+        """The bootstrap address, starting the embedded broker when no Kafka was named."""
+        s = self._settings
+        if s.bootstrap_servers is not None:
+            return s.bootstrap_servers, None
+        # Imported here, so the app can talk to a real Kafka without loading our broker.
+        from kafka_app.broker import BrokerSettings, EmbeddedBroker
+
+        data_dir = s.data_dir
+        if data_dir is None:
+            # The seed's embedded Kafka kept nothing between runs; neither do we by default.
+            data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kafka-app-")))
+        broker = stack.enter_context(
+            EmbeddedBroker(
+                BrokerSettings(
+                    host=s.host,
+                    port=s.port,
+                    data_dir=data_dir,
+                    retention_check_sec=s.retention_check_sec,
+                    retention_initial_delay_sec=s.retention_initial_delay_sec,
+                    log_dir=s.log_dir,
+                )
+            )
+        )
+        return broker.bootstrap_servers, data_dir
+
+    def _topic(self, bootstrap: str) -> TopicState:
+        s = self._settings
+        try:
+            admin = KafkaAdminClient(
+                bootstrap_servers=bootstrap,
+                bootstrap_timeout_ms=_CONNECT_TIMEOUT_MS,
+                request_timeout_ms=_CONNECT_TIMEOUT_MS,
+            )
+        except kafka.errors.KafkaError as error:
+            raise KafkaUnreachable(bootstrap, "is Kafka running there? (docker compose up -d, or drop --bootstrap-servers)") from error
+        with admin:
+            return ensure_topic(admin, s.topic, s.partitions, s.topic_configs())
+
+    def _producer(self, bootstrap: str) -> KafkaProducer:
+        try:
+            # acks=all and waiting on each send: the offsets we print are the ones Kafka stored.
+            return KafkaProducer(
+                bootstrap_servers=bootstrap,
+                acks="all",
+                bootstrap_timeout_ms=_CONNECT_TIMEOUT_MS,
+                request_timeout_ms=_CONNECT_TIMEOUT_MS,
+                delivery_timeout_ms=round(_SEND_TIMEOUT_SEC * 1000),
+                max_block_ms=_CONNECT_TIMEOUT_MS,
+            )
+        except kafka.errors.KafkaError as error:
+            raise KafkaUnreachable(bootstrap, "the producer could not connect") from error
+
+    def _banner(self, bootstrap: str, data_dir: Path | None, topic: TopicState, first: int) -> None:
+        s = self._settings
+        rows = [
+            ("Kafka", f"{bootstrap} ({'embedded broker' if s.embedded else 'existing Kafka'})"),
+            ("topic", f"{topic.name}, {topic.partitions} partition(s)"
+                      + ("" if topic.partitions == s.partitions else f" (it existed; --partitions {s.partitions} not applied)")),
+            ("retention", f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "
+                          f"segments roll every {s.segment_sec:g} s (segment.ms={s.segment_ms})"
+                          + (f", segment.bytes={s.segment_bytes}" if s.segment_bytes is not None else "")),
+            ("retention check", f"every {s.retention_check_sec:g} s after {s.retention_initial_delay_sec:g} s"
+                                if s.embedded else "as that Kafka is configured (log.retention.check.interval.ms)"),
+        ]
+        if s.embedded:
+            rows.append(("data", str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else "")))
+        rows += [
+            ("first value", f"{first}" + (" (continuing after the messages already in the topic)" if first > 1 else "")),
+            ("sending", f"one message every {s.interval_sec:g} s"
+                        + (f", {s.count} in all" if s.count is not None else "")),
+            ("log", str(s.log_dir / "kafka.log")),
+        ]
+        hint = "Press Enter to send a negative key (the Spark app crashes on it). Ctrl-C stops."
+        self._console.banner("Kafka app: the Experience producer", rows, hint)
+        _log.info("producer started: %s", "; ".join(f"{k}: {v}" for k, v in rows))
+
+    def _send_loop(
+        self, producer: KafkaProducer, offsets: TopicOffsets, keys: NegativeKeys, topic: TopicState, first: int
+    ) -> int:
+        s = self._settings
+        sent = 0
+        due = time.monotonic()
+        while s.count is None or sent < s.count:
+            # Pacing, not synchronisation: wait for the next tick unless told to stop.
+            if self._stop.wait(max(0.0, due - time.monotonic())):
+                break
+            value = first + sent
+            key = -value if keys.take() else value
+            window = self._send(producer, offsets, topic, key, value)
+            line = format_message(topic.name, window, key, value)
+            self._console.message(line, negative=key < 0)
+            _log.info("%s", line)
+            sent += 1
+            due += s.interval_sec
+        return sent
+
+    def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> OffsetWindow:
+        future = producer.send(
+            topic.name,
+            key=str(key).encode(),
+            value=str(value).encode(),
+            partition=partition_for(value, topic.partitions),
+        )
+        try:
+            future.get(timeout=_SEND_TIMEOUT_SEC)
+            return offsets.window()
+        except kafka.errors.KafkaError as error:
+            raise SendFailed(f"Kafka did not acknowledge {key} -> {value}: {type(error).__name__} {error}") from error
+

@@ -1,0 +1,68 @@
+"""Settings of the producer console app (seed 001's KafkaApp), with the seed's defaults.
+
+The command line builds one `ProducerAppSettings`; nothing else changes a setting.
+
+Usage: `ProducerAppSettings(retention_sec=3600)` for seed scenario #1's "endless" retention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["DEFAULT_PORT", "ProducerAppSettings"]
+
+DEFAULT_PORT = 9092
+
+
+@dataclass(frozen=True)
+class ProducerAppSettings:
+    """Everything `python -m kafka_app` can be told, defaults as in seed 001.
+
+    `bootstrap_servers` set means "use that Kafka"; then the embedded-broker settings
+    (`host`, `port`, `data_dir`, `retention_check_sec`, `retention_initial_delay_sec`)
+    do not apply, because retention checks are a broker-wide setting of that Kafka.
+    """
+
+    bootstrap_servers: str | None = None
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    # None: a temporary folder removed on exit, as the seed's embedded Kafka did.
+    data_dir: Path | None = None
+    topic: str = "Experience"
+    partitions: int = 1
+    retention_sec: float = 15.0
+    segment_sec: float = 1.0
+    # None: leave segment.bytes at the broker's default (Kafka 4 refuses values below 1 MiB).
+    segment_bytes: int | None = None
+    retention_check_sec: float = 15.0
+    # The seed warns that Kafka waits before its first retention check; Kafka's own delay is 30 s.
+    retention_initial_delay_sec: float = 30.0
+    interval_sec: float = 1.0
+    # None: run until stopped; a number stops after that many messages (tests, scenarios).
+    count: int | None = None
+    log_dir: Path = Path("log")
+
+    @property
+    def embedded(self) -> bool:
+        """True when the app runs its own broker instead of using an existing Kafka."""
+        return self.bootstrap_servers is None
+
+    @property
+    def retention_ms(self) -> int:
+        return round(self.retention_sec * 1000)
+
+    @property
+    def segment_ms(self) -> int:
+        return round(self.segment_sec * 1000)
+
+    def topic_configs(self) -> dict[str, str]:
+        """The topic-level Kafka configs this app creates or re-applies on its topic."""
+        configs = {
+            "cleanup.policy": "delete",
+            "retention.ms": str(self.retention_ms),
+            "segment.ms": str(self.segment_ms),
+        }
+        if self.segment_bytes is not None:
+            configs["segment.bytes"] = str(self.segment_bytes)
+        return configs

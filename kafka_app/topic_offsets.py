@@ -1,0 +1,146 @@
+"""What the topic holds: its offset window per partition and the highest counter in it.
+
+The producer prints `Experience [earliest:latest]` after each send: earliest is the log start
+offset (it moves when retention deletes segments), latest the log end offset. On start it
+continues the counter after the highest value the topic still holds.
+
+Usage:
+    with TopicOffsets("127.0.0.1:9092", "Experience", partitions=1) as offsets:
+        window = offsets.window()          # OffsetWindow(earliest=0, latest=12)
+        start = offsets.highest_counter() + 1
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from types import TracebackType
+
+import kafka.errors
+from kafka import KafkaConsumer, TopicPartition
+
+from kafka_app.errors import BadCounterValue, KafkaUnreachable
+
+__all__ = ["OffsetWindow", "TopicOffsets"]
+
+_READ_TIMEOUT_SEC = 15.0
+
+
+@dataclass(frozen=True)
+class OffsetWindow:
+    """Log start and end offsets, summed over the topic's partitions.
+
+    With one partition these are that partition's offsets, as in the seed. With several the
+    sums still say what a reader wants: `latest` counts every message ever written and
+    `latest - earliest` how many retention still keeps.
+    """
+
+    earliest: int
+    latest: int
+    per_partition: tuple[tuple[int, int], ...]
+
+
+class TopicOffsets:
+    """A reader of one topic's offsets and last records (a context manager)."""
+
+    def __init__(self, bootstrap_servers: str, topic: str, partitions: int) -> None:
+        self._bootstrap_servers = bootstrap_servers
+        self._partitions = [TopicPartition(topic, p) for p in range(partitions)]
+        self._consumer: KafkaConsumer | None = None
+
+    def __enter__(self) -> TopicOffsets:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        if self._consumer is not None:
+            return
+        try:
+            # No group: this reader only looks, it never commits offsets.
+            self._consumer = KafkaConsumer(
+                bootstrap_servers=self._bootstrap_servers,
+                group_id=None,
+                enable_auto_commit=False,
+                auto_offset_reset="latest",
+                request_timeout_ms=10_000,
+                bootstrap_timeout_ms=10_000,
+            )
+        except kafka.errors.KafkaError as error:
+            raise KafkaUnreachable(self._bootstrap_servers, "is Kafka running there?") from error
+
+    def stop(self) -> None:
+        if self._consumer is None:
+            return
+        self._consumer.close()
+        self._consumer = None
+
+    def window(self) -> OffsetWindow:
+        """The current log start and end offsets (one ListOffsets round trip each)."""
+        consumer = self._require()
+        starts = consumer.beginning_offsets(self._partitions)
+        ends = consumer.end_offsets(self._partitions)
+        pairs = tuple((starts[tp], ends[tp]) for tp in self._partitions)
+        return OffsetWindow(
+            earliest=sum(s for s, _ in pairs), latest=sum(e for _, e in pairs), per_partition=pairs
+        )
+
+    def highest_counter(self) -> int:
+        """The counter to continue after: 0 for a topic that never held a message.
+
+        It is the highest value in the last record of each partition (values only grow, so
+        the last record holds a partition's highest). When retention has emptied the topic
+        there is no record left to read; then the number of messages it ever held (the sum
+        of end offsets) stands in, so a value is never sent twice.
+        """
+        window = self.window()
+        last_values = self._last_values(window)
+        return max([window.latest, *last_values])
+
+    def _last_values(self, window: OffsetWindow) -> list[int]:
+        consumer = self._require()
+        wanted: dict[TopicPartition, int] = {}
+        for tp, (start, end) in zip(self._partitions, window.per_partition):
+            if end > start:
+                wanted[tp] = end - 1
+        if not wanted:
+            return []
+        consumer.assign(list(wanted))
+        for tp, offset in wanted.items():
+            consumer.seek(tp, offset)
+        values: list[int] = []
+        deadline = time.monotonic() + _READ_TIMEOUT_SEC
+        while wanted and time.monotonic() < deadline:
+            for tp, records in consumer.poll(timeout_ms=500).items():
+                for record in records:
+                    if record.offset >= wanted.get(tp, record.offset + 1):
+                        values.append(_counter(record.topic, record.partition, record.offset, record.value))
+                        wanted.pop(tp, None)
+            # Retention may delete the record between our look and the fetch: the consumer then
+            # resets to the end, and that partition has nothing left to tell.
+            for tp in list(wanted):
+                if consumer.position(tp) > wanted[tp]:
+                    wanted.pop(tp)
+        consumer.unsubscribe()
+        if wanted:
+            raise KafkaUnreachable(self._bootstrap_servers, f"could not read the last records of {sorted(wanted)}")
+        return values
+
+    def _require(self) -> KafkaConsumer:
+        if self._consumer is None:
+            raise RuntimeError("TopicOffsets used outside its `with` block")
+        return self._consumer
+
+
+def _counter(topic: str, partition: int, offset: int, value: bytes | None) -> int:
+    try:
+        number = int((value or b"").decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        number = -1
+    if number < 1:
+        raise BadCounterValue(topic, partition, offset, value)
+    return number
