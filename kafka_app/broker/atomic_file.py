@@ -1,0 +1,21 @@
+"""Crash-safe rewriting of small metadata files (topic list, log start offsets, offset snapshots).
+
+Usage: `write_atomically(folder / "topics.json", json.dumps(topics))`
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["write_atomically"]
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file, fsync, rename over: readers see the old or the new, never half."""
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as file:
+        file.write(text)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)

@@ -1,0 +1,93 @@
+"""The v2 record-batch header: the only part of Kafka's data format that storage needs to read.
+
+Storage never decodes records. It reads the fixed 61-byte header of each batch (offsets, sizes,
+timestamps), checks the CRC-32C, and stamps offsets by overwriting the first 8 bytes, which lie
+outside the CRC range. kafka-python's `DefaultRecordBatch` reads the same header; parsing it with
+one `struct` call here keeps appends at a few microseconds per batch.
+
+Usage: `for header in iter_batches(produce_records): print(header.base_offset, header.size)`
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kafka_app.broker.checksum import crc32c
+from kafka_app.broker.errors import CorruptRecord
+
+__all__ = ["BatchHeader", "HEADER_SIZE", "LOG_OVERHEAD", "iter_batches", "parse_header",
+           "check_crc", "set_base_offset"]
+
+# base offset, batch length, leader epoch, magic, crc, attributes, last offset delta,
+# first timestamp, max timestamp, producer id, producer epoch, base sequence, records count
+_HEADER = struct.Struct(">qiibIhiqqqhii")
+HEADER_SIZE = _HEADER.size  # 61
+LOG_OVERHEAD = 12  # base offset + batch length: the part not counted in batch length
+_CRC_START = 21  # the CRC covers everything from the attributes field on
+_BASE_OFFSET = struct.Struct(">q")
+_MAGIC_V2 = 2
+
+
+@dataclass(frozen=True, slots=True)
+class BatchHeader:
+    """Where one batch sits in a buffer and what storage needs to know about it."""
+
+    position: int
+    size: int  # whole batch, LOG_OVERHEAD included
+    base_offset: int
+    last_offset_delta: int
+    crc: int
+    first_timestamp: int
+    max_timestamp: int
+    records_count: int
+
+    @property
+    def last_offset(self) -> int:
+        return self.base_offset + self.last_offset_delta
+
+
+def parse_header(buffer: bytes | bytearray | memoryview, position: int) -> BatchHeader:
+    """Parse the header of the batch at `position`; raises CorruptRecord if it cannot be whole.
+
+    Only the header is read: whether the batch body is all there is checked against `size`.
+    """
+    remaining = len(buffer) - position
+    if remaining < HEADER_SIZE:
+        raise CorruptRecord(f"truncated record batch at byte {position}: "
+                            f"{remaining} bytes left, a header needs {HEADER_SIZE}")
+    (base_offset, length, _epoch, magic, crc, _attributes, last_offset_delta, first_ts, max_ts,
+     _pid, _pepoch, _seq, count) = _HEADER.unpack_from(buffer, position)
+    if magic != _MAGIC_V2:
+        raise CorruptRecord(f"record batch at byte {position} has magic {magic}; only v2 is supported")
+    size = LOG_OVERHEAD + length
+    if size < HEADER_SIZE or last_offset_delta < 0 or count < 0:
+        raise CorruptRecord(f"record batch at byte {position} has an impossible header "
+                            f"(length {length}, last offset delta {last_offset_delta})")
+    if size > remaining:
+        raise CorruptRecord(f"truncated record batch at byte {position}: "
+                            f"needs {size} bytes, {remaining} left")
+    return BatchHeader(position, size, base_offset, last_offset_delta, crc, first_ts, max_ts, count)
+
+
+def check_crc(buffer: bytes | bytearray | memoryview, header: BatchHeader) -> None:
+    """Raise CorruptRecord unless the batch's stored CRC-32C matches its bytes."""
+    view = memoryview(buffer)[header.position + _CRC_START:header.position + header.size]
+    if crc32c(view) != header.crc:
+        raise CorruptRecord(f"record batch at byte {header.position} fails its CRC check")
+
+
+def iter_batches(buffer: bytes | bytearray | memoryview) -> Iterator[BatchHeader]:
+    """Every batch of a buffer that must hold whole, valid batches only (e.g. a Produce request)."""
+    position = 0
+    while position < len(buffer):
+        header = parse_header(buffer, position)
+        check_crc(buffer, header)
+        yield header
+        position += header.size
+
+
+def set_base_offset(buffer: bytearray, header: BatchHeader, base_offset: int) -> None:
+    """Stamp the broker-assigned offset; the CRC stays valid because it does not cover it."""
+    _BASE_OFFSET.pack_into(buffer, header.position, base_offset)

@@ -1,0 +1,186 @@
+"""The broker's data folder: topics, their configs, and one PartitionLog per partition.
+
+Layout (like Kafka's log.dirs): `<data_dir>/topics.json` lists every topic with its partition
+count and config overrides; each partition lives in `<data_dir>/<topic>-<partition>/` as
+`<20-digit base offset>.log` segment files plus an optional `log-start-offset` checkpoint.
+Opening a Storage recovers every partition, so a broker killed with kill -9 restarts with every
+acknowledged record.
+
+Usage:
+    with Storage(Path("kafka-data")) as storage:
+        storage.create_topic("events", 2, {"retention.ms": "60000"})
+        storage.partition("events", 0).append(batch_bytes)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+
+from kafka_app.broker.atomic_file import write_atomically
+from kafka_app.broker.clock import wall_clock_ms
+from kafka_app.broker.errors import (InvalidConfig, InvalidPartitions, InvalidTopic,
+                                     TopicAlreadyExists, UnknownTopicOrPartition)
+from kafka_app.broker.log import PartitionLog
+from kafka_app.broker.retention import RetentionEvent
+from kafka_app.broker.topic_config import TopicConfig
+
+__all__ = ["Storage", "PartitionLog", "RetentionEvent", "validate_topic_name", "TOPICS_FILE"]
+
+_log = logging.getLogger(__name__)
+
+TOPICS_FILE = "topics.json"
+MAX_TOPIC_NAME_LENGTH = 249
+_LEGAL_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def validate_topic_name(name: str) -> None:
+    """Kafka's topic-name rules; they also keep a name safe to use as a folder name."""
+    if not isinstance(name, str) or not name:
+        raise InvalidTopic("topic name is empty")
+    if name in (".", ".."):
+        raise InvalidTopic(f"topic name {name!r} is not allowed")
+    if len(name) > MAX_TOPIC_NAME_LENGTH:
+        raise InvalidTopic(f"topic name is {len(name)} characters long; "
+                           f"the limit is {MAX_TOPIC_NAME_LENGTH}")
+    if not _LEGAL_TOPIC_NAME.fullmatch(name):
+        raise InvalidTopic(f"topic name {name!r} may only contain letters, digits, '.', '_' and '-'")
+
+
+class _Topic:
+    def __init__(self, config: TopicConfig, partitions: list[PartitionLog]) -> None:
+        self.config = config
+        self.partitions = partitions
+
+
+class Storage:
+    """Every topic of one broker, on disk under `data_dir`."""
+
+    def __init__(self, data_dir: Path, clock: Callable[[], int] = wall_clock_ms) -> None:
+        self.data_dir = Path(data_dir)
+        self._clock = clock
+        self._topics: dict[str, _Topic] = {}
+        self._closed = False
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        for name, entry in self._read_topics_file().items():
+            config = TopicConfig.from_strings(entry.get("configs", {}))
+            self._topics[name] = _Topic(config, self._open_partitions(name, int(entry["partitions"]), config))
+
+    # ---- topics --------------------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int, configs: Mapping[str, str]) -> TopicConfig:
+        """Create a topic with `partitions` empty partitions; persists it before returning."""
+        validate_topic_name(name)
+        if name in self._topics:
+            raise TopicAlreadyExists(f"topic {name!r} already exists")
+        if partitions < 1:
+            raise InvalidPartitions(f"topic {name!r} needs at least one partition, got {partitions}")
+        config = TopicConfig.from_strings(configs)
+        for partition in range(partitions):
+            self._remove_orphan_folder(name, partition)
+        logs = self._open_partitions(name, partitions, config)
+        self._topics[name] = _Topic(config, logs)
+        self._write_topics_file()
+        _log.info("created topic %s with %d partition(s), configs %s",
+                  name, partitions, config.to_strings() or "default")
+        return config
+
+    def topics(self) -> dict[str, int]:
+        """Topic name -> number of partitions."""
+        return {name: len(topic.partitions) for name, topic in self._topics.items()}
+
+    def partition(self, topic: str, partition: int) -> PartitionLog:
+        """The log of one partition; raises UnknownTopicOrPartition."""
+        entry = self._topic(topic)
+        if not 0 <= partition < len(entry.partitions):
+            raise UnknownTopicOrPartition(
+                f"topic {topic!r} has no partition {partition} (it has {len(entry.partitions)})")
+        return entry.partitions[partition]
+
+    def topic_config(self, topic: str) -> TopicConfig:
+        return self._topic(topic).config
+
+    def alter_topic_config(self, topic: str, sets: Mapping[str, str],
+                           deletes: Iterable[str]) -> TopicConfig:
+        """Apply IncrementalAlterConfigs SET/DELETE operations; persists; effective at once."""
+        entry = self._topic(topic)
+        config = entry.config.altered(sets, deletes)
+        entry.config = config
+        for log in entry.partitions:
+            log.config = config
+        self._write_topics_file()
+        _log.info("topic %s configs now %s", topic, config.to_strings() or "default")
+        return config
+
+    def _topic(self, topic: str) -> _Topic:
+        try:
+            return self._topics[topic]
+        except KeyError:
+            raise UnknownTopicOrPartition(f"unknown topic {topic!r}") from None
+
+    # ---- retention -----------------------------------------------------------------------------
+
+    def enforce_retention(self) -> list[RetentionEvent]:
+        """One retention pass over every partition at now = clock()."""
+        now_ms = self._clock()
+        events: list[RetentionEvent] = []
+        for topic in self._topics.values():
+            for log in topic.partitions:
+                events.extend(log.apply_retention(now_ms))
+        return events
+
+    # ---- files ---------------------------------------------------------------------------------
+
+    def _partition_folder(self, topic: str, partition: int) -> Path:
+        return self.data_dir / f"{topic}-{partition}"
+
+    def _open_partitions(self, name: str, count: int, config: TopicConfig) -> list[PartitionLog]:
+        return [PartitionLog.open(self._partition_folder(name, p), name, p, config, self._clock)
+                for p in range(count)]
+
+    def _remove_orphan_folder(self, topic: str, partition: int) -> None:
+        # topics.json is the source of truth: a folder it does not list was left by a crash
+        # between creating folders and recording the topic, and must not leak into a new topic.
+        folder = self._partition_folder(topic, partition)
+        if folder.exists():
+            _log.warning("removing %s: no topic in %s owns it", folder, TOPICS_FILE)
+            shutil.rmtree(folder)
+
+    def _read_topics_file(self) -> dict[str, dict]:
+        path = self.data_dir / TOPICS_FILE
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except json.JSONDecodeError as error:
+            raise InvalidConfig(f"{path} is not valid JSON ({error}); fix or remove it") from None
+        return document.get("topics", {})
+
+    def _write_topics_file(self) -> None:
+        document = {"version": 1, "topics": {
+            name: {"partitions": len(topic.partitions), "configs": topic.config.to_strings()}
+            for name, topic in self._topics.items()}}
+        write_atomically(self.data_dir / TOPICS_FILE, json.dumps(document, indent=2) + "\n")
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every partition's files; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for topic in self._topics.values():
+            for log in topic.partitions:
+                log.close()
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
