@@ -1,0 +1,110 @@
+"""The demo's command line: build the settings, pick the face, always clean up.
+
+`python -m scenarios demo` hands its arguments to `run_demo`. On a terminal (stdin and stdout
+both ttys) the demo is a live screen driven by single keys; otherwise it is the plain line mode.
+Ctrl-C, SIGTERM and SIGHUP end it like `q`: both apps are stopped and nothing is left running.
+
+Usage:
+    sys.exit(run_demo(["--retention-sec", "3600"]))
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+
+from rich.console import Console
+
+from scenarios.demo.errors import DemoError
+from scenarios.demo.session import DemoSession
+from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
+from scenarios.demo.terminal import run_live, run_plain
+from scenarios.demo.view import status_line
+from scenarios.errors import ScenarioError
+
+__all__ = ["run_demo"]
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # SIGTERM and SIGHUP (terminal closed) take the same way out as Ctrl-C, through the cleanup.
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _signals_as_interrupt() -> Iterator[None]:
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _plain_event(text: str) -> None:
+    print(f"[demo] {text}", flush=True)
+
+
+def _farewell(session: DemoSession) -> None:
+    """What to keep from the run once the screen is gone."""
+    state = session.state
+    print(f"[demo] final: {status_line(state)}")
+    for line in state.verdict.details:
+        print(f"[demo]   {line}")
+    settings = session.settings
+    print(f"[demo] output log {settings.output_log}, checkpoint {settings.checkpoint_dir}/, "
+          f"app consoles {settings.log_dir}/demo-producer.out and {settings.log_dir}/demo-spark.out")
+
+
+@contextmanager
+def _cleanup_uninterrupted() -> Iterator[None]:
+    # A second Ctrl-C while the apps are being stopped must not leave half of them running.
+    previous = {sig: signal.signal(sig, signal.SIG_IGN)
+                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(settings: DemoSettings) -> None:
+    interactive = _interactive()
+    session = DemoSession(settings, on_event=None if interactive else _plain_event)
+    try:
+        session.start()
+        if interactive:
+            run_live(session, Console(), sys.stdin)
+        else:
+            run_plain(session, sys.stdin, sys.stdout)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is the other way to quit
+    finally:
+        print("[demo] stopping both apps...", flush=True)
+        with _cleanup_uninterrupted():
+            session.close()
+    session.tick()
+    _farewell(session)
+
+
+def run_demo(argv: Sequence[str]) -> int:
+    """Run the demo until `q`; 0 on a normal end (also Ctrl-C), 1 if it could not run, 2 on usage."""
+    try:
+        args = main_parser().parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        with _signals_as_interrupt():
+            _run(settings_from_args(args))
+    except KeyboardInterrupt:
+        return 0
+    except (DemoError, ScenarioError) as error:
+        print(f"demo: {error}", file=sys.stderr)
+        return 1
+    return 0

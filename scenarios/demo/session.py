@@ -1,0 +1,326 @@
+"""The running demo: both apps as real processes, the state they produce, and the commands.
+
+`DemoSession` owns the producer (with its embedded broker) and the Spark app, each in its own
+process group through `scenarios.processes`, so `k` kills the JVM with its Python driver and
+nothing outlives the session. `tick()` folds what happened since the last call into the
+`DemoState`; `handle(command)` does what a key asked. Slow work (a graceful stop, a retention
+change) runs in a background job so the screen keeps moving.
+
+Usage:
+    with DemoSession(DemoSettings(port=19092), on_event=print) as session:
+        session.tick()
+        session.handle(Command.KILL)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from scenarios.demo import state as st
+from scenarios.demo.keys import Command
+from scenarios.demo.readings import read_checkpoint_view, read_verdict
+from scenarios.demo.retention import next_retention, set_topic_retention
+from scenarios.demo.settings import DemoSettings
+from scenarios.demo.view import retention_label
+from scenarios.errors import ScenarioError
+from scenarios.processes import ManagedProcess, ProcessGroup
+
+__all__ = ["DemoSession", "OutputTail"]
+
+PRODUCER_READY_SEC = 60.0  # the embedded broker and the first message; bounded like every wait
+STOP_GRACE_SEC = 30.0
+QUIT_GRACE_SEC = 10.0
+
+
+class OutputTail:
+    """The complete lines a process appended to its output file since the last look."""
+
+    def __init__(self, path: Path, position: int = 0) -> None:
+        self.path = path
+        self.position = position
+        self._partial = b""
+
+    def new_lines(self) -> list[str]:
+        try:
+            with self.path.open("rb") as handle:
+                handle.seek(self.position)
+                data = handle.read()
+        except FileNotFoundError:
+            return []
+        self.position += len(data)
+        *complete, self._partial = (self._partial + data).split(b"\n")
+        return [line.decode("utf-8", errors="replace").rstrip("\r") for line in complete]
+
+
+class _Job:
+    """A function run on a daemon thread; its outcome is collected by the loop, not raised there."""
+
+    def __init__(self, name: str, work: Callable[[], object]) -> None:
+        self.name = name
+        self.error: BaseException | None = None
+        self._work = work
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._work()
+        except Exception as error:  # reported as an event by the loop; a thread cannot raise to it
+            self.error = error
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+
+class DemoSession:
+    """Both apps, their state and the keys' effects; a context manager that always cleans up."""
+
+    def __init__(self, settings: DemoSettings, on_event: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self.state = st.initial_state(settings.retention_sec)
+        self._on_event = on_event
+        self._group = ProcessGroup(settings.log_dir, env=_app_environment(), cwd=Path.cwd())
+        self._producer: ManagedProcess | None = None
+        self._producer_tail: OutputTail | None = None
+        self._producer_started_at = 0.0
+        self._spark: ManagedProcess | None = None
+        self._spark_tail: OutputTail | None = None
+        self._spark_exit_seen = True
+        self._spark_wanted = True  # start it as soon as the producer has sent its first message
+        self._restart_pending = False
+        self._stop_job: _Job | None = None
+        self._retention_job: tuple[_Job, int] | None = None
+        self._next_reading = 0.0
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> "DemoSession":
+        if self._producer is not None:
+            return self
+        self.settings.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.settings.starts_fresh:
+            self._clear_previous_run()
+        self._producer = self._group.start("producer", self.settings.producer_command(),
+                                           output_name="demo-producer")
+        self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
+        self._producer_started_at = time.monotonic()
+        self._event(f"producer started (pid {self._producer.pid}), Kafka at {self.settings.kafka}")
+        return self
+
+    def _clear_previous_run(self) -> None:
+        # The embedded broker starts empty, so an old checkpoint would point past its end and an
+        # old output log would hold values the new producer sends again.
+        removed = []
+        if self.settings.checkpoint_dir.exists():
+            shutil.rmtree(self.settings.checkpoint_dir)
+            removed.append(f"{self.settings.checkpoint_dir}/")
+        if self.settings.output_log.exists():
+            self.settings.output_log.unlink()
+            removed.append(str(self.settings.output_log))
+        if removed:
+            self._event(f"fresh start (Kafka starts empty): removed {', '.join(removed)}")
+
+    def close(self) -> None:
+        """Stop the Spark app gracefully, then the producer; then make sure nothing is left."""
+        self._spark_wanted = self._restart_pending = False  # nothing may start after this
+        try:
+            if self._spark is not None and self._spark.running:
+                self._spark.terminate(timeout=QUIT_GRACE_SEC)
+            if self._producer is not None and self._producer.running:
+                self._producer.terminate(timeout=QUIT_GRACE_SEC)
+        finally:
+            self._group.stop()
+
+    def __enter__(self) -> "DemoSession":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # -- what happened since the last look ---------------------------------------------------
+    def tick(self, now: float | None = None) -> st.DemoState:
+        now = time.monotonic() if now is None else now
+        self._read_output()
+        self._notice_exits()
+        self._start_spark_when_ready(now)
+        self._collect_jobs()
+        if now >= self._next_reading:
+            self._next_reading = now + self.settings.refresh_sec
+            self.state = st.with_verdict(self.state, read_verdict(self.settings.output_log))
+            self.state = st.with_checkpoint(self.state, read_checkpoint_view(
+                self.settings.checkpoint_dir, self.state.producer.earliest))
+        return self.state
+
+    def _read_output(self) -> None:
+        if self._producer_tail is not None:
+            for line in self._producer_tail.new_lines():
+                self.state = st.on_producer_line(self.state, line)
+        if self._spark_tail is not None:
+            for line in self._spark_tail.new_lines():
+                self.state = st.on_spark_line(self.state, line)
+
+    def _notice_exits(self) -> None:
+        producer = self._producer
+        if producer is not None and self.state.producer.exit_code is None and not producer.running:
+            code = producer.returncode
+            self.state = st.on_producer_exit(self.state, -1 if code is None else code)
+            self._event(f"the producer exited with code {code}; its output is in {producer.output_path}")
+        spark = self._spark
+        if spark is None or self._spark_exit_seen or spark.running:
+            return
+        self._spark_exit_seen = True
+        self._read_output()  # its last words (a data-loss error, a crash) before the verdict
+        code = spark.returncode
+        self.state = st.on_spark_exit(self.state, -1 if code is None else code)
+        self._event(f"Spark app {self.state.spark.phase.value} (exit code {code})")
+        spark.stop()  # whatever of its group outlived it (the JVM) goes too
+        if self._restart_pending:
+            self._restart_pending = False
+            self._start_spark()
+
+    def _start_spark_when_ready(self, now: float) -> None:
+        if not self._spark_wanted or self._spark is not None:
+            return
+        if self.state.producer.exit_code is not None:
+            self._spark_wanted = False
+            self._event("the producer is gone, so the Spark app is not started; press q")
+            return
+        producer_ready = self.state.producer.latest is not None
+        if producer_ready or now - self._producer_started_at > PRODUCER_READY_SEC:
+            self._spark_wanted = False
+            if not producer_ready:
+                self._event(f"no message from the producer within {PRODUCER_READY_SEC:.0f} s; "
+                            f"starting the Spark app anyway")
+            self._start_spark()
+
+    def _start_spark(self) -> None:
+        if self._spark is not None:
+            self._spark.stop()  # idempotent; closes the previous run's output file
+        self._spark = self._group.start("spark", self.settings.spark_command(), output_name="demo-spark")
+        self._spark_tail = OutputTail(self._spark.output_path, self._spark.mark())
+        self._spark_exit_seen = False
+        self.state = st.on_spark_started(self.state, self._spark.pid or -1)
+        self._event(f"Spark app started (pid {self._spark.pid}, start #{self.state.spark.starts}); "
+                    f"its console goes to {self._spark.output_path}")
+
+    def _collect_jobs(self) -> None:
+        if self._stop_job is not None and self._stop_job.done:
+            if self._stop_job.error is not None:
+                self._event(f"stopping the Spark app failed: {self._stop_job.error}")
+            self._stop_job = None
+        if self._retention_job is not None and self._retention_job[0].done:
+            job, seconds = self._retention_job
+            self._retention_job = None
+            if job.error is not None:
+                self._event(f"retention unchanged: {job.error}")
+            else:
+                self.state = st.with_retention(self.state, seconds)
+                self._event(f"retention of {self.settings.topic} set to {retention_label(seconds)} "
+                            f"(retention.ms={seconds * 1000})")
+
+    # -- what the keys do --------------------------------------------------------------------
+    def handle(self, command: Command) -> bool:
+        """Carry out one command; False means quit."""
+        actions: dict[Command, Callable[[], None]] = {
+            Command.NEGATIVE_KEY: self._negative_key,
+            Command.KILL: self._kill,
+            Command.STOP: self._stop,
+            Command.RESTART: self._restart,
+            Command.DELETE_CHECKPOINT: self._delete_checkpoint,
+            Command.RETENTION: self._change_retention,
+        }
+        if command is Command.QUIT:
+            self._event("quitting: stopping both apps")
+            return False
+        actions[command]()
+        return True
+
+    @property
+    def spark_up(self) -> bool:
+        return self._spark is not None and self._spark.running
+
+    def _negative_key(self) -> None:
+        if self._producer is None or not self._producer.running:
+            self._event("the producer is not running; no negative key sent")
+            return
+        try:
+            self._producer.send_line("")
+        except (ScenarioError, OSError) as error:
+            self._event(f"could not reach the producer: {error}")
+            return
+        self.state = st.on_negative_key_requested(self.state)
+        self._event("Enter: the next message gets a negative key")
+
+    def _kill(self) -> None:
+        if not self.spark_up:
+            self._event("k: the Spark app is not running")
+            return
+        assert self._spark is not None
+        self.state = st.on_spark_signal(self.state, "SIGKILL")
+        self._event(f"k: kill -9 of the Spark app's process group (pid {self._spark.pid})")
+        self._spark.kill()
+
+    def _stop(self) -> None:
+        if not self.spark_up:
+            self._event("s: the Spark app is not running")
+            return
+        if self._stop_job is not None:
+            self._event("s: already stopping")
+            return
+        spark = self._spark
+        assert spark is not None
+        self.state = st.on_spark_signal(self.state, "SIGTERM")
+        self._event(f"s: SIGTERM to the Spark app (kill -9 after {STOP_GRACE_SEC:.0f} s)")
+        self._stop_job = _Job("spark-stop", lambda: spark.terminate(timeout=STOP_GRACE_SEC))
+
+    def _restart(self) -> None:
+        if self.spark_up:
+            self._restart_pending = True
+            self._event("r: stopping the Spark app first, then starting it again")
+            self._stop()
+            return
+        self._spark_wanted = False
+        self._event("r: starting the Spark app")
+        self._start_spark()
+
+    def _delete_checkpoint(self) -> None:
+        folder = self.settings.checkpoint_dir
+        if self.spark_up:
+            self._event("d: the Spark app is up; stop it first (s or k), then press d")
+            return
+        if not folder.exists():
+            self._event(f"d: there is no checkpoint at {folder}/")
+            return
+        shutil.rmtree(folder)
+        self._event(f"d: deleted {folder}/ (the hard reset: next start is a new query, count from 0)")
+        self._next_reading = 0.0
+
+    def _change_retention(self) -> None:
+        if self._retention_job is not None:
+            self._event("t: a retention change is already under way")
+            return
+        seconds = next_retention(self.state.retention_sec, self.settings.retention_choices)
+        settings = self.settings
+        job = _Job("retention", lambda: set_topic_retention(settings.kafka, settings.topic, seconds))
+        self._retention_job = (job, seconds)
+        self._event(f"t: setting retention to {retention_label(seconds)}...")
+
+    def _event(self, text: str) -> None:
+        self.state = st.with_event(self.state, text)
+        if self._on_event is not None:
+            self._on_event(text)
+
+
+def _app_environment() -> dict[str, str]:
+    # The apps run as `python -m kafka_app` / `-m spark_app` from wherever the user is, so the
+    # project root goes first on their path.
+    root = str(Path(__file__).resolve().parents[2])
+    existing = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": f"{root}{os.pathsep}{existing}" if existing else root}

@@ -1,0 +1,122 @@
+"""The demo's settings: one frozen dataclass, and the command line that builds it.
+
+Defaults follow seed 001 and the two apps: topic `Experience`, `log/` and `checkpoints/` in
+the current folder, retention 15 s, one message a second, the embedded broker on port 9092.
+
+Usage:
+    settings = settings_from_args(main_parser().parse_args(["--retention-sec", "3600"]))
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.demo.retention import RETENTION_CHOICES
+
+__all__ = ["DemoSettings", "main_parser", "settings_from_args", "OUTPUT_LOG_NAME"]
+
+OUTPUT_LOG_NAME = "streaming-output.log"  # the Spark app's output file inside its --log-dir
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """Everything `python -m scenarios demo` can be told."""
+
+    bootstrap_servers: str | None = None  # None: the producer starts its embedded broker
+    port: int = 9092
+    topic: str = "Experience"
+    log_dir: Path = Path("log")
+    checkpoint_dir: Path = Path("checkpoints")
+    data_dir: Path | None = None  # None: the embedded broker keeps its data in a temporary folder
+    retention_sec: int = 15
+    interval_sec: float = 1.0
+    # None: fresh exactly when the broker starts empty, because an old checkpoint or output
+    # log would then point at messages that no longer exist.
+    fresh: bool | None = None
+    refresh_sec: float = 1.0
+    status_sec: float = 5.0
+    python: str = sys.executable
+
+    @property
+    def embedded(self) -> bool:
+        return self.bootstrap_servers is None
+
+    @property
+    def kafka(self) -> str:
+        """Where the Spark app and the admin client find Kafka."""
+        return self.bootstrap_servers or f"127.0.0.1:{self.port}"
+
+    @property
+    def output_log(self) -> Path:
+        return self.log_dir / OUTPUT_LOG_NAME
+
+    @property
+    def starts_fresh(self) -> bool:
+        if self.fresh is not None:
+            return self.fresh
+        return self.embedded and self.data_dir is None
+
+    @property
+    def retention_choices(self) -> tuple[int, ...]:
+        """What `t` cycles through: the starting retention first, then seed 001's other one."""
+        return (self.retention_sec, *(c for c in RETENTION_CHOICES if c != self.retention_sec))
+
+    def producer_command(self) -> list[str]:
+        command = [self.python, "-m", "kafka_app", "--topic", self.topic,
+                   "--retention-sec", str(self.retention_sec),
+                   "--interval-sec", str(self.interval_sec), "--log-dir", str(self.log_dir)]
+        if self.bootstrap_servers:
+            return [*command, "--bootstrap-servers", self.bootstrap_servers]
+        command += ["--port", str(self.port)]
+        return [*command, "--data-dir", str(self.data_dir)] if self.data_dir else command
+
+    def spark_command(self) -> list[str]:
+        return [self.python, "-m", "spark_app", "--bootstrap-servers", self.kafka,
+                "--topic", self.topic, "--checkpoint-dir", str(self.checkpoint_dir),
+                "--log-dir", str(self.log_dir)]
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios demo",
+        description="One terminal, both apps: watch the producer, the Spark app, the output "
+                    "log's verdict and the checkpoint; crash, kill, stop, restart and reset with "
+                    "single keys (Enter k s r d t q).")
+    parser.add_argument("--bootstrap-servers", metavar="HOST:PORT",
+                        help="use this Kafka instead of the producer's embedded broker")
+    parser.add_argument("--port", type=int, default=9092,
+                        help="port of the embedded broker (default 9092)")
+    parser.add_argument("--topic", default="Experience")
+    parser.add_argument("--run-dir", type=Path, metavar="DIR",
+                        help="put log/, checkpoints/ and kafka-data/ in DIR (kept between runs)")
+    parser.add_argument("--log-dir", type=Path, help="default log (or RUN_DIR/log)")
+    parser.add_argument("--checkpoint-dir", type=Path,
+                        help="default checkpoints (or RUN_DIR/checkpoints)")
+    parser.add_argument("--retention-sec", type=int, default=15,
+                        help="topic retention at start; t switches between it and seed 001's other one")
+    parser.add_argument("--interval-sec", type=float, default=1.0, help="seconds between messages")
+    fresh = parser.add_mutually_exclusive_group()
+    fresh.add_argument("--fresh", dest="fresh", action="store_true", default=None,
+                       help="delete the checkpoint and the output log at start (default when "
+                            "the embedded broker starts empty)")
+    fresh.add_argument("--keep", dest="fresh", action="store_false",
+                       help="keep the checkpoint and the output log from an earlier run")
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> DemoSettings:
+    run_dir: Path | None = args.run_dir
+    return DemoSettings(
+        bootstrap_servers=args.bootstrap_servers,
+        port=args.port,
+        topic=args.topic,
+        log_dir=args.log_dir or (run_dir / "log" if run_dir else Path("log")),
+        checkpoint_dir=args.checkpoint_dir or (run_dir / "checkpoints" if run_dir else Path("checkpoints")),
+        data_dir=run_dir / "kafka-data" if run_dir and not args.bootstrap_servers else None,
+        retention_sec=args.retention_sec,
+        interval_sec=args.interval_sec,
+        fresh=args.fresh,
+    )

@@ -1,0 +1,231 @@
+"""What the demo knows at one moment, and the pure rules that change it.
+
+Everything the screen shows lives in one frozen `DemoState`. The runner feeds it the lines the
+two apps print, their exits, the verifier's verdict and the checkpoint summary; each feed is a
+pure function returning a new state, so the rules can be tested without starting anything.
+
+Usage:
+    state = initial_state(retention_sec=15)
+    state = on_producer_line(state, "Experience [0:3]: 3 -> 3")
+    state = on_spark_exit(state, 255)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+__all__ = [
+    "Verdict",
+    "CheckpointView",
+    "SparkPhase",
+    "ProducerView",
+    "SparkView",
+    "DemoState",
+    "initial_state",
+    "on_producer_line",
+    "on_producer_exit",
+    "on_negative_key_requested",
+    "on_spark_started",
+    "on_spark_line",
+    "on_spark_signal",
+    "on_spark_exit",
+    "with_verdict",
+    "with_checkpoint",
+    "with_retention",
+    "with_event",
+]
+
+RECENT_LINES = 8
+RECENT_EVENTS = 6
+CRASH_EXIT_CODE = 255  # the Spark app's own halt on a negative key, like halt(-1) in the seed
+
+# The producer prints `Experience [earliest:latest]: key -> value`; the seed padded the numbers.
+_PRODUCER_LINE = re.compile(
+    r"(?P<topic>\S+) \[\s*(?P<earliest>-?\d+)\s*:\s*(?P<latest>-?\d+)\s*\]:\s*"
+    r"(?P<key>-?\d+) -> (?P<value>-?\d+)"
+)
+# The Spark app's console line per batch names the batch and the running count; accept the
+# usual spellings so a wording change in its console does not blank the panel.
+_SPARK_BATCH = re.compile(r"\bbatch(?:[ _]?id)?\s*[#=:]?\s*(?P<batch>\d+)", re.IGNORECASE)
+_SPARK_COUNT = re.compile(r"\bcount\s*[=:]\s*(?P<count>-?\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's judgement of the output log, boiled down for one panel."""
+
+    ok: bool | None  # None: nothing to judge yet
+    headline: str
+    details: tuple[str, ...] = ()
+    final_count: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckpointView:
+    """The checkpoint folder in one line, and the last batch it has committed."""
+
+    summary: str
+    last_batch: int | None = None
+
+
+class SparkPhase(Enum):
+    """Where the Spark app is in its life; the label is what the panel shows."""
+
+    NOT_STARTED = "not started"
+    RUNNING = "up"
+    STOPPING = "stopping (SIGTERM sent)"
+    STOPPED = "down: stopped (SIGTERM)"
+    KILLED = "down: killed (kill -9)"
+    CRASHED = "down: crashed itself on a negative key"
+    EXITED = "down: exited"
+    FAILED = "down: failed"
+
+    @property
+    def is_up(self) -> bool:
+        return self in (SparkPhase.RUNNING, SparkPhase.STOPPING)
+
+
+@dataclass(frozen=True)
+class ProducerView:
+    """The producer app as seen from its console output."""
+
+    up: bool = False
+    lines: tuple[str, ...] = ()
+    earliest: int | None = None
+    latest: int | None = None
+    last_value: int | None = None
+    negatives_requested: int = 0
+    negatives_seen: int = 0
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class SparkView:
+    """The Spark app as seen from its process and console output."""
+
+    phase: SparkPhase = SparkPhase.NOT_STARTED
+    pid: int | None = None
+    exit_code: int | None = None
+    lines: tuple[str, ...] = ()
+    last_batch: int | None = None
+    count: int | None = None
+    starts: int = 0
+    # The signal we sent decides how an exit is named: a -9 we sent is a kill, not a failure.
+    signal_sent: str | None = None
+
+
+@dataclass(frozen=True)
+class DemoState:
+    """Everything the demo shows; replaced, never mutated."""
+
+    retention_sec: int
+    producer: ProducerView = field(default_factory=ProducerView)
+    spark: SparkView = field(default_factory=SparkView)
+    verdict: Verdict = Verdict(ok=None, headline="no output yet")
+    checkpoint: CheckpointView = CheckpointView(summary="not read yet")
+    events: tuple[str, ...] = ()
+
+
+def initial_state(retention_sec: int) -> DemoState:
+    return DemoState(retention_sec=retention_sec)
+
+
+def _recent(lines: tuple[str, ...], line: str, keep: int) -> tuple[str, ...]:
+    return (*lines, line)[-keep:]
+
+
+def with_event(state: DemoState, event: str) -> DemoState:
+    """Remember what just happened (a key pressed, an exit) for the events line."""
+    return replace(state, events=_recent(state.events, event, RECENT_EVENTS))
+
+
+def on_producer_line(state: DemoState, line: str) -> DemoState:
+    """Take one console line of the producer; message lines move earliest:latest."""
+    line = line.rstrip("\n")
+    producer = replace(state.producer, up=True, lines=_recent(state.producer.lines, line, RECENT_LINES))
+    match = _PRODUCER_LINE.search(line)
+    if match:
+        key = int(match["key"])
+        producer = replace(
+            producer,
+            earliest=int(match["earliest"]),
+            latest=int(match["latest"]),
+            last_value=int(match["value"]),
+            negatives_seen=producer.negatives_seen + (1 if key < 0 else 0),
+        )
+    return replace(state, producer=producer)
+
+
+def on_producer_exit(state: DemoState, exit_code: int) -> DemoState:
+    return replace(state, producer=replace(state.producer, up=False, exit_code=exit_code))
+
+
+def on_negative_key_requested(state: DemoState) -> DemoState:
+    """Enter was sent to the producer; the message that carries it shows up later."""
+    producer = state.producer
+    return replace(state, producer=replace(producer, negatives_requested=producer.negatives_requested + 1))
+
+
+def on_spark_started(state: DemoState, pid: int) -> DemoState:
+    spark = replace(
+        state.spark,
+        phase=SparkPhase.RUNNING,
+        pid=pid,
+        exit_code=None,
+        signal_sent=None,
+        starts=state.spark.starts + 1,
+        # A new run reports its own batches; until it does, the files on disk speak.
+        last_batch=None,
+        count=None,
+    )
+    return replace(state, spark=spark)
+
+
+def on_spark_line(state: DemoState, line: str) -> DemoState:
+    """Take one console line of the Spark app; batch lines move the batch and the count."""
+    line = line.rstrip("\n")
+    spark = replace(state.spark, lines=_recent(state.spark.lines, line, RECENT_LINES))
+    batch = _SPARK_BATCH.search(line)
+    if batch:
+        spark = replace(spark, last_batch=int(batch["batch"]))
+        count = _SPARK_COUNT.search(line)
+        if count:
+            spark = replace(spark, count=int(count["count"]))
+    return replace(state, spark=spark)
+
+
+def on_spark_signal(state: DemoState, signal_name: str) -> DemoState:
+    """Record that we sent SIGKILL or SIGTERM, so the coming exit is named right."""
+    phase = SparkPhase.STOPPING if signal_name == "SIGTERM" else state.spark.phase
+    spark = replace(state.spark, signal_sent=signal_name, phase=phase)
+    return replace(state, spark=spark)
+
+
+def _phase_for_exit(exit_code: int, signal_sent: str | None) -> SparkPhase:
+    if signal_sent == "SIGKILL":
+        return SparkPhase.KILLED
+    if exit_code == CRASH_EXIT_CODE:
+        return SparkPhase.CRASHED
+    if signal_sent == "SIGTERM":
+        return SparkPhase.STOPPED
+    return SparkPhase.EXITED if exit_code == 0 else SparkPhase.FAILED
+
+
+def on_spark_exit(state: DemoState, exit_code: int) -> DemoState:
+    """The Spark app's process is gone; name why from its exit code and what we sent."""
+    phase = _phase_for_exit(exit_code, state.spark.signal_sent)
+    return replace(state, spark=replace(state.spark, phase=phase, pid=None, exit_code=exit_code))
+
+
+def with_verdict(state: DemoState, verdict: Verdict) -> DemoState:
+    return replace(state, verdict=verdict)
+
+
+def with_checkpoint(state: DemoState, checkpoint: CheckpointView) -> DemoState:
+    return replace(state, checkpoint=checkpoint)
+
+
+def with_retention(state: DemoState, retention_sec: int) -> DemoState:
+    return replace(state, retention_sec=retention_sec)

@@ -1,0 +1,136 @@
+"""How the demo looks: a pure function from `DemoState` to a rich renderable, and a plain line.
+
+The Live loop in the runner only calls `render(state)`; tests render into
+`Console(file=io.StringIO())` and read the text, so the screen is checked without a terminal.
+
+Usage:
+    console.print(render(state))
+    print(status_line(state))
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from scenarios.demo.state import RECENT_LINES, DemoState, ProducerView, SparkPhase, SparkView, Verdict
+
+__all__ = ["KEYS_HELP", "render", "status_line", "retention_label"]
+
+KEYS_HELP = (
+    ("Enter", "negative key"),
+    ("k", "kill -9 Spark"),
+    ("s", "stop (SIGTERM)"),
+    ("r", "restart"),
+    ("d", "delete checkpoint"),
+    ("t", "change retention"),
+    ("q", "quit"),
+)
+
+
+def retention_label(seconds: int) -> str:
+    """15 -> '15 s', 3600 -> '1 h': the way the seed talks about retention."""
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{seconds // 3600} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds // 60} min"
+    return f"{seconds} s"
+
+
+def _offsets(producer: ProducerView) -> str:
+    if producer.earliest is None or producer.latest is None:
+        return "earliest:latest  -:-"
+    return f"earliest:latest  {producer.earliest}:{producer.latest}"
+
+
+def _recent(lines: tuple[str, ...], empty: str) -> list[Text]:
+    """The recent lines, padded so both panels keep one height and the screen does not jump."""
+    shown = [Text(line, overflow="ellipsis", no_wrap=True) for line in lines] or [Text(empty, style="dim")]
+    return shown + [Text("")] * (RECENT_LINES - len(shown))
+
+
+def _producer_panel(state: DemoState) -> Panel:
+    producer = state.producer
+    status = Text("up", style="green") if producer.up else Text(
+        "down" if producer.exit_code is None else f"down (exit {producer.exit_code})", style="red")
+    head = Text.assemble(
+        "producer ", status, f"   {_offsets(producer)}   retention {retention_label(state.retention_sec)}")
+    negatives = f"negative keys asked {producer.negatives_requested}, sent {producer.negatives_seen}"
+    lines = _recent(producer.lines, "waiting for the first message...")
+    return Panel(Group(head, Text(negatives, style="dim"), *lines), title="Kafka producer",
+                 border_style="blue")
+
+
+def _spark_status(spark: SparkView) -> Text:
+    style = "green" if spark.phase is SparkPhase.RUNNING else (
+        "yellow" if spark.phase in (SparkPhase.STOPPING, SparkPhase.NOT_STARTED) else "red")
+    label = spark.phase.value
+    if spark.phase is SparkPhase.RUNNING and spark.pid is not None:
+        label = f"up (pid {spark.pid})"
+    return Text(label, style=style)
+
+
+def _figures(state: DemoState) -> tuple[str, str]:
+    """Last batch and count: from the console while it says, else from the files on disk."""
+    batch = state.spark.last_batch if state.spark.last_batch is not None else state.checkpoint.last_batch
+    count = state.spark.count if state.spark.count is not None else state.verdict.final_count
+    return ("-" if batch is None else str(batch)), ("-" if count is None else str(count))
+
+
+def _spark_panel(state: DemoState) -> Panel:
+    spark = state.spark
+    batch, count = _figures(state)
+    head = Text.assemble("Spark app ", _spark_status(spark))
+    figures = Text(f"last batch {batch}   count {count}   starts {spark.starts}")
+    lines = _recent(spark.lines, "no console output yet")
+    return Panel(Group(head, figures, *lines), title="Spark app", border_style="magenta")
+
+
+def _verdict_text(verdict: Verdict) -> Text:
+    if verdict.ok is None:
+        return Text(verdict.headline, style="yellow")
+    return Text(("OK  " if verdict.ok else "NOT OK  ") + verdict.headline,
+                style="bold green" if verdict.ok else "bold red")
+
+
+def _verdict_panel(verdict: Verdict) -> Panel:
+    details = [Text(line, overflow="ellipsis", no_wrap=True) for line in verdict.details]
+    return Panel(Group(_verdict_text(verdict), *details), title="Output log verdict",
+                 border_style="green" if verdict.ok else ("red" if verdict.ok is False else "yellow"))
+
+
+def _keys_line() -> Text:
+    text = Text()
+    for key, action in KEYS_HELP:
+        text.append(f" {key} ", style="reverse")
+        text.append(f" {action}  ")
+    return text
+
+
+def render(state: DemoState) -> RenderableType:
+    """The whole screen for one state: apps side by side, then verdict, checkpoint, events, keys."""
+    apps = Table.grid(expand=True)
+    apps.add_column(ratio=1)
+    apps.add_column(ratio=1)
+    apps.add_row(_producer_panel(state), _spark_panel(state))
+    checkpoint = Text.assemble(("checkpoint ", "bold"), Text(state.checkpoint.summary, overflow="ellipsis"))
+    events = [Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True)
+              for event in state.events]
+    return Group(apps, _verdict_panel(state.verdict), checkpoint, *events, _keys_line())
+
+
+def status_line(state: DemoState) -> str:
+    """One plain line for a log or a pipe: the same facts as the screen, without colour."""
+    producer, spark = state.producer, state.spark
+    offsets = "-:-" if producer.latest is None else f"{producer.earliest}:{producer.latest}"
+    verdict = state.verdict.headline if state.verdict.ok is None else (
+        f"{'OK' if state.verdict.ok else 'NOT OK'} {state.verdict.headline}")
+    batch, count = _figures(state)
+    return (
+        f"producer {'up' if producer.up else 'down'} [{offsets}] "
+        f"retention {retention_label(state.retention_sec)} | "
+        f"spark {spark.phase.value} batch {batch} count {count} | "
+        f"verdict {verdict} | checkpoint {state.checkpoint.summary}"
+    )
