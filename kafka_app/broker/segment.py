@@ -98,7 +98,8 @@ class Segment:
                 header = parse_header(view, position)
                 check_crc(view, header)
             except CorruptRecord as error:
-                _log.warning("%s: %s", self.path, error)
+                # Log the text, not the error: its traceback pins views of the mmap we must close.
+                _log.warning("%s: %s", self.path, str(error))
                 break
             if header.base_offset != expected:
                 _log.warning("%s: batch at byte %d has offset %d, expected %d",
