@@ -1,0 +1,104 @@
+"""`python -m kafka_app broker`: run the embedded broker in the foreground until Ctrl-C or SIGTERM.
+
+Usage: `python -m kafka_app broker --port 9092 --data-dir kafka-data --retention-check-sec 15`
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.server import BrokerServer
+from kafka_app.broker.settings import BrokerSettings
+from kafka_app.logs import setup_logging
+
+__all__ = ["main", "main_parser", "run_cli", "settings_from_args"]
+
+log = logging.getLogger(__name__)
+_DEFAULTS = BrokerSettings()
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m kafka_app broker",
+        description="An embedded Kafka-protocol broker with Kafka's retention, for offline use.",
+    )
+    parser.add_argument("--host", default=_DEFAULTS.host,
+                        help="address to listen on and advertise (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=_DEFAULTS.port,
+                        help="port to listen on (default: %(default)s)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="where topics and committed offsets live; kept across restarts "
+                             "(default: a temporary folder removed on exit)")
+    parser.add_argument("--retention-check-sec", type=float, default=_DEFAULTS.retention_check_sec,
+                        help="seconds between retention checks (default: %(default)s)")
+    parser.add_argument("--retention-initial-delay-sec", type=float,
+                        default=_DEFAULTS.retention_initial_delay_sec,
+                        help="seconds before the first retention check, as Kafka (default: %(default)s)")
+    parser.add_argument("--max-frame-bytes", type=int, default=_DEFAULTS.max_frame_bytes,
+                        help="largest request accepted, in bytes (default: %(default)s)")
+    parser.add_argument("--auto-create-topics", action="store_true",
+                        help="create unknown topics when a client asks for their metadata")
+    parser.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
+                        help="folder of kafka.log (default: %(default)s)")
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
+    return BrokerSettings(
+        host=args.host, port=args.port, data_dir=args.data_dir,
+        retention_check_sec=args.retention_check_sec,
+        retention_initial_delay_sec=args.retention_initial_delay_sec,
+        max_frame_bytes=args.max_frame_bytes, auto_create_topics=args.auto_create_topics,
+        log_dir=args.log_dir,
+    )
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """Exit codes: 0 after Ctrl-C/SIGTERM, 1 when the broker cannot run, 2 for bad options."""
+    args = main_parser().parse_args(argv)
+    try:
+        settings = settings_from_args(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    log_file = setup_logging(settings.log_dir)
+    try:
+        asyncio.run(_serve(settings, log_file))
+    except (BrokerError, OSError) as error:
+        log.error("Broker could not run: %s", error)
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass  # Ctrl-C before the signal handler was installed is still a normal exit
+    return 0
+
+
+async def _serve(settings: BrokerSettings, log_file: Path) -> None:
+    server = BrokerServer(settings)
+    await server.start()
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopping.set)
+    print(f"Kafka broker on {settings.host}:{server.port}, data in {server.data_dir}, "
+          f"log in {log_file} (Ctrl-C stops)", flush=True)
+    try:
+        await stopping.wait()
+    finally:
+        await server.stop()
+    print("Kafka broker stopped", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

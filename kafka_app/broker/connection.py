@@ -1,0 +1,118 @@
+"""One client connection: Kafka's framing, decoding each request, answering in order.
+
+A frame is a 4-byte big-endian length and that many bytes. The length is checked against
+`max_frame_bytes` before a single body byte is read, so a hostile or broken prefix cannot make
+the broker allocate gigabytes. Anything that cannot be decoded closes this connection only,
+with a log line; the broker keeps serving everyone else.
+Usage: `await Connection(ctx, reader, writer).serve()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+
+from kafka.protocol.api_key import ApiKey
+from kafka.protocol.api_message import ApiMessage
+
+from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.handlers import HANDLERS, BrokerContext
+from kafka_app.broker.handlers.cluster import UNSUPPORTED_VERSION, api_versions_body
+from kafka_app.broker.versions import API_VERSIONS
+
+__all__ = ["Connection", "MalformedRequest", "read_frame"]
+
+log = logging.getLogger(__name__)
+
+# api_key int16, api_version int16, correlation_id int32, client_id length int16.
+_HEADER_PREFIX = struct.Struct(">hhi")
+_MIN_FRAME = _HEADER_PREFIX.size + 2
+
+
+class MalformedRequest(BrokerError):
+    """A frame that is not a request we can decode; the connection that sent it is closed."""
+
+    error_code = 42  # INVALID_REQUEST
+
+
+async def read_frame(reader: asyncio.StreamReader, max_frame_bytes: int) -> bytes | None:
+    """The next frame's body, or None when the client closed the connection between frames."""
+    try:
+        prefix = await reader.readexactly(4)
+    except asyncio.IncompleteReadError as eof:
+        if eof.partial:
+            raise MalformedRequest(f"connection closed inside a length prefix ({len(eof.partial)} of 4 bytes)")
+        return None
+    size = int.from_bytes(prefix, "big", signed=True)
+    if size > max_frame_bytes:
+        raise MalformedRequest(f"frame of {size} bytes exceeds the limit of {max_frame_bytes}")
+    if size < _MIN_FRAME:
+        raise MalformedRequest(f"frame of {size} bytes is too short for a request header")
+    try:
+        return await reader.readexactly(size)
+    except asyncio.IncompleteReadError as eof:
+        raise MalformedRequest(f"connection closed after {len(eof.partial)} of {size} frame bytes") from None
+
+
+class Connection:
+    """Serves one client socket until it closes or sends something undecodable."""
+
+    def __init__(self, ctx: BrokerContext, reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter) -> None:
+        self._ctx = ctx
+        self._reader = reader
+        self._writer = writer
+        self._peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+
+    async def serve(self) -> None:
+        try:
+            while (frame := await read_frame(self._reader, self._ctx.settings.max_frame_bytes)) is not None:
+                response = await self._answer(frame)
+                if response is not None:
+                    self._writer.write(response)
+                    await self._writer.drain()
+        except MalformedRequest as error:
+            log.warning("Closing connection from %s: %s", self._peer, error)
+        except ConnectionError as error:
+            log.debug("Connection from %s lost: %s", self._peer, error)
+        except Exception:
+            # A bug in one handler ends that client's connection, never the broker: the
+            # traceback goes to kafka.log and the client reconnects.
+            log.exception("Closing connection from %s after an internal error", self._peer)
+        finally:
+            self._writer.close()
+
+    async def _answer(self, frame: bytes) -> bytes | None:
+        api_key, version, correlation_id = _HEADER_PREFIX.unpack_from(frame)
+        try:
+            key = ApiKey(api_key)
+            spec = API_VERSIONS[key]
+        except (ValueError, KeyError):
+            raise MalformedRequest(f"API key {api_key} is not served by this broker") from None
+        if not spec.supports(version):
+            if key == ApiKey.ApiVersions:
+                # Kafka's rule: answer in v0 with the versions we do speak; the client retries lower.
+                return _encode(api_versions_body(UNSUPPORTED_VERSION), 0, correlation_id)
+            raise MalformedRequest(f"{key.name} v{version} is not supported "
+                                   f"(we speak v{spec.min_version}-v{spec.max_version})")
+        request = _decode(spec.request, frame, version, key)
+        response = await HANDLERS[key](self._ctx, request, version)
+        return None if response is None else _encode(response, version, correlation_id)
+
+
+def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: ApiKey) -> ApiMessage:
+    try:
+        return request_class.decode(frame, version=version, header=True)
+    # The codec reports truncated or garbled input as whichever low-level error it hits first.
+    except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError,
+            OverflowError, MemoryError, EOFError) as error:
+        raise MalformedRequest(f"cannot decode {key.name} v{version}: {error!r}") from None
+
+
+def _encode(response: ApiMessage, version: int, correlation_id: int) -> bytes:
+    # The version must be set before the header: the codec mirrors it into request headers only.
+    response.API_VERSION = version
+    response.with_header(correlation_id=correlation_id)
+    return bytes(response.encode(header=True, framed=True))
+

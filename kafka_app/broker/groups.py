@@ -1,0 +1,312 @@
+"""The group coordinator: consumer groups join, get their assignment, heartbeat and leave.
+
+Kafka's classic group protocol on one node. A group moves Empty -> PreparingRebalance (members
+(re)join) -> CompletingRebalance (the leader computes the assignment and sends it with SyncGroup)
+-> Stable. A member joining or leaving, or missing heartbeats for its session timeout, starts a
+new rebalance; the others learn of it from Heartbeat's REBALANCE_IN_PROGRESS and rejoin.
+Committed offsets are not kept here but in storage's CommittedOffsets, so they survive restarts.
+Usage: `result = await coordinator.join(JoinRequest(...))`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from kafka_app.broker.group_offsets import CommittedOffsets
+
+__all__ = ["GroupCoordinator", "JoinRequest", "JoinResult", "SyncResult", "GroupErrors"]
+
+log = logging.getLogger(__name__)
+
+
+class GroupErrors:
+    """Kafka error codes the coordinator answers with."""
+
+    NONE = 0
+    ILLEGAL_GENERATION = 22
+    INCONSISTENT_GROUP_PROTOCOL = 23
+    UNKNOWN_MEMBER_ID = 25
+    INVALID_SESSION_TIMEOUT = 26
+    REBALANCE_IN_PROGRESS = 27
+    MEMBER_ID_REQUIRED = 79
+
+
+EMPTY, PREPARING, COMPLETING, STABLE = "Empty", "PreparingRebalance", "CompletingRebalance", "Stable"
+# How often expired sessions are looked for; well below any client's session timeout.
+_REAPER_INTERVAL_SEC = 0.5
+
+
+@dataclass(frozen=True)
+class JoinRequest:
+    group_id: str
+    member_id: str
+    client_id: str
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    protocol_type: str
+    protocols: list[tuple[str, bytes]]
+    # JoinGroup v4+: a new member first gets MEMBER_ID_REQUIRED with its id, then rejoins with it.
+    require_known_member_id: bool
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    error_code: int
+    member_id: str
+    generation_id: int = -1
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader: str = ""
+    members: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    error_code: int
+    assignment: bytes = b""
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+
+
+@dataclass
+class _Member:
+    member_id: str
+    client_id: str
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    protocols: list[tuple[str, bytes]]
+    last_seen: float = field(default_factory=time.monotonic)
+    joining: asyncio.Future[JoinResult] | None = None
+    syncing: asyncio.Future[SyncResult] | None = None
+    assignment: bytes = b""
+
+    def expired(self, now: float) -> bool:
+        # A member parked in JoinGroup or SyncGroup is alive: it is waiting on us, not silent.
+        waiting = self.joining is not None or self.syncing is not None
+        return not waiting and now - self.last_seen > self.session_timeout_ms / 1000
+
+
+@dataclass
+class _Group:
+    group_id: str
+    state: str = EMPTY
+    generation: int = 0
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader: str = ""
+    members: dict[str, _Member] = field(default_factory=dict)
+    pending_ids: set[str] = field(default_factory=set)
+    rejoined: asyncio.Event = field(default_factory=asyncio.Event)
+    rebalance: asyncio.Task[None] | None = None
+
+
+class GroupCoordinator:
+    """Every group of this broker; runs on the broker's asyncio loop."""
+
+    def __init__(self, offsets: CommittedOffsets) -> None:
+        self.offsets = offsets
+        self._groups: dict[str, _Group] = {}
+        self._reaper: asyncio.Task[None] | None = None
+
+    # --- JoinGroup / SyncGroup -------------------------------------------------------------
+
+    async def join(self, request: JoinRequest) -> JoinResult:
+        self._start_reaper()
+        group = self._groups.setdefault(request.group_id, _Group(request.group_id))
+        error = self._join_error(group, request)
+        if error is not None:
+            return JoinResult(error, request.member_id)
+        member_id = request.member_id
+        if not member_id:
+            member_id = f"{request.client_id or 'member'}-{uuid.uuid4()}"
+            if request.require_known_member_id:
+                group.pending_ids.add(member_id)
+                return JoinResult(GroupErrors.MEMBER_ID_REQUIRED, member_id)
+        group.pending_ids.discard(member_id)
+        member = group.members.get(member_id)
+        if member is None:
+            member = _Member(member_id, request.client_id, request.session_timeout_ms,
+                             request.rebalance_timeout_ms, request.protocols)
+            group.members[member_id] = member
+            log.info("Member %s joins group %s", member_id, group.group_id)
+        member.protocols, member.last_seen = request.protocols, time.monotonic()
+        group.protocol_type = request.protocol_type
+        if member.joining is not None and not member.joining.done():
+            member.joining.set_result(JoinResult(GroupErrors.REBALANCE_IN_PROGRESS, member_id))
+        waiting = member.joining = asyncio.get_running_loop().create_future()
+        self._prepare_rebalance(group, f"member {member_id} joined")
+        group.rejoined.set()
+        return await waiting
+
+    def _join_error(self, group: _Group, request: JoinRequest) -> int | None:
+        if not request.protocols:
+            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+        if group.members and group.protocol_type not in (None, request.protocol_type):
+            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+        known = request.member_id in group.members or request.member_id in group.pending_ids
+        if request.member_id and not known:
+            return GroupErrors.UNKNOWN_MEMBER_ID
+        return None
+
+    async def sync(self, group_id: str, generation: int, member_id: str,
+                   assignments: dict[str, bytes]) -> SyncResult:
+        group = self._groups.get(group_id)
+        member = group.members.get(member_id) if group else None
+        if group is None or member is None:
+            return SyncResult(GroupErrors.UNKNOWN_MEMBER_ID)
+        if generation != group.generation:
+            return SyncResult(GroupErrors.ILLEGAL_GENERATION)
+        if group.state == PREPARING:
+            return SyncResult(GroupErrors.REBALANCE_IN_PROGRESS)
+        member.last_seen = time.monotonic()
+        if group.state == STABLE:
+            return self._sync_result(group, member)
+        waiting = member.syncing = asyncio.get_running_loop().create_future()
+        if member_id == group.leader:
+            self._complete_sync(group, assignments)
+        return await waiting
+
+    def _complete_sync(self, group: _Group, assignments: dict[str, bytes]) -> None:
+        group.state = STABLE
+        log.info("Group %s is stable at generation %d with %d member(s)", group.group_id,
+                 group.generation, len(group.members))
+        for member in group.members.values():
+            member.assignment = assignments.get(member.member_id, b"")
+            if member.syncing is not None and not member.syncing.done():
+                member.syncing.set_result(self._sync_result(group, member))
+            member.syncing = None
+
+    @staticmethod
+    def _sync_result(group: _Group, member: _Member) -> SyncResult:
+        return SyncResult(GroupErrors.NONE, member.assignment, group.protocol_type, group.protocol_name)
+
+    # --- Heartbeat / LeaveGroup / offset commits --------------------------------------------
+
+    def heartbeat(self, group_id: str, generation: int, member_id: str) -> int:
+        error = self.member_error(group_id, generation, member_id)
+        if error in (GroupErrors.NONE, GroupErrors.REBALANCE_IN_PROGRESS):
+            self._groups[group_id].members[member_id].last_seen = time.monotonic()
+        return error
+
+    def member_error(self, group_id: str, generation: int, member_id: str) -> int:
+        """Whether this member of this generation may heartbeat or commit right now."""
+        group = self._groups.get(group_id)
+        if group is None or member_id not in group.members:
+            return GroupErrors.UNKNOWN_MEMBER_ID
+        if group.state == PREPARING:
+            return GroupErrors.REBALANCE_IN_PROGRESS
+        if generation != group.generation:
+            return GroupErrors.ILLEGAL_GENERATION
+        return GroupErrors.NONE
+
+    def leave(self, group_id: str, member_id: str) -> int:
+        group = self._groups.get(group_id)
+        if group is None or member_id not in group.members:
+            return GroupErrors.UNKNOWN_MEMBER_ID
+        self._remove(group, member_id, "left")
+        return GroupErrors.NONE
+
+    def commit_error(self, group_id: str, generation: int, member_id: str) -> int:
+        """OffsetCommit's check: standalone commits (generation -1) are always allowed."""
+        if generation < 0 and not member_id:
+            return GroupErrors.NONE
+        return self.member_error(group_id, generation, member_id)
+
+    def close(self) -> None:
+        """Stop the session reaper and every pending rebalance; idempotent."""
+        for task in [self._reaper, *(g.rebalance for g in self._groups.values())]:
+            if task is not None:
+                task.cancel()
+        self._reaper = None
+
+    # --- rebalancing ------------------------------------------------------------------------
+
+    def _prepare_rebalance(self, group: _Group, reason: str) -> None:
+        if group.state == COMPLETING:
+            # The leader's assignment is for the old member set; everyone must rejoin.
+            for member in group.members.values():
+                if member.syncing is not None and not member.syncing.done():
+                    member.syncing.set_result(SyncResult(GroupErrors.REBALANCE_IN_PROGRESS))
+                member.syncing = None
+        if group.state != PREPARING:
+            log.info("Group %s rebalances: %s", group.group_id, reason)
+            group.state = PREPARING
+            group.rebalance = asyncio.get_running_loop().create_task(self._await_rejoins(group))
+
+    async def _await_rejoins(self, group: _Group) -> None:
+        timeout = max((m.rebalance_timeout_ms for m in group.members.values()), default=0) / 1000
+        deadline = time.monotonic() + timeout
+        while not all(m.joining is not None for m in group.members.values()):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                for member in [m for m in group.members.values() if m.joining is None]:
+                    self._drop(group, member.member_id, "did not rejoin in time")
+                break
+            group.rejoined.clear()
+            try:
+                await asyncio.wait_for(group.rejoined.wait(), remaining)
+            except asyncio.TimeoutError:
+                continue
+        self._complete_join(group)
+
+    def _complete_join(self, group: _Group) -> None:
+        group.rebalance = None
+        if not group.members:
+            group.state, group.leader = EMPTY, ""
+            return
+        group.generation += 1
+        group.protocol_name = self._choose_protocol(group)
+        if group.leader not in group.members:
+            group.leader = next(iter(group.members))
+        group.state = COMPLETING
+        everyone = [(m.member_id, dict(m.protocols)[group.protocol_name]) for m in group.members.values()]
+        for member in group.members.values():
+            result = JoinResult(
+                GroupErrors.NONE, member.member_id, group.generation, group.protocol_type,
+                group.protocol_name, group.leader,
+                everyone if member.member_id == group.leader else [])
+            if member.joining is not None and not member.joining.done():
+                member.joining.set_result(result)
+            member.joining, member.last_seen = None, time.monotonic()
+
+    @staticmethod
+    def _choose_protocol(group: _Group) -> str:
+        members = list(group.members.values())
+        common = set.intersection(*({name for name, _ in m.protocols} for m in members))
+        # The leader's preference order decides among the protocols everyone supports.
+        leader = group.members.get(group.leader, members[0])
+        return next((name for name, _ in leader.protocols if name in common), leader.protocols[0][0])
+
+    def _remove(self, group: _Group, member_id: str, why: str) -> None:
+        self._drop(group, member_id, why)
+        if group.members:
+            self._prepare_rebalance(group, f"member {member_id} {why}")
+        elif group.state != PREPARING:
+            group.state, group.leader = EMPTY, ""
+        group.rejoined.set()
+
+    def _drop(self, group: _Group, member_id: str, why: str) -> None:
+        member = group.members.pop(member_id)
+        log.info("Member %s %s group %s", member_id, why, group.group_id)
+        for pending in (member.joining, member.syncing):
+            if pending is not None and not pending.done():
+                pending.set_result(JoinResult(GroupErrors.UNKNOWN_MEMBER_ID, member_id)
+                                   if pending is member.joining
+                                   else SyncResult(GroupErrors.UNKNOWN_MEMBER_ID))
+
+    def _start_reaper(self) -> None:
+        if self._reaper is None:
+            self._reaper = asyncio.get_running_loop().create_task(self._reap_expired())
+
+    async def _reap_expired(self) -> None:
+        while True:
+            # A schedule, not a synchronisation: sessions are checked a few times a second.
+            await asyncio.sleep(_REAPER_INTERVAL_SEC)
+            now = time.monotonic()
+            for group in list(self._groups.values()):
+                for member in [m for m in group.members.values() if m.expired(now)]:
+                    self._remove(group, member.member_id, "missed its session timeout, removed from")

@@ -1,0 +1,84 @@
+"""ListOffsets and DeleteRecords: where a partition starts and ends, and moving its start.
+
+ListOffsets: -2 is the log start offset ("earliest"), -1 the high watermark ("latest"), -3 the
+offset of the largest timestamp (answered as the last record), any other value a timestamp: the
+first offset whose record is at or after it, else -1. DeleteRecords moves the log start offset
+(-1 = the high watermark); its reply's low watermark is the new log start offset.
+Usage: `await handle_list_offsets(ctx, request, version)`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kafka.protocol.admin.topics import DeleteRecordsResponse
+from kafka.protocol.consumer.offsets import ListOffsetsResponse
+
+from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.handlers.context import BrokerContext
+
+__all__ = ["handle_list_offsets", "handle_delete_records", "EARLIEST", "LATEST"]
+
+log = logging.getLogger(__name__)
+
+EARLIEST = -2
+LATEST = -1
+MAX_TIMESTAMP = -3
+_LTopic = ListOffsetsResponse.ListOffsetsTopicResponse
+_LPartition = _LTopic.ListOffsetsPartitionResponse
+_DTopic = DeleteRecordsResponse.DeleteRecordsTopicResult
+_DPartition = _DTopic.DeleteRecordsPartitionResult
+
+
+async def handle_list_offsets(ctx: BrokerContext, request: object, version: int) -> ListOffsetsResponse:
+    topics = [
+        _LTopic(name=topic.name, partitions=[
+            _list_one(ctx, topic.name, p.partition_index, p.timestamp) for p in topic.partitions
+        ])
+        for topic in request.topics  # type: ignore[attr-defined]
+    ]
+    return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> object:
+    try:
+        log_ = ctx.storage.partition(topic, index)
+    except BrokerError as error:
+        return _LPartition(partition_index=index, error_code=error.error_code, timestamp=-1,
+                           offset=-1, leader_epoch=-1)
+    offset, found_timestamp = _lookup(log_, timestamp)
+    return _LPartition(partition_index=index, error_code=0, timestamp=found_timestamp,
+                       offset=offset, leader_epoch=-1)
+
+
+def _lookup(log_: object, timestamp: int) -> tuple[int, int]:
+    if timestamp == EARLIEST:
+        return log_.log_start_offset, -1  # type: ignore[attr-defined]
+    if timestamp == LATEST:
+        return log_.high_watermark, -1  # type: ignore[attr-defined]
+    if timestamp == MAX_TIMESTAMP:
+        last = log_.high_watermark - 1  # type: ignore[attr-defined]
+        return (last, -1) if last >= log_.log_start_offset else (-1, -1)  # type: ignore[attr-defined]
+    found = log_.offset_for_timestamp(timestamp)  # type: ignore[attr-defined]
+    return found if found is not None else (-1, -1)
+
+
+async def handle_delete_records(ctx: BrokerContext, request: object, version: int) -> DeleteRecordsResponse:
+    topics = [
+        _DTopic(name=topic.name, partitions=[
+            _delete_one(ctx, topic.name, p.partition_index, p.offset) for p in topic.partitions
+        ])
+        for topic in request.topics  # type: ignore[attr-defined]
+    ]
+    return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _delete_one(ctx: BrokerContext, topic: str, index: int, offset: int) -> object:
+    try:
+        log_ = ctx.storage.partition(topic, index)
+        old_start = log_.log_start_offset
+        new_start = log_.delete_records(offset)
+    except BrokerError as error:
+        return _DPartition(partition_index=index, low_watermark=-1, error_code=error.error_code)
+    log.info("DeleteRecords on %s-%d: log start offset %d -> %d", topic, index, old_start, new_start)
+    return _DPartition(partition_index=index, low_watermark=new_start, error_code=0)

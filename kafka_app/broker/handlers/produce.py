@@ -1,0 +1,62 @@
+"""Produce and InitProducerId: appending record batches, and handing out producer ids.
+
+Each partition's records (one or more v2 batches, exactly as the client sent them) are one
+append; storage assigns the offsets. acks=0 gets no response at all, as in Kafka. The idempotent
+producer's fields are accepted; on a single node with write-through storage there is no
+retried-after-failover duplicate to detect.
+Usage: `await handle_produce(ctx, request, version)`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kafka.protocol.producer.produce import ProduceResponse
+from kafka.protocol.producer.transaction import InitProducerIdResponse
+
+from kafka_app.broker.errors import BrokerError, CorruptRecord
+from kafka_app.broker.handlers.context import BrokerContext
+
+__all__ = ["handle_produce", "handle_init_producer_id"]
+
+log = logging.getLogger(__name__)
+
+_Topic = ProduceResponse.TopicProduceResponse
+_Partition = _Topic.PartitionProduceResponse
+
+
+async def handle_produce(ctx: BrokerContext, request: object, version: int) -> ProduceResponse | None:
+    topics = []
+    appended = False
+    for topic_data in request.topic_data:  # type: ignore[attr-defined]
+        partitions = []
+        for data in topic_data.partition_data:
+            result = _append(ctx, topic_data.name, data.index, data.records)
+            appended = appended or result.error_code == 0
+            partitions.append(result)
+        topics.append(_Topic(name=topic_data.name, partition_responses=partitions))
+    if appended:
+        ctx.appends.notify()
+    if request.acks == 0:  # type: ignore[attr-defined]
+        return None
+    return ProduceResponse(responses=topics, throttle_time_ms=0)
+
+
+def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | None) -> object:
+    try:
+        if not records:
+            raise CorruptRecord(f"empty produce request for {topic}-{partition}")
+        log_ = ctx.storage.partition(topic, partition)
+        base_offset = log_.append(bytes(records))
+        return _Partition(index=partition, error_code=0, base_offset=base_offset,
+                          log_append_time_ms=-1, log_start_offset=log_.log_start_offset)
+    except BrokerError as error:
+        log.warning("Produce to %s-%d refused: %s", topic, partition, error)
+        return _Partition(index=partition, error_code=error.error_code, base_offset=-1,
+                          log_append_time_ms=-1, log_start_offset=-1, error_message=str(error))
+
+
+async def handle_init_producer_id(ctx: BrokerContext, request: object, version: int) -> InitProducerIdResponse:
+    producer_id = next(ctx.producer_ids)
+    return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id,
+                                  producer_epoch=0)

@@ -1,0 +1,123 @@
+"""The broker's server: opens storage, listens on host:port, runs retention, shuts down cleanly.
+
+It runs entirely on one asyncio loop (storage is single-threaded by design). The CLI runs it on
+the main thread; `EmbeddedBroker` runs it on a background thread for in-process use.
+Usage: `server = BrokerServer(settings); await server.start(); ...; await server.stop()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+from kafka_app.broker.connection import Connection
+from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.group_offsets import CommittedOffsets
+from kafka_app.broker.groups import GroupCoordinator
+from kafka_app.broker.handlers import BrokerContext
+from kafka_app.broker.retention_schedule import run_retention
+from kafka_app.broker.settings import BrokerSettings
+from kafka_app.broker.storage import Storage
+
+__all__ = ["BrokerServer", "PortInUse", "OFFSETS_FILE"]
+
+log = logging.getLogger(__name__)
+
+# Committed consumer offsets live beside the topic folders; the name cannot be a legal topic's
+# folder clash because it has an extension Kafka topic folders never get.
+OFFSETS_FILE = "__consumer_offsets.journal"
+
+
+class PortInUse(BrokerError):
+    """Another process already listens on the port the broker was told to use."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(f"port {port} on {host} is already in use; "
+                         f"stop whatever listens there or choose another with --port")
+        self.host = host
+        self.port = port
+
+
+class BrokerServer:
+    """One broker: storage, committed offsets, groups, a listening socket and the retention task."""
+
+    def __init__(self, settings: BrokerSettings) -> None:
+        self.settings = settings
+        self.ctx: BrokerContext | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._retention: asyncio.Task[None] | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._temp_dir: Path | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (differs from settings.port when that was 0)."""
+        if self._server is None:
+            raise RuntimeError("the broker is not started")
+        return self._server.sockets[0].getsockname()[1]
+
+    @property
+    def data_dir(self) -> Path:
+        return self.settings.data_dir or self._temp_dir or Path()
+
+    async def start(self) -> None:
+        """Open storage and bind; idempotent. Raises PortInUse when the port is taken."""
+        if self._server is not None:
+            return
+        if self.settings.data_dir is None:
+            self._temp_dir = Path(tempfile.mkdtemp(prefix="kafka-app-broker-"))
+        storage = Storage(self.data_dir)
+        offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
+        self.ctx = BrokerContext(self.settings, storage, offsets, GroupCoordinator(offsets),
+                                 advertised_host=self.settings.host)
+        try:
+            self._server = await asyncio.start_server(
+                self._on_connect, self.settings.host, self.settings.port, reuse_address=True)
+        except OSError as error:
+            self._close_storage()
+            if error.errno == errno.EADDRINUSE:
+                raise PortInUse(self.settings.host, self.settings.port) from None
+            raise
+        self.ctx.advertised_port = self.port
+        self._retention = asyncio.create_task(run_retention(storage, self.settings))
+        log.info("Broker listening on %s:%d, data in %s", self.settings.host, self.port, self.data_dir)
+
+    async def stop(self) -> None:
+        """Close the socket and every connection, stop retention, close storage; idempotent."""
+        if self._server is not None:
+            self._server.close()
+            for task in list(self._connections):
+                task.cancel()
+            if self._retention is not None:
+                self._retention.cancel()
+            await asyncio.gather(*self._connections, *( [self._retention] if self._retention else []),
+                                 return_exceptions=True)
+            await self._server.wait_closed()
+            self._server = None
+            self._retention = None
+            log.info("Broker on %s:%d stopped", self.settings.host, self.settings.port)
+        self._close_storage()
+
+    def _close_storage(self) -> None:
+        if self.ctx is not None:
+            self.ctx.groups.close()
+            self.ctx.offsets.close()
+            self.ctx.storage.close()
+            self.ctx = None
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_dir = None
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self.ctx is not None
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await Connection(self.ctx, reader, writer).serve()
+        finally:
+            self._connections.discard(task)

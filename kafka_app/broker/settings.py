@@ -1,0 +1,45 @@
+"""Settings of the embedded broker: one frozen dataclass, built by the CLI, by tests and by scenarios.
+
+Usage: `BrokerSettings(port=19092, data_dir=Path("kafka-data"), retention_check_sec=15.0)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["BrokerSettings"]
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    """Everything the broker can be told; the defaults are the README's (and Kafka's where it has one).
+
+    `data_dir=None` means a temporary folder removed when the broker stops, as in the seed.
+    `port=0` asks the OS for a free port (read it back from `EmbeddedBroker.port`).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 9092
+    data_dir: Path | None = None
+    # The seed checks retention every 15 s; Kafka's own default interval is 5 minutes.
+    retention_check_sec: float = 15.0
+    # Kafka waits 30 s before its first retention pass; the seed warns readers about that delay.
+    retention_initial_delay_sec: float = 30.0
+    # Kafka's socket.request.max.bytes: a larger length prefix is refused before the body is read.
+    max_frame_bytes: int = 104_857_600
+    auto_create_topics: bool = False
+    default_partitions: int = 1
+    log_dir: Path = Path("log")
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port {self.port} is not between 0 and 65535")
+        if self.retention_check_sec <= 0:
+            raise ValueError("retention_check_sec must be positive")
+        if self.retention_initial_delay_sec < 0:
+            raise ValueError("retention_initial_delay_sec must not be negative")
+        if self.default_partitions < 1:
+            raise ValueError("default_partitions must be at least 1")
+        if self.max_frame_bytes < 64:
+            raise ValueError("max_frame_bytes is too small to hold any Kafka request")
