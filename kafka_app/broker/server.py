@@ -27,9 +27,8 @@ __all__ = ["BrokerServer", "PortInUse", "OFFSETS_FILE"]
 
 log = logging.getLogger(__name__)
 
-# Committed consumer offsets live beside the topic folders; the name cannot be a legal topic's
-# folder clash because it has an extension Kafka topic folders never get.
-OFFSETS_FILE = "__consumer_offsets.journal"
+# Committed consumer offsets live beside the topic folders (which are named "<topic>-<n>").
+OFFSETS_FILE = "group-offsets.jsonl"
 
 
 class PortInUse(BrokerError):

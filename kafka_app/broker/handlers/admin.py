@@ -55,9 +55,7 @@ def _create_one(ctx: BrokerContext, topic: object, validate_only: bool) -> objec
         if validate_only:
             config = _validate_new_topic(ctx, name, partitions, configs)
         else:
-            config = ctx.storage.create_topic(name, partitions, configs)
-            log.info("Created topic %s with %d partition(s), configs %s", name, partitions,
-                     config.to_strings() or "default")
+            config = ctx.storage.create_topic(name, partitions, configs)  # storage logs it
     except BrokerError as error:
         return _Created(name=name, error_code=error.error_code, error_message=str(error),
                         num_partitions=-1, replication_factor=-1, configs=None)
