@@ -89,7 +89,6 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     if settings.bootstrap_servers is not None and ignored:
         console.note(f"note: {', '.join(ignored)} apply only to the embedded broker; "
                      f"with --bootstrap-servers that Kafka's own settings apply")
-    setup_logging(settings.log_dir)
     return _run(settings, console)
 
 
@@ -99,14 +98,15 @@ def _run(settings: ProducerAppSettings, console: ProducerConsole) -> int:
 
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        setup_logging(settings.log_dir)
         ProducerApp(settings, console).run()
     except KeyboardInterrupt:
         console.note("stopped")
     except (ProducerAppError, BrokerError) as error:
         return _fail(str(error), code=1)
     except OSError as error:
-        # The embedded broker's socket or data folder (port in use, no permission...).
-        return _fail(f"{error.strerror or error} ({_os_hint(settings)})", code=1)
+        # A folder we cannot write (--log-dir, --data-dir): the error names the path.
+        return _fail(str(error), code=1)
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0
@@ -139,12 +139,6 @@ def _check(given: dict[str, object]) -> str | None:
         return f"--port must be 1..65535, got {port}"
     unknown = set(given) - {f.name for f in fields(ProducerAppSettings)}
     return f"unknown settings {sorted(unknown)}" if unknown else None
-
-
-def _os_hint(settings: ProducerAppSettings) -> str:
-    if settings.embedded:
-        return f"embedded broker on {settings.host}:{settings.port}; choose another --port, or check --data-dir"
-    return "check --log-dir"
 
 
 def _fail(message: str, code: int) -> int:

@@ -19,9 +19,9 @@ __all__ = ["NegativeKeys"]
 
 
 class NegativeKeys:
-    """Counts lines read from a file descriptor in a background thread."""
+    """Counts lines read from a file descriptor in a background thread (none when `fd` is None)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int | None) -> None:
         self._fd = fd
         self._pending = 0
         self._lock = threading.Lock()
@@ -37,7 +37,7 @@ class NegativeKeys:
         self.stop()
 
     def start(self) -> None:
-        if self._thread is not None:
+        if self._thread is not None or self._fd is None:
             return
         # A daemon thread, because a blocking read cannot be interrupted portably; it reads the
         # raw descriptor so no buffer lock is held when the interpreter shuts down around it.
@@ -57,6 +57,7 @@ class NegativeKeys:
             return True
 
     def _read(self) -> None:
+        assert self._fd is not None
         while True:
             try:
                 chunk = os.read(self._fd, 4096)

