@@ -76,6 +76,10 @@ class Connection:
             log.warning("Closing connection from %s: %s", self._peer, error)
         except ConnectionError as error:
             log.debug("Connection from %s lost: %s", self._peer, error)
+        except asyncio.CancelledError:
+            # The broker is stopping and cancelled us; ending normally keeps asyncio's stream
+            # machinery from reporting the cancellation as an error.
+            log.debug("Connection from %s closed by broker shutdown", self._peer)
         except Exception:
             # A bug in one handler ends that client's connection, never the broker: the
             # traceback goes to kafka.log and the client reconnects.

@@ -8,8 +8,6 @@ Usage: `await handle_create_topics(ctx, request, version)`.
 
 from __future__ import annotations
 
-import logging
-
 from kafka.protocol.admin.configs import DescribeConfigsResponse, IncrementalAlterConfigsResponse
 from kafka.protocol.admin.topics import CreateTopicsResponse
 
@@ -25,8 +23,6 @@ from kafka_app.broker.storage import validate_topic_name
 from kafka_app.broker.topic_config import TopicConfig
 
 __all__ = ["handle_create_topics", "handle_describe_configs", "handle_incremental_alter_configs"]
-
-log = logging.getLogger(__name__)
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
@@ -137,8 +133,7 @@ def _alter_one(ctx: BrokerContext, resource: object, validate_only: bool) -> obj
         if validate_only:
             ctx.storage.topic_config(name).altered(sets, deletes)
         else:
-            config = ctx.storage.alter_topic_config(name, sets, deletes)
-            log.info("Altered configs of topic %s: now %s", name, config.to_strings() or "default")
+            ctx.storage.alter_topic_config(name, sets, deletes)  # storage logs the new configs
     except BrokerError as error:
         return _Altered(error_code=error.error_code, error_message=str(error),
                         resource_type=kind, resource_name=name)

@@ -9,8 +9,6 @@ Usage: `await handle_list_offsets(ctx, request, version)`.
 
 from __future__ import annotations
 
-import logging
-
 from kafka.protocol.admin.topics import DeleteRecordsResponse
 from kafka.protocol.consumer.offsets import ListOffsetsResponse
 
@@ -18,8 +16,6 @@ from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.handlers.context import BrokerContext
 
 __all__ = ["handle_list_offsets", "handle_delete_records", "EARLIEST", "LATEST"]
-
-log = logging.getLogger(__name__)
 
 EARLIEST = -2
 LATEST = -1
@@ -75,10 +71,7 @@ async def handle_delete_records(ctx: BrokerContext, request: object, version: in
 
 def _delete_one(ctx: BrokerContext, topic: str, index: int, offset: int) -> object:
     try:
-        log_ = ctx.storage.partition(topic, index)
-        old_start = log_.log_start_offset
-        new_start = log_.delete_records(offset)
+        new_start = ctx.storage.partition(topic, index).delete_records(offset)  # storage logs it
     except BrokerError as error:
         return _DPartition(partition_index=index, low_watermark=-1, error_code=error.error_code)
-    log.info("DeleteRecords on %s-%d: log start offset %d -> %d", topic, index, old_start, new_start)
     return _DPartition(partition_index=index, low_watermark=new_start, error_code=0)
