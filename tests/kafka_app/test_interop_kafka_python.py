@@ -132,7 +132,6 @@ def test_describe_and_incrementally_alter_topic_configs(embedded_broker) -> None
     assert (config.segment_ms, config.retention_ms) == (1000, 604_800_000)
 
 
-@pytest.mark.e2e
 def test_retention_moves_earliest_and_consumers_react(tmp_path, free_port) -> None:
     from kafka_app.broker import BrokerSettings, EmbeddedBroker
 
