@@ -21,7 +21,7 @@ __all__ = ["crc32c"]
 
 _POLY = 0x82F63B78  # CRC-32C, reflected
 _BLOCK = 64  # bytes per block at the first level, and values per group at every later level
-_SMALL = 256  # below this, numpy's call overhead costs more than the Python loop
+_DIRECT = 1024  # up to this many bytes, one lookup per byte in a per-position table
 
 
 def _byte_table() -> np.ndarray:
@@ -62,6 +62,33 @@ def _first_level_table() -> np.ndarray:
         rows.append(_shift_zero_bytes(rows[-1], 1))
     rows.reverse()  # the last byte of a block is followed by no further bytes
     return np.concatenate(rows)
+
+
+@lru_cache(maxsize=1)
+def _direct_tables() -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Per-position contributions for inputs up to _DIRECT bytes, and the initial value's share.
+
+    Row r holds each byte's contribution when r bytes follow it, so an n-byte input uses the
+    last n rows as they are: no padding, no copy. `init[n]` is 0xFFFFFFFF pushed through n bytes.
+    """
+    rows = [_T.copy()]
+    for _ in range(_DIRECT - 1):
+        rows.append(_shift_zero_bytes(rows[-1], 1))
+    table = np.concatenate(rows)
+    row_starts = np.arange(0, _DIRECT * 256, 256, dtype=np.intp)[::-1].copy()
+    init = [0xFFFFFFFF]
+    register = np.array([0xFFFFFFFF], dtype=np.uint32)
+    for _ in range(_DIRECT):
+        register = _shift_zero_bytes(register, 1)
+        init.append(int(register[0]))
+    return table, row_starts, init
+
+
+def _direct_crc32c(array: np.ndarray) -> int:
+    table, row_starts, init = _direct_tables()
+    count = len(array)
+    raw = np.bitwise_xor.reduce(table[row_starts[_DIRECT - count:] + array])
+    return int(raw) ^ init[count] ^ 0xFFFFFFFF
 
 
 @lru_cache(maxsize=None)
@@ -114,8 +141,10 @@ def _raw_crc(data: np.ndarray) -> int:
 
 def _numpy_crc32c(data: bytes | bytearray | memoryview) -> int:
     array = np.frombuffer(data, dtype=np.uint8)
-    if len(array) < _SMALL:
-        return _kafka_record_util.calc_crc32c(data)
+    if len(array) == 0:
+        return 0
+    if len(array) <= _DIRECT:
+        return _direct_crc32c(array)
     array = array.copy()
     # Starting the register at 0xFFFFFFFF equals xoring it into the first four bytes.
     array[:4] ^= np.uint8(0xFF)
