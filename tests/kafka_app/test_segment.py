@@ -113,7 +113,7 @@ def test_stamping_the_base_offset_keeps_the_crc_valid() -> None:
     assert [offset for offset, _, _ in decode(bytes(data))] == [1_234_567, 1_234_568]
 
 
-@pytest.mark.parametrize("size", [0, 1, 255, 256, 257, 1000, 4095, 4096, 4097, 70_000, 300_001])
+@pytest.mark.parametrize("size", [0, 1, 255, 256, 257, 1000, 1024, 1025, 4095, 4096, 4097, 70_000, 300_001])
 def test_numpy_crc32c_matches_kafka_python(size: int) -> None:
     data = random.Random(size).randbytes(size)
     assert _numpy_crc32c(data) == calc_crc32c(data)
