@@ -31,7 +31,7 @@ from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
 from scenarios.processes import ManagedProcess, ProcessGroup
 
-__all__ = ["DemoSession", "OutputTail"]
+__all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
 
 PRODUCER_READY_SEC = 60.0  # the embedded broker and the first message; bounded like every wait
 STOP_GRACE_SEC = 30.0
@@ -86,7 +86,7 @@ class DemoSession:
         self.settings = settings
         self.state = st.initial_state(settings.retention_sec)
         self._on_event = on_event
-        self._group = ProcessGroup(settings.log_dir, env=_app_environment(), cwd=Path.cwd())
+        self._group = ProcessGroup(settings.log_dir, env=_app_environment(settings), cwd=Path.cwd())
         self._producer: ManagedProcess | None = None
         self._producer_tail: OutputTail | None = None
         self._producer_started_at = 0.0
@@ -114,23 +114,27 @@ class DemoSession:
         return self
 
     def _clear_previous_run(self) -> None:
-        # The embedded broker starts empty, so an old checkpoint would point past its end and an
-        # old output log would hold values the new producer sends again.
+        # A fresh start means everything of an earlier run goes: with an empty topic an old
+        # checkpoint would point past its end, and an old output log would hold values the new
+        # producer sends again.
+        settings = self.settings
         removed = []
-        if self.settings.checkpoint_dir.exists():
-            shutil.rmtree(self.settings.checkpoint_dir)
-            removed.append(f"{self.settings.checkpoint_dir}/")
-        if self.settings.output_log.exists():
-            self.settings.output_log.unlink()
-            removed.append(str(self.settings.output_log))
+        for folder in (settings.checkpoint_dir, settings.data_dir):
+            if folder is not None and folder.exists():
+                shutil.rmtree(folder)
+                removed.append(f"{folder}/")
+        if settings.output_log.exists():
+            settings.output_log.unlink()
+            removed.append(str(settings.output_log))
         if removed:
-            self._event(f"fresh start (Kafka starts empty): removed {', '.join(removed)}")
+            self._event(f"fresh start: removed {', '.join(removed)}")
 
     def close(self) -> None:
         """Stop the Spark app gracefully, then the producer; then make sure nothing is left."""
         self._spark_wanted = self._restart_pending = False  # nothing may start after this
         try:
             if self._spark is not None and self._spark.running:
+                self.state = st.on_spark_signal(self.state, "SIGTERM")
                 self._spark.terminate(timeout=QUIT_GRACE_SEC)
             if self._producer is not None and self._producer.running:
                 self._producer.terminate(timeout=QUIT_GRACE_SEC)
@@ -318,9 +322,14 @@ class DemoSession:
             self._on_event(text)
 
 
-def _app_environment() -> dict[str, str]:
+DEMO_MARK_VARIABLE = "CHECKPOINT_DEMO_LOG_DIR"
+
+
+def _app_environment(settings: DemoSettings) -> dict[str, str]:
     # The apps run as `python -m kafka_app` / `-m spark_app` from wherever the user is, so the
-    # project root goes first on their path.
+    # project root goes first on their path. The mark is inherited by every descendant (the JVM
+    # too), so anyone can check that a demo left nothing behind.
     root = str(Path(__file__).resolve().parents[2])
     existing = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": f"{root}{os.pathsep}{existing}" if existing else root}
+    return {"PYTHONPATH": f"{root}{os.pathsep}{existing}" if existing else root,
+            DEMO_MARK_VARIABLE: str(settings.log_dir.resolve())}

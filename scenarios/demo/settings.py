@@ -100,10 +100,10 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--interval-sec", type=float, default=1.0, help="seconds between messages")
     fresh = parser.add_mutually_exclusive_group()
     fresh.add_argument("--fresh", dest="fresh", action="store_true", default=None,
-                       help="delete the checkpoint and the output log at start (default when "
-                            "the embedded broker starts empty)")
+                       help="delete the checkpoint, the output log and the broker's data folder "
+                            "at start (default when the embedded broker starts empty)")
     fresh.add_argument("--keep", dest="fresh", action="store_false",
-                       help="keep the checkpoint and the output log from an earlier run")
+                       help="keep the checkpoint, the output log and Kafka's data from an earlier run")
     return parser
 
 

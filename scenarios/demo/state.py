@@ -77,6 +77,7 @@ class SparkPhase(Enum):
     RUNNING = "up"
     STOPPING = "stopping (SIGTERM sent)"
     STOPPED = "down: stopped (SIGTERM)"
+    STOP_TIMED_OUT = "down: killed (kill -9) after SIGTERM did not stop it"
     KILLED = "down: killed (kill -9)"
     CRASHED = "down: crashed itself on a negative key"
     EXITED = "down: exited"
@@ -209,7 +210,7 @@ def _phase_for_exit(exit_code: int, signal_sent: str | None) -> SparkPhase:
     if exit_code == CRASH_EXIT_CODE:
         return SparkPhase.CRASHED
     if signal_sent == "SIGTERM":
-        return SparkPhase.STOPPED
+        return SparkPhase.STOP_TIMED_OUT if exit_code == -9 else SparkPhase.STOPPED
     return SparkPhase.EXITED if exit_code == 0 else SparkPhase.FAILED
 
 

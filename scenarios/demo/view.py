@@ -51,10 +51,16 @@ def _recent(lines: tuple[str, ...], empty: str) -> list[Text]:
     return shown + [Text("")] * (RECENT_LINES - len(shown))
 
 
+def _producer_status(producer: ProducerView) -> str:
+    if producer.up:
+        return "up"
+    return "starting" if producer.exit_code is None else f"down (exit {producer.exit_code})"
+
+
 def _producer_panel(state: DemoState) -> Panel:
     producer = state.producer
-    status = Text("up", style="green") if producer.up else Text(
-        "down" if producer.exit_code is None else f"down (exit {producer.exit_code})", style="red")
+    status = Text(_producer_status(producer), style="green" if producer.up else (
+        "yellow" if producer.exit_code is None else "red"))
     head = Text.assemble(
         "producer ", status, f"   {_offsets(producer)}   retention {retention_label(state.retention_sec)}")
     negatives = f"negative keys asked {producer.negatives_requested}, sent {producer.negatives_seen}"
@@ -129,7 +135,7 @@ def status_line(state: DemoState) -> str:
         f"{'OK' if state.verdict.ok else 'NOT OK'} {state.verdict.headline}")
     batch, count = _figures(state)
     return (
-        f"producer {'up' if producer.up else 'down'} [{offsets}] "
+        f"producer {_producer_status(producer)} [{offsets}] "
         f"retention {retention_label(state.retention_sec)} | "
         f"spark {spark.phase.value} batch {batch} count {count} | "
         f"verdict {verdict} | checkpoint {state.checkpoint.summary}"
