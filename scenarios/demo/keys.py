@@ -74,11 +74,11 @@ def cbreak(stream: TextIO) -> Iterator[None]:
 
 
 def read_key(stream: TextIO, timeout: float) -> str | None:
-    """One key press if one arrives within `timeout` seconds, else None."""
+    """One key press if one arrives within `timeout` seconds, else None; "" once input has ended."""
     fd = stream.fileno()
     ready, _, _ = select.select([fd], [], [], timeout)
     if not ready:
         return None
     # Read the raw byte: the text wrapper would buffer ahead and hide keys from select.
     data = os.read(fd, 1)
-    return data.decode("utf-8", errors="replace") if data else None
+    return data.decode("utf-8", errors="replace")

@@ -35,6 +35,8 @@ def run_live(session: DemoSession, console: Console, keys: TextIO) -> None:
                             auto_refresh=False, transient=False) as live:
         while True:
             key = read_key(keys, timeout=TICK_SEC)
+            if key == "":
+                return  # the terminal went away; quitting is the only sensible answer
             command = command_for_key(key) if key else None
             if command is not None and not session.handle(command):
                 return

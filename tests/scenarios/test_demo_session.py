@@ -1,0 +1,90 @@
+"""The demo's plumbing: settings to command lines, output tailing, and the retention switch
+against the real embedded broker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kafka import KafkaAdminClient
+from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
+
+from scenarios.demo.errors import RetentionChangeError
+from scenarios.demo.retention import next_retention, set_topic_retention
+from scenarios.demo.session import OutputTail
+from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
+
+
+def test_defaults_follow_the_apps_and_the_seed() -> None:
+    settings = settings_from_args(main_parser().parse_args([]))
+    assert settings.log_dir == Path("log") and settings.checkpoint_dir == Path("checkpoints")
+    assert settings.kafka == "127.0.0.1:9092"
+    assert settings.starts_fresh  # the embedded broker starts empty
+    assert settings.retention_choices == (15, 3600)
+    assert settings.output_log == Path("log/streaming-output.log")
+
+
+def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path) -> None:
+    settings = settings_from_args(main_parser().parse_args(["--run-dir", str(tmp_path), "--port", "19999"]))
+    assert settings.log_dir == tmp_path / "log"
+    assert settings.checkpoint_dir == tmp_path / "checkpoints"
+    assert settings.data_dir == tmp_path / "kafka-data"
+    assert not settings.starts_fresh
+    producer = settings.producer_command()
+    assert producer[1:3] == ["-m", "kafka_app"]
+    assert producer[producer.index("--port") + 1] == "19999"
+    assert producer[producer.index("--data-dir") + 1] == str(tmp_path / "kafka-data")
+    spark = settings.spark_command()
+    assert spark[spark.index("--bootstrap-servers") + 1] == "127.0.0.1:19999"
+    assert spark[spark.index("--checkpoint-dir") + 1] == str(tmp_path / "checkpoints")
+
+
+def test_an_existing_kafka_replaces_the_embedded_broker() -> None:
+    settings = DemoSettings(bootstrap_servers="kafka:9092", retention_sec=3600)
+    assert "--port" not in settings.producer_command()
+    assert settings.producer_command()[-2:] == ["--bootstrap-servers", "kafka:9092"]
+    assert settings.kafka == "kafka:9092" and not settings.starts_fresh
+    assert settings.retention_choices == (3600, 15)
+
+
+def test_retention_cycles() -> None:
+    assert next_retention(15) == 3600
+    assert next_retention(3600) == 15
+    assert next_retention(60, (60, 15, 3600)) == 15
+    assert next_retention(42) == 15
+
+
+def test_output_tail_gives_complete_lines_only(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    tail = OutputTail(path)
+    assert tail.new_lines() == []
+    path.write_bytes(b"first\nsec")
+    assert tail.new_lines() == ["first"]
+    with path.open("ab") as handle:
+        handle.write(b"ond\r\nthird\n")
+    assert tail.new_lines() == ["second", "third"]
+    assert tail.new_lines() == []
+
+
+def _retention_ms(admin: KafkaAdminClient, topic: str) -> str:
+    configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
+    return configs["topic"][topic]["retention.ms"]["value"]
+
+
+def test_retention_is_changed_on_the_broker(embedded_broker: object) -> None:
+    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic("Experience", 1, 1, topic_configs={"retention.ms": "15000"})])
+        set_topic_retention(bootstrap, "Experience", 3600)
+        assert _retention_ms(admin, "Experience") == "3600000"
+        set_topic_retention(bootstrap, "Experience", 15)
+        assert _retention_ms(admin, "Experience") == "15000"
+    finally:
+        admin.close()
+
+
+def test_retention_of_a_missing_topic_says_why(embedded_broker: object) -> None:
+    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+    with pytest.raises(RetentionChangeError, match="NoSuchTopic|UnknownTopic|refused"):
+        set_topic_retention(bootstrap, "NoSuchTopic", 15)
