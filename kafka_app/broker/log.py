@@ -11,6 +11,7 @@ Usage: `log = PartitionLog.open(folder, "events", 0, TopicConfig(), clock); log.
 from __future__ import annotations
 
 import logging
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ __all__ = ["PartitionLog", "LOG_START_CHECKPOINT"]
 _log = logging.getLogger(__name__)
 
 LOG_START_CHECKPOINT = "log-start-offset"
+_SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 
 
 class PartitionLog:
@@ -123,7 +125,7 @@ class PartitionLog:
         active = self._segments[-1]
         if active.is_empty and not run:
             return False  # one batch bigger than segment.bytes still has to go somewhere
-        pending = sum(header.size for header in run) if run else 0
+        pending = run[-1].position + run[-1].size - run[0].position if run else 0  # contiguous
         if active.size + pending + incoming.size > self.config.segment_bytes:
             return True
         rolling_ts = active.rolling_timestamp if not active.is_empty else run[0].max_timestamp
@@ -266,7 +268,7 @@ class PartitionLog:
 def _recover_segments(folder: Path) -> list[Segment]:
     """Open segments oldest first; a corrupt batch cuts the log there, dropping later segments."""
     segments: list[Segment] = []
-    paths = sorted(folder.glob(f"*{LOG_SUFFIX}"))
+    paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
     for position, path in enumerate(paths):
         segment = Segment.recover(path)
         segments.append(segment)
