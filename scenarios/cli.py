@@ -10,10 +10,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
+from rich.console import Console
+
+from scenarios.errors import ScenarioError
+from scenarios.narration import Narrator
+from scenarios.registry import all_scenarios, find_scenarios
+from scenarios.report import exit_code, print_verdicts
+from scenarios.runner import run_scenarios
+from scenarios.settings import RunSettings, Timings
 from scenarios.verify import VerifyReport, verify_file
 
 __all__ = ["main_parser", "run_cli"]
@@ -27,6 +37,17 @@ def main_parser() -> argparse.ArgumentParser:
         description="Reproduce the checkpoint scenarios unattended, or check an output log.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="the scenarios and what each shows")
+    run = commands.add_parser("run", help="run scenarios unattended; exit 0 only if all held")
+    run.add_argument("names", nargs="+", metavar="NAME", help="scenario names, or all")
+    run.add_argument("--fast", action="store_true",
+                     help="short retention and intervals (retention 3 s, checks every 1 s) for CI")
+    run.add_argument("--report", type=Path, metavar="DIR",
+                     help="write <scenario>.json, <scenario>.png and junit.xml here "
+                          "(and keep each scenario's folders under DIR/<scenario>/)")
+    run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
+    run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
+                     help="use this Kafka instead of an embedded broker per scenario")
     verify = commands.add_parser(
         "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
@@ -40,9 +61,39 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "verify":
             return _verify(args.file, as_json=args.json)
+        if args.command == "list":
+            return _list()
+        return _run(args)
     except KeyboardInterrupt:
-        return 0
-    return 2
+        print("interrupted; every process the scenarios started has been stopped", file=sys.stderr)
+        return 1
+    except ScenarioError as error:
+        print(f"scenarios: {error}", file=sys.stderr)
+        return 2
+
+
+def _list() -> int:
+    for scenario in all_scenarios():
+        print(f"{scenario.name:20} {scenario.title} ({scenario.origin})")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    scenarios = find_scenarios(args.names)
+    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
+                           report_dir=args.report, guided=args.guided,
+                           bootstrap_servers=args.bootstrap_servers)
+    # SIGTERM (a CI job cancelled) unwinds like Ctrl-C, so every started process is cleaned up.
+    signal.signal(signal.SIGTERM, _interrupt)
+    results = run_scenarios(scenarios, settings, Narrator(guided=args.guided))
+    print_verdicts(results, Console(highlight=False))
+    if args.report is not None:
+        print(f"reports in {args.report}: junit.xml, <scenario>.json, <scenario>.png")
+    return exit_code(results)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _verify(path: Path, *, as_json: bool) -> int:

@@ -103,6 +103,7 @@ class VerifyReport:
     distinct: int
     lowest: int | None
     highest: int | None
+    first_value: int | None
     last_value: int | None
     final_count: int | None
     missing: tuple[ValueRange, ...]
@@ -110,6 +111,8 @@ class VerifyReport:
     count_breaks: tuple[CountBreak, ...]
     unpaired: tuple[Unpaired, ...]
     ignored_lines: int
+    # Every value in log order, for "what came first after the restart" questions.
+    values: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def missing_count(self) -> int:
@@ -143,6 +146,7 @@ class VerifyReport:
             "distinct": self.distinct,
             "lowest": self.lowest,
             "highest": self.highest,
+            "first_value": self.first_value,
             "last_value": self.last_value,
             "final_count": self.final_count,
             "missing": [[r.first, r.last] for r in self.missing],
@@ -230,6 +234,7 @@ def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired
         distinct=len(seen),
         lowest=min(seen) if seen else None,
         highest=highest,
+        first_value=values[0] if values else None,
         last_value=values[-1] if values else None,
         final_count=final_count,
         missing=ranges_of(expected - seen.keys()),
@@ -237,6 +242,7 @@ def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired
         count_breaks=tuple(breaks),
         unpaired=tuple(unpaired),
         ignored_lines=ignored,
+        values=tuple(values),
     )
 
 

@@ -1,0 +1,174 @@
+"""The two apps as a scenario starts them: only through their command lines, as a user would.
+
+Kafka is the embedded broker (`python -m kafka_app broker`) on a free port with its data in the
+scenario's folder, or a Kafka given with `--bootstrap-servers`. The producer
+(`python -m kafka_app --bootstrap-servers …`) runs as its own process so it can be stopped while
+the broker keeps the data. The Spark app (`python -m spark_app …`) is started again and again on
+the same checkpoint and log folders.
+
+Usage:
+    kafka = KafkaSide(group, folders, timings, topic="Experience", retention_sec=15)
+    kafka.start()
+    spark = SparkLauncher(group, folders, kafka.bootstrap_servers, "Experience", timings)
+    process = spark.start(fail_on_data_loss=False)
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.errors import ProcessError
+from scenarios.kafka_probe import KafkaProbe, OffsetWindow
+from scenarios.processes import ManagedProcess, ProcessGroup
+from scenarios.settings import Timings
+from scenarios.waiting import Progress, wait_until
+
+__all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on now (never 9092 unless the OS hands it out)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass(frozen=True)
+class Folders:
+    """A scenario's own folders, fresh for every run."""
+
+    root: Path
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "log"
+
+    @property
+    def kafka_data(self) -> Path:
+        return self.root / "kafka-data"
+
+    @property
+    def processes(self) -> Path:
+        return self.root / "processes"
+
+    @property
+    def output_log(self) -> Path:
+        return self.log / "streaming-output.log"
+
+
+class KafkaSide:
+    """The broker (unless external) and the producer of one scenario."""
+
+    def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
+                 retention_sec: float, bootstrap_servers: str | None = None,
+                 python: str = sys.executable, progress: Progress | None = None) -> None:
+        self.group, self.folders, self.timings = group, folders, timings
+        self.topic, self.retention_sec = topic, retention_sec
+        self.external = bootstrap_servers is not None
+        self.bootstrap_servers = bootstrap_servers or ""
+        self.python, self.progress = python, progress
+        self.broker: ManagedProcess | None = None
+        self.producer: ManagedProcess | None = None
+        self.probe: KafkaProbe | None = None
+
+    def start_broker(self) -> None:
+        if self.external or self.broker is not None:
+            return
+        port = free_port()
+        self.bootstrap_servers = f"127.0.0.1:{port}"
+        t = self.timings
+        self.broker = self.group.start("broker", [
+            self.python, "-m", "kafka_app", "broker", "--port", str(port),
+            "--data-dir", str(self.folders.kafka_data), "--log-dir", str(self.folders.log),
+            "--retention-check-sec", str(t.retention_check_sec),
+            "--retention-initial-delay-sec", str(t.retention_initial_delay_sec),
+        ])
+        broker = self.broker
+
+        def listening() -> bool:
+            if not broker.running:
+                raise ProcessError(f"the broker exited with code {broker.returncode}:\n{broker.tail()}")
+            return _port_open(port)
+
+        wait_until(listening, timeout=t.kafka_start_timeout_sec, what="the broker to listen",
+                   progress=self.progress)
+
+    def start_producer(self) -> ManagedProcess:
+        """Start (or start again) the producer; returns once it has sent its first message."""
+        t = self.timings
+        name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
+        self.producer = self.group.start(name, [
+            self.python, "-m", "kafka_app", "--bootstrap-servers", self.bootstrap_servers,
+            "--topic", self.topic, "--retention-sec", str(self.retention_sec),
+            "--segment-sec", str(t.segment_sec), "--interval-sec", str(t.interval_sec),
+            "--log-dir", str(self.folders.log),
+        ])
+        self.producer.wait_for(rf"{self.topic} \[\s*\d+\s*:\s*\d+\s*\]: -?\d+ -> \d+",
+                               timeout=t.kafka_start_timeout_sec, what="its first message",
+                               progress=self.progress)
+        self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
+        return self.producer
+
+    def start(self) -> None:
+        self.start_broker()
+        self.start_producer()
+
+    def send_negative_key(self) -> None:
+        assert self.producer is not None, "start the producer first"
+        self.producer.send_line("")
+
+    def stop_producer(self) -> None:
+        if self.producer is not None:
+            self.producer.terminate(timeout=15)
+
+    def window(self, timeout: float = 30.0) -> OffsetWindow:
+        """The topic's earliest and latest offsets now (waits while Kafka does not answer)."""
+        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
+        self.probe = probe
+        return wait_until(probe.window, timeout=timeout, what="Kafka's offsets",
+                          progress=self.progress)
+
+    def close(self) -> None:
+        if self.probe is not None:
+            self.probe.stop()
+
+
+class SparkLauncher:
+    """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
+
+    def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
+                 timings: Timings, python: str = sys.executable) -> None:
+        self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
+        self.topic, self.timings, self.python = topic, timings, python
+        self.starts = 0
+        self.current: ManagedProcess | None = None
+
+    def start(self, *, starting_offsets: str | None = None, fail_on_data_loss: bool | None = None,
+              sink: str | None = None, on_negative_key: str | None = None) -> ManagedProcess:
+        self.starts += 1
+        argv = [self.python, "-m", "spark_app", "--bootstrap-servers", self.bootstrap_servers,
+                "--topic", self.topic, "--checkpoint-dir", str(self.folders.checkpoints),
+                "--log-dir", str(self.folders.log), "--trigger-sec", str(self.timings.trigger_sec)]
+        if starting_offsets is not None:
+            argv += ["--starting-offsets", starting_offsets]
+        if fail_on_data_loss is not None:
+            argv += ["--fail-on-data-loss", "true" if fail_on_data_loss else "false"]
+        if sink is not None:
+            argv += ["--sink", sink]
+        if on_negative_key is not None:
+            argv += ["--on-negative-key", on_negative_key]
+        self.current = self.group.start(f"spark-{self.starts}", argv)
+        return self.current

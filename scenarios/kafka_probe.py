@@ -1,0 +1,79 @@
+"""The scenarios' own look at Kafka: a topic's earliest and latest offsets, asked with kafka-python.
+
+Predictions come from here: what retention has deleted (the log start offset moved), how many
+messages exist (the log end offset). It talks to any Kafka, embedded or real, and never joins a
+consumer group or commits anything.
+
+Usage:
+    with KafkaProbe("127.0.0.1:19092", "Experience") as probe:
+        window = probe.window()   # OffsetWindow(earliest=12, latest=40), or None if unreachable
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+
+import kafka.errors
+from kafka import KafkaConsumer, TopicPartition
+
+from scenarios.errors import StepFailed
+
+__all__ = ["KafkaProbe", "OffsetWindow"]
+
+
+@dataclass(frozen=True)
+class OffsetWindow:
+    """Log start (earliest) and log end (latest) offsets, summed over the partitions."""
+
+    earliest: int
+    latest: int
+
+
+class KafkaProbe:
+    """Reads offsets of one topic; a context manager with idempotent start/stop."""
+
+    def __init__(self, bootstrap_servers: str, topic: str, timeout_sec: float = 5.0) -> None:
+        self.bootstrap_servers = bootstrap_servers
+        self.topic = topic
+        self._timeout_ms = int(timeout_sec * 1000)
+        self._consumer: KafkaConsumer | None = None
+
+    def start(self) -> KafkaProbe:
+        if self._consumer is None:
+            try:
+                self._consumer = KafkaConsumer(
+                    bootstrap_servers=self.bootstrap_servers, group_id=None,
+                    enable_auto_commit=False, client_id="scenarios-probe",
+                    request_timeout_ms=self._timeout_ms + 1000,
+                    bootstrap_timeout_ms=self._timeout_ms)
+            except kafka.errors.KafkaError as error:
+                raise StepFailed(f"Kafka at {self.bootstrap_servers} does not answer: {error}") from error
+        return self
+
+    def stop(self) -> None:
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
+
+    def window(self) -> OffsetWindow | None:
+        """The topic's offsets now, or None while Kafka or the topic cannot be reached."""
+        consumer = self.start()._consumer
+        assert consumer is not None
+        try:
+            partitions = consumer.partitions_for_topic(self.topic)
+            if not partitions:
+                return None
+            tps = [TopicPartition(self.topic, p) for p in sorted(partitions)]
+            earliest = consumer.beginning_offsets(tps, timeout_ms=self._timeout_ms)
+            latest = consumer.end_offsets(tps, timeout_ms=self._timeout_ms)
+        except kafka.errors.KafkaError:
+            return None  # unreachable for now; callers poll until a deadline
+        return OffsetWindow(sum(earliest.values()), sum(latest.values()))
+
+    def __enter__(self) -> KafkaProbe:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,55 @@
+"""The list of scenarios: each one is a module with a `SCENARIO` describing and running it.
+
+Adding a scenario: write `scenarios/<name>.py` with `SCENARIO = Scenario(...)` and a
+`run(stage)` function, then add its module name to `SCENARIO_MODULES` (the order is the order
+of `run all`).
+
+Usage: `for scenario in all_scenarios(): print(scenario.name, scenario.title)`
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scenarios.errors import UnknownScenario
+
+if TYPE_CHECKING:
+    from scenarios.stage import Stage
+
+__all__ = ["SCENARIO_MODULES", "Scenario", "all_scenarios", "find_scenarios"]
+
+SCENARIO_MODULES = (
+    "scenarios.endless_retention",
+    "scenarios.short_retention",
+    "scenarios.checkpoint_reset",
+)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: its name on the command line, what it shows, and the function that runs it."""
+
+    name: str
+    title: str
+    summary: str
+    origin: str
+    run: Callable[[Stage], None]
+
+
+def all_scenarios() -> list[Scenario]:
+    return [importlib.import_module(module).SCENARIO for module in SCENARIO_MODULES]
+
+
+def find_scenarios(names: list[str]) -> list[Scenario]:
+    """The scenarios named (or all of them for "all"), in the order given."""
+    known = {s.name: s for s in all_scenarios()}
+    if names == ["all"] or "all" in names:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UnknownScenario(
+            f"no scenario named {', '.join(unknown)}; known: {', '.join(known)} (or all)")
+    return [known[n] for n in names]

@@ -1,0 +1,118 @@
+"""Verdicts: a table at the end of a run, a JSON file per scenario and one JUnit XML for CI.
+
+A scenario passes when every check held and no step broke. An expected failure (data loss in
+short-retention) is a check like any other: it passes when it happens as predicted.
+
+Usage:
+    write_reports(results, Path("reports"))
+    print_verdicts(results, Console())
+    exit_code(results)
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rich.console import Console
+from rich.table import Table
+
+from scenarios.expectations import Check
+
+__all__ = ["ScenarioResult", "exit_code", "print_verdicts", "write_junit", "write_reports"]
+
+Verdict = Literal["passed", "failed", "error"]
+
+
+@dataclass
+class ScenarioResult:
+    """What one scenario run found."""
+
+    name: str
+    title: str
+    checks: list[Check] = field(default_factory=list)
+    error: str | None = None
+    duration_sec: float = 0.0
+    transcript: list[str] = field(default_factory=list)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.error is not None:
+            return "error"
+        return "passed" if self.checks and all(c.held for c in self.checks) else "failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "verdict": self.verdict,
+            "duration_sec": round(self.duration_sec, 1),
+            "error": self.error,
+            "checks": [vars(c) | {"detail": c.detail} for c in self.checks],
+            "facts": self.facts,
+            "artifacts": self.artifacts,
+            "transcript": self.transcript,
+        }
+
+
+def exit_code(results: Sequence[ScenarioResult]) -> int:
+    return 0 if results and all(r.verdict == "passed" for r in results) else 1
+
+
+def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
+    table = Table(title="Verdicts")
+    for column in ("scenario", "check", "verdict", "expected", "actual"):
+        table.add_column(column, overflow="fold")
+    colours = {"passed": "green", "failed": "red", "error": "red"}
+    for result in results:
+        colour = colours[result.verdict]
+        table.add_row(f"[bold]{result.name}[/]", f"({result.duration_sec:.0f} s)",
+                      f"[bold {colour}]{result.verdict.upper()}[/]", "", result.error or "")
+        for c in result.checks:
+            mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
+            table.add_row("", c.name, mark, c.expected, c.actual)
+    console.print(table)
+
+
+def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[Path]:
+    """One `<name>.json` per scenario and `junit.xml`; returns the paths written."""
+    report_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for result in results:
+        path = report_dir / f"{result.name}.json"
+        path.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+        written.append(path)
+    junit = report_dir / "junit.xml"
+    write_junit(results, junit)
+    written.append(junit)
+    return written
+
+
+def write_junit(results: Sequence[ScenarioResult], path: Path) -> None:
+    """One test suite, one test case per check (and one for a scenario that broke)."""
+    suite = ET.Element("testsuite", name="scenarios")
+    tests = failures = errors = 0
+    for result in results:
+        if result.error is not None:
+            tests, errors = tests + 1, errors + 1
+            case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",
+                                 name="run", time=f"{result.duration_sec:.1f}")
+            ET.SubElement(case, "error", message=result.error).text = "\n".join(result.transcript)
+        for c in result.checks:
+            tests += 1
+            case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",
+                                 name=c.name, time="0")
+            if not c.held:
+                failures += 1
+                ET.SubElement(case, "failure", message=c.detail).text = c.detail
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("time", f"{sum(r.duration_sec for r in results):.1f}")
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)

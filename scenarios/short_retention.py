@@ -1,0 +1,160 @@
+"""Seed 001 scenario #2, short retention: the app stays down too long and cannot resume.
+
+The Spark app is stopped; while it is down Kafka's retention deletes the segments holding the
+offset its checkpoint resumes from. The restart fails with the data-loss error naming the lost
+offset range (SPARK-12693's situation). Then the two ways out, each verified: restart with
+`failOnDataLoss=false` (continues; exactly the aged-out range is missing, the count goes on)
+and the hard reset (delete the checkpoint; the count restarts at 1).
+
+Usage: `python -m scenarios run short-retention --fast`
+"""
+
+from __future__ import annotations
+
+import re
+
+from scenarios.expectations import check, count_resets_at, outcome_of_runs, within
+from scenarios.expectations import duplicated_exactly, missing_exactly
+from scenarios.narration import Step
+from scenarios.registry import Scenario
+from scenarios.stage import Stage
+from scenarios.verify import ValueRange
+
+__all__ = ["SCENARIO", "run"]
+
+DATA_LOSS = "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"
+_RANGE = re.compile(r"\[(\d+),\s*(\d+)\)")
+
+
+def run(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "Start Kafka with short retention, and the producer",
+        happens=f"topic retention {t.retention_sec:g} s, segments roll every {t.segment_sec:g} s, "
+                f"the broker checks retention every {t.retention_check_sec:g} s after an initial "
+                f"delay of {t.retention_initial_delay_sec:g} s",
+        watch="the producer's earliest offset starts moving once retention kicks in",
+        why="Kafka deletes whole segments whose newest record is older than retention.ms, "
+            "checked every log.retention.check.interval.ms; the active segment rolls on append",
+        production="retention is a promise about how long a consumer may be down; make it "
+                   "longer than your longest outage and alert on consumer lag"))
+    stage.start_kafka(retention_sec=t.retention_sec)
+    stage.step(Step(
+        "Start the Spark app and let it run",
+        happens="a new query from the earliest offset; checkpoints record each batch's offsets",
+        watch="Count = n lines in log/streaming-output.log",
+        why="the checkpoint is the only place the query's position lives"))
+    stage.start_spark()
+    stage.wait_for_value(t.run_for_messages)
+
+    stage.step(Step(
+        "Stop the app and stay down longer than retention + check interval",
+        happens="SIGTERM; then wait until Kafka's earliest offset passes the checkpoint's offset",
+        watch="the producer's earliest number overtakes the offset the app will resume from",
+        why="retention does not know about consumers: it deletes by age, read or not",
+        production="`python -m spark_app inspect` tells before a restart whether the offsets "
+                   "still exist"))
+    stage.stop_spark()
+    before = stage.verify()
+    processed = stage.fact("processed_before_outage", before.highest or 0)
+    resume_at = stage.fact("checkpoint_resume_offset", stage.committed_offset())
+    stage.expect(check("checkpoint resumes after the last value written", resume_at == processed,
+                       f"offset {processed} (values 1..{processed} at offsets 0..{processed - 1})",
+                       f"offset {resume_at}"), phase="stopped")
+    aged = stage.wait_until_aged_out(processed)
+    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {processed}")
+
+    _failing_restart(stage, processed, aged.earliest)
+    continued = _fail_on_data_loss_false(stage, processed)
+    _hard_reset(stage, ValueRange(1, processed), continued)
+
+
+def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None:
+    stage.step(Step(
+        "Restart the Spark app on the same checkpoint",
+        happens="the app plans the next batch from the checkpointed offset, which Kafka no longer has",
+        watch=f"it exits non-zero with {DATA_LOSS} naming the topic, partition and lost range",
+        why="with failOnDataLoss=true (the default) Spark's Kafka source refuses to skip data "
+            "silently; startingOffsets does not help: a resumed query reads its checkpoint",
+        production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset"))
+    stage.start_spark()
+    code = stage.wait_spark_exit(kind="crash")
+    output = stage.spark_output()
+    stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"),
+                 phase="data loss")
+    stage.expect(check("the error names data loss", DATA_LOSS in output, DATA_LOSS,
+                       "present" if DATA_LOSS in output else "absent"), phase="data loss")
+    topic = stage.kafka.topic if stage.kafka else ""
+    stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
+                       f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),
+                 phase="data loss")
+    found = _RANGE.search(output[output.find(DATA_LOSS):] if DATA_LOSS in output else output)
+    start, end = (int(found.group(1)), int(found.group(2))) if found else (-1, -1)
+    stage.fact("lost_range", [start, end])
+    stage.expect(check("the lost range starts at the checkpoint's offset", start == resume_at,
+                       f"[{resume_at}, …)", f"[{start}, {end})"), phase="data loss")
+    stage.expect(within("the lost range ends at Kafka's earliest offset", end, earliest_before,
+                        stage.window().earliest), phase="data loss")
+    after = stage.verify()
+    stage.expect(check("nothing new was written", after.highest == resume_at,
+                       f"highest value still {resume_at}", f"highest {after.highest}"),
+                 phase="data loss")
+
+
+def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
+    stage.step(Step(
+        "Way out 1: restart with failOnDataLoss=false",
+        happens="the app warns, skips to Kafka's earliest offset and goes on from its state",
+        watch="the count continues where it was; the values jump over the aged-out range",
+        why="failOnDataLoss=false lets the source move forward to what exists; it never rewinds",
+        production="acceptable when the data can be rebuilt or is not critical; record what "
+                   "was skipped (the range is in the warning) and backfill it"))
+    resumed, before, after = stage.start_spark_and_see_first_value(fail_on_data_loss=False)
+    earliest, noticed = before.earliest, after.earliest
+    stage.fact("resumed_at_value", resumed)
+    report = stage.wait_for_more(3)
+    stage.expect(within("resumed at Kafka's earliest offset", resumed - 1, earliest, noticed),
+                 phase="failOnDataLoss=false")
+    lost = stage.fact("lost_values", ValueRange(processed + 1, resumed - 1))
+    stage.say(f"predicted missing: values {lost} (offsets {processed}..{resumed - 2})")
+    stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
+    stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
+                       "Count runs on without a break, no duplicates",
+                       f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"),
+                 phase="failOnDataLoss=false")
+    stage.stop_spark()
+    return ValueRange(resumed, stage.verify().highest or resumed)
+
+
+def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
+    stage.step(Step(
+        "Way out 2: the hard reset — delete the checkpoint and start again",
+        happens="a new query: no offsets, no state; it starts at the earliest offset Kafka has",
+        watch="Count restarts at 1; values retention still holds are processed again, "
+              "values it deleted meanwhile are skipped",
+        why="the state lives in the checkpoint: deleting it loses the count along with the offsets",
+        production="never keep in checkpointed state what you cannot rebuild from a source"))
+    stage.delete_checkpoint()
+    restarted, before, after = stage.start_spark_and_see_first_value()
+    earliest, noticed = before.earliest, after.earliest
+    stage.fact("reset_restarted_at_value", restarted)
+    report = stage.wait_for_value(max(continued.last, restarted) + 3)
+    stage.expect(within("restarted at Kafka's earliest offset", restarted - 1, earliest, noticed),
+                 phase="hard reset")
+    missing, duplicated = outcome_of_runs(
+        [first, continued, ValueRange(restarted, report.highest or restarted)])
+    stage.expect(missing_exactly(report, missing), phase="hard reset")
+    stage.expect(duplicated_exactly(report, duplicated), phase="hard reset")
+    stage.expect(count_resets_at(report, [restarted]), phase="hard reset")
+    stage.stop_spark()
+
+
+SCENARIO = Scenario(
+    name="short-retention",
+    title="down longer than retention: the restart fails on data loss; two ways out",
+    summary="Kafka deletes the segments holding the app's checkpointed offset while it is down; "
+            "the restart fails naming the lost range; failOnDataLoss=false skips exactly that "
+            "range; the hard reset starts over with the count at 1.",
+    origin="seed 001 scenario #2, SPARK-12693",
+    run=run,
+)

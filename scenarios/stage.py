@@ -1,0 +1,262 @@
+"""The world one scenario runs in: its folders, its processes, its narration, its checks.
+
+A scenario module receives a `Stage` and tells the story with it: start Kafka and the Spark
+app, kill, stop, crash and restart the app, wait for what the output log or Kafka shows, and
+state expectations. Everything started is stopped when the stage closes, whatever happened.
+
+Usage:
+    with Stage("endless-retention", settings, narrator, root) as stage:
+        stage.start_kafka(retention_sec=3600)
+        stage.start_spark()
+        stage.wait_for_value(10)
+        stage.expect(exactly_once(stage.verify(), 10))
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from scenarios.apps import Folders, KafkaSide, SparkLauncher
+from scenarios.errors import ProcessError, StepFailed
+from scenarios.expectations import Check
+from scenarios.kafka_probe import OffsetWindow
+from scenarios.narration import Narrator, Step
+from scenarios.processes import ManagedProcess, ProcessGroup
+from scenarios.sampler import OffsetSampler, committed_offset
+from scenarios.settings import PROJECT_ROOT, RunSettings
+from scenarios.timeline import Timeline
+from scenarios.verify import VerifyReport, verify, verify_file
+from scenarios.waiting import wait_until
+
+__all__ = ["Stage"]
+
+
+class Stage:
+    """Folders, processes, narration and checks of one scenario run (a context manager)."""
+
+    def __init__(self, name: str, settings: RunSettings, narrator: Narrator, root: Path) -> None:
+        self.name = name
+        self.settings = settings
+        self.timings = settings.timings
+        self.narrator = narrator
+        self.folders = Folders(root)
+        self.timeline = Timeline()
+        self.checks: list[Check] = []
+        self.facts: dict[str, Any] = {}
+        self.group = ProcessGroup(self.folders.processes, cwd=root,
+                                  env={"PYTHONPATH": str(PROJECT_ROOT)})
+        self.kafka: KafkaSide | None = None
+        self.spark: SparkLauncher | None = None
+        self._sampler: OffsetSampler | None = None
+
+    # -- life cycle -----------------------------------------------------------------------------
+    def __enter__(self) -> Stage:
+        if self.folders.root.exists():
+            shutil.rmtree(self.folders.root)  # every run starts from nothing
+        for folder in (self.folders.log, self.folders.processes):
+            folder.mkdir(parents=True)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the sampler and every process (idempotent)."""
+        if self._sampler is not None:
+            self._sampler.stop()
+        try:
+            self.group.stop()
+        finally:
+            self.timeline.app_down()
+            if self.kafka is not None:
+                self.kafka.close()
+
+    # -- narration and checks -------------------------------------------------------------------
+    def step(self, step: Step) -> None:
+        self.narrator.step(step)
+
+    def say(self, text: str) -> None:
+        self.narrator.say(text)
+
+    def expect(self, check: Check, phase: str = "") -> bool:
+        """Record a check (its name prefixed with the phase) and narrate it."""
+        named = replace(check, name=f"{phase}: {check.name}" if phase else check.name)
+        self.checks.append(named)
+        self.narrator.check(named.name, named.held, named.detail)
+        return named.held
+
+    def fact(self, key: str, value: Any) -> Any:
+        """Remember a number the scenario predicted or observed (goes into the JSON report)."""
+        self.facts[key] = value
+        return value
+
+    # -- Kafka ----------------------------------------------------------------------------------
+    def start_kafka(self, retention_sec: float) -> KafkaSide:
+        external = self.settings.bootstrap_servers
+        # A real Kafka is shared: each scenario run gets its own topic there.
+        topic = f"Experience-{self.name}-{int(time.time())}" if external else "Experience"
+        self.kafka = KafkaSide(self.group, self.folders, self.timings, topic=topic,
+                               retention_sec=retention_sec, bootstrap_servers=external,
+                               python=self.settings.python, progress=self.narrator.waiting)
+        self.kafka.start_broker()
+        self.timeline.event("Kafka up", "start")
+        self.kafka.start_producer()
+        self.say(f"Kafka at {self.kafka.bootstrap_servers}, topic {topic}, "
+                 f"retention {retention_sec:g} s; the producer is sending")
+        self.spark = SparkLauncher(self.group, self.folders, self.kafka.bootstrap_servers, topic,
+                                   self.timings, python=self.settings.python)
+        self._sampler = OffsetSampler(self.timeline, self.kafka.bootstrap_servers, topic,
+                                      lambda: self.folders.checkpoints).start()
+        return self.kafka
+
+    def window(self) -> OffsetWindow:
+        return self._kafka().window()
+
+    def send_negative_key(self) -> None:
+        self._kafka().send_negative_key()
+        self.timeline.event("Enter: negative key", "note")
+
+    def stop_producer(self) -> OffsetWindow:
+        """Stop the producer; returns the topic's final offsets."""
+        self._kafka().stop_producer()
+        self.timeline.event("producer stopped", "stop")
+        return self.window()
+
+    def wait_until_aged_out(self, offset: int) -> OffsetWindow:
+        """Wait until retention has deleted the segment holding `offset` (earliest > offset)."""
+        return wait_until(lambda: self._aged_out(offset), timeout=self.timings.aging_out_timeout_sec,
+                          what=f"retention to delete offset {offset}",
+                          progress=self.narrator.waiting, poll=0.5)
+
+    def _aged_out(self, offset: int) -> OffsetWindow | None:
+        window = self.window()
+        return window if window.earliest > offset else None
+
+    # -- the Spark app ----------------------------------------------------------------------------
+    def start_spark(self, **options: Any) -> ManagedProcess:
+        if self.spark is None:
+            raise StepFailed("start Kafka before the Spark app")
+        process = self.spark.start(**options)
+        shown = " ".join(f"{k}={v}" for k, v in options.items())
+        self.timeline.event(f"start {self.spark.starts}" + (f" ({shown})" if shown else ""), "start")
+        self.timeline.app_up()
+        self.say(f"Spark app started (run {self.spark.starts}, pid {process.pid}) {shown}".rstrip())
+        return process
+
+    def start_spark_and_see_first_value(self, **options: Any) -> tuple[int, OffsetWindow, OffsetWindow]:
+        """Start the app; return the first value it writes and Kafka's offsets around its start.
+
+        The app fixes where it starts reading while it starts up. Kafka's offsets read just
+        before the start and when the first value shows up bound that position from both sides.
+        """
+        before_messages = self.verify().messages
+        before = self.window()
+        self.start_spark(**options)
+        report = self.wait_for_messages(before_messages + 1)
+        after = self.window()
+        first = report.values[before_messages]
+        self.say(f"first value written: {first}; Kafka's offsets were {before.earliest}:"
+                 f"{before.latest} before the start, {after.earliest}:{after.latest} when it showed up")
+        return first, before, after
+
+    def kill_spark(self) -> None:
+        process = self._spark()
+        process.kill()
+        self.timeline.event("kill -9", "kill")
+        self.timeline.app_down()
+        self.say(f"kill -9 of the Spark app's process group (pid {process.pid})")
+
+    def stop_spark(self, timeout: float = 60.0) -> int | None:
+        """SIGTERM: the app stops its query cleanly and exits 0."""
+        process = self._spark()
+        code = process.terminate(timeout=timeout)
+        self.timeline.event("SIGTERM", "stop")
+        self.timeline.app_down()
+        self.say(f"the Spark app stopped on SIGTERM with exit code {code}")
+        return code
+
+    def wait_spark_exit(self, timeout: float | None = None, kind: str = "exit") -> int:
+        process = self._spark()
+        code = process.wait_exit(timeout or self.timings.spark_start_timeout_sec,
+                                 progress=self.narrator.waiting)
+        self.timeline.event(f"exit {code}", "crash" if kind == "crash" else "exit")
+        self.timeline.app_down()
+        self.say(f"the Spark app exited with code {code}")
+        return code
+
+    def spark_output(self) -> str:
+        return self._spark().output()
+
+    def delete_checkpoint(self) -> None:
+        if self._spark().running:
+            raise StepFailed("stop the Spark app before deleting its checkpoint")
+        if self.folders.checkpoints.exists():
+            shutil.rmtree(self.folders.checkpoints)
+        self.timeline.event("checkpoint deleted", "reset")
+        self.say(f"deleted {self.folders.checkpoints}")
+
+    def committed_offset(self) -> int | None:
+        return committed_offset(self.folders.checkpoints)
+
+    # -- the output log -----------------------------------------------------------------------------
+    def verify(self) -> VerifyReport:
+        path = self.folders.output_log
+        return verify_file(path) if path.exists() else verify([])
+
+    def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the output log holds `value` or higher, while the Spark app keeps running."""
+        process = self._spark()
+
+        def reached() -> VerifyReport | None:
+            report = self.verify()
+            if report.highest is not None and report.highest >= value:
+                return report
+            if not process.running:
+                raise ProcessError(f"the Spark app exited with code {process.returncode} before "
+                                   f"writing value {value}; last output:\n{process.tail()}")
+            return None
+
+        report = wait_until(reached, timeout=timeout or self.timings.spark_start_timeout_sec,
+                            what=f"value {value} in the output log", progress=self.narrator.waiting,
+                            poll=0.3)
+        self.say(f"output log reached value {report.highest} (count {report.final_count})")
+        return report
+
+    def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the highest value in the output log has grown by `values`."""
+        report = self.verify()
+        return self.wait_for_value((report.highest or 0) + values, timeout)
+
+    def wait_for_messages(self, messages: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the output log holds `messages` messages in all (replays included)."""
+        process = self._spark()
+
+        def reached() -> VerifyReport | None:
+            report = self.verify()
+            if report.messages >= messages:
+                return report
+            if not process.running:
+                raise ProcessError(f"the Spark app exited with code {process.returncode} before "
+                                   f"writing {messages} messages; last output:\n{process.tail()}")
+            return None
+
+        return wait_until(reached, timeout=timeout or self.timings.spark_start_timeout_sec,
+                          what=f"{messages} messages in the output log",
+                          progress=self.narrator.waiting, poll=0.3)
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def _kafka(self) -> KafkaSide:
+        if self.kafka is None:
+            raise StepFailed("Kafka has not been started in this scenario")
+        return self.kafka
+
+    def _spark(self) -> ManagedProcess:
+        if self.spark is None or self.spark.current is None:
+            raise StepFailed("the Spark app has not been started in this scenario")
+        return self.spark.current

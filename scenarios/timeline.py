@@ -1,0 +1,148 @@
+"""What happened when, drawn as one picture per scenario (matplotlib, no display needed).
+
+The picture shows Kafka's earliest and latest offsets over time (retention deleting segments is
+the earliest line stepping up), the offset the Spark app has committed in its checkpoint, when
+the app was up, and the moments it was killed, stopped or crashed. Reading it explains most
+outcomes: a restart fails with data loss exactly when the committed line is below the earliest.
+
+Usage:
+    timeline = Timeline()
+    timeline.sample(earliest=0, latest=10, committed=8)
+    timeline.event("kill -9", kind="kill")
+    timeline.render(Path("reports/endless-retention.png"), title="endless-retention")
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["Event", "Sample", "Timeline"]
+
+EventKind = Literal["start", "kill", "stop", "crash", "exit", "reset", "note"]
+
+_EVENT_STYLE: dict[str, tuple[str, str]] = {
+    "start": ("tab:green", "-"),
+    "kill": ("tab:red", "-"),
+    "stop": ("tab:orange", "-"),
+    "crash": ("tab:purple", "-"),
+    "exit": ("tab:gray", ":"),
+    "reset": ("black", "--"),
+    "note": ("tab:blue", ":"),
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    at: float
+    earliest: int | None
+    latest: int | None
+    committed: int | None
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    label: str
+    kind: EventKind
+
+
+@dataclass
+class Timeline:
+    """A thread-safe record of samples, events and the app's up periods, in seconds since start."""
+
+    started: float = field(default_factory=time.monotonic)
+    samples: list[Sample] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    up_periods: list[tuple[float, float | None]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def sample(self, earliest: int | None, latest: int | None, committed: int | None) -> None:
+        with self._lock:
+            self.samples.append(Sample(self.now(), earliest, latest, committed))
+
+    def event(self, label: str, kind: EventKind = "note") -> None:
+        with self._lock:
+            self.events.append(Event(self.now(), label, kind))
+
+    def app_up(self) -> None:
+        with self._lock:
+            self.up_periods.append((self.now(), None))
+
+    def app_down(self) -> None:
+        with self._lock:
+            if self.up_periods and self.up_periods[-1][1] is None:
+                self.up_periods[-1] = (self.up_periods[-1][0], self.now())
+
+    def retention_deletions(self) -> list[tuple[float, int, int]]:
+        """(time, earliest before, earliest after) for each time the earliest offset moved up."""
+        with self._lock:
+            known = [s for s in self.samples if s.earliest is not None]
+        return [(b.at, a.earliest, b.earliest) for a, b in zip(known, known[1:])
+                if b.earliest > a.earliest]  # type: ignore[operator]
+
+    def to_dict(self) -> dict[str, object]:
+        with self._lock:
+            return {
+                "events": [vars(e) for e in self.events],
+                "up_periods": [list(p) for p in self.up_periods],
+                "samples": len(self.samples),
+            }
+
+    def render(self, path: Path, title: str) -> Path:
+        """Write the PNG and return its path."""
+        import matplotlib
+
+        matplotlib.use("Agg")  # files only: CI and ssh sessions have no display
+        import matplotlib.pyplot as plt
+
+        with self._lock:
+            samples, events = list(self.samples), list(self.events)
+            periods = [(a, b if b is not None else self.now()) for a, b in self.up_periods]
+        deletions = self.retention_deletions()
+        fig, ax = plt.subplots(figsize=(11, 5.5))
+        try:
+            self._draw_offsets(ax, samples)
+            for start, end in periods:
+                ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)
+            for at, _, after in deletions:
+                ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
+            for event in events:
+                colour, style = _EVENT_STYLE[event.kind]
+                ax.axvline(event.at, color=colour, ls=style, lw=1)
+                ax.annotate(event.label, (event.at, 1.0), xycoords=("data", "axes fraction"),
+                            rotation=90, va="top", ha="right", fontsize=7, color=colour)
+            ax.plot([], [], marker="v", color="tab:brown", ls="none", label="retention deleted")
+            ax.axvspan(0, 0, color="tab:green", alpha=0.15, label="Spark app up")
+            ax.set_xlabel("seconds since the scenario started")
+            ax.set_ylabel("offset")
+            ax.set_title(title)
+            ax.legend(loc="upper left", fontsize=8)
+            ax.grid(alpha=0.3)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.tight_layout()
+            fig.savefig(path, dpi=110)
+        finally:
+            plt.close(fig)
+        return path
+
+    @staticmethod
+    def _draw_offsets(ax: object, samples: list[Sample]) -> None:
+        def series(name: str) -> tuple[list[float], list[float]]:
+            # Gaps (Kafka unreachable, no checkpoint yet) become breaks in the line.
+            xs = [s.at for s in samples]
+            ys = [float("nan") if getattr(s, name) is None else getattr(s, name) for s in samples]
+            return xs, ys
+
+        for name, colour, style in (("latest", "tab:blue", "-"), ("earliest", "tab:brown", "-"),
+                                    ("committed", "tab:green", "-")):
+            xs, ys = series(name)
+            label = {"latest": "Kafka latest offset", "earliest": "Kafka earliest offset",
+                     "committed": "Spark committed offset (checkpoint)"}[name]
+            ax.step(xs, ys, where="post", color=colour, ls=style, lw=1.6, label=label)  # type: ignore[attr-defined]
