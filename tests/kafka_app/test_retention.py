@@ -133,3 +133,24 @@ def test_negative_retention_ms_keeps_everything(tmp_path: Path) -> None:
     assert storage.enforce_retention() == []
     assert log.log_start_offset == 0
     storage.close()
+
+
+def test_altered_retention_applies_on_the_next_pass(tmp_path: Path) -> None:
+    clock = ManualClock(T0 + 5 * MINUTE)
+    storage = _storage_with_segments(tmp_path, clock)  # default retention: a week
+    assert storage.enforce_retention() == []
+    storage.alter_topic_config("t", {"retention.ms": str(4 * MINUTE)}, [])
+    [event] = storage.enforce_retention()
+    assert event.deleted_segments == [0]
+    storage.close()
+
+
+def test_leftover_deleted_files_are_removed_on_start(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    storage = _storage_with_segments(tmp_path, clock, retention_ms=str(MINUTE))
+    clock.advance(MINUTE + 10)
+    storage.enforce_retention()
+    storage.close()  # stopped before file.delete.delay.ms passed
+    assert list((tmp_path / "t-0").glob("*.deleted"))
+    Storage(tmp_path, clock).close()
+    assert not list((tmp_path / "t-0").glob("*.deleted"))
