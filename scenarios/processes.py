@@ -153,12 +153,16 @@ class ManagedProcess:
         Returns the regex match (or the predicate's result). Raises ProcessError with the last
         lines of output if the process ends first, WaitTimeout if the deadline passes.
         """
-        def check() -> object:
+        def look() -> object:
             text = self.output(since)
-            found = re.search(pattern, text) if isinstance(pattern, str) else pattern(text)
+            return re.search(pattern, text) if isinstance(pattern, str) else pattern(text)
+
+        def check() -> object:
+            running = self.running  # before reading: what it printed last is then in the file
+            found = look()
             if found:
                 return found
-            if not self.running:
+            if not running:
                 raise ProcessError(
                     f"{self.name} exited with code {self.returncode} before {label}; "
                     f"last output:\n{self.tail()}")

@@ -123,7 +123,9 @@ class Timeline:
             ax.set_xlabel("seconds since the scenario started")
             ax.set_ylabel("offset")
             ax.set_title(title)
-            ax.legend(loc="upper left", fontsize=8)
+            # Below the chart, so it never hides the event labels along the top.
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=5, fontsize=8,
+                      frameon=False)
             ax.grid(alpha=0.3)
             path.parent.mkdir(parents=True, exist_ok=True)
             fig.tight_layout()

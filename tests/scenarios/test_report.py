@@ -1,0 +1,106 @@
+"""Reports a CI job and a reader rely on: JSON per scenario, JUnit XML, verdicts, the timeline PNG."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from rich.console import Console
+
+from scenarios.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
+                                    missing_exactly, outcome_of_runs, within)
+from scenarios.narration import Narrator, Step
+from scenarios.report import ScenarioResult, exit_code, print_verdicts, write_reports
+from scenarios.timeline import Timeline
+from scenarios.verify import ValueRange, verify
+
+STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
+
+
+def log_of(pairs: list[tuple[int, int]]) -> list[str]:
+    return [f"{STAMP}{line}\n" for c, v in pairs for line in (f"Count = {c}", f"Experience: {v} -> {v}")]
+
+
+def results() -> list[ScenarioResult]:
+    good = ScenarioResult("short-retention", "data loss", duration_sec=12.5,
+                          checks=[check("restart fails", True, "exit code != 0", "exit code 1")])
+    bad = ScenarioResult("endless-retention", "kills",
+                         checks=[check("exactly once", False, "1..10", "1..9")])
+    broken = ScenarioResult("checkpoint-reset", "reset", error="WaitTimeout: value 9 never came")
+    return [good, bad, broken]
+
+
+def test_verdicts_and_exit_code() -> None:
+    good, bad, broken = results()
+    assert (good.verdict, bad.verdict, broken.verdict) == ("passed", "failed", "error")
+    assert exit_code([good]) == 0
+    assert exit_code([good, bad]) == 1 and exit_code([good, broken]) == 1
+    assert exit_code([]) == 1
+    assert ScenarioResult("empty", "no checks").verdict == "failed"
+
+
+def test_report_files_parse(tmp_path: Path) -> None:
+    written = write_reports(results(), tmp_path)
+    assert sorted(p.name for p in written) == [
+        "checkpoint-reset.json", "endless-retention.json", "junit.xml", "short-retention.json"]
+    data = json.loads((tmp_path / "short-retention.json").read_text())
+    assert data["verdict"] == "passed" and data["checks"][0]["name"] == "restart fails"
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
+    failed = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
+    assert failed == ["exactly once"]
+
+
+def test_verdict_table_names_every_check() -> None:
+    buffer = io.StringIO()
+    print_verdicts(results(), Console(file=buffer, width=160))
+    text = buffer.getvalue()
+    for word in ("short-retention", "PASSED", "FAILED", "ERROR", "restart fails", "did not hold"):
+        assert word in text
+
+
+def test_expectations_compare_with_the_verifier() -> None:
+    # A first run 1..5, then a reset from latest at 9 (6..8 skipped) running to 12.
+    report = verify(log_of([(n, n) for n in range(1, 6)] + [(n - 8, n) for n in range(9, 13)]))
+    missing, duplicated = outcome_of_runs([ValueRange(1, 5), ValueRange(9, 12)])
+    assert missing_exactly(report, missing).held
+    assert duplicated_exactly(report, duplicated).held
+    assert count_resets_at(report, [9]).held
+    assert not count_resets_at(report, []).held
+    assert not exactly_once(report, 12).held
+    assert not missing_exactly(report, [ValueRange(6, 7)]).held
+    assert within("offset", 8, 6, 9).held and not within("offset", 5, 6, 9).held
+
+
+def test_outcome_of_overlapping_runs_counts_doubles() -> None:
+    missing, duplicated = outcome_of_runs([ValueRange(1, 5), ValueRange(9, 12), ValueRange(4, 14)])
+    assert missing == ()
+    assert duplicated == {4: 2, 5: 2, 9: 2, 10: 2, 11: 2, 12: 2}
+
+
+def test_timeline_png_is_written(tmp_path: Path) -> None:
+    timeline = Timeline()
+    for n in range(20):
+        timeline.sample(earliest=max(0, n - 5), latest=n, committed=None if n < 3 else n - 2)
+    timeline.app_up()
+    timeline.event("kill -9", "kill")
+    timeline.app_down()
+    path = timeline.render(tmp_path / "t.png", "test")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(timeline.retention_deletions()) == 14
+
+
+def test_narration_plain_lines_and_guided_pause() -> None:
+    buffer = io.StringIO()
+    asked: list[str] = []
+    narrator = Narrator(guided=True, stream=buffer, ask=lambda prompt: asked.append(prompt) or "")
+    narrator.begin("demo", "a title", "a summary")
+    narrator.step(Step("Kill it", happens="kill -9", why="Spark replays batch N"))
+    narrator.check("exactly once", True, "fine")
+    text = buffer.getvalue()
+    assert "-- Step 1: Kill it" in text and "Why: Spark replays batch N" in text
+    assert "PASS exactly once" in text
+    assert len(asked) == 1 and "Kill it" in asked[0]
+    assert "\x1b[" not in text  # no colour codes when not on a terminal
