@@ -99,6 +99,7 @@ class ProducerView:
     last_value: int | None = None
     negatives_requested: int = 0
     negatives_seen: int = 0
+    last_negative_key: int | None = None
     exit_code: int | None = None
 
 
@@ -155,6 +156,7 @@ def on_producer_line(state: DemoState, line: str) -> DemoState:
             latest=int(match["latest"]),
             last_value=int(match["value"]),
             negatives_seen=producer.negatives_seen + (1 if key < 0 else 0),
+            last_negative_key=key if key < 0 else producer.last_negative_key,
         )
     return replace(state, producer=producer)
 

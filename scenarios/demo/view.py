@@ -64,6 +64,8 @@ def _producer_panel(state: DemoState) -> Panel:
     head = Text.assemble(
         "producer ", status, f"   {_offsets(producer)}   retention {retention_label(state.retention_sec)}")
     negatives = f"negative keys asked {producer.negatives_requested}, sent {producer.negatives_seen}"
+    if producer.last_negative_key is not None:
+        negatives += f" (last {producer.last_negative_key})"
     lines = _recent(producer.lines, "waiting for the first message...")
     return Panel(Group(head, Text(negatives, style="dim"), *lines), title="Kafka producer",
                  border_style="blue")

@@ -27,6 +27,7 @@ def test_producer_negative_key_is_counted_when_it_is_sent() -> None:
     state = on_producer_line(state, "Experience [0:4]: -5 -> 5")
     assert state.producer.negatives_requested == 1
     assert state.producer.negatives_seen == 1
+    assert state.producer.last_negative_key == -5
     assert state.producer.last_value == 5
 
 
