@@ -179,7 +179,8 @@ class ProducerApp:
             self._console.message(line, negative=key < 0)
             _log.info("%s", line)
             sent += 1
-            due += s.interval_sec
+            # After a stall (a suspended process, a slow Kafka) carry on at the interval, no burst.
+            due = max(due + s.interval_sec, time.monotonic())
         return sent
 
     def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> OffsetWindow:
