@@ -41,7 +41,7 @@ def main_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run scenarios unattended; exit 0 only if all held")
     run.add_argument("names", nargs="+", metavar="NAME", help="scenario names, or all")
     run.add_argument("--fast", action="store_true",
-                     help="short retention and intervals (retention 3 s, checks every 1 s) for CI")
+                     help="short retention and intervals (retention 5 s, checks every 1 s) for CI")
     run.add_argument("--report", type=Path, metavar="DIR",
                      help="write <scenario>.json, <scenario>.png and junit.xml here "
                           "(and keep each scenario's folders under DIR/<scenario>/)")

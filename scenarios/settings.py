@@ -39,8 +39,13 @@ class Timings:
 
     @classmethod
     def fast(cls) -> Timings:
-        """For CI: retention ages out in seconds, the producer sends twice a second."""
-        return cls(retention_sec=3.0, segment_sec=1.0, retention_check_sec=1.0,
+        """For CI: retention ages out in seconds, the producer sends twice a second.
+
+        Retention leaves a running app a few seconds between planning a batch and reading it:
+        a batch whose offsets age out before it reads them fails with data loss, which is the
+        short-retention scenario's point but must not happen while the app is up.
+        """
+        return cls(retention_sec=5.0, segment_sec=1.0, retention_check_sec=1.0,
                    retention_initial_delay_sec=0.0, interval_sec=0.5, run_for_messages=6)
 
     @property
