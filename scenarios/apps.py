@@ -74,9 +74,10 @@ class KafkaSide:
 
     def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
                  retention_sec: float, bootstrap_servers: str | None = None,
-                 python: str = sys.executable, progress: Progress | None = None) -> None:
+                 python: str = sys.executable, progress: Progress | None = None,
+                 partitions: int = 1) -> None:
         self.group, self.folders, self.timings = group, folders, timings
-        self.topic, self.retention_sec = topic, retention_sec
+        self.topic, self.retention_sec, self.partitions = topic, retention_sec, partitions
         self.external = bootstrap_servers is not None
         self.bootstrap_servers = bootstrap_servers or ""
         self.python, self.progress = python, progress
@@ -112,7 +113,8 @@ class KafkaSide:
         name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
         self.producer = self.group.start(name, [
             self.python, "-m", "kafka_app", "--bootstrap-servers", self.bootstrap_servers,
-            "--topic", self.topic, "--retention-sec", str(self.retention_sec),
+            "--topic", self.topic, "--partitions", str(self.partitions),
+            "--retention-sec", str(self.retention_sec),
             "--segment-sec", str(t.segment_sec), "--interval-sec", str(t.interval_sec),
             "--log-dir", str(self.folders.log),
         ])

@@ -13,6 +13,8 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from types import FrameType
 
@@ -20,7 +22,7 @@ from rich.console import Console
 
 from scenarios.errors import ScenarioError
 from scenarios.narration import Narrator
-from scenarios.registry import all_scenarios, find_scenarios
+from scenarios.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report import exit_code, print_verdicts
 from scenarios.runner import run_scenarios
 from scenarios.settings import RunSettings, Timings
@@ -48,6 +50,12 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
                      help="use this Kafka instead of an embedded broker per scenario")
+    for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
+        if scenario.options:
+            group = run.add_argument_group(f"options of {scenario.name}")
+            for option in scenario.options:
+                group.add_argument(option.flag, type=option.type, metavar=option.metavar,
+                                   help=option.help)
     verify = commands.add_parser(
         "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
@@ -79,7 +87,8 @@ def _list() -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    scenarios = find_scenarios(args.names)
+    scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
+    _refuse_stray_options(scenarios, args)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers)
@@ -90,6 +99,23 @@ def _run(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: junit.xml, <scenario>.json, <scenario>.png")
     return exit_code(results)
+
+
+def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
+    """The scenario with the values given for its own options bound to its run function."""
+    given = {o.dest: getattr(args, o.dest) for o in scenario.options
+             if getattr(args, o.dest) is not None}
+    return replace(scenario, run=partial(scenario.run, **given)) if given else scenario
+
+
+def _refuse_stray_options(chosen: Sequence[Scenario], args: argparse.Namespace) -> None:
+    """An option given for a scenario that is not being run is a mistake worth one line."""
+    running = {o.dest for s in chosen for o in s.options}
+    stray = {o.flag: s.name for s in all_scenarios() for o in s.options
+             if o.dest not in running and getattr(args, o.dest, None) is not None}
+    if stray:
+        raise ScenarioError("; ".join(f"{flag} is an option of {name}, which is not being run"
+                                      for flag, name in stray.items()))
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

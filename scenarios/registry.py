@@ -12,20 +12,38 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scenarios.errors import UnknownScenario
 
 if TYPE_CHECKING:
     from scenarios.stage import Stage
 
-__all__ = ["SCENARIO_MODULES", "Scenario", "all_scenarios", "find_scenarios"]
+__all__ = ["SCENARIO_MODULES", "Scenario", "ScenarioOption", "all_scenarios", "find_scenarios"]
 
 SCENARIO_MODULES = (
     "scenarios.endless_retention",
     "scenarios.short_retention",
     "scenarios.checkpoint_reset",
 )
+
+
+@dataclass(frozen=True)
+class ScenarioOption:
+    """An option only one scenario takes on `run`'s command line, e.g. chaos's `--kills N`.
+
+    Its value reaches the scenario's run function as the keyword argument `dest`, and only when
+    given: the scenario's own default (which may depend on --fast) applies otherwise.
+    """
+
+    flag: str
+    type: Callable[[str], Any]
+    help: str
+    metavar: str = "N"
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,7 @@ class Scenario:
     summary: str
     origin: str
     run: Callable[[Stage], None]
+    options: tuple[ScenarioOption, ...] = ()
 
 
 def all_scenarios() -> list[Scenario]:

@@ -97,18 +97,20 @@ class Stage:
         return value
 
     # -- Kafka ----------------------------------------------------------------------------------
-    def start_kafka(self, retention_sec: float) -> KafkaSide:
+    def start_kafka(self, retention_sec: float, partitions: int = 1) -> KafkaSide:
         external = self.settings.bootstrap_servers
         # A real Kafka is shared: each scenario run gets its own topic there.
         topic = f"Experience-{self.name}-{int(time.time())}" if external else "Experience"
         self.kafka = KafkaSide(self.group, self.folders, self.timings, topic=topic,
                                retention_sec=retention_sec, bootstrap_servers=external,
-                               python=self.settings.python, progress=self.narrator.waiting)
+                               python=self.settings.python, progress=self.narrator.waiting,
+                               partitions=partitions)
         self.kafka.start_broker()
         self.timeline.event("Kafka up", "start")
         self.kafka.start_producer()
-        self.say(f"Kafka at {self.kafka.bootstrap_servers}, topic {topic}, "
-                 f"retention {retention_sec:g} s; the producer is sending")
+        self.say(f"Kafka at {self.kafka.bootstrap_servers}, topic {topic}"
+                 + (f" with {partitions} partitions" if partitions != 1 else "")
+                 + f", retention {retention_sec:g} s; the producer is sending")
         self.spark = SparkLauncher(self.group, self.folders, self.kafka.bootstrap_servers, topic,
                                    self.timings, python=self.settings.python)
         self._sampler = OffsetSampler(self.timeline, self.kafka.bootstrap_servers, topic,
