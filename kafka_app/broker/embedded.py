@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.group_offsets import CommittedOffsets
 from kafka_app.broker.server import BrokerServer
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage import Storage
@@ -78,6 +79,13 @@ class EmbeddedBroker:
         server = self._require_server()
         assert server.ctx is not None
         return server.ctx.storage
+
+    @property
+    def committed_offsets(self) -> CommittedOffsets:
+        """The consumer groups' committed offsets, for tests; like `storage`, use via `call`."""
+        server = self._require_server()
+        assert server.ctx is not None
+        return server.ctx.offsets
 
     def call(self, function, *args):  # type: ignore[no-untyped-def]
         """Run `function(*args)` on the broker's loop thread (where storage lives) and return its result."""
