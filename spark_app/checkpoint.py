@@ -23,7 +23,7 @@ from spark_app.errors import CheckpointError
 from spark_app.offsets import Offsets, parse_offsets
 
 __all__ = ["BatchOffsets", "CheckpointInfo", "read_checkpoint", "committed_batches",
-           "read_offset_file", "read_log_file"]
+           "read_offset_file", "read_log_file", "read_query_id"]
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,8 @@ def _batch_ids(folder: Path) -> tuple[int, ...]:
     return tuple(sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit() and p.is_file()))
 
 
-def _query_id(path: Path) -> str | None:
+def read_query_id(path: Path) -> str | None:
+    """The query id in `<checkpoint>/metadata`, None before the query first started."""
     metadata = path / "metadata"
     if not metadata.is_file():
         return None
@@ -203,7 +204,7 @@ def read_checkpoint(path: Path) -> CheckpointInfo:
             pending_start = read_offset_file(path / "offsets" / str(previous)).end
         else:
             pending_start = initial
-    return CheckpointInfo(path=path, exists=True, query_id=_query_id(path),
+    return CheckpointInfo(path=path, exists=True, query_id=read_query_id(path),
                           offset_ids=offset_ids, commit_ids=commit_ids,
                           last_committed=last_committed, pending=pending,
                           initial_offsets=initial, pending_start=pending_start)

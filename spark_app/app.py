@@ -1,0 +1,156 @@
+"""The seed's SparkApp: read Kafka, count every message in Spark's state, write the output log.
+
+One Structured Streaming query: our Kafka source -> running count (state store) -> foreachBatch
+handler that writes two lines per message to `log/streaming-output.log`, with the checkpoint in
+`--checkpoint-dir`. SIGTERM or Ctrl-C stops the query between batches and returns normally.
+
+Usage: `SparkApp(SparkAppSettings()).run()`
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from datetime import datetime
+from typing import Any
+
+from spark_app.checkpoint import read_checkpoint, read_query_id
+from spark_app.counter import count_messages
+from spark_app.errors import CheckpointError, SparkAppError, StreamFailedError, unwrap
+from spark_app.kafka_client import TopicClient
+from spark_app.kafka_source import SOURCE_NAME, KafkaSource, resolve_starting_offsets
+from spark_app.negative_key import NegativeKeyPolicy
+from spark_app.progress import ProgressPrinter, console_writer
+from spark_app.session import SparkSessionResource, check_java, jvm_pid
+from spark_app.settings import SparkAppSettings
+from spark_app.sink import OutputRow, format_lines, open_sink
+
+__all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
+
+# Words in Spark's own errors that mean "this checkpoint does not fit this query".
+_CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", "StateSchema",
+                     "state schema", "CANNOT_LOAD_STATE_STORE", "MISSING_METADATA_FILE")
+
+
+def preflight(settings: SparkAppSettings) -> None:
+    """Fail fast, before the slow Spark start, on what we can check without Spark."""
+    check_java()
+    info = read_checkpoint(settings.checkpoint_dir)
+    with TopicClient(settings.bootstrap_servers) as kafka:
+        kafka.partitions(settings.topic)
+        if info.is_new:
+            resolve_starting_offsets(settings.starting_offsets, settings.topic, kafka)
+
+
+def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAppError:
+    """Turn whatever Spark raised into one of our errors with its one-line advice."""
+    ours = unwrap(error)
+    if ours is not None:
+        return ours
+    text = str(error)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
+    if any(word in text for word in _CHECKPOINT_WORDS):
+        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
+                               f"query ({first[:300]}). Run the code that wrote it, or delete the "
+                               f"folder to start over (the count restarts).")
+    detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
+    return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
+                             f"{settings.spark_log_file})")
+
+
+class BatchHandler:
+    """The foreachBatch function: order rows by count, apply the negative-key policy, write."""
+
+    def __init__(self, settings: SparkAppSettings, policy: NegativeKeyPolicy) -> None:
+        self.settings = settings
+        self.policy = policy
+        self.sink = open_sink(settings.sink, settings.output_file,
+                              lambda: read_query_id(settings.checkpoint_dir))
+        self.last_count: int | None = None
+
+    def __call__(self, batch: Any, batch_id: int) -> None:
+        frame = batch.toPandas()
+        if frame.empty:
+            return
+        frame = frame.sort_values("count")
+        rows = [OutputRow(t, k, v, int(c)) for t, k, v, c in
+                zip(frame["topic"], frame["key"], frame["value"], frame["count"])]
+        self.write(batch_id, rows)
+
+    def write(self, batch_id: int, rows: list[OutputRow]) -> None:
+        victim = self.policy.first_to_crash_on(rows)
+        with self.sink.batch(batch_id) as out:
+            if out is not None:
+                if victim is not None:
+                    # Die mid-batch, as a real failure would (see negative_key.py).
+                    out.write(format_lines(rows[:victim], datetime.now()))
+                    out.flush()
+                    self.policy.crash(rows[victim])
+                out.write(format_lines(rows, datetime.now()))
+        self.last_count = rows[-1].count
+
+
+class SparkApp:
+    """Runs the query until stopped (returns) or failed (raises a SparkAppError)."""
+
+    def __init__(self, settings: SparkAppSettings) -> None:
+        self.settings = settings
+        self._stop = threading.Event()
+
+    def request_stop(self, *_: object) -> None:
+        self._stop.set()
+
+    def _install_signals(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self.request_stop)
+            signal.signal(signal.SIGINT, self.request_stop)
+
+    def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
+        s = self.settings
+        reader = (spark.readStream.format(SOURCE_NAME)
+                  .option("bootstrapServers", s.bootstrap_servers).option("topic", s.topic)
+                  .option("startingOffsets", s.starting_offsets)
+                  .option("failOnDataLoss", str(s.fail_on_data_loss).lower())
+                  .option("logFile", str(s.spark_log_file.resolve())))
+        if s.max_offsets_per_trigger:
+            reader = reader.option("maxOffsetsPerTrigger", str(s.max_offsets_per_trigger))
+        return (count_messages(reader.load()).writeStream.outputMode("update")
+                .foreachBatch(handler)
+                .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
+                .trigger(processingTime=f"{s.trigger_sec} seconds")
+                .start())
+
+    def run(self) -> None:
+        self._install_signals()
+        preflight(self.settings)
+        with SparkSessionResource(self.settings) as spark:
+            spark.dataSource.register(KafkaSource)
+            policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
+                                       jvm_pid(spark))
+            handler = BatchHandler(self.settings, policy)
+            spark.streams.addListener(ProgressPrinter(console_writer(), lambda: handler.last_count))
+            if self.settings.ui:
+                print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
+            try:
+                query = self._start_query(spark, handler)
+                print(f"Streaming {self.settings.topic} from {self.settings.bootstrap_servers}, "
+                      f"checkpoints in {self.settings.checkpoint_dir}, output in "
+                      f"{self.settings.output_file}", flush=True)
+                self._await(query)
+            except SparkAppError:
+                raise
+            except Exception as err:  # Spark/Py4J errors: give them our one line
+                raise explain_failure(err, self.settings) from err
+
+    def _await(self, query: Any) -> None:
+        while not self._stop.is_set():
+            if query.awaitTermination(0.5):
+                break
+        if query.isActive:
+            query.stop()
+        failure = query.exception()
+        if failure is not None:
+            raise explain_failure(failure, self.settings)
+        print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
+              flush=True)

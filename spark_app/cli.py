@@ -1,0 +1,118 @@
+"""Command line of the Spark app: `python -m spark_app [options]` and `python -m spark_app inspect`.
+
+This is the only place that catches the app's errors: it prints one line saying what went wrong
+and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit.
+
+Usage: `run_cli(["--bootstrap-servers", "127.0.0.1:9092", "--sink", "at-least-once"])`
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from spark_app.errors import SparkAppError, unwrap
+from spark_app.settings import SparkAppSettings
+
+__all__ = ["main_parser", "inspect_parser", "run_cli", "settings_from_args"]
+
+_DEFAULTS = SparkAppSettings()
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered not in ("true", "false"):
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return lowered == "true"
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def main_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m spark_app",
+        description="Seed 001's SparkApp on PySpark 4: count every Kafka message exactly once in "
+                    "Spark's state, with checkpoints. `python -m spark_app inspect --help` explains "
+                    "a checkpoint folder.")
+    p.add_argument("--bootstrap-servers", default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--topic", default=_DEFAULTS.topic)
+    p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
+                   help="streaming-output.log and spark.log go here")
+    p.add_argument("--trigger-sec", type=float, default=_DEFAULTS.trigger_sec)
+    p.add_argument("--starting-offsets", default=_DEFAULTS.starting_offsets,
+                   help='earliest, latest or JSON like {"Experience":{"0":42}}; only for a new '
+                        'checkpoint')
+    p.add_argument("--fail-on-data-loss", type=_bool, default=_DEFAULTS.fail_on_data_loss,
+                   metavar="true|false")
+    p.add_argument("--max-offsets-per-trigger", type=_positive_int, default=None, metavar="N")
+    p.add_argument("--sink", choices=["exactly-once", "at-least-once"], default=_DEFAULTS.sink)
+    p.add_argument("--on-negative-key", choices=["crash-once", "crash-always", "ignore"],
+                   default=_DEFAULTS.on_negative_key)
+    p.add_argument("--shuffle-partitions", type=_positive_int, default=_DEFAULTS.shuffle_partitions,
+                   help="pinned in the checkpoint: only a new checkpoint takes a new value")
+    p.add_argument("--master", default=_DEFAULTS.master)
+    p.add_argument("--ui", action="store_true", help="turn the Spark UI on and print its address")
+    return p
+
+
+def inspect_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m spark_app inspect",
+        description="Explain a checkpoint folder: where a restart resumes, the count in state, and "
+                    "whether Kafka still holds the offsets it needs.")
+    p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    p.add_argument("--bootstrap-servers", default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--no-state", action="store_true",
+                   help="skip reading the count from state (avoids starting Spark)")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    return p
+
+
+def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
+    return SparkAppSettings(
+        bootstrap_servers=args.bootstrap_servers, topic=args.topic,
+        checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
+        starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
+        max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
+        on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
+        master=args.master, ui=args.ui)
+
+
+def _run_app(argv: Sequence[str]) -> int:
+    from spark_app.app import SparkApp  # pulls in pyspark: only when running the app
+
+    SparkApp(settings_from_args(main_parser().parse_args(argv))).run()
+    return 0
+
+
+def _run_inspect(argv: Sequence[str]) -> int:
+    from spark_app.inspect import run_inspect
+
+    return run_inspect(inspect_parser().parse_args(argv))
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv[:1] == ["inspect"]:
+            return _run_inspect(argv[1:])
+        return _run_app(argv)
+    except KeyboardInterrupt:
+        return 0
+    except SparkAppError as err:
+        print(f"spark_app: {err}", file=sys.stderr, flush=True)
+        return err.exit_code
+    except Exception as err:  # Py4J/PySpark wrappers that escaped the app: find our error inside
+        ours = unwrap(err)
+        if ours is None:
+            raise
+        print(f"spark_app: {ours}", file=sys.stderr, flush=True)
+        return ours.exit_code

@@ -1,0 +1,142 @@
+"""The app's only contact with Kafka: offsets of a topic's partitions and exact range fetches.
+
+The source plans batches on the driver side with `earliest`/`latest`, and its tasks read each
+batch with `fetch_range`, which returns exactly the records in [start, end) of one partition,
+so a replay of the same range yields the same rows. Failures become our typed errors here.
+
+Usage:
+    with TopicClient("127.0.0.1:9092") as kafka:
+        latest = kafka.latest("Experience")
+        for record in kafka.fetch_range(TopicPartition("Experience", 0), 0, 10): ...
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import TracebackType
+
+from kafka import KafkaConsumer
+from kafka import TopicPartition as KafkaTopicPartition
+from kafka.errors import KafkaError, OffsetOutOfRangeError
+
+from spark_app.errors import KafkaUnreachableError
+from spark_app.offsets import Offsets, TopicPartition
+
+__all__ = ["TopicClient", "OffsetGone"]
+
+# A fetch that makes no progress for this long means the broker went away mid-batch.
+_STALL_SEC = 30.0
+_CLIENT_ID = "spark_app"
+
+
+class OffsetGone(Exception):
+    """Raised by `fetch_range` when Kafka says the next offset to read is below its log start."""
+
+    def __init__(self, tp: TopicPartition, offset: int) -> None:
+        super().__init__(f"offset {offset} of {tp} is out of range")
+        self.tp = tp
+        self.offset = offset
+
+
+class TopicClient:
+    """A kafka-python consumer used only for manual assignment, never a consumer group."""
+
+    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0) -> None:
+        self.bootstrap_servers = bootstrap_servers
+        self._timeout_ms = int(timeout_sec * 1000)
+        self._consumer: KafkaConsumer | None = None
+
+    def __enter__(self) -> "TopicClient":
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def start(self) -> "TopicClient":
+        if self._consumer is None:
+            try:
+                self._consumer = KafkaConsumer(
+                    bootstrap_servers=self.bootstrap_servers, client_id=_CLIENT_ID,
+                    group_id=None, enable_auto_commit=False,
+                    # 'none': an offset below the log start must surface, not be silently reset.
+                    auto_offset_reset="none",
+                    bootstrap_timeout_ms=self._timeout_ms,
+                    request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
+                    max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
+                    max_poll_records=50_000)
+            except (KafkaError, OSError) as err:
+                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+        return self
+
+    def stop(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            consumer.close(autocommit=False)
+
+    @property
+    def consumer(self) -> KafkaConsumer:
+        return self.start()._consumer  # type: ignore[return-value]
+
+    def partitions(self, topic: str) -> list[TopicPartition]:
+        """The topic's partitions; empty while the topic does not exist yet."""
+        try:
+            ids = self.consumer.partitions_for_topic(topic)
+        except KafkaError as err:
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+        return [TopicPartition(topic, p) for p in sorted(ids or ())]
+
+    def earliest(self, topic: str) -> Offsets:
+        """Each partition's log start offset: anything below it has been deleted."""
+        return self._offsets(topic, latest=False)
+
+    def latest(self, topic: str) -> Offsets:
+        """Each partition's end offset (the offset the next message will get)."""
+        return self._offsets(topic, latest=True)
+
+    def _offsets(self, topic: str, latest: bool) -> Offsets:
+        tps = [KafkaTopicPartition(tp.topic, tp.partition) for tp in self.partitions(topic)]
+        if not tps:
+            return {}
+        try:
+            if latest:
+                found = self.consumer.end_offsets(tps, timeout_ms=self._timeout_ms)
+            else:
+                found = self.consumer.beginning_offsets(tps, timeout_ms=self._timeout_ms)
+        except KafkaError as err:
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+        return {TopicPartition(tp.topic, tp.partition): int(off) for tp, off in found.items()}
+
+    def fetch_range(self, tp: TopicPartition, start: int, end: int
+                    ) -> Iterator[list[tuple[int, bytes | None, bytes | None, int]]]:
+        """Chunks of (offset, key, value, timestamp_ms) for exactly the offsets in [start, end).
+
+        Raises OffsetGone when Kafka no longer holds the offset being fetched.
+        """
+        ktp = KafkaTopicPartition(tp.topic, tp.partition)
+        consumer = self.consumer
+        consumer.assign([ktp])
+        consumer.seek(ktp, start)
+        position, last_progress = start, time.monotonic()
+        while position < end:
+            try:
+                polled = consumer.poll(timeout_ms=200, max_records=50_000)
+            except OffsetOutOfRangeError as err:
+                raise OffsetGone(tp, position) from err
+            except KafkaError as err:
+                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+            records = polled.get(ktp, [])
+            chunk = [(r.offset, r.key, r.value, r.timestamp) for r in records if r.offset < end]
+            # The position, not the last record, says how far we got: compacted gaps and
+            # transaction markers advance it without yielding a record.
+            new_position = consumer.position(ktp)
+            if new_position > position:
+                position, last_progress = new_position, time.monotonic()
+            elif time.monotonic() - last_progress > _STALL_SEC:
+                raise KafkaUnreachableError.at(
+                    self.bootstrap_servers, f"no data from {tp} at offset {position} for "
+                    f"{_STALL_SEC:.0f}s although the batch ends at {end}")
+            if chunk:
+                yield chunk

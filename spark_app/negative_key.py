@@ -1,0 +1,79 @@
+"""What the app does with a negative key: the seed's deliberate crash, once or every time.
+
+The seed called `Runtime.getRuntime.halt(-1)`: the whole app died on the spot, with no shutdown
+hooks and no chance to commit the batch. We do the same from the driver: SIGKILL the JVM (its pid
+comes over the Py4J gateway at start) and `os._exit(255)` the Python process.
+
+crash-once remembers the messages it crashed on in `<log-dir>/crashed-on.txt` (written and
+fsynced before the kill), so the replay after a restart processes the message normally.
+
+The batch handler writes the lines of the rows before the negative key first, then crashes:
+the app dies in the middle of a batch, as a real failure would, so the exactly-once sink must
+roll that half-written batch back on the replay and the at-least-once sink shows the duplicates.
+
+Usage:
+    policy = NegativeKeyPolicy("crash-once", Path("log"), jvm_pid=1234)
+    victim = policy.first_to_crash_on(rows)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from spark_app.sink import OutputRow
+
+__all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "is_negative", "message_id"]
+
+CRASH_FILE_NAME = "crashed-on.txt"
+_EXIT_CODE = 255  # what halt(-1) looks like to a shell
+
+
+def is_negative(row: OutputRow) -> bool:
+    return row.key is not None and row.key.strip().startswith("-")
+
+
+def message_id(row: OutputRow) -> str:
+    """The value is a message's identity in this playground; the topic keeps topics apart."""
+    return f"{row.topic}:{row.value}"
+
+
+class NegativeKeyPolicy:
+    """Decides whether a batch crashes the app, and performs the crash."""
+
+    def __init__(self, mode: str, log_dir: Path, jvm_pid: int | None) -> None:
+        self.mode = mode
+        self.crash_file = log_dir / CRASH_FILE_NAME
+        self.jvm_pid = jvm_pid
+
+    def _crashed_on(self) -> set[str]:
+        if not self.crash_file.exists():
+            return set()
+        return set(self.crash_file.read_text(encoding="utf-8").split())
+
+    def first_to_crash_on(self, rows: Sequence[OutputRow]) -> int | None:
+        """Index of the first row that must crash the app, or None."""
+        if self.mode == "ignore":
+            return None
+        seen = self._crashed_on() if self.mode == "crash-once" else set()
+        for index, row in enumerate(rows):
+            if is_negative(row) and message_id(row) not in seen:
+                return index
+        return None
+
+    def crash(self, row: OutputRow) -> None:
+        """Record the message (crash-once) and kill driver and JVM at once. Never returns."""
+        if self.mode == "crash-once":
+            self.crash_file.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.crash_file, "a", encoding="utf-8") as f:
+                f.write(message_id(row) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        print(f"Negative key {row.key} (value {row.value}): crashing as the seed did "
+              f"(--on-negative-key {self.mode})", file=sys.stderr, flush=True)
+        if self.jvm_pid is not None:
+            os.kill(self.jvm_pid, signal.SIGKILL)
+        os._exit(_EXIT_CODE)

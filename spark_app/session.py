@@ -1,0 +1,156 @@
+"""The SparkSession the app runs on, and the checks that must pass before starting it.
+
+Spark needs Java 17 or newer; without it PySpark fails with a long, puzzling trace, so the Java
+check runs first and says which package to install. Spark's own logging goes to
+`<log-dir>/spark.log` (warnings and errors only) so the console keeps to one line per batch.
+
+Usage:
+    check_java()
+    with SparkSessionResource(settings) as spark: ...
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from spark_app.errors import JavaMissingError
+from spark_app.settings import SparkAppSettings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["check_java", "java_version", "SparkSessionResource", "build_session", "jvm_pid"]
+
+_MIN_JAVA = 17
+_PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
+
+
+def _java_binary() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def java_version(java: str) -> int | None:
+    """The major version `java -version` reports (8 for "1.8.0_392", 17 for "17.0.15")."""
+    try:
+        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', done.stderr + done.stdout)
+    if not match:
+        return None
+    major = int(match.group(1))
+    return int(match.group(2) or 0) if major == 1 else major
+
+
+def check_java() -> None:
+    """Raise JavaMissingError unless a Java 17+ runtime is on JAVA_HOME or PATH."""
+    java = _java_binary()
+    if java is None:
+        raise JavaMissingError(f"Java was not found (no JAVA_HOME, no `java` on PATH); Spark 4 "
+                               f"needs it: {_PACKAGE_HINT}.")
+    version = java_version(java)
+    if version is None or version < _MIN_JAVA:
+        found = f"Java {version}" if version else "a Java whose version could not be read"
+        raise JavaMissingError(f"{java} is {found}, but Spark 4 needs Java {_MIN_JAVA}+: "
+                               f"{_PACKAGE_HINT}, or point JAVA_HOME at one.")
+
+
+def _log4j_config(spark_log: Path) -> Path:
+    """A log4j2 config sending Spark's WARN and above to spark.log and nothing to the console."""
+    pattern = "[%p] [%d{yyyy-MM-dd HH:mm:ss,SSS}] [%c{1}]: %m%n"
+    text = "\n".join([
+        "rootLogger.level = warn",
+        "rootLogger.appenderRef.file.ref = file",
+        "appender.file.type = File",
+        "appender.file.name = file",
+        f"appender.file.fileName = {spark_log.resolve()}",
+        "appender.file.append = true",
+        "appender.file.layout.type = PatternLayout",
+        f"appender.file.layout.pattern = {pattern}",
+        # Harmless on a laptop and printed on every start.
+        "logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader",
+        "logger.hadoop.level = error",
+        "",
+    ])
+    folder = Path(tempfile.mkdtemp(prefix="spark_app-log4j-"))
+    path = folder / "log4j2.properties"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _export_python_env() -> None:
+    """Let Spark's Python workers run our interpreter and import spark_app from any folder.
+
+    Workers are started by the JVM, which inherits this environment; without PYSPARK_PYTHON they
+    run whatever `python3` is on PATH, which may lack kafka-python and pyarrow.
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Loopback only: also keeps Spark from warning that the hostname resolves to 127.0.0.1.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    root = str(Path(__file__).resolve().parent.parent)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
+
+
+def build_session(settings: SparkAppSettings, app_name: str = "SparkApp") -> "SparkSession":
+    """Start (or join) the local SparkSession configured for the playground."""
+    from pyspark.sql import SparkSession  # importing pyspark is slow; only when Spark is needed
+
+    settings.log_dir.mkdir(parents=True, exist_ok=True)
+    _export_python_env()
+    log4j = _log4j_config(settings.spark_log_file)
+    builder = (SparkSession.builder.appName(app_name).master(settings.master)
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.ui.enabled", str(settings.ui).lower())
+               .config("spark.ui.port", str(settings.ui_port))
+               .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions))
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.sql.adaptive.enabled", "false")  # unsupported in streaming anyway
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.streaming.stopTimeout", "30s"))
+    return builder.getOrCreate()
+
+
+def jvm_pid(spark: "SparkSession") -> int:
+    """The pid of the JVM behind the session, to kill it as the seed's halt(-1) did."""
+    return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+
+
+class SparkSessionResource:
+    """`with SparkSessionResource(settings) as spark:`: start once, stop once."""
+
+    def __init__(self, settings: SparkAppSettings) -> None:
+        self.settings = settings
+        self.spark: "SparkSession | None" = None
+
+    def __enter__(self) -> "SparkSession":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def start(self) -> "SparkSession":
+        if self.spark is None:
+            check_java()
+            self.spark = build_session(self.settings)
+        return self.spark
+
+    def stop(self) -> None:
+        spark, self.spark = self.spark, None
+        if spark is not None:
+            spark.stop()

@@ -1,0 +1,83 @@
+"""The output sinks without Spark: the seed's line format, the journal, replay and roll-back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from spark_app.sink import AtLeastOnceSink, ExactlyOnceSink, OutputRow, format_lines
+
+NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
+
+
+def rows(first: int, last: int, key_sign: int = 1) -> list[OutputRow]:
+    return [OutputRow("Experience", str(key_sign * n), str(n), n) for n in range(first, last + 1)]
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_format_is_the_seeds_two_lines_with_comma_millis() -> None:
+    text = format_lines([OutputRow("Experience", "890", "890", 890),
+                         OutputRow("Experience", "-891", "891", 891)], NOW)
+    assert text.splitlines() == [
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 890",
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Experience: 890 -> 890",
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 891",
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Experience: -891 -> 891",
+    ]
+
+
+def write(sink: ExactlyOnceSink | AtLeastOnceSink, batch_id: int, batch: list[OutputRow]) -> bool:
+    with sink.batch(batch_id) as out:
+        if out is None:
+            return False
+        out.write(format_lines(batch, NOW))
+    return True
+
+
+def test_exactly_once_skips_a_replayed_batch(tmp_path: Path) -> None:
+    out = tmp_path / "streaming-output.log"
+    sink = ExactlyOnceSink(out, lambda: "q1")
+    assert write(sink, 0, rows(1, 3))
+    assert write(sink, 1, rows(4, 5))
+    assert not write(sink, 1, rows(4, 5))  # Spark replays the uncommitted batch after a crash
+    assert len(lines(out)) == 10
+
+
+def test_exactly_once_rolls_back_a_half_written_batch(tmp_path: Path) -> None:
+    out = tmp_path / "streaming-output.log"
+    sink = ExactlyOnceSink(out, lambda: "q1")
+    write(sink, 0, rows(1, 2))
+    # The app dies after part of batch 1 is on disk: the journal still says "writing".
+    with pytest.raises(RuntimeError):
+        with sink.batch(1) as half:
+            assert half is not None
+            half.write(format_lines(rows(3, 4), NOW))
+            half.write("[INFO] [2016-01-08 16:18:10,025] [StreamingOu")  # torn line
+            half.flush()
+            raise RuntimeError("killed")
+    assert len(lines(out)) == 9
+    restarted = ExactlyOnceSink(out, lambda: "q1")
+    assert write(restarted, 1, rows(3, 5))
+    counts = [line.rsplit(" ", 1)[1] for line in lines(out) if "Count = " in line]
+    assert counts == ["1", "2", "3", "4", "5"]
+
+
+def test_exactly_once_starts_over_for_a_new_query(tmp_path: Path) -> None:
+    out = tmp_path / "streaming-output.log"
+    write(ExactlyOnceSink(out, lambda: "old"), 5, rows(1, 2))
+    # Checkpoint deleted: the new query's batch 0 must be written, the old lines stay.
+    assert write(ExactlyOnceSink(out, lambda: "new"), 0, rows(1, 1))
+    assert len(lines(out)) == 6
+
+
+def test_at_least_once_writes_a_replayed_batch_again(tmp_path: Path) -> None:
+    out = tmp_path / "streaming-output.log"
+    sink = AtLeastOnceSink(out)
+    write(sink, 0, rows(1, 2))
+    write(sink, 0, rows(1, 2))
+    assert len(lines(out)) == 8
