@@ -14,6 +14,7 @@ __all__ = [
     "ProducerAppError",
     "SendFailed",
     "TopicSetupFailed",
+    "TopicUnreadable",
 ]
 
 
@@ -31,6 +32,10 @@ class KafkaUnreachable(ProducerAppError):
 
 class TopicSetupFailed(ProducerAppError):
     """The topic could not be created or given the retention settings."""
+
+
+class TopicUnreadable(ProducerAppError):
+    """The topic's last records could not be read, so we do not know where the counter stands."""
 
 
 class BadCounterValue(ProducerAppError):

@@ -19,7 +19,7 @@ from types import TracebackType
 import kafka.errors
 from kafka import KafkaConsumer, TopicPartition
 
-from kafka_app.errors import BadCounterValue, KafkaUnreachable
+from kafka_app.errors import BadCounterValue, KafkaUnreachable, TopicUnreadable
 
 __all__ = ["OffsetWindow", "TopicOffsets"]
 
@@ -127,7 +127,9 @@ class TopicOffsets:
                     wanted.pop(tp)
         consumer.unsubscribe()
         if wanted:
-            raise KafkaUnreachable(self._bootstrap_servers, f"could not read the last records of {sorted(wanted)}")
+            partitions = ", ".join(f"{tp.topic}-{tp.partition}" for tp in wanted)
+            raise TopicUnreadable(f"could not read the last record of {partitions} within {_READ_TIMEOUT_SEC:g} s, "
+                                  "so the counter cannot continue; is Kafka healthy?")
         return values
 
     def _require(self) -> KafkaConsumer:
