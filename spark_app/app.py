@@ -144,13 +144,22 @@ class SparkApp:
                 raise explain_failure(err, self.settings) from err
 
     def _await(self, query: Any) -> None:
-        while not self._stop.is_set():
-            if query.awaitTermination(0.5):
-                break
-        if query.isActive:
-            query.stop()
-        failure = query.exception()
-        if failure is not None:
+        try:
+            while not self._stop.is_set():
+                if query.awaitTermination(0.5):
+                    break
+            if query.isActive:
+                query.stop()
+            failure = query.exception()
+        except Exception as err:
+            failure = err
+        if failure is not None and not self._stop.is_set():
             raise explain_failure(failure, self.settings)
-        print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
-              flush=True)
+        if failure is not None:
+            # A signal sent to the whole process group also stops Spark's Python workers, so
+            # the batch in flight may fail while we stop; it was not committed and is replayed.
+            print(f"Stopped; the batch in flight was interrupted and will be replayed "
+                  f"({explain_failure(failure, self.settings).token})", file=sys.stderr, flush=True)
+        else:
+            print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
+                  flush=True)

@@ -36,7 +36,7 @@ class BatchLine:
     duration_ms: int
 
     def offset_range(self) -> str:
-        parts = [f"{tp} [{self.start.get(tp, '?')}, {self.end[tp]})" for tp in sorted(self.end)]
+        parts = [f"{tp} [{self.start.get(tp, 'start')}, {self.end[tp]})" for tp in sorted(self.end)]
         return ", ".join(parts) or "-"
 
     def plain(self) -> str:

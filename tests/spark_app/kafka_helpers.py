@@ -1,0 +1,46 @@
+"""Test helpers for the Spark side: create a topic, send counter messages, delete records.
+
+Messages are what the producer app sends: key = value = n as UTF-8 decimal text, a negative key
+for the "crash" messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kafka import KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+
+__all__ = ["create_topic", "send_counter", "delete_records"]
+
+
+def create_topic(bootstrap: str, topic: str = "Experience", partitions: int = 1,
+                 configs: dict[str, str] | None = None) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=configs or {})])
+    finally:
+        admin.close()
+
+
+def send_counter(bootstrap: str, values: Iterable[int], topic: str = "Experience",
+                 negative: Iterable[int] = (), partition: int | None = None) -> None:
+    """Send key = value = n for each n; keys of values in `negative` are sent as -n."""
+    negatives = set(negative)
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    try:
+        for n in values:
+            key = -n if n in negatives else n
+            producer.send(topic, key=str(key).encode(), value=str(n).encode(), partition=partition)
+        producer.flush(timeout=30)
+    finally:
+        producer.close()
+
+
+def delete_records(bootstrap: str, before: int, topic: str = "Experience", partition: int = 0) -> None:
+    """Kafka's DeleteRecords: the partition's log start offset becomes `before`."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.delete_records({TopicPartition(topic, partition): before})
+    finally:
+        admin.close()
