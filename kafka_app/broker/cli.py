@@ -81,12 +81,13 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
 
 
 async def _serve(settings: BrokerSettings, log_file: Path) -> None:
-    server = BrokerServer(settings)
-    await server.start()
+    # Handlers first: a SIGTERM that arrives as soon as the port listens must still stop cleanly.
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stopping.set)
+    server = BrokerServer(settings)
+    await server.start()
     print(f"Kafka broker on {settings.host}:{server.port}, data in {server.data_dir}, "
           f"log in {log_file} (Ctrl-C stops)", flush=True)
     try:

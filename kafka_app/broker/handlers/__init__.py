@@ -9,6 +9,7 @@ Usage: `HANDLERS[ApiKey.Fetch](ctx, request, 12)`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
@@ -27,7 +28,8 @@ from kafka_app.broker.handlers.produce import handle_init_producer_id, handle_pr
 
 __all__ = ["Handler", "HANDLERS", "BrokerContext"]
 
-Handler = Callable[[BrokerContext, ApiMessage, int], Awaitable[ApiMessage | None]]
+# Each handler takes its own request class, hence Any: the table is keyed by the API it serves.
+Handler = Callable[[BrokerContext, Any, int], Awaitable[ApiMessage | None]]
 
 HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.ApiVersions: handle_api_versions,

@@ -8,8 +8,13 @@ Usage: `await handle_create_topics(ctx, request, version)`.
 
 from __future__ import annotations
 
-from kafka.protocol.admin.configs import DescribeConfigsResponse, IncrementalAlterConfigsResponse
-from kafka.protocol.admin.topics import CreateTopicsResponse
+from kafka.protocol.admin.configs import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    IncrementalAlterConfigsRequest,
+    IncrementalAlterConfigsResponse,
+)
+from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 
 from kafka_app.broker.errors import (
     BrokerError,
@@ -30,22 +35,25 @@ SOURCE_TOPIC = 1
 SOURCE_DEFAULT = 5
 OP_SET, OP_DELETE = 0, 1
 INVALID_REQUEST = 42
+_Creatable = CreateTopicsRequest.CreatableTopic
 _Created = CreateTopicsResponse.CreatableTopicResult
 _CreatedConfig = _Created.CreatableTopicConfigs
 _Described = DescribeConfigsResponse.DescribeConfigsResult
 _DescribedConfig = _Described.DescribeConfigsResourceResult
+_Alterable = IncrementalAlterConfigsRequest.AlterConfigsResource
 _Altered = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
 
-async def handle_create_topics(ctx: BrokerContext, request: object, version: int) -> CreateTopicsResponse:
-    validate_only = bool(request.validate_only)  # type: ignore[attr-defined]
-    results = [_create_one(ctx, topic, validate_only) for topic in request.topics]  # type: ignore[attr-defined]
+async def handle_create_topics(ctx: BrokerContext, request: CreateTopicsRequest,
+                               version: int) -> CreateTopicsResponse:
+    validate_only = bool(request.validate_only)
+    results = [_create_one(ctx, topic, validate_only) for topic in request.topics]
     return CreateTopicsResponse(throttle_time_ms=0, topics=results)
 
 
-def _create_one(ctx: BrokerContext, topic: object, validate_only: bool) -> object:
-    name: str = topic.name  # type: ignore[attr-defined]
-    configs = {c.name: c.value for c in topic.configs}  # type: ignore[attr-defined]
+def _create_one(ctx: BrokerContext, topic: _Creatable, validate_only: bool) -> _Created:
+    name: str = topic.name
+    configs = {c.name: c.value for c in topic.configs}
     try:
         partitions = _partition_count(ctx, topic)
         if validate_only:
@@ -64,15 +72,15 @@ def _create_one(ctx: BrokerContext, topic: object, validate_only: bool) -> objec
                     ])
 
 
-def _partition_count(ctx: BrokerContext, topic: object) -> int:
-    factor = topic.replication_factor  # type: ignore[attr-defined]
+def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
+    factor = topic.replication_factor
     if factor not in (-1, 1):
         raise InvalidReplicationFactor(
             f"replication factor {factor} is impossible on this single-node broker; use 1 or -1")
-    assignments = topic.assignments  # type: ignore[attr-defined]
+    assignments = topic.assignments
     if assignments:
         return len(assignments)
-    count = topic.num_partitions  # type: ignore[attr-defined]
+    count = topic.num_partitions
     return ctx.settings.default_partitions if count == -1 else count
 
 
@@ -87,14 +95,15 @@ def _validate_new_topic(ctx: BrokerContext, name: str, partitions: int,
     return config
 
 
-async def handle_describe_configs(ctx: BrokerContext, request: object, version: int) -> DescribeConfigsResponse:
-    results = [_describe_one(ctx, r) for r in request.resources]  # type: ignore[attr-defined]
+async def handle_describe_configs(ctx: BrokerContext, request: DescribeConfigsRequest,
+                                  version: int) -> DescribeConfigsResponse:
+    results = [_describe_one(ctx, r) for r in request.resources]
     return DescribeConfigsResponse(throttle_time_ms=0, results=results)
 
 
-def _describe_one(ctx: BrokerContext, resource: object) -> object:
-    kind, name = resource.resource_type, resource.resource_name  # type: ignore[attr-defined]
-    keys = resource.configuration_keys  # type: ignore[attr-defined]
+def _describe_one(ctx: BrokerContext, resource: DescribeConfigsRequest.DescribeConfigsResource) -> _Described:
+    kind, name = resource.resource_type, resource.resource_name
+    keys = resource.configuration_keys
     rows: list[tuple[str, str, bool]] = []
     try:
         if kind == TOPIC_RESOURCE:
@@ -117,19 +126,19 @@ def _describe_one(ctx: BrokerContext, resource: object) -> object:
 
 
 async def handle_incremental_alter_configs(
-    ctx: BrokerContext, request: object, version: int
+    ctx: BrokerContext, request: IncrementalAlterConfigsRequest, version: int
 ) -> IncrementalAlterConfigsResponse:
-    validate_only = bool(request.validate_only)  # type: ignore[attr-defined]
-    responses = [_alter_one(ctx, r, validate_only) for r in request.resources]  # type: ignore[attr-defined]
+    validate_only = bool(request.validate_only)
+    responses = [_alter_one(ctx, r, validate_only) for r in request.resources]
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
-def _alter_one(ctx: BrokerContext, resource: object, validate_only: bool) -> object:
-    kind, name = resource.resource_type, resource.resource_name  # type: ignore[attr-defined]
+def _alter_one(ctx: BrokerContext, resource: _Alterable, validate_only: bool) -> _Altered:
+    kind, name = resource.resource_type, resource.resource_name
     try:
         if kind != TOPIC_RESOURCE:
             raise InvalidConfig(f"only topic configs can be altered here, not resource type {kind}")
-        sets, deletes = _operations(resource.configs)  # type: ignore[attr-defined]
+        sets, deletes = _operations(resource.configs)
         if validate_only:
             ctx.storage.topic_config(name).altered(sets, deletes)
         else:
@@ -140,16 +149,16 @@ def _alter_one(ctx: BrokerContext, resource: object, validate_only: bool) -> obj
     return _Altered(error_code=0, error_message=None, resource_type=kind, resource_name=name)
 
 
-def _operations(configs: list[object]) -> tuple[dict[str, str], list[str]]:
+def _operations(configs: list[_Alterable.AlterableConfig]) -> tuple[dict[str, str], list[str]]:
     sets: dict[str, str] = {}
     deletes: list[str] = []
     for entry in configs:
-        operation = entry.config_operation  # type: ignore[attr-defined]
+        operation = entry.config_operation
         if operation == OP_SET:
-            sets[entry.name] = entry.value  # type: ignore[attr-defined]
+            sets[entry.name] = entry.value
         elif operation == OP_DELETE:
-            deletes.append(entry.name)  # type: ignore[attr-defined]
+            deletes.append(entry.name)
         else:
             raise InvalidConfig(
-                f"config operation {operation} on {entry.name} is not supported; use SET or DELETE")  # type: ignore[attr-defined]
+                f"config operation {operation} on {entry.name} is not supported; use SET or DELETE")
     return sets, deletes

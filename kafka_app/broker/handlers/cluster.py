@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from kafka.protocol.metadata.api_versions import ApiVersionsResponse
-from kafka.protocol.metadata.metadata import MetadataResponse
+from kafka.protocol.metadata.api_versions import ApiVersionsRequest, ApiVersionsResponse
+from kafka.protocol.metadata.metadata import MetadataRequest, MetadataResponse
 
 from kafka_app.broker.errors import BrokerError, UnknownTopicOrPartition
 from kafka_app.broker.handlers.context import CLUSTER_ID, NODE_ID, BrokerContext
@@ -36,19 +36,20 @@ def api_versions_body(error_code: int = 0) -> ApiVersionsResponse:
     return ApiVersionsResponse(error_code=error_code, api_keys=keys, throttle_time_ms=0)
 
 
-async def handle_api_versions(ctx: BrokerContext, request: object, version: int) -> ApiVersionsResponse:
+async def handle_api_versions(ctx: BrokerContext, request: ApiVersionsRequest,
+                              version: int) -> ApiVersionsResponse:
     return api_versions_body()
 
 
-async def handle_metadata(ctx: BrokerContext, request: object, version: int) -> MetadataResponse:
-    requested = request.topics  # type: ignore[attr-defined]
+async def handle_metadata(ctx: BrokerContext, request: MetadataRequest, version: int) -> MetadataResponse:
+    requested = request.topics
     # v0 has no null: an empty list means "all topics" there; from v1 null means all, [] means none.
     if requested is None or (version == 0 and not requested):
         names = sorted(ctx.storage.topics())
     else:
         names = [t.name for t in requested]
     auto_create = ctx.settings.auto_create_topics and (
-        version < 4 or bool(request.allow_auto_topic_creation)  # type: ignore[attr-defined]
+        version < 4 or bool(request.allow_auto_topic_creation)
     )
     topics = [_describe_topic(ctx, name, auto_create) for name in names]
     broker = MetadataResponse.MetadataResponseBroker(
@@ -60,7 +61,7 @@ async def handle_metadata(ctx: BrokerContext, request: object, version: int) -> 
     )
 
 
-def _describe_topic(ctx: BrokerContext, name: str, auto_create: bool) -> object:
+def _describe_topic(ctx: BrokerContext, name: str, auto_create: bool) -> _Topic:
     try:
         validate_topic_name(name)
         partitions = ctx.storage.topics().get(name)
@@ -78,7 +79,7 @@ def _describe_topic(ctx: BrokerContext, name: str, auto_create: bool) -> object:
     )
 
 
-def _partition(index: int) -> object:
+def _partition(index: int) -> _Partition:
     # Leader epoch -1 = "unknown": clients then skip epoch validation (OffsetForLeaderEpoch),
     # which a single node that never changes leaders has no use for.
     return _Partition(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from kafka.protocol.consumer.fetch import FetchResponse
+from kafka.protocol.consumer.fetch import FetchRequest, FetchResponse
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.handlers.context import BrokerContext
@@ -24,25 +24,25 @@ _Partition = _Topic.PartitionData
 READ_COMMITTED = 1
 
 
-async def handle_fetch(ctx: BrokerContext, request: object, version: int) -> FetchResponse:
-    deadline = time.monotonic() + max(0, request.max_wait_ms) / 1000  # type: ignore[attr-defined]
+async def handle_fetch(ctx: BrokerContext, request: FetchRequest, version: int) -> FetchResponse:
+    deadline = time.monotonic() + max(0, request.max_wait_ms) / 1000
     while True:
         topics, size, failed = _read_all(ctx, request)
         remaining = deadline - time.monotonic()
-        if size >= request.min_bytes or failed or remaining <= 0:  # type: ignore[attr-defined]
+        if size >= request.min_bytes or failed or remaining <= 0:
             return FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
         await ctx.appends.wait(remaining)
 
 
-def _read_all(ctx: BrokerContext, request: object) -> tuple[list[object], int, bool]:
+def _read_all(ctx: BrokerContext, request: FetchRequest) -> tuple[list[_Topic], int, bool]:
     """Read every requested partition once; returns (topics, bytes read, any partition failed)."""
-    budget = max(0, request.max_bytes)  # type: ignore[attr-defined]
+    budget = max(0, request.max_bytes)
     # Kafka returns aborted_transactions only to read_committed consumers; null otherwise.
-    committed_only = request.isolation_level == READ_COMMITTED  # type: ignore[attr-defined]
+    committed_only = request.isolation_level == READ_COMMITTED
     size = 0
     failed = False
     topics = []
-    for fetch_topic in request.topics:  # type: ignore[attr-defined]
+    for fetch_topic in request.topics:
         partitions = []
         for wanted in fetch_topic.partitions:
             limit = min(wanted.partition_max_bytes, budget - size)
@@ -56,7 +56,7 @@ def _read_all(ctx: BrokerContext, request: object) -> tuple[list[object], int, b
 
 
 def _read_one(ctx: BrokerContext, topic: str, index: int, offset: int, limit: int,
-              first: bool, committed_only: bool) -> object:
+              first: bool, committed_only: bool) -> _Partition:
     aborted = [] if committed_only else None
     try:
         log = ctx.storage.partition(topic, index)

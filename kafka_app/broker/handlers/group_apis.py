@@ -6,16 +6,24 @@ Usage: `GROUP_HANDLERS[ApiKey.JoinGroup](ctx, request, version)`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.consumer.group import (
+    HeartbeatRequest,
     HeartbeatResponse,
+    JoinGroupRequest,
     JoinGroupResponse,
+    LeaveGroupRequest,
     LeaveGroupResponse,
+    OffsetCommitRequest,
     OffsetCommitResponse,
+    OffsetFetchRequest,
     OffsetFetchResponse,
+    SyncGroupRequest,
     SyncGroupResponse,
 )
-from kafka.protocol.metadata.find_coordinator import FindCoordinatorResponse
+from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
 from kafka_app.broker.groups import JoinRequest
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
@@ -26,7 +34,8 @@ __all__ = ["GROUP_HANDLERS"]
 _MEMBER_ID_REQUIRED_SINCE = 4
 
 
-async def handle_find_coordinator(ctx: BrokerContext, request: object, version: int) -> FindCoordinatorResponse:
+async def handle_find_coordinator(ctx: BrokerContext, request: FindCoordinatorRequest,
+                                  version: int) -> FindCoordinatorResponse:
     host, port = ctx.advertised_host, ctx.advertised_port
     if version < 4:
         return FindCoordinatorResponse(throttle_time_ms=0, error_code=0, error_message=None,
@@ -34,19 +43,19 @@ async def handle_find_coordinator(ctx: BrokerContext, request: object, version: 
     coordinators = [
         FindCoordinatorResponse.Coordinator(key=key, node_id=NODE_ID, host=host, port=port,
                                             error_code=0, error_message=None)
-        for key in request.coordinator_keys  # type: ignore[attr-defined]
+        for key in request.coordinator_keys
     ]
     return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
 
 
-async def handle_join_group(ctx: BrokerContext, request: object, version: int) -> JoinGroupResponse:
-    r = request
-    rebalance_timeout = r.rebalance_timeout_ms if version >= 1 else r.session_timeout_ms  # type: ignore[attr-defined]
+async def handle_join_group(ctx: BrokerContext, request: JoinGroupRequest, version: int) -> JoinGroupResponse:
+    # v0 has no rebalance timeout; Kafka then uses the session timeout for both.
+    rebalance_timeout = request.rebalance_timeout_ms if version >= 1 else request.session_timeout_ms
     result = await ctx.groups.join(JoinRequest(
-        group_id=r.group_id, member_id=r.member_id,  # type: ignore[attr-defined]
-        client_id=_client_id(r), session_timeout_ms=r.session_timeout_ms,  # type: ignore[attr-defined]
-        rebalance_timeout_ms=rebalance_timeout, protocol_type=r.protocol_type,  # type: ignore[attr-defined]
-        protocols=[(p.name, bytes(p.metadata)) for p in r.protocols],  # type: ignore[attr-defined]
+        group_id=request.group_id, member_id=request.member_id,
+        client_id=_client_id(request), session_timeout_ms=request.session_timeout_ms,
+        rebalance_timeout_ms=rebalance_timeout, protocol_type=request.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in request.protocols],
         require_known_member_id=version >= _MEMBER_ID_REQUIRED_SINCE,
     ))
     members = [JoinGroupResponse.JoinGroupResponseMember(member_id=m, group_instance_id=None, metadata=meta)
@@ -58,65 +67,72 @@ async def handle_join_group(ctx: BrokerContext, request: object, version: int) -
     )
 
 
-def _client_id(request: object) -> str:
+def _client_id(request: JoinGroupRequest) -> str:
     header = getattr(request, "header", None)
     return (getattr(header, "client_id", None) or "consumer") if header is not None else "consumer"
 
 
-async def handle_sync_group(ctx: BrokerContext, request: object, version: int) -> SyncGroupResponse:
-    assignments = {a.member_id: bytes(a.assignment) for a in request.assignments}  # type: ignore[attr-defined]
-    result = await ctx.groups.sync(request.group_id, request.generation_id,  # type: ignore[attr-defined]
-                                   request.member_id, assignments)  # type: ignore[attr-defined]
+async def handle_sync_group(ctx: BrokerContext, request: SyncGroupRequest, version: int) -> SyncGroupResponse:
+    assignments = {a.member_id: bytes(a.assignment) for a in request.assignments}
+    result = await ctx.groups.sync(request.group_id, request.generation_id,
+                                   request.member_id, assignments)
     return SyncGroupResponse(throttle_time_ms=0, error_code=result.error_code,
                              protocol_type=result.protocol_type, protocol_name=result.protocol_name,
                              assignment=result.assignment)
 
 
-async def handle_heartbeat(ctx: BrokerContext, request: object, version: int) -> HeartbeatResponse:
-    error = ctx.groups.heartbeat(request.group_id, request.generation_id, request.member_id)  # type: ignore[attr-defined]
+async def handle_heartbeat(ctx: BrokerContext, request: HeartbeatRequest, version: int) -> HeartbeatResponse:
+    error = ctx.groups.heartbeat(request.group_id, request.generation_id, request.member_id)
     return HeartbeatResponse(throttle_time_ms=0, error_code=error)
 
 
-async def handle_leave_group(ctx: BrokerContext, request: object, version: int) -> LeaveGroupResponse:
-    group_id = request.group_id  # type: ignore[attr-defined]
+async def handle_leave_group(ctx: BrokerContext, request: LeaveGroupRequest, version: int) -> LeaveGroupResponse:
+    group_id = request.group_id
     if version < 3:
-        error = ctx.groups.leave(group_id, request.member_id)  # type: ignore[attr-defined]
+        error = ctx.groups.leave(group_id, request.member_id)
         return LeaveGroupResponse(throttle_time_ms=0, error_code=error)
     members = [
         LeaveGroupResponse.MemberResponse(member_id=m.member_id, group_instance_id=m.group_instance_id,
                                           error_code=ctx.groups.leave(group_id, m.member_id))
-        for m in request.members  # type: ignore[attr-defined]
+        for m in request.members
     ]
     return LeaveGroupResponse(throttle_time_ms=0, error_code=0, members=members)
 
 
-async def handle_offset_commit(ctx: BrokerContext, request: object, version: int) -> OffsetCommitResponse:
-    r = request
-    error = ctx.groups.commit_error(r.group_id, r.generation_id_or_member_epoch, r.member_id)  # type: ignore[attr-defined]
+async def handle_offset_commit(ctx: BrokerContext, request: OffsetCommitRequest,
+                               version: int) -> OffsetCommitResponse:
+    group_id = request.group_id
+    # A stale member (wrong generation, or a rebalance under way) may not commit: Kafka's rule,
+    # so that a member that lost a partition cannot overwrite its new owner's progress.
+    error = ctx.groups.commit_error(group_id, request.generation_id_or_member_epoch, request.member_id)
+    Topic = OffsetCommitResponse.OffsetCommitResponseTopic
     topics = []
-    for topic in r.topics:  # type: ignore[attr-defined]
-        partitions = []
-        for p in topic.partitions:
-            code = error if error else _commit_one(ctx, r.group_id, topic.name, p)  # type: ignore[attr-defined]
-            partitions.append(OffsetCommitResponse.OffsetCommitResponseTopic.OffsetCommitResponsePartition(
-                partition_index=p.partition_index, error_code=code))
-        topics.append(OffsetCommitResponse.OffsetCommitResponseTopic(name=topic.name, partitions=partitions))
+    for topic in request.topics:
+        partitions = [
+            Topic.OffsetCommitResponsePartition(
+                partition_index=p.partition_index,
+                error_code=error or _commit_one(ctx, group_id, topic.name, p))
+            for p in topic.partitions
+        ]
+        topics.append(Topic(name=topic.name, partitions=partitions))
     return OffsetCommitResponse(throttle_time_ms=0, topics=topics)
 
 
-def _commit_one(ctx: BrokerContext, group_id: str, topic: str, partition: object) -> int:
+def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
+                partition: OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition) -> int:
     if topic not in ctx.storage.topics():
         return 3  # UNKNOWN_TOPIC_OR_PARTITION
-    ctx.offsets.commit(group_id, topic, partition.partition_index,  # type: ignore[attr-defined]
-                       partition.committed_offset, partition.committed_metadata or "")  # type: ignore[attr-defined]
+    ctx.offsets.commit(group_id, topic, partition.partition_index,
+                       partition.committed_offset, partition.committed_metadata or "")
     return 0
 
 
-async def handle_offset_fetch(ctx: BrokerContext, request: object, version: int) -> OffsetFetchResponse:
+async def handle_offset_fetch(ctx: BrokerContext, request: OffsetFetchRequest,
+                              version: int) -> OffsetFetchResponse:
     if version >= 8:
-        groups = [_fetch_group(ctx, g.group_id, g.topics) for g in request.groups]  # type: ignore[attr-defined]
+        groups = [_fetch_group(ctx, g.group_id, g.topics) for g in request.groups]
         return OffsetFetchResponse(throttle_time_ms=0, groups=groups)
-    group = _fetch_group(ctx, request.group_id, request.topics)  # type: ignore[attr-defined]
+    group = _fetch_group(ctx, request.group_id, request.topics)
     legacy = [
         OffsetFetchResponse.OffsetFetchResponseTopic(name=t.name, partitions=[
             OffsetFetchResponse.OffsetFetchResponseTopic.OffsetFetchResponsePartition(
@@ -128,7 +144,8 @@ async def handle_offset_fetch(ctx: BrokerContext, request: object, version: int)
     return OffsetFetchResponse(throttle_time_ms=0, topics=legacy, error_code=0)
 
 
-def _fetch_group(ctx: BrokerContext, group_id: str, topics: list[object] | None) -> object:
+def _fetch_group(ctx: BrokerContext, group_id: str,
+                 topics: list[Any] | None) -> OffsetFetchResponse.OffsetFetchResponseGroup:
     Group = OffsetFetchResponse.OffsetFetchResponseGroup
     Topic = Group.OffsetFetchResponseTopics
     Partition = Topic.OffsetFetchResponsePartitions
@@ -137,7 +154,7 @@ def _fetch_group(ctx: BrokerContext, group_id: str, topics: list[object] | None)
         for topic, partition in sorted(ctx.offsets.committed(group_id)):
             wanted.setdefault(topic, []).append(partition)
     else:
-        wanted = {t.name: list(t.partition_indexes) for t in topics}  # type: ignore[attr-defined]
+        wanted = {t.name: list(t.partition_indexes) for t in topics}
     result = []
     for name, partitions in wanted.items():
         rows = []

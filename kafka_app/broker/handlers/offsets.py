@@ -9,11 +9,12 @@ Usage: `await handle_list_offsets(ctx, request, version)`.
 
 from __future__ import annotations
 
-from kafka.protocol.admin.topics import DeleteRecordsResponse
-from kafka.protocol.consumer.offsets import ListOffsetsResponse
+from kafka.protocol.admin.topics import DeleteRecordsRequest, DeleteRecordsResponse
+from kafka.protocol.consumer.offsets import ListOffsetsRequest, ListOffsetsResponse
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.handlers.context import BrokerContext
+from kafka_app.broker.storage import PartitionLog
 
 __all__ = ["handle_list_offsets", "handle_delete_records", "EARLIEST", "LATEST"]
 
@@ -26,17 +27,18 @@ _DTopic = DeleteRecordsResponse.DeleteRecordsTopicResult
 _DPartition = _DTopic.DeleteRecordsPartitionResult
 
 
-async def handle_list_offsets(ctx: BrokerContext, request: object, version: int) -> ListOffsetsResponse:
+async def handle_list_offsets(ctx: BrokerContext, request: ListOffsetsRequest,
+                              version: int) -> ListOffsetsResponse:
     topics = [
         _LTopic(name=topic.name, partitions=[
             _list_one(ctx, topic.name, p.partition_index, p.timestamp) for p in topic.partitions
         ])
-        for topic in request.topics  # type: ignore[attr-defined]
+        for topic in request.topics
     ]
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 
-def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> object:
+def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> _LPartition:
     try:
         log_ = ctx.storage.partition(topic, index)
     except BrokerError as error:
@@ -47,29 +49,30 @@ def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> obj
                        offset=offset, leader_epoch=-1)
 
 
-def _lookup(log_: object, timestamp: int) -> tuple[int, int]:
+def _lookup(log_: PartitionLog, timestamp: int) -> tuple[int, int]:
     if timestamp == EARLIEST:
-        return log_.log_start_offset, -1  # type: ignore[attr-defined]
+        return log_.log_start_offset, -1
     if timestamp == LATEST:
-        return log_.high_watermark, -1  # type: ignore[attr-defined]
+        return log_.high_watermark, -1
     if timestamp == MAX_TIMESTAMP:
-        last = log_.high_watermark - 1  # type: ignore[attr-defined]
-        return (last, -1) if last >= log_.log_start_offset else (-1, -1)  # type: ignore[attr-defined]
-    found = log_.offset_for_timestamp(timestamp)  # type: ignore[attr-defined]
+        last = log_.high_watermark - 1
+        return (last, -1) if last >= log_.log_start_offset else (-1, -1)
+    found = log_.offset_for_timestamp(timestamp)
     return found if found is not None else (-1, -1)
 
 
-async def handle_delete_records(ctx: BrokerContext, request: object, version: int) -> DeleteRecordsResponse:
+async def handle_delete_records(ctx: BrokerContext, request: DeleteRecordsRequest,
+                                version: int) -> DeleteRecordsResponse:
     topics = [
         _DTopic(name=topic.name, partitions=[
             _delete_one(ctx, topic.name, p.partition_index, p.offset) for p in topic.partitions
         ])
-        for topic in request.topics  # type: ignore[attr-defined]
+        for topic in request.topics
     ]
     return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
 
 
-def _delete_one(ctx: BrokerContext, topic: str, index: int, offset: int) -> object:
+def _delete_one(ctx: BrokerContext, topic: str, index: int, offset: int) -> _DPartition:
     try:
         new_start = ctx.storage.partition(topic, index).delete_records(offset)  # storage logs it
     except BrokerError as error:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from kafka.protocol.producer.produce import ProduceResponse
-from kafka.protocol.producer.transaction import InitProducerIdResponse
+from kafka.protocol.producer.produce import ProduceRequest, ProduceResponse
+from kafka.protocol.producer.transaction import InitProducerIdRequest, InitProducerIdResponse
 
 from kafka_app.broker.errors import BrokerError, CorruptRecord
 from kafka_app.broker.handlers.context import BrokerContext
@@ -25,10 +25,10 @@ _Topic = ProduceResponse.TopicProduceResponse
 _Partition = _Topic.PartitionProduceResponse
 
 
-async def handle_produce(ctx: BrokerContext, request: object, version: int) -> ProduceResponse | None:
+async def handle_produce(ctx: BrokerContext, request: ProduceRequest, version: int) -> ProduceResponse | None:
     topics = []
     appended = False
-    for topic_data in request.topic_data:  # type: ignore[attr-defined]
+    for topic_data in request.topic_data:
         partitions = []
         for data in topic_data.partition_data:
             result = _append(ctx, topic_data.name, data.index, data.records)
@@ -37,12 +37,12 @@ async def handle_produce(ctx: BrokerContext, request: object, version: int) -> P
         topics.append(_Topic(name=topic_data.name, partition_responses=partitions))
     if appended:
         ctx.appends.notify()
-    if request.acks == 0:  # type: ignore[attr-defined]
+    if request.acks == 0:
         return None
     return ProduceResponse(responses=topics, throttle_time_ms=0)
 
 
-def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | None) -> object:
+def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | None) -> _Partition:
     try:
         if not records:
             raise CorruptRecord(f"empty produce request for {topic}-{partition}")
@@ -56,7 +56,8 @@ def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | Non
                           log_append_time_ms=-1, log_start_offset=-1, error_message=str(error))
 
 
-async def handle_init_producer_id(ctx: BrokerContext, request: object, version: int) -> InitProducerIdResponse:
+async def handle_init_producer_id(ctx: BrokerContext, request: InitProducerIdRequest,
+                                  version: int) -> InitProducerIdResponse:
     producer_id = next(ctx.producer_ids)
     return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id,
                                   producer_epoch=0)
