@@ -25,6 +25,9 @@ SCENARIO_MODULES = (
     "scenarios.endless_retention",
     "scenarios.short_retention",
     "scenarios.checkpoint_reset",
+    "scenarios.poison_pill",
+    "scenarios.chaos",
+    "scenarios.parallelism",
 )
 
 
