@@ -142,8 +142,11 @@ class ManagedProcess:
         except FileNotFoundError:
             return 0
 
-    def tail(self, lines: int = 15) -> str:
-        return "\n".join(self.output().splitlines()[-lines:])
+    def tail(self, lines: int = 3) -> str:
+        """Its last lines, without Spark's progress bars (drawn with carriage returns)."""
+        text = self.output().replace("\r", "\n")
+        kept = [line for line in text.splitlines() if line.strip() and not line.startswith("[Stage")]
+        return "\n".join(kept[-lines:])
 
     # -- waiting ------------------------------------------------------------------------------
     def wait_for(self, pattern: str | Callable[[str], object], *, timeout: float, since: int = 0,

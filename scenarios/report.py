@@ -73,11 +73,18 @@ def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
     for result in results:
         colour = colours[result.verdict]
         table.add_row(f"[bold]{result.name}[/]", f"({result.duration_sec:.0f} s)",
-                      f"[bold {colour}]{result.verdict.upper()}[/]", "", result.error or "")
+                      f"[bold {colour}]{result.verdict.upper()}[/]", "", _short(result.error))
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
             table.add_row("", c.name, mark, c.expected, c.actual)
     console.print(table)
+
+
+def _short(text: str | None, limit: int = 400) -> str:
+    """An error as the table shows it; the JSON report keeps it whole."""
+    if not text:
+        return ""
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[Path]:

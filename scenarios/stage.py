@@ -174,7 +174,7 @@ class Stage:
         self.timeline.app_down()
         self.say(f"kill -9 of the Spark app's process group (pid {process.pid})")
 
-    def stop_spark(self, timeout: float = 60.0) -> int | None:
+    def stop_spark(self, timeout: float = 120.0) -> int | None:
         """SIGTERM: the app stops its query cleanly and exits 0."""
         process = self._spark()
         code = process.terminate(timeout=timeout)
@@ -221,7 +221,7 @@ class Stage:
                 return report
             if not process.running:
                 raise ProcessError(f"the Spark app exited with code {process.returncode} before "
-                                   f"writing value {value}; last output:\n{process.tail()}")
+                                   f"writing value {value}: {_last_words(process)}")
             return None
 
         report = wait_until(reached, timeout=timeout or self.timings.spark_start_timeout_sec,
@@ -245,7 +245,7 @@ class Stage:
                 return report
             if not process.running:
                 raise ProcessError(f"the Spark app exited with code {process.returncode} before "
-                                   f"writing {messages} messages; last output:\n{process.tail()}")
+                                   f"writing {messages} messages: {_last_words(process)}")
             return None
 
         return wait_until(reached, timeout=timeout or self.timings.spark_start_timeout_sec,
@@ -262,3 +262,13 @@ class Stage:
         if self.spark is None or self.spark.current is None:
             raise StepFailed("the Spark app has not been started in this scenario")
         return self.spark.current
+
+
+def _last_words(process: ManagedProcess) -> str:
+    """What a Spark app that died said last, with a hint when its own retention overtook it."""
+    tail = process.tail(2)
+    if "KAFKA_DATA_LOSS" in tail:
+        tail += ("\n(retention deleted offsets the running app had planned to read: its batches "
+                 "take longer than retention on this machine; run without --fast, or on a less "
+                 "busy machine)")
+    return tail
