@@ -162,3 +162,12 @@ def test_a_line_on_stdin_makes_exactly_one_key_negative(
     assert len(messages) == 4 and len(negative) == 1
     key, value = negative[0].split("]: ")[1].split(" -> ")
     assert int(key) == -int(value)
+
+
+def test_broker_subcommand_goes_to_the_broker_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli(["broker", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "python -m kafka_app broker" in out and "--retention-check-sec" in out
+    assert "--interval-sec" not in out  # the producer's options are not the broker's
