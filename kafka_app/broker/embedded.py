@@ -13,10 +13,12 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from types import TracebackType
+from typing import ParamSpec, TypeVar
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.group_offsets import CommittedOffsets
@@ -28,6 +30,8 @@ __all__ = ["EmbeddedBroker", "BrokerStartTimeout"]
 
 log = logging.getLogger(__name__)
 
+P = ParamSpec("P")
+R = TypeVar("R")
 _START_TIMEOUT_SEC = 30.0
 _STOP_TIMEOUT_SEC = 30.0
 
@@ -87,14 +91,18 @@ class EmbeddedBroker:
         assert server.ctx is not None
         return server.ctx.offsets
 
-    def call(self, function, *args):  # type: ignore[no-untyped-def]
-        """Run `function(*args)` on the broker's loop thread (where storage lives) and return its result."""
-        assert self._loop is not None
+    def call(self, function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run `function` on the broker's loop thread (where storage lives) and return its result.
 
-        async def run():  # type: ignore[no-untyped-def]
-            return function(*args)
+        E.g. `broker.call(broker.storage.topics)`: storage is single-threaded by design.
+        """
+        if self._loop is None:
+            raise RuntimeError("the embedded broker is not running; use it inside `with`")
 
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(_STOP_TIMEOUT_SEC)
+        async def on_loop() -> R:
+            return function(*args, **kwargs)
+
+        return asyncio.run_coroutine_threadsafe(on_loop(), self._loop).result(_STOP_TIMEOUT_SEC)
 
     def start(self) -> None:
         """Start the broker thread and wait until it listens; raises PortInUse and friends."""

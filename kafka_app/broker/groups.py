@@ -147,6 +147,11 @@ class GroupCoordinator:
             return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
         if group.members and group.protocol_type not in (None, request.protocol_type):
             return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+        others = [m for m in group.members.values() if m.member_id != request.member_id]
+        offered = {name for name, _ in request.protocols}
+        # Everyone must share at least one assignor, or no leader could assign for all of them.
+        if others and not offered & set.intersection(*({n for n, _ in m.protocols} for m in others)):
+            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
         known = request.member_id in group.members or request.member_id in group.pending_ids
         if request.member_id and not known:
             return GroupErrors.UNKNOWN_MEMBER_ID

@@ -47,7 +47,7 @@ class BrokerServer:
     def __init__(self, settings: BrokerSettings) -> None:
         self.settings = settings
         self.ctx: BrokerContext | None = None
-        self._server: asyncio.base_events.Server | None = None
+        self._server: asyncio.Server | None = None
         self._retention: asyncio.Task[None] | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._temp_dir: Path | None = None
@@ -93,8 +93,8 @@ class BrokerServer:
                 task.cancel()
             if self._retention is not None:
                 self._retention.cancel()
-            await asyncio.gather(*self._connections, *( [self._retention] if self._retention else []),
-                                 return_exceptions=True)
+            pending = [*self._connections, *([self._retention] if self._retention else [])]
+            await asyncio.gather(*pending, return_exceptions=True)
             await self._server.wait_closed()
             self._server = None
             self._retention = None

@@ -126,3 +126,16 @@ def test_commits_need_a_current_member_unless_standalone(tmp_path: Path) -> None
         assert coordinator.commit_error("other", -1, "") == GroupErrors.NONE
 
     _run(tmp_path, scenario)
+
+
+def test_a_member_without_a_common_assignor_is_refused(tmp_path: Path) -> None:
+    async def scenario(coordinator: GroupCoordinator) -> None:
+        member = await _new_member(coordinator)
+        await coordinator.join(_join(member))
+        stranger = await _new_member(coordinator)
+        odd = JoinRequest(group_id="g", member_id=stranger, client_id="c", session_timeout_ms=10_000,
+                          rebalance_timeout_ms=5_000, protocol_type="consumer",
+                          protocols=[("sticky-only", b"")], require_known_member_id=True)
+        assert (await coordinator.join(odd)).error_code == GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+
+    _run(tmp_path, scenario)

@@ -21,6 +21,7 @@ __all__ = ["handle_produce", "handle_init_producer_id"]
 
 log = logging.getLogger(__name__)
 
+KAFKA_STORAGE_ERROR = 56
 _Topic = ProduceResponse.TopicProduceResponse
 _Partition = _Topic.PartitionProduceResponse
 
@@ -52,8 +53,16 @@ def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | Non
                           log_append_time_ms=-1, log_start_offset=log_.log_start_offset)
     except BrokerError as error:
         log.warning("Produce to %s-%d refused: %s", topic, partition, error)
-        return _Partition(index=partition, error_code=error.error_code, base_offset=-1,
-                          log_append_time_ms=-1, log_start_offset=-1, error_message=str(error))
+        return _failed(partition, error.error_code, str(error))
+    except OSError as error:
+        # Disk full or a vanished folder: Kafka answers KAFKA_STORAGE_ERROR, the client retries.
+        log.error("Produce to %s-%d failed writing to disk: %s", topic, partition, error)
+        return _failed(partition, KAFKA_STORAGE_ERROR, f"cannot write to disk: {error}")
+
+
+def _failed(partition: int, error_code: int, message: str) -> _Partition:
+    return _Partition(index=partition, error_code=error_code, base_offset=-1,
+                      log_append_time_ms=-1, log_start_offset=-1, error_message=message)
 
 
 async def handle_init_producer_id(ctx: BrokerContext, request: InitProducerIdRequest,
