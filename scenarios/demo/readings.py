@@ -83,7 +83,7 @@ def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None) -> 
     if info.is_new:
         return CheckpointView(summary=f"{info.path}/: query started, no batch planned yet")
     resume = info.resume_from
-    where = describe_offsets(resume) if resume else "the starting offsets"
+    where = describe_offsets(resume) if resume else "where the query started"
     fit = _still_in_kafka(_first_offset(info), kafka_earliest)
     if info.pending is not None:
         return CheckpointView(

@@ -114,6 +114,8 @@ class SparkView:
     last_batch: int | None = None
     count: int | None = None
     starts: int = 0
+    # Why it last went down on its own: the app ends with one clear line saying what to do.
+    last_words: str | None = None
     # The signal we sent decides how an exit is named: a -9 we sent is a kill, not a failure.
     signal_sent: str | None = None
 
@@ -178,6 +180,7 @@ def on_spark_started(state: DemoState, pid: int) -> DemoState:
         pid=pid,
         exit_code=None,
         signal_sent=None,
+        last_words=None,
         starts=state.spark.starts + 1,
         # A new run reports its own batches; until it does, the files on disk speak.
         last_batch=None,
@@ -219,7 +222,10 @@ def _phase_for_exit(exit_code: int, signal_sent: str | None) -> SparkPhase:
 def on_spark_exit(state: DemoState, exit_code: int) -> DemoState:
     """The Spark app's process is gone; name why from its exit code and what we sent."""
     phase = _phase_for_exit(exit_code, state.spark.signal_sent)
-    return replace(state, spark=replace(state.spark, phase=phase, pid=None, exit_code=exit_code))
+    said = [line.strip() for line in state.spark.lines if line.strip()]
+    last_words = said[-1] if said and phase in (SparkPhase.FAILED, SparkPhase.CRASHED) else None
+    spark = replace(state.spark, phase=phase, pid=None, exit_code=exit_code, last_words=last_words)
+    return replace(state, spark=spark)
 
 
 def with_verdict(state: DemoState, verdict: Verdict) -> DemoState:

@@ -124,9 +124,12 @@ def render(state: DemoState) -> RenderableType:
     apps.add_column(ratio=1)
     apps.add_row(_producer_panel(state), _spark_panel(state))
     checkpoint = Text.assemble(("checkpoint ", "bold"), Text(state.checkpoint.summary, overflow="ellipsis"))
+    # Wrapped in full, not cut: it is the app's own sentence saying what went wrong and what to do.
+    last_words = ([Text(f"Spark app's last words: {state.spark.last_words}", style="red")]
+                  if state.spark.last_words else [])
     events = [Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True)
               for event in state.events]
-    return Group(apps, _verdict_panel(state.verdict), checkpoint, *events, _keys_line())
+    return Group(apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line())
 
 
 def status_line(state: DemoState) -> str:

@@ -29,8 +29,8 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = "import sys; from scenarios.demo import run_demo; sys.exit(run_demo(sys.argv[1:]))"
-SPARK_START_SEC = 240.0  # a cold PySpark start on a busy CI machine
-STEP_SEC = 90.0
+SPARK_START_SEC = 600.0  # a cold PySpark start took 7 minutes on a machine busy with other Spark tests
+STEP_SEC = 120.0
 
 
 def _marked_processes(log_dir: Path) -> list[int]:
@@ -71,7 +71,8 @@ def _poll(check: Callable[[], object], timeout: float, describe: Callable[[], st
 
 
 def _demo_args(run_dir: Path, port: int) -> list[str]:
-    return ["--port", str(port), "--run-dir", str(run_dir), "--fresh", "--retention-sec", "15"]
+    # One hour, so a slow Spark start cannot find its first offsets aged out; `t` shortens it.
+    return ["--port", str(port), "--run-dir", str(run_dir), "--fresh", "--retention-sec", "3600"]
 
 
 def _no_leftovers(log_dir: Path) -> None:
@@ -115,7 +116,7 @@ class Tmux:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_live_demo_in_a_terminal_kill_crash_restart_and_quit(tmp_path: Path, free_port: int) -> None:
+def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Path, free_port: int) -> None:
     log_dir = tmp_path / "log"
     command = " ".join(shlex.quote(part) for part in [sys.executable, "-c", LAUNCH, *_demo_args(tmp_path, free_port)])
     tmux = Tmux(f"demo-test-{os.getpid()}")
@@ -129,20 +130,20 @@ def test_live_demo_in_a_terminal_kill_crash_restart_and_quit(tmp_path: Path, fre
         negative = int(tmux.wait(r"negative keys asked 1, sent 1 \(last -(\d+)\)")[1])
 
         tmux.keys("r")  # crash-once: the restart processes the negative key and goes on
-        tmux.wait_count_at_least(max(count, negative) + 2, starts=2)
-
-        tmux.keys("k")
-        tmux.wait(r"down: killed \(kill -9\)")
-        tmux.keys("r")
-        tmux.wait_count_at_least(negative + 4, starts=3)
-        # After a crash, a kill -9 and two restarts: nothing missed, nothing twice.
+        tmux.wait_count_at_least(max(count, negative) + 2, starts=2, timeout=SPARK_START_SEC)
+        # After the crash and the restart from the checkpoint: nothing missed, nothing twice.
         tmux.wait(r"OK  every message exactly once")
 
         tmux.keys("d")
         tmux.wait(r"d: the Spark app is up; stop it first")
         tmux.keys("t")
-        tmux.wait(r"retention of Experience set to 1 h")
-        assert "retention 1 h" in tmux.screen()
+        tmux.wait(r"retention of Experience set to 15 s")
+        assert "retention 15 s" in tmux.screen()
+
+        tmux.keys("k")
+        tmux.wait(r"down: killed \(kill -9\)")
+        tmux.keys("d")
+        tmux.wait(r"d: deleted ")
 
         tmux.keys("q")
         tmux.wait(r"DEMO-EXITED 0", 60)
@@ -188,7 +189,7 @@ class PlainDemo:
         return _poll(seen, timeout, lambda: "\n".join(self.output[-30:]))  # type: ignore[return-value]
 
 
-def test_plain_demo_through_pipes(tmp_path: Path, free_port: int) -> None:
+def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, free_port: int) -> None:
     log_dir = tmp_path / "log"
     demo = PlainDemo(_demo_args(tmp_path, free_port))
     try:
@@ -201,8 +202,9 @@ def test_plain_demo_through_pipes(tmp_path: Path, free_port: int) -> None:
         demo.send("r")
         demo.wait(r"\[demo\] Spark app started .*start #2")
         demo.send("")
-        demo.wait(r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)")
-        demo.send("q")
+        demo.wait(r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)",
+                  SPARK_START_SEC)
+        demo.process.send_signal(signal.SIGINT)  # Ctrl-C quits like q, through the same cleanup
         assert demo.process.wait(timeout=60) == 0
         demo.wait(r"\[demo\] final: ")
         _no_leftovers(log_dir)

@@ -83,3 +83,15 @@ def test_status_line_has_the_same_facts_in_plain_words() -> None:
 
 def test_retention_label() -> None:
     assert [retention_label(s) for s in (15, 60, 90, 3600, 7200)] == ["15 s", "1 min", "90 s", "1 h", "2 h"]
+
+
+def test_the_apps_last_words_are_shown_in_full_after_a_failure() -> None:
+    reason = ("spark_app: KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: offsets [240, 261) of "
+              "Experience-0 are no longer in Kafka; restart with --fail-on-data-loss false")
+    state = on_spark_started(initial_state(15), pid=7)
+    state = on_spark_line(on_spark_line(state, "Traceback (most recent call last):"), reason)
+    state = on_spark_exit(state, 1)
+    screen = " ".join(_screen(state, width=100).split())
+    assert "down: failed" in screen
+    assert f"Spark app's last words: {reason}" in screen
+    assert "last words" not in _screen(on_spark_started(state, pid=8))
