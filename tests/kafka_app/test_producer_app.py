@@ -171,3 +171,19 @@ def test_broker_subcommand_goes_to_the_broker_cli(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "python -m kafka_app broker" in out and "--retention-check-sec" in out
     assert "--interval-sec" not in out  # the producer's options are not the broker's
+
+
+def test_rerun_after_retention_emptied_the_topic_still_never_repeats_a_value(
+    embedded_broker: object, tmp_path: Path, pipe: tuple[int, int]
+) -> None:
+    from kafka_app.topic_offsets import TopicOffsets
+
+    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+    _run_app(bootstrap, tmp_path, pipe[0], count=3, retention_sec=0.5, segment_sec=0.1)
+    with TopicOffsets(bootstrap, "Experience", partitions=1) as offsets:
+        deadline = time.monotonic() + 30
+        while offsets.window().earliest < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert offsets.window().earliest == offsets.window().latest == 3, "retention never emptied the topic"
+    again = _run_app(bootstrap, tmp_path, pipe[0], count=1, retention_sec=0.5, segment_sec=0.1)
+    assert again[-1] == "Experience [3:4]: 4 -> 4"
