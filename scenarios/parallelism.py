@@ -30,7 +30,8 @@ __all__ = ["PARTITIONS", "SCENARIO", "BatchRanges", "batch_lines", "run"]
 
 PARTITIONS = 3
 _LINE = re.compile(r"(?m)^batch (\d+): (.*) rows=(\d+) ")
-_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+), (\d+)\)")
+# A new query's first batch has no start offset in Spark's progress: the app prints "?".
+_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+|\?), (\d+)\)")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,9 @@ def batch_lines(output: str) -> list[BatchRanges]:
         end: Offsets = {}
         for topic, partition, first, stop in _RANGE.findall(match.group(2)):
             tp = TopicPartition(topic, int(partition))
-            start[tp], end[tp] = int(first), int(stop)
+            end[tp] = int(stop)
+            if first != "?":
+                start[tp] = int(first)
         found.append(BatchRanges(int(match.group(1)), start, end, int(match.group(3))))
     return found
 
@@ -123,13 +126,20 @@ def run(stage: Stage) -> None:
     _finish(stage, topic)
 
 
+def _wide(output: str) -> list[BatchRanges]:
+    return [b for b in batch_lines(output) if len(b.end) == PARTITIONS]
+
+
 def _show_parallel_read(stage: Stage, topic: str) -> None:
-    lines = batch_lines(stage.spark_output())
-    wide = [b for b in lines if len(b.end) == PARTITIONS]
-    if wide:
-        stage.say(f"console: batch {wide[-1].batch_id} read "
-                  + ", ".join(f"{tp} [{wide[-1].start.get(tp)}, {end})"
-                              for tp, end in sorted(wide[-1].end.items())))
+    spark = stage.spark.current if stage.spark else None
+    assert spark is not None, "start the Spark app first"
+    # The console line comes from a listener after the batch's commit, a moment after its output.
+    spark.wait_for(_wide, timeout=stage.timings.spark_start_timeout_sec,
+                   what=f"a batch line with {PARTITIONS} ranges", progress=stage.narrator.waiting)
+    lines, wide = batch_lines(spark.output()), _wide(spark.output())
+    stage.say(f"console: batch {wide[-1].batch_id} read "
+              + ", ".join(f"{tp} [{wide[-1].start.get(tp, '?')}, {end})"
+                          for tp, end in sorted(wide[-1].end.items())))
     stage.expect(check("a batch reads one range per Kafka partition", bool(wide),
                        f"a batch line with {PARTITIONS} ranges",
                        f"{len(wide)} of {len(lines)} batch lines with {PARTITIONS} ranges"),

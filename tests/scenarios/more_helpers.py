@@ -1,21 +1,27 @@
-"""Shared helpers for the poison-pill, chaos and parallelism tests: a checkpoint and log on disk.
+"""Shared helpers for the poison-pill, chaos and parallelism tests.
 
-A checkpoint folder is written in Spark's layout (`offsets/N`, `commits/N`), an output log in
-the app's two-lines-per-message format, and a Stage is built on them without starting anything.
+For the fast tests: a checkpoint folder written in Spark's layout (`offsets/N`, `commits/N`), an
+output log in the app's two-lines-per-message format, and a Stage built on them without
+starting anything. For the e2e tests: one scenario run through the command line, its report
+files checked.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from scenarios.narration import Narrator
-from scenarios.settings import RunSettings
+from scenarios.settings import PROJECT_ROOT, RunSettings
 from scenarios.stage import Stage
 
-__all__ = ["idle_stage", "write_batch", "write_output"]
+__all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]
 
 
 def write_batch(checkpoint: Path, batch: int, ends: Mapping[int, int], topic: str = "Experience",
@@ -41,3 +47,25 @@ def write_output(log: Path, values: Iterable[int], topic: str = "Experience") ->
 def idle_stage(root: Path) -> Stage:
     """A Stage on `root` that has started nothing (its folders are used as they are)."""
     return Stage("test", RunSettings(), Narrator(stream=io.StringIO(), rich=False), root)
+
+
+def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
+    """Run one scenario as a user does, in --fast mode; check the report files; return its JSON."""
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir),
+         *options], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    result: dict[str, Any] = json.loads((report_dir / f"{name}.json").read_text())
+    assert result["verdict"] == "passed"
+    assert result["checks"] and all(c["held"] for c in result["checks"])
+    suite = ET.parse(report_dir / "junit.xml").getroot()
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert (report_dir / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    # Nothing the scenario started is still running.
+    leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == ""
+    return result
+
+
+def checks_named(result: dict[str, Any], words: str) -> list[dict[str, Any]]:
+    return [c for c in result["checks"] if words in c["name"]]
