@@ -8,10 +8,12 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
+from kafka_app.broker import EmbeddedBroker
 from kafka_app.cli import run_cli
 from kafka_app.console import ProducerConsole, banner_panel, message_text
 from kafka_app.negative_keys import NegativeKeys
@@ -123,19 +125,19 @@ def _take_within(keys: NegativeKeys, count: int, seconds: float) -> int:
     return taken
 
 
-def _run_app(bootstrap: str, tmp_path: Path, stdin_fd: int, count: int, **overrides: object) -> list[str]:
+def _run_app(bootstrap: str, tmp_path: Path, stdin_fd: int, count: int, **overrides: Any) -> list[str]:
     out = io.StringIO()
     settings = ProducerAppSettings(bootstrap_servers=bootstrap, interval_sec=0.05, count=count,
-                                   log_dir=tmp_path / "log", **overrides)  # type: ignore[arg-type]
+                                   log_dir=tmp_path / "log", **overrides)
     sent = ProducerApp(settings, ProducerConsole(out, rich_output=False), stdin_fd=stdin_fd).run()
     assert sent == count
     return out.getvalue().splitlines()
 
 
 def test_app_sends_counter_and_continues_after_highest_value(
-    embedded_broker: object, tmp_path: Path, pipe: tuple[int, int]
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
 ) -> None:
-    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+    bootstrap = embedded_broker.bootstrap_servers
     first = _run_app(bootstrap, tmp_path, pipe[0], count=3)
     assert first[-3:] == ["Experience [0:1]: 1 -> 1", "Experience [0:2]: 2 -> 2", "Experience [0:3]: 3 -> 3"]
     assert any("Press Enter" in line for line in first)
@@ -143,8 +145,8 @@ def test_app_sends_counter_and_continues_after_highest_value(
     assert second[-2:] == ["Experience [0:4]: 4 -> 4", "Experience [0:5]: 5 -> 5"]
 
 
-def test_app_with_partitions_sums_offsets(embedded_broker: object, tmp_path: Path, pipe: tuple[int, int]) -> None:
-    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+def test_app_with_partitions_sums_offsets(embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
     lines = _run_app(bootstrap, tmp_path, pipe[0], count=4, topic="Parts", partitions=2)
     assert lines[-4:] == ["Parts [0:1]: 1 -> 1", "Parts [0:2]: 2 -> 2", "Parts [0:3]: 3 -> 3", "Parts [0:4]: 4 -> 4"]
     # Each partition ends on its own highest value; the rerun continues after the larger.
@@ -153,10 +155,10 @@ def test_app_with_partitions_sums_offsets(embedded_broker: object, tmp_path: Pat
 
 
 def test_a_line_on_stdin_makes_exactly_one_key_negative(
-    embedded_broker: object, tmp_path: Path, pipe: tuple[int, int]
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
 ) -> None:
     os.write(pipe[1], b"\n")
-    lines = _run_app(embedded_broker.bootstrap_servers, tmp_path, pipe[0], count=4)  # type: ignore[attr-defined]
+    lines = _run_app(embedded_broker.bootstrap_servers, tmp_path, pipe[0], count=4)
     messages = [line for line in lines if line.startswith("Experience [")]
     negative = [line for line in messages if "]: -" in line]
     assert len(messages) == 4 and len(negative) == 1
@@ -174,11 +176,11 @@ def test_broker_subcommand_goes_to_the_broker_cli(capsys: pytest.CaptureFixture[
 
 
 def test_rerun_after_retention_emptied_the_topic_still_never_repeats_a_value(
-    embedded_broker: object, tmp_path: Path, pipe: tuple[int, int]
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
 ) -> None:
     from kafka_app.topic_offsets import TopicOffsets
 
-    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+    bootstrap = embedded_broker.bootstrap_servers
     _run_app(bootstrap, tmp_path, pipe[0], count=3, retention_sec=0.5, segment_sec=0.1)
     with TopicOffsets(bootstrap, "Experience", partitions=1) as offsets:
         deadline = time.monotonic() + 30

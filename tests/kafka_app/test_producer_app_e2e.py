@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_app.broker import EmbeddedBroker
 pytestmark = pytest.mark.e2e
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +62,13 @@ class AppProcess:
                              f"saw {self.lines[-20:]}; stderr {self.stderr_if_done()!r}")
 
     def messages(self, count: int, timeout: float = 30.0) -> list[re.Match[str]]:
-        return [LINE.match(self.wait_for(lambda l: LINE.match(l) is not None, timeout)) for _ in range(count)]  # type: ignore[misc]
+        """The next `count` message lines, parsed."""
+        found = []
+        for _ in range(count):
+            match = LINE.match(self.wait_for(lambda line: LINE.match(line) is not None, timeout))
+            assert match is not None
+            found.append(match)
+        return found
 
     def enter(self) -> None:
         assert self.process.stdin is not None
@@ -177,8 +184,8 @@ def test_port_in_use_is_one_clear_line(free_port: int, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("kcat") is None, reason="kcat is not installed (apt-get install kcat)")
-def test_kcat_reads_what_the_app_produced(embedded_broker: object, tmp_path: Path) -> None:
-    bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
+def test_kcat_reads_what_the_app_produced(embedded_broker: EmbeddedBroker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
     done = subprocess.run(
         [sys.executable, "-m", "kafka_app", "--bootstrap-servers", bootstrap, "--count", "5",
          "--interval-sec", "0.05", "--log-dir", str(tmp_path)],

@@ -7,13 +7,14 @@ from collections.abc import Iterator
 import pytest
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 
+from kafka_app.broker import EmbeddedBroker
 from kafka_app.errors import TopicSetupFailed
 from kafka_app.topic_setup import ensure_topic
 
 
 @pytest.fixture
-def admin(embedded_broker: object) -> Iterator[KafkaAdminClient]:
-    client = KafkaAdminClient(bootstrap_servers=embedded_broker.bootstrap_servers)  # type: ignore[attr-defined]
+def admin(embedded_broker: EmbeddedBroker) -> Iterator[KafkaAdminClient]:
+    client = KafkaAdminClient(bootstrap_servers=embedded_broker.bootstrap_servers)
     with client:
         yield client
 
