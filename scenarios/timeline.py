@@ -111,7 +111,8 @@ class Timeline:
             self._draw_offsets(ax, samples)
             for start, end in periods:
                 ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)
-            for at, _, after in deletions:
+            # With retention of seconds every sample deletes something; the line says it then.
+            for at, _, after in deletions if len(deletions) <= 40 else []:
                 ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
             for event in events:
                 colour, style = _EVENT_STYLE[event.kind]
