@@ -44,7 +44,7 @@ def verdict_from_report(report: VerifyReport) -> Verdict:
     if report.messages == 0:
         return Verdict(ok=None, headline="no messages in the output log yet")
     figures = (f"{report.distinct} of 1..{report.highest} seen, "
-               f"{report.messages} lines, last count {report.final_count}")
+               f"{report.messages} messages read, last count {report.final_count}")
     if report.ok:
         return Verdict(ok=True, headline=f"every message exactly once: {figures}",
                        final_count=report.final_count)

@@ -120,7 +120,9 @@ def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Pat
     log_dir = tmp_path / "log"
     command = " ".join(shlex.quote(part) for part in [sys.executable, "-c", LAUNCH, *_demo_args(tmp_path, free_port)])
     tmux = Tmux(f"demo-test-{os.getpid()}")
-    tmux.start(f"cd {shlex.quote(str(ROOT))} && {command}; echo DEMO-EXITED $?; sleep 120")
+    # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
+    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
+               f"echo DEMO-EXITED $?; sleep 120")
     try:
         tmux.wait(r"Spark app up \(pid \d+\)", SPARK_START_SEC)
         count = tmux.wait_count_at_least(3, starts=1, timeout=SPARK_START_SEC)
