@@ -1,0 +1,129 @@
+"""`python -m spark_app` as a real process against the embedded broker: kill -9 at random
+moments, the crash-once negative key, data loss in both modes, and `inspect` on the checkpoints.
+
+These start the real app (and its JVM) several times; they are marked `spark` and run with
+`pytest --slow`. Correctness is judged by the shared verifier, as a user would with
+`python -m scenarios verify`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from scenarios.verify import ValueRange, verify_file
+from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
+from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
+
+pytestmark = pytest.mark.spark
+
+START_SEC = 600  # a cold Spark start on a busy two-core machine has taken over four minutes
+
+
+def app_args(bootstrap: str, tmp_path: Path, *extra: str) -> list[str]:
+    return ["--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "checkpoints"),
+            "--log-dir", str(tmp_path / "log"), "--trigger-sec", "0.5", *extra]
+
+
+def highest_count(tmp_path: Path) -> int:
+    out = tmp_path / "log" / "streaming-output.log"
+    return (verify_file(out).final_count or 0) if out.exists() else 0
+
+
+def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    total = 300
+    producer = threading.Thread(target=lambda: [send_counter(bootstrap, range(n, n + 10)) or
+                                                time.sleep(0.25) for n in range(1, total + 1, 10)])
+    producer.start()
+    rng = random.Random()
+    args = app_args(bootstrap, tmp_path)
+    for round_ in range(2):
+        with AppProcess(tmp_path, args) as app:
+            before = highest_count(tmp_path)
+            wait_until(lambda: highest_count(tmp_path) > before, START_SEC,
+                       f"output in round {round_}", app)
+            time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
+    producer.join(timeout=120)
+    with AppProcess(tmp_path, args) as app:
+        wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
+        assert app.terminate() == 0, app.output()
+    report = verify_file(tmp_path / "log" / "streaming-output.log")
+    assert report.ok, report
+    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
+        (total, total, (), {})
+
+
+def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 11), negative=[6])
+    args = app_args(bootstrap, tmp_path)
+    crashing = AppProcess(tmp_path, args).start()
+    assert crashing.wait(START_SEC) == 255, crashing.output()
+    assert "Negative key -6" in crashing.output()
+    assert (tmp_path / "log" / "crashed-on.txt").read_text().split() == ["Experience:6"]
+    # The lines before the negative key were written, then the app died mid-batch.
+    assert highest_count(tmp_path) == 5
+    with AppProcess(tmp_path, args) as app:
+        wait_until(lambda: highest_count(tmp_path) >= 10, START_SEC, "the replay", app)
+        send_counter(bootstrap, range(11, 16))
+        wait_until(lambda: highest_count(tmp_path) >= 15, 120, "new messages", app)
+        assert app.terminate() == 0, app.output()
+    report = verify_file(tmp_path / "log" / "streaming-output.log")
+    assert report.ok and report.final_count == 15 and report.messages == 15, report
+    text = (tmp_path / "log" / "streaming-output.log").read_text()
+    assert "[StreamingOutput]: Experience: -6 -> 6" in text
+
+
+def inspect(bootstrap: str, tmp_path: Path, *extra: str) -> dict:
+    done = subprocess.run([sys.executable, "-m", "spark_app", "inspect", "--checkpoint-dir",
+                           str(tmp_path / "checkpoints"), "--bootstrap-servers", bootstrap,
+                           "--json", *extra], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=START_SEC)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    args = app_args(bootstrap, tmp_path)
+    with AppProcess(tmp_path, args) as app:
+        wait_until(lambda: highest_count(tmp_path) >= 20, START_SEC, "first 20", app)
+        assert app.terminate() == 0, app.output()
+    send_counter(bootstrap, range(21, 41))
+    assert inspect(bootstrap, tmp_path, "--no-state")["restart_will_fail"] is False
+    delete_records(bootstrap, 30)  # offsets 20..29 (values 21..30) are gone
+
+    found = inspect(bootstrap, tmp_path, "--no-state")
+    assert found["restart_will_fail"] is True
+    assert found["partitions"][0]["lost"] == 10
+    assert "resumes at offset 20 of Experience-0 but Kafka's earliest is 30" in \
+        found["partitions"][0]["sentence"]
+
+    failing = AppProcess(tmp_path, args).start()
+    assert failing.wait(START_SEC) == 1, failing.output()
+    last = failing.stderr_lines()[-1]
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last and "[20, 30)" in last
+    assert "Experience-0" in last and "--fail-on-data-loss false" in last
+
+    with AppProcess(tmp_path, [*args, "--fail-on-data-loss", "false"]) as app:
+        wait_until(lambda: highest_count(tmp_path) >= 30, START_SEC, "the rest after the gap", app)
+        assert app.terminate() == 0, app.output()
+    assert "skipping 10 messages" in (tmp_path / "log" / "spark.log").read_text()
+    report = verify_file(tmp_path / "log" / "streaming-output.log")
+    assert report.missing == (ValueRange(21, 30),) and report.duplicated == {}
+    assert report.final_count == 30
+
+    after = inspect(bootstrap, tmp_path)
+    assert after["state_count"] == 30 and after["restart_will_fail"] is False
