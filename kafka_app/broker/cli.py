@@ -33,19 +33,20 @@ def main_parser() -> argparse.ArgumentParser:
                         help="address to listen on and advertise (default: %(default)s)")
     parser.add_argument("--port", type=int, default=_DEFAULTS.port,
                         help="port to listen on (default: %(default)s)")
-    parser.add_argument("--data-dir", type=Path, default=None,
+    parser.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
                         help="where topics and committed offsets live; kept across restarts "
                              "(default: a temporary folder removed on exit)")
     parser.add_argument("--retention-check-sec", type=float, default=_DEFAULTS.retention_check_sec,
+                        metavar="N",
                         help="seconds between retention checks (default: %(default)s)")
-    parser.add_argument("--retention-initial-delay-sec", type=float,
+    parser.add_argument("--retention-initial-delay-sec", type=float, metavar="N",
                         default=_DEFAULTS.retention_initial_delay_sec,
                         help="seconds before the first retention check, as Kafka (default: %(default)s)")
-    parser.add_argument("--max-frame-bytes", type=int, default=_DEFAULTS.max_frame_bytes,
+    parser.add_argument("--max-frame-bytes", type=int, default=_DEFAULTS.max_frame_bytes, metavar="N",
                         help="largest request accepted, in bytes (default: %(default)s)")
     parser.add_argument("--auto-create-topics", action="store_true",
                         help="create unknown topics when a client asks for their metadata")
-    parser.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
+    parser.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir, metavar="DIR",
                         help="folder of kafka.log (default: %(default)s)")
     return parser
 
