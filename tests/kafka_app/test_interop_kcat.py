@@ -36,3 +36,17 @@ def test_kcat_lists_metadata(embedded_broker) -> None:
                             capture_output=True, timeout=30)
     assert listed.returncode == 0, listed.stderr
     assert 'topic "listed" with 3 partitions' in listed.stdout
+
+
+def test_kcat_below_the_log_start_resets_by_its_policy(embedded_broker) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, "trimmed")
+    lines = "".join(f"{i}\n" for i in range(10))
+    subprocess.run([KCAT, "-b", bootstrap, "-P", "-t", "trimmed", "-p", "0"], input=lines, text=True,
+                   check=True, capture_output=True, timeout=30)
+    embedded_broker.call(lambda: embedded_broker.storage.partition("trimmed", 0).delete_records(6))
+    consumed = subprocess.run([KCAT, "-b", bootstrap, "-C", "-t", "trimmed", "-p", "0", "-o", "2", "-e",
+                               "-q", "-X", "auto.offset.reset=earliest", "-f", "%o=%s\\n"],
+                              text=True, capture_output=True, timeout=30)
+    assert consumed.returncode == 0, consumed.stderr
+    assert consumed.stdout.split() == ["6=6", "7=7", "8=8", "9=9"]
