@@ -99,7 +99,8 @@ class _Group:
     protocol_name: str | None = None
     leader: str = ""
     members: dict[str, _Member] = field(default_factory=dict)
-    pending_ids: set[str] = field(default_factory=set)
+    # Ids handed out with MEMBER_ID_REQUIRED, until when they may come back (monotonic seconds).
+    pending_ids: dict[str, float] = field(default_factory=dict)
     rejoined: asyncio.Event = field(default_factory=asyncio.Event)
     rebalance: asyncio.Task[None] | None = None
 
@@ -124,9 +125,9 @@ class GroupCoordinator:
         if not member_id:
             member_id = f"{request.client_id or 'member'}-{uuid.uuid4()}"
             if request.require_known_member_id:
-                group.pending_ids.add(member_id)
+                group.pending_ids[member_id] = time.monotonic() + request.session_timeout_ms / 1000
                 return JoinResult(GroupErrors.MEMBER_ID_REQUIRED, member_id)
-        group.pending_ids.discard(member_id)
+        group.pending_ids.pop(member_id, None)
         member = group.members.get(member_id)
         if member is None:
             member = _Member(member_id, request.client_id, request.session_timeout_ms,
@@ -219,6 +220,10 @@ class GroupCoordinator:
         """OffsetCommit's check: standalone commits (generation -1) are always allowed."""
         if generation < 0 and not member_id:
             return GroupErrors.NONE
+        group = self._groups.get(group_id)
+        # As in Kafka: until the new assignment is out, nobody knows who owns what.
+        if group is not None and group.state == COMPLETING and member_id in group.members:
+            return GroupErrors.REBALANCE_IN_PROGRESS
         return self.member_error(group_id, generation, member_id)
 
     def close(self) -> None:
@@ -313,5 +318,7 @@ class GroupCoordinator:
             await asyncio.sleep(_REAPER_INTERVAL_SEC)
             now = time.monotonic()
             for group in list(self._groups.values()):
+                for member_id in [m for m, until in group.pending_ids.items() if until < now]:
+                    del group.pending_ids[member_id]  # never came back with its id
                 for member in [m for m in group.members.values() if m.expired(now)]:
                     self._remove(group, member.member_id, "missed its session timeout, removed from")

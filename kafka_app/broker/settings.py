@@ -30,6 +30,7 @@ class BrokerSettings:
     max_frame_bytes: int = 104_857_600
     auto_create_topics: bool = False
     default_partitions: int = 1
+    # Where the CLI writes kafka.log; in-process users (EmbeddedBroker) set up logging themselves.
     log_dir: Path = Path("log")
 
     def __post_init__(self) -> None:

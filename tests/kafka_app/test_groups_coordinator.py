@@ -120,6 +120,9 @@ def test_commits_need_a_current_member_unless_standalone(tmp_path: Path) -> None
     async def scenario(coordinator: GroupCoordinator) -> None:
         member = await _new_member(coordinator)
         await coordinator.join(_join(member))
+        # Joined but not yet synced: the assignment is not out, so nobody may commit.
+        assert coordinator.commit_error("g", 1, member) == GroupErrors.REBALANCE_IN_PROGRESS
+        await coordinator.sync("g", 1, member, {member: b"p0"})
         assert coordinator.commit_error("g", 1, member) == GroupErrors.NONE
         assert coordinator.commit_error("g", 0, member) == GroupErrors.ILLEGAL_GENERATION
         assert coordinator.commit_error("g", 1, "stranger") == GroupErrors.UNKNOWN_MEMBER_ID
