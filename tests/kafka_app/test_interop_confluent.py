@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
@@ -108,3 +109,32 @@ def test_aged_out_offset_resets_to_earliest(embedded_broker) -> None:
         assert _consume(consumer, 4) == [b"6", b"7", b"8", b"9"]
     finally:
         consumer.close()
+
+
+def test_two_librdkafka_members_rebalance(embedded_broker) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, "pairs", partitions=4)
+
+    def member() -> Consumer:
+        consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "pairs",
+                             "session.timeout.ms": 6_000, "heartbeat.interval.ms": 300})
+        consumer.subscribe(["pairs"])
+        return consumer
+
+    def owns(*counts: int) -> Callable[[], bool]:
+        def check() -> bool:
+            for consumer in members:
+                consumer.poll(0.1)
+            return [len(c.assignment()) for c in members] == list(counts)
+        return check
+
+    members = [member()]
+    try:
+        wait_until(owns(4), _DEADLINE_SEC, "one member owning all four partitions")
+        members.append(member())
+        wait_until(owns(2, 2), _DEADLINE_SEC, "two members with two partitions each")
+        members.pop().close()
+        wait_until(owns(4), _DEADLINE_SEC, "the remaining member taking all back")
+    finally:
+        for consumer in members:
+            consumer.close()
