@@ -119,8 +119,23 @@ def read_state_count(checkpoint: Path) -> tuple[int | None, str | None]:
         rows = spark.read.format("statestore").load(str(checkpoint.resolve())).collect()
     if not rows:
         return None, "the state store holds no rows yet"
-    value = rows[0]["value"]
-    return int(value["count"]), None
+    count = _find_count(rows[0]["value"].asDict(recursive=True))
+    if count is None:
+        return None, f"no count field in the state value {rows[0]['value']} (another query's state?)"
+    return count, None
+
+
+def _find_count(value: object) -> int | None:
+    # applyInPandasWithState nests the user's state (`count`) inside its own struct
+    # (`groupState`, beside the timeout timestamp); search rather than hard-code the layout.
+    if isinstance(value, dict):
+        if isinstance(value.get("count"), int):
+            return int(value["count"])
+        for inner in value.values():
+            found = _find_count(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool) -> InspectReport:

@@ -6,6 +6,7 @@ checks the contract that matters for checkpoints: exact, repeatable ranges, limi
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -118,3 +119,28 @@ def test_lost_offsets_are_skipped_with_a_warning_otherwise(embedded_broker, tmp_
 def test_unreachable_kafka_names_the_address(free_port: int) -> None:
     with pytest.raises(KafkaUnreachableError, match=f"127.0.0.1:{free_port}.*python -m kafka_app"):
         TopicClient(f"127.0.0.1:{free_port}", timeout_sec=2).start().partitions("Experience")
+
+
+def test_offsets_aged_out_by_real_retention_are_data_loss(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, configs={"retention.ms": "300", "segment.ms": "100"})
+    send_counter(bootstrap, range(1, 11))
+    source = reader(bootstrap, tmp_path)
+    start = {"Experience": {"0": 0}}  # a checkpoint that read nothing yet
+    deadline = time.monotonic() + 60
+    earliest = 0
+    with TopicClient(bootstrap) as kafka:
+        while earliest == 0 and time.monotonic() < deadline:
+            send_counter(bootstrap, [11])  # a new message rolls the aged segment
+            earliest = kafka.earliest("Experience")[TP0]
+            time.sleep(0.2)
+    assert earliest >= 10, "retention never deleted the first segment"
+    with pytest.raises(DataLossError, match=rf"\[0, {earliest}\) of topic partition Experience-0"):
+        source.latestOffset(start, ReadAllAvailable())
+    skipping = reader(bootstrap, tmp_path, fail_on_data_loss=False)
+    end = skipping.latestOffset(start, ReadAllAvailable())
+    # Retention keeps deleting while we read, so the rows may even be none: never older ones.
+    assert all(r["offset"] >= earliest for r in rows_of(skipping, start, end))
+    assert "data loss: offsets [0, " in (tmp_path / "spark.log").read_text()
+    source.stop()
+    skipping.stop()
