@@ -30,8 +30,8 @@ __all__ = ["PARTITIONS", "SCENARIO", "BatchRanges", "batch_lines", "run"]
 
 PARTITIONS = 3
 _LINE = re.compile(r"(?m)^batch (\d+): (.*) rows=(\d+) ")
-# A new query's first batch has no start offset in Spark's progress: the app prints "?".
-_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+|\?), (\d+)\)")
+# A new query's first batch has no start offset in Spark's progress: the app prints a word.
+_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+|[A-Za-z?]+), (\d+)\)")
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def batch_lines(output: str) -> list[BatchRanges]:
         for topic, partition, first, stop in _RANGE.findall(match.group(2)):
             tp = TopicPartition(topic, int(partition))
             end[tp] = int(stop)
-            if first != "?":
+            if first.isdigit():
                 start[tp] = int(first)
         found.append(BatchRanges(int(match.group(1)), start, end, int(match.group(3))))
     return found
@@ -138,7 +138,7 @@ def _show_parallel_read(stage: Stage, topic: str) -> None:
                    what=f"a batch line with {PARTITIONS} ranges", progress=stage.narrator.waiting)
     lines, wide = batch_lines(spark.output()), _wide(spark.output())
     stage.say(f"console: batch {wide[-1].batch_id} read "
-              + ", ".join(f"{tp} [{wide[-1].start.get(tp, '?')}, {end})"
+              + ", ".join(f"{tp} [{wide[-1].start.get(tp, 'start')}, {end})"
                           for tp, end in sorted(wide[-1].end.items())))
     stage.expect(check("a batch reads one range per Kafka partition", bool(wide),
                        f"a batch line with {PARTITIONS} ranges",

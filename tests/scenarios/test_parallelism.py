@@ -27,8 +27,8 @@ def test_topic_names_with_dashes_keep_their_partition_apart() -> None:
 
 
 def test_a_new_querys_first_batch_has_no_start() -> None:
-    (line,) = batch_lines("batch 0: Experience-0 [?, 4), Experience-1 [?, 3) rows=7 count=7 "
-                          "took 5 ms\n")
+    (line,) = batch_lines("batch 0: Experience-0 [start, 4), Experience-1 [?, 3) rows=7 "
+                          "count=7 took 5 ms\n")
     assert line.start == {} and line.end == {P[0]: 4, P[1]: 3}
 
 
