@@ -113,8 +113,13 @@ def split_limit(available: Mapping[TopicPartition, int], limit: int) -> dict[Top
 
 def _warn(options: SourceOptions, message: str) -> None:
     """A data-loss warning for both spark.log and the console, from whichever process reads."""
-    if options.log_file and not _log.handlers:
-        handler = logging.FileHandler(options.log_file, encoding="utf-8")
+    target = str(Path(options.log_file).resolve()) if options.log_file else None
+    files = [h for h in _log.handlers if isinstance(h, logging.FileHandler)]
+    if target and not any(h.baseFilename == target for h in files):
+        for old in files:  # a reused worker now serves another query
+            _log.removeHandler(old)
+            old.close()
+        handler = logging.FileHandler(target, encoding="utf-8")
         handler.setFormatter(logging.Formatter("[%(levelname)s] [%(asctime)s] [%(name)s]: %(message)s"))
         _log.addHandler(handler)
         _log.setLevel(logging.INFO)
@@ -183,7 +188,8 @@ class KafkaStreamReader(DataSourceStreamReader):
 
     def read(self, partition: KafkaRange) -> Iterator[pa.RecordBatch]:
         start, end, tp = partition.start, partition.end, partition.tp
-        with TopicClient(self.options.bootstrap_servers) as kafka:
+        kafka = _task_client(self.options.bootstrap_servers)
+        try:
             start = self._first_readable(kafka, partition, start)
             while start < end:
                 try:
@@ -194,6 +200,9 @@ class KafkaStreamReader(DataSourceStreamReader):
                 except OffsetGone as gone:
                     # Retention deleted the segment while we were reading it.
                     start = self._first_readable(kafka, partition, gone.offset)
+        except BaseException:
+            _drop_task_client(self.options.bootstrap_servers)
+            raise
 
     def _first_readable(self, kafka: TopicClient, partition: KafkaRange, start: int) -> int:
         """`start`, or Kafka's earliest offset when the head of the range is gone (if allowed)."""
@@ -218,6 +227,24 @@ class KafkaStreamReader(DataSourceStreamReader):
         kafka, self._kafka = self._kafka, None
         if kafka is not None:
             kafka.stop()
+
+
+# Spark reuses its Python workers between tasks; keeping one connected client per worker saves
+# the connection set-up (bootstrap, versions, metadata) on every batch of a 1-second trigger.
+_TASK_CLIENTS: dict[str, TopicClient] = {}
+
+
+def _task_client(bootstrap_servers: str) -> TopicClient:
+    client = _TASK_CLIENTS.get(bootstrap_servers)
+    if client is None:
+        client = _TASK_CLIENTS[bootstrap_servers] = TopicClient(bootstrap_servers).start()
+    return client
+
+
+def _drop_task_client(bootstrap_servers: str) -> None:
+    client = _TASK_CLIENTS.pop(bootstrap_servers, None)
+    if client is not None:
+        client.stop()
 
 
 def _text(raw: bytes | None) -> str | None:
