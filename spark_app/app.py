@@ -33,6 +33,18 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
                      "state schema", "CANNOT_LOAD_STATE_STORE", "MISSING_METADATA_FILE")
 
 
+# Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
+# importing pyspark can take longer. Nothing was committed, so running the query again from
+# its checkpoint is safe.
+_TRANSIENT_WORDS = ("Python worker failed to connect back",
+                    "EOFException occurred while reading the port number")
+_QUERY_ATTEMPTS = 3
+
+
+def _is_transient(failure: BaseException) -> bool:
+    return unwrap(failure) is None and any(w in str(failure) for w in _TRANSIENT_WORDS)
+
+
 def preflight(settings: SparkAppSettings) -> None:
     """Fail fast, before the slow Spark start, on what we can check without Spark."""
     check_java()
@@ -132,18 +144,30 @@ class SparkApp:
             spark.streams.addListener(ProgressPrinter(console_writer(), lambda: handler.last_count))
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
-            try:
-                query = self._start_query(spark, handler)
-                print(f"Streaming {self.settings.topic} from {self.settings.bootstrap_servers}, "
-                      f"checkpoints in {self.settings.checkpoint_dir}, output in "
-                      f"{self.settings.output_file}", flush=True)
-                self._await(query)
-            except SparkAppError:
-                raise
-            except Exception as err:  # Spark/Py4J errors: give them our one line
-                raise explain_failure(err, self.settings) from err
+            for attempt in range(1, _QUERY_ATTEMPTS + 1):
+                failure = self._run_query(spark, handler)
+                if failure is None:
+                    return
+                if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
+                    raise explain_failure(failure, self.settings)
+                print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
+                      f"restarting the query from its checkpoint, attempt {attempt + 1} of "
+                      f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
 
-    def _await(self, query: Any) -> None:
+    def _run_query(self, spark: Any, handler: BatchHandler) -> BaseException | None:
+        """Run until stopped (None) or failed (the failure, unexplained)."""
+        try:
+            query = self._start_query(spark, handler)
+        except SparkAppError:
+            raise
+        except Exception as err:  # Spark/Py4J errors: explained by the caller
+            return err
+        print(f"Streaming {self.settings.topic} from {self.settings.bootstrap_servers}, "
+              f"checkpoints in {self.settings.checkpoint_dir}, output in "
+              f"{self.settings.output_file}", flush=True)
+        return self._await(query)
+
+    def _await(self, query: Any) -> BaseException | None:
         try:
             while not self._stop.is_set():
                 if query.awaitTermination(0.5):
@@ -154,7 +178,7 @@ class SparkApp:
         except Exception as err:
             failure = err
         if failure is not None and not self._stop.is_set():
-            raise explain_failure(failure, self.settings)
+            return failure
         if failure is not None:
             # A signal sent to the whole process group also stops Spark's Python workers, so
             # the batch in flight may fail while we stop; it was not committed and is replayed.
@@ -163,3 +187,4 @@ class SparkApp:
         else:
             print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
                   flush=True)
+        return None

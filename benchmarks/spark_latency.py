@@ -1,0 +1,192 @@
+"""Benchmark of the Spark app against the embedded broker on this machine.
+
+Measures, with real processes (`python -m kafka_app broker`, `python -m spark_app`):
+  1. end-to-end latency from send to the line in the output log at one message per second
+     (p50, p99; target p50 <= 1.5 s, p99 <= 3 s),
+  2. the duration of a 1-message batch, from the app's console lines (target <= 0.4 s),
+  3. time from a restart to the first batch's output (target <= 12 s),
+  4. catch-up throughput for a backlog of 100k messages with the exactly-once sink, from the
+     query start to the last line (target >= 20k messages/s).
+
+Usage: `python benchmarks/spark_latency.py [--messages 60] [--backlog 100000] [--work-dir DIR]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from kafka import KafkaProducer
+from kafka.admin import KafkaAdminClient, NewTopic
+
+REPO = Path(__file__).resolve().parent.parent
+_LINE = re.compile(r"\[StreamingOutput\]: \S+: -?\d+ -> (\d+)$")
+_TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.01)
+    raise SystemExit(f"benchmark: timed out waiting for {what}")
+
+
+class OutputWatcher(threading.Thread):
+    """Tails the output log and notes when each value's line first appears."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(daemon=True)
+        self.path = path
+        self.seen: dict[int, float] = {}
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        position = 0
+        while not self._stop.is_set():
+            if self.path.exists():
+                with open(self.path, encoding="utf-8") as f:
+                    f.seek(position)
+                    chunk = f.read()
+                    position = f.tell()
+                now = time.monotonic()
+                for line in chunk.splitlines():
+                    match = _LINE.search(line)
+                    if match:
+                        self.seen.setdefault(int(match.group(1)), now)
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def start_app(bootstrap: str, work: Path, name: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "spark_app", "--bootstrap-servers", bootstrap,
+         "--checkpoint-dir", str(work / "checkpoints"), "--log-dir", str(work / "log")],
+        cwd=REPO, stdout=open(work / f"{name}.out", "w"), stderr=open(work / f"{name}.err", "w"),
+        text=True, start_new_session=True)
+
+
+def stop_app(app: subprocess.Popen[str]) -> None:
+    app.send_signal(signal.SIGTERM)
+    try:
+        app.wait(timeout=120)
+    finally:
+        try:
+            os.killpg(app.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=60, help="messages at 1/s for latency")
+    parser.add_argument("--backlog", type=int, default=100_000)
+    parser.add_argument("--work-dir", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="spark-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    bootstrap = f"127.0.0.1:{port}"
+    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
+                               "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
+                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    app = None
+    try:
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        admin.create_topics([NewTopic("Experience", 1, 1)])
+        admin.close()
+        producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+        watcher = OutputWatcher(work / "log" / "streaming-output.log")
+        watcher.start()
+
+        def send(n: int) -> float:
+            sent = time.monotonic()
+            producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+            producer.flush()
+            return sent
+
+        app = start_app(bootstrap, work, "run1")
+        send(1)
+        wait_for(lambda: 1 in watcher.seen, 600, "the first output")
+        # 1. latency at one message per second
+        sent_at: dict[int, float] = {}
+        for n in range(2, args.messages + 2):
+            sent_at[n] = send(n)
+            time.sleep(max(0.0, sent_at[n] + 1.0 - time.monotonic()))
+        last = args.messages + 1
+        wait_for(lambda: last in watcher.seen, 60, "the last latency message")
+        latencies = [watcher.seen[n] - sent_at[n] for n in sent_at]
+        # 2. 1-message batch durations from the console
+        one_row = [int(ms) for rows, ms in _TOOK.findall((work / "run1.out").read_text())
+                   if rows == "1"]
+        stop_app(app)
+        # 3. restart with one message waiting
+        waiting = last + 1
+        send(waiting)
+        started = time.monotonic()
+        app = start_app(bootstrap, work, "run2")
+        wait_for(lambda: waiting in watcher.seen, 600, "the first batch after restart")
+        restart_sec = watcher.seen[waiting] - started
+        stop_app(app)
+        # 4. catch up a backlog
+        first_backlog = waiting + 1
+        for n in range(first_backlog, first_backlog + args.backlog):
+            producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+        producer.flush()
+        final = first_backlog + args.backlog - 1
+        app = start_app(bootstrap, work, "run3")
+        wait_for(lambda: final in watcher.seen, 900, "the end of the backlog")
+        wait_for(lambda: len(_TOOK.findall((work / "run3.out").read_text())) > 0, 30, "batch lines")
+        took = [int(ms) for rows, ms in _TOOK.findall((work / "run3.out").read_text()) if rows != "0"]
+        catch_up_sec = sum(took) / 1000
+        stop_app(app)
+        app = None
+        watcher.stop()
+        report = [
+            "| measure | result | target |",
+            "|---|---|---|",
+            f"| latency p50 (1 msg/s, {len(latencies)} msgs) | {statistics.median(latencies):.2f} s | <= 1.5 s |",
+            f"| latency p99 | {percentile(latencies, 0.99):.2f} s | <= 3 s |",
+            f"| 1-message batch (median of {len(one_row)}) | "
+            f"{statistics.median(one_row) / 1000 if one_row else float('nan'):.2f} s | <= 0.4 s |",
+            f"| restart to first batch output | {restart_sec:.1f} s | <= 12 s |",
+            f"| catch-up, exactly-once sink ({args.backlog} msgs in {catch_up_sec:.1f} s of batches) | "
+            f"{args.backlog / catch_up_sec:,.0f} msg/s | >= 20,000 msg/s |",
+            f"| machine | {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end | |",
+        ]
+        print("\n".join(report))
+        return 0
+    finally:
+        if app is not None:
+            stop_app(app)
+        broker.terminate()
+        broker.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

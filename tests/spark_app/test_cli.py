@@ -1,0 +1,88 @@
+"""The command line's promises that need no Spark: one clear line and an exit code per failure,
+error unwrapping, the per-batch console line and the negative-key policy."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from spark_app.cli import main_parser, run_cli, settings_from_args
+from spark_app.errors import DataLossError, KafkaUnreachableError, unwrap
+from spark_app.negative_key import NegativeKeyPolicy
+from spark_app.progress import batch_line_from_progress
+from spark_app.session import check_java
+from spark_app.errors import JavaMissingError
+from spark_app.sink import OutputRow
+from tests.spark_app.kafka_helpers import create_topic
+
+
+def test_defaults_follow_the_contract() -> None:
+    s = settings_from_args(main_parser().parse_args([]))
+    assert (s.bootstrap_servers, s.topic, str(s.checkpoint_dir), str(s.log_dir)) == \
+        ("127.0.0.1:9092", "Experience", "checkpoints", "log")
+    assert (s.trigger_sec, s.starting_offsets, s.fail_on_data_loss, s.max_offsets_per_trigger,
+            s.sink, s.on_negative_key) == (1.0, "earliest", True, None, "exactly-once", "crash-once")
+
+
+def test_unreachable_kafka_is_one_line_and_exit_1(free_port: int, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code = run_cli(["--bootstrap-servers", f"127.0.0.1:{free_port}", "--checkpoint-dir",
+                    str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert f"127.0.0.1:{free_port}" in err[0] and "python -m kafka_app" in err[0]
+
+
+def test_bad_starting_offsets_exit_2(embedded_broker, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    create_topic(embedded_broker.bootstrap_servers)
+    code = run_cli(["--bootstrap-servers", embedded_broker.bootstrap_servers, "--checkpoint-dir",
+                    str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log"),
+                    "--starting-offsets", "smallest-ish"])
+    assert code == 2 and "--starting-offsets must be earliest, latest or JSON" in capsys.readouterr().err
+
+
+def test_old_java_names_the_debian_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    java = tmp_path / "bin" / "java"
+    java.parent.mkdir()
+    java.write_text('#!/bin/sh\necho \'openjdk version "11.0.22" 2024-01-16\' >&2\n')
+    java.chmod(java.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(JavaMissingError, match="Java 11.*openjdk-17-jre-headless"):
+        check_java()
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "none"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(JavaMissingError, match="not found.*openjdk-17-jre-headless"):
+        check_java()
+
+
+def test_unwrap_finds_our_error_inside_a_spark_traceback() -> None:
+    ours = DataLossError.for_range("Experience", 0, 20, 30, 30)
+    wrapped = RuntimeError("[PYTHON_DATA_SOURCE_ERROR] ... Traceback (most recent call last):\n"
+                           f"  File \"x.py\", line 1\nspark_app.errors.DataLossError: {ours}\n"
+                           "\tat org.apache.spark.Foo(Foo.scala:1)")
+    found = unwrap(wrapped)
+    assert isinstance(found, DataLossError) and str(found) == str(ours)
+    assert unwrap(RuntimeError("nothing of ours")) is None
+    assert isinstance(unwrap(KafkaUnreachableError.at("h:1")), KafkaUnreachableError)
+
+
+def test_batch_line_from_a_progress_report() -> None:
+    progress = {"batchId": 12, "numInputRows": 3, "durationMs": {"triggerExecution": 412},
+                "sources": [{"startOffset": '{"Experience":{"0":120}}',
+                             "endOffset": {"Experience": {"0": 123}}}]}
+    line = batch_line_from_progress(progress, 123)
+    assert line.plain() == "batch 12: Experience-0 [120, 123) rows=3 count=123 took 412 ms"
+
+
+def test_negative_key_policies(tmp_path: Path) -> None:
+    rows = [OutputRow("Experience", "4", "4", 4), OutputRow("Experience", "-5", "5", 5)]
+    assert NegativeKeyPolicy("ignore", tmp_path, None).first_to_crash_on(rows) is None
+    once = NegativeKeyPolicy("crash-once", tmp_path, None)
+    assert once.first_to_crash_on(rows) == 1
+    (tmp_path / "crashed-on.txt").write_text("Experience:5\n")
+    assert once.first_to_crash_on(rows) is None
+    assert NegativeKeyPolicy("crash-always", tmp_path, None).first_to_crash_on(rows) == 1
