@@ -70,6 +70,8 @@ def inspect_parser() -> argparse.ArgumentParser:
                     "whether Kafka still holds the offsets it needs.")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
     p.add_argument("--bootstrap-servers", default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
+                   help="where Spark's log goes when reading the state")
     p.add_argument("--no-state", action="store_true",
                    help="skip reading the count from state (avoids starting Spark)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")

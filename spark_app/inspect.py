@@ -109,12 +109,12 @@ def _kafka_offsets(bootstrap: str, topics: set[str]) -> tuple[Offsets | None, Of
     return earliest, latest, None
 
 
-def read_state_count(checkpoint: Path) -> tuple[int | None, str | None]:
+def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int | None, str | None]:
     """The running count in the state store at the last committed batch, via Spark's reader."""
     from spark_app.session import SparkSessionResource
     from spark_app.settings import SparkAppSettings
 
-    settings = SparkAppSettings(checkpoint_dir=checkpoint, log_dir=Path("log"), master="local[1]")
+    settings = SparkAppSettings(checkpoint_dir=checkpoint, log_dir=log_dir, master="local[1]")
     with SparkSessionResource(settings) as spark:
         rows = spark.read.format("statestore").load(str(checkpoint.resolve())).collect()
     if not rows:
@@ -138,7 +138,8 @@ def _find_count(value: object) -> int | None:
     return None
 
 
-def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool) -> InspectReport:
+def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool,
+                       log_dir: Path = Path("log")) -> InspectReport:
     info: CheckpointInfo = read_checkpoint(checkpoint)
     if not info.exists or info.is_new:
         return InspectReport(checkpoint=str(checkpoint), exists=info.exists)
@@ -149,7 +150,7 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         earliest, latest, kafka_note = _kafka_offsets(bootstrap, {tp.topic for tp in resume})
     count, state_note = (None, "not read (--no-state)")
     if with_state and info.last_committed is not None:
-        count, state_note = read_state_count(checkpoint)
+        count, state_note = read_state_count(checkpoint, log_dir)
     elif with_state:
         state_note = "no batch committed yet, so no state"
     return InspectReport(
@@ -199,7 +200,8 @@ def render_text(report: InspectReport) -> list[str]:
 
 def run_inspect(args: argparse.Namespace) -> int:
     """The command: prints the report; exit 0 (the report itself is the answer)."""
-    report = inspect_checkpoint(args.checkpoint_dir, args.bootstrap_servers, not args.no_state)
+    report = inspect_checkpoint(args.checkpoint_dir, args.bootstrap_servers, not args.no_state,
+                                args.log_dir)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

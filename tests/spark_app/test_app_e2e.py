@@ -87,8 +87,8 @@ def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Pat
 def inspect(bootstrap: str, tmp_path: Path, *extra: str) -> dict:
     done = subprocess.run([sys.executable, "-m", "spark_app", "inspect", "--checkpoint-dir",
                            str(tmp_path / "checkpoints"), "--bootstrap-servers", bootstrap,
-                           "--json", *extra], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=START_SEC)
+                           "--log-dir", str(tmp_path / "log"), "--json", *extra],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=START_SEC)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
