@@ -119,6 +119,10 @@ def _refuse_stray_options(chosen: Sequence[Scenario], args: argparse.Namespace) 
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Once is enough: further signals (`timeout` and `uv run` both deliver SIGTERM) must not
+    # interrupt the cleanup the first one started.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

@@ -19,7 +19,9 @@ import os
 import re
 import signal
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -191,6 +193,21 @@ class ManagedProcess:
         return f"ManagedProcess({self.name!r}, pid={self.pid}, running={self.running})"
 
 
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while cleaning up, so an impatient second signal (or the
+    copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class ProcessGroup:
     """Owns every process a scenario starts; stops them all on exit, newest first."""
 
@@ -209,12 +226,14 @@ class ProcessGroup:
         return process.start()
 
     def stop(self) -> None:
+        """Stop every process; a second Ctrl-C or SIGTERM meanwhile waits until this is done."""
         errors: list[ProcessError] = []
-        for process in reversed(self.processes):
-            try:
-                process.stop()
-            except ProcessError as error:
-                errors.append(error)
+        with _signals_held():
+            for process in reversed(self.processes):
+                try:
+                    process.stop()
+                except ProcessError as error:
+                    errors.append(error)
         if errors:
             raise errors[0]
 

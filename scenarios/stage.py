@@ -67,12 +67,12 @@ class Stage:
         self.close()
 
     def close(self) -> None:
-        """Stop the sampler and every process (idempotent)."""
-        if self._sampler is not None:
-            self._sampler.stop()
+        """Stop every process, then the sampler (idempotent)."""
         try:
             self.group.stop()
         finally:
+            if self._sampler is not None:
+                self._sampler.stop()
             self.timeline.app_down()
             if self.kafka is not None:
                 self.kafka.close()

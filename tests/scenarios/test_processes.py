@@ -133,3 +133,55 @@ def test_start_failure_is_a_process_error(tmp_path: Path) -> None:
     with ProcessGroup(tmp_path) as group:
         with pytest.raises(ProcessError, match="cannot start"):
             group.start("nothing", [str(tmp_path / "no-such-program")])
+
+
+def test_cleanup_holds_back_a_second_signal(tmp_path: Path) -> None:
+    import signal
+
+    from scenarios.processes import _signals_held
+
+    seen: list[str] = []
+    previous = signal.signal(signal.SIGTERM, lambda *_: seen.append("delivered"))
+    try:
+        with _signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            seen.append("cleanup finished")
+        assert seen == ["cleanup finished", "delivered"]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_run_killed_by_timeout_leaves_nothing_behind(tmp_path: Path) -> None:
+    # `timeout` signals its whole process group and `uv run` forwards the signal again: the
+    # scenario process sees SIGTERM twice while it cleans up.
+    import signal
+    import subprocess
+    import time
+
+    script = f"""
+import signal, sys, time
+from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from scenarios.processes import ProcessGroup
+def interrupt(*_):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+signal.signal(signal.SIGTERM, interrupt)
+try:
+    with ProcessGroup(Path({str(tmp_path)!r})) as group:
+        p = group.start("parent", [sys.executable, "-c", {PARENT_WITH_CHILD!r}])
+        m = p.wait_for(r"child (\\d+)", timeout=20)
+        print(p.pid, m.group(1), flush=True)
+        time.sleep(600)
+except KeyboardInterrupt:
+    print("cleaned", flush=True)
+"""
+    runner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert runner.stdout is not None
+    pids = [int(p) for p in runner.stdout.readline().split()]
+    runner.send_signal(signal.SIGTERM)
+    time.sleep(0.05)  # the second copy arrives while the first is being handled
+    runner.send_signal(signal.SIGTERM)
+    out, _ = runner.communicate(timeout=30)
+    assert "cleaned" in out
+    assert gone(pids)
