@@ -29,10 +29,13 @@ def test_scheduler_deletes_expired_segments_and_logs_it(tmp_path, free_port, cap
     with EmbeddedBroker(settings) as broker:
         create_topic(broker.bootstrap_servers, "aging", configs={"retention.ms": "30000", "segment.ms": "100"})
         a_minute_ago = int(time.time() * 1000) - 60_000
-        producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers)
+        # The five old records go in one batch, so one retention pass removes them all at once.
+        producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, linger_ms=60_000)
         for i in range(5):
-            producer.send("aging", value=b"old", timestamp_ms=a_minute_ago + i).get(10)
-        producer.send("aging", value=b"fresh").get(10)
+            producer.send("aging", value=b"old", timestamp_ms=a_minute_ago + i)
+        producer.flush(10)
+        producer.send("aging", value=b"fresh")
+        producer.flush(10)
         producer.close(5)
         wait_until(lambda: "of aging-0" in caplog.text, 10, "a retention log line")
     assert "(offsets 0..4) of aging-0 (retention.ms=30000 exceeded); log start offset 0 -> 5" in caplog.text
