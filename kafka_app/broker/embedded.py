@@ -22,7 +22,7 @@ from typing import ParamSpec, TypeVar
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.group_offsets import CommittedOffsets
-from kafka_app.broker.server import BrokerServer
+from kafka_app.broker.server import BrokerServer, advertised_host
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage import Storage
 
@@ -67,7 +67,8 @@ class EmbeddedBroker:
 
     @property
     def host(self) -> str:
-        return self.settings.host
+        """The address clients dial (loopback when bound to every interface)."""
+        return advertised_host(self.settings.host)
 
     @property
     def bootstrap_servers(self) -> str:

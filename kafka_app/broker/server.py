@@ -23,7 +23,7 @@ from kafka_app.broker.retention_schedule import run_retention
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage import Storage
 
-__all__ = ["BrokerServer", "PortInUse", "OFFSETS_FILE"]
+__all__ = ["BrokerServer", "PortInUse", "OFFSETS_FILE", "advertised_host"]
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class BrokerServer:
         storage = Storage(self.data_dir)
         offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
         self.ctx = BrokerContext(self.settings, storage, offsets, GroupCoordinator(offsets),
-                                 advertised_host=self.settings.host)
+                                 advertised_host=advertised_host(self.settings.host))
         try:
             self._server = await asyncio.start_server(
                 self._on_connect, self.settings.host, self.settings.port, reuse_address=True)
@@ -120,3 +120,8 @@ class BrokerServer:
             await Connection(self.ctx, reader, writer).serve()
         finally:
             self._connections.discard(task)
+
+
+def advertised_host(host: str) -> str:
+    """The address clients are told to connect to: a wildcard bind is not an address to dial."""
+    return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host

@@ -93,3 +93,12 @@ def test_auto_create_when_enabled(tmp_path, free_port) -> None:
         assert response.topics[0].error_code == 0
         assert len(response.topics[0].partitions) == 2
         assert broker.call(broker.storage.topics) == {"fresh": 2}
+
+
+def test_a_wildcard_bind_advertises_loopback(tmp_path, free_port) -> None:
+    from kafka_app.broker import BrokerSettings, EmbeddedBroker
+
+    with EmbeddedBroker(BrokerSettings(host="0.0.0.0", port=free_port, data_dir=tmp_path)) as broker:
+        response = raw_call(broker.port, MetadataRequest[12](topics=None), 12)
+        assert [(b.host, b.port) for b in response.brokers] == [("127.0.0.1", free_port)]
+        assert broker.bootstrap_servers == f"127.0.0.1:{free_port}"
