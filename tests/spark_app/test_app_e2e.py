@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kafka import KafkaProducer
 
 from scenarios.verify import ValueRange, verify_file
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
@@ -37,22 +38,49 @@ def highest_count(tmp_path: Path) -> int:
     return (verify_file(out).final_count or 0) if out.exists() else 0
 
 
+class CounterProducer(threading.Thread):
+    """Sends key = value = 1, 2, 3, ... a few per half second until stopped, like the producer app."""
+
+    def __init__(self, bootstrap: str) -> None:
+        super().__init__(daemon=True)
+        self.bootstrap = bootstrap
+        self.sent = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        producer = KafkaProducer(bootstrap_servers=self.bootstrap)
+        try:
+            while not self.done.is_set():
+                for n in range(self.sent + 1, self.sent + 6):
+                    producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+                producer.flush(timeout=30)
+                self.sent += 5
+                self.done.wait(0.5)
+        finally:
+            producer.close()
+
+    def stop(self) -> int:
+        self.done.set()
+        self.join(timeout=60)
+        return self.sent
+
+
 def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_path: Path) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
-    total = 300
-    producer = threading.Thread(target=lambda: [send_counter(bootstrap, range(n, n + 10)) or
-                                                time.sleep(0.25) for n in range(1, total + 1, 10)])
+    producer = CounterProducer(bootstrap)
     producer.start()
     rng = random.Random()
     args = app_args(bootstrap, tmp_path)
-    for round_ in range(2):
-        with AppProcess(tmp_path, args) as app:
-            before = highest_count(tmp_path)
-            wait_until(lambda: highest_count(tmp_path) > before, START_SEC,
-                       f"output in round {round_}", app)
-            time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
-    producer.join(timeout=120)
+    try:
+        for round_ in range(2):
+            with AppProcess(tmp_path, args) as app:
+                before = highest_count(tmp_path)
+                wait_until(lambda: highest_count(tmp_path) > before, START_SEC,
+                           f"output in round {round_}", app)
+                time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
+    finally:
+        total = producer.stop()
     with AppProcess(tmp_path, args) as app:
         wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
         assert app.terminate() == 0, app.output()
