@@ -86,3 +86,14 @@ def test_negative_key_policies(tmp_path: Path) -> None:
     (tmp_path / "crashed-on.txt").write_text("Experience:5\n")
     assert once.first_to_crash_on(rows) is None
     assert NegativeKeyPolicy("crash-always", tmp_path, None).first_to_crash_on(rows) == 1
+
+
+def test_damaged_checkpoint_is_one_line_before_spark_starts(tmp_path: Path, free_port: int,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "cp" / "offsets").mkdir(parents=True)
+    (tmp_path / "cp" / "offsets" / "0").write_text("not a spark file")
+    code = run_cli(["--bootstrap-servers", f"127.0.0.1:{free_port}", "--checkpoint-dir",
+                    str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert err[0].startswith("spark_app: CHECKPOINT_UNUSABLE") and "delete the checkpoint" in err[0]
