@@ -4,7 +4,9 @@ Each broker gets a fresh one-partition topic per client; the client produces N s
 (10-byte values, acks=all, waiting until every one is acknowledged), then a fresh consumer
 reads all N from the beginning. Rates are messages per second of wall time. The embedded
 broker runs as its own process (`python -m kafka_app broker`), as users run it, so it does
-not share a GIL with the client being measured.
+not share a GIL with the client being measured; the script stops every broker it started.
+Rounds interleave brokers and clients; the table gives the best and the median of the rounds
+and the load average, because other work on the machine only ever slows a run down.
 
 Usage:
     uv run python benchmarks/kafka_throughput.py                       # embedded broker only
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +30,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Broker", "Result", "main", "measure"]
+__all__ = ["Broker", "Result", "Summary", "main", "measure", "summarise"]
 
 _REPO = Path(__file__).resolve().parent.parent
 _READY_TIMEOUT_SEC = 30.0
@@ -43,6 +46,21 @@ class Result:
     # CPU seconds the broker process used per 100k messages; None for a broker we did not start.
     produce_cpu: float | None = None
     consume_cpu: float | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One broker and client over all rounds: best and median rates, least broker CPU."""
+
+    broker: str
+    client: str
+    rounds: int
+    produce_best: float
+    produce_median: float
+    consume_best: float
+    consume_median: float
+    produce_cpu: float | None
+    consume_cpu: float | None
 
 
 @dataclass(frozen=True)
@@ -243,12 +261,14 @@ def create_topic(bootstrap: str, topic: str) -> None:
         admin.wait_for_topics([topic])
 
 
-def best_of(runs: Sequence[Result]) -> Result:
-    """The fastest of repeated runs: other load on the machine only ever slows a run down."""
+def summarise(runs: Sequence[Result]) -> Summary:
+    """Best (what the broker can do when the machine lets it) and median (what is typical)."""
     first = runs[0]
-    return Result(first.broker, first.client, max(r.produced_per_sec for r in runs),
-                  max(r.consumed_per_sec for r in runs),
-                  _least([r.produce_cpu for r in runs]), _least([r.consume_cpu for r in runs]))
+    produced = [r.produced_per_sec for r in runs]
+    consumed = [r.consumed_per_sec for r in runs]
+    return Summary(first.broker, first.client, len(runs), max(produced), statistics.median(produced),
+                   max(consumed), statistics.median(consumed),
+                   _least([r.produce_cpu for r in runs]), _least([r.consume_cpu for r in runs]))
 
 
 def _least(values: Sequence[float | None]) -> float | None:
@@ -274,19 +294,20 @@ def measure(broker: Broker, client: str, count: int) -> Result:
     return Result(broker.name, client, count / produced, count / consumed, produce_cpu, consume_cpu)
 
 
-def table(results: Sequence[Result]) -> str:
+def table(results: Sequence[Summary]) -> str:
     def cpu(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
 
-    lines = [f"{'broker':<22} {'client':<16} {'produce msg/s':>14} {'consume msg/s':>14} "
-             f"{'broker CPU s/100k: produce':>27} {'consume':>8}"]
+    lines = [f"{'broker':<22} {'client':<16} {'produce best':>13} {'median':>9} {'consume best':>13} "
+             f"{'median':>9} {'broker CPU s/100k: produce':>27} {'consume':>8}"]
     for r in results:
-        lines.append(f"{r.broker:<22} {r.client:<16} {r.produced_per_sec:>14,.0f} {r.consumed_per_sec:>14,.0f} "
+        lines.append(f"{r.broker:<22} {r.client:<16} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
+                     f"{r.consume_best:>13,.0f} {r.consume_median:>9,.0f} "
                      f"{cpu(r.produce_cpu):>27} {cpu(r.consume_cpu):>8}")
     return "\n".join(lines)
 
 
-def ratios(results: Sequence[Result], base: str) -> str:
+def ratios(results: Sequence[Summary], base: str) -> str:
     """Each other broker against `base`, per client: >1 means the embedded broker is faster."""
     ours = {r.client: r for r in results if r.broker == base}
     lines = []
@@ -294,30 +315,39 @@ def ratios(results: Sequence[Result], base: str) -> str:
         if r.broker == base or r.client not in ours:
             continue
         o = ours[r.client]
-        lines.append(f"{base} / {r.broker} with {r.client}: produce x{o.produced_per_sec / r.produced_per_sec:.2f}, "
-                     f"consume x{o.consumed_per_sec / r.consumed_per_sec:.2f}")
+        lines.append(f"{base} / {r.broker} with {r.client}: "
+                     f"produce x{o.produce_best / r.produce_best:.2f} best, x{o.produce_median / r.produce_median:.2f} median; "
+                     f"consume x{o.consume_best / r.consume_best:.2f} best, x{o.consume_median / r.consume_median:.2f} median")
     return "\n".join(lines)
 
 
-def targets(results: Sequence[Result]) -> str:
-    """The issue's targets, met or not, for what this run measured."""
+def targets(results: Sequence[Summary]) -> str:
+    """The issue's targets, met or not, for what this run measured (best of rounds)."""
     by = {(r.broker, r.client): r for r in results}
     lines = []
     ours, peer = by.get(("embedded", "kafka-python")), by.get(("tansu", "kafka-python"))
     if ours and peer:
-        met = ours.produced_per_sec >= peer.produced_per_sec and ours.consumed_per_sec >= peer.consumed_per_sec
+        met = ours.produce_best >= peer.produce_best and ours.consume_best >= peer.consume_best
         lines.append(f"target: kafka-python at least as fast as tansu in this run: {'met' if met else 'NOT met'}")
     rd = by.get(("embedded", "confluent-kafka"))
     if rd:
-        met = rd.produced_per_sec >= 100_000
+        met = rd.produce_best >= 100_000
         lines.append(f"target: librdkafka produces >= 100,000 msg/s to the embedded broker: {'met' if met else 'NOT met'}")
     return "\n".join(lines)
+
+
+def load_average() -> str:
+    """The 1-minute load average: how much else competed for the CPUs."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
 
 
 def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="benchmarks/kafka_throughput.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=100_000, help="messages per measurement (default 100000)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; best and median are shown (default 3)")
     parser.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}")
     parser.add_argument("--peer", action="append", default=[], metavar="HOST:PORT",
                         help="also measure this running Kafka (repeatable)")
@@ -345,6 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             brokers.append(stack.enter_context(running("tansu", tansu_command(args.tansu, port), port, work / "tansu.out")))
         brokers += [Broker(f"peer {peer}", peer) for peer in args.peer]
         runs: dict[tuple[str, str], list[Result]] = {}
+        loads = [load_average()]
         # Rounds go over every broker and client in turn, so a burst of other load on the
         # machine hits them alike instead of one broker's whole series.
         for round_number in range(1, args.repeat + 1):
@@ -354,8 +385,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"  round {round_number}: {broker.name} / {client}: produce {result.produced_per_sec:,.0f}/s, "
                           f"consume {result.consumed_per_sec:,.0f}/s", flush=True)
                     runs.setdefault((broker.name, client), []).append(result)
-        results = [best_of(r) for r in runs.values()]
-    print(f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all, best of {args.repeat}\n")
+            loads.append(load_average())
+        results = [summarise(r) for r in runs.values()]
+    print(f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all, {args.repeat} rounds; "
+          f"{os.cpu_count()} CPUs, load average {' -> '.join(loads)} (start, after each round)\n")
     print(table(results))
     if not args.no_embedded and len({r.broker for r in results}) > 1:
         print()
