@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scenarios.expectations import Check
+from scenarios.verify import ValueRange
 
 __all__ = ["ScenarioResult", "exit_code", "print_verdicts", "write_junit", "write_reports"]
 
@@ -80,6 +81,15 @@ def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
     console.print(table)
 
 
+def _jsonable(value: object) -> object:
+    """Facts may hold value ranges and other small dataclasses: write them as plain data."""
+    if isinstance(value, ValueRange):
+        return [value.first, value.last]
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
 def _short(text: str | None, limit: int = 400) -> str:
     """An error as the table shows it; the JSON report keeps it whole."""
     if not text:
@@ -93,7 +103,8 @@ def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[P
     written = []
     for result in results:
         path = report_dir / f"{result.name}.json"
-        path.write_text(json.dumps(result.to_dict(), indent=2) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(result.to_dict(), indent=2, default=_jsonable) + "\n",
+                        encoding="utf-8")
         written.append(path)
     junit = report_dir / "junit.xml"
     write_junit(results, junit)

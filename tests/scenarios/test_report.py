@@ -25,7 +25,8 @@ def log_of(pairs: list[tuple[int, int]]) -> list[str]:
 
 def results() -> list[ScenarioResult]:
     good = ScenarioResult("short-retention", "data loss", duration_sec=12.5,
-                          checks=[check("restart fails", True, "exit code != 0", "exit code 1")])
+                          checks=[check("restart fails", True, "exit code != 0", "exit code 1")],
+                          facts={"lost_values": ValueRange(6, 9), "resumed_at": 10})
     bad = ScenarioResult("endless-retention", "kills",
                          checks=[check("exactly once", False, "1..10", "1..9")])
     broken = ScenarioResult("checkpoint-reset", "reset", error="WaitTimeout: value 9 never came")
@@ -47,6 +48,7 @@ def test_report_files_parse(tmp_path: Path) -> None:
         "checkpoint-reset.json", "endless-retention.json", "junit.xml", "short-retention.json"]
     data = json.loads((tmp_path / "short-retention.json").read_text())
     assert data["verdict"] == "passed" and data["checks"][0]["name"] == "restart fails"
+    assert data["facts"] == {"lost_values": [6, 9], "resumed_at": 10}
     suite = ET.parse(tmp_path / "junit.xml").getroot()
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "1")
     failed = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
