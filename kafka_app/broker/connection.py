@@ -4,6 +4,9 @@ A frame is a 4-byte big-endian length and that many bytes. The length is checked
 `max_frame_bytes` before a single body byte is read, so a hostile or broken prefix cannot make
 the broker allocate gigabytes. Anything that cannot be decoded closes this connection only,
 with a log line; the broker keeps serving everyone else.
+
+Request and response headers are read and written here rather than by the codec: they are a
+few fixed fields, and the codec's generic path cost more per Produce than the body itself.
 Usage: `await Connection(ctx, reader, writer).serve()`.
 """
 
@@ -26,8 +29,11 @@ __all__ = ["Connection", "MalformedRequest", "read_frame"]
 log = logging.getLogger(__name__)
 
 # api_key int16, api_version int16, correlation_id int32, client_id length int16.
-_HEADER_PREFIX = struct.Struct(">hhi")
-_MIN_FRAME = _HEADER_PREFIX.size + 2
+_HEADER_PREFIX = struct.Struct(">hhih")
+_MIN_FRAME = _HEADER_PREFIX.size
+# Response frame: size int32, correlation_id int32 (then one empty tagged-field byte if flexible).
+_RESPONSE_PREFIX = struct.Struct(">ii")
+_NO_TAGGED_FIELDS = b"\x00"
 
 
 class MalformedRequest(BrokerError):
@@ -88,7 +94,7 @@ class Connection:
             self._writer.close()
 
     async def _answer(self, frame: bytes) -> bytes | None:
-        api_key, version, correlation_id = _HEADER_PREFIX.unpack_from(frame)
+        api_key, version, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
         try:
             key = ApiKey(api_key)
             spec = API_VERSIONS[key]
@@ -97,26 +103,62 @@ class Connection:
         if not spec.supports(version):
             if key == ApiKey.ApiVersions:
                 # Kafka's rule: answer in v0 with the versions we do speak; the client retries lower.
-                return _encode(api_versions_body(UNSUPPORTED_VERSION), 0, correlation_id)
+                return _encode(api_versions_body(UNSUPPORTED_VERSION), 0, correlation_id, False)
             raise MalformedRequest(f"{key.name} v{version} is not supported "
                                    f"(we speak v{spec.min_version}-v{spec.max_version})")
         request = _decode(spec.request, frame, version, key)
         response = await HANDLERS[key](self._ctx, request, version)
-        return None if response is None else _encode(response, version, correlation_id)
+        if response is None:
+            return None
+        # ApiVersions answers with the old header whatever its version, so old clients can read it.
+        flexible = key != ApiKey.ApiVersions and spec.response.flexible_version_q(version)
+        return _encode(response, version, correlation_id, flexible)
 
 
 def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: ApiKey) -> ApiMessage:
     try:
-        return request_class.decode(frame, version=version, header=True)
+        client_id, body_start = _parse_header(frame, request_class.flexible_version_q(version))
+        request = request_class.decode(memoryview(frame)[body_start:], version=version)
     # The codec reports truncated or garbled input as whichever low-level error it hits first.
     except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError,
             OverflowError, MemoryError, EOFError) as error:
         raise MalformedRequest(f"cannot decode {key.name} v{version}: {error!r}") from None
+    # Handlers that name members after the client (JoinGroup) read it from the header.
+    _, _, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
+    request.with_header(correlation_id=correlation_id, client_id=client_id)
+    return request
 
 
-def _encode(response: ApiMessage, version: int, correlation_id: int) -> bytes:
-    # The version must be set before the header: the codec mirrors it into request headers only.
-    response.API_VERSION = version
-    response.with_header(correlation_id=correlation_id)
-    return bytes(response.encode(header=True, framed=True))
+def _parse_header(frame: bytes, flexible: bool) -> tuple[str | None, int]:
+    """The client id and where the body starts, after the header (v1, or v2 when flexible)."""
+    size = _HEADER_PREFIX.unpack_from(frame)[3]
+    position = _HEADER_PREFIX.size + max(size, 0)
+    if position > len(frame):
+        raise EOFError(f"client id of {size} bytes runs past the end of the frame")
+    client_id = None if size < 0 else frame[_HEADER_PREFIX.size:position].decode()
+    if flexible:  # tagged fields: a count, then each tag's number, size and bytes
+        count, position = _read_uvarint(frame, position)
+        for _ in range(count):
+            _, position = _read_uvarint(frame, position)
+            length, position = _read_uvarint(frame, position)
+            position += length
+    return client_id, position
 
+
+def _read_uvarint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[position]  # IndexError on a truncated frame, like the codec's own reads
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, position
+        shift += 7
+        if shift > 28:
+            raise ValueError("unsigned varint longer than 5 bytes")
+
+
+def _encode(response: ApiMessage, version: int, correlation_id: int, flexible: bool) -> bytes:
+    body = response.encode(version=version)
+    tagged = _NO_TAGGED_FIELDS if flexible else b""
+    return _RESPONSE_PREFIX.pack(4 + len(tagged) + len(body), correlation_id) + tagged + body
