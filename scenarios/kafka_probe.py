@@ -7,6 +7,7 @@ consumer group or commits anything.
 Usage:
     with KafkaProbe("127.0.0.1:19092", "Experience") as probe:
         window = probe.window()   # OffsetWindow(earliest=12, latest=40), or None if unreachable
+        probe.set_retention(3600)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import TracebackType
 
 import kafka.errors
 from kafka import KafkaConsumer, TopicPartition
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, KafkaAdminClient
 
 from scenarios.errors import StepFailed
 
@@ -70,6 +72,27 @@ class KafkaProbe:
         except kafka.errors.KafkaError:
             return None  # unreachable for now; callers poll until a deadline
         return OffsetWindow(sum(earliest.values()), sum(latest.values()))
+
+    def set_retention(self, retention_sec: float) -> None:
+        """Change the topic's `retention.ms` (incrementally: its other settings stay)."""
+        ms = str(round(retention_sec * 1000))
+        resource = ConfigResource(ConfigResourceType.TOPIC, self.topic,
+                                  configs={"retention.ms": (AlterConfigOp.SET, ms)})
+        try:
+            admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers,
+                                     client_id="scenarios-admin",
+                                     request_timeout_ms=self._timeout_ms + 1000)
+        except kafka.errors.KafkaError as error:
+            raise StepFailed(f"Kafka at {self.bootstrap_servers} does not answer: {error}") from error
+        try:
+            results = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
+        except kafka.errors.KafkaError as error:
+            raise StepFailed(f"changing retention.ms of {self.topic} failed: {error}") from error
+        finally:
+            admin.close()
+        outcome = results.get("topic", {}).get(self.topic)
+        if outcome != "OK":
+            raise StepFailed(f"Kafka refused retention.ms={ms} for {self.topic}: {outcome}")
 
     def __enter__(self) -> KafkaProbe:
         return self.start()

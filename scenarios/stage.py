@@ -136,6 +136,33 @@ class Stage:
                           what=f"retention to delete offset {offset}",
                           progress=self.narrator.waiting, poll=0.5)
 
+    def set_retention(self, retention_sec: float) -> None:
+        """Change the topic's retention now (what `kafka-configs --alter` does)."""
+        kafka = self._kafka()
+        assert kafka.probe is not None
+        kafka.probe.set_retention(retention_sec)
+        self.timeline.event(f"retention {retention_sec:g} s", "note")
+        self.say(f"topic retention set to {retention_sec:g} s")
+
+    def wait_until_earliest_settles(self) -> OffsetWindow:
+        """Wait until Kafka's earliest offset stays put over two retention checks.
+
+        After retention was raised, a deletion already under way may still move it once.
+        """
+        quiet_for = 2 * self.timings.retention_check_sec + 1.0
+        seen: list[tuple[float, int]] = []
+
+        def settled() -> OffsetWindow | None:
+            window = self.window()
+            now = time.monotonic()
+            if not seen or seen[-1][1] != window.earliest:
+                seen.append((now, window.earliest))
+            return window if now - seen[-1][0] >= quiet_for else None
+
+        return wait_until(settled, timeout=quiet_for + self.timings.aging_out_timeout_sec,
+                          what="Kafka's earliest offset to settle", progress=self.narrator.waiting,
+                          poll=0.5)
+
     def _aged_out(self, offset: int) -> OffsetWindow | None:
         window = self.window()
         return window if window.earliest > offset else None
