@@ -1,6 +1,6 @@
 """What the demo knows at one moment, and the pure rules that change it.
 
-Everything the screen shows lives in one frozen `DemoState`. The runner feeds it the lines the
+Everything the screen shows lives in one frozen `DemoState`. The session feeds it the lines the
 two apps print, their exits, the verifier's verdict and the checkpoint summary; each feed is a
 pure function returning a new state, so the rules can be tested without starting anything.
 
@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 __all__ = [
+    "RECENT_LINES",
+    "CRASH_EXIT_CODE",
     "Verdict",
     "CheckpointView",
     "SparkPhase",
