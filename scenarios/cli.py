@@ -4,6 +4,7 @@ Usage:
     python -m scenarios list
     python -m scenarios run all --fast --report reports
     python -m scenarios verify log/streaming-output.log --json
+    python -m scenarios demo
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def main_parser() -> argparse.ArgumentParser:
             for option in scenario.options:
                 group.add_argument(option.flag, type=option.type, metavar=option.metavar,
                                    help=option.help)
+    # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
+    # the demo has options of its own (python -m scenarios demo --help).
+    commands.add_parser("demo", add_help=False,
+                        help="one terminal, both apps, keys to crash, kill, restart and reset")
     verify = commands.add_parser(
         "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
@@ -65,6 +70,10 @@ def main_parser() -> argparse.ArgumentParser:
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        from scenarios.demo import run_demo  # rich Live and termios only when asked for
+        return run_demo(argv[1:])
     args = main_parser().parse_args(argv)
     try:
         if args.command == "verify":

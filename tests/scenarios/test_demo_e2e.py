@@ -28,7 +28,8 @@ from scenarios.demo.session import DEMO_MARK_VARIABLE
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-LAUNCH = "import sys; from scenarios.demo import run_demo; sys.exit(run_demo(sys.argv[1:]))"
+# The demo as users start it.
+LAUNCH = ["-m", "scenarios", "demo"]
 SPARK_START_SEC = 600.0  # a cold PySpark start took 7 minutes on a machine busy with other Spark tests
 STEP_SEC = 120.0
 
@@ -118,7 +119,7 @@ class Tmux:
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Path, free_port: int) -> None:
     log_dir = tmp_path / "log"
-    command = " ".join(shlex.quote(part) for part in [sys.executable, "-c", LAUNCH, *_demo_args(tmp_path, free_port)])
+    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *_demo_args(tmp_path, free_port)])
     tmux = Tmux(f"demo-test-{os.getpid()}")
     # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
     tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
@@ -165,7 +166,7 @@ class PlainDemo:
     """The demo in its line mode, fed and read through pipes."""
 
     def __init__(self, args: list[str]) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", LAUNCH, *args], cwd=ROOT, text=True,
+        self.process = subprocess.Popen([sys.executable, *LAUNCH, *args], cwd=ROOT, text=True,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT)
         self.output: list[str] = []
