@@ -100,6 +100,12 @@ def run(stage: Stage) -> None:
             "partition; partitions are never replayed or skipped one by one",
         production="the same holds with hundreds of partitions: the offsets in one offsets/N file "
                    "are the batch's identity"))
+    _kill_and_replay(stage)
+    _finish(stage, topic)
+
+
+def _kill_and_replay(stage: Stage) -> None:
+    """kill -9 mid-batch; the restart's first batch line must match what the checkpoint says."""
     landing = kill_at(stage, "mid-batch", random.Random(DEFAULT_SEED), partitions=PARTITIONS)
     resume = read_checkpoint(stage.folders.checkpoints)
     stage.fact("kill", {"landed": landing.landed, "batch": landing.batch_id,
@@ -123,7 +129,6 @@ def run(stage: Stage) -> None:
     stage.expect(check("the restart replays the checkpoint's ranges", held, expected,
                        f"batch {first.batch_id}, {offsets_to_text(first.start)} -> "
                        f"{offsets_to_text(first.end)}"), phase="after kill -9")
-    _finish(stage, topic)
 
 
 def _wide(output: str) -> list[BatchRanges]:

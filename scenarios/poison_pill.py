@@ -89,28 +89,7 @@ def run(stage: Stage) -> None:
                        f"highest value written below {value}",
                        f"highest value {first.highest_written}"), phase="first crash")
 
-    stage.step(Step(
-        f"Restart {restarts} times without changing the code",
-        happens="the same command again: the app starts, replays the pending batch, meets the "
-                "same negative key and dies",
-        watch="after each crash the checkpoint shows the same pending batch with the same "
-              "offsets and no new commit, while Kafka's latest offset moves on",
-        why="a restart runs the last uncommitted batch again with exactly the offsets in "
-            "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
-        production="a supervisor that restarts the job blindly turns this into a crash loop: "
-                   "alert when restarts keep failing at the same batch id"))
-    for number in range(1, restarts + 1):
-        lag_before = stage.window().latest
-        stage.start_spark(on_negative_key="crash-always")
-        again = _crash(stage, value, f"restart {number}")
-        stage.say(f"Kafka's latest offset was {lag_before} at the restart and is "
-                  f"{stage.window().latest} now; the app has not moved past batch {again.batch_id}")
-        stage.expect(check("same pending batch, same offsets", again.same_place(first),
-                           first.describe(), again.describe()), phase=f"restart {number}")
-        stage.expect(check("the output log is the same as after the first crash",
-                           again.log_bytes == first.log_bytes,
-                           f"{first.log_bytes} bytes (the half-written batch rolled back and "
-                           f"written again)", f"{again.log_bytes} bytes"), phase=f"restart {number}")
+    _crash_loop(stage, value, first, restarts)
     stage.fact("crash_restarts", restarts)
     _fix_and_finish(stage, value, first)
 
@@ -133,6 +112,32 @@ def _send_poison(stage: Stage) -> int:
     value = stage.fact("poison_value", int(match.group(2)))
     stage.say(f"the producer sent key -{match.group(1)} with value {value} at offset {value - 1}")
     return value
+
+
+def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> None:
+    """Restart with the same code `restarts` times: each crash leaves the checkpoint as it was."""
+    stage.step(Step(
+        f"Restart {restarts} times without changing the code",
+        happens="the same command again: the app starts, replays the pending batch, meets the "
+                "same negative key and dies",
+        watch="after each crash the checkpoint shows the same pending batch with the same "
+              "offsets and no new commit, while Kafka's latest offset moves on",
+        why="a restart runs the last uncommitted batch again with exactly the offsets in "
+            "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
+        production="a supervisor that restarts the job blindly turns this into a crash loop: "
+                   "alert when restarts keep failing at the same batch id"))
+    for number in range(1, restarts + 1):
+        lag_before = stage.window().latest
+        stage.start_spark(on_negative_key="crash-always")
+        again = _crash(stage, value, f"restart {number}")
+        stage.say(f"Kafka's latest offset was {lag_before} at the restart and is "
+                  f"{stage.window().latest} now; the app has not moved past batch {again.batch_id}")
+        stage.expect(check("same pending batch, same offsets", again.same_place(first),
+                           first.describe(), again.describe()), phase=f"restart {number}")
+        stage.expect(check("the output log is the same as after the first crash",
+                           again.log_bytes == first.log_bytes,
+                           f"{first.log_bytes} bytes (the half-written batch rolled back and "
+                           f"written again)", f"{again.log_bytes} bytes"), phase=f"restart {number}")
 
 
 def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
