@@ -9,10 +9,12 @@ Usage: `SparkApp(SparkAppSettings()).run()`
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from spark_app.checkpoint import read_checkpoint, read_query_id
@@ -69,6 +71,17 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _log_to(path: Path) -> None:
+    """The app's own log lines go to spark.log beside Spark's warnings, in the same format."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    logger = logging.getLogger("spark_app")
+    if not any(isinstance(h, logging.FileHandler) for h in logger.handlers):
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("[%(levelname)s] [%(asctime)s] [%(name)s]: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
 
 
 class BatchHandler:
@@ -135,6 +148,7 @@ class SparkApp:
 
     def run(self) -> None:
         self._install_signals()
+        _log_to(self.settings.spark_log_file)
         preflight(self.settings)
         with SparkSessionResource(self.settings) as spark:
             spark.dataSource.register(KafkaSource)

@@ -12,6 +12,7 @@ Usage:
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from typing import Any
 from pyspark.sql.streaming.listener import StreamingQueryListener
 
 from spark_app.offsets import Offsets, parse_offsets
+
+_log = logging.getLogger("spark_app.progress")
 
 __all__ = ["BatchLine", "ProgressPrinter", "batch_line_from_progress", "console_writer"]
 
@@ -93,6 +96,9 @@ class ProgressPrinter(StreamingQueryListener):
         line = batch_line_from_progress(event.progress, self._count())
         if line.rows:  # idle heartbeats every few seconds would drown the batches
             self._write(line)
+            # Where the batch's time went (planning, reading, state, sink, checkpoint writes).
+            durations = json.loads(event.progress.json).get("durationMs", {})
+            _log.info("batch %d durations (ms): %s", line.batch_id, json.dumps(durations))
 
     def onQueryIdle(self, event: Any) -> None:
         return None
