@@ -307,17 +307,25 @@ def table(results: Sequence[Summary]) -> str:
     return "\n".join(lines)
 
 
-def ratios(results: Sequence[Summary], base: str) -> str:
-    """Each other broker against `base`, per client: >1 means the embedded broker is faster."""
-    ours = {r.client: r for r in results if r.broker == base}
+def ratios(runs: dict[tuple[str, str], list[Result]], base: str) -> str:
+    """Each other broker against `base`, per client: >1 means the embedded broker is faster.
+
+    Besides best and median, the median of the round-by-round ratios: within a round the two
+    brokers were measured seconds apart, so that ratio is the least disturbed by other load.
+    """
     lines = []
-    for r in results:
-        if r.broker == base or r.client not in ours:
+    for (broker, client), theirs in runs.items():
+        ours = runs.get((base, client))
+        if broker == base or not ours:
             continue
-        o = ours[r.client]
-        lines.append(f"{base} / {r.broker} with {r.client}: "
-                     f"produce x{o.produce_best / r.produce_best:.2f} best, x{o.produce_median / r.produce_median:.2f} median; "
-                     f"consume x{o.consume_best / r.consume_best:.2f} best, x{o.consume_median / r.consume_median:.2f} median")
+        o, t = summarise(ours), summarise(theirs)
+        paired_produce = statistics.median(a.produced_per_sec / b.produced_per_sec for a, b in zip(ours, theirs))
+        paired_consume = statistics.median(a.consumed_per_sec / b.consumed_per_sec for a, b in zip(ours, theirs))
+        lines.append(f"{base} / {broker} with {client}: "
+                     f"produce x{o.produce_best / t.produce_best:.2f} best, x{o.produce_median / t.produce_median:.2f} median, "
+                     f"x{paired_produce:.2f} paired; "
+                     f"consume x{o.consume_best / t.consume_best:.2f} best, x{o.consume_median / t.consume_median:.2f} median, "
+                     f"x{paired_consume:.2f} paired")
     return "\n".join(lines)
 
 
@@ -392,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(results))
     if not args.no_embedded and len({r.broker for r in results}) > 1:
         print()
-        print(ratios(results, "embedded"))
+        print(ratios(runs, "embedded"))
     summary = targets(results)
     if summary:
         print()

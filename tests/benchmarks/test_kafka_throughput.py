@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -68,3 +69,25 @@ def test_unknown_client_is_refused() -> None:
         cwd=_REPO, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2 and "unknown client" in done.stderr
+
+
+def _benchmark_module():
+    spec = importlib.util.spec_from_file_location("kafka_throughput", _REPO / "benchmarks" / "kafka_throughput.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while building the class
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_paired_ratio_compares_runs_of_the_same_round() -> None:
+    bench = _benchmark_module()
+    # Rounds 1 and 2 ours is twice as fast; in round 3 ours was hit by other load. Best, median
+    # and paired ratios each tell a different story here, so each is checked.
+    ours = [bench.Result("embedded", "c", p, 400.0) for p in (100.0, 10.0, 60.0)]
+    theirs = [bench.Result("peer", "c", p, 400.0) for p in (50.0, 5.0, 200.0)]
+    line = bench.ratios({("embedded", "c"): ours, ("peer", "c"): theirs}, "embedded")
+    assert "produce x0.50 best, x1.20 median, x2.00 paired" in line
+    assert "consume x1.00 best, x1.00 median, x1.00 paired" in line
+    summary = bench.summarise(ours)
+    assert (summary.produce_best, summary.produce_median, summary.rounds) == (100.0, 60.0, 3)
