@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import threading
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,11 @@ class BatchHandler:
         self.last_count: int | None = None
 
     def __call__(self, batch: Any, batch_id: int) -> None:
-        frame = batch.toPandas()
+        with warnings.catch_warnings():
+            # On failure (e.g. interrupted by a stop) pyspark warns with the whole Java trace
+            # before raising the same error, which reaches the CLI's one line anyway.
+            warnings.simplefilter("ignore", UserWarning)
+            frame = batch.toPandas()
         if frame.empty:
             return
         frame = frame.sort_values("count")
