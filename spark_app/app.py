@@ -65,7 +65,10 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return ours
     text = str(error)
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
-    if any(word in text for word in _CHECKPOINT_WORDS):
+    # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
+    message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
+    head = "\n".join(message_lines[:3])
+    if any(word in head for word in _CHECKPOINT_WORDS):
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
                                f"folder to start over (the count restarts).")

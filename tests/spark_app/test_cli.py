@@ -97,3 +97,13 @@ def test_damaged_checkpoint_is_one_line_before_spark_starts(tmp_path: Path, free
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1
     assert err[0].startswith("spark_app: CHECKPOINT_UNUSABLE") and "delete the checkpoint" in err[0]
+
+
+def test_spark_failures_are_explained_from_their_message_not_their_trace() -> None:
+    from spark_app.app import explain_failure
+    from spark_app.settings import SparkAppSettings
+
+    schema = RuntimeError("[STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE] new schema\n\tat a.B(B.scala:1)")
+    assert explain_failure(schema, SparkAppSettings()).token == "CHECKPOINT_UNUSABLE"
+    other = RuntimeError("boom\n\tat org.apache.spark.sql.execution.streaming.checkpointing.X(X.scala:1)")
+    assert explain_failure(other, SparkAppSettings()).token == "STREAM_FAILED"
