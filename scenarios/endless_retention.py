@@ -64,10 +64,14 @@ def run(stage: Stage) -> None:
 
     _down_and_up(stage, "SIGTERM", graceful, Step(
         "Stop the Spark app with SIGTERM",
-        happens="the app stops its query between batches and exits 0",
-        watch="the last batch has both offsets/N and commits/N: nothing to replay",
-        why="query.stop() lets the running batch finish and commit before the JVM ends",
-        production="stop streaming jobs gracefully on deploys; kill only what hangs"))
+        happens="the app asks Spark to stop the query and exits 0",
+        watch="usually the last batch has both offsets/N and commits/N; if one was running, its "
+              "offsets/N has no commit and the restart replays it",
+        why="query.stop() cancels the batch in flight instead of waiting for it; the checkpoint "
+            "makes that safe: the batch is replayed with the same offsets and the exactly-once "
+            "sink does not write it twice",
+        production="stop gracefully on deploys (cleaner for the JVM and the sink), but rely on "
+                   "the replay, not on the stop, to finish a batch"))
 
     _negative_key_crash(stage)
     _finish(stage)
