@@ -31,6 +31,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
+def docker_engine() -> None:
+    """Skip the test, saying why, unless a Docker engine answers (testcontainers needs one)."""
+    try:
+        import docker
+        import docker.errors
+    except ImportError:
+        pytest.skip("the docker package is not installed")
+    try:
+        docker.from_env().ping()
+    except (docker.errors.DockerException, OSError) as error:
+        pytest.skip(f"no Docker engine answers ({type(error).__name__})")
+
+
+@pytest.fixture
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:

@@ -90,25 +90,8 @@ def test_compose_checks_retention_like_the_seed_and_fits_one_node() -> None:
     assert factors and set(factors.values()) == {"1"}
 
 
-def _docker_engine() -> str | None:
-    """None when a Docker engine answers, else why not."""
-    try:
-        import docker
-        import docker.errors
-    except ImportError:
-        return "the docker package is not installed"
-    try:
-        docker.from_env().ping()
-    except (docker.errors.DockerException, OSError) as error:
-        return f"no Docker engine answers ({type(error).__name__})"
-    return None
-
-
 @pytest.mark.docker
-def test_producer_app_runs_on_real_kafka(free_port: int, tmp_path: Path) -> None:
-    reason = _docker_engine()
-    if reason:
-        pytest.skip(reason)
+def test_producer_app_runs_on_real_kafka(docker_engine: None, free_port: int, tmp_path: Path) -> None:
     from testcontainers.core.container import DockerContainer
 
     kafka = load_compose()["services"]["kafka"]

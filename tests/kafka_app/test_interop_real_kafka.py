@@ -69,25 +69,8 @@ def test_embedded_broker(embedded_broker, check: Callable[[str], None]) -> None:
     check(embedded_broker.bootstrap_servers)
 
 
-def _docker_engine() -> str | None:
-    """None when a Docker engine answers, else why not."""
-    try:
-        import docker
-        import docker.errors
-    except ImportError:
-        return "the docker package is not installed"
-    try:
-        docker.from_env().ping()
-    except (docker.errors.DockerException, OSError) as error:
-        return f"no Docker engine answers ({type(error).__name__})"
-    return None
-
-
 @pytest.mark.docker
-def test_real_kafka() -> None:
-    reason = _docker_engine()
-    if reason is not None:
-        pytest.skip(reason)
+def test_real_kafka(docker_engine: None) -> None:
     from testcontainers.community.kafka import KafkaContainer
 
     with KafkaContainer().with_kraft() as kafka:
