@@ -10,7 +10,6 @@ Usage: `python -m scenarios run endless-retention --fast`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from scenarios.expectations import check, exactly_once
@@ -110,22 +109,14 @@ def _negative_key_crash(stage: Stage) -> None:
         production="a crash in the middle of a batch is a replay, not a loss; make sure the code "
                    "does not crash again on the same record (see the poison-pill scenario)"))
     stage.wait_for_more(1)
-    producer = stage.kafka.producer if stage.kafka else None
-    assert producer is not None
-    mark = producer.mark()
-    stage.send_negative_key()
-    match = producer.wait_for(r": -(\d+) -> (\d+)", since=mark, timeout=30,
-                              what="a message with a negative key")
-    assert isinstance(match, re.Match)
-    value = stage.fact("negative_key_value", int(match.group(2)))
-    stage.say(f"the producer sent key -{match.group(1)} with value {value}")
+    value = stage.fact("negative_key_value", stage.send_negative_key())
+    stage.say(f"the producer sent key -{value} with value {value}")
     code = stage.wait_spark_exit(kind="crash")
     stage.expect(check("the app crashed itself on the negative key", code == 255,
                        "exit code 255", f"exit code {code}"))
     stage.start_spark()
     stage.wait_for_value(value + 1)
-    text = stage.folders.output_log.read_text(encoding="utf-8")
-    written = len(re.findall(rf": -{value} -> {value}\s*$", text, flags=re.M))
+    written = stage.negative_key_lines(value)
     stage.expect(check("the negative-key message is written once after the restart", written == 1,
                        f"one line `-{value} -> {value}`", f"{written} such line(s)"))
 

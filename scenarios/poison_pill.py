@@ -102,15 +102,8 @@ def _send_poison(stage: Stage) -> int:
         why="with crash-always the bug is in the code, not in the moment: it will hit again",
         production="validate input at the edge; route records you cannot handle to a "
                    "dead-letter topic instead of throwing"))
-    producer = stage.kafka.producer if stage.kafka else None
-    assert producer is not None, "start Kafka first"
-    mark = producer.mark()
-    stage.send_negative_key()
-    match = producer.wait_for(r": -(\d+) -> (\d+)", since=mark, timeout=30,
-                              what="a message with a negative key")
-    assert isinstance(match, re.Match)
-    value = stage.fact("poison_value", int(match.group(2)))
-    stage.say(f"the producer sent key -{match.group(1)} with value {value} at offset {value - 1}")
+    value = stage.fact("poison_value", stage.send_negative_key())
+    stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
     return value
 
 
@@ -190,8 +183,7 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
     stage.stop_spark()
     report = stage.verify()
     stage.expect(exactly_once(report, total), phase="final")
-    text = stage.folders.output_log.read_text(encoding="utf-8")
-    written = len(re.findall(rf": -{value} -> {value}\s*$", text, flags=re.M))
+    written = stage.negative_key_lines(value)
     stage.expect(check("the poison pill is written once", written == 1,
                        f"one line `-{value} -> {value}`", f"{written} such line(s)"), phase="final")
 

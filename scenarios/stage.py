@@ -14,6 +14,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from dataclasses import replace
@@ -120,9 +121,25 @@ class Stage:
     def window(self) -> OffsetWindow:
         return self._kafka().window()
 
-    def send_negative_key(self) -> None:
-        self._kafka().send_negative_key()
+    def send_negative_key(self) -> int:
+        """Press Enter in the producer; returns the value of the message it sent with key -value."""
+        kafka = self._kafka()
+        assert kafka.producer is not None, "start the producer first"
+        mark = kafka.producer.mark()
+        kafka.send_negative_key()
         self.timeline.event("Enter: negative key", "note")
+        match = kafka.producer.wait_for(r": -(\d+) -> (\d+)", since=mark, timeout=30,
+                                        what="a message with a negative key")
+        assert isinstance(match, re.Match)
+        if match.group(1) != match.group(2):
+            raise StepFailed(f"the producer sent key -{match.group(1)} with value "
+                             f"{match.group(2)}; a negative key must be minus its value")
+        return int(match.group(2))
+
+    def negative_key_lines(self, value: int) -> int:
+        """How many lines of the output log hold the message sent with key -value."""
+        text = self.folders.output_log.read_text(encoding="utf-8")
+        return len(re.findall(rf": -{value} -> {value}\s*$", text, flags=re.M))
 
     def stop_producer(self) -> OffsetWindow:
         """Stop the producer; returns the topic's final offsets."""
