@@ -196,16 +196,25 @@ class ManagedProcess:
 @contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM back while cleaning up, so an impatient second signal (or the
-    copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after."""
+    copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after.
+
+    The signals are noted by a stand-in handler rather than blocked: a signal sent to the
+    process can land on any thread that does not block it (kafka-python and Spark start their
+    own), so blocking it in the main thread alone does not hold it back."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    arrived: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, lambda number, _frame: arrived.append(number))
+                for number in held}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(arrived):
+            signal.raise_signal(number)
 
 
 class ProcessGroup:
