@@ -35,6 +35,26 @@ _EVENT_STYLE: dict[str, tuple[str, str]] = {
 }
 
 
+# Event labels stand upright along the top; two closer than this share of the time axis would
+# print over each other, so the later one drops into the next lane down.
+_LABEL_GAP = 0.018
+_LANE_HEIGHT = 0.3
+
+
+def label_lanes(times: list[float], gap: float) -> list[int]:
+    """For events in time order, the lowest lane whose previous label is at least `gap` away."""
+    last_in_lane: list[float] = []
+    lanes = []
+    for at in times:
+        lane = next((i for i, last in enumerate(last_in_lane) if at - last >= gap), len(last_in_lane))
+        if lane == len(last_in_lane):
+            last_in_lane.append(at)
+        else:
+            last_in_lane[lane] = at
+        lanes.append(lane)
+    return lanes
+
+
 @dataclass(frozen=True)
 class Sample:
     at: float
@@ -114,11 +134,14 @@ class Timeline:
             # With retention of seconds every sample deletes something; the line says it then.
             for at, _, after in deletions if len(deletions) <= 40 else []:
                 ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
-            for event in events:
+            span = max((e.at for e in events), default=0.0) or 1.0
+            for event, lane in zip(events, label_lanes([e.at for e in events], span * _LABEL_GAP)):
                 colour, style = _EVENT_STYLE[event.kind]
                 ax.axvline(event.at, color=colour, ls=style, lw=1)
-                ax.annotate(event.label, (event.at, 1.0), xycoords=("data", "axes fraction"),
-                            rotation=90, va="top", ha="right", fontsize=7, color=colour)
+                ax.annotate(event.label, (event.at, 1.0 - lane * _LANE_HEIGHT),
+                            xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
+                            fontsize=7, color=colour,
+                            bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
             ax.plot([], [], marker="v", color="tab:brown", ls="none", label="retention deleted")
             ax.axvspan(0, 0, color="tab:green", alpha=0.15, label="Spark app up")
             ax.set_xlabel("seconds since the scenario started")

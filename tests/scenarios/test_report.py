@@ -106,3 +106,11 @@ def test_narration_plain_lines_and_guided_pause() -> None:
     assert "PASS exactly once" in text
     assert len(asked) == 1 and "Kill it" in asked[0]
     assert "\x1b[" not in text  # no colour codes when not on a terminal
+
+
+def test_event_labels_close_in_time_go_to_separate_lanes() -> None:
+    from scenarios.timeline import label_lanes
+
+    # "Kafka up" and "start 1" a second apart, then a crash, its exit and the restart together.
+    lanes = label_lanes([0.5, 1.5, 24.0, 92.8, 93.5, 94.0, 112.0], gap=2.0)
+    assert lanes == [0, 1, 0, 0, 1, 2, 0]
