@@ -91,3 +91,24 @@ def test_paired_ratio_compares_runs_of_the_same_round() -> None:
     assert "consume x1.00 best, x1.00 median, x1.00 paired" in line
     summary = bench.summarise(ours)
     assert (summary.produce_best, summary.produce_median, summary.rounds) == (100.0, 60.0, 3)
+
+
+def test_tansu_target_is_judged_on_paired_rounds_with_a_noise_margin() -> None:
+    bench = _benchmark_module()
+
+    def runs(ours_produce: tuple[float, ...]) -> dict:
+        return {("embedded", "kafka-python"): [bench.Result("embedded", "kafka-python", p, 100.0) for p in ours_produce],
+                ("tansu", "kafka-python"): [bench.Result("tansu", "kafka-python", p, 100.0) for p in (100.0, 100.0, 100.0)]}
+
+    assert "tansu in this run (paired ratio >= 0.95): met (produce x0.97, consume x1.00)" in bench.targets(runs((97.0, 99.0, 90.0)))
+    assert "NOT met (produce x0.90" in bench.targets(runs((90.0, 99.0, 80.0)))
+
+
+def test_brokers_get_the_last_cpu_and_clients_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark_module()
+    monkeypatch.setattr(bench.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    pinning = bench.Pinning.split()
+    assert (pinning.brokers, pinning.clients) == ({3}, {0, 1, 2})
+    assert pinning.describe() == "brokers pinned to CPU 3, clients to CPU 0,1,2"
+    monkeypatch.setattr(bench.os, "sched_getaffinity", lambda pid: {0})
+    assert bench.Pinning.split().describe() == "not pinned"
