@@ -21,7 +21,8 @@ from typing import Any
 from spark_app.checkpoint import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
 from spark_app.errors import CheckpointError, SparkAppError, StreamFailedError, unwrap
-from spark_app.kafka_client import TopicClient
+from spark_app.group_offsets import StartChoice, choose_start
+from spark_app.kafka_client import GroupOffsets, TopicClient
 from spark_app.kafka_source import SOURCE_NAME, KafkaSource, resolve_starting_offsets
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.progress import ProgressPrinter, console_writer
@@ -29,7 +30,7 @@ from spark_app.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OutputRow, format_lines, open_sink
 
-__all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
+__all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure", "start_from_group"]
 
 # Words in Spark's own errors that mean "this checkpoint does not fit this query".
 _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", "StateSchema",
@@ -56,6 +57,20 @@ def preflight(settings: SparkAppSettings) -> None:
         kafka.partitions(settings.topic)
         if info.is_new:
             resolve_starting_offsets(settings.starting_offsets, settings.topic, kafka)
+
+
+def start_from_group(settings: SparkAppSettings) -> StartChoice | None:
+    """With --offsets-from-group: where the query starts (the group's offsets on a fresh checkpoint)."""
+    group = settings.offsets_from_group
+    if group is None:
+        return None
+    info = read_checkpoint(settings.checkpoint_dir)
+    with TopicClient(settings.bootstrap_servers) as kafka, \
+            GroupOffsets(settings.bootstrap_servers, group) as offsets:
+        partitions = kafka.partitions(settings.topic)
+        committed = offsets.committed(partitions)
+    return choose_start(group, checkpoint_is_new=info.is_new, partitions=partitions,
+                        committed=committed, starting_offsets=settings.starting_offsets)
 
 
 def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAppError:
@@ -130,6 +145,7 @@ class SparkApp:
     def __init__(self, settings: SparkAppSettings) -> None:
         self.settings = settings
         self._stop = threading.Event()
+        self._starting_offsets = settings.starting_offsets
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -143,11 +159,13 @@ class SparkApp:
         s = self.settings
         reader = (spark.readStream.format(SOURCE_NAME)
                   .option("bootstrapServers", s.bootstrap_servers).option("topic", s.topic)
-                  .option("startingOffsets", s.starting_offsets)
+                  .option("startingOffsets", self._starting_offsets)
                   .option("failOnDataLoss", str(s.fail_on_data_loss).lower())
                   .option("logFile", str(s.spark_log_file.resolve())))
         if s.max_offsets_per_trigger:
             reader = reader.option("maxOffsetsPerTrigger", str(s.max_offsets_per_trigger))
+        if s.offsets_from_group:
+            reader = reader.option("offsetsGroup", s.offsets_from_group)
         return (count_messages(reader.load()).writeStream.outputMode("update")
                 .foreachBatch(handler)
                 .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
@@ -158,6 +176,7 @@ class SparkApp:
         self._install_signals()
         _log_to(self.settings.spark_log_file)
         preflight(self.settings)
+        self._choose_start()
         with SparkSessionResource(self.settings) as spark:
             spark.dataSource.register(KafkaSource)
             policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
@@ -175,6 +194,13 @@ class SparkApp:
                 print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
                       f"restarting the query from its checkpoint, attempt {attempt + 1} of "
                       f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
+
+    def _choose_start(self) -> None:
+        choice = start_from_group(self.settings)
+        if choice is not None:
+            self._starting_offsets = choice.spec
+            logging.getLogger("spark_app").info(choice.message)
+            print(choice.message, flush=True)
 
     def _run_query(self, spark: Any, handler: BatchHandler) -> BaseException | None:
         """Run until stopped (None) or failed (the failure, unexplained)."""

@@ -35,6 +35,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _group_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
+    return text
+
+
 def main_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m spark_app",
@@ -60,6 +66,10 @@ def main_parser() -> argparse.ArgumentParser:
                    help="pinned in the checkpoint: only a new checkpoint takes a new value")
     p.add_argument("--master", default=_DEFAULTS.master)
     p.add_argument("--ui", action="store_true", help="turn the Spark UI on and print its address")
+    p.add_argument("--offsets-from-group", type=_group_name, default=None, metavar="GROUP",
+                   help="commit each batch's start offsets to this Kafka consumer group, and start "
+                        "a fresh checkpoint from them instead of --starting-offsets "
+                        "(at-least-once: the last batch may be processed again)")
     return p
 
 
@@ -85,7 +95,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
-        master=args.master, ui=args.ui)
+        master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group)
 
 
 def _run_app(argv: Sequence[str]) -> int:

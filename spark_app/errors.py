@@ -19,6 +19,7 @@ __all__ = [
     "DataLossError",
     "CheckpointError",
     "OffsetsSpecError",
+    "GroupOffsetsError",
     "StreamFailedError",
     "unwrap",
 ]
@@ -87,9 +88,16 @@ class StreamFailedError(SparkAppError):
     token = "STREAM_FAILED"
 
 
+class GroupOffsetsError(SparkAppError):
+    """Kafka refused to store or return the offsets of --offsets-from-group's consumer group."""
+
+    token = "GROUP_OFFSETS"
+
+
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
-                               CheckpointError, OffsetsSpecError, StreamFailedError)
+                               CheckpointError, OffsetsSpecError, GroupOffsetsError,
+                               StreamFailedError)
 }
 _TOKEN_LINE = re.compile(
     r"(?:spark_app\.errors\.\w+: )?(" + "|".join(re.escape(t) for t in _ERRORS) + r"): ([^\n]*)")

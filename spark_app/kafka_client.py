@@ -18,12 +18,13 @@ from types import TracebackType
 
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
-from kafka.errors import KafkaError, OffsetOutOfRangeError
+from kafka.errors import KafkaConnectionError, KafkaError, KafkaTimeoutError, OffsetOutOfRangeError
+from kafka.structs import OffsetAndMetadata
 
-from spark_app.errors import KafkaUnreachableError
+from spark_app.errors import GroupOffsetsError, KafkaUnreachableError
 from spark_app.offsets import Offsets, TopicPartition
 
-__all__ = ["TopicClient", "OffsetGone"]
+__all__ = ["TopicClient", "OffsetGone", "GroupOffsets"]
 
 # A fetch that makes no progress for this long means the broker went away mid-batch.
 _STALL_SEC = 30.0
@@ -140,3 +141,87 @@ class TopicClient:
                     f"{_STALL_SEC:.0f}s although the batch ends at {end}")
             if chunk:
                 yield chunk
+
+
+class GroupOffsets:
+    """A consumer group's committed offsets, used as a store: commit and read, never join.
+
+    The consumer is only ever assigned partitions by hand (it never subscribes), so kafka-python
+    commits with generation -1 and no member id: a standalone commit that needs no group
+    membership, no JoinGroup and no heartbeats. Real Kafka accepts these as long as the group
+    has no active members; the app is the group's only user.
+
+    Usage:
+        with GroupOffsets("127.0.0.1:9092", "manual-offsets") as group:
+            group.commit({TopicPartition("Experience", 0): 42})
+            group.committed([TopicPartition("Experience", 0)])  # {Experience-0: 42}
+    """
+
+    def __init__(self, bootstrap_servers: str, group: str, timeout_sec: float = 30.0) -> None:
+        self.bootstrap_servers = bootstrap_servers
+        self.group = group
+        # Long: a commit that times out is retried by the caller's next batch anyway, but a
+        # short one on a busy machine would make every batch warn.
+        self._timeout_ms = int(timeout_sec * 1000)
+        self._consumer: KafkaConsumer | None = None
+
+    def __enter__(self) -> "GroupOffsets":
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def start(self) -> "GroupOffsets":
+        if self._consumer is None:
+            try:
+                self._consumer = KafkaConsumer(
+                    bootstrap_servers=self.bootstrap_servers, client_id=_CLIENT_ID,
+                    group_id=self.group, enable_auto_commit=False,
+                    bootstrap_timeout_ms=self._timeout_ms,
+                    request_timeout_ms=self._timeout_ms)
+            except (KafkaError, OSError) as err:
+                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+        return self
+
+    def stop(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            consumer.close(autocommit=False)
+
+    def commit(self, offsets: Offsets) -> None:
+        """Store `offsets` (the next offset to read, per partition) for the group."""
+        if not offsets:
+            return
+        consumer = self.start()._consumer
+        assert consumer is not None
+        wanted = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(off, "", -1)
+                  for tp, off in offsets.items()}
+        try:
+            consumer.commit(wanted, timeout_ms=self._timeout_ms)
+        except KafkaError as err:
+            raise self._error("store offsets for", err) from err
+
+    def committed(self, partitions: list[TopicPartition]) -> Offsets:
+        """The group's committed offset of each partition that has one."""
+        consumer = self.start()._consumer
+        assert consumer is not None
+        found: Offsets = {}
+        try:
+            for tp in partitions:
+                offset = consumer.committed(KafkaTopicPartition(tp.topic, tp.partition),
+                                            timeout_ms=self._timeout_ms)
+                if offset is not None and offset >= 0:
+                    found[tp] = int(offset)
+        except KafkaError as err:
+            raise self._error("read the offsets of", err) from err
+        return found
+
+    def _error(self, doing: str, err: KafkaError) -> KafkaUnreachableError | GroupOffsetsError:
+        if isinstance(err, (KafkaConnectionError, KafkaTimeoutError)):
+            return KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__)
+        return GroupOffsetsError(f"Kafka at {self.bootstrap_servers} would not {doing} consumer "
+                                 f"group {self.group} ({type(err).__name__}: {err}). Check that "
+                                 f"no other consumer is an active member of that group, or "
+                                 f"choose another --offsets-from-group.")

@@ -4,7 +4,9 @@ Spark's own Kafka connector is a jar from a Maven repository, which this playgro
 reach, so this module plays its part with the same contract: offsets are `{"topic":
 {"partition": offset}}` in the checkpoint, every Kafka partition is one input partition, a batch
 reads exactly [start, end) so a replay yields the same rows, and `startingOffsets`,
-`maxOffsetsPerTrigger` and `failOnDataLoss` mean what they mean there.
+`maxOffsetsPerTrigger` and `failOnDataLoss` mean what they mean there. With the option
+`offsetsGroup` it also commits each batch's start offsets to that Kafka consumer group when the
+batch is planned (seed 000's offsets kept outside Spark; see group_offsets.py).
 
 Usage:
     spark.dataSource.register(KafkaSource)
@@ -26,7 +28,8 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 from pyspark.sql.types import StructType
 
 from spark_app.errors import DataLossError, OffsetsSpecError
-from spark_app.kafka_client import OffsetGone, TopicClient
+from spark_app.group_offsets import start_offsets_to_commit
+from spark_app.kafka_client import GroupOffsets, OffsetGone, TopicClient
 from spark_app.offsets import EARLIEST, LATEST, Offsets, TopicPartition, offsets_to_json, parse_offsets
 
 __all__ = ["KafkaSource", "KafkaStreamReader", "KafkaRange", "SourceOptions", "SOURCE_NAME",
@@ -50,6 +53,7 @@ class SourceOptions:
     fail_on_data_loss: bool = True
     max_offsets_per_trigger: int | None = None
     log_file: str | None = None
+    offsets_group: str | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> "SourceOptions":
@@ -59,7 +63,8 @@ class SourceOptions:
                    starting_offsets=options.get("startingOffsets", "earliest"),
                    fail_on_data_loss=options.get("failOnDataLoss", "true").lower() != "false",
                    max_offsets_per_trigger=int(limit) if limit else None,
-                   log_file=options.get("logFile") or None)
+                   log_file=options.get("logFile") or None,
+                   offsets_group=options.get("offsetsGroup") or None)
 
 
 class KafkaRange(InputPartition):
@@ -133,11 +138,12 @@ class KafkaStreamReader(DataSourceStreamReader):
     def __init__(self, options: SourceOptions) -> None:
         self.options = options
         self._kafka: TopicClient | None = None
+        self._group: GroupOffsets | None = None
         self._latest: Offsets | None = None
 
     def __getstate__(self) -> dict[str, object]:
         # Tasks receive a pickled copy of this reader; a live consumer must not travel with it.
-        return {"options": self.options, "_kafka": None, "_latest": None}
+        return {"options": self.options, "_kafka": None, "_group": None, "_latest": None}
 
     def _client(self) -> TopicClient:
         if self._kafka is None:
@@ -183,6 +189,10 @@ class KafkaStreamReader(DataSourceStreamReader):
 
     def partitions(self, start: dict, end: dict) -> list[KafkaRange]:
         begin, finish = parse_offsets(start), parse_offsets(end)
+        if self.options.offsets_group:
+            # Spark plans a batch's input partitions after writing offsets/N and before running
+            # it: the moment seed 000 stores the batch's start ("fromOffset") outside Spark.
+            self._group_client().commit(start_offsets_to_commit(begin, finish))
         return [KafkaRange(tp.topic, tp.partition, begin.get(tp, 0), finish[tp], tp in begin)
                 for tp in sorted(finish) if finish[tp] > begin.get(tp, 0)]
 
@@ -219,6 +229,13 @@ class KafkaStreamReader(DataSourceStreamReader):
                                 f"{lost_end - start} messages because failOnDataLoss is false")
         return lost_end
 
+    def _group_client(self) -> GroupOffsets:
+        if self._group is None:
+            assert self.options.offsets_group is not None
+            self._group = GroupOffsets(self.options.bootstrap_servers,
+                                       self.options.offsets_group).start()
+        return self._group
+
     def commit(self, end: dict) -> None:
         # Progress lives in the checkpoint, as with Spark's Kafka source; nothing to tell Kafka.
         return None
@@ -227,6 +244,9 @@ class KafkaStreamReader(DataSourceStreamReader):
         kafka, self._kafka = self._kafka, None
         if kafka is not None:
             kafka.stop()
+        group, self._group = self._group, None
+        if group is not None:
+            group.stop()
 
 
 # Spark reuses its Python workers between tasks; keeping one connected client per worker saves

@@ -42,6 +42,9 @@ class SparkAppSettings:
     shuffle_partitions: int = 1
     ui: bool = False
     ui_port: int = 4040
+    # Seed 000's offsets outside Spark: commit each batch's start offsets to this consumer group
+    # and start a fresh checkpoint from them (None: offsets live in the checkpoint only).
+    offsets_from_group: str | None = None
 
     @property
     def output_file(self) -> Path:

@@ -1,0 +1,102 @@
+"""--offsets-from-group without Spark: where a query starts, and the source's commits to a real
+consumer group on the embedded broker (seed 000's offsets kept outside Spark)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pyspark.sql.streaming.datasource import ReadAllAvailable
+
+from spark_app.app import start_from_group
+from spark_app.cli import main_parser, settings_from_args
+from spark_app.group_offsets import choose_start, start_offsets_to_commit
+from spark_app.kafka_client import GroupOffsets
+from spark_app.kafka_source import KafkaStreamReader, SourceOptions
+from spark_app.offsets import TopicPartition
+from tests.spark_app.kafka_helpers import create_topic, send_counter
+
+TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)
+
+
+def test_a_fresh_checkpoint_starts_from_the_group_offsets() -> None:
+    choice = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1],
+                          committed={TP0: 42, TP1: 7}, starting_offsets="latest")
+    assert choice.origin == "group"
+    assert json.loads(choice.spec) == {"Experience": {"0": 42, "1": 7}}
+    assert "consumer group g" in choice.message and "Experience-0@42" in choice.message
+
+
+def test_a_partition_the_group_never_saw_follows_starting_offsets() -> None:
+    latest = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1], committed={TP0: 42},
+                          starting_offsets="latest")
+    assert json.loads(latest.spec) == {"Experience": {"0": 42, "1": -1}}
+    assert "Experience-1 from --starting-offsets latest" in latest.message
+    given = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1], committed={TP0: 42},
+                         starting_offsets='{"Experience":{"1":5}}')
+    assert json.loads(given.spec) == {"Experience": {"0": 42, "1": 5}}
+
+
+def test_an_empty_group_falls_back_to_starting_offsets() -> None:
+    choice = choose_start("g", checkpoint_is_new=True, partitions=[TP0],
+                          committed={TopicPartition("Other", 0): 3}, starting_offsets="earliest")
+    assert (choice.spec, choice.origin) == ("earliest", "starting-offsets")
+    assert "no committed offsets" in choice.message
+
+
+def test_an_existing_checkpoint_wins_and_says_so() -> None:
+    choice = choose_start("g", checkpoint_is_new=False, partitions=[TP0], committed={TP0: 42},
+                          starting_offsets="earliest")
+    assert (choice.spec, choice.origin) == ("earliest", "checkpoint")
+    assert "checkpoint already holds offsets" in choice.message and "Experience-0@42" in choice.message
+
+
+def test_the_start_of_a_batch_is_committed_for_every_partition_it_covers() -> None:
+    # Experience-1 is new since the previous batch: the batch reads it from offset 0.
+    assert start_offsets_to_commit({TP0: 10}, {TP0: 15, TP1: 3}) == {TP0: 10, TP1: 0}
+
+
+def test_the_option_reaches_settings_and_the_source() -> None:
+    s = settings_from_args(main_parser().parse_args(["--offsets-from-group", "blue"]))
+    assert s.offsets_from_group == "blue"
+    assert settings_from_args(main_parser().parse_args([])).offsets_from_group is None
+    assert SourceOptions.from_options({"offsetsGroup": "blue"}).offsets_group == "blue"
+    assert SourceOptions.from_options({}).offsets_group is None
+
+
+def test_an_empty_group_name_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main_parser().parse_args(["--offsets-from-group", " "])
+    assert exit_.value.code == 2
+    assert "expected a consumer group name" in capsys.readouterr().err
+
+
+def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
+        embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    source = KafkaStreamReader(SourceOptions(bootstrap_servers=bootstrap, topic="Experience",
+                                             offsets_group="manual", log_file=str(tmp_path / "l")))
+    try:
+        first_end = {"Experience": {"0": 12}}
+        source.partitions(source.initialOffset(), first_end)
+        with GroupOffsets(bootstrap, "manual") as group:
+            assert group.committed([TP0]) == {TP0: 0}
+        end = source.latestOffset(first_end, ReadAllAvailable())
+        source.partitions(first_end, end)  # batch 1 planned: its start is stored, not its end
+        with GroupOffsets(bootstrap, "manual") as group:
+            assert group.committed([TP0]) == {TP0: 12}
+            assert group.committed([TP1]) == {}
+    finally:
+        source.stop()
+    settings = settings_from_args(main_parser().parse_args([
+        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
+        "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
+    choice = start_from_group(settings)
+    assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}
+    other = start_from_group(settings_from_args(main_parser().parse_args([
+        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
+        "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
+    assert other is not None and other.spec == "latest"
