@@ -159,7 +159,9 @@ class SparkLauncher:
         self.current: ManagedProcess | None = None
 
     def start(self, *, starting_offsets: str | None = None, fail_on_data_loss: bool | None = None,
-              sink: str | None = None, on_negative_key: str | None = None) -> ManagedProcess:
+              sink: str | None = None, on_negative_key: str | None = None,
+              offsets_from_group: str | None = None,
+              shuffle_partitions: int | None = None) -> ManagedProcess:
         self.starts += 1
         argv = [self.python, "-m", "spark_app", "--bootstrap-servers", self.bootstrap_servers,
                 "--topic", self.topic, "--checkpoint-dir", str(self.folders.checkpoints),
@@ -172,5 +174,9 @@ class SparkLauncher:
             argv += ["--sink", sink]
         if on_negative_key is not None:
             argv += ["--on-negative-key", on_negative_key]
+        if offsets_from_group is not None:
+            argv += ["--offsets-from-group", offsets_from_group]
+        if shuffle_partitions is not None:
+            argv += ["--shuffle-partitions", str(shuffle_partitions)]
         self.current = self.group.start(f"spark-{self.starts}", argv)
         return self.current
