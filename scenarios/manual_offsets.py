@@ -167,12 +167,14 @@ def run(stage: Stage) -> None:
 
 
 def _past_catch_up(stage: Stage) -> None:
-    """Let a few small batches follow the first one, which reads the whole backlog at once.
+    """Wait until the app has read the backlog and runs ordinary batches again.
 
-    Stopped right after it, the "last batch" a new query redoes would be the whole backlog: true,
-    but it hides that the cost is one batch, usually a second's worth of messages.
+    A new query's first batch reads everything sent while the app was down (and Spark starting).
+    Stopped right after it, the "last batch" a new query redoes would be that whole backlog:
+    true, but it hides that the usual cost is one ordinary batch, a trigger's worth of messages.
     """
-    stage.wait_for_more(stage.timings.run_for_messages)
+    stage.wait_for_value(stage.window().latest)
+    stage.wait_for_more(2)
 
 
 def _went_down(stage: Stage, phase: str) -> Resume:
