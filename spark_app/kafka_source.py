@@ -237,7 +237,8 @@ class KafkaStreamReader(DataSourceStreamReader):
         return self._group
 
     def commit(self, end: dict) -> None:
-        # Progress lives in the checkpoint, as with Spark's Kafka source; nothing to tell Kafka.
+        # Progress lives in the checkpoint, as with Spark's Kafka source. With offsetsGroup the
+        # group gets this offset in partitions(), as the start of the next batch with data.
         return None
 
     def stop(self) -> None:
