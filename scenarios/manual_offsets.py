@@ -138,7 +138,8 @@ def run(stage: Stage) -> None:
         happens="the query stops between batches; its last batch is complete and committed",
         watch="the group still holds the START of that last batch",
         why="the start is stored when a batch is planned; the end of the last batch is known only "
-            "to the checkpoint, so even a clean stop can cost one repeated batch on a new checkpoint (none when Spark had planned a batch it did not run yet)"))
+            "to the checkpoint, so even a clean stop can cost one repeated batch on a new "
+            "checkpoint (none when Spark had planned a batch it did not run yet)"))
     stage.stop_spark()
     stopped = _went_down(stage, "after SIGTERM")
     runs.append(ValueRange(first, stopped.highest))
