@@ -5,6 +5,10 @@ The Spark app writes two lines per message to `log/streaming-output.log`:
     [INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 890
     [INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Experience: 890 -> 890
 
+The Spark app's `--output-format v2` (the upgrade scenario's new version) also names the
+message's partition and offset, `v2 Experience-0@889: 890 -> 890`; both formats may follow each
+other in one log and are read alike.
+
 The value is the message's identity (the producer counts 1, 2, 3…; the key may be negative).
 Every value from 1 to the highest seen must appear exactly once, and the `Count = n` lines must
 run 1, 2, 3… each paired with its message. A count that falls back to 1 means the state was lost
@@ -23,7 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,7 +42,8 @@ __all__ = [
 ]
 
 _COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
-_MESSAGE = re.compile(r"\[StreamingOutput\]: ([A-Za-z0-9._-]+): (-?\d+) -> (-?\d+)\s*$")
+_MESSAGE = re.compile(r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(\d+))?: "
+                      r"(-?\d+) -> (-?\d+)\s*$")
 
 BreakKind = Literal["reset", "rewind", "jump"]
 
@@ -113,6 +118,8 @@ class VerifyReport:
     ignored_lines: int
     # Every value in log order, for "what came first after the restart" questions.
     values: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    # How many message lines were in the Spark app's --output-format v2.
+    v2_messages: int = 0
 
     @property
     def missing_count(self) -> int:
@@ -156,6 +163,7 @@ class VerifyReport:
             "count_resets": list(self.count_resets),
             "unpaired": [vars(u) for u in self.unpaired],
             "ignored_lines": self.ignored_lines,
+            "v2_messages": self.v2_messages,
         }
 
     def summary_lines(self) -> list[str]:
@@ -190,6 +198,7 @@ def verify(lines: Iterable[str]) -> VerifyReport:
     breaks: list[CountBreak] = []
     unpaired: list[Unpaired] = []
     ignored = 0
+    v2_messages = 0
     pending: tuple[int, int, str] | None = None  # (line number, count, text) awaiting its message
     previous_count: int | None = None
     for number, raw in enumerate(lines, start=1):
@@ -201,8 +210,9 @@ def verify(lines: Iterable[str]) -> VerifyReport:
                 unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
             pending = (number, int(count_match.group(1)), text)
         elif message_match:
-            value = int(message_match.group(3))
+            value = int(message_match.group(6))
             values.append(value)
+            v2_messages += message_match.group(1) is not None
             if pending is None:
                 unpaired.append(Unpaired(number, text, "message without count"))
                 continue
@@ -215,7 +225,8 @@ def verify(lines: Iterable[str]) -> VerifyReport:
             ignored += 1
     if pending is not None:
         unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
-    return _report(values, breaks, unpaired, ignored, previous_count)
+    return replace(_report(values, breaks, unpaired, ignored, previous_count),
+                   v2_messages=v2_messages)
 
 
 def _kind(actual: int, expected: int) -> BreakKind:

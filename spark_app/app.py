@@ -29,6 +29,7 @@ from spark_app.progress import ProgressPrinter, console_writer
 from spark_app.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OutputRow, format_lines, open_sink
+from spark_app.state_schema import find_schema_refusal
 
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure", "start_from_group"]
 
@@ -83,6 +84,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
     head = "\n".join(message_lines[:3])
+    refusal = find_schema_refusal("\n".join(message_lines[:6]))
+    if refusal is not None:
+        return refusal.error(settings.checkpoint_dir)
     if any(word in head for word in _CHECKPOINT_WORDS):
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
@@ -112,6 +116,8 @@ class BatchHandler:
         self.sink = open_sink(settings.sink, settings.output_file,
                               lambda: read_query_id(settings.checkpoint_dir))
         self.last_count: int | None = None
+        # Code inside foreachBatch: free to change between restarts of the same checkpoint.
+        self.output_format = settings.output_format
 
     def __call__(self, batch: Any, batch_id: int) -> None:
         with warnings.catch_warnings():
@@ -122,8 +128,9 @@ class BatchHandler:
         if frame.empty:
             return
         frame = frame.sort_values("count")
-        rows = [OutputRow(t, k, v, int(c)) for t, k, v, c in
-                zip(frame["topic"], frame["key"], frame["value"], frame["count"])]
+        rows = [OutputRow(t, k, v, int(c), int(p), int(o)) for t, k, v, c, p, o in
+                zip(frame["topic"], frame["key"], frame["value"], frame["count"],
+                    frame["partition"], frame["offset"])]
         self.write(batch_id, rows)
 
     def write(self, batch_id: int, rows: list[OutputRow]) -> None:
@@ -132,10 +139,10 @@ class BatchHandler:
             if out is not None:
                 if victim is not None:
                     # Die mid-batch, as a real failure would (see negative_key.py).
-                    out.write(format_lines(rows[:victim], datetime.now()))
+                    out.write(format_lines(rows[:victim], datetime.now(), self.output_format))
                     out.flush()
                     self.policy.crash(rows[victim])
-                out.write(format_lines(rows, datetime.now()))
+                out.write(format_lines(rows, datetime.now(), self.output_format))
         self.last_count = rows[-1].count
 
 
@@ -166,7 +173,7 @@ class SparkApp:
             reader = reader.option("maxOffsetsPerTrigger", str(s.max_offsets_per_trigger))
         if s.offsets_from_group:
             reader = reader.option("offsetsGroup", s.offsets_from_group)
-        return (count_messages(reader.load()).writeStream.outputMode("update")
+        return (count_messages(reader.load(), s.state_schema).writeStream.outputMode("update")
                 .foreachBatch(handler)
                 .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
                 .trigger(processingTime=f"{s.trigger_sec} seconds")

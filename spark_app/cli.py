@@ -70,7 +70,17 @@ def main_parser() -> argparse.ArgumentParser:
                    help="commit each batch's start offsets to this Kafka consumer group, and start "
                         "a fresh checkpoint from them instead of --starting-offsets "
                         "(at-least-once: the last batch may be processed again)")
+    _add_upgrade_options(p)
     return p
+
+
+def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
+    """The two "new version" switches of the upgrade scenario."""
+    p.add_argument("--output-format", choices=["v1", "v2"], default=_DEFAULTS.output_format,
+                   help="v2 adds partition@offset to each message line; allowed to change on an "
+                        "existing checkpoint")
+    p.add_argument("--state-schema", choices=["v1", "v2"], default=_DEFAULTS.state_schema,
+                   help="v2 adds a field to the count's state; Spark refuses it on a v1 checkpoint")
 
 
 def inspect_parser() -> argparse.ArgumentParser:
@@ -95,7 +105,12 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
-        master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group)
+        master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group,
+        **_upgrade_settings(args))
+
+
+def _upgrade_settings(args: argparse.Namespace) -> dict[str, str]:
+    return {"output_format": args.output_format, "state_schema": args.state_schema}
 
 
 def _run_app(argv: Sequence[str]) -> int:

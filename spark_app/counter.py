@@ -5,30 +5,48 @@ rows of a batch to `running_count` together with the count stored after the prev
 Rows are numbered in (partition, offset) order, so a replayed batch gets exactly the same counts,
 and the new total goes back into the state store, versioned with the batch in `state/`.
 
-Usage: `counted = count_messages(records)`  # adds a `count` column: 1, 2, 3, ...
+`--state-schema v2` is "the new version" of the state: the struct gains a field,
+`last_update_ms` (when the count last moved). Spark pins the state schema in the checkpoint
+(`state/<op>/_metadata/schema`) and refuses to run a v2 query on a v1 checkpoint; a new
+checkpoint takes v2 without trouble (the upgrade scenario shows both).
+
+Usage: `counted = count_messages(records, state_schema="v1")`  # adds a `count` column: 1, 2, ...
 """
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 
-__all__ = ["count_messages", "running_count", "OUTPUT_SCHEMA", "STATE_SCHEMA", "GROUP_COLUMN"]
+__all__ = ["count_messages", "running_count", "state_value", "OUTPUT_SCHEMA", "STATE_SCHEMAS",
+           "StateSchemaVersion", "GROUP_COLUMN"]
+
+StateSchemaVersion = Literal["v1", "v2"]
 
 GROUP_COLUMN = "stream"
 OUTPUT_SCHEMA = "topic string, partition int, offset bigint, key string, value string, count bigint"
-# Changing this schema makes Spark refuse the existing checkpoint (the "upgrade" scenario).
-STATE_SCHEMA = "count bigint"
+# Changing the schema makes Spark refuse an existing checkpoint (the "upgrade" scenario).
+STATE_SCHEMAS: dict[str, str] = {
+    "v1": "count bigint",
+    "v2": "count bigint, last_update_ms bigint",
+}
 _COLUMNS = ["topic", "partition", "offset", "key", "value", "count"]
 
 
+def state_value(total: int, version: str, now_ms: int) -> tuple[int, ...]:
+    """The state tuple to store for `total`, in the layout of schema `version`."""
+    return (total,) if version == "v1" else (total, now_ms)
+
+
 def running_count(key: tuple[Any, ...], batches: Iterator[pd.DataFrame],
-                  state: GroupState) -> Iterator[pd.DataFrame]:
+                  state: GroupState, version: str = "v1") -> Iterator[pd.DataFrame]:
     """Number this batch's rows after the stored count, then store the new total."""
     frames = [frame for frame in batches if len(frame)]
     if not frames:
@@ -37,13 +55,14 @@ def running_count(key: tuple[Any, ...], batches: Iterator[pd.DataFrame],
                                                             ignore_index=True)
     before = int(state.get[0]) if state.exists else 0
     rows["count"] = range(before + 1, before + 1 + len(rows))
-    state.update((before + len(rows),))
+    state.update(state_value(before + len(rows), version, int(time.time() * 1000)))
     yield rows[_COLUMNS]
 
 
-def count_messages(records: DataFrame) -> DataFrame:
+def count_messages(records: DataFrame, state_schema: str = "v1") -> DataFrame:
     """The records with their running count, as an update-mode stateful stream."""
+    count = functools.partial(running_count, version=state_schema)
     return (records.withColumn(GROUP_COLUMN, F.lit(0))
             .groupBy(GROUP_COLUMN)
-            .applyInPandasWithState(running_count, OUTPUT_SCHEMA, STATE_SCHEMA, "update",
+            .applyInPandasWithState(count, OUTPUT_SCHEMA, STATE_SCHEMAS[state_schema], "update",
                                     GroupStateTimeout.NoTimeout))

@@ -18,6 +18,7 @@ __all__ = [
     "KafkaUnreachableError",
     "DataLossError",
     "CheckpointError",
+    "StateSchemaChangedError",
     "OffsetsSpecError",
     "GroupOffsetsError",
     "StreamFailedError",
@@ -75,6 +76,12 @@ class CheckpointError(SparkAppError):
     token = "CHECKPOINT_UNUSABLE"
 
 
+class StateSchemaChangedError(CheckpointError):
+    """Spark refused the checkpoint because the state it holds has another schema than this code's."""
+
+    token = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
+
+
 class OffsetsSpecError(SparkAppError):
     """A --starting-offsets value that is neither earliest, latest nor offsets JSON."""
 
@@ -96,11 +103,14 @@ class GroupOffsetsError(SparkAppError):
 
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
-                               CheckpointError, OffsetsSpecError, GroupOffsetsError,
+                               CheckpointError, StateSchemaChangedError, OffsetsSpecError,
+                               GroupOffsetsError,
                                StreamFailedError)
 }
+# Longest first, so CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED is not read as CHECKPOINT_UNUSABLE.
 _TOKEN_LINE = re.compile(
-    r"(?:spark_app\.errors\.\w+: )?(" + "|".join(re.escape(t) for t in _ERRORS) + r"): ([^\n]*)")
+    r"(?:spark_app\.errors\.\w+: )?("
+    + "|".join(re.escape(t) for t in sorted(_ERRORS, key=len, reverse=True)) + r"): ([^\n]*)")
 
 
 def unwrap(error: BaseException) -> SparkAppError | None:

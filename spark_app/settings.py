@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OUTPUT_FILE_NAME",
+__all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema",
+           "OUTPUT_FILE_NAME",
            "SPARK_LOG_FILE_NAME"]
 
 SinkMode = Literal["exactly-once", "at-least-once"]
 NegativeKeyPolicy = Literal["crash-once", "crash-always", "ignore"]
+OutputFormat = Literal["v1", "v2"]
+StateSchema = Literal["v1", "v2"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
 SPARK_LOG_FILE_NAME = "spark.log"
@@ -45,6 +48,10 @@ class SparkAppSettings:
     # Seed 000's offsets outside Spark: commit each batch's start offsets to this consumer group
     # and start a fresh checkpoint from them (None: offsets live in the checkpoint only).
     offsets_from_group: str | None = None
+    # The upgrade scenario's two kinds of change: the lines foreachBatch writes (allowed on the
+    # same checkpoint) and the state struct of the count (refused by Spark on an old checkpoint).
+    output_format: OutputFormat = "v1"
+    state_schema: StateSchema = "v1"
 
     @property
     def output_file(self) -> Path:

@@ -7,6 +7,10 @@ bytes", and after the fsync "done". On the replay of N it either skips N (done) 
 back to S bytes (half-written) and writes N again. The at-least-once sink simply appends, which
 shows the duplicates a crash makes.
 
+`--output-format v2` is "the new version" of the code inside foreachBatch: the message line
+also names where the message came from, `v2 Experience-0@41: 42 -> 42` (partition 0, offset
+41). Only foreachBatch's code changes, so a restart on the same checkpoint may switch formats.
+
 Usage:
     sink = open_sink("exactly-once", Path("log/streaming-output.log"), lambda: query_id)
     with sink.batch(7) as out:
@@ -25,9 +29,11 @@ from pathlib import Path
 from typing import IO, NamedTuple, Protocol
 
 __all__ = ["OutputRow", "JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOnceSink",
-           "Sink", "open_sink", "format_lines", "JOURNAL_SUFFIX"]
+           "Sink", "open_sink", "format_lines", "message_text", "JOURNAL_SUFFIX",
+           "OUTPUT_FORMATS"]
 
 JOURNAL_SUFFIX = ".journal"
+OUTPUT_FORMATS = ("v1", "v2")
 
 
 class OutputRow(NamedTuple):
@@ -37,13 +43,22 @@ class OutputRow(NamedTuple):
     key: str | None
     value: str | None
     count: int
+    partition: int | None = None
+    offset: int | None = None
 
 
-def format_lines(rows: Iterable[OutputRow], now: datetime) -> str:
+def message_text(row: OutputRow, output_format: str = "v1") -> str:
+    """The message line's text: the seed's `Experience: 42 -> 42`, or v2's with its origin."""
+    if output_format == "v2":
+        return f"v2 {row.topic}-{row.partition}@{row.offset}: {row.key} -> {row.value}"
+    return f"{row.topic}: {row.key} -> {row.value}"
+
+
+def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:
     """The seed's two lines per message, with log4j's comma before the milliseconds."""
     stamp = f"{now:%Y-%m-%d %H:%M:%S},{now.microsecond // 1000:03d}"
     prefix = f"[INFO] [{stamp}] [StreamingOutput]: "
-    return "".join(f"{prefix}Count = {row.count}\n{prefix}{row.topic}: {row.key} -> {row.value}\n"
+    return "".join(f"{prefix}Count = {row.count}\n{prefix}{message_text(row, output_format)}\n"
                    for row in rows)
 
 

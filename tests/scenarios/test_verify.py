@@ -139,3 +139,19 @@ def test_verify_file_and_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFi
     assert run_cli(["verify", str(tmp_path / "absent.log")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot read" in err[0]
+
+
+def test_v2_lines_are_read_like_v1_lines() -> None:
+    """The upgrade scenario's log: v1 lines, then the same query goes on in --output-format v2."""
+    v2 = [f"{STAMP}Count = 3\n", f"{STAMP}v2 Experience-upgrade-17-0@2: -3 -> 3\n",
+          f"{STAMP}Count = 4\n", f"{STAMP}v2 Experience-1@0: 4 -> 4\n"]
+    report = verify(log_of([(1, 1), (2, 2)]) + v2)
+    assert report.ok and report.values == (1, 2, 3, 4)
+    assert (report.v2_messages, report.ignored_lines) == (2, 0)
+    assert report.to_dict()["v2_messages"] == 2
+
+
+def test_a_v2_line_counted_twice_is_a_duplicate() -> None:
+    report = verify(log_of([(1, 1), (2, 2)]) + [f"{STAMP}Count = 1\n",
+                                                f"{STAMP}v2 Experience-0@1: 2 -> 2\n"])
+    assert report.duplicated == {2: 2} and report.count_resets == (2,)

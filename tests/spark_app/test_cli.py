@@ -104,6 +104,16 @@ def test_spark_failures_are_explained_from_their_message_not_their_trace() -> No
     from spark_app.settings import SparkAppSettings
 
     schema = RuntimeError("[STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE] new schema\n\tat a.B(B.scala:1)")
-    assert explain_failure(schema, SparkAppSettings()).token == "CHECKPOINT_UNUSABLE"
+    assert explain_failure(schema, SparkAppSettings()).token.startswith("CHECKPOINT_UNUSABLE")
     other = RuntimeError("boom\n\tat org.apache.spark.sql.execution.streaming.checkpointing.X(X.scala:1)")
     assert explain_failure(other, SparkAppSettings()).token == "STREAM_FAILED"
+
+
+def test_upgrade_options_default_to_v1_and_reject_others(capsys: pytest.CaptureFixture[str]) -> None:
+    s = settings_from_args(main_parser().parse_args([]))
+    assert (s.output_format, s.state_schema) == ("v1", "v1")
+    s = settings_from_args(main_parser().parse_args(["--output-format", "v2", "--state-schema", "v2"]))
+    assert (s.output_format, s.state_schema) == ("v2", "v2")
+    with pytest.raises(SystemExit) as exit_:
+        main_parser().parse_args(["--state-schema", "v3"])
+    assert exit_.value.code == 2 and "invalid choice: 'v3'" in capsys.readouterr().err

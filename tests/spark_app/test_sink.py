@@ -81,3 +81,32 @@ def test_at_least_once_writes_a_replayed_batch_again(tmp_path: Path) -> None:
     write(sink, 0, rows(1, 2))
     write(sink, 0, rows(1, 2))
     assert len(lines(out)) == 8
+
+
+def test_v2_format_names_partition_and_offset() -> None:
+    text = format_lines([OutputRow("Experience", "-42", "42", 42, partition=0, offset=41)], NOW,
+                        output_format="v2")
+    assert text.splitlines() == [
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 42",
+        "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: v2 Experience-0@41: -42 -> 42",
+    ]
+
+
+def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
+    """v1 half-writes batch 1 and dies; v2 (same query) rolls it back and writes it in v2."""
+    from scenarios.verify import verify_file
+
+    out = tmp_path / "streaming-output.log"
+    write(ExactlyOnceSink(out, lambda: "q1"), 0, rows(1, 2))
+    with pytest.raises(RuntimeError):
+        with ExactlyOnceSink(out, lambda: "q1").batch(1) as half:
+            assert half is not None
+            half.write(format_lines(rows(3, 3), NOW))
+            raise RuntimeError("stopped mid-batch")
+    upgraded = ExactlyOnceSink(out, lambda: "q1")
+    with upgraded.batch(1) as again:
+        assert again is not None
+        again.write(format_lines([r._replace(partition=0, offset=r.count - 1) for r in rows(3, 4)],
+                                 NOW, output_format="v2"))
+    report = verify_file(out)
+    assert report.ok and report.values == (1, 2, 3, 4) and report.v2_messages == 2

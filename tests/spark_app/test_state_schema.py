@@ -1,0 +1,48 @@
+"""Spark's refusal of a changed state schema, from the text Spark 4.3 really raised.
+
+`data/state_schema_refused.txt` is the start of the StreamingQueryException's message captured
+when `python -m spark_app --state-schema v2` was started on a checkpoint written with v1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spark_app.errors import CheckpointError, StateSchemaChangedError, unwrap
+from spark_app.settings import SparkAppSettings
+from spark_app.state_schema import find_schema_refusal
+
+REFUSED = (Path(__file__).parent / "data" / "state_schema_refused.txt").read_text()
+
+
+def test_the_refusal_names_spark_error_class_and_both_schemas() -> None:
+    refusal = find_schema_refusal(REFUSED)
+    assert refusal is not None
+    assert refusal.error_class == "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+    assert (refusal.stored_fields, refusal.new_fields) == (("count",), ("count", "last_update_ms"))
+
+
+def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> None:
+    from spark_app.app import explain_failure
+
+    error = explain_failure(RuntimeError(REFUSED), SparkAppSettings(checkpoint_dir=Path("cp-a")))
+    assert isinstance(error, StateSchemaChangedError) and isinstance(error, CheckpointError)
+    line = str(error)
+    assert line.startswith("CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: Spark refused the "
+                           "checkpoint in cp-a: STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE")
+    assert "\n" not in line
+    assert "new --checkpoint-dir" in line and "blue/green" in line
+
+
+def test_the_longer_token_survives_unwrapping() -> None:
+    from spark_app.app import explain_failure
+
+    error = explain_failure(RuntimeError(REFUSED), SparkAppSettings())
+    wrapped = RuntimeError(f"Traceback ...\nspark_app.errors.StateSchemaChangedError: {error}\n")
+    assert type(unwrap(wrapped)) is StateSchemaChangedError
+
+
+def test_other_errors_are_not_schema_refusals() -> None:
+    assert find_schema_refusal("[STREAM_FAILED] ... [KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE]") is None
+    bare = find_schema_refusal("[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema ...")
+    assert bare is not None and bare.stored_fields == () and "fields" not in bare.difference()
