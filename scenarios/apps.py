@@ -152,16 +152,19 @@ class SparkLauncher:
     """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
 
     def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
-                 timings: Timings, python: str = sys.executable) -> None:
+                 timings: Timings, python: str = sys.executable, name: str = "spark") -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
         self.topic, self.timings, self.python = topic, timings, python
+        # A second app beside the first (the upgrade's green) needs its own process names.
+        self.name = name
         self.starts = 0
         self.current: ManagedProcess | None = None
 
     def start(self, *, starting_offsets: str | None = None, fail_on_data_loss: bool | None = None,
               sink: str | None = None, on_negative_key: str | None = None,
               offsets_from_group: str | None = None,
-              shuffle_partitions: int | None = None) -> ManagedProcess:
+              shuffle_partitions: int | None = None,
+              output_format: str | None = None, state_schema: str | None = None) -> ManagedProcess:
         self.starts += 1
         argv = [self.python, "-m", "spark_app", "--bootstrap-servers", self.bootstrap_servers,
                 "--topic", self.topic, "--checkpoint-dir", str(self.folders.checkpoints),
@@ -178,5 +181,12 @@ class SparkLauncher:
             argv += ["--offsets-from-group", offsets_from_group]
         if shuffle_partitions is not None:
             argv += ["--shuffle-partitions", str(shuffle_partitions)]
-        self.current = self.group.start(f"spark-{self.starts}", argv)
+        argv += _upgrade_args(output_format, state_schema)
+        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
         return self.current
+
+
+def _upgrade_args(output_format: str | None, state_schema: str | None) -> list[str]:
+    """The upgrade scenario's "new version" switches of the Spark app."""
+    argv = ["--output-format", output_format] if output_format else []
+    return argv + (["--state-schema", state_schema] if state_schema else [])

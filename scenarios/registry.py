@@ -28,6 +28,7 @@ SCENARIO_MODULES = (
     "scenarios.poison_pill",
     "scenarios.chaos",
     "scenarios.parallelism",
+    "scenarios.upgrade",
     "scenarios.manual_offsets",
 )
 
