@@ -18,25 +18,20 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 
-__all__ = ["count_messages", "running_count", "state_value", "OUTPUT_SCHEMA", "STATE_SCHEMAS",
-           "StateSchemaVersion", "GROUP_COLUMN"]
+from spark_app.state_schema import STATE_SCHEMAS
 
-StateSchemaVersion = Literal["v1", "v2"]
+__all__ = ["count_messages", "running_count", "state_value", "OUTPUT_SCHEMA", "STATE_SCHEMAS",
+           "GROUP_COLUMN"]
 
 GROUP_COLUMN = "stream"
 OUTPUT_SCHEMA = "topic string, partition int, offset bigint, key string, value string, count bigint"
-# Changing the schema makes Spark refuse an existing checkpoint (the "upgrade" scenario).
-STATE_SCHEMAS: dict[str, str] = {
-    "v1": "count bigint",
-    "v2": "count bigint, last_update_ms bigint",
-}
 _COLUMNS = ["topic", "partition", "offset", "key", "value", "count"]
 
 

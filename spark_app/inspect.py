@@ -20,6 +20,7 @@ from spark_app.checkpoint import CheckpointInfo, read_checkpoint
 from spark_app.errors import KafkaUnreachableError
 from spark_app.kafka_client import TopicClient
 from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
+from spark_app.state_schema import schema_version, stored_state_fields
 
 __all__ = ["PartitionVerdict", "InspectReport", "inspect_checkpoint", "partition_verdicts",
            "read_state_count", "render_text", "run_inspect"]
@@ -73,6 +74,9 @@ class InspectReport:
     kafka: str | None = None
     kafka_note: str | None = None
     partitions: list[PartitionVerdict] = field(default_factory=list)
+    # The count's state fields as stored, and the --state-schema that wrote them.
+    state_fields: list[str] | None = None
+    state_schema: str | None = None
 
     @property
     def restart_will_fail(self) -> bool:
@@ -153,7 +157,10 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         count, state_note = read_state_count(checkpoint, log_dir)
     elif with_state:
         state_note = "no batch committed yet, so no state"
+    fields = stored_state_fields(checkpoint)
     return InspectReport(
+        state_fields=list(fields) if fields is not None else None,
+        state_schema=schema_version(fields) if fields is not None else None,
         checkpoint=str(checkpoint), exists=True, query_id=info.query_id,
         last_committed_batch=info.last_committed_id, pending_batch=info.pending_id,
         pending_range_end=offsets_to_json(info.pending.end) if info.pending and info.pending.end else None,
@@ -167,6 +174,16 @@ def _offsets_words(value: dict[str, dict[str, int]] | None) -> str:
         return "-"
     return describe_offsets({TopicPartition(t, int(p)): o for t, ps in value.items()
                              for p, o in ps.items()})
+
+
+def _schema_sentence(report: InspectReport) -> str:
+    fields = ", ".join(report.state_fields or [])
+    if report.state_schema is None:
+        return (f"state schema: ({fields}), not one this app writes: only the code that wrote "
+                f"it can restart this checkpoint")
+    return (f"state schema: ({fields}), written with --state-schema {report.state_schema}; "
+            f"Spark refuses a restart with another --state-schema (start that one on a new "
+            f"checkpoint)")
 
 
 def render_text(report: InspectReport) -> list[str]:
@@ -189,6 +206,8 @@ def render_text(report: InspectReport) -> list[str]:
         lines.append(f"  count held in state: {report.state_count}")
     elif report.state_note:
         lines.append(f"  count held in state: {report.state_note}")
+    if report.state_fields is not None:
+        lines.append(f"  {_schema_sentence(report)}")
     if report.kafka_note:
         lines.append(f"  {report.kafka_note}")
     lines.extend(f"  {verdict.sentence()}" for verdict in report.partitions)

@@ -12,20 +12,33 @@ with Spark's own error class, for example:
 The state on disk cannot be read by the new code, so there is no "continue": either run the
 code that wrote it, or start the new version on a new checkpoint beside the old one (blue/green).
 
+`stored_state_fields` reads the stored schema without Spark, so `inspect` can say which
+`--state-schema` a checkpoint was written with before a restart is refused.
+
 Usage:
     refusal = find_schema_refusal(str(error))
     if refusal: raise refusal.error(settings.checkpoint_dir)
+    stored_state_fields(Path("checkpoints"))  # ("count",)
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from spark_app.errors import StateSchemaChangedError
 
-__all__ = ["SchemaRefusal", "find_schema_refusal", "REFUSAL_CLASSES"]
+__all__ = ["SchemaRefusal", "find_schema_refusal", "stored_state_fields", "schema_version",
+           "REFUSAL_CLASSES", "STATE_SCHEMAS"]
+
+# The count's state per `--state-schema` (DDL). Changing it makes Spark refuse a checkpoint
+# written with the other one.
+STATE_SCHEMAS: dict[str, str] = {
+    "v1": "count bigint",
+    "v2": "count bigint, last_update_ms bigint",
+}
 
 # Spark 4's error classes for a state schema that does not fit the checkpoint.
 REFUSAL_CLASSES = (
@@ -78,3 +91,34 @@ def find_schema_refusal(text: str) -> SchemaRefusal | None:
     if schemas is None:
         return SchemaRefusal(found.group(1))
     return SchemaRefusal(found.group(1), _fields(schemas.group(1)), _fields(schemas.group(2)))
+
+
+def stored_state_fields(checkpoint: Path) -> tuple[str, ...] | None:
+    """The fields of the count's state as the checkpoint stored them; None if there is no schema.
+
+    The schema file (`state/0/0/_metadata/schema`) frames the key and the value schema as JSON
+    strings between binary lengths; the value schema is the one holding `groupState`.
+    """
+    path = checkpoint / "state" / "0" / "0" / "_metadata" / "schema"
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    decoder = json.JSONDecoder()
+    for start in (m.start() for m in re.finditer(r'\{"type":"struct"', text)):
+        try:
+            schema, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        for field in schema.get("fields", []):
+            if field.get("name") == _WRAPPER and isinstance(field.get("type"), dict):
+                return tuple(f["name"] for f in field["type"].get("fields", []))
+    return None
+
+
+def schema_version(fields: tuple[str, ...]) -> str | None:
+    """Which `--state-schema` has exactly these fields (None: written by other code)."""
+    for version, ddl in STATE_SCHEMAS.items():
+        if tuple(part.split()[0] for part in ddl.split(",")) == fields:
+            return version
+    return None

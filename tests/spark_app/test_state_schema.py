@@ -1,7 +1,9 @@
 """Spark's refusal of a changed state schema, from the text Spark 4.3 really raised.
 
 `data/state_schema_refused.txt` is the start of the StreamingQueryException's message captured
-when `python -m spark_app --state-schema v2` was started on a checkpoint written with v1.
+when `python -m spark_app --state-schema v2` was started on a checkpoint written with v1;
+`data/state_schema_v1.bin` and `_v2.bin` are the `state/0/0/_metadata/schema` files Spark wrote
+for the two schemas.
 """
 
 from __future__ import annotations
@@ -46,3 +48,38 @@ def test_other_errors_are_not_schema_refusals() -> None:
     assert find_schema_refusal("[STREAM_FAILED] ... [KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE]") is None
     bare = find_schema_refusal("[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema ...")
     assert bare is not None and bare.stored_fields == () and "fields" not in bare.difference()
+
+
+def _checkpoint_with_schema(root: Path, schema_file: str) -> Path:
+    """A checkpoint holding one batch and the state schema file Spark 4.3 wrote (captured)."""
+    from tests.spark_app.test_checkpoint import make_checkpoint
+
+    checkpoint = root / "cp"
+    checkpoint.mkdir(parents=True)
+    make_checkpoint(checkpoint, [50], committed=1)
+    target = checkpoint / "state" / "0" / "0" / "_metadata" / "schema"
+    target.parent.mkdir(parents=True)
+    target.write_bytes((Path(__file__).parent / "data" / schema_file).read_bytes())
+    return checkpoint
+
+
+def test_the_stored_state_fields_are_read_without_spark(tmp_path: Path) -> None:
+    from spark_app.state_schema import schema_version, stored_state_fields
+
+    v1 = _checkpoint_with_schema(tmp_path / "a", "state_schema_v1.bin")
+    v2 = _checkpoint_with_schema(tmp_path / "b", "state_schema_v2.bin")
+    assert stored_state_fields(v1) == ("count",) and schema_version(("count",)) == "v1"
+    assert stored_state_fields(v2) == ("count", "last_update_ms")
+    assert schema_version(("count", "last_update_ms")) == "v2"
+    assert schema_version(("total",)) is None
+    assert stored_state_fields(tmp_path / "nowhere") is None
+
+
+def test_inspect_says_which_state_schema_a_checkpoint_needs(tmp_path: Path, free_port: int) -> None:
+    from spark_app.inspect import inspect_checkpoint, render_text
+
+    checkpoint = _checkpoint_with_schema(tmp_path / "a", "state_schema_v1.bin")
+    report = inspect_checkpoint(checkpoint, f"127.0.0.1:{free_port}", with_state=False)
+    assert (report.state_fields, report.state_schema) == (["count"], "v1")
+    assert ("state schema: (count), written with --state-schema v1; Spark refuses a restart with "
+            "another --state-schema") in "\n".join(render_text(report))
