@@ -114,7 +114,8 @@ def _refused_change(stage: Stage) -> None:
         watch=f"the app exits 1 with `{REFUSAL_TOKEN}` and Spark's own error class "
               f"{SPARK_ERROR_CLASS}; the checkpoint and the output log stay as they were",
         why="Spark stores the state's schema beside the state (state/0/0/_metadata/schema) and "
-            "compares it with the query's on start; rows written as (count) cannot be read as "
+            "compares it with the query's when it plans the first batch with data (the producer "
+            "keeps sending, so that is at once); rows written as (count) cannot be read as "
             "(count, last_update_ms), so it refuses rather than guess",
         production="a state-schema change cannot be rolled out on the old checkpoint: run the "
                    "new version beside the old one on a new checkpoint (next step), or migrate "

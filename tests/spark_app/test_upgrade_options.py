@@ -52,15 +52,18 @@ def test_output_v2_continues_state_v2_is_refused_then_works_on_a_new_checkpoint(
     assert "[StreamingOutput]: v2 Experience-0@10: 11 -> 11" in log.read_text()
 
     committed = read_checkpoint(a / "checkpoints").last_committed_id
-    refused = AppProcess(a, args(bootstrap, a, "--state-schema", "v2")).start()
-    assert refused.wait(START_SEC) == 1, refused.output()
-    last = refused.stderr_lines()[-1]
+    # Spark checks the state schema when it plans the first batch with data, not at start:
+    # without new messages the refused app would wait silently.
+    send_counter(bootstrap, range(16, 19))
+    with AppProcess(a, args(bootstrap, a, "--state-schema", "v2")) as refused:
+        assert refused.wait(START_SEC) == 1, refused.output()
+        last = refused.stderr_lines()[-1]
     assert last.startswith("spark_app: CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: "), last
     assert "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE" in last and "blue/green" in last
     assert read_checkpoint(a / "checkpoints").last_committed_id == committed
     assert verify_file(log) == report
 
-    run_until(b, args(bootstrap, b, "--state-schema", "v2"), 15)
+    run_until(b, args(bootstrap, b, "--state-schema", "v2"), 18)
     assert verify_file(b / "log" / "streaming-output.log").ok
     done = subprocess.run([sys.executable, "-m", "spark_app", "inspect", "--no-state", "--json",
                            "--checkpoint-dir", str(b / "checkpoints"), "--bootstrap-servers",
