@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from types import TracebackType
+from typing import TypeVar
 
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
@@ -40,34 +41,34 @@ class OffsetGone(Exception):
         self.offset = offset
 
 
-class TopicClient:
-    """A kafka-python consumer used only for manual assignment, never a consumer group."""
+_Holder = TypeVar("_Holder", bound="_ConsumerHolder")
 
-    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0) -> None:
+
+class _ConsumerHolder:
+    """Opens one kafka-python consumer on first use and closes it on `stop` or leaving `with`."""
+
+    def __init__(self, bootstrap_servers: str, timeout_sec: float) -> None:
         self.bootstrap_servers = bootstrap_servers
         self._timeout_ms = int(timeout_sec * 1000)
         self._consumer: KafkaConsumer | None = None
 
-    def __enter__(self) -> "TopicClient":
-        self.start()
-        return self
+    def __enter__(self: _Holder) -> _Holder:
+        return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
 
-    def start(self) -> "TopicClient":
+    def _consumer_settings(self) -> dict[str, object]:
+        raise NotImplementedError
+
+    def start(self: _Holder) -> _Holder:
         if self._consumer is None:
             try:
-                self._consumer = KafkaConsumer(
-                    bootstrap_servers=self.bootstrap_servers, client_id=_CLIENT_ID,
-                    group_id=None, enable_auto_commit=False,
-                    # 'none': an offset below the log start must surface, not be silently reset.
-                    auto_offset_reset="none",
-                    bootstrap_timeout_ms=self._timeout_ms,
-                    request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
-                    max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
-                    max_poll_records=50_000)
+                self._consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers,
+                                               client_id=_CLIENT_ID, enable_auto_commit=False,
+                                               bootstrap_timeout_ms=self._timeout_ms,
+                                               **self._consumer_settings())
             except (KafkaError, OSError) as err:
                 raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return self
@@ -80,6 +81,22 @@ class TopicClient:
     @property
     def consumer(self) -> KafkaConsumer:
         return self.start()._consumer  # type: ignore[return-value]
+
+
+class TopicClient(_ConsumerHolder):
+    """A kafka-python consumer used only for manual assignment, never a consumer group."""
+
+    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0) -> None:
+        super().__init__(bootstrap_servers, timeout_sec)
+
+    def _consumer_settings(self) -> dict[str, object]:
+        return dict(
+            group_id=None,
+            # 'none': an offset below the log start must surface, not be silently reset.
+            auto_offset_reset="none",
+            request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
+            max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
+            max_poll_records=50_000)
 
     def partitions(self, topic: str) -> list[TopicPartition]:
         """The topic's partitions; empty while the topic does not exist yet."""
@@ -143,7 +160,7 @@ class TopicClient:
                 yield chunk
 
 
-class GroupOffsets:
+class GroupOffsets(_ConsumerHolder):
     """A consumer group's committed offsets, used as a store: commit and read, never join.
 
     The consumer is only ever assigned partitions by hand (it never subscribes), so kafka-python
@@ -158,44 +175,19 @@ class GroupOffsets:
     """
 
     def __init__(self, bootstrap_servers: str, group: str, timeout_sec: float = 30.0) -> None:
-        self.bootstrap_servers = bootstrap_servers
-        self.group = group
         # Long: a commit that times out is retried by the caller's next batch anyway, but a
         # short one on a busy machine would make every batch warn.
-        self._timeout_ms = int(timeout_sec * 1000)
-        self._consumer: KafkaConsumer | None = None
+        super().__init__(bootstrap_servers, timeout_sec)
+        self.group = group
 
-    def __enter__(self) -> "GroupOffsets":
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
-
-    def start(self) -> "GroupOffsets":
-        if self._consumer is None:
-            try:
-                self._consumer = KafkaConsumer(
-                    bootstrap_servers=self.bootstrap_servers, client_id=_CLIENT_ID,
-                    group_id=self.group, enable_auto_commit=False,
-                    bootstrap_timeout_ms=self._timeout_ms,
-                    request_timeout_ms=self._timeout_ms)
-            except (KafkaError, OSError) as err:
-                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
-        return self
-
-    def stop(self) -> None:
-        consumer, self._consumer = self._consumer, None
-        if consumer is not None:
-            consumer.close(autocommit=False)
+    def _consumer_settings(self) -> dict[str, object]:
+        return dict(group_id=self.group, request_timeout_ms=self._timeout_ms)
 
     def commit(self, offsets: Offsets) -> None:
         """Store `offsets` (the next offset to read, per partition) for the group."""
         if not offsets:
             return
-        consumer = self.start()._consumer
-        assert consumer is not None
+        consumer = self.consumer
         wanted = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(off, "", -1)
                   for tp, off in offsets.items()}
         try:
@@ -205,8 +197,7 @@ class GroupOffsets:
 
     def committed(self, partitions: list[TopicPartition]) -> Offsets:
         """The group's committed offset of each partition that has one."""
-        consumer = self.start()._consumer
-        assert consumer is not None
+        consumer = self.consumer
         found: Offsets = {}
         try:
             for tp in partitions:
