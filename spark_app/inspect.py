@@ -79,9 +79,11 @@ class InspectReport:
     state_schema: str | None = None
 
     @property
-    def restart_will_fail(self) -> bool:
-        return any(v.lost or (v.latest is not None and v.resume_at > v.latest)
-                   for v in self.partitions)
+    def restart_will_fail(self) -> bool | None:
+        """None when Kafka was not asked or did not answer: then nobody can tell."""
+        if self.kafka_note is not None or any(v.latest is None for v in self.partitions):
+            return None
+        return any(v.lost or v.resume_at > v.latest for v in self.partitions)
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -99,11 +101,12 @@ def partition_verdicts(resume: Offsets, earliest: Offsets | None, latest: Offset
             for tp in sorted(resume)]
 
 
-def _kafka_offsets(bootstrap: str, topics: set[str]) -> tuple[Offsets | None, Offsets | None, str | None]:
+def _kafka_offsets(bootstrap: str, topics: set[str],
+                   timeout_sec: float) -> tuple[Offsets | None, Offsets | None, str | None]:
     earliest: Offsets = {}
     latest: Offsets = {}
     try:
-        with TopicClient(bootstrap, timeout_sec=5.0) as kafka:
+        with TopicClient(bootstrap, timeout_sec=timeout_sec) as kafka:
             for topic in sorted(topics):
                 earliest.update(kafka.earliest(topic))
                 latest.update(kafka.latest(topic))
@@ -143,7 +146,10 @@ def _find_count(value: object) -> int | None:
 
 
 def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool,
-                       log_dir: Path = Path("log")) -> InspectReport:
+                       log_dir: Path = Path("log"), kafka_timeout_sec: float = 15.0) -> InspectReport:
+    """What a restart from `checkpoint` will do. The Kafka timeout is generous: on a busy
+    machine kafka-python's first connection alone can take seconds, and a timeout turns "the
+    restart will fail" into "unknown"."""
     info: CheckpointInfo = read_checkpoint(checkpoint)
     if not info.exists or info.is_new:
         return InspectReport(checkpoint=str(checkpoint), exists=info.exists)
@@ -151,7 +157,8 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
     earliest = latest = None
     kafka_note = None
     if bootstrap and resume:
-        earliest, latest, kafka_note = _kafka_offsets(bootstrap, {tp.topic for tp in resume})
+        earliest, latest, kafka_note = _kafka_offsets(bootstrap, {tp.topic for tp in resume},
+                                                       kafka_timeout_sec)
     count, state_note = (None, "not read (--no-state)")
     if with_state and info.last_committed is not None:
         count, state_note = read_state_count(checkpoint, log_dir)

@@ -134,7 +134,7 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
     delete_records(bootstrap, 30)  # offsets 20..29 (values 21..30) are gone
 
     found = inspect(bootstrap, tmp_path, "--no-state")
-    assert found["restart_will_fail"] is True
+    assert found["restart_will_fail"] is True, found
     assert found["partitions"][0]["lost"] == 10
     assert "resumes at offset 20 of Experience-0 but Kafka's earliest is 30" in \
         found["partitions"][0]["sentence"]

@@ -29,6 +29,8 @@ def test_aged_out_offsets_predict_a_failing_restart(embedded_broker, tmp_path: P
 def test_unreachable_kafka_is_said_not_guessed(free_port: int, tmp_path: Path) -> None:
     (tmp_path / "cp").mkdir()
     make_checkpoint(tmp_path / "cp", [50], committed=1)
-    report = inspect_checkpoint(tmp_path / "cp", f"127.0.0.1:{free_port}", with_state=False)
+    report = inspect_checkpoint(tmp_path / "cp", f"127.0.0.1:{free_port}", with_state=False,
+                                kafka_timeout_sec=2.0)
     assert report.kafka_note and "did not answer" in report.kafka_note
+    assert report.restart_will_fail is None and report.to_json()["restart_will_fail"] is None
     assert "resumes from: Experience-0@50" in "\n".join(render_text(report))
