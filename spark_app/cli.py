@@ -71,6 +71,10 @@ def main_parser() -> argparse.ArgumentParser:
                         "a fresh checkpoint from them instead of --starting-offsets "
                         "(at-least-once: the last batch may be processed again)")
     _add_upgrade_options(p)
+    p.add_argument("--class-cache-dir", type=Path, default=_DEFAULTS.class_cache_dir,
+                   help="where the JVM keeps the Spark classes archive that halves the start time")
+    p.add_argument("--no-class-cache", action="store_true",
+                   help="start the JVM without the classes archive (and do not write one)")
     return p
 
 
@@ -106,6 +110,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
         master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group,
+        class_cache_dir=None if args.no_class_cache else args.class_cache_dir,
         **_upgrade_settings(args))
 
 

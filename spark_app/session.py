@@ -21,6 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from spark_app.class_cache import ClassCache
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
 
@@ -104,7 +105,17 @@ def _export_python_env() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
 
 
-def build_session(settings: SparkAppSettings, app_name: str = "SparkApp") -> "SparkSession":
+def _driver_java_options(log4j: Path, classes: ClassCache | None) -> str:
+    # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
+    # the C2 compiler threads of a starting JVM compete with the Python workers starting.
+    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1"]
+    if classes is not None:
+        options.append(classes.java_options())
+    return " ".join(options)
+
+
+def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
+                  classes: ClassCache | None = None) -> "SparkSession":
     """Start (or join) the local SparkSession configured for the playground."""
     from pyspark.sql import SparkSession  # importing pyspark is slow; only when Spark is needed
 
@@ -112,7 +123,7 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp") -> "Sp
     _export_python_env()
     log4j = _log4j_config(settings.spark_log_file)
     builder = (SparkSession.builder.appName(app_name).master(settings.master)
-               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+               .config("spark.driver.extraJavaOptions", _driver_java_options(log4j, classes))
                .config("spark.driver.host", "127.0.0.1")
                .config("spark.driver.bindAddress", "127.0.0.1")
                .config("spark.ui.enabled", str(settings.ui).lower())
@@ -131,11 +142,16 @@ def jvm_pid(spark: "SparkSession") -> int:
 
 
 class SparkSessionResource:
-    """`with SparkSessionResource(settings) as spark:`: start once, stop once."""
+    """`with SparkSessionResource(settings) as spark:`: start once, stop once.
+
+    With a class cache folder in the settings, the JVM starts from the archive kept there; the
+    first run writes it when its JVM exits, so stop() then waits for the JVM (a few seconds).
+    """
 
     def __init__(self, settings: SparkAppSettings) -> None:
         self.settings = settings
         self.spark: "SparkSession | None" = None
+        self._classes: ClassCache | None = None
 
     def __enter__(self) -> "SparkSession":
         return self.start()
@@ -147,10 +163,40 @@ class SparkSessionResource:
     def start(self) -> "SparkSession":
         if self.spark is None:
             check_java()
-            self.spark = build_session(self.settings)
+            if self.settings.class_cache_dir is not None:
+                self._classes = ClassCache(self.settings.class_cache_dir, _java_binary() or "java")
+            self.spark = build_session(self.settings, classes=self._classes)
         return self.spark
 
     def stop(self) -> None:
         spark, self.spark = self.spark, None
-        if spark is not None:
-            spark.stop()
+        if spark is None:
+            return
+        spark.stop()
+        if self._classes is not None and self._classes.writing():
+            print(f"Saving Spark's classes for faster starts to {self._classes.archive} (once, "
+                  f"takes a few seconds)", file=sys.stderr, flush=True)
+            if _end_jvm():
+                self._classes.adopt()
+
+
+def _end_jvm(timeout_sec: float = 120.0) -> bool:
+    """Make the stopped session's JVM exit now rather than with Python; True once it has.
+
+    PySpark keeps one JVM per Python process and ends it only when Python exits; the JVM writes
+    the class archive as it exits. A session started after this gets a new JVM.
+    """
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return False
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    gateway.shutdown()
+    gateway.proc.stdin.close()  # PySpark's JVM exits when its stdin closes
+    try:
+        gateway.proc.wait(timeout=timeout_sec)
+    except subprocess.TimeoutExpired:
+        return False
+    return gateway.proc.returncode == 0

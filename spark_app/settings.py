@@ -7,9 +7,11 @@ Usage: `settings = SparkAppSettings(bootstrap_servers="127.0.0.1:9092", sink="at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from spark_app.class_cache import default_cache_dir
 
 __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema",
            "OUTPUT_FILE_NAME",
@@ -52,6 +54,8 @@ class SparkAppSettings:
     # same checkpoint) and the state struct of the count (refused by Spark on an old checkpoint).
     output_format: OutputFormat = "v1"
     state_schema: StateSchema = "v1"
+    # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
+    class_cache_dir: Path | None = field(default_factory=default_cache_dir)
 
     @property
     def output_file(self) -> Path:
