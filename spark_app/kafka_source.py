@@ -272,14 +272,23 @@ def _text(raw: bytes | None) -> str | None:
     return raw.decode("utf-8", errors="replace") if raw is not None else None
 
 
+def _texts(raw: tuple[bytes | None, ...]) -> pa.Array:
+    """Kafka's bytes as strings: one Arrow cast when all are valid UTF-8 (keys and values here
+    always are), else decoded one by one with U+FFFD in place of the invalid bytes."""
+    try:
+        return pa.array(raw, pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.array([_text(r) for r in raw], pa.string())
+
+
 def _record_batch(tp: TopicPartition, chunk: list[tuple[int, bytes | None, bytes | None, int]]
                   ) -> pa.RecordBatch:
     offsets, keys, values, stamps = zip(*chunk)
     n = len(chunk)
     return pa.RecordBatch.from_arrays(
-        [pa.array([tp.topic] * n, pa.string()), pa.array([tp.partition] * n, pa.int32()),
-         pa.array(offsets, pa.int64()), pa.array([_text(k) for k in keys], pa.string()),
-         pa.array([_text(v) for v in values], pa.string()), pa.array(stamps, pa.int64())],
+        [pa.repeat(pa.scalar(tp.topic, pa.string()), n),
+         pa.repeat(pa.scalar(tp.partition, pa.int32()), n),
+         pa.array(offsets, pa.int64()), _texts(keys), _texts(values), pa.array(stamps, pa.int64())],
         schema=_ARROW_SCHEMA)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 
 from spark_app.errors import DataLossError, KafkaUnreachableError
@@ -50,6 +51,24 @@ def test_replaying_a_range_yields_the_same_rows(embedded_broker, tmp_path: Path)
     assert [r["offset"] for r in first] == list(range(10, 50))
     assert [r["value"] for r in first] == [str(n) for n in range(11, 51)]
     assert rows_of(source, start, middle)[6]["key"] == "-7"
+    source.stop()
+
+
+def test_keys_and_values_are_text_with_invalid_bytes_replaced(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    producer.send("Experience", key="7".encode(), value="héllo".encode())
+    producer.send("Experience", key=b"\xff8", value=None)
+    producer.send("Experience", key=None, value=b"9")
+    producer.flush(timeout=30)
+    producer.close()
+    source = reader(bootstrap, tmp_path)
+
+    rows = rows_of(source, {"Experience": {"0": 0}}, {"Experience": {"0": 3}})
+
+    assert [(r["key"], r["value"]) for r in rows] == [("7", "héllo"), ("\ufffd8", None), (None, "9")]
+    assert {(r["topic"], r["partition"]) for r in rows} == {("Experience", 0)}
     source.stop()
 
 
