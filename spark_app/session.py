@@ -11,6 +11,7 @@ Usage:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -41,13 +42,23 @@ def _java_binary() -> str | None:
     return shutil.which("java")
 
 
-def java_version(java: str) -> int | None:
-    """The major version `java -version` reports (8 for "1.8.0_392", 17 for "17.0.15")."""
+@functools.lru_cache(maxsize=None)
+def _java_version_output(java: str, mtime_ns: int) -> str | None:
+    """`java -version`'s text, asked once per binary: the preflight and the session both check."""
     try:
         done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', done.stderr + done.stdout)
+    return done.stderr + done.stdout
+
+
+def java_version(java: str) -> int | None:
+    """The major version `java -version` reports (8 for "1.8.0_392", 17 for "17.0.15")."""
+    try:
+        output = _java_version_output(java, os.stat(java).st_mtime_ns)
+    except OSError:
+        return None
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', output or "")
     if not match:
         return None
     major = int(match.group(1))
