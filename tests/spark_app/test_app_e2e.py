@@ -1,5 +1,6 @@
 """`python -m spark_app` as a real process against the embedded broker: kill -9 at random
-moments, the crash-once negative key, data loss in both modes, and `inspect` on the checkpoints.
+moments, the crash-once negative key, data loss in both modes, `inspect` on the checkpoints, and
+the class archive a clean stop saves for the next start.
 
 These start the real app (and its JVM) several times; they are marked `spark` and run with
 `pytest --slow`. Correctness is judged by the shared verifier, as a user would with
@@ -155,3 +156,39 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
 
     after = inspect(bootstrap, tmp_path)
     assert after["state_count"] == 30 and after["restart_will_fail"] is False
+
+
+def jvm_command_line(app: AppProcess) -> str:
+    """The command line of the JVM the app's driver started (its child process named java)."""
+    assert app.proc is not None
+    found = subprocess.run(["pgrep", "-P", str(app.proc.pid), "java"], capture_output=True,
+                           text=True).stdout.split()
+    assert found, "no JVM under the app's driver"
+    return Path(f"/proc/{found[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def test_a_clean_stop_saves_the_class_archive_the_next_start_uses(embedded_broker,
+                                                                  tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 4))
+    cache = tmp_path / "class-cache"
+    args = app_args(bootstrap, tmp_path, "--class-cache-dir", str(cache))
+    with AppProcess(tmp_path, args) as first:
+        wait_until(lambda: highest_count(tmp_path) == 3, START_SEC, "the first output", first)
+        assert "-XX:ArchiveClassesAtExit=" in jvm_command_line(first)
+        assert first.terminate() == 0
+    archives = list(cache.iterdir())
+    assert [a.suffix for a in archives] == [".jsa"], archives
+    assert "Saving Spark's classes" in first.output()
+    written = archives[0].stat().st_mtime_ns
+
+    send_counter(bootstrap, range(4, 6))
+    with AppProcess(tmp_path, args) as second:
+        wait_until(lambda: highest_count(tmp_path) == 5, START_SEC, "output after the restart",
+                   second)
+        assert f"-XX:SharedArchiveFile={archives[0]}" in jvm_command_line(second)
+        assert second.terminate() == 0
+    assert [a.stat().st_mtime_ns for a in cache.iterdir()] == [written]
+    assert "Saving Spark's classes" not in second.output()
+    assert verify_file(tmp_path / "log" / "streaming-output.log").ok
