@@ -11,7 +11,7 @@ then renamed into place. An archive that does not match the JVM (another classpa
 is ignored by the JVM itself. Deleting the folder is always safe: the next run writes a new one.
 
 Usage:
-    cache = ClassCache(Path.home() / ".cache" / "checkpoint-experience")
+    cache = ClassCache(default_cache_dir(), "/usr/bin/java")
     options = cache.java_options()      # add to spark.driver.extraJavaOptions
     ...                                 # run Spark, stop it, let its JVM exit
     cache.adopt()                       # keep the archive this run wrote, if it is sound
@@ -58,19 +58,26 @@ def _alive(pid: int) -> bool:
 class ClassCache:
     """The archive for this Spark and Java in `folder`, and the JVM options to use or write it."""
 
-    def __init__(self, folder: Path, java: str = "java") -> None:
+    def __init__(self, folder: Path, java: str) -> None:
         self.java = java
         self.archive = folder / _archive_name(java)
         # Written by this process's JVM at exit; adopted only if a JVM can start on it.
         self._candidate = self.archive.with_name(f"{self.archive.name}.{os.getpid()}.tmp")
+        self.writes_at_exit = False  # True once java_options() asked the JVM to write it
 
     def writing(self) -> bool:
+        """No archive yet: the next JVM is asked to write one."""
         return not self.archive.exists()
 
     def java_options(self) -> str:
+        """JVM options that use the archive, or write it at exit; none if the folder is unusable."""
         if self.writing():
-            self.archive.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.archive.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:  # e.g. a read-only home: start without the archive
+                return ""
             self._remove_abandoned()
+            self.writes_at_exit = True
             return f"-XX:ArchiveClassesAtExit={self._candidate} {_QUIET}"
         return f"-XX:SharedArchiveFile={self.archive} {_QUIET}"
 

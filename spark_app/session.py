@@ -193,7 +193,7 @@ class SparkSessionResource:
         if spark is None:
             return
         spark.stop()
-        if self._classes is not None and self._classes.writing():
+        if self._classes is not None and self._classes.writes_at_exit:
             print(f"Saving Spark's classes for faster starts to {self._classes.archive} (once, "
                   f"takes a few seconds)", file=sys.stderr, flush=True)
             if _end_jvm():

@@ -25,6 +25,7 @@ def test_a_new_cache_asks_the_jvm_to_write_an_archive_and_then_uses_it(tmp_path:
     cache = ClassCache(tmp_path / "cache", JAVA)
     assert cache.writing()
     run_jvm(cache.java_options())
+    assert cache.writes_at_exit
 
     assert cache.adopt()
     assert cache.archive.exists()
@@ -58,3 +59,12 @@ def test_archives_abandoned_by_dead_writers_are_removed(tmp_path: Path) -> None:
 
     assert not abandoned.exists()
     assert in_progress.exists()
+
+
+def test_an_unwritable_folder_means_no_archive_rather_than_no_start(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    cache = ClassCache(blocker / "cache", JAVA)
+    assert cache.java_options() == ""
+    assert not cache.writes_at_exit
+    assert not cache.adopt()
