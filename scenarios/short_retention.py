@@ -148,7 +148,9 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
     stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
                        "Count runs on without a break, no duplicates",
-                       f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"),
+                       f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"
+                       + "".join(f"; {b}" for b in report.count_breaks[:3])
+                       + "".join(f"; line {u.line}: {u.problem}" for u in report.unpaired[:3])),
                  phase="failOnDataLoss=false")
     stage.stop_spark()
     return ValueRange(resumed, stage.verify().highest or resumed)

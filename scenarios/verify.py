@@ -90,6 +90,10 @@ class CountBreak:
     actual: int
     kind: BreakKind
 
+    def __str__(self) -> str:
+        return (f"line {self.line}: value {self.value} has Count = {self.actual}, "
+                f"expected {self.expected} ({self.kind})")
+
 
 @dataclass(frozen=True)
 class Unpaired:

@@ -108,6 +108,10 @@ def _export_python_env() -> None:
     run whatever `python3` is on PATH, which may lack kafka-python and pyarrow.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Spark starts about nine Python processes per start, each importing pandas, pyarrow and
+    # pyspark. Where PYTHONDONTWRITEBYTECODE is set (CI, some shells) each one compiled them from
+    # source again (pandas alone 1.55 s instead of 0.43 s); the workers may keep bytecode.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     # Loopback only: also keeps Spark from warning that the hostname resolves to 127.0.0.1.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     root = str(Path(__file__).resolve().parent.parent)
