@@ -128,10 +128,7 @@ def _finish(stage: Stage) -> None:
         watch="`python -m scenarios verify` reports every value once and the final count N",
         why="exactly-once = the checkpoint's offsets + state + an output keyed on the batch id",
         production="run the same check on your sink: count distinct ids against the source"))
-    final = stage.stop_producer()
-    total = stage.fact("messages_sent", final.latest)
-    stage.say(f"the producer stopped after {total} messages")
-    stage.wait_for_value(total)
+    total = stage.stop_producer_and_drain()
     stage.stop_spark()
     stage.expect(exactly_once(stage.verify(), total), phase="final")
 

@@ -223,9 +223,7 @@ def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[
               "first value of each new checkpoint",
         why="at-least-once with offsets outside Spark: duplicates are the expected cost, bounded "
             "by one batch per restart"))
-    final = stage.stop_producer()
-    total = stage.fact("messages_sent", final.latest)
-    stage.wait_for_value(total)
+    total = stage.stop_producer_and_drain()
     stage.stop_spark()
     report = stage.verify()
     missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])

@@ -177,9 +177,7 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
         why="the fixed code counts the negative-key message (ignore means: do not crash), so "
             "the final count is every message sent"))
-    final = stage.stop_producer()
-    total = stage.fact("messages_sent", final.latest)
-    stage.wait_for_value(total)
+    total = stage.stop_producer_and_drain()
     stage.stop_spark()
     report = stage.verify()
     stage.expect(exactly_once(report, total), phase="final")

@@ -147,6 +147,13 @@ class Stage:
         self.timeline.event("producer stopped", "stop")
         return self.window()
 
+    def stop_producer_and_drain(self) -> int:
+        """Stop the producer and wait until the Spark app wrote the last message; how many were sent."""
+        total = self.fact("messages_sent", self.stop_producer().latest)
+        self.say(f"the producer stopped after {total} messages")
+        self.wait_for_value(total)
+        return total
+
     def wait_until_aged_out(self, offset: int) -> OffsetWindow:
         """Wait until retention has deleted the segment holding `offset` (earliest > offset)."""
         return wait_until(lambda: self._aged_out(offset), timeout=self.timings.aging_out_timeout_sec,
