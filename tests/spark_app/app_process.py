@@ -64,6 +64,12 @@ class AppProcess:
                                              start_new_session=True)
         return self
 
+    def wait_streaming(self, timeout: float) -> None:
+        """Until the app says its query runs. A SIGTERM before that finds Python still importing,
+        with the default action (exit -15) instead of the app's clean stop."""
+        wait_until(lambda: self.stdout_path.exists() and "Streaming " in self.stdout_path.read_text(
+            errors="replace"), timeout, "the query to start", self)
+
     def returncode(self) -> int | None:
         return self.proc.poll() if self.proc else None
 

@@ -83,6 +83,8 @@ def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_
     finally:
         total = producer.stop()
     with AppProcess(tmp_path, args) as app:
+        # The killed rounds may have written everything already: wait for this app to run too.
+        app.wait_streaming(START_SEC)
         wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
         assert app.terminate() == 0, app.output()
     report = verify_file(tmp_path / "log" / "streaming-output.log")
