@@ -264,21 +264,30 @@ class Stage:
 
     def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
         """Wait until the output log holds `value` or higher, while the Spark app keeps running."""
-        process = self._spark()
+        return self.wait_for_app_value(self._spark(), self.folders.output_log, value, timeout)
+
+    def wait_for_app_value(self, process: ManagedProcess, output_log: Path, value: int,
+                           timeout: float | None = None, app: str | None = None) -> VerifyReport:
+        """Wait until `output_log` holds `value` or higher, while `process` keeps running.
+
+        `app` names a second app beside the scenario's own (the upgrade's green) in what is said.
+        """
+        log_name = f"{app}'s output log" if app else "output log"
+        where = log_name if app else f"the {log_name}"
 
         def reached() -> VerifyReport | None:
-            report = self.verify()
+            report = verify_file(output_log) if output_log.exists() else verify([])
             if report.highest is not None and report.highest >= value:
                 return report
             if not process.running:
-                raise ProcessError(f"the Spark app exited with code {process.returncode} before "
-                                   f"writing value {value}: {_last_words(process)}")
+                raise ProcessError(f"{app or 'the Spark app'} exited with code {process.returncode} "
+                                   f"before writing value {value}: {_last_words(process)}")
             return None
 
         report = wait_until(reached, timeout=timeout or self.timings.spark_start_timeout_sec,
-                            what=f"value {value} in the output log", progress=self.narrator.waiting,
-                            poll=0.3)
-        self.say(f"output log reached value {report.highest} (count {report.final_count})")
+                            what=f"value {value} in {where}",
+                            progress=self.narrator.waiting, poll=0.3)
+        self.say(f"{log_name} reached value {report.highest} (count {report.final_count})")
         return report
 
     def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:

@@ -25,7 +25,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.apps import Folders, SparkLauncher
-from scenarios.errors import ProcessError
 from scenarios.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
                                     missing_exactly, within)
 from scenarios.kafka_probe import OffsetWindow
@@ -34,7 +33,6 @@ from scenarios.processes import ManagedProcess
 from scenarios.registry import Scenario
 from scenarios.stage import Stage
 from scenarios.verify import ValueRange, VerifyReport, verify, verify_file
-from scenarios.waiting import wait_until
 from spark_app.checkpoint import read_checkpoint
 
 __all__ = ["SCENARIO", "REFUSAL_TOKEN", "SPARK_ERROR_CLASS", "overlap", "run"]
@@ -189,20 +187,7 @@ def _green_launcher(stage: Stage) -> SparkLauncher:
 def _wait_for_green(stage: Stage, process: ManagedProcess, folders: Folders,
                     value: int) -> VerifyReport:
     """Wait until green's output log holds `value` or higher (any value when `value` is 1)."""
-
-    def reached() -> VerifyReport | None:
-        report = verify_file(folders.output_log) if folders.output_log.exists() else verify([])
-        if report.highest is not None and report.highest >= value:
-            return report
-        if not process.running:
-            raise ProcessError(f"green exited with code {process.returncode}: {process.tail(2)}")
-        return None
-
-    report = wait_until(reached, timeout=stage.timings.spark_start_timeout_sec,
-                        what=f"value {value} in green's output log",
-                        progress=stage.narrator.waiting, poll=0.3)
-    stage.say(f"green's output log reached value {report.highest} (count {report.final_count})")
-    return report
+    return stage.wait_for_app_value(process, folders.output_log, value, app="green")
 
 
 def _stop_blue(stage: Stage, green: ManagedProcess, folders: Folders, green_first: int) -> None:
