@@ -25,13 +25,14 @@ from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.kafka_client import GroupOffsets, TopicClient
 from spark_app.kafka_source import SOURCE_NAME, KafkaSource, resolve_starting_offsets
 from spark_app.negative_key import NegativeKeyPolicy
+from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
 from spark_app.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OutputRow, format_lines, open_sink
 from spark_app.state_schema import find_schema_refusal
 
-__all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure", "start_from_group"]
+__all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
 
 # Words in Spark's own errors that mean "this checkpoint does not fit this query".
 _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", "StateSchema",
@@ -50,27 +51,28 @@ def _is_transient(failure: BaseException) -> bool:
     return unwrap(failure) is None and any(w in str(failure) for w in _TRANSIENT_WORDS)
 
 
-def preflight(settings: SparkAppSettings) -> None:
-    """Fail fast, before the slow Spark start, on what we can check without Spark."""
+def preflight(settings: SparkAppSettings) -> StartChoice | None:
+    """Fail fast, before the slow Spark start, on what we can check without Spark.
+
+    With --offsets-from-group it also decides where the query starts (the group's offsets on a
+    fresh checkpoint), on the same look at the checkpoint and at Kafka.
+    """
     check_java()
     info = read_checkpoint(settings.checkpoint_dir)
     with TopicClient(settings.bootstrap_servers) as kafka:
-        kafka.partitions(settings.topic)
+        partitions = kafka.partitions(settings.topic)
         if info.is_new:
             resolve_starting_offsets(settings.starting_offsets, settings.topic, kafka)
-
-
-def start_from_group(settings: SparkAppSettings) -> StartChoice | None:
-    """With --offsets-from-group: where the query starts (the group's offsets on a fresh checkpoint)."""
-    group = settings.offsets_from_group
-    if group is None:
+    if settings.offsets_from_group is None:
         return None
-    info = read_checkpoint(settings.checkpoint_dir)
-    with TopicClient(settings.bootstrap_servers) as kafka, \
-            GroupOffsets(settings.bootstrap_servers, group) as offsets:
-        partitions = kafka.partitions(settings.topic)
+    return _start_from_group(settings, settings.offsets_from_group, info.is_new, partitions)
+
+
+def _start_from_group(settings: SparkAppSettings, group: str, checkpoint_is_new: bool,
+                      partitions: list[TopicPartition]) -> StartChoice:
+    with GroupOffsets(settings.bootstrap_servers, group) as offsets:
         committed = offsets.committed(partitions)
-    return choose_start(group, checkpoint_is_new=info.is_new, partitions=partitions,
+    return choose_start(group, checkpoint_is_new=checkpoint_is_new, partitions=partitions,
                         committed=committed, starting_offsets=settings.starting_offsets)
 
 
@@ -182,8 +184,7 @@ class SparkApp:
     def run(self) -> None:
         self._install_signals()
         _log_to(self.settings.spark_log_file)
-        preflight(self.settings)
-        self._choose_start()
+        self._choose_start(preflight(self.settings))
         with SparkSessionResource(self.settings) as spark:
             spark.dataSource.register(KafkaSource)
             policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
@@ -202,8 +203,7 @@ class SparkApp:
                       f"restarting the query from its checkpoint, attempt {attempt + 1} of "
                       f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
 
-    def _choose_start(self) -> None:
-        choice = start_from_group(self.settings)
+    def _choose_start(self, choice: StartChoice | None) -> None:
         if choice is not None:
             self._starting_offsets = choice.spec
             logging.getLogger("spark_app").info(choice.message)

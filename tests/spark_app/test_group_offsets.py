@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 
-from spark_app.app import start_from_group
+from spark_app.app import preflight
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.group_offsets import choose_start, start_offsets_to_commit
 from spark_app.kafka_client import GroupOffsets
@@ -94,9 +94,9 @@ def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
     settings = settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
         "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
-    choice = start_from_group(settings)
+    choice = preflight(settings)
     assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}
-    other = start_from_group(settings_from_args(main_parser().parse_args([
+    other = preflight(settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
         "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
     assert other is not None and other.spec == "latest"
