@@ -181,12 +181,9 @@ class SparkLauncher:
             argv += ["--offsets-from-group", offsets_from_group]
         if shuffle_partitions is not None:
             argv += ["--shuffle-partitions", str(shuffle_partitions)]
-        argv += _upgrade_args(output_format, state_schema)
+        if output_format is not None:
+            argv += ["--output-format", output_format]
+        if state_schema is not None:
+            argv += ["--state-schema", state_schema]
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)
         return self.current
-
-
-def _upgrade_args(output_format: str | None, state_schema: str | None) -> list[str]:
-    """The upgrade scenario's "new version" switches of the Spark app."""
-    argv = ["--output-format", output_format] if output_format else []
-    return argv + (["--state-schema", state_schema] if state_schema else [])

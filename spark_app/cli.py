@@ -15,6 +15,8 @@ from pathlib import Path
 
 from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
+from spark_app.sink import OUTPUT_FORMATS
+from spark_app.state_schema import STATE_SCHEMAS
 
 __all__ = ["main_parser", "inspect_parser", "run_cli", "settings_from_args"]
 
@@ -80,10 +82,10 @@ def main_parser() -> argparse.ArgumentParser:
 
 def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
     """The two "new version" switches of the upgrade scenario."""
-    p.add_argument("--output-format", choices=["v1", "v2"], default=_DEFAULTS.output_format,
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS, default=_DEFAULTS.output_format,
                    help="v2 adds partition@offset to each message line; allowed to change on an "
                         "existing checkpoint")
-    p.add_argument("--state-schema", choices=["v1", "v2"], default=_DEFAULTS.state_schema,
+    p.add_argument("--state-schema", choices=list(STATE_SCHEMAS), default=_DEFAULTS.state_schema,
                    help="v2 adds a field to the count's state; Spark refuses it on a v1 checkpoint")
 
 
@@ -110,12 +112,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
         master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group,
-        class_cache_dir=None if args.no_class_cache else args.class_cache_dir,
-        **_upgrade_settings(args))
-
-
-def _upgrade_settings(args: argparse.Namespace) -> dict[str, str]:
-    return {"output_format": args.output_format, "state_schema": args.state_schema}
+        output_format=args.output_format, state_schema=args.state_schema,
+        class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 
 
 def _run_app(argv: Sequence[str]) -> int:

@@ -10,8 +10,9 @@ with Spark's own error class, for example:
     StructType(StructField(count,LongType,true)),true)) and new value_schema=...
 
 Spark checks when it plans the first batch with data, not when the query starts: with nothing
-new in Kafka a refused query just waits. The state on disk cannot be read by the new code, so there is no "continue": either run the
-code that wrote it, or start the new version on a new checkpoint beside the old one (blue/green).
+new in Kafka a refused query just waits. The state on disk cannot be read by the new code, so
+there is no "continue": either run the code that wrote it, or start the new version on a new
+checkpoint beside the old one (blue/green).
 
 `stored_state_fields` reads the stored schema without Spark, so `inspect` can say which
 `--state-schema` a checkpoint was written with before a restart is refused.
