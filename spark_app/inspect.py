@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from spark_app.checkpoint import CheckpointInfo, read_checkpoint
+from spark_app.checkpoint_health import restart_blockers
 from spark_app.errors import KafkaUnreachableError
 from spark_app.kafka_client import TopicClient
 from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
@@ -77,10 +78,15 @@ class InspectReport:
     # The count's state fields as stored, and the --state-schema that wrote them.
     state_fields: list[str] | None = None
     state_schema: str | None = None
+    # Files Spark needs and will not find: each one fails the restart whatever Kafka holds.
+    blockers: list[str] = field(default_factory=list)
 
     @property
     def restart_will_fail(self) -> bool | None:
-        """None when Kafka was not asked or did not answer: then nobody can tell."""
+        """None when Kafka was not asked or did not answer (and no file is missing): then
+        nobody can tell."""
+        if self.blockers:
+            return True
         if self.kafka_note is not None or any(v.latest is None for v in self.partitions):
             return None
         return any(v.lost or v.resume_at > v.latest for v in self.partitions)
@@ -159,13 +165,17 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
     if bootstrap and resume:
         earliest, latest, kafka_note = _kafka_offsets(bootstrap, {tp.topic for tp in resume},
                                                        kafka_timeout_sec)
+    blockers = [blocker.sentence() for blocker in restart_blockers(checkpoint)]
     count, state_note = (None, "not read (--no-state)")
-    if with_state and info.last_committed is not None:
+    if with_state and info.last_committed is not None and blockers:
+        state_note = "not read: Spark cannot open this checkpoint (see below)"
+    elif with_state and info.last_committed is not None:
         count, state_note = read_state_count(checkpoint, log_dir)
     elif with_state:
         state_note = "no batch committed yet, so no state"
     fields = stored_state_fields(checkpoint)
     return InspectReport(
+        blockers=blockers,
         state_fields=list(fields) if fields is not None else None,
         state_schema=schema_version(fields) if fields is not None else None,
         checkpoint=str(checkpoint), exists=True, query_id=info.query_id,
@@ -218,7 +228,10 @@ def render_text(report: InspectReport) -> list[str]:
     if report.kafka_note:
         lines.append(f"  {report.kafka_note}")
     lines.extend(f"  {verdict.sentence()}" for verdict in report.partitions)
-    if report.partitions and report.kafka_note is None:
+    lines.extend(f"  {blocker}" for blocker in report.blockers)
+    if report.blockers:
+        lines.append("  verdict: a restart will FAIL (Spark cannot open this checkpoint)")
+    elif report.partitions and report.kafka_note is None:
         lines.append("  verdict: " + ("a restart will FAIL (data lost in Kafka)"
                                       if report.restart_will_fail else "a restart will continue"))
     return lines

@@ -35,7 +35,15 @@ def make_checkpoint(root: Path, ends: list[int], committed: int) -> Path:
         write_offsets(root, batch, end)
     for batch in range(committed):
         write_commit(root, batch)
+        write_state_delta(root, batch + 1)
     return root
+
+
+def write_state_delta(root: Path, version: int) -> None:
+    # The count's state store writes version N+1 when batch N runs; restarts need the chain.
+    store = root / "state" / "0" / "0"
+    store.mkdir(parents=True, exist_ok=True)
+    (store / f"{version}.delta").write_bytes(b"")
 
 
 def test_missing_folder_is_a_new_query(tmp_path: Path) -> None:
