@@ -9,6 +9,7 @@ Usage: `run_cli(["--bootstrap-servers", "127.0.0.1:9092", "--sink", "at-least-on
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +38,26 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    # float() takes "nan" and "inf"; neither is a trigger interval Spark can wait for.
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text}")
+    return value
+
+
+def _bootstrap_servers(text: str) -> str:
+    for server in text.split(","):
+        host, _, port = server.strip().rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise argparse.ArgumentTypeError(
+                f"expected HOST:PORT[,HOST:PORT...] such as 127.0.0.1:9092, got {text!r}")
+    return text
+
+
 def _group_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
@@ -49,12 +70,13 @@ def main_parser() -> argparse.ArgumentParser:
         description="Seed 001's SparkApp on PySpark 4: count every Kafka message exactly once in "
                     "Spark's state, with checkpoints. `python -m spark_app inspect --help` explains "
                     "a checkpoint folder.")
-    p.add_argument("--bootstrap-servers", default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
+                   default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--topic", default=_DEFAULTS.topic)
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
-    p.add_argument("--trigger-sec", type=float, default=_DEFAULTS.trigger_sec)
+    p.add_argument("--trigger-sec", type=_seconds, default=_DEFAULTS.trigger_sec)
     p.add_argument("--starting-offsets", default=_DEFAULTS.starting_offsets,
                    help='earliest, latest or JSON like {"Experience":{"0":42}}; only for a new '
                         'checkpoint')
@@ -95,7 +117,8 @@ def inspect_parser() -> argparse.ArgumentParser:
         description="Explain a checkpoint folder: where a restart resumes, the count in state, and "
                     "whether Kafka still holds the offsets it needs.")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
-    p.add_argument("--bootstrap-servers", default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
+                   default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="where Spark's log goes when reading the state")
     p.add_argument("--no-state", action="store_true",

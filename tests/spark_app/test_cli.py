@@ -117,3 +117,26 @@ def test_upgrade_options_default_to_v1_and_reject_others(capsys: pytest.CaptureF
     with pytest.raises(SystemExit) as exit_:
         main_parser().parse_args(["--state-schema", "v3"])
     assert exit_.value.code == 2 and "invalid choice: 'v3'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trigger-sec", "nan"], "positive, finite number of seconds, got nan"),
+    (["--trigger-sec", "inf"], "positive, finite number of seconds, got inf"),
+    (["--trigger-sec", "-1"], "positive, finite number of seconds, got -1"),
+    (["--trigger-sec", "soon"], "expected a number of seconds, got 'soon'"),
+    (["--bootstrap-servers", ":x"], "expected HOST:PORT[,HOST:PORT...]"),
+    (["--bootstrap-servers", "a:1,b"], "expected HOST:PORT[,HOST:PORT...]"),
+    (["--shuffle-partitions", "-3"], "expected a positive number, got -3"),
+])
+def test_bad_numbers_and_addresses_are_one_line_before_spark(argv: list[str], message: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_info.value.code == 2 and message in err[-1]
+    assert not any("Traceback" in line for line in err)
+
+
+def test_several_bootstrap_servers_are_accepted() -> None:
+    args = main_parser().parse_args(["--bootstrap-servers", "127.0.0.1:9092,localhost:9093"])
+    assert settings_from_args(args).bootstrap_servers == "127.0.0.1:9092,localhost:9093"
