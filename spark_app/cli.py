@@ -17,6 +17,7 @@ from pathlib import Path
 from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OUTPUT_FORMATS
+from spark_app.spark_version import check_spark_version
 from spark_app.state_schema import STATE_SCHEMAS
 
 __all__ = ["main_parser", "inspect_parser", "run_cli", "settings_from_args"]
@@ -140,9 +141,11 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
 
 
 def _run_app(argv: Sequence[str]) -> int:
+    settings = settings_from_args(main_parser().parse_args(argv))
+    check_spark_version()  # one line, not an ImportError from deep inside the source
     from spark_app.app import SparkApp  # pulls in pyspark: only when running the app
 
-    SparkApp(settings_from_args(main_parser().parse_args(argv))).run()
+    SparkApp(settings).run()
     return 0
 
 

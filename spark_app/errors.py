@@ -22,6 +22,7 @@ __all__ = [
     "OffsetsSpecError",
     "GroupOffsetsError",
     "StreamFailedError",
+    "SparkVersionError",
     "unwrap",
 ]
 
@@ -34,6 +35,12 @@ class SparkAppError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{self.token}: {message}" if not message.startswith(self.token) else message)
+
+
+class SparkVersionError(SparkAppError):
+    """The installed PySpark is outside the range this app supports."""
+
+    token = "SPARK_VERSION_UNSUPPORTED"
 
 
 class JavaMissingError(SparkAppError):
