@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spark_app.checkpoint import CheckpointInfo, read_checkpoint
+from spark_app.spark_version import installed_spark_version
 
 __all__ = ["RestartBlocker", "restart_blockers", "spark_checks_metadata"]
 
@@ -52,15 +53,9 @@ def restart_blockers(checkpoint: Path, spark_version: str | None = None) -> list
     info = read_checkpoint(checkpoint)
     if not info.exists or info.is_new:
         return []
-    blockers = _missing_metadata(info, spark_version or _installed_spark())
+    blockers = _missing_metadata(info, spark_version or installed_spark_version())
     blockers += _missing_state_files(info)
     return blockers
-
-
-def _installed_spark() -> str:
-    import pyspark  # only its version: importing pyspark starts nothing
-
-    return pyspark.__version__
 
 
 def _missing_metadata(info: CheckpointInfo, spark_version: str) -> list[RestartBlocker]:
