@@ -40,7 +40,7 @@ def check_spark_version(version: str | None = None) -> str:
            f"arrived in PySpark {oldest}" if found < OLDEST_SUPPORTED
            else f"it is tested on PySpark {oldest} to {NEWEST_MAJOR}.x only")
     raise SparkVersionError(
-        f"PySpark {version} is installed, but this app needs PySpark {oldest} or later "
-        f"{NEWEST_MAJOR}.x ({why}). Run it in the project's environment with `uv run python -m "
+        f"PySpark {version} is installed, but this app needs PySpark {oldest} "
+        f"to {NEWEST_MAJOR}.x ({why}). Run it in the project's environment with `uv run python -m "
         f"spark_app` (its lock has the tested PySpark), or install 'pyspark[sql]>={oldest},<"
         f"{NEWEST_MAJOR + 1}'.")
