@@ -18,6 +18,7 @@ from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OUTPUT_FORMATS
 from spark_app.spark_version import check_spark_version
+from spark_app.supervisor import SupervisorSettings
 from spark_app.state_schema import STATE_SCHEMAS
 
 __all__ = ["main_parser", "inspect_parser", "run_cli", "settings_from_args"]
@@ -96,6 +97,7 @@ def main_parser() -> argparse.ArgumentParser:
                         "a fresh checkpoint from them instead of --starting-offsets "
                         "(at-least-once: the last batch may be processed again)")
     _add_upgrade_options(p)
+    _add_supervisor_options(p)
     p.add_argument("--class-cache-dir", type=Path, default=_DEFAULTS.class_cache_dir,
                    help="where the JVM keeps the Spark classes archive that halves the start time")
     p.add_argument("--no-class-cache", action="store_true",
@@ -110,6 +112,19 @@ def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
                         "existing checkpoint")
     p.add_argument("--state-schema", choices=list(STATE_SCHEMAS), default=_DEFAULTS.state_schema,
                    help="v2 adds a field to the count's state; Spark refuses it on a v1 checkpoint")
+
+
+def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
+    """`--supervise`: like `spark-submit --supervise`, restart the app after a failure."""
+    defaults = SupervisorSettings()
+    p.add_argument("--supervise", action="store_true",
+                   help="run the app under a supervisor that restarts it after a failure, with "
+                        "backoff, and gives up on a crash loop at the same checkpoint position")
+    p.add_argument("--give-up-after", type=_positive_int, default=defaults.give_up_after,
+                   metavar="N", help="with --supervise: give up after N failures in a row "
+                                     "without the checkpoint moving")
+    p.add_argument("--max-backoff-sec", type=_seconds, default=defaults.max_backoff_sec,
+                   metavar="S", help="with --supervise: the longest wait between restarts")
 
 
 def inspect_parser() -> argparse.ArgumentParser:
@@ -141,12 +156,24 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
 
 
 def _run_app(argv: Sequence[str]) -> int:
-    settings = settings_from_args(main_parser().parse_args(argv))
+    args = main_parser().parse_args(argv)
+    settings = settings_from_args(args)
+    if args.supervise:
+        return _supervise(argv, args, settings)
     check_spark_version()  # one line, not an ImportError from deep inside the source
     from spark_app.app import SparkApp  # pulls in pyspark: only when running the app
 
     SparkApp(settings).run()
     return 0
+
+
+def _supervise(argv: Sequence[str], args: argparse.Namespace, settings: SparkAppSettings) -> int:
+    from spark_app.supervisor import Supervisor, child_argv
+
+    command = [sys.executable, "-m", "spark_app", *child_argv(argv)]
+    patience = SupervisorSettings(give_up_after=args.give_up_after,
+                                  max_backoff_sec=args.max_backoff_sec)
+    return Supervisor(command, settings.checkpoint_dir, patience).run()
 
 
 def _run_inspect(argv: Sequence[str]) -> int:

@@ -24,6 +24,7 @@ __all__ = [
     "StreamFailedError",
     "SparkVersionError",
     "unwrap",
+    "error_in_text",
 ]
 
 
@@ -32,6 +33,8 @@ class SparkAppError(Exception):
 
     token = "SPARK_APP_ERROR"
     exit_code = 1
+    # True when the same run may succeed later without anyone changing anything (Kafka back).
+    retriable = False
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{self.token}: {message}" if not message.startswith(self.token) else message)
@@ -53,6 +56,7 @@ class KafkaUnreachableError(SparkAppError):
     """No Kafka broker answered at the configured address."""
 
     token = "KAFKA_UNREACHABLE"
+    retriable = True
 
     @classmethod
     def at(cls, bootstrap_servers: str, detail: str = "") -> "KafkaUnreachableError":
@@ -111,7 +115,7 @@ class GroupOffsetsError(SparkAppError):
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
                                CheckpointError, StateSchemaChangedError, OffsetsSpecError,
-                               GroupOffsetsError,
+                               GroupOffsetsError, SparkVersionError,
                                StreamFailedError)
 }
 # Longest first, so CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED is not read as CHECKPOINT_UNUSABLE.
@@ -128,9 +132,17 @@ def unwrap(error: BaseException) -> SparkAppError | None:
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        match = _TOKEN_LINE.search(str(current))
-        if match:
-            token, message = match.group(1), match.group(2).strip()
-            return _ERRORS[token](f"{token}: {message}")
+        found = error_in_text(str(current))
+        if found is not None:
+            return found
         current = current.__cause__ or current.__context__
     return None
+
+
+def error_in_text(text: str) -> SparkAppError | None:
+    """Our error in a text, e.g. the app's last stderr line `spark_app: KAFKA_UNREACHABLE: ...`."""
+    match = _TOKEN_LINE.search(text)
+    if match is None:
+        return None
+    token, message = match.group(1), match.group(2).strip()
+    return _ERRORS[token](f"{token}: {message}")
