@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from spark_app.cluster import ClusterSettings
 from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.sink import OUTPUT_FORMATS
@@ -21,7 +22,7 @@ from spark_app.spark_version import check_spark_version
 from spark_app.supervisor import SupervisorSettings
 from spark_app.state_schema import STATE_SCHEMAS
 
-__all__ = ["main_parser", "inspect_parser", "run_cli", "settings_from_args"]
+__all__ = ["main_parser", "inspect_parser", "cluster_parser", "run_cli", "settings_from_args"]
 
 _DEFAULTS = SparkAppSettings()
 
@@ -143,6 +144,21 @@ def inspect_parser() -> argparse.ArgumentParser:
     return p
 
 
+def cluster_parser() -> argparse.ArgumentParser:
+    defaults = ClusterSettings()
+    p = argparse.ArgumentParser(
+        prog="python -m spark_app cluster",
+        description="Start a Spark standalone cluster (a Master and Workers) on loopback from "
+                    "PySpark's own launcher, print its master URL, and run until Ctrl-C.")
+    p.add_argument("--workers", type=_positive_int, default=defaults.workers)
+    p.add_argument("--cores-per-worker", type=_positive_int, default=defaults.cores_per_worker)
+    p.add_argument("--memory-per-worker", default=defaults.memory_per_worker, metavar="SIZE",
+                   help="e.g. 1g or 512m")
+    p.add_argument("--dir", type=Path, default=Path("log") / "cluster",
+                   help="the Master's and Workers' logs and work folders")
+    return p
+
+
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers, topic=args.topic,
@@ -176,6 +192,14 @@ def _supervise(argv: Sequence[str], args: argparse.Namespace, settings: SparkApp
     return Supervisor(command, settings.checkpoint_dir, patience).run()
 
 
+def _run_cluster(argv: Sequence[str]) -> int:
+    from spark_app.cluster import run_cluster
+
+    args = cluster_parser().parse_args(argv)
+    return run_cluster(ClusterSettings(workers=args.workers, cores_per_worker=args.cores_per_worker,
+                                       memory_per_worker=args.memory_per_worker), args.dir)
+
+
 def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.inspect import run_inspect
 
@@ -187,6 +211,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["inspect"]:
             return _run_inspect(argv[1:])
+        if argv[:1] == ["cluster"]:
+            return _run_cluster(argv[1:])
         return _run_app(argv)
     except KeyboardInterrupt:
         return 0

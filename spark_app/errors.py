@@ -23,6 +23,7 @@ __all__ = [
     "GroupOffsetsError",
     "StreamFailedError",
     "SparkVersionError",
+    "ClusterError",
     "unwrap",
     "error_in_text",
 ]
@@ -44,6 +45,12 @@ class SparkVersionError(SparkAppError):
     """The installed PySpark is outside the range this app supports."""
 
     token = "SPARK_VERSION_UNSUPPORTED"
+
+
+class ClusterError(SparkAppError):
+    """The standalone cluster's Master or a Worker did not start."""
+
+    token = "CLUSTER_FAILED"
 
 
 class JavaMissingError(SparkAppError):
@@ -115,7 +122,7 @@ class GroupOffsetsError(SparkAppError):
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
                                CheckpointError, StateSchemaChangedError, OffsetsSpecError,
-                               GroupOffsetsError, SparkVersionError,
+                               GroupOffsetsError, SparkVersionError, ClusterError,
                                StreamFailedError)
 }
 # Longest first, so CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED is not read as CHECKPOINT_UNUSABLE.
