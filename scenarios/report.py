@@ -24,7 +24,8 @@ from rich.table import Table
 from scenarios.expectations import Check
 from scenarios.verify import ValueRange
 
-__all__ = ["ScenarioResult", "exit_code", "print_verdicts", "write_junit", "write_reports"]
+__all__ = ["ScenarioResult", "exit_code", "print_verdicts", "verdict_lines", "verdict_table",
+           "write_junit", "write_reports"]
 
 Verdict = Literal["passed", "failed", "error"]
 
@@ -37,6 +38,7 @@ class ScenarioResult:
     title: str
     checks: list[Check] = field(default_factory=list)
     error: str | None = None
+    traceback: str | None = None
     duration_sec: float = 0.0
     transcript: list[str] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
@@ -55,6 +57,7 @@ class ScenarioResult:
             "verdict": self.verdict,
             "duration_sec": round(self.duration_sec, 1),
             "error": self.error,
+            "traceback": self.traceback,
             "checks": [vars(c) | {"detail": c.detail} for c in self.checks],
             "facts": self.facts,
             "artifacts": self.artifacts,
@@ -67,6 +70,15 @@ def exit_code(results: Sequence[ScenarioResult]) -> int:
 
 
 def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
+    """The full table on a terminal; off one (a CI log, a pipe), short lines that read anywhere."""
+    if console.is_terminal:
+        console.print(verdict_table(results))
+    else:
+        for line in verdict_lines(results):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def verdict_table(results: Sequence[ScenarioResult]) -> Table:
     table = Table(title="Verdicts")
     for column in ("scenario", "check", "verdict", "expected", "actual"):
         table.add_column(column, overflow="fold")
@@ -78,7 +90,24 @@ def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
             table.add_row("", c.name, mark, c.expected, c.actual)
-    console.print(table)
+    return table
+
+
+def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
+    """One line per scenario, one per check that did not hold, and a closing count."""
+    lines = []
+    for result in results:
+        held = sum(c.held for c in result.checks)
+        lines.append(f"{result.verdict.upper():6} {result.name}: {held}/{len(result.checks)} "
+                     f"checks held ({result.duration_sec:.0f} s)")
+        if result.error is not None:
+            lines.append(f"    error: {_short(result.error)}")
+        lines.extend(f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
+                     for c in result.checks if not c.held)
+    counts = {v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error")}
+    lines.append(f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
+                 f"{counts['error']} errors")
+    return lines
 
 
 def _jsonable(value: object) -> object:
@@ -121,7 +150,8 @@ def write_junit(results: Sequence[ScenarioResult], path: Path) -> None:
             tests, errors = tests + 1, errors + 1
             case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",
                                  name="run", time=f"{result.duration_sec:.1f}")
-            ET.SubElement(case, "error", message=result.error).text = "\n".join(result.transcript)
+            ET.SubElement(case, "error", message=result.error).text = "\n".join(
+                [*result.transcript, result.traceback or ""])
         for c in result.checks:
             tests += 1
             case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",

@@ -55,12 +55,33 @@ def test_report_files_parse(tmp_path: Path) -> None:
     assert failed == ["exactly once"]
 
 
-def test_verdict_table_names_every_check() -> None:
+def test_verdict_table_names_every_check_on_a_terminal() -> None:
     buffer = io.StringIO()
-    print_verdicts(results(), Console(file=buffer, width=160))
+    print_verdicts(results(), Console(file=buffer, width=160, force_terminal=True))
     text = buffer.getvalue()
     for word in ("short-retention", "PASSED", "FAILED", "ERROR", "restart fails", "did not hold"):
         assert word in text
+    assert "\x1b[" in text and "┃" in text
+
+
+def test_off_a_terminal_one_line_per_scenario_and_per_failed_check() -> None:
+    long_check = check("the count goes on " * 8, False, "1..10 " * 20, "1..9 " * 20)
+    bad = ScenarioResult("chaos", "kills", duration_sec=61.2, checks=[
+        check("exactly once", True, "1..10", "1..10"), long_check])
+    buffer = io.StringIO()
+    print_verdicts([*results(), bad], Console(file=buffer, width=80))
+    lines = buffer.getvalue().splitlines()
+    assert lines == [
+        "PASSED short-retention: 1/1 checks held (12 s)",
+        "FAILED endless-retention: 0/1 checks held (0 s)",
+        "    did not hold: exactly once: expected 1..10; actual 1..9",
+        "ERROR  checkpoint-reset: 0/0 checks held (0 s)",
+        "    error: WaitTimeout: value 9 never came",
+        "FAILED chaos: 1/2 checks held (61 s)",
+        f"    did not hold: {long_check.name}: expected {long_check.expected}; "
+        f"actual {long_check.actual}",
+        "scenarios: 1 passed, 2 failed, 1 errors",
+    ]
 
 
 def test_expectations_compare_with_the_verifier() -> None:
