@@ -22,6 +22,7 @@ from types import FrameType
 from rich.console import Console
 
 from scenarios.errors import ScenarioError
+from scenarios.hangup import hang_up
 from scenarios.narration import Narrator
 from scenarios.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report import exit_code, print_verdicts
@@ -101,8 +102,10 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers)
-    # SIGTERM (a CI job cancelled) unwinds like Ctrl-C, so every started process is cleaned up.
+    # SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
+    # every started process is cleaned up.
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _hang_up)
     results = run_scenarios(scenarios, settings, Narrator(guided=args.guided))
     print_verdicts(results, Console(highlight=False))
     if args.report is not None:
@@ -133,6 +136,13 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise KeyboardInterrupt
+
+
+def _hang_up(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    hang_up(signum, frame)
 
 
 def _verify(path: Path, *, as_json: bool) -> int:

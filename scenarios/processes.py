@@ -195,7 +195,7 @@ class ManagedProcess:
 
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while cleaning up, so an impatient second signal (or the
+    """Hold SIGINT, SIGTERM and SIGHUP back while cleaning up, so an impatient second signal (or the
     copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after.
 
     The signals are noted by a stand-in handler rather than blocked: a signal sent to the
@@ -205,7 +205,7 @@ def _signals_held() -> Iterator[None]:
         yield
         return
     arrived: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {number: signal.signal(number, lambda number, _frame: arrived.append(number))
                 for number in held}
     try:

@@ -24,18 +24,20 @@ from scenarios.demo.settings import DemoSettings, main_parser, settings_from_arg
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
 from scenarios.errors import ScenarioError
+from scenarios.hangup import hang_up
 
 __all__ = ["run_demo"]
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    # SIGTERM and SIGHUP (terminal closed) take the same way out as Ctrl-C, through the cleanup.
+    # SIGTERM takes the same way out as Ctrl-C, through the cleanup; SIGHUP too (hang_up).
     raise KeyboardInterrupt
 
 
 @contextmanager
 def _signals_as_interrupt() -> Iterator[None]:
-    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt),
+                signal.SIGHUP: signal.signal(signal.SIGHUP, hang_up)}
     try:
         yield
     finally:
@@ -86,7 +88,8 @@ def _run(settings: DemoSettings) -> None:
     except KeyboardInterrupt:
         pass  # Ctrl-C is the other way to quit
     finally:
-        print("[demo] stopping both apps...", flush=True)
+        if session.started:
+            print("[demo] stopping both apps...", flush=True)
         with _cleanup_uninterrupted():
             session.close()
     session.tick()

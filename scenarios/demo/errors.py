@@ -6,7 +6,7 @@ Usage:
 
 from __future__ import annotations
 
-__all__ = ["DemoError", "AppStartError", "RetentionChangeError"]
+__all__ = ["DemoError", "AppStartError", "PreviousRunStillGoing", "RetentionChangeError"]
 
 
 class DemoError(Exception):
@@ -15,6 +15,10 @@ class DemoError(Exception):
 
 class AppStartError(DemoError):
     """One of the apps could not be started (bad command, missing Python, port taken)."""
+
+
+class PreviousRunStillGoing(AppStartError):
+    """An earlier run's apps still hold the broker's port or write to the demo's folders."""
 
 
 class RetentionChangeError(DemoError):

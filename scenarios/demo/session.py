@@ -23,12 +23,14 @@ from pathlib import Path
 from types import TracebackType
 
 from scenarios.demo import state as st
+from scenarios.demo.errors import PreviousRunStillGoing
 from scenarios.demo.keys import Command
 from scenarios.demo.readings import read_checkpoint_view, read_verdict
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
+from scenarios.leftovers import describe_leftovers, find_leftovers
 from scenarios.processes import ManagedProcess, ProcessGroup
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
@@ -100,9 +102,14 @@ class DemoSession:
         self._next_reading = 0.0
 
     # -- life cycle ---------------------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self._producer is not None
+
     def start(self) -> "DemoSession":
         if self._producer is not None:
             return self
+        self._refuse_leftovers()
         self.settings.log_dir.mkdir(parents=True, exist_ok=True)
         if self.settings.starts_fresh:
             self._clear_previous_run()
@@ -112,6 +119,14 @@ class DemoSession:
         self._producer_started_at = time.monotonic()
         self._event(f"producer started (pid {self._producer.pid}), Kafka at {self.settings.kafka}")
         return self
+
+    def _refuse_leftovers(self) -> None:
+        """Starting beside an earlier run's apps would mix its output log with ours."""
+        settings = self.settings
+        found = find_leftovers([settings.log_dir, settings.checkpoint_dir],
+                               [settings.port] if settings.embedded else [])
+        if found:
+            raise PreviousRunStillGoing(describe_leftovers(found))
 
     def _clear_previous_run(self) -> None:
         # A fresh start means everything of an earlier run goes: with an empty topic an old
