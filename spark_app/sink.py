@@ -84,6 +84,7 @@ class Journal:
         return JournalEntry(**json.loads(self.path.read_text(encoding="utf-8")))
 
     def save(self, entry: JournalEntry) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(asdict(entry), f)
