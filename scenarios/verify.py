@@ -42,8 +42,10 @@ __all__ = [
 ]
 
 _COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
+# A field is the producer's whole number, or (any other message) a JSON string or null.
+_FIELD = r'(-?\d+|null|"(?:[^"\\]|\\.)*")'
 _MESSAGE = re.compile(r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(\d+))?: "
-                      r"(-?\d+) -> (-?\d+)\s*$")
+                      + _FIELD + " -> " + _FIELD + r"\s*$")
 
 BreakKind = Literal["reset", "rewind", "jump"]
 
@@ -124,6 +126,11 @@ class VerifyReport:
     values: tuple[int, ...] = field(default=(), repr=False, compare=False)
     # How many message lines were in the Spark app's --output-format v2.
     v2_messages: int = 0
+    # Messages whose value is not a whole number: not the producer's, so they have no identity
+    # to check, but they were counted (their Count lines take part in the pairing).
+    foreign_messages: int = 0
+    # The first line that is neither blank nor an output line (line number, text), if any.
+    first_ignored: tuple[int, str] | None = None
 
     @property
     def missing_count(self) -> int:
@@ -144,8 +151,10 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Every value 1..highest exactly once, and the counts run 1, 2, 3… with the messages."""
-        return self.exactly_once and self.counts_consistent
+        """Every value 1..highest exactly once, the counts run 1, 2, 3… with the messages, and
+        the file is an output log: at least one message, and no line that is not ours."""
+        return (self.exactly_once and self.counts_consistent and self.messages > 0
+                and self.ignored_lines == 0)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (duplicates as a list: JSON keys cannot be numbers)."""
@@ -167,7 +176,9 @@ class VerifyReport:
             "count_resets": list(self.count_resets),
             "unpaired": [vars(u) for u in self.unpaired],
             "ignored_lines": self.ignored_lines,
+            "first_ignored": list(self.first_ignored) if self.first_ignored else None,
             "v2_messages": self.v2_messages,
+            "foreign_messages": self.foreign_messages,
         }
 
     def summary_lines(self) -> list[str]:
@@ -192,17 +203,32 @@ class VerifyReport:
                 f"expected Count = {b.expected}, got {b.actual}"
             )
         for u in self.unpaired[:10]:
-            lines.append(f"{u.problem} at line {u.line}: {u.text}")
+            lines.append(f"{u.problem} at line {u.line}: {_clip(u.text)}")
+        if self.messages == 0:
+            lines.append("no output lines at all: is this the Spark app's streaming-output.log?")
+        if self.first_ignored is not None:
+            line, text = self.first_ignored
+            lines.append(f"{self.ignored_lines} line(s) are not output lines, the first at line "
+                         f"{line}: {_clip(text)!r}")
+        if self.foreign_messages:
+            lines.append(f"{self.foreign_messages} message(s) with a value that is not a whole "
+                         f"number (not the producer's counter): counted, not checked")
         return lines
 
 
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def verify(lines: Iterable[str]) -> VerifyReport:
-    """Check the output log's lines; other lines are counted as ignored, never an error."""
+    """Check the output log's lines; blank lines are skipped, any other line makes it NOT OK."""
     values: list[int] = []
     breaks: list[CountBreak] = []
     unpaired: list[Unpaired] = []
     ignored = 0
+    first_ignored: tuple[int, str] | None = None
     v2_messages = 0
+    foreign = 0
     pending: tuple[int, int, str] | None = None  # (line number, count, text) awaiting its message
     previous_count: int | None = None
     for number, raw in enumerate(lines, start=1):
@@ -214,8 +240,11 @@ def verify(lines: Iterable[str]) -> VerifyReport:
                 unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
             pending = (number, int(count_match.group(1)), text)
         elif message_match:
-            value = int(message_match.group(6))
-            values.append(value)
+            value = _whole_number(message_match.group(6))
+            if value is None:
+                foreign += 1
+            else:
+                values.append(value)
             v2_messages += message_match.group(1) is not None
             if pending is None:
                 unpaired.append(Unpaired(number, text, "message without count"))
@@ -223,14 +252,20 @@ def verify(lines: Iterable[str]) -> VerifyReport:
             count = pending[1]
             expected = 1 if previous_count is None else previous_count + 1
             if count != expected:
-                breaks.append(CountBreak(pending[0], value, expected, count, _kind(count, expected)))
+                breaks.append(CountBreak(pending[0], value if value is not None else 0, expected,
+                                         count, _kind(count, expected)))
             previous_count, pending = count, None
-        else:
+        elif text.strip():
             ignored += 1
+            first_ignored = first_ignored or (number, text)
     if pending is not None:
         unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
     return replace(_report(values, breaks, unpaired, ignored, previous_count),
-                   v2_messages=v2_messages)
+                   v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored)
+
+
+def _whole_number(field: str) -> int | None:
+    return int(field) if field[:1] in "-0123456789" else None
 
 
 def _kind(actual: int, expected: int) -> BreakKind:
@@ -243,7 +278,6 @@ def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired
             ignored: int, final_count: int | None) -> VerifyReport:
     seen = Counter(values)
     highest = max(seen) if seen else None
-    expected = set(range(1, highest + 1)) if highest is not None else set()
     return VerifyReport(
         messages=len(values),
         distinct=len(seen),
@@ -252,13 +286,25 @@ def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired
         first_value=values[0] if values else None,
         last_value=values[-1] if values else None,
         final_count=final_count,
-        missing=ranges_of(expected - seen.keys()),
+        missing=_gaps(seen.keys()),
         duplicated={v: n for v, n in sorted(seen.items()) if n > 1},
         count_breaks=tuple(breaks),
         unpaired=tuple(unpaired),
         ignored_lines=ignored,
         values=tuple(values),
     )
+
+
+def _gaps(values: Iterable[int]) -> tuple[ValueRange, ...]:
+    """The values of 1..highest that are absent, as ranges, without listing 1..highest: a
+    value of 3,000,000,000 costs two comparisons, not three billion set entries."""
+    gaps = []
+    previous = 0
+    for value in sorted(v for v in set(values) if v > 0):
+        if value > previous + 1:
+            gaps.append(ValueRange(previous + 1, value - 1))
+        previous = value
+    return tuple(gaps)
 
 
 def verify_file(path: Path) -> VerifyReport:

@@ -19,6 +19,7 @@ Usage:
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -33,7 +34,8 @@ _EXIT_CODE = 255  # what halt(-1) looks like to a shell
 
 
 def is_negative(row: OutputRow) -> bool:
-    return row.key is not None and row.key.strip().startswith("-")
+    """The producer's negative key (`-42`); a foreign key that merely starts with '-' is not."""
+    return row.key is not None and re.fullmatch(r"-\d+", row.key.strip()) is not None
 
 
 def message_id(row: OutputRow) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
@@ -34,6 +35,8 @@ __all__ = ["OutputRow", "JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOn
 
 JOURNAL_SUFFIX = ".journal"
 OUTPUT_FORMATS = ("v1", "v2")
+FOREIGN_FIELD_CHARS = 64
+_WHOLE_NUMBER = re.compile(r"-?\d{1,30}")
 
 
 class OutputRow(NamedTuple):
@@ -49,9 +52,23 @@ class OutputRow(NamedTuple):
 
 def message_text(row: OutputRow, output_format: str = "v1") -> str:
     """The message line's text: the seed's `Experience: 42 -> 42`, or v2's with its origin."""
+    key, value = output_field(row.key), output_field(row.value)
     if output_format == "v2":
-        return f"v2 {row.topic}-{row.partition}@{row.offset}: {row.key} -> {row.value}"
-    return f"{row.topic}: {row.key} -> {row.value}"
+        return f"v2 {row.topic}-{row.partition}@{row.offset}: {key} -> {value}"
+    return f"{row.topic}: {key} -> {value}"
+
+
+def output_field(text: str | None) -> str:
+    """A key or value as the log shows it: the producer's whole numbers as they are; anything
+    else (sent by another client: text, binary, a megabyte) as a JSON string of at most
+    FOREIGN_FIELD_CHARS characters, so no NUL byte, newline or huge line reaches the log and
+    no foreign message can forge an output line. A missing key or value is `null`."""
+    if text is None:
+        return "null"
+    if _WHOLE_NUMBER.fullmatch(text):
+        return text
+    cut = text[:FOREIGN_FIELD_CHARS] + ("…" if len(text) > FOREIGN_FIELD_CHARS else "")
+    return json.dumps(cut)
 
 
 def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:

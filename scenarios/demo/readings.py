@@ -36,6 +36,8 @@ def _problems(report: VerifyReport) -> str:
         parts.append(f"{len(other_breaks)} count break(s)")
     if report.unpaired:
         parts.append(f"{len(report.unpaired)} unpaired line(s)")
+    if report.ignored_lines:
+        parts.append(f"{report.ignored_lines} line(s) that are not output lines")
     return "; ".join(parts)
 
 

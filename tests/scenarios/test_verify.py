@@ -29,9 +29,10 @@ def test_clean_log_is_ok() -> None:
     assert report.missing == () and report.duplicated == {} and report.count_breaks == ()
 
 
-def test_empty_log_is_ok_and_says_nothing_was_seen() -> None:
+def test_empty_log_is_not_ok_and_says_nothing_was_seen() -> None:
     report = verify([])
-    assert report.ok and report.messages == 0 and report.highest is None
+    assert not report.ok and report.messages == 0 and report.highest is None
+    assert "no output lines at all" in "\n".join(report.summary_lines())
 
 
 def test_gap_is_reported_as_a_range_and_count_keeps_running() -> None:
@@ -79,12 +80,31 @@ def test_other_topic_names_are_read() -> None:
     assert verify(lines).ok
 
 
-def test_garbage_lines_are_ignored_and_counted() -> None:
+def test_lines_that_are_not_output_lines_make_it_not_ok() -> None:
     lines = ["hello\n", "\n", "[WARN] something [StreamingOutput]: Count = oops\n"]
     lines += pair(1, 1) + ["noise between pairs\n"] + pair(2, 2)
     report = verify(lines)
-    assert report.ok
-    assert report.ignored_lines == 4
+    assert report.exactly_once and not report.ok
+    assert report.ignored_lines == 3 and report.first_ignored == (1, "hello")  # blank lines skip
+    assert "3 line(s) are not output lines, the first at line 1: 'hello'" in report.summary_lines()
+
+
+def test_blank_lines_alone_do_not_spoil_a_good_log() -> None:
+    assert verify(pair(1, 1) + ["\n", "   \n"] + pair(2, 2)).ok
+
+
+def test_a_huge_value_is_a_gap_not_a_memory_error() -> None:
+    report = verify(pair(1, 1) + pair(2, 3_000_000_000))
+    assert report.missing == (ValueRange(2, 2_999_999_999),)
+    assert report.missing_count == 2_999_999_998 and not report.ok
+
+
+def test_foreign_messages_are_counted_but_not_checked() -> None:
+    lines = pair(1, 1) + [f"{STAMP}Count = 2\n", f'{STAMP}Experience: "hi" -> "hello\\u0000"\n',
+                          f"{STAMP}Count = 3\n", f"{STAMP}Experience: null -> null\n"] + pair(4, 2)
+    report = verify(lines)
+    assert report.ok and report.foreign_messages == 2 and report.final_count == 4
+    assert report.distinct == 2 and report.highest == 2
 
 
 def test_count_without_its_message_is_reported() -> None:
@@ -155,3 +175,14 @@ def test_a_v2_line_counted_twice_is_a_duplicate() -> None:
     report = verify(log_of([(1, 1), (2, 2)]) + [f"{STAMP}Count = 1\n",
                                                 f"{STAMP}v2 Experience-0@1: 2 -> 2\n"])
     assert report.duplicated == {2: 2} and report.count_resets == (2,)
+
+
+def test_cli_never_says_ok_for_what_is_not_an_output_log(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty.log").write_bytes(b"")
+    (tmp_path / "binary.log").write_bytes(bytes(range(256)) * 20)
+    (tmp_path / "spark.log").write_text("26/11/22 23:47:24 INFO Master: Started daemon\n" * 5)
+    (tmp_path / "huge.log").write_text("".join(pair(1, 3_000_000_000)))
+    for name in ("empty", "binary", "spark", "huge"):
+        assert run_cli(["verify", str(tmp_path / f"{name}.log")]) == 1, name
+        assert capsys.readouterr().out.startswith("NOT OK"), name

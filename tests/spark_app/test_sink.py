@@ -110,3 +110,21 @@ def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
                                  NOW, output_format="v2"))
     report = verify_file(out)
     assert report.ok and report.values == (1, 2, 3, 4) and report.v2_messages == 2
+
+
+def test_foreign_messages_are_written_escaped_and_bounded_and_verified() -> None:
+    from scenarios.verify import verify
+    from spark_app.negative_key import is_negative
+    from spark_app.sink import FOREIGN_FIELD_CHARS, output_field
+
+    assert [output_field(t) for t in ("42", "-7", None)] == ["42", "-7", "null"]
+    assert output_field("a\nb\x00c") == '"a\\nb\\u0000c"'
+    huge = output_field("A" * 1_000_000)
+    assert len(huge) == FOREIGN_FIELD_CHARS + len('"\\u2026"')
+    rows = [OutputRow("Experience", "1", "1", 1), OutputRow("Experience", "-x\n", "\x00" * 10, 2),
+            OutputRow("Experience", "2", "2", 3)]
+    text = format_lines(rows, datetime(2016, 1, 8, 16, 18, 10, 25000))
+    assert text.count("\n") == 6 and "\x00" not in text
+    report = verify(text.splitlines(True))
+    assert report.ok and report.foreign_messages == 1 and report.final_count == 3
+    assert not is_negative(rows[1]) and is_negative(OutputRow("Experience", " -12", "12", 4))
