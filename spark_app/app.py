@@ -10,6 +10,7 @@ Usage: `SparkApp(SparkAppSettings()).run()`
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import sys
 import threading
@@ -38,6 +39,10 @@ __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
 _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", "StateSchema",
                      "state schema", "CANNOT_LOAD_STATE_STORE", "MISSING_METADATA_FILE")
 
+
+# Spark's conditions for state it cannot load, with the sentence after them (up to the file).
+_STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
+                              re.MULTILINE)
 
 # Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
 # importing pyspark can take longer. Nothing was committed, so running the query again from
@@ -93,6 +98,13 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
                                f"folder to start over (the count restarts).")
+    state_error = _STATE_CONDITION.search("\n".join(message_lines))
+    if state_error is not None:
+        # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
+        # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper.
+        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+                               f"{state_error.group(0)[:600]}. Restore the missing state file, or "
+                               f"delete the folder to start over (the count restarts).")
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")

@@ -169,6 +169,49 @@ def jvm_command_line(app: AppProcess) -> str:
     return Path(f"/proc/{found[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
 
+def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
+        embedded_broker, tmp_path: Path) -> None:
+    """A lost state delta and a lost metadata file: inspect says the restart will fail with the
+    condition Spark then really raises, and the app's one line names it."""
+    import shutil
+
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    args = app_args(bootstrap, tmp_path)
+    with AppProcess(tmp_path, args) as app:
+        for batch in range(3):  # three batches, so state versions 1..3 exist as deltas
+            send_counter(bootstrap, range(5 * batch + 1, 5 * batch + 6))
+            wait_until(lambda b=batch: highest_count(tmp_path) >= 5 * b + 5, START_SEC, "batch", app)
+        assert app.terminate() == 0, app.output()
+    checkpoint = tmp_path / "checkpoints"
+    intact = tmp_path / "intact"
+    shutil.copytree(checkpoint, intact)
+    assert inspect(bootstrap, tmp_path, "--no-state")["restart_will_fail"] is False
+
+    committed = max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
+    delta = checkpoint / "state" / "0" / "0" / f"{committed + 1}.delta"
+    delta.unlink()
+    found = inspect(bootstrap, tmp_path, "--no-state")
+    assert found["restart_will_fail"] is True
+    assert "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS" in found["blockers"][0]
+    send_counter(bootstrap, range(16, 21))  # the failure comes with the next batch's state
+    failing = AppProcess(tmp_path, args).start()
+    assert failing.wait(START_SEC) == 1, failing.output()
+    last = failing.stderr_lines()[-1]
+    assert last.startswith("spark_app: CHECKPOINT_UNUSABLE")
+    assert "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS" in last and delta.name in last
+
+    shutil.rmtree(checkpoint)
+    shutil.copytree(intact, checkpoint)
+    (checkpoint / "metadata").unlink()
+    found = inspect(bootstrap, tmp_path, "--no-state")
+    assert found["restart_will_fail"] is True
+    assert "STREAMING_CHECKPOINT_MISSING_METADATA_FILE" in found["blockers"][0]
+    failing = AppProcess(tmp_path, args).start()
+    assert failing.wait(START_SEC) == 1, failing.output()
+    assert "STREAMING_CHECKPOINT_MISSING_METADATA_FILE" in failing.stderr_lines()[-1]
+
+
 def test_a_clean_stop_saves_the_class_archive_the_next_start_uses(embedded_broker,
                                                                   tmp_path: Path) -> None:
     bootstrap = embedded_broker.bootstrap_servers
