@@ -33,7 +33,9 @@ from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parent.parent
-_LINE = re.compile(r"\[StreamingOutput\]: \S+: -?\d+ -> (\d+)$")
+sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
+
+from spark_app.output_line import MessageLine, parse_line  # noqa: E402
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
 _BATCH = re.compile(r"\[(\d+|start), \d+\) rows=(\d+) .*took (\d+) ms")
 
@@ -72,9 +74,9 @@ class OutputWatcher(threading.Thread):
                     position = f.tell()
                 now = time.monotonic()
                 for line in chunk.splitlines():
-                    match = _LINE.search(line)
-                    if match:
-                        self.seen.setdefault(int(match.group(1)), now)
+                    parsed = parse_line(line)
+                    if isinstance(parsed, MessageLine) and parsed.value is not None:
+                        self.seen.setdefault(parsed.value, now)
             time.sleep(0.01)
 
     def stop(self) -> None:

@@ -24,12 +24,13 @@ Usage: `verify_file(Path("log/streaming-output.log")).ok`
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from spark_app.output_line import CountLine, MessageLine, parse_line
 
 __all__ = [
     "CountBreak",
@@ -40,12 +41,6 @@ __all__ = [
     "verify",
     "verify_file",
 ]
-
-_COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
-# A field is the producer's whole number, or (any other message) a JSON string or null.
-_FIELD = r'(-?\d+|null|"(?:[^"\\]|\\.)*")'
-_MESSAGE = re.compile(r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(\d+))?: "
-                      + _FIELD + " -> " + _FIELD + r"\s*$")
 
 BreakKind = Literal["reset", "rewind", "jump"]
 
@@ -233,27 +228,25 @@ def verify(lines: Iterable[str]) -> VerifyReport:
     previous_count: int | None = None
     for number, raw in enumerate(lines, start=1):
         text = raw.rstrip("\r\n")
-        count_match = _COUNT.search(text)
-        message_match = None if count_match else _MESSAGE.search(text)
-        if count_match:
+        line = parse_line(text)
+        if isinstance(line, CountLine):
             if pending is not None:
                 unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
-            pending = (number, int(count_match.group(1)), text)
-        elif message_match:
-            value = _whole_number(message_match.group(6))
-            if value is None:
+            pending = (number, line.count, text)
+        elif isinstance(line, MessageLine):
+            if line.value is None:
                 foreign += 1
             else:
-                values.append(value)
-            v2_messages += message_match.group(1) is not None
+                values.append(line.value)
+            v2_messages += line.v2
             if pending is None:
                 unpaired.append(Unpaired(number, text, "message without count"))
                 continue
             count = pending[1]
             expected = 1 if previous_count is None else previous_count + 1
             if count != expected:
-                breaks.append(CountBreak(pending[0], value if value is not None else 0, expected,
-                                         count, _kind(count, expected)))
+                breaks.append(CountBreak(pending[0], line.value if line.value is not None else 0,
+                                         expected, count, _kind(count, expected)))
             previous_count, pending = count, None
         elif text.strip():
             ignored += 1
@@ -263,9 +256,6 @@ def verify(lines: Iterable[str]) -> VerifyReport:
     return replace(_report(values, breaks, unpaired, ignored, previous_count),
                    v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored)
 
-
-def _whole_number(field: str) -> int | None:
-    return int(field) if field[:1] in "-0123456789" else None
 
 
 def _kind(actual: int, expected: int) -> BreakKind:

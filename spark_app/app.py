@@ -30,7 +30,8 @@ from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
 from spark_app.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.settings import SparkAppSettings
-from spark_app.sink import OutputRow, format_lines, open_sink
+from spark_app.output_line import OutputRow, format_lines
+from spark_app.sink import open_sink
 from spark_app.state_schema import find_schema_refusal
 
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]

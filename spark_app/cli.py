@@ -17,7 +17,7 @@ from pathlib import Path
 from spark_app.cluster import ClusterSettings
 from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
-from spark_app.sink import OUTPUT_FORMATS
+from spark_app.output_line import OUTPUT_FORMATS
 from spark_app.spark_version import check_spark_version
 from spark_app.supervisor import SupervisorSettings
 from spark_app.state_schema import STATE_SCHEMAS

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_app.sink import OutputRow
+from spark_app.output_line import OutputRow
 
 __all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "is_negative", "message_id"]
 

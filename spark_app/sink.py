@@ -5,11 +5,7 @@ exactly-once sink makes that harmless with a small journal beside the log
 (`streaming-output.journal`): before appending batch N it records "query Q, batch N, log was S
 bytes", and after the fsync "done". On the replay of N it either skips N (done) or cuts the log
 back to S bytes (half-written) and writes N again. The at-least-once sink simply appends, which
-shows the duplicates a crash makes.
-
-`--output-format v2` is "the new version" of the code inside foreachBatch: the message line
-also names where the message came from, `v2 Experience-0@41: 42 -> 42` (partition 0, offset
-41). Only foreachBatch's code changes, so a restart on the same checkpoint may switch formats.
+shows the duplicates a crash makes. What a line looks like is `output_line.py`'s business.
 
 Usage:
     sink = open_sink("exactly-once", Path("log/streaming-output.log"), lambda: query_id)
@@ -21,62 +17,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import IO, NamedTuple, Protocol
+from typing import IO, Protocol
 
-__all__ = ["OutputRow", "JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOnceSink",
-           "Sink", "open_sink", "format_lines", "message_text", "JOURNAL_SUFFIX",
-           "OUTPUT_FORMATS"]
+__all__ = ["JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOnceSink", "Sink",
+           "open_sink", "JOURNAL_SUFFIX"]
 
 JOURNAL_SUFFIX = ".journal"
-OUTPUT_FORMATS = ("v1", "v2")
-FOREIGN_FIELD_CHARS = 64
-_WHOLE_NUMBER = re.compile(r"-?\d{1,30}")
-
-
-class OutputRow(NamedTuple):
-    """One counted message: what the two output lines show."""
-
-    topic: str
-    key: str | None
-    value: str | None
-    count: int
-    partition: int | None = None
-    offset: int | None = None
-
-
-def message_text(row: OutputRow, output_format: str = "v1") -> str:
-    """The message line's text: the seed's `Experience: 42 -> 42`, or v2's with its origin."""
-    key, value = output_field(row.key), output_field(row.value)
-    if output_format == "v2":
-        return f"v2 {row.topic}-{row.partition}@{row.offset}: {key} -> {value}"
-    return f"{row.topic}: {key} -> {value}"
-
-
-def output_field(text: str | None) -> str:
-    """A key or value as the log shows it: the producer's whole numbers as they are; anything
-    else (sent by another client: text, binary, a megabyte) as a JSON string of at most
-    FOREIGN_FIELD_CHARS characters, so no NUL byte, newline or huge line reaches the log and
-    no foreign message can forge an output line. A missing key or value is `null`."""
-    if text is None:
-        return "null"
-    if _WHOLE_NUMBER.fullmatch(text):
-        return text
-    cut = text[:FOREIGN_FIELD_CHARS] + ("…" if len(text) > FOREIGN_FIELD_CHARS else "")
-    return json.dumps(cut)
-
-
-def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:
-    """The seed's two lines per message, with log4j's comma before the milliseconds."""
-    stamp = f"{now:%Y-%m-%d %H:%M:%S},{now.microsecond // 1000:03d}"
-    prefix = f"[INFO] [{stamp}] [StreamingOutput]: "
-    return "".join(f"{prefix}Count = {row.count}\n{prefix}{message_text(row, output_format)}\n"
-                   for row in rows)
 
 
 @dataclass(frozen=True)

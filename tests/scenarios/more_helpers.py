@@ -14,12 +14,14 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from scenarios.narration import Narrator
 from scenarios.settings import PROJECT_ROOT, RunSettings
 from scenarios.stage import Stage
+from spark_app.output_line import OutputRow, format_lines
 
 __all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]
 
@@ -39,9 +41,8 @@ def write_batch(checkpoint: Path, batch: int, ends: Mapping[int, int], topic: st
 def write_output(log: Path, values: Iterable[int], topic: str = "Experience") -> None:
     """The app's output lines for `values`, counted 1, 2, 3… in the order given."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    prefix = "[INFO] [2026-01-01 00:00:00,000] [StreamingOutput]: "
-    log.write_text("".join(f"{prefix}Count = {n}\n{prefix}{topic}: {v} -> {v}\n"
-                           for n, v in enumerate(values, start=1)))
+    rows = [OutputRow(topic, str(v), str(v), n) for n, v in enumerate(values, start=1)]
+    log.write_text(format_lines(rows, datetime(2026, 1, 1)))
 
 
 def idle_stage(root: Path) -> Stage:

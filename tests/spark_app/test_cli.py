@@ -15,7 +15,7 @@ from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.progress import batch_line_from_progress
 from spark_app.session import check_java
 from spark_app.errors import JavaMissingError
-from spark_app.sink import OutputRow
+from spark_app.output_line import OutputRow
 from tests.spark_app.kafka_helpers import create_topic
 
 

@@ -72,7 +72,7 @@ WRITER = textwrap.dedent("""
     from spark_app.app import BatchHandler
     from spark_app.negative_key import NegativeKeyPolicy
     from spark_app.settings import SparkAppSettings
-    from spark_app.sink import OutputRow
+    from spark_app.output_line import OutputRow
     run = Path(sys.argv[1])
     settings = SparkAppSettings(checkpoint_dir=run / "checkpoints", log_dir=run / "log",
                                 sink=sys.argv[2], on_negative_key=sys.argv[3])

@@ -1,0 +1,31 @@
+"""The output line's one owner: whatever format_lines writes, parse_line reads back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from spark_app.output_line import CountLine, MessageLine, OutputRow, format_lines, parse_line
+
+NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
+
+
+@pytest.mark.parametrize("row, output_format, expected", [
+    (OutputRow("Experience", "890", "890", 890), "v1", MessageLine("Experience", 890)),
+    (OutputRow("Experience", "-891", "891", 891), "v1", MessageLine("Experience", 891)),
+    (OutputRow("Experience-x.1", "7", "7", 1, 2, 6), "v2", MessageLine("Experience-x.1", 7, True, 2, 6)),
+    (OutputRow("Experience", "k", "not a number\n\x00", 3), "v1", MessageLine("Experience", None)),
+    (OutputRow("Experience", None, None, 4, 0, 3), "v2", MessageLine("Experience", None, True, 0, 3)),
+])
+def test_what_is_written_is_read_back(row: OutputRow, output_format: str,
+                                      expected: MessageLine) -> None:
+    count, message = format_lines([row], NOW, output_format).splitlines()
+    assert count == f"[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = {row.count}"
+    assert parse_line(count) == CountLine(row.count)
+    assert parse_line(message) == expected
+
+
+def test_lines_the_app_does_not_write_are_none() -> None:
+    for text in ("", "hello", "[StreamingOutput]: Count = x", "[StreamingOutput]: E: 1 -> two"):
+        assert parse_line(text) is None
