@@ -15,6 +15,9 @@ from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.protocol.api_message import ApiMessage
 
+from scenarios import waiting
+from scenarios.errors import WaitTimeout
+
 __all__ = ["raw_call", "send_frame", "recv_frame", "create_topic", "wait_until", "admin"]
 
 T = TypeVar("T")
@@ -68,12 +71,10 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
 
 
 def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:
-    """Poll `condition` until it returns something truthy; fail naming `what` at the deadline."""
-    deadline = time.monotonic() + timeout_sec
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout_sec}s waiting for {what}")
-        time.sleep(every_sec)
+    """Poll `condition` until it returns something truthy (the scenarios' own wait, so tests
+    and scenarios wait alike); a timeout is a test failure naming `what`."""
+    try:
+        return waiting.wait_until(lambda: condition() or None, timeout=timeout_sec, what=what,
+                                  poll=every_sec)
+    except WaitTimeout as timeout:
+        raise AssertionError(str(timeout)) from None
