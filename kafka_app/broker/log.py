@@ -278,15 +278,27 @@ class PartitionLog:
     def _write_checkpoint(self) -> None:
         write_atomically(self.folder / LOG_START_CHECKPOINT, f"{self._log_start_offset}\n")
 
-    def close(self) -> None:
-        """Close every segment's file; idempotent. Pending `.deleted` files go on the next open."""
+    def close(self) -> bool:
+        """Close every segment's file, flush, record the recovery point; idempotent.
+
+        Returns whether everything was flushed (False: e.g. disk full). Pending `.deleted`
+        files go on the next open.
+        """
         if self._closed:
-            return
+            return True
         self._closed = True
         for segment in self._segments:
             segment.close()
-        self._segments[-1].flush()
-        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{self.log_end_offset}\n")
+        try:
+            self._segments[-1].flush()
+            write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{self.log_end_offset}\n")
+        except OSError as error:
+            # A full disk must not stop the other partitions from closing; without a new
+            # recovery point the next start simply rechecks more of this log.
+            _log.warning("%s-%d: could not record the recovery point (%s); the next start "
+                         "rechecks this log", self.topic, self.partition, error)
+            return False
+        return True
 
     def __repr__(self) -> str:
         return (f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "

@@ -144,8 +144,14 @@ class Segment:
         fd = self._writable_fd()
         view = memoryview(data)
         written = 0
-        while written < len(view):
-            written += os.write(fd, view[written:])
+        try:
+            while written < len(view):
+                written += os.write(fd, view[written:])
+        except OSError:
+            # Disk full after part of the bytes: cut them off again, or the next append would
+            # land behind half a batch and every later read and restart would see garbage.
+            os.ftruncate(fd, self.size)
+            raise
         start = self.size
         for header in headers:
             self._index(header, start + header.position)

@@ -199,12 +199,16 @@ class Storage:
         if self._closed:
             return
         self._closed = True
-        for topic in self._topics.values():
-            for log in topic.partitions:
-                log.close()
+        flushed = [log.close() for topic in self._topics.values() for log in topic.partitions]
+        if not all(flushed):
+            return  # no marker: the next start rechecks what could not be flushed
         # Every log flushed its active segment and wrote its recovery point: the next start
         # need not recheck anything. Written last, so a failure above leaves it absent.
-        write_atomically(self.data_dir / CLEAN_SHUTDOWN_FILE, "")
+        try:
+            write_atomically(self.data_dir / CLEAN_SHUTDOWN_FILE, "")
+        except OSError as error:
+            _log.warning("could not mark %s cleanly shut down (%s); the next start rechecks "
+                         "the unflushed part of every log", self.data_dir, error)
 
     def __enter__(self) -> Storage:
         return self
