@@ -278,6 +278,12 @@ class PartitionLog:
     def _write_checkpoint(self) -> None:
         write_atomically(self.folder / LOG_START_CHECKPOINT, f"{self._log_start_offset}\n")
 
+    def release(self) -> None:
+        """Close the files without flushing or writing anything (a start that was refused)."""
+        self._closed = True
+        for segment in self._segments:
+            segment.close()
+
     def close(self) -> bool:
         """Close every segment's file, flush, record the recovery point; idempotent.
 

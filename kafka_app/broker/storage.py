@@ -76,9 +76,17 @@ class Storage:
         # Kafka's rule: the marker says the last stop flushed everything, so nothing is rechecked.
         # It goes before serving, so a crash from here on counts as unclean.
         self.clean_start = marker.exists()
-        for name, (count, configs) in self._read_topics_file().items():
-            config = TopicConfig.from_strings(configs)
-            self._topics[name] = _Topic(config, self._open_partitions(name, count, config))
+        try:
+            for name, (count, configs) in self._read_topics_file().items():
+                config = TopicConfig.from_strings(configs)
+                self._topics[name] = _Topic(config, self._open_partitions(name, count, config))
+        except BaseException:
+            # Refusing to start must not leak the descriptors of the logs already opened, nor
+            # mark anything: the folder stays exactly as it was found.
+            for topic in self._topics.values():
+                for log in topic.partitions:
+                    log.release()
+            raise
         marker.unlink(missing_ok=True)
 
     # ---- topics --------------------------------------------------------------------------------

@@ -66,3 +66,15 @@ def test_a_file_given_as_folder_is_one_line(option: str, tmp_path: Path,
     _one_line(capsys.readouterr().err, option)
     assert run_cli([option, str(a_file)]) == 2
     _one_line(capsys.readouterr().err, option)
+
+
+def test_a_damaged_data_folder_is_one_line_exit_1_and_left_as_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "topics.json").write_text('{"topics": {"../escape": {"partitions": 1}}}')
+    assert broker_cli(["--data-dir", str(data), "--port", "0", "--log-dir", str(tmp_path / "log")]) == 1
+    err = capsys.readouterr().err
+    assert "topics.json lists an illegal topic" in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in data.iterdir()) == ["topics.json"]
+    assert not (tmp_path / "escape-0").exists()
