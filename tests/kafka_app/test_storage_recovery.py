@@ -121,6 +121,19 @@ def test_a_header_that_contradicts_its_batch_is_refused(tmp_path: Path, offset: 
         assert log.high_watermark == 0
 
 
+def test_a_count_the_records_do_not_match_is_refused(tmp_path: Path) -> None:
+    with Storage(tmp_path) as storage:
+        storage.create_topic("events", 1, {})
+        log = storage.partition("events", 0)
+        claims_four = _patched(_patched(batch_of(3), 57, ">i", 4), 23, ">i", 3)
+        with pytest.raises(InvalidRecord, match="reports 4 records but holds 3"):
+            log.append(claims_four)
+        long_first = _patched(batch_of(3), 61, ">B", 0x7E)  # first record's length: 63, too long
+        with pytest.raises(InvalidRecord, match="do not add up"):
+            log.append(long_first)
+        assert log.high_watermark == 0
+
+
 def test_a_producer_id_without_a_sequence_is_refused(tmp_path: Path) -> None:
     with Storage(tmp_path) as storage:
         storage.create_topic("events", 1, {})
