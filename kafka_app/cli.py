@@ -12,6 +12,7 @@ Usage: `python -m kafka_app --retention-sec 3600` (seed scenario #1), or
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import signal
 import sys
@@ -127,6 +128,10 @@ def _check(given: dict[str, object]) -> str | None:
             match = _ADDRESS.match(address.strip())
             if not match or not 0 < int(match.group(2)) < 65536:
                 return f"--bootstrap-servers {servers!r}: {address!r} is not HOST:PORT (e.g. 127.0.0.1:9092)"
+    for name, value in given.items():
+        # float("nan") and float("inf") parse fine but make a setting that never fires or spins.
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"--{name.replace('_', '-')} must be a finite number of seconds, got {value}"
     positive = ("partitions", "retention_sec", "segment_sec", "retention_check_sec", "count", "segment_bytes")
     for name in positive:
         value = given.get(name)
@@ -136,6 +141,10 @@ def _check(given: dict[str, object]) -> str | None:
         value = given.get(name)
         if isinstance(value, (int, float)) and value < 0:
             return f"--{name.replace('_', '-')} must not be negative, got {value}"
+    for name in ("data_dir", "log_dir"):
+        folder = given.get(name)
+        if isinstance(folder, Path) and folder.exists() and not folder.is_dir():
+            return f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
     port = given.get("port")
     if isinstance(port, int) and not 0 < port < 65536:
         return f"--port must be 1..65535, got {port}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import signal
 import sys
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from kafka_app.broker.server import BrokerServer
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.logs import setup_logging
 
-__all__ = ["main", "main_parser", "run_cli", "settings_from_args"]
+__all__ = ["main", "main_parser", "run_cli", "settings_from_args", "check_args"]
 
 log = logging.getLogger(__name__)
 _DEFAULTS = BrokerSettings()
@@ -61,9 +62,33 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
     )
 
 
+def check_args(args: argparse.Namespace) -> str | None:
+    """One line saying what is wrong with the options, or None."""
+    for name in ("retention_check_sec", "retention_initial_delay_sec"):
+        value = getattr(args, name)
+        # nan passes every `<= 0` test and makes the retention loop spin on a busy CPU.
+        if not math.isfinite(value) or value < 0:
+            return f"--{name.replace('_', '-')} must be a finite, non-negative number of seconds, got {value}"
+    if args.retention_check_sec == 0:
+        return "--retention-check-sec must be positive, got 0"
+    if args.max_frame_bytes < 64:
+        return f"--max-frame-bytes must be at least 64, got {args.max_frame_bytes}"
+    if not 0 <= args.port <= 65535:
+        return f"--port must be 0..65535, got {args.port}"
+    for name in ("data_dir", "log_dir"):
+        folder = getattr(args, name)
+        if folder is not None and folder.exists() and not folder.is_dir():
+            return f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
+    return None
+
+
 def run_cli(argv: Sequence[str] | None = None) -> int:
     """Exit codes: 0 after Ctrl-C/SIGTERM, 1 when the broker cannot run, 2 for bad options."""
     args = main_parser().parse_args(argv)
+    problem = check_args(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         settings = settings_from_args(args)
     except ValueError as error:

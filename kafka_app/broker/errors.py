@@ -17,6 +17,11 @@ __all__ = [
     "InvalidPartitions",
     "InvalidReplicationFactor",
     "InvalidConfig",
+    "StorageCorrupt",
+    "OutOfOrderSequence",
+    "InvalidProducerEpoch",
+    "InvalidRecord",
+    "OffsetMetadataTooLarge",
 ]
 
 
@@ -91,3 +96,36 @@ class InvalidConfig(BrokerError):
     """A topic config key is unknown or its value is not acceptable; the message names the key."""
 
     error_code = 40
+
+
+class StorageCorrupt(BrokerError):
+    """The data folder cannot be opened as it is (a damaged sealed segment, a bad topics.json).
+
+    Raised only while the broker starts; the message names the file and what to do with it.
+    """
+
+    error_code = 56  # KAFKA_STORAGE_ERROR
+
+
+class OutOfOrderSequence(BrokerError):
+    """An idempotent producer's batch does not follow its last written sequence number."""
+
+    error_code = 45
+
+
+class InvalidProducerEpoch(BrokerError):
+    """A batch carries an older epoch than its producer id already wrote with (a zombie)."""
+
+    error_code = 47
+
+
+class InvalidRecord(BrokerError):
+    """A batch's header contradicts its content (record count, offsets, attributes, sequence)."""
+
+    error_code = 87
+
+
+class OffsetMetadataTooLarge(BrokerError):
+    """An OffsetCommit's metadata string is longer than offset.metadata.max.bytes (4096)."""
+
+    error_code = 12

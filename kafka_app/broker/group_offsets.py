@@ -21,14 +21,17 @@ from pathlib import Path
 from types import TracebackType
 
 from kafka_app.broker.atomic_file import write_atomically
+from kafka_app.broker.errors import OffsetMetadataTooLarge
 
-__all__ = ["CommittedOffsets"]
+__all__ = ["CommittedOffsets", "MAX_METADATA_CHARS"]
 
 _log = logging.getLogger(__name__)
 
 _Key = tuple[str, str, int]  # group, topic, partition
 _COMPACT_MIN_LINES = 10_000
 _COMPACT_FACTOR = 4
+# Kafka's offset.metadata.max.bytes (4096), compared, as Kafka does, with the string's length.
+MAX_METADATA_CHARS = 4096
 
 
 class CommittedOffsets:
@@ -64,6 +67,10 @@ class CommittedOffsets:
         """Record a committed offset; durable against a process kill once this returns."""
         if self._fd is None:
             raise ValueError(f"{self.path} is closed")
+        if metadata and len(metadata) > MAX_METADATA_CHARS:
+            raise OffsetMetadataTooLarge(
+                f"offset metadata for {group} {topic}-{partition} is {len(metadata)} characters; "
+                f"offset.metadata.max.bytes is {MAX_METADATA_CHARS}")
         line = json.dumps({"g": group, "t": topic, "p": partition, "o": offset, "m": metadata or ""},
                           separators=(",", ":")) + "\n"
         _write_all(self._fd, line.encode("utf-8"))

@@ -14,23 +14,26 @@ import logging
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from kafka.record.default_records import DefaultRecordBatch
 
 from kafka_app.broker.atomic_file import write_atomically
 from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge
-from kafka_app.broker.record_batch import BatchHeader, iter_batches, set_base_offset
+from kafka_app.broker.producer_state import ProducerState
+from kafka_app.broker.record_batch import BatchHeader, check_content, iter_batches, set_base_offset
 from kafka_app.broker.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
                                         expired_by_size, expired_by_time)
 from kafka_app.broker.segment import DELETED_SUFFIX, LOG_SUFFIX, Segment
 from kafka_app.broker.topic_config import TopicConfig
 
-__all__ = ["PartitionLog", "LOG_START_CHECKPOINT"]
+__all__ = ["PartitionLog", "LOG_START_CHECKPOINT", "RECOVERY_POINT_CHECKPOINT"]
 
 _log = logging.getLogger(__name__)
 
 LOG_START_CHECKPOINT = "log-start-offset"
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset"
 _SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 
 
@@ -49,22 +52,31 @@ class PartitionLog:
         self._log_start_offset = log_start_offset
         self._pending_deletes: list[tuple[Path, int]] = []
         self._closed = False
+        self.producer_state = ProducerState()
 
     @classmethod
     def open(cls, folder: Path, topic: str, partition: int, config: TopicConfig,
-             clock: Callable[[], int]) -> PartitionLog:
-        """Open (or create) the partition folder, recovering segments and the log start offset."""
+             clock: Callable[[], int], clean: bool = False) -> PartitionLog:
+        """Open (or create) the partition folder, recovering segments and the log start offset.
+
+        `clean`: the broker stopped cleanly last time, so no batch is CRC-checked again; else
+        the batches from the recovery point on (written since the last flush) are.
+        """
         folder.mkdir(parents=True, exist_ok=True)
         for leftover in folder.glob(f"*{DELETED_SUFFIX}"):
             leftover.unlink()  # already out of the log before the last stop; the delay is moot now
         checkpoint = _read_checkpoint(folder / LOG_START_CHECKPOINT)
-        segments = _recover_segments(folder)
+        recovery_point = _read_checkpoint(folder / RECOVERY_POINT_CHECKPOINT) or 0
+        producers = ProducerState()
+        segments = _recover_segments(folder, None if clean else recovery_point, producers.record)
         if not segments:
             segments = [Segment.create(folder, checkpoint or 0, clock())]
         segments[-1].open_for_append()
         end = segments[-1].next_offset
         start = min(max(checkpoint or 0, segments[0].base_offset), end)
-        return cls(folder, topic, partition, config, clock, segments, start)
+        log = cls(folder, topic, partition, config, clock, segments, start)
+        log.producer_state = producers
+        return log
 
     # ---- offsets -------------------------------------------------------------------------------
 
@@ -102,6 +114,18 @@ class PartitionLog:
                 raise RecordTooLarge(
                     f"a {header.size}-byte batch exceeds max.message.bytes="
                     f"{self.config.max_message_bytes} of topic {self.topic}")
+            check_content(records, header)
+        if any(header.producer_id >= 0 for header in headers):
+            if len(headers) != 1:
+                raise CorruptRecord(f"an idempotent produce to {self.topic}-{self.partition} must "
+                                    f"carry one record batch, got {len(headers)}")
+            duplicate = self.producer_state.duplicate_of(headers[0])
+            if duplicate is not None:
+                # A resend after a lost acknowledgement: answer with the first write's offset.
+                _log.info("%s-%d: producer %d resent sequence %d, already at offset %d",
+                          self.topic, self.partition, headers[0].producer_id,
+                          headers[0].base_sequence, duplicate)
+                return duplicate
         buffer = bytearray(records)
         first_offset = self.log_end_offset
         now_ms = self._clock()
@@ -113,9 +137,7 @@ class PartitionLog:
                 run = []
                 self._roll(now_ms)
             set_base_offset(buffer, header, next_offset)
-            run.append(BatchHeader(header.position, header.size, next_offset,
-                                   header.last_offset_delta, header.crc, header.first_timestamp,
-                                   header.max_timestamp, header.records_count))
+            run.append(replace(header, base_offset=next_offset))
             next_offset += header.last_offset_delta + 1
         self._write_run(buffer, run, now_ms)
         return first_offset
@@ -137,16 +159,20 @@ class PartitionLog:
             return
         start = run[0].position
         end = run[-1].position + run[-1].size
-        relative = [BatchHeader(h.position - start, h.size, h.base_offset, h.last_offset_delta,
-                                h.crc, h.first_timestamp, h.max_timestamp, h.records_count)
-                    for h in run] if start else run
+        relative = [replace(h, position=h.position - start) for h in run] if start else run
         self._segments[-1].append(memoryview(buffer)[start:end], relative, now_ms)
+        for header in run:
+            self.producer_state.record(header)
 
     def _roll(self, now_ms: int) -> None:
         """Start a new empty active segment at the log end offset."""
         old = self._segments[-1]
         segment = Segment.create(self.folder, old.next_offset, now_ms)
         old.seal()
+        # Kafka flushes a segment once it rolls and moves the recovery point past it: a restart
+        # after a crash then only re-checks the active segment.
+        old.flush()
+        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{segment.base_offset}\n")
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         _log.info("%s-%d: rolled segment %s", self.topic, self.partition, segment.path.name)
@@ -252,31 +278,53 @@ class PartitionLog:
     def _write_checkpoint(self) -> None:
         write_atomically(self.folder / LOG_START_CHECKPOINT, f"{self._log_start_offset}\n")
 
-    def close(self) -> None:
-        """Close every segment's file; idempotent. Pending `.deleted` files go on the next open."""
-        if self._closed:
-            return
+    def release(self) -> None:
+        """Close the files without flushing or writing anything (a start that was refused)."""
         self._closed = True
         for segment in self._segments:
             segment.close()
+
+    def close(self) -> bool:
+        """Close every segment's file, flush, record the recovery point; idempotent.
+
+        Returns whether everything was flushed (False: e.g. disk full). Pending `.deleted`
+        files go on the next open.
+        """
+        if self._closed:
+            return True
+        self._closed = True
+        for segment in self._segments:
+            segment.close()
+        try:
+            self._segments[-1].flush()
+            write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{self.log_end_offset}\n")
+        except OSError as error:
+            # A full disk must not stop the other partitions from closing; without a new
+            # recovery point the next start simply rechecks more of this log.
+            _log.warning("%s-%d: could not record the recovery point (%s); the next start "
+                         "rechecks this log", self.topic, self.partition, error)
+            return False
+        return True
 
     def __repr__(self) -> str:
         return (f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "
                 f"{self.log_end_offset}), {len(self._segments)} segments)")
 
 
-def _recover_segments(folder: Path) -> list[Segment]:
-    """Open segments oldest first; a corrupt batch cuts the log there, dropping later segments."""
-    segments: list[Segment] = []
+def _recover_segments(folder: Path, recovery_point: int | None,
+                      visit: Callable[[BatchHeader], None]) -> list[Segment]:
+    """Open segments oldest first; CRC-check those at or past `recovery_point` (None: none).
+
+    Only the active segment's tail may be cut (a torn last write); damage anywhere else stops
+    the start with StorageCorrupt rather than deleting the acknowledged records after it.
+    """
     paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
+    segments: list[Segment] = []
     for position, path in enumerate(paths):
-        segment = Segment.recover(path)
-        segments.append(segment)
-        if segment.truncated_bytes and position + 1 < len(paths):
-            for later in paths[position + 1:]:
-                _log.warning("removing %s: it follows a corrupt batch in %s", later, path.name)
-                later.unlink()
-            break
+        last = position + 1 == len(paths)
+        next_base = None if last else int(paths[position + 1].name[: -len(LOG_SUFFIX)])
+        verify = recovery_point is not None and (next_base is None or next_base > recovery_point)
+        segments.append(Segment.recover(path, verify=verify, may_truncate=last, visit=visit))
     return segments
 
 

@@ -3,8 +3,8 @@
 A segment is `<20-digit base offset>.log` holding v2 record batches back to back, exactly as Kafka
 stores them. Instead of Kafka's sparse `.index`/`.timeindex` files we keep, per batch, its file
 position, last offset and max timestamp in memory, and rebuild that by scanning the file on start.
-The scan is also crash recovery: a last batch cut short or failing its CRC (a kill -9 mid-write)
-is truncated away.
+The scan is also crash recovery: after an unclean stop, batches written since the last flush are
+CRC-checked and a torn tail of the active segment (a kill -9 mid-write) is truncated away.
 
 Usage: `seg = Segment.create(folder, 0); seg.append(data, headers, now_ms); seg.read(0, 1 << 20)`
 """
@@ -16,10 +16,10 @@ import mmap
 import os
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from kafka_app.broker.errors import CorruptRecord
+from kafka_app.broker.errors import CorruptRecord, StorageCorrupt
 from kafka_app.broker.record_batch import BatchHeader, check_crc, parse_header
 
 __all__ = ["Segment", "segment_file_name", "LOG_SUFFIX", "DELETED_SUFFIX"]
@@ -64,51 +64,73 @@ class Segment:
         return segment
 
     @classmethod
-    def recover(cls, path: Path) -> Segment:
-        """Open an existing segment, rebuilding its index and truncating a torn or corrupt tail."""
+    def recover(cls, path: Path, verify: bool = True, may_truncate: bool = True,
+                visit: Callable[[BatchHeader], None] | None = None) -> Segment:
+        """Open an existing segment, rebuilding its index from the batch headers.
+
+        `verify` also checks every batch's CRC (the part of the log written since the last flush,
+        after an unclean stop). A bad batch is cut off when `may_truncate` (the active segment's
+        tail: a write torn by a kill -9); anywhere else it raises StorageCorrupt naming the file,
+        because cutting there would throw away the acknowledged records of later segments.
+        `visit` sees each valid batch header in order (producer state is rebuilt from them).
+        """
         base_offset = int(path.name[: -len(LOG_SUFFIX)])
         segment = cls(path, base_offset, os.stat(path).st_mtime_ns // 1_000_000)
-        valid = segment._scan()
+        valid, problem = segment._scan(verify, visit)
         file_size = os.path.getsize(path)
+        if problem is not None and not may_truncate:
+            raise StorageCorrupt(
+                f"{path} is damaged at byte {valid} ({problem}) and later data depends on it; "
+                f"the broker will not delete acknowledged records to start: move the partition "
+                f"folder aside or restore the file from a backup")
         if valid < file_size:
             _log.warning("truncating %s from %d to %d bytes: the tail is not a whole valid batch "
-                         "(most likely a write cut off by a crash)", path, file_size, valid)
+                         "(most likely a write cut off by a crash): %s", path, file_size, valid, problem)
             os.truncate(path, valid)
         segment.size = valid
         segment.truncated_bytes = file_size - valid
         return segment
 
-    def _scan(self) -> int:
-        """Index every valid batch; return the byte length of the valid prefix."""
+    def _scan(self, verify: bool, visit: Callable[[BatchHeader], None] | None) -> tuple[int, str | None]:
+        """Index every valid batch; return the byte length of the valid prefix and what ended it."""
         file_size = os.path.getsize(self.path)
         if file_size == 0:
-            return 0
+            return 0, None
         with open(self.path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
             view = memoryview(data)
             try:
-                return self._index_valid_prefix(view)
+                return self._index_valid_prefix(view, verify, visit)
             finally:
                 view.release()
 
-    def _index_valid_prefix(self, view: memoryview) -> int:
+    def _index_valid_prefix(self, view: memoryview, verify: bool,
+                            visit: Callable[[BatchHeader], None] | None) -> tuple[int, str | None]:
         position = 0
         expected = self.base_offset
         while position < len(view):
             try:
                 header = parse_header(view, position)
-                check_crc(view, header)
+                if verify:
+                    check_crc(view, header)
             except CorruptRecord as error:
-                # Log the text, not the error: its traceback pins views of the mmap we must close.
-                _log.warning("%s: %s", self.path, str(error))
-                break
+                # Keep the text, not the error: its traceback pins views of the mmap we must close.
+                return position, str(error)
             if header.base_offset != expected:
-                _log.warning("%s: batch at byte %d has offset %d, expected %d",
-                             self.path, position, header.base_offset, expected)
-                break
+                return position, f"batch has offset {header.base_offset}, expected {expected}"
             self._index(header, position)
+            if visit is not None:
+                visit(header)
             position += header.size
             expected = header.last_offset + 1
-        return position
+        return position, None
+
+    def flush(self) -> None:
+        """fsync the file: after this its batches survive a power cut, so recovery can skip them."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     # ---- writing -------------------------------------------------------------------------------
 
@@ -122,8 +144,14 @@ class Segment:
         fd = self._writable_fd()
         view = memoryview(data)
         written = 0
-        while written < len(view):
-            written += os.write(fd, view[written:])
+        try:
+            while written < len(view):
+                written += os.write(fd, view[written:])
+        except OSError:
+            # Disk full after part of the bytes: cut them off again, or the next append would
+            # land behind half a batch and every later read and restart would see garbage.
+            os.ftruncate(fd, self.size)
+            raise
         start = self.size
         for header in headers:
             self._index(header, start + header.position)

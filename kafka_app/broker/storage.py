@@ -24,17 +24,22 @@ from types import TracebackType
 
 from kafka_app.broker.atomic_file import write_atomically
 from kafka_app.broker.clock import wall_clock_ms
-from kafka_app.broker.errors import (InvalidConfig, InvalidPartitions, InvalidTopic,
+from kafka_app.broker.errors import (InvalidPartitions, InvalidTopic, StorageCorrupt,
                                      TopicAlreadyExists, UnknownTopicOrPartition)
 from kafka_app.broker.log import PartitionLog
 from kafka_app.broker.retention import RetentionEvent
 from kafka_app.broker.topic_config import TopicConfig
 
-__all__ = ["Storage", "PartitionLog", "RetentionEvent", "validate_topic_name", "TOPICS_FILE"]
+__all__ = ["Storage", "PartitionLog", "RetentionEvent", "validate_topic_name", "TOPICS_FILE",
+           "CLEAN_SHUTDOWN_FILE", "MAX_PARTITIONS"]
 
 _log = logging.getLogger(__name__)
 
 TOPICS_FILE = "topics.json"
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"  # Kafka's name (LogLoader/LogManager)
+# Each partition is a folder plus open files; this keeps a typo (1e9) from filling the disk.
+MAX_PARTITIONS = 10_000
+_PARTITION_FOLDER = re.compile(r"[A-Za-z0-9._-]+-[0-9]+")
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]+")
 
@@ -67,9 +72,22 @@ class Storage:
         self._topics: dict[str, _Topic] = {}
         self._closed = False
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        for name, entry in self._read_topics_file().items():
-            config = TopicConfig.from_strings(entry.get("configs", {}))
-            self._topics[name] = _Topic(config, self._open_partitions(name, int(entry["partitions"]), config))
+        marker = self.data_dir / CLEAN_SHUTDOWN_FILE
+        # Kafka's rule: the marker says the last stop flushed everything, so nothing is rechecked.
+        # It goes before serving, so a crash from here on counts as unclean.
+        self.clean_start = marker.exists()
+        try:
+            for name, (count, configs) in self._read_topics_file().items():
+                config = TopicConfig.from_strings(configs)
+                self._topics[name] = _Topic(config, self._open_partitions(name, count, config))
+        except BaseException:
+            # Refusing to start must not leak the descriptors of the logs already opened, nor
+            # mark anything: the folder stays exactly as it was found.
+            for topic in self._topics.values():
+                for log in topic.partitions:
+                    log.release()
+            raise
+        marker.unlink(missing_ok=True)
 
     # ---- topics --------------------------------------------------------------------------------
 
@@ -78,8 +96,9 @@ class Storage:
         validate_topic_name(name)
         if name in self._topics:
             raise TopicAlreadyExists(f"topic {name!r} already exists")
-        if partitions < 1:
-            raise InvalidPartitions(f"topic {name!r} needs at least one partition, got {partitions}")
+        if not 1 <= partitions <= MAX_PARTITIONS:
+            raise InvalidPartitions(f"topic {name!r} needs 1..{MAX_PARTITIONS} partitions, got "
+                                    f"{partitions}")
         config = TopicConfig.from_strings(configs)
         for partition in range(partitions):
             self._remove_orphan_folder(name, partition)
@@ -140,7 +159,8 @@ class Storage:
         return self.data_dir / f"{topic}-{partition}"
 
     def _open_partitions(self, name: str, count: int, config: TopicConfig) -> list[PartitionLog]:
-        return [PartitionLog.open(self._partition_folder(name, p), name, p, config, self._clock)
+        return [PartitionLog.open(self._partition_folder(name, p), name, p, config, self._clock,
+                                  self.clean_start)
                 for p in range(count)]
 
     def _remove_orphan_folder(self, topic: str, partition: int) -> None:
@@ -151,15 +171,28 @@ class Storage:
             _log.warning("removing %s: no topic in %s owns it", folder, TOPICS_FILE)
             shutil.rmtree(folder)
 
-    def _read_topics_file(self) -> dict[str, dict]:
+    def _read_topics_file(self) -> dict[str, tuple[int, dict[str, str]]]:
+        """Topic -> (partitions, configs); anything odd raises StorageCorrupt, never a silent reset."""
         path = self.data_dir / TOPICS_FILE
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
+            # Empty folders are a crash while creating the first topic; data is something to keep.
+            orphans = sorted(p.name for p in self.data_dir.iterdir()
+                             if _PARTITION_FOLDER.fullmatch(p.name) and _holds_records(p))
+            if orphans:
+                raise StorageCorrupt(
+                    f"{path} is missing but {self.data_dir} holds partition folders "
+                    f"({', '.join(orphans[:3])}{', ...' if len(orphans) > 3 else ''}); restore "
+                    f"{TOPICS_FILE} or move those folders aside") from None
             return {}
-        except json.JSONDecodeError as error:
-            raise InvalidConfig(f"{path} is not valid JSON ({error}); fix or remove it") from None
-        return document.get("topics", {})
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise StorageCorrupt(f"{path} is not valid JSON ({error}); restore it from a backup "
+                                 f"or move the data folder aside") from None
+        topics = document.get("topics") if isinstance(document, dict) else None
+        if not isinstance(topics, dict):
+            raise StorageCorrupt(f"{path} has no \"topics\" object; restore it from a backup")
+        return {name: _topic_entry(path, name, entry) for name, entry in topics.items()}
 
     def _write_topics_file(self) -> None:
         document = {"version": 1, "topics": {
@@ -174,9 +207,16 @@ class Storage:
         if self._closed:
             return
         self._closed = True
-        for topic in self._topics.values():
-            for log in topic.partitions:
-                log.close()
+        flushed = [log.close() for topic in self._topics.values() for log in topic.partitions]
+        if not all(flushed):
+            return  # no marker: the next start rechecks what could not be flushed
+        # Every log flushed its active segment and wrote its recovery point: the next start
+        # need not recheck anything. Written last, so a failure above leaves it absent.
+        try:
+            write_atomically(self.data_dir / CLEAN_SHUTDOWN_FILE, "")
+        except OSError as error:
+            _log.warning("could not mark %s cleanly shut down (%s); the next start rechecks "
+                         "the unflushed part of every log", self.data_dir, error)
 
     def __enter__(self) -> Storage:
         return self
@@ -184,3 +224,25 @@ class Storage:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _holds_records(folder: Path) -> bool:
+    return folder.is_dir() and any(log.stat().st_size > 0 for log in folder.glob("*.log"))
+
+
+def _topic_entry(path: Path, name: str, entry: object) -> tuple[int, dict[str, str]]:
+    """Check one topics.json entry as strictly as a CreateTopics request (a name is a folder name)."""
+    try:
+        validate_topic_name(name)
+    except InvalidTopic as error:
+        raise StorageCorrupt(f"{path} lists an illegal topic: {error}") from None
+    partitions = entry.get("partitions") if isinstance(entry, dict) else None
+    configs = entry.get("configs", {}) if isinstance(entry, dict) else None
+    if (not isinstance(partitions, int) or isinstance(partitions, bool)
+            or not 1 <= partitions <= MAX_PARTITIONS):
+        raise StorageCorrupt(f"{path}: topic {name!r} has partitions {partitions!r}; "
+                             f"expected a whole number 1..{MAX_PARTITIONS}")
+    if not isinstance(configs, dict) or not all(isinstance(v, str) for v in configs.values()):
+        raise StorageCorrupt(f"{path}: topic {name!r} has configs {configs!r}; expected "
+                             f"an object of strings")
+    return partitions, configs

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kafka_app.broker.clock import ManualClock
-from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge
-from kafka_app.broker.log import LOG_START_CHECKPOINT, PartitionLog
+from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge, StorageCorrupt
+from kafka_app.broker.log import LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, PartitionLog
 from kafka_app.broker.topic_config import TopicConfig
 from tests.kafka_app.storage_helpers import batch, batch_of, decode
 
@@ -183,16 +183,55 @@ def test_reopen_truncates_a_torn_last_batch_and_appends_after_it(tmp_path: Path)
     reopened.close()
 
 
-def test_corruption_in_an_older_segment_cuts_the_log_there(tmp_path: Path) -> None:
+def test_corruption_in_an_older_unflushed_segment_refuses_to_start_and_deletes_nothing(
+        tmp_path: Path) -> None:
     log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
     for _ in range(3):
         log.append(batch_of(4))
     first = log.segments[0].path
     log.close()
+    (tmp_path / RECOVERY_POINT_CHECKPOINT).unlink()  # as if killed before any flush
     data = bytearray(first.read_bytes())
     data[-1] ^= 0xFF
     first.write_bytes(data)
+    before = sorted((p.name, p.stat().st_size) for p in tmp_path.glob("*.log"))
+    with pytest.raises(StorageCorrupt, match=f"{first.name} is damaged at byte 0"):
+        _open(tmp_path)
+    assert sorted((p.name, p.stat().st_size) for p in tmp_path.glob("*.log")) == before
+
+
+def test_a_segment_cut_short_below_the_recovery_point_refuses_to_start(tmp_path: Path) -> None:
+    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
+    for _ in range(3):
+        log.append(batch_of(4))
+    middle = log.segments[1].path
+    log.close()
+    os.truncate(middle, BATCH_OF_4 - 5)
+    with pytest.raises(StorageCorrupt, match=middle.name):
+        _open(tmp_path)
+    assert len(list(tmp_path.glob("*.log"))) == 3
+
+
+def test_flushed_segments_are_not_crc_checked_again(tmp_path: Path) -> None:
+    # Kafka trusts what it flushed (below the recovery point): a restart reads headers only.
+    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
+    for _ in range(3):
+        log.append(batch_of(4))
+    first = log.segments[0].path
+    log.close()
+    assert (tmp_path / RECOVERY_POINT_CHECKPOINT).read_text().strip() == "12"
+    data = bytearray(first.read_bytes())
+    data[-1] ^= 0xFF  # a record byte: the header walk cannot see it, only a CRC could
+    first.write_bytes(data)
     reopened = _open(tmp_path)
-    assert (reopened.log_start_offset, reopened.high_watermark) == (0, 0)
-    assert sorted(p.name for p in tmp_path.glob("*.log")) == ["00000000000000000000.log"]
+    assert reopened.high_watermark == 12
     reopened.close()
+
+
+def test_a_roll_flushes_the_old_segment_and_moves_the_recovery_point(tmp_path: Path) -> None:
+    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
+    log.append(batch_of(4))
+    assert not (tmp_path / RECOVERY_POINT_CHECKPOINT).exists()
+    log.append(batch_of(4))
+    assert (tmp_path / RECOVERY_POINT_CHECKPOINT).read_text().strip() == "4"
+    log.close()

@@ -96,6 +96,8 @@ def test_a_leftover_folder_does_not_leak_into_a_new_topic(tmp_path: Path) -> Non
     stale = tmp_path / "events-0"
     stale.mkdir(parents=True)
     (stale / "00000000000000000000.log").write_bytes(batch_of(2))
+    # topics.json exists and does not list it: a crash between making the folder and recording it.
+    (tmp_path / "topics.json").write_text('{"version": 1, "topics": {}}')
     with Storage(tmp_path) as storage:
         storage.create_topic("events", 1, {})
         assert storage.partition("events", 0).high_watermark == 0

@@ -24,7 +24,7 @@ from kafka_app.broker.errors import (
     TopicAlreadyExists,
 )
 from kafka_app.broker.handlers.context import BrokerContext
-from kafka_app.broker.storage import validate_topic_name
+from kafka_app.broker.storage import MAX_PARTITIONS, validate_topic_name
 from kafka_app.broker.topic_config import TopicConfig
 
 __all__ = ["handle_create_topics", "handle_describe_configs", "handle_incremental_alter_configs"]
@@ -78,10 +78,13 @@ def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
         raise InvalidReplicationFactor(
             f"replication factor {factor} is impossible on this single-node broker; use 1 or -1")
     assignments = topic.assignments
-    if assignments:
-        return len(assignments)
-    count = topic.num_partitions
-    return ctx.settings.default_partitions if count == -1 else count
+    count = len(assignments) if assignments else topic.num_partitions
+    if count == -1:
+        count = ctx.settings.default_partitions
+    # Before any folder or file: a typo such as 100000000 must not start making partitions.
+    if not 1 <= count <= MAX_PARTITIONS:
+        raise InvalidPartitions(f"topic {topic.name} needs 1..{MAX_PARTITIONS} partitions, got {count}")
+    return count
 
 
 def _validate_new_topic(ctx: BrokerContext, name: str, partitions: int,

@@ -17,11 +17,14 @@ from kafka.protocol.consumer.fetch import FetchRequest, FetchResponse
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.handlers.context import BrokerContext
 
-__all__ = ["handle_fetch"]
+__all__ = ["handle_fetch", "FETCH_MAX_BYTES"]
 
 _Topic = FetchResponse.FetchableTopicResponse
 _Partition = _Topic.PartitionData
 READ_COMMITTED = 1
+# Kafka's broker setting fetch.max.bytes (55 MiB): caps what a client's max_bytes may ask for,
+# so one request naming a partition many times cannot make a response of gigabytes.
+FETCH_MAX_BYTES = 57_671_680
 
 
 async def handle_fetch(ctx: BrokerContext, request: FetchRequest, version: int) -> FetchResponse:
@@ -36,7 +39,7 @@ async def handle_fetch(ctx: BrokerContext, request: FetchRequest, version: int) 
 
 def _read_all(ctx: BrokerContext, request: FetchRequest) -> tuple[list[_Topic], int, bool]:
     """Read every requested partition once; returns (topics, bytes read, any partition failed)."""
-    budget = max(0, request.max_bytes)
+    budget = min(max(0, request.max_bytes), FETCH_MAX_BYTES)
     # Kafka returns aborted_transactions only to read_committed consumers; null otherwise.
     committed_only = request.isolation_level == READ_COMMITTED
     size = 0

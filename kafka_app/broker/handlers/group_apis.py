@@ -25,6 +25,7 @@ from kafka.protocol.consumer.group import (
 )
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
+from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.groups import JoinRequest
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 
@@ -122,8 +123,11 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                 partition: OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition) -> int:
     if topic not in ctx.storage.topics():
         return 3  # UNKNOWN_TOPIC_OR_PARTITION
-    ctx.offsets.commit(group_id, topic, partition.partition_index,
-                       partition.committed_offset, partition.committed_metadata or "")
+    try:
+        ctx.offsets.commit(group_id, topic, partition.partition_index,
+                           partition.committed_offset, partition.committed_metadata or "")
+    except BrokerError as error:  # OFFSET_METADATA_TOO_LARGE: the other partitions still commit
+        return error.error_code
     return 0
 
 

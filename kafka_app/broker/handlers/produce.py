@@ -1,9 +1,9 @@
 """Produce and InitProducerId: appending record batches, and handing out producer ids.
 
 Each partition's records (one or more v2 batches, exactly as the client sent them) are one
-append; storage assigns the offsets. acks=0 gets no response at all, as in Kafka. The idempotent
-producer's fields are accepted; on a single node with write-through storage there is no
-retried-after-failover duplicate to detect.
+append; storage assigns the offsets. acks=0 gets no response at all, as in Kafka. An idempotent
+producer's resend of a batch already stored (its acknowledgement was lost, e.g. to a broker
+restart) is answered with the first write's offset and not written again (see producer_state.py).
 Usage: `await handle_produce(ctx, request, version)`.
 """
 

@@ -1,0 +1,74 @@
+"""Limits a real Kafka broker enforces, on the wire: fetch.max.bytes over a request that names a
+partition many times, the partition count of CreateTopics, and offset commit metadata size."""
+
+from __future__ import annotations
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.errors import InvalidPartitionsError, OffsetMetadataTooLargeError
+from kafka.protocol.consumer.fetch import FetchRequest
+from kafka.structs import OffsetAndMetadata
+
+from kafka_app.broker.group_offsets import MAX_METADATA_CHARS
+from kafka_app.broker.handlers import fetch as fetch_handler
+from kafka_app.broker.storage import MAX_PARTITIONS
+from tests.kafka_app.broker_helpers import create_topic, raw_call
+
+BIG = 2**31 - 1
+
+
+def _fetch_same_partition(port: int, topic: str, times: int) -> list[bytes]:
+    Topic = FetchRequest.FetchTopic
+    request = FetchRequest[12](
+        replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=BIG, isolation_level=0,
+        session_id=0, session_epoch=-1,
+        topics=[Topic(topic=topic, partitions=[
+            Topic.FetchPartition(partition=0, current_leader_epoch=-1, fetch_offset=0,
+                                 last_fetched_epoch=-1, log_start_offset=-1, partition_max_bytes=BIG)
+            for _ in range(times)])],
+        forgotten_topics_data=[], rack_id="")
+    return [bytes(p.records or b"") for p in raw_call(port, request, 12).responses[0].partitions]
+
+
+def test_fetch_max_bytes_caps_a_request_naming_one_partition_many_times(
+        embedded_broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    create_topic(embedded_broker.bootstrap_servers, "many", partitions=1)
+    producer = KafkaProducer(bootstrap_servers=embedded_broker.bootstrap_servers, linger_ms=0)
+    for _ in range(4):
+        producer.send("many", value=b"x" * 1000, partition=0).get(10)
+    producer.close(5)
+    whole = _fetch_same_partition(embedded_broker.port, "many", 1)[0]
+    assert len(whole) > 4000
+    # Kafka's 55 MiB cap, scaled down so the test stays small: the same rule, a smaller number.
+    monkeypatch.setattr(fetch_handler, "FETCH_MAX_BYTES", len(whole) + 10)
+    answers = _fetch_same_partition(embedded_broker.port, "many", 200)
+    assert len(answers) == 200
+    assert sum(len(records) for records in answers) <= len(whole) + 10
+    assert answers[0] == whole
+
+
+def test_create_topics_refuses_more_partitions_than_the_limit(embedded_broker) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=embedded_broker.bootstrap_servers)
+    try:
+        with pytest.raises(InvalidPartitionsError):
+            admin.create_topics([NewTopic("huge", MAX_PARTITIONS + 1, 1)])
+        assert "huge" not in admin.list_topics()
+    finally:
+        admin.close()
+    assert not list(embedded_broker.data_dir.glob("huge-*"))
+
+
+def test_offset_commit_metadata_over_4096_characters_is_refused(embedded_broker) -> None:
+    create_topic(embedded_broker.bootstrap_servers, "meta", partitions=1)
+    tp = TopicPartition("meta", 0)
+    consumer = KafkaConsumer(bootstrap_servers=embedded_broker.bootstrap_servers, group_id="g",
+                             enable_auto_commit=False)
+    try:
+        consumer.commit({tp: OffsetAndMetadata(3, "m" * MAX_METADATA_CHARS, -1)})
+        assert consumer.committed(tp) == 3
+        with pytest.raises(OffsetMetadataTooLargeError):
+            consumer.commit({tp: OffsetAndMetadata(5, "m" * (MAX_METADATA_CHARS + 1), -1)})
+        assert consumer.committed(tp) == 3
+    finally:
+        consumer.close()
