@@ -8,6 +8,11 @@ not share a GIL with the client being measured; the script stops every broker it
 Rounds interleave brokers and clients; the table gives the best and the median of the rounds
 and the load average, because other work on the machine only ever slows a run down.
 
+`kafka-python` reads with large fetches and is timed from its first record on;
+`kafka-python-defaults` reads with the client's default settings and is timed from the
+consumer's constructor, as a user sees it. After the rounds, a few fresh default consumers per
+broker are timed from constructor to first record (`--first-record-tries`, median and best).
+
 On a machine with two or more CPUs every broker is pinned to the last CPU and the clients to
 the others (`--no-pin` turns it off). Unpinned, the client's two threads and the broker fight
 for the same cores, and the scheduler's choices (who wakes whom, on which core) move
@@ -130,6 +135,22 @@ def kafka_python_consume(bootstrap: str, topic: str, count: int) -> float:
         consumer.close()
 
 
+def kafka_python_consume_defaults(bootstrap: str, topic: str, count: int) -> float:
+    """As a user with default settings sees it: constructor to last record, first fetch included."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    started = time.perf_counter()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning(tp)
+        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500).values()), count)
+        return time.perf_counter() - started
+    finally:
+        consumer.close()
+
+
 def first_record_ms(bootstrap: str, topic: str) -> float:
     """A fresh kafka-python consumer with default settings: constructor to first record, in ms.
 
@@ -226,6 +247,8 @@ def confluent_consume(bootstrap: str, topic: str, count: int) -> float:
 
 CLIENTS: dict[str, tuple[Callable[[str, str, int], float], Callable[[str, str, int], float]]] = {
     "kafka-python": (kafka_python_produce, kafka_python_consume),
+    # Same producer; the consumer with kafka-python's defaults, timed from its constructor.
+    "kafka-python-defaults": (kafka_python_produce, kafka_python_consume_defaults),
     "confluent-kafka": (confluent_produce, confluent_consume),
 }
 
@@ -367,10 +390,10 @@ def table(results: Sequence[Summary]) -> str:
     def cpu(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
 
-    lines = [f"{'broker':<22} {'client':<16} {'produce best':>13} {'median':>9} {'consume best':>13} "
+    lines = [f"{'broker':<22} {'client':<22} {'produce best':>13} {'median':>9} {'consume best':>13} "
              f"{'median':>9} {'broker CPU s/100k: produce':>27} {'consume':>8}"]
     for r in results:
-        lines.append(f"{r.broker:<22} {r.client:<16} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
+        lines.append(f"{r.broker:<22} {r.client:<22} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
                      f"{r.consume_best:>13,.0f} {r.consume_median:>9,.0f} "
                      f"{cpu(r.produce_cpu):>27} {cpu(r.consume_cpu):>8}")
     return "\n".join(lines)
