@@ -8,6 +8,11 @@ not share a GIL with the client being measured; the script stops every broker it
 Rounds interleave brokers and clients; the table gives the best and the median of the rounds
 and the load average, because other work on the machine only ever slows a run down.
 
+`kafka-python` reads with large fetches and is timed from its first record on;
+`kafka-python-defaults` reads with the client's default settings and is timed from the
+consumer's constructor, as a user sees it. After the rounds, a few fresh default consumers per
+broker are timed from constructor to first record (`--first-record-tries`, median and best).
+
 On a machine with two or more CPUs every broker is pinned to the last CPU and the clients to
 the others (`--no-pin` turns it off). Unpinned, the client's two threads and the broker fight
 for the same cores, and the scheduler's choices (who wakes whom, on which core) move
@@ -130,6 +135,44 @@ def kafka_python_consume(bootstrap: str, topic: str, count: int) -> float:
         consumer.close()
 
 
+def kafka_python_consume_defaults(bootstrap: str, topic: str, count: int) -> float:
+    """As a user with default settings sees it: constructor to last record, first fetch included."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    started = time.perf_counter()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning(tp)
+        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500).values()), count)
+        return time.perf_counter() - started
+    finally:
+        consumer.close()
+
+
+def first_record_ms(bootstrap: str, topic: str) -> float:
+    """A fresh kafka-python consumer with default settings: constructor to first record, in ms.
+
+    It assigns and seeks to the beginning as `kafka_python_consume` does. Its bootstrap Metadata
+    asks for no topics, so it learns the topic's leader in a second Metadata, which kafka-python
+    sends only `retry_backoff_ms` (100 ms) after the first: a broker that answers the empty list
+    with every topic (tansu does; Kafka does not) saves those 100 ms.
+    """
+    from kafka import KafkaConsumer, TopicPartition
+
+    started = time.perf_counter()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        tp = TopicPartition(topic, 0)
+        consumer.assign([tp])
+        consumer.seek_to_beginning(tp)
+        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500, max_records=1).values()), 1)
+        return (time.perf_counter() - started) * 1000
+    finally:
+        consumer.close()
+
+
 def _until(step: Callable[[], int], count: int) -> None:
     """Call `step` (which returns how many messages it got) until `count` arrived or time is up."""
     seen = 0
@@ -204,6 +247,8 @@ def confluent_consume(bootstrap: str, topic: str, count: int) -> float:
 
 CLIENTS: dict[str, tuple[Callable[[str, str, int], float], Callable[[str, str, int], float]]] = {
     "kafka-python": (kafka_python_produce, kafka_python_consume),
+    # Same producer; the consumer with kafka-python's defaults, timed from its constructor.
+    "kafka-python-defaults": (kafka_python_produce, kafka_python_consume_defaults),
     "confluent-kafka": (confluent_produce, confluent_consume),
 }
 
@@ -345,10 +390,10 @@ def table(results: Sequence[Summary]) -> str:
     def cpu(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
 
-    lines = [f"{'broker':<22} {'client':<16} {'produce best':>13} {'median':>9} {'consume best':>13} "
+    lines = [f"{'broker':<22} {'client':<22} {'produce best':>13} {'median':>9} {'consume best':>13} "
              f"{'median':>9} {'broker CPU s/100k: produce':>27} {'consume':>8}"]
     for r in results:
-        lines.append(f"{r.broker:<22} {r.client:<16} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
+        lines.append(f"{r.broker:<22} {r.client:<22} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
                      f"{r.consume_best:>13,.0f} {r.consume_median:>9,.0f} "
                      f"{cpu(r.produce_cpu):>27} {cpu(r.consume_cpu):>8}")
     return "\n".join(lines)
@@ -397,6 +442,19 @@ def targets(runs: dict[tuple[str, str], list[Result]]) -> str:
     return "\n".join(lines)
 
 
+def first_records(broker: Broker, tries: int) -> list[float]:
+    """`first_record_ms` `tries` times on one fresh topic holding a few records."""
+    topic = f"bench-first-{uuid.uuid4().hex[:8]}"
+    create_topic(broker.bootstrap, topic)
+    kafka_python_produce(broker.bootstrap, topic, 10)
+    return [first_record_ms(broker.bootstrap, topic) for _ in range(tries)]
+
+
+def first_record_line(name: str, times: Sequence[float]) -> str:
+    return (f"time to first record, {name}, kafka-python defaults: median {statistics.median(times):.0f} ms, "
+            f"best {min(times):.0f} ms, over {len(times)} fresh consumers")
+
+
 def load_average() -> str:
     """The 1-minute load average: how much else competed for the CPUs."""
     try:
@@ -413,6 +471,8 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--peer", action="append", default=[], metavar="HOST:PORT",
                         help="also measure this running Kafka (repeatable)")
     parser.add_argument("--tansu", metavar="PATH", help="also start this tansu binary (in-memory) and measure it")
+    parser.add_argument("--first-record-tries", type=int, default=5, metavar="N",
+                        help="fresh consumers timed to their first record, per broker (default 5; 0 skips)")
     parser.add_argument("--no-embedded", action="store_true", help="skip the embedded broker")
     parser.add_argument("--no-pin", action="store_true",
                         help="let brokers and clients share every CPU (default: brokers on the last CPU)")
@@ -454,6 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     runs.setdefault((broker.name, client), []).append(result)
             loads.append(load_average())
         results = [summarise(r) for r in runs.values()]
+        first = {b.name: first_records(b, args.first_record_tries) for b in brokers} if args.first_record_tries > 0 else {}
     print(f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all, {args.repeat} rounds; "
           f"{os.cpu_count()} CPUs, {pinning.describe()}, "
           f"load average {' -> '.join(loads)} (start, after each round)\n")
@@ -461,6 +522,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_embedded and len({r.broker for r in results}) > 1:
         print()
         print(ratios(runs, "embedded"))
+    if first:
+        print()
+        print("\n".join(first_record_line(name, times) for name, times in first.items()))
+        if not args.tansu:
+            print("(no tansu here: pass --tansu PATH to compare; see BENCHMARKS.md for how to get it)")
     summary = targets(runs)
     if summary:
         print()

@@ -24,7 +24,7 @@ def test_benchmark_measures_both_clients_on_the_embedded_broker() -> None:
     rows = {m["client"]: m for m in re.finditer(
         r"^embedded\s+(?P<client>\S+)\s+(?P<produce>[\d,]+)\s+(?P<produce_median>[\d,]+)"
         r"\s+(?P<consume>[\d,]+)\s+(?P<consume_median>[\d,]+)\s", done.stdout, re.M)}
-    assert set(rows) == {"kafka-python", "confluent-kafka"}
+    assert set(rows) == {"kafka-python", "kafka-python-defaults", "confluent-kafka"}
     for row in rows.values():
         rates = {name: int(row[name].replace(",", "")) for name in
                  ("produce", "produce_median", "consume", "consume_median")}
@@ -33,6 +33,9 @@ def test_benchmark_measures_both_clients_on_the_embedded_broker() -> None:
         assert rates["produce"] == rates["produce_median"] and rates["consume"] == rates["consume_median"]
     assert "librdkafka produces >= 100,000 msg/s" in done.stdout
     assert "load average" in done.stdout
+    first = re.search(r"^time to first record, embedded, kafka-python defaults: median (\d+) ms", done.stdout, re.M)
+    assert first and int(first[1]) > 0, done.stdout
+    assert "no tansu here" in done.stdout
 
 
 @pytest.mark.e2e
