@@ -36,6 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 
 from spark_app.output_line import MessageLine, parse_line  # noqa: E402
+from spark_app.settings import SparkAppSettings  # noqa: E402
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
 _BATCH = re.compile(r"\[(\d+|start), \d+\) rows=(\d+) .*took (\d+) ms")
 
@@ -85,8 +86,9 @@ class OutputWatcher(threading.Thread):
 
 def start_app(bootstrap: str, work: Path, name: str, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "spark_app", "--bootstrap-servers", bootstrap,
-         "--checkpoint-dir", str(work / "checkpoints"), "--log-dir", str(work / "log"), *options],
+        [sys.executable, "-m", "spark_app", *SparkAppSettings(
+            bootstrap_servers=bootstrap, checkpoint_dir=work / "checkpoints",
+            log_dir=work / "log").to_argv(), *options],
         cwd=REPO, stdout=open(work / f"{name}.out", "w"), stderr=open(work / f"{name}.err", "w"),
         text=True, start_new_session=True)
 

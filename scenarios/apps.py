@@ -25,6 +25,7 @@ from scenarios.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.processes import ManagedProcess, ProcessGroup
 from scenarios.settings import Timings
 from scenarios.waiting import Progress, wait_until
+from spark_app.settings import SparkAppSettings
 
 __all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
 
@@ -66,7 +67,7 @@ class Folders:
 
     @property
     def output_log(self) -> Path:
-        return self.log / "streaming-output.log"
+        return SparkAppSettings(log_dir=self.log).output_file
 
 
 class KafkaSide:
@@ -160,30 +161,15 @@ class SparkLauncher:
         self.starts = 0
         self.current: ManagedProcess | None = None
 
-    def start(self, *, starting_offsets: str | None = None, fail_on_data_loss: bool | None = None,
-              sink: str | None = None, on_negative_key: str | None = None,
-              offsets_from_group: str | None = None,
-              shuffle_partitions: int | None = None,
-              output_format: str | None = None, state_schema: str | None = None) -> ManagedProcess:
+    def start(self, **changes: object) -> ManagedProcess:
+        """Start the app with the scenario's folders, Kafka and trigger, plus `changes` to its
+        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default."""
         self.starts += 1
-        argv = [self.python, "-m", "spark_app", "--bootstrap-servers", self.bootstrap_servers,
-                "--topic", self.topic, "--checkpoint-dir", str(self.folders.checkpoints),
-                "--log-dir", str(self.folders.log), "--trigger-sec", str(self.timings.trigger_sec)]
-        if starting_offsets is not None:
-            argv += ["--starting-offsets", starting_offsets]
-        if fail_on_data_loss is not None:
-            argv += ["--fail-on-data-loss", "true" if fail_on_data_loss else "false"]
-        if sink is not None:
-            argv += ["--sink", sink]
-        if on_negative_key is not None:
-            argv += ["--on-negative-key", on_negative_key]
-        if offsets_from_group is not None:
-            argv += ["--offsets-from-group", offsets_from_group]
-        if shuffle_partitions is not None:
-            argv += ["--shuffle-partitions", str(shuffle_partitions)]
-        if output_format is not None:
-            argv += ["--output-format", output_format]
-        if state_schema is not None:
-            argv += ["--state-schema", state_schema]
+        settings = SparkAppSettings(
+            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+            checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
+            trigger_sec=self.timings.trigger_sec,
+            **{name: value for name, value in changes.items() if value is not None})
+        argv = [self.python, "-m", "spark_app", *settings.to_argv()]
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)
         return self.current

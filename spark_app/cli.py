@@ -93,6 +93,8 @@ def main_parser() -> argparse.ArgumentParser:
                    help="pinned in the checkpoint: only a new checkpoint takes a new value")
     p.add_argument("--master", default=_DEFAULTS.master)
     p.add_argument("--ui", action="store_true", help="turn the Spark UI on and print its address")
+    p.add_argument("--ui-port", type=_positive_int, default=_DEFAULTS.ui_port, metavar="PORT",
+                   help="the Spark UI's port with --ui (Spark tries the next ones when taken)")
     p.add_argument("--offsets-from-group", type=_group_name, default=None, metavar="GROUP",
                    help="commit each batch's start offsets to this Kafka consumer group, and start "
                         "a fresh checkpoint from them instead of --starting-offsets "
@@ -166,7 +168,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
-        master=args.master, ui=args.ui, offsets_from_group=args.offsets_from_group,
+        master=args.master, ui=args.ui, ui_port=args.ui_port,
+        offsets_from_group=args.offsets_from_group,
         output_format=args.output_format, state_schema=args.state_schema,
         class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 

@@ -7,7 +7,7 @@ Usage: `settings = SparkAppSettings(bootstrap_servers="127.0.0.1:9092", sink="at
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +56,28 @@ class SparkAppSettings:
     state_schema: StateSchema = "v1"
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
     class_cache_dir: Path | None = field(default_factory=default_cache_dir)
+
+    def to_argv(self) -> list[str]:
+        """This object as `python -m spark_app`'s command line: every field that differs from
+        the default, as `--field-name value`. The CLI parses it back into an equal object (a
+        test holds the two to that), so scenarios, the demo, tests and benchmarks build settings
+        and never type a flag."""
+        default = SparkAppSettings()
+        argv: list[str] = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == getattr(default, f.name):
+                continue
+            flag = "--" + f.name.replace("_", "-")
+            if f.name == "class_cache_dir" and value is None:
+                argv.append("--no-class-cache")
+            elif f.name == "ui":  # a switch: on when given
+                argv.append(flag)
+            elif isinstance(value, bool):
+                argv += [flag, "true" if value else "false"]
+            elif value is not None:
+                argv += [flag, str(value)]
+        return argv
 
     @property
     def output_file(self) -> Path:

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.demo.retention import RETENTION_CHOICES
+from spark_app.settings import SparkAppSettings
 
-__all__ = ["DemoSettings", "main_parser", "settings_from_args", "OUTPUT_LOG_NAME"]
-
-OUTPUT_LOG_NAME = "streaming-output.log"  # the Spark app's output file inside its --log-dir
+__all__ = ["DemoSettings", "main_parser", "settings_from_args"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class DemoSettings:
 
     @property
     def output_log(self) -> Path:
-        return self.log_dir / OUTPUT_LOG_NAME
+        return self.spark_settings().output_file
 
     @property
     def starts_fresh(self) -> bool:
@@ -73,10 +72,12 @@ class DemoSettings:
         command += ["--port", str(self.port)]
         return [*command, "--data-dir", str(self.data_dir)] if self.data_dir else command
 
+    def spark_settings(self) -> SparkAppSettings:
+        return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
+                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir)
+
     def spark_command(self) -> list[str]:
-        return [self.python, "-m", "spark_app", "--bootstrap-servers", self.kafka,
-                "--topic", self.topic, "--checkpoint-dir", str(self.checkpoint_dir),
-                "--log-dir", str(self.log_dir)]
+        return [self.python, "-m", "spark_app", *self.spark_settings().to_argv()]
 
 
 def main_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,7 @@ import pytest
 from kafka import KafkaProducer
 
 from scenarios.verify import ValueRange, verify_file
+from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
 
@@ -30,8 +31,9 @@ START_SEC = 600  # a cold Spark start on a busy two-core machine has taken over 
 
 
 def app_args(bootstrap: str, tmp_path: Path, *extra: str) -> list[str]:
-    return ["--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "checkpoints"),
-            "--log-dir", str(tmp_path / "log"), "--trigger-sec", "0.5", *extra]
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
+                                log_dir=tmp_path / "log", trigger_sec=0.5)
+    return [*settings.to_argv(), *extra]
 
 
 def highest_count(tmp_path: Path) -> int:

@@ -14,6 +14,7 @@ from scenarios.verify import ValueRange, verify_file
 from spark_app.checkpoint import committed_batches
 from spark_app.kafka_client import GroupOffsets
 from spark_app.offsets import TopicPartition
+from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
@@ -24,9 +25,10 @@ TP0 = TopicPartition("Experience", 0)
 
 
 def app_args(bootstrap: str, tmp_path: Path, checkpoint: str, *extra: str) -> list[str]:
-    return ["--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / checkpoint),
-            "--log-dir", str(tmp_path / "log"), "--trigger-sec", "0.5",
-            "--offsets-from-group", "counter", *extra]
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / checkpoint,
+                                log_dir=tmp_path / "log", trigger_sec=0.5,
+                                offsets_from_group="counter")
+    return [*settings.to_argv(), *extra]
 
 
 def highest(tmp_path: Path) -> int:

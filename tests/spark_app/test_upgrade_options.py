@@ -16,6 +16,7 @@ import pytest
 
 from scenarios.verify import verify_file
 from spark_app.checkpoint import read_checkpoint
+from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 from tests.spark_app.test_app_e2e import START_SEC
@@ -24,8 +25,9 @@ pytestmark = pytest.mark.spark
 
 
 def args(bootstrap: str, folder: Path, *extra: str) -> list[str]:
-    return ["--bootstrap-servers", bootstrap, "--checkpoint-dir", str(folder / "checkpoints"),
-            "--log-dir", str(folder / "log"), "--trigger-sec", "0.5", *extra]
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=folder / "checkpoints",
+                                log_dir=folder / "log", trigger_sec=0.5)
+    return [*settings.to_argv(), *extra]
 
 
 def run_until(folder: Path, argv: list[str], count: int) -> None:

@@ -1,0 +1,48 @@
+"""The Spark app's settings render themselves as its command line, and the CLI reads back the
+same settings: scenarios, the demo, tests and benchmarks build settings, never flags."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from pathlib import Path
+
+import pytest
+
+from spark_app.cli import main_parser, settings_from_args
+from spark_app.settings import SparkAppSettings
+
+# A value other than the default for every field.
+CHANGED = {
+    "bootstrap_servers": "127.0.0.1:19092,localhost:19093", "topic": "Other",
+    "checkpoint_dir": Path("/tmp/cp"), "log_dir": Path("/tmp/log"), "trigger_sec": 0.5,
+    "starting_offsets": '{"Other":{"0":42}}', "fail_on_data_loss": False,
+    "max_offsets_per_trigger": 100, "sink": "at-least-once", "on_negative_key": "ignore",
+    "master": "local-cluster[2,1,1024]", "shuffle_partitions": 3, "ui": True, "ui_port": 4141,
+    "offsets_from_group": "grp", "output_format": "v2", "state_schema": "v2",
+    "class_cache_dir": None,
+}
+
+
+def round_trip(settings: SparkAppSettings) -> SparkAppSettings:
+    return settings_from_args(main_parser().parse_args(settings.to_argv()))
+
+
+def test_every_field_has_a_changed_value_here() -> None:
+    assert {f.name for f in fields(SparkAppSettings)} == set(CHANGED)
+
+
+def test_defaults_render_as_no_flags_and_read_back() -> None:
+    assert SparkAppSettings().to_argv() == []
+    assert round_trip(SparkAppSettings()) == SparkAppSettings()
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_each_field_survives_the_command_line(name: str) -> None:
+    settings = replace(SparkAppSettings(), **{name: CHANGED[name]})
+    assert round_trip(settings) == settings
+
+
+def test_all_fields_at_once() -> None:
+    settings = SparkAppSettings(**CHANGED)
+    assert round_trip(settings) == settings
+    assert "--no-class-cache" in settings.to_argv() and "--ui" in settings.to_argv()
