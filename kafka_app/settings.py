@@ -7,7 +7,7 @@ Usage: `ProducerAppSettings(retention_sec=3600)` for seed scenario #1's "endless
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 __all__ = ["DEFAULT_PORT", "ProducerAppSettings"]
@@ -42,6 +42,15 @@ class ProducerAppSettings:
     # None: run until stopped; a number stops after that many messages (tests, scenarios).
     count: int | None = None
     log_dir: Path = Path("log")
+
+    def to_argv(self) -> list[str]:
+        """This object as `python -m kafka_app`'s command line: the fields that differ from
+        the defaults, each as `--field-name value` (the CLI reads it back into an equal object;
+        a test holds them to that), so scenarios and the demo never type a flag."""
+        default = ProducerAppSettings()
+        changed = ((f.name, getattr(self, f.name)) for f in fields(self))
+        return [part for name, value in changed if value != getattr(default, name)
+                for part in (f"--{name.replace('_', '-')}", str(value))]
 
     @property
     def embedded(self) -> bool:

@@ -25,6 +25,8 @@ from scenarios.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.processes import ManagedProcess, ProcessGroup
 from scenarios.settings import Timings
 from scenarios.waiting import Progress, wait_until
+from kafka_app.broker.settings import BrokerSettings
+from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
@@ -92,12 +94,12 @@ class KafkaSide:
         port = free_port()
         self.bootstrap_servers = f"127.0.0.1:{port}"
         t = self.timings
-        self.broker = self.group.start("broker", [
-            self.python, "-m", "kafka_app", "broker", "--port", str(port),
-            "--data-dir", str(self.folders.kafka_data), "--log-dir", str(self.folders.log),
-            "--retention-check-sec", str(t.retention_check_sec),
-            "--retention-initial-delay-sec", str(t.retention_initial_delay_sec),
-        ])
+        broker_settings = BrokerSettings(
+            port=port, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
+            retention_check_sec=t.retention_check_sec,
+            retention_initial_delay_sec=t.retention_initial_delay_sec)
+        self.broker = self.group.start(
+            "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
         broker = self.broker
 
         def listening() -> bool:
@@ -112,13 +114,12 @@ class KafkaSide:
         """Start (or start again) the producer; returns once it has sent its first message."""
         t = self.timings
         name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
-        self.producer = self.group.start(name, [
-            self.python, "-m", "kafka_app", "--bootstrap-servers", self.bootstrap_servers,
-            "--topic", self.topic, "--partitions", str(self.partitions),
-            "--retention-sec", str(self.retention_sec),
-            "--segment-sec", str(t.segment_sec), "--interval-sec", str(t.interval_sec),
-            "--log-dir", str(self.folders.log),
-        ])
+        producer_settings = ProducerAppSettings(
+            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+            partitions=self.partitions, retention_sec=self.retention_sec,
+            segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log)
+        self.producer = self.group.start(
+            name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
         self.producer.wait_for(rf"{self.topic} \[\s*\d+\s*:\s*\d+\s*\]: -?\d+ -> \d+",
                                timeout=t.kafka_start_timeout_sec, what="its first message",
                                progress=self.progress)

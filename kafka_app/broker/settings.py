@@ -5,7 +5,7 @@ Usage: `BrokerSettings(port=19092, data_dir=Path("kafka-data"), retention_check_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 __all__ = ["BrokerSettings"]
@@ -32,6 +32,19 @@ class BrokerSettings:
     default_partitions: int = 1
     # Where the CLI writes kafka.log; in-process users (EmbeddedBroker) set up logging themselves.
     log_dir: Path = Path("log")
+
+    def to_argv(self) -> list[str]:
+        """This object as `python -m kafka_app broker`'s options: the fields that differ from
+        the defaults (the CLI reads them back into an equal object; a test holds them to that)."""
+        default = BrokerSettings()
+        argv: list[str] = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == getattr(default, f.name):
+                continue
+            flag = f"--{f.name.replace('_', '-')}"
+            argv += [flag] if value is True else [flag, str(value)]
+        return argv
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.demo.retention import RETENTION_CHOICES
+from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["DemoSettings", "main_parser", "settings_from_args"]
@@ -63,14 +64,14 @@ class DemoSettings:
         """What `t` cycles through: the starting retention first, then seed 001's other one."""
         return (self.retention_sec, *(c for c in RETENTION_CHOICES if c != self.retention_sec))
 
+    def producer_settings(self) -> ProducerAppSettings:
+        embedded = {} if self.bootstrap_servers else {"port": self.port, "data_dir": self.data_dir}
+        return ProducerAppSettings(bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+                                   retention_sec=self.retention_sec, interval_sec=self.interval_sec,
+                                   log_dir=self.log_dir, **embedded)
+
     def producer_command(self) -> list[str]:
-        command = [self.python, "-m", "kafka_app", "--topic", self.topic,
-                   "--retention-sec", str(self.retention_sec),
-                   "--interval-sec", str(self.interval_sec), "--log-dir", str(self.log_dir)]
-        if self.bootstrap_servers:
-            return [*command, "--bootstrap-servers", self.bootstrap_servers]
-        command += ["--port", str(self.port)]
-        return [*command, "--data-dir", str(self.data_dir)] if self.data_dir else command
+        return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv()]
 
     def spark_settings(self) -> SparkAppSettings:
         return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
