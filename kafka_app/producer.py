@@ -31,8 +31,9 @@ from kafka_app.negative_keys import NegativeKeys
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
 from kafka_app.topic_setup import TopicState, ensure_topic
+from kafka_app.partitioning import partition_for
 
-__all__ = ["ProducerApp", "format_message", "partition_for"]
+__all__ = ["ProducerApp", "format_message"]
 
 _log = logging.getLogger("kafka_app.producer")
 
@@ -43,15 +44,6 @@ _CONNECT_TIMEOUT_MS = 10_000
 def format_message(topic: str, window: OffsetWindow, key: int, value: int) -> str:
     """The seed's line: `TOPIC [EARLIEST:LATEST]: KEY -> VALUE`."""
     return f"{topic} [{window.earliest}:{window.latest}]: {key} -> {value}"
-
-
-def partition_for(value: int, partitions: int) -> int:
-    """Where a message goes: round robin by value.
-
-    Chosen by value, not by hashing the key, so a negative key lands where its positive twin
-    would have, and consecutive values spread evenly over the partitions.
-    """
-    return (value - 1) % partitions
 
 
 class ProducerApp:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kafka_app.partitioning import value_at
 from scenarios.errors import ProcessError
 from scenarios.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.narration import Step
@@ -48,10 +49,9 @@ _BATCH_LINE = r"(?m)^batch \d+: "
 
 
 def batch_values(start: Offsets | None, end: Offsets, partitions: int) -> tuple[int, ...]:
-    """The values a batch reads, by the producer's rule: value v is at offset (v-1)//P of
-    partition (v-1)%P, so offset o of partition p holds o*P + p + 1."""
+    """The values a batch reads, by the producer's partition rule (kafka_app.partitioning)."""
     begin = start or {}
-    return tuple(sorted(offset * partitions + tp.partition + 1
+    return tuple(sorted(value_at(tp.partition, offset, partitions)
                         for tp, stop in end.items() for offset in range(begin.get(tp, 0), stop)))
 
 

@@ -19,10 +19,11 @@ from scenarios.narration import Step
 from scenarios.registry import Scenario
 from scenarios.stage import Stage
 from scenarios.verify import ValueRange
+from spark_app.errors import DataLossError, error_in_text
 
 __all__ = ["SCENARIO", "run"]
 
-DATA_LOSS = "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"
+DATA_LOSS = DataLossError.token
 _RANGE = re.compile(r"\[(\d+),\s*(\d+)\)")
 _EARLIEST = re.compile(r"earliest offset is now (\d+)")
 
@@ -105,8 +106,11 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
     output = stage.spark_output()
     stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"),
                  phase="data loss")
-    stage.expect(check("the error names data loss", DATA_LOSS in output, DATA_LOSS,
-                       "present" if DATA_LOSS in output else "absent"), phase="data loss")
+    # The app's one line, read back as its error class (the same parser the CLI uses).
+    named_error = error_in_text(output)
+    stage.expect(check("the error names data loss", isinstance(named_error, DataLossError),
+                       DATA_LOSS, type(named_error).__name__ if named_error else "no error line"),
+                 phase="data loss")
     topic = stage.kafka.topic if stage.kafka else ""
     stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
                        f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),

@@ -33,6 +33,7 @@ from scenarios.settings import PROJECT_ROOT, RunSettings
 from scenarios.timeline import Timeline
 from scenarios.verify import VerifyReport, verify, verify_file
 from scenarios.waiting import wait_until
+from spark_app.errors import DataLossError, error_in_text
 
 __all__ = ["Stage"]
 
@@ -327,7 +328,7 @@ class Stage:
 def _last_words(process: ManagedProcess) -> str:
     """What a Spark app that died said last, with a hint when its own retention overtook it."""
     tail = process.tail(2)
-    if "KAFKA_DATA_LOSS" in tail:
+    if isinstance(error_in_text(tail), DataLossError):
         tail += ("\n(retention deleted offsets the running app had planned to read: its batches "
                  "take longer than retention on this machine; run without --fast, or on a less "
                  "busy machine)")

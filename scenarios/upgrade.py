@@ -34,11 +34,13 @@ from scenarios.registry import Scenario
 from scenarios.stage import Stage
 from scenarios.verify import ValueRange, VerifyReport, verify, verify_file
 from spark_app.checkpoint import read_checkpoint
+from spark_app.errors import StateSchemaChangedError
+from spark_app.state_schema import REFUSAL_CLASSES
 
 __all__ = ["SCENARIO", "REFUSAL_TOKEN", "SPARK_ERROR_CLASS", "overlap", "run"]
 
-REFUSAL_TOKEN = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
-SPARK_ERROR_CLASS = "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+REFUSAL_TOKEN = StateSchemaChangedError.token
+SPARK_ERROR_CLASS = REFUSAL_CLASSES[0]  # STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE
 
 
 def overlap(blue: VerifyReport, green: VerifyReport) -> ValueRange | None:

@@ -17,7 +17,8 @@ from kafka_app.broker import EmbeddedBroker
 from kafka_app.cli import run_cli
 from kafka_app.console import ProducerConsole, banner_panel, message_text
 from kafka_app.negative_keys import NegativeKeys
-from kafka_app.producer import ProducerApp, format_message, partition_for
+from kafka_app.partitioning import partition_for, value_at
+from kafka_app.producer import ProducerApp, format_message
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow
 
@@ -43,6 +44,13 @@ def test_line_has_the_seeds_format() -> None:
 def test_values_go_round_robin_over_partitions() -> None:
     assert [partition_for(v, 3) for v in range(1, 8)] == [0, 1, 2, 0, 1, 2, 0]
     assert {partition_for(v, 1) for v in range(1, 50)} == {0}
+    # The inverse the scenarios use: each partition's offsets 0, 1, 2... hold its values in order.
+    for partitions in (1, 2, 3, 5):
+        placed: dict[int, list[int]] = {}
+        for v in range(1, 40):
+            placed.setdefault(partition_for(v, partitions), []).append(v)
+        assert all(value_at(p, o, partitions) == v
+                   for p, values in placed.items() for o, v in enumerate(values))
 
 
 @pytest.mark.parametrize(
