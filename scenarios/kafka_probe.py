@@ -12,24 +12,16 @@ Usage:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import TracebackType
 
 import kafka.errors
 from kafka import KafkaConsumer, TopicPartition
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, KafkaAdminClient
 
+from kafka_app.topic_offsets import OffsetWindow
 from scenarios.errors import StepFailed
 
 __all__ = ["KafkaProbe", "OffsetWindow"]
-
-
-@dataclass(frozen=True)
-class OffsetWindow:
-    """Log start (earliest) and log end (latest) offsets, summed over the partitions."""
-
-    earliest: int
-    latest: int
 
 
 class KafkaProbe:
@@ -71,7 +63,9 @@ class KafkaProbe:
             latest = consumer.end_offsets(tps, timeout_ms=self._timeout_ms)
         except kafka.errors.KafkaError:
             return None  # unreachable for now; callers poll until a deadline
-        return OffsetWindow(sum(earliest.values()), sum(latest.values()))
+        pairs = tuple((earliest[tp], latest[tp]) for tp in tps)
+        return OffsetWindow(earliest=sum(e for e, _ in pairs), latest=sum(l for _, l in pairs),
+                            per_partition=pairs)
 
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's `retention.ms` (incrementally: its other settings stay)."""

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafka import KafkaAdminClient
-from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType
-from kafka.errors import KafkaError
-
 from scenarios.demo.errors import RetentionChangeError
+from scenarios.errors import StepFailed
+from scenarios.kafka_probe import KafkaProbe
 
 __all__ = ["RETENTION_CHOICES", "next_retention", "set_topic_retention"]
 
@@ -34,20 +32,7 @@ def next_retention(current_sec: int, choices: Sequence[int] = RETENTION_CHOICES)
 def set_topic_retention(bootstrap_servers: str, topic: str, retention_sec: int,
                         timeout_sec: float = 10.0) -> None:
     """Set `retention.ms` on the topic; raises RetentionChangeError saying why if it fails."""
-    resource = ConfigResource(ConfigResourceType.TOPIC, topic,
-                              configs={"retention.ms": (AlterConfigOp.SET, str(retention_sec * 1000))})
     try:
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="checkpoint-demo",
-                                 request_timeout_ms=int(timeout_sec * 1000))
-    except KafkaError as error:
-        raise RetentionChangeError(f"cannot reach Kafka at {bootstrap_servers}: {error}") from error
-    try:
-        # incremental=True: change this one key and leave the topic's other settings alone.
-        results = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
-    except KafkaError as error:
-        raise RetentionChangeError(f"changing retention.ms of {topic} failed: {error}") from error
-    finally:
-        admin.close()
-    outcome = results.get("topic", {}).get(topic)
-    if outcome != "OK":
-        raise RetentionChangeError(f"the broker refused retention.ms for {topic}: {outcome}")
+        KafkaProbe(bootstrap_servers, topic, timeout_sec).set_retention(retention_sec)
+    except StepFailed as error:
+        raise RetentionChangeError(str(error)) from error
