@@ -4,7 +4,8 @@ Seed 001's negative key crashes the Spark app. With `--on-negative-key crash-onc
 survives its restart; with `crash-always` it is a real bug: every restart replays the batch
 holding the negative key, with exactly the same offsets, and dies again. The scenario shows it
 from the checkpoint after each crash (same pending batch, same offsets, no new commit) while the
-producer's backlog grows. Then the code is "fixed" (`--on-negative-key ignore`: the message is
+producer's backlog grows. Under `--supervise` the supervisor restarts it with backoff, sees the
+checkpoint not moving, and gives up instead of looping forever. Then the code is "fixed" (`--on-negative-key ignore`: the message is
 processed like any other, its value counted) and restarted from the same checkpoint: it gets
 past the poison pill, and every value, the poisoned one included, is in the output exactly once.
 
@@ -91,6 +92,7 @@ def run(stage: Stage) -> None:
 
     _crash_loop(stage, value, first, restarts)
     stage.fact("crash_restarts", restarts)
+    _supervisor_gives_up(stage, first)
     _fix_and_finish(stage, value, first)
 
 
@@ -131,6 +133,35 @@ def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> N
                            again.log_bytes == first.log_bytes,
                            f"{first.log_bytes} bytes (the half-written batch rolled back and "
                            f"written again)", f"{again.log_bytes} bytes"), phase=f"restart {number}")
+
+
+def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
+    """The same bug under `--supervise`: restarts with backoff, then a stop, not a loop."""
+    tries = 2
+    stage.step(Step(
+        f"Run it under a supervisor: python -m spark_app --supervise --give-up-after {tries}",
+        happens="the supervisor restarts the app after each crash, waiting 1 s, 2 s, ... between "
+                "tries, and reads the checkpoint after each one",
+        watch=f"after {tries} crashes with the checkpoint at the same pending batch it prints "
+              "`giving up` with the batch and the last error, and exits with the app's code",
+        why="a crash that leaves the checkpoint where it was will happen again on the next "
+            "restart; restarting forever only hides the bug and burns resources",
+        production="spark-submit --supervise restarts a failed driver forever: alert on "
+                   "restarts at the same batch id, and cap them (this supervisor's rule)"))
+    stage.start_spark(on_negative_key="crash-always", supervise=True, give_up_after=tries,
+                      max_backoff_sec=2.0)
+    code = stage.wait_spark_exit(kind="crash")
+    gave_up = next((line for line in stage.spark_output().splitlines()
+                    if line.startswith("supervisor: giving up")), "")
+    stage.say(gave_up or "the supervisor did not say it gave up")
+    stage.expect(check("the supervisor gives up on the crash loop",
+                       code == CRASH_EXIT_CODE and f"failed {tries} times in a row" in gave_up,
+                       f"exit code {CRASH_EXIT_CODE}, `giving up: the app failed {tries} times in "
+                       f"a row without its checkpoint moving`",
+                       f"exit code {code}, {gave_up or 'no such line'}"), phase="supervised")
+    after = _stuck_batch(stage)
+    stage.expect(check("the checkpoint did not move under the supervisor", after.same_place(first),
+                       first.describe(), after.describe()), phase="supervised")
 
 
 def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
@@ -190,7 +221,8 @@ SCENARIO = Scenario(
     name="poison-pill",
     title="a record that always crashes the app: restarts loop at the same offset; fix forward",
     summary="With --on-negative-key crash-always a negative key crashes the app on every restart, "
-            "at the same pending batch and offsets; restarting with the fixed code "
+            "at the same pending batch and offsets, and a supervisor (--supervise) gives up on "
+            "the loop instead of restarting forever; restarting with the fixed code "
             "(--on-negative-key ignore) on the same checkpoint gets past it, exactly once.",
     origin="seed 001 crash",
     run=run,

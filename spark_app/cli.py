@@ -19,7 +19,6 @@ from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OUTPUT_FORMATS
 from spark_app.spark_version import check_spark_version
-from spark_app.supervisor import SupervisorSettings
 from spark_app.state_schema import STATE_SCHEMAS
 
 __all__ = ["main_parser", "inspect_parser", "cluster_parser", "run_cli", "settings_from_args"]
@@ -119,7 +118,7 @@ def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
 
 def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
     """`--supervise`: like `spark-submit --supervise`, restart the app after a failure."""
-    defaults = SupervisorSettings()
+    defaults = _DEFAULTS
     p.add_argument("--supervise", action="store_true",
                    help="run the app under a supervisor that restarts it after a failure, with "
                         "backoff, and gives up on a crash loop at the same checkpoint position")
@@ -171,14 +170,15 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         master=args.master, ui=args.ui, ui_port=args.ui_port,
         offsets_from_group=args.offsets_from_group,
         output_format=args.output_format, state_schema=args.state_schema,
+        supervise=args.supervise, give_up_after=args.give_up_after,
+        max_backoff_sec=args.max_backoff_sec,
         class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 
 
 def _run_app(argv: Sequence[str]) -> int:
-    args = main_parser().parse_args(argv)
-    settings = settings_from_args(args)
-    if args.supervise:
-        return _supervise(argv, args, settings)
+    settings = settings_from_args(main_parser().parse_args(argv))
+    if settings.supervise:
+        return _supervise(argv, settings)
     check_spark_version()  # one line, not an ImportError from deep inside the source
     from spark_app.app import SparkApp  # pulls in pyspark: only when running the app
 
@@ -186,12 +186,12 @@ def _run_app(argv: Sequence[str]) -> int:
     return 0
 
 
-def _supervise(argv: Sequence[str], args: argparse.Namespace, settings: SparkAppSettings) -> int:
-    from spark_app.supervisor import Supervisor, child_argv
+def _supervise(argv: Sequence[str], settings: SparkAppSettings) -> int:
+    from spark_app.supervisor import Supervisor, SupervisorSettings, child_argv
 
     command = [sys.executable, "-m", "spark_app", *child_argv(argv)]
-    patience = SupervisorSettings(give_up_after=args.give_up_after,
-                                  max_backoff_sec=args.max_backoff_sec)
+    patience = SupervisorSettings(give_up_after=settings.give_up_after,
+                                  max_backoff_sec=settings.max_backoff_sec)
     return Supervisor(command, settings.checkpoint_dir, patience).run()
 
 

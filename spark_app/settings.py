@@ -54,6 +54,10 @@ class SparkAppSettings:
     # same checkpoint) and the state struct of the count (refused by Spark on an old checkpoint).
     output_format: OutputFormat = "v1"
     state_schema: StateSchema = "v1"
+    # `--supervise` (supervisor.py): restart after a failure, give up on a crash loop.
+    supervise: bool = False
+    give_up_after: int = 3
+    max_backoff_sec: float = 60.0
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
     class_cache_dir: Path | None = field(default_factory=default_cache_dir)
 
@@ -71,7 +75,7 @@ class SparkAppSettings:
             flag = "--" + f.name.replace("_", "-")
             if f.name == "class_cache_dir" and value is None:
                 argv.append("--no-class-cache")
-            elif f.name == "ui":  # a switch: on when given
+            elif f.name in ("ui", "supervise"):  # switches: on when given
                 argv.append(flag)
             elif isinstance(value, bool):
                 argv += [flag, "true" if value else "false"]
