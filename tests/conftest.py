@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from scenarios import apps
+
 SLOW_MARKERS = ("spark", "e2e")
 
 
@@ -46,10 +48,8 @@ def docker_engine() -> None:
 
 @pytest.fixture
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that nothing listens on right now (the scenarios' own choice)."""
+    return apps.free_port()
 
 
 @pytest.fixture
