@@ -7,7 +7,6 @@ test command run. Docker tests skip themselves with a reason when no Docker engi
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
