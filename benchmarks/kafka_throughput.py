@@ -137,18 +137,7 @@ def kafka_python_consume(bootstrap: str, topic: str, count: int) -> float:
 
 def kafka_python_consume_defaults(bootstrap: str, topic: str, count: int) -> float:
     """As a user with default settings sees it: constructor to last record, first fetch included."""
-    from kafka import KafkaConsumer, TopicPartition
-
-    started = time.perf_counter()
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
-    try:
-        tp = TopicPartition(topic, 0)
-        consumer.assign([tp])
-        consumer.seek_to_beginning(tp)
-        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500).values()), count)
-        return time.perf_counter() - started
-    finally:
-        consumer.close()
+    return _fresh_default_consumer_sec(bootstrap, topic, count, max_records=500)
 
 
 def first_record_ms(bootstrap: str, topic: str) -> float:
@@ -159,6 +148,12 @@ def first_record_ms(bootstrap: str, topic: str) -> float:
     sends only `retry_backoff_ms` (100 ms) after the first: a broker that answers the empty list
     with every topic (tansu does; Kafka does not) saves those 100 ms.
     """
+    return _fresh_default_consumer_sec(bootstrap, topic, 1, max_records=1) * 1000
+
+
+def _fresh_default_consumer_sec(bootstrap: str, topic: str, count: int, max_records: int) -> float:
+    """Seconds from a default KafkaConsumer's constructor to its `count`-th record from offset 0
+    (500 records a poll is kafka-python's own default)."""
     from kafka import KafkaConsumer, TopicPartition
 
     started = time.perf_counter()
@@ -167,8 +162,9 @@ def first_record_ms(bootstrap: str, topic: str) -> float:
         tp = TopicPartition(topic, 0)
         consumer.assign([tp])
         consumer.seek_to_beginning(tp)
-        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500, max_records=1).values()), 1)
-        return (time.perf_counter() - started) * 1000
+        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500,
+                                                          max_records=max_records).values()), count)
+        return time.perf_counter() - started
     finally:
         consumer.close()
 
