@@ -47,6 +47,10 @@ def main_parser() -> argparse.ArgumentParser:
                         help="largest request accepted, in bytes (default: %(default)s)")
     parser.add_argument("--auto-create-topics", action="store_true",
                         help="create unknown topics when a client asks for their metadata")
+    parser.add_argument("--connections-max-idle-ms", type=int,
+                        default=_DEFAULTS.connections_max_idle_ms, metavar="MS",
+                        help="close a connection that sends no complete request for this long "
+                             "(Kafka's connections.max.idle.ms; default %(default)s)")
     parser.add_argument("--default-partitions", type=int, default=_DEFAULTS.default_partitions,
                         metavar="N", help="partitions of a topic created automatically "
                                           "(with --auto-create-topics)")
@@ -61,7 +65,8 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
         retention_check_sec=args.retention_check_sec,
         retention_initial_delay_sec=args.retention_initial_delay_sec,
         max_frame_bytes=args.max_frame_bytes, auto_create_topics=args.auto_create_topics,
-        default_partitions=args.default_partitions, log_dir=args.log_dir,
+        default_partitions=args.default_partitions,
+        connections_max_idle_ms=args.connections_max_idle_ms, log_dir=args.log_dir,
     )
 
 
@@ -74,6 +79,8 @@ def check_args(args: argparse.Namespace) -> str | None:
             return f"--{name.replace('_', '-')} must be a finite, non-negative number of seconds, got {value}"
     if args.retention_check_sec == 0:
         return "--retention-check-sec must be positive, got 0"
+    if args.connections_max_idle_ms <= 0:
+        return f"--connections-max-idle-ms must be positive, got {args.connections_max_idle_ms}"
     if args.default_partitions < 1:
         return f"--default-partitions must be at least 1, got {args.default_partitions}"
     if args.max_frame_bytes < 64:

@@ -73,7 +73,7 @@ class Connection:
 
     async def serve(self) -> None:
         try:
-            while (frame := await read_frame(self._reader, self._ctx.settings.max_frame_bytes)) is not None:
+            while (frame := await self._next_frame()) is not None:
                 response = await self._answer(frame)
                 if response is not None:
                     self._writer.write(response)
@@ -92,6 +92,18 @@ class Connection:
             log.exception("Closing connection from %s after an internal error", self._peer)
         finally:
             self._writer.close()
+
+    async def _next_frame(self) -> bytes | None:
+        """The next request, or None when the client closed; a client that sends no complete
+        request within connections.max.idle.ms is closed, as Kafka closes idle connections."""
+        settings = self._ctx.settings
+        idle_sec = settings.connections_max_idle_ms / 1000
+        try:
+            return await asyncio.wait_for(read_frame(self._reader, settings.max_frame_bytes),
+                                          idle_sec)
+        except asyncio.TimeoutError:
+            raise MalformedRequest(f"no complete request for {idle_sec:g} s "
+                                   f"(connections.max.idle.ms)") from None
 
     async def _answer(self, frame: bytes) -> bytes | None:
         api_key, version, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)

@@ -28,6 +28,9 @@ class BrokerSettings:
     retention_initial_delay_sec: float = 30.0
     # Kafka's socket.request.max.bytes: a larger length prefix is refused before the body is read.
     max_frame_bytes: int = 104_857_600
+    # Kafka's connections.max.idle.ms (10 minutes): a connection that sends no complete request
+    # for this long is closed, which also ends a frame that was never finished.
+    connections_max_idle_ms: int = 600_000
     auto_create_topics: bool = False
     default_partitions: int = 1
     # Where the CLI writes kafka.log; in-process users (EmbeddedBroker) set up logging themselves.
@@ -55,5 +58,7 @@ class BrokerSettings:
             raise ValueError("retention_initial_delay_sec must not be negative")
         if self.default_partitions < 1:
             raise ValueError("default_partitions must be at least 1")
+        if self.connections_max_idle_ms <= 0:
+            raise ValueError("connections_max_idle_ms must be positive")
         if self.max_frame_bytes < 64:
             raise ValueError("max_frame_bytes is too small to hold any Kafka request")
