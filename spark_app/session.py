@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -157,7 +158,22 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.stopTimeout", "30s")
                .config("spark.sql.streaming.checkpointFileManagerClass", _CHECKPOINT_FILES))
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    if not settings.master.startswith("local["):
+        # Executors of a cluster (local-cluster, spark://) run their Python workers in their own
+        # folders, where `spark_app` cannot be imported: ship it, as `spark-submit --py-files`.
+        session.sparkContext.addPyFile(str(_code_archive(settings.log_dir)))
+    return session
+
+
+def _code_archive(folder: Path) -> Path:
+    """This package as a zip that executors put on their Python path."""
+    package = Path(__file__).resolve().parent
+    archive = folder / "spark_app-code.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for source in sorted(package.glob("*.py")):
+            zipped.write(source, f"spark_app/{source.name}")
+    return archive
 
 
 def jvm_pid(spark: "SparkSession") -> int:

@@ -52,3 +52,31 @@ def test_an_error_inside_the_block_still_stops_everything(tmp_path: Path) -> Non
             pids = cluster.pids()
             raise RuntimeError("a step failed")
     assert all(gone(pid) for pid in pids)
+
+
+def test_the_app_counts_exactly_once_on_the_standalone_cluster(embedded_broker,
+                                                               tmp_path: Path) -> None:
+    """`python -m spark_app --master spark://...`: executors on both Workers, one checkpoint."""
+    from scenarios.verify import verify_file
+    from spark_app.settings import SparkAppSettings
+    from tests.spark_app.app_process import AppProcess
+    from tests.spark_app.kafka_helpers import create_topic, send_counter
+
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    output = tmp_path / "log" / "streaming-output.log"
+    with StandaloneCluster(ClusterSettings(workers=2), tmp_path / "cluster") as cluster:
+        settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
+                                    log_dir=tmp_path / "log", trigger_sec=0.5,
+                                    master=cluster.master_url)
+        with AppProcess(tmp_path, settings.to_argv()) as app:
+            assert wait_for(lambda: output.exists() and verify_file(output).highest == 20, 600), \
+                app.output()
+            [running] = cluster.status()["activeapps"]
+            assert running["state"] == "RUNNING" and running["cores"] == 2  # one core per Worker
+            send_counter(bootstrap, range(21, 31))
+            assert wait_for(lambda: verify_file(output).highest == 30, 120), app.output()
+            assert app.terminate() == 0, app.output()
+    report = verify_file(output)
+    assert report.ok and report.final_count == 30
