@@ -118,14 +118,13 @@ def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
 
 def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
     """`--supervise`: like `spark-submit --supervise`, restart the app after a failure."""
-    defaults = _DEFAULTS
     p.add_argument("--supervise", action="store_true",
                    help="run the app under a supervisor that restarts it after a failure, with "
                         "backoff, and gives up on a crash loop at the same checkpoint position")
-    p.add_argument("--give-up-after", type=_positive_int, default=defaults.give_up_after,
+    p.add_argument("--give-up-after", type=_positive_int, default=_DEFAULTS.give_up_after,
                    metavar="N", help="with --supervise: give up after N failures in a row "
                                      "without the checkpoint moving")
-    p.add_argument("--max-backoff-sec", type=_seconds, default=defaults.max_backoff_sec,
+    p.add_argument("--max-backoff-sec", type=_seconds, default=_DEFAULTS.max_backoff_sec,
                    metavar="S", help="with --supervise: the longest wait between restarts")
 
 
