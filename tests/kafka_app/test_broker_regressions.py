@@ -1,0 +1,53 @@
+"""Frames that once stopped the broker, kept byte for byte: each must get Kafka's answer (or a
+closed connection) while every other connection keeps being served."""
+
+from __future__ import annotations
+
+import socket
+import struct
+from pathlib import Path
+
+import pytest
+from kafka.protocol.admin import CreateTopicsResponse
+
+from kafka_app.broker import BrokerSettings, EmbeddedBroker
+
+# Issue 13: a kafka-python CreateTopics v7 with one mutated byte asks for topic "mq" with
+# 0x52000002 = 1,375,731,714 partitions. The broker tried to create them all on its event loop
+# and answered nobody; now the partition count is checked before any work.
+CREATE_TOPICS_HUGE_PARTITIONS = bytes.fromhex(
+    "00000046001300070000000300136b61666b612d707974686f6e2d332e302e31320002036d7152000002"
+    "000101020d726574656e74696f6e2e6d73073630303030300000000075300000")
+INVALID_PARTITIONS = 37
+
+
+@pytest.fixture
+def broker(tmp_path: Path, free_port: int):
+    with EmbeddedBroker(BrokerSettings(port=free_port, data_dir=tmp_path / "data")) as running:
+        yield running
+
+
+def read_response(sock: socket.socket) -> bytes:
+    size = struct.unpack(">i", sock.recv(4, socket.MSG_WAITALL))[0]
+    return sock.recv(size, socket.MSG_WAITALL)
+
+
+def api_versions_answered(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as other:
+        body = struct.pack(">hhih", 18, 0, 1, 4) + b"test"
+        other.sendall(struct.pack(">i", len(body)) + body)
+        return len(read_response(other)) > 4
+
+
+def test_create_topics_with_a_billion_partitions_is_refused_and_others_are_served(
+        broker: EmbeddedBroker, tmp_path: Path) -> None:
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as client:
+        client.sendall(CREATE_TOPICS_HUGE_PARTITIONS)
+        payload = read_response(client)
+    # Response header v1 (flexible): correlation id, then an empty tagged-field byte.
+    assert struct.unpack(">i", payload[:4])[0] == 3
+    response = CreateTopicsResponse[7].decode(payload[5:])
+    [topic] = response.topics
+    assert (topic.name, topic.error_code) == ("mq", INVALID_PARTITIONS)
+    assert api_versions_answered(broker.port)
+    assert not (tmp_path / "data" / "mq-0").exists()
