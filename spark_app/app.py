@@ -15,16 +15,21 @@ import signal
 import sys
 import threading
 import warnings
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from spark_app.checkpoint import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
-from spark_app.errors import CheckpointError, SparkAppError, StreamFailedError, unwrap
+from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
+                              unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.kafka_client import GroupOffsets, TopicClient
-from spark_app.kafka_source import SOURCE_NAME, KafkaSource, resolve_starting_offsets
+from spark_app.connector import check_connector_available, source_format, source_options
+from spark_app.kafka_source import KafkaSource
+from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
+from spark_app.source_options import SourceOptions
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
@@ -58,20 +63,41 @@ def _is_transient(failure: BaseException) -> bool:
 
 
 def preflight(settings: SparkAppSettings) -> StartChoice | None:
-    """Fail fast, before the slow Spark start, on what we can check without Spark.
+    """Fail fast, before the slow Spark start, on what we can check without Spark: Java, the
+    connector's availability, the source's options, the checkpoint, Kafka, and (for a new
+    checkpoint) startingOffsets. The source checks these again in Spark, in the connector's
+    words; here a mistake costs a second instead of a Spark start, and Kafka gets one quick
+    try instead of the connector's minutes of retries.
 
     With --offsets-from-group it also decides where the query starts (the group's offsets on a
     fresh checkpoint), on the same look at the checkpoint and at Kafka.
     """
     check_java()
+    if settings.source == "spark-kafka":
+        _check_connector(settings)
+    options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
+                      kafka_params={"default.api.timeout.ms": "10000"})
     info = read_checkpoint(settings.checkpoint_dir)
     with TopicClient(settings.bootstrap_servers) as kafka:
         partitions = kafka.partitions(settings.topic)
-        if info.is_new:
-            resolve_starting_offsets(settings.starting_offsets, settings.topic, kafka)
+    if info.is_new:
+        with OffsetReader(options, warn=lambda _: None) as reader:
+            resolve_starting_offsets(options, reader)
+        print(f"New checkpoint: starting from startingOffsets={settings.starting_offsets} (the "
+              f"seed's choice, passed explicitly; Spark's Kafka connector defaults to latest)",
+              flush=True)
     if settings.offsets_from_group is None:
         return None
     return _start_from_group(settings, settings.offsets_from_group, info.is_new, partitions)
+
+
+def _check_connector(settings: SparkAppSettings) -> None:
+    from pyspark import __version__ as spark_version
+
+    if settings.offsets_from_group:
+        raise SourceOptionError("--offsets-from-group needs --source python: Spark's Kafka "
+                                "connector never commits offsets to Kafka")
+    check_connector_available(spark_version)
 
 
 def _start_from_group(settings: SparkAppSettings, group: str, checkpoint_is_new: bool,
@@ -178,17 +204,9 @@ class SparkApp:
             signal.signal(signal.SIGINT, self.request_stop)
 
     def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
-        s = self.settings
-        reader = (spark.readStream.format(SOURCE_NAME)
-                  .option("bootstrapServers", s.bootstrap_servers).option("topic", s.topic)
-                  .option("startingOffsets", self._starting_offsets)
-                  .option("failOnDataLoss", str(s.fail_on_data_loss).lower())
-                  .option("logFile", str(s.spark_log_file.resolve())))
-        if s.max_offsets_per_trigger:
-            reader = reader.option("maxOffsetsPerTrigger", str(s.max_offsets_per_trigger))
-        if s.offsets_from_group:
-            reader = reader.option("offsetsGroup", s.offsets_from_group)
-        return (count_messages(reader.load(), s.state_schema).writeStream.outputMode("update")
+        s = replace(self.settings, starting_offsets=self._starting_offsets)
+        records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
+        return (count_messages(records, s.state_schema).writeStream.outputMode("update")
                 .foreachBatch(handler)
                 .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
                 .trigger(processingTime=f"{s.trigger_sec} seconds")

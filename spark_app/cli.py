@@ -75,6 +75,9 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
                    default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--topic", default=_DEFAULTS.topic)
+    p.add_argument("--source", choices=["python", "spark-kafka"], default=_DEFAULTS.source,
+                   help="python: our Kafka source (default, offline); spark-kafka: Spark's own "
+                        "connector, format(\"kafka\"), fetched from Maven Central")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
@@ -161,7 +164,7 @@ def cluster_parser() -> argparse.ArgumentParser:
 
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
-        bootstrap_servers=args.bootstrap_servers, topic=args.topic,
+        bootstrap_servers=args.bootstrap_servers, topic=args.topic, source=args.source,
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,

@@ -57,7 +57,10 @@ def running_count(key: tuple[Any, ...], batches: Iterator[pd.DataFrame],
 def count_messages(records: DataFrame, state_schema: str = "v1") -> DataFrame:
     """The records with their running count, as an update-mode stateful stream."""
     count = functools.partial(running_count, version=state_schema)
-    return (records.withColumn(GROUP_COLUMN, F.lit(0))
+    # Kafka hands bytes; like every real job, the query says how to read them.
+    texts = records.selectExpr("topic", "partition", "offset", "CAST(key AS STRING) AS key",
+                               "CAST(value AS STRING) AS value")
+    return (texts.withColumn(GROUP_COLUMN, F.lit(0))
             .groupBy(GROUP_COLUMN)
             .applyInPandasWithState(count, OUTPUT_SCHEMA, STATE_SCHEMAS[state_schema], "update",
                                     GroupStateTimeout.NoTimeout))

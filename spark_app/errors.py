@@ -5,7 +5,7 @@ reach the driver wrapped in Py4J/PySpark exceptions whose text contains our trac
 error here therefore puts a stable `token` at the start of its message; `unwrap` finds the
 token and message again in the wrapped text, so the CLI can still print one clear line.
 
-Usage: `raise DataLossError(topic="Experience", partition=0, start=120, end=300)`
+Usage: `raise KafkaUnreachableError.at("127.0.0.1:9092")`; `unwrap(py4j_error)`
 """
 
 from __future__ import annotations
@@ -17,9 +17,15 @@ __all__ = [
     "JavaMissingError",
     "KafkaUnreachableError",
     "DataLossError",
+    "CouldNotReadOffsetRangeError",
+    "PartitionOffsetChangedError",
+    "AddedPartitionNotFromZeroError",
+    "PartitionsDeletedError",
+    "InitialOffsetNotFoundError",
+    "SourceOptionError",
     "CheckpointError",
     "StateSchemaChangedError",
-    "OffsetsSpecError",
+    "ConnectorUnavailableError",
     "GroupOffsetsError",
     "StreamFailedError",
     "SparkVersionError",
@@ -73,19 +79,55 @@ class KafkaUnreachableError(SparkAppError):
 
 
 class DataLossError(SparkAppError):
-    """Offsets the query must read are no longer in Kafka (modelled on Spark's error class)."""
+    """Offsets the query must read are no longer in Kafka: Spark's KAFKA_DATA_LOSS conditions.
+
+    Each subclass is one of the connector's sub-conditions; data_loss.py builds their messages.
+    """
+
+    token = "KAFKA_DATA_LOSS"
+
+
+class CouldNotReadOffsetRangeError(DataLossError):
+    """A task could not read part of its range: it is below Kafka's log start (executor side)."""
 
     token = "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"
 
-    @classmethod
-    def for_range(cls, topic: str, partition: int, start: int, end: int,
-                  earliest: int | None = None) -> "DataLossError":
-        seen = f"; Kafka's earliest offset is now {earliest}" if earliest is not None else ""
-        return cls(
-            f"data may have been lost: offsets [{start}, {end}) of topic partition "
-            f"{topic}-{partition} are no longer in Kafka{seen} (aged out by retention, deleted, "
-            f"or the topic was recreated). To go on without them restart with "
-            f"--fail-on-data-loss false; to start over delete the checkpoint folder.")
+
+class PartitionOffsetChangedError(DataLossError):
+    """A partition's latest offset is below where the query is (topic recreated; planning)."""
+
+    token = "KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED"
+
+
+class AddedPartitionNotFromZeroError(DataLossError):
+    """A partition appeared whose first offset is not 0 (planning)."""
+
+    token = "KAFKA_DATA_LOSS.ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO"
+
+
+class PartitionsDeletedError(DataLossError):
+    """Partitions the query was reading are gone (planning)."""
+
+    token = "KAFKA_DATA_LOSS.PARTITIONS_DELETED"
+
+
+class InitialOffsetNotFoundError(DataLossError):
+    """A new partition vanished before its first offset could be looked up (planning)."""
+
+    token = "KAFKA_DATA_LOSS.INITIAL_OFFSET_NOT_FOUND_FOR_PARTITIONS"
+
+
+class ConnectorUnavailableError(SparkAppError):
+    """`--source spark-kafka` on a machine where Spark cannot fetch its Kafka connector."""
+
+    token = "KAFKA_CONNECTOR_UNAVAILABLE"
+
+
+class SourceOptionError(SparkAppError):
+    """An option of the Kafka source that Spark's connector would refuse, with its words."""
+
+    token = "KAFKA_SOURCE_OPTION"
+    exit_code = 2
 
 
 class CheckpointError(SparkAppError):
@@ -98,13 +140,6 @@ class StateSchemaChangedError(CheckpointError):
     """Spark refused the checkpoint because the state it holds has another schema than this code's."""
 
     token = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
-
-
-class OffsetsSpecError(SparkAppError):
-    """A --starting-offsets value that is neither earliest, latest nor offsets JSON."""
-
-    token = "BAD_STARTING_OFFSETS"
-    exit_code = 2
 
 
 class StreamFailedError(SparkAppError):
@@ -121,7 +156,10 @@ class GroupOffsetsError(SparkAppError):
 
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
-                               CheckpointError, StateSchemaChangedError, OffsetsSpecError,
+                               CouldNotReadOffsetRangeError, PartitionOffsetChangedError,
+                               AddedPartitionNotFromZeroError, PartitionsDeletedError,
+                               InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
+                               StateSchemaChangedError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
                                StreamFailedError)
 }

@@ -76,7 +76,7 @@ def choose_start(group: str, *, checkpoint_is_new: bool, partitions: list[TopicP
 def start_offsets_to_commit(start: Offsets, end: Offsets) -> Offsets:
     """A batch's start offset for every partition it covers.
 
-    A partition absent from `start` is new since the previous batch: the batch reads it from 0,
-    as the source's `partitions` does.
+    `start` includes the partitions new since the previous batch, at their earliest offset
+    (where the source reads them from); one still missing counts from 0.
     """
     return {tp: start.get(tp, 0) for tp in sorted(end)}

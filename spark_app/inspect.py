@@ -35,6 +35,9 @@ class PartitionVerdict:
     resume_at: int
     earliest: int | None
     latest: int | None
+    # The end of the batch a restart runs first: a pending batch's end from offsets/N, else
+    # Kafka's latest offset now (what Spark will write to offsets/N).
+    batch_end: int | None = None
 
     @property
     def lost(self) -> int:
@@ -48,13 +51,19 @@ class PartitionVerdict:
         if self.earliest is None or self.latest is None:
             return f"resumes at offset {self.resume_at} of {self.partition} (Kafka not asked)"
         if self.lost:
+            end = self.batch_end if self.batch_end is not None else self.latest
             return (f"resumes at offset {self.resume_at} of {self.partition} but Kafka's earliest "
-                    f"is {self.earliest}: a restart will fail; {self.lost} messages are gone "
+                    f"is {self.earliest}: a restart will fail; {self.lost} messages are gone. "
+                    f"Spark plans the batch (writes offsets/N), then its read fails with "
+                    f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE for [{self.resume_at}, {end}) "
                     f"(restart with --fail-on-data-loss false to skip them, or delete the "
                     f"checkpoint to start over)")
         if self.resume_at > self.latest:
             return (f"resumes at offset {self.resume_at} of {self.partition} but Kafka's latest "
-                    f"is {self.latest}: the topic was probably recreated; a restart will fail")
+                    f"is {self.latest}: the topic was probably recreated; a restart will fail "
+                    f"when Spark plans the batch, with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED "
+                    f"(from {self.resume_at} to {self.latest}); with --fail-on-data-loss false "
+                    f"it warns and moves back to the new topic's offsets")
         return (f"resumes at offset {self.resume_at} of {self.partition}; Kafka holds "
                 f"[{self.earliest}, {self.latest}): {self.waiting} messages waiting, none lost")
 
@@ -99,11 +108,12 @@ class InspectReport:
         return data
 
 
-def partition_verdicts(resume: Offsets, earliest: Offsets | None, latest: Offsets | None
-                       ) -> list[PartitionVerdict]:
+def partition_verdicts(resume: Offsets, earliest: Offsets | None, latest: Offsets | None,
+                       planned_end: Offsets | None = None) -> list[PartitionVerdict]:
+    ends = planned_end if planned_end else (latest or {})
     return [PartitionVerdict(str(tp), resume[tp],
                              earliest.get(tp) if earliest is not None else None,
-                             latest.get(tp) if latest is not None else None)
+                             latest.get(tp) if latest is not None else None, ends.get(tp))
             for tp in sorted(resume)]
 
 
@@ -183,7 +193,8 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         pending_range_end=offsets_to_json(info.pending.end) if info.pending and info.pending.end else None,
         resume_from=offsets_to_json(resume) if resume else None,
         state_count=count, state_note=state_note, kafka=bootstrap, kafka_note=kafka_note,
-        partitions=partition_verdicts(resume, earliest, latest))
+        partitions=partition_verdicts(resume, earliest, latest,
+                                      info.pending.end if info.pending else None))
 
 
 def _offsets_words(value: dict[str, dict[str, int]] | None) -> str:

@@ -13,9 +13,9 @@ Usage:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
@@ -25,11 +25,22 @@ from kafka.structs import OffsetAndMetadata
 from spark_app.errors import GroupOffsetsError, KafkaUnreachableError
 from spark_app.offsets import Offsets, TopicPartition
 
-__all__ = ["TopicClient", "OffsetGone", "GroupOffsets"]
+__all__ = ["TopicClient", "Record", "OffsetGone", "GroupOffsets"]
 
 # A fetch that makes no progress for this long means the broker went away mid-batch.
 _STALL_SEC = 30.0
 _CLIENT_ID = "spark_app"
+
+
+class Record(NamedTuple):
+    """One Kafka record as the source turns it into a row."""
+
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int
+    timestamp_type: int  # Kafka's ids: -1 none, 0 CreateTime, 1 LogAppendTime
+    headers: tuple[tuple[str, bytes | None], ...]
 
 
 class OffsetGone(Exception):
@@ -84,10 +95,15 @@ class _ConsumerHolder:
 
 
 class TopicClient(_ConsumerHolder):
-    """A kafka-python consumer used only for manual assignment, never a consumer group."""
+    """A kafka-python consumer used only for manual assignment, never a consumer group.
 
-    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0) -> None:
+    `settings` are extra kafka-python settings (the source's `kafka.*` options), applied last.
+    """
+
+    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0,
+                 settings: Mapping[str, Any] | None = None) -> None:
         super().__init__(bootstrap_servers, timeout_sec)
+        self._settings = dict(settings or {})
 
     def _consumer_settings(self) -> dict[str, object]:
         return dict(
@@ -96,7 +112,14 @@ class TopicClient(_ConsumerHolder):
             auto_offset_reset="none",
             request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
             max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
-            max_poll_records=50_000)
+            max_poll_records=50_000) | self._settings
+
+    def topics(self) -> set[str]:
+        """Every topic's name (for subscribePattern)."""
+        try:
+            return set(self.consumer.topics())
+        except KafkaError as err:
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
 
     def partitions(self, topic: str) -> list[TopicPartition]:
         """The topic's partitions; empty while the topic does not exist yet."""
@@ -114,8 +137,30 @@ class TopicClient(_ConsumerHolder):
         """Each partition's end offset (the offset the next message will get)."""
         return self._offsets(topic, latest=True)
 
+    def earliest_of(self, parts: Iterable[TopicPartition]) -> Offsets:
+        return self._offsets_of(parts, latest=False)
+
+    def latest_of(self, parts: Iterable[TopicPartition]) -> Offsets:
+        return self._offsets_of(parts, latest=True)
+
+    def offsets_for_times(self, stamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, int | None]:
+        """The first offset at or after each timestamp (ms); None where there is none."""
+        wanted = {KafkaTopicPartition(tp.topic, tp.partition): ts for tp, ts in stamps.items()}
+        try:
+            found = self.consumer.offsets_for_times(wanted)
+        except KafkaError as err:
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+        return {TopicPartition(tp.topic, tp.partition): (None if at is None else int(at.offset))
+                for tp, at in found.items()}
+
     def _offsets(self, topic: str, latest: bool) -> Offsets:
-        tps = [KafkaTopicPartition(tp.topic, tp.partition) for tp in self.partitions(topic)]
+        return self._offsets_of(self.partitions(topic), latest)
+
+    def _offsets_of(self, parts: Iterable[TopicPartition], latest: bool) -> Offsets:
+        """Offsets of those of `parts` that exist (a deleted partition is simply absent)."""
+        parts = list(parts)
+        known = {tp for topic in {tp.topic for tp in parts} for tp in self.partitions(topic)}
+        tps = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp in known]
         if not tps:
             return {}
         try:
@@ -127,11 +172,13 @@ class TopicClient(_ConsumerHolder):
             raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return {TopicPartition(tp.topic, tp.partition): int(off) for tp, off in found.items()}
 
-    def fetch_range(self, tp: TopicPartition, start: int, end: int
-                    ) -> Iterator[list[tuple[int, bytes | None, bytes | None, int]]]:
-        """Chunks of (offset, key, value, timestamp_ms) for exactly the offsets in [start, end).
+    def fetch_range(self, tp: TopicPartition, start: int, end: int,
+                    poll_timeout_ms: int = int(_STALL_SEC * 1000)) -> Iterator[list[Record]]:
+        """Chunks of records for exactly the offsets in [start, end).
 
-        Raises OffsetGone when Kafka no longer holds the offset being fetched.
+        Raises OffsetGone when Kafka no longer holds the offset being fetched, and
+        KafkaUnreachableError with the connector's words when nothing moves for
+        `poll_timeout_ms` (its `kafkaConsumer.pollTimeoutMs`).
         """
         ktp = KafkaTopicPartition(tp.topic, tp.partition)
         consumer = self.consumer
@@ -146,16 +193,18 @@ class TopicClient(_ConsumerHolder):
             except KafkaError as err:
                 raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
             records = polled.get(ktp, [])
-            chunk = [(r.offset, r.key, r.value, r.timestamp) for r in records if r.offset < end]
+            chunk = [Record(r.offset, r.key, r.value, r.timestamp, r.timestamp_type,
+                            tuple(r.headers or ())) for r in records if r.offset < end]
             # The position, not the last record, says how far we got: compacted gaps and
             # transaction markers advance it without yielding a record.
             new_position = consumer.position(ktp)
             if new_position > position:
                 position, last_progress = new_position, time.monotonic()
-            elif time.monotonic() - last_progress > _STALL_SEC:
+            elif time.monotonic() - last_progress > poll_timeout_ms / 1000:
                 raise KafkaUnreachableError.at(
-                    self.bootstrap_servers, f"no data from {tp} at offset {position} for "
-                    f"{_STALL_SEC:.0f}s although the batch ends at {end}")
+                    self.bootstrap_servers, f"java.util.concurrent.TimeoutException: Cannot "
+                    f"fetch record for offset {position} in {poll_timeout_ms} milliseconds; "
+                    f"{tp}'s batch ends at {end}")
             if chunk:
                 yield chunk
 

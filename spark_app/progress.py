@@ -1,4 +1,5 @@
-"""One console line per batch: what was read, how many rows, the count, and how long it took.
+"""One console line per batch: what was read, how many rows, the count, how long it took, and
+how far the query is behind Kafka's latest offsets (the connector's lag metrics).
 
 A StreamingQueryListener receives Spark's progress report after every batch; `BatchLine` keeps
 the parts a user watches and renders them plainly (when piped, for logs and scenarios) or with
@@ -15,7 +16,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql.streaming.listener import StreamingQueryListener
@@ -37,6 +38,25 @@ class BatchLine:
     rows: int
     count: int | None
     duration_ms: int
+    latest: Offsets = field(default_factory=dict)
+
+    def behind_latest(self) -> dict[str, str]:
+        """KafkaMicroBatchStream.metrics: how far each partition's end is behind Kafka's latest
+        offset, under the connector's names and formats. Spark's progress has no metrics for a
+        Python source, so we compute them from its endOffset and latestOffset."""
+        behind = [self.latest[tp] - self.end[tp] for tp in self.latest if tp in self.end]
+        if not behind:
+            return {}
+        return {"minOffsetsBehindLatest": str(min(behind)),
+                "maxOffsetsBehindLatest": str(max(behind)),
+                "avgOffsetsBehindLatest": str(float(sum(behind) / len(behind)))}
+
+    def _lag(self) -> str:
+        metrics = self.behind_latest()
+        if not metrics:
+            return ""
+        return (f" behind latest: max={metrics['maxOffsetsBehindLatest']} "
+                f"avg={metrics['avgOffsetsBehindLatest']} min={metrics['minOffsetsBehindLatest']}")
 
     def offset_range(self) -> str:
         parts = [f"{tp} [{self.start.get(tp, 'start')}, {self.end[tp]})" for tp in sorted(self.end)]
@@ -45,13 +65,13 @@ class BatchLine:
     def plain(self) -> str:
         count = "?" if self.count is None else str(self.count)
         return (f"batch {self.batch_id}: {self.offset_range()} rows={self.rows} count={count} "
-                f"took {self.duration_ms} ms")
+                f"took {self.duration_ms} ms{self._lag()}")
 
     def rich(self) -> str:
         count = "?" if self.count is None else str(self.count)
         return (f"[bold cyan]batch {self.batch_id}[/]: {self.offset_range()} "
                 f"rows=[bold]{self.rows}[/] count=[bold green]{count}[/] "
-                f"[dim]took {self.duration_ms} ms[/]")
+                f"[dim]took {self.duration_ms} ms{self._lag()}[/]")
 
 
 def _offsets(text: Any) -> Offsets:
@@ -69,7 +89,8 @@ def batch_line_from_progress(progress: Any, count: int | None) -> BatchLine:
     source = (data.get("sources") or [{}])[0]
     return BatchLine(batch_id=int(data.get("batchId", -1)), start=_offsets(source.get("startOffset")),
                      end=_offsets(source.get("endOffset")), rows=int(data.get("numInputRows", 0)),
-                     count=count, duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)))
+                     count=count, duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
+                     latest=_offsets(source.get("latestOffset")))
 
 
 def console_writer() -> Callable[[BatchLine], None]:
@@ -99,6 +120,8 @@ class ProgressPrinter(StreamingQueryListener):
             # Where the batch's time went (planning, reading, state, sink, checkpoint writes).
             durations = json.loads(event.progress.json).get("durationMs", {})
             _log.info("batch %d durations (ms): %s", line.batch_id, json.dumps(durations))
+            if line.behind_latest():
+                _log.info("batch %d source metrics: %s", line.batch_id, json.dumps(line.behind_latest()))
 
     def onQueryIdle(self, event: Any) -> None:
         return None

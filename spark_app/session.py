@@ -158,6 +158,12 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.stopTimeout", "30s")
                .config("spark.sql.streaming.checkpointFileManagerClass", _CHECKPOINT_FILES))
+    if settings.source == "spark-kafka":
+        from pyspark import __version__ as spark_version
+
+        from spark_app.connector import connector_package
+
+        builder = builder.config("spark.jars.packages", connector_package(spark_version))
     session = builder.getOrCreate()
     if not settings.master.startswith("local["):
         # Executors of a cluster (local-cluster, spark://) run their Python workers in their own

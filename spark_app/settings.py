@@ -13,7 +13,7 @@ from typing import Literal
 
 from spark_app.class_cache import default_cache_dir
 
-__all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema",
+__all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
            "OUTPUT_FILE_NAME",
            "SPARK_LOG_FILE_NAME"]
 
@@ -21,6 +21,7 @@ SinkMode = Literal["exactly-once", "at-least-once"]
 NegativeKeyPolicy = Literal["crash-once", "crash-always", "ignore"]
 OutputFormat = Literal["v1", "v2"]
 StateSchema = Literal["v1", "v2"]
+SourceKind = Literal["python", "spark-kafka"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
 SPARK_LOG_FILE_NAME = "spark.log"
@@ -32,6 +33,8 @@ class SparkAppSettings:
 
     bootstrap_servers: str = "127.0.0.1:9092"
     topic: str = "Experience"
+    # "python": our Kafka source; "spark-kafka": Spark's own connector (needs Maven; connector.py).
+    source: SourceKind = "python"
     checkpoint_dir: Path = Path("checkpoints")
     log_dir: Path = Path("log")
     trigger_sec: float = 1.0

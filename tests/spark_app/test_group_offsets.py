@@ -13,7 +13,8 @@ from spark_app.app import preflight
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.group_offsets import choose_start, start_offsets_to_commit
 from spark_app.kafka_client import GroupOffsets
-from spark_app.kafka_source import KafkaStreamReader, SourceOptions
+from spark_app.kafka_source import KafkaStreamReader
+from spark_app.source_options import SourceOptions
 from spark_app.offsets import TopicPartition
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
@@ -61,8 +62,9 @@ def test_the_option_reaches_settings_and_the_source() -> None:
     s = settings_from_args(main_parser().parse_args(["--offsets-from-group", "blue"]))
     assert s.offsets_from_group == "blue"
     assert settings_from_args(main_parser().parse_args([])).offsets_from_group is None
-    assert SourceOptions.from_options({"offsetsGroup": "blue"}).offsets_group == "blue"
-    assert SourceOptions.from_options({}).offsets_group is None
+    given = {"kafka.bootstrap.servers": "h:1", "subscribe": "Experience"}
+    assert SourceOptions.parse({**given, "offsetsGroup": "blue"}).offsets_group == "blue"
+    assert SourceOptions.parse(given).offsets_group is None
 
 
 def test_an_empty_group_name_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,8 +79,9 @@ def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 21))
-    source = KafkaStreamReader(SourceOptions(bootstrap_servers=bootstrap, topic="Experience",
-                                             offsets_group="manual", log_file=str(tmp_path / "l")))
+    source = KafkaStreamReader(SourceOptions.parse({
+        "kafka.bootstrap.servers": bootstrap, "subscribe": "Experience", "startingOffsets": "earliest",
+        "offsetsGroup": "manual", "logFile": str(tmp_path / "l")}))
     try:
         first_end = {"Experience": {"0": 12}}
         source.partitions(source.initialOffset(), first_end)

@@ -1,0 +1,115 @@
+"""Data loss as Spark's Kafka connector reports it: which condition, with which words, and what
+`failOnDataLoss=false` does instead.
+
+The connector meets lost data in two places. Planning a batch on the driver
+(`KafkaOffsetReaderAdmin.getOffsetRangesFromResolvedOffsets`, after `offsets/N` is written) it
+finds partitions added not from offset 0, partitions gone, and partitions whose offset went
+backwards (a recreated topic). Reading a range in a task (`KafkaDataConsumer.get`) it finds
+offsets already deleted by retention. Each time it calls `reportDataLoss`: with
+`failOnDataLoss=true` it throws the `KAFKA_DATA_LOSS.<SUB>` condition, else it logs a warning
+and goes on. This module builds the same messages from the templates in Spark's
+`kafka-error-conditions.json`, and our extra facts follow Spark's words, never replace them.
+
+Spark's template spans several lines; our errors are one line each (the app prints one line),
+so the line breaks become spaces and the words stay the same.
+
+Usage:
+    report = DataLossReporter(fail=True, warn=print)
+    report.partition_offset_changed(TopicPartition("Experience", 0), 120, 5)  # raises
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from spark_app.errors import (AddedPartitionNotFromZeroError, CouldNotReadOffsetRangeError,
+                              DataLossError, InitialOffsetNotFoundError,
+                              PartitionOffsetChangedError, PartitionsDeletedError)
+from spark_app.offsets import TopicPartition
+
+__all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
+           "java_set", "could_not_read"]
+
+# The KAFKA_DATA_LOSS condition's main message (its lines joined by spaces).
+SPARK_DATA_LOSS_TEXT = (
+    "Some data may have been lost because they are not available in Kafka any more; either the "
+    "data was aged out by Kafka or the topic may have been deleted before all the data in the "
+    "topic was processed. If you don't want your streaming query to fail on such cases, set the "
+    "source option failOnDataLoss to false. Reason:")
+# KafkaSourceProvider.INSTRUCTION_FOR_FAIL_ON_DATA_LOSS_FALSE, the tail of every warning.
+FAIL_ON_DATA_LOSS_FALSE_TEXT = (
+    "Some data may have been lost because they are not available in Kafka any more; either the "
+    "data was aged out by Kafka or the topic may have been deleted before all the data in the "
+    "topic was processed. If you want your streaming query to fail on such cases, set the source "
+    'option "failOnDataLoss" to "true".')
+_WAY_OUT = ("To go on without the lost messages restart with --fail-on-data-loss false; to start "
+            "over delete the checkpoint folder (the count restarts).")
+
+
+def java_set(parts: Iterable[TopicPartition]) -> str:
+    """A Scala Set[TopicPartition] as Spark prints it: `Set(Experience-1, Experience-2)`."""
+    return f"Set({', '.join(str(tp) for tp in sorted(parts))})"
+
+
+def _error(kind: type[DataLossError], reason: str, extra: str = "") -> DataLossError:
+    ours = f" [playground: {extra} {_WAY_OUT}]" if extra else f" [playground: {_WAY_OUT}]"
+    return kind(f"{kind.token}: {SPARK_DATA_LOSS_TEXT} {reason}{ours}")
+
+
+def could_not_read(tp: TopicPartition, start: int, end: int, group_id: str,
+                   earliest: int | None = None) -> CouldNotReadOffsetRangeError:
+    """KafkaExceptions.couldNotReadOffsetRange: [first offset not readable, end of the range)."""
+    extra = ""
+    if earliest is not None:
+        gone = max(0, min(earliest, end) - start)
+        extra = (f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
+                 f"{min(earliest, end)}) are gone ({gone} messages).")
+    error = _error(CouldNotReadOffsetRangeError,
+                   f"Could not read records in offset [{start}, {end}) for topic partition {tp} "
+                   f"with consumer group {group_id}.", extra)
+    assert isinstance(error, CouldNotReadOffsetRangeError)
+    return error
+
+
+@dataclass
+class DataLossReporter:
+    """`reportDataLoss` of the connector's planning: raise the condition, or warn and go on."""
+
+    fail: bool
+    warn: Callable[[str], None]
+
+    def _report(self, message: str, error: DataLossError) -> None:
+        if self.fail:
+            raise error
+        self.warn(f"{message}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
+
+    def initial_offset_not_found(self, parts: set[TopicPartition]) -> None:
+        self._report(f"Cannot find earliest offsets of {java_set(parts)}. Some data may have "
+                     f"been missed",
+                     _error(InitialOffsetNotFoundError, f"Cannot find initial offsets for "
+                            f"partitions {java_set(parts)}. They may have been deleted."))
+
+    def added_partition_not_from_zero(self, tp: TopicPartition, offset: int) -> None:
+        self._report(f"Added partition {tp} starts from {offset} instead of 0. Some data may "
+                     f"have been missed",
+                     _error(AddedPartitionNotFromZeroError,
+                            f"Added partition {tp} starts from {offset} instead of 0.",
+                            f"offsets [0, {offset}) of {tp} were deleted before the query saw "
+                            f"the partition."))
+
+    def partitions_deleted(self, parts: set[TopicPartition]) -> None:
+        self._report(f"{java_set(parts)} are gone. Some data may have been missed.",
+                     _error(PartitionsDeletedError,
+                            f"Partitions {java_set(parts)} have been deleted."))
+
+    def partition_offset_changed(self, tp: TopicPartition, before: int, now: int) -> None:
+        self._report(f"Partition {tp}'s offset was changed from {before} to {now}, some data "
+                     f"may have been missed",
+                     _error(PartitionOffsetChangedError,
+                            f"Partition {tp} offset was changed from {before} to {now}. This "
+                            f"could either be a user error that the start offset is set too "
+                            f"high and this is the first batch, or the kafka topic-partition is "
+                            f"broken, and some data may have been missed.",
+                            f"Kafka's latest offset of {tp} ({now}) is below the {before} the "
+                            f"query reached: the topic was most likely deleted and recreated."))

@@ -1,0 +1,532 @@
+"""Conformance: our Kafka source against Spark's own connector, behaviour by behaviour.
+
+Each test names the connector class, method or error condition it mirrors (Spark's
+`connector/kafka-0-10-sql`, listed in ../shared/spark-kafka-connector.md). The fast ones call
+the reader's methods directly, as Spark's workers do, against the embedded broker; those
+marked `spark` run real queries. A difference found here is a wrong lesson for a learner.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from kafka import KafkaProducer
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, ReadMinRows
+
+from spark_app import kafka_source
+from spark_app.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
+from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
+                              CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
+                              KafkaUnreachableError, PartitionOffsetChangedError,
+                              PartitionsDeletedError, SourceOptionError)
+from spark_app.kafka_source import KafkaRange, KafkaSource, KafkaStreamReader, executor_group_id
+from spark_app.offset_ranges import OffsetRange, split_ranges
+from spark_app.offset_reader import OffsetReader
+from spark_app.offsets import TopicPartition, offsets_to_json
+from spark_app.progress import batch_line_from_progress
+from spark_app.rate_limit import TriggerDelay, rate_limit
+from spark_app.source_options import SourceOptions, parse_time_ms
+from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
+
+TP0, TP1, TP2 = (TopicPartition("Experience", p) for p in range(3))
+FAST = {"fetchOffset.retryIntervalMs": "10"}
+
+
+def options(bootstrap: str = "127.0.0.1:1", **extra: str) -> dict[str, str]:
+    return {"kafka.bootstrap.servers": bootstrap, "subscribe": "Experience", **extra}
+
+
+def reader(bootstrap: str, tmp_path: Path, **extra: str) -> KafkaStreamReader:
+    given = {"logFile": str(tmp_path / "spark.log"), **FAST, **extra}
+    return KafkaStreamReader(SourceOptions.parse(options(bootstrap, **given)))
+
+
+def rows_of(source: KafkaStreamReader, start: dict, end: dict) -> list[dict]:
+    out: list[dict] = []
+    for partition in source.partitions(start, end):
+        for batch in source.read(partition):
+            out.extend(pa.Table.from_batches([batch]).to_pylist())
+    return out
+
+
+def spark_log(tmp_path: Path) -> str:
+    path = tmp_path / "spark.log"
+    return path.read_text() if path.exists() else ""
+
+
+# --- KafkaSourceProvider: options -------------------------------------------------------------
+
+@pytest.mark.parametrize("given, message", [
+    ({"endingOffsets": "latest"}, "ending offset not valid in streaming queries"),
+    ({"endingOffsetsByTimestamp": "{}"}, "ending timestamp not valid in streaming queries"),
+    ({}, "One of the following options must be specified for Kafka source: subscribe, "
+         "subscribepattern, assign. See the docs for more details."),
+    ({"subscribe": "a", "assign": '{"a":[0]}'},
+     "Only one of the following options can be specified for Kafka source: subscribe, "
+     "subscribepattern, assign. See the docs for more details."),
+    ({"assign": "a"}, "No topicpartitions to assign as specified value for option 'assign' is 'a'"),
+    ({"subscribe": " , "}, "No topics to subscribe to as specified value for option 'subscribe' is ' , '"),
+    ({"subscribePattern": " "},
+     "Pattern to subscribe is empty as specified value for option 'subscribePattern' is ' '"),
+    ({"subscribe": "t", "minPartitions": "0"}, "minPartitions must be positive"),
+    ({"subscribe": "t", "kafka.auto.offset.reset": "earliest"},
+     "Kafka option 'auto.offset.reset' is not supported."),
+    ({"subscribe": "t", "kafka.enable.auto.commit": "true"},
+     "Kafka option 'enable.auto.commit' is not supported"),
+    ({"subscribe": "t", "kafka.value.deserializer": "x"},
+     "Kafka option 'value.deserializer' is not supported as values are deserialized as byte arrays"),
+    ({"subscribe": "t"}, "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"),
+    ({"subscribe": "t", "kafka.bootstrap.servers": "h:1", "minOffsetsPerTrigger": "20",
+      "maxOffsetsPerTrigger": "15"},
+     "The value of minOffsetPerTrigger(20) is higher than the maxOffsetsPerTrigger(15)."),
+])
+def test_options_are_validated_in_the_connectors_order_and_words(given: dict, message: str) -> None:
+    """KafkaSourceProvider.validateStreamOptions / validateGeneralOptions."""
+    with pytest.raises(SourceOptionError) as refused:
+        SourceOptions.parse(given)
+    assert f"java.lang.IllegalArgumentException: {message}" in str(refused.value)
+
+
+def test_options_are_case_insensitive_and_unknown_ones_ignored() -> None:
+    """KafkaSourceProvider reads a CaseInsensitiveMap and has no unknown-option check."""
+    parsed = SourceOptions.parse({"KAFKA.BOOTSTRAP.SERVERS": "h:1", "SubScribe": "a, b",
+                                  "STARTINGOFFSETS": "EARLIEST", "noSuchOption": "x",
+                                  "topic": "ignored-as-in-the-connector"})
+    assert parsed.bootstrap_servers == "h:1" and parsed.subscription.topics == ("a", "b")
+    assert parsed.starting_offsets == "EARLIEST"
+
+
+def test_defaults_are_the_connectors() -> None:
+    """KafkaSourceProvider defaults: latest, failOnDataLoss true, 15 m delay, 3 retries, 1 s."""
+    parsed = SourceOptions.parse(options())
+    assert (parsed.starting_offsets, parsed.fail_on_data_loss, parsed.max_trigger_delay_ms,
+            parsed.fetch_offset_num_retries, parsed.fetch_offset_retry_interval_ms,
+            parsed.poll_timeout_ms, parsed.include_headers, parsed.group_id_prefix) == \
+        ("latest", True, 900_000, 3, 1000, 120_000, False, "spark-kafka-source")
+
+
+@pytest.mark.parametrize("value", ["yes", "0", " true", "TRUE "])
+def test_fail_on_data_loss_is_parsed_strictly(value: str) -> None:
+    """Scala's String.toBoolean (`params("failondataloss").toBoolean`)."""
+    with pytest.raises(SourceOptionError, match=f'For input string: "{value}"'):
+        SourceOptions.parse(options(failOnDataLoss=value))
+    assert SourceOptions.parse(options(failOnDataLoss="FALSE")).fail_on_data_loss is False
+
+
+def test_numbers_and_time_strings_parse_as_in_spark() -> None:
+    """`.toLong` and Utils.timeStringAsMs (maxTriggerDelay)."""
+    with pytest.raises(SourceOptionError, match='NumberFormatException: For input string: "1e3"'):
+        SourceOptions.parse(options(maxOffsetsPerTrigger="1e3"))
+    assert [parse_time_ms(t) for t in ("15m", "500", "2s", "1h", "3min")] == \
+        [900_000, 500, 2000, 3_600_000, 180_000]
+    with pytest.raises(SourceOptionError, match="Time must be specified as seconds"):
+        parse_time_ms("5 parsecs")
+
+
+def test_the_same_options_run_on_the_connector() -> None:
+    """Only the format name differs: our own options are left out for `format("kafka")`."""
+    parsed = SourceOptions.parse(options("h:1", startingOffsets="earliest",
+                                         checkpointLocation="/c", logFile="/l", offsetsGroup="g"))
+    assert parsed.connector_options() == {"kafka.bootstrap.servers": "h:1", "subscribe": "Experience",
+                                          "startingOffsets": "earliest", "failOnDataLoss": "true"}
+
+
+# --- getKafkaOffsetRangeLimit + KafkaOffsetReaderAdmin: where a new query starts ---------------
+
+def test_starting_offsets_default_latest_words_and_json(embedded_broker, tmp_path: Path) -> None:
+    """getKafkaOffsetRangeLimit (default LatestOffsetRangeLimit) and fetchSpecificOffsets."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, partitions=2)
+    send_counter(bootstrap, range(1, 6), partition=0)
+    send_counter(bootstrap, range(6, 8), partition=1)
+    assert reader(bootstrap, tmp_path).initialOffset() == {"Experience": {"0": 5, "1": 2}}
+    assert reader(bootstrap, tmp_path, startingOffsets=" Earliest ").initialOffset() == \
+        {"Experience": {"0": 0, "1": 0}}
+    assert reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":-2,"1":-1}}') \
+        .initialOffset() == {"Experience": {"0": 0, "1": 2}}
+    # Offsets beyond the log are taken verbatim; planning reports them later.
+    assert reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":99,"1":0}}') \
+        .initialOffset() == {"Experience": {"0": 99, "1": 0}}
+    with pytest.raises(SourceOptionError, match="you must specify all TopicPartitions.*"
+                                                r"Specified: Set\(Experience-0\) Assigned: "
+                                                r"Set\(Experience-0, Experience-1\)"):
+        reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":1}}').initialOffset()
+    with pytest.raises(SourceOptionError, match=r'Expected e.g. \{"topicA":\{"0":23,"1":-1\},'):
+        reader(bootstrap, tmp_path, startingOffsets="{oops").initialOffset()
+
+
+def test_starting_timestamp_finds_the_first_offset_at_or_after_it(embedded_broker,
+                                                                   tmp_path: Path) -> None:
+    """startingTimestamp with startingOffsetsByTimestampStrategy error / latest."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for i, stamp in enumerate((1000, 2000, 3000)):
+        producer.send("Experience", value=b"%d" % i, timestamp_ms=stamp)
+    producer.flush(10)
+    producer.close()
+    assert reader(bootstrap, tmp_path, startingTimestamp="1500").initialOffset() == \
+        {"Experience": {"0": 1}}
+    with pytest.raises(SourceOptionError, match="No offset matched from request of "
+                                                "topic-partition Experience-0 and timestamp 9000"):
+        reader(bootstrap, tmp_path, startingTimestamp="9000").initialOffset()
+    assert reader(bootstrap, tmp_path, startingTimestamp="9000",
+                  startingOffsetsByTimestampStrategy="latest").initialOffset() == \
+        {"Experience": {"0": 3}}
+
+
+# --- KafkaRecordToRowConverter: the rows -------------------------------------------------------
+
+def test_rows_have_the_connectors_schema_and_values(embedded_broker, tmp_path: Path) -> None:
+    """KafkaRecordToRowConverter.kafkaSchema: binary key/value, timestamp, timestampType."""
+    assert kafka_source.SCHEMA == ("key binary, value binary, topic string, partition int, "
+                                   "offset bigint, timestamp timestamp, timestampType int")
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    producer.send("Experience", key=b"\xff8", value=None, timestamp_ms=1_700_000_000_123,
+                  headers=[("h", b"v")])
+    producer.send("Experience", key=None, value=b"9")
+    producer.flush(10)
+    producer.close()
+    source = reader(bootstrap, tmp_path)
+    (partition,) = source.partitions({"Experience": {"0": 0}}, {"Experience": {"0": 2}})
+    batch = pa.Table.from_batches(list(source.read(partition)))  # one or more chunks
+    assert [(f.name, str(f.type)) for f in batch.schema] == [
+        ("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int32"),
+        ("offset", "int64"), ("timestamp", "timestamp[us, tz=UTC]"), ("timestampType", "int32")]
+    first, second = batch.to_pylist()
+    assert (first["key"], first["value"], second["key"], second["value"]) == (b"\xff8", None, None, b"9")
+    assert first["timestamp"].timestamp() == 1_700_000_000.123 and first["timestampType"] == 0
+    with_headers = reader(bootstrap, tmp_path, includeHeaders="true")
+    rows = pa.Table.from_batches(list(with_headers.read(partition))).to_pylist()
+    # toInternalRowWithHeaders: null, not an empty list, when a record has none.
+    assert rows[0]["headers"] == [{"key": "h", "value": b"v"}] and rows[1]["headers"] is None
+
+
+def test_a_custom_schema_is_refused() -> None:
+    """KafkaSourceProvider.sourceSchema: `Kafka source has a fixed schema ...`."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    source = KafkaSource(options())
+    with pytest.raises(SourceOptionError, match="Kafka source has a fixed schema and cannot be "
+                                                "set with a custom one"):
+        source.streamReader(StructType([StructField("value", StringType())]))
+
+
+# --- KafkaSourceInitialOffsetWriter: sources/0/0 ------------------------------------------------
+
+def test_sources_0_0_is_written_once_byte_for_byte(embedded_broker, tmp_path: Path) -> None:
+    """KafkaSourceInitialOffsetWriter.serialize and getOrCreateInitialPartitionOffsets: the
+    initial offsets are resolved once; a later start (a replay of batch 0) reads them back."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 4))
+    checkpoint = tmp_path / "checkpoint"
+    first = reader(bootstrap, tmp_path, checkpointLocation=str(checkpoint))
+    assert first.initialOffset() == {"Experience": {"0": 3}}
+    written = (checkpoint / "sources" / "0" / "0").read_bytes()
+    assert written == b'\x00v1\n{"Experience":{"0":3}}'
+    crc = (checkpoint / "sources" / "0" / ".0.crc").read_bytes()
+    assert crc == b"crc\x00" + struct.pack(">i", 512) + struct.pack(">I", zlib.crc32(written))
+    send_counter(bootstrap, range(4, 9))  # latest moves on; the replay must not follow it
+    again = reader(bootstrap, tmp_path, checkpointLocation=str(checkpoint))
+    assert again.initialOffset() == {"Experience": {"0": 3}}
+    assert (checkpoint / "sources" / "0" / "0").read_bytes() == written
+    assert 'Initial offsets: {"Experience":{"0":3}}' in spark_log(tmp_path)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'\x00v99999\n{"Experience":{"0":3}}',
+     "UnsupportedLogVersion: maximum supported log version is v1, but encountered v99999. The "
+     "log file was produced by a newer version of Spark and cannot be read by this version."),
+    (b"\x00v1", "Log file was malformed: failed to detect the log file version line."),
+    (b"\x00vx\n{}", "Log file was malformed: failed to read correct log version from vx."),
+])
+def test_a_bad_sources_0_0_is_refused_as_spark_refuses_it(tmp_path: Path, content: bytes,
+                                                          message: str) -> None:
+    """HDFSMetadataLog.validateVersion and KafkaSourceInitialOffsetWriter.deserialize."""
+    (tmp_path / "sources" / "0").mkdir(parents=True)
+    (tmp_path / "sources" / "0" / "0").write_bytes(content)
+    source = reader("127.0.0.1:1", tmp_path, checkpointLocation=str(tmp_path))
+    with pytest.raises(CheckpointError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        source.initialOffset()
+
+
+def test_spark_2_1_sources_0_0_without_a_version_line_is_read(tmp_path: Path) -> None:
+    """KafkaSourceInitialOffsetWriter.deserialize: content not starting with `v` is JSON."""
+    (tmp_path / "sources" / "0").mkdir(parents=True)
+    (tmp_path / "sources" / "0" / "0").write_bytes(b'\x00{"Experience":{"0":7}}')
+    source = reader("127.0.0.1:1", tmp_path, checkpointLocation=str(tmp_path))
+    assert source.initialOffset() == {"Experience": {"0": 7}}
+
+
+# --- KafkaDataConsumer.get: data loss while reading --------------------------------------------
+
+def test_a_deleted_head_fails_the_read_for_the_range_up_to_the_batch_end(embedded_broker,
+                                                                         tmp_path: Path) -> None:
+    """KafkaExceptions.couldNotReadOffsetRange from KafkaDataConsumer.get: planning succeeds
+    (latestOffset and partitions raise nothing), the task fails with [checkpoint, batch end)."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    delete_records(bootstrap, 12)
+    source = reader(bootstrap, tmp_path)
+    start = {"Experience": {"0": 5}}
+    end = source.latestOffset(start, ReadAllAvailable())
+    assert end == {"Experience": {"0": 20}}
+    (task,) = source.partitions(start, end)
+    with pytest.raises(CouldNotReadOffsetRangeError) as failed:
+        list(source.read(task))
+    message = str(failed.value)
+    assert message.startswith(f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: {SPARK_DATA_LOSS_TEXT} "
+                              "Could not read records in offset [5, 20) for topic partition "
+                              "Experience-0 with consumer group spark-kafka-source-")
+    assert "-executor." in message
+    # Ours, after Spark's words: what is gone and the way out.
+    assert "earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages)" \
+        in message and "--fail-on-data-loss false" in message
+
+
+def test_a_deleted_head_is_skipped_with_the_connectors_warnings(embedded_broker,
+                                                                tmp_path: Path) -> None:
+    """KafkaDataConsumer.getEarliestAvailableOffsetBetween with failOnDataLoss=false."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    delete_records(bootstrap, 12)
+    source = reader(bootstrap, tmp_path, failOnDataLoss="false")
+    start = {"Experience": {"0": 5}}
+    end = source.latestOffset(start, ReadAllAvailable())
+    assert [r["offset"] for r in rows_of(source, start, end)] == list(range(12, 20))
+    log = spark_log(tmp_path)
+    assert f"Cannot fetch offset 5 (GroupId: {source.group_id}, TopicPartition: Experience-0). " \
+           f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}" in log
+    assert "Some data may be lost. Recovering from the earliest offset: 12" in log
+    assert "records in [5, 12) will be skipped" in log
+
+
+def test_a_stalled_read_times_out_with_the_connectors_words(embedded_broker, tmp_path: Path) -> None:
+    """InternalKafkaConsumer.fetch: `Cannot fetch record for offset <o> in <ms> milliseconds`
+    after kafkaConsumer.pollTimeoutMs without progress."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 4))
+    source = reader(bootstrap, tmp_path, **{"kafkaConsumer.pollTimeoutMs": "1000"})
+    task = KafkaRange("Experience", 0, 0, 10)  # a range Kafka cannot fill
+    with pytest.raises(KafkaUnreachableError, match="Cannot fetch record for offset 3 in 1000 "
+                                                    "milliseconds"):
+        list(source.read(task))
+
+
+# --- KafkaOffsetReaderAdmin.getOffsetRangesFromResolvedOffsets: data loss at planning ---------
+
+def test_a_recreated_topic_fails_at_planning_with_partition_offset_changed(
+        embedded_broker, tmp_path: Path) -> None:
+    """fetchLatestOffsets retries a latest below the known offset, then accepts it;
+    planning reports KafkaExceptions.partitionOffsetChanged. latestOffset itself never raises."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 6))
+    source = reader(bootstrap, tmp_path)
+    start = {"Experience": {"0": 120}}  # the old topic's offset in the checkpoint
+    end = source.latestOffset(start, ReadAllAvailable())
+    assert end == {"Experience": {"0": 5}}  # what Spark writes to offsets/N
+    log = spark_log(tmp_path)
+    assert "Found incorrect offsets in some partitions (partition, previous offset, fetched " \
+           "offset): (Experience-0, 120, 5)" in log
+    assert log.count("Retrying to fetch latest offsets because of incorrect offsets") == 2
+    with pytest.raises(PartitionOffsetChangedError) as failed:
+        source.partitions(start, end)
+    assert "Partition Experience-0 offset was changed from 120 to 5. This could either be a " \
+           "user error" in str(failed.value)
+
+
+def test_a_recreated_topic_moves_back_with_a_warning_when_data_loss_is_allowed(
+        embedded_broker, tmp_path: Path) -> None:
+    """reportDataLoss with failOnDataLoss=false: warn, drop the negative range; the next batch
+    starts at the new topic's offsets (the connector's `rateLimit`/`latestOffset` move back)."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 6))
+    source = reader(bootstrap, tmp_path, failOnDataLoss="false")
+    start = {"Experience": {"0": 120}}
+    end = source.latestOffset(start, ReadAllAvailable())
+    assert source.partitions(start, end) == []
+    assert "Partition Experience-0's offset was changed from 120 to 5, some data may have been " \
+           f"missed. {FAIL_ON_DATA_LOSS_FALSE_TEXT}" in spark_log(tmp_path)
+    send_counter(bootstrap, range(6, 9))
+    assert [r["offset"] for r in rows_of(source, end, source.latestOffset(end, ReadAllAvailable()))] \
+        == [5, 6, 7]
+
+
+def test_an_added_partition_not_starting_at_zero(embedded_broker, tmp_path: Path) -> None:
+    """KafkaExceptions.addedPartitionDoesNotStartFromZero; with false, read from its earliest."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, partitions=2)
+    send_counter(bootstrap, range(1, 5), partition=1)
+    delete_records(bootstrap, 2, partition=1)
+    start, end = {"Experience": {"0": 0}}, {"Experience": {"0": 0, "1": 4}}
+    with pytest.raises(AddedPartitionNotFromZeroError, match="Added partition Experience-1 starts "
+                                                             "from 2 instead of 0."):
+        reader(bootstrap, tmp_path).partitions(start, end)
+    allowed = reader(bootstrap, tmp_path, failOnDataLoss="false")
+    assert [r["offset"] for r in rows_of(allowed, start, end)] == [2, 3]
+    assert "Added partition Experience-1 starts from 2 instead of 0. Some data may have been " \
+           "missed." in spark_log(tmp_path)
+
+
+def test_deleted_and_vanished_partitions(embedded_broker, tmp_path: Path) -> None:
+    """KafkaExceptions.partitionsDeleted and initialOffsetNotFoundForPartitions."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    source = reader(bootstrap, tmp_path)
+    with pytest.raises(PartitionsDeletedError, match=r"Partitions Set\(Experience-1, Experience-2\) "
+                                                     r"have been deleted\."):
+        source.partitions({"Experience": {"0": 0, "1": 3, "2": 4}}, {"Experience": {"0": 0}})
+    with pytest.raises(InitialOffsetNotFoundError, match=r"Cannot find initial offsets for "
+                                                         r"partitions Set\(Experience-7\)"):
+        source.partitions({"Experience": {"0": 0}}, {"Experience": {"0": 0, "7": 3}})
+    allowed = reader(bootstrap, tmp_path, failOnDataLoss="false")
+    assert allowed.partitions({"Experience": {"0": 0, "1": 3}}, {"Experience": {"0": 0}}) == []
+    assert "Set(Experience-1) are gone. Some data may have been missed." in spark_log(tmp_path)
+
+
+# --- KafkaMicroBatchStream: rate limits ---------------------------------------------------------
+
+@pytest.mark.parametrize("limit, start, latest, expected", [
+    (10, {TP0: 0, TP1: 0}, {TP0: 1000, TP1: 1}, {TP0: 9, TP1: 1}),       # floor 9.99, ceil 0.0099
+    (10, {TP0: 0, TP1: 0, TP2: 0}, {TP0: 5, TP1: 5, TP2: 5}, {TP0: 3, TP1: 3, TP2: 3}),  # 9 in all
+    (10, {TP0: 7, TP1: 0}, {TP0: 5, TP1: 30}, {TP0: 5, TP1: 10}),         # negative: to `until`
+    (10, {TP0: 5}, {TP0: 5}, {TP0: 5}),                                   # nothing waiting
+    (100, {TP0: 0}, {TP0: 20}, {TP0: 20}),
+])
+def test_rate_limit_splits_as_the_connector(limit: int, start: dict, latest: dict,
+                                            expected: dict) -> None:
+    """KafkaMicroBatchStream.rateLimit, rounding included."""
+    assert rate_limit(limit, start, latest, {}) == expected
+
+
+def test_a_limited_query_steps_through_a_lost_range(embedded_broker, tmp_path: Path) -> None:
+    """rateLimit counts the backlog from the batch's start even below Kafka's earliest."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    delete_records(bootstrap, 12)
+    source = reader(bootstrap, tmp_path, maxOffsetsPerTrigger="5")
+    assert source.getDefaultReadLimit() == ReadMaxRows(5)
+    assert source.latestOffset({"Experience": {"0": 0}}, ReadMaxRows(5)) == {"Experience": {"0": 5}}
+    assert source.reportLatestOffset() == {"Experience": {"0": 20}}
+    # ReadAllAvailable has the highest priority (Trigger.AvailableNow, engine overrides).
+    assert source.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable()) == {"Experience": {"0": 20}}
+
+
+def test_min_offsets_wait_for_data_or_the_trigger_delay() -> None:
+    """KafkaMicroBatchStream.delayBatch: the first call fires; below the minimum it waits
+    until maxTriggerDelay; a partition not seen before counts from 0."""
+    now = [10_000.0]
+    delay = TriggerDelay(min_rows=10, max_delay_ms=5000, clock_ms=lambda: now[0])
+    assert delay.should_wait({TP0: 0}, {TP0: 1}) is False   # first call after a start
+    now[0] += 100
+    assert delay.should_wait({TP0: 1}, {TP0: 5}) is True    # 4 < 10
+    assert delay.should_wait({TP0: 1}, {TP0: 5, TP1: 7}) is False  # 4 + 7 from 0
+    now[0] += 5000
+    assert delay.should_wait({TP0: 5}, {TP0: 6}) is False   # the delay passed
+
+
+def test_default_read_limit_and_minimum_as_python_allows(embedded_broker, tmp_path: Path) -> None:
+    """getDefaultReadLimit: maxRows, minRows, or allAvailable (Python has no composite limit,
+    so with both the minimum is kept in the reader)."""
+    bootstrap = embedded_broker.bootstrap_servers
+    assert reader(bootstrap, tmp_path).getDefaultReadLimit() == ReadAllAvailable()
+    assert reader(bootstrap, tmp_path, minOffsetsPerTrigger="3").getDefaultReadLimit() == ReadMinRows(3)
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 3))
+    source = reader(bootstrap, tmp_path, minOffsetsPerTrigger="5", maxOffsetsPerTrigger="50")
+    first = source.latestOffset({"Experience": {"0": 0}}, ReadMaxRows(50))
+    assert first == {"Experience": {"0": 2}}  # the first call after a start fires
+    assert source.latestOffset(first, ReadMaxRows(50)) == first  # then it waits for 5 more
+
+
+def test_rate_options_are_refused_before_pyspark_4_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PySpark 4.0/4.1 have no ReadLimit for Python sources: say so instead of ignoring it."""
+    monkeypatch.setattr(kafka_source, "ADMISSION_CONTROL", False)
+    with pytest.raises(SourceOptionError, match="maxOffsetsPerTrigger needs PySpark 4.2 or later"):
+        KafkaSource(options(maxOffsetsPerTrigger="5")).schema()
+
+
+def test_min_partitions_split_big_ranges() -> None:
+    """KafkaOffsetRangeCalculator.getRanges."""
+    ranges = split_ranges([OffsetRange(TP0, 0, 100), OffsetRange(TP1, 0, 4), OffsetRange(TP2, 5, 5)],
+                          min_partitions=4)
+    assert [(r.tp.partition, r.start, r.end) for r in ranges] == \
+        [(0, 0, 33), (0, 33, 66), (0, 66, 100), (1, 0, 4)]
+    assert split_ranges([OffsetRange(TP0, 0, 10)]) == [OffsetRange(TP0, 0, 10)]
+
+
+# --- KafkaOffsetReaderAdmin.withRetries: a broker restart between batches ----------------------
+
+def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, free_port: int) -> None:
+    """withRetries: numRetries attempts, retryIntervalMs apart, a new client each time; the
+    warning `Error in attempt <n> getting Kafka offsets`; the last error when all fail."""
+    import threading
+
+    from kafka_app.broker import BrokerSettings, EmbeddedBroker
+
+    settings = BrokerSettings(port=free_port, data_dir=tmp_path / "kafka")
+    bootstrap = f"127.0.0.1:{free_port}"
+    with EmbeddedBroker(settings):
+        create_topic(bootstrap)
+        send_counter(bootstrap, range(1, 4))
+    warnings: list[str] = []
+    given = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "5",
+                                                      "fetchOffset.retryIntervalMs": "1000",
+                                                      "kafka.default.api.timeout.ms": "1500"}))
+    later = EmbeddedBroker(settings)
+    starter = threading.Timer(2.0, later.start)
+    starter.start()
+    try:
+        with OffsetReader(given, warnings.append) as offsets:
+            assert offsets.latest() == {TP0: 3}
+    finally:
+        starter.join()
+        later.stop()
+    assert warnings and warnings[0].startswith("Error in attempt 1 getting Kafka offsets: ")
+    failing = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "2",
+                                                        "fetchOffset.retryIntervalMs": "10",
+                                                        "kafka.default.api.timeout.ms": "500"}))
+    with pytest.raises(KafkaUnreachableError), OffsetReader(failing, lambda _: None) as offsets:
+        offsets.latest()
+
+
+# --- KafkaMicroBatchStream.metrics and JsonUtils --------------------------------------------
+
+def test_lag_metrics_have_the_connectors_names_and_formula() -> None:
+    """KafkaMicroBatchStream.metrics: latest minus consumed per partition; avg as a double."""
+    progress = {"batchId": 4, "numInputRows": 3, "durationMs": {"triggerExecution": 9},
+                "sources": [{"startOffset": {"Experience": {"0": 0, "1": 0}},
+                             "endOffset": {"Experience": {"0": 10, "1": 4}},
+                             "latestOffset": {"Experience": {"0": 22, "1": 4}}}]}
+    line = batch_line_from_progress(progress, 14)
+    assert line.behind_latest() == {"minOffsetsBehindLatest": "0", "maxOffsetsBehindLatest": "12",
+                                    "avgOffsetsBehindLatest": "6.0"}
+    assert line.plain().endswith("behind latest: max=12 avg=6.0 min=0")
+
+
+def test_offsets_json_lists_partitions_in_numeric_order() -> None:
+    """JsonUtils.partitionOffsets: one topic's partitions 0, 1, ..., 10 (not "10" before "2")."""
+    offsets = {TopicPartition("Experience", p): p for p in (10, 2, 0, 1)}
+    assert list(offsets_to_json(offsets)["Experience"]) == ["0", "1", "2", "10"]
+
+
+def test_the_executor_group_id_has_the_connectors_shape(tmp_path: Path) -> None:
+    """KafkaSourceProvider.streamingUniqueGroupId + `-executor`; kafka.group.id overrides it."""
+    parsed = SourceOptions.parse(options(checkpointLocation=str(tmp_path)))
+    group = executor_group_id(parsed)
+    assert group.startswith("spark-kafka-source-") and group.endswith("-executor")
+    assert executor_group_id(SourceOptions.parse(options(**{"kafka.group.id": "mine"}))) == "mine"
