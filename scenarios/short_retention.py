@@ -19,13 +19,16 @@ from scenarios.narration import Step
 from scenarios.registry import Scenario
 from scenarios.stage import Stage
 from scenarios.verify import ValueRange
-from spark_app.errors import DataLossError, error_in_text
+from spark_app.checkpoint import read_checkpoint
+from spark_app.settings import SPARK_LOG_FILE_NAME
+from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
 
 __all__ = ["SCENARIO", "run"]
 
 DATA_LOSS = DataLossError.token
+CONDITION = CouldNotReadOffsetRangeError.token
 _RANGE = re.compile(r"\[(\d+),\s*(\d+)\)")
-_EARLIEST = re.compile(r"earliest offset is now (\d+)")
+_EARLIEST = re.compile(r"earliest offset of \S+ is now (\d+)")
 
 
 def run(stage: Stage) -> None:
@@ -96,10 +99,15 @@ def _stop_the_bleeding(stage: Stage) -> None:
 def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None:
     stage.step(Step(
         "Restart the Spark app on the same checkpoint",
-        happens="the app plans the next batch from the checkpointed offset, which Kafka no longer has",
-        watch=f"it exits non-zero with {DATA_LOSS} naming the topic, partition and lost range",
+        happens="Spark plans the next batch from the checkpointed offset to Kafka's latest and "
+                "writes it to offsets/N; then the task reading it finds its first offsets gone",
+        watch=f"it exits non-zero with {CONDITION} naming the topic partition and the batch's "
+              f"range [checkpoint offset, batch end); offsets/N is there, commits/N is not",
         why="with failOnDataLoss=true (the default) Spark's Kafka source refuses to skip data "
-            "silently; startingOffsets does not help: a resumed query reads its checkpoint",
+            "silently. The planning on the driver does not look at Kafka's earliest offset; the "
+            "executor's read does, so the batch stays planned and every restart replays it and "
+            "fails the same way. startingOffsets does not help: a resumed query reads its "
+            "checkpoint",
         production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset"))
     stage.start_spark()
     code = stage.wait_spark_exit(kind="crash")
@@ -108,9 +116,9 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
                  phase="data loss")
     # The app's one line, read back as its error class (the same parser the CLI uses).
     named_error = error_in_text(output)
-    stage.expect(check("the error names data loss", isinstance(named_error, DataLossError),
-                       DATA_LOSS, type(named_error).__name__ if named_error else "no error line"),
-                 phase="data loss")
+    stage.expect(check("the error is Spark's data-loss condition for a read",
+                       isinstance(named_error, CouldNotReadOffsetRangeError), CONDITION,
+                       named_error.token if named_error else "no error line"), phase="data loss")
     topic = stage.kafka.topic if stage.kafka else ""
     stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
                        f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),
@@ -121,8 +129,15 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
     stage.fact("error_range", [start, end])
     stage.expect(check("the error's range starts at the checkpoint's offset", start == resume_at,
                        f"[{resume_at}, …)", f"[{start}, {end})"), phase="data loss")
-    # The range named is the batch the app planned; what is lost of it ends at Kafka's earliest
-    # offset, which the error names too (else the range's end is that offset).
+    planned = _planned_batch(stage)
+    stage.fact("planned_batch", planned)
+    stage.expect(check("Spark planned the batch before the read failed",
+                       planned is not None and planned[1] == end,
+                       f"offsets/N written and not committed, ending at {end}",
+                       f"batch {planned[0]} ends at {planned[1]}" if planned else "no pending batch"),
+                 phase="data loss")
+    # Spark's range is the planned batch; what is lost of it ends at Kafka's earliest offset,
+    # which the playground adds after Spark's words.
     named = _EARLIEST.search(error)
     lost_end = stage.fact("lost_until_offset", int(named.group(1)) if named else end)
     stage.expect(within("the lost offsets end at Kafka's earliest offset", lost_end,
@@ -133,12 +148,23 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
                  phase="data loss")
 
 
+def _planned_batch(stage: Stage) -> tuple[int, int] | None:
+    """(id, end offset summed over partitions) of the batch planned but not committed."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    if info.pending is None or not info.pending.end:
+        return None
+    return info.pending.batch_id, sum(info.pending.end.values())
+
+
 def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     stage.step(Step(
         "Way out 1: restart with failOnDataLoss=false",
-        happens="the app warns, skips to Kafka's earliest offset and goes on from its state",
-        watch="the count continues where it was; the values jump over the aged-out range",
-        why="failOnDataLoss=false lets the source move forward to what exists; it never rewinds",
+        happens="Spark replays the planned batch; its task warns, skips to Kafka's earliest "
+                "offset and goes on; the count goes on from the state",
+        watch="the count continues where it was; the values jump over the aged-out range; "
+              "spark.log says `records in [checkpoint offset, earliest) will be skipped`",
+        why="failOnDataLoss=false lets the reading task move forward to what exists, with "
+            "warnings naming the skipped range (KafkaDataConsumer's, word for word)",
         production="acceptable when the data can be rebuilt or is not critical; record what "
                    "was skipped (the range is in the warning) and backfill it"))
     resumed, before, after = stage.start_spark_and_see_first_value(fail_on_data_loss=False)
@@ -150,6 +176,11 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     lost = stage.fact("lost_values", ValueRange(processed + 1, resumed - 1))
     stage.say(f"predicted missing: values {lost} (offsets {processed}..{resumed - 2})")
     stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
+    warned = f"records in [{processed}, {resumed - 1}) will be skipped"
+    log = stage.folders.log / SPARK_LOG_FILE_NAME
+    said = log.exists() and warned in log.read_text(encoding="utf-8", errors="replace")
+    stage.expect(check("spark.log names the skipped range as the connector does", said,
+                       warned, "present" if said else "absent"), phase="failOnDataLoss=false")
     stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
                        "Count runs on without a break, no duplicates",
                        f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"

@@ -147,13 +147,19 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
     failing = AppProcess(tmp_path, args).start()
     assert failing.wait(START_SEC) == 1, failing.output()
     last = failing.stderr_lines()[-1]
-    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last and "[20, 30)" in last
-    assert "Experience-0" in last and "--fail-on-data-loss false" in last
+    # Spark's words: the planned batch's range; then ours: what of it is gone.
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last
+    assert "Could not read records in offset [20, 40) for topic partition Experience-0" in last
+    assert "offsets [20, 30) are gone (10 messages)" in last and "--fail-on-data-loss false" in last
+    planned = inspect(bootstrap, tmp_path, "--no-state")
+    assert planned["pending_batch"] is not None and planned["pending_range_end"] == \
+        {"Experience": {"0": 40}}
+    assert "for [20, 40)" in planned["partitions"][0]["sentence"]
 
     with AppProcess(tmp_path, [*args, "--fail-on-data-loss", "false"]) as app:
         wait_until(lambda: highest_count(tmp_path) >= 30, START_SEC, "the rest after the gap", app)
         assert app.terminate() == 0, app.output()
-    assert "skipping 10 messages" in (tmp_path / "log" / "spark.log").read_text()
+    assert "records in [20, 30) will be skipped" in (tmp_path / "log" / "spark.log").read_text()
     report = verify_file(tmp_path / "log" / "streaming-output.log")
     assert report.missing == (ValueRange(21, 30),) and report.duplicated == {}
     assert report.final_count == 30

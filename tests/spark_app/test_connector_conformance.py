@@ -31,6 +31,7 @@ from spark_app.offsets import TopicPartition, offsets_to_json
 from spark_app.progress import batch_line_from_progress
 from spark_app.rate_limit import TriggerDelay, rate_limit
 from spark_app.source_options import SourceOptions, parse_time_ms
+from scenarios.verify import ValueRange
 from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
 
 TP0, TP1, TP2 = (TopicPartition("Experience", p) for p in range(3))
@@ -530,3 +531,99 @@ def test_the_executor_group_id_has_the_connectors_shape(tmp_path: Path) -> None:
     group = executor_group_id(parsed)
     assert group.startswith("spark-kafka-source-") and group.endswith("-executor")
     assert executor_group_id(SourceOptions.parse(options(**{"kafka.group.id": "mine"}))) == "mine"
+
+
+# --- Real queries: MicroBatchExecution + the connector, end to end -----------------------------
+
+def _app(bootstrap: str, tmp_path: Path, **changes: object):
+    from spark_app.settings import SparkAppSettings
+    from tests.spark_app.app_process import AppProcess
+
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
+                                log_dir=tmp_path / "log", trigger_sec=0.5, **changes)  # type: ignore[arg-type]
+    return AppProcess(tmp_path, settings.to_argv())
+
+
+def _report(tmp_path: Path):
+    from scenarios.verify import verify_file
+
+    return verify_file(tmp_path / "log" / "streaming-output.log")
+
+
+START_SEC = 600
+
+
+@pytest.mark.spark
+def test_a_crashed_batch_0_replays_from_sources_0_0_even_after_retention_moved(
+        embedded_broker, tmp_path: Path) -> None:
+    """getOrCreateInitialPartitionOffsets: batch 0's replay starts at sources/0/0, not at
+    startingOffsets resolved again; Kafka's earliest moved past it, so the replay's read fails
+    with COULD_NOT_READ_OFFSET_RANGE for batch 0's range instead of silently losing data."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21), negative=[11])
+    crashing = _app(bootstrap, tmp_path).start()
+    assert crashing.wait(START_SEC) == 255, crashing.output()
+    assert _report(tmp_path).highest == 10  # values 1..10 written, then the crash at offset 10
+    assert (tmp_path / "checkpoints" / "sources" / "0" / "0").read_bytes() == \
+        b'\x00v1\n{"Experience":{"0":0}}'
+    delete_records(bootstrap, 8)
+    failing = _app(bootstrap, tmp_path).start()
+    assert failing.wait(START_SEC) == 1, failing.output()
+    last = failing.stderr_lines()[-1]
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last, last
+    assert "Could not read records in offset [0, 20) for topic partition Experience-0" in last
+    report = _report(tmp_path)
+    assert report.highest == 10 and not report.duplicated
+
+
+@pytest.mark.spark
+def test_a_crashed_batch_0_from_latest_replays_the_same_range(embedded_broker, tmp_path: Path) -> None:
+    """The same file with startingOffsets=latest: what arrived while the app was down is read
+    after batch 0's replay, not instead of it; every value of the query exactly once."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 6))  # before the query: never part of it
+    from tests.spark_app.app_process import wait_until
+
+    initial = tmp_path / "checkpoints" / "sources" / "0" / "0"
+    crashing = _app(bootstrap, tmp_path, starting_offsets="latest").start()
+    wait_until(initial.exists, START_SEC, "sources/0/0", crashing)
+    send_counter(bootstrap, range(6, 11), negative=[8])
+    assert crashing.wait(START_SEC) == 255, crashing.output()
+    send_counter(bootstrap, range(11, 16))  # while the app is down
+    with _app(bootstrap, tmp_path, starting_offsets="latest") as app:
+        wait_until(lambda: (_report(tmp_path).highest or 0) >= 15, START_SEC, "value 15", app)
+        assert app.terminate() == 0, app.output()
+    report = _report(tmp_path)
+    assert report.missing == (ValueRange(1, 5),) and report.duplicated == {}
+    assert report.messages == 10 and report.final_count == 10
+
+
+@pytest.mark.spark
+def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path) -> None:
+    """Options fail at load() (KafkaSourceProvider.sourceSchema); a recreated topic fails when
+    the batch is planned, after offsets/N (getOffsetRangesFromResolvedOffsets)."""
+    from spark_app.session import build_session
+    from spark_app.settings import SparkAppSettings
+
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 4))
+    spark = build_session(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"))
+    try:
+        spark.dataSource.register(KafkaSource)
+        with pytest.raises(Exception, match="One of the following options must be specified"):
+            spark.readStream.format("experience-kafka").load()
+        checkpoint = tmp_path / "checkpoint"
+        (checkpoint / "sources" / "0").mkdir(parents=True)
+        # A checkpoint from the topic's previous life: it had reached offset 120.
+        (checkpoint / "sources" / "0" / "0").write_bytes(b'\x00v1\n{"Experience":{"0":120}}')
+        query = (spark.readStream.format("experience-kafka").options(**options(
+            bootstrap, checkpointLocation=str(checkpoint), **FAST)).load()
+            .writeStream.format("noop").option("checkpointLocation", str(checkpoint)).start())
+        with pytest.raises(Exception, match="KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED"):
+            query.awaitTermination(120)
+        assert (checkpoint / "offsets" / "0").exists() and not (checkpoint / "commits" / "0").exists()
+    finally:
+        spark.stop()
