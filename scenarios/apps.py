@@ -27,7 +27,7 @@ from scenarios.settings import Timings
 from scenarios.waiting import Progress, wait_until
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.settings import ProducerAppSettings
-from spark_app.settings import SparkAppSettings
+from spark_app.settings import SourceKind, SparkAppSettings
 
 __all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
 
@@ -154,9 +154,12 @@ class SparkLauncher:
     """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
 
     def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
-                 timings: Timings, python: str = sys.executable, name: str = "spark") -> None:
+                 timings: Timings, python: str = sys.executable, name: str = "spark",
+                 source: SourceKind = "python") -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
         self.topic, self.timings, self.python = topic, timings, python
+        # Which Kafka source every start uses unless told otherwise (`run --source`).
+        self.source = source
         # A second app beside the first (the upgrade's green) needs its own process names.
         self.name = name
         self.starts = 0
@@ -169,7 +172,7 @@ class SparkLauncher:
         settings = SparkAppSettings(
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
             checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
-            trigger_sec=self.timings.trigger_sec,
+            trigger_sec=self.timings.trigger_sec, source=self.source,
             **{name: value for name, value in changes.items() if value is not None})
         argv = [self.python, "-m", "spark_app", *settings.to_argv()]
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)

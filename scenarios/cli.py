@@ -52,6 +52,9 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
                      help="use this Kafka instead of an embedded broker per scenario")
+    run.add_argument("--source", choices=["python", "spark-kafka"], default="python",
+                     help="the Spark app's Kafka source: ours (default, offline) or Spark's own "
+                          "connector, fetched from Maven Central")
     for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
         if scenario.options:
             group = run.add_argument_group(f"options of {scenario.name}")
@@ -101,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
     _refuse_stray_options(scenarios, args)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
-                           bootstrap_servers=args.bootstrap_servers)
+                           bootstrap_servers=args.bootstrap_servers, source=args.source)
     # SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
     # every started process is cleaned up.
     signal.signal(signal.SIGTERM, _interrupt)

@@ -9,6 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spark_app.settings import SourceKind
+
 __all__ = ["PROJECT_ROOT", "RunSettings", "Timings"]
 
 # The apps run as `python -m kafka_app` / `python -m spark_app` from a scenario's own folder,
@@ -66,3 +68,5 @@ class RunSettings:
     # None: each scenario starts its own embedded broker on a free port.
     bootstrap_servers: str | None = None
     python: str = sys.executable
+    # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central).
+    source: SourceKind = "python"

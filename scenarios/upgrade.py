@@ -183,7 +183,8 @@ def _green_launcher(stage: Stage) -> SparkLauncher:
     assert kafka is not None, "start Kafka first"
     folders = Folders(stage.folders.root / "green")
     return SparkLauncher(stage.group, folders, kafka.bootstrap_servers, kafka.topic,
-                         stage.timings, python=stage.settings.python, name="green")
+                         stage.timings, python=stage.settings.python, name="green",
+                         source=stage.settings.source)
 
 
 def _wait_for_green(stage: Stage, process: ManagedProcess, folders: Folders,

@@ -615,6 +615,11 @@ def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path)
         spark.dataSource.register(KafkaSource)
         with pytest.raises(Exception, match="One of the following options must be specified"):
             spark.readStream.format("experience-kafka").load()
+        custom = (spark.readStream.format("experience-kafka").schema("value string")
+                  .options(**options(bootstrap)).load())  # Spark asks the source only at start
+        with pytest.raises(Exception, match="Kafka source has a fixed schema"):
+            custom.writeStream.format("noop").option(
+                "checkpointLocation", str(tmp_path / "custom")).start().awaitTermination(120)
         checkpoint = tmp_path / "checkpoint"
         (checkpoint / "sources" / "0").mkdir(parents=True)
         # A checkpoint from the topic's previous life: it had reached offset 120.
