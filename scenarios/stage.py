@@ -34,6 +34,7 @@ from scenarios.timeline import Timeline
 from scenarios.verify import VerifyReport, verify, verify_file
 from scenarios.waiting import wait_until
 from spark_app.errors import DataLossError, error_in_text
+from spark_app.batch_line import lag_in_output
 
 __all__ = ["Stage"]
 
@@ -231,6 +232,7 @@ class Stage:
         """SIGTERM: the app stops its query cleanly and exits 0."""
         process = self._spark()
         code = process.terminate(timeout=timeout)
+        self._note_lag(process)
         self.timeline.event("SIGTERM", "stop")
         self.timeline.app_down()
         self.say(f"the Spark app stopped on SIGTERM with exit code {code}")
@@ -240,10 +242,18 @@ class Stage:
         process = self._spark()
         code = process.wait_exit(timeout or self.timings.spark_start_timeout_sec,
                                  progress=self.narrator.waiting)
+        self._note_lag(process)
         self.timeline.event(f"exit {code}", "crash" if kind == "crash" else "exit")
         self.timeline.app_down()
         self.say(f"the Spark app exited with code {code}")
         return code
+
+    def _note_lag(self, process: ManagedProcess) -> None:
+        """The largest lag (maxOffsetsBehindLatest) any batch of any run showed, for the report."""
+        lags = lag_in_output(process.output())
+        if lags:
+            seen = max(lags.values())
+            self.fact("max_offsets_behind_latest", max(seen, self.facts.get("max_offsets_behind_latest", 0)))
 
     def spark_output(self) -> str:
         return self._spark().output()

@@ -284,8 +284,9 @@ _TASK_CLIENTS: dict[str, TopicClient] = {}
 def _task_client(options: SourceOptions) -> TopicClient:
     client = _TASK_CLIENTS.get(options.bootstrap_servers)
     if client is None:
-        client = TopicClient(options.bootstrap_servers,
-                             settings=kafka_client_settings(options.kafka_params)).start()
+        # A task waits for Kafka as long as the connector's executors do (pollTimeoutMs).
+        client = TopicClient(options.bootstrap_servers, options.poll_timeout_ms / 1000,
+                             kafka_client_settings(options.kafka_params)).start()
         _TASK_CLIENTS[options.bootstrap_servers] = client
     return client
 

@@ -15,7 +15,7 @@ from spark_app.errors import (CouldNotReadOffsetRangeError, DataLossError, Kafka
                               unwrap)
 from spark_app.offsets import TopicPartition
 from spark_app.negative_key import NegativeKeyPolicy
-from spark_app.progress import batch_line_from_progress
+from spark_app.batch_line import batch_line_from_progress
 from spark_app.session import check_java
 from spark_app.errors import JavaMissingError
 from spark_app.output_line import OutputRow

@@ -28,7 +28,7 @@ from spark_app.kafka_source import KafkaRange, KafkaSource, KafkaStreamReader, e
 from spark_app.offset_ranges import OffsetRange, split_ranges
 from spark_app.offset_reader import OffsetReader
 from spark_app.offsets import TopicPartition, offsets_to_json
-from spark_app.progress import batch_line_from_progress
+from spark_app.batch_line import batch_line_from_progress, lag_in_output
 from spark_app.rate_limit import TriggerDelay, rate_limit
 from spark_app.source_options import SourceOptions, parse_time_ms
 from scenarios.verify import ValueRange
@@ -517,6 +517,7 @@ def test_lag_metrics_have_the_connectors_names_and_formula() -> None:
     assert line.behind_latest() == {"minOffsetsBehindLatest": "0", "maxOffsetsBehindLatest": "12",
                                     "avgOffsetsBehindLatest": "6.0"}
     assert line.plain().endswith("behind latest: max=12 avg=6.0 min=0")
+    assert lag_in_output(line.plain() + "\n") == {4: 12}  # what the scenario reports read
 
 
 def test_offsets_json_lists_partitions_in_numeric_order() -> None:
