@@ -44,6 +44,9 @@ from pathlib import Path
 __all__ = ["Broker", "Result", "Summary", "main", "measure", "summarise"]
 
 _REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
+
+from scenarios.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 _READY_TIMEOUT_SEC = 30.0
 _RUN_TIMEOUT_SEC = 300.0
 
@@ -250,12 +253,6 @@ CLIENTS: dict[str, tuple[Callable[[str, str, int], float], Callable[[str, str, i
 
 
 # --- brokers ---------------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + _READY_TIMEOUT_SEC

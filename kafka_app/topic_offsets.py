@@ -21,7 +21,7 @@ from kafka import KafkaConsumer, TopicPartition
 
 from kafka_app.errors import BadCounterValue, KafkaUnreachable, TopicUnreadable
 
-__all__ = ["OffsetWindow", "TopicOffsets"]
+__all__ = ["OffsetWindow", "TopicOffsets", "read_window"]
 
 _READ_TIMEOUT_SEC = 15.0
 
@@ -38,6 +38,17 @@ class OffsetWindow:
     earliest: int
     latest: int
     per_partition: tuple[tuple[int, int], ...]
+
+
+def read_window(consumer: KafkaConsumer, partitions: list[TopicPartition],
+                timeout_ms: int | None = None) -> OffsetWindow:
+    """The partitions' log start and end offsets, summed and per partition (one ListOffsets
+    round trip each); the one way the producer and the scenarios read a topic's window."""
+    starts = consumer.beginning_offsets(partitions, timeout_ms=timeout_ms)
+    ends = consumer.end_offsets(partitions, timeout_ms=timeout_ms)
+    pairs = tuple((starts[tp], ends[tp]) for tp in partitions)
+    return OffsetWindow(earliest=sum(s for s, _ in pairs), latest=sum(e for _, e in pairs),
+                        per_partition=pairs)
 
 
 class TopicOffsets:
@@ -81,13 +92,7 @@ class TopicOffsets:
 
     def window(self) -> OffsetWindow:
         """The current log start and end offsets (one ListOffsets round trip each)."""
-        consumer = self._require()
-        starts = consumer.beginning_offsets(self._partitions)
-        ends = consumer.end_offsets(self._partitions)
-        pairs = tuple((starts[tp], ends[tp]) for tp in self._partitions)
-        return OffsetWindow(
-            earliest=sum(s for s, _ in pairs), latest=sum(e for _, e in pairs), per_partition=pairs
-        )
+        return read_window(self._require(), self._partitions)
 
     def highest_counter(self) -> int:
         """The counter to continue after: 0 for a topic that never held a message.

@@ -18,7 +18,7 @@ import kafka.errors
 from kafka import KafkaConsumer, TopicPartition
 from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, KafkaAdminClient
 
-from kafka_app.topic_offsets import OffsetWindow
+from kafka_app.topic_offsets import OffsetWindow, read_window
 from scenarios.errors import StepFailed
 
 __all__ = ["KafkaProbe", "OffsetWindow"]
@@ -59,13 +59,9 @@ class KafkaProbe:
             if not partitions:
                 return None
             tps = [TopicPartition(self.topic, p) for p in sorted(partitions)]
-            earliest = consumer.beginning_offsets(tps, timeout_ms=self._timeout_ms)
-            latest = consumer.end_offsets(tps, timeout_ms=self._timeout_ms)
+            return read_window(consumer, tps, self._timeout_ms)
         except kafka.errors.KafkaError:
             return None  # unreachable for now; callers poll until a deadline
-        pairs = tuple((earliest[tp], latest[tp]) for tp in tps)
-        return OffsetWindow(earliest=sum(e for e, _ in pairs), latest=sum(l for _, l in pairs),
-                            per_partition=pairs)
 
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's `retention.ms` (incrementally: its other settings stay)."""

@@ -146,7 +146,7 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
 
     failing = AppProcess(tmp_path, args).start()
     assert failing.wait(START_SEC) == 1, failing.output()
-    last = failing.stderr_lines()[-1]
+    last = failing.lines()[-1]
     # Spark's words: the planned batch's range; then ours: what of it is gone.
     assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last
     assert "Could not read records in offset [20, 40) for topic partition Experience-0" in last
@@ -170,8 +170,8 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
 
 def jvm_command_line(app: AppProcess) -> str:
     """The command line of the JVM the app's driver started (its child process named java)."""
-    assert app.proc is not None
-    found = subprocess.run(["pgrep", "-P", str(app.proc.pid), "java"], capture_output=True,
+    assert app.pid is not None
+    found = subprocess.run(["pgrep", "-P", str(app.pid), "java"], capture_output=True,
                            text=True).stdout.split()
     assert found, "no JVM under the app's driver"
     return Path(f"/proc/{found[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -205,7 +205,7 @@ def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
     send_counter(bootstrap, range(16, 21))  # the failure comes with the next batch's state
     failing = AppProcess(tmp_path, args).start()
     assert failing.wait(START_SEC) == 1, failing.output()
-    last = failing.stderr_lines()[-1]
+    last = failing.lines()[-1]
     assert last.startswith("spark_app: CHECKPOINT_UNUSABLE")
     assert "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS" in last and delta.name in last
 
@@ -217,7 +217,7 @@ def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
     assert "STREAMING_CHECKPOINT_MISSING_METADATA_FILE" in found["blockers"][0]
     failing = AppProcess(tmp_path, args).start()
     assert failing.wait(START_SEC) == 1, failing.output()
-    assert "STREAMING_CHECKPOINT_MISSING_METADATA_FILE" in failing.stderr_lines()[-1]
+    assert "STREAMING_CHECKPOINT_MISSING_METADATA_FILE" in failing.lines()[-1]
 
 
 def test_a_clean_stop_saves_the_class_archive_the_next_start_uses(embedded_broker,

@@ -571,7 +571,7 @@ def test_a_crashed_batch_0_replays_from_sources_0_0_even_after_retention_moved(
     delete_records(bootstrap, 8)
     failing = _app(bootstrap, tmp_path).start()
     assert failing.wait(START_SEC) == 1, failing.output()
-    last = failing.stderr_lines()[-1]
+    last = failing.lines()[-1]
     assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in last, last
     assert "Could not read records in offset [0, 20) for topic partition Experience-0" in last
     report = _report(tmp_path)

@@ -59,7 +59,7 @@ def test_output_v2_continues_state_v2_is_refused_then_works_on_a_new_checkpoint(
     send_counter(bootstrap, range(16, 19))
     with AppProcess(a, args(bootstrap, a, "--state-schema", "v2")) as refused:
         assert refused.wait(START_SEC) == 1, refused.output()
-        last = refused.stderr_lines()[-1]
+        last = refused.lines()[-1]
     assert last.startswith("spark_app: CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: "), last
     assert "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE" in last and "blue/green" in last
     assert read_checkpoint(a / "checkpoints").last_committed_id == committed
