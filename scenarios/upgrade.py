@@ -27,7 +27,6 @@ from pathlib import Path
 from scenarios.apps import Folders, SparkLauncher
 from scenarios.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
                                     missing_exactly, within)
-from scenarios.kafka_probe import OffsetWindow
 from scenarios.narration import Step
 from scenarios.processes import ManagedProcess
 from scenarios.registry import Scenario

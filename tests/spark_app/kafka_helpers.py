@@ -7,11 +7,16 @@ for the "crash" messages.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+import pyarrow as pa
 from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
-__all__ = ["create_topic", "send_counter", "delete_records"]
+if TYPE_CHECKING:
+    from spark_app.kafka_source import KafkaStreamReader
+
+__all__ = ["create_topic", "send_counter", "delete_records", "rows_of"]
 
 
 def create_topic(bootstrap: str, topic: str = "Experience", partitions: int = 1,
@@ -44,3 +49,12 @@ def delete_records(bootstrap: str, before: int, topic: str = "Experience", parti
         admin.delete_records({TopicPartition(topic, partition): before})
     finally:
         admin.close()
+
+
+def rows_of(source: "KafkaStreamReader", start: dict, end: dict) -> list[dict]:
+    """Plan [start, end) with the source and read every task, as Spark's workers would."""
+    out: list[dict] = []
+    for partition in source.partitions(start, end):
+        for batch in source.read(partition):
+            out.extend(pa.Table.from_batches([batch]).to_pylist())
+    return out

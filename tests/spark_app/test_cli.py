@@ -3,7 +3,6 @@ error unwrapping, the per-batch console line and the negative-key policy."""
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 

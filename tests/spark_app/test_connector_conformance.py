@@ -9,7 +9,6 @@ marked `spark` run real queries. A difference found here is a wrong lesson for a
 from __future__ import annotations
 
 import struct
-import time
 import zlib
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from spark_app.batch_line import batch_line_from_progress, lag_in_output
 from spark_app.rate_limit import TriggerDelay, rate_limit
 from spark_app.source_options import SourceOptions, parse_time_ms
 from scenarios.verify import ValueRange
-from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
+from tests.spark_app.kafka_helpers import create_topic, delete_records, rows_of, send_counter
 
 TP0, TP1, TP2 = (TopicPartition("Experience", p) for p in range(3))
 FAST = {"fetchOffset.retryIntervalMs": "10"}
@@ -45,14 +44,6 @@ def options(bootstrap: str = "127.0.0.1:1", **extra: str) -> dict[str, str]:
 def reader(bootstrap: str, tmp_path: Path, **extra: str) -> KafkaStreamReader:
     given = {"logFile": str(tmp_path / "spark.log"), **FAST, **extra}
     return KafkaStreamReader(SourceOptions.parse(options(bootstrap, **given)))
-
-
-def rows_of(source: KafkaStreamReader, start: dict, end: dict) -> list[dict]:
-    out: list[dict] = []
-    for partition in source.partitions(start, end):
-        for batch in source.read(partition):
-            out.extend(pa.Table.from_batches([batch]).to_pylist())
-    return out
 
 
 def spark_log(tmp_path: Path) -> str:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
-from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 
 from spark_app.errors import CouldNotReadOffsetRangeError, KafkaUnreachableError
@@ -19,7 +17,7 @@ from spark_app.kafka_client import TopicClient
 from spark_app.kafka_source import KafkaStreamReader
 from spark_app.source_options import SourceOptions
 from spark_app.offsets import TopicPartition
-from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
+from tests.spark_app.kafka_helpers import create_topic, rows_of, send_counter
 
 TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)
 
@@ -28,14 +26,6 @@ def reader(bootstrap: str, tmp_path: Path, **options: str) -> KafkaStreamReader:
     return KafkaStreamReader(SourceOptions.parse({
         "kafka.bootstrap.servers": bootstrap, "subscribe": "Experience",
         "startingOffsets": "earliest", "logFile": str(tmp_path / "spark.log"), **options}))
-
-
-def rows_of(source: KafkaStreamReader, start: dict, end: dict) -> list[dict]:
-    out: list[dict] = []
-    for partition in source.partitions(start, end):
-        for batch in source.read(partition):
-            out.extend(pa.Table.from_batches([batch]).to_pylist())
-    return out
 
 
 def test_replaying_a_range_yields_the_same_rows(embedded_broker, tmp_path: Path) -> None:

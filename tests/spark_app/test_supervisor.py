@@ -8,19 +8,15 @@ plan (exit code, last stderr line, whether it committed a batch to the checkpoin
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
 
-import pytest
 
 from spark_app.supervisor import Supervisor, SupervisorSettings, child_argv
-from tests.spark_app.test_checkpoint import write_commit, write_offsets
 
 FAST = SupervisorSettings(give_up_after=3, first_backoff_sec=0.01, max_backoff_sec=0.05)
 
