@@ -27,23 +27,20 @@ from kafka.admin import KafkaAdminClient
 
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import KafkaUnreachable, SendFailed
+from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
 from kafka_app.topic_setup import TopicState, ensure_topic
 from kafka_app.partitioning import partition_for
 
+# format_message stays importable from here; kafka_app/message_line.py owns the line.
 __all__ = ["ProducerApp", "format_message"]
 
-_log = logging.getLogger("kafka_app.producer")
+_log = logging.getLogger(PRODUCER_LOGGER)
 
 _SEND_TIMEOUT_SEC = 30.0
 _CONNECT_TIMEOUT_MS = 10_000
-
-
-def format_message(topic: str, window: OffsetWindow, key: int, value: int) -> str:
-    """The seed's line: `TOPIC [EARLIEST:LATEST]: KEY -> VALUE`."""
-    return f"{topic} [{window.earliest}:{window.latest}]: {key} -> {value}"
 
 
 class ProducerApp:

@@ -4,6 +4,7 @@ Usage:
     python -m scenarios list
     python -m scenarios run all --fast --report reports
     python -m scenarios verify log/streaming-output.log --json
+    python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
 """
 
@@ -21,6 +22,7 @@ from types import FrameType
 
 from rich.console import Console
 
+from kafka_app.settings import ProducerAppSettings
 from scenarios.errors import ScenarioError
 from scenarios.hangup import hang_up
 from scenarios.narration import Narrator
@@ -28,11 +30,15 @@ from scenarios.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report import exit_code, print_verdicts
 from scenarios.runner import run_scenarios
 from scenarios.settings import RunSettings, Timings
-from scenarios.verify import VerifyReport, verify_file
+from scenarios.sent_record import SentRecord, read_producer_log, read_topic
+from scenarios.verify import VerifyReport, verify_file, verify_sent
 
 __all__ = ["main_parser", "run_cli"]
 
 DEFAULT_OUTPUT_LOG = Path("log/streaming-output.log")
+_PRODUCER = ProducerAppSettings()
+DEFAULT_BOOTSTRAP = f"{_PRODUCER.host}:{_PRODUCER.port}"
+SENT_FROM_TOPIC = "topic"
 
 
 def main_parser() -> argparse.ArgumentParser:
@@ -70,6 +76,18 @@ def main_parser() -> argparse.ArgumentParser:
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
                         help=f"the output log (default {DEFAULT_OUTPUT_LOG})")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--sent", metavar="LOG|topic",
+        help="hold the output log against what was sent, so a message lost after the highest "
+             "value written is missing too: the producer's log (log/kafka.log), or the word "
+             "topic for every record Kafka still holds (records retention deleted are not "
+             "there, so the producer's log is the fuller record). Stop the producer and let "
+             "the Spark app catch up first, or the newest messages show as missing")
+    verify.add_argument("--bootstrap-servers", metavar="HOST:PORT",
+                        help=f"with --sent topic: the Kafka to read (default {DEFAULT_BOOTSTRAP}, "
+                             "the producer's)")
+    verify.add_argument("--topic", default=_PRODUCER.topic,
+                        help="the topic whose messages count as sent (default %(default)s)")
     return parser
 
 
@@ -78,10 +96,13 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["demo"]:
         from scenarios.demo import run_demo  # rich Live and termios only when asked for
         return run_demo(argv[1:])
-    args = main_parser().parse_args(argv)
+    parser = main_parser()
+    args = parser.parse_args(argv)
+    if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:
+        parser.error("--bootstrap-servers goes with --sent topic")
     try:
         if args.command == "verify":
-            return _verify(args.file, as_json=args.json)
+            return _verify(args)
         if args.command == "list":
             return _list()
         return _run(args)
@@ -148,7 +169,8 @@ def _hang_up(signum: int, frame: FrameType | None) -> None:
     hang_up(signum, frame)
 
 
-def _verify(path: Path, *, as_json: bool) -> int:
+def _verify(args: argparse.Namespace) -> int:
+    path: Path = args.file
     try:
         report = verify_file(path)
     except OSError as error:
@@ -156,8 +178,18 @@ def _verify(path: Path, *, as_json: bool) -> int:
         print(f"cannot read {path}: {reason}; run the Spark app first or name the log file",
               file=sys.stderr)
         return 2
-    _print_report(report, as_json=as_json)
+    if args.sent is not None:
+        # Read after the output log: whatever the Spark app wrote was in the record by then.
+        report = verify_sent(report, _sent_record(args))
+    _print_report(report, as_json=args.json)
     return 0 if report.ok else 1
+
+
+def _sent_record(args: argparse.Namespace) -> SentRecord:
+    """The record named by --sent; raises SentRecordUnreadable (a ScenarioError: exit 2)."""
+    if args.sent == SENT_FROM_TOPIC:
+        return read_topic(args.bootstrap_servers or DEFAULT_BOOTSTRAP, args.topic)
+    return read_producer_log(Path(args.sent), args.topic)
 
 
 def _print_report(report: VerifyReport, *, as_json: bool) -> None:

@@ -130,7 +130,7 @@ def _finish(stage: Stage) -> None:
         production="run the same check on your sink: count distinct ids against the source"))
     total = stage.stop_producer_and_drain()
     stage.stop_spark()
-    stage.expect(exactly_once(stage.verify(), total), phase="final")
+    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
 
 
 SCENARIO = Scenario(

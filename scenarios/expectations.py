@@ -52,12 +52,22 @@ def _ranges_text(ranges: Iterable[ValueRange]) -> str:
 
 
 def exactly_once(report: VerifyReport, n: int) -> Check:
-    """Every value 1..n exactly once, the counts consistent and the final count n."""
+    """Every value 1..n exactly once, the counts consistent and the final count n.
+
+    Given a report held against what was sent (`Stage.verify_sent`), also: n messages sent,
+    none of them missing (the last ones included), nothing written that was not sent.
+    """
     actual = (f"highest {report.highest}, final count {report.final_count}, "
               f"missing {_ranges_text(report.missing)}, duplicated {len(report.duplicated)}, "
               f"count breaks {len(report.count_breaks)}, unpaired {len(report.unpaired)}")
     held = report.ok and report.highest == n and report.final_count == n
-    return check("exactly once", held, f"1..{n} each once, final count {n}", actual)
+    expected = f"1..{n} each once, final count {n}"
+    if report.sent is not None:
+        actual += (f", sent {report.sent.messages}, "
+                   f"written but not sent {_ranges_text(report.sent.not_sent)}")
+        held = held and report.sent.messages == n
+        expected += f", {n} sent"
+    return check("exactly once", held, expected, actual)
 
 
 def missing_exactly(report: VerifyReport, expected: Iterable[ValueRange]) -> Check:

@@ -210,7 +210,7 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
             "the final count is every message sent"))
     total = stage.stop_producer_and_drain()
     stage.stop_spark()
-    report = stage.verify()
+    report = stage.verify_sent()
     stage.expect(exactly_once(report, total), phase="final")
     written = stage.negative_key_lines(value)
     stage.expect(check("the poison pill is written once", written == 1,

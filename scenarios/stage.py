@@ -29,10 +29,12 @@ from scenarios.kafka_probe import OffsetWindow
 from scenarios.narration import Narrator, Step
 from scenarios.processes import ManagedProcess, ProcessGroup
 from scenarios.sampler import OffsetSampler, committed_offset
+from scenarios.sent_record import read_producer_log, read_topic, union
 from scenarios.settings import PROJECT_ROOT, RunSettings
 from scenarios.timeline import Timeline
-from scenarios.verify import VerifyReport, verify, verify_file
+from scenarios.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.waiting import wait_until
+from kafka_app.logs import LOG_FILE_NAME
 from spark_app.errors import DataLossError, error_in_text
 from spark_app.batch_line import lag_in_output
 
@@ -273,6 +275,15 @@ class Stage:
     def verify(self) -> VerifyReport:
         path = self.folders.output_log
         return verify_file(path) if path.exists() else verify([])
+
+    def verify_sent(self) -> VerifyReport:
+        """The output log held against everything the producer sent, so a message lost after the
+        highest value written is missing too. What was sent is the producer's log, completed by
+        the topic for a message acknowledged as the producer was stopped, before its line."""
+        report = self.verify()  # first: all it holds was sent, and recorded, before it was read
+        kafka = self._kafka()
+        logged = read_producer_log(self.folders.log / LOG_FILE_NAME, kafka.topic)
+        return verify_sent(report, union(logged, read_topic(kafka.bootstrap_servers, kafka.topic)))
 
     def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
         """Wait until the output log holds `value` or higher, while the Spark app keeps running."""

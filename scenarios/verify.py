@@ -19,7 +19,14 @@ The report is plain data so a scenario can state what it expects and compare:
 `report.missing == (ValueRange(6, 9),)`, `report.duplicated == {3: 2}`,
 `report.count_resets == (12,)`.
 
-Usage: `verify_file(Path("log/streaming-output.log")).ok`
+Held against a record of what was sent (`scenarios/sent_record.py`: the producer's log or the
+topic), the check is stricter: every message sent must appear exactly once, so a value lost
+after the highest one written is missing too, and a value written but never sent is reported
+(`not_sent`). `report.sent` then says what the record held.
+
+Usage:
+    verify_file(Path("log/streaming-output.log")).ok
+    verify_sent(verify_file(output_log), read_producer_log(Path("log/kafka.log"), "Experience")).ok
 """
 
 from __future__ import annotations
@@ -28,18 +35,23 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from spark_app.output_line import CountLine, MessageLine, parse_line
 
+if TYPE_CHECKING:  # the verifier stays a pure module: no Kafka client imported for a type
+    from scenarios.sent_record import SentRecord
+
 __all__ = [
     "CountBreak",
+    "SentCheck",
     "Unpaired",
     "ValueRange",
     "VerifyReport",
     "ranges_of",
     "verify",
     "verify_file",
+    "verify_sent",
 ]
 
 BreakKind = Literal["reset", "rewind", "jump"]
@@ -102,6 +114,63 @@ class Unpaired:
 
 
 @dataclass(frozen=True)
+class SentCheck:
+    """The output log held against a record of what was sent (see `verify_sent`)."""
+
+    source: str
+    # Messages the record holds: whole-number values, foreign ones, and deleted (unnamed) ones.
+    messages: int
+    distinct: int
+    highest: int | None
+    foreign: int
+    deleted: int
+    # Values written but never sent.
+    not_sent: tuple[ValueRange, ...]
+    # Values written that a partial record (a topic retention had cut) cannot vouch for.
+    unchecked: int
+    # Values the record holds more than once (value -> times): each is expected that often.
+    resent: dict[int, int] = field(hash=False)
+
+    @property
+    def not_sent_count(self) -> int:
+        return sum(len(r) for r in self.not_sent)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "messages": self.messages,
+            "distinct": self.distinct,
+            "highest": self.highest,
+            "foreign": self.foreign,
+            "deleted": self.deleted,
+            "not_sent": [[r.first, r.last] for r in self.not_sent],
+            "not_sent_count": self.not_sent_count,
+            "unchecked": self.unchecked,
+            "resent": [{"value": v, "times": n} for v, n in sorted(self.resent.items())],
+        }
+
+    def summary_lines(self) -> list[str]:
+        lines = [f"sent {self.messages} message(s) per {self.source}, highest value {self.highest}"]
+        if self.not_sent:
+            shown = ", ".join(str(r) for r in self.not_sent[:10])
+            more = " …" if len(self.not_sent) > 10 else ""
+            lines.append(f"written but never sent {self.not_sent_count} value(s): {shown}{more}")
+        if self.deleted:
+            lines.append(f"{self.deleted} message(s) were deleted from the topic before it was "
+                         f"read, so {self.unchecked} value(s) written could not be checked and "
+                         "any of those lost cannot be seen; the producer's log is the fuller "
+                         "record: --sent log/kafka.log")
+        if self.resent:
+            shown = ", ".join(f"{v}×{n}" for v, n in sorted(self.resent.items())[:10])
+            lines.append(f"the record holds {len(self.resent)} value(s) more than once, each "
+                         f"expected that often (a producer restarted on an emptied topic?): {shown}")
+        if self.foreign:
+            lines.append(f"{self.foreign} message(s) sent with a value that is not a whole "
+                         "number (not the producer's counter): not checked")
+        return lines
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     """What the output log says about missed and doubled messages."""
 
@@ -126,6 +195,9 @@ class VerifyReport:
     foreign_messages: int = 0
     # The first line that is neither blank nor an output line (line number, text), if any.
     first_ignored: tuple[int, str] | None = None
+    # Set when the log was held against a record of what was sent: then `missing` and
+    # `duplicated` count against that record, not against 1..highest.
+    sent: SentCheck | None = None
 
     @property
     def missing_count(self) -> int:
@@ -146,10 +218,11 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Every value 1..highest exactly once, the counts run 1, 2, 3… with the messages, and
-        the file is an output log: at least one message, and no line that is not ours."""
+        """Every value 1..highest (or every value sent) exactly once, nothing written that was
+        not sent, the counts run 1, 2, 3… with the messages, and the file is an output log: at
+        least one message, and no line that is not ours."""
         return (self.exactly_once and self.counts_consistent and self.messages > 0
-                and self.ignored_lines == 0)
+                and self.ignored_lines == 0 and (self.sent is None or not self.sent.not_sent))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (duplicates as a list: JSON keys cannot be numbers)."""
@@ -174,16 +247,20 @@ class VerifyReport:
             "first_ignored": list(self.first_ignored) if self.first_ignored else None,
             "v2_messages": self.v2_messages,
             "foreign_messages": self.foreign_messages,
+            "sent": self.sent.to_dict() if self.sent else None,
         }
 
     def summary_lines(self) -> list[str]:
         """The report in plain sentences, most important first."""
-        head = "OK: every message exactly once, counts consistent" if self.ok else "NOT OK"
+        what = "every message sent" if self.sent else "every message"
+        head = f"OK: {what} exactly once, counts consistent" if self.ok else "NOT OK"
         lines = [
             head,
             f"messages seen {self.messages}, distinct values {self.distinct}, "
             f"highest {self.highest}, final count {self.final_count}",
         ]
+        if self.sent is not None:
+            lines += self.sent.summary_lines()
         if self.missing:
             shown = ", ".join(str(r) for r in self.missing[:10])
             more = " …" if len(self.missing) > 10 else ""
@@ -256,8 +333,6 @@ def verify(lines: Iterable[str]) -> VerifyReport:
     return replace(_report(values, breaks, unpaired, ignored, previous_count),
                    v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored)
 
-
-
 def _kind(actual: int, expected: int) -> BreakKind:
     if actual > expected:
         return "jump"
@@ -301,3 +376,39 @@ def verify_file(path: Path) -> VerifyReport:
     """Verify a log file; raises OSError when it cannot be read (the CLI turns that into exit 2)."""
     with Path(path).open(encoding="utf-8", errors="replace") as handle:
         return verify(handle)
+
+
+def verify_sent(report: VerifyReport, record: SentRecord) -> VerifyReport:
+    """The output log's report held against what was sent: each value is expected as often as
+    the record holds it (once, normally).
+
+    Missing: values written fewer times than sent, also above the highest written.
+    Duplicated: values written more often than sent (at least twice). Not sent: values written
+    that the record does not hold; when the record is partial (retention deleted records it
+    cannot name), only values above its highest count, since retention deletes the oldest
+    messages and the producer's values only grow; the rest are `unchecked`.
+    Read the output log before the record: a message is in the producer's log and the topic
+    before the Spark app can have written it.
+    """
+    written, sent = Counter(report.values), Counter(record.values)
+    highest_sent = max(sent) if sent else None
+    absent = [v for v in written if v not in sent]
+    checkable = [v for v in absent if record.complete or
+                 (highest_sent is not None and v > highest_sent)]
+    check = SentCheck(
+        source=record.source,
+        messages=record.messages + record.deleted,
+        distinct=len(sent),
+        highest=highest_sent,
+        foreign=record.foreign,
+        deleted=record.deleted,
+        not_sent=ranges_of(checkable),
+        unchecked=len(absent) - len(checkable),
+        resent={v: n for v, n in sorted(sent.items()) if n > 1},
+    )
+    return replace(
+        report,
+        missing=ranges_of(v for v, n in sent.items() if written[v] < n),
+        duplicated={v: n for v, n in sorted(written.items()) if n > max(sent[v], 1)},
+        sent=check,
+    )
