@@ -1,9 +1,11 @@
 """Which PySpark this app runs on, checked before anything imports the parts that need it.
 
-Our Kafka source uses admission control for Python streaming sources (`ReadLimit` in
-`pyspark.sql.streaming.datasource`), which PySpark has since 4.2. On an older PySpark the
-import would fail with a ModuleNotFoundError traceback deep in the source; this says so in one
-line instead, naming the version found and what to run.
+Our Kafka source runs on PySpark 4.0 and 4.1 too (without admission control, which Python
+streaming sources have since 4.2: there `maxOffsetsPerTrigger` is refused in one line), but
+their `applyInPandasWithState` fails with the pyarrow this project locks (tried: PySpark 4.1.1
+with pyarrow 26 fails in `RecordBatch.slice`, with pyarrow 18 it runs). Until the app runs
+each Spark line in an environment of its own (issue 10), an older PySpark gets one line here
+instead of that traceback, naming the version found and what to run.
 
 Usage: `check_spark_version()`  # raises SparkVersionError on an unsupported PySpark
 """
@@ -36,8 +38,8 @@ def check_spark_version(version: str | None = None) -> str:
     if OLDEST_SUPPORTED <= found and found[0] <= NEWEST_MAJOR:
         return version
     oldest = ".".join(map(str, OLDEST_SUPPORTED))
-    why = ("admission control for Python streaming sources (pyspark.sql.streaming.datasource) "
-           f"arrived in PySpark {oldest}" if found < OLDEST_SUPPORTED
+    why = ("PySpark 4.0 and 4.1 fail in applyInPandasWithState with the pyarrow this project "
+           "locks" if found < OLDEST_SUPPORTED
            else f"it is tested on PySpark {oldest} to {NEWEST_MAJOR}.x only")
     raise SparkVersionError(
         f"PySpark {version} is installed, but this app needs PySpark {oldest} "

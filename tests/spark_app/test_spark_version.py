@@ -16,9 +16,9 @@ def test_supported_versions_pass(version: str) -> None:
 
 
 @pytest.mark.parametrize("version, why", [
-    ("4.1.1", "arrived in PySpark 4.2"),
-    ("4.0.5", "arrived in PySpark 4.2"),
-    ("3.5.3", "arrived in PySpark 4.2"),
+    ("4.1.1", "fail in applyInPandasWithState"),
+    ("4.0.5", "fail in applyInPandasWithState"),
+    ("3.5.3", "fail in applyInPandasWithState"),
     ("5.0.0", "tested on PySpark 4.2 to 4.x only"),
 ])
 def test_unsupported_versions_say_which_and_why(version: str, why: str) -> None:
