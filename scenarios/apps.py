@@ -78,8 +78,12 @@ class KafkaSide:
     def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
                  retention_sec: float, bootstrap_servers: str | None = None,
                  python: str = sys.executable, progress: Progress | None = None,
-                 partitions: int = 1) -> None:
+                 partitions: int = 1, proxy_port: int | None = None) -> None:
         self.group, self.folders, self.timings = group, folders, timings
+        # With a proxy port the broker gets a second listener that advertises the proxy (see
+        # tcp_proxy.py); `second_port` is where the proxy forwards to.
+        self.proxy_port = proxy_port
+        self.second_port: int | None = None
         self.topic, self.retention_sec, self.partitions = topic, retention_sec, partitions
         self.external = bootstrap_servers is not None
         self.bootstrap_servers = bootstrap_servers or ""
@@ -94,10 +98,14 @@ class KafkaSide:
         port = free_port()
         self.bootstrap_servers = f"127.0.0.1:{port}"
         t = self.timings
+        if self.proxy_port is not None:
+            self.second_port = free_port()
         broker_settings = BrokerSettings(
             port=port, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
             retention_check_sec=t.retention_check_sec,
-            retention_initial_delay_sec=t.retention_initial_delay_sec)
+            retention_initial_delay_sec=t.retention_initial_delay_sec,
+            second_listener=(f"{self.second_port}=127.0.0.1:{self.proxy_port}"
+                             if self.second_port is not None else None))
         self.broker = self.group.start(
             "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
         broker = self.broker

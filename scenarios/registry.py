@@ -30,6 +30,7 @@ SCENARIO_MODULES = (
     "scenarios.parallelism",
     "scenarios.upgrade",
     "scenarios.manual_offsets",
+    "scenarios.kafka_outage",
 )
 
 

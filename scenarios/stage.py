@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from scenarios.apps import Folders, KafkaSide, SparkLauncher
+from scenarios.apps import Folders, KafkaSide, SparkLauncher, free_port
 from scenarios.errors import ProcessError, StepFailed
 from scenarios.expectations import Check
 from scenarios.kafka_probe import OffsetWindow
@@ -31,6 +31,7 @@ from scenarios.processes import ManagedProcess, ProcessGroup
 from scenarios.sampler import OffsetSampler, committed_offset
 from scenarios.sent_record import read_producer_log, read_topic, union
 from scenarios.settings import PROJECT_ROOT, RunSettings
+from scenarios.tcp_proxy import TcpProxy
 from scenarios.timeline import Timeline
 from scenarios.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.waiting import wait_until
@@ -58,6 +59,7 @@ class Stage:
         self.kafka: KafkaSide | None = None
         self.spark: SparkLauncher | None = None
         self._sampler: OffsetSampler | None = None
+        self.proxy: TcpProxy | None = None
 
     # -- life cycle -----------------------------------------------------------------------------
     def __enter__(self) -> Stage:
@@ -81,6 +83,8 @@ class Stage:
             self.timeline.app_down()
             if self.kafka is not None:
                 self.kafka.close()
+            if self.proxy is not None:
+                self.proxy.stop()
 
     # -- narration and checks -------------------------------------------------------------------
     def step(self, step: Step) -> None:
@@ -101,22 +105,52 @@ class Stage:
         self.facts[key] = value
         return value
 
+    # -- the network between the Spark app and Kafka -------------------------------------------
+    def _start_proxy(self) -> str:
+        kafka = self._kafka()
+        assert kafka.proxy_port is not None and kafka.second_port is not None
+        self.proxy = TcpProxy(kafka.proxy_port, ("127.0.0.1", kafka.second_port)).start()
+        self.say(f"the Spark app will reach Kafka through a proxy at 127.0.0.1:{kafka.proxy_port}")
+        return f"127.0.0.1:{kafka.proxy_port}"
+
+    def cut_network(self) -> None:
+        if self.proxy is None:
+            raise StepFailed("start Kafka with behind_proxy=True to cut the network")
+        self.proxy.cut()
+        self.timeline.event("network cut", "crash")
+        self.say("the network between the Spark app and Kafka is cut")
+
+    def restore_network(self) -> None:
+        if self.proxy is None:
+            raise StepFailed("start Kafka with behind_proxy=True to restore the network")
+        self.proxy.restore()
+        self.timeline.event("network back", "start")
+        self.say("the network between the Spark app and Kafka is back")
+
     # -- Kafka ----------------------------------------------------------------------------------
-    def start_kafka(self, retention_sec: float, partitions: int = 1) -> KafkaSide:
+    def start_kafka(self, retention_sec: float, partitions: int = 1,
+                    behind_proxy: bool = False) -> KafkaSide:
+        """Broker and producer; with `behind_proxy` the Spark app reaches Kafka only through a
+        proxy the scenario can cut (`cut_network`), while the producer writes directly."""
         external = self.settings.bootstrap_servers
+        if behind_proxy and external:
+            raise StepFailed("this scenario puts a proxy of its own between the Spark app and an "
+                             "embedded broker; run it without --bootstrap-servers")
         # A real Kafka is shared: each scenario run gets its own topic there.
         topic = f"Experience-{self.name}-{int(time.time())}" if external else "Experience"
         self.kafka = KafkaSide(self.group, self.folders, self.timings, topic=topic,
                                retention_sec=retention_sec, bootstrap_servers=external,
                                python=self.settings.python, progress=self.narrator.waiting,
-                               partitions=partitions)
+                               partitions=partitions,
+                               proxy_port=free_port() if behind_proxy else None)
         self.kafka.start_broker()
+        app_bootstrap = self._start_proxy() if behind_proxy else self.kafka.bootstrap_servers
         self.timeline.event("Kafka up", "start")
         self.kafka.start_producer()
         self.say(f"Kafka at {self.kafka.bootstrap_servers}, topic {topic}"
                  + (f" with {partitions} partitions" if partitions != 1 else "")
                  + f", retention {retention_sec:g} s; the producer is sending")
-        self.spark = SparkLauncher(self.group, self.folders, self.kafka.bootstrap_servers, topic,
+        self.spark = SparkLauncher(self.group, self.folders, app_bootstrap, topic,
                                    self.timings, python=self.settings.python,
                                    source=self.settings.source)
         self._sampler = OffsetSampler(self.timeline, self.kafka.bootstrap_servers, topic,

@@ -60,6 +60,14 @@ def _bootstrap_servers(text: str) -> str:
     return text
 
 
+def _source_option(text: str) -> str:
+    key, equals, _ = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE such as fetchOffset.numRetries=5, "
+                                         f"got {text!r}")
+    return text
+
+
 def _group_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
@@ -78,6 +86,10 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", choices=["python", "spark-kafka"], default=_DEFAULTS.source,
                    help="python: our Kafka source (default, offline); spark-kafka: Spark's own "
                         "connector, format(\"kafka\"), fetched from Maven Central")
+    p.add_argument("--source-option", type=_source_option, action="append", default=[],
+                   metavar="KEY=VALUE", dest="source_options",
+                   help="another option of the Kafka source, as in .option(KEY, VALUE), e.g. "
+                        "fetchOffset.numRetries=5 (repeatable)")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
@@ -165,6 +177,7 @@ def cluster_parser() -> argparse.ArgumentParser:
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers, topic=args.topic, source=args.source,
+        source_options=tuple(args.source_options),
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,

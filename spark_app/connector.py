@@ -47,6 +47,9 @@ def source_options(settings: SparkAppSettings) -> dict[str, str]:
                "failOnDataLoss": str(settings.fail_on_data_loss).lower()}
     if settings.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(settings.max_offsets_per_trigger)
+    for pair in settings.source_options:  # given last: they may override the app's own
+        key, _, value = pair.partition("=")
+        options[key.strip()] = value
     if settings.source == "python":
         options["checkpointLocation"] = str(settings.checkpoint_dir.resolve())
         options["logFile"] = str(settings.spark_log_file.resolve())

@@ -24,6 +24,7 @@ StateSchema = Literal["v1", "v2"]
 SourceKind = Literal["python", "spark-kafka"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
+_REPEATED_FLAGS = {"source_options": "--source-option"}
 SPARK_LOG_FILE_NAME = "spark.log"
 
 
@@ -35,6 +36,9 @@ class SparkAppSettings:
     topic: str = "Experience"
     # "python": our Kafka source; "spark-kafka": Spark's own connector (needs Maven; connector.py).
     source: SourceKind = "python"
+    # Any other option of the Kafka source, `KEY=VALUE`, e.g. `fetchOffset.numRetries=5` or
+    # `kafka.default.api.timeout.ms=5000`: the same names on ours and on the connector.
+    source_options: tuple[str, ...] = ()
     checkpoint_dir: Path = Path("checkpoints")
     log_dir: Path = Path("log")
     trigger_sec: float = 1.0
@@ -80,6 +84,9 @@ class SparkAppSettings:
                 argv.append("--no-class-cache")
             elif f.name in ("ui", "supervise"):  # switches: on when given
                 argv.append(flag)
+            elif isinstance(value, tuple):  # a repeatable flag, named in the singular
+                for item in value:
+                    argv += [_REPEATED_FLAGS[f.name], item]
             elif isinstance(value, bool):
                 argv += [flag, "true" if value else "false"]
             elif value is not None:

@@ -54,6 +54,10 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--default-partitions", type=int, default=_DEFAULTS.default_partitions,
                         metavar="N", help="partitions of a topic created automatically "
                                           "(with --auto-create-topics)")
+    parser.add_argument("--second-listener", default=None, metavar="PORT=HOST:PORT",
+                        help="a second listener on PORT whose clients are told to connect to "
+                             "HOST:PORT, e.g. a proxy in front of it (Kafka's listeners and "
+                             "advertised.listeners)")
     parser.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir, metavar="DIR",
                         help="folder of kafka.log (default: %(default)s)")
     return parser
@@ -67,7 +71,16 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
         max_frame_bytes=args.max_frame_bytes, auto_create_topics=args.auto_create_topics,
         default_partitions=args.default_partitions,
         connections_max_idle_ms=args.connections_max_idle_ms, log_dir=args.log_dir,
+        second_listener=args.second_listener,
     )
+
+
+def _listener(text: str) -> bool:
+    try:
+        BrokerSettings(second_listener=text)
+    except ValueError:
+        return False
+    return True
 
 
 def check_args(args: argparse.Namespace) -> str | None:
@@ -87,6 +100,9 @@ def check_args(args: argparse.Namespace) -> str | None:
         return f"--max-frame-bytes must be at least 64, got {args.max_frame_bytes}"
     if not 0 <= args.port <= 65535:
         return f"--port must be 0..65535, got {args.port}"
+    if args.second_listener is not None and not _listener(args.second_listener):
+        return (f"--second-listener must be PORT=HOST:PORT (listen on PORT, advertise HOST:PORT), "
+                f"got {args.second_listener!r}")
     for name in ("data_dir", "log_dir"):
         folder = getattr(args, name)
         if folder is not None and folder.exists() and not folder.is_dir():

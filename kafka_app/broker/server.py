@@ -8,7 +8,9 @@ Usage: `server = BrokerServer(settings); await server.start(); ...; await server
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import errno
+import functools
 import logging
 import shutil
 import tempfile
@@ -48,6 +50,7 @@ class BrokerServer:
         self.settings = settings
         self.ctx: BrokerContext | None = None
         self._server: asyncio.Server | None = None
+        self._second: asyncio.Server | None = None
         self._retention: asyncio.Task[None] | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._temp_dir: Path | None = None
@@ -82,6 +85,7 @@ class BrokerServer:
                 raise PortInUse(self.settings.host, self.settings.port) from None
             raise
         self.ctx.advertised_port = self.port
+        await self._start_second_listener()
         self._retention = asyncio.create_task(run_retention(storage, self.settings))
         log.info("Broker listening on %s:%d, data in %s", self.settings.host, self.port, self.data_dir)
 
@@ -89,6 +93,8 @@ class BrokerServer:
         """Close the socket and every connection, stop retention, close storage; idempotent."""
         if self._server is not None:
             self._server.close()
+            if self._second is not None:
+                self._second.close()
             for task in list(self._connections):
                 task.cancel()
             if self._retention is not None:
@@ -96,7 +102,9 @@ class BrokerServer:
             pending = [*self._connections, *([self._retention] if self._retention else [])]
             await asyncio.gather(*pending, return_exceptions=True)
             await self._server.wait_closed()
-            self._server = None
+            if self._second is not None:
+                await self._second.wait_closed()
+            self._server = self._second = None
             self._retention = None
             log.info("Broker on %s:%d stopped", self.settings.host, self.settings.port)
         self._close_storage()
@@ -111,13 +119,35 @@ class BrokerServer:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _start_second_listener(self) -> None:
+        """Kafka's second listener: the same broker, another advertised address."""
+        address = self.settings.second_listener_address()
+        if address is None or self.ctx is None:
+            return
+        port, host, advertised_port = address
+        # The same storage and groups; only what Metadata and FindCoordinator say differs.
+        advertised = dataclasses.replace(self.ctx, advertised_host=host,
+                                         advertised_port=advertised_port)
+        try:
+            self._second = await asyncio.start_server(
+                functools.partial(self._on_connect, ctx=advertised), self.settings.host, port,
+                reuse_address=True)
+        except OSError as error:
+            await self.stop()
+            if error.errno == errno.EADDRINUSE:
+                raise PortInUse(self.settings.host, port) from None
+            raise
+        log.info("Second listener on %s:%d advertises %s:%d", self.settings.host, port, host,
+                 advertised_port)
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                          ctx: BrokerContext | None = None) -> None:
         assert self.ctx is not None
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
         try:
-            await Connection(self.ctx, reader, writer).serve()
+            await Connection(ctx or self.ctx, reader, writer).serve()
         finally:
             self._connections.discard(task)
 

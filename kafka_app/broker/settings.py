@@ -33,6 +33,10 @@ class BrokerSettings:
     connections_max_idle_ms: int = 600_000
     auto_create_topics: bool = False
     default_partitions: int = 1
+    # A second listener, as Kafka's `listeners` + `advertised.listeners`: `PORT=HOST:PORT`.
+    # Clients that connect on PORT are told to come back at HOST:PORT (e.g. a proxy in front
+    # of it), while clients of `port` keep talking to the broker directly.
+    second_listener: str | None = None
     # Where the CLI writes kafka.log; in-process users (EmbeddedBroker) set up logging themselves.
     log_dir: Path = Path("log")
 
@@ -49,6 +53,16 @@ class BrokerSettings:
             argv += [flag] if value is True else [flag, str(value)]
         return argv
 
+    def second_listener_address(self) -> tuple[int, str, int] | None:
+        """(listening port, advertised host, advertised port) of the second listener."""
+        if self.second_listener is None:
+            return None
+        port, _, advertised = self.second_listener.partition("=")
+        host, _, advertised_port = advertised.rpartition(":")
+        if not (port.isdigit() and host and advertised_port.isdigit()):
+            raise ValueError(f"second listener must be PORT=HOST:PORT, got {self.second_listener!r}")
+        return int(port), host, int(advertised_port)
+
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"port {self.port} is not between 0 and 65535")
@@ -60,5 +74,7 @@ class BrokerSettings:
             raise ValueError("default_partitions must be at least 1")
         if self.connections_max_idle_ms <= 0:
             raise ValueError("connections_max_idle_ms must be positive")
+        if self.second_listener is not None:
+            self.second_listener_address()  # raises ValueError naming what is wrong
         if self.max_frame_bytes < 64:
             raise ValueError("max_frame_bytes is too small to hold any Kafka request")

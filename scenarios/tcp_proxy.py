@@ -1,0 +1,117 @@
+"""A TCP proxy the scenarios can cut: a network outage between the Spark app and Kafka.
+
+The proxy listens on its own port and copies bytes both ways to the broker's second listener,
+which tells its clients to come back to the proxy (Kafka's advertised listeners), so every
+connection the Spark app makes goes through here while the producer talks to the broker
+directly. `cut()` closes every connection and refuses new ones, as a pulled cable or a firewall
+rule would look to the app; `restore()` lets them through again.
+
+Usage:
+    with TcpProxy(listen_port=19095, target=("127.0.0.1", 19096)) as proxy:
+        proxy.cut(); ...; proxy.restore()
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from types import TracebackType
+
+__all__ = ["TcpProxy"]
+
+_CHUNK = 65536
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:`listen_port` to `target`; start/stop idempotent."""
+
+    def __init__(self, listen_port: int, target: tuple[str, int]) -> None:
+        self.listen_port = listen_port
+        self.target = target
+        self._listener: socket.socket | None = None
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self.cuts = 0
+
+    def __enter__(self) -> "TcpProxy":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    @property
+    def is_cut(self) -> bool:
+        return self._listener is None
+
+    def start(self) -> "TcpProxy":
+        if self._listener is None:
+            listener = socket.socket()
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", self.listen_port))
+            listener.listen(64)
+            self._listener = listener
+            threading.Thread(target=self._accept, args=(listener,), daemon=True,
+                             name="tcp-proxy-accept").start()
+        return self
+
+    def stop(self) -> None:
+        """Close the listening socket and every connection (what `cut` does)."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        with self._lock:
+            sockets, self._open = self._open, set()
+        for sock in sockets:
+            _close(sock)
+
+    def cut(self) -> None:
+        """The outage starts: open connections are reset, new ones refused."""
+        self.cuts += 1
+        self.stop()
+
+    def restore(self) -> None:
+        """The network is back."""
+        self.start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # the listener was closed: cut or stopped
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                _close(client)
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                if self._listener is not listener:  # cut while connecting
+                    _close(client)
+                    _close(upstream)
+                    return
+                self._open.update((client, upstream))
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True,
+                                 name="tcp-proxy-pump").start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(_CHUNK):
+                sink.sendall(data)
+        except OSError:
+            pass  # one side closed or the proxy was cut
+        finally:
+            for sock in (source, sink):
+                with self._lock:
+                    self._open.discard(sock)
+                _close(sock)
+
+
+def _close(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()

@@ -1,0 +1,21 @@
+"""kafka-outage end to end (`python -m scenarios run kafka-outage --fast`): marked e2e, run with --slow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.scenarios.more_helpers import checks_named, run_scenario
+
+
+@pytest.mark.e2e
+def test_a_short_cut_is_ridden_out_and_a_long_one_supervised(tmp_path: Path) -> None:
+    result = run_scenario("kafka-outage", tmp_path / "reports")
+    assert checks_named(result, "short outage: the app rode out the short outage")
+    assert checks_named(result, "long outage: the supervisor restarted the app because Kafka "
+                                "was unreachable")
+    assert checks_named(result, "final: exactly once")
+    facts = result["facts"]
+    assert facts["restarts"] >= 1
+    assert all(reason.startswith("KAFKA_UNREACHABLE") for reason in facts["restart_reasons"])
