@@ -6,7 +6,9 @@ between the Spark app and the broker (the producer writes to the broker directly
 keep arriving during the outage). A short cut is ridden out by the Kafka source's retries, as
 Spark's connector rides it out (`fetchOffset.numRetries`, `kafkaConsumer.pollTimeoutMs`): the
 app never stops. A long cut makes it fail with KAFKA_UNREACHABLE; the supervisor restarts it
-with backoff until Kafka answers, and it catches up, every message exactly once.
+with backoff until Kafka answers, and it catches up, every message exactly once. Then an outage
+longer than retention: the restart meets data loss, which no restart can fix, and the
+supervisor stops instead of looping.
 
 The connector's own bounds are minutes (3 retries of up to 60 s each; 120 s for a read); the
 scenario sets them to seconds with the same options, so its outages can be short.
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 import time
 
-from scenarios.expectations import check, exactly_once
+from scenarios.expectations import check
 from scenarios.narration import Step
 from scenarios.registry import Scenario
 from scenarios.stage import Stage
@@ -31,6 +33,7 @@ __all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
 # a read after 8 s without progress.
 RETRY_OPTIONS = ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
                  "kafka.default.api.timeout.ms=2000", "kafkaConsumer.pollTimeoutMs=8000")
+GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0
 _RESTART = re.compile(r"^supervisor: restart \d+ in [\d.]+ s; the app exited with (\d+): (.*)$",
@@ -56,11 +59,13 @@ def run(stage: Stage) -> None:
         why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
         production="run streaming jobs supervised (cluster mode with --supervise, or your "
                    "orchestrator's restart policy)"))
-    process = stage.start_spark(supervise=True, max_backoff_sec=4.0, source_options=RETRY_OPTIONS)
+    process = stage.start_spark(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
+                                source_options=RETRY_OPTIONS)
     stage.wait_for_value(t.run_for_messages)
     _short_outage(stage)
     _long_outage(stage)
-    _finish(stage)
+    _so_far_exactly_once(stage)
+    _outage_longer_than_retention(stage)
     stage.fact("restarts", len(_RESTART.findall(process.output())))
 
 
@@ -114,17 +119,56 @@ def _long_outage(stage: Stage) -> None:
                  phase="long outage")
 
 
-def _finish(stage: Stage) -> None:
+def _so_far_exactly_once(stage: Stage) -> None:
     stage.step(Step(
-        "Stop the producer, let the app catch up, check the output log",
-        happens="the scenario verifies the output log against everything the producer sent",
-        watch="`python -m scenarios verify --sent log/kafka.log`: every value once",
-        why="the crashed batches were replayed from the checkpoint; the exactly-once sink kept "
+        "Check the output log: every message so far exactly once",
+        happens="the scenario verifies the output log while the producer keeps sending",
+        watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
+        why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
             "each message's lines once",
         production="an outage costs time, not data, as long as retention outlasts it"))
-    total = stage.stop_producer_and_drain()
-    stage.stop_spark()
-    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
+    report = stage.wait_for_more(3)
+    stage.fact("highest_after_outages", report.highest)
+    stage.expect(check("every message so far exactly once",
+                       report.ok and not report.missing and not report.duplicated,
+                       f"1..{report.highest} each once, counts consistent",
+                       f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
+                       f"{len(report.count_breaks)} count break(s)"), phase="after the outages")
+
+
+def _outage_longer_than_retention(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "An outage longer than retention: the supervisor must stop",
+        happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
+                "has deleted the offsets the checkpoint resumes from; then retention goes back "
+                "up and the network comes back. The restart meets data loss",
+        watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
+              f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
+              "position",
+        why="data loss is not retriable: no restart brings the deleted offsets back, so a "
+            "supervisor that kept restarting would loop forever; this one sees the checkpoint "
+            "not moving and stops",
+        production="make retention longer than your longest outage; when it was not, decide: "
+                   "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
+                   "short-retention"))
+    stage.set_retention(t.retention_sec)
+    resume_at = stage.committed_offset() or 0
+    stage.cut_network()
+    aged = stage.wait_until_aged_out(resume_at)
+    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {resume_at}")
+    stage.set_retention(t.endless_retention_sec)
+    stage.restore_network()
+    code = stage.wait_spark_exit(kind="crash")
+    output = stage.spark_output()
+    gave_up = next((line for line in output.splitlines()
+                    if line.startswith("supervisor: giving up")), "")
+    stage.fact("gave_up_line", gave_up)
+    stage.expect(check("the supervisor gives up on data loss",
+                       code != 0 and "KAFKA_DATA_LOSS" in gave_up,
+                       "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
+                       f"exit code {code}, {gave_up[:200] or 'no such line'}"),
+                 phase="longer than retention")
 
 
 def _restarts(stage: Stage) -> int:
@@ -143,7 +187,8 @@ SCENARIO = Scenario(
     title="the network to Kafka is cut: a short cut is ridden out, a long one supervised",
     summary="A proxy between the Spark app and Kafka is cut for 3 s (the source's retries ride "
             "it out) and for 40 s (the app fails with KAFKA_UNREACHABLE; the supervisor "
-            "restarts it with backoff until Kafka answers); every message exactly once.",
+            "restarts it with backoff until Kafka answers); every message exactly once; then "
+            "an outage longer than retention: data loss, and the supervisor gives up.",
     origin="seed 000's network outage",
     run=run,
 )

@@ -68,6 +68,16 @@ def _source_option(text: str) -> str:
     return text
 
 
+def _latency(text: str) -> str:
+    from spark_app.checkpoint_latency import CheckpointLatencyError, LatencySpec
+
+    try:
+        LatencySpec.parse(text)
+    except CheckpointLatencyError as err:
+        raise argparse.ArgumentTypeError(str(err).split(": ", 1)[1]) from None
+    return text
+
+
 def _group_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
@@ -113,6 +123,9 @@ def main_parser() -> argparse.ArgumentParser:
                    help="commit each batch's start offsets to this Kafka consumer group, and start "
                         "a fresh checkpoint from them instead of --starting-offsets "
                         "(at-least-once: the last batch may be processed again)")
+    p.add_argument("--checkpoint-latency", type=_latency, default=None, metavar="SPEC",
+                   help="make every checkpoint write take this long, on Spark's own write path: "
+                        "fixed:500ms or lognormal:mean=2.6s,min=1s,max=20s (seed 000's S3)")
     _add_upgrade_options(p)
     _add_supervisor_options(p)
     p.add_argument("--class-cache-dir", type=Path, default=_DEFAULTS.class_cache_dir,
@@ -187,6 +200,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         output_format=args.output_format, state_schema=args.state_schema,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
+        checkpoint_latency=args.checkpoint_latency,
         class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from spark_app.class_cache import ClassCache
+from spark_app.class_cache import ClassCache, default_cache_dir
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
 
@@ -158,6 +158,8 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.stopTimeout", "30s")
                .config("spark.sql.streaming.checkpointFileManagerClass", _CHECKPOINT_FILES))
+    if settings.checkpoint_latency:
+        builder = _slow_checkpoints(builder, settings)
     if settings.source == "spark-kafka":
         from pyspark import __version__ as spark_version
 
@@ -170,6 +172,21 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
         # folders, where `spark_app` cannot be imported: ship it, as `spark-submit --py-files`.
         session.sparkContext.addPyFile(str(_code_archive(settings.log_dir)))
     return session
+
+
+def _slow_checkpoints(builder: "SparkSession.Builder", settings: SparkAppSettings
+                      ) -> "SparkSession.Builder":
+    """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py)."""
+    from spark_app.checkpoint_latency import CLASS_NAME, LatencySpec, SlowCheckpointClasses
+
+    assert settings.checkpoint_latency is not None
+    classes = SlowCheckpointClasses(settings.class_cache_dir or default_cache_dir()).ensure()
+    builder = (builder.config("spark.sql.streaming.checkpointFileManagerClass", CLASS_NAME)
+               .config("spark.driver.extraClassPath", str(classes))
+               .config("spark.executor.extraClassPath", str(classes)))
+    for key, value in LatencySpec.parse(settings.checkpoint_latency).spark_conf().items():
+        builder = builder.config(key, value)
+    return builder
 
 
 def _code_archive(folder: Path) -> Path:
@@ -209,7 +226,8 @@ class SparkSessionResource:
     def start(self) -> "SparkSession":
         if self.spark is None:
             check_java()
-            if self.settings.class_cache_dir is not None:
+            # The class archive is made for one class path; the slow file manager adds to it.
+            if self.settings.class_cache_dir is not None and not self.settings.checkpoint_latency:
                 self._classes = ClassCache(self.settings.class_cache_dir, _java_binary() or "java")
             self.spark = build_session(self.settings, classes=self._classes)
         return self.spark

@@ -65,6 +65,9 @@ class SparkAppSettings:
     supervise: bool = False
     give_up_after: int = 3
     max_backoff_sec: float = 60.0
+    # Seed 000's slow checkpoint storage: every checkpoint write Spark makes takes this long
+    # (checkpoint_latency.py), e.g. "lognormal:mean=2.6s,min=1s,max=20s"; None: the disk's speed.
+    checkpoint_latency: str | None = None
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
     class_cache_dir: Path | None = field(default_factory=default_cache_dir)
 

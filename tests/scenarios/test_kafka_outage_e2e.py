@@ -15,7 +15,9 @@ def test_a_short_cut_is_ridden_out_and_a_long_one_supervised(tmp_path: Path) -> 
     assert checks_named(result, "short outage: the app rode out the short outage")
     assert checks_named(result, "long outage: the supervisor restarted the app because Kafka "
                                 "was unreachable")
-    assert checks_named(result, "final: exactly once")
+    assert checks_named(result, "after the outages: every message so far exactly once")
+    assert checks_named(result, "longer than retention: the supervisor gives up on data loss")
     facts = result["facts"]
     assert facts["restarts"] >= 1
     assert all(reason.startswith("KAFKA_UNREACHABLE") for reason in facts["restart_reasons"])
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in facts["gave_up_line"]

@@ -1,0 +1,180 @@
+"""`--checkpoint-latency SPEC`: every checkpoint write Spark makes takes that long, for real.
+
+Seed 000's checkpoints went to S3, where a write took 1 to 20 s (log-normal, mean 2.6 s); a
+local disk takes milliseconds, so nobody saw the trouble in development. To show it here, Spark
+writes its checkpoint through a file manager of ours: `SlowCheckpointFileManager`, a subclass of
+the one the app already uses (`FileSystemBasedCheckpointFileManager`), whose
+`renameTempFile` (the moment a written file lands under its name, as an object store's PUT
+completes) first waits a latency drawn from SPEC. Every file goes that way: `offsets/N`,
+`commits/N`, the state store's `.delta` files, `metadata`. Spark's own progress report then
+shows it (`walCommit`, `commitOffsets`); no sleep happens in our Python code.
+
+The class is compiled with the JDK's `javac` against the running PySpark's jars the first time
+it is needed and kept in the class cache folder. Chosen over a FUSE file system because it
+needs no mount, no root and no extra package, and it sits exactly where Spark's own pluggable
+checkpoint storage sits (`spark.sql.streaming.checkpointFileManagerClass`), which is also
+where a real S3-backed manager would plug in.
+
+SPEC: `fixed:500ms` or `lognormal:mean=2.6s,min=1s,max=20s[,sigma=0.8]` (sigma of the log,
+default 0.8).
+
+Usage: `LatencySpec.parse("fixed:500ms").spark_conf()`; `SlowCheckpointClasses(folder).ensure()`
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from spark_app.errors import SparkAppError
+
+__all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME"]
+
+CLASS_NAME = "checkpointexperience.SlowCheckpointFileManager"
+_UNITS_MS = {"ms": 1.0, "s": 1000.0}
+_HINT = "install a JDK (Debian/Ubuntu: `sudo apt-get install openjdk-17-jdk-headless`)"
+
+
+class CheckpointLatencyError(SparkAppError):
+    """A bad --checkpoint-latency, or no JDK to build the slow file manager with."""
+
+    token = "CHECKPOINT_LATENCY"
+    exit_code = 2
+
+
+def _ms(text: str) -> float:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", text)
+    if match is None:
+        raise CheckpointLatencyError(f"--checkpoint-latency: {text!r} is not a duration like "
+                                     f"500ms or 2.6s")
+    return float(match.group(1)) * _UNITS_MS[match.group(2)]
+
+
+@dataclass(frozen=True)
+class LatencySpec:
+    """How long one checkpoint write takes: a fixed time, or log-normal clamped to [min, max]."""
+
+    kind: str
+    mean_ms: float
+    min_ms: float = 0.0
+    max_ms: float = 0.0
+    sigma: float = 0.8
+
+    @classmethod
+    def parse(cls, text: str) -> "LatencySpec":
+        kind, _, rest = text.partition(":")
+        if kind == "fixed":
+            return cls("fixed", _ms(rest))
+        if kind != "lognormal":
+            raise CheckpointLatencyError(f"--checkpoint-latency must be fixed:500ms or "
+                                         f"lognormal:mean=2.6s,min=1s,max=20s, got {text!r}")
+        fields = dict(part.split("=", 1) for part in rest.split(",") if "=" in part)
+        if "mean" not in fields:
+            raise CheckpointLatencyError(f"--checkpoint-latency lognormal needs mean=…, got {text!r}")
+        spec = cls("lognormal", _ms(fields["mean"]), _ms(fields.get("min", "0ms")),
+                   _ms(fields.get("max", "3600s")), float(fields.get("sigma", "0.8")))
+        if not spec.min_ms <= spec.mean_ms <= spec.max_ms:
+            raise CheckpointLatencyError(f"--checkpoint-latency: min <= mean <= max does not hold "
+                                         f"in {text!r}")
+        return spec
+
+    def spark_conf(self) -> dict[str, str]:
+        """Read by the Java class from the Hadoop configuration (`spark.hadoop.*`)."""
+        prefix = "spark.hadoop.checkpointexperience.latency"
+        return {f"{prefix}.kind": self.kind, f"{prefix}.mean.ms": str(self.mean_ms),
+                f"{prefix}.min.ms": str(self.min_ms), f"{prefix}.max.ms": str(self.max_ms),
+                f"{prefix}.sigma": str(self.sigma)}
+
+
+_JAVA = """package checkpointexperience;
+
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import {base_package}.FileSystemBasedCheckpointFileManager;
+
+/** Spark's checkpoint file manager, with every file taking a drawn latency to land. */
+public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileManager {{
+    private static final String KEY = "checkpointexperience.latency.";
+    private final Random random = new Random();
+    private final String kind;
+    private final double meanMs, minMs, maxMs, sigma;
+
+    public SlowCheckpointFileManager(Path path, Configuration conf) {{
+        super(path, conf);
+        kind = conf.get(KEY + "kind", "fixed");
+        meanMs = conf.getDouble(KEY + "mean.ms", 0);
+        minMs = conf.getDouble(KEY + "min.ms", 0);
+        maxMs = conf.getDouble(KEY + "max.ms", 0);
+        sigma = conf.getDouble(KEY + "sigma", 0.8);
+    }}
+
+    private long drawMs() {{
+        if (!"lognormal".equals(kind)) return Math.round(meanMs);
+        double mu = Math.log(meanMs) - sigma * sigma / 2;  // so that the mean is meanMs
+        double ms = Math.exp(mu + sigma * random.nextGaussian());
+        return Math.round(Math.max(minMs, Math.min(maxMs, ms)));
+    }}
+
+    @Override
+    public void renameTempFile(Path src, Path dst, boolean overwriteIfPossible) {{
+        try {{
+            Thread.sleep(drawMs());  // the object store's PUT, before the file is visible
+        }} catch (InterruptedException e) {{
+            Thread.currentThread().interrupt();
+        }}
+        super.renameTempFile(src, dst, overwriteIfPossible);
+    }}
+}}
+"""
+
+
+class SlowCheckpointClasses:
+    """The compiled class, kept in `<cache>/slow-checkpoint-<spark version>/`."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        import pyspark
+
+        self.spark_version = pyspark.__version__
+        self.jars = Path(pyspark.__file__).parent / "jars"
+        self.folder = cache_dir / f"slow-checkpoint-{self.spark_version}"
+
+    def ensure(self) -> Path:
+        """The class folder for `extraClassPath`, compiled on first use."""
+        if (self.folder / "checkpointexperience" / "SlowCheckpointFileManager.class").exists():
+            return self.folder
+        javac = shutil.which("javac")
+        if javac is None:
+            raise CheckpointLatencyError(f"--checkpoint-latency builds a small Java class with "
+                                         f"javac, which was not found: {_HINT}.")
+        with tempfile.TemporaryDirectory(prefix="slow-checkpoint-") as work:
+            source = Path(work) / "SlowCheckpointFileManager.java"
+            source.write_text(_JAVA.format(base_package=self._base_package()), encoding="utf-8")
+            built = Path(work) / "classes"
+            done = subprocess.run([javac, "-nowarn", "-cp", f"{self.jars}/*", "-d", str(built),
+                                   str(source)], capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                raise CheckpointLatencyError(f"javac could not build the slow checkpoint file "
+                                             f"manager for PySpark {self.spark_version}: "
+                                             f"{done.stderr.strip().splitlines()[-1:]}")
+            self.folder.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(dir=self.folder.parent))
+            shutil.copytree(built, staging, dirs_exist_ok=True)
+            staging.replace(self.folder)  # whole or not at all, even with two apps at once
+        return self.folder
+
+    def _base_package(self) -> str:
+        """Where this Spark keeps FileSystemBasedCheckpointFileManager (older lines had it one
+        package up)."""
+        import zipfile
+
+        for jar in self.jars.glob("spark-sql_*.jar"):
+            names = set(zipfile.ZipFile(jar).namelist())
+            if ("org/apache/spark/sql/execution/streaming/checkpointing/"
+                    "FileSystemBasedCheckpointFileManager.class") in names:
+                return "org.apache.spark.sql.execution.streaming.checkpointing"
+        return "org.apache.spark.sql.execution.streaming"
