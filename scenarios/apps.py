@@ -177,11 +177,12 @@ class SparkLauncher:
         """Start the app with the scenario's folders, Kafka and trigger, plus `changes` to its
         settings (e.g. `sink="at-least-once"`); a change given as None keeps the default."""
         self.starts += 1
-        settings = SparkAppSettings(
+        base: dict[str, object] = dict(
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
             checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
-            trigger_sec=self.timings.trigger_sec, source=self.source,
-            **{name: value for name, value in changes.items() if value is not None})
+            trigger_sec=self.timings.trigger_sec, source=self.source)
+        base.update({name: value for name, value in changes.items() if value is not None})
+        settings = SparkAppSettings(**base)  # type: ignore[arg-type]
         argv = [self.python, "-m", "spark_app", *settings.to_argv()]
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)
         return self.current

@@ -31,6 +31,7 @@ SCENARIO_MODULES = (
     "scenarios.upgrade",
     "scenarios.manual_offsets",
     "scenarios.kafka_outage",
+    "scenarios.slow_checkpoint",
 )
 
 

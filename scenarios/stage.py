@@ -37,7 +37,7 @@ from scenarios.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.waiting import wait_until
 from kafka_app.logs import LOG_FILE_NAME
 from spark_app.errors import DataLossError, error_in_text
-from spark_app.batch_line import lag_in_output
+from spark_app.batch_line import durations_in_output, lag_in_output
 
 __all__ = ["Stage"]
 
@@ -346,6 +346,24 @@ class Stage:
                             progress=self.narrator.waiting, poll=0.3)
         self.say(f"{log_name} reached value {report.highest} (count {report.final_count})")
         return report
+
+    def wait_for_batches(self, batches: int, timeout: float | None = None) -> int:
+        """Wait until the running app has printed `batches` batch lines (batches that read data)."""
+        process = self._spark()
+
+        def done() -> int | None:
+            seen = len(durations_in_output(process.output()))
+            if seen >= batches:
+                return seen
+            if not process.running:
+                raise ProcessError(f"the Spark app exited with code {process.returncode} after "
+                                   f"{seen} batch(es): {_last_words(process)}")
+            return None
+
+        seen = wait_until(done, timeout=timeout or self.timings.spark_start_timeout_sec * 2,
+                          what=f"{batches} batches", progress=self.narrator.waiting, poll=0.5)
+        self.say(f"the Spark app has run {seen} batches")
+        return seen
 
     def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:
         """Wait until the highest value in the output log has grown by `values`."""

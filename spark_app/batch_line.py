@@ -16,7 +16,7 @@ from typing import Any
 
 from spark_app.offsets import Offsets, parse_offsets
 
-__all__ = ["BatchLine", "batch_line_from_progress", "lag_in_output"]
+__all__ = ["BatchLine", "batch_line_from_progress", "durations_in_output", "lag_in_output"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,14 @@ class BatchLine:
 
 
 _LAG = re.compile(r"^batch (\d+): .* behind latest: max=(\d+) ", re.MULTILINE)
+
+
+_TOOK = re.compile(r"^batch (\d+): .* took (\d+) ms", re.MULTILINE)
+
+
+def durations_in_output(text: str) -> dict[int, int]:
+    """Each batch's duration in ms (Spark's triggerExecution) from the app's console lines."""
+    return {int(batch): int(took) for batch, took in _TOOK.findall(text)}
 
 
 def lag_in_output(text: str) -> dict[int, int]:

@@ -1,0 +1,79 @@
+"""How much memory a process and its children hold (resident set size), sampled over a run.
+
+The Spark app is a Python driver with a JVM child; a memory leak in either shows as a growing
+sum. Read from /proc, so Linux only, like the rest of the scenarios' process handling.
+
+Usage:
+    with RssSampler(pid) as rss: ...
+    rss.samples  # [(seconds since start, bytes), ...]
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["tree_rss_bytes", "RssSampler"]
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(child) for child in task.read_text().split()]
+        except OSError:
+            continue  # the task ended while we looked
+    return found
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """RSS of `pid` and all its descendants, in bytes (0 once they are gone)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += _rss_bytes(current)
+        todo += _children(current)
+    return total
+
+
+class RssSampler:
+    """Samples `tree_rss_bytes(pid)` every `interval` seconds in a thread until stopped."""
+
+    def __init__(self, pid: int, interval: float = 1.0) -> None:
+        self.pid = pid
+        self.interval = interval
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started = time.monotonic()
+
+    def __enter__(self) -> "RssSampler":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            rss = tree_rss_bytes(self.pid)
+            if rss:
+                self.samples.append((time.monotonic() - self._started, rss))
+            self._stop.wait(self.interval)

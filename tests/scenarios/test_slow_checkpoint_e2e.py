@@ -1,0 +1,20 @@
+"""slow-checkpoint end to end (`python -m scenarios run slow-checkpoint --fast`): marked e2e."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.scenarios.more_helpers import checks_named, run_scenario
+
+
+@pytest.mark.e2e
+def test_slow_storage_falls_behind_without_growing_memory_and_a_longer_trigger_helps(
+        tmp_path: Path) -> None:
+    result = run_scenario("slow-checkpoint", tmp_path / "reports")
+    facts = result["facts"]
+    assert facts["batch_ms_median"] > 1000 and facts["falling_behind_warnings"] > 0
+    assert facts["rss_mib_end"] <= facts["rss_mib_middle"] * 1.25
+    assert checks_named(result, "remedies: fewer batches fall behind with the longer trigger")
+    assert checks_named(result, "slow storage: the lag grows to about a batch's worth")
