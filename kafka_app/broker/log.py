@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from kafka.record.default_records import DefaultRecordBatch
 
@@ -26,15 +27,24 @@ from kafka_app.broker.record_batch import BatchHeader, check_content, iter_batch
 from kafka_app.broker.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
                                         expired_by_size, expired_by_time)
 from kafka_app.broker.segment import DELETED_SUFFIX, LOG_SUFFIX, Segment
-from kafka_app.broker.topic_config import TopicConfig
+from kafka_app.broker.timestamps import stamp_timestamps
+from kafka_app.broker.topic_config import LOG_APPEND_TIME, TopicConfig
 
-__all__ = ["PartitionLog", "LOG_START_CHECKPOINT", "RECOVERY_POINT_CHECKPOINT"]
+__all__ = ["PartitionLog", "AppendResult", "LOG_START_CHECKPOINT", "RECOVERY_POINT_CHECKPOINT"]
 
 _log = logging.getLogger(__name__)
 
 LOG_START_CHECKPOINT = "log-start-offset"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset"
 _SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
+NO_APPEND_TIME = -1
+
+
+class AppendResult(NamedTuple):
+    """Where an append landed, and the broker time stamped on it (-1 unless LogAppendTime)."""
+
+    base_offset: int
+    log_append_time_ms: int
 
 
 class PartitionLog:
@@ -106,15 +116,13 @@ class PartitionLog:
 
     def append(self, records: bytes | bytearray | memoryview) -> int:
         """Validate, stamp offsets on and write one or more v2 batches; return the first offset."""
-        headers = list(iter_batches(records))
-        if not headers:
-            raise CorruptRecord(f"produce to {self.topic}-{self.partition} carried no record batch")
-        for header in headers:
-            if header.size > self.config.max_message_bytes:
-                raise RecordTooLarge(
-                    f"a {header.size}-byte batch exceeds max.message.bytes="
-                    f"{self.config.max_message_bytes} of topic {self.topic}")
-            check_content(records, header)
+        return self.append_batches(records).base_offset
+
+    def append_batches(self, records: bytes | bytearray | memoryview) -> AppendResult:
+        """`append`, also telling the log append time (Produce reports it for LogAppendTime)."""
+        buffer = bytearray(records)
+        now_ms = self._clock()
+        headers = self._validated(buffer, now_ms)
         if any(header.producer_id >= 0 for header in headers):
             if len(headers) != 1:
                 raise CorruptRecord(f"an idempotent produce to {self.topic}-{self.partition} must "
@@ -125,14 +133,12 @@ class PartitionLog:
                 _log.info("%s-%d: producer %d resent sequence %d, already at offset %d",
                           self.topic, self.partition, headers[0].producer_id,
                           headers[0].base_sequence, duplicate)
-                return duplicate
-        buffer = bytearray(records)
+                return AppendResult(duplicate, NO_APPEND_TIME)
         first_offset = self.log_end_offset
-        now_ms = self._clock()
         run: list[BatchHeader] = []
         next_offset = first_offset
         for header in headers:
-            if self._should_roll(run, header):
+            if self._should_roll(run, header, now_ms):
                 self._write_run(buffer, run, now_ms)
                 run = []
                 self._roll(now_ms)
@@ -140,9 +146,25 @@ class PartitionLog:
             run.append(replace(header, base_offset=next_offset))
             next_offset += header.last_offset_delta + 1
         self._write_run(buffer, run, now_ms)
-        return first_offset
+        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
+        return AppendResult(first_offset, append_time)
 
-    def _should_roll(self, run: list[BatchHeader], incoming: BatchHeader) -> bool:
+    def _validated(self, buffer: bytearray, now_ms: int) -> list[BatchHeader]:
+        """Every batch's header after Kafka's checks, with its timestamps recomputed in `buffer`."""
+        headers = list(iter_batches(buffer))
+        if not headers:
+            raise CorruptRecord(f"produce to {self.topic}-{self.partition} carried no record batch")
+        checked = []
+        for header in headers:
+            if header.size > self.config.max_message_bytes:
+                raise RecordTooLarge(
+                    f"a {header.size}-byte batch exceeds max.message.bytes="
+                    f"{self.config.max_message_bytes} of topic {self.topic}")
+            check_content(buffer, header)
+            checked.append(stamp_timestamps(buffer, header, self.config, now_ms))
+        return checked
+
+    def _should_roll(self, run: list[BatchHeader], incoming: BatchHeader, now_ms: int) -> bool:
         """Kafka's roll rule, seeing the active segment plus batches not yet written to it."""
         active = self._segments[-1]
         if active.is_empty and not run:
@@ -151,8 +173,10 @@ class PartitionLog:
         if active.size + pending + incoming.size > self.config.segment_bytes:
             return True
         rolling_ts = active.rolling_timestamp if not active.is_empty else run[0].max_timestamp
-        return (rolling_ts >= 0 and incoming.max_timestamp >= 0
-                and incoming.max_timestamp - rolling_ts > self.config.segment_ms)
+        if rolling_ts >= 0:
+            return incoming.max_timestamp - rolling_ts > self.config.segment_ms
+        # Kafka's LogSegment.timeWaitedForRoll: no first timestamp, so the segment's age counts.
+        return now_ms - active.created_ms > self.config.segment_ms
 
     def _write_run(self, buffer: bytearray, run: list[BatchHeader], now_ms: int) -> None:
         if not run:

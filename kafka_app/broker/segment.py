@@ -51,6 +51,8 @@ class Segment:
         self.rolling_timestamp = NO_TIMESTAMP
         # Stands in for the largest timestamp when no batch carried one, as Kafka uses the file mtime.
         self.last_modified_ms = created_ms
+        # Kafka rolls a segment whose first batch has no timestamp by its age instead.
+        self.created_ms = created_ms
         self._fd: int | None = None
         self.truncated_bytes = 0  # set by recover(): bytes cut off a corrupt tail
 

@@ -12,8 +12,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 
 from kafka_app.broker.errors import InvalidConfig
+from kafka_app.broker.stored_configs import STORED_KEYS, parse_stored
 
-__all__ = ["TopicConfig", "KNOWN_KEYS", "PASSTHROUGH_KEYS"]
+__all__ = ["TopicConfig", "KNOWN_KEYS", "PASSTHROUGH_KEYS", "CREATE_TIME", "LOG_APPEND_TIME"]
+
+CREATE_TIME = "CreateTime"
+LOG_APPEND_TIME = "LogAppendTime"
 
 
 def _long(minimum: int) -> Callable[[str, str], int]:
@@ -37,6 +41,13 @@ def _cleanup_policy(key: str, text: str) -> str:
     return value
 
 
+def _timestamp_type(key: str, text: str) -> str:
+    value = text.strip()
+    if value not in (CREATE_TIME, LOG_APPEND_TIME):
+        raise InvalidConfig(f"config {key}={text!r} must be {CREATE_TIME} or {LOG_APPEND_TIME}")
+    return value
+
+
 # Kafka name -> (dataclass field, parser). Minimums follow Apache Kafka 3.x, except segment.bytes:
 # Kafka 4 refuses values below 1 MiB, but tiny segments make retention visible in a demo.
 _PARSERS: dict[str, tuple[str, Callable[[str, str], object]]] = {
@@ -47,27 +58,14 @@ _PARSERS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "segment.bytes": ("segment_bytes", _long(14)),
     "max.message.bytes": ("max_message_bytes", _long(0)),
     "file.delete.delay.ms": ("file_delete_delay_ms", _long(0)),
+    "message.timestamp.type": ("message_timestamp_type", _timestamp_type),
+    "message.timestamp.before.max.ms": ("message_timestamp_before_max_ms", _long(0)),
+    "message.timestamp.after.max.ms": ("message_timestamp_after_max_ms", _long(0)),
 }
 KNOWN_KEYS: tuple[str, ...] = tuple(_PARSERS)
 
-# Keys clients and tools commonly send that change nothing on a single-node broker without
-# compaction or transactions; they are stored and echoed so such requests do not fail.
-PASSTHROUGH_KEYS: frozenset[str] = frozenset({
-    "compression.type",
-    "min.insync.replicas",
-    "message.timestamp.type",
-    "unclean.leader.election.enable",
-    "message.downconversion.enable",
-    "index.interval.bytes",
-    "segment.index.bytes",
-    "segment.jitter.ms",
-    "flush.messages",
-    "flush.ms",
-    "preallocate",
-    "local.retention.ms",
-    "local.retention.bytes",
-})
-
+# Kafka's other topic configs are stored and described but not acted on (stored_configs.py).
+PASSTHROUGH_KEYS: frozenset[str] = STORED_KEYS
 
 @dataclass(frozen=True)
 class TopicConfig:
@@ -80,6 +78,10 @@ class TopicConfig:
     segment_bytes: int = 1_073_741_824
     max_message_bytes: int = 1_048_588
     file_delete_delay_ms: int = 60_000
+    message_timestamp_type: str = CREATE_TIME
+    # Kafka 4's defaults (KIP-937, KIP-1030): any age is accepted, at most one hour in the future.
+    message_timestamp_before_max_ms: int = 2**63 - 1
+    message_timestamp_after_max_ms: int = 3_600_000
     overrides: frozenset[str] = frozenset()
     # Additive to the interface: passthrough keys kept verbatim, as sorted (name, value) pairs.
     extra: tuple[tuple[str, str], ...] = field(default=())
@@ -100,7 +102,7 @@ class TopicConfig:
                 attr = _PARSERS[key][0]
                 changes[attr] = getattr(defaults, attr)
                 overrides.discard(key)
-            elif key in PASSTHROUGH_KEYS:
+            elif key in STORED_KEYS:
                 extra.pop(key, None)
             else:
                 raise InvalidConfig(f"unknown topic config {key!r}")
@@ -111,11 +113,11 @@ class TopicConfig:
                 attr, parse = _PARSERS[key]
                 changes[attr] = parse(key, str(text))
                 overrides.add(key)
-            elif key in PASSTHROUGH_KEYS:
-                extra[key] = str(text)
+            elif key in STORED_KEYS:
+                extra[key] = parse_stored(key, str(text))
             else:
                 raise InvalidConfig(
-                    f"unknown topic config {key!r}; supported: {', '.join(KNOWN_KEYS)}")
+                    f"unknown topic config {key!r}: not a topic config of Apache Kafka 4.1")
         return replace(self, **changes, overrides=frozenset(overrides),
                        extra=tuple(sorted(extra.items())))
 

@@ -48,9 +48,10 @@ def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | Non
         if not records:
             raise CorruptRecord(f"empty produce request for {topic}-{partition}")
         log_ = ctx.storage.partition(topic, partition)
-        base_offset = log_.append(bytes(records))
-        return _Partition(index=partition, error_code=0, base_offset=base_offset,
-                          log_append_time_ms=-1, log_start_offset=log_.log_start_offset)
+        appended = log_.append_batches(records)
+        return _Partition(index=partition, error_code=0, base_offset=appended.base_offset,
+                          log_append_time_ms=appended.log_append_time_ms,
+                          log_start_offset=log_.log_start_offset)
     except BrokerError as error:
         log.warning("Produce to %s-%d refused: %s", topic, partition, error)
         return _failed(partition, error.error_code, str(error))
