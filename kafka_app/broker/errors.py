@@ -22,6 +22,9 @@ __all__ = [
     "InvalidProducerEpoch",
     "InvalidRecord",
     "OffsetMetadataTooLarge",
+    "InvalidReplicaAssignment",
+    "InvalidRequest",
+    "TransactionsUnsupported",
 ]
 
 
@@ -129,3 +132,26 @@ class OffsetMetadataTooLarge(BrokerError):
     """An OffsetCommit's metadata string is longer than offset.metadata.max.bytes (4096)."""
 
     error_code = 12
+
+
+class InvalidReplicaAssignment(BrokerError):
+    """A manual partition assignment that one node cannot hold (only broker 0, one replica)."""
+
+    error_code = 39
+
+
+class InvalidRequest(BrokerError):
+    """A well-formed request that asks something contradictory, e.g. a topic named twice."""
+
+    error_code = 42
+
+
+class TransactionsUnsupported(BrokerError):
+    """A transactional producer: this broker has no transaction coordinator.
+
+    Kafka's TRANSACTIONAL_ID_AUTHORIZATION_FAILED: both kafka-python and librdkafka treat it as
+    fatal at once, so `init_transactions()` fails with this message instead of retrying for a
+    minute against a coordinator that will never come.
+    """
+
+    error_code = 53

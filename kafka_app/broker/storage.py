@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -31,7 +33,7 @@ from kafka_app.broker.retention import RetentionEvent
 from kafka_app.broker.topic_config import TopicConfig
 
 __all__ = ["Storage", "PartitionLog", "RetentionEvent", "validate_topic_name", "TOPICS_FILE",
-           "CLEAN_SHUTDOWN_FILE", "MAX_PARTITIONS"]
+           "CLEAN_SHUTDOWN_FILE", "MAX_PARTITIONS", "check_partition_increase"]
 
 _log = logging.getLogger(__name__)
 
@@ -42,6 +44,7 @@ MAX_PARTITIONS = 10_000
 _PARTITION_FOLDER = re.compile(r"[A-Za-z0-9._-]+-[0-9]+")
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]+")
+_DELETED_FOLDER = "-delete"  # Kafka's suffix for the folder of a deleted partition
 
 
 def validate_topic_name(name: str) -> None:
@@ -55,6 +58,18 @@ def validate_topic_name(name: str) -> None:
                            f"the limit is {MAX_TOPIC_NAME_LENGTH}")
     if not _LEGAL_TOPIC_NAME.fullmatch(name):
         raise InvalidTopic(f"topic name {name!r} may only contain letters, digits, '.', '_' and '-'")
+
+
+def check_partition_increase(name: str, current: int, count: int) -> None:
+    """Kafka's rule for CreatePartitions: only ever more partitions (INVALID_PARTITIONS)."""
+    if count == current:
+        raise InvalidPartitions(f"topic {name!r} already has {current} partition(s)")
+    if count < current:
+        raise InvalidPartitions(f"topic {name!r} currently has {current} partition(s); {count} "
+                                f"would not be an increase (Kafka never removes partitions)")
+    if count > MAX_PARTITIONS:
+        raise InvalidPartitions(f"topic {name!r} may have at most {MAX_PARTITIONS} partitions, "
+                                f"got {count}")
 
 
 class _Topic:
@@ -76,6 +91,8 @@ class Storage:
         # Kafka's rule: the marker says the last stop flushed everything, so nothing is rechecked.
         # It goes before serving, so a crash from here on counts as unclean.
         self.clean_start = marker.exists()
+        for leftover in self.data_dir.glob(f"*{_DELETED_FOLDER}"):
+            shutil.rmtree(leftover, ignore_errors=True)  # a DeleteTopics cut short by a stop
         try:
             for name, (count, configs) in self._read_topics_file().items():
                 config = TopicConfig.from_strings(configs)
@@ -108,6 +125,37 @@ class Storage:
         _log.info("created topic %s with %d partition(s), configs %s",
                   name, partitions, config.to_strings() or "default")
         return config
+
+    def delete_topic(self, name: str) -> None:
+        """Delete a topic and its data, as Kafka's DeleteTopics does; a new topic of the same
+        name starts again at offset 0.
+
+        topics.json is rewritten first: once it no longer lists the topic, a crash can only leave
+        folders that the next start removes (they are renamed to `*-delete`, as Kafka renames them).
+        """
+        entry = self._topic(name)
+        del self._topics[name]
+        self._write_topics_file()
+        for log in entry.partitions:
+            log.release()
+            doomed = log.folder.with_name(f"{log.folder.name}.{uuid.uuid4().hex}{_DELETED_FOLDER}")
+            os.replace(log.folder, doomed)
+            shutil.rmtree(doomed, ignore_errors=True)
+        _log.info("deleted topic %s and its %d partition(s)", name, len(entry.partitions))
+
+    def add_partitions(self, name: str, count: int) -> None:
+        """Grow a topic to `count` partitions (CreatePartitions); existing ones are untouched."""
+        entry = self._topic(name)
+        current = len(entry.partitions)
+        check_partition_increase(name, current, count)
+        for partition in range(current, count):
+            self._remove_orphan_folder(name, partition)
+        entry.partitions.extend(
+            PartitionLog.open(self._partition_folder(name, p), name, p, entry.config, self._clock,
+                              self.clean_start)
+            for p in range(current, count))
+        self._write_topics_file()
+        _log.info("topic %s grew from %d to %d partitions", name, current, count)
 
     def topics(self) -> dict[str, int]:
         """Topic name -> number of partitions."""

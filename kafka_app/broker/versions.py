@@ -18,10 +18,14 @@ from kafka.protocol.admin.configs import (
     IncrementalAlterConfigsResponse,
 )
 from kafka.protocol.admin.topics import (
+    CreatePartitionsRequest,
+    CreatePartitionsResponse,
     CreateTopicsRequest,
     CreateTopicsResponse,
     DeleteRecordsRequest,
     DeleteRecordsResponse,
+    DeleteTopicsRequest,
+    DeleteTopicsResponse,
 )
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
@@ -78,6 +82,9 @@ API_VERSIONS: dict[ApiKey, ApiSpec] = {
     ApiKey.ApiVersions: ApiSpec(ApiVersionsRequest, ApiVersionsResponse, 0, 4),
     ApiKey.CreateTopics: ApiSpec(CreateTopicsRequest, CreateTopicsResponse, 2, 7),
     ApiKey.DeleteRecords: ApiSpec(DeleteRecordsRequest, DeleteRecordsResponse, 0, 2),
+    # Kafka 4 serves DeleteTopics 1-6; v6 names topics by id, so we stop at 5.
+    ApiKey.DeleteTopics: ApiSpec(DeleteTopicsRequest, DeleteTopicsResponse, 1, 5),
+    ApiKey.CreatePartitions: ApiSpec(CreatePartitionsRequest, CreatePartitionsResponse, 0, 3),
     ApiKey.InitProducerId: ApiSpec(InitProducerIdRequest, InitProducerIdResponse, 0, 4),
     ApiKey.DescribeConfigs: ApiSpec(DescribeConfigsRequest, DescribeConfigsResponse, 1, 4),
     ApiKey.IncrementalAlterConfigs: ApiSpec(

@@ -25,6 +25,7 @@ from kafka_app.broker.handlers.fetch import handle_fetch
 from kafka_app.broker.handlers.group_apis import GROUP_HANDLERS
 from kafka_app.broker.handlers.offsets import handle_delete_records, handle_list_offsets
 from kafka_app.broker.handlers.produce import handle_init_producer_id, handle_produce
+from kafka_app.broker.handlers.topic_changes import handle_create_partitions, handle_delete_topics
 
 __all__ = ["Handler", "HANDLERS", "BrokerContext"]
 
@@ -40,6 +41,8 @@ HANDLERS: dict[ApiKey, Handler] = {
     ApiKey.ListOffsets: handle_list_offsets,
     ApiKey.DeleteRecords: handle_delete_records,
     ApiKey.CreateTopics: handle_create_topics,
+    ApiKey.DeleteTopics: handle_delete_topics,
+    ApiKey.CreatePartitions: handle_create_partitions,
     ApiKey.DescribeConfigs: handle_describe_configs,
     ApiKey.IncrementalAlterConfigs: handle_incremental_alter_configs,
     **GROUP_HANDLERS,
