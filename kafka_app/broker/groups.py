@@ -32,10 +32,13 @@ class GroupErrors:
     UNKNOWN_MEMBER_ID = 25
     INVALID_SESSION_TIMEOUT = 26
     REBALANCE_IN_PROGRESS = 27
+    GROUP_ID_NOT_FOUND = 69
     MEMBER_ID_REQUIRED = 79
 
 
 EMPTY, PREPARING, COMPLETING, STABLE = "Empty", "PreparingRebalance", "CompletingRebalance", "Stable"
+# OffsetCommit v9+ answers a commit to an unknown group with GROUP_ID_NOT_FOUND, not ILLEGAL_GENERATION.
+_GROUP_ID_NOT_FOUND_SINCE = 9
 # How often expired sessions are looked for; well below any client's session timeout.
 _REAPER_INTERVAL_SEC = 0.5
 
@@ -216,15 +219,33 @@ class GroupCoordinator:
         self._remove(group, member_id, "left")
         return GroupErrors.NONE
 
-    def commit_error(self, group_id: str, generation: int, member_id: str) -> int:
-        """OffsetCommit's check: standalone commits (generation -1) are always allowed."""
-        if generation < 0 and not member_id:
-            return GroupErrors.NONE
+    def commit_error(self, group_id: str, generation: int, member_id: str,
+                     version: int = _GROUP_ID_NOT_FOUND_SINCE) -> int:
+        """OffsetCommit's check, Kafka's ClassicGroup.validateOffsetCommit.
+
+        Members of the current generation may commit while the group prepares a rebalance (so a
+        consumer commits in on_revoke and on close); only between JoinGroup and the leader's
+        SyncGroup is it REBALANCE_IN_PROGRESS. Commits without a generation (-1: admin tools,
+        consumers that assign partitions themselves) need the group to be empty or absent.
+        """
         group = self._groups.get(group_id)
-        # As in Kafka: until the new assignment is out, nobody knows who owns what.
-        if group is not None and group.state == COMPLETING and member_id in group.members:
+        if group is None:
+            if generation < 0:
+                return GroupErrors.NONE
+            return (GroupErrors.GROUP_ID_NOT_FOUND if version >= _GROUP_ID_NOT_FOUND_SINCE
+                    else GroupErrors.ILLEGAL_GENERATION)
+        if generation < 0 and group.state == EMPTY:
+            return GroupErrors.NONE
+        if generation >= 0 or member_id:
+            if member_id not in group.members:
+                return GroupErrors.UNKNOWN_MEMBER_ID
+            if generation != group.generation:
+                return GroupErrors.ILLEGAL_GENERATION
+        elif group.state != EMPTY:
+            return GroupErrors.UNKNOWN_MEMBER_ID
+        if group.state == COMPLETING:
             return GroupErrors.REBALANCE_IN_PROGRESS
-        return self.member_error(group_id, generation, member_id)
+        return GroupErrors.NONE
 
     def close(self) -> None:
         """Stop the session reaper and every pending rebalance; idempotent."""

@@ -131,6 +131,30 @@ def test_commits_need_a_current_member_unless_standalone(tmp_path: Path) -> None
     _run(tmp_path, scenario)
 
 
+def test_current_generation_commits_while_a_rebalance_is_prepared(tmp_path: Path) -> None:
+    """Kafka's ClassicGroup.validateOffsetCommit: PreparingRebalance accepts the current
+    generation (commit in on_revoke), CompletingRebalance does not, -1 needs an empty group."""
+    async def scenario(coordinator: GroupCoordinator) -> None:
+        first = await _new_member(coordinator)
+        await coordinator.join(_join(first))
+        await coordinator.sync("g", 1, first, {first: b"p0"})
+        second = await _new_member(coordinator)
+        second_join = asyncio.create_task(coordinator.join(_join(second)))
+        await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == GroupErrors.REBALANCE_IN_PROGRESS,
+                        "the group to prepare a rebalance")
+        assert coordinator.commit_error("g", 1, first) == GroupErrors.NONE
+        assert coordinator.commit_error("g", -1, "") == GroupErrors.UNKNOWN_MEMBER_ID
+        assert coordinator.commit_error("g", 0, first) == GroupErrors.ILLEGAL_GENERATION
+        await coordinator.join(_join(first))
+        await second_join
+        assert coordinator.commit_error("g", 2, first) == GroupErrors.REBALANCE_IN_PROGRESS
+        assert coordinator.commit_error("g", 1, first) == GroupErrors.ILLEGAL_GENERATION
+        assert coordinator.commit_error("absent", 3, "m", version=9) == GroupErrors.GROUP_ID_NOT_FOUND
+        assert coordinator.commit_error("absent", 3, "m", version=8) == GroupErrors.ILLEGAL_GENERATION
+
+    _run(tmp_path, scenario)
+
+
 def test_a_member_without_a_common_assignor_is_refused(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator) -> None:
         member = await _new_member(coordinator)

@@ -138,3 +138,35 @@ def test_two_librdkafka_members_rebalance(embedded_broker) -> None:
     finally:
         for consumer in members:
             consumer.close()
+
+
+def test_commit_in_on_revoke_is_accepted_during_the_rebalance(embedded_broker) -> None:
+    """librdkafka revokes (eager protocol) after hearing REBALANCE_IN_PROGRESS and before it
+    rejoins: the group prepares a rebalance then, and Kafka accepts the current generation's
+    commit, so the next owner resumes where this one stopped instead of reading it all again."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap, "handover")
+    _produce(bootstrap, "handover", [b"%d" % i for i in range(5)])
+    revoke_commits: list[list[TopicPartition]] = []
+
+    def on_revoke(consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if partitions:
+            revoke_commits.append(consumer.commit(asynchronous=False) or [])
+
+    config = {"bootstrap.servers": bootstrap, "group.id": "handover", "enable.auto.commit": False,
+              "auto.offset.reset": "earliest", "session.timeout.ms": 6_000,
+              "heartbeat.interval.ms": 200, "partition.assignment.strategy": "range"}
+    first = Consumer(config)
+    second = Consumer(config)
+    try:
+        first.subscribe(["handover"], on_revoke=on_revoke)
+        assert _consume(first, 5) == [b"%d" % i for i in range(5)]
+        second.subscribe(["handover"])
+        wait_until(lambda: first.poll(0.1) is None and second.poll(0.1) is None and revoke_commits,
+                   _DEADLINE_SEC, "the first member to commit in on_revoke")
+        assert [(tp.offset, tp.error) for tp in revoke_commits[0]] == [(5, None)]
+        committed = embedded_broker.call(embedded_broker.committed_offsets.fetch, "handover", "handover", 0)
+        assert committed == (5, "")
+    finally:
+        first.close()
+        second.close()

@@ -103,9 +103,10 @@ async def handle_leave_group(ctx: BrokerContext, request: LeaveGroupRequest, ver
 async def handle_offset_commit(ctx: BrokerContext, request: OffsetCommitRequest,
                                version: int) -> OffsetCommitResponse:
     group_id = request.group_id
-    # A stale member (wrong generation, or a rebalance under way) may not commit: Kafka's rule,
-    # so that a member that lost a partition cannot overwrite its new owner's progress.
-    error = ctx.groups.commit_error(group_id, request.generation_id_or_member_epoch, request.member_id)
+    # A stale member (an older generation) may not commit: Kafka's rule, so that a member that
+    # lost a partition cannot overwrite its new owner's progress.
+    error = ctx.groups.commit_error(group_id, request.generation_id_or_member_epoch,
+                                    request.member_id, version)
     Topic = OffsetCommitResponse.OffsetCommitResponseTopic
     topics = []
     for topic in request.topics:
