@@ -51,6 +51,11 @@ def main_parser() -> argparse.ArgumentParser:
                         default=_DEFAULTS.connections_max_idle_ms, metavar="MS",
                         help="close a connection that sends no complete request for this long "
                              "(Kafka's connections.max.idle.ms; default %(default)s)")
+    parser.add_argument("--group-initial-rebalance-delay-ms", type=int, metavar="MS",
+                        default=_DEFAULTS.group_initial_rebalance_delay_ms,
+                        help="how long a new consumer group waits for more members before its "
+                             "first rebalance (Kafka's group.initial.rebalance.delay.ms; "
+                             "default %(default)s; 0 assigns at once)")
     parser.add_argument("--default-partitions", type=int, default=_DEFAULTS.default_partitions,
                         metavar="N", help="partitions of a topic created automatically "
                                           "(with --auto-create-topics)")
@@ -72,6 +77,7 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
         default_partitions=args.default_partitions,
         connections_max_idle_ms=args.connections_max_idle_ms, log_dir=args.log_dir,
         second_listener=args.second_listener,
+        group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
     )
 
 
@@ -94,6 +100,9 @@ def check_args(args: argparse.Namespace) -> str | None:
         return "--retention-check-sec must be positive, got 0"
     if args.connections_max_idle_ms <= 0:
         return f"--connections-max-idle-ms must be positive, got {args.connections_max_idle_ms}"
+    if args.group_initial_rebalance_delay_ms < 0:
+        return (f"--group-initial-rebalance-delay-ms must not be negative, "
+                f"got {args.group_initial_rebalance_delay_ms}")
     if args.default_partitions < 1:
         return f"--default-partitions must be at least 1, got {args.default_partitions}"
     if args.max_frame_bytes < 64:

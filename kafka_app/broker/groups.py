@@ -106,13 +106,19 @@ class _Group:
     pending_ids: dict[str, float] = field(default_factory=dict)
     rejoined: asyncio.Event = field(default_factory=asyncio.Event)
     rebalance: asyncio.Task[None] | None = None
+    # Kafka's newMemberAdded: a member joined during the initial delay, which then extends.
+    new_member_added: bool = False
+    initial_rebalance: bool = False
 
 
 class GroupCoordinator:
     """Every group of this broker; runs on the broker's asyncio loop."""
 
-    def __init__(self, offsets: CommittedOffsets) -> None:
+    def __init__(self, offsets: CommittedOffsets, initial_rebalance_delay_ms: int = 3_000) -> None:
         self.offsets = offsets
+        # Kafka's group.initial.rebalance.delay.ms: a new group waits this long (and again,
+        # up to its rebalance timeout, while members keep arriving) before its first rebalance.
+        self.initial_rebalance_delay_ms = initial_rebalance_delay_ms
         self._groups: dict[str, _Group] = {}
         self._reaper: asyncio.Task[None] | None = None
 
@@ -136,6 +142,7 @@ class GroupCoordinator:
             member = _Member(member_id, request.client_id, request.session_timeout_ms,
                              request.rebalance_timeout_ms, request.protocols)
             group.members[member_id] = member
+            group.new_member_added = group.new_member_added or group.initial_rebalance
             log.info("Member %s joins group %s", member_id, group.group_id)
         member.protocols, member.last_seen = request.protocols, time.monotonic()
         group.protocol_type = request.protocol_type
@@ -265,8 +272,27 @@ class GroupCoordinator:
                 member.syncing = None
         if group.state != PREPARING:
             log.info("Group %s rebalances: %s", group.group_id, reason)
+            initial = group.state == EMPTY and self.initial_rebalance_delay_ms > 0
             group.state = PREPARING
-            group.rebalance = asyncio.get_running_loop().create_task(self._await_rejoins(group))
+            group.initial_rebalance, group.new_member_added = initial, False
+            waiting = self._delay_initial_join(group) if initial else self._await_rejoins(group)
+            group.rebalance = asyncio.get_running_loop().create_task(waiting)
+
+    async def _delay_initial_join(self, group: _Group) -> None:
+        """Kafka's tryCompleteInitialRebalanceElseSchedule: a new group's first join completes
+        after the delay, extended by one delay each time members kept arriving, but never past
+        the rebalance timeout; so consumers started together share the first assignment."""
+        delay = self.initial_rebalance_delay_ms
+        timeout = max((m.rebalance_timeout_ms for m in group.members.values()), default=0)
+        remaining = max(timeout - delay, 0)
+        while True:
+            await asyncio.sleep(delay / 1000)  # a timer, as Kafka schedules one; not a poll
+            if not (group.new_member_added and remaining):
+                break
+            group.new_member_added = False
+            delay, remaining = min(self.initial_rebalance_delay_ms, remaining), max(remaining - delay, 0)
+        group.initial_rebalance = False
+        self._complete_join(group)
 
     async def _await_rejoins(self, group: _Group) -> None:
         timeout = max((m.rebalance_timeout_ms for m in group.members.values()), default=0) / 1000

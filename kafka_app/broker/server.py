@@ -74,7 +74,8 @@ class BrokerServer:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="kafka-app-broker-"))
         storage = Storage(self.data_dir)
         offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
-        self.ctx = BrokerContext(self.settings, storage, offsets, GroupCoordinator(offsets),
+        groups = GroupCoordinator(offsets, self.settings.group_initial_rebalance_delay_ms)
+        self.ctx = BrokerContext(self.settings, storage, offsets, groups,
                                  advertised_host=advertised_host(self.settings.host))
         try:
             self._server = await asyncio.start_server(

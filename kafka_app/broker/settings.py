@@ -31,6 +31,9 @@ class BrokerSettings:
     # Kafka's connections.max.idle.ms (10 minutes): a connection that sends no complete request
     # for this long is closed, which also ends a frame that was never finished.
     connections_max_idle_ms: int = 600_000
+    # Kafka's group.initial.rebalance.delay.ms (3 s): a new consumer group waits this long for
+    # more members before its first assignment. 0 assigns at once, as the seed's demos expect.
+    group_initial_rebalance_delay_ms: int = 3_000
     auto_create_topics: bool = False
     default_partitions: int = 1
     # A second listener, as Kafka's `listeners` + `advertised.listeners`: `PORT=HOST:PORT`.
@@ -76,5 +79,7 @@ class BrokerSettings:
             raise ValueError("connections_max_idle_ms must be positive")
         if self.second_listener is not None:
             self.second_listener_address()  # raises ValueError naming what is wrong
+        if self.group_initial_rebalance_delay_ms < 0:
+            raise ValueError("group_initial_rebalance_delay_ms must not be negative")
         if self.max_frame_bytes < 64:
             raise ValueError("max_frame_bytes is too small to hold any Kafka request")

@@ -32,10 +32,10 @@ async def _wait_for(condition, what: str) -> None:  # type: ignore[no-untyped-de
         await asyncio.sleep(0.02)
 
 
-def _run(tmp_path: Path, scenario) -> None:  # type: ignore[no-untyped-def]
+def _run(tmp_path: Path, scenario, initial_delay_ms: int = 0) -> None:  # type: ignore[no-untyped-def]
     async def main() -> None:
         offsets = CommittedOffsets(tmp_path / "offsets.jsonl")
-        coordinator = GroupCoordinator(offsets)
+        coordinator = GroupCoordinator(offsets, initial_delay_ms)
         try:
             await asyncio.wait_for(scenario(coordinator), 20)
         finally:
@@ -166,3 +166,39 @@ def test_a_member_without_a_common_assignor_is_refused(tmp_path: Path) -> None:
         assert (await coordinator.join(odd)).error_code == GroupErrors.INCONSISTENT_GROUP_PROTOCOL
 
     _run(tmp_path, scenario)
+
+
+def test_a_new_group_waits_the_initial_delay_and_extends_it_for_newcomers(tmp_path: Path) -> None:
+    """Kafka's group.initial.rebalance.delay.ms: members arriving during the delay share the
+    first generation instead of forcing one rebalance each."""
+    async def scenario(coordinator: GroupCoordinator) -> None:
+        started = time.monotonic()
+        first = await _new_member(coordinator)
+        first_join = asyncio.create_task(coordinator.join(_join(first)))
+        await asyncio.sleep(0.2)  # the second consumer starts a moment later
+        second = await _new_member(coordinator)
+        second_join = asyncio.create_task(coordinator.join(_join(second)))
+        results = await asyncio.gather(first_join, second_join)
+        waited = time.monotonic() - started
+        assert [r.generation_id for r in results] == [1, 1]
+        assert sorted(m for m, _ in results[0].members) == sorted([first, second])
+        # One delay of 0.4 s, extended once for the newcomer (both under the 5 s rebalance timeout).
+        assert 0.75 <= waited < 2.0, waited
+
+    _run(tmp_path, scenario, initial_delay_ms=400)
+
+
+def test_the_initial_delay_is_only_for_an_empty_group(tmp_path: Path) -> None:
+    async def scenario(coordinator: GroupCoordinator) -> None:
+        first = await _new_member(coordinator)
+        await coordinator.join(_join(first))
+        await coordinator.sync("g", 1, first, {first: b"p0"})
+        second = await _new_member(coordinator)
+        started = time.monotonic()
+        second_join = asyncio.create_task(coordinator.join(_join(second)))
+        await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == GroupErrors.REBALANCE_IN_PROGRESS,
+                        "the rebalance")
+        await asyncio.gather(coordinator.join(_join(first)), second_join)
+        assert time.monotonic() - started < 0.6  # done when everyone rejoined, no delay
+
+    _run(tmp_path, scenario, initial_delay_ms=1_000)

@@ -25,6 +25,7 @@ BROKER_CHANGED = {
     "retention_initial_delay_sec": 0.0, "max_frame_bytes": 1024, "auto_create_topics": True,
     "default_partitions": 2, "log_dir": Path("/tmp/log"), "connections_max_idle_ms": 1500,
     "second_listener": "19099=127.0.0.1:19100",
+    "group_initial_rebalance_delay_ms": 0,
 }
 
 
