@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from kafka.errors import UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
 
 from kafka_app.broker.atomic_file import write_atomically
@@ -231,6 +232,28 @@ class PartitionLog:
                 for record in DefaultRecordBatch(raw):
                     if record.offset >= self._log_start_offset and record.timestamp >= timestamp_ms:
                         return record.offset, record.timestamp
+        return None
+
+    def offset_of_max_timestamp(self) -> tuple[int, int] | None:
+        """(offset, timestamp) of the record with the largest timestamp, or None (empty log).
+
+        Kafka's ListOffsets MAX_TIMESTAMP: the first segment holding the largest timestamp, its
+        first batch with that max timestamp, that batch's first record carrying it (for a
+        LogAppendTime batch, its first record).
+        """
+        best = max(self._segments, key=lambda segment: segment.max_timestamp)
+        if best.is_empty:
+            return None
+        for base, raw in best.batches_from_timestamp(best.max_timestamp):
+            batch = DefaultRecordBatch(raw)
+            if batch.max_timestamp != best.max_timestamp:
+                continue
+            try:
+                for record in batch:
+                    if record.timestamp == best.max_timestamp:
+                        return record.offset, best.max_timestamp
+            except UnsupportedCodecError:
+                return base, best.max_timestamp  # a codec we cannot read: the batch's start
         return None
 
     # ---- deletion ------------------------------------------------------------------------------

@@ -26,11 +26,13 @@ from kafka.protocol.consumer.group import (
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
 from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 from kafka_app.broker.groups import JoinRequest
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 
 __all__ = ["GROUP_HANDLERS"]
 
+TRANSACTION_KEY = 1  # FindCoordinator key type: 0 = group, 1 = transaction
 # JoinGroup v4+ makes new members ask twice; older clients get their id in one round trip.
 _MEMBER_ID_REQUIRED_SINCE = 4
 
@@ -38,12 +40,18 @@ _MEMBER_ID_REQUIRED_SINCE = 4
 async def handle_find_coordinator(ctx: BrokerContext, request: FindCoordinatorRequest,
                                   version: int) -> FindCoordinatorResponse:
     host, port = ctx.advertised_host, ctx.advertised_port
+    # Groups are coordinated here; transactions are not (no transaction coordinator), and a
+    # transactional producer hears so at once, with an error both clients treat as fatal.
+    refused = NO_TRANSACTIONS if version >= 1 and request.key_type == TRANSACTION_KEY else None
+    code = refused.error_code if refused else 0
+    message = str(refused) if refused else None
+    node, host, port = (-1, "", -1) if refused else (NODE_ID, host, port)
     if version < 4:
-        return FindCoordinatorResponse(throttle_time_ms=0, error_code=0, error_message=None,
-                                       node_id=NODE_ID, host=host, port=port)
+        return FindCoordinatorResponse(throttle_time_ms=0, error_code=code, error_message=message,
+                                       node_id=node, host=host, port=port)
     coordinators = [
-        FindCoordinatorResponse.Coordinator(key=key, node_id=NODE_ID, host=host, port=port,
-                                            error_code=0, error_message=None)
+        FindCoordinatorResponse.Coordinator(key=key, node_id=node, host=host, port=port,
+                                            error_code=code, error_message=message)
         for key in request.coordinator_keys
     ]
     return FindCoordinatorResponse(throttle_time_ms=0, coordinators=coordinators)
@@ -125,8 +133,11 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
     if topic not in ctx.storage.topics():
         return 3  # UNKNOWN_TOPIC_OR_PARTITION
     try:
+        # OffsetCommit v6+ carries the leader epoch of the record the offset follows; older
+        # versions decode it as -1. OffsetFetch hands it back (librdkafka validates with it).
         ctx.offsets.commit(group_id, topic, partition.partition_index,
-                           partition.committed_offset, partition.committed_metadata or "")
+                           partition.committed_offset, partition.committed_metadata or "",
+                           partition.committed_leader_epoch)
     except BrokerError as error:  # OFFSET_METADATA_TOO_LARGE: the other partitions still commit
         return error.error_code
     return 0
@@ -142,7 +153,7 @@ async def handle_offset_fetch(ctx: BrokerContext, request: OffsetFetchRequest,
         OffsetFetchResponse.OffsetFetchResponseTopic(name=t.name, partitions=[
             OffsetFetchResponse.OffsetFetchResponseTopic.OffsetFetchResponsePartition(
                 partition_index=p.partition_index, committed_offset=p.committed_offset,
-                committed_leader_epoch=-1, metadata=p.metadata, error_code=0)
+                committed_leader_epoch=p.committed_leader_epoch, metadata=p.metadata, error_code=0)
             for p in t.partitions])
         for t in group.topics
     ]
@@ -167,7 +178,8 @@ def _fetch_group(ctx: BrokerContext, group_id: str,
             found = ctx.offsets.fetch(group_id, name, index)
             offset, metadata = found if found is not None else (-1, "")
             rows.append(Partition(partition_index=index, committed_offset=offset,
-                                  committed_leader_epoch=-1, metadata=metadata, error_code=0))
+                                  committed_leader_epoch=ctx.offsets.leader_epoch(group_id, name, index),
+                                  metadata=metadata, error_code=0))
         result.append(Topic(name=name, partitions=rows))
     return Group(group_id=group_id, topics=result, error_code=0)
 

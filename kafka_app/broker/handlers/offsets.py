@@ -1,7 +1,7 @@
 """ListOffsets and DeleteRecords: where a partition starts and ends, and moving its start.
 
 ListOffsets: -2 is the log start offset ("earliest"), -1 the high watermark ("latest"), -3 the
-offset of the largest timestamp (answered as the last record), any other value a timestamp: the
+offset and timestamp of the record with the largest timestamp, any other value a timestamp: the
 first offset whose record is at or after it, else -1. DeleteRecords moves the log start offset
 (-1 = the high watermark); its reply's low watermark is the new log start offset.
 Usage: `await handle_list_offsets(ctx, request, version)`.
@@ -55,8 +55,8 @@ def _lookup(log_: PartitionLog, timestamp: int) -> tuple[int, int]:
     if timestamp == LATEST:
         return log_.high_watermark, -1
     if timestamp == MAX_TIMESTAMP:
-        last = log_.high_watermark - 1
-        return (last, -1) if last >= log_.log_start_offset else (-1, -1)
+        found = log_.offset_of_max_timestamp()
+        return found if found is not None else (-1, -1)
     found = log_.offset_for_timestamp(timestamp)
     return found if found is not None else (-1, -1)
 

@@ -14,14 +14,17 @@ import logging
 from kafka.protocol.producer.produce import ProduceRequest, ProduceResponse
 from kafka.protocol.producer.transaction import InitProducerIdRequest, InitProducerIdResponse
 
-from kafka_app.broker.errors import BrokerError, CorruptRecord
+from kafka_app.broker.errors import BrokerError, CorruptRecord, TransactionsUnsupported
 from kafka_app.broker.handlers.context import BrokerContext
 
-__all__ = ["handle_produce", "handle_init_producer_id"]
+__all__ = ["handle_produce", "handle_init_producer_id", "NO_TRANSACTIONS"]
 
 log = logging.getLogger(__name__)
 
 KAFKA_STORAGE_ERROR = 56
+NO_TRANSACTIONS = TransactionsUnsupported(
+    "this broker has no transaction coordinator: transactional producers are not supported; "
+    "use an idempotent producer (enable.idempotence) or Apache Kafka")
 _Topic = ProduceResponse.TopicProduceResponse
 _Partition = _Topic.PartitionProduceResponse
 
@@ -68,6 +71,10 @@ def _failed(partition: int, error_code: int, message: str) -> _Partition:
 
 async def handle_init_producer_id(ctx: BrokerContext, request: InitProducerIdRequest,
                                   version: int) -> InitProducerIdResponse:
+    if request.transactional_id is not None:
+        log.warning("Refused transactional producer %r: %s", request.transactional_id, NO_TRANSACTIONS)
+        return InitProducerIdResponse(throttle_time_ms=0, error_code=NO_TRANSACTIONS.error_code,
+                                      producer_id=-1, producer_epoch=-1)
     producer_id = next(ctx.producer_ids)
     return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id,
                                   producer_epoch=0)
