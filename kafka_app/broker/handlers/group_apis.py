@@ -26,9 +26,9 @@ from kafka.protocol.consumer.group import (
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
 from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 from kafka_app.broker.groups import JoinRequest
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
+from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 
 __all__ = ["GROUP_HANDLERS"]
 
