@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
+from typing import Any
 
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
@@ -127,6 +128,32 @@ class Connection:
         return _encode(response, version, correlation_id, flexible)
 
 
+def _nullable(field: Any, version: int) -> bool:
+    versions = field._nullable_versions
+    return versions is not None and versions[0] <= version <= versions[1]
+
+
+def _check_nulls(struct: Any, value: Any, version: int, key: ApiKey) -> None:
+    """Kafka's generated request classes refuse a null (-1 length) in a field whose schema does
+    not allow one: a parse error, so the connection closes; never a handler's TypeError."""
+    for name, field in struct.fields.items():
+        if not field.for_version_q(version):
+            continue
+        inner = getattr(value, name, None) if not isinstance(value, dict) else value.get(name)
+        if inner is None:
+            # Not every type: kafka-python reads a zero UUID as None too.
+            checked = field.is_array() or field.is_struct() or field._type_str in ("bytes", "string")
+            if checked and not _nullable(field, version):
+                raise MalformedRequest(f"cannot decode {key.name} v{version}: non-nullable field "
+                                       f"{field._name} was serialized as null")
+            continue
+        if field.is_struct_array():
+            for element in inner:
+                _check_nulls(field, element, version, key)
+        elif field.is_struct():
+            _check_nulls(field, inner, version, key)
+
+
 def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: ApiKey) -> ApiMessage:
     try:
         client_id, body_start = _parse_header(frame, request_class.flexible_version_q(version))
@@ -135,6 +162,7 @@ def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: Ap
     except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError,
             OverflowError, MemoryError, EOFError) as error:
         raise MalformedRequest(f"cannot decode {key.name} v{version}: {error!r}") from None
+    _check_nulls(request_class._struct, request, version, key)
     # Handlers that name members after the client (JoinGroup) read it from the header.
     _, _, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
     request.with_header(correlation_id=correlation_id, client_id=client_id)

@@ -51,3 +51,26 @@ def test_create_topics_with_a_billion_partitions_is_refused_and_others_are_serve
     assert (topic.name, topic.error_code) == ("mq", INVALID_PARTITIONS)
     assert api_versions_answered(broker.port)
     assert not (tmp_path / "data" / "mq-0").exists()
+
+
+# Issue 13's fuzzer (tests/kafka_app/test_broker_fuzz.py), seeds 13, 1 and 3: a null (-1
+# length) where the schema allows none reached a handler as None and ended in a TypeError, an
+# "internal error". Kafka's generated request classes refuse such a request while parsing it
+# ("non-nullable field ... was serialized as null"), and the connection closes.
+NULL_FIELDS = {
+    "LeaveGroup v5, members null": "0000002e000d000500000005000466757a7a0001000100000001000466757a"
+                                   "7a000000000000ffffffff0000000000000000",
+    "SyncGroup v2, assignment bytes null": "00000028000e000200000002000466757a7a00000000000000000000"
+                                           "0001000466757a7affffffff00000000",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NULL_FIELDS))
+def test_a_null_in_a_non_nullable_field_closes_that_connection_only(
+        broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str) -> None:
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as client:
+        client.sendall(bytes.fromhex(NULL_FIELDS[name]))
+        assert client.recv(4) == b""  # closed, unanswered, as Kafka closes on a parse error
+    assert api_versions_answered(broker.port)
+    assert "internal error" not in caplog.text
+    assert "was serialized as null" in caplog.text
