@@ -114,6 +114,17 @@ class TopicClient(_ConsumerHolder):
             max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
             max_poll_records=50_000) | self._settings
 
+    def refresh_metadata(self) -> None:
+        """Ask Kafka for the topics' partitions now, as the connector's admin client does on
+        every look-up: kafka-python otherwise serves them from a cache up to 5 minutes old, and
+        partitions added meanwhile would go unseen. Bounded by the client's timeout."""
+        consumer = self.consumer
+        try:
+            future = consumer._cluster.request_update()
+            consumer._net.run(consumer._manager.wait_for, future, self._timeout_ms)
+        except KafkaError as err:
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+
     def topics(self) -> set[str]:
         """Every topic's name (for subscribePattern)."""
         try:

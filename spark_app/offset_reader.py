@@ -111,6 +111,7 @@ class OffsetReader:
 def _assigned(kafka: TopicClient, subscription: Subscription) -> list[TopicPartition]:
     if subscription.kind == "assign":
         return list(subscription.assigned)
+    kafka.refresh_metadata()
     if subscription.kind == "subscribe":
         return [tp for topic in subscription.topics for tp in kafka.partitions(topic)]
     return [tp for topic in sorted(kafka.topics()) if subscription.matches(topic)

@@ -624,3 +624,66 @@ def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path)
         assert (checkpoint / "offsets" / "0").exists() and not (checkpoint / "commits" / "0").exists()
     finally:
         spark.stop()
+
+
+# --- The same, with the topic really deleted and recreated, and partitions really added ------
+
+def _recreate(bootstrap: str, partitions: int = 1) -> None:
+    from kafka.admin import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.delete_topics(["Experience"])
+    finally:
+        admin.close()
+    create_topic(bootstrap, partitions=partitions)
+
+
+def test_a_topic_deleted_and_recreated_on_our_broker(embedded_broker, tmp_path: Path) -> None:
+    """DeleteTopics + CreateTopics on the embedded broker, then the source's planning:
+    PARTITION_OFFSET_CHANGED with failOnDataLoss=true; with false, moving back."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 21))
+    strict, lenient = reader(bootstrap, tmp_path), reader(bootstrap, tmp_path, failOnDataLoss="false")
+    start = strict.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable())
+    assert start == {"Experience": {"0": 20}}  # where the query got to on the old topic
+    _recreate(bootstrap)
+    send_counter(bootstrap, range(1, 4))
+    end = strict.latestOffset(start, ReadAllAvailable())
+    assert end == {"Experience": {"0": 3}}
+    with pytest.raises(PartitionOffsetChangedError, match="offset was changed from 20 to 3"):
+        strict.partitions(start, end)
+    assert lenient.partitions(start, end) == []
+    send_counter(bootstrap, range(4, 6))
+    assert [r["offset"] for r in rows_of(lenient, end, lenient.latestOffset(end, ReadAllAvailable()))] \
+        == [3, 4]
+
+
+def test_partitions_added_on_our_broker(embedded_broker, tmp_path: Path) -> None:
+    """CreatePartitions on the embedded broker: a new partition is read from its earliest
+    offset; if retention already moved it past 0, ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO."""
+    from kafka.admin import KafkaAdminClient, NewPartitions
+
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 4), partition=0)
+    source = reader(bootstrap, tmp_path)
+    start = source.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable())
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_partitions({"Experience": NewPartitions(total_count=3)})
+    finally:
+        admin.close()
+    send_counter(bootstrap, range(4, 7), partition=1)
+    send_counter(bootstrap, range(7, 10), partition=2)
+    delete_records(bootstrap, 1, partition=2)
+    end = source.latestOffset(start, ReadAllAvailable())
+    assert end == {"Experience": {"0": 3, "1": 3, "2": 3}}
+    with pytest.raises(AddedPartitionNotFromZeroError, match="Added partition Experience-2 starts "
+                                                             "from 1 instead of 0"):
+        source.partitions(start, end)
+    lenient = reader(bootstrap, tmp_path, failOnDataLoss="false")
+    read = rows_of(lenient, start, end)
+    assert sorted((r["partition"], r["offset"]) for r in read) == \
+        [(1, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
