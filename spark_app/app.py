@@ -25,11 +25,12 @@ from spark_app.counter import count_messages
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
-from spark_app.kafka_client import GroupOffsets, TopicClient
+from spark_app.kafka_client import GroupOffsets
 from spark_app.connector import check_connector_available, source_format, source_options
 from spark_app.kafka_source import KafkaSource
 from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source_options import SourceOptions
+from spark_app.spark_version import installed_spark_version
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
@@ -78,11 +79,11 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
                       kafka_params={"default.api.timeout.ms": "10000"})
     info = read_checkpoint(settings.checkpoint_dir)
-    with TopicClient(settings.bootstrap_servers) as kafka:
-        partitions = kafka.partitions(settings.topic)
-    if info.is_new:
-        with OffsetReader(options, warn=lambda _: None) as reader:
+    with OffsetReader(options, warn=lambda _: None) as reader:
+        partitions = reader.partitions()
+        if info.is_new:
             resolve_starting_offsets(options, reader)
+    if info.is_new:
         print(f"New checkpoint: starting from startingOffsets={settings.starting_offsets} (the "
               f"seed's choice, passed explicitly; Spark's Kafka connector defaults to latest)",
               flush=True)
@@ -92,12 +93,10 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
-    from pyspark import __version__ as spark_version
-
     if settings.offsets_from_group:
         raise SourceOptionError("--offsets-from-group needs --source python: Spark's Kafka "
                                 "connector never commits offsets to Kafka")
-    check_connector_available(spark_version)
+    check_connector_available(installed_spark_version())
 
 
 def _start_from_group(settings: SparkAppSettings, group: str, checkpoint_is_new: bool,

@@ -44,6 +44,7 @@ from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
 from spark_app.rate_limit import TriggerDelay, rate_limit
 from spark_app.source_options import SourceOptions, kafka_client_settings
+from spark_app.spark_version import installed_spark_version
 
 try:  # Admission control (ReadLimit) for Python sources came with PySpark 4.2.
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, ReadMinRows
@@ -322,15 +323,13 @@ def _schema_text(options: SourceOptions) -> str:
 def _check_version_allows(options: SourceOptions) -> None:
     if ADMISSION_CONTROL:
         return
-    import pyspark
-
     wanted = {"maxOffsetsPerTrigger": options.max_offsets_per_trigger,
               "minOffsetsPerTrigger": options.min_offsets_per_trigger}
     for name, value in wanted.items():
         if value is not None:
             raise SourceOptionError(f"{name} needs PySpark 4.2 or later (admission control for "
                                     f"Python streaming sources); this is PySpark "
-                                    f"{pyspark.__version__}. Leave it out, or upgrade.")
+                                    f"{installed_spark_version()}. Leave it out, or upgrade.")
 
 
 class KafkaSource(DataSource):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from spark_app.class_cache import ClassCache, default_cache_dir
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
+from spark_app.spark_version import installed_spark_version
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -161,11 +162,9 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
     if settings.checkpoint_latency:
         builder = _slow_checkpoints(builder, settings)
     if settings.source == "spark-kafka":
-        from pyspark import __version__ as spark_version
-
         from spark_app.connector import connector_package
 
-        builder = builder.config("spark.jars.packages", connector_package(spark_version))
+        builder = builder.config("spark.jars.packages", connector_package(installed_spark_version()))
     session = builder.getOrCreate()
     if not settings.master.startswith("local["):
         # Executors of a cluster (local-cluster, spark://) run their Python workers in their own
