@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 __all__ = ["TcpProxy"]
@@ -25,9 +26,12 @@ _CHUNK = 65536
 class TcpProxy:
     """Forwards 127.0.0.1:`listen_port` to `target`; start/stop idempotent."""
 
-    def __init__(self, listen_port: int, target: tuple[str, int]) -> None:
+    def __init__(self, listen_port: int, target: tuple[str, int],
+                 record: Callable[[bytes], None] | None = None) -> None:
         self.listen_port = listen_port
         self.target = target
+        # Called with every chunk a client sends (the broker fuzzer records its corpus so).
+        self.record = record
         self._listener: socket.socket | None = None
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -92,13 +96,16 @@ class TcpProxy:
                     _close(upstream)
                     return
                 self._open.update((client, upstream))
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True,
+            for source, sink, record in ((client, upstream, self.record), (upstream, client, None)):
+                threading.Thread(target=self._pump, args=(source, sink, record), daemon=True,
                                  name="tcp-proxy-pump").start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket,
+              record: Callable[[bytes], None] | None) -> None:
         try:
             while data := source.recv(_CHUNK):
+                if record is not None:
+                    record(data)
                 sink.sendall(data)
         except OSError:
             pass  # one side closed or the proxy was cut

@@ -31,6 +31,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
 from scenarios.apps import free_port
+from scenarios.tcp_proxy import TcpProxy
 from tests.kafka_app.test_broker_regressions import api_versions_answered
 
 FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "2500"))
@@ -63,39 +64,17 @@ def _frames(data: bytes) -> Iterator[bytes]:
 
 def _record_client_traffic(recorder_port: int, second_port: int) -> list[bytes]:
     """Every request frame kafka-python sends in a normal session, recorded on the way: the
-    clients talk to the broker's second listener, which advertises the recorder, so all their
-    connections pass through it."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", recorder_port))
-    listener.listen(16)
+    clients talk to the broker's second listener, which advertises the recorder (the scenarios'
+    proxy), so all their connections pass through it."""
     sent = bytearray()
     lock = threading.Lock()
 
-    def pump(source: socket.socket, sink: socket.socket, record: bool) -> None:
-        try:
-            while data := source.recv(65536):
-                if record:
-                    with lock:
-                        sent.extend(data)
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            sink.close()
+    def record(data: bytes) -> None:
+        with lock:
+            sent.extend(data)
 
-    def accept() -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", second_port))
-            threading.Thread(target=pump, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=pump, args=(upstream, client, False), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    _session(f"127.0.0.1:{recorder_port}", "fuzzed")
-    listener.close()
+    with TcpProxy(recorder_port, ("127.0.0.1", second_port), record=record):
+        _session(f"127.0.0.1:{recorder_port}", "fuzzed")
     # Connections' bytes interleave in `sent` only between whole reads; keep what parses.
     return list(_frames(bytes(sent)))
 
