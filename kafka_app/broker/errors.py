@@ -25,6 +25,7 @@ __all__ = [
     "InvalidReplicaAssignment",
     "InvalidRequest",
     "TransactionsUnsupported",
+    "PolicyViolation",
 ]
 
 
@@ -141,7 +142,9 @@ class InvalidReplicaAssignment(BrokerError):
 
 
 class InvalidRequest(BrokerError):
-    """A well-formed request that asks something contradictory, e.g. a topic named twice."""
+    """A request that asks something contradictory (a topic named twice: an error code in the
+    answer), or breaks the protocol (a length past the end of the frame, a null where none is
+    allowed, an over-long varint: Kafka closes the connection that sent it)."""
 
     error_code = 42
 
@@ -155,3 +158,10 @@ class TransactionsUnsupported(BrokerError):
     """
 
     error_code = 53
+
+
+class PolicyViolation(BrokerError):
+    """A request the broker's limits refuse as a whole (Kafka: more than 10,000 partitions
+    in one CreateTopics, or past the broker-wide partition cap)."""
+
+    error_code = 44

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,57 @@ def test_a_null_in_a_non_nullable_field_closes_that_connection_only(
     assert api_versions_answered(broker.port)
     assert "internal error" not in caplog.text
     assert "was serialized as null" in caplog.text
+
+
+# --- Found by the fuzzer (tests/kafka_app/test_broker_fuzz_fields.py), kept byte for byte ----------
+# Each is a kafka-python request with a length set to -1 (null) in a field Kafka never allows to
+# be null. kafka-python's decoder gave None and the handler failed ("after an internal error");
+# Kafka's reader refuses it ("non-nullable field ... was serialized as null") and closes the
+# connection, and so do we now.
+FUZZ_NULL_FIELDS = {
+    # seed 13, case 35: ListOffsets v9 whose topics array is null.
+    "list_offsets_v9_null_topics": bytes.fromhex(
+        "0000003500020009000003f1000b66757a7a2d636f7270757300ffffffff00000080007a7a0200000000"
+        "ffffffffffffffffffffffff000000"),
+    # seed 1, case 215: OffsetFetch v6 whose topic name is null.
+    "offset_fetch_v6_null_topic_name": bytes.fromhex(
+        "0000003600090006000003ee000b66757a7a2d636f72707573001966757a7a2d67726f73657446657463"
+        "682d36020566757a7a02000000000000"),
+    # seed 2, case 16: Fetch v11 whose topics array is null.
+    "fetch_v11_null_topics": bytes.fromhex(
+        "000000700001000b000003f3000b66757a7a2d636f72707573ffffffff000000ffffffff070000000000"
+        "1000000000000000ffffffff00000001000466757a7a0000000100000000ffffffff000000000000000"
+        "0ffffffffffffffff0010000000000001000466757a7a00000001000000000000"),
+}
+
+
+def closed_by_broker(sock: socket.socket) -> bool:
+    """True when the broker closes `sock` without a response (Kafka's answer to a bad request)."""
+    try:
+        return sock.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+
+
+@pytest.mark.parametrize("name", sorted(FUZZ_NULL_FIELDS))
+def test_a_null_in_a_non_nullable_field_closes_the_connection_not_the_handler(
+        broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str) -> None:
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
+        client.sendall(FUZZ_NULL_FIELDS[name])
+        assert closed_by_broker(client)
+    assert api_versions_answered(broker.port)
+    assert "was serialized as null" in caplog.text
+    assert "internal error" not in caplog.text
+
+
+def test_an_endless_varint_is_refused_at_its_sixth_byte(broker: EmbeddedBroker) -> None:
+    """Metadata v12 whose topic count is a varint 1 MB long. kafka-python reads a varint for as
+    long as its bytes say "more", shifting an ever larger Python integer: about 24 s of one CPU
+    for 1 MB (quadratic), all of it on the broker's only thread. Kafka stops at 5 bytes."""
+    body = struct.pack(">hhih", 3, 12, 7, 4) + b"test" + b"\x00" + b"\xff" * 1_000_000 + b"\x01"
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
+        client.sendall(struct.pack(">i", len(body)) + body)
+        started = time.monotonic()
+        assert api_versions_answered(broker.port)
+        assert time.monotonic() - started < 2
+        assert closed_by_broker(client)

@@ -1,0 +1,247 @@
+"""The fuzzer's corpus and mutations: real requests, then damaged copies of them.
+
+The corpus holds one framed request (length prefix, header, body) for every API key and version
+the broker advertises, built with kafka-python's own request classes (generated from Kafka's JSON
+specs) and filled with plausible values, so that undamaged requests reach deep into the handlers:
+an existing topic, partition 0, a real record batch, a consumer-protocol subscription.
+Mutations are drawn from one `random.Random(seed)`, so a seed replays the same cases.
+
+Usage:
+    corpus = build_corpus("fuzz")
+    rng = random.Random(13)
+    frame = mutate(rng, rng.choice(corpus).frame, corpus)
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.schemas.fields.array import ArrayField
+from kafka.protocol.schemas.fields.simple import SimpleField
+from kafka.protocol.schemas.fields.struct import StructField
+from kafka.protocol.schemas.fields.struct_array import StructArrayField
+from kafka.record.default_records import DefaultRecordBatchBuilder
+
+from kafka_app.broker.versions import API_VERSIONS
+
+__all__ = ["Seed", "build_corpus", "mutate", "record_batch"]
+
+GROUP = "fuzz-group"
+# Values worth trying where a length, count or number sits: the edges of each integer width.
+INTERESTING_INT32 = (-1, -2, 0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF,
+                     -0x80000000, 1_000_000, 100_000_000)
+INTERESTING_INT16 = (-1, -2, 0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, -0x8000)
+INTERESTING_BYTES = (0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One undamaged request of the corpus."""
+
+    api: str
+    version: int
+    frame: bytes
+
+
+def record_batch(count: int = 2) -> bytes:
+    """A real v2 record batch of `count` small records, as a producer sends it."""
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
+                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                        batch_size=1 << 20)
+    for n in range(count):
+        builder.append(n, timestamp=1_700_000_000_000 + n, key=b"k%d" % n, value=b"v%d" % n,
+                       headers=[])
+    return bytes(builder.build())
+
+
+def consumer_subscription(topic: str) -> bytes:
+    """The consumer protocol's Subscription v0: version, [topics], user data (null)."""
+    name = topic.encode()
+    return struct.pack(">hih", 0, 1, len(name)) + name + struct.pack(">i", -1)
+
+
+def consumer_assignment(topic: str) -> bytes:
+    """The consumer protocol's Assignment v0: version, [(topic, [partitions])], user data."""
+    name = topic.encode()
+    return struct.pack(">hih", 0, 1, len(name)) + name + struct.pack(">iii", 1, 0, -1)
+
+
+def build_corpus(topic: str) -> list[Seed]:
+    """A framed request for every API key and version the broker advertises."""
+    corpus = []
+    for key, spec in sorted(API_VERSIONS.items()):
+        for version in range(spec.min_version, spec.max_version + 1):
+            # A group of its own per request: a JoinGroup must not wait for another's rebalance.
+            group = f"{GROUP}-{key.name}-{version}"
+            request = _sample_message(spec.request, version, topic, group)
+            request.with_header(correlation_id=1000 + version, client_id="fuzz-corpus")
+            corpus.append(Seed(key.name, version, bytes(request.encode(header=True, framed=True))))
+    return corpus
+
+
+def _sample_message(cls: type[ApiMessage], version: int, topic: str, group: str) -> ApiMessage:
+    values = _sample_fields(cls._struct, version, topic, parent=cls.__name__)
+    for name in ("group_id", "key"):
+        if name in values:
+            values[name] = group
+    for entry in values.get("groups") or ():  # OffsetFetch v8+ names its groups in a list
+        entry.group_id = group
+    for key in ("coordinator_keys",):  # FindCoordinator v4+
+        if key in values:
+            values[key] = [group]
+    message = cls(**values)
+    message.API_VERSION = version
+    return message
+
+
+def _sample_fields(struct_field: StructField, version: int, topic: str, parent: str) -> dict[str, Any]:
+    return {field.name: _sample(field, version, topic, parent)
+            for field in struct_field.untagged_fields(version)}
+
+
+def _sample(field: Any, version: int, topic: str, parent: str) -> Any:
+    if isinstance(field, StructArrayField):
+        inner = field.array_of
+        return [inner.data_class(**_sample_fields(inner, version, topic, field.type_str))]
+    if isinstance(field, ArrayField):
+        return [_sample(field.array_of, version, topic, parent)]
+    if isinstance(field, StructField):
+        return field.data_class(**_sample_fields(field, version, topic, field.type_str))
+    assert isinstance(field, SimpleField), field
+    return _simple_value(field, topic, parent)
+
+
+def _simple_value(field: SimpleField, topic: str, parent: str) -> Any:
+    name, kind = field.name, field.type_str
+    if kind in ("records", "bytes"):
+        if kind == "records":
+            return record_batch()
+        return consumer_assignment(topic) if name == "assignment" else consumer_subscription(topic)
+    if kind == "string":
+        return _string_value(name, topic, parent, field.default)
+    if kind == "bool":
+        return False
+    if kind == "uuid":
+        return None
+    if kind == "float64":
+        return 0.0
+    return _int_value(name, field.default)
+
+
+def _string_value(name: str, topic: str, parent: str, default: Any) -> str | None:
+    if "Config" in parent or "Alterable" in parent:
+        return {"name": "retention.ms", "value": "600000"}.get(name, default or topic)
+    by_name = {"group_id": GROUP, "key": GROUP, "member_id": "", "protocol_type": "consumer",
+               "protocol_name": "range", "client_software_name": "fuzz",
+               "client_software_version": "1", "rack_id": "", "transactional_id": None,
+               "group_instance_id": None, "reason": None, "leader": "", "error_message": None}
+    if name in by_name:
+        return by_name[name]
+    if name == "name" and "Protocol" in parent:
+        return "range"
+    return topic
+
+
+def _int_value(name: str, default: int) -> int:
+    by_name = {"acks": 1, "timeout_ms": 3000, "session_timeout_ms": 10_000,
+               "rebalance_timeout_ms": 10_000, "max_wait_ms": 0, "min_bytes": 0,
+               "max_bytes": 1 << 20, "partition_max_bytes": 1 << 20, "num_partitions": 1,
+               "replication_factor": 1, "resource_type": 2, "replica_id": -1,
+               "producer_id": -1, "producer_epoch": -1, "generation_id": -1,
+               "timestamp": -1, "session_epoch": -1, "current_leader_epoch": -1,
+               "last_fetched_epoch": -1, "log_start_offset": -1, "committed_leader_epoch": -1,
+               "generation_id_or_member_epoch": -1, "offset": -1,
+               "transaction_timeout_ms": 60_000, "retention_time_ms": -1}
+    return by_name.get(name, default if isinstance(default, int) else 0)
+
+
+# --- mutations -----------------------------------------------------------------------------
+
+def mutate(rng: random.Random, frame: bytes, corpus: list[Seed]) -> bytes:
+    """One damaged copy of `frame`: one to three mutations, then (usually) a length prefix that
+    matches, so the body is decoded rather than waited for."""
+    body = bytearray(frame[4:])
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        body = rng.choice(_BODY_MUTATIONS)(rng, body, corpus)
+    roll = rng.random()
+    if roll < 0.04:  # a length prefix that lies: huge, negative, zero or a little off
+        size = rng.choice((0x7FFFFFFF, -1, -0x80000000, 0, 3, len(body) + rng.randint(1, 9)))
+        return struct.pack(">i", size) + bytes(body)
+    return struct.pack(">i", len(body)) + bytes(body)
+
+
+def _body_position(rng: random.Random, body: bytearray) -> int:
+    # Most of a request's lengths and counts sit near its start; the header is 8+ bytes.
+    if rng.random() < 0.7:
+        return rng.randrange(min(len(body), 8), min(len(body), 96)) if len(body) > 8 else 0
+    return rng.randrange(len(body))
+
+
+def _flip_bits(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    for _ in range(rng.randint(1, 4)):
+        position = _body_position(rng, body)
+        body[position] ^= 1 << rng.randrange(8)
+    return body
+
+
+def _set_byte(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    body[_body_position(rng, body)] = rng.choice(INTERESTING_BYTES + (rng.randrange(256),))
+    return body
+
+
+def _set_int(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    """A length, count or number replaced by an edge value (int16 or int32, big-endian)."""
+    position = _body_position(rng, body)
+    if rng.random() < 0.5:
+        packed = struct.pack(">h", rng.choice(INTERESTING_INT16))
+    else:
+        packed = struct.pack(">i", rng.choice(INTERESTING_INT32))
+    body[position:position + len(packed)] = packed
+    return body
+
+
+def _set_varint(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    """A compact length or count (unsigned varint) replaced by a huge or over-long one."""
+    position = _body_position(rng, body)
+    huge = rng.choice((b"\xff\xff\xff\xff\x07", b"\xff\xff\xff\xff\x0f", b"\x80" * 9 + b"\x01",
+                       b"\xff" * rng.randint(6, 64), b"\x00", b"\x01", b"\x80\x80\x01"))
+    body[position:position + 1] = huge
+    return body
+
+
+def _truncate(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    return body[:rng.randrange(8, len(body))] if len(body) > 9 else body
+
+
+def _insert(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    position = _body_position(rng, body)
+    body[position:position] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+    return body
+
+
+def _delete(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    position = _body_position(rng, body)
+    del body[position:position + rng.randint(1, 8)]
+    return body if len(body) >= 8 else bytearray(b"\x00" * 8)
+
+
+def _splice(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    """This request's head glued to another request's tail (header fields stay this one's)."""
+    other = rng.choice(corpus).frame[4:]
+    cut = rng.randrange(8, len(body)) if len(body) > 8 else len(body)
+    return body[:cut] + other[rng.randrange(min(8, len(other)), len(other)):]
+
+
+def _repeat(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
+    """A slice of the body repeated, as a count that suddenly holds true many times over."""
+    start = _body_position(rng, body)
+    piece = body[start:start + rng.randint(1, 32)]
+    return body + piece * rng.randint(2, 200)
+
+
+_BODY_MUTATIONS = (_flip_bits, _set_byte, _set_int, _set_int, _set_varint, _truncate, _insert,
+                   _delete, _splice, _repeat)
