@@ -16,6 +16,7 @@ __all__ = [
     "TopicAlreadyExists",
     "InvalidPartitions",
     "InvalidReplicationFactor",
+    "InvalidReplicaAssignment",
     "InvalidConfig",
     "StorageCorrupt",
     "OutOfOrderSequence",
@@ -94,6 +95,13 @@ class InvalidReplicationFactor(BrokerError):
     """A single-node broker can only hold replication factor 1 (or -1, the default)."""
 
     error_code = 38
+
+
+class InvalidReplicaAssignment(BrokerError):
+    """A manual replica assignment Kafka refuses: partitions not 0..n-1, an empty or repeated
+    replica, or a broker that does not exist (here: anything but broker 0)."""
+
+    error_code = 39
 
 
 class InvalidConfig(BrokerError):

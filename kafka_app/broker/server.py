@@ -72,7 +72,7 @@ class BrokerServer:
             return
         if self.settings.data_dir is None:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="kafka-app-broker-"))
-        storage = Storage(self.data_dir)
+        storage = Storage(self.data_dir, max_partitions=self.settings.max_partitions)
         offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
         groups = GroupCoordinator(offsets, self.settings.group_initial_rebalance_delay_ms)
         self.ctx = BrokerContext(self.settings, storage, offsets, groups,
@@ -102,6 +102,8 @@ class BrokerServer:
                 self._retention.cancel()
             pending = [*self._connections, *([self._retention] if self._retention else [])]
             await asyncio.gather(*pending, return_exceptions=True)
+            if self.ctx is not None:
+                await self.ctx.groups.stop()
             await self._server.wait_closed()
             if self._second is not None:
                 await self._second.wait_closed()

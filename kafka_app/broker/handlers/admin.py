@@ -1,9 +1,8 @@
-"""CreateTopics, DescribeConfigs and IncrementalAlterConfigs: creating topics and their settings.
+"""DescribeConfigs and IncrementalAlterConfigs: reading and changing topic settings.
 
-One node holds one copy of everything, so the only replication factors are 1 and -1 (the
-default). Config sources follow Kafka: 1 = set on the topic, 5 = the default, because
-kafka-python's `describe_configs` hides defaults by their source.
-Usage: `await handle_create_topics(ctx, request, version)`.
+Config sources follow Kafka: 1 = set on the topic, 5 = the default, because kafka-python's
+`describe_configs` hides defaults by their source. CreateTopics lives in create_topics.py.
+Usage: `await handle_describe_configs(ctx, request, version)`.
 """
 
 from __future__ import annotations
@@ -14,88 +13,21 @@ from kafka.protocol.admin.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 
-from kafka_app.broker.errors import (
-    BrokerError,
-    InvalidConfig,
-    InvalidPartitions,
-    InvalidReplicationFactor,
-    TopicAlreadyExists,
-)
+from kafka_app.broker.errors import BrokerError, InvalidConfig
 from kafka_app.broker.handlers.context import BrokerContext
-from kafka_app.broker.storage import MAX_PARTITIONS, validate_topic_name
-from kafka_app.broker.topic_config import TopicConfig
 
-__all__ = ["handle_create_topics", "handle_describe_configs", "handle_incremental_alter_configs"]
+__all__ = ["handle_describe_configs", "handle_incremental_alter_configs"]
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
 SOURCE_TOPIC = 1
 SOURCE_DEFAULT = 5
 OP_SET, OP_DELETE = 0, 1
-INVALID_REQUEST = 42
-_Creatable = CreateTopicsRequest.CreatableTopic
-_Created = CreateTopicsResponse.CreatableTopicResult
-_CreatedConfig = _Created.CreatableTopicConfigs
 _Described = DescribeConfigsResponse.DescribeConfigsResult
 _DescribedConfig = _Described.DescribeConfigsResourceResult
 _Alterable = IncrementalAlterConfigsRequest.AlterConfigsResource
 _Altered = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
-
-
-async def handle_create_topics(ctx: BrokerContext, request: CreateTopicsRequest,
-                               version: int) -> CreateTopicsResponse:
-    validate_only = bool(request.validate_only)
-    results = [_create_one(ctx, topic, validate_only) for topic in request.topics]
-    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
-
-
-def _create_one(ctx: BrokerContext, topic: _Creatable, validate_only: bool) -> _Created:
-    name: str = topic.name
-    configs = {c.name: c.value for c in topic.configs}
-    try:
-        partitions = _partition_count(ctx, topic)
-        if validate_only:
-            config = _validate_new_topic(ctx, name, partitions, configs)
-        else:
-            config = ctx.storage.create_topic(name, partitions, configs)  # storage logs it
-    except BrokerError as error:
-        return _Created(name=name, error_code=error.error_code, error_message=str(error),
-                        num_partitions=-1, replication_factor=-1, configs=None)
-    return _Created(name=name, error_code=0, error_message=None, num_partitions=partitions,
-                    replication_factor=1, configs=[
-                        _CreatedConfig(name=key, value=value, read_only=False,
-                                       config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
-                                       is_sensitive=False)
-                        for key, value, is_default in config.describe()
-                    ])
-
-
-def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
-    factor = topic.replication_factor
-    if factor not in (-1, 1):
-        raise InvalidReplicationFactor(
-            f"replication factor {factor} is impossible on this single-node broker; use 1 or -1")
-    assignments = topic.assignments
-    count = len(assignments) if assignments else topic.num_partitions
-    if count == -1:
-        count = ctx.settings.default_partitions
-    # Before any folder or file: a typo such as 100000000 must not start making partitions.
-    if not 1 <= count <= MAX_PARTITIONS:
-        raise InvalidPartitions(f"topic {topic.name} needs 1..{MAX_PARTITIONS} partitions, got {count}")
-    return count
-
-
-def _validate_new_topic(ctx: BrokerContext, name: str, partitions: int,
-                        configs: dict[str, str]) -> TopicConfig:
-    validate_topic_name(name)
-    if partitions < 1:
-        raise InvalidPartitions(f"topic {name} needs at least one partition, got {partitions}")
-    config = TopicConfig.from_strings(configs)
-    if name in ctx.storage.topics():
-        raise TopicAlreadyExists(f"topic {name} already exists")
-    return config
 
 
 async def handle_describe_configs(ctx: BrokerContext, request: DescribeConfigsRequest,
