@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
-from typing import Any
+import time
 
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
@@ -71,27 +71,36 @@ class Connection:
         self._ctx = ctx
         self._reader = reader
         self._writer = writer
-        self._peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        self.peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        # For the connection limit (connection_limit.py): who has been idle the longest.
+        self.last_active = time.monotonic()
+        self.busy = False
+
+    def close(self) -> None:
+        """Close the socket from outside (the connection limit); `serve` then ends."""
+        self._writer.close()
 
     async def serve(self) -> None:
         try:
             while (frame := await self._next_frame()) is not None:
+                self.busy, self.last_active = True, time.monotonic()
                 response = await self._answer(frame)
                 if response is not None:
                     self._writer.write(response)
                     await self._writer.drain()
+                self.busy, self.last_active = False, time.monotonic()
         except MalformedRequest as error:
-            log.warning("Closing connection from %s: %s", self._peer, error)
+            log.warning("Closing connection from %s: %s", self.peer, error)
         except ConnectionError as error:
-            log.debug("Connection from %s lost: %s", self._peer, error)
+            log.debug("Connection from %s lost: %s", self.peer, error)
         except asyncio.CancelledError:
             # The broker is stopping and cancelled us; ending normally keeps asyncio's stream
             # machinery from reporting the cancellation as an error.
-            log.debug("Connection from %s closed by broker shutdown", self._peer)
+            log.debug("Connection from %s closed by broker shutdown", self.peer)
         except Exception:
             # A bug in one handler ends that client's connection, never the broker: the
             # traceback goes to kafka.log and the client reconnects.
-            log.exception("Closing connection from %s after an internal error", self._peer)
+            log.exception("Closing connection from %s after an internal error", self.peer)
         finally:
             self._writer.close()
 

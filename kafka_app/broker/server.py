@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from kafka_app.broker.connection import Connection
+from kafka_app.broker.connection_limit import ConnectionSlots
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.group_offsets import CommittedOffsets
 from kafka_app.broker.groups import GroupCoordinator
@@ -53,6 +54,7 @@ class BrokerServer:
         self._second: asyncio.Server | None = None
         self._retention: asyncio.Task[None] | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._slots = ConnectionSlots(settings.max_connections)
         self._temp_dir: Path | None = None
 
     @property
@@ -149,9 +151,12 @@ class BrokerServer:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        connection = Connection(ctx or self.ctx, reader, writer)
+        self._slots.admit(connection)
         try:
-            await Connection(ctx or self.ctx, reader, writer).serve()
+            await connection.serve()
         finally:
+            self._slots.release(connection)
             self._connections.discard(task)
 
 
