@@ -6,7 +6,7 @@ connection; after each case a fresh connection's ApiVersions must be answered wi
 no log line may say the broker hit an internal error (a malformed field must get Kafka's error
 code or a closed connection). At the end a normal producer and consumer still work.
 
-    uv run pytest tests/kafka_app/test_broker_fuzz_fields.py                 # 2,500 cases, seed 13
+    uv run pytest tests/kafka_app/test_broker_fuzz_fields.py                 # 3,000 cases, seed 13
     BROKER_FUZZ_SEED=7 BROKER_FUZZ_CASES=20000 uv run pytest tests/kafka_app/test_broker_fuzz_fields.py
     uv run pytest --slow tests/kafka_app/test_broker_fuzz_fields.py          # also 25,000 more cases
 
@@ -34,7 +34,7 @@ from tests.kafka_app.broker_helpers import create_topic, recv_frame
 from tests.kafka_app.fuzz_corpus import Seed, build_corpus, mutate
 
 SEED = int(os.environ.get("BROKER_FUZZ_SEED", "13"))
-FAST_CASES = int(os.environ.get("BROKER_FUZZ_CASES", "2500"))
+FAST_CASES = int(os.environ.get("BROKER_FUZZ_CASES", "3000"))
 SLOW_CASES = int(os.environ.get("BROKER_FUZZ_SLOW_CASES", "25000"))
 TOPIC = "fuzz"
 PROBE_TIMEOUT_SEC = 2.0
