@@ -30,6 +30,10 @@ __all__ = [
 ]
 
 
+# Characters of an error message kept (4 bytes each at most in UTF-8: far below int16's 32767).
+MAX_MESSAGE_CHARS = 1000
+
+
 class BrokerError(Exception):
     """Base of every broker error; `error_code` is Kafka's, `retriable` tells a client to retry."""
 
@@ -37,6 +41,10 @@ class BrokerError(Exception):
     retriable: bool = False
 
     def __init__(self, message: str) -> None:
+        # Messages quote what the client sent (a topic name of up to 32767 bytes), and they go
+        # back on the wire as int16-length strings: clipped, a long name cannot break the answer.
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + "..."
         super().__init__(message)
         self.message = message
 

@@ -45,6 +45,7 @@ class Seed:
     api: str
     version: int
     frame: bytes
+    request_class: type[ApiMessage]
 
 
 def record_batch(count: int = 2) -> bytes:
@@ -79,7 +80,8 @@ def build_corpus(topic: str) -> list[Seed]:
             group = f"{GROUP}-{key.name}-{version}"
             request = _sample_message(spec.request, version, topic, group)
             request.with_header(correlation_id=1000 + version, client_id="fuzz-corpus")
-            corpus.append(Seed(key.name, version, bytes(request.encode(header=True, framed=True))))
+            frame = bytes(request.encode(header=True, framed=True))
+            corpus.append(Seed(key.name, version, frame, spec.request))
     return corpus
 
 
@@ -161,10 +163,15 @@ def _int_value(name: str, default: int) -> int:
 
 # --- mutations -----------------------------------------------------------------------------
 
-def mutate(rng: random.Random, frame: bytes, corpus: list[Seed]) -> bytes:
-    """One damaged copy of `frame`: one to three mutations, then (usually) a length prefix that
-    matches, so the body is decoded rather than waited for."""
-    body = bytearray(frame[4:])
+def mutate(rng: random.Random, seed: Seed, corpus: list[Seed]) -> bytes:
+    """One damaged copy of `seed`: either a well-formed request with edge values in its fields
+    (which reaches the handlers), or its bytes damaged by one to three mutations and then
+    (usually) given a length prefix that matches, so the body is decoded rather than waited for."""
+    if rng.random() < 0.35:
+        frame = _mutate_fields(rng, seed)
+        if frame is not None:
+            return frame
+    body = bytearray(seed.frame[4:])
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
         body = rng.choice(_BODY_MUTATIONS)(rng, body, corpus)
     roll = rng.random()
@@ -245,3 +252,65 @@ def _repeat(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearra
 
 _BODY_MUTATIONS = (_flip_bits, _set_byte, _set_int, _set_int, _set_varint, _truncate, _insert,
                    _delete, _splice, _repeat)
+
+
+# --- field mutations: well-formed requests with edge values ----------------------------------
+
+_EDGE_INTS = {"int8": (-128, -1, 0, 1, 127), "int16": (-32768, -2, -1, 0, 1, 32767),
+              "uint16": (0, 1, 65535),
+              "int32": (-2**31, -2, -1, 0, 1, 2**31 - 1, 10_000, 1_000_000),
+              "int64": (-2**63, -2, -1, 0, 1, 2**63 - 1, 2**31)}
+
+
+def _mutate_fields(rng: random.Random, seed: Seed) -> bytes | None:
+    """Decode the seed, give one to three of its fields an edge value, encode it again; None when
+    the codec cannot encode the result (a value out of its field's range)."""
+    request = seed.request_class.decode(seed.frame[4:], version=seed.version, header=True)
+    slots = list(_slots(request, seed.request_class._struct, seed.version))
+    if not slots:  # ApiVersions v0-v2 has no fields at all
+        return None
+    for _ in range(rng.randint(1, 3)):
+        container, field = rng.choice(slots)
+        setattr(container, field.name, _edge_value(rng, field, getattr(container, field.name)))
+    try:
+        return bytes(request.encode(version=seed.version, header=True, framed=True))
+    except (ValueError, TypeError, struct.error, OverflowError, AttributeError):
+        return None
+
+
+def _slots(container: Any, schema: StructField, version: int) -> Any:
+    """Every (object, field) pair of a decoded request, nested structs and arrays included."""
+    for field in schema.untagged_fields(version):
+        yield container, field
+        value = getattr(container, field.name)
+        if isinstance(field, StructArrayField) and value:
+            for item in value:
+                yield from _slots(item, field.array_of, version)
+        elif isinstance(field, StructField) and value is not None:
+            yield from _slots(value, field, version)
+
+
+def _edge_value(rng: random.Random, field: Any, current: Any) -> Any:
+    if isinstance(field, ArrayField):
+        choice = rng.randrange(4)
+        if choice == 0 or not current:
+            return None if rng.random() < 0.5 else []
+        if choice == 1:  # the same entries many times over, up to past the broker's entry limit
+            return current * min(rng.choice((2, 50, 1000)), max(1, 60_000 // len(current)))
+        return current[:1]
+    if isinstance(field, StructField):
+        return current
+    kind = field.type_str
+    if kind in _EDGE_INTS:
+        return rng.choice(_EDGE_INTS[kind])
+    if kind == "string":
+        return rng.choice(("", "x" * rng.choice((1, 250, 32767)), "é✓", "../..", ".", "a/b",
+                           "fuzz", None))
+    if kind in ("bytes", "records"):
+        junk = bytes(rng.randrange(256) for _ in range(rng.randint(1, 120)))
+        damaged = bytearray(record_batch(rng.randint(1, 5)))
+        damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+        return rng.choice((b"", None, junk, bytes(damaged), record_batch(rng.randint(0, 3))))
+    if kind == "bool":
+        return rng.random() < 0.5
+    return current

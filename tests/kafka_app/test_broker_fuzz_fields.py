@@ -108,15 +108,19 @@ def run_cases(broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog,
     rng = random.Random(seed)
     started = time.monotonic()
     print(f"\nbroker fuzz: seed {seed}, {cases} cases from {len(corpus)} requests")
+    slowest: list[tuple[float, int, str]] = []
     for case in range(cases):
         source = rng.choice(corpus)
-        frame = mutate(rng, source.frame, corpus)
+        frame = mutate(rng, source, corpus)
+        case_started = time.monotonic()
         send_case(broker.port, frame)
         where = (f"seed {seed}, case {case} (from {source.api} v{source.version}), "
                  f"frame {frame.hex()}")
         assert api_versions_answered(broker.port, case), f"broker stopped answering after {where}"
         assert not error_log.lines, f"internal error after {where}:\n" + "\n".join(error_log.lines)
-    print(f"broker fuzz: {cases} cases passed in {time.monotonic() - started:.1f} s")
+        slowest = sorted([*slowest, (time.monotonic() - case_started, case, source.api)])[-3:]
+    print(f"broker fuzz: {cases} cases passed in {time.monotonic() - started:.1f} s; slowest "
+          + ", ".join(f"case {n} ({api}) {sec * 1000:.0f} ms" for sec, n, api in reversed(slowest)))
 
 
 def produce_and_consume(bootstrap: str) -> None:

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 from kafka.protocol.admin import CreateTopicsResponse
+from kafka.protocol.consumer.offsets import ListOffsetsResponse
+from kafka.protocol.producer.produce import ProduceResponse
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
+from tests.kafka_app.broker_helpers import create_topic
 
 # Issue 13: a kafka-python CreateTopics v7 with one mutated byte asks for topic "mq" with
 # 0x52000002 = 1,375,731,714 partitions. The broker tried to create them all on its event loop
@@ -21,6 +24,8 @@ CREATE_TOPICS_HUGE_PARTITIONS = bytes.fromhex(
     "00000046001300070000000300136b61666b612d707974686f6e2d332e302e31320002036d7152000002"
     "000101020d726574656e74696f6e2e6d73073630303030300000000075300000")
 POLICY_VIOLATION = 44
+UNKNOWN_TOPIC_OR_PARTITION = 3
+INVALID_REQUEST = 42
 
 
 @pytest.fixture
@@ -129,4 +134,66 @@ def test_an_endless_varint_is_refused_at_its_sixth_byte(broker: EmbeddedBroker) 
         started = time.monotonic()
         assert api_versions_answered(broker.port)
         assert time.monotonic() - started < 2
+        assert closed_by_broker(client)
+
+
+# seed 23, case 446: Produce v8 (acks=1) to a topic named by 32,767 "x"s. The broker's error
+# message quoted the name, the message passed int16's 32767 and the answer could not be encoded
+# ("after an internal error"). Messages are clipped to 1000 characters now.
+PRODUCE_V8_LONGEST_TOPIC_NAME = bytes.fromhex(
+    "0000808100000008000003f0000b66757a7a2d636f72707573ffff0001fffffffe000000017fff"
+    + "78" * 32767
+    + "000000010000000000000053" + "00" * 11 + "4700000000028d0475f40000000000010000018bcfe5"
+    "68000000018bcfe56801" + "ff" * 14 + "0000000214000000046b300476300014000202046b3104763100")
+
+# seed 21, case 8931: ListOffsets v3 naming fuzz-0 a thousand times, timestamp 1. Each lookup
+# read the partition record by record from the start, through everything DeleteRecords had
+# removed, and the broker answered nobody for over 2 s. Kafka answers a partition named twice
+# with INVALID_REQUEST and does not look it up; lookups now also start at the log start offset.
+LIST_OFFSETS_V3_ONE_PARTITION_1000_TIMES = bytes.fromhex(
+    "00002f0800020003000003eb000b66757a7a2d636f72707573ffffffff0000000001000466757a7a000003e8"
+    + "000000000000000000000001" * 1000)
+
+
+def test_an_error_message_quoting_a_32767_character_name_still_encodes(
+        broker: EmbeddedBroker) -> None:
+    assert len(PRODUCE_V8_LONGEST_TOPIC_NAME) == 4 + 0x8081  # its own length prefix, plus 4
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
+        client.sendall(PRODUCE_V8_LONGEST_TOPIC_NAME)
+        payload = read_response(client)
+    response = ProduceResponse[8].decode(payload[4:])
+    [partition] = response.responses[0].partition_responses
+    assert partition.error_code == UNKNOWN_TOPIC_OR_PARTITION
+    assert 0 < len(partition.error_message) <= 1003
+    assert api_versions_answered(broker.port)
+
+
+def test_a_partition_named_a_thousand_times_in_list_offsets_is_invalid_request(
+        broker: EmbeddedBroker) -> None:
+    create_topic(broker.bootstrap_servers, "fuzz", partitions=2)
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
+        client.sendall(LIST_OFFSETS_V3_ONE_PARTITION_1000_TIMES)
+        payload = read_response(client)
+    response = ListOffsetsResponse[3].decode(payload[4:])
+    answers = response.topics[0].partitions
+    assert len(answers) == 1000
+    assert {(p.error_code, p.offset) for p in answers} == {(INVALID_REQUEST, -1)}
+
+
+# seed 13, first run of the field mutations: Metadata v5 naming topic "fuzz" 1,000,000 times,
+# a 6 MB frame. Decoding, answering and encoding a million entries on the loop every client
+# shares held everyone up for seconds; more than 50,000 array entries now close the connection
+# before any is decoded.
+METADATA_V5_A_MILLION_TOPICS = bytes.fromhex(
+    "005b8d9a00030005000003ed000b66757a7a2d636f72707573000f4240"
+    + "000466757a7a" * 1_000_000 + "00")
+
+
+def test_a_request_with_a_million_entries_is_closed_before_it_is_decoded(
+        broker: EmbeddedBroker) -> None:
+    with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
+        client.sendall(METADATA_V5_A_MILLION_TOPICS)
+        started = time.monotonic()
+        assert api_versions_answered(broker.port)
+        assert time.monotonic() - started < 1
         assert closed_by_broker(client)
