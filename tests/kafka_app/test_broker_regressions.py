@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 from kafka.protocol.admin import CreateTopicsResponse
+from kafka.protocol.admin.configs import IncrementalAlterConfigsRequest
 from kafka.protocol.consumer.offsets import ListOffsetsResponse
 from kafka.protocol.producer.produce import ProduceResponse
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
-from tests.kafka_app.broker_helpers import create_topic
+from tests.kafka_app.broker_helpers import create_topic, raw_call
 
 # Issue 13: a kafka-python CreateTopics v7 with one mutated byte asks for topic "mq" with
 # 0x52000002 = 1,375,731,714 partitions. The broker tried to create them all on its event loop
@@ -197,3 +198,35 @@ def test_a_request_with_a_million_entries_is_closed_before_it_is_decoded(
         assert api_versions_answered(broker.port)
         assert time.monotonic() - started < 1
         assert closed_by_broker(client)
+
+
+def test_a_resource_named_a_thousand_times_in_incremental_alter_configs_is_invalid_request(
+        broker: EmbeddedBroker) -> None:
+    """Seed 31, case 8321 (before the fuzzer capped nested copies): IncrementalAlterConfigs v0
+    naming topic fuzz 1000 times, so the broker rewrote topics.json 1000 times on the loop
+    (1.1 s). Kafka's ConfigAdminManager refuses every mention of a repeated resource."""
+    create_topic(broker.bootstrap_servers, "fuzz", partitions=2)
+    Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
+    resource = Resource(resource_type=2, resource_name="fuzz", configs=[
+        Resource.AlterableConfig(name="retention.ms", config_operation=0, value="600000")])
+    request = IncrementalAlterConfigsRequest[0](resources=[resource] * 1000, validate_only=False)
+    response = raw_call(broker.port, request, 0)
+    assert len(response.responses) == 1000
+    assert {(r.error_code, r.error_message) for r in response.responses} == {
+        (INVALID_REQUEST, "Each resource must appear at most once.")}
+    assert broker.call(broker.storage.topic_config, "fuzz").to_strings() == {}
+
+
+@pytest.mark.parametrize(("configs", "message"), [
+    ([("retention.ms", 0, "1"), ("retention.ms", 0, "2")], "Error due to duplicate config keys"),
+    ([("retention.ms", 0, None)], "Null value not supported for : retention.ms"),
+])
+def test_incremental_alter_configs_checks_each_resource_as_kafka_does(
+        broker: EmbeddedBroker, configs, message) -> None:
+    create_topic(broker.bootstrap_servers, "shape")
+    Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
+    request = IncrementalAlterConfigsRequest[1](validate_only=False, resources=[Resource(
+        resource_type=2, resource_name="shape", configs=[
+            Resource.AlterableConfig(name=n, config_operation=op, value=v) for n, op, v in configs])])
+    [answer] = raw_call(broker.port, request, 1).responses
+    assert (answer.error_code, answer.error_message) == (INVALID_REQUEST, message)

@@ -7,6 +7,8 @@ Usage: `await handle_describe_configs(ctx, request, version)`.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from kafka.protocol.admin.configs import (
     DescribeConfigsRequest,
     DescribeConfigsResponse,
@@ -14,7 +16,7 @@ from kafka.protocol.admin.configs import (
     IncrementalAlterConfigsResponse,
 )
 
-from kafka_app.broker.errors import BrokerError, InvalidConfig
+from kafka_app.broker.errors import BrokerError, InvalidConfig, InvalidRequest
 from kafka_app.broker.handlers.context import BrokerContext
 
 __all__ = ["handle_describe_configs", "handle_incremental_alter_configs"]
@@ -64,24 +66,48 @@ async def handle_incremental_alter_configs(
     ctx: BrokerContext, request: IncrementalAlterConfigsRequest, version: int
 ) -> IncrementalAlterConfigsResponse:
     validate_only = bool(request.validate_only)
-    responses = [_alter_one(ctx, r, validate_only) for r in request.resources]
+    # Kafka's ConfigAdminManager.preprocess: a resource named twice is refused every time it
+    # appears, so one request cannot rewrite the same topic's configs a thousand times.
+    named = Counter((r.resource_type, r.resource_name) for r in request.resources)
+    responses = [
+        _altered(r, InvalidRequest("Each resource must appear at most once."))
+        if named[r.resource_type, r.resource_name] > 1 else _alter_one(ctx, r, validate_only)
+        for r in request.resources
+    ]
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
 def _alter_one(ctx: BrokerContext, resource: _Alterable, validate_only: bool) -> _Altered:
-    kind, name = resource.resource_type, resource.resource_name
     try:
-        if kind != TOPIC_RESOURCE:
-            raise InvalidConfig(f"only topic configs can be altered here, not resource type {kind}")
+        if resource.resource_type != TOPIC_RESOURCE:
+            raise InvalidConfig(f"only topic configs can be altered here, "
+                                f"not resource type {resource.resource_type}")
+        _check_shape(resource.configs)
         sets, deletes = _operations(resource.configs)
         if validate_only:
-            ctx.storage.topic_config(name).altered(sets, deletes)
-        else:
-            ctx.storage.alter_topic_config(name, sets, deletes)  # storage logs the new configs
+            ctx.storage.topic_config(resource.resource_name).altered(sets, deletes)
+        else:  # storage logs the new configs
+            ctx.storage.alter_topic_config(resource.resource_name, sets, deletes)
     except BrokerError as error:
-        return _Altered(error_code=error.error_code, error_message=str(error),
-                        resource_type=kind, resource_name=name)
-    return _Altered(error_code=0, error_message=None, resource_type=kind, resource_name=name)
+        return _altered(resource, error)
+    return _altered(resource, None)
+
+
+def _altered(resource: _Alterable, error: BrokerError | None) -> _Altered:
+    return _Altered(error_code=error.error_code if error else 0,
+                    error_message=str(error) if error else None,
+                    resource_type=resource.resource_type, resource_name=resource.resource_name)
+
+
+def _check_shape(configs: list[_Alterable.AlterableConfig]) -> None:
+    """Kafka's preprocess checks of one resource: each key once, a value unless deleting."""
+    names = [entry.name for entry in configs]
+    if len(set(names)) != len(names):
+        raise InvalidRequest("Error due to duplicate config keys")
+    missing = [entry.name for entry in configs
+               if entry.config_operation != OP_DELETE and entry.value is None]
+    if missing:
+        raise InvalidRequest(f"Null value not supported for : {', '.join(missing)}")
 
 
 def _operations(configs: list[_Alterable.AlterableConfig]) -> tuple[dict[str, str], list[str]]:
