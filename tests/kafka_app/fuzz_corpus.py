@@ -300,7 +300,7 @@ def _edge_value(rng: random.Random, field: Any, current: Any) -> Any:
         if choice == 0 or not current:
             return None if rng.random() < 0.5 else []
         if choice == 1:  # the same entries many times over, up to past the broker's entry limit
-            return current * min(rng.choice((2, 50, 1000)), max(1, 60_000 // len(current)))
+            return current * min(rng.choice((2, 50, 1000)), max(1, 30_000 // len(current)))
         return current[:1]
     if isinstance(field, StructField):
         return current

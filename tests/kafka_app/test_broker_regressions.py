@@ -183,7 +183,7 @@ def test_a_partition_named_a_thousand_times_in_list_offsets_is_invalid_request(
 
 # seed 13, first run of the field mutations: Metadata v5 naming topic "fuzz" 1,000,000 times,
 # a 6 MB frame. Decoding, answering and encoding a million entries on the loop every client
-# shares held everyone up for seconds; more than 50,000 array entries now close the connection
+# shares held everyone up for seconds; more than 25,000 array entries now close the connection
 # before any is decoded.
 METADATA_V5_A_MILLION_TOPICS = bytes.fromhex(
     "005b8d9a00030005000003ed000b66757a7a2d636f72707573000f4240"

@@ -81,7 +81,7 @@ def test_more_entries_than_the_limit_are_refused() -> None:
     fits = metadata_body(4, ["t"] * MAX_ENTRIES_PER_REQUEST)
     assert check(MetadataRequest, fits, 4) == len(fits)
     too_many = metadata_body(4, ["t"] * (MAX_ENTRIES_PER_REQUEST + 1))
-    with pytest.raises(InvalidRequest, match="more than 50000 array entries"):
+    with pytest.raises(InvalidRequest, match=f"more than {MAX_ENTRIES_PER_REQUEST} array entries"):
         check(MetadataRequest, too_many, 4)
 
 
@@ -91,3 +91,15 @@ def test_a_tagged_field_running_past_the_frame_is_refused() -> None:
     assert body.endswith(b"\x00")  # no tagged fields
     with pytest.raises(InvalidRequest, match="tagged field"):
         check(CreateTopicsRequest, body[:-1] + b"\x01\x00\x7f" + b"x" * 3, 7)
+
+
+def test_the_largest_real_request_fits_the_entry_limit() -> None:
+    """CreateTopics with 10,000 manual assignments (Kafka's most per request) is 20,001 entries."""
+    Creatable = CreateTopicsRequest.CreatableTopic
+    assignments = [Creatable.CreatableReplicaAssignment(partition_index=i, broker_ids=[0])
+                   for i in range(10_000)]
+    request = CreateTopicsRequest(timeout_ms=1000, validate_only=False, topics=[Creatable(
+        name="wide", num_partitions=-1, replication_factor=-1, assignments=assignments,
+        configs=[])])
+    body = bytes(request.encode(version=7))
+    assert check(CreateTopicsRequest, body, 7) == len(body)
