@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import OffsetMetadataTooLargeError, PolicyViolationError
 from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.structs import OffsetAndMetadata
@@ -75,6 +75,8 @@ def test_the_broker_wide_partition_cap_refuses_the_topic_that_would_pass_it(
             admin.create_topics([NewTopic("three", 3, 1)])
             with pytest.raises(PolicyViolationError, match="holds 3 of at most 5"):
                 admin.create_topics([NewTopic("three-more", 3, 1)])
+            with pytest.raises(PolicyViolationError):  # growing a topic counts too
+                admin.create_partitions({"three": NewPartitions(6)})
             admin.create_topics([NewTopic("two-more", 2, 1)])  # exactly at the cap is fine
             assert {"three", "two-more"} <= set(admin.list_topics())
             assert "three-more" not in admin.list_topics()
