@@ -9,6 +9,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import OffsetMetadataTooLargeError, PolicyViolationError
 from kafka.protocol.consumer.fetch import FetchRequest
+from kafka.protocol.consumer.group import JoinGroupRequest
 from kafka.structs import OffsetAndMetadata
 
 from kafka_app.broker.group_offsets import MAX_METADATA_CHARS
@@ -107,3 +108,17 @@ def test_offset_commit_metadata_over_4096_characters_is_refused(embedded_broker)
         assert consumer.committed(tp) == 3
     finally:
         consumer.close()
+
+
+@pytest.mark.parametrize(("session_ms", "expected"), [(5_999, 26), (6_000, 79),
+                                                      (1_800_000, 79), (1_800_001, 26),
+                                                      (2**31 - 1, 26), (-1, 26)])
+def test_join_group_session_timeouts_outside_kafkas_bounds_are_refused(
+        embedded_broker, session_ms: int, expected: int) -> None:
+    """Kafka's group.min/max.session.timeout.ms (6 s, 30 min): INVALID_SESSION_TIMEOUT (26);
+    inside them a new member gets MEMBER_ID_REQUIRED (79), the first step of joining."""
+    request = JoinGroupRequest[5](
+        group_id="bounded", session_timeout_ms=session_ms, rebalance_timeout_ms=10_000,
+        member_id="", group_instance_id=None, protocol_type="consumer",
+        protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")])
+    assert raw_call(embedded_broker.port, request, 5).error_code == expected
