@@ -3,8 +3,11 @@ so idle or dribbling sockets cannot lock real clients out; one with a request in
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -125,3 +128,19 @@ def test_the_busy_are_closed_only_when_everyone_is_busy() -> None:
     assert (old_busy.closed, young_idle.closed) == (False, True)
     slots.admit(_Fake("d", 4.0))
     assert old_busy.closed and not third.closed and len(slots) == 2
+
+
+@pytest.mark.e2e
+def test_the_connections_benchmark_runs_and_the_limit_shows() -> None:
+    """benchmarks/broker_connections.py against a real broker process, scaled down: 40 idle
+    sockets past a limit of 20 leave the broker holding fewer than 20 of them."""
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "benchmarks/broker_connections.py", "--idle", "40", "--samples", "5",
+         "--max-connections", "20"],
+        cwd=repo, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    held = re.search(r"the broker still held (\d+) of them", done.stdout)
+    assert held and int(held[1]) < 20, done.stdout
+    assert re.search(r"^\| ApiVersions, fresh connection \(ms\) \| [\d.]+ \|", done.stdout, re.M)
+    assert re.search(r"^\| produce, acks=all \(ms\) \| [\d.]+ \|", done.stdout, re.M)
