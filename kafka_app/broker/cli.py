@@ -56,6 +56,14 @@ def main_parser() -> argparse.ArgumentParser:
                         help="how long a new consumer group waits for more members before its "
                              "first rebalance (Kafka's group.initial.rebalance.delay.ms; "
                              "default %(default)s; 0 assigns at once)")
+    parser.add_argument("--max-connections", type=int, default=_DEFAULTS.max_connections,
+                        metavar="N",
+                        help="open connections at most; at the limit the one idle the longest "
+                             "is closed (Kafka's max.connections; default %(default)s)")
+    parser.add_argument("--max-partitions", type=int, default=_DEFAULTS.max_partitions,
+                        metavar="N",
+                        help="partitions of all topics together at most; more is refused with "
+                             "POLICY_VIOLATION (default %(default)s)")
     parser.add_argument("--default-partitions", type=int, default=_DEFAULTS.default_partitions,
                         metavar="N", help="partitions of a topic created automatically "
                                           "(with --auto-create-topics)")
@@ -78,6 +86,7 @@ def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
         connections_max_idle_ms=args.connections_max_idle_ms, log_dir=args.log_dir,
         second_listener=args.second_listener,
         group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
+        max_connections=args.max_connections, max_partitions=args.max_partitions,
     )
 
 
@@ -103,6 +112,9 @@ def check_args(args: argparse.Namespace) -> str | None:
     if args.group_initial_rebalance_delay_ms < 0:
         return (f"--group-initial-rebalance-delay-ms must not be negative, "
                 f"got {args.group_initial_rebalance_delay_ms}")
+    for name in ("max_connections", "max_partitions"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
     if args.default_partitions < 1:
         return f"--default-partitions must be at least 1, got {args.default_partitions}"
     if args.max_frame_bytes < 64:

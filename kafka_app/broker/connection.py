@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import struct
-from typing import Any
+import time
 
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
 
-from kafka_app.broker.errors import BrokerError
+from kafka_app.broker.errors import BrokerError, InvalidRequest
 from kafka_app.broker.handlers import HANDLERS, BrokerContext
 from kafka_app.broker.handlers.cluster import UNSUPPORTED_VERSION, api_versions_body
+from kafka_app.broker.request_bounds import check_body, read_uvarint
 from kafka_app.broker.versions import API_VERSIONS
 
 __all__ = ["Connection", "MalformedRequest", "read_frame"]
@@ -70,27 +71,36 @@ class Connection:
         self._ctx = ctx
         self._reader = reader
         self._writer = writer
-        self._peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        self.peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        # For the connection limit (connection_limit.py): who has been idle the longest.
+        self.last_active = time.monotonic()
+        self.busy = False
+
+    def close(self) -> None:
+        """Close the socket from outside (the connection limit); `serve` then ends."""
+        self._writer.close()
 
     async def serve(self) -> None:
         try:
             while (frame := await self._next_frame()) is not None:
+                self.busy, self.last_active = True, time.monotonic()
                 response = await self._answer(frame)
                 if response is not None:
                     self._writer.write(response)
                     await self._writer.drain()
+                self.busy, self.last_active = False, time.monotonic()
         except MalformedRequest as error:
-            log.warning("Closing connection from %s: %s", self._peer, error)
+            log.warning("Closing connection from %s: %s", self.peer, error)
         except ConnectionError as error:
-            log.debug("Connection from %s lost: %s", self._peer, error)
+            log.debug("Connection from %s lost: %s", self.peer, error)
         except asyncio.CancelledError:
             # The broker is stopping and cancelled us; ending normally keeps asyncio's stream
             # machinery from reporting the cancellation as an error.
-            log.debug("Connection from %s closed by broker shutdown", self._peer)
+            log.debug("Connection from %s closed by broker shutdown", self.peer)
         except Exception:
             # A bug in one handler ends that client's connection, never the broker: the
             # traceback goes to kafka.log and the client reconnects.
-            log.exception("Closing connection from %s after an internal error", self._peer)
+            log.exception("Closing connection from %s after an internal error", self.peer)
         finally:
             self._writer.close()
 
@@ -128,41 +138,20 @@ class Connection:
         return _encode(response, version, correlation_id, flexible)
 
 
-def _nullable(field: Any, version: int) -> bool:
-    versions = field._nullable_versions
-    return versions is not None and versions[0] <= version <= versions[1]
-
-
-def _check_nulls(struct: Any, value: Any, version: int, key: ApiKey) -> None:
-    """Kafka's generated request classes refuse a null (-1 length) in a field whose schema does
-    not allow one: a parse error, so the connection closes; never a handler's TypeError."""
-    for name, field in struct.fields.items():
-        if not field.for_version_q(version):
-            continue
-        inner = getattr(value, name, None) if not isinstance(value, dict) else value.get(name)
-        if inner is None:
-            # Not every type: kafka-python reads a zero UUID as None too.
-            checked = field.is_array() or field.is_struct() or field._type_str in ("bytes", "string")
-            if checked and not _nullable(field, version):
-                raise MalformedRequest(f"cannot decode {key.name} v{version}: non-nullable field "
-                                       f"{field._name} was serialized as null")
-            continue
-        if field.is_struct_array():
-            for element in inner:
-                _check_nulls(field, element, version, key)
-        elif field.is_struct():
-            _check_nulls(field, inner, version, key)
-
-
 def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: ApiKey) -> ApiMessage:
     try:
         client_id, body_start = _parse_header(frame, request_class.flexible_version_q(version))
-        request = request_class.decode(memoryview(frame)[body_start:], version=version)
-    # The codec reports truncated or garbled input as whichever low-level error it hits first.
+        # Kafka's bounds first: the codec trusts every length and count it reads.
+        body = memoryview(frame)[body_start:]
+        check_body(request_class, body, 0, version)
+        request = request_class.decode(body, version=version)
+    except InvalidRequest as error:
+        raise MalformedRequest(f"cannot decode {key.name} v{version}: {error}") from None
+    # The codec reports what the bounds let through (bad UTF-8, a bad tagged field) as
+    # whichever low-level error it hits first.
     except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError,
-            OverflowError, MemoryError, EOFError) as error:
+            OverflowError, EOFError) as error:
         raise MalformedRequest(f"cannot decode {key.name} v{version}: {error!r}") from None
-    _check_nulls(request_class._struct, request, version, key)
     # Handlers that name members after the client (JoinGroup) read it from the header.
     _, _, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
     request.with_header(correlation_id=correlation_id, client_id=client_id)
@@ -177,25 +166,14 @@ def _parse_header(frame: bytes, flexible: bool) -> tuple[str | None, int]:
         raise EOFError(f"client id of {size} bytes runs past the end of the frame")
     client_id = None if size < 0 else frame[_HEADER_PREFIX.size:position].decode()
     if flexible:  # tagged fields: a count, then each tag's number, size and bytes
-        count, position = _read_uvarint(frame, position)
+        count, position = read_uvarint(frame, position)
         for _ in range(count):
-            _, position = _read_uvarint(frame, position)
-            length, position = _read_uvarint(frame, position)
+            _, position = read_uvarint(frame, position)
+            length, position = read_uvarint(frame, position)
             position += length
+            if position > len(frame):
+                raise InvalidRequest("a tagged field of the header runs past the end of the frame")
     return client_id, position
-
-
-def _read_uvarint(data: bytes, position: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[position]  # IndexError on a truncated frame, like the codec's own reads
-        position += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, position
-        shift += 7
-        if shift > 28:
-            raise ValueError("unsigned varint longer than 5 bytes")
 
 
 def _encode(response: ApiMessage, version: int, correlation_id: int, flexible: bool) -> bytes:

@@ -16,6 +16,7 @@ __all__ = [
     "TopicAlreadyExists",
     "InvalidPartitions",
     "InvalidReplicationFactor",
+    "InvalidReplicaAssignment",
     "InvalidConfig",
     "StorageCorrupt",
     "OutOfOrderSequence",
@@ -25,7 +26,12 @@ __all__ = [
     "InvalidReplicaAssignment",
     "InvalidRequest",
     "TransactionsUnsupported",
+    "PolicyViolation",
 ]
+
+
+# Characters of an error message kept (4 bytes each at most in UTF-8: far below int16's 32767).
+MAX_MESSAGE_CHARS = 1000
 
 
 class BrokerError(Exception):
@@ -35,6 +41,10 @@ class BrokerError(Exception):
     retriable: bool = False
 
     def __init__(self, message: str) -> None:
+        # Messages quote what the client sent (a topic name of up to 32767 bytes), and they go
+        # back on the wire as int16-length strings: clipped, a long name cannot break the answer.
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + "..."
         super().__init__(message)
         self.message = message
 
@@ -95,6 +105,13 @@ class InvalidReplicationFactor(BrokerError):
     error_code = 38
 
 
+class InvalidReplicaAssignment(BrokerError):
+    """A manual replica assignment Kafka refuses: partitions not 0..n-1, an empty or repeated
+    replica, or a broker that does not exist (here: anything but broker 0)."""
+
+    error_code = 39
+
+
 class InvalidConfig(BrokerError):
     """A topic config key is unknown or its value is not acceptable; the message names the key."""
 
@@ -141,7 +158,9 @@ class InvalidReplicaAssignment(BrokerError):
 
 
 class InvalidRequest(BrokerError):
-    """A well-formed request that asks something contradictory, e.g. a topic named twice."""
+    """A request that asks something contradictory (a topic named twice: an error code in the
+    answer), or breaks the protocol (a length past the end of the frame, a null where none is
+    allowed, an over-long varint: Kafka closes the connection that sent it)."""
 
     error_code = 42
 
@@ -155,3 +174,10 @@ class TransactionsUnsupported(BrokerError):
     """
 
     error_code = 53
+
+
+class PolicyViolation(BrokerError):
+    """A request the broker's limits refuse as a whole (Kafka: more than 10,000 partitions
+    in one CreateTopics, or past the broker-wide partition cap)."""
+
+    error_code = 44

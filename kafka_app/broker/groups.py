@@ -254,12 +254,20 @@ class GroupCoordinator:
             return GroupErrors.REBALANCE_IN_PROGRESS
         return GroupErrors.NONE
 
-    def close(self) -> None:
-        """Stop the session reaper and every pending rebalance; idempotent."""
-        for task in [self._reaper, *(g.rebalance for g in self._groups.values())]:
-            if task is not None:
-                task.cancel()
+    def close(self) -> list[asyncio.Task[None]]:
+        """Stop the session reaper and every pending rebalance; idempotent. Returns the
+        cancelled tasks, for a caller on the loop to await (see `stop`)."""
+        tasks = [t for t in [self._reaper, *(g.rebalance for g in self._groups.values())]
+                 if t is not None]
+        for task in tasks:
+            task.cancel()
         self._reaper = None
+        return tasks
+
+    async def stop(self) -> None:
+        """`close`, then wait until the cancelled tasks have ended, so none is left pending
+        when the loop closes (asyncio reports those as "Task was destroyed but it is pending")."""
+        await asyncio.gather(*self.close(), return_exceptions=True)
 
     # --- rebalancing ------------------------------------------------------------------------
 

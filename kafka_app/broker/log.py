@@ -226,9 +226,11 @@ class PartitionLog:
     def offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record at or after timestamp_ms, or None."""
         for segment in self._segments:
-            if segment.max_timestamp < timestamp_ms:
+            if segment.max_timestamp < timestamp_ms or segment.next_offset <= self._log_start_offset:
                 continue
-            for _base, raw in segment.batches_from_timestamp(timestamp_ms):
+            # From the batch holding the log start offset: the deleted ones before it would be
+            # read and decoded record by record for nothing.
+            for _base, raw in segment.batches_from_timestamp(timestamp_ms, self._log_start_offset):
                 for record in DefaultRecordBatch(raw):
                     if record.offset >= self._log_start_offset and record.timestamp >= timestamp_ms:
                         return record.offset, record.timestamp

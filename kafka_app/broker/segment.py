@@ -223,13 +223,16 @@ class Segment:
         finally:
             os.close(fd)
 
-    def batches_from_timestamp(self, timestamp_ms: int) -> Iterator[tuple[int, bytes]]:
-        """(base offset, bytes) of each batch whose max timestamp >= timestamp_ms, lazily.
+    def batches_from_timestamp(self, timestamp_ms: int,
+                               from_offset: int = 0) -> Iterator[tuple[int, bytes]]:
+        """(base offset, bytes) of each batch whose max timestamp >= timestamp_ms, from the batch
+        holding `from_offset` on, lazily.
 
         Rarely used (ListOffsets by time), so it reads batch by batch; the caller stops early.
         """
-        for index, max_ts in enumerate(self._max_timestamps):
-            if max_ts >= timestamp_ms:
+        first = bisect_left(self._last_offsets, from_offset)
+        for index in range(first, len(self._max_timestamps)):
+            if self._max_timestamps[index] >= timestamp_ms:
                 base = self._last_offsets[index - 1] + 1 if index else self.base_offset
                 start = self._positions[index]
                 end = self._positions[index + 1] if index + 1 < len(self._positions) else self.size

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from kafka_app.broker.connection import Connection
+from kafka_app.broker.connection_limit import ConnectionSlots
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.group_offsets import CommittedOffsets
 from kafka_app.broker.groups import GroupCoordinator
@@ -31,6 +32,10 @@ log = logging.getLogger(__name__)
 
 # Committed consumer offsets live beside the topic folders (which are named "<topic>-<n>").
 OFFSETS_FILE = "group-offsets.jsonl"
+# Connections the kernel completes before we accept them. asyncio's default of 100 overflows when
+# a crowd connects at once; the dropped handshakes are retried a second later (2,000 connections
+# took 12 s instead of 0.13 s, see BENCHMARKS.md).
+_LISTEN_BACKLOG = 1024
 
 
 class PortInUse(BrokerError):
@@ -53,6 +58,7 @@ class BrokerServer:
         self._second: asyncio.Server | None = None
         self._retention: asyncio.Task[None] | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._slots = ConnectionSlots(settings.max_connections)
         self._temp_dir: Path | None = None
 
     @property
@@ -72,14 +78,15 @@ class BrokerServer:
             return
         if self.settings.data_dir is None:
             self._temp_dir = Path(tempfile.mkdtemp(prefix="kafka-app-broker-"))
-        storage = Storage(self.data_dir)
+        storage = Storage(self.data_dir, max_partitions=self.settings.max_partitions)
         offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
         groups = GroupCoordinator(offsets, self.settings.group_initial_rebalance_delay_ms)
         self.ctx = BrokerContext(self.settings, storage, offsets, groups,
                                  advertised_host=advertised_host(self.settings.host))
         try:
             self._server = await asyncio.start_server(
-                self._on_connect, self.settings.host, self.settings.port, reuse_address=True)
+                self._on_connect, self.settings.host, self.settings.port, reuse_address=True,
+                backlog=_LISTEN_BACKLOG)
         except OSError as error:
             self._close_storage()
             if error.errno == errno.EADDRINUSE:
@@ -102,6 +109,8 @@ class BrokerServer:
                 self._retention.cancel()
             pending = [*self._connections, *([self._retention] if self._retention else [])]
             await asyncio.gather(*pending, return_exceptions=True)
+            if self.ctx is not None:
+                await self.ctx.groups.stop()
             await self._server.wait_closed()
             if self._second is not None:
                 await self._second.wait_closed()
@@ -147,9 +156,12 @@ class BrokerServer:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        connection = Connection(ctx or self.ctx, reader, writer)
+        self._slots.admit(connection)
         try:
-            await Connection(ctx or self.ctx, reader, writer).serve()
+            await connection.serve()
         finally:
+            self._slots.release(connection)
             self._connections.discard(task)
 
 

@@ -34,6 +34,12 @@ class BrokerSettings:
     # Kafka's group.initial.rebalance.delay.ms (3 s): a new consumer group waits this long for
     # more members before its first assignment. 0 assigns at once, as the seed's demos expect.
     group_initial_rebalance_delay_ms: int = 3_000
+    # Kafka's max.connections, unlimited in Kafka. Each connection is a file descriptor; at the
+    # limit the connection idle the longest is closed to make room (see connection_limit.py).
+    max_connections: int = 1000
+    # Partitions the whole broker may hold; each keeps a segment file open. Kafka has no such
+    # setting (KIP-578 proposed max.broker.partitions) and recommends at most 4000 per broker.
+    max_partitions: int = 4000
     auto_create_topics: bool = False
     default_partitions: int = 1
     # A second listener, as Kafka's `listeners` + `advertised.listeners`: `PORT=HOST:PORT`.
@@ -81,5 +87,9 @@ class BrokerSettings:
             self.second_listener_address()  # raises ValueError naming what is wrong
         if self.group_initial_rebalance_delay_ms < 0:
             raise ValueError("group_initial_rebalance_delay_ms must not be negative")
+        if self.max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        if self.max_partitions < 1:
+            raise ValueError("max_partitions must be at least 1")
         if self.max_frame_bytes < 64:
             raise ValueError("max_frame_bytes is too small to hold any Kafka request")

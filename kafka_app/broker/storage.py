@@ -26,8 +26,8 @@ from types import TracebackType
 
 from kafka_app.broker.atomic_file import write_atomically
 from kafka_app.broker.clock import wall_clock_ms
-from kafka_app.broker.errors import (InvalidPartitions, InvalidTopic, StorageCorrupt,
-                                     TopicAlreadyExists, UnknownTopicOrPartition)
+from kafka_app.broker.errors import (InvalidPartitions, InvalidTopic, PolicyViolation,
+                                     StorageCorrupt, TopicAlreadyExists, UnknownTopicOrPartition)
 from kafka_app.broker.log import PartitionLog
 from kafka_app.broker.retention import RetentionEvent
 from kafka_app.broker.topic_config import TopicConfig
@@ -81,9 +81,13 @@ class _Topic:
 class Storage:
     """Every topic of one broker, on disk under `data_dir`."""
 
-    def __init__(self, data_dir: Path, clock: Callable[[], int] = wall_clock_ms) -> None:
+    def __init__(self, data_dir: Path, clock: Callable[[], int] = wall_clock_ms,
+                 max_partitions: int | None = None) -> None:
         self.data_dir = Path(data_dir)
         self._clock = clock
+        # All topics together; None = only the per-topic MAX_PARTITIONS. Topics already on disk
+        # are opened whatever their count: the cap refuses new ones, it never loses data.
+        self.max_partitions = max_partitions
         self._topics: dict[str, _Topic] = {}
         self._closed = False
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -116,6 +120,7 @@ class Storage:
         if not 1 <= partitions <= MAX_PARTITIONS:
             raise InvalidPartitions(f"topic {name!r} needs 1..{MAX_PARTITIONS} partitions, got "
                                     f"{partitions}")
+        self.check_partition_cap(name, partitions)
         config = TopicConfig.from_strings(configs)
         for partition in range(partitions):
             self._remove_orphan_folder(name, partition)
@@ -148,6 +153,7 @@ class Storage:
         entry = self._topic(name)
         current = len(entry.partitions)
         check_partition_increase(name, current, count)
+        self.check_partition_cap(name, count - current)
         for partition in range(current, count):
             self._remove_orphan_folder(name, partition)
         entry.partitions.extend(
@@ -156,6 +162,19 @@ class Storage:
             for p in range(current, count))
         self._write_topics_file()
         _log.info("topic %s grew from %d to %d partitions", name, current, count)
+
+    def check_partition_cap(self, name: str, partitions: int) -> None:
+        """Raise PolicyViolation when `partitions` more would pass the broker-wide cap: every
+        partition holds an open file, and 9000 of them took 9010 file descriptors."""
+        held = self.partition_count()
+        if self.max_partitions is not None and held + partitions > self.max_partitions:
+            raise PolicyViolation(
+                f"topic {name!r} needs {partitions} partition(s), but the broker holds {held} of "
+                f"at most {self.max_partitions} (--max-partitions)")
+
+    def partition_count(self) -> int:
+        """Partitions of all topics together."""
+        return sum(len(topic.partitions) for topic in self._topics.values())
 
     def topics(self) -> dict[str, int]:
         """Topic name -> number of partitions."""

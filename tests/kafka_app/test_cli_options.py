@@ -50,7 +50,9 @@ def test_broker_float_options_refuse_nan_inf_negative(option: str, value: str, t
 
 
 @pytest.mark.parametrize(("option", "value"), [("--port", "-1"), ("--max-frame-bytes", "-5"),
-                                               ("--retention-check-sec", "0")])
+                                               ("--retention-check-sec", "0"),
+                                               ("--max-connections", "0"),
+                                               ("--max-partitions", "0")])
 def test_broker_int_options_refuse_out_of_range(option: str, value: str,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert broker_cli([f"{option}={value}"]) == 2

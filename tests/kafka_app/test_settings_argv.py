@@ -26,6 +26,7 @@ BROKER_CHANGED = {
     "default_partitions": 2, "log_dir": Path("/tmp/log"), "connections_max_idle_ms": 1500,
     "second_listener": "19099=127.0.0.1:19100",
     "group_initial_rebalance_delay_ms": 0,
+    "max_connections": 50, "max_partitions": 300,
 }
 
 

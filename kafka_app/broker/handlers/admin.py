@@ -1,12 +1,13 @@
-"""CreateTopics, DescribeConfigs and IncrementalAlterConfigs: creating topics and their settings.
+"""DescribeConfigs and IncrementalAlterConfigs: reading and changing topic settings.
 
-One node holds one copy of everything, so the only replication factors are 1 and -1 (the
-default). Config sources follow Kafka: 1 = set on the topic, 5 = the default, because
-kafka-python's `describe_configs` hides defaults by their source.
-Usage: `await handle_create_topics(ctx, request, version)`.
+Config sources follow Kafka: 1 = set on the topic, 5 = the default, because kafka-python's
+`describe_configs` hides defaults by their source. CreateTopics lives in create_topics.py.
+Usage: `await handle_describe_configs(ctx, request, version)`.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from kafka.protocol.admin.configs import (
     DescribeConfigsRequest,
@@ -14,88 +15,21 @@ from kafka.protocol.admin.configs import (
     IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse,
 )
-from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 
-from kafka_app.broker.errors import (
-    BrokerError,
-    InvalidConfig,
-    InvalidPartitions,
-    InvalidReplicationFactor,
-    TopicAlreadyExists,
-)
+from kafka_app.broker.errors import BrokerError, InvalidConfig, InvalidRequest
 from kafka_app.broker.handlers.context import BrokerContext
-from kafka_app.broker.storage import MAX_PARTITIONS, validate_topic_name
-from kafka_app.broker.topic_config import TopicConfig
 
-__all__ = ["handle_create_topics", "handle_describe_configs", "handle_incremental_alter_configs"]
+__all__ = ["handle_describe_configs", "handle_incremental_alter_configs"]
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
 SOURCE_TOPIC = 1
 SOURCE_DEFAULT = 5
 OP_SET, OP_DELETE = 0, 1
-INVALID_REQUEST = 42
-_Creatable = CreateTopicsRequest.CreatableTopic
-_Created = CreateTopicsResponse.CreatableTopicResult
-_CreatedConfig = _Created.CreatableTopicConfigs
 _Described = DescribeConfigsResponse.DescribeConfigsResult
 _DescribedConfig = _Described.DescribeConfigsResourceResult
 _Alterable = IncrementalAlterConfigsRequest.AlterConfigsResource
 _Altered = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
-
-
-async def handle_create_topics(ctx: BrokerContext, request: CreateTopicsRequest,
-                               version: int) -> CreateTopicsResponse:
-    validate_only = bool(request.validate_only)
-    results = [_create_one(ctx, topic, validate_only) for topic in request.topics]
-    return CreateTopicsResponse(throttle_time_ms=0, topics=results)
-
-
-def _create_one(ctx: BrokerContext, topic: _Creatable, validate_only: bool) -> _Created:
-    name: str = topic.name
-    configs = {c.name: c.value for c in topic.configs}
-    try:
-        partitions = _partition_count(ctx, topic)
-        if validate_only:
-            config = _validate_new_topic(ctx, name, partitions, configs)
-        else:
-            config = ctx.storage.create_topic(name, partitions, configs)  # storage logs it
-    except BrokerError as error:
-        return _Created(name=name, error_code=error.error_code, error_message=str(error),
-                        num_partitions=-1, replication_factor=-1, configs=None)
-    return _Created(name=name, error_code=0, error_message=None, num_partitions=partitions,
-                    replication_factor=1, configs=[
-                        _CreatedConfig(name=key, value=value, read_only=False,
-                                       config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
-                                       is_sensitive=False)
-                        for key, value, is_default in config.describe()
-                    ])
-
-
-def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
-    factor = topic.replication_factor
-    if factor not in (-1, 1):
-        raise InvalidReplicationFactor(
-            f"replication factor {factor} is impossible on this single-node broker; use 1 or -1")
-    assignments = topic.assignments
-    count = len(assignments) if assignments else topic.num_partitions
-    if count == -1:
-        count = ctx.settings.default_partitions
-    # Before any folder or file: a typo such as 100000000 must not start making partitions.
-    if not 1 <= count <= MAX_PARTITIONS:
-        raise InvalidPartitions(f"topic {topic.name} needs 1..{MAX_PARTITIONS} partitions, got {count}")
-    return count
-
-
-def _validate_new_topic(ctx: BrokerContext, name: str, partitions: int,
-                        configs: dict[str, str]) -> TopicConfig:
-    validate_topic_name(name)
-    if partitions < 1:
-        raise InvalidPartitions(f"topic {name} needs at least one partition, got {partitions}")
-    config = TopicConfig.from_strings(configs)
-    if name in ctx.storage.topics():
-        raise TopicAlreadyExists(f"topic {name} already exists")
-    return config
 
 
 async def handle_describe_configs(ctx: BrokerContext, request: DescribeConfigsRequest,
@@ -132,24 +66,48 @@ async def handle_incremental_alter_configs(
     ctx: BrokerContext, request: IncrementalAlterConfigsRequest, version: int
 ) -> IncrementalAlterConfigsResponse:
     validate_only = bool(request.validate_only)
-    responses = [_alter_one(ctx, r, validate_only) for r in request.resources]
+    # Kafka's ConfigAdminManager.preprocess: a resource named twice is refused every time it
+    # appears, so one request cannot rewrite the same topic's configs a thousand times.
+    named = Counter((r.resource_type, r.resource_name) for r in request.resources)
+    responses = [
+        _altered(r, InvalidRequest("Each resource must appear at most once."))
+        if named[r.resource_type, r.resource_name] > 1 else _alter_one(ctx, r, validate_only)
+        for r in request.resources
+    ]
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
 def _alter_one(ctx: BrokerContext, resource: _Alterable, validate_only: bool) -> _Altered:
-    kind, name = resource.resource_type, resource.resource_name
     try:
-        if kind != TOPIC_RESOURCE:
-            raise InvalidConfig(f"only topic configs can be altered here, not resource type {kind}")
+        if resource.resource_type != TOPIC_RESOURCE:
+            raise InvalidConfig(f"only topic configs can be altered here, "
+                                f"not resource type {resource.resource_type}")
+        _check_shape(resource.configs)
         sets, deletes = _operations(resource.configs)
         if validate_only:
-            ctx.storage.topic_config(name).altered(sets, deletes)
-        else:
-            ctx.storage.alter_topic_config(name, sets, deletes)  # storage logs the new configs
+            ctx.storage.topic_config(resource.resource_name).altered(sets, deletes)
+        else:  # storage logs the new configs
+            ctx.storage.alter_topic_config(resource.resource_name, sets, deletes)
     except BrokerError as error:
-        return _Altered(error_code=error.error_code, error_message=str(error),
-                        resource_type=kind, resource_name=name)
-    return _Altered(error_code=0, error_message=None, resource_type=kind, resource_name=name)
+        return _altered(resource, error)
+    return _altered(resource, None)
+
+
+def _altered(resource: _Alterable, error: BrokerError | None) -> _Altered:
+    return _Altered(error_code=error.error_code if error else 0,
+                    error_message=str(error) if error else None,
+                    resource_type=resource.resource_type, resource_name=resource.resource_name)
+
+
+def _check_shape(configs: list[_Alterable.AlterableConfig]) -> None:
+    """Kafka's preprocess checks of one resource: each key once, a value unless deleting."""
+    names = [entry.name for entry in configs]
+    if len(set(names)) != len(names):
+        raise InvalidRequest("Error due to duplicate config keys")
+    missing = [entry.name for entry in configs
+               if entry.config_operation != OP_DELETE and entry.value is None]
+    if missing:
+        raise InvalidRequest(f"Null value not supported for : {', '.join(missing)}")
 
 
 def _operations(configs: list[_Alterable.AlterableConfig]) -> tuple[dict[str, str], list[str]]:

@@ -47,7 +47,7 @@ async def handle_metadata(ctx: BrokerContext, request: MetadataRequest, version:
     if requested is None or (version == 0 and not requested):
         names = sorted(ctx.storage.topics())
     else:
-        names = [t.name for t in requested]
+        names = list(dict.fromkeys(t.name for t in requested))  # Kafka answers each name once
     auto_create = ctx.settings.auto_create_topics and (
         version < 4 or bool(request.allow_auto_topic_creation)
     )

@@ -26,13 +26,16 @@ from kafka.protocol.consumer.group import (
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
 from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.groups import JoinRequest
+from kafka_app.broker.groups import GroupErrors, JoinRequest, JoinResult
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 
 __all__ = ["GROUP_HANDLERS"]
 
 TRANSACTION_KEY = 1  # FindCoordinator key type: 0 = group, 1 = transaction
+# Kafka's group.min.session.timeout.ms and group.max.session.timeout.ms defaults.
+MIN_SESSION_TIMEOUT_MS = 6_000
+MAX_SESSION_TIMEOUT_MS = 1_800_000
 # JoinGroup v4+ makes new members ask twice; older clients get their id in one round trip.
 _MEMBER_ID_REQUIRED_SINCE = 4
 
@@ -60,19 +63,28 @@ async def handle_find_coordinator(ctx: BrokerContext, request: FindCoordinatorRe
 async def handle_join_group(ctx: BrokerContext, request: JoinGroupRequest, version: int) -> JoinGroupResponse:
     # v0 has no rebalance timeout; Kafka then uses the session timeout for both.
     rebalance_timeout = request.rebalance_timeout_ms if version >= 1 else request.session_timeout_ms
-    result = await ctx.groups.join(JoinRequest(
-        group_id=request.group_id, member_id=request.member_id,
-        client_id=_client_id(request), session_timeout_ms=request.session_timeout_ms,
-        rebalance_timeout_ms=rebalance_timeout, protocol_type=request.protocol_type,
-        protocols=[(p.name, bytes(p.metadata)) for p in request.protocols],
-        require_known_member_id=version >= _MEMBER_ID_REQUIRED_SINCE,
-    ))
+    if not MIN_SESSION_TIMEOUT_MS <= request.session_timeout_ms <= MAX_SESSION_TIMEOUT_MS:
+        # Kafka's classic coordinator checks this first: a member that could go silent for
+        # days (or one that expires at once) never joins.
+        result = JoinResult(GroupErrors.INVALID_SESSION_TIMEOUT, request.member_id)
+    else:
+        result = await ctx.groups.join(_join_request(request, version, rebalance_timeout))
     members = [JoinGroupResponse.JoinGroupResponseMember(member_id=m, group_instance_id=None, metadata=meta)
                for m, meta in result.members]
     return JoinGroupResponse(
         throttle_time_ms=0, error_code=result.error_code, generation_id=result.generation_id,
         protocol_type=result.protocol_type, protocol_name=result.protocol_name or "",
         leader=result.leader, skip_assignment=False, member_id=result.member_id, members=members,
+    )
+
+
+def _join_request(request: JoinGroupRequest, version: int, rebalance_timeout: int) -> JoinRequest:
+    return JoinRequest(
+        group_id=request.group_id, member_id=request.member_id,
+        client_id=_client_id(request), session_timeout_ms=request.session_timeout_ms,
+        rebalance_timeout_ms=rebalance_timeout, protocol_type=request.protocol_type,
+        protocols=[(p.name, bytes(p.metadata)) for p in request.protocols],
+        require_known_member_id=version >= _MEMBER_ID_REQUIRED_SINCE,
     )
 
 

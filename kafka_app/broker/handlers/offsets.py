@@ -9,6 +9,8 @@ Usage: `await handle_list_offsets(ctx, request, version)`.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from kafka.protocol.admin.topics import DeleteRecordsRequest, DeleteRecordsResponse
 from kafka.protocol.consumer.offsets import ListOffsetsRequest, ListOffsetsResponse
 
@@ -21,6 +23,7 @@ __all__ = ["handle_list_offsets", "handle_delete_records", "EARLIEST", "LATEST"]
 EARLIEST = -2
 LATEST = -1
 MAX_TIMESTAMP = -3
+INVALID_REQUEST = 42
 _LTopic = ListOffsetsResponse.ListOffsetsTopicResponse
 _LPartition = _LTopic.ListOffsetsPartitionResponse
 _DTopic = DeleteRecordsResponse.DeleteRecordsTopicResult
@@ -29,13 +32,23 @@ _DPartition = _DTopic.DeleteRecordsPartitionResult
 
 async def handle_list_offsets(ctx: BrokerContext, request: ListOffsetsRequest,
                               version: int) -> ListOffsetsResponse:
+    # Kafka's rule (ListOffsetsRequest.duplicatePartitions): a partition named twice is answered
+    # INVALID_REQUEST each time and not looked up, so a request cannot repeat one lookup forever.
+    named = Counter((t.name, p.partition_index) for t in request.topics for p in t.partitions)
     topics = [
         _LTopic(name=topic.name, partitions=[
-            _list_one(ctx, topic.name, p.partition_index, p.timestamp) for p in topic.partitions
+            _duplicate(p.partition_index) if named[topic.name, p.partition_index] > 1
+            else _list_one(ctx, topic.name, p.partition_index, p.timestamp)
+            for p in topic.partitions
         ])
         for topic in request.topics
     ]
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
+
+
+def _duplicate(index: int) -> _LPartition:
+    return _LPartition(partition_index=index, error_code=INVALID_REQUEST, timestamp=-1,
+                       offset=-1, leader_epoch=-1)
 
 
 def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> _LPartition:

@@ -67,6 +67,7 @@ def _grow_one(ctx: BrokerContext, topic: _Growable, duplicate: bool, validate_on
             raise UnknownTopicOrPartition(f"unknown topic {topic.name!r}")
         check_partition_increase(topic.name, current, topic.count)
         _check_assignments(topic, topic.count - current)
+        ctx.storage.check_partition_cap(topic.name, topic.count - current)  # --max-partitions
         if not validate_only:
             ctx.storage.add_partitions(topic.name, topic.count)  # storage logs it
     except BrokerError as error:
