@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import struct
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -18,7 +17,8 @@ from kafka.protocol.api_message import ApiMessage
 from scenarios import waiting
 from scenarios.errors import WaitTimeout
 
-__all__ = ["raw_call", "send_frame", "recv_frame", "create_topic", "wait_until", "admin"]
+__all__ = ["admin", "api_versions_answered", "create_topic", "raw_call", "recv_frame", "send_frame",
+           "wait_until"]
 
 T = TypeVar("T")
 _TIMEOUT_SEC = 10.0
@@ -44,6 +44,19 @@ def _recv_exactly(sock: socket.socket, count: int) -> bytes:
             raise ConnectionError(f"connection closed after {len(data)} of {count} bytes")
         data += chunk
     return data
+
+
+def api_versions_answered(port: int, correlation_id: int = 1, timeout_sec: float = 5.0) -> bool:
+    """A fresh connection's ApiVersions v0 gets its own answer within `timeout_sec`: the question
+    every robustness test asks after sending something nasty on another connection."""
+    body = struct.pack(">hhih", 18, 0, correlation_id, 5) + b"probe"
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout_sec) as probe:
+            probe.sendall(struct.pack(">i", len(body)) + body)
+            answer = recv_frame(probe)
+    except OSError:
+        return False
+    return struct.unpack_from(">i", answer)[0] == correlation_id
 
 
 def raw_call(port: int, request: ApiMessage, version: int) -> ApiMessage:

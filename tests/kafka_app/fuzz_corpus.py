@@ -1,13 +1,16 @@
 """The fuzzer's corpus and mutations: real requests, then damaged copies of them.
 
-The corpus holds one framed request (length prefix, header, body) for every API key and version
-the broker advertises, built with kafka-python's own request classes (generated from Kafka's JSON
-specs) and filled with plausible values, so that undamaged requests reach deep into the handlers:
-an existing topic, partition 0, a real record batch, a consumer-protocol subscription.
+The corpus has two halves. What a real client sends: every request kafka-python makes while it
+creates a topic, produces, consumes in a group and commits, recorded on the wire on its way to
+the broker (`recorded_corpus`). And what it could send: one framed request for every API key and
+version the broker advertises, built with kafka-python's own request classes (generated from
+Kafka's JSON specs) and filled with plausible values, so that undamaged requests reach deep into
+the handlers: an existing topic, partition 0, a real record batch, a consumer-protocol
+subscription (`build_corpus`).
 Mutations are drawn from one `random.Random(seed)`, so a seed replays the same cases.
 
 Usage:
-    corpus = build_corpus("fuzz")
+    corpus = recorded_corpus(bootstrap, recorder_port) + build_corpus("fuzz")
     rng = random.Random(13)
     frame = mutate(rng, rng.choice(corpus).frame, corpus)
 """
@@ -16,8 +19,13 @@ from __future__ import annotations
 
 import random
 import struct
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.admin import KafkaAdminClient, NewTopic
 
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.schemas.fields.array import ArrayField
@@ -26,9 +34,10 @@ from kafka.protocol.schemas.fields.struct import StructField
 from kafka.protocol.schemas.fields.struct_array import StructArrayField
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from kafka_app.broker.versions import API_VERSIONS
+from kafka_app.broker.versions import API_VERSIONS, ApiKey
+from scenarios.tcp_proxy import TcpProxy
 
-__all__ = ["Seed", "build_corpus", "mutate", "record_batch"]
+__all__ = ["Seed", "build_corpus", "client_session", "mutate", "record_batch", "recorded_corpus"]
 
 GROUP = "fuzz-group"
 # Values worth trying where a length, count or number sits: the edges of each integer width.
@@ -87,6 +96,61 @@ def build_corpus(topic: str) -> list[Seed]:
             frame = bytes(request.encode(header=True, framed=True))
             corpus.append(Seed(key.name, version, frame, spec.request))
     return corpus
+
+
+def recorded_corpus(listener: tuple[str, int], recorder_port: int) -> list[Seed]:
+    """Every request a normal client session sends, recorded on the wire. `listener` is a broker
+    listener that advertises 127.0.0.1:`recorder_port` (BrokerSettings.second_listener), so the
+    clients' every connection, bootstrap and later, passes through the recorder."""
+    sent = bytearray()
+    lock = threading.Lock()
+
+    def record(data: bytes) -> None:
+        with lock:
+            sent.extend(data)
+
+    with TcpProxy(recorder_port, listener, record=record):
+        client_session(f"127.0.0.1:{recorder_port}", "recorded")
+    # Connections' bytes interleave in `sent` only between whole reads; keep what parses.
+    return [seed for frame in _frames(bytes(sent)) if (seed := _recorded_seed(frame))]
+
+
+def client_session(bootstrap: str, topic: str) -> None:
+    """What a normal client does: create a topic, produce, consume in a group, commit."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    admin.create_topics([NewTopic(topic, 2, 1, topic_configs={"retention.ms": "600000"})])
+    admin.close()
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for n in range(20):
+        producer.send(topic, key=b"%d" % n, value=b"value-%d" % n)
+    producer.flush(10)
+    producer.close()
+    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=f"{topic}-group",
+                             auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    read = list(consumer)
+    consumer.commit()
+    consumer.close()
+    assert len(read) == 20, f"read {len(read)} of 20 records"
+
+
+def _frames(data: bytes) -> Iterator[bytes]:
+    """Length-prefixed frames in a byte stream (whole ones only)."""
+    at = 0
+    while at + 4 <= len(data):
+        size = struct.unpack(">i", data[at:at + 4])[0]
+        if size < 0 or at + 4 + size > len(data):
+            return
+        yield data[at:at + 4 + size]
+        at += 4 + size
+
+
+def _recorded_seed(frame: bytes) -> Seed | None:
+    key, version = struct.unpack_from(">hh", frame, 4)
+    try:
+        spec = API_VERSIONS[ApiKey(key)]
+    except (ValueError, KeyError):
+        return None  # not a request the broker knows: nothing the field mutations can decode
+    return Seed(f"{ApiKey(key).name} (recorded)", version, frame, spec.request)
 
 
 def _sample_message(cls: type[ApiMessage], version: int, topic: str, group: str) -> ApiMessage:

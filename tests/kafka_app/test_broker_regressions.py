@@ -15,7 +15,7 @@ from kafka.protocol.consumer.offsets import ListOffsetsResponse
 from kafka.protocol.producer.produce import ProduceResponse
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
-from tests.kafka_app.broker_helpers import create_topic, raw_call
+from tests.kafka_app.broker_helpers import api_versions_answered, create_topic, raw_call
 
 # Issue 13: a kafka-python CreateTopics v7 with one mutated byte asks for topic "mq" with
 # 0x52000002 = 1,375,731,714 partitions. The broker tried to create them all on its event loop
@@ -38,13 +38,6 @@ def broker(tmp_path: Path, free_port: int):
 def read_response(sock: socket.socket) -> bytes:
     size = struct.unpack(">i", sock.recv(4, socket.MSG_WAITALL))[0]
     return sock.recv(size, socket.MSG_WAITALL)
-
-
-def api_versions_answered(port: int) -> bool:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as other:
-        body = struct.pack(">hhih", 18, 0, 1, 4) + b"test"
-        other.sendall(struct.pack(">i", len(body)) + body)
-        return len(read_response(other)) > 4
 
 
 def test_create_topics_with_a_billion_partitions_is_refused_and_others_are_served(
@@ -84,7 +77,7 @@ def test_a_null_in_a_non_nullable_field_closes_that_connection_only(
     assert "was serialized as null" in caplog.text
 
 
-# --- Found by the fuzzer (tests/kafka_app/test_broker_fuzz_fields.py), kept byte for byte ----------
+# --- Found by the fuzzer (tests/kafka_app/test_broker_fuzz.py), kept byte for byte ---------------
 # Each is a kafka-python request with a length set to -1 (null) in a field Kafka never allows to
 # be null. kafka-python's decoder gave None and the handler failed ("after an internal error");
 # Kafka's reader refuses it ("non-nullable field ... was serialized as null") and closes the
