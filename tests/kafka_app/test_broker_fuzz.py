@@ -103,10 +103,9 @@ def send_case(port: int, frame: bytes) -> None:
 
 
 def run_cases(broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog,
-              seed: int, cases: int) -> None:
+              seed: int, cases: int, capsys: pytest.CaptureFixture[str]) -> None:
     rng = random.Random(seed)
     started = time.monotonic()
-    print(f"\nbroker fuzz: seed {seed}, {cases} cases from {len(corpus)} requests")
     slowest: list[tuple[float, int, str]] = []
     for case in range(cases):
         source = rng.choice(corpus)
@@ -119,8 +118,10 @@ def run_cases(broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog,
             f"broker stopped answering after {where}"
         assert not error_log.lines, f"internal error after {where}:\n" + "\n".join(error_log.lines)
         slowest = sorted([*slowest, (time.monotonic() - case_started, case, source.api)])[-3:]
-    print(f"broker fuzz: {cases} cases passed in {time.monotonic() - started:.1f} s; slowest "
-          + ", ".join(f"case {n} ({api}) {sec * 1000:.0f} ms" for sec, n, api in reversed(slowest)))
+    with capsys.disabled():  # in CI's log too, not only under -s
+        print(f"\nbroker fuzz: seed {seed}, {cases} cases from {len(corpus)} requests passed in "
+              f"{time.monotonic() - started:.1f} s; slowest "
+              + ", ".join(f"case {n} ({api}) {sec * 1000:.0f} ms" for sec, n, api in reversed(slowest)))
 
 
 def test_the_corpus_holds_what_real_clients_send(corpus: list[Seed]) -> None:
@@ -146,14 +147,16 @@ def test_every_request_of_the_corpus_is_answered(broker: EmbeddedBroker, corpus:
 
 
 def test_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker, corpus: list[Seed],
-                                                error_log: ErrorLog) -> None:
-    run_cases(broker, corpus, error_log, SEED, FAST_CASES)
+                                                error_log: ErrorLog,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    run_cases(broker, corpus, error_log, SEED, FAST_CASES, capsys)
     client_session(broker.bootstrap_servers, f"after-{SEED}")
 
 
 @pytest.mark.e2e
 def test_many_more_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker,
                                                           corpus: list[Seed],
-                                                          error_log: ErrorLog) -> None:
-    run_cases(broker, corpus, error_log, SEED + 1, SLOW_CASES)
+                                                          error_log: ErrorLog,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    run_cases(broker, corpus, error_log, SEED + 1, SLOW_CASES, capsys)
     client_session(broker.bootstrap_servers, f"after-{SEED + 1}")
