@@ -81,15 +81,16 @@ class ManagedProcess:
         self._signal_group(signal.SIGKILL)
         self._reap(timeout=10)
 
-    def terminate(self, timeout: float = 30.0) -> int | None:
-        """SIGTERM to the process itself (it stops its own children), kill -9 after `timeout`.
+    def terminate(self, timeout: float = 30.0, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        """SIGTERM (or `sig`, e.g. SIGINT for Ctrl-C) to the process itself (it stops its own
+        children), kill -9 after `timeout`.
 
         Returns the exit code. The group is killed afterwards anyway, to leave nothing behind.
         """
         if self._popen is None:
             return None
         if self.running:
-            self._popen.send_signal(signal.SIGTERM)
+            self._popen.send_signal(sig)
             try:
                 self._popen.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -6,103 +6,56 @@ says they should see.
 
 from __future__ import annotations
 
-import queue
-import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from kafka_app.broker import EmbeddedBroker
+from kafka_app.message_line import ProducerLine, parse_message
+from scenarios.processes import ManagedProcess
+
 pytestmark = pytest.mark.e2e
 
 _REPO = Path(__file__).resolve().parents[2]
-LINE = re.compile(r"^(?P<topic>\S+) \[(?P<earliest>\d+):(?P<latest>\d+)\]: (?P<key>-?\d+) -> (?P<value>\d+)$")
 
 
-class AppProcess:
-    """`python -m kafka_app ...` with stdin and stdout as pipes; its lines are collected as they come."""
+class ProducerProcess(ManagedProcess):
+    """`python -m kafka_app ...` as the scenarios run it, plus the producer's lines read back."""
 
-    def __init__(self, *args: str) -> None:
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "kafka_app", *args],
-            cwd=_REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        threading.Thread(target=self._pump, daemon=True).start()
+    def sent(self, since: int = 0) -> list[ProducerLine]:
+        """The message lines it printed (from byte `since`), parsed by the line's own module."""
+        return [line for text in self.output(since).splitlines()
+                if (line := parse_message(text)) is not None]
 
-    def _pump(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
+    def messages(self, count: int, timeout: float = 30.0, since: int = 0) -> list[ProducerLine]:
+        """The first `count` message lines after `since`, waiting for them."""
+        self.wait_for(lambda _: len(self.sent(since)) >= count, timeout=timeout,
+                      what=f"{count} message lines")
+        return self.sent(since)[:count]
 
-    def wait_for(self, predicate: Callable[[str], bool], timeout: float = 30.0) -> str:
-        """The first new line satisfying `predicate`; fails with what was seen at the deadline."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self._queue.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            self.lines.append(line)
-            if predicate(line):
-                return line
-        raise AssertionError(f"no matching line in {timeout} s; exit code {self.process.poll()}; "
-                             f"saw {self.lines[-20:]}; stderr {self.stderr_if_done()!r}")
-
-    def messages(self, count: int, timeout: float = 30.0) -> list[re.Match[str]]:
-        """The next `count` message lines, parsed."""
-        found = []
-        for _ in range(count):
-            match = LINE.match(self.wait_for(lambda line: LINE.match(line) is not None, timeout))
-            assert match is not None
-            found.append(match)
-        return found
-
-    def enter(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write("\n")
-        self.process.stdin.flush()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        return self.process.wait(timeout=timeout)
-
-    def stderr_if_done(self) -> str:
-        if self.process.poll() is None or self.process.stderr is None:
-            return ""
-        return self.process.stderr.read()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
+    def stop_with(self, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        return self.terminate(timeout=30, sig=sig)
 
 
 @pytest.fixture
-def apps() -> Iterator[Callable[..., AppProcess]]:
-    started: list[AppProcess] = []
+def apps(tmp_path: Path) -> Iterator[Callable[..., ProducerProcess]]:
+    started: list[ProducerProcess] = []
 
-    def start(*args: str) -> AppProcess:
-        app = AppProcess(*args)
-        started.append(app)
+    def start(*args: str) -> ProducerProcess:
+        app = ProducerProcess(f"producer-{len(started)}", [sys.executable, "-m", "kafka_app", *args],
+                              output=tmp_path / f"producer-{len(started)}.out", cwd=_REPO)
+        started.append(app.start())
         return app
 
     yield start
     for app in started:
-        app.kill()
+        app.stop()
 
 
 def _common(port: int, tmp_path: Path) -> list[str]:
@@ -110,56 +63,60 @@ def _common(port: int, tmp_path: Path) -> list[str]:
 
 
 def test_lines_count_up_and_enter_makes_the_next_key_negative(
-    apps: Callable[..., AppProcess], free_port: int, tmp_path: Path
+    apps: Callable[..., ProducerProcess], free_port: int, tmp_path: Path
 ) -> None:
     app = apps(*_common(free_port, tmp_path))
-    app.wait_for(lambda l: "Press Enter" in l)
+    app.wait_for("Press Enter", timeout=30)
     first = app.messages(3)
-    assert [(m["topic"], m["key"], m["value"]) for m in first] == [("Experience", "1", "1"), ("Experience", "2", "2"), ("Experience", "3", "3")]
-    assert [int(m["latest"]) for m in first] == [1, 2, 3] and {m["earliest"] for m in first} == {"0"}
-    app.enter()
-    negative = app.wait_for(lambda l: "]: -" in l)
-    match = LINE.match(negative)
-    assert match is not None and int(match["key"]) == -int(match["value"])
-    following = app.messages(2)
-    assert all(int(m["key"]) > 0 for m in following)
-    assert app.stop(signal.SIGTERM) == 0
+    assert [(m.topic, m.key, m.value) for m in first] == [("Experience", 1, 1), ("Experience", 2, 2),
+                                                          ("Experience", 3, 3)]
+    assert [m.latest for m in first] == [1, 2, 3] and {m.earliest for m in first} == {0}
+    after_enter = app.mark()
+    app.send_line()
+    app.wait_for(lambda _: any(m.key < 0 for m in app.sent(after_enter)), timeout=30,
+                 what="a negative key")
+    [negative] = [m for m in app.sent(after_enter) if m.key < 0]
+    assert negative.key == -negative.value
+    following = app.messages(2, since=app.mark())
+    assert all(m.key > 0 for m in following)
+    assert app.stop_with(signal.SIGTERM) == 0
     logged = (tmp_path / "log" / "kafka.log").read_text()
-    assert negative in logged
+    assert f"]: {negative.key} -> {negative.value}" in logged
 
 
-def test_ctrl_c_stops_cleanly(apps: Callable[..., AppProcess], free_port: int, tmp_path: Path) -> None:
+def test_ctrl_c_stops_cleanly(apps: Callable[..., ProducerProcess], free_port: int, tmp_path: Path) -> None:
     app = apps(*_common(free_port, tmp_path))
     app.messages(1)
-    assert app.stop(signal.SIGINT) == 0
+    assert app.stop_with(signal.SIGINT) == 0
     # The broker closed with it: the port is free again.
     with socket.socket() as s:
         s.bind(("127.0.0.1", free_port))
 
 
 def test_rerun_with_the_same_data_dir_continues_after_the_highest_value(
-    apps: Callable[..., AppProcess], free_port: int, tmp_path: Path
+    apps: Callable[..., ProducerProcess], free_port: int, tmp_path: Path
 ) -> None:
     data = ["--data-dir", str(tmp_path / "data")]
     first = apps(*_common(free_port, tmp_path), *data, "--count", "4")
     last = first.messages(4)[-1]
-    assert first.process.wait(timeout=30) == 0
+    assert first.wait_exit(timeout=30) == 0
     second = apps(*_common(free_port, tmp_path), *data, "--count", "2")
     again = second.messages(2)
-    assert int(again[0]["value"]) == int(last["value"]) + 1
-    assert int(again[0]["latest"]) == int(last["latest"]) + 1
-    assert second.process.wait(timeout=30) == 0
+    assert again[0].value == last.value + 1
+    assert again[0].latest == last.latest + 1
+    assert second.wait_exit(timeout=30) == 0
 
 
-def test_short_retention_visibly_moves_earliest(apps: Callable[..., AppProcess], free_port: int, tmp_path: Path) -> None:
+def test_short_retention_visibly_moves_earliest(apps: Callable[..., ProducerProcess], free_port: int,
+                                               tmp_path: Path) -> None:
     app = apps(*_common(free_port, tmp_path), "--retention-sec", "2", "--segment-sec", "0.5",
                "--retention-check-sec", "0.5", "--retention-initial-delay-sec", "0")
-    moved = app.wait_for(lambda l: bool((m := LINE.match(l)) and int(m["earliest"]) > 0), timeout=40)
-    match = LINE.match(moved)
-    assert match is not None
+    app.wait_for(lambda _: any(m.earliest > 0 for m in app.sent()), timeout=40,
+                 what="earliest to move")
+    moved = next(m for m in app.sent() if m.earliest > 0)
     # Retention keeps roughly retention.ms worth of messages (2 s at 5 per second), never all.
-    assert 0 < int(match["latest"]) - int(match["earliest"]) < int(match["latest"])
-    assert app.stop() == 0
+    assert 0 < moved.latest - moved.earliest < moved.latest
+    assert app.stop_with() == 0
 
 
 def test_unreachable_kafka_is_one_clear_line(free_port: int, tmp_path: Path) -> None:
