@@ -33,14 +33,12 @@ from pathlib import Path
 __all__ = ["main", "main_parser"]
 
 _REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
+
+from scenarios.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+
 _READY_TIMEOUT_SEC = 30.0
 _TOPIC = "crowd"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
