@@ -17,7 +17,6 @@ import threading
 import warnings
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from spark_app.checkpoint import read_checkpoint, read_query_id
@@ -28,6 +27,7 @@ from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.kafka_client import GroupOffsets
 from spark_app.connector import check_connector_available, source_format, source_options
 from spark_app.kafka_source import KafkaSource
+from spark_app.log_file import log_to
 from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source_options import SourceOptions
 from spark_app.spark_version import installed_spark_version
@@ -136,17 +136,6 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
                              f"{settings.spark_log_file})")
 
 
-def _log_to(path: Path) -> None:
-    """The app's own log lines go to spark.log beside Spark's warnings, in the same format."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    logger = logging.getLogger("spark_app")
-    if not any(isinstance(h, logging.FileHandler) for h in logger.handlers):
-        handler = logging.FileHandler(path, encoding="utf-8")
-        handler.setFormatter(logging.Formatter("[%(levelname)s] [%(asctime)s] [%(name)s]: %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-
-
 class BatchHandler:
     """The foreachBatch function: order rows by count, apply the negative-key policy, write."""
 
@@ -213,7 +202,7 @@ class SparkApp:
 
     def run(self) -> None:
         self._install_signals()
-        _log_to(self.settings.spark_log_file)
+        log_to(logging.getLogger("spark_app"), self.settings.spark_log_file)
         self._choose_start(preflight(self.settings))
         with SparkSessionResource(self.settings) as spark:
             spark.dataSource.register(KafkaSource)

@@ -39,6 +39,7 @@ from spark_app.errors import SourceOptionError
 from spark_app.group_offsets import start_offsets_to_commit
 from spark_app.initial_offsets import InitialOffsetsFile
 from spark_app.kafka_client import GroupOffsets, OffsetGone, Record, TopicClient
+from spark_app.log_file import log_to
 from spark_app.offset_ranges import OffsetRange, split_ranges
 from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
@@ -98,16 +99,8 @@ class KafkaRange(InputPartition):
 
 def _log_to(options: SourceOptions) -> None:
     """Warnings from whichever Spark process runs us go to spark.log, beside Spark's own."""
-    target = str(Path(options.log_file).resolve()) if options.log_file else None
-    files = [h for h in _log.handlers if isinstance(h, logging.FileHandler)]
-    if target and not any(h.baseFilename == target for h in files):
-        for old in files:  # a reused worker now serves another query
-            _log.removeHandler(old)
-            old.close()
-        handler = logging.FileHandler(target, encoding="utf-8")
-        handler.setFormatter(logging.Formatter("[%(levelname)s] [%(asctime)s] [%(name)s]: %(message)s"))
-        _log.addHandler(handler)
-        _log.setLevel(logging.INFO)
+    if options.log_file:
+        log_to(_log, Path(options.log_file))
 
 
 def _warn(options: SourceOptions, message: str) -> None:

@@ -142,24 +142,6 @@ class SourceOptions:
             log_file=params.get("logfile") or None,
             offsets_group=params.get("offsetsgroup") or None)
 
-    def connector_options(self) -> dict[str, str]:
-        """The same query's options for Spark's own connector: ours left out (it ignores them)."""
-        out = {f"kafka.{k}": v for k, v in self.kafka_params.items()}
-        sub = self.subscription
-        if sub.kind == "subscribe":
-            out["subscribe"] = ",".join(sub.topics)
-        elif sub.kind == "subscribePattern":
-            out["subscribePattern"] = sub.pattern or ""
-        else:
-            out["assign"] = _assign_json(sub.assigned)
-        out["startingOffsets"] = self.starting_offsets
-        out["failOnDataLoss"] = str(self.fail_on_data_loss).lower()
-        for name, value in (("maxOffsetsPerTrigger", self.max_offsets_per_trigger),
-                            ("minOffsetsPerTrigger", self.min_offsets_per_trigger)):
-            if value is not None:
-                out[name] = str(value)
-        return out
-
 
 def _fail(text: str) -> SourceOptionError:
     return SourceOptionError(f"java.lang.IllegalArgumentException: {text}")
@@ -231,13 +213,6 @@ def _parse_assign(text: str) -> tuple[TopicPartition, ...]:
     except (ValueError, TypeError, AttributeError) as err:
         raise _fail(f'Expected e.g. {{"topicA":[0,1],"topicB":[0,1]}}, got {text}') from err
     return tuple(sorted(parts))
-
-
-def _assign_json(parts: tuple[TopicPartition, ...]) -> str:
-    grouped: dict[str, list[int]] = {}
-    for tp in parts:
-        grouped.setdefault(tp.topic, []).append(tp.partition)
-    return json.dumps(grouped, separators=(",", ":"))
 
 
 def _strategy(params: Mapping[str, str]) -> str:

@@ -120,14 +120,6 @@ def test_numbers_and_time_strings_parse_as_in_spark() -> None:
         parse_time_ms("5 parsecs")
 
 
-def test_the_same_options_run_on_the_connector() -> None:
-    """Only the format name differs: our own options are left out for `format("kafka")`."""
-    parsed = SourceOptions.parse(options("h:1", startingOffsets="earliest",
-                                         checkpointLocation="/c", logFile="/l", offsetsGroup="g"))
-    assert parsed.connector_options() == {"kafka.bootstrap.servers": "h:1", "subscribe": "Experience",
-                                          "startingOffsets": "earliest", "failOnDataLoss": "true"}
-
-
 # --- getKafkaOffsetRangeLimit + KafkaOffsetReaderAdmin: where a new query starts ---------------
 
 def test_starting_offsets_default_latest_words_and_json(embedded_broker, tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:
     assert {k: v for k, v in source_options(ours).items() if k in shared} == shared
     # Ours adds only names the connector ignores; and they parse as the connector's options.
     assert set(source_options(ours)) - set(shared) == {"checkpointLocation", "logFile"}
-    assert SourceOptions.parse(source_options(ours)).connector_options() == shared
+    # Both option sets are valid connector options, and ours carry the checkpoint to the source.
+    assert SourceOptions.parse(source_options(theirs)).checkpoint_location is None
+    assert SourceOptions.parse(source_options(ours)).checkpoint_location == str((tmp_path / "cp").resolve())
 
 
 def test_the_connector_package_follows_the_running_spark() -> None:
