@@ -173,9 +173,10 @@ class SparkLauncher:
         self.starts = 0
         self.current: ManagedProcess | None = None
 
-    def start(self, **changes: object) -> ManagedProcess:
+    def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
         """Start the app with the scenario's folders, Kafka and trigger, plus `changes` to its
-        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default."""
+        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default.
+        `python` runs this start on another PySpark's interpreter (scenarios/spark_envs.py)."""
         self.starts += 1
         base: dict[str, object] = dict(
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
@@ -183,6 +184,6 @@ class SparkLauncher:
             trigger_sec=self.timings.trigger_sec, source=self.source)
         base.update({name: value for name, value in changes.items() if value is not None})
         settings = SparkAppSettings(**base)  # type: ignore[arg-type]
-        argv = [self.python, "-m", "spark_app", *settings.to_argv()]
+        argv = [python or self.python, "-m", "spark_app", *settings.to_argv()]
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)
         return self.current

@@ -3,6 +3,8 @@
 Usage:
     python -m scenarios list
     python -m scenarios run all --fast --report reports
+    python -m scenarios run endless-retention --spark 4.0.5
+    python -m scenarios matrix --spark 4.0.5,4.3.0 endless-retention --fast
     python -m scenarios verify log/streaming-output.log --json
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
@@ -28,6 +30,7 @@ from scenarios.hangup import hang_up
 from scenarios.narration import Narrator
 from scenarios.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report import exit_code, print_verdicts
+from scenarios.matrix import on_spark, print_matrix, run_matrix
 from scenarios.runner import run_scenarios
 from scenarios.settings import RunSettings, Timings
 from scenarios.sent_record import SentRecord, read_producer_log, read_topic
@@ -61,12 +64,25 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--source", choices=["python", "spark-kafka"], default="python",
                      help="the Spark app's Kafka source: ours (default, offline) or Spark's own "
                           "connector, fetched from Maven Central")
+    run.add_argument("--spark", metavar="VERSION",
+                     help="run the Spark app on this PySpark (e.g. 4.0.5), in an environment made "
+                          "with uv on first use (default: the project's own)")
     for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
         if scenario.options:
             group = run.add_argument_group(f"options of {scenario.name}")
             for option in scenario.options:
                 group.add_argument(option.flag, type=option.type, metavar=option.metavar,
                                    help=option.help)
+    matrix = commands.add_parser(
+        "matrix", help="run scenarios on several PySpark versions and compare them check by check")
+    matrix.add_argument("--spark", required=True, metavar="V1,V2,…",
+                        help="PySpark versions, e.g. 4.0.5,4.3.0 (each in its own environment)")
+    matrix.add_argument("names", nargs="*", metavar="NAME",
+                        help="scenario names (default: endless-retention)")
+    matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
+    matrix.add_argument("--report", type=Path, metavar="DIR",
+                        help="write matrix.json, matrix.md, junit.xml (a suite per version) and "
+                             "each version's scenario reports under DIR/<version>/")
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
     commands.add_parser("demo", add_help=False,
@@ -105,6 +121,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _verify(args)
         if args.command == "list":
             return _list()
+        if args.command == "matrix":
+            return _matrix(args)
         return _run(args)
     except KeyboardInterrupt:
         print("interrupted; every process the scenarios started has been stopped", file=sys.stderr)
@@ -123,18 +141,36 @@ def _list() -> int:
 def _run(args: argparse.Namespace) -> int:
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
+    narrator = Narrator(guided=args.guided)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers, source=args.source)
-    # SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
-    # every started process is cleaned up.
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, _hang_up)
-    results = run_scenarios(scenarios, settings, Narrator(guided=args.guided))
+    _stop_like_ctrl_c()
+    settings = on_spark(settings, args.spark, narrator.say)
+    results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False))
     if args.report is not None:
         print(f"reports in {args.report}: junit.xml, <scenario>.json, <scenario>.png")
     return exit_code(results)
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    versions = [v.strip() for v in args.spark.split(",") if v.strip()]
+    scenarios = find_scenarios(args.names or ["endless-retention"])
+    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
+    _stop_like_ctrl_c()
+    matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
+    print_matrix(matrix, Console(highlight=False))
+    if args.report is not None:
+        print(f"reports in {args.report}: matrix.md, matrix.json, junit.xml, <version>/")
+    return matrix.exit_code
+
+
+def _stop_like_ctrl_c() -> None:
+    """SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
+    every started process is cleaned up."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _hang_up)
 
 
 def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:

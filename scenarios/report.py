@@ -43,6 +43,8 @@ class ScenarioResult:
     transcript: list[str] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    # The PySpark the Spark app ran on (`run --spark`), so a regression report says which.
+    spark_version: str = ""
 
     @property
     def verdict(self) -> Verdict:
@@ -55,6 +57,7 @@ class ScenarioResult:
             "name": self.name,
             "title": self.title,
             "verdict": self.verdict,
+            "spark_version": self.spark_version,
             "duration_sec": round(self.duration_sec, 1),
             "error": self.error,
             "traceback": self.traceback,
@@ -85,7 +88,8 @@ def verdict_table(results: Sequence[ScenarioResult]) -> Table:
     colours = {"passed": "green", "failed": "red", "error": "red"}
     for result in results:
         colour = colours[result.verdict]
-        table.add_row(f"[bold]{result.name}[/]", f"({result.duration_sec:.0f} s)",
+        table.add_row(f"[bold]{result.name}[/]",
+                      f"({result.duration_sec:.0f} s{_on_spark(result)})",
                       f"[bold {colour}]{result.verdict.upper()}[/]", "", _short(result.error))
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
@@ -99,7 +103,7 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
     for result in results:
         held = sum(c.held for c in result.checks)
         lines.append(f"{result.verdict.upper():6} {result.name}: {held}/{len(result.checks)} "
-                     f"checks held ({result.duration_sec:.0f} s)")
+                     f"checks held ({result.duration_sec:.0f} s{_on_spark(result)})")
         if result.error is not None:
             lines.append(f"    error: {_short(result.error)}")
         lines.extend(f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
@@ -108,6 +112,10 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
     lines.append(f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
                  f"{counts['error']} errors")
     return lines
+
+
+def _on_spark(result: ScenarioResult) -> str:
+    return f", PySpark {result.spark_version}" if result.spark_version else ""
 
 
 def _jsonable(value: object) -> object:
@@ -142,20 +150,33 @@ def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[P
 
 
 def write_junit(results: Sequence[ScenarioResult], path: Path) -> None:
-    """One test suite, one test case per check (and one for a scenario that broke)."""
-    suite = ET.Element("testsuite", name="scenarios")
+    """One test suite per PySpark version (one in a plain run, one per column of a matrix), one
+    test case per check (and one for a scenario that broke)."""
+    versions = list(dict.fromkeys(r.spark_version for r in results))
+    root = ET.Element("testsuites", name="scenarios")
+    for version in versions:
+        _junit_suite(root, [r for r in results if r.spark_version == version], version)
+    for total in ("tests", "failures", "errors"):  # CI tools read the totals off the root
+        root.set(total, str(sum(int(suite.get(total, "0")) for suite in root)))
+    root.set("time", f"{sum(r.duration_sec for r in results):.1f}")
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _junit_suite(root: ET.Element, results: Sequence[ScenarioResult], version: str) -> None:
+    suite = ET.SubElement(root, "testsuite", name=f"scenarios on PySpark {version}")
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="pyspark", value=version)
     tests = failures = errors = 0
     for result in results:
+        classname = f"scenarios.{result.name}"
         if result.error is not None:
             tests, errors = tests + 1, errors + 1
-            case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",
+            case = ET.SubElement(suite, "testcase", classname=classname,
                                  name="run", time=f"{result.duration_sec:.1f}")
             ET.SubElement(case, "error", message=result.error).text = "\n".join(
                 [*result.transcript, result.traceback or ""])
         for c in result.checks:
             tests += 1
-            case = ET.SubElement(suite, "testcase", classname=f"scenarios.{result.name}",
-                                 name=c.name, time="0")
+            case = ET.SubElement(suite, "testcase", classname=classname, name=c.name, time="0")
             if not c.held:
                 failures += 1
                 ET.SubElement(case, "failure", message=c.detail).text = c.detail
@@ -163,4 +184,3 @@ def write_junit(results: Sequence[ScenarioResult], path: Path) -> None:
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     suite.set("time", f"{sum(r.duration_sec for r in results):.1f}")
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)

@@ -40,7 +40,7 @@ def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
 def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
                  root: Path) -> ScenarioResult:
     """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
-    result = ScenarioResult(scenario.name, scenario.title)
+    result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version)
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
     started = time.monotonic()

@@ -70,3 +70,7 @@ class RunSettings:
     python: str = sys.executable
     # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central).
     source: SourceKind = "python"
+    # The PySpark the Spark app runs on, and the interpreter of its environment (`run --spark`:
+    # scenarios/spark_envs.py); "" means the project's own, the locked one.
+    spark_version: str = ""
+    spark_python: str = sys.executable

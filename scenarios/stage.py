@@ -151,7 +151,7 @@ class Stage:
                  + (f" with {partitions} partitions" if partitions != 1 else "")
                  + f", retention {retention_sec:g} s; the producer is sending")
         self.spark = SparkLauncher(self.group, self.folders, app_bootstrap, topic,
-                                   self.timings, python=self.settings.python,
+                                   self.timings, python=self.settings.spark_python,
                                    source=self.settings.source)
         self._sampler = OffsetSampler(self.timeline, self.kafka.bootstrap_servers, topic,
                                       lambda: self.folders.checkpoints).start()

@@ -32,7 +32,21 @@ from pathlib import Path
 
 from spark_app.errors import SparkAppError
 
-__all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME"]
+__all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME",
+           "checkpoint_manager_package"]
+
+
+def checkpoint_manager_package(jars: Path) -> str:
+    """Where this Spark keeps FileSystemBasedCheckpointFileManager: 4.0 and 4.1 had it in
+    `...execution.streaming`, later lines moved it to `...execution.streaming.checkpointing`."""
+    import zipfile
+
+    for jar in jars.glob("spark-sql_*.jar"):
+        names = set(zipfile.ZipFile(jar).namelist())
+        if ("org/apache/spark/sql/execution/streaming/checkpointing/"
+                "FileSystemBasedCheckpointFileManager.class") in names:
+            return "org.apache.spark.sql.execution.streaming.checkpointing"
+    return "org.apache.spark.sql.execution.streaming"
 
 CLASS_NAME = "checkpointexperience.SlowCheckpointFileManager"
 _UNITS_MS = {"ms": 1.0, "s": 1000.0}
@@ -153,7 +167,7 @@ class SlowCheckpointClasses:
                                          f"javac, which was not found: {_HINT}.")
         with tempfile.TemporaryDirectory(prefix="slow-checkpoint-") as work:
             source = Path(work) / "SlowCheckpointFileManager.java"
-            source.write_text(_JAVA.format(base_package=self._base_package()), encoding="utf-8")
+            source.write_text(_JAVA.format(base_package=checkpoint_manager_package(self.jars)), encoding="utf-8")
             built = Path(work) / "classes"
             done = subprocess.run([javac, "-nowarn", "-cp", f"{self.jars}/*", "-d", str(built),
                                    str(source)], capture_output=True, text=True, timeout=300)
@@ -166,15 +180,3 @@ class SlowCheckpointClasses:
             shutil.copytree(built, staging, dirs_exist_ok=True)
             staging.replace(self.folder)  # whole or not at all, even with two apps at once
         return self.folder
-
-    def _base_package(self) -> str:
-        """Where this Spark keeps FileSystemBasedCheckpointFileManager (older lines had it one
-        package up)."""
-        import zipfile
-
-        for jar in self.jars.glob("spark-sql_*.jar"):
-            names = set(zipfile.ZipFile(jar).namelist())
-            if ("org/apache/spark/sql/execution/streaming/checkpointing/"
-                    "FileSystemBasedCheckpointFileManager.class") in names:
-                return "org.apache.spark.sql.execution.streaming.checkpointing"
-        return "org.apache.spark.sql.execution.streaming"

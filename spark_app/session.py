@@ -127,7 +127,13 @@ def _export_python_env() -> None:
 # library here): ~10 processes and ~80 ms a batch. On a local disk both managers write the same
 # files (.crc included) the same way: a temporary file renamed into place after checking that
 # the target does not exist, so the checkpoint's semantics are unchanged.
-_CHECKPOINT_FILES = "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+def _checkpoint_files_class() -> str:
+    import pyspark
+
+    from spark_app.checkpoint_latency import checkpoint_manager_package
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    return f"{checkpoint_manager_package(jars)}.FileSystemBasedCheckpointFileManager"
 
 
 def _driver_java_options(log4j: Path, classes: ClassCache | None) -> str:
@@ -158,7 +164,7 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.sql.adaptive.enabled", "false")  # unsupported in streaming anyway
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.stopTimeout", "30s")
-               .config("spark.sql.streaming.checkpointFileManagerClass", _CHECKPOINT_FILES))
+               .config("spark.sql.streaming.checkpointFileManagerClass", _checkpoint_files_class()))
     if settings.checkpoint_latency:
         builder = _slow_checkpoints(builder, settings)
     if settings.source == "spark-kafka":
@@ -235,7 +241,12 @@ class SparkSessionResource:
         spark, self.spark = self.spark, None
         if spark is None:
             return
-        spark.stop()
+        try:
+            spark.stop()
+        except ConnectionError:
+            # The JVM is gone already: a signal to the whole process group (`timeout`, a closed
+            # terminal) reached it too. Nothing is left to stop, and no class archive to keep.
+            return
         if self._classes is not None and self._classes.writes_at_exit:
             print(f"Saving Spark's classes for faster starts to {self._classes.archive} (once, "
                   f"takes a few seconds)", file=sys.stderr, flush=True)

@@ -1,13 +1,14 @@
-"""Which PySpark this app runs on, checked before anything imports the parts that need it.
+"""Which PySpark (and pyarrow) this app runs on, checked before anything imports the parts that need them.
 
-Our Kafka source runs on PySpark 4.0 and 4.1 too (without admission control, which Python
-streaming sources have since 4.2: there `maxOffsetsPerTrigger` is refused in one line), but
-their `applyInPandasWithState` fails with the pyarrow this project locks (tried: PySpark 4.1.1
-with pyarrow 26 fails in `RecordBatch.slice`, with pyarrow 18 it runs). Until the app runs
-each Spark line in an environment of its own (issue 10), an older PySpark gets one line here
-instead of that traceback, naming the version found and what to run.
+The app runs on every PySpark 4 line. On 4.0 and 4.1 it does without admission control (Python
+streaming sources have `ReadLimit` since 4.2, so `maxOffsetsPerTrigger` and friends are refused
+there in one line), and those lines need a pyarrow below 19: their applyInPandasWithState hands
+pyarrow's `RecordBatch.slice` a float, which newer pyarrow refuses with a TypeError deep inside a
+Python worker (tried: PySpark 4.1.1 with pyarrow 26 fails, with 18.1 it runs). Scenarios make
+such an environment themselves (`python -m scenarios run NAME --spark 4.0.5`); someone running
+the app by hand gets one line saying what to install instead of that traceback.
 
-Usage: `check_spark_version()`  # raises SparkVersionError on an unsupported PySpark
+Usage: `check_spark_version()`  # raises SparkVersionError on an unsupported PySpark or pyarrow
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from spark_app.errors import SparkVersionError
 
 __all__ = ["OLDEST_SUPPORTED", "NEWEST_MAJOR", "check_spark_version", "installed_spark_version"]
 
-OLDEST_SUPPORTED = (4, 2)
+OLDEST_SUPPORTED = (4, 0)
 NEWEST_MAJOR = 4
+# Spark lines before this one need pyarrow below PYARROW_LIMIT_BEFORE_4_2 (see above).
+NEW_PYARROW_FROM = (4, 2)
+PYARROW_LIMIT_BEFORE_4_2 = 19
 
 
 def installed_spark_version() -> str:
@@ -26,23 +30,34 @@ def installed_spark_version() -> str:
     return pyspark.__version__
 
 
+def installed_pyarrow_version() -> str:
+    from importlib import metadata
+
+    return metadata.version("pyarrow")
+
+
 def _major_minor(version: str) -> tuple[int, int]:
     major, minor = version.split(".")[:2]
     return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
 
 
-def check_spark_version(version: str | None = None) -> str:
-    """The PySpark version in use, if this app supports it; else one clear error."""
+def check_spark_version(version: str | None = None, pyarrow: str | None = None) -> str:
+    """The PySpark version in use, if this app supports it with this pyarrow; else one clear error."""
     version = version or installed_spark_version()
     found = _major_minor(version)
-    if OLDEST_SUPPORTED <= found and found[0] <= NEWEST_MAJOR:
-        return version
     oldest = ".".join(map(str, OLDEST_SUPPORTED))
-    why = ("PySpark 4.0 and 4.1 fail in applyInPandasWithState with the pyarrow this project "
-           "locks" if found < OLDEST_SUPPORTED
-           else f"it is tested on PySpark {oldest} to {NEWEST_MAJOR}.x only")
-    raise SparkVersionError(
-        f"PySpark {version} is installed, but this app needs PySpark {oldest} "
-        f"to {NEWEST_MAJOR}.x ({why}). Run it in the project's environment with `uv run python -m "
-        f"spark_app` (its lock has the tested PySpark), or install 'pyspark[sql]>={oldest},<"
-        f"{NEWEST_MAJOR + 1}'.")
+    if not (OLDEST_SUPPORTED <= found and found[0] <= NEWEST_MAJOR):
+        raise SparkVersionError(
+            f"PySpark {version} is installed, but this app needs PySpark {oldest} to "
+            f"{NEWEST_MAJOR}.x (Python streaming sources exist since 4.0). Run it in the "
+            f"project's environment with `uv run python -m spark_app` (its lock has the tested "
+            f"PySpark), or install 'pyspark[sql]>={oldest},<{NEWEST_MAJOR + 1}'.")
+    if found < NEW_PYARROW_FROM:
+        pyarrow = pyarrow or installed_pyarrow_version()
+        if _major_minor(pyarrow)[0] >= PYARROW_LIMIT_BEFORE_4_2:
+            raise SparkVersionError(
+                f"PySpark {version} with pyarrow {pyarrow}: PySpark 4.0 and 4.1 fail in "
+                f"applyInPandasWithState with pyarrow {PYARROW_LIMIT_BEFORE_4_2} or newer. Install "
+                f"'pyarrow<{PYARROW_LIMIT_BEFORE_4_2}' beside it, or let the scenarios make such an "
+                f"environment: `uv run python -m scenarios run NAME --spark {version}`.")
+    return version

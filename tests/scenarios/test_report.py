@@ -135,3 +135,22 @@ def test_event_labels_close_in_time_go_to_separate_lanes() -> None:
     # "Kafka up" and "start 1" a second apart, then a crash, its exit and the restart together.
     lanes = label_lanes([0.5, 1.5, 24.0, 92.8, 93.5, 94.0, 112.0], gap=2.0)
     assert lanes == [0, 1, 0, 0, 1, 2, 0]
+
+
+def test_reports_name_the_pyspark_each_scenario_ran_on(tmp_path: Path) -> None:
+    """A matrix run holds results of several PySpark versions: JUnit gets a suite per version,
+    the lines and the JSON say which version each result is from."""
+    old = ScenarioResult("endless-retention", "kills", spark_version="4.0.5", duration_sec=3,
+                         checks=[check("exactly once", True, "1..10", "1..10")])
+    new = ScenarioResult("endless-retention", "kills", spark_version="4.3.0", duration_sec=4,
+                         checks=[check("exactly once", False, "1..10", "1..9")])
+    write_reports([old, new], tmp_path)
+    root = ET.parse(tmp_path / "junit.xml").getroot()
+    suites = {s.get("name"): s.get("failures") for s in root.iter("testsuite")}
+    assert suites == {"scenarios on PySpark 4.0.5": "0", "scenarios on PySpark 4.3.0": "1"}
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    buffer = io.StringIO()
+    print_verdicts([old, new], Console(file=buffer, width=80))
+    assert buffer.getvalue().splitlines()[0] == \
+        "PASSED endless-retention: 1/1 checks held (3 s, PySpark 4.0.5)"
+    assert new.to_dict()["spark_version"] == "4.3.0"
