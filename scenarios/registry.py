@@ -32,6 +32,7 @@ SCENARIO_MODULES = (
     "scenarios.manual_offsets",
     "scenarios.kafka_outage",
     "scenarios.slow_checkpoint",
+    "scenarios.spark_upgrade",
 )
 
 

@@ -235,7 +235,8 @@ class Stage:
         if self.spark is None:
             raise StepFailed("start Kafka before the Spark app")
         process = self.spark.start(**options)
-        shown = " ".join(f"{k}={v}" for k, v in options.items())
+        # Another PySpark's interpreter (spark-upgrade) is named by the scenario's own steps.
+        shown = " ".join(f"{k}={v}" for k, v in options.items() if k != "python")
         self.timeline.event(f"start {self.spark.starts}" + (f" ({shown})" if shown else ""), "start")
         self.timeline.app_up()
         self.say(f"Spark app started (run {self.spark.starts}, pid {process.pid}) {shown}".rstrip())
