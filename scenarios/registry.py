@@ -33,6 +33,8 @@ SCENARIO_MODULES = (
     "scenarios.kafka_outage",
     "scenarios.slow_checkpoint",
     "scenarios.spark_upgrade",
+    "scenarios.executor_loss",
+    "scenarios.worker_loss",
 )
 
 

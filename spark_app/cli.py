@@ -126,6 +126,9 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint-latency", type=_latency, default=None, metavar="SPEC",
                    help="make every checkpoint write take this long, on Spark's own write path: "
                         "fixed:500ms or lognormal:mean=2.6s,min=1s,max=20s (seed 000's S3)")
+    p.add_argument("--event-log-dir", type=Path, default=None, metavar="DIR",
+                   help="write Spark's event log (executors added and lost, every task attempt) "
+                        "to DIR, as the History Server reads it")
     _add_upgrade_options(p)
     _add_supervisor_options(p)
     p.add_argument("--class-cache-dir", type=Path, default=_DEFAULTS.class_cache_dir,
@@ -200,7 +203,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         output_format=args.output_format, state_schema=args.state_schema,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
-        checkpoint_latency=args.checkpoint_latency,
+        checkpoint_latency=args.checkpoint_latency, event_log_dir=args.event_log_dir,
         class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 
 

@@ -167,6 +167,8 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.sql.streaming.checkpointFileManagerClass", _checkpoint_files_class()))
     if settings.checkpoint_latency:
         builder = _slow_checkpoints(builder, settings)
+    if settings.event_log_dir is not None:
+        builder = _event_log(builder, settings.event_log_dir)
     if settings.source == "spark-kafka":
         from spark_app.connector import connector_package
 
@@ -192,6 +194,15 @@ def _slow_checkpoints(builder: "SparkSession.Builder", settings: SparkAppSetting
     for key, value in LatencySpec.parse(settings.checkpoint_latency).spark_conf().items():
         builder = builder.config(key, value)
     return builder
+
+
+def _event_log(builder: "SparkSession.Builder", folder: Path) -> "SparkSession.Builder":
+    """Spark's own record of the run, one JSON event per line; uncompressed so a scenario can
+    read it while the app runs (Spark flushes it at every stage's end and executor change)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return (builder.config("spark.eventLog.enabled", "true")
+            .config("spark.eventLog.dir", folder.resolve().as_uri())
+            .config("spark.eventLog.compress", "false"))
 
 
 def _code_archive(folder: Path) -> Path:

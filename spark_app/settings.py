@@ -68,6 +68,9 @@ class SparkAppSettings:
     # Seed 000's slow checkpoint storage: every checkpoint write Spark makes takes this long
     # (checkpoint_latency.py), e.g. "lognormal:mean=2.6s,min=1s,max=20s"; None: the disk's speed.
     checkpoint_latency: str | None = None
+    # Spark's event log (every executor added or lost, every task attempt, as JSON lines) goes
+    # to this folder when set: the cluster scenarios read their evidence from it.
+    event_log_dir: Path | None = None
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
     class_cache_dir: Path | None = field(default_factory=default_cache_dir)
 

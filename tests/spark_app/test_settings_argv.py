@@ -20,7 +20,8 @@ CHANGED = {
     "max_offsets_per_trigger": 100, "sink": "at-least-once", "on_negative_key": "ignore",
     "master": "local-cluster[2,1,1024]", "shuffle_partitions": 3, "ui": True, "ui_port": 4141,
     "offsets_from_group": "grp", "output_format": "v2", "state_schema": "v2",
-    "class_cache_dir": None, "checkpoint_latency": "lognormal:mean=2.6s,min=1s,max=20s", "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
+    "class_cache_dir": None, "checkpoint_latency": "lognormal:mean=2.6s,min=1s,max=20s",
+    "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
 }
 
 
