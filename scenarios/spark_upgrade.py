@@ -100,8 +100,8 @@ def predict_rollback(a_wrote: CheckpointFormats, b_left: CheckpointFormats) -> t
                     if not nullable and _nullable_fields(declared).get(name, False)]
         if narrowed:
             return False, (f"the stored state schema has {', '.join(narrowed)} not nullable, A "
-                           f"declares it nullable: Spark's schema check allows only a nullable "
-                           f"stored column to be read as non-null")
+                           f"declares it nullable: Spark's schema check refuses a column stored "
+                           f"not nullable that the query declares nullable")
     return True, "every log version and state schema B left is one A writes itself"
 
 
@@ -155,8 +155,9 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
         f"Upgrade: Spark {new} (B) on A's checkpoint",
         happens="B reads A's offsets, commits and state, replays the pending batch, goes on",
         watch="the negative-key message is written once; the count continues where A was",
-        why="Spark keeps its checkpoint formats readable by later versions (the log versions "
-            "and the state store's files are unchanged across the 4.x line)",
+        why="Spark reads checkpoints written by earlier versions: the log files say their "
+            "version on their first line, and the state store's files and schema are read "
+            "with the same checks as after any restart",
         production="upgrade in place is supported forward; still copy the checkpoint folder "
                    "before the first start on the new version (your way back)"))
     stage.start_spark(python=python_b)
