@@ -42,6 +42,12 @@ LOCAL_CLUSTER = "local-cluster[2,1,1024]"
 CHECKPOINT_LATENCY = "fixed:2s"
 
 
+def _start_on_two_executors(stage: Stage, events_dir: Path) -> ManagedProcess:
+    """Every start of this scenario, the first and the driver's restart, alike."""
+    return stage.start_spark(master=LOCAL_CLUSTER, event_log_dir=events_dir,
+                             checkpoint_latency=CHECKPOINT_LATENCY)
+
+
 def run(stage: Stage) -> None:
     t = stage.timings
     stage.step(Step(
@@ -55,8 +61,7 @@ def run(stage: Stage) -> None:
                    "(HDFS, S3, ADLS, GCS), not on one machine's disk"))
     stage.start_kafka(retention_sec=t.endless_retention_sec)
     events_dir = stage.folders.log / "events"
-    app = stage.start_spark(master=LOCAL_CLUSTER, event_log_dir=events_dir,
-                            checkpoint_latency=CHECKPOINT_LATENCY)
+    app = _start_on_two_executors(stage, events_dir)
     stage.wait_for_value(t.run_for_messages)
     executor = state_executor(stage, events_dir)
     pids = executor_pids(session=app.pid)
@@ -64,7 +69,7 @@ def run(stage: Stage) -> None:
     stage.say(f"executors {', '.join(f'{e} (pid {p})' for e, p in sorted(pids.items()))}; the "
               f"count's state lives on executor {executor}")
     _kill_executor(stage, app, events_dir, executor)
-    _kill_driver_for_contrast(stage)
+    _kill_driver_for_contrast(stage, events_dir)
     _finish(stage)
 
 
@@ -142,7 +147,7 @@ def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: fl
                  phase=phase)
 
 
-def _kill_driver_for_contrast(stage: Stage) -> None:
+def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
     stage.step(Step(
         "For contrast: kill -9 the driver, restart it at once",
         happens="the driver and its two executors die together; a supervisor would start the app "
@@ -154,8 +159,7 @@ def _kill_driver_for_contrast(stage: Stage) -> None:
                    "and expect its restart to cost far more than an executor's"))
     stage.kill_spark()
     killed_at = time.monotonic()
-    stage.start_spark(master=LOCAL_CLUSTER, event_log_dir=stage.folders.log / "events",
-                      checkpoint_latency=CHECKPOINT_LATENCY)
+    _start_on_two_executors(stage, events_dir)
     recovery = stage.fact("driver_recovery_sec", recovery_after(stage, killed_at))
     executor = stage.facts["executor_recovery_sec"]
     stage.say(f"the next output line came {recovery} s after the kill (executor: {executor} s)")

@@ -11,9 +11,8 @@ An environment is made with uv on first use and kept in `~/.cache/checkpoint-exp
 makes it again. It is built in a folder of its own and renamed into place only when complete, so
 a Ctrl-C half-way never leaves a broken environment behind.
 
-PySpark 4.0 and 4.1 get a pyarrow below 19: their applyInPandasWithState hands pyarrow's
-`RecordBatch.slice` a float, which newer pyarrow refuses (tried: PySpark 4.1.1 with pyarrow 26
-fails, with 18.1 it runs). From 4.2 on the environment has the project's own pyarrow.
+PySpark 4.0 and 4.1 get the pyarrow spark_app/spark_version.py says they need (below 19: see
+there why); from 4.2 on the environment has the project's own pyarrow.
 
 Usage:
     python = spark_python("4.0.5", say=print)   # e.g. ~/.cache/.../pyspark/4.0.5/bin/python
@@ -34,14 +33,13 @@ from pathlib import Path
 
 from scenarios.errors import ScenarioError
 from spark_app.class_cache import default_cache_dir
-from spark_app.spark_version import installed_spark_version
+from spark_app.spark_version import (NEW_PYARROW_FROM, PYARROW_LIMIT_BEFORE_4_2,
+                                     installed_spark_version)
 
 __all__ = ["SparkEnvError", "environment_folder", "locked_spark_version", "pyarrow_requirement",
            "spark_python"]
 
 _VERSION = re.compile(r"4\.\d+\.\d+")
-# The first Spark line whose applyInPandasWithState works with any pyarrow we lock.
-_NEW_PYARROW_FROM = (4, 2)
 
 
 class SparkEnvError(ScenarioError):
@@ -60,8 +58,8 @@ def environment_folder(version: str) -> Path:
 def pyarrow_requirement(version: str) -> str:
     """Which pyarrow the environment of PySpark `version` gets (see the module's docstring)."""
     major, minor = (int(part) for part in version.split(".")[:2])
-    if (major, minor) < _NEW_PYARROW_FROM:
-        return "pyarrow>=15,<19"
+    if (major, minor) < NEW_PYARROW_FROM:
+        return f"pyarrow>=15,<{PYARROW_LIMIT_BEFORE_4_2}"
     return f"pyarrow=={metadata.version('pyarrow')}"
 
 

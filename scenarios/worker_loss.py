@@ -19,6 +19,7 @@ Usage: `python -m scenarios run worker-loss --fast`
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from scenarios.executor_loss import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
                                      state_executor, wait_for_state_write)
@@ -70,7 +71,7 @@ def _worker_of(cluster: StandaloneCluster, executor: str) -> int:
     raise AssertionError(f"no Worker's process group holds executor {executor}")
 
 
-def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_dir,
+def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_dir: Path,
                  executor: str) -> None:
     stage.step(Step(
         f"kill -9 worker {worker} and its executor while it writes the count's state",
@@ -98,7 +99,7 @@ def _worker_states(cluster: StandaloneCluster) -> list[str]:
     return [str(w.get("state")) for w in cluster.status().get("workers", [])]
 
 
-def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir) -> None:
+def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> None:
     stage.step(Step(
         "A replacement worker joins",
         happens="a new Worker registers with the Master, which gives the application an "

@@ -122,12 +122,16 @@ def _export_python_env() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
 
 
-# How Spark writes offsets/N, commits/N and state files. Its default goes through Hadoop's
-# FileContext, whose rename on a local disk runs a `readlink` process per file (no native Hadoop
-# library here): ~10 processes and ~80 ms a batch. On a local disk both managers write the same
-# files (.crc included) the same way: a temporary file renamed into place after checking that
-# the target does not exist, so the checkpoint's semantics are unchanged.
 def _checkpoint_files_class() -> str:
+    """How Spark writes offsets/N, commits/N and state files: its file-system manager, found
+    where the running Spark keeps it (its package moved in 4.2).
+
+    Spark's default goes through Hadoop's FileContext, whose rename on a local disk runs a
+    `readlink` process per file (no native Hadoop library here): ~10 processes and ~80 ms a
+    batch. On a local disk both managers write the same files (.crc included) the same way: a
+    temporary file renamed into place after checking that the target does not exist, so the
+    checkpoint's semantics are unchanged.
+    """
     import pyspark
 
     from spark_app.checkpoint_latency import checkpoint_manager_package

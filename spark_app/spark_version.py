@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from spark_app.errors import SparkVersionError
 
-__all__ = ["OLDEST_SUPPORTED", "NEWEST_MAJOR", "check_spark_version", "installed_spark_version"]
+__all__ = ["NEW_PYARROW_FROM", "NEWEST_MAJOR", "OLDEST_SUPPORTED", "PYARROW_LIMIT_BEFORE_4_2",
+           "check_spark_version", "installed_pyarrow_version", "installed_spark_version"]
 
 OLDEST_SUPPORTED = (4, 0)
 NEWEST_MAJOR = 4
-# Spark lines before this one need pyarrow below PYARROW_LIMIT_BEFORE_4_2 (see above).
+# Spark lines before this one need pyarrow below PYARROW_LIMIT_BEFORE_4_2 (see above); the
+# scenarios' per-version environments (scenarios/spark_envs.py) pin it from here.
 NEW_PYARROW_FROM = (4, 2)
 PYARROW_LIMIT_BEFORE_4_2 = 19
 
