@@ -35,7 +35,7 @@ __all__ = ["main", "main_parser"]
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
-from scenarios.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _READY_TIMEOUT_SEC = 30.0
 _TOPIC = "crowd"

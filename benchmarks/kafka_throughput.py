@@ -46,7 +46,7 @@ __all__ = ["Broker", "Result", "Summary", "main", "measure", "summarise"]
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
-from scenarios.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 _READY_TIMEOUT_SEC = 30.0
 _RUN_TIMEOUT_SEC = 300.0
 

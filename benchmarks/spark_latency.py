@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 
 from spark_app.output_line import MessageLine, parse_line  # noqa: E402
-from scenarios.apps import free_port  # noqa: E402
+from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
 _BATCH = re.compile(r"\[(\d+|start), \d+\) rows=(\d+) .*took (\d+) ms")

@@ -26,15 +26,15 @@ from rich.console import Console
 
 from kafka_app.settings import ProducerAppSettings
 from scenarios.errors import ScenarioError
-from scenarios.hangup import hang_up
-from scenarios.narration import Narrator
-from scenarios.registry import Scenario, all_scenarios, find_scenarios
-from scenarios.report import exit_code, print_verdicts
-from scenarios.matrix import on_spark, print_matrix, run_matrix
-from scenarios.runner import run_scenarios
-from scenarios.settings import RunSettings, Timings
-from scenarios.sent_record import SentRecord, read_producer_log, read_topic
-from scenarios.verify import VerifyReport, verify_file, verify_sent
+from scenarios.engine.hangup import hang_up
+from scenarios.report.narration import Narrator
+from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
+from scenarios.report.verdicts import exit_code, print_verdicts
+from scenarios.engine.matrix import on_spark, print_matrix, run_matrix
+from scenarios.engine.runner import run_scenarios
+from scenarios.engine.settings import RunSettings, Timings
+from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
+from scenarios.checker.verify import VerifyReport, verify_file, verify_sent
 
 __all__ = ["main_parser", "run_cli"]
 

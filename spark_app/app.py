@@ -19,26 +19,26 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from spark_app.checkpoint import read_checkpoint, read_query_id
+from spark_app.checkpoint.reader import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
-from spark_app.kafka_client import GroupOffsets
+from spark_app.source.kafka_client import GroupOffsets
 from spark_app.connector import check_connector_available, source_format, source_options
-from spark_app.kafka_source import KafkaSource
-from spark_app.log_file import log_to
-from spark_app.offset_reader import OffsetReader, resolve_starting_offsets
-from spark_app.source_options import SourceOptions
-from spark_app.spark_version import installed_spark_version
+from spark_app.source.kafka_source import KafkaSource
+from spark_app.runtime.log_file import log_to
+from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
+from spark_app.source.options import SourceOptions
+from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
-from spark_app.session import SparkSessionResource, check_java, jvm_pid
+from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OutputRow, format_lines
 from spark_app.sink import open_sink
-from spark_app.state_schema import find_schema_refusal
+from spark_app.checkpoint.state_schema import find_schema_refusal
 
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
 

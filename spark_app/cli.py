@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from spark_app.cluster import ClusterSettings
+from spark_app.runtime.cluster import ClusterSettings
 from spark_app.errors import SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OUTPUT_FORMATS
-from spark_app.spark_version import check_spark_version
-from spark_app.state_schema import STATE_SCHEMAS
+from spark_app.runtime.spark_version import check_spark_version
+from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
 __all__ = ["main_parser", "inspect_parser", "cluster_parser", "run_cli", "settings_from_args"]
 
@@ -69,7 +69,7 @@ def _source_option(text: str) -> str:
 
 
 def _latency(text: str) -> str:
-    from spark_app.checkpoint_latency import CheckpointLatencyError, LatencySpec
+    from spark_app.runtime.checkpoint_latency import CheckpointLatencyError, LatencySpec
 
     try:
         LatencySpec.parse(text)
@@ -228,7 +228,7 @@ def _supervise(argv: Sequence[str], settings: SparkAppSettings) -> int:
 
 
 def _run_cluster(argv: Sequence[str]) -> int:
-    from spark_app.cluster import run_cluster
+    from spark_app.runtime.cluster import run_cluster
 
     args = cluster_parser().parse_args(argv)
     return run_cluster(ClusterSettings(workers=args.workers, cores_per_worker=args.cores_per_worker,
@@ -236,7 +236,7 @@ def _run_cluster(argv: Sequence[str]) -> int:
 
 
 def _run_inspect(argv: Sequence[str]) -> int:
-    from spark_app.inspect import run_inspect
+    from spark_app.checkpoint.inspect import run_inspect
 
     return run_inspect(inspect_parser().parse_args(argv))
 

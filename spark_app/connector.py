@@ -33,7 +33,7 @@ _LOOK_SEC = 5.0
 
 
 def source_format(settings: SparkAppSettings) -> str:
-    from spark_app.kafka_source import SOURCE_NAME
+    from spark_app.source.kafka_source import SOURCE_NAME
 
     return "kafka" if settings.source == "spark-kafka" else SOURCE_NAME
 

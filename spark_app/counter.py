@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 
-from spark_app.state_schema import STATE_SCHEMAS
+from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
 __all__ = ["count_messages", "running_count", "state_value", "OUTPUT_SCHEMA", "STATE_SCHEMAS",
            "GROUP_COLUMN"]

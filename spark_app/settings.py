@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
-from spark_app.class_cache import default_cache_dir
+from spark_app.runtime.class_cache import default_cache_dir
 
 __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
            "OUTPUT_FILE_NAME",

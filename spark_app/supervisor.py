@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from spark_app.checkpoint import read_checkpoint
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
 
 __all__ = ["SupervisorSettings", "Supervisor", "checkpoint_position", "child_argv"]

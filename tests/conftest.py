@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import apps
+from scenarios.engine import apps
 
 SLOW_MARKERS = ("spark", "e2e")
 

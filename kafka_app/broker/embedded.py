@@ -21,10 +21,10 @@ from types import TracebackType
 from typing import ParamSpec, TypeVar
 
 from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.group_offsets import CommittedOffsets
+from kafka_app.broker.groups.offsets import CommittedOffsets
 from kafka_app.broker.server import BrokerServer, advertised_host
 from kafka_app.broker.settings import BrokerSettings
-from kafka_app.broker.storage import Storage
+from kafka_app.broker.storage.data_dir import Storage
 
 __all__ = ["EmbeddedBroker", "BrokerStartTimeout"]
 

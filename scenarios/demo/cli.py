@@ -24,7 +24,7 @@ from scenarios.demo.settings import DemoSettings, main_parser, settings_from_arg
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
 from scenarios.errors import ScenarioError
-from scenarios.hangup import hang_up
+from scenarios.engine.hangup import hang_up
 
 __all__ = ["run_demo"]
 

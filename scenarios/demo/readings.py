@@ -1,7 +1,7 @@
 """The demo's two looks at files on disk: the output log's verdict and the checkpoint's summary.
 
-Both read only files, through the project's pure readers (`scenarios.verify` for the log,
-`spark_app.checkpoint` for the checkpoint), so they work whether the Spark app is up, down or
+Both read only files, through the project's pure readers (`scenarios.checker.verify` for the log,
+`spark_app.checkpoint.reader` for the checkpoint), so they work whether the Spark app is up, down or
 has never run. The `*_from_*` functions are pure and tested on their own.
 
 Usage:
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.demo.state import CheckpointView, Verdict
-from scenarios.verify import VerifyReport, verify_file
-from spark_app.checkpoint import CheckpointInfo, read_checkpoint
+from scenarios.checker.verify import VerifyReport, verify_file
+from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.errors import CheckpointError
 from spark_app.offsets import describe_offsets
 

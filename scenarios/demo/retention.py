@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from scenarios.demo.errors import RetentionChangeError
 from scenarios.errors import StepFailed
-from scenarios.kafka_probe import KafkaProbe
+from scenarios.engine.observers.kafka_probe import KafkaProbe
 
 __all__ = ["RETENTION_CHOICES", "next_retention", "set_topic_retention"]
 

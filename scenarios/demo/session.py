@@ -1,7 +1,7 @@
 """The running demo: both apps as real processes, the state they produce, and the commands.
 
 `DemoSession` owns the producer (with its embedded broker) and the Spark app, each in its own
-process group through `scenarios.processes`, so `k` kills the JVM with its Python driver and
+process group through `scenarios.engine.processes`, so `k` kills the JVM with its Python driver and
 nothing outlives the session. `tick()` folds what happened since the last call into the
 `DemoState`; `handle(command)` does what a key asked. Slow work (a graceful stop, a retention
 change) runs in a background job so the screen keeps moving.
@@ -30,8 +30,8 @@ from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
-from scenarios.leftovers import describe_leftovers, find_leftovers
-from scenarios.processes import ManagedProcess, ProcessGroup
+from scenarios.engine.leftovers import describe_leftovers, find_leftovers
+from scenarios.engine.processes import ManagedProcess, ProcessGroup
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
 

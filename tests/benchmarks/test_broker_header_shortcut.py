@@ -1,5 +1,5 @@
 """The broker reads request headers and writes response headers itself, for speed (see
-kafka_app/broker/connection.py); this checks it does exactly what the codec would, for every
+kafka_app/broker/wire/connection.py); this checks it does exactly what the codec would, for every
 API version the broker advertises."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import struct
 import pytest
 from kafka.protocol.api_key import ApiKey
 
-from kafka_app.broker.connection import MalformedRequest, _decode, _encode
-from kafka_app.broker.versions import API_VERSIONS
+from kafka_app.broker.wire.connection import MalformedRequest, _decode, _encode
+from kafka_app.broker.wire.versions import API_VERSIONS
 
 _CASES = [(key, version) for key, spec in API_VERSIONS.items()
           for version in range(spec.min_version, spec.max_version + 1)]

@@ -18,7 +18,7 @@ import pytest
 
 from kafka_app.broker import EmbeddedBroker
 from kafka_app.message_line import ProducerLine, parse_message
-from scenarios.processes import ManagedProcess
+from scenarios.engine.processes import ManagedProcess
 
 pytestmark = pytest.mark.e2e
 

@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scenarios.narration import Narrator
-from scenarios.settings import PROJECT_ROOT, RunSettings
-from scenarios.stage import Stage
+from scenarios.report.narration import Narrator
+from scenarios.engine.settings import PROJECT_ROOT, RunSettings
+from scenarios.engine.stage import Stage
 from spark_app.output_line import OutputRow, format_lines
 
 __all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]

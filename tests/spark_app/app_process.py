@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scenarios.errors import WaitTimeout
-from scenarios.processes import ManagedProcess
-from scenarios.waiting import wait_until as _poll
+from scenarios.engine.processes import ManagedProcess
+from scenarios.engine.waiting import wait_until as _poll
 
 __all__ = ["AppProcess", "wait_until", "REPO_ROOT"]
 

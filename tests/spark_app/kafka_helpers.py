@@ -14,7 +14,7 @@ from kafka import KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 
 if TYPE_CHECKING:
-    from spark_app.kafka_source import KafkaStreamReader
+    from spark_app.source.kafka_source import KafkaStreamReader
 
 __all__ = ["create_topic", "send_counter", "delete_records", "rows_of"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from kafka import KafkaProducer
 
-from scenarios.verify import ValueRange, verify_file
+from scenarios.checker.verify import ValueRange, verify_file
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter

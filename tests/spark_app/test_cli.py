@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from spark_app.cli import main_parser, run_cli, settings_from_args
-from spark_app.data_loss import could_not_read
+from spark_app.source.data_loss import could_not_read
 from spark_app.errors import (CouldNotReadOffsetRangeError, DataLossError, KafkaUnreachableError,
                               unwrap)
 from spark_app.offsets import TopicPartition
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.batch_line import batch_line_from_progress
-from spark_app.session import check_java
+from spark_app.runtime.session import check_java
 from spark_app.errors import JavaMissingError
 from spark_app.output_line import OutputRow
 from tests.spark_app.kafka_helpers import create_topic

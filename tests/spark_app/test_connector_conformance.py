@@ -17,20 +17,20 @@ import pytest
 from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, ReadMinRows
 
-from spark_app import kafka_source
-from spark_app.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
+from spark_app.source import kafka_source
+from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
 from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
                               CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
                               KafkaUnreachableError, PartitionOffsetChangedError,
                               PartitionsDeletedError, SourceOptionError)
-from spark_app.kafka_source import KafkaRange, KafkaSource, KafkaStreamReader, executor_group_id
-from spark_app.offset_ranges import OffsetRange, split_ranges
-from spark_app.offset_reader import OffsetReader
+from spark_app.source.kafka_source import KafkaRange, KafkaSource, KafkaStreamReader, executor_group_id
+from spark_app.source.offset_ranges import OffsetRange, split_ranges
+from spark_app.source.offset_reader import OffsetReader
 from spark_app.offsets import TopicPartition, offsets_to_json
 from spark_app.batch_line import batch_line_from_progress, lag_in_output
-from spark_app.rate_limit import TriggerDelay, rate_limit
-from spark_app.source_options import SourceOptions, parse_time_ms
-from scenarios.verify import ValueRange
+from spark_app.source.rate_limit import TriggerDelay, rate_limit
+from spark_app.source.options import SourceOptions, parse_time_ms
+from scenarios.checker.verify import ValueRange
 from tests.spark_app.kafka_helpers import create_topic, delete_records, rows_of, send_counter
 
 TP0, TP1, TP2 = (TopicPartition("Experience", p) for p in range(3))
@@ -529,7 +529,7 @@ def _app(bootstrap: str, tmp_path: Path, **changes: object):
 
 
 def _report(tmp_path: Path):
-    from scenarios.verify import verify_file
+    from scenarios.checker.verify import verify_file
 
     return verify_file(tmp_path / "log" / "streaming-output.log")
 
@@ -588,7 +588,7 @@ def test_a_crashed_batch_0_from_latest_replays_the_same_range(embedded_broker, t
 def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path) -> None:
     """Options fail at load() (KafkaSourceProvider.sourceSchema); a recreated topic fails when
     the batch is planned, after offsets/N (getOffsetRangesFromResolvedOffsets)."""
-    from spark_app.session import build_session
+    from spark_app.runtime.session import build_session
     from spark_app.settings import SparkAppSettings
 
     bootstrap = embedded_broker.bootstrap_servers

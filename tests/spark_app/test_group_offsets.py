@@ -12,9 +12,9 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable
 from spark_app.app import preflight
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.group_offsets import choose_start, start_offsets_to_commit
-from spark_app.kafka_client import GroupOffsets
-from spark_app.kafka_source import KafkaStreamReader
-from spark_app.source_options import SourceOptions
+from spark_app.source.kafka_client import GroupOffsets
+from spark_app.source.kafka_source import KafkaStreamReader
+from spark_app.source.options import SourceOptions
 from spark_app.offsets import TopicPartition
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 

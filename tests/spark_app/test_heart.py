@@ -20,7 +20,7 @@ from pyspark.sql import Row
 from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StructField, StructType
 
-from scenarios.verify import verify_file
+from scenarios.checker.verify import verify_file
 from spark_app.counter import running_count
 from spark_app.sink import JOURNAL_SUFFIX
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.verify import ValueRange, verify_file
-from spark_app.checkpoint import committed_batches
-from spark_app.kafka_client import GroupOffsets
+from scenarios.checker.verify import ValueRange, verify_file
+from spark_app.checkpoint.reader import committed_batches
+from spark_app.source.kafka_client import GroupOffsets
 from spark_app.offsets import TopicPartition
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until

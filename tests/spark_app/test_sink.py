@@ -95,7 +95,7 @@ def test_v2_format_names_partition_and_offset() -> None:
 
 def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
     """v1 half-writes batch 1 and dies; v2 (same query) rolls it back and writes it in v2."""
-    from scenarios.verify import verify_file
+    from scenarios.checker.verify import verify_file
 
     out = tmp_path / "streaming-output.log"
     write(ExactlyOnceSink(out, lambda: "q1"), 0, rows(1, 2))
@@ -114,7 +114,7 @@ def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
 
 
 def test_foreign_messages_are_written_escaped_and_bounded_and_verified() -> None:
-    from scenarios.verify import verify
+    from scenarios.checker.verify import verify
     from spark_app.negative_key import is_negative
     from spark_app.output_line import FOREIGN_FIELD_CHARS, output_field
 

@@ -14,7 +14,7 @@ import pytest
 from spark_app.cli import run_cli
 from spark_app.connector import MAVEN_CENTRAL, connector_package, source_format, source_options
 from spark_app.settings import SparkAppSettings
-from spark_app.source_options import SourceOptions
+from spark_app.source.options import SourceOptions
 
 
 def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.verify import verify_file
-from spark_app.checkpoint import read_checkpoint
+from scenarios.checker.verify import verify_file
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter

@@ -14,8 +14,8 @@ from kafka.protocol.metadata.metadata import MetadataRequest, MetadataResponse
 
 from kafka_app.broker.errors import BrokerError, UnknownTopicOrPartition
 from kafka_app.broker.handlers.context import CLUSTER_ID, NODE_ID, BrokerContext
-from kafka_app.broker.storage import validate_topic_name
-from kafka_app.broker.versions import API_VERSIONS
+from kafka_app.broker.storage.data_dir import validate_topic_name
+from kafka_app.broker.wire.versions import API_VERSIONS
 
 __all__ = ["api_versions_body", "handle_api_versions", "handle_metadata", "UNSUPPORTED_VERSION"]
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from kafka_app.broker.settings import BrokerSettings
 
 if TYPE_CHECKING:
-    from kafka_app.broker.group_offsets import CommittedOffsets
-    from kafka_app.broker.groups import GroupCoordinator
-    from kafka_app.broker.storage import Storage
+    from kafka_app.broker.groups.offsets import CommittedOffsets
+    from kafka_app.broker.groups.coordinator import GroupCoordinator
+    from kafka_app.broker.storage.data_dir import Storage
 
 __all__ = ["AppendSignal", "BrokerContext", "NODE_ID", "CLUSTER_ID"]
 

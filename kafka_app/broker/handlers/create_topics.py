@@ -28,8 +28,8 @@ from kafka_app.broker.errors import (
     TopicAlreadyExists,
 )
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
-from kafka_app.broker.storage import validate_topic_name
-from kafka_app.broker.topic_config import TopicConfig
+from kafka_app.broker.storage.data_dir import validate_topic_name
+from kafka_app.broker.storage.topic_config import TopicConfig
 
 __all__ = ["handle_create_topics", "MAX_PARTITIONS_PER_REQUEST"]
 

@@ -1,5 +1,5 @@
 """Consumer-group APIs on the wire: FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
-LeaveGroup, OffsetCommit and OffsetFetch. The protocol logic is in `kafka_app.broker.groups`;
+LeaveGroup, OffsetCommit and OffsetFetch. The protocol logic is in `kafka_app.broker.groups.coordinator`;
 these functions translate between it and Kafka's messages.
 Usage: `GROUP_HANDLERS[ApiKey.JoinGroup](ctx, request, version)`.
 """
@@ -26,7 +26,7 @@ from kafka.protocol.consumer.group import (
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
 from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.groups import GroupErrors, JoinRequest, JoinResult
+from kafka_app.broker.groups.coordinator import GroupErrors, JoinRequest, JoinResult
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 

@@ -16,7 +16,7 @@ from kafka.protocol.consumer.offsets import ListOffsetsRequest, ListOffsetsRespo
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.handlers.context import BrokerContext
-from kafka_app.broker.storage import PartitionLog
+from kafka_app.broker.storage.data_dir import PartitionLog
 
 __all__ = ["handle_list_offsets", "handle_delete_records", "EARLIEST", "LATEST"]
 

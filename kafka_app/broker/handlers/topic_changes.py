@@ -22,7 +22,7 @@ from kafka.protocol.admin.topics import (
 from kafka_app.broker.errors import (BrokerError, InvalidReplicaAssignment, InvalidRequest,
                                      UnknownTopicOrPartition)
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
-from kafka_app.broker.storage import check_partition_increase
+from kafka_app.broker.storage.data_dir import check_partition_increase
 
 __all__ = ["handle_delete_topics", "handle_create_partitions"]
 

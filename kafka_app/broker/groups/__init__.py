@@ -1,0 +1,2 @@
+"""Consumer groups: the coordinator's membership and assignments, and committed offsets.
+"""

@@ -1,0 +1,3 @@
+"""The broker's disk: the data folder, partition logs and their segments, record batches as
+storage reads them, timestamps, retention, topic configs, crash-safe metadata files.
+"""

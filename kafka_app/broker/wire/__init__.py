@@ -1,0 +1,2 @@
+"""Kafka's wire: connections, framing, bounded decoding, the API versions we speak.
+"""

@@ -1,0 +1,25 @@
+"""The scenarios, one module each, and the order `run all` runs them in.
+
+Each module holds `SCENARIO = Scenario(...)` (scenarios/engine/registry.py) and a `run(stage)`
+function that tells its story with a Stage (scenarios/engine/stage.py). Nothing else lives here:
+the machinery is in scenarios/engine/, the verdicts in scenarios/checker/, what is shown and
+written in scenarios/report/.
+"""
+
+__all__ = ["SCENARIO_MODULES"]
+
+SCENARIO_MODULES = (
+    "scenarios.catalog.endless_retention",
+    "scenarios.catalog.short_retention",
+    "scenarios.catalog.checkpoint_reset",
+    "scenarios.catalog.poison_pill",
+    "scenarios.catalog.chaos",
+    "scenarios.catalog.parallelism",
+    "scenarios.catalog.upgrade",
+    "scenarios.catalog.manual_offsets",
+    "scenarios.catalog.kafka_outage",
+    "scenarios.catalog.slow_checkpoint",
+    "scenarios.catalog.spark_upgrade",
+    "scenarios.catalog.executor_loss",
+    "scenarios.catalog.worker_loss",
+)

@@ -1,0 +1,315 @@
+"""Chaos: kill -9 the Spark app again and again at random moments, and count what it costs.
+
+Seed 001 says "feel free to stop/start/kill the running SparkApp in any way you want". This
+scenario does it without mercy: N kill -9 at seeded random moments, each aimed at one of three
+places in a micro-batch, each followed by a restart on the same checkpoint:
+
+- batch boundary: just after a batch's console line (it is committed); nothing to replay;
+- mid-batch: just after Spark wrote `offsets/N`, usually before the output; the restart runs
+  batch N again with the same offsets;
+- mid-write: the moment the output log grows, before Spark writes `commits/N`; the restart
+  runs batch N again although its lines are already in the log.
+
+Where each kill really landed is read afterwards from the checkpoint (the pending batch and
+its offsets) and the output log (which of that batch's values it already holds). The first
+run uses the exactly-once sink: nothing may be lost or doubled. The second run continues the
+same query with `--sink at-least-once`: nothing may be lost, and the values of every batch a
+kill caught between its output and its commit are written twice. Those duplicates are an
+expected outcome; the scenario predicts them from where the kills landed and reports how many.
+
+Usage: `python -m scenarios run chaos --fast --kills 3 --seed 7`
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kafka_app.partitioning import value_at
+from scenarios.errors import ProcessError
+from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.stage import Stage
+from scenarios.engine.waiting import wait_until
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.offsets import Offsets
+
+__all__ = ["KILL_MOMENTS", "SCENARIO", "KillLanding", "batch_values", "kill_at", "landing_of", "run",
+           "catch_up", "wait_for_batches"]
+
+KILL_MOMENTS = ("batch boundary", "mid-batch", "mid-write")
+DEFAULT_SEED = 1
+_BATCH_LINE = r"(?m)^batch \d+: "
+
+
+def batch_values(start: Offsets | None, end: Offsets, partitions: int) -> tuple[int, ...]:
+    """The values a batch reads, by the producer's partition rule (kafka_app.partitioning)."""
+    begin = start or {}
+    return tuple(sorted(value_at(tp.partition, offset, partitions)
+                        for tp, stop in end.items() for offset in range(begin.get(tp, 0), stop)))
+
+
+@dataclass(frozen=True)
+class KillLanding:
+    """Where one kill -9 landed, read from the checkpoint and the output log after it."""
+
+    aimed: str
+    batch_id: int | None  # the batch a restart will run again; None if all were committed
+    batch_values: tuple[int, ...]
+    written: tuple[int, ...]  # those of the batch's values already in the output log
+    seen_before: dict[int, int]  # how often each written value was in the log at the kill
+
+    @property
+    def landed(self) -> str:
+        if self.batch_id is None:
+            return "between batches"
+        if not self.written:
+            return "mid-batch, before the output"
+        if len(self.written) < len(self.batch_values):
+            return "in the middle of the output"
+        return "after the output, before the commit"
+
+    def describe(self) -> str:
+        if self.batch_id is None:
+            return "every batch was committed: the restart has nothing to replay"
+        shown = _values_text(self.batch_values)
+        return (f"batch {self.batch_id} (values {shown}) has offsets but no commit; "
+                f"{len(self.written)} of its {len(self.batch_values)} values were already "
+                f"in the output log")
+
+
+def _values_text(values: tuple[int, ...]) -> str:
+    if not values:
+        return "none"
+    return f"{values[0]}..{values[-1]}" if len(values) > 1 else str(values[0])
+
+
+def _newest(folder: Path) -> int:
+    """The highest batch id in `offsets/` or `commits/` (-1 when empty), without parsing."""
+    try:
+        return max((int(name) for name in os.listdir(folder) if name.isdigit()), default=-1)
+    except FileNotFoundError:
+        return -1
+
+
+def _output_size(stage: Stage) -> int:
+    path = stage.folders.output_log
+    return path.stat().st_size if path.exists() else 0
+
+
+def _while_up(stage: Stage, condition: Callable[[], bool], what: str, poll: float) -> None:
+    """Wait for `condition` while the Spark app runs; its death is a broken step, not a kill."""
+    spark = stage.spark.current if stage.spark else None
+    assert spark is not None, "start the Spark app first"
+
+    def ready() -> bool:
+        if condition():
+            return True
+        if not spark.running:
+            raise ProcessError(f"the Spark app exited with code {spark.returncode} while the "
+                               f"scenario waited for {what}; last output:\n{spark.tail()}")
+        return False
+
+    wait_until(ready, timeout=stage.timings.spark_start_timeout_sec, what=what,
+               progress=stage.narrator.waiting, poll=poll)
+
+
+def wait_for_batches(stage: Stage, batches: int) -> None:
+    """Let the app finish `batches` more micro-batches (their console lines appear)."""
+    spark = stage.spark.current if stage.spark else None
+    assert spark is not None, "start the Spark app first"
+    mark = spark.mark()
+    _while_up(stage, lambda: len(_batch_lines(spark.output(mark))) >= batches,
+              f"{batches} more batch line(s) from the Spark app", poll=0.05)
+
+
+def _batch_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("batch ")]
+
+
+def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
+    """Return at the moment aimed at: the kill follows at once."""
+    offsets, commits = stage.folders.checkpoints / "offsets", stage.folders.checkpoints / "commits"
+    if moment == "batch boundary":
+        wait_for_batches(stage, 1)
+        # Deliberate randomness inside the pause before the next trigger, not a synchronisation.
+        time.sleep(rng.uniform(0.0, 0.3))
+    elif moment == "mid-batch":
+        seen = _newest(offsets)
+        _while_up(stage, lambda: _newest(offsets) > max(seen, _newest(commits)),
+                  "Spark to plan the next batch (a new offsets/N)", poll=0.005)
+        time.sleep(rng.uniform(0.0, 0.1))
+    else:
+        size = _output_size(stage)
+        # Polled tightly: between the sink's write and commits/N there are only milliseconds.
+        _while_up(stage, lambda: _output_size(stage) > size, "the output log to grow", poll=0.002)
+
+
+def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
+    """Read where the kill landed; the app is dead, so the files no longer change."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    in_log = Counter(stage.verify().values)
+    if info.pending is None or info.pending.end is None:
+        return KillLanding(aimed, None, (), (), {})
+    values = batch_values(info.pending_start, info.pending.end, partitions)
+    written = tuple(v for v in values if in_log[v])
+    return KillLanding(aimed, info.pending.batch_id, values, written,
+                       {v: in_log[v] for v in written})
+
+
+def kill_at(stage: Stage, moment: str, rng: random.Random, partitions: int = 1) -> KillLanding:
+    """Aim at `moment`, kill -9 the app there and say where the kill landed."""
+    _aim(stage, moment, rng)
+    stage.kill_spark()
+    landing = landing_of(stage, moment, partitions)
+    stage.say(f"aimed at {moment}, landed {landing.landed}: {landing.describe()}")
+    return landing
+
+
+def _moments(kills: int, rng: random.Random) -> list[str]:
+    """Each of the three moments in turn, in a seeded random order."""
+    moments: list[str] = []
+    while len(moments) < kills:
+        round_ = list(KILL_MOMENTS)
+        rng.shuffle(round_)
+        moments += round_
+    return moments[:kills]
+
+
+def _kill_and_restart(stage: Stage, sink: str, kills: int, rng: random.Random) -> list[KillLanding]:
+    landings = []
+    for number, moment in enumerate(_moments(kills, rng), start=1):
+        wait_for_batches(stage, rng.randint(1, 2))
+        stage.say(f"kill {number} of {kills}")
+        landings.append(kill_at(stage, moment, rng))
+        stage.start_spark(sink=sink)
+    stage.fact(f"kills_{sink}", [asdict(k) | {"landed": k.landed} for k in landings])
+    tally = Counter(k.landed for k in landings)
+    stage.say("kills landed: " + ", ".join(f"{n}× {where}" for where, n in tally.items()))
+    return landings
+
+
+def catch_up(stage: Stage, latest: int | None = None) -> int:
+    """Wait until the app has written and committed everything up to Kafka's latest offset.
+
+    Waiting for the commit too means a stop right after does not leave that batch pending.
+    """
+    target = latest if latest is not None else stage.window().latest
+    stage.wait_for_value(target)
+    _while_up(stage, lambda: (stage.committed_offset() or 0) >= target,
+              f"the checkpoint to commit offset {target}", poll=0.1)
+    return target
+
+
+def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> None:
+    kills = stage.fact("kills", kills if kills is not None else (2 if stage.settings.fast else 4))
+    seed = stage.fact("seed", seed if seed is not None else DEFAULT_SEED)
+    rng = random.Random(seed)
+    stage.say(f"{kills} kill(s) per sink, seed {seed} (`--kills N --seed S` to vary)")
+    stage.step(Step(
+        "Start Kafka with endless retention, and the producer",
+        happens="a broker and the producer, one message per interval; retention is long, so "
+                "every kill is only about the checkpoint, never about Kafka deleting data",
+        watch="the producer keeps sending while the app is down: each restart has a backlog",
+        why="seed 001's scenario #1: with the data still in Kafka, a restart must catch up "
+            "without missing or doubling anything"))
+    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stopped = _exactly_once_run(stage, kills, rng)
+    _at_least_once_run(stage, kills, rng, stopped)
+
+
+def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLanding:
+    stage.step(Step(
+        f"Exactly-once sink: {kills} kill -9 at random moments, a restart after each",
+        happens="each kill is aimed at a batch boundary, at a batch in flight (just after "
+                "offsets/N) or at the output (the moment the log grows, before commits/N)",
+        watch="after each kill: which batch has offsets but no commit, and whether its values "
+              "are already in the output log",
+        why="a restart runs the uncommitted batch again with exactly the same offsets; the "
+            "exactly-once sink keeps a journal of (query id, batch id, log size) and rolls back "
+            "or skips a batch it has already written",
+        production="foreachBatch is at-least-once; make the output idempotent on the batch id "
+                   "(a transaction, a MERGE, or a journal like this one)"))
+    stage.start_spark(sink="exactly-once")
+    _kill_and_restart(stage, "exactly-once", kills, rng)
+    caught_up = catch_up(stage)
+    stage.stop_spark()
+    report = stage.verify()
+    stage.fact("exactly_once_highest", report.highest)
+    stage.expect(check("the log holds everything the checkpoint committed",
+                       (report.highest or 0) >= caught_up, f"highest value >= {caught_up}",
+                       f"highest value {report.highest}"), phase="exactly-once sink")
+    stage.expect(exactly_once(report, report.highest or 0), phase="exactly-once sink")
+    # The producer goes on, so the stop may have caught a batch in flight: the next start
+    # replays it, and the at-least-once sink would write its lines again.
+    stopped = landing_of(stage, "SIGTERM")
+    if stopped.batch_id is not None:
+        stage.say(f"the stop caught a batch in flight: {stopped.describe()}")
+    return stopped
+
+
+def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
+                       stopped: KillLanding) -> None:
+    stage.step(Step(
+        f"At-least-once sink: the same query restarted with a plain append, {kills} more kills",
+        happens="the same checkpoint, now with --sink at-least-once (the code inside foreachBatch "
+                "may change between restarts); the same kind of random kills",
+        watch="a kill that lands after the output and before the commit makes the replay "
+              "append that batch's lines a second time",
+        why="Spark guarantees that the batch runs again, not that its side effects happen once: "
+            "without a journal the sink cannot tell a replay from a new batch",
+        production="count the duplicates your sink can produce, or make it idempotent; "
+                   "a kill that lands elsewhere costs nothing, so duplicates come and go with luck"))
+    before = Counter(stage.verify().values)
+    stage.start_spark(sink="at-least-once")
+    landings = _kill_and_restart(stage, "at-least-once", kills, rng)
+    predicted = _predicted_duplicates(before, [stopped, *landings])
+    final = stage.stop_producer()
+    total = stage.fact("messages_sent", final.latest)
+    stage.say(f"the producer stopped after {total} messages")
+    catch_up(stage, total)
+    stage.stop_spark()
+    report = stage.verify()
+    doubled = stage.fact("duplicated_values", len(report.duplicated))
+    stage.fact("extra_lines", sum(n - 1 for n in report.duplicated.values()))
+    caught = sum(1 for k in landings if k.written)
+    stage.say(f"{doubled} value(s) written more than once, from {caught} of {kills} kill(s) "
+              f"that landed between the output and the commit"
+              + (" and the stop before this run" if stopped.written else ""))
+    stage.expect(missing_exactly(report, []), phase="at-least-once sink")
+    stage.expect(check("every message up to the last one", report.highest == total,
+                       f"highest value {total}", f"highest value {report.highest}"),
+                 phase="at-least-once sink")
+    stage.expect(duplicated_exactly(report, predicted), phase="at-least-once sink")
+
+
+def _predicted_duplicates(before: Counter[int], landings: list[KillLanding]) -> dict[int, int]:
+    """A value written before a kill in a batch that was not committed is written once more."""
+    times = {v: n for v, n in before.items() if n > 1}
+    for landing in landings:
+        for value, seen in landing.seen_before.items():
+            times[value] = seen + 1
+    return {v: n for v, n in sorted(times.items()) if n > 1}
+
+
+SCENARIO = Scenario(
+    name="chaos",
+    title="kill -9 at random moments: exactly-once holds; at-least-once doubles what was caught",
+    summary="N kill -9 of the Spark app at seeded random moments (batch boundary, mid-batch, "
+            "mid-write), a restart after each; with the exactly-once sink nothing is lost or "
+            "doubled; with the at-least-once sink nothing is lost and the duplicates are "
+            "predicted from where each kill landed, and counted.",
+    origin="seed 001 scenario #1",
+    run=run,
+    options=(
+        ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),
+        ScenarioOption("--seed", int, f"seed of the random moments (default {DEFAULT_SEED})",
+                       metavar="S"),
+    ),
+)

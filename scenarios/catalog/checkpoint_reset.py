@@ -1,0 +1,107 @@
+"""Seed 001's hard reset, quantified: delete the checkpoint and see what `startingOffsets` does.
+
+The checkpoint folder is deleted between runs. A new query starts where `startingOffsets`
+says: with `latest` the messages sent while the app was down are skipped; with `earliest`
+everything Kafka still retains is processed again. In both the count restarts at 1. The
+scenario predicts the skipped and doubled values from Kafka's offsets and checks them.
+
+Usage: `python -m scenarios run checkpoint-reset --fast`
+"""
+
+from __future__ import annotations
+
+from scenarios.checker.expectations import count_resets_at, duplicated_exactly, missing_exactly
+from scenarios.checker.expectations import outcome_of_runs, within
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.checker.verify import ValueRange
+from scenarios.engine.waiting import wait_until
+
+__all__ = ["SCENARIO", "run"]
+
+
+def run(stage: Stage) -> None:
+    # Kafka keeps everything here, so `earliest` re-reads the whole topic and every number is
+    # exact; short-retention's hard reset shows a reset under retention that deletes.
+    retention = stage.timings.endless_retention_sec
+    stage.step(Step(
+        "Start Kafka and the producer",
+        happens=f"topic retention {retention:g} s: Kafka still holds everything the earlier runs "
+                "processed when the next one starts",
+        watch="the producer's earliest offset stays 0",
+        why="what a reset query can re-read is bounded by retention, not by the checkpoint"))
+    stage.start_kafka(retention_sec=retention)
+    stage.step(Step(
+        "First run: the Spark app from an empty checkpoint folder",
+        happens="a new query starting at the earliest offset",
+        watch="Count = n runs 1, 2, 3…",
+        why="startingOffsets applies only when the checkpoint folder holds no offsets"))
+    stage.start_spark()
+    stage.wait_for_value(stage.timings.run_for_messages)
+    first = _stop_and_delete(stage)
+
+    stage.step(Step(
+        "Second run: delete the checkpoint, start with startingOffsets=latest",
+        happens="the new query starts at Kafka's latest offset at the moment it starts",
+        watch="the values sent while the app was down never appear; Count restarts at 1",
+        why="latest (Spark's streaming default) means 'from now on': a reset query loses the "
+            "backlog silently, with no data-loss error, because nothing it was asked to read is gone",
+        production="after a reset, start from explicit offsets (JSON startingOffsets) read out of "
+                   "the old checkpoint with `python -m spark_app inspect`, not from latest"))
+    second_start, before, after = stage.start_spark_and_see_first_value(starting_offsets="latest")
+    stage.expect(within("started at Kafka's latest offset", second_start - 1, before.latest,
+                        after.latest), phase="latest")
+    report = stage.wait_for_more(3)
+    skipped = stage.fact("skipped_values", ValueRange(first.last + 1, second_start - 1))
+    stage.say(f"predicted: values {skipped} skipped ({len(skipped)} messages sent while down)")
+    stage.expect(missing_exactly(report, [skipped] if len(skipped) > 0 else []), phase="latest")
+    stage.expect(duplicated_exactly(report, {}), phase="latest")
+    stage.expect(count_resets_at(report, [second_start]), phase="latest")
+    second = _stop_and_delete(stage)
+
+    stage.step(Step(
+        "Third run: delete the checkpoint again, start with startingOffsets=earliest",
+        happens="the new query starts at Kafka's earliest offset and re-reads all it retains",
+        watch="values the earlier runs wrote appear a second time; values skipped before now appear",
+        why="a new query has no memory of what an old one processed: the checkpoint was that memory",
+        production="an output keyed on a business id (not on the batch id) makes a reprocessing "
+                   "reset harmless; a counter in state cannot be rebuilt this way"))
+    third_start, before, after = stage.start_spark_and_see_first_value(starting_offsets="earliest")
+    stage.expect(within("started at Kafka's earliest offset", third_start - 1, before.earliest,
+                        after.earliest), phase="earliest")
+    report = stage.wait_for_value(second.last + 3)
+    missing, duplicated = outcome_of_runs(
+        [first, second, ValueRange(third_start, report.highest or third_start)])
+    stage.fact("reprocessed_values", sorted(duplicated))
+    stage.say(f"predicted: {len(duplicated)} values written twice, missing "
+              f"{', '.join(str(r) for r in missing) or 'none'}")
+    stage.expect(missing_exactly(report, missing), phase="earliest")
+    stage.expect(duplicated_exactly(report, duplicated), phase="earliest")
+    stage.expect(count_resets_at(report, [second_start, third_start]), phase="earliest")
+    stage.stop_spark()
+
+
+def _stop_and_delete(stage: Stage) -> ValueRange:
+    """Stop the app, delete its checkpoint, let a few messages pass; the values this run wrote."""
+    stage.stop_spark()
+    report = stage.verify()
+    # This run began where the count last fell back to 1 (or at the top of the log).
+    first = report.count_resets[-1] if report.count_resets else (report.first_value or 1)
+    last = report.last_value or first
+    stage.delete_checkpoint()
+    latest = stage.window().latest
+    wait_until(lambda: stage.window().latest >= latest + 3, timeout=60,
+               what="three messages sent while the app is down", progress=stage.narrator.waiting)
+    return ValueRange(first, last)
+
+
+SCENARIO = Scenario(
+    name="checkpoint-reset",
+    title="delete the checkpoint: latest skips the backlog, earliest reprocesses what Kafka keeps",
+    summary="The checkpoint folder is deleted between runs; with startingOffsets=latest the "
+            "messages sent while down are skipped, with earliest the retained ones are "
+            "processed again; the count restarts each time. Predicted from Kafka's offsets.",
+    origin="seed 001 hard reset",
+    run=run,
+)

@@ -1,0 +1,192 @@
+"""Executor loss: one executor JVM dies in the middle of a batch; the driver and the query go on.
+
+In `local[2]` the driver, its executors and the state store share one JVM, so a kill -9 takes
+them all. On a cluster the common failure is smaller: one executor dies (its machine, an
+out-of-memory kill) while the driver lives. Spark runs the lost task again on another executor,
+which has no copy of the state store in memory and loads it from the checkpoint's .delta files:
+the checkpoint's other job, besides a restarted driver's.
+
+1. The app runs on `local-cluster[2,1,1024]`: a driver and two executor JVMs on this machine,
+   each checkpoint write slowed to 2 s (`--checkpoint-latency`) so a batch's state write lasts
+   long enough to be hit, and Spark's event log on;
+2. while the stateful task writes its .delta file, the executor running it is killed with -9;
+3. Spark's own event log shows the executor removed, the task attempt lost with it, and the
+   stateful task done again on the other executor; the count goes on without a restart;
+4. for contrast the driver is killed and restarted at once (as a supervisor would): both
+   recoveries are timed from the kill to the next output line;
+5. every message is counted exactly once.
+
+Usage: `python -m scenarios run executor-loss --fast`
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from scenarios.checker.expectations import check, exactly_once
+from scenarios.report.narration import Step
+from scenarios.engine.processes import ManagedProcess
+from scenarios.engine.registry import Scenario
+from scenarios.engine.observers.spark_events import SparkEvents, TaskRun, executor_pids
+from scenarios.engine.stage import Stage
+from scenarios.engine.waiting import wait_until
+
+__all__ = ["SCENARIO", "run", "CHECKPOINT_LATENCY", "LOCAL_CLUSTER", "recovery_after",
+           "show_task_moved", "state_executor", "wait_for_state_write"]
+
+LOCAL_CLUSTER = "local-cluster[2,1,1024]"
+# Long enough to hit the stateful task while it writes, short enough for a batch every few seconds.
+CHECKPOINT_LATENCY = "fixed:2s"
+
+
+def _start_on_two_executors(stage: Stage, events_dir: Path) -> ManagedProcess:
+    """Every start of this scenario, the first and the driver's restart, alike."""
+    return stage.start_spark(master=LOCAL_CLUSTER, event_log_dir=events_dir,
+                             checkpoint_latency=CHECKPOINT_LATENCY)
+
+
+def run(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "Kafka, and the counter on two executors (local-cluster)",
+        happens=f"the app's driver starts two executor JVMs ({LOCAL_CLUSTER}); every checkpoint "
+                f"write takes 2 s; Spark writes its event log to log/events/",
+        watch="two CoarseGrainedExecutorBackend processes beside the driver; the count as usual",
+        why="on a cluster the state store lives in an executor's memory, its files in the "
+            "checkpoint; any executor can load it again from there",
+        production="the checkpoint must be on storage every executor and the driver reach "
+                   "(HDFS, S3, ADLS, GCS), not on one machine's disk"))
+    stage.start_kafka(retention_sec=t.endless_retention_sec)
+    events_dir = stage.folders.log / "events"
+    app = _start_on_two_executors(stage, events_dir)
+    stage.wait_for_value(t.run_for_messages)
+    executor = state_executor(stage, events_dir)
+    pids = executor_pids(session=app.pid)
+    stage.fact("executors", pids)
+    stage.say(f"executors {', '.join(f'{e} (pid {p})' for e, p in sorted(pids.items()))}; the "
+              f"count's state lives on executor {executor}")
+    _kill_executor(stage, app, events_dir, executor)
+    _kill_driver_for_contrast(stage, events_dir)
+    _finish(stage)
+
+
+def state_executor(stage: Stage, events_dir: Path) -> str:
+    """The executor that ran the stateful task last (the state store is cached there)."""
+    def found() -> str | None:
+        done = [t for t in SparkEvents.read(events_dir).state_tasks() if t.succeeded]
+        return done[-1].executor if done else None
+    return wait_until(found, timeout=120, what="the event log to show a stateful task",
+                      progress=stage.narrator.waiting)
+
+
+def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
+    """Until a stateful task is writing its .delta file: Spark writes it under a temporary name
+    (`.N.delta.<uuid>.tmp`) and renames it when done, 2 s later here."""
+    folder = stage.folders.checkpoints / "state" / "0" / "0"
+    wait_until(lambda: any(folder.glob(".*.delta.*.tmp")), timeout=timeout, poll=0.05,
+               what="a stateful task writing its .delta file", progress=stage.narrator.waiting)
+
+
+def recovery_after(stage: Stage, killed_at: float) -> float:
+    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log."""
+    before = stage.verify().highest or 0
+    stage.wait_for_value(before + 1)
+    return round(time.monotonic() - killed_at, 1)
+
+
+def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor: str) -> None:
+    stage.step(Step(
+        f"kill -9 executor {executor} while it writes the count's state",
+        happens="the JVM holding the state store dies in the middle of a batch; the driver lives",
+        watch="no restart of the app: the same driver goes on, the next lines come after a pause",
+        why="the driver sees the executor's connection drop, marks its running task lost and "
+            "schedules it again on the other executor, which loads the state of the last "
+            "committed version from the checkpoint's .delta files and applies the batch",
+        production="executors come and go (spot instances, OOM kills, autoscaling): a stateful "
+                   "query survives as long as its checkpoint is on shared storage"))
+    wait_for_state_write(stage)
+    pid = executor_pids(session=app.pid)[executor]
+    killed_ms, killed_at = time.time() * 1000, time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    stage.timeline.event(f"kill -9 executor {executor}", "kill")
+    stage.say(f"killed executor {executor} (pid {pid}) during its state write")
+    recovery = stage.fact("executor_recovery_sec", recovery_after(stage, killed_at))
+    stage.say(f"the next output line came {recovery} s after the kill")
+    stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
+                       f"pid {app.pid} {'running' if app.running else 'exited'}"), phase="executor")
+    show_task_moved(stage, events_dir, executor, killed_ms, phase="executor")
+
+
+def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float,
+                    phase: str) -> None:
+    """What Spark itself recorded: the executor removed, the stateful task run elsewhere."""
+    def moved() -> tuple[SparkEvents, TaskRun] | None:
+        events = SparkEvents.read(events_dir)
+        elsewhere = [t for t in events.state_tasks()
+                     if t.succeeded and t.executor != executor and t.finished_ms > killed_ms]
+        return (events, elsewhere[0]) if elsewhere and events.removed() else None
+
+    events, rerun = wait_until(moved, timeout=120, what="the event log to show the task moved",
+                               progress=stage.narrator.waiting)
+    removed = [c for c in events.removed() if c.executor == executor]
+    lost = [t for t in events.state_tasks() if not t.succeeded]
+    stage.fact("executor_removed", [f"{c.executor}: {c.reason}" for c in events.removed()])
+    stage.fact("state_task_attempts_lost", [f"task {t.task_id} attempt {t.attempt} on executor "
+                                            f"{t.executor}: {t.reason}" for t in lost])
+    stage.expect(check("Spark removed the killed executor", bool(removed),
+                       f"SparkListenerExecutorRemoved for executor {executor}",
+                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())),
+                 phase=phase)
+    stage.expect(check("the stateful task ran again on the other executor", True,
+                       f"a stateful task done on an executor other than {executor} after the kill",
+                       f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
+                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")),
+                 phase=phase)
+
+
+def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
+    stage.step(Step(
+        "For contrast: kill -9 the driver, restart it at once",
+        happens="the driver and its two executors die together; a supervisor would start the app "
+                "again right away, which the scenario does",
+        watch="a whole Spark start (driver JVM, two executors) before the next line",
+        why="without its driver a query is gone: the restart reads offsets/, commits/ and the "
+            "state from the checkpoint, like the executor did, but pays for a new application",
+        production="run the driver supervised (spark-submit --supervise, Kubernetes restarts) "
+                   "and expect its restart to cost far more than an executor's"))
+    stage.kill_spark()
+    killed_at = time.monotonic()
+    _start_on_two_executors(stage, events_dir)
+    recovery = stage.fact("driver_recovery_sec", recovery_after(stage, killed_at))
+    executor = stage.facts["executor_recovery_sec"]
+    stage.say(f"the next output line came {recovery} s after the kill (executor: {executor} s)")
+    stage.expect(check("an executor's loss costs less than the driver's", executor < recovery,
+                       "executor recovery shorter than driver kill + restart",
+                       f"executor {executor} s, driver {recovery} s"), phase="contrast")
+
+
+def _finish(stage: Stage) -> None:
+    stage.step(Step(
+        "Stop the producer, let the app catch up, check the output log",
+        happens="no new messages; the app processes what is left and the scenario verifies the log",
+        watch="every value once, the count unbroken across the executor's and the driver's death",
+        why="the retried task and the restarted driver both started from the last committed "
+            "state version and the batch's planned offsets",
+        production="the same check on your sink after a node failure: distinct ids against the source"))
+    total = stage.stop_producer_and_drain()
+    stage.stop_spark()
+    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
+
+
+SCENARIO = Scenario(
+    name="executor-loss",
+    title="an executor dies in the middle of a batch; the driver and the count go on",
+    summary="The app on two executors (local-cluster); kill -9 of the executor writing the "
+            "count's state: Spark runs the task on the other executor, which loads the state "
+            "from the checkpoint; timed against a driver kill and restart.",
+    origin="issue 11",
+    run=run,
+)

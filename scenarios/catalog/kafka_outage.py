@@ -1,0 +1,194 @@
+"""Seed 000's network outage: Spark cut off from Kafka, a supervisor, and catching up.
+
+Seed 000's app lost its network to Kafka; it died, Spark's supervised mode restarted it, and it
+caught up from the offsets in its checkpoint with nobody touching it. Here a proxy of ours sits
+between the Spark app and the broker (the producer writes to the broker directly, so messages
+keep arriving during the outage). A short cut is ridden out by the Kafka source's retries, as
+Spark's connector rides it out (`fetchOffset.numRetries`, `kafkaConsumer.pollTimeoutMs`): the
+app never stops. A long cut makes it fail with KAFKA_UNREACHABLE; the supervisor restarts it
+with backoff until Kafka answers, and it catches up, every message exactly once. Then an outage
+longer than retention: the restart meets data loss, which no restart can fix, and the
+supervisor stops instead of looping.
+
+The connector's own bounds are minutes (3 retries of up to 60 s each; 120 s for a read); the
+scenario sets them to seconds with the same options, so its outages can be short.
+
+Usage: `python -m scenarios run kafka-outage --fast`
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from scenarios.checker.expectations import check
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.engine.waiting import wait_until
+
+__all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
+
+# The connector's retry options, shortened: a look-up gives up after about 3 x 2 s + 2 x 1 s,
+# a read after 8 s without progress.
+RETRY_OPTIONS = ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
+                 "kafka.default.api.timeout.ms=2000", "kafkaConsumer.pollTimeoutMs=8000")
+GIVE_UP_AFTER = 2
+SHORT_CUT_SEC = 3.0
+LONG_CUT_SEC = 40.0
+_RESTART = re.compile(r"^supervisor: restart \d+ in [\d.]+ s; the app exited with (\d+): (.*)$",
+                      re.MULTILINE)
+
+
+def run(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "Start Kafka, the producer, and a proxy between the Spark app and Kafka",
+        happens="the broker gets a second listener that tells its clients to come back through "
+                "the proxy, as Kafka's advertised listeners do; the producer writes directly",
+        watch="the producer's lines go on whatever happens to the Spark app's network",
+        why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
+            "messages pile up, waiting to be read",
+        production="the same holds for any network partition; retention must outlast it"))
+    stage.start_kafka(retention_sec=t.endless_retention_sec, behind_proxy=True)
+    stage.step(Step(
+        "Start the Spark app under its supervisor",
+        happens="python -m spark_app --supervise, with the connector's retry options set to "
+                f"seconds: {', '.join(RETRY_OPTIONS)}",
+        watch="Count = n lines; the supervisor's lines start with `supervisor:`",
+        why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
+        production="run streaming jobs supervised (cluster mode with --supervise, or your "
+                   "orchestrator's restart policy)"))
+    process = stage.start_spark(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
+                                source_options=RETRY_OPTIONS)
+    stage.wait_for_value(t.run_for_messages)
+    _short_outage(stage)
+    _long_outage(stage)
+    _so_far_exactly_once(stage)
+    _outage_longer_than_retention(stage)
+    stage.fact("restarts", len(_RESTART.findall(process.output())))
+
+
+def _short_outage(stage: Stage) -> None:
+    stage.step(Step(
+        f"A short outage ({SHORT_CUT_SEC:g} s): ridden out",
+        happens="the proxy drops every connection and refuses new ones, then lets them through "
+                "again; the source's look-ups and reads retry meanwhile",
+        watch="no `supervisor: restart` line; the count goes on after the outage",
+        why="the connector retries offset look-ups fetchOffset.numRetries times and waits "
+            "kafkaConsumer.pollTimeoutMs for a read before it fails the query",
+        production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
+                   "partition; a longer one fails the query"))
+    before = _restarts(stage)
+    stage.cut_network()
+    _hold(stage, SHORT_CUT_SEC, "the short outage")
+    stage.restore_network()
+    stage.wait_for_more(3)
+    after = _restarts(stage)
+    stage.expect(check("the app rode out the short outage", after == before,
+                       "no restart", f"{after - before} restart(s)"), phase="short outage")
+
+
+def _long_outage(stage: Stage) -> None:
+    stage.step(Step(
+        f"A long outage ({LONG_CUT_SEC:g} s): the app fails, the supervisor restarts it",
+        happens="the retries run out and the app exits with KAFKA_UNREACHABLE; the supervisor "
+                "restarts it with backoff (1 s, 2 s, 4 s); each start fails fast while Kafka is "
+                "unreachable; once the network is back a start gets through and catches up from "
+                "the checkpoint",
+        watch="`supervisor: restart N in S s; the app exited with 1: KAFKA_UNREACHABLE: …`, then "
+              "Count = n lines again",
+        why="KAFKA_UNREACHABLE is retriable: the supervisor does not count it as a crash loop, "
+            "the outage may end; the checkpoint's offsets say where to resume",
+        production="alert on restarts; the backlog is read at full speed after the outage "
+                   "(cap it with maxOffsetsPerTrigger if a batch must stay small)"))
+    before = _restarts(stage)
+    stage.cut_network()
+    wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
+               what="the app to fail and the supervisor to restart it",
+               progress=stage.narrator.waiting)
+    _hold(stage, LONG_CUT_SEC / 2, "the rest of the long outage")
+    stage.restore_network()
+    stage.wait_for_more(3)
+    reasons = [reason for _, reason in _RESTART.findall(stage.spark_output())]
+    stage.fact("restart_reasons", reasons[-3:])
+    unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
+    stage.expect(check("the supervisor restarted the app because Kafka was unreachable",
+                       unreachable, "every restart: KAFKA_UNREACHABLE",
+                       "; ".join(r[:80] for r in reasons[-3:]) or "no restart"),
+                 phase="long outage")
+
+
+def _so_far_exactly_once(stage: Stage) -> None:
+    stage.step(Step(
+        "Check the output log: every message so far exactly once",
+        happens="the scenario verifies the output log while the producer keeps sending",
+        watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
+        why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
+            "each message's lines once",
+        production="an outage costs time, not data, as long as retention outlasts it"))
+    report = stage.wait_for_more(3)
+    stage.fact("highest_after_outages", report.highest)
+    stage.expect(check("every message so far exactly once",
+                       report.ok and not report.missing and not report.duplicated,
+                       f"1..{report.highest} each once, counts consistent",
+                       f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
+                       f"{len(report.count_breaks)} count break(s)"), phase="after the outages")
+
+
+def _outage_longer_than_retention(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "An outage longer than retention: the supervisor must stop",
+        happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
+                "has deleted the offsets the checkpoint resumes from; then retention goes back "
+                "up and the network comes back. The restart meets data loss",
+        watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
+              f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
+              "position",
+        why="data loss is not retriable: no restart brings the deleted offsets back, so a "
+            "supervisor that kept restarting would loop forever; this one sees the checkpoint "
+            "not moving and stops",
+        production="make retention longer than your longest outage; when it was not, decide: "
+                   "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
+                   "short-retention"))
+    stage.set_retention(t.retention_sec)
+    resume_at = stage.committed_offset() or 0
+    stage.cut_network()
+    aged = stage.wait_until_aged_out(resume_at)
+    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {resume_at}")
+    stage.set_retention(t.endless_retention_sec)
+    stage.restore_network()
+    code = stage.wait_spark_exit(kind="crash")
+    output = stage.spark_output()
+    gave_up = next((line for line in output.splitlines()
+                    if line.startswith("supervisor: giving up")), "")
+    stage.fact("gave_up_line", gave_up)
+    stage.expect(check("the supervisor gives up on data loss",
+                       code != 0 and "KAFKA_DATA_LOSS" in gave_up,
+                       "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
+                       f"exit code {code}, {gave_up[:200] or 'no such line'}"),
+                 phase="longer than retention")
+
+
+def _restarts(stage: Stage) -> int:
+    return len(_RESTART.findall(stage.spark_output()))
+
+
+def _hold(stage: Stage, seconds: float, what: str) -> None:
+    """The outage itself: a span of time, not a condition to wait for."""
+    end = time.monotonic() + seconds
+    wait_until(lambda: time.monotonic() >= end, timeout=seconds + 5, what=what,
+               progress=stage.narrator.waiting)
+
+
+SCENARIO = Scenario(
+    name="kafka-outage",
+    title="the network to Kafka is cut: a short cut is ridden out, a long one supervised",
+    summary="A proxy between the Spark app and Kafka is cut for 3 s (the source's retries ride "
+            "it out) and for 40 s (the app fails with KAFKA_UNREACHABLE; the supervisor "
+            "restarts it with backoff until Kafka answers); every message exactly once; then "
+            "an outage longer than retention: data loss, and the supervisor gives up.",
+    origin="seed 000's network outage",
+    run=run,
+)

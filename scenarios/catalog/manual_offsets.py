@@ -1,0 +1,246 @@
+"""Manual offsets: seed 000 keeps Kafka offsets outside Spark, so a new checkpoint can carry on.
+
+The Spark app runs with `--offsets-from-group GROUP`: when a batch is planned, before it runs,
+its START offsets are committed to the Kafka consumer group GROUP. The app is killed with -9,
+its checkpoint deleted, and a new query started with the same group: it resumes from the
+committed offsets. Nothing is missing; the batch that was in flight is written again, which is
+the expected price of at-least-once, predicted from the group's offset and counted. A graceful
+stop costs the same (the last batch is redone), and a code change that needs a new checkpoint
+(`--shuffle-partitions 2`) carries on the same way. The running count lives in the checkpoint's
+state store, so it restarts with every fresh checkpoint: offsets outside Spark means state
+outside Spark too.
+
+Usage: `python -m scenarios run manual-offsets --fast`
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.engine.apps import KafkaSide
+from scenarios.checker.expectations import check, count_resets_at, duplicated_exactly, missing_exactly
+from scenarios.checker.expectations import outcome_of_runs
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.checker.verify import ValueRange
+from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
+from spark_app.source.kafka_client import GroupOffsets
+from spark_app.offsets import TopicPartition
+
+__all__ = ["SCENARIO", "Resume", "run"]
+
+NEW_SHUFFLE_PARTITIONS = 2
+
+
+@dataclass(frozen=True)
+class Resume:
+    """After the app went down: where the group says to resume, and what the log already holds."""
+
+    committed: int  # the group's offset: the next message to read (value committed + 1)
+    highest: int    # the highest value in the output log
+
+    @property
+    def replayed(self) -> ValueRange:
+        """The values a new query from the group's offset writes a second time (may be empty)."""
+        return ValueRange(self.committed + 1, self.highest)
+
+
+def _kafka(stage: Stage) -> KafkaSide:
+    assert stage.kafka is not None, "start Kafka first"
+    return stage.kafka
+
+
+def _group_name(stage: Stage) -> str:
+    # The topic is unique per run on a shared Kafka, so the group is too.
+    return f"spark-app-{_kafka(stage).topic}"
+
+
+def _partition(stage: Stage) -> TopicPartition:
+    return TopicPartition(_kafka(stage).topic, 0)
+
+
+def _committed(stage: Stage) -> int | None:
+    kafka = _kafka(stage)
+    with GroupOffsets(kafka.bootstrap_servers, _group_name(stage)) as group:
+        return group.committed([_partition(stage)]).get(_partition(stage))
+
+
+def _last_batch_starts(checkpoint: Path, tp: TopicPartition) -> list[int]:
+    """Where the last two batches Spark planned start: offsets/N-1's end is batch N's start."""
+    info = read_checkpoint(checkpoint)
+    starts: list[int] = []
+    for batch in info.offset_ids[-2:]:
+        offsets = (info.initial_offsets if batch == 0 else
+                   read_offset_file(checkpoint / "offsets" / str(batch - 1)).end)
+        if offsets and tp in offsets:
+            starts.append(offsets[tp])
+    return starts
+
+
+def run(stage: Stage) -> None:
+    stage.step(Step(
+        "Start Kafka and the producer",
+        happens=f"endless retention ({stage.timings.endless_retention_sec:g} s)",
+        watch="the producer's latest offset keeps growing while the Spark app is down",
+        why="the committed offsets are only useful while Kafka still holds the messages above them"))
+    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    group = stage.fact("group", _group_name(stage))
+    runs: list[ValueRange] = []
+
+    stage.step(Step(
+        f"Run 1: the Spark app keeps its offsets in consumer group {group}",
+        happens=f"python -m spark_app --offsets-from-group {group}, on an empty checkpoint folder; "
+                "the group has no offsets yet, so it starts from --starting-offsets (earliest)",
+        watch="when Spark plans each batch, the batch's start offsets are committed to the group, "
+              "before the batch runs; the exactly-once sink is on, as by default",
+        why="seed 000: store the beginning offsets (fromOffset) at the start of the batch, not the "
+            "end: everything below them was written by an earlier batch, so nothing can be missed",
+        production="any store works (Kafka's group offsets, a database row, ZooKeeper in 2016); "
+                   "write it before the batch's output, never after"))
+    stage.start_spark(offsets_from_group=group)
+    stage.wait_for_value(stage.timings.run_for_messages)
+    _past_catch_up(stage)
+    stage.say(f"while running: group {group} is at offset {_committed(stage)}, the output log at "
+              f"value {stage.verify().highest}")
+
+    stage.step(Step(
+        "Kill -9 the Spark app in the middle of the stream",
+        happens="the driver and its JVM die at once, wherever they were",
+        watch="the group's offset is the start of the last batch Spark planned: at or below the "
+              "highest value in the output log",
+        why="the batch in flight may be half or fully written, but its start was stored first"))
+    stage.kill_spark()
+    killed = _went_down(stage, "after kill -9")
+    runs.append(ValueRange(1, killed.highest))
+
+    stage.step(Step(
+        "Delete the checkpoint and restart with the same group",
+        happens=f"a new query on an empty checkpoint with --offsets-from-group {group} "
+                "--starting-offsets latest: the group's offsets win over latest",
+        watch=f"the first value written is {killed.committed + 1}; values {killed.replayed} "
+              f"appear a second time; Count restarts at 1",
+        why="the new query starts at the stored start of the batch that was in flight, so it "
+            "redoes that batch: at-least-once. The exactly-once sink cannot tell: it recognises a "
+            "replay by the checkpoint's query id and batch id, and both are new. Compare "
+            "checkpoint-reset: latest skips what was sent while down, earliest re-reads all "
+            "Kafka retains; here only the last batch is repeated",
+        production="make the output idempotent (keyed on a business id, or an upsert) so the "
+                   "repeated batch is harmless; count duplicates, do not hope for none"))
+    stage.delete_checkpoint()
+    first = _restart(stage, killed, "after kill -9", group, starting_offsets="latest")
+    _past_catch_up(stage)
+
+    stage.step(Step(
+        "Stop the Spark app gracefully (SIGTERM)",
+        happens="the query stops between batches; its last batch is complete and committed",
+        watch="the group still holds the START of that last batch",
+        why="the start is stored when a batch is planned; the end of the last batch is known only "
+            "to the checkpoint, so even a clean stop can cost one repeated batch on a new "
+            "checkpoint (none when Spark had planned a batch it did not run yet)"))
+    stage.stop_spark()
+    stopped = _went_down(stage, "after SIGTERM")
+    runs.append(ValueRange(first, stopped.highest))
+
+    stage.step(Step(
+        f"A code change that needs a new checkpoint: --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
+        happens=f"the old checkpoint is deleted; the new version starts with --shuffle-partitions "
+                f"{NEW_SHUFFLE_PARTITIONS} and the same group",
+        watch=f"it starts at value {stopped.committed + 1}; its checkpoint records "
+              f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
+        why="Spark pins the number of state partitions in the checkpoint: on the old checkpoint the "
+            "new value would be ignored, and a changed state schema is refused outright (see "
+            "upgrade). Offsets kept outside Spark let the new version start clean without "
+            "skipping or re-reading everything",
+        production="the count, kept in Spark's state, is not carried over: state you need across "
+                   "such a change must live outside Spark too (a table the job reads at start)"))
+    stage.delete_checkpoint()
+    third = _restart(stage, stopped, "after the code change", group,
+                     shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
+    pinned = read_checkpoint(stage.folders.checkpoints).conf.get("spark.sql.shuffle.partitions")
+    stage.expect(check("the new checkpoint uses the new setting",
+                       pinned == str(NEW_SHUFFLE_PARTITIONS),
+                       f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
+                       f"spark.sql.shuffle.partitions = {pinned}"), phase="code change")
+    _finish(stage, runs, third, [first, third])
+
+
+def _past_catch_up(stage: Stage) -> None:
+    """Wait until the app has read the backlog and runs ordinary batches again.
+
+    A new query's first batch reads everything sent while the app was down (and Spark starting).
+    Stopped right after it, the "last batch" a new query redoes would be that whole backlog:
+    true, but it hides that the usual cost is one ordinary batch, a trigger's worth of messages.
+    """
+    stage.wait_for_value(stage.window().latest)
+    stage.wait_for_more(2)
+
+
+def _went_down(stage: Stage, phase: str) -> Resume:
+    """Read the group and the log after the app went down; check the group is not ahead of it."""
+    committed = _committed(stage)
+    report = stage.verify()
+    highest = report.highest or 0
+    starts = _last_batch_starts(stage.folders.checkpoints, _partition(stage))
+    stage.expect(check("the group holds the start of the last planned batch",
+                       committed is not None and committed in starts,
+                       f"one of {starts} (batch N, or N-1 if killed before N was planned)",
+                       committed), phase=phase)
+    stage.expect(check("nothing above the group's offset is missing from the log",
+                       committed is not None and committed <= highest,
+                       f"offset <= highest value written ({highest})", committed), phase=phase)
+    resume = Resume(committed if committed is not None else 0, highest)
+    stage.fact(phase.replace(" ", "_").replace("-", ""),
+               {"committed": resume.committed, "highest": highest,
+                "replayed": len(resume.replayed)})
+    stage.say(f"group {_group_name(stage)} is at offset {resume.committed}; the log reaches value "
+              f"{highest}: a new query will write {len(resume.replayed)} value(s) again "
+              f"({resume.replayed if len(resume.replayed) else 'none'})")
+    return resume
+
+
+def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: object) -> int:
+    """Start a new query with the group; check it begins at the group's offset."""
+    first, _, _ = stage.start_spark_and_see_first_value(offsets_from_group=group, **options)
+    stage.expect(check("the new query starts at the group's offset", first == resume.committed + 1,
+                       f"first value {resume.committed + 1}", f"first value {first}"), phase=phase)
+    expected = f"consumer group {group}: {_partition(stage)}@{resume.committed}"
+    said = re.search(rf"[^\n]*consumer group {re.escape(group)}: [^\n]*", stage.spark_output())
+    line = said.group(0) if said else ""
+    stage.expect(check("the app says where it started",
+                       re.search(rf"{re.escape(expected)}\b", line) is not None,
+                       f"a line with `{expected}`", line[:160] or "no such line"), phase=phase)
+    return first
+
+
+def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[int]) -> None:
+    stage.step(Step(
+        "Stop the producer, let the app catch up, check the output log",
+        happens="the scenario predicts the log from the group's offsets and compares",
+        watch="no value missing; the replayed batches written twice; Count restarting at the "
+              "first value of each new checkpoint",
+        why="at-least-once with offsets outside Spark: duplicates are the expected cost, bounded "
+            "by one batch per restart"))
+    total = stage.stop_producer_and_drain()
+    stage.stop_spark()
+    report = stage.verify()
+    missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])
+    stage.fact("duplicated_values", len(duplicated))
+    stage.say(f"predicted: {len(duplicated)} value(s) written twice, none missing")
+    stage.expect(missing_exactly(report, missing), phase="final")
+    stage.expect(duplicated_exactly(report, duplicated), phase="final")
+    stage.expect(count_resets_at(report, resets), phase="final")
+
+
+SCENARIO = Scenario(
+    name="manual-offsets",
+    title="offsets kept in a Kafka consumer group: a new checkpoint resumes there, at-least-once",
+    summary="With --offsets-from-group the app commits each batch's start offsets to a consumer "
+            "group; after kill -9, a graceful stop and a code change, each on a fresh checkpoint, "
+            "the new query resumes from the group: nothing missing, the in-flight batch written "
+            "again (counted), the count restarting with each new checkpoint.",
+    origin="seed 000",
+    run=run,
+)

@@ -1,0 +1,200 @@
+"""Parallelism: a topic with several partitions, read in parallel, exactly once across them.
+
+Seed 002 explains that a Kafka topic's partitions bound a consumer's read parallelism. Here the
+producer creates the topic with three partitions (value v goes to partition (v-1) % 3), and the
+Spark app's source plans one input partition, one task, per Kafka partition. The scenario shows
+it in the app's per-batch console line (one offset range per partition) and in the checkpoint
+(`offsets/N` holds one offset per partition), kills the app in the middle of a batch, and checks
+that the restart replays exactly the per-partition ranges the checkpoint recorded. At the end
+every value is in the output once and the count runs 1..N, although within a batch the values
+come in partition order: Kafka orders messages within a partition, not across partitions.
+
+Usage: `python -m scenarios run parallelism --fast`
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from scenarios.catalog.chaos import DEFAULT_SEED, catch_up, kill_at
+from scenarios.checker.expectations import check, exactly_once
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
+
+__all__ = ["PARTITIONS", "SCENARIO", "BatchRanges", "batch_lines", "run"]
+
+PARTITIONS = 3
+_LINE = re.compile(r"(?m)^batch (\d+): (.*) rows=(\d+) ")
+# A new query's first batch has no start offset in Spark's progress: the app prints a word.
+_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+|[A-Za-z?]+), (\d+)\)")
+
+
+@dataclass(frozen=True)
+class BatchRanges:
+    """One per-batch console line of the Spark app: its id and the range read per partition."""
+
+    batch_id: int
+    start: Offsets
+    end: Offsets
+    rows: int
+
+
+def batch_lines(output: str) -> list[BatchRanges]:
+    """The app's `batch N: Experience-0 [a, b), Experience-1 [c, d) rows=…` lines, parsed."""
+    found = []
+    for match in _LINE.finditer(output):
+        start: Offsets = {}
+        end: Offsets = {}
+        for topic, partition, first, stop in _RANGE.findall(match.group(2)):
+            tp = TopicPartition(topic, int(partition))
+            end[tp] = int(stop)
+            if first.isdigit():
+                start[tp] = int(first)
+        found.append(BatchRanges(int(match.group(1)), start, end, int(match.group(3))))
+    return found
+
+
+def _partition_ends(total: int) -> list[int]:
+    """How many of the values 1..total each partition holds, by the producer's round robin."""
+    return [len(range(p + 1, total + 1, PARTITIONS)) for p in range(PARTITIONS)]
+
+
+def run(stage: Stage) -> None:
+    stage.step(Step(
+        f"Start Kafka with a topic of {PARTITIONS} partitions, and the producer",
+        happens=f"python -m kafka_app --partitions {PARTITIONS}: value v goes to partition "
+                f"(v-1) % {PARTITIONS}, so consecutive values spread over the partitions",
+        watch="the producer's earliest:latest are summed over the partitions",
+        why="a partition is Kafka's unit of order and of parallelism: one consumer thread per "
+            "partition at most (seed 002)",
+        production="choose the partition count for the read parallelism you will need; adding "
+                   "partitions later changes which partition a key goes to"))
+    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec, partitions=PARTITIONS)
+    topic = stage.kafka.topic if stage.kafka else "Experience"
+
+    stage.step(Step(
+        "Start the Spark app: one input partition per Kafka partition",
+        happens="each micro-batch is planned as one offset range per Kafka partition; each range "
+                "is one Spark task, and the tasks run in parallel on local[2]'s two cores",
+        watch="the app's console: `batch N: Experience-0 [a, b), Experience-1 [c, d), "
+              "Experience-2 [e, f) rows=…`; and offsets/N in the checkpoint with three offsets",
+        why="Spark's Kafka source (and ours) maps partitions one to one: no receivers, no "
+            "consumer group; the checkpoint keeps one offset per partition",
+        production="more Kafka partitions = more parallel read tasks; `minPartitions` in Spark's "
+                   "Kafka source splits large ranges further"))
+    stage.start_spark()
+    stage.wait_for_value(stage.timings.run_for_messages)
+    _show_parallel_read(stage, topic)
+
+    stage.step(Step(
+        "kill -9 in the middle of a batch, then restart",
+        happens="the kill is aimed just after Spark wrote offsets/N (all three ranges) and "
+                "before it committed the batch",
+        watch="the restart's first batch reads exactly the three ranges the checkpoint holds",
+        why="a restart replays the uncommitted batch with the same end offset for every "
+            "partition; partitions are never replayed or skipped one by one",
+        production="the same holds with hundreds of partitions: the offsets in one offsets/N file "
+                   "are the batch's identity"))
+    _kill_and_replay(stage)
+    _finish(stage, topic)
+
+
+def _kill_and_replay(stage: Stage) -> None:
+    """kill -9 mid-batch; the restart's first batch line must match what the checkpoint says."""
+    landing = kill_at(stage, "mid-batch", random.Random(DEFAULT_SEED), partitions=PARTITIONS)
+    resume = read_checkpoint(stage.folders.checkpoints)
+    stage.fact("kill", {"landed": landing.landed, "batch": landing.batch_id,
+                        "values": list(landing.batch_values)})
+    # Each start has its own output file, so this one's first batch line is the restart's first.
+    process = stage.start_spark()
+    process.wait_for(_LINE.pattern, timeout=stage.timings.spark_start_timeout_sec,
+                     what="its first batch line", progress=stage.narrator.waiting)
+    first = batch_lines(process.output())[0]
+    stage.say(f"first batch after the restart: batch {first.batch_id}, "
+              f"{offsets_to_text(first.start)} -> {offsets_to_text(first.end)}")
+    expected_start = resume.resume_from or {}
+    if resume.pending is not None:
+        expected = f"batch {resume.pending.batch_id}, {offsets_to_text(expected_start)} -> " \
+                   f"{offsets_to_text(resume.pending.end or {})}"
+        held = (first.batch_id == resume.pending.batch_id and first.start == expected_start
+                and first.end == resume.pending.end)
+    else:
+        expected = f"a batch starting at {offsets_to_text(expected_start)}"
+        held = first.start == expected_start
+    stage.expect(check("the restart replays the checkpoint's ranges", held, expected,
+                       f"batch {first.batch_id}, {offsets_to_text(first.start)} -> "
+                       f"{offsets_to_text(first.end)}"), phase="after kill -9")
+
+
+def _wide(output: str) -> list[BatchRanges]:
+    return [b for b in batch_lines(output) if len(b.end) == PARTITIONS]
+
+
+def _show_parallel_read(stage: Stage, topic: str) -> None:
+    spark = stage.spark.current if stage.spark else None
+    assert spark is not None, "start the Spark app first"
+    # The console line comes from a listener after the batch's commit, a moment after its output.
+    spark.wait_for(_wide, timeout=stage.timings.spark_start_timeout_sec,
+                   what=f"a batch line with {PARTITIONS} ranges", progress=stage.narrator.waiting)
+    lines, wide = batch_lines(spark.output()), _wide(spark.output())
+    stage.say(f"console: batch {wide[-1].batch_id} read "
+              + ", ".join(f"{tp} [{wide[-1].start.get(tp, 'start')}, {end})"
+                          for tp, end in sorted(wide[-1].end.items())))
+    stage.expect(check("a batch reads one range per Kafka partition", bool(wide),
+                       f"a batch line with {PARTITIONS} ranges",
+                       f"{len(wide)} of {len(lines)} batch lines with {PARTITIONS} ranges"),
+                 phase="parallel read")
+    info = read_checkpoint(stage.folders.checkpoints)
+    end = info.last_committed.end if info.last_committed else None
+    stage.say(f"checkpoint offsets/{info.last_committed_id}: {offsets_to_text(end or {})}")
+    partitions = sorted(tp.partition for tp in (end or {}) if tp.topic == topic)
+    stage.expect(check("the checkpoint keeps one offset per partition",
+                       partitions == list(range(PARTITIONS)), list(range(PARTITIONS)), partitions),
+                 phase="parallel read")
+
+
+def _finish(stage: Stage, topic: str) -> None:
+    stage.step(Step(
+        "Stop the producer, let the app catch up, check the output and the checkpoint",
+        happens="the scenario verifies the log and compares the checkpoint's offsets per "
+                "partition with what the producer sent to each",
+        watch="every value once, Count = 1..N; within a batch the values come partition by "
+              "partition (1, 4, 7, 2, 5, 8…), not in the order they were sent",
+        why="Kafka orders messages within a partition only; the count is consistent because "
+            "the state numbers each batch's rows in (partition, offset) order, replays included",
+        production="never rely on order across partitions; key your data so that what must "
+                   "stay in order shares a partition"))
+    final = stage.stop_producer()
+    total = stage.fact("messages_sent", final.latest)
+    catch_up(stage, total)
+    stage.stop_spark()
+    report = stage.verify_sent()
+    stage.expect(exactly_once(report, total), phase="final")
+    info = read_checkpoint(stage.folders.checkpoints)
+    end = info.last_committed.end if info.last_committed else {}
+    actual = [(end or {}).get(TopicPartition(topic, p)) for p in range(PARTITIONS)]
+    wanted = _partition_ends(total)
+    stage.fact("committed_per_partition", actual)
+    stage.expect(check("each partition's committed offset is its message count", actual == wanted,
+                       wanted, actual), phase="final")
+    descents = sum(1 for a, b in zip(report.values, report.values[1:]) if b < a)
+    stage.fact("values_out_of_send_order", descents)
+    stage.expect(check("the log follows partition order within a batch, not send order",
+                       descents > 0, "some value followed by a smaller one",
+                       f"{descents} such place(s)"), phase="final")
+
+
+SCENARIO = Scenario(
+    name="parallelism",
+    title=f"{PARTITIONS} Kafka partitions read in parallel; a kill -9; exactly once across them",
+    summary=f"A topic with {PARTITIONS} partitions: one Spark input partition per Kafka partition "
+            "(per-batch console line, offsets in the checkpoint), a kill -9 mid-batch whose "
+            "restart replays the same ranges, and every value once with Count = 1..N.",
+    origin="seed 002",
+    run=run,
+)

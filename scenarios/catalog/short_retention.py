@@ -1,0 +1,250 @@
+"""Seed 001 scenario #2, short retention: the app stays down too long and cannot resume.
+
+The Spark app is stopped; while it is down Kafka's retention deletes the segments holding the
+offset its checkpoint resumes from. The restart fails with the data-loss error naming the lost
+offset range (SPARK-12693's situation). Then the two ways out, each verified: restart with
+`failOnDataLoss=false` (continues; exactly the aged-out range is missing, the count goes on)
+and the hard reset (delete the checkpoint; the count restarts at 1).
+
+Usage: `python -m scenarios run short-retention --fast`
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scenarios.checker.expectations import check, count_resets_at, outcome_of_runs, within
+from scenarios.checker.expectations import duplicated_exactly, missing_exactly
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.checker.verify import ValueRange
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.settings import SPARK_LOG_FILE_NAME
+from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
+
+__all__ = ["SCENARIO", "run"]
+
+DATA_LOSS = DataLossError.token
+CONDITION = CouldNotReadOffsetRangeError.token
+_RANGE = re.compile(r"\[(\d+),\s*(\d+)\)")
+_EARLIEST = re.compile(r"earliest offset of \S+ is now (\d+)")
+_SKIPPED = re.compile(r"records in \[(\d+), (\d+)\) will be skipped")
+
+
+def run(stage: Stage) -> None:
+    t = stage.timings
+    stage.step(Step(
+        "Start Kafka and the producer",
+        happens=f"segments roll every {t.segment_sec:g} s; the broker checks retention every "
+                f"{t.retention_check_sec:g} s after an initial delay of "
+                f"{t.retention_initial_delay_sec:g} s. Retention is long while the app runs and "
+                f"becomes {t.retention_sec:g} s once it is down",
+        watch="the producer's `Experience [earliest:latest]` lines",
+        why="Kafka deletes whole segments whose newest record is older than retention.ms, "
+            "checked every log.retention.check.interval.ms. The seed keeps 15 s throughout; a "
+            "running app stays ahead of it, but a busy machine's first batches may not, so the "
+            "scenario shortens retention only while the app is down: the outcome is the same",
+        production="retention is a promise about how long a consumer may be down; make it "
+                   "longer than your longest outage and alert on consumer lag"))
+    stage.start_kafka(retention_sec=t.endless_retention_sec)
+    stage.step(Step(
+        "Start the Spark app and let it run",
+        happens="a new query from the earliest offset; checkpoints record each batch's offsets",
+        watch="Count = n lines in log/streaming-output.log",
+        why="the checkpoint is the only place the query's position lives"))
+    stage.start_spark()
+    stage.wait_for_value(t.run_for_messages)
+
+    stage.step(Step(
+        "Stop the app and stay down longer than retention + check interval",
+        happens=f"SIGTERM; retention becomes {t.retention_sec:g} s; the scenario waits until "
+                "Kafka's earliest offset passes the offset the checkpoint resumes from",
+        watch="the producer's earliest number overtakes the offset the app will resume from",
+        why="retention does not know about consumers: it deletes by age, read or not",
+        production="`python -m spark_app inspect` tells before a restart whether the offsets "
+                   "still exist"))
+    stage.stop_spark()
+    before = stage.verify()
+    processed = stage.fact("processed_before_outage", before.highest or 0)
+    resume_at = stage.fact("checkpoint_resume_offset", stage.committed_offset())
+    stage.expect(check("checkpoint resumes after the last value written", resume_at == processed,
+                       f"offset {processed} (values 1..{processed} at offsets 0..{processed - 1})",
+                       f"offset {resume_at}"), phase="stopped")
+    stage.set_retention(t.retention_sec)
+    aged = stage.wait_until_aged_out(processed)
+    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {processed}")
+
+    _failing_restart(stage, processed, aged.earliest)
+    _stop_the_bleeding(stage)
+    continued = _fail_on_data_loss_false(stage, processed)
+    _hard_reset(stage, ValueRange(1, processed), continued)
+
+
+def _stop_the_bleeding(stage: Stage) -> None:
+    stage.step(Step(
+        "Raise retention again before restarting",
+        happens=f"retention back to {stage.timings.endless_retention_sec:g} s; the scenario waits "
+                "until Kafka's earliest offset stays put",
+        watch="the earliest offset stops moving: what is lost is lost, nothing more will be",
+        why="an app resuming at the earliest offset races retention for the oldest segment; "
+            "with retention raised the loss is exactly what is already gone",
+        production="first stop further loss (raise retention with kafka-configs --alter), then "
+                   "choose the way out"))
+    stage.set_retention(stage.timings.endless_retention_sec)
+    settled = stage.wait_until_earliest_settles()
+    stage.fact("earliest_after_raising_retention", settled.earliest)
+    stage.say(f"Kafka's earliest offset settled at {settled.earliest}")
+
+
+def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None:
+    stage.step(Step(
+        "Restart the Spark app on the same checkpoint",
+        happens="Spark plans the next batch from the checkpointed offset to Kafka's latest and "
+                "writes it to offsets/N; then the task reading it finds its first offsets gone",
+        watch=f"it exits non-zero with {CONDITION} naming the topic partition and the batch's "
+              f"range [checkpoint offset, batch end); offsets/N is there, commits/N is not",
+        why="with failOnDataLoss=true (the default) Spark's Kafka source refuses to skip data "
+            "silently. The planning on the driver does not look at Kafka's earliest offset; the "
+            "executor's read does, so the batch stays planned and every restart replays it and "
+            "fails the same way. startingOffsets does not help: a resumed query reads its "
+            "checkpoint",
+        production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset"))
+    stage.start_spark()
+    code = stage.wait_spark_exit(kind="crash")
+    output = stage.spark_output()
+    stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"),
+                 phase="data loss")
+    # The app's one line, read back as its error class (the same parser the CLI uses).
+    named_error = error_in_text(output)
+    stage.expect(check("the error is Spark's data-loss condition for a read",
+                       isinstance(named_error, CouldNotReadOffsetRangeError), CONDITION,
+                       named_error.token if named_error else "no error line"), phase="data loss")
+    topic = stage.kafka.topic if stage.kafka else ""
+    stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
+                       f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),
+                 phase="data loss")
+    error = output[output.find(DATA_LOSS):] if DATA_LOSS in output else output
+    found = _RANGE.search(error)
+    start, end = (int(found.group(1)), int(found.group(2))) if found else (-1, -1)
+    stage.fact("error_range", [start, end])
+    stage.expect(check("the error's range starts at the checkpoint's offset", start == resume_at,
+                       f"[{resume_at}, …)", f"[{start}, {end})"), phase="data loss")
+    planned = _planned_batch(stage)
+    stage.fact("planned_batch", planned)
+    stage.expect(check("Spark planned the batch before the read failed",
+                       planned is not None and planned[1] == end,
+                       f"offsets/N written and not committed, ending at {end}",
+                       f"batch {planned[0]} ends at {planned[1]}" if planned else "no pending batch"),
+                 phase="data loss")
+    # Spark's range is the planned batch; what is lost of it ends at Kafka's earliest offset,
+    # which the playground adds after Spark's words.
+    named = _EARLIEST.search(error)
+    lost_end = stage.fact("lost_until_offset", int(named.group(1)) if named else end)
+    stage.expect(within("the lost offsets end at Kafka's earliest offset", lost_end,
+                        earliest_before, stage.window().earliest), phase="data loss")
+    after = stage.verify()
+    stage.expect(check("nothing new was written", after.highest == resume_at,
+                       f"highest value still {resume_at}", f"highest {after.highest}"),
+                 phase="data loss")
+
+
+def _planned_batch(stage: Stage) -> tuple[int, int] | None:
+    """(id, end offset summed over partitions) of the batch planned but not committed."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    if info.pending is None or not info.pending.end:
+        return None
+    return info.pending.batch_id, sum(info.pending.end.values())
+
+
+def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
+    stage.step(Step(
+        "Way out 1: restart with failOnDataLoss=false",
+        happens="Spark replays the planned batch; its task warns, skips to Kafka's earliest "
+                "offset and goes on; the count goes on from the state",
+        watch="the count continues where it was; the values jump over the aged-out range; "
+              "spark.log says `records in [a, b) will be skipped` for each task that skipped: "
+              "together they run from the checkpoint's offset to Kafka's earliest",
+        why="failOnDataLoss=false lets the reading task move forward to what exists, with "
+            "warnings naming the skipped range (KafkaDataConsumer's, word for word)",
+        production="acceptable when the data can be rebuilt or is not critical; record what "
+                   "was skipped (the range is in the warning) and backfill it"))
+    resumed, before, after = stage.start_spark_and_see_first_value(fail_on_data_loss=False)
+    earliest, noticed = before.earliest, after.earliest
+    stage.fact("resumed_at_value", resumed)
+    report = stage.wait_for_more(3)
+    stage.expect(within("resumed at Kafka's earliest offset", resumed - 1, earliest, noticed),
+                 phase="failOnDataLoss=false")
+    lost = stage.fact("lost_values", ValueRange(processed + 1, resumed - 1))
+    stage.say(f"predicted missing: values {lost} (offsets {processed}..{resumed - 2})")
+    stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
+    # One warning per task that skipped: the replayed batch may end before Kafka's earliest
+    # offset (it was planned at the failed restart), and the next batch skips the rest.
+    skipped = _skipped_ranges(stage.folders.log / SPARK_LOG_FILE_NAME)
+    stage.fact("skipped_ranges_warned", skipped)
+    covered = _joined(skipped)
+    stage.expect(check("spark.log's skip warnings cover exactly the lost offsets",
+                       covered == (processed, resumed - 1),
+                       f"`records in [a, b) will be skipped` joining up to [{processed}, {resumed - 1})",
+                       f"{skipped or 'no such warning'}"), phase="failOnDataLoss=false")
+    stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
+                       "Count runs on without a break, no duplicates",
+                       f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"
+                       + "".join(f"; {b}" for b in report.count_breaks[:3])
+                       + "".join(f"; line {u.line}: {u.problem}" for u in report.unpaired[:3])),
+                 phase="failOnDataLoss=false")
+    stage.stop_spark()
+    return ValueRange(resumed, stage.verify().highest or resumed)
+
+
+def _skipped_ranges(spark_log: Path) -> list[tuple[int, int]]:
+    """The ranges in the source's `records in [a, b) will be skipped` warnings (the connector's
+    KafkaDataConsumer words), in the order they were written."""
+    text = spark_log.read_text(encoding="utf-8", errors="replace") if spark_log.exists() else ""
+    return [(int(a), int(b)) for a, b in _SKIPPED.findall(text)]
+
+
+def _joined(ranges: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The single range that consecutive ranges make up, or None if they leave a gap."""
+    if not ranges:
+        return None
+    start, end = ranges[0]
+    for a, b in ranges[1:]:
+        if a != end:
+            return None
+        end = b
+    return start, end
+
+
+def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
+    stage.step(Step(
+        "Way out 2: the hard reset — delete the checkpoint and start again",
+        happens="a new query: no offsets, no state; it starts at the earliest offset Kafka has",
+        watch="Count restarts at 1; the values Kafka still holds are processed a second time",
+        why="the state lives in the checkpoint: deleting it loses the count along with the offsets",
+        production="never keep in checkpointed state what you cannot rebuild from a source"))
+    stage.delete_checkpoint()
+    restarted, before, after = stage.start_spark_and_see_first_value()
+    earliest, noticed = before.earliest, after.earliest
+    stage.fact("reset_restarted_at_value", restarted)
+    report = stage.wait_for_value(max(continued.last, restarted) + 3)
+    stage.expect(within("restarted at Kafka's earliest offset", restarted - 1, earliest, noticed),
+                 phase="hard reset")
+    missing, duplicated = outcome_of_runs(
+        [first, continued, ValueRange(restarted, report.highest or restarted)])
+    stage.expect(missing_exactly(report, missing), phase="hard reset")
+    stage.expect(duplicated_exactly(report, duplicated), phase="hard reset")
+    stage.expect(count_resets_at(report, [restarted]), phase="hard reset")
+    stage.stop_spark()
+
+
+SCENARIO = Scenario(
+    name="short-retention",
+    title="down longer than retention: the restart fails on data loss; two ways out",
+    summary="Kafka deletes the segments holding the app's checkpointed offset while it is down; "
+            "the restart fails naming the lost range; failOnDataLoss=false skips exactly that "
+            "range; the hard reset starts over with the count at 1.",
+    origin="seed 001 scenario #2, SPARK-12693",
+    run=run,
+)

@@ -1,0 +1,144 @@
+"""Worker loss: a whole machine of a standalone cluster dies; the Master notices, the query goes on.
+
+A Worker is the process that owns a machine's share of a Spark standalone cluster and starts
+executors on it; when the machine dies, the Worker and its executors die together. Here a real
+Master and two Workers run on this machine (spark_app/runtime/cluster.py, from PySpark's own launcher):
+
+1. the app runs on the cluster (`--master spark://…`), one executor on each Worker;
+2. while the stateful task writes its .delta file, the Worker whose executor runs it is killed
+   with -9, executor and all, as when its machine loses power;
+3. the Master marks the Worker DEAD; the driver loses the executor, runs the task on the
+   executor of the remaining Worker, which loads the state from the checkpoint; the count goes
+   on without a restart, timed from the kill to the next output line;
+4. a replacement Worker registers, and the Master gives the application an executor on it;
+5. every message is counted exactly once.
+
+Usage: `python -m scenarios run worker-loss --fast`
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from scenarios.catalog.executor_loss import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
+                                     state_executor, wait_for_state_write)
+from scenarios.checker.expectations import check, exactly_once
+from scenarios.report.narration import Step
+from scenarios.engine.registry import Scenario
+from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
+from scenarios.engine.stage import Stage
+from scenarios.engine.waiting import wait_until
+from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
+
+__all__ = ["SCENARIO", "run"]
+
+
+def run(stage: Stage) -> None:
+    stage.step(Step(
+        "Kafka, a standalone cluster (a Master, two Workers), and the counter on it",
+        happens="a Master and two Workers start from PySpark's spark-class; the app asks the "
+                "Master for executors and gets one on each Worker; checkpoint writes take 2 s",
+        watch="the Master's web UI (cluster/master.log names it): two ALIVE workers, one app",
+        why="on a cluster the driver plans, the executors on the Workers read Kafka and keep "
+            "the state; the Master only hands out Workers' resources",
+        production="the same layout as a real standalone, YARN or Kubernetes cluster: the "
+                   "checkpoint on shared storage is what lets any executor take over"))
+    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    with StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster") as cluster:
+        stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
+                  f"{cluster.alive_workers()} workers alive")
+        events_dir = stage.folders.log / "events"
+        app = stage.start_spark(master=cluster.master_url, event_log_dir=events_dir,
+                                checkpoint_latency=CHECKPOINT_LATENCY)
+        stage.wait_for_value(stage.timings.run_for_messages)
+        executor = state_executor(stage, events_dir)
+        worker = _worker_of(cluster, executor)
+        stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
+        _kill_worker(stage, cluster, worker, events_dir, executor)
+        stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
+                           f"pid {app.pid} {'running' if app.running else 'exited'}"),
+                     phase="worker")
+        _replacement(stage, cluster, events_dir)
+        _finish(stage)
+
+
+def _worker_of(cluster: StandaloneCluster, executor: str) -> int:
+    """Which Worker started `executor`: its JVM is in that Worker's process group."""
+    for index, worker in enumerate(cluster.workers):
+        if executor in executor_pids(group=worker.pid):
+            return index
+    raise AssertionError(f"no Worker's process group holds executor {executor}")
+
+
+def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_dir: Path,
+                 executor: str) -> None:
+    stage.step(Step(
+        f"kill -9 worker {worker} and its executor while it writes the count's state",
+        happens="the machine is gone: the Worker JVM and the executor it started die together",
+        watch="the Master's workers list: this one DEAD; the app goes on after a pause",
+        why="the Master sees the Worker's connection drop and tells the driver its executor is "
+            "lost; the driver runs the task on the remaining executor, which loads the state "
+            "from the checkpoint",
+        production="a lost machine costs one task's rerun and a state load, provided the "
+                   "checkpoint is not on that machine"))
+    wait_for_state_write(stage)
+    killed_ms, killed_at = time.time() * 1000, time.monotonic()
+    cluster.kill_worker(worker)
+    stage.timeline.event(f"kill -9 worker {worker}", "kill")
+    recovery = stage.fact("worker_recovery_sec", recovery_after(stage, killed_at))
+    stage.say(f"the next output line came {recovery} s after the kill")
+    dead = wait_until(lambda: _worker_states(cluster).count("DEAD") or None, timeout=60,
+                      what="the Master to mark the worker DEAD", progress=stage.narrator.waiting)
+    stage.expect(check("the Master marked the worker DEAD", dead == 1, "one worker DEAD",
+                       f"workers: {', '.join(_worker_states(cluster))}"), phase="worker")
+    show_task_moved(stage, events_dir, executor, killed_ms, phase="worker")
+
+
+def _worker_states(cluster: StandaloneCluster) -> list[str]:
+    return [str(w.get("state")) for w in cluster.status().get("workers", [])]
+
+
+def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> None:
+    stage.step(Step(
+        "A replacement worker joins",
+        happens="a new Worker registers with the Master, which gives the application an "
+                "executor on it (the app asked for every core the cluster has)",
+        watch="SparkListenerExecutorAdded in the event log for a new executor id",
+        why="executors are not pinned to machines: the application takes whatever the cluster "
+            "manager offers, and the state follows the task through the checkpoint",
+        production="autoscaling and replaced nodes need nothing from the query"))
+    before = {c.executor for c in SparkEvents.read(events_dir).added()}
+    cluster.add_worker()
+    added = wait_until(lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before
+                       or None, timeout=120, what="an executor on the new worker",
+                       progress=stage.narrator.waiting)
+    stage.fact("executors_added_on_replacement", sorted(added))
+    stage.expect(check("the replacement worker got an executor", bool(added),
+                       "a new executor added to the application",
+                       f"executor(s) {', '.join(sorted(added))} added"), phase="replacement")
+    stage.wait_for_more(3)
+
+
+def _finish(stage: Stage) -> None:
+    stage.step(Step(
+        "Stop the producer, let the app catch up, check the output log",
+        happens="no new messages; the app processes what is left and the scenario verifies the log",
+        watch="every value once, the count unbroken across the lost machine",
+        why="the rerun task started from the last committed state version and the batch's "
+            "planned offsets, which are in the checkpoint, not on the dead machine",
+        production="compare with endless-retention: a driver's death costs a whole restart"))
+    total = stage.stop_producer_and_drain()
+    stage.stop_spark()
+    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
+
+
+SCENARIO = Scenario(
+    name="worker-loss",
+    title="a worker of a standalone cluster dies with its executor; the query goes on",
+    summary="A real Master and two Workers; kill -9 of the Worker whose executor writes the "
+            "count's state: the Master marks it DEAD, the task runs on the other Worker, a "
+            "replacement Worker gets an executor; exactly once throughout.",
+    origin="issue 11",
+    run=run,
+)

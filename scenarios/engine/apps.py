@@ -1,0 +1,189 @@
+"""The two apps as a scenario starts them: only through their command lines, as a user would.
+
+Kafka is the embedded broker (`python -m kafka_app broker`) on a free port with its data in the
+scenario's folder, or a Kafka given with `--bootstrap-servers`. The producer
+(`python -m kafka_app --bootstrap-servers …`) runs as its own process so it can be stopped while
+the broker keeps the data. The Spark app (`python -m spark_app …`) is started again and again on
+the same checkpoint and log folders.
+
+Usage:
+    kafka = KafkaSide(group, folders, timings, topic="Experience", retention_sec=15)
+    kafka.start()
+    spark = SparkLauncher(group, folders, kafka.bootstrap_servers, "Experience", timings)
+    process = spark.start(fail_on_data_loss=False)
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.errors import ProcessError
+from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
+from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from scenarios.engine.settings import Timings
+from scenarios.engine.waiting import Progress, wait_until
+from kafka_app.broker.settings import BrokerSettings
+from kafka_app.settings import ProducerAppSettings
+from spark_app.settings import SourceKind, SparkAppSettings
+
+__all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on now (never 9092 unless the OS hands it out)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass(frozen=True)
+class Folders:
+    """A scenario's own folders, fresh for every run."""
+
+    root: Path
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "log"
+
+    @property
+    def kafka_data(self) -> Path:
+        return self.root / "kafka-data"
+
+    @property
+    def processes(self) -> Path:
+        return self.root / "processes"
+
+    @property
+    def output_log(self) -> Path:
+        return SparkAppSettings(log_dir=self.log).output_file
+
+
+class KafkaSide:
+    """The broker (unless external) and the producer of one scenario."""
+
+    def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
+                 retention_sec: float, bootstrap_servers: str | None = None,
+                 python: str = sys.executable, progress: Progress | None = None,
+                 partitions: int = 1, proxy_port: int | None = None) -> None:
+        self.group, self.folders, self.timings = group, folders, timings
+        # With a proxy port the broker gets a second listener that advertises the proxy (see
+        # tcp_proxy.py); `second_port` is where the proxy forwards to.
+        self.proxy_port = proxy_port
+        self.second_port: int | None = None
+        self.topic, self.retention_sec, self.partitions = topic, retention_sec, partitions
+        self.external = bootstrap_servers is not None
+        self.bootstrap_servers = bootstrap_servers or ""
+        self.python, self.progress = python, progress
+        self.broker: ManagedProcess | None = None
+        self.producer: ManagedProcess | None = None
+        self.probe: KafkaProbe | None = None
+
+    def start_broker(self) -> None:
+        if self.external or self.broker is not None:
+            return
+        port = free_port()
+        self.bootstrap_servers = f"127.0.0.1:{port}"
+        t = self.timings
+        if self.proxy_port is not None:
+            self.second_port = free_port()
+        broker_settings = BrokerSettings(
+            port=port, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
+            retention_check_sec=t.retention_check_sec,
+            retention_initial_delay_sec=t.retention_initial_delay_sec,
+            second_listener=(f"{self.second_port}=127.0.0.1:{self.proxy_port}"
+                             if self.second_port is not None else None))
+        self.broker = self.group.start(
+            "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
+        broker = self.broker
+
+        def listening() -> bool:
+            if not broker.running:
+                raise ProcessError(f"the broker exited with code {broker.returncode}:\n{broker.tail()}")
+            return _port_open(port)
+
+        wait_until(listening, timeout=t.kafka_start_timeout_sec, what="the broker to listen",
+                   progress=self.progress)
+
+    def start_producer(self) -> ManagedProcess:
+        """Start (or start again) the producer; returns once it has sent its first message."""
+        t = self.timings
+        name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
+        producer_settings = ProducerAppSettings(
+            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+            partitions=self.partitions, retention_sec=self.retention_sec,
+            segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log)
+        self.producer = self.group.start(
+            name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
+        self.producer.wait_for(rf"{self.topic} \[\s*\d+\s*:\s*\d+\s*\]: -?\d+ -> \d+",
+                               timeout=t.kafka_start_timeout_sec, what="its first message",
+                               progress=self.progress)
+        self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
+        return self.producer
+
+    def start(self) -> None:
+        self.start_broker()
+        self.start_producer()
+
+    def send_negative_key(self) -> None:
+        assert self.producer is not None, "start the producer first"
+        self.producer.send_line("")
+
+    def stop_producer(self) -> None:
+        if self.producer is not None:
+            self.producer.terminate(timeout=15)
+
+    def window(self, timeout: float = 30.0) -> OffsetWindow:
+        """The topic's earliest and latest offsets now (waits while Kafka does not answer)."""
+        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
+        self.probe = probe
+        return wait_until(probe.window, timeout=timeout, what="Kafka's offsets",
+                          progress=self.progress)
+
+    def close(self) -> None:
+        if self.probe is not None:
+            self.probe.stop()
+
+
+class SparkLauncher:
+    """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
+
+    def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
+                 timings: Timings, python: str = sys.executable, name: str = "spark",
+                 source: SourceKind = "python") -> None:
+        self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
+        self.topic, self.timings, self.python = topic, timings, python
+        # Which Kafka source every start uses unless told otherwise (`run --source`).
+        self.source = source
+        # A second app beside the first (the upgrade's green) needs its own process names.
+        self.name = name
+        self.starts = 0
+        self.current: ManagedProcess | None = None
+
+    def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
+        """Start the app with the scenario's folders, Kafka and trigger, plus `changes` to its
+        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default.
+        `python` runs this start on another PySpark's interpreter (scenarios/engine/spark_envs.py)."""
+        self.starts += 1
+        base: dict[str, object] = dict(
+            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+            checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
+            trigger_sec=self.timings.trigger_sec, source=self.source)
+        base.update({name: value for name, value in changes.items() if value is not None})
+        settings = SparkAppSettings(**base)  # type: ignore[arg-type]
+        argv = [python or self.python, "-m", "spark_app", *settings.to_argv()]
+        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
+        return self.current

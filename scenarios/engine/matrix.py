@@ -1,0 +1,158 @@
+"""The same scenarios on several PySpark versions, compared check by check: what an upgrade changes.
+
+Each version runs the scenarios exactly as `run --spark VERSION` does (the Spark app in that
+version's environment, scenarios/engine/spark_envs.py; Kafka and the checks unchanged). The comparison
+has a row per check and a column per version; a row whose outcome or figure is not the same in
+every column is marked, because that is what a Spark upgrade would change for a production job
+(an error condition renamed, a refused change now allowed, a slower start).
+
+Usage:
+    matrix = run_matrix(["4.0.5", "4.3.0"], find_scenarios(["endless-retention"]), settings,
+                        Narrator(), report_dir=None)
+    print_matrix(matrix, Console())
+    sys.exit(matrix.exit_code)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from scenarios.report.narration import Narrator
+from scenarios.engine.registry import Scenario
+from scenarios.report.verdicts import ScenarioResult, write_junit
+from scenarios.engine.runner import run_scenarios
+from scenarios.engine.settings import RunSettings
+from scenarios.engine.spark_envs import locked_spark_version, spark_python
+
+__all__ = ["Matrix", "MatrixRow", "on_spark", "print_matrix", "run_matrix"]
+
+_ABSENT = "—"
+
+
+def on_spark(settings: RunSettings, version: str | None, say: Callable[[str], None]) -> RunSettings:
+    """`settings` with the Spark app on PySpark `version` (None: the project's own)."""
+    version = version or locked_spark_version()
+    return replace(settings, spark_version=version, spark_python=spark_python(version, say))
+
+
+# A figure (a duration) differs when the slowest is this much slower than the fastest: runs of
+# one version on this machine scatter by a third, so smaller gaps would only show the noise.
+FIGURE_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One check (or a scenario's verdict, or a figure) across the versions: a cell per version."""
+
+    scenario: str
+    check: str
+    cells: dict[str, str]
+    figures: dict[str, float] | None = None
+
+    @property
+    def differs(self) -> bool:
+        """Outcomes differ when they read differently with their counts left out (how many
+        messages a run got through depends on timing, not on Spark); figures by FIGURE_RATIO."""
+        if self.figures is not None:
+            values = [v for v in self.figures.values() if v > 0]
+            return len(values) > 1 and max(values) > FIGURE_RATIO * min(values)
+        return len({re.sub(r"\d+", "#", cell) for cell in self.cells.values()}) > 1
+
+
+@dataclass
+class Matrix:
+    versions: list[str]
+    results: dict[str, list[ScenarioResult]]
+
+    @property
+    def exit_code(self) -> int:
+        every = [r for rs in self.results.values() for r in rs]
+        return 0 if every and all(r.verdict == "passed" for r in every) else 1
+
+    def rows(self) -> list[MatrixRow]:
+        rows = []
+        for name in dict.fromkeys(r.name for rs in self.results.values() for r in rs):
+            by_version = {v: next((r for r in rs if r.name == name), None)
+                          for v, rs in self.results.items()}
+            rows.append(MatrixRow(name, "verdict", {v: _verdict_cell(r) for v, r in by_version.items()}))
+            rows.append(MatrixRow(name, "duration", {v: f"{r.duration_sec:.0f} s" if r else _ABSENT
+                                                     for v, r in by_version.items()},
+                                  {v: r.duration_sec for v, r in by_version.items() if r}))
+            checks = dict.fromkeys(c.name for r in by_version.values() if r for c in r.checks)
+            rows += [MatrixRow(name, check, {v: _check_cell(r, check) for v, r in by_version.items()})
+                     for check in checks]
+        return rows
+
+    def markdown(self) -> str:
+        head = ["scenario", "check", *(f"PySpark {v}" for v in self.versions), "differs"]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for row in self.rows():
+            cells = [row.cells[v].replace("|", "\\|") for v in self.versions]
+            lines.append("| " + " | ".join([row.scenario, row.check, *cells,
+                                            "**yes**" if row.differs else ""]) + " |")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"versions": self.versions, "exit_code": self.exit_code,
+                "rows": [{"scenario": r.scenario, "check": r.check, "cells": r.cells,
+                          "differs": r.differs} for r in self.rows()],
+                "results": {v: [r.to_dict() for r in rs] for v, rs in self.results.items()}}
+
+
+def _verdict_cell(result: ScenarioResult | None) -> str:
+    if result is None:
+        return _ABSENT
+    return result.verdict.upper() + (f": {result.error}" if result.error else "")
+
+
+def _check_cell(result: ScenarioResult | None, name: str) -> str:
+    found = next((c for c in result.checks if c.name == name), None) if result else None
+    if found is None:
+        return _ABSENT
+    return f"{'held' if found.held else 'DID NOT HOLD'}: {found.actual}"
+
+
+def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
+               narrator: Narrator, report_dir: Path | None) -> Matrix:
+    """Run `scenarios` on each version in turn; reports per version under report_dir/<version>/."""
+    results: dict[str, list[ScenarioResult]] = {}
+    for version in versions:
+        narrator.say(f"matrix: the scenarios on PySpark {version}")
+        on_version = on_spark(replace(settings, report_dir=report_dir / version if report_dir else None),
+                              version, narrator.say)
+        results[version] = run_scenarios(scenarios, on_version, narrator)
+    matrix = Matrix(list(versions), results)
+    if report_dir is not None:
+        _write(matrix, report_dir)
+    return matrix
+
+
+def _write(matrix: Matrix, report_dir: Path) -> None:
+    report_dir.mkdir(parents=True, exist_ok=True)
+    (report_dir / "matrix.md").write_text(matrix.markdown(), encoding="utf-8")
+    (report_dir / "matrix.json").write_text(
+        json.dumps(matrix.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
+    write_junit([r for rs in matrix.results.values() for r in rs], report_dir / "junit.xml")
+
+
+def print_matrix(matrix: Matrix, console: Console) -> None:
+    """A table on a terminal; off one, the Markdown table (it reads in a CI log as it is)."""
+    if not console.is_terminal:
+        console.print(matrix.markdown(), markup=False, highlight=False, soft_wrap=True)
+        return
+    table = Table(title="PySpark versions compared")
+    for column in ("scenario", "check", *(f"PySpark {v}" for v in matrix.versions)):
+        table.add_column(column, overflow="fold")
+    for row in matrix.rows():
+        style = "bold yellow" if row.differs else ""
+        table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.versions),
+                      style=style)
+    console.print(table)
+    console.print("rows in yellow differ between versions")

@@ -1,0 +1,3 @@
+"""What the scenarios watch without touching: Kafka's offsets, the checkpoint over time, memory,
+Spark's event log and executor processes.
+"""

@@ -1,0 +1,89 @@
+"""A background thread that samples Kafka's offsets and the checkpoint for the timeline.
+
+Every `interval` seconds it asks Kafka for the topic's earliest and latest offsets and reads the
+committed offset from the Spark app's checkpoint folder (with the Spark side's pure reader, no
+Spark needed). Kafka being down or the checkpoint missing are normal moments of a scenario; they
+are recorded as gaps.
+
+Usage:
+    with OffsetSampler(timeline, "127.0.0.1:19092", "Experience", lambda: run_dir / "checkpoints"):
+        ...  # the scenario runs
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
+from scenarios.report.timeline import Timeline
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.errors import CheckpointError
+
+__all__ = ["OffsetSampler", "committed_offset"]
+
+
+def committed_offset(checkpoint_dir: Path) -> int | None:
+    """The end offset (summed over partitions) of the last committed batch, or None."""
+    try:
+        info = read_checkpoint(checkpoint_dir)
+    except (CheckpointError, OSError):
+        return None  # a half-written or just-deleted folder: the next sample will tell
+    end = info.last_committed.end if info.last_committed else None
+    return sum(end.values()) if end else None
+
+
+class OffsetSampler:
+    """Samples into a Timeline until stopped; start/stop are idempotent."""
+
+    def __init__(self, timeline: Timeline, bootstrap_servers: str, topic: str,
+                 checkpoint_dir: Callable[[], Path], interval: float = 0.5) -> None:
+        self.timeline = timeline
+        self.checkpoint_dir = checkpoint_dir
+        self.interval = interval
+        self._probe = KafkaProbe(bootstrap_servers, topic, timeout_sec=2.0)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_window: OffsetWindow | None = None
+
+    def start(self) -> OffsetSampler:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="offset-sampler", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self._probe.stop()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            window = self._window()
+            self.last_window = window or self.last_window
+            self.timeline.sample(
+                earliest=window.earliest if window else None,
+                latest=window.latest if window else None,
+                committed=committed_offset(self.checkpoint_dir()),
+            )
+            self._stop.wait(self.interval)  # paces the samples; stop() wakes it at once
+
+    def _window(self) -> OffsetWindow | None:
+        try:
+            return self._probe.window()
+        except Exception:  # noqa: BLE001 - see below
+            # A sampler must never end a scenario: kafka-python raises assorted errors while
+            # the broker restarts. Record a gap and start afresh on the next sample.
+            self._probe.stop()
+            return None
+
+    def __enter__(self) -> OffsetSampler:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,255 @@
+"""Real processes a scenario starts, watches, kills and always cleans up.
+
+Each `ManagedProcess` runs in its own process group (a new session), its stdout and stderr
+captured to a file that can be read while it runs. Killing it kills the whole group: a PySpark
+driver starts a JVM as its child, and `kill -9` of the driver alone would leave that JVM
+holding ports and files. A `ProcessGroup` owns every process a scenario starts and kills what is
+still alive when the `with` block ends, on success, on failure and on Ctrl-C alike.
+
+Usage:
+    with ProcessGroup(run_dir) as group:
+        spark = group.start("spark", [sys.executable, "-m", "spark_app", ...])
+        spark.wait_for(r"Count = 5", timeout=60)
+        spark.kill()
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from scenarios.errors import ProcessError
+from scenarios.engine.waiting import Progress, wait_until
+
+__all__ = ["ManagedProcess", "ProcessGroup"]
+
+
+class ManagedProcess:
+    """One child process with captured output; start and stop are idempotent."""
+
+    def __init__(self, name: str, argv: Sequence[str], *, output: Path, cwd: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.output_path = output
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._out: IO[bytes] | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+    def start(self) -> ManagedProcess:
+        if self._popen is not None:
+            return self
+        self.output_path.parent.mkdir(parents=True, exist_ok=True)
+        self._out = self.output_path.open("ab")
+        env = {**os.environ, **(self.env or {}), "PYTHONUNBUFFERED": "1"}
+        try:
+            self._popen = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=self._out, stderr=subprocess.STDOUT,
+                cwd=self.cwd, env=env,
+                # Its own session, so the group id is its pid and a kill reaches its children too.
+                start_new_session=True,
+            )
+        except OSError as error:
+            self._out.close()
+            raise ProcessError(f"cannot start {self.name} ({self.argv[0]}): {error}") from error
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self._popen.pid if self._popen else None
+
+    @property
+    def running(self) -> bool:
+        return self._popen is not None and self._popen.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll() if self._popen else None
+
+    def kill(self) -> None:
+        """kill -9 of the whole process group: no shutdown hook, no flush, like a power cut."""
+        self._signal_group(signal.SIGKILL)
+        self._reap(timeout=10)
+
+    def terminate(self, timeout: float = 30.0, sig: signal.Signals = signal.SIGTERM) -> int | None:
+        """SIGTERM (or `sig`, e.g. SIGINT for Ctrl-C) to the process itself (it stops its own
+        children), kill -9 after `timeout`.
+
+        Returns the exit code. The group is killed afterwards anyway, to leave nothing behind.
+        """
+        if self._popen is None:
+            return None
+        if self.running:
+            self._popen.send_signal(sig)
+            try:
+                self._popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        return self.returncode
+
+    def stop(self) -> None:
+        """Make sure nothing of this process is left (idempotent)."""
+        if self._popen is not None:
+            self.kill()
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        if self._popen is None:
+            return
+        try:
+            os.killpg(self._popen.pid, sig)
+        except ProcessLookupError:
+            pass  # the group is already empty: nothing left to kill
+
+    def _reap(self, timeout: float) -> None:
+        if self._popen is not None:
+            try:
+                self._popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired as error:
+                raise ProcessError(f"{self.name} (pid {self._popen.pid}) survived kill -9") from error
+
+    # -- talking to it ------------------------------------------------------------------------
+    def send_line(self, text: str = "") -> None:
+        """Write one line to its stdin (for the producer: the next key is negative)."""
+        if self._popen is None or self._popen.stdin is None or not self.running:
+            raise ProcessError(f"{self.name} is not running; cannot write to its stdin")
+        self._popen.stdin.write(text.encode() + b"\n")
+        self._popen.stdin.flush()
+
+    def output(self, since: int = 0) -> str:
+        """Everything it printed so far (from byte `since`)."""
+        try:
+            with self.output_path.open("rb") as handle:
+                handle.seek(since)
+                return handle.read().decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def mark(self) -> int:
+        """A position in its output; pass it as `since` to look only at what comes after."""
+        try:
+            return self.output_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def tail(self, lines: int = 3) -> str:
+        """Its last lines, without Spark's progress bars (drawn with carriage returns)."""
+        text = self.output().replace("\r", "\n")
+        kept = [line for line in text.splitlines() if line.strip() and not line.startswith("[Stage")]
+        return "\n".join(kept[-lines:])
+
+    # -- waiting ------------------------------------------------------------------------------
+    def wait_for(self, pattern: str | Callable[[str], object], *, timeout: float, since: int = 0,
+                 what: str | None = None, progress: Progress | None = None) -> object:
+        """Wait until its output (from `since`) matches `pattern` (regex or predicate).
+
+        Returns the regex match (or the predicate's result). Raises ProcessError with the last
+        lines of output if the process ends first, WaitTimeout if the deadline passes.
+        """
+        def look() -> object:
+            text = self.output(since)
+            return re.search(pattern, text) if isinstance(pattern, str) else pattern(text)
+
+        def check() -> object:
+            running = self.running  # before reading: what it printed last is then in the file
+            found = look()
+            if found:
+                return found
+            if not running:
+                raise ProcessError(
+                    f"{self.name} exited with code {self.returncode} before {label}; "
+                    f"last output:\n{self.tail()}")
+            return None
+
+        label = what or (f"output matching {pattern!r}" if isinstance(pattern, str) else "output")
+        return wait_until(check, timeout=timeout, what=f"{self.name}: {label}", progress=progress)
+
+    def wait_exit(self, timeout: float, progress: Progress | None = None) -> int:
+        """Wait for it to end by itself; returns the exit code."""
+        wait_until(lambda: self.returncode is not None, timeout=timeout,
+                   what=f"{self.name} to exit", progress=progress)
+        self.stop()  # its children may outlive it
+        return self.returncode if self.returncode is not None else -1
+
+    def __enter__(self) -> ManagedProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"ManagedProcess({self.name!r}, pid={self.pid}, running={self.running})"
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while cleaning up, so an impatient second signal (or the
+    copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after.
+
+    The signals are noted by a stand-in handler rather than blocked: a signal sent to the
+    process can land on any thread that does not block it (kafka-python and Spark start their
+    own), so blocking it in the main thread alone does not hold it back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.signal(number, lambda number, _frame: arrived.append(number))
+                for number in held}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(arrived):
+            signal.raise_signal(number)
+
+
+class ProcessGroup:
+    """Owns every process a scenario starts; stops them all on exit, newest first."""
+
+    def __init__(self, output_dir: Path, *, cwd: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.output_dir = output_dir
+        self.cwd = cwd
+        self.env = env
+        self.processes: list[ManagedProcess] = []
+
+    def start(self, name: str, argv: Sequence[str], *, output_name: str | None = None) -> ManagedProcess:
+        """Start a process whose output goes to `<output_dir>/<output_name or name>.out`."""
+        process = ManagedProcess(name, argv, output=self.output_dir / f"{output_name or name}.out",
+                                 cwd=self.cwd, env=self.env)
+        self.processes.append(process)
+        return process.start()
+
+    def stop(self) -> None:
+        """Stop every process; a second Ctrl-C or SIGTERM meanwhile waits until this is done."""
+        errors: list[ProcessError] = []
+        with _signals_held():
+            for process in reversed(self.processes):
+                try:
+                    process.stop()
+                except ProcessError as error:
+                    errors.append(error)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> ProcessGroup:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

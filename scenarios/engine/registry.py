@@ -1,0 +1,70 @@
+"""The list of scenarios: each one is a module with a `SCENARIO` describing and running it.
+
+Adding a scenario: write `scenarios/catalog/<name>.py` with `SCENARIO = Scenario(...)` and a
+`run(stage)` function, then add its module name to `SCENARIO_MODULES` in
+`scenarios/catalog/__init__.py` (the order is the order of `run all`).
+
+Usage: `for scenario in all_scenarios(): print(scenario.name, scenario.title)`
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scenarios.catalog import SCENARIO_MODULES
+from scenarios.errors import UnknownScenario
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["SCENARIO_MODULES", "Scenario", "ScenarioOption", "all_scenarios", "find_scenarios"]
+
+
+
+@dataclass(frozen=True)
+class ScenarioOption:
+    """An option only one scenario takes on `run`'s command line, e.g. chaos's `--kills N`.
+
+    Its value reaches the scenario's run function as the keyword argument `dest`, and only when
+    given: the scenario's own default (which may depend on --fast) applies otherwise.
+    """
+
+    flag: str
+    type: Callable[[str], Any]
+    help: str
+    metavar: str = "N"
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: its name on the command line, what it shows, and the function that runs it."""
+
+    name: str
+    title: str
+    summary: str
+    origin: str
+    run: Callable[[Stage], None]
+    options: tuple[ScenarioOption, ...] = ()
+
+
+def all_scenarios() -> list[Scenario]:
+    return [importlib.import_module(module).SCENARIO for module in SCENARIO_MODULES]
+
+
+def find_scenarios(names: list[str]) -> list[Scenario]:
+    """The scenarios named (or all of them for "all"), in the order given."""
+    known = {s.name: s for s in all_scenarios()}
+    if names == ["all"] or "all" in names:
+        return list(known.values())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UnknownScenario(
+            f"no scenario named {', '.join(unknown)}; known: {', '.join(known)} (or all)")
+    return [known[n] for n in names]

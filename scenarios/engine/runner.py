@@ -1,0 +1,84 @@
+"""Runs scenarios one after another, each in its own folders, and collects their results.
+
+A scenario that raises anything (a wait that timed out, a process that died when it should
+not have, an AssertionError in a helper, a damaged checkpoint) ends with the verdict "error",
+its one-line cause in the table and its traceback in the JSON report, and the next one still
+runs. Only Ctrl-C (and SIGTERM/SIGHUP, which the command line turns into it) stops the run,
+after cleaning up the scenario in progress.
+
+Usage: `results = run_scenarios(find_scenarios(["all"]), RunSettings(), Narrator())`
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from scenarios.report.narration import Narrator
+from scenarios.engine.registry import Scenario
+from scenarios.report.verdicts import ScenarioResult, write_reports
+from scenarios.engine.settings import RunSettings
+from scenarios.engine.stage import Stage
+
+__all__ = ["run_scenario", "run_scenarios"]
+
+
+def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
+                  narrator: Narrator) -> list[ScenarioResult]:
+    base = settings.report_dir or Path(tempfile.mkdtemp(prefix="scenarios-"))
+    results = []
+    for scenario in scenarios:
+        results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
+        if settings.report_dir is not None:
+            write_reports(results, settings.report_dir)
+    return results
+
+
+def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
+                 root: Path) -> ScenarioResult:
+    """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
+    result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version)
+    narrator.transcript.clear()
+    narrator.begin(scenario.name, scenario.title, scenario.summary)
+    started = time.monotonic()
+    stage = Stage(scenario.name, settings, narrator, root)
+    try:
+        with stage:
+            scenario.run(stage)
+    except Exception as error:  # every failure becomes this scenario's verdict, not the run's end
+        _record_error(result, error, narrator)
+    finally:
+        result.duration_sec = time.monotonic() - started
+        result.checks = list(stage.checks)
+        result.facts = dict(stage.facts) | {"timeline": stage.timeline.to_dict(),
+                                            "run_dir": str(root)}
+        result.transcript = list(narrator.transcript)
+        result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
+    _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
+    return result
+
+
+def _record_error(result: ScenarioResult, error: BaseException, narrator: Narrator) -> None:
+    result.error = _one_line(error)
+    result.traceback = traceback.format_exc()
+    narrator.say(f"ERROR {result.error}")
+
+
+def _render_timeline(result: ScenarioResult, stage: Stage, scenario: Scenario, png: Path,
+                     narrator: Narrator) -> None:
+    """The picture is a report of the run: failing to draw it is that scenario's error."""
+    try:
+        stage.timeline.render(png, f"{scenario.name}: {scenario.title}")
+        result.artifacts["timeline"] = str(png)
+    except Exception as error:
+        if result.error is None:
+            _record_error(result, error, narrator)
+
+
+def _one_line(error: BaseException) -> str:
+    """`Type: first line of the message`; the whole text stays in the traceback."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else "(no message)"
+    return f"{type(error).__name__}: {first}"

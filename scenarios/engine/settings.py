@@ -1,0 +1,76 @@
+"""Settings of a scenario run: the seed's timings by default, shorter ones with `--fast`.
+
+Usage: `RunSettings(timings=Timings.fast(), report_dir=Path("reports"))`
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spark_app.settings import SourceKind
+
+__all__ = ["PROJECT_ROOT", "RunSettings", "Timings"]
+
+# The apps run as `python -m kafka_app` / `python -m spark_app` from a scenario's own folder,
+# so the project root goes on their PYTHONPATH.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Kafka's retention clock and the apps' pace, plus how long a scenario waits for things."""
+
+    retention_sec: float = 15.0
+    segment_sec: float = 1.0
+    retention_check_sec: float = 15.0
+    retention_initial_delay_sec: float = 30.0
+    interval_sec: float = 1.0
+    trigger_sec: float = 1.0
+    # "Forever", as seed scenario #1 sets it.
+    endless_retention_sec: float = 3600.0
+    # Spark needs 8-12 s to start on two cores; a busy CI machine more.
+    spark_start_timeout_sec: float = 300.0
+    kafka_start_timeout_sec: float = 60.0
+    run_for_messages: int = 8
+
+    @classmethod
+    def seed(cls) -> Timings:
+        return cls()
+
+    @classmethod
+    def fast(cls) -> Timings:
+        """For CI: retention ages out in seconds, the producer sends twice a second.
+
+        Retention leaves a running app a few seconds between planning a batch and reading it:
+        a batch whose offsets age out before it reads them fails with data loss, which is the
+        short-retention scenario's point but must not happen while the app is up.
+        """
+        return cls(retention_sec=5.0, segment_sec=1.0, retention_check_sec=1.0,
+                   retention_initial_delay_sec=0.0, interval_sec=0.5, run_for_messages=6)
+
+    @property
+    def aging_out_timeout_sec(self) -> float:
+        """Longest a checkpointed offset can take to be deleted by retention, with slack."""
+        return (self.retention_initial_delay_sec + self.retention_sec
+                + 2 * self.retention_check_sec + 2 * self.segment_sec + 60.0)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What `python -m scenarios run` was told."""
+
+    timings: Timings = field(default_factory=Timings.seed)
+    fast: bool = False
+    report_dir: Path | None = None
+    guided: bool = False
+    # None: each scenario starts its own embedded broker on a free port.
+    bootstrap_servers: str | None = None
+    python: str = sys.executable
+    # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central).
+    source: SourceKind = "python"
+    # The PySpark the Spark app runs on, and the interpreter of its environment (`run --spark`:
+    # scenarios/engine/spark_envs.py); "" means the project's own, the locked one.
+    spark_version: str = ""
+    spark_python: str = sys.executable

@@ -1,0 +1,186 @@
+"""Verdicts: a table at the end of a run, a JSON file per scenario and one JUnit XML for CI.
+
+A scenario passes when every check held and no step broke. An expected failure (data loss in
+short-retention) is a check like any other: it passes when it happens as predicted.
+
+Usage:
+    write_reports(results, Path("reports"))
+    print_verdicts(results, Console())
+    exit_code(results)
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from rich.console import Console
+from rich.table import Table
+
+from scenarios.checker.expectations import Check
+from scenarios.checker.verify import ValueRange
+
+__all__ = ["ScenarioResult", "exit_code", "print_verdicts", "verdict_lines", "verdict_table",
+           "write_junit", "write_reports"]
+
+Verdict = Literal["passed", "failed", "error"]
+
+
+@dataclass
+class ScenarioResult:
+    """What one scenario run found."""
+
+    name: str
+    title: str
+    checks: list[Check] = field(default_factory=list)
+    error: str | None = None
+    traceback: str | None = None
+    duration_sec: float = 0.0
+    transcript: list[str] = field(default_factory=list)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    # The PySpark the Spark app ran on (`run --spark`), so a regression report says which.
+    spark_version: str = ""
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.error is not None:
+            return "error"
+        return "passed" if self.checks and all(c.held for c in self.checks) else "failed"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "verdict": self.verdict,
+            "spark_version": self.spark_version,
+            "duration_sec": round(self.duration_sec, 1),
+            "error": self.error,
+            "traceback": self.traceback,
+            "checks": [vars(c) | {"detail": c.detail} for c in self.checks],
+            "facts": self.facts,
+            "artifacts": self.artifacts,
+            "transcript": self.transcript,
+        }
+
+
+def exit_code(results: Sequence[ScenarioResult]) -> int:
+    return 0 if results and all(r.verdict == "passed" for r in results) else 1
+
+
+def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
+    """The full table on a terminal; off one (a CI log, a pipe), short lines that read anywhere."""
+    if console.is_terminal:
+        console.print(verdict_table(results))
+    else:
+        for line in verdict_lines(results):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def verdict_table(results: Sequence[ScenarioResult]) -> Table:
+    table = Table(title="Verdicts")
+    for column in ("scenario", "check", "verdict", "expected", "actual"):
+        table.add_column(column, overflow="fold")
+    colours = {"passed": "green", "failed": "red", "error": "red"}
+    for result in results:
+        colour = colours[result.verdict]
+        table.add_row(f"[bold]{result.name}[/]",
+                      f"({result.duration_sec:.0f} s{_on_spark(result)})",
+                      f"[bold {colour}]{result.verdict.upper()}[/]", "", _short(result.error))
+        for c in result.checks:
+            mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
+            table.add_row("", c.name, mark, c.expected, c.actual)
+    return table
+
+
+def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
+    """One line per scenario, one per check that did not hold, and a closing count."""
+    lines = []
+    for result in results:
+        held = sum(c.held for c in result.checks)
+        lines.append(f"{result.verdict.upper():6} {result.name}: {held}/{len(result.checks)} "
+                     f"checks held ({result.duration_sec:.0f} s{_on_spark(result)})")
+        if result.error is not None:
+            lines.append(f"    error: {_short(result.error)}")
+        lines.extend(f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
+                     for c in result.checks if not c.held)
+    counts = {v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error")}
+    lines.append(f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
+                 f"{counts['error']} errors")
+    return lines
+
+
+def _on_spark(result: ScenarioResult) -> str:
+    return f", PySpark {result.spark_version}" if result.spark_version else ""
+
+
+def _jsonable(value: object) -> object:
+    """Facts may hold value ranges and other small dataclasses: write them as plain data."""
+    if isinstance(value, ValueRange):
+        return [value.first, value.last]
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
+def _short(text: str | None, limit: int = 400) -> str:
+    """An error as the table shows it; the JSON report keeps it whole."""
+    if not text:
+        return ""
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[Path]:
+    """One `<name>.json` per scenario and `junit.xml`; returns the paths written."""
+    report_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for result in results:
+        path = report_dir / f"{result.name}.json"
+        path.write_text(json.dumps(result.to_dict(), indent=2, default=_jsonable) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    junit = report_dir / "junit.xml"
+    write_junit(results, junit)
+    written.append(junit)
+    return written
+
+
+def write_junit(results: Sequence[ScenarioResult], path: Path) -> None:
+    """One test suite per PySpark version (one in a plain run, one per column of a matrix), one
+    test case per check (and one for a scenario that broke)."""
+    versions = list(dict.fromkeys(r.spark_version for r in results))
+    root = ET.Element("testsuites", name="scenarios")
+    for version in versions:
+        _junit_suite(root, [r for r in results if r.spark_version == version], version)
+    for total in ("tests", "failures", "errors"):  # CI tools read the totals off the root
+        root.set(total, str(sum(int(suite.get(total, "0")) for suite in root)))
+    root.set("time", f"{sum(r.duration_sec for r in results):.1f}")
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _junit_suite(root: ET.Element, results: Sequence[ScenarioResult], version: str) -> None:
+    suite = ET.SubElement(root, "testsuite", name=f"scenarios on PySpark {version}")
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="pyspark", value=version)
+    tests = failures = errors = 0
+    for result in results:
+        classname = f"scenarios.{result.name}"
+        if result.error is not None:
+            tests, errors = tests + 1, errors + 1
+            case = ET.SubElement(suite, "testcase", classname=classname,
+                                 name="run", time=f"{result.duration_sec:.1f}")
+            ET.SubElement(case, "error", message=result.error).text = "\n".join(
+                [*result.transcript, result.traceback or ""])
+        for c in result.checks:
+            tests += 1
+            case = ET.SubElement(suite, "testcase", classname=classname, name=c.name, time="0")
+            if not c.held:
+                failures += 1
+                ET.SubElement(case, "failure", message=c.detail).text = c.detail
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("time", f"{sum(r.duration_sec for r in results):.1f}")

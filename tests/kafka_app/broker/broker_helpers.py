@@ -1,0 +1,93 @@
+"""Helpers for the broker tests: speak raw Kafka frames, create topics, wait for conditions.
+
+Usage: `response = raw_call(port, MetadataRequest[12](topics=None), 12)`.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Callable
+from typing import TypeVar
+
+from kafka import KafkaAdminClient
+from kafka.admin import NewTopic
+from kafka.protocol.api_message import ApiMessage
+
+from scenarios.engine import waiting
+from scenarios.errors import WaitTimeout
+
+__all__ = ["admin", "api_versions_answered", "create_topic", "raw_call", "recv_frame", "send_frame",
+           "wait_until"]
+
+T = TypeVar("T")
+_TIMEOUT_SEC = 10.0
+
+
+def send_frame(sock: socket.socket, request: ApiMessage, version: int, correlation_id: int = 1) -> None:
+    request.API_VERSION = version
+    request.with_header(correlation_id=correlation_id, client_id="broker-test")
+    sock.sendall(bytes(request.encode(header=True, framed=True)))
+
+
+def recv_frame(sock: socket.socket) -> bytes:
+    """One whole response frame (without its length prefix); raises ConnectionError on EOF."""
+    size = struct.unpack(">i", _recv_exactly(sock, 4))[0]
+    return _recv_exactly(sock, size)
+
+
+def _recv_exactly(sock: socket.socket, count: int) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionError(f"connection closed after {len(data)} of {count} bytes")
+        data += chunk
+    return data
+
+
+def api_versions_answered(port: int, correlation_id: int = 1, timeout_sec: float = 5.0) -> bool:
+    """A fresh connection's ApiVersions v0 gets its own answer within `timeout_sec`: the question
+    every robustness test asks after sending something nasty on another connection."""
+    body = struct.pack(">hhih", 18, 0, correlation_id, 5) + b"probe"
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout_sec) as probe:
+            probe.sendall(struct.pack(">i", len(body)) + body)
+            answer = recv_frame(probe)
+    except OSError:
+        return False
+    return struct.unpack_from(">i", answer)[0] == correlation_id
+
+
+def raw_call(port: int, request: ApiMessage, version: int) -> ApiMessage:
+    """Send one request on a fresh connection and decode the response of the same API/version."""
+    with socket.create_connection(("127.0.0.1", port), timeout=_TIMEOUT_SEC) as sock:
+        send_frame(sock, request, version)
+        frame = recv_frame(sock)
+    response_class = request.header.get_response_class()
+    return response_class.decode(frame, version=version, header=True)
+
+
+def admin(bootstrap: str) -> KafkaAdminClient:
+    return KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+
+
+def create_topic(bootstrap: str, name: str, partitions: int = 1,
+                 configs: dict[str, str] | None = None) -> None:
+    client = admin(bootstrap)
+    try:
+        result = client.create_topics([NewTopic(name, partitions, 1, topic_configs=configs or {})])
+        errors = [t["error_code"] for t in result["topics"]] if isinstance(result, dict) else []
+        assert not any(errors), result
+    finally:
+        client.close()
+
+
+def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:
+    """Poll `condition` until it returns something truthy (the scenarios' own wait, so tests
+    and scenarios wait alike); a timeout is a test failure naming `what`."""
+    try:
+        return waiting.wait_until(lambda: condition() or None, timeout=timeout_sec, what=what,
+                                  poll=every_sec)
+    except WaitTimeout as timeout:
+        raise AssertionError(str(timeout)) from None

@@ -1,0 +1,55 @@
+"""Each scenario, run as a user runs it (`python -m scenarios run NAME --fast --report DIR`), must pass.
+
+These start a broker, the producer and the Spark app several times each: marked e2e, run with
+`pytest --slow`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from scenarios.engine.settings import PROJECT_ROOT
+
+# The seed's three; the later scenarios have their own e2e tests.
+NAMES = ["endless-retention", "short-retention", "checkpoint-reset"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", NAMES)
+def test_scenario_passes_in_fast_mode(name: str, tmp_path: Path) -> None:
+    report_dir = tmp_path / "reports"
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir)],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    result = json.loads((report_dir / f"{name}.json").read_text())
+    assert result["verdict"] == "passed"
+    assert result["checks"] and all(c["held"] for c in result["checks"])
+    suite = ET.parse(report_dir / "junit.xml").getroot()
+    assert suite.get("failures") == "0" and suite.get("errors") == "0"
+    assert int(suite.get("tests", "0")) == len(result["checks"])
+    assert (report_dir / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    # Nothing the scenario started is still running.
+    leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == ""
+
+
+def test_unknown_scenario_is_one_line_and_exit_2() -> None:
+    done = subprocess.run([sys.executable, "-m", "scenarios", "run", "no-such-thing"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no scenario named no-such-thing" in done.stderr
+
+
+def test_list_names_the_three_seed_scenarios() -> None:
+    done = subprocess.run([sys.executable, "-m", "scenarios", "list"], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    for name in ("endless-retention", "short-retention", "checkpoint-reset"):
+        assert name in done.stdout

@@ -1,0 +1,240 @@
+"""The demo end to end: both real apps, keys pressed, the screen read back, nothing left behind.
+
+The live screen is driven in a real terminal (tmux: keys sent with `send-keys`, the screen read
+with `capture-pane`); the plain mode through pipes. Every app the demo starts carries the
+demo's mark in its environment (inherited by the JVM too), which is how the tests check that
+quitting leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scenarios.engine import leftovers as leftovers_module
+from scenarios.demo.session import DEMO_MARK_VARIABLE
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[3]
+# The demo as users start it.
+LAUNCH = ["-m", "scenarios", "demo"]
+SPARK_START_SEC = 600.0  # a cold PySpark start took 7 minutes on a machine busy with other Spark tests
+STEP_SEC = 120.0
+
+
+def _marked_processes(log_dir: Path) -> list[int]:
+    """Pids of live processes whose environment carries this demo's mark."""
+    mark = f"{DEMO_MARK_VARIABLE}={log_dir.resolve()}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue  # gone meanwhile, or a zombie
+        if mark in environ.split(b"\0"):
+            pids.append(int(entry.name))
+    return pids
+
+
+def _kill_leftovers(log_dir: Path) -> list[int]:
+    leftovers = _marked_processes(log_dir)
+    for pid in leftovers:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return leftovers
+
+
+def _poll(check: Callable[[], object], timeout: float, describe: Callable[[], str]) -> object:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            pytest.fail(f"not seen within {timeout:.0f} s; last seen:\n{describe()}")
+        time.sleep(0.5)
+
+
+def _demo_args(run_dir: Path, port: int) -> list[str]:
+    # One hour, so a slow Spark start cannot find its first offsets aged out; `t` shortens it.
+    return ["--port", str(port), "--run-dir", str(run_dir), "--fresh", "--retention-sec", "3600"]
+
+
+def _no_leftovers(log_dir: Path) -> None:
+    _poll(lambda: not _marked_processes(log_dir), 15,
+          lambda: f"processes left behind: {_marked_processes(log_dir)}")
+
+
+class Tmux:
+    """A private tmux server with one session of a fixed size."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, timeout=10)
+        return done.stdout
+
+    def start(self, command: str) -> None:
+        self._tmux("new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", command)
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", self.name, *keys)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", self.name)
+
+    def wait(self, pattern: str, timeout: float = STEP_SEC) -> re.Match[str]:
+        return _poll(lambda: re.search(pattern, self.screen()), timeout, self.screen)  # type: ignore[return-value]
+
+    def wait_count_at_least(self, count: int, starts: int, timeout: float = STEP_SEC) -> int:
+        pattern = rf"last batch \d+\s+count (\d+)\s+starts {starts}\b"
+
+        def enough() -> int | None:
+            match = re.search(pattern, self.screen())
+            return int(match[1]) if match and int(match[1]) >= count else None
+
+        return _poll(enough, timeout, self.screen)  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self._tmux("kill-server")
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Path, free_port: int) -> None:
+    log_dir = tmp_path / "log"
+    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *_demo_args(tmp_path, free_port)])
+    tmux = Tmux(f"demo-test-{os.getpid()}")
+    # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
+    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
+               f"echo DEMO-EXITED $?; sleep 120")
+    try:
+        tmux.wait(r"Spark app up \(pid \d+\)", SPARK_START_SEC)
+        count = tmux.wait_count_at_least(3, starts=1, timeout=SPARK_START_SEC)
+
+        tmux.keys("Enter")  # a negative key: the app halts itself when it reads it
+        tmux.wait(r"down: crashed itself on a negative key")
+        negative = int(tmux.wait(r"negative keys asked 1, sent 1 \(last -(\d+)\)")[1])
+
+        tmux.keys("r")  # crash-once: the restart processes the negative key and goes on
+        tmux.wait_count_at_least(max(count, negative) + 2, starts=2, timeout=SPARK_START_SEC)
+        # After the crash and the restart from the checkpoint: nothing missed, nothing twice.
+        tmux.wait(r"OK  every message exactly once")
+
+        tmux.keys("d")
+        tmux.wait(r"d: the Spark app is up; stop it first")
+        tmux.keys("t")
+        tmux.wait(r"retention of Experience set to 15 s")
+        assert "retention 15 s" in tmux.screen()
+
+        tmux.keys("k")
+        tmux.wait(r"down: killed \(kill -9\)")
+        tmux.keys("d")
+        tmux.wait(r"d: deleted ")
+
+        tmux.keys("q")
+        tmux.wait(r"DEMO-EXITED 0", 60)
+        _no_leftovers(log_dir)
+    finally:
+        tmux.close()
+        leftovers = _kill_leftovers(log_dir)
+    assert not leftovers
+
+
+def _read_lines(stream, lines: "queue.Queue[str]") -> None:  # type: ignore[no-untyped-def]
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+
+
+class PlainDemo:
+    """The demo in its line mode, fed and read through pipes."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.process = subprocess.Popen([sys.executable, *LAUNCH, *args], cwd=ROOT, text=True,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT)
+        self.output: list[str] = []
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_read_lines, args=(self.process.stdout, self._lines), daemon=True).start()
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def wait(self, pattern: str, timeout: float = STEP_SEC,
+             accept: Callable[[re.Match[str]], bool] = bool) -> re.Match[str]:
+        def seen() -> re.Match[str] | None:
+            while not self._lines.empty():
+                line = self._lines.get()
+                self.output.append(line)
+                match = re.search(pattern, line)
+                if match and accept(match):
+                    return match
+            return None
+
+        return _poll(seen, timeout, lambda: "\n".join(self.output[-30:]))  # type: ignore[return-value]
+
+
+def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, free_port: int) -> None:
+    log_dir = tmp_path / "log"
+    demo = PlainDemo(_demo_args(tmp_path, free_port))
+    try:
+        demo.wait(r"\[status\] .*spark up .*batch \d+ count (\d+)", SPARK_START_SEC,
+                  accept=lambda match: int(match[1]) >= 3)
+        demo.send("k")
+        demo.wait(r"\[demo\] Spark app down: killed \(kill -9\) \(exit code -9\)")
+        demo.send("d")
+        demo.wait(r"\[demo\] d: deleted ")
+        demo.send("r")
+        demo.wait(r"\[demo\] Spark app started .*start #2")
+        demo.send("")
+        demo.wait(r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)",
+                  SPARK_START_SEC)
+        demo.process.send_signal(signal.SIGINT)  # Ctrl-C quits like q, through the same cleanup
+        assert demo.process.wait(timeout=60) == 0
+        demo.wait(r"\[demo\] final: ")
+        _no_leftovers(log_dir)
+    finally:
+        if demo.process.poll() is None:
+            demo.process.kill()
+        leftovers = _kill_leftovers(log_dir)
+    assert not leftovers
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_closing_the_demos_terminal_leaves_no_process(tmp_path: Path, free_port: int) -> None:
+    """A closed window or a dropped SSH session is SIGHUP: both apps must go, JVM included."""
+    log_dir = tmp_path / "log"
+    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *_demo_args(tmp_path, free_port)])
+    tmux = Tmux(f"demo-hup-{os.getpid()}")
+    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}")
+    try:
+        tmux.wait(r"Spark app up \(pid \d+\)", SPARK_START_SEC)
+        tmux.wait_count_at_least(1, starts=1, timeout=SPARK_START_SEC)
+        assert len(_marked_processes(log_dir)) >= 3  # producer, Spark driver, its JVM
+        tmux.close()  # the terminal goes away: the kernel sends SIGHUP to the demo
+        _poll(lambda: not _marked_processes(log_dir), 120,
+              lambda: f"processes left behind: {_marked_processes(log_dir)}")
+        assert leftovers_module.port_is_free(free_port)
+    finally:
+        tmux.close()
+        leftovers = _kill_leftovers(log_dir)
+    assert not leftovers

@@ -1,0 +1,87 @@
+"""The version matrix: a row per check, a column per PySpark, and what differs marked.
+
+Runs real (tiny) scenarios through the real runner on the locked PySpark under two names, so
+no Spark or download is needed; tests/scenarios/catalog/test_spark_versions_e2e.py runs real versions.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from scenarios.cli import run_cli
+from scenarios.checker.expectations import check
+from scenarios.engine.matrix import Matrix, run_matrix
+from scenarios.report.narration import Narrator
+from scenarios.engine.registry import Scenario
+from scenarios.report.verdicts import ScenarioResult
+from scenarios.engine.settings import RunSettings
+from scenarios.engine.spark_envs import (SparkEnvError, locked_spark_version, pyarrow_requirement,
+                                  spark_python)
+
+
+def result(version: str, actual: str, held: bool = True, seconds: float = 60) -> ScenarioResult:
+    return ScenarioResult("endless-retention", "kills", spark_version=version, duration_sec=seconds,
+                          checks=[check("exactly once", True, "1..n", "messages seen 4"),
+                                  check("the error", held, "a condition", actual)])
+
+
+def test_a_renamed_condition_differs_a_different_count_does_not() -> None:
+    matrix = Matrix(["4.0.5", "4.3.0"], {
+        "4.0.5": [result("4.0.5", "KAFKA_DATA_LOSS.OLD_NAME")],
+        "4.3.0": [result("4.3.0", "KAFKA_DATA_LOSS.NEW_NAME")]})
+    rows = {row.check: row for row in matrix.rows()}
+    assert not rows["exactly once"].differs and not rows["verdict"].differs
+    assert rows["the error"].differs
+    assert rows["the error"].cells == {"4.0.5": "held: KAFKA_DATA_LOSS.OLD_NAME",
+                                       "4.3.0": "held: KAFKA_DATA_LOSS.NEW_NAME"}
+    assert "| endless-retention | the error | held: KAFKA_DATA_LOSS.OLD_NAME | " \
+           "held: KAFKA_DATA_LOSS.NEW_NAME | **yes** |" in matrix.markdown()
+    assert matrix.exit_code == 0
+
+
+def test_an_outcome_that_fails_on_one_version_fails_the_matrix() -> None:
+    matrix = Matrix(["4.0.5", "4.3.0"], {"4.0.5": [result("4.0.5", "x", held=False, seconds=200)],
+                                         "4.3.0": [result("4.3.0", "x", seconds=60)]})
+    rows = {row.check: row for row in matrix.rows()}
+    assert rows["verdict"].cells == {"4.0.5": "FAILED", "4.3.0": "PASSED"}
+    assert rows["the error"].differs and rows["duration"].differs  # 200 s against 60 s
+    assert matrix.exit_code == 1
+
+
+def test_run_matrix_writes_markdown_json_and_a_junit_suite_per_version(tmp_path: Path) -> None:
+    def counts(stage) -> None:
+        stage.expect(check("held", True, "yes", f"on {stage.settings.spark_version}"), phase="end")
+
+    chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=counts)]
+    locked = locked_spark_version()
+    matrix = run_matrix([locked, locked], chosen, RunSettings(), Narrator(rich=False), tmp_path)
+    assert matrix.exit_code == 0
+    assert f"| held: on {locked} |" in (tmp_path / "matrix.md").read_text()
+    assert json.loads((tmp_path / "matrix.json").read_text())["versions"] == [locked, locked]
+    root = ET.parse(tmp_path / "junit.xml").getroot()
+    assert [s.get("name") for s in root.iter("testsuite")] == [f"scenarios on PySpark {locked}"]
+    assert (tmp_path / locked / "tiny.json").is_file()
+
+
+def test_environments_pin_the_pyarrow_each_line_works_with() -> None:
+    assert pyarrow_requirement("4.0.5") == pyarrow_requirement("4.1.4") == "pyarrow>=15,<19"
+    assert pyarrow_requirement("4.3.0").startswith("pyarrow==")
+
+
+def test_the_locked_version_needs_no_environment() -> None:
+    assert spark_python(None) == spark_python(locked_spark_version()) == sys.executable
+
+
+@pytest.mark.parametrize("version", ["3.5.3", "4.1", "latest", "5.0.0"])
+def test_a_version_that_is_not_a_pyspark_4_release_is_one_line(
+        version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SparkEnvError, match="give a PySpark 4 release such as 4.0.5"):
+        spark_python(version)
+    assert run_cli(["run", "endless-retention", "--spark", version]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"scenarios: --spark {version}: give a PySpark 4 release")

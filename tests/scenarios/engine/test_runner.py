@@ -1,0 +1,66 @@
+"""The runner always gives a verdict: whatever a scenario raises, the rest still run."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from scenarios.checker.expectations import check
+from scenarios.report.narration import Narrator
+from scenarios.engine.registry import Scenario
+from scenarios.report.verdicts import exit_code
+from scenarios.engine.runner import run_scenarios
+from scenarios.engine.settings import RunSettings, Timings
+from scenarios.engine.stage import Stage
+from spark_app.errors import CheckpointError
+
+
+def scenario(name: str, run) -> Scenario:
+    return Scenario(name=name, title=f"{name} title", summary="", origin="test", run=run)
+
+
+def assertion_in_a_helper(stage: Stage) -> None:
+    stage.expect(check("a check before the failure", True, "x", "x"), phase="start")
+    assert 1 + 1 == 3, "the helper's own assertion\nwith a second line"
+
+
+def damaged_checkpoint(stage: Stage) -> None:
+    raise CheckpointError("offsets/3 does not start with a version line")
+
+
+def fine(stage: Stage) -> None:
+    stage.expect(check("it held", True, "yes", "yes"), phase="end")
+
+
+def test_any_exception_is_an_error_verdict_and_the_rest_still_run(tmp_path: Path) -> None:
+    chosen = [scenario("asserts", assertion_in_a_helper),
+              scenario("damaged", damaged_checkpoint), scenario("fine", fine)]
+    settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)
+    results = run_scenarios(chosen, settings, Narrator(stream=io.StringIO()))
+    assert [r.verdict for r in results] == ["error", "error", "passed"]
+    assert results[0].error == "AssertionError: the helper's own assertion"
+    assert results[1].error.startswith("CheckpointError: CHECKPOINT_UNUSABLE: offsets/3")
+    assert [c.name for c in results[0].checks] == ["start: a check before the failure"]
+    assert exit_code(results) == 1
+    data = json.loads((tmp_path / "asserts.json").read_text())
+    assert "assert 1 + 1 == 3" in data["traceback"] and "with a second line" in data["traceback"]
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    errored = [c.get("classname") for c in suite.iter("testcase") if c.find("error") is not None]
+    assert errored == ["scenarios.asserts", "scenarios.damaged"]
+
+
+def test_ctrl_c_still_stops_the_run(tmp_path: Path) -> None:
+    def interrupted(stage: Stage) -> None:
+        raise KeyboardInterrupt
+
+    ran: list[str] = []
+    chosen = [scenario("interrupted", interrupted),
+              scenario("after", lambda stage: ran.append("after"))]
+    with pytest.raises(KeyboardInterrupt):
+        run_scenarios(chosen, RunSettings(timings=Timings.fast(), fast=True),
+                      Narrator(stream=io.StringIO()))
+    assert ran == []

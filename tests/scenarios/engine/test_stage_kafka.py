@@ -1,0 +1,43 @@
+"""The Stage's Kafka side against the real broker and producer processes (no Spark needed).
+
+Retention ages out, a newline makes a negative key, the sampler records offsets for the
+timeline, and closing the stage leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scenarios.report.narration import Narrator
+from scenarios.engine.settings import RunSettings, Timings
+from scenarios.engine.stage import Stage
+
+
+@pytest.mark.e2e
+def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
+    narrator = Narrator(stream=io.StringIO())
+    stage = Stage("stage-test", RunSettings(timings=Timings.fast(), fast=True), narrator,
+                  tmp_path / "run")
+    with stage:
+        kafka = stage.start_kafka(retention_sec=2.0)
+        assert kafka.bootstrap_servers != "127.0.0.1:9092"
+        first = stage.window()
+        assert first.latest >= 1
+        aged = stage.wait_until_aged_out(first.latest)
+        assert aged.earliest > first.latest
+        assert kafka.producer is not None
+        # Raises StepFailed unless the producer echoes key -value for the value it returns.
+        assert stage.send_negative_key() > aged.latest
+        final = stage.stop_producer()
+        assert final.latest >= aged.latest
+        pids = [p.pid for p in stage.group.processes]
+    assert stage.timeline.retention_deletions(), "the sampler saw the earliest offset move"
+    assert all(not p.running for p in stage.group.processes)
+    for pid in pids:
+        assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
+    png = stage.timeline.render(tmp_path / "stage.png", "stage test")
+    assert png.read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,54 @@
+"""--checkpoint-latency: Spark's own checkpoint writes take the given time (seed 000's S3)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from spark_app.runtime.checkpoint_latency import CheckpointLatencyError, LatencySpec, SlowCheckpointClasses
+from spark_app.settings import SparkAppSettings
+from tests.spark_app.app_process import AppProcess, wait_until
+from tests.spark_app.kafka_helpers import create_topic, send_counter
+
+
+def test_specs_parse_with_units_and_bounds() -> None:
+    assert LatencySpec.parse("fixed:500ms") == LatencySpec("fixed", 500.0)
+    seed = LatencySpec.parse("lognormal:mean=2.6s,min=1s,max=20s")
+    assert (seed.kind, seed.mean_ms, seed.min_ms, seed.max_ms, seed.sigma) == \
+        ("lognormal", 2600.0, 1000.0, 20000.0, 0.8)
+    assert seed.spark_conf()["spark.hadoop.checkpointexperience.latency.mean.ms"] == "2600.0"
+    for bad in ("slow", "fixed:fast", "lognormal:min=1s", "lognormal:mean=30s,max=20s"):
+        with pytest.raises(CheckpointLatencyError):
+            LatencySpec.parse(bad)
+
+
+def test_the_class_is_compiled_once_and_kept(tmp_path: Path) -> None:
+    classes = SlowCheckpointClasses(tmp_path)
+    folder = classes.ensure()
+    built = folder / "checkpointexperience" / "SlowCheckpointFileManager.class"
+    stamp = built.stat().st_mtime_ns
+    assert SlowCheckpointClasses(tmp_path).ensure() == folder
+    assert built.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.spark
+def test_spark_reports_the_slow_writes_in_its_own_durations(embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "cp",
+                                log_dir=tmp_path / "log", checkpoint_latency="fixed:700ms",
+                                class_cache_dir=tmp_path / "cache")
+    spark_log = tmp_path / "log" / "spark.log"
+    durations = re.compile(r"batch \d+ durations \(ms\): (\{.*\})")
+    with AppProcess(tmp_path, settings.to_argv()) as app:
+        for batch in range(3):
+            send_counter(bootstrap, range(batch * 3 + 1, batch * 3 + 4))
+            wait_until(lambda b=batch: spark_log.exists() and len(durations.findall(
+                spark_log.read_text())) > b, 600, f"batch {batch}", app)
+        assert app.terminate() == 0, app.output_tail()
+    seen = [json.loads(text) for text in durations.findall(spark_log.read_text())]
+    # offsets/N (walCommit) and commits/N (commitOffsets) are one file each: >= 700 ms.
+    assert all(d["walCommit"] >= 700 and d["commitOffsets"] >= 700 for d in seen), seen
