@@ -91,8 +91,10 @@ def render_matrix(rows: Sequence[MatrixRow], columns: Sequence[Column],
                   title: str = "Runs compared") -> str:
     view_rows = [{"scenario": row.scenario, "check": row.check, "differs": row.differs,
                   "href_anchor": anchor(row.scenario),
+                  # The name once per scenario, as a reader scans a printed table.
+                  "first_of_scenario": i == 0 or rows[i - 1].scenario != row.scenario,
                   "cells": [_cell_view(row.cells.get(c.key, "—")) for c in columns]}
-                 for row in rows]
+                 for i, row in enumerate(rows)]
     return _template("matrix.html").render(
         title=title, columns=columns, rows=view_rows, generated=_now(),
         differing=sum(r["differs"] for r in view_rows))
