@@ -103,10 +103,11 @@ def render_matrix(rows: Sequence[MatrixRow], columns: Sequence[Column],
 def scenario_view(result: ScenarioResult, report_dir: Path) -> dict[str, Any]:
     """What the page shows of one scenario, with every path made relative to `report_dir`."""
     checks = sorted(result.checks, key=lambda c: c.held)  # stable: failed first, else as run
+    seconds = round(result.duration_sec, 1)  # as the JSON has it, so the two read the same
     return {
         "name": result.name, "anchor": anchor(result.name), "lesson": result.title,
         "summary": result.summary, "verdict": result.verdict,
-        "duration": f"{result.duration_sec:.0f} s", "duration_sec": round(result.duration_sec, 1),
+        "duration": f"{seconds:.0f} s", "duration_sec": seconds,
         "spark_version": result.spark_version or "—", "stack": result.stack or "—",
         "held": sum(c.held for c in result.checks), "total": len(result.checks),
         "checks": checks, "failed_checks": [c for c in checks if not c.held],
