@@ -63,7 +63,7 @@ def _wait_until_gone(marker: str, timeout_sec: float = 20.0) -> None:
     deadline = time.monotonic() + timeout_sec
     while (left := _processes_with(marker)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not left, f"Chromium processes left running: {left}"
+    assert not left, f"processes left running with {marker} on their command line: {left}"
 
 
 def _processes_with(marker: str) -> list[int]:
@@ -99,6 +99,8 @@ def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
             run.wait(timeout=REAL_RUN_TIMEOUT_SEC)
         finally:
             _stop(run)
+    # Spark, Kafka and the producer ran in folders under `folder`: none of them may be left.
+    _wait_until_gone(str(folder))
     assert (folder / "index.html").is_file(), f"no index.html; the run's output: {log}"
     return folder
 
