@@ -3,8 +3,9 @@
 Checks, all without starting a process:
 - every relative link in README.md, BENCHMARKS.md and docs/*.md names a file that exists, and a
   heading of it when the link has an `#anchor` (GitHub's anchor rules);
-- every `uv run python -m …` command the README shows parses with the real command-line parser
-  of that module (its flags, choices and types), and names only registered scenarios;
+- every `uv run python -m …` command the README (and any page) shows parses with the real
+  command-line parser of that module (its flags, choices and types), and names only
+  registered scenarios;
 - README.md has fewer than 250 lines;
 - the README's table of scenarios names exactly the registered scenarios, in `run all`'s order.
 
@@ -152,12 +153,25 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
     raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
 
 
-def readme_commands() -> list[str]:
-    """Every `uv run python -m …` the README shows, in code blocks or inline code."""
-    text = README.read_text(encoding="utf-8")
+def shown_commands(page: Path) -> list[str]:
+    """Every `uv run python -m …` a page shows, in code blocks or inline code.
+
+    Commands written as patterns (`[--from V]`, `…`, `<version>`) are left out: they are for
+    reading, not for pasting.
+    """
+    text = page.read_text(encoding="utf-8")
     shown = [line.split(" #")[0].strip() for line in _code_blocks(text)]
     shown += [span.strip("`") for span in _INLINE_CODE.findall(text)]
-    return sorted({c for c in shown if c.startswith("uv run python -m ")})
+    return sorted({c for c in shown
+                   if c.startswith("uv run python -m ") and not re.search(r"[\[\]…<>|]", c)})
+
+
+def readme_commands() -> list[str]:
+    return shown_commands(README)
+
+
+def docs_commands() -> list[str]:
+    return sorted({c for page in PAGES[1:] for c in shown_commands(page)})
 
 
 def _parse(command: str) -> argparse.Namespace:
@@ -188,6 +202,11 @@ def test_readme_command_parses(command: str, capsys: pytest.CaptureFixture[str])
         # NAME and other capitals are placeholders for the reader to fill in.
         assert name == "all" or name.isupper() or name in known, \
             f"`{command}` names {name!r}, which is not a registered scenario"
+
+
+@pytest.mark.parametrize("command", docs_commands())
+def test_docs_command_parses(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    test_readme_command_parses(command, capsys)
 
 
 def test_a_wrong_flag_is_caught() -> None:
