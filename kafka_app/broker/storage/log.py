@@ -22,7 +22,9 @@ from kafka.errors import UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
 
 from kafka_app.broker.storage.atomic_file import write_atomically
-from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge
+from kafka_app.broker.storage.dir_failure import DataDirHealth
+from kafka_app.broker.errors import (CorruptRecord, KafkaStorageError, OffsetOutOfRange, RecordTooLarge,
+                                     StorageCorrupt)
 from kafka_app.broker.storage.producer_state import ProducerState
 from kafka_app.broker.storage.record_batch import BatchHeader, check_content, iter_batches, set_base_offset
 from kafka_app.broker.storage.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
@@ -52,8 +54,11 @@ class PartitionLog:
     """Segments of one partition; single-threaded, like the server loop that calls it."""
 
     def __init__(self, folder: Path, topic: str, partition: int, config: TopicConfig,
-                 clock: Callable[[], int], segments: list[Segment], log_start_offset: int) -> None:
+                 clock: Callable[[], int], segments: list[Segment], log_start_offset: int,
+                 health: DataDirHealth | None = None) -> None:
         self.folder = folder
+        # Shared by every log of the data folder: one failed write takes them all offline.
+        self._health = health or DataDirHealth(folder)
         self.topic = topic
         self.partition = partition
         self.config = config
@@ -67,7 +72,8 @@ class PartitionLog:
 
     @classmethod
     def open(cls, folder: Path, topic: str, partition: int, config: TopicConfig,
-             clock: Callable[[], int], clean: bool = False) -> PartitionLog:
+             clock: Callable[[], int], clean: bool = False,
+             health: DataDirHealth | None = None) -> PartitionLog:
         """Open (or create) the partition folder, recovering segments and the log start offset.
 
         `clean`: the broker stopped cleanly last time, so no batch is CRC-checked again; else
@@ -85,7 +91,7 @@ class PartitionLog:
         segments[-1].open_for_append()
         end = segments[-1].next_offset
         start = min(max(checkpoint or 0, segments[0].base_offset), end)
-        log = cls(folder, topic, partition, config, clock, segments, start)
+        log = cls(folder, topic, partition, config, clock, segments, start, health)
         log.producer_state = producers
         return log
 
@@ -121,6 +127,7 @@ class PartitionLog:
 
     def append_batches(self, records: bytes | bytearray | memoryview) -> AppendResult:
         """`append`, also telling the log append time (Produce reports it for LogAppendTime)."""
+        self._health.check()
         buffer = bytearray(records)
         now_ms = self._clock()
         headers = self._validated(buffer, now_ms)
@@ -136,19 +143,58 @@ class PartitionLog:
                           headers[0].base_sequence, duplicate)
                 return AppendResult(duplicate, NO_APPEND_TIME)
         first_offset = self.log_end_offset
+        segment_count, active_size = len(self._segments), self._segments[-1].size
+        try:
+            written = self._write_batches(buffer, headers, first_offset, now_ms)
+        except OSError as error:
+            # All of this produce or none of it: a batch written before the failure was not
+            # acknowledged, and an offset the producer was not given must stay free.
+            self._undo_append(segment_count, active_size)
+            raise self._failed(error, "appending to") from error
+        for header in written:
+            self.producer_state.record(header)
+        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
+        return AppendResult(first_offset, append_time)
+
+    def _write_batches(self, buffer: bytearray, headers: list[BatchHeader], first_offset: int,
+                       now_ms: int) -> list[BatchHeader]:
+        """Stamp offsets and write, rolling where Kafka's rule says; the headers as written."""
         run: list[BatchHeader] = []
+        written: list[BatchHeader] = []
         next_offset = first_offset
         for header in headers:
             if self._should_roll(run, header, now_ms):
                 self._write_run(buffer, run, now_ms)
+                written += run
                 run = []
                 self._roll(now_ms)
             set_base_offset(buffer, header, next_offset)
             run.append(replace(header, base_offset=next_offset))
             next_offset += header.last_offset_delta + 1
         self._write_run(buffer, run, now_ms)
-        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
-        return AppendResult(first_offset, append_time)
+        return written + run
+
+    def _undo_append(self, segment_count: int, active_size: int) -> None:
+        """Put the log back as it was before a failed append: no segment it rolled, no byte it
+        wrote. If the undo fails too, the folder is offline anyway and the next start drops the
+        empty segments; a batch that could not be cut off is then like one a kill -9 cut off from
+        its acknowledgement."""
+        rolled = self._segments[segment_count:]
+        del self._segments[segment_count:]
+        del self._bases[segment_count:]
+        active = self._segments[-1]
+        try:
+            for segment in rolled:
+                segment.remove()
+            if active.size != active_size:
+                active.truncate_to(active_size)
+            active.open_for_append()
+        except OSError as error:
+            _log.error("%s-%d: could not undo a failed append (%s); the next start checks the log",
+                       self.topic, self.partition, error)
+
+    def _failed(self, error: OSError, step: str) -> KafkaStorageError:
+        return self._health.fail(self.folder, error, f"{step} {self.topic}-{self.partition}")
 
     def _validated(self, buffer: bytearray, now_ms: int) -> list[BatchHeader]:
         """Every batch's header after Kafka's checks, with its timestamps recomputed in `buffer`."""
@@ -186,18 +232,20 @@ class PartitionLog:
         end = run[-1].position + run[-1].size
         relative = [replace(h, position=h.position - start) for h in run] if start else run
         self._segments[-1].append(memoryview(buffer)[start:end], relative, now_ms)
-        for header in run:
-            self.producer_state.record(header)
 
     def _roll(self, now_ms: int) -> None:
-        """Start a new empty active segment at the log end offset."""
+        """Start a new empty active segment at the log end offset.
+
+        Every step that can fail on a full disk comes before the new file exists, so a failed
+        roll leaves no empty segment behind to claim offsets the old one still hands out.
+        """
         old = self._segments[-1]
-        segment = Segment.create(self.folder, old.next_offset, now_ms)
-        old.seal()
         # Kafka flushes a segment once it rolls and moves the recovery point past it: a restart
         # after a crash then only re-checks the active segment.
         old.flush()
-        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{segment.base_offset}\n")
+        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{old.next_offset}\n")
+        segment = Segment.create(self.folder, old.next_offset, now_ms)
+        old.seal()
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         _log.info("%s-%d: rolled segment %s", self.topic, self.partition, segment.path.name)
@@ -213,7 +261,14 @@ class PartitionLog:
 
     def read(self, offset: int, max_bytes: int) -> bytes:
         """Whole batches starting with the one holding `offset`; b"" at the high watermark."""
+        self._health.check()
         self._check_range(offset)
+        try:
+            return self._read(offset, max_bytes)
+        except OSError as error:
+            raise self._failed(error, "reading") from error
+
+    def _read(self, offset: int, max_bytes: int) -> bytes:
         if offset == self.high_watermark:
             return b""
         index = bisect_right(self._bases, offset) - 1
@@ -225,6 +280,13 @@ class PartitionLog:
 
     def offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record at or after timestamp_ms, or None."""
+        self._health.check()
+        try:
+            return self._offset_for_timestamp(timestamp_ms)
+        except OSError as error:
+            raise self._failed(error, "reading") from error
+
+    def _offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         for segment in self._segments:
             if segment.max_timestamp < timestamp_ms or segment.next_offset <= self._log_start_offset:
                 continue
@@ -243,6 +305,13 @@ class PartitionLog:
         first batch with that max timestamp, that batch's first record carrying it (for a
         LogAppendTime batch, its first record).
         """
+        self._health.check()
+        try:
+            return self._offset_of_max_timestamp()
+        except OSError as error:
+            raise self._failed(error, "reading") from error
+
+    def _offset_of_max_timestamp(self) -> tuple[int, int] | None:
         best = max(self._segments, key=lambda segment: segment.max_timestamp)
         if best.is_empty:
             return None
@@ -262,6 +331,7 @@ class PartitionLog:
 
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset to `before_offset` (-1: high watermark); return the new one."""
+        self._health.check()
         target = self.high_watermark if before_offset == -1 else before_offset
         if target < 0 or target > self.high_watermark:
             raise OffsetOutOfRange(
@@ -269,18 +339,29 @@ class PartitionLog:
                 f"the high watermark is {self.high_watermark}",
                 log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
         if target > self._log_start_offset:
-            self._log_start_offset = target
-            self._write_checkpoint()
-            # Whole segments that end at or before the new start are dead; the active one stays.
-            dead = bisect_right(self._bases, target, lo=1) - 1
-            if dead > 0:
-                self._drop_leading(dead, self._clock())
+            try:
+                # On disk first: if the file cannot be written, nothing moved, in memory either.
+                self._write_checkpoint(target)
+                self._log_start_offset = target
+                # Whole segments that end at or before the new start are dead; the active one stays.
+                dead = bisect_right(self._bases, target, lo=1) - 1
+                if dead > 0:
+                    self._drop_leading(dead, self._clock())
+            except OSError as error:
+                raise self._failed(error, "DeleteRecords on") from error
             _log.info("%s-%d: log start offset moved to %d by DeleteRecords",
                       self.topic, self.partition, target)
         return self._log_start_offset
 
     def apply_retention(self, now_ms: int) -> list[RetentionEvent]:
         """One retention pass: time rule, then size rule; then purge files past their delay."""
+        self._health.check()
+        try:
+            return self._apply_retention(now_ms)
+        except OSError as error:
+            raise self._failed(error, "retention on") from error
+
+    def _apply_retention(self, now_ms: int) -> list[RetentionEvent]:
         events = []
         for reason in (REASON_TIME, REASON_SIZE):
             summaries = [SegmentSummary(s.base_offset, s.size, s.largest_timestamp, s.is_empty)
@@ -298,21 +379,23 @@ class PartitionLog:
         if count >= len(self._segments):
             self._roll(now_ms)  # as Kafka does, so the log end offset lives on in a file name
         old_start = self._log_start_offset
+        new_start = max(old_start, self._segments[count].base_offset)
+        if new_start != old_start:
+            self._write_checkpoint(new_start)  # before anything moves, as DeleteRecords does
+        self._log_start_offset = new_start
         deleted = self._drop_leading(count, now_ms)
-        self._log_start_offset = max(old_start, self._segments[0].base_offset)
-        if self._log_start_offset != old_start:
-            self._write_checkpoint()
         return RetentionEvent(self.topic, self.partition, reason, deleted, old_start,
                               self._log_start_offset)
 
     def _drop_leading(self, count: int, now_ms: int) -> list[int]:
         """Take the oldest `count` segments out of the log now; their files go after the delay."""
-        dropped = self._segments[:count]
-        del self._segments[:count]
-        del self._bases[:count]
-        for segment in dropped:
-            self._pending_deletes.append((segment.mark_deleted(), now_ms))
-        return [segment.base_offset for segment in dropped]
+        dropped = []
+        for _ in range(count):
+            # Out of the list only once renamed: a failed rename leaves memory matching the disk.
+            self._pending_deletes.append((self._segments[0].mark_deleted(), now_ms))
+            dropped.append(self._segments.pop(0).base_offset)
+            del self._bases[0]
+        return dropped
 
     def purge_deleted_files(self, now_ms: int) -> None:
         """Unlink `.deleted` segment files older than file.delete.delay.ms."""
@@ -324,8 +407,8 @@ class PartitionLog:
                 keep.append((path, deleted_at))
         self._pending_deletes = keep
 
-    def _write_checkpoint(self) -> None:
-        write_atomically(self.folder / LOG_START_CHECKPOINT, f"{self._log_start_offset}\n")
+    def _write_checkpoint(self, log_start_offset: int) -> None:
+        write_atomically(self.folder / LOG_START_CHECKPOINT, f"{log_start_offset}\n")
 
     def release(self) -> None:
         """Close the files without flushing or writing anything (a start that was refused)."""
@@ -344,6 +427,8 @@ class PartitionLog:
         self._closed = True
         for segment in self._segments:
             segment.close()
+        if not self._health.online:
+            return False  # an offline folder is not written again (Kafka); the next start checks it
         try:
             self._segments[-1].flush()
             write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{self.log_end_offset}\n")
@@ -368,13 +453,40 @@ def _recover_segments(folder: Path, recovery_point: int | None,
     the start with StorageCorrupt rather than deleting the acknowledged records after it.
     """
     paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
+    paths = _without_empty_leftovers(paths)
     segments: list[Segment] = []
     for position, path in enumerate(paths):
         last = position + 1 == len(paths)
         next_base = None if last else int(paths[position + 1].name[: -len(LOG_SUFFIX)])
         verify = recovery_point is not None and (next_base is None or next_base > recovery_point)
         segments.append(Segment.recover(path, verify=verify, may_truncate=last, visit=visit))
+        if len(segments) > 1 and segments[-1].base_offset < segments[-2].next_offset:
+            for segment in segments:
+                segment.close()
+            raise StorageCorrupt(
+                f"{path} starts at offset {segments[-1].base_offset}, inside {segments[-2].path.name} "
+                f"(which ends at {segments[-2].next_offset - 1}): those offsets were handed out "
+                f"twice; move one of the two files aside")
     return segments
+
+
+def _without_empty_leftovers(paths: list[Path]) -> list[Path]:
+    """Drop 0-byte segment files when the partition has others.
+
+    A roll cut short by a full disk or a crash leaves one; counted as a segment it would claim
+    offsets the segment before it holds (fetches from there would skip them, and the log end
+    offset would go back). It holds no record, so nothing is lost; the newest one stays when
+    every file is empty, since its name keeps the log end offset.
+    """
+    if len(paths) < 2:
+        return paths
+    kept = [path for path in paths if path.stat().st_size > 0] or paths[-1:]
+    for path in paths:
+        if path not in kept:
+            _log.warning("removing %s: an empty segment beside others, left by a roll that did "
+                         "not finish", path)
+            path.unlink()
+    return kept
 
 
 def _read_checkpoint(path: Path) -> int | None:
