@@ -32,6 +32,7 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.protocol.admin.configs import DescribeConfigsRequest, IncrementalAlterConfigsRequest
 from kafka.protocol.admin.topics import CreateTopicsRequest, DeleteRecordsRequest
 from kafka.protocol.consumer.fetch import FetchRequest
+from kafka.protocol.consumer.group import OffsetCommitRequest
 from kafka.protocol.producer.produce import ProduceRequest
 
 from tests.kafka_app.broker.broker_helpers import raw_call, wait_until
@@ -39,6 +40,7 @@ from tests.kafka_app.broker.storage_helpers import batch
 
 __all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_topic_code",
            "delete_records", "alter_config", "describe_config", "fetch_error", "consume_from",
+           "commit_offset", "committed_offset",
            "KAFKA_STORAGE_ERROR"]
 
 REPO = Path(__file__).resolve().parents[3]
@@ -246,3 +248,22 @@ def _read_to(consumer: KafkaConsumer, tp: TopicPartition, start: int,
         for record in consumer.poll(timeout_ms=500).get(tp, []):
             got.append((record.offset, record.value))
     return got
+
+
+def commit_offset(port: int, group: str, topic: str, offset: int, metadata: str) -> int:
+    """The error code of one OffsetCommit (no generation, as admin tools and `assign()` do)."""
+    Topic = OffsetCommitRequest.OffsetCommitRequestTopic
+    request = OffsetCommitRequest[8](
+        group_id=group, generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
+        topics=[Topic(name=topic, partitions=[Topic.OffsetCommitRequestPartition(
+            partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
+            committed_metadata=metadata)])])
+    return raw_call(port, request, 8).topics[0].partitions[0].error_code
+
+
+def committed_offset(bootstrap: str, group: str, topic: str) -> int | None:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        return consumer.committed(TopicPartition(topic, 0))
+    finally:
+        consumer.close()

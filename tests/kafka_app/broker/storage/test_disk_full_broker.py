@@ -21,6 +21,7 @@ import pytest
 
 from tests.kafka_app.broker.disk_full_helpers import (BROKER_KINDS, KAFKA_STORAGE_ERROR,
                                                       BrokerLauncher, SmallDisk, alter_config,
+                                                      commit_offset, committed_offset,
                                                       consume_from, create_topic_code,
                                                       delete_records, describe_config,
                                                       fetch_error, produce)
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.e2e
 TMPFS_BYTES = 2 * 1024 * 1024
 FSIZE_LIMIT = 48 * 1024
 OFFSET_OUT_OF_RANGE = 1
+NOT_COORDINATOR = 16  # Kafka's answer to a commit its offsets log could not store
 # Two stored-only configs of 30,000 characters: topics.json grows past FSIZE_LIMIT.
 BIG_CONFIGS = {"leader.replication.throttled.replicas": "1:0," * 7500,
                "follower.replication.throttled.replicas": "2:0," * 7500}
@@ -179,3 +181,28 @@ def test_a_config_change_on_a_full_disk_does_not_act(small_disk: SmallDisk,
     _assert_acknowledged(broker.bootstrap, "events", events, near=4)
     events |= _produce_all(broker.port, "events", [_value(4, 100)])
     assert sorted(events) == list(range(5))
+
+
+def test_an_offset_commit_on_a_full_disk_answers_not_coordinator(small_disk: SmallDisk,
+                                                                 launcher: BrokerLauncher) -> None:
+    limit = small_disk.fsize_limit
+    broker = launcher.start(small_disk.data_dir, limit)
+    assert create_topic_code(broker.port, "events") == 0
+    assert commit_offset(broker.port, "readers", "events", 1, "") == 0
+    if small_disk.kind == "tmpfs":
+        small_disk.fill()
+    # 4000-character metadata: past the journal's last block on the tmpfs, past the rlimit soon.
+    codes = [commit_offset(broker.port, "readers", "events", offset, "m" * 4000)
+             for offset in range(2, 20)]
+    assert NOT_COORDINATOR in codes, codes
+    stored = 1 + codes.index(NOT_COORDINATOR)  # the last commit answered 0
+    assert set(codes[codes.index(NOT_COORDINATOR):]) == {NOT_COORDINATOR}  # offline from then on
+    small_disk.free()
+    assert broker.stop() == 0
+
+    broker = launcher.start(small_disk.data_dir, limit)
+    assert committed_offset(broker.bootstrap, "readers", "events") == stored
+    assert commit_offset(broker.port, "readers", "events", 42, "") == 0
+    assert broker.stop() == 0
+    broker = launcher.start(small_disk.data_dir, limit)
+    assert committed_offset(broker.bootstrap, "readers", "events") == 42
