@@ -10,13 +10,14 @@ Usage: `log = PartitionLog.open(folder, "events", 0, TopicConfig(), clock); log.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from kafka.errors import UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
@@ -41,6 +42,23 @@ LOG_START_CHECKPOINT = "log-start-offset"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset"
 _SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 NO_APPEND_TIME = -1
+_R = TypeVar("_R")
+
+
+def _guarded(step: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """A PartitionLog method that touches the disk: refused while the data folder is offline, and
+    an OSError takes the folder offline and becomes KafkaStorageError (`step` names it in the log).
+    The method itself writes to disk before it changes memory, so there is nothing to undo."""
+    def decorate(method: Callable[..., _R]) -> Callable[..., _R]:
+        @functools.wraps(method)
+        def guarded(self: PartitionLog, *args: object, **kwargs: object) -> _R:
+            self._health.check()
+            try:
+                return method(self, *args, **kwargs)
+            except OSError as error:
+                raise self._failed(error, step) from error
+        return guarded
+    return decorate
 
 
 class AppendResult(NamedTuple):
@@ -259,16 +277,10 @@ class PartitionLog:
                 f"[{self._log_start_offset}, {self.high_watermark}]",
                 log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
 
+    @_guarded("reading")
     def read(self, offset: int, max_bytes: int) -> bytes:
         """Whole batches starting with the one holding `offset`; b"" at the high watermark."""
-        self._health.check()
         self._check_range(offset)
-        try:
-            return self._read(offset, max_bytes)
-        except OSError as error:
-            raise self._failed(error, "reading") from error
-
-    def _read(self, offset: int, max_bytes: int) -> bytes:
         if offset == self.high_watermark:
             return b""
         index = bisect_right(self._bases, offset) - 1
@@ -278,15 +290,9 @@ class PartitionLog:
                 return data
         return b""
 
+    @_guarded("reading")
     def offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record at or after timestamp_ms, or None."""
-        self._health.check()
-        try:
-            return self._offset_for_timestamp(timestamp_ms)
-        except OSError as error:
-            raise self._failed(error, "reading") from error
-
-    def _offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         for segment in self._segments:
             if segment.max_timestamp < timestamp_ms or segment.next_offset <= self._log_start_offset:
                 continue
@@ -298,6 +304,7 @@ class PartitionLog:
                         return record.offset, record.timestamp
         return None
 
+    @_guarded("reading")
     def offset_of_max_timestamp(self) -> tuple[int, int] | None:
         """(offset, timestamp) of the record with the largest timestamp, or None (empty log).
 
@@ -305,13 +312,6 @@ class PartitionLog:
         first batch with that max timestamp, that batch's first record carrying it (for a
         LogAppendTime batch, its first record).
         """
-        self._health.check()
-        try:
-            return self._offset_of_max_timestamp()
-        except OSError as error:
-            raise self._failed(error, "reading") from error
-
-    def _offset_of_max_timestamp(self) -> tuple[int, int] | None:
         best = max(self._segments, key=lambda segment: segment.max_timestamp)
         if best.is_empty:
             return None
@@ -329,9 +329,9 @@ class PartitionLog:
 
     # ---- deletion ------------------------------------------------------------------------------
 
+    @_guarded("DeleteRecords on")
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset to `before_offset` (-1: high watermark); return the new one."""
-        self._health.check()
         target = self.high_watermark if before_offset == -1 else before_offset
         if target < 0 or target > self.high_watermark:
             raise OffsetOutOfRange(
@@ -339,29 +339,20 @@ class PartitionLog:
                 f"the high watermark is {self.high_watermark}",
                 log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
         if target > self._log_start_offset:
-            try:
-                # On disk first: if the file cannot be written, nothing moved, in memory either.
-                self._write_checkpoint(target)
-                self._log_start_offset = target
-                # Whole segments that end at or before the new start are dead; the active one stays.
-                dead = bisect_right(self._bases, target, lo=1) - 1
-                if dead > 0:
-                    self._drop_leading(dead, self._clock())
-            except OSError as error:
-                raise self._failed(error, "DeleteRecords on") from error
+            # On disk first: if the file cannot be written, nothing moved, in memory either.
+            self._write_checkpoint(target)
+            self._log_start_offset = target
+            # Whole segments that end at or before the new start are dead; the active one stays.
+            dead = bisect_right(self._bases, target, lo=1) - 1
+            if dead > 0:
+                self._drop_leading(dead, self._clock())
             _log.info("%s-%d: log start offset moved to %d by DeleteRecords",
                       self.topic, self.partition, target)
         return self._log_start_offset
 
+    @_guarded("retention on")
     def apply_retention(self, now_ms: int) -> list[RetentionEvent]:
         """One retention pass: time rule, then size rule; then purge files past their delay."""
-        self._health.check()
-        try:
-            return self._apply_retention(now_ms)
-        except OSError as error:
-            raise self._failed(error, "retention on") from error
-
-    def _apply_retention(self, now_ms: int) -> list[RetentionEvent]:
         events = []
         for reason in (REASON_TIME, REASON_SIZE):
             summaries = [SegmentSummary(s.base_offset, s.size, s.largest_timestamp, s.is_empty)
