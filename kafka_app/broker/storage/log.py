@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,13 +23,13 @@ from kafka.record.default_records import DefaultRecordBatch
 
 from kafka_app.broker.storage.atomic_file import write_atomically
 from kafka_app.broker.storage.dir_failure import DataDirHealth
-from kafka_app.broker.errors import (CorruptRecord, KafkaStorageError, OffsetOutOfRange, RecordTooLarge,
-                                     StorageCorrupt)
+from kafka_app.broker.storage.log_recovery import read_checkpoint, recover_segments
+from kafka_app.broker.errors import CorruptRecord, KafkaStorageError, OffsetOutOfRange, RecordTooLarge
 from kafka_app.broker.storage.producer_state import ProducerState
 from kafka_app.broker.storage.record_batch import BatchHeader, check_content, iter_batches, set_base_offset
 from kafka_app.broker.storage.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
                                         expired_by_size, expired_by_time)
-from kafka_app.broker.storage.segment import DELETED_SUFFIX, LOG_SUFFIX, Segment
+from kafka_app.broker.storage.segment import DELETED_SUFFIX, Segment
 from kafka_app.broker.storage.timestamps import stamp_timestamps
 from kafka_app.broker.storage.topic_config import LOG_APPEND_TIME, TopicConfig
 
@@ -40,7 +39,6 @@ _log = logging.getLogger(__name__)
 
 LOG_START_CHECKPOINT = "log-start-offset"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset"
-_SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 NO_APPEND_TIME = -1
 _R = TypeVar("_R")
 
@@ -100,10 +98,10 @@ class PartitionLog:
         folder.mkdir(parents=True, exist_ok=True)
         for leftover in folder.glob(f"*{DELETED_SUFFIX}"):
             leftover.unlink()  # already out of the log before the last stop; the delay is moot now
-        checkpoint = _read_checkpoint(folder / LOG_START_CHECKPOINT)
-        recovery_point = _read_checkpoint(folder / RECOVERY_POINT_CHECKPOINT) or 0
+        checkpoint = read_checkpoint(folder / LOG_START_CHECKPOINT)
+        recovery_point = read_checkpoint(folder / RECOVERY_POINT_CHECKPOINT) or 0
         producers = ProducerState()
-        segments = _recover_segments(folder, None if clean else recovery_point, producers.record)
+        segments = recover_segments(folder, None if clean else recovery_point, producers.record)
         if not segments:
             segments = [Segment.create(folder, checkpoint or 0, clock())]
         segments[-1].open_for_append()
@@ -434,57 +432,3 @@ class PartitionLog:
     def __repr__(self) -> str:
         return (f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "
                 f"{self.log_end_offset}), {len(self._segments)} segments)")
-
-
-def _recover_segments(folder: Path, recovery_point: int | None,
-                      visit: Callable[[BatchHeader], None]) -> list[Segment]:
-    """Open segments oldest first; CRC-check those at or past `recovery_point` (None: none).
-
-    Only the active segment's tail may be cut (a torn last write); damage anywhere else stops
-    the start with StorageCorrupt rather than deleting the acknowledged records after it.
-    """
-    paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
-    paths = _without_empty_leftovers(paths)
-    segments: list[Segment] = []
-    for position, path in enumerate(paths):
-        last = position + 1 == len(paths)
-        next_base = None if last else int(paths[position + 1].name[: -len(LOG_SUFFIX)])
-        verify = recovery_point is not None and (next_base is None or next_base > recovery_point)
-        segments.append(Segment.recover(path, verify=verify, may_truncate=last, visit=visit))
-        if len(segments) > 1 and segments[-1].base_offset < segments[-2].next_offset:
-            for segment in segments:
-                segment.close()
-            raise StorageCorrupt(
-                f"{path} starts at offset {segments[-1].base_offset}, inside {segments[-2].path.name} "
-                f"(which ends at {segments[-2].next_offset - 1}): those offsets were handed out "
-                f"twice; move one of the two files aside")
-    return segments
-
-
-def _without_empty_leftovers(paths: list[Path]) -> list[Path]:
-    """Drop 0-byte segment files when the partition has others.
-
-    A roll cut short by a full disk or a crash leaves one; counted as a segment it would claim
-    offsets the segment before it holds (fetches from there would skip them, and the log end
-    offset would go back). It holds no record, so nothing is lost; the newest one stays when
-    every file is empty, since its name keeps the log end offset.
-    """
-    if len(paths) < 2:
-        return paths
-    kept = [path for path in paths if path.stat().st_size > 0] or paths[-1:]
-    for path in paths:
-        if path not in kept:
-            _log.warning("removing %s: an empty segment beside others, left by a roll that did "
-                         "not finish", path)
-            path.unlink()
-    return kept
-
-
-def _read_checkpoint(path: Path) -> int | None:
-    try:
-        return int(path.read_text(encoding="ascii").strip())
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        _log.warning("ignoring unreadable %s; the log starts at its first segment", path)
-        return None
