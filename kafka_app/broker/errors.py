@@ -27,6 +27,7 @@ __all__ = [
     "InvalidRequest",
     "TransactionsUnsupported",
     "PolicyViolation",
+    "KafkaStorageError",
 ]
 
 
@@ -181,3 +182,11 @@ class PolicyViolation(BrokerError):
     in one CreateTopics, or past the broker-wide partition cap)."""
 
     error_code = 44
+
+
+class KafkaStorageError(BrokerError):
+    """A write to the data folder failed (disk full, I/O error), or the folder is offline since one
+    did (dir_failure.py). Retriable, as in Kafka: the client retries until the broker restarts."""
+
+    error_code = 56
+    retriable = True

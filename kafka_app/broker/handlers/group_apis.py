@@ -33,6 +33,7 @@ from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 __all__ = ["GROUP_HANDLERS"]
 
 TRANSACTION_KEY = 1  # FindCoordinator key type: 0 = group, 1 = transaction
+NOT_COORDINATOR = 16
 # Kafka's group.min.session.timeout.ms and group.max.session.timeout.ms defaults.
 MIN_SESSION_TIMEOUT_MS = 6_000
 MAX_SESSION_TIMEOUT_MS = 1_800_000
@@ -144,6 +145,8 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                 partition: OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition) -> int:
     if topic not in ctx.storage.topics():
         return 3  # UNKNOWN_TOPIC_OR_PARTITION
+    if not ctx.storage.health.online:
+        return NOT_COORDINATOR  # the data folder is offline (dir_failure.py)
     try:
         # OffsetCommit v6+ carries the leader epoch of the record the offset follows; older
         # versions decode it as -1. OffsetFetch hands it back (librdkafka validates with it).
@@ -152,6 +155,11 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                            partition.committed_leader_epoch)
     except BrokerError as error:  # OFFSET_METADATA_TOO_LARGE: the other partitions still commit
         return error.error_code
+    except OSError as error:
+        # Kafka answers a commit its offsets log could not store NOT_COORDINATOR
+        # (GroupMetadataManager.storeOffsets maps KAFKA_STORAGE_ERROR so); the client retries.
+        ctx.storage.health.fail(ctx.offsets.path, error, f"committing offsets of group {group_id!r}")
+        return NOT_COORDINATOR
     return 0
 
 
