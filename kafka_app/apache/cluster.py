@@ -32,7 +32,7 @@ from kafka_app.apache.errors import ApacheKafkaError, KafkaStartFailed, PortBusy
 from kafka_app.apache.jars import DEFAULT_VERSION, OFFLINE_HINT, check_version, classpath
 from kafka_app.apache.node import KafkaNodeProcess, java_options
 from kafka_app.apache.progress import Waiting
-from kafka_app.apache.storage import prepare_storage
+from kafka_app.apache.storage import check_storage
 from kafka_app.broker.settings import BrokerSettings
 from maven_jars import JarFetchError, find_java
 
@@ -152,8 +152,9 @@ class ApacheKafka:
             admin.close()
         for item in described:
             for part in item.get("partitions", []):
-                if part.get("partition") == partition:
-                    leader = part.get("leader")
+                # kafka-python 3 names the fields as Kafka's JSON specs do; older ones did not.
+                if part.get("partition_index", part.get("partition")) == partition:
+                    leader = part.get("leader_id", part.get("leader"))
                     return leader if leader is not None and leader >= 0 else None
         return None
 
@@ -172,15 +173,18 @@ class ApacheKafka:
         specs = self._specs()
         for spec in specs:
             _check_free(self.settings.host, spec.port)
+        assert self.data_dir is not None
+        # Checked before the fetch: a wrong folder costs no download.
+        self.cluster_id, unformatted = check_storage(self.data_dir, specs)
         try:
             cp = classpath(self.version, progress=self.progress)
         except JarFetchError as error:
             raise ApacheKafkaError(str(error)) from error
-        assert self.data_dir is not None
         self.nodes = {spec.node_id: KafkaNodeProcess(
             self.settings, spec, specs, java=java, classpath=cp, log_file=self.log_file(spec.node_id),
             config_dir=self.settings.log_dir) for spec in specs}
-        self.cluster_id = prepare_storage(self.data_dir, specs, lambda todo, cid: self._format(todo, cid, java, cp))
+        if unformatted:
+            self._format(unformatted, self.cluster_id, java, cp)
 
     def _specs(self) -> list[KafkaNode]:
         s = self.settings
@@ -200,10 +204,7 @@ class ApacheKafka:
         running = []
         for spec in specs:
             node = self.nodes[spec.node_id]
-            node.properties_file.parent.mkdir(parents=True, exist_ok=True)
-            from kafka_app.apache.config import render, server_properties
-
-            node.properties_file.write_text(render(server_properties(self.settings, spec, node.voters)))
+            node.write_properties()
             spec.log_dir.mkdir(parents=True, exist_ok=True)
             argv = [str(java), "-Xmx256M", *java_options(node.log_file), "-cp", cp, "kafka.tools.StorageTool",
                     "format", "-t", cluster_id, "-c", str(node.properties_file)]

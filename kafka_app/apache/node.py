@@ -1,6 +1,6 @@
 """One Apache Kafka node (combined broker and controller) as a child JVM.
 
-Its `server.properties` sits in its log folder's parent as `server-<id>.properties`, its log
+Its `server.properties` sits in the log folder as `kafka-server-<id>.properties`, its log
 (log4j2 and the JVM's own output) in `<log dir>/kafka-server.log` (`kafka-server-<id>.log` in a
 cluster). `start` returns at once; `ready()` asks the broker ApiVersions; `failure()` reads the
 log of a JVM that died while starting and says why in one line.
@@ -43,7 +43,7 @@ class KafkaNodeProcess:
                  java: Path, classpath: str, log_file: Path, config_dir: Path) -> None:
         self.settings, self.spec, self.voters = settings, spec, list(voters)
         self.java, self.classpath, self.log_file = java, classpath, log_file
-        self.properties_file = config_dir / f"server-{spec.node_id}.properties"
+        self.properties_file = config_dir / f"kafka-server-{spec.node_id}.properties"
         self.jvm: Jvm | None = None
         self._log_offset = 0
 
@@ -63,13 +63,17 @@ class KafkaNodeProcess:
         """Write the properties and start `kafka.Kafka`; idempotent while it runs."""
         if self.running:
             return
-        self.properties_file.parent.mkdir(parents=True, exist_ok=True)
-        self.properties_file.write_text(render(server_properties(self.settings, self.spec, self.voters)),
-                                        encoding="utf-8")
+        self.write_properties()
         self._log_offset = self.log_file.stat().st_size if self.log_file.exists() else 0
         argv = [str(self.java), _HEAP, *java_options(self.log_file), "-cp", self.classpath,
                 "kafka.Kafka", str(self.properties_file)]
         self.jvm = Jvm.start(argv, output=self.log_file)
+
+    def write_properties(self) -> None:
+        """`kafka-server-<id>.properties` for this node (the storage tool reads it too)."""
+        self.properties_file.parent.mkdir(parents=True, exist_ok=True)
+        self.properties_file.write_text(render(server_properties(self.settings, self.spec, self.voters)),
+                                        encoding="utf-8")
 
     def ready(self) -> bool:
         return self.running and answers_api_versions(_advertised(self.settings.host), self.spec.port)

@@ -5,7 +5,9 @@ Kafka writes it again into each node's `meta.properties`. A node folder formatte
 id, or a folder holding something that is not Kafka's (e.g. the embedded broker's topics), is
 refused in one line before any JVM starts, instead of Kafka failing deep in its startup.
 
-Usage: `cluster_id = prepare_storage(data_dir, nodes, format_node)`.
+Usage:
+    cluster_id, unformatted = check_storage(data_dir, nodes)   # before anything is fetched
+    format_nodes(unformatted, cluster_id)
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from __future__ import annotations
 import base64
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from kafka_app.apache.config import KafkaNode
 from kafka_app.apache.errors import DataDirMismatch
 
-__all__ = ["CLUSTER_ID_FILE", "new_cluster_id", "read_meta", "prepare_storage"]
+__all__ = ["CLUSTER_ID_FILE", "new_cluster_id", "read_meta", "check_storage"]
 
 CLUSTER_ID_FILE = "cluster-id"
 _OURS = {CLUSTER_ID_FILE, f"{CLUSTER_ID_FILE}.tmp"}
@@ -80,11 +82,8 @@ def _check_node(node: KafkaNode, cluster_id: str, data_dir: Path) -> bool:
     return False
 
 
-def prepare_storage(data_dir: Path, nodes: Sequence[KafkaNode],
-                    format_nodes: Callable[[Sequence[KafkaNode], str], None]) -> str:
-    """Check every node's folder, format those not yet formatted, and return the cluster id."""
+def check_storage(data_dir: Path, nodes: Sequence[KafkaNode]) -> tuple[str, list[KafkaNode]]:
+    """The cluster id (made and kept on first use) and the nodes whose folders need formatting;
+    raises DataDirMismatch in one line when a folder belongs to another cluster or to no Kafka."""
     cluster_id = _cluster_id(data_dir, nodes)
-    todo = [node for node in nodes if _check_node(node, cluster_id, data_dir)]
-    if todo:
-        format_nodes(todo, cluster_id)
-    return cluster_id
+    return cluster_id, [node for node in nodes if _check_node(node, cluster_id, data_dir)]
