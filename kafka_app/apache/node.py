@@ -42,8 +42,9 @@ class KafkaNodeProcess:
     def __init__(self, settings: BrokerSettings, spec: KafkaNode, voters: Sequence[KafkaNode], *,
                  java: Path, classpath: str, log_file: Path, config_dir: Path) -> None:
         self.settings, self.spec, self.voters = settings, spec, list(voters)
-        self.java, self.classpath, self.log_file = java, classpath, log_file
-        self.properties_file = config_dir / f"kafka-server-{spec.node_id}.properties"
+        self.java, self.classpath, self.log_file = java, classpath, log_file.resolve()
+        # Absolute: the command line then says which folder a JVM serves (tests find theirs by it).
+        self.properties_file = (config_dir / f"kafka-server-{spec.node_id}.properties").resolve()
         self.jvm: Jvm | None = None
         self._log_offset = 0
 
