@@ -142,14 +142,19 @@ class ApacheKafka:
         self.nodes[node_id].kill()
 
     def leader(self, topic: str, partition: int) -> int | None:
-        """The node id leading `topic`'s partition now, asked of the cluster; None if none leads."""
+        """The node id leading `topic`'s partition now, asked of the live nodes; None while none
+        leads or the cluster cannot say (e.g. right after a kill): callers poll until it can."""
         from kafka import KafkaAdminClient
+        from kafka.errors import KafkaError
 
-        admin = KafkaAdminClient(bootstrap_servers=self._live_servers(), request_timeout_ms=10_000)
         try:
-            described = admin.describe_topics([topic])
-        finally:
-            admin.close()
+            admin = KafkaAdminClient(bootstrap_servers=self._live_servers(), request_timeout_ms=5_000)
+            try:
+                described = admin.describe_topics([topic])
+            finally:
+                admin.close()
+        except KafkaError:
+            return None  # the metadata still names the killed node and we asked it
         for item in described:
             for part in item.get("partitions", []):
                 # kafka-python 3 names the fields as Kafka's JSON specs do; older ones did not.

@@ -184,3 +184,19 @@ def test_unserved_version_names_versions_to_try(tmp_path: Path, monkeypatch: pyt
     assert code == 1 and line.startswith("error: cannot fetch org.apache.kafka:kafka_2.13:4.9.9: "
                                          "not served by Maven Central")
     assert "try 4.1.2" in line and "`--kafka embedded` runs offline" in line
+
+
+@pytest.mark.e2e
+def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
+    cli = start_cli(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
+                     "--count", "3", "--interval-sec", "0.2", "--log-dir", str(tmp_path / "log")], cwd=tmp_path)
+    try:
+        assert cli.wait(240) == 0
+    finally:
+        cli.kill()
+        cli.wait()
+    time.sleep(0.3)
+    out = "".join(stdout_lines(cli))
+    assert "(Apache Kafka 4.1.2)" in out and (tmp_path / "log" / "kafka-server.log").exists()
+    assert "key=3" in out or "3" in out.splitlines()[-1]
+    assert kafka_jvms(tmp_path) == []
