@@ -21,8 +21,8 @@ from kafka.admin import NewTopic
 from kafka_app.apache.cluster import ApacheKafka
 from kafka_app.apache.storage import CLUSTER_ID_FILE
 from kafka_app.broker.settings import BrokerSettings
-from scenarios.apps import free_port
-from tests.kafka_app.apache_helpers import kafka_jvms, start_cli, stdout_lines, wait_for_line, wait_gone
+from tests.kafka_app.apache.helpers import (free_port, kafka_jvms, start_cli, stdout_lines,
+                                           wait_for_line, wait_gone)
 
 
 def create_topic(bootstrap: str, name: str, configs: dict[str, str] | None = None) -> None:

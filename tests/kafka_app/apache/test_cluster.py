@@ -14,7 +14,7 @@ from kafka.admin import NewTopic
 
 from kafka_app.apache.cluster import ApacheKafka
 from kafka_app.broker.settings import BrokerSettings
-from tests.kafka_app.apache_helpers import kafka_jvms
+from tests.kafka_app.apache.helpers import kafka_jvms
 
 
 def wait_for(condition, timeout: float, what: str):  # type: ignore[no-untyped-def]

@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-__all__ = ["kafka_jvms", "start_cli", "stdout_lines", "wait_for_line", "wait_gone"]
+__all__ = ["free_port", "kafka_jvms", "start_cli", "stdout_lines", "wait_for_line", "wait_gone"]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on now (never 9092 unless the OS hands it out)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _cmdline(pid: int) -> list[str]:
@@ -38,7 +46,7 @@ def kafka_jvms(marker: Path | str) -> list[int]:
 def start_cli(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     """`python -m kafka_app …` in its own session, stdout and stderr as text pipes."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+           "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     return subprocess.Popen([sys.executable, "-m", "kafka_app", *argv], cwd=cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
