@@ -191,12 +191,11 @@ def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
     cli = start_cli(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
                      "--count", "3", "--interval-sec", "0.2", "--log-dir", str(tmp_path / "log")], cwd=tmp_path)
     try:
-        assert cli.wait(240) == 0
+        out, err = cli.communicate(timeout=240)
     finally:
         cli.kill()
         cli.wait()
-    time.sleep(0.3)
-    out = "".join(stdout_lines(cli))
+    assert cli.returncode == 0, err
     assert "(Apache Kafka 4.1.2)" in out and (tmp_path / "log" / "kafka-server.log").exists()
     assert "key=3" in out or "3" in out.splitlines()[-1]
     assert kafka_jvms(tmp_path) == []
