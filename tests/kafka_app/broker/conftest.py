@@ -25,6 +25,7 @@ from tests.kafka_app.broker.broker_helpers import admin, wait_until
 class RunningBroker:
     kind: str
     bootstrap_servers: str
+    port: int
 
 
 @pytest.fixture(scope="session")
@@ -55,12 +56,12 @@ def kafka_broker(request: pytest.FixtureRequest, tmp_path: Path, free_port: int)
                                   retention_check_sec=1, retention_initial_delay_sec=0,
                                   group_initial_rebalance_delay_ms=0)
         with EmbeddedBroker(settings) as broker:
-            yield RunningBroker("embedded", broker.bootstrap_servers)
+            yield RunningBroker("embedded", broker.bootstrap_servers, broker.port)
         return
     kafka = request.getfixturevalue("apache_kafka")
     bootstrap = kafka.bootstrap_servers  # type: ignore[attr-defined]
     before = _user_topics(bootstrap)
-    yield RunningBroker("apache", bootstrap)
+    yield RunningBroker("apache", bootstrap, kafka.port)  # type: ignore[attr-defined]
     created = _user_topics(bootstrap) - before
     if created:
         client = admin(bootstrap)
