@@ -134,45 +134,41 @@ def test_describe_and_incrementally_alter_topic_configs(embedded_broker) -> None
     assert (config.segment_ms, config.retention_ms) == (1000, 604_800_000)
 
 
-def test_retention_moves_earliest_and_consumers_react(tmp_path, free_port) -> None:
-    from kafka_app.broker import BrokerSettings, EmbeddedBroker
+def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
+    # Both brokers check retention every second from the start (kafka_broker's settings).
+    bootstrap = kafka_broker.bootstrap_servers
+    create_topic(bootstrap, "short", configs={"retention.ms": "30000", "segment.ms": "100"})
+    tp = TopicPartition("short", 0)
+    # Records a minute old are past retention.ms at once; the fresh one rolls a new segment
+    # (its timestamp is more than segment.ms after the first) and stays.
+    a_minute_ago = int(time.time() * 1000) - 60_000
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for i in range(5):
+        producer.send("short", value=b"old-%d" % i, timestamp_ms=a_minute_ago + i).get(10)
+    producer.send("short", value=b"new").get(10)
+    producer.close(5)
+    probe = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        wait_until(lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments")
+    finally:
+        probe.close()
 
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path, retention_check_sec=0.2,
-                              retention_initial_delay_sec=0)
-    with EmbeddedBroker(settings) as broker:
-        bootstrap = broker.bootstrap_servers
-        create_topic(bootstrap, "short", configs={"retention.ms": "30000", "segment.ms": "100"})
-        tp = TopicPartition("short", 0)
-        # Records a minute old are past retention.ms at once; the fresh one rolls a new segment
-        # (its timestamp is more than segment.ms after the first) and stays.
-        a_minute_ago = int(time.time() * 1000) - 60_000
-        producer = KafkaProducer(bootstrap_servers=bootstrap)
-        for i in range(5):
-            producer.send("short", value=b"old-%d" % i, timestamp_ms=a_minute_ago + i).get(10)
-        producer.send("short", value=b"new").get(10)
-        producer.close(5)
-        probe = KafkaConsumer(bootstrap_servers=bootstrap)
-        try:
-            wait_until(lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments")
-        finally:
-            probe.close()
+    strict = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="none",
+                           enable_auto_commit=False)
+    strict.assign([tp])
+    strict.seek(tp, 0)
+    try:
+        with pytest.raises(OffsetOutOfRangeError):
+            wait_until(lambda: strict.poll(timeout_ms=500), 10, "an out-of-range error")
+    finally:
+        strict.close()
 
-        strict = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="none",
-                               enable_auto_commit=False)
-        strict.assign([tp])
-        strict.seek(tp, 0)
-        try:
-            with pytest.raises(OffsetOutOfRangeError):
-                wait_until(lambda: strict.poll(timeout_ms=500), 10, "an out-of-range error")
-        finally:
-            strict.close()
-
-        lenient = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                enable_auto_commit=False, consumer_timeout_ms=10_000)
-        lenient.assign([tp])
-        lenient.seek(tp, 0)
-        try:
-            first = next(iter(lenient))
-            assert (first.offset, first.value) == (5, b"new")
-        finally:
-            lenient.close()
+    lenient = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                            enable_auto_commit=False, consumer_timeout_ms=10_000)
+    lenient.assign([tp])
+    lenient.seek(tp, 0)
+    try:
+        first = next(iter(lenient))
+        assert (first.offset, first.value) == (5, b"new")
+    finally:
+        lenient.close()
