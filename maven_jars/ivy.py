@@ -65,11 +65,11 @@ def find_ivy_jar() -> Path:
                         "reinstall it with `uv sync --reinstall-package pyspark`")
 
 
-def _ivy_module(coordinates: Sequence[str]) -> str:
+def _ivy_module(coordinates: Sequence[str], module: str) -> str:
     lines = [f"    <dependency org={quoteattr(g)} name={quoteattr(a)} rev={quoteattr(v)} "
              f'conf="default->default"/>' for g, a, v in map(parse, coordinates)]
     return ('<ivy-module version="2.0">\n'
-            '  <info organisation="checkpoint-experience" module="fetch" revision="1"/>\n'
+            f'  <info organisation="checkpoint-experience" module={quoteattr(module)} revision="1"/>\n'
             '  <configurations><conf name="default"/></configurations>\n'
             '  <dependencies>\n' + "\n".join(lines) + "\n  </dependencies>\n</ivy-module>\n")
 
@@ -84,14 +84,16 @@ def _ivy_settings() -> str:
 
 
 def run_ivy(coordinates: Sequence[str], retrieve_dir: Path, ivy_cache: Path, log_file: Path,
-            on_poll: Callable[[], None] = lambda: None) -> None:
+            on_poll: Callable[[], None] = lambda: None, module: str = "fetch") -> None:
     """Resolve `coordinates` and copy every jar into `retrieve_dir`; JarFetchError if Ivy fails.
 
     `on_poll` is called about five times a second while Ivy runs (the progress display).
+    `module` names our side of the resolution: Ivy keeps one resolve report per module in the
+    shared cache and retrieves from it, so two fetches at once must not share a module name.
     """
     java, ivy_jar = find_java(coordinates[0]), find_ivy_jar()
     work = log_file.parent
-    (work / "ivy.xml").write_text(_ivy_module(coordinates), encoding="utf-8")
+    (work / "ivy.xml").write_text(_ivy_module(coordinates, module), encoding="utf-8")
     (work / "ivysettings.xml").write_text(_ivy_settings(), encoding="utf-8")
     argv = [str(java), "-Divy.maven.lookup.sources=false", "-Divy.maven.lookup.javadoc=false",
             "-jar", str(ivy_jar), "-settings", str(work / "ivysettings.xml"),

@@ -59,7 +59,8 @@ def _fetch(coordinates: Sequence[str], name: str, folder: Path, progress: bool) 
     ivy_cache = cache_root() / "ivy-cache"
     try:
         with FetchProgress(name, ivy_cache, enabled=progress) as shown:
-            run_ivy(coordinates, retrieve, ivy_cache, work / "ivy.log", on_poll=shown.poll)
+            run_ivy(coordinates, retrieve, ivy_cache, work / "ivy.log", on_poll=shown.poll,
+                    module=f"fetch-{name}")
         jars = sorted(retrieve.glob("*.jar"))
         _check_all(jars, coordinates, ivy_cache)
         write_manifest(retrieve, coordinates, jars)

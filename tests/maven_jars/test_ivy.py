@@ -92,3 +92,15 @@ def test_fetches_a_small_artifact_from_maven_central(tmp_path: Path, monkeypatch
     jars = resolve_jars(["org.slf4j:slf4j-api:1.7.36"], name="slf4j-api-1.7.36", progress=False)
     assert [p.name for p in jars] == ["slf4j-api-1.7.36.jar"]
     assert "org/slf4j/Logger.class" in zipfile.ZipFile(jars[0]).namelist()
+
+
+def test_two_fetches_at_once_each_get_their_own_jars(repo: Path) -> None:
+    """Ivy keeps a resolve report per module in the shared cache; ours are named per entry."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    publish(repo, "org.example", "other", "3.0")
+    with ThreadPoolExecutor(2) as pool:
+        tiny = pool.submit(resolve_jars, ["org.example:tiny:1.0"], name="tiny-1.0", progress=False)
+        other = pool.submit(resolve_jars, ["org.example:other:3.0"], name="other-3.0", progress=False)
+        assert [p.name for p in tiny.result()] == ["dep-2.0.jar", "tiny-1.0.jar"]
+        assert [p.name for p in other.result()] == ["other-3.0.jar"]
