@@ -2,7 +2,7 @@
 
 The producer app is the default command; `broker` runs the embedded broker alone (its own
 options, see `python -m kafka_app broker --help`). This is the only place that catches the
-app's errors: each becomes one line on stderr and a non-zero exit code. Ctrl-C and SIGTERM
+app's errors: each becomes one line on stderr and a non-zero exit code. Ctrl-C, SIGTERM and SIGHUP
 are a normal stop (exit 0).
 
 Usage: `python -m kafka_app --retention-sec 3600` (seed scenario #1), or
@@ -105,7 +105,8 @@ def _run(settings: ProducerAppSettings, console: ProducerConsole,
     from kafka_app.producer import ProducerApp
     from maven_jars import JarFetchError
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGHUP too (a closed terminal): Python's default would end us before Kafka's JVM is stopped.
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         setup_logging(settings.log_dir)
         ProducerApp(settings, console, kafka=choice).run()
@@ -117,7 +118,8 @@ def _run(settings: ProducerAppSettings, console: ProducerConsole,
         # A folder we cannot write (--log-dir, --data-dir): the error names the path.
         return _fail(str(error), code=1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return 0
 
 
@@ -125,6 +127,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     # SIGTERM stops like Ctrl-C: through the same `with` blocks, so the broker closes cleanly.
     # A second SIGTERM must not cut that cleanup short; kill -9 still ends a stuck process.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

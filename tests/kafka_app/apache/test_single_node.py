@@ -199,3 +199,23 @@ def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
     assert "(Apache Kafka 4.1.2)" in out and (tmp_path / "log" / "kafka-server.log").exists()
     assert "key=3" in out or "3" in out.splitlines()[-1]
     assert kafka_jvms(tmp_path) == []
+
+
+@pytest.mark.e2e
+def test_producer_app_stops_apache_kafka_on_sighup(tmp_path: Path) -> None:
+    """A closed terminal (SIGHUP) stops the app like Ctrl-C: Kafka's JVM is stopped, exit 0."""
+    cli = start_cli(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
+                     "--log-dir", str(tmp_path / "log")], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 180
+        while not any(line.startswith("Experience [") for line in stdout_lines(cli)):
+            assert cli.poll() is None and time.monotonic() < deadline, "".join(stdout_lines(cli))
+            time.sleep(0.3)
+        jvms = kafka_jvms(tmp_path)
+        assert len(jvms) == 1
+        cli.send_signal(signal.SIGHUP)
+        assert cli.wait(60) == 0
+        assert wait_gone(jvms, 5) == []
+    finally:
+        cli.kill()
+        cli.wait()
