@@ -15,7 +15,6 @@ Usage:
 from __future__ import annotations
 
 import errno
-import os
 import re
 import shutil
 import socket

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kafka_app.broker.settings import BrokerSettings
 
-__all__ = ["KafkaNode", "render", "server_properties"]
+__all__ = ["KafkaNode", "advertised_host", "render", "server_properties"]
 
 _SECOND = "SECOND"
 
@@ -33,13 +33,13 @@ class KafkaNode:
     log_dir: Path
 
 
-def _advertised(host: str) -> str:
+def advertised_host(host: str) -> str:
     # A wildcard bind is not an address a client can dial.
     return "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
 
 
 def _listeners(settings: BrokerSettings, node: KafkaNode) -> dict[str, str]:
-    host, shown = settings.host, _advertised(settings.host)
+    host, shown = settings.host, advertised_host(settings.host)
     listeners = [f"PLAINTEXT://{host}:{node.port}", f"CONTROLLER://{host}:{node.controller_port}"]
     advertised = [f"PLAINTEXT://{shown}:{node.port}"]
     protocols = ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
@@ -77,7 +77,7 @@ def _replication(nodes: int) -> dict[str, str]:
 def server_properties(settings: BrokerSettings, node: KafkaNode,
                       voters: Sequence[KafkaNode]) -> dict[str, str]:
     """Kafka's configs for `node` of a cluster whose controllers are `voters` (all nodes)."""
-    quorum = ",".join(f"{v.node_id}@{_advertised(settings.host)}:{v.controller_port}" for v in voters)
+    quorum = ",".join(f"{v.node_id}@{advertised_host(settings.host)}:{v.controller_port}" for v in voters)
     return {
         "process.roles": "broker,controller",
         "node.id": str(node.node_id),

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from kafka_app.apache.config import KafkaNode, _advertised, render, server_properties
+from kafka_app.apache.config import KafkaNode, advertised_host, render, server_properties
 from kafka_app.apache.jars import LOG4J2_CONFIG
 from kafka_app.apache.jvm import Jvm
 from kafka_app.apache.readiness import answers_api_versions
@@ -54,7 +54,7 @@ class KafkaNodeProcess:
 
     @property
     def address(self) -> str:
-        return f"{_advertised(self.settings.host)}:{self.spec.port}"
+        return f"{advertised_host(self.settings.host)}:{self.spec.port}"
 
     @property
     def running(self) -> bool:
@@ -77,7 +77,7 @@ class KafkaNodeProcess:
                                         encoding="utf-8")
 
     def ready(self) -> bool:
-        return self.running and answers_api_versions(_advertised(self.settings.host), self.spec.port)
+        return self.running and answers_api_versions(advertised_host(self.settings.host), self.spec.port)
 
     def stop(self, timeout: float = 30.0) -> None:
         if self.jvm is not None:
