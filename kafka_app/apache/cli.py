@@ -75,8 +75,9 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
     kafka = ApacheKafka(settings, brokers=choice.brokers, version=choice.kafka_version)
     try:
         kafka.start()
+        logs = kafka.log_file(1) if choice.brokers == 1 else settings.log_dir / "kafka-server-<id>.log"
         print(f"Apache Kafka {kafka.version} on {kafka.bootstrap_servers}, data in {kafka.data_dir}, "
-              f"log in {kafka.log_file(1)} (Ctrl-C stops)", flush=True)
+              f"log in {logs} (Ctrl-C stops)", flush=True)
         while not stopping.wait(0.5):
             dead = [node for node in kafka.nodes.values() if not node.running]
             if len(dead) == len(kafka.nodes):

@@ -138,3 +138,16 @@ def test_plain_progress_off_a_terminal(cache: Path, fetches: list, monkeypatch: 
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("fetching tiny-1.0") and lines[-1].startswith("fetched tiny-1.0")
     assert "\x1b[" not in stream.getvalue()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_rich_progress_on_a_terminal(cache: Path, fetches: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = _Terminal()
+    monkeypatch.setattr("sys.stderr", stream)
+    resolve_jars(COORDS, name="tiny-1.0")
+    out = stream.getvalue()
+    assert "fetched tiny-1.0" in out and "(once; later runs use the cache)" not in out
