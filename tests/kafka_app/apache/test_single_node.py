@@ -219,3 +219,32 @@ def test_producer_app_stops_apache_kafka_on_sighup(tmp_path: Path) -> None:
     finally:
         cli.kill()
         cli.wait()
+
+
+@pytest.mark.e2e
+def test_first_retention_check_waits_the_initial_delay(tmp_path: Path) -> None:
+    """`--retention-initial-delay-sec` is Kafka's log.initial.task.delay.ms: records already past
+    retention stay readable until the delay (counted from the JVM's start) has passed. 45 s, above
+    Kafka's own 30 s: were the setting lost, retention would run after 30 s and the test fail."""
+    delay = 45.0
+    settings = BrokerSettings(port=free_port(), data_dir=tmp_path / "data", log_dir=tmp_path / "log",
+                              retention_check_sec=1, retention_initial_delay_sec=delay)
+    started = time.monotonic()
+    with ApacheKafka(settings, progress=False) as kafka:
+        create_topic(kafka.bootstrap_servers, "delayed", {"retention.ms": "1000", "segment.ms": "100"})
+        producer = KafkaProducer(bootstrap_servers=kafka.bootstrap_servers)
+        an_hour_ago = int(time.time() * 1000) - 3_600_000
+        for i in range(3):
+            producer.send("delayed", b"old", timestamp_ms=an_hour_ago + i).get(30)
+        producer.send("delayed", b"new").get(30)
+        producer.close()
+        consumer = KafkaConsumer(bootstrap_servers=kafka.bootstrap_servers)
+        part = TopicPartition("delayed", 0)
+        try:
+            while consumer.beginning_offsets([part])[part] == 0 and time.monotonic() - started < delay + 120:
+                time.sleep(0.2)
+            moved_after = time.monotonic() - started
+            assert consumer.beginning_offsets([part])[part] >= 3
+        finally:
+            consumer.close()
+    assert moved_after >= delay, f"retention ran {moved_after:.1f} s after the start, before the delay"
