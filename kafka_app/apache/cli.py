@@ -62,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if choice.brokers > 1 and settings.second_listener is not None:
+        print("error: --second-listener works with one broker (every node would bind its port); "
+              "drop --brokers or --second-listener", file=sys.stderr)
+        return 2
     return _run_apache(settings, choice)
 
 

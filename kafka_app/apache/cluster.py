@@ -169,6 +169,8 @@ class ApacheKafka:
     def _prepare(self) -> None:
         if self.brokers not in SUPPORTED_BROKERS:
             raise ApacheKafkaError(f"--brokers must be 1 or 3 (a KRaft quorum), got {self.brokers}")
+        if self.brokers > 1 and self.settings.second_listener is not None:
+            raise ApacheKafkaError("a second listener works with one broker (every node would bind its port)")
         problem = check_version(self.version)
         if problem:
             raise ApacheKafkaError(problem)
