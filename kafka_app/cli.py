@@ -2,7 +2,7 @@
 
 The producer app is the default command; `broker` runs the embedded broker alone (its own
 options, see `python -m kafka_app broker --help`). This is the only place that catches the
-app's errors: each becomes one line on stderr and a non-zero exit code. Ctrl-C and SIGTERM
+app's errors: each becomes one line on stderr and a non-zero exit code. Ctrl-C, SIGTERM and SIGHUP
 are a normal stop (exit 0).
 
 Usage: `python -m kafka_app --retention-sec 3600` (seed scenario #1), or
@@ -23,6 +23,7 @@ from types import FrameType
 
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import ProducerAppError
+from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.logs import setup_logging
 from kafka_app.settings import ProducerAppSettings
 
@@ -70,6 +71,7 @@ def main_parser() -> argparse.ArgumentParser:
                      help=f"time between messages (default {d.interval_sec:g})")
     app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
     app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
+    KafkaChoice.add_arguments(parser)
     return parser
 
 
@@ -77,39 +79,47 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     """Run `python -m kafka_app`; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["broker"]:
-        from kafka_app.broker.cli import main as broker_main
+        # The broker command with the choice of Kafka; --kafka embedded runs kafka_app.broker.cli.
+        from kafka_app.apache.cli import main as broker_main
 
         return broker_main(args[1:])
-    given = {k: v for k, v in vars(main_parser().parse_args(args)).items() if v is not None}
-    problem = _check(given)
+    parsed = main_parser().parse_args(args)
+    choice = KafkaChoice.from_args(parsed)
+    given = {k: v for k, v in vars(parsed).items() if v is not None}
+    problem = _check(given) or choice.problem()
     if problem:
         return _fail(problem, code=2)
     settings = ProducerAppSettings(**given)
     console = ProducerConsole.for_stdout()
     ignored = [f"--{k.replace('_', '-')}" for k in _EMBEDDED_ONLY if k in given]
+    ignored += [flag for flag in choice.to_argv() if flag.startswith("--")]
     if settings.bootstrap_servers is not None and ignored:
-        console.note(f"note: {', '.join(ignored)} apply only to the embedded broker; "
+        console.note(f"note: {', '.join(ignored)} apply only to the broker this app starts; "
                      f"with --bootstrap-servers that Kafka's own settings apply")
-    return _run(settings, console)
+    return _run(settings, console, choice)
 
 
-def _run(settings: ProducerAppSettings, console: ProducerConsole) -> int:
+def _run(settings: ProducerAppSettings, console: ProducerConsole,
+         choice: KafkaChoice | None = None) -> int:
     from kafka_app.broker.errors import BrokerError
     from kafka_app.producer import ProducerApp
+    from maven_jars import JarFetchError
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGHUP too (a closed terminal): Python's default would end us before Kafka's JVM is stopped.
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
     try:
         setup_logging(settings.log_dir)
-        ProducerApp(settings, console).run()
+        ProducerApp(settings, console, kafka=choice).run()
     except KeyboardInterrupt:
         console.note("stopped")
-    except (ProducerAppError, BrokerError) as error:
+    except (ProducerAppError, BrokerError, JarFetchError) as error:
         return _fail(str(error), code=1)
     except OSError as error:
         # A folder we cannot write (--log-dir, --data-dir): the error names the path.
         return _fail(str(error), code=1)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     return 0
 
 
@@ -117,6 +127,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     # SIGTERM stops like Ctrl-C: through the same `with` blocks, so the broker closes cleanly.
     # A second SIGTERM must not cut that cleanup short; kill -9 still ends a stuck process.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

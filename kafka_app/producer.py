@@ -27,6 +27,7 @@ from kafka.admin import KafkaAdminClient
 
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import KafkaUnreachable, SendFailed
+from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.settings import ProducerAppSettings
@@ -47,9 +48,12 @@ class ProducerApp:
     """Runs the whole app; `run()` returns when stopped (Ctrl-C, SIGTERM, `stop()`, `count`)."""
 
     def __init__(
-        self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None
+        self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None,
+        kafka: KafkaChoice | None = None,
     ) -> None:
         self._settings = settings
+        # Which broker to start when no --bootstrap-servers is given (embedded unless told).
+        self._choice = kafka or KafkaChoice()
         self._console = console
         self._stdin_fd = _stdin_fd() if stdin_fd is None else stdin_fd
         self._stop = threading.Event()
@@ -85,18 +89,21 @@ class ProducerApp:
         if data_dir is None:
             # The seed's embedded Kafka kept nothing between runs; neither do we by default.
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kafka-app-")))
-        broker = stack.enter_context(
-            EmbeddedBroker(
-                BrokerSettings(
-                    host=s.host,
-                    port=s.port,
-                    data_dir=data_dir,
-                    retention_check_sec=s.retention_check_sec,
-                    retention_initial_delay_sec=s.retention_initial_delay_sec,
-                    log_dir=s.log_dir,
-                )
-            )
+        broker_settings = BrokerSettings(
+            host=s.host,
+            port=s.port,
+            data_dir=data_dir,
+            retention_check_sec=s.retention_check_sec,
+            retention_initial_delay_sec=s.retention_initial_delay_sec,
+            log_dir=s.log_dir,
         )
+        if self._choice.apache:
+            from kafka_app.apache.cluster import ApacheKafka
+
+            kafka = stack.enter_context(ApacheKafka(broker_settings, brokers=self._choice.brokers,
+                                                    version=self._choice.kafka_version))
+            return kafka.bootstrap_servers, data_dir
+        broker = stack.enter_context(EmbeddedBroker(broker_settings))
         return broker.bootstrap_servers, data_dir
 
     def _topic(self, bootstrap: str) -> TopicState:
@@ -127,10 +134,20 @@ class ProducerApp:
         except kafka.errors.KafkaError as error:
             raise KafkaUnreachable(bootstrap, "the producer could not connect") from error
 
+    def _kafka_kind(self) -> str:
+        if not self._settings.embedded:
+            return "existing Kafka"
+        if self._choice.apache:
+            from kafka_app.apache.jars import DEFAULT_VERSION
+
+            nodes = f", {self._choice.brokers} nodes" if self._choice.brokers > 1 else ""
+            return f"Apache Kafka {self._choice.kafka_version or DEFAULT_VERSION}{nodes}"
+        return "embedded broker"
+
     def _banner(self, bootstrap: str, data_dir: Path | None, topic: TopicState, first: int) -> None:
         s = self._settings
         rows = [
-            ("Kafka", f"{bootstrap} ({'embedded broker' if s.embedded else 'existing Kafka'})"),
+            ("Kafka", f"{bootstrap} ({self._kafka_kind()})"),
             ("topic", f"{topic.name}, {topic.partitions} partition(s)"
                       + ("" if topic.partitions == s.partitions else f" (it existed; --partitions {s.partitions} not applied)")),
             ("retention", f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "

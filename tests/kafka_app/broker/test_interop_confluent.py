@@ -1,4 +1,5 @@
-"""confluent-kafka (librdkafka) against the embedded broker with its default settings."""
+"""confluent-kafka (librdkafka) against the embedded broker with its default settings; tests taking
+`kafka_broker` run on Apache Kafka too (with --slow)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ def _consume(consumer: Consumer, count: int) -> list[bytes]:
 
 
 @pytest.mark.parametrize("idempotence", [False, True])
-def test_produce_and_consume_in_a_group_read_committed(embedded_broker, idempotence: bool) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_produce_and_consume_in_a_group_read_committed(kafka_broker, idempotence: bool) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "rd", partitions=2)
     values = [b"%d" % i for i in range(200)]
     offsets = _produce(bootstrap, "rd", values, **{"enable.idempotence": idempotence})
@@ -60,8 +61,8 @@ def test_produce_and_consume_in_a_group_read_committed(embedded_broker, idempote
         consumer.close()
 
 
-def test_watermarks_and_offsets_for_times(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_watermarks_and_offsets_for_times(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "wm")
     _produce(bootstrap, "wm", [b"a", b"b", b"c"])
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "wm"})
@@ -111,8 +112,8 @@ def test_aged_out_offset_resets_to_earliest(embedded_broker) -> None:
         consumer.close()
 
 
-def test_two_librdkafka_members_rebalance(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_two_librdkafka_members_rebalance(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "pairs", partitions=4)
 
     def member() -> Consumer:

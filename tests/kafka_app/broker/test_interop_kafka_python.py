@@ -1,4 +1,6 @@
-"""kafka-python 3.0.x against the embedded broker: produce, consume, offsets, admin, retention."""
+"""kafka-python 3.0.x against the embedded broker: produce, consume, offsets, admin, retention.
+
+Tests taking `kafka_broker` run on Apache Kafka too (with --slow): the same answers from both."""
 
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ def _consume_all(bootstrap: str, topic: str, count: int, **config) -> list[bytes
 
 
 @pytest.mark.parametrize("acks", [0, 1, "all"])
-def test_produce_with_each_acks_then_consume(embedded_broker, acks) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_produce_with_each_acks_then_consume(kafka_broker, acks) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "numbers")
     values = [str(i).encode() for i in range(1, 51)]
     offsets = _produce(bootstrap, "numbers", values, acks=acks)
@@ -47,8 +49,8 @@ def test_produce_with_each_acks_then_consume(embedded_broker, acks) -> None:
     assert _consume_all(bootstrap, "numbers", 50) == values
 
 
-def test_several_partitions_keep_their_own_offsets(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_several_partitions_keep_their_own_offsets(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "split", partitions=3)
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     metadata = [producer.send("split", value=b"%d" % i, partition=i % 3).get(10) for i in range(9)]
@@ -57,8 +59,8 @@ def test_several_partitions_keep_their_own_offsets(embedded_broker) -> None:
     assert sorted(_consume_all(bootstrap, "split", 9)) == sorted(b"%d" % i for i in range(9))
 
 
-def test_list_offsets_earliest_latest_and_by_timestamp(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_list_offsets_earliest_latest_and_by_timestamp(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "times")
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     for i, stamp in enumerate([1_000, 2_000, 3_000]):
@@ -76,8 +78,8 @@ def test_list_offsets_earliest_latest_and_by_timestamp(embedded_broker) -> None:
         consumer.close()
 
 
-def test_long_poll_returns_as_soon_as_data_arrives(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_long_poll_returns_as_soon_as_data_arrives(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "late")
     consumer = KafkaConsumer("late", bootstrap_servers=bootstrap, auto_offset_reset="earliest",
                              fetch_max_wait_ms=5_000)
@@ -92,8 +94,8 @@ def test_long_poll_returns_as_soon_as_data_arrives(embedded_broker) -> None:
         consumer.close()
 
 
-def test_delete_records_moves_earliest(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_delete_records_moves_earliest(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "trim")
     _produce(bootstrap, "trim", [b"%d" % i for i in range(10)])
     tp = TopicPartition("trim", 0)
@@ -132,45 +134,41 @@ def test_describe_and_incrementally_alter_topic_configs(embedded_broker) -> None
     assert (config.segment_ms, config.retention_ms) == (1000, 604_800_000)
 
 
-def test_retention_moves_earliest_and_consumers_react(tmp_path, free_port) -> None:
-    from kafka_app.broker import BrokerSettings, EmbeddedBroker
+def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
+    # Both brokers check retention every second from the start (kafka_broker's settings).
+    bootstrap = kafka_broker.bootstrap_servers
+    create_topic(bootstrap, "short", configs={"retention.ms": "30000", "segment.ms": "100"})
+    tp = TopicPartition("short", 0)
+    # Records a minute old are past retention.ms at once; the fresh one rolls a new segment
+    # (its timestamp is more than segment.ms after the first) and stays.
+    a_minute_ago = int(time.time() * 1000) - 60_000
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for i in range(5):
+        producer.send("short", value=b"old-%d" % i, timestamp_ms=a_minute_ago + i).get(10)
+    producer.send("short", value=b"new").get(10)
+    producer.close(5)
+    probe = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        wait_until(lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments")
+    finally:
+        probe.close()
 
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path, retention_check_sec=0.2,
-                              retention_initial_delay_sec=0)
-    with EmbeddedBroker(settings) as broker:
-        bootstrap = broker.bootstrap_servers
-        create_topic(bootstrap, "short", configs={"retention.ms": "30000", "segment.ms": "100"})
-        tp = TopicPartition("short", 0)
-        # Records a minute old are past retention.ms at once; the fresh one rolls a new segment
-        # (its timestamp is more than segment.ms after the first) and stays.
-        a_minute_ago = int(time.time() * 1000) - 60_000
-        producer = KafkaProducer(bootstrap_servers=bootstrap)
-        for i in range(5):
-            producer.send("short", value=b"old-%d" % i, timestamp_ms=a_minute_ago + i).get(10)
-        producer.send("short", value=b"new").get(10)
-        producer.close(5)
-        probe = KafkaConsumer(bootstrap_servers=bootstrap)
-        try:
-            wait_until(lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments")
-        finally:
-            probe.close()
+    strict = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="none",
+                           enable_auto_commit=False)
+    strict.assign([tp])
+    strict.seek(tp, 0)
+    try:
+        with pytest.raises(OffsetOutOfRangeError):
+            wait_until(lambda: strict.poll(timeout_ms=500), 10, "an out-of-range error")
+    finally:
+        strict.close()
 
-        strict = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="none",
-                               enable_auto_commit=False)
-        strict.assign([tp])
-        strict.seek(tp, 0)
-        try:
-            with pytest.raises(OffsetOutOfRangeError):
-                wait_until(lambda: strict.poll(timeout_ms=500), 10, "an out-of-range error")
-        finally:
-            strict.close()
-
-        lenient = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                                enable_auto_commit=False, consumer_timeout_ms=10_000)
-        lenient.assign([tp])
-        lenient.seek(tp, 0)
-        try:
-            first = next(iter(lenient))
-            assert (first.offset, first.value) == (5, b"new")
-        finally:
-            lenient.close()
+    lenient = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
+                            enable_auto_commit=False, consumer_timeout_ms=10_000)
+    lenient.assign([tp])
+    lenient.seek(tp, 0)
+    try:
+        first = next(iter(lenient))
+        assert (first.offset, first.value) == (5, b"new")
+    finally:
+        lenient.close()

@@ -1,4 +1,5 @@
-"""kcat (librdkafka 2.0.2, which misreads top-level tagged fields) against the embedded broker."""
+"""kcat (librdkafka 2.0.2, which misreads top-level tagged fields) against the embedded broker
+(and, for tests taking `kafka_broker`, against Apache Kafka: the same answers from both)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ pytestmark = [
 ]
 
 
-def test_kcat_produces_and_consumes(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_kcat_produces_and_consumes(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "cat", partitions=2)
     lines = "".join(f"k{i}:v{i}\n" for i in range(20))
     produced = subprocess.run([KCAT, "-b", bootstrap, "-P", "-t", "cat", "-K:"], input=lines,
@@ -29,8 +30,8 @@ def test_kcat_produces_and_consumes(embedded_broker) -> None:
     assert sorted(consumed.stdout.split()) == sorted(f"k{i}=v{i}" for i in range(20))
 
 
-def test_kcat_lists_metadata(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_kcat_lists_metadata(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "listed", partitions=3)
     listed = subprocess.run([KCAT, "-b", bootstrap, "-L", "-t", "listed"], text=True,
                             capture_output=True, timeout=30)

@@ -56,8 +56,8 @@ class _Member:
         assert not self._thread.is_alive(), "consumer thread did not stop"
 
 
-def test_group_rebalances_when_a_member_joins_and_leaves(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_group_rebalances_when_a_member_joins_and_leaves(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "shared", partitions=_PARTITIONS)
     first = _Member(bootstrap, "pair", "shared")
     second = None

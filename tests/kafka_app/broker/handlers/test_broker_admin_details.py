@@ -26,8 +26,8 @@ def _create(bootstrap: str, name: str, config: dict[str, str]) -> KafkaException
     return futures[name].exception(timeout=_DEADLINE_SEC)
 
 
-def test_kafkas_other_topic_configs_are_stored_and_described(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_kafkas_other_topic_configs_are_stored_and_described(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     wanted = {"delete.retention.ms": "3600000", "min.cleanable.dirty.ratio": "0.3",
               "segment.jitter.ms": "10", "message.timestamp.type": "LogAppendTime"}
     assert _create(bootstrap, "configured", wanted) is None
@@ -54,8 +54,8 @@ def test_configs_it_cannot_honour_are_invalid_config_with_a_reason(embedded_brok
     assert "refused" not in embedded_broker.call(embedded_broker.storage.topics)
 
 
-def test_list_offsets_max_timestamp_finds_the_newest_record_not_the_last(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_list_offsets_max_timestamp_finds_the_newest_record_not_the_last(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "stamps")
     now = int(time.time() * 1000)
     producer = Producer({"bootstrap.servers": bootstrap})
@@ -68,8 +68,8 @@ def test_list_offsets_max_timestamp_finds_the_newest_record_not_the_last(embedde
     assert (found.offset, found.timestamp) == (1, now - 1_000)
 
 
-def test_committed_leader_epoch_comes_back_with_the_offset(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_committed_leader_epoch_comes_back_with_the_offset(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "epochs")
     producer = Producer({"bootstrap.servers": bootstrap})
     for i in range(5):
@@ -81,6 +81,8 @@ def test_committed_leader_epoch_comes_back_with_the_offset(embedded_broker) -> N
         consumer.commit(offsets=[TopicPartition("epochs", 0, 3, leader_epoch=7)], asynchronous=False)
         [committed] = consumer.committed([TopicPartition("epochs", 0)], timeout=10)
         assert (committed.offset, committed.leader_epoch) == (3, 7)
+        if kafka_broker.kind == "apache":
+            return  # Kafka validates the epoch: test_known_differences.py shows what follows
         # librdkafka resumes there (it cannot validate the epoch without OffsetForLeaderEpoch).
         consumer.assign([TopicPartition("epochs", 0)])
         message = None
@@ -92,8 +94,8 @@ def test_committed_leader_epoch_comes_back_with_the_offset(embedded_broker) -> N
         consumer.close()
 
 
-def test_kafka_python_reads_back_its_committed_leader_epoch(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_kafka_python_reads_back_its_committed_leader_epoch(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "epochs-kp")
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id="epochs-kp",
                              enable_auto_commit=False)

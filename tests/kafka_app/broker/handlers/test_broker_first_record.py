@@ -4,7 +4,8 @@ A fresh consumer's bootstrap Metadata asks for no topics (`topics=[]`); Kafka an
 no topics, so the consumer learns its partition's leader from a second Metadata, which
 kafka-python sends only `retry_backoff_ms` (100 ms by default) after the first. That backoff,
 not the broker, is most of the ~110 ms to the first record. tansu answers `[]` with every
-topic and so skips it; the broker keeps Kafka's answer.
+topic and so skips it; the broker keeps Kafka's answer. Tests taking `kafka_broker` hold Apache
+Kafka to the same bounds (with --slow).
 """
 
 from __future__ import annotations
@@ -61,28 +62,28 @@ def _topic_with_records(bootstrap: str, topic: str) -> None:
     producer.close(5)
 
 
-def test_metadata_v1_and_later_empty_list_means_no_topics(embedded_broker) -> None:
+def test_metadata_v1_and_later_empty_list_means_no_topics(kafka_broker) -> None:
     """Kafka's rule (MetadataRequest.isAllTopics: null, not [], means all from v1 on)."""
-    create_topic(embedded_broker.bootstrap_servers, "a")
-    response = raw_call(embedded_broker.port, MetadataRequest[12](topics=[]), 12)
+    create_topic(kafka_broker.bootstrap_servers, "a")
+    response = raw_call(kafka_broker.port, MetadataRequest[12](topics=[]), 12)
     assert response.topics == []
 
 
-def test_fresh_default_consumer_is_not_held_by_fetch_max_wait(embedded_broker) -> None:
+def test_fresh_default_consumer_is_not_held_by_fetch_max_wait(kafka_broker) -> None:
     """The first Fetch finds records and is answered at once, not after fetch_max_wait_ms."""
-    _topic_with_records(embedded_broker.bootstrap_servers, "first")
-    median = _median_first_record_ms(embedded_broker.bootstrap_servers, "first", _FETCH_MAX_WAIT_MS)
+    _topic_with_records(kafka_broker.bootstrap_servers, "first")
+    median = _median_first_record_ms(kafka_broker.bootstrap_servers, "first", _FETCH_MAX_WAIT_MS)
     assert median < _FETCH_MAX_WAIT_MS, f"median {median:.0f} ms to the first record"
 
 
-def test_the_brokers_answers_to_a_fresh_consumer_take_milliseconds(embedded_broker) -> None:
+def test_the_brokers_answers_to_a_fresh_consumer_take_milliseconds(kafka_broker) -> None:
     """The requests a fresh consumer sends before its first record, each on a new connection.
 
     kafka-python 3.0 ignores `retry_backoff_ms` for its Metadata refresh (always 100 ms), so
     the consumer itself cannot show the broker's part; these raw requests can.
     """
-    _topic_with_records(embedded_broker.bootstrap_servers, "first")
-    port = embedded_broker.port
+    _topic_with_records(kafka_broker.bootstrap_servers, "first")
+    port = kafka_broker.port
 
     def replay_ms() -> float:
         started = time.monotonic()

@@ -95,10 +95,10 @@ def test_the_broker_wide_partition_cap_refuses_the_topic_that_would_pass_it(
             admin.close()
 
 
-def test_offset_commit_metadata_over_4096_characters_is_refused(embedded_broker) -> None:
-    create_topic(embedded_broker.bootstrap_servers, "meta", partitions=1)
+def test_offset_commit_metadata_over_4096_characters_is_refused(kafka_broker) -> None:
+    create_topic(kafka_broker.bootstrap_servers, "meta", partitions=1)
     tp = TopicPartition("meta", 0)
-    consumer = KafkaConsumer(bootstrap_servers=embedded_broker.bootstrap_servers, group_id="g",
+    consumer = KafkaConsumer(bootstrap_servers=kafka_broker.bootstrap_servers, group_id="g",
                              enable_auto_commit=False)
     try:
         consumer.commit({tp: OffsetAndMetadata(3, "m" * MAX_METADATA_CHARS, -1)})

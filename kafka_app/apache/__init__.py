@@ -1,0 +1,16 @@
+"""Apache Kafka itself, from Maven Central's jars, as managed child processes (`--kafka apache`).
+
+One module per step: `jars` (fetch once), `config` (our settings as server.properties),
+`storage` (cluster id, formatting), `jvm` (a child that dies with us), `node` (one Kafka node),
+`readiness` (ApiVersions), `cluster` (one node or three), `cli` (`python -m kafka_app broker`).
+See docs/apache-kafka.md.
+
+Usage:
+    with ApacheKafka(BrokerSettings(port=19092, data_dir=Path("kafka-data"))) as kafka:
+        print(kafka.bootstrap_servers)
+"""
+
+from kafka_app.apache.cluster import ApacheKafka
+from kafka_app.apache.errors import ApacheKafkaError, DataDirMismatch, KafkaStartFailed, PortBusy
+
+__all__ = ["ApacheKafka", "ApacheKafkaError", "DataDirMismatch", "KafkaStartFailed", "PortBusy"]

@@ -1,0 +1,97 @@
+"""Apache Kafka's broker jars for a version, with the log4j2 binding its POMs leave out.
+
+Kafka's POMs bring slf4j-api but no SLF4J binding (the release tarball adds
+`log4j-slf4j-impl`), so a broker started from them logs nothing. We resolve Kafka first,
+read the slf4j and log4j versions off the jars it really brings, and then fetch the matching
+binding: slf4j 1.x → `log4j-slf4j-impl`, 2.x → `log4j-slf4j2-impl`, at Kafka's log4j version.
+Our log4j2 configuration (`log4j2.xml` beside this file) writes INFO to one file per node.
+
+Usage: `python -m kafka_app.apache.jars [--kafka-version 4.1.2]` fetches once, with progress
+(CI runs it before the tests); in code, `classpath("4.1.2")`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from maven_jars import JarFetchError, resolve_jars
+
+__all__ = ["DEFAULT_VERSION", "LOG4J2_CONFIG", "classpath", "kafka_jars", "check_version"]
+
+# The newest 4.1 patch Maven Central serves (2026-11-24). 4.1 is the line the project's facts
+# were gathered for (docs/decisions.md); `--kafka-version` picks another.
+DEFAULT_VERSION = "4.1.2"
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.xml")
+_VERSION = re.compile(r"^4\.\d{1,2}\.\d{1,2}$")
+# Kafka 4.0 brings no log4j at all; its tarball ships log4j 2.24.3.
+_FALLBACK_LOG4J = "2.24.3"
+OFFLINE_HINT = "`--kafka embedded` runs offline"
+TRY = f"Maven Central serves Kafka 4.0.0 to 4.4.0; try {DEFAULT_VERSION} (the default)"
+
+
+def check_version(version: str) -> str | None:
+    """One line saying what is wrong with a Kafka version, or None."""
+    if not _VERSION.match(version):
+        return f"--kafka-version {version!r} is not a Kafka 4.x version like {DEFAULT_VERSION}; {TRY}"
+    return None
+
+
+def _jar_version(jars: Sequence[Path], artifact: str) -> str | None:
+    for jar in jars:
+        match = re.match(rf"^{re.escape(artifact)}-(\d[\w.-]*)\.jar$", jar.name)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _binding(kafka: Sequence[Path]) -> str:
+    slf4j = _jar_version(kafka, "slf4j-api") or "1.7.36"
+    log4j = _jar_version(kafka, "log4j-api") or _FALLBACK_LOG4J
+    artifact = "log4j-slf4j-impl" if slf4j.startswith("1.") else "log4j-slf4j2-impl"
+    return f"org.apache.logging.log4j:{artifact}:{log4j}"
+
+
+def kafka_jars(version: str = DEFAULT_VERSION, *, progress: bool = True) -> list[Path]:
+    """Every jar the broker and its storage tool need, fetched once into the project's cache."""
+    problem = check_version(version)
+    if problem:
+        raise JarFetchError(f"org.apache.kafka:kafka_2.13:{version}", "not a Kafka 4.x version", TRY)
+    core = f"org.apache.kafka:kafka_2.13:{version}"
+    try:
+        kafka = resolve_jars([core], name=f"kafka-{version}", progress=progress)
+        logging = resolve_jars([_binding(kafka)], name=f"kafka-{version}-log4j2", progress=progress)
+    except JarFetchError as error:
+        hint = TRY if "not served" in error.cause else ""
+        raise (error.with_hint(hint) if hint else error).with_hint(OFFLINE_HINT) from error
+    # The binding brings log4j-api and -core again, mostly the same files: keep one of each.
+    names = {jar.name for jar in kafka}
+    return kafka + [jar for jar in logging if jar.name not in names]
+
+
+def classpath(version: str = DEFAULT_VERSION, *, progress: bool = True) -> str:
+    """The `-cp` value for `java`."""
+    return os.pathsep.join(str(jar) for jar in kafka_jars(version, progress=progress))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kafka_app.apache.jars",
+                                     description="Fetch Apache Kafka's jars once into the project's cache.")
+    parser.add_argument("--kafka-version", default=DEFAULT_VERSION, metavar="V",
+                        help="Kafka version (default %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        jars = kafka_jars(args.kafka_version)
+    except JarFetchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"Kafka {args.kafka_version}: {len(jars)} jars in {jars[0].parent.parent}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Which Kafka a command starts: the embedded broker (offline, the default) or Apache Kafka.
+
+One small frozen dataclass beside each app's settings, so the embedded broker's settings stay
+its own, and scenarios build `KafkaChoice(kafka="apache")` instead of typing flags.
+
+Usage:
+    KafkaChoice.add_arguments(parser); choice = KafkaChoice.from_args(args)
+    argv = [*broker_settings.to_argv(), *KafkaChoice(kafka="apache", brokers=3).to_argv()]
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, fields
+
+__all__ = ["KAFKA_KINDS", "KafkaChoice"]
+
+KAFKA_KINDS = ("embedded", "apache")
+
+
+@dataclass(frozen=True)
+class KafkaChoice:
+    """`kafka`: "embedded" or "apache"; `kafka_version` None is the pinned default; `brokers` 1 or 3."""
+
+    kafka: str = "embedded"
+    kafka_version: str | None = None
+    brokers: int = 1
+
+    @property
+    def apache(self) -> bool:
+        return self.kafka == "apache"
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        from kafka_app.apache.jars import DEFAULT_VERSION
+
+        group = parser.add_argument_group("which Kafka")
+        group.add_argument("--kafka", choices=KAFKA_KINDS, default=None,
+                           help="embedded: our Kafka-protocol broker, offline (default); apache: Apache "
+                                "Kafka itself, fetched once from Maven Central (needs Java 17)")
+        group.add_argument("--kafka-version", metavar="V", default=None,
+                           help=f"Apache Kafka's version (default {DEFAULT_VERSION}; with --kafka apache)")
+        group.add_argument("--brokers", type=int, metavar="N", default=None,
+                           help="1, or 3 for a KRaft quorum of three nodes with replication factor 3 "
+                                "and min.insync.replicas 2 (with --kafka apache)")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> KafkaChoice:
+        """Reads the three options (None: not given) and removes them from `args`."""
+        given = {f.name: vars(args).pop(f.name, None) for f in fields(cls)}
+        return cls(**{name: value for name, value in given.items() if value is not None})
+
+    def problem(self) -> str | None:
+        """One line saying what is wrong with the choice, or None."""
+        from kafka_app.apache.jars import check_version
+
+        if not self.apache and (self.kafka_version is not None or self.brokers != 1):
+            return "--kafka-version and --brokers apply to Apache Kafka: add --kafka apache"
+        if self.brokers not in (1, 3):
+            return f"--brokers must be 1 or 3 (a KRaft quorum needs a majority), got {self.brokers}"
+        return check_version(self.kafka_version) if self.kafka_version is not None else None
+
+    def to_argv(self) -> list[str]:
+        """The options that differ from the defaults, as both CLIs read them back."""
+        default = KafkaChoice()
+        return [part for f in fields(self) if getattr(self, f.name) != getattr(default, f.name)
+                for part in (f"--{f.name.replace('_', '-')}", str(getattr(self, f.name)))]

@@ -1,0 +1,100 @@
+"""`kafka_broker`: each test that takes it runs on the embedded broker and on Apache Kafka.
+
+The embedded broker is fresh for every test, as `embedded_broker` is. Apache Kafka is started once
+per session (~15 s) with the same settings (retention checked every second from the start, groups
+rebalance at once) and every topic a test created is deleted after it, so tests may reuse names.
+The `apache` runs are marked e2e: a plain `pytest` runs the embedded ones, `--slow` both.
+
+Usage: `def test_x(kafka_broker): create_topic(kafka_broker.bootstrap_servers, "t")`;
+`kafka_broker.kind` is "embedded" or "apache" for a test that knows of a difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from kafka.admin import NewTopic
+
+from kafka_app.broker import BrokerSettings, EmbeddedBroker
+from tests.kafka_app.broker.broker_helpers import admin, wait_until
+
+
+@dataclass(frozen=True)
+class RunningBroker:
+    kind: str
+    bootstrap_servers: str
+    port: int
+
+
+@pytest.fixture(scope="session")
+def apache_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from kafka_app.apache.cluster import ApacheKafka
+    from tests.kafka_app.apache.helpers import free_port
+
+    root = tmp_path_factory.mktemp("apache-kafka")
+    settings = BrokerSettings(port=free_port(), data_dir=root / "data", log_dir=root / "log",
+                              retention_check_sec=1, retention_initial_delay_sec=0,
+                              group_initial_rebalance_delay_ms=0)
+    with ApacheKafka(settings, progress=False) as kafka:
+        _warm_up_groups(kafka.bootstrap_servers)
+        yield kafka
+
+
+def _warm_up_groups(bootstrap: str) -> None:
+    """Let a fresh Kafka create __consumer_offsets before the tests: until it has, a group's first
+    commit may get NOT_COORDINATOR (librdkafka's synchronous commit fails with it), and which
+    test met that first would depend on test order. docs/broker.md lists this difference."""
+    from confluent_kafka import Consumer, KafkaException, TopicPartition
+
+    client = admin(bootstrap)
+    try:
+        client.create_topics([NewTopic("warm-up", 1, 1)])
+    finally:
+        client.close()
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "warm-up", "enable.auto.commit": False})
+
+    def committed() -> bool:
+        try:
+            consumer.commit(offsets=[TopicPartition("warm-up", 0, 0)], asynchronous=False)
+        except KafkaException:
+            return False
+        return True
+
+    try:
+        wait_until(committed, 60, "Kafka's group coordinator to take a first commit")
+    finally:
+        consumer.close()
+
+
+def _user_topics(bootstrap: str) -> set[str]:
+    client = admin(bootstrap)
+    try:
+        return {name for name in client.list_topics() if not name.startswith("__")}
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=["embedded", pytest.param("apache", marks=pytest.mark.e2e)])
+def kafka_broker(request: pytest.FixtureRequest, tmp_path: Path, free_port: int) -> Iterator[RunningBroker]:
+    if request.param == "embedded":
+        settings = BrokerSettings(port=free_port, data_dir=tmp_path / "kafka-data",
+                                  retention_check_sec=1, retention_initial_delay_sec=0,
+                                  group_initial_rebalance_delay_ms=0)
+        with EmbeddedBroker(settings) as broker:
+            yield RunningBroker("embedded", broker.bootstrap_servers, broker.port)
+        return
+    kafka = request.getfixturevalue("apache_kafka")
+    bootstrap = kafka.bootstrap_servers  # type: ignore[attr-defined]
+    before = _user_topics(bootstrap)
+    yield RunningBroker("apache", bootstrap, kafka.port)  # type: ignore[attr-defined]
+    created = _user_topics(bootstrap) - before
+    if created:
+        client = admin(bootstrap)
+        try:
+            client.delete_topics(sorted(created))
+        finally:
+            client.close()
+        wait_until(lambda: not (_user_topics(bootstrap) & created), 30, "the test's topics to be deleted")
