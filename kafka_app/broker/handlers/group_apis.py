@@ -25,8 +25,8 @@ from kafka.protocol.consumer.group import (
 )
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
-from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.groups.coordinator import GroupErrors, JoinRequest, JoinResult
+from kafka_app.broker.errors import BrokerError, ErrorCode
+from kafka_app.broker.groups.coordinator import JoinRequest, JoinResult
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 
@@ -66,7 +66,7 @@ async def handle_join_group(ctx: BrokerContext, request: JoinGroupRequest, versi
     if not MIN_SESSION_TIMEOUT_MS <= request.session_timeout_ms <= MAX_SESSION_TIMEOUT_MS:
         # Kafka's classic coordinator checks this first: a member that could go silent for
         # days (or one that expires at once) never joins.
-        result = JoinResult(GroupErrors.INVALID_SESSION_TIMEOUT, request.member_id)
+        result = JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, request.member_id)
     else:
         result = await ctx.groups.join(_join_request(request, version, rebalance_timeout))
     members = [JoinGroupResponse.JoinGroupResponseMember(member_id=m, group_instance_id=None, metadata=meta)
