@@ -24,6 +24,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from spark_app.runtime.atomic_file import replace_durably
+
 __all__ = ["ClassCache", "default_cache_dir", "process_alive"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
@@ -99,9 +101,7 @@ class ClassCache:
                                     "-XX:ErrorFile=/dev/null", "-version"],
                                    capture_output=True, timeout=60)
             if check.returncode == 0:
-                with open(candidate, "rb") as f:
-                    os.fsync(f.fileno())
-                os.replace(candidate, self.archive)
+                replace_durably(candidate, self.archive)
                 return True
             return False
         except (OSError, subprocess.TimeoutExpired):
