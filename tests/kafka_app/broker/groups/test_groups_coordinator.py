@@ -26,6 +26,23 @@ async def _new_member(coordinator: GroupCoordinator, session_ms: int = 10_000) -
     return first.member_id
 
 
+async def _stable_member(coordinator: GroupCoordinator, assignment: bytes = b"p0") -> str:
+    """A first member that joined and got `assignment`: the group is Stable at generation 1."""
+    member = await _new_member(coordinator)
+    await coordinator.join(_join(member))
+    await coordinator.sync("g", 1, member, {member: assignment})
+    return member
+
+
+async def _second_joins(coordinator: GroupCoordinator, first: str) -> tuple[str, asyncio.Task[JoinResult]]:
+    """A second member joins; returns it and its pending join once `first` heard of the rebalance."""
+    second = await _new_member(coordinator)
+    joining = asyncio.create_task(coordinator.join(_join(second)))
+    await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
+                    "the first member to hear of the rebalance")
+    return second, joining
+
+
 async def _wait_for(condition, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + _DEADLINE_SEC
     while not condition():
@@ -70,14 +87,8 @@ def test_unknown_member_and_old_clients(tmp_path: Path) -> None:
 
 def test_a_joining_member_makes_the_other_rejoin_and_share(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator) -> None:
-        first = await _new_member(coordinator)
-        await coordinator.join(_join(first))
-        await coordinator.sync("g", 1, first, {first: b"p0,p1"})
-
-        second = await _new_member(coordinator)
-        second_join = asyncio.create_task(coordinator.join(_join(second)))
-        await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
-                        "the first member to hear of the rebalance")
+        first = await _stable_member(coordinator, b"p0,p1")
+        second, second_join = await _second_joins(coordinator, first)
         assert not second_join.done(), "the join completed before the old member rejoined"
         first_join: JoinResult = await coordinator.join(_join(first))
         second_result = await second_join
@@ -136,13 +147,8 @@ def test_current_generation_commits_while_a_rebalance_is_prepared(tmp_path: Path
     """Kafka's ClassicGroup.validateOffsetCommit: PreparingRebalance accepts the current
     generation (commit in on_revoke), CompletingRebalance does not, -1 needs an empty group."""
     async def scenario(coordinator: GroupCoordinator) -> None:
-        first = await _new_member(coordinator)
-        await coordinator.join(_join(first))
-        await coordinator.sync("g", 1, first, {first: b"p0"})
-        second = await _new_member(coordinator)
-        second_join = asyncio.create_task(coordinator.join(_join(second)))
-        await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
-                        "the group to prepare a rebalance")
+        first = await _stable_member(coordinator)
+        _, second_join = await _second_joins(coordinator, first)
         assert coordinator.commit_error("g", 1, first) == ErrorCode.NONE
         assert coordinator.commit_error("g", -1, "") == ErrorCode.UNKNOWN_MEMBER_ID
         assert coordinator.commit_error("g", 0, first) == ErrorCode.ILLEGAL_GENERATION
@@ -191,14 +197,9 @@ def test_a_new_group_waits_the_initial_delay_and_extends_it_for_newcomers(tmp_pa
 
 def test_the_initial_delay_is_only_for_an_empty_group(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator) -> None:
-        first = await _new_member(coordinator)
-        await coordinator.join(_join(first))
-        await coordinator.sync("g", 1, first, {first: b"p0"})
-        second = await _new_member(coordinator)
+        first = await _stable_member(coordinator)
         started = time.monotonic()
-        second_join = asyncio.create_task(coordinator.join(_join(second)))
-        await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
-                        "the rebalance")
+        _, second_join = await _second_joins(coordinator, first)
         await asyncio.gather(coordinator.join(_join(first)), second_join)
         assert time.monotonic() - started < 0.6  # done when everyone rejoined, no delay
 
@@ -209,9 +210,7 @@ def test_the_last_member_leaving_empties_the_group_through_a_rebalance(tmp_path:
     """Stable -> PreparingRebalance -> Empty, as Kafka moves it (Stable -> Empty is refused);
     the empty group then takes standalone commits and new members again."""
     async def scenario(coordinator: GroupCoordinator) -> None:
-        member = await _new_member(coordinator)
-        await coordinator.join(_join(member))
-        await coordinator.sync("g", 1, member, {member: b"p0"})
+        member = await _stable_member(coordinator)
         assert coordinator.commit_error("g", -1, "") == ErrorCode.UNKNOWN_MEMBER_ID  # in use
         assert coordinator.leave("g", member) == ErrorCode.NONE
         assert coordinator.commit_error("g", -1, "") == ErrorCode.NONE
