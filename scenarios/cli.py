@@ -56,7 +56,7 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--fast", action="store_true",
                      help="short retention and intervals (retention 5 s, checks every 1 s) for CI")
     run.add_argument("--report", type=Path, metavar="DIR",
-                     help="write <scenario>.json, <scenario>.png and junit.xml here "
+                     help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
                           "(and keep each scenario's folders under DIR/<scenario>/)")
     run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
@@ -81,7 +81,8 @@ def main_parser() -> argparse.ArgumentParser:
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
     matrix.add_argument("--report", type=Path, metavar="DIR",
-                        help="write matrix.json, matrix.md, junit.xml (a suite per version) and "
+                        help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
+                             "version) and "
                              "each version's scenario reports under DIR/<version>/")
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
@@ -150,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
     results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False))
     if args.report is not None:
-        print(f"reports in {args.report}: junit.xml, <scenario>.json, <scenario>.png")
+        print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.png")
     return exit_code(results)
 
 
@@ -162,7 +163,8 @@ def _matrix(args: argparse.Namespace) -> int:
     matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
     print_matrix(matrix, Console(highlight=False))
     if args.report is not None:
-        print(f"reports in {args.report}: matrix.md, matrix.json, junit.xml, <version>/")
+        print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
+              "<version>/")
     return matrix.exit_code
 
 

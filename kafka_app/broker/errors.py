@@ -31,6 +31,7 @@ __all__ = [
     "InvalidRequest",
     "TransactionsUnsupported",
     "PolicyViolation",
+    "KafkaStorageError",
     "IllegalGroupTransition",
 ]
 
@@ -45,6 +46,7 @@ class ErrorCode(IntEnum):
     UNKNOWN_TOPIC_OR_PARTITION = 3
     MESSAGE_TOO_LARGE = 10
     OFFSET_METADATA_TOO_LARGE = 12
+    NOT_COORDINATOR = 16
     INVALID_TOPIC_EXCEPTION = 17
     ILLEGAL_GENERATION = 22
     INCONSISTENT_GROUP_PROTOCOL = 23
@@ -212,6 +214,14 @@ class PolicyViolation(BrokerError):
     in one CreateTopics, or past the broker-wide partition cap)."""
 
     error_code = ErrorCode.POLICY_VIOLATION
+
+
+class KafkaStorageError(BrokerError):
+    """A write to the data folder failed (disk full, I/O error), or the folder is offline since one
+    did (dir_failure.py). Retriable, as in Kafka: the client retries until the broker restarts."""
+
+    error_code = ErrorCode.KAFKA_STORAGE_ERROR
+    retriable = True
 
 
 class IllegalGroupTransition(BrokerError):

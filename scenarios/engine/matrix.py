@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scenarios.report.narration import Narrator
+from scenarios.report.pages import Column, write_matrix_page
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_junit
 from scenarios.engine.runner import run_scenarios
@@ -139,6 +140,9 @@ def _write(matrix: Matrix, report_dir: Path) -> None:
     (report_dir / "matrix.md").write_text(matrix.markdown(), encoding="utf-8")
     (report_dir / "matrix.json").write_text(
         json.dumps(matrix.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
+    # Each version's run wrote its own index.html under report_dir/<version>/: cells link there.
+    columns = [Column(v, f"PySpark {v}") for v in dict.fromkeys(matrix.versions)]
+    write_matrix_page(matrix.rows(), columns, report_dir, title="PySpark versions compared")
     write_junit([r for rs in matrix.results.values() for r in rs], report_dir / "junit.xml")
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scenarios.report.narration import Narrator
+from scenarios.report.pages import write_index
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.engine.settings import RunSettings
@@ -32,15 +33,17 @@ def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
     results = []
     for scenario in scenarios:
         results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
-        if settings.report_dir is not None:
+        if settings.report_dir is not None:  # after each scenario: a long run shows its progress
             write_reports(results, settings.report_dir)
+            write_index(results, settings.report_dir)
     return results
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
                  root: Path) -> ScenarioResult:
     """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
-    result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version)
+    result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version,
+                            stack=settings.stack, summary=scenario.summary)
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
     started = time.monotonic()
@@ -56,6 +59,7 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
         result.facts = dict(stage.facts) | {"timeline": stage.timeline.to_dict(),
                                             "run_dir": str(root)}
         result.transcript = list(narrator.transcript)
+        result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
     _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
     return result

@@ -74,3 +74,10 @@ class RunSettings:
     # scenarios/engine/spark_envs.py); "" means the project's own, the locked one.
     spark_version: str = ""
     spark_python: str = sys.executable
+
+    @property
+    def stack(self) -> str:
+        """Which Kafka and which source the Spark app reads it with: "embedded/python" by default,
+        "external/spark-kafka" with --bootstrap-servers and --source spark-kafka."""
+        kafka = "external" if self.bootstrap_servers else "embedded"
+        return f"{kafka}/{self.source}"

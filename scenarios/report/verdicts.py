@@ -24,8 +24,8 @@ from rich.table import Table
 from scenarios.checker.expectations import Check
 from scenarios.checker.verify import ValueRange
 
-__all__ = ["ScenarioResult", "exit_code", "print_verdicts", "verdict_lines", "verdict_table",
-           "write_junit", "write_reports"]
+__all__ = ["ScenarioResult", "exit_code", "jsonable", "print_verdicts", "verdict_lines",
+           "verdict_table", "write_junit", "write_reports"]
 
 Verdict = Literal["passed", "failed", "error"]
 
@@ -45,6 +45,13 @@ class ScenarioResult:
     facts: dict[str, Any] = field(default_factory=dict)
     # The PySpark the Spark app ran on (`run --spark`), so a regression report says which.
     spark_version: str = ""
+    # Which Kafka and which Kafka source the app read with (RunSettings.stack), e.g.
+    # "embedded/python": the other axis a comparison of runs can differ on.
+    stack: str = ""
+    # What the scenario shows, longer than its title (the title is its lesson in one line).
+    summary: str = ""
+    # The steps, remarks and checks as they were narrated (Narrator.narration).
+    narration: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def verdict(self) -> Verdict:
@@ -58,6 +65,8 @@ class ScenarioResult:
             "title": self.title,
             "verdict": self.verdict,
             "spark_version": self.spark_version,
+            "stack": self.stack,
+            "summary": self.summary,
             "duration_sec": round(self.duration_sec, 1),
             "error": self.error,
             "traceback": self.traceback,
@@ -65,6 +74,7 @@ class ScenarioResult:
             "facts": self.facts,
             "artifacts": self.artifacts,
             "transcript": self.transcript,
+            "narration": self.narration,
         }
 
 
@@ -118,7 +128,7 @@ def _on_spark(result: ScenarioResult) -> str:
     return f", PySpark {result.spark_version}" if result.spark_version else ""
 
 
-def _jsonable(value: object) -> object:
+def jsonable(value: object) -> object:
     """Facts may hold value ranges and other small dataclasses: write them as plain data."""
     if isinstance(value, ValueRange):
         return [value.first, value.last]
@@ -140,7 +150,7 @@ def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[P
     written = []
     for result in results:
         path = report_dir / f"{result.name}.json"
-        path.write_text(json.dumps(result.to_dict(), indent=2, default=_jsonable) + "\n",
+        path.write_text(json.dumps(result.to_dict(), indent=2, default=jsonable) + "\n",
                         encoding="utf-8")
         written.append(path)
     junit = report_dir / "junit.xml"

@@ -24,7 +24,7 @@ def test_response_bytes_match_the_codec(key: ApiKey, version: int) -> None:
     by_codec.with_header(correlation_id=123456)
     expected = bytes(by_codec.encode(header=True, framed=True))
     flexible = key != ApiKey.ApiVersions and spec.response.flexible_version_q(version)
-    assert _encode(spec.response[version](), version, 123456, flexible) == expected
+    assert b"".join(_encode(spec.response[version](), version, 123456, flexible)) == expected
 
 
 @pytest.mark.parametrize("client_id", ["consumer-7", None, ""])

@@ -79,7 +79,14 @@ class CommittedOffsets:
                 f"offset.metadata.max.bytes is {MAX_METADATA_CHARS}")
         key = (group, topic, partition)
         line = _line(key, (offset, metadata or ""), leader_epoch) + "\n"
-        _write_all(self._fd, line.encode("utf-8"))
+        size = os.fstat(self._fd).st_size
+        try:
+            _write_all(self._fd, line.encode("utf-8"))
+        except OSError:
+            # Disk full part-way: cut the torn line off, or the next commit's line would be glued
+            # to it and both skipped as unreadable on restart.
+            os.ftruncate(self._fd, size)
+            raise
         self._offsets[key] = (offset, metadata or "")
         self._remember_epoch(key, leader_epoch)
         self._lines += 1

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafka_app.broker.handlers.fetch_memory import FetchLease, FetchMemory
 from kafka_app.broker.settings import BrokerSettings
 
 if TYPE_CHECKING:
@@ -67,3 +68,7 @@ class BrokerContext:
     producer_ids: itertools.count = field(
         default_factory=lambda: itertools.count(int(time.time() * 1000))
     )
+    # Fetched records held by answers not yet written, broker-wide (fetch_memory.py) ...
+    fetch_memory: FetchMemory = field(default_factory=FetchMemory)
+    # ... and this connection's share: each Connection gets a copy of the context with its own.
+    fetch_lease: FetchLease | None = None

@@ -33,6 +33,8 @@ async def handle_fetch(ctx: BrokerContext, request: FetchRequest, version: int) 
         topics, size, failed = _read_all(ctx, request)
         remaining = deadline - time.monotonic()
         if size >= request.min_bytes or failed or remaining <= 0:
+            if ctx.fetch_lease is not None:
+                ctx.fetch_lease.hold(size)  # released by the connection once the answer is sent
             return FetchResponse(throttle_time_ms=0, error_code=0, session_id=0, responses=topics)
         await ctx.appends.wait(remaining)
 
@@ -40,6 +42,8 @@ async def handle_fetch(ctx: BrokerContext, request: FetchRequest, version: int) 
 def _read_all(ctx: BrokerContext, request: FetchRequest) -> tuple[list[_Topic], int, bool]:
     """Read every requested partition once; returns (topics, bytes read, any partition failed)."""
     budget = min(max(0, request.max_bytes), FETCH_MAX_BYTES)
+    if ctx.fetch_lease is not None:
+        budget = ctx.fetch_lease.allowance(budget)  # the broker-wide cap (fetch_memory.py)
     # Kafka returns aborted_transactions only to read_committed consumers; null otherwise.
     committed_only = request.isolation_level == READ_COMMITTED
     size = 0

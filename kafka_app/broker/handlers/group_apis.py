@@ -143,7 +143,9 @@ async def handle_offset_commit(ctx: BrokerContext, request: OffsetCommitRequest,
 def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                 partition: OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition) -> int:
     if topic not in ctx.storage.topics():
-        return 3  # UNKNOWN_TOPIC_OR_PARTITION
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    if not ctx.storage.health.online:
+        return ErrorCode.NOT_COORDINATOR  # the data folder is offline (dir_failure.py)
     try:
         # OffsetCommit v6+ carries the leader epoch of the record the offset follows; older
         # versions decode it as -1. OffsetFetch hands it back (librdkafka validates with it).
@@ -152,6 +154,11 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                            partition.committed_leader_epoch)
     except BrokerError as error:  # OFFSET_METADATA_TOO_LARGE: the other partitions still commit
         return error.error_code
+    except OSError as error:
+        # Kafka answers a commit its offsets log could not store NOT_COORDINATOR
+        # (GroupMetadataManager.storeOffsets maps KAFKA_STORAGE_ERROR so); the client retries.
+        ctx.storage.health.fail(ctx.offsets.path, error, f"committing offsets of group {group_id!r}")
+        return ErrorCode.NOT_COORDINATOR
     return 0
 
 

@@ -53,11 +53,10 @@ def _duplicate(index: int) -> _LPartition:
 
 def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> _LPartition:
     try:
-        log_ = ctx.storage.partition(topic, index)
+        offset, found_timestamp = _lookup(ctx.storage.partition(topic, index), timestamp)
     except BrokerError as error:
         return _LPartition(partition_index=index, error_code=error.error_code, timestamp=-1,
                            offset=-1, leader_epoch=-1)
-    offset, found_timestamp = _lookup(log_, timestamp)
     return _LPartition(partition_index=index, error_code=0, timestamp=found_timestamp,
                        offset=offset, leader_epoch=-1)
 

@@ -17,8 +17,13 @@ __all__ = ["write_atomically"]
 def write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file, fsync, rename over: readers see the old or the new, never half."""
     temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except OSError:
+        # Disk full: the old file is untouched; do not leave half a new one beside it.
+        temporary.unlink(missing_ok=True)
+        raise

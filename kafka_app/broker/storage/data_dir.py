@@ -26,6 +26,7 @@ from types import TracebackType
 
 from kafka_app.broker.storage.atomic_file import write_atomically
 from kafka_app.broker.storage.clock import wall_clock_ms
+from kafka_app.broker.storage.dir_failure import DataDirHealth
 from kafka_app.broker.errors import (InvalidPartitions, InvalidTopic, PolicyViolation,
                                      StorageCorrupt, TopicAlreadyExists, UnknownTopicOrPartition)
 from kafka_app.broker.storage.log import PartitionLog
@@ -90,6 +91,8 @@ class Storage:
         self.max_partitions = max_partitions
         self._topics: dict[str, _Topic] = {}
         self._closed = False
+        # One failed write takes the whole folder offline until restart, as Kafka does a log dir.
+        self.health = DataDirHealth(self.data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         marker = self.data_dir / CLEAN_SHUTDOWN_FILE
         # Kafka's rule: the marker says the last stop flushed everything, so nothing is rechecked.
@@ -122,11 +125,19 @@ class Storage:
                                     f"{partitions}")
         self.check_partition_cap(name, partitions)
         config = TopicConfig.from_strings(configs)
-        for partition in range(partitions):
-            self._remove_orphan_folder(name, partition)
-        logs = self._open_partitions(name, partitions, config)
+        self.health.check()
+        logs: list[PartitionLog] = []
+        try:
+            for partition in range(partitions):
+                self._remove_orphan_folder(name, partition)
+                logs.append(self._open_partition(name, partition, config))
+            # The topic exists once topics.json says so; only then is it live in memory.
+            self._write_topics_file({**self._topics, name: _Topic(config, logs)})
+        except OSError as error:
+            self._discard_new_partitions(logs)
+            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
+                                   f"creating topic {name!r}") from error
         self._topics[name] = _Topic(config, logs)
-        self._write_topics_file()
         _log.info("created topic %s with %d partition(s), configs %s",
                   name, partitions, config.to_strings() or "default")
         return config
@@ -139,13 +150,17 @@ class Storage:
         folders that the next start removes (they are renamed to `*-delete`, as Kafka renames them).
         """
         entry = self._topic(name)
-        del self._topics[name]
-        self._write_topics_file()
-        for log in entry.partitions:
-            log.release()
-            doomed = log.folder.with_name(f"{log.folder.name}.{uuid.uuid4().hex}{_DELETED_FOLDER}")
-            os.replace(log.folder, doomed)
-            shutil.rmtree(doomed, ignore_errors=True)
+        self.health.check()
+        try:
+            self._write_topics_file({n: t for n, t in self._topics.items() if n != name})
+            del self._topics[name]
+            for log in entry.partitions:
+                log.release()
+                doomed = log.folder.with_name(f"{log.folder.name}.{uuid.uuid4().hex}{_DELETED_FOLDER}")
+                os.replace(log.folder, doomed)
+                shutil.rmtree(doomed, ignore_errors=True)
+        except OSError as error:
+            raise self.health.fail(self.data_dir, error, f"deleting topic {name!r}") from error
         _log.info("deleted topic %s and its %d partition(s)", name, len(entry.partitions))
 
     def add_partitions(self, name: str, count: int) -> None:
@@ -154,13 +169,19 @@ class Storage:
         current = len(entry.partitions)
         check_partition_increase(name, current, count)
         self.check_partition_cap(name, count - current)
-        for partition in range(current, count):
-            self._remove_orphan_folder(name, partition)
-        entry.partitions.extend(
-            PartitionLog.open(self._partition_folder(name, p), name, p, entry.config, self._clock,
-                              self.clean_start)
-            for p in range(current, count))
-        self._write_topics_file()
+        self.health.check()
+        logs: list[PartitionLog] = []
+        try:
+            for partition in range(current, count):
+                self._remove_orphan_folder(name, partition)
+                logs.append(self._open_partition(name, partition, entry.config))
+            self._write_topics_file({**self._topics,
+                                     name: _Topic(entry.config, entry.partitions + logs)})
+        except OSError as error:
+            self._discard_new_partitions(logs)
+            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
+                                   f"adding partitions to {name!r}") from error
+        entry.partitions.extend(logs)
         _log.info("topic %s grew from %d to %d partitions", name, current, count)
 
     def check_partition_cap(self, name: str, partitions: int) -> None:
@@ -181,7 +202,9 @@ class Storage:
         return {name: len(topic.partitions) for name, topic in self._topics.items()}
 
     def partition(self, topic: str, partition: int) -> PartitionLog:
-        """The log of one partition; raises UnknownTopicOrPartition."""
+        """The log of one partition; raises UnknownTopicOrPartition, or KafkaStorageError when
+        the data folder is offline (Kafka's answer for a partition on a failed log dir)."""
+        self.health.check()
         entry = self._topic(topic)
         if not 0 <= partition < len(entry.partitions):
             raise UnknownTopicOrPartition(
@@ -196,10 +219,16 @@ class Storage:
         """Apply IncrementalAlterConfigs SET/DELETE operations; persists; effective at once."""
         entry = self._topic(topic)
         config = entry.config.altered(sets, deletes)
+        self.health.check()
+        try:
+            # On disk first: a config that could not be saved must not act until a restart drops it.
+            self._write_topics_file({**self._topics, topic: _Topic(config, entry.partitions)})
+        except OSError as error:
+            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
+                                   f"changing the configs of {topic!r}") from error
         entry.config = config
         for log in entry.partitions:
             log.config = config
-        self._write_topics_file()
         _log.info("topic %s configs now %s", topic, config.to_strings() or "default")
         return config
 
@@ -212,7 +241,9 @@ class Storage:
     # ---- retention -----------------------------------------------------------------------------
 
     def enforce_retention(self) -> list[RetentionEvent]:
-        """One retention pass over every partition at now = clock()."""
+        """One retention pass over every partition at now = clock(); none while offline."""
+        if not self.health.online:
+            return []
         now_ms = self._clock()
         events: list[RetentionEvent] = []
         for topic in self._topics.values():
@@ -226,9 +257,17 @@ class Storage:
         return self.data_dir / f"{topic}-{partition}"
 
     def _open_partitions(self, name: str, count: int, config: TopicConfig) -> list[PartitionLog]:
-        return [PartitionLog.open(self._partition_folder(name, p), name, p, config, self._clock,
-                                  self.clean_start)
-                for p in range(count)]
+        return [self._open_partition(name, p, config) for p in range(count)]
+
+    def _open_partition(self, name: str, partition: int, config: TopicConfig) -> PartitionLog:
+        return PartitionLog.open(self._partition_folder(name, partition), name, partition, config,
+                                 self._clock, self.clean_start, self.health)
+
+    def _discard_new_partitions(self, logs: list[PartitionLog]) -> None:
+        """Undo a topic creation or growth that could not be recorded: no folder outlives it."""
+        for log in logs:
+            log.release()
+            shutil.rmtree(log.folder, ignore_errors=True)  # offline anyway; a start removes leftovers
 
     def _remove_orphan_folder(self, topic: str, partition: int) -> None:
         # topics.json is the source of truth: a folder it does not list was left by a crash
@@ -261,10 +300,11 @@ class Storage:
             raise StorageCorrupt(f"{path} has no \"topics\" object; restore it from a backup")
         return {name: _topic_entry(path, name, entry) for name, entry in topics.items()}
 
-    def _write_topics_file(self) -> None:
+    def _write_topics_file(self, topics: Mapping[str, _Topic]) -> None:
+        """Record `topics` (what the topics will be once this returns) in topics.json."""
         document = {"version": 1, "topics": {
             name: {"partitions": len(topic.partitions), "configs": topic.config.to_strings()}
-            for name, topic in self._topics.items()}}
+            for name, topic in topics.items()}}
         write_atomically(self.data_dir / TOPICS_FILE, json.dumps(document, indent=2) + "\n")
 
     # ---- lifecycle -----------------------------------------------------------------------------
@@ -274,6 +314,10 @@ class Storage:
         if self._closed:
             return
         self._closed = True
+        if not self.health.online:
+            # Kafka writes nothing more to a failed log dir; the next start checks what is there.
+            _log.warning("%s is offline (%s): not flushed and not marked cleanly shut down",
+                         self.data_dir, self.health.offline_reason)
         flushed = [log.close() for topic in self._topics.values() for log in topic.partitions]
         if not all(flushed):
             return  # no marker: the next start rechecks what could not be flushed

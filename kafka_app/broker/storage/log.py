@@ -10,24 +10,26 @@ Usage: `log = PartitionLog.open(folder, "events", 0, TopicConfig(), clock); log.
 
 from __future__ import annotations
 
+import functools
 import logging
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from kafka.errors import UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
 
 from kafka_app.broker.storage.atomic_file import write_atomically
-from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge
+from kafka_app.broker.storage.dir_failure import DataDirHealth
+from kafka_app.broker.storage.log_recovery import read_checkpoint, recover_segments
+from kafka_app.broker.errors import CorruptRecord, KafkaStorageError, OffsetOutOfRange, RecordTooLarge
 from kafka_app.broker.storage.producer_state import ProducerState
 from kafka_app.broker.storage.record_batch import BatchHeader, check_content, iter_batches, set_base_offset
 from kafka_app.broker.storage.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
                                         expired_by_size, expired_by_time)
-from kafka_app.broker.storage.segment import DELETED_SUFFIX, LOG_SUFFIX, Segment
+from kafka_app.broker.storage.segment import DELETED_SUFFIX, Segment
 from kafka_app.broker.storage.timestamps import stamp_timestamps
 from kafka_app.broker.storage.topic_config import LOG_APPEND_TIME, TopicConfig
 
@@ -37,8 +39,24 @@ _log = logging.getLogger(__name__)
 
 LOG_START_CHECKPOINT = "log-start-offset"
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset"
-_SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 NO_APPEND_TIME = -1
+_R = TypeVar("_R")
+
+
+def _guarded(step: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """A PartitionLog method that touches the disk: refused while the data folder is offline, and
+    an OSError takes the folder offline and becomes KafkaStorageError (`step` names it in the log).
+    The method itself writes to disk before it changes memory, so there is nothing to undo."""
+    def decorate(method: Callable[..., _R]) -> Callable[..., _R]:
+        @functools.wraps(method)
+        def guarded(self: PartitionLog, *args: object, **kwargs: object) -> _R:
+            self._health.check()
+            try:
+                return method(self, *args, **kwargs)
+            except OSError as error:
+                raise self._failed(error, step) from error
+        return guarded
+    return decorate
 
 
 class AppendResult(NamedTuple):
@@ -52,8 +70,11 @@ class PartitionLog:
     """Segments of one partition; single-threaded, like the server loop that calls it."""
 
     def __init__(self, folder: Path, topic: str, partition: int, config: TopicConfig,
-                 clock: Callable[[], int], segments: list[Segment], log_start_offset: int) -> None:
+                 clock: Callable[[], int], segments: list[Segment], log_start_offset: int,
+                 health: DataDirHealth | None = None) -> None:
         self.folder = folder
+        # Shared by every log of the data folder: one failed write takes them all offline.
+        self._health = health or DataDirHealth(folder)
         self.topic = topic
         self.partition = partition
         self.config = config
@@ -67,7 +88,8 @@ class PartitionLog:
 
     @classmethod
     def open(cls, folder: Path, topic: str, partition: int, config: TopicConfig,
-             clock: Callable[[], int], clean: bool = False) -> PartitionLog:
+             clock: Callable[[], int], clean: bool = False,
+             health: DataDirHealth | None = None) -> PartitionLog:
         """Open (or create) the partition folder, recovering segments and the log start offset.
 
         `clean`: the broker stopped cleanly last time, so no batch is CRC-checked again; else
@@ -76,16 +98,16 @@ class PartitionLog:
         folder.mkdir(parents=True, exist_ok=True)
         for leftover in folder.glob(f"*{DELETED_SUFFIX}"):
             leftover.unlink()  # already out of the log before the last stop; the delay is moot now
-        checkpoint = _read_checkpoint(folder / LOG_START_CHECKPOINT)
-        recovery_point = _read_checkpoint(folder / RECOVERY_POINT_CHECKPOINT) or 0
+        checkpoint = read_checkpoint(folder / LOG_START_CHECKPOINT)
+        recovery_point = read_checkpoint(folder / RECOVERY_POINT_CHECKPOINT) or 0
         producers = ProducerState()
-        segments = _recover_segments(folder, None if clean else recovery_point, producers.record)
+        segments = recover_segments(folder, None if clean else recovery_point, producers.record)
         if not segments:
             segments = [Segment.create(folder, checkpoint or 0, clock())]
         segments[-1].open_for_append()
         end = segments[-1].next_offset
         start = min(max(checkpoint or 0, segments[0].base_offset), end)
-        log = cls(folder, topic, partition, config, clock, segments, start)
+        log = cls(folder, topic, partition, config, clock, segments, start, health)
         log.producer_state = producers
         return log
 
@@ -121,6 +143,7 @@ class PartitionLog:
 
     def append_batches(self, records: bytes | bytearray | memoryview) -> AppendResult:
         """`append`, also telling the log append time (Produce reports it for LogAppendTime)."""
+        self._health.check()
         buffer = bytearray(records)
         now_ms = self._clock()
         headers = self._validated(buffer, now_ms)
@@ -136,19 +159,58 @@ class PartitionLog:
                           headers[0].base_sequence, duplicate)
                 return AppendResult(duplicate, NO_APPEND_TIME)
         first_offset = self.log_end_offset
+        segment_count, active_size = len(self._segments), self._segments[-1].size
+        try:
+            written = self._write_batches(buffer, headers, first_offset, now_ms)
+        except OSError as error:
+            # All of this produce or none of it: a batch written before the failure was not
+            # acknowledged, and an offset the producer was not given must stay free.
+            self._undo_append(segment_count, active_size)
+            raise self._failed(error, "appending to") from error
+        for header in written:
+            self.producer_state.record(header)
+        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
+        return AppendResult(first_offset, append_time)
+
+    def _write_batches(self, buffer: bytearray, headers: list[BatchHeader], first_offset: int,
+                       now_ms: int) -> list[BatchHeader]:
+        """Stamp offsets and write, rolling where Kafka's rule says; the headers as written."""
         run: list[BatchHeader] = []
+        written: list[BatchHeader] = []
         next_offset = first_offset
         for header in headers:
             if self._should_roll(run, header, now_ms):
                 self._write_run(buffer, run, now_ms)
+                written += run
                 run = []
                 self._roll(now_ms)
             set_base_offset(buffer, header, next_offset)
             run.append(replace(header, base_offset=next_offset))
             next_offset += header.last_offset_delta + 1
         self._write_run(buffer, run, now_ms)
-        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
-        return AppendResult(first_offset, append_time)
+        return written + run
+
+    def _undo_append(self, segment_count: int, active_size: int) -> None:
+        """Put the log back as it was before a failed append: no segment it rolled, no byte it
+        wrote. If the undo fails too, the folder is offline anyway and the next start drops the
+        empty segments; a batch that could not be cut off is then like one a kill -9 cut off from
+        its acknowledgement."""
+        rolled = self._segments[segment_count:]
+        del self._segments[segment_count:]
+        del self._bases[segment_count:]
+        active = self._segments[-1]
+        try:
+            for segment in rolled:
+                segment.remove()
+            if active.size != active_size:
+                active.truncate_to(active_size)
+            active.open_for_append()
+        except OSError as error:
+            _log.error("%s-%d: could not undo a failed append (%s); the next start checks the log",
+                       self.topic, self.partition, error)
+
+    def _failed(self, error: OSError, step: str) -> KafkaStorageError:
+        return self._health.fail(self.folder, error, f"{step} {self.topic}-{self.partition}")
 
     def _validated(self, buffer: bytearray, now_ms: int) -> list[BatchHeader]:
         """Every batch's header after Kafka's checks, with its timestamps recomputed in `buffer`."""
@@ -186,18 +248,20 @@ class PartitionLog:
         end = run[-1].position + run[-1].size
         relative = [replace(h, position=h.position - start) for h in run] if start else run
         self._segments[-1].append(memoryview(buffer)[start:end], relative, now_ms)
-        for header in run:
-            self.producer_state.record(header)
 
     def _roll(self, now_ms: int) -> None:
-        """Start a new empty active segment at the log end offset."""
+        """Start a new empty active segment at the log end offset.
+
+        Every step that can fail on a full disk comes before the new file exists, so a failed
+        roll leaves no empty segment behind to claim offsets the old one still hands out.
+        """
         old = self._segments[-1]
-        segment = Segment.create(self.folder, old.next_offset, now_ms)
-        old.seal()
         # Kafka flushes a segment once it rolls and moves the recovery point past it: a restart
         # after a crash then only re-checks the active segment.
         old.flush()
-        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{segment.base_offset}\n")
+        write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{old.next_offset}\n")
+        segment = Segment.create(self.folder, old.next_offset, now_ms)
+        old.seal()
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         _log.info("%s-%d: rolled segment %s", self.topic, self.partition, segment.path.name)
@@ -211,6 +275,7 @@ class PartitionLog:
                 f"[{self._log_start_offset}, {self.high_watermark}]",
                 log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
 
+    @_guarded("reading")
     def read(self, offset: int, max_bytes: int) -> bytes:
         """Whole batches starting with the one holding `offset`; b"" at the high watermark."""
         self._check_range(offset)
@@ -223,6 +288,7 @@ class PartitionLog:
                 return data
         return b""
 
+    @_guarded("reading")
     def offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record at or after timestamp_ms, or None."""
         for segment in self._segments:
@@ -236,6 +302,7 @@ class PartitionLog:
                         return record.offset, record.timestamp
         return None
 
+    @_guarded("reading")
     def offset_of_max_timestamp(self) -> tuple[int, int] | None:
         """(offset, timestamp) of the record with the largest timestamp, or None (empty log).
 
@@ -260,6 +327,7 @@ class PartitionLog:
 
     # ---- deletion ------------------------------------------------------------------------------
 
+    @_guarded("DeleteRecords on")
     def delete_records(self, before_offset: int) -> int:
         """Move the log start offset to `before_offset` (-1: high watermark); return the new one."""
         target = self.high_watermark if before_offset == -1 else before_offset
@@ -269,8 +337,9 @@ class PartitionLog:
                 f"the high watermark is {self.high_watermark}",
                 log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
         if target > self._log_start_offset:
+            # On disk first: if the file cannot be written, nothing moved, in memory either.
+            self._write_checkpoint(target)
             self._log_start_offset = target
-            self._write_checkpoint()
             # Whole segments that end at or before the new start are dead; the active one stays.
             dead = bisect_right(self._bases, target, lo=1) - 1
             if dead > 0:
@@ -279,6 +348,7 @@ class PartitionLog:
                       self.topic, self.partition, target)
         return self._log_start_offset
 
+    @_guarded("retention on")
     def apply_retention(self, now_ms: int) -> list[RetentionEvent]:
         """One retention pass: time rule, then size rule; then purge files past their delay."""
         events = []
@@ -298,21 +368,23 @@ class PartitionLog:
         if count >= len(self._segments):
             self._roll(now_ms)  # as Kafka does, so the log end offset lives on in a file name
         old_start = self._log_start_offset
+        new_start = max(old_start, self._segments[count].base_offset)
+        if new_start != old_start:
+            self._write_checkpoint(new_start)  # before anything moves, as DeleteRecords does
+        self._log_start_offset = new_start
         deleted = self._drop_leading(count, now_ms)
-        self._log_start_offset = max(old_start, self._segments[0].base_offset)
-        if self._log_start_offset != old_start:
-            self._write_checkpoint()
         return RetentionEvent(self.topic, self.partition, reason, deleted, old_start,
                               self._log_start_offset)
 
     def _drop_leading(self, count: int, now_ms: int) -> list[int]:
         """Take the oldest `count` segments out of the log now; their files go after the delay."""
-        dropped = self._segments[:count]
-        del self._segments[:count]
-        del self._bases[:count]
-        for segment in dropped:
-            self._pending_deletes.append((segment.mark_deleted(), now_ms))
-        return [segment.base_offset for segment in dropped]
+        dropped = []
+        for _ in range(count):
+            # Out of the list only once renamed: a failed rename leaves memory matching the disk.
+            self._pending_deletes.append((self._segments[0].mark_deleted(), now_ms))
+            dropped.append(self._segments.pop(0).base_offset)
+            del self._bases[0]
+        return dropped
 
     def purge_deleted_files(self, now_ms: int) -> None:
         """Unlink `.deleted` segment files older than file.delete.delay.ms."""
@@ -324,8 +396,8 @@ class PartitionLog:
                 keep.append((path, deleted_at))
         self._pending_deletes = keep
 
-    def _write_checkpoint(self) -> None:
-        write_atomically(self.folder / LOG_START_CHECKPOINT, f"{self._log_start_offset}\n")
+    def _write_checkpoint(self, log_start_offset: int) -> None:
+        write_atomically(self.folder / LOG_START_CHECKPOINT, f"{log_start_offset}\n")
 
     def release(self) -> None:
         """Close the files without flushing or writing anything (a start that was refused)."""
@@ -344,6 +416,8 @@ class PartitionLog:
         self._closed = True
         for segment in self._segments:
             segment.close()
+        if not self._health.online:
+            return False  # an offline folder is not written again (Kafka); the next start checks it
         try:
             self._segments[-1].flush()
             write_atomically(self.folder / RECOVERY_POINT_CHECKPOINT, f"{self.log_end_offset}\n")
@@ -358,30 +432,3 @@ class PartitionLog:
     def __repr__(self) -> str:
         return (f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "
                 f"{self.log_end_offset}), {len(self._segments)} segments)")
-
-
-def _recover_segments(folder: Path, recovery_point: int | None,
-                      visit: Callable[[BatchHeader], None]) -> list[Segment]:
-    """Open segments oldest first; CRC-check those at or past `recovery_point` (None: none).
-
-    Only the active segment's tail may be cut (a torn last write); damage anywhere else stops
-    the start with StorageCorrupt rather than deleting the acknowledged records after it.
-    """
-    paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
-    segments: list[Segment] = []
-    for position, path in enumerate(paths):
-        last = position + 1 == len(paths)
-        next_base = None if last else int(paths[position + 1].name[: -len(LOG_SUFFIX)])
-        verify = recovery_point is not None and (next_base is None or next_base > recovery_point)
-        segments.append(Segment.recover(path, verify=verify, may_truncate=last, visit=visit))
-    return segments
-
-
-def _read_checkpoint(path: Path) -> int | None:
-    try:
-        return int(path.read_text(encoding="ascii").strip())
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        _log.warning("ignoring unreadable %s; the log starts at its first segment", path)
-        return None

@@ -160,6 +160,22 @@ class Segment:
         self.size += len(view)
         self.last_modified_ms = now_ms
 
+    def truncate_to(self, size: int) -> None:
+        """Cut the file and the index back to `size` bytes, a batch boundary (undoing an append
+        whose produce failed later on, so no record the producer was not told about stays)."""
+        os.truncate(self.path, size)
+        keep = bisect_left(self._positions, size)
+        del self._positions[keep:], self._last_offsets[keep:], self._max_timestamps[keep:]
+        self.size = size
+        self.max_timestamp = max(self._max_timestamps, default=NO_TIMESTAMP)
+        if not self._positions:
+            self.rolling_timestamp = NO_TIMESTAMP
+
+    def remove(self) -> None:
+        """Close and unlink the file (a segment whose roll was undone)."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
     def _index(self, header: BatchHeader, position: int) -> None:
         self._positions.append(position)
         self._last_offsets.append(header.last_offset)

@@ -13,16 +13,19 @@ Usage: `await Connection(ctx, reader, writer).serve()`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import struct
 import time
 
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.consumer.fetch import FetchResponse
 
 from kafka_app.broker.errors import BrokerError, InvalidRequest
 from kafka_app.broker.handlers import HANDLERS, BrokerContext
 from kafka_app.broker.handlers.cluster import UNSUPPORTED_VERSION, api_versions_body
+from kafka_app.broker.wire.fetch_encoding import encode_fetch_response
 from kafka_app.broker.wire.request_bounds import check_body, read_uvarint
 from kafka_app.broker.wire.versions import API_VERSIONS
 
@@ -36,6 +39,9 @@ _MIN_FRAME = _HEADER_PREFIX.size
 # Response frame: size int32, correlation_id int32 (then one empty tagged-field byte if flexible).
 _RESPONSE_PREFIX = struct.Struct(">ii")
 _NO_TAGGED_FIELDS = b"\x00"
+# A big answer (a 55 MiB Fetch) goes out in slices, each written once the last drained, so the
+# transport never copies more than one slice: the answer is in memory once, not twice.
+_WRITE_SLICE_BYTES = 1 << 20
 
 
 class MalformedRequest(BrokerError):
@@ -68,7 +74,8 @@ class Connection:
 
     def __init__(self, ctx: BrokerContext, reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter) -> None:
-        self._ctx = ctx
+        # Its own lease on the broker's fetch memory, returned once each answer is written.
+        self._ctx = dataclasses.replace(ctx, fetch_lease=ctx.fetch_memory.lease())
         self._reader = reader
         self._writer = writer
         self.peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
@@ -84,10 +91,13 @@ class Connection:
         try:
             while (frame := await self._next_frame()) is not None:
                 self.busy, self.last_active = True, time.monotonic()
-                response = await self._answer(frame)
-                if response is not None:
-                    self._writer.write(response)
-                    await self._writer.drain()
+                try:
+                    response = await self._answer(frame)
+                    if response is not None:
+                        await self._write(response)
+                        del response  # the bytes go before the lease says they did
+                finally:
+                    self._ctx.fetch_lease.release()
                 self.busy, self.last_active = False, time.monotonic()
         except MalformedRequest as error:
             log.warning("Closing connection from %s: %s", self.peer, error)
@@ -104,6 +114,18 @@ class Connection:
         finally:
             self._writer.close()
 
+    async def _write(self, parts: list[bytes]) -> None:
+        if sum(len(part) for part in parts) <= _WRITE_SLICE_BYTES:
+            # One write, as before: a small answer costs nothing to join and arrives in one piece.
+            self._writer.write(b"".join(parts))
+            await self._writer.drain()
+            return
+        for part in parts:
+            view = memoryview(part)
+            for start in range(0, len(view), _WRITE_SLICE_BYTES):
+                self._writer.write(view[start:start + _WRITE_SLICE_BYTES])
+                await self._writer.drain()
+
     async def _next_frame(self) -> bytes | None:
         """The next request, or None when the client closed; a client that sends no complete
         request within connections.max.idle.ms is closed, as Kafka closes idle connections."""
@@ -116,7 +138,7 @@ class Connection:
             raise MalformedRequest(f"no complete request for {idle_sec:g} s "
                                    f"(connections.max.idle.ms)") from None
 
-    async def _answer(self, frame: bytes) -> bytes | None:
+    async def _answer(self, frame: bytes) -> list[bytes] | None:
         api_key, version, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
         try:
             key = ApiKey(api_key)
@@ -176,7 +198,15 @@ def _parse_header(frame: bytes, flexible: bool) -> tuple[str | None, int]:
     return client_id, position
 
 
-def _encode(response: ApiMessage, version: int, correlation_id: int, flexible: bool) -> bytes:
-    body = response.encode(version=version)
+def _encode(response: ApiMessage, version: int, correlation_id: int, flexible: bool) -> list[bytes]:
+    """The response frame as [header, body parts]: not joined, so a big body is not copied again.
+
+    A Fetch answer carries its records as storage read them (fetch_encoding.py).
+    """
+    if isinstance(response, FetchResponse):
+        body = encode_fetch_response(response, version)
+    else:
+        body = [response.encode(version=version)]
     tagged = _NO_TAGGED_FIELDS if flexible else b""
-    return _RESPONSE_PREFIX.pack(4 + len(tagged) + len(body), correlation_id) + tagged + body
+    size = 4 + len(tagged) + sum(len(part) for part in body)
+    return [_RESPONSE_PREFIX.pack(size, correlation_id) + tagged, *body]

@@ -66,6 +66,9 @@ def test_run_matrix_writes_markdown_json_and_a_junit_suite_per_version(tmp_path:
     root = ET.parse(tmp_path / "junit.xml").getroot()
     assert [s.get("name") for s in root.iter("testsuite")] == [f"scenarios on PySpark {locked}"]
     assert (tmp_path / locked / "tiny.json").is_file()
+    # The page compares the runs; each column links to that version's own page.
+    assert f'href="{locked}/index.html#scenario-tiny"' in (tmp_path / "matrix.html").read_text()
+    assert (tmp_path / locked / "index.html").is_file()
 
 
 def test_environments_pin_the_pyarrow_each_line_works_with() -> None:

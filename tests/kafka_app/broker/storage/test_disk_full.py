@@ -1,5 +1,6 @@
-"""A full disk: appends fail with an OSError (the Produce answer is KAFKA_STORAGE_ERROR), leave no
-half batch behind, and every acknowledged record is there after a restart.
+"""A full disk: an append fails with KafkaStorageError (the Produce answer is KAFKA_STORAGE_ERROR),
+leaves no half batch behind, takes the data folder offline (every later append and read fails the
+same way, as on Kafka's failed log dir), and every acknowledged record is there after a restart.
 
 Two ways to fill the disk, each a case: a 256 KiB tmpfs (ENOSPC; needs root to mount, as CI has
 on a machine like this one, else skipped), and a child process with RLIMIT_FSIZE (EFBIG), which
@@ -28,6 +29,7 @@ LIMIT_BYTES = 256 * 1024
 _WRITER = textwrap.dedent("""
     import json, resource, signal, sys
     from pathlib import Path
+    from kafka_app.broker.errors import KafkaStorageError
     from kafka_app.broker.storage.data_dir import Storage
     from tests.kafka_app.broker.storage_helpers import batch
     if sys.argv[2] == "rlimit":
@@ -41,13 +43,18 @@ _WRITER = textwrap.dedent("""
         try:
             log.append(batch([b"%06d" % (acknowledged + i) + b"x" * 900 for i in range(10)]))
             acknowledged += 10
-        except OSError as error:
-            errors.append(error.strerror)
+        except KafkaStorageError as error:
+            errors.append(str(error))
             if len(errors) == 3:
                 break
     on_disk = (Path(sys.argv[1]) / "events-0" / "00000000000000000000.log").stat().st_size
+    try:
+        log.read(0, 100)
+        read_error = None
+    except KafkaStorageError as error:
+        read_error = str(error)
     print(json.dumps({"acknowledged": acknowledged, "errors": errors, "on_disk": on_disk,
-                      "size": log.size_bytes}))
+                      "size": log.size_bytes, "read_error": read_error}))
     storage.close()
 """)
 
@@ -89,7 +96,10 @@ def test_a_full_disk_fails_appends_cleanly_and_keeps_what_was_acknowledged(
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert len(report["errors"]) == 3, report  # the disk really filled up
-    assert report["errors"][0] in ("No space left on device", "File too large"), report
+    assert ("No space left on device" in report["errors"][0]
+            or "File too large" in report["errors"][0]), report
+    assert all("is offline since" in error for error in report["errors"][1:]), report
+    assert report["read_error"] and "is offline since" in report["read_error"], report
     assert 0 < report["acknowledged"] and report["on_disk"] == report["size"]  # no half batch
     # The writer may not have managed a clean shutdown: the restart rechecks the log either way.
     with Storage(folder) as storage:

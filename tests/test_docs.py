@@ -1,0 +1,250 @@
+"""The README and docs/ stay true to the code: links lead somewhere, shown commands parse.
+
+Checks, all without starting a process:
+- every relative link in README.md, BENCHMARKS.md and docs/*.md names a file that exists, and a
+  heading of it when the link has an `#anchor` (GitHub's anchor rules);
+- every `uv run python -m …` command the README (and any page) shows parses with the real
+  command-line parser of that module (its flags, choices and types), and names only
+  registered scenarios;
+- README.md has fewer than 250 lines;
+- the README's table of scenarios names exactly the registered scenarios, in `run all`'s order.
+
+Usage: `uv run pytest tests/test_docs.py`
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scenarios.engine.registry import all_scenarios
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = [README, ROOT / "BENCHMARKS.md", *sorted((ROOT / "docs").glob("*.md"))]
+README_MAX_LINES = 250
+
+# Pages another branch adds; a link to one passes while it is missing here. Remove an entry
+# once that branch is merged, so the link is checked like any other.
+PAGES_FROM_OTHER_BRANCHES = {ROOT / "docs" / "decisions.md"}
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LINK = re.compile(r"(?<!!)\[[^\[\]]*\]\(([^()\s]+)\)")
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+# --- reading markdown -------------------------------------------------------------------------
+
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks and inline code, line count kept."""
+    lines, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            lines.append("")
+        else:
+            lines.append("" if fenced else _INLINE_CODE.sub("``", line))
+    return "\n".join(lines)
+
+
+def _code_blocks(text: str) -> Iterator[str]:
+    """Each line inside a fenced code block."""
+    fenced = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif fenced:
+            yield line
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = unicodedata.normalize("NFC", heading.strip().lower())
+    text = "".join(c for c in text if c.isalnum() or c in " -_")
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    """Every heading's anchor on a page, with GitHub's -1, -2 … for repeated headings."""
+    seen: dict[str, int] = {}
+    found = set()
+    fenced = False
+    for line in page.read_text(encoding="utf-8").split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        match = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not match:
+            continue
+        base = slug(match.group(1))
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def links(page: Path) -> list[str]:
+    return _LINK.findall(_prose(page.read_text(encoding="utf-8")))
+
+
+def _is_relative(target: str) -> bool:
+    return not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE)
+
+
+# --- links ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path) -> None:
+    broken = []
+    for target in links(page):
+        if not _is_relative(target):
+            continue
+        path_part, _, anchor = target.partition("#")
+        linked = (page.parent / path_part).resolve() if path_part else page
+        if not linked.exists():
+            if linked not in PAGES_FROM_OTHER_BRANCHES:
+                broken.append(f"{target}: no such file")
+            continue
+        if anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target}: no heading with anchor #{anchor} in {linked.name}")
+    assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+def test_slug_follows_github() -> None:
+    assert slug("Offsets outside Spark: `--offsets-from-group GROUP`") == \
+        "offsets-outside-spark---offsets-from-group-group"
+    assert slug("Real Apache Kafka instead (`docker-compose.yml`)") == \
+        "real-apache-kafka-instead-docker-composeyml"
+    assert slug("When it fails") == "when-it-fails"
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, list[str]]:
+    """The parser that `python -m MODULE ARGS` really uses, and the arguments it gets."""
+    first = args[:1]
+    if module == "scenarios":
+        if first == ["demo"]:
+            from scenarios.demo.settings import main_parser as demo_parser
+            return demo_parser(), args[1:]
+        from scenarios.cli import main_parser as scenarios_parser
+        return scenarios_parser(), args
+    if module == "spark_app":
+        from spark_app import cli as spark_cli
+        if first == ["inspect"]:
+            return spark_cli.inspect_parser(), args[1:]
+        if first == ["cluster"]:
+            return spark_cli.cluster_parser(), args[1:]
+        return spark_cli.main_parser(), args
+    if module in ("kafka_app", "kafka_app.broker"):
+        from kafka_app.broker.cli import main_parser as broker_parser
+        if module == "kafka_app.broker":
+            return broker_parser(), args
+        if first == ["broker"]:
+            return broker_parser(), args[1:]
+        from kafka_app.cli import main_parser as producer_parser
+        return producer_parser(), args
+    raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
+
+
+def shown_commands(page: Path) -> list[str]:
+    """Every `uv run python -m …` a page shows, in code blocks or inline code.
+
+    Commands written as patterns (`[--from V]`, `…`, `<version>`) are left out: they are for
+    reading, not for pasting.
+    """
+    text = page.read_text(encoding="utf-8")
+    shown = [line.split(" #")[0].strip() for line in _code_blocks(text)]
+    shown += [span.strip("`") for span in _INLINE_CODE.findall(text)]
+    return sorted({c for c in shown
+                   if c.startswith("uv run python -m ") and not re.search(r"[\[\]…<>|]", c)})
+
+
+def readme_commands() -> list[str]:
+    return shown_commands(README)
+
+
+def docs_commands() -> list[str]:
+    return sorted({c for page in PAGES[1:] for c in shown_commands(page)})
+
+
+def _parse(command: str) -> argparse.Namespace:
+    words = shlex.split(command)[len("uv run python -m".split()):]
+    module, args = words[0], words[1:]
+    parser, args = _parser_for(module, args)
+    try:
+        return parser.parse_args(args)
+    except SystemExit as exit_:
+        raise AssertionError(f"`{command}` does not parse (exit {exit_.code})") from None
+
+
+def test_the_readme_shows_commands() -> None:
+    modules = {shlex.split(c)[4] for c in readme_commands()}
+    assert {"scenarios", "kafka_app", "spark_app"} <= modules
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_command_parses(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if command.endswith(" --help"):
+        with pytest.raises(SystemExit) as exit_:
+            _parse(command)
+        assert exit_.value.code == 0
+        return
+    args = _parse(command)
+    known = {s.name for s in all_scenarios()}
+    for name in getattr(args, "names", None) or []:
+        # NAME and other capitals are placeholders for the reader to fill in.
+        assert name == "all" or name.isupper() or name in known, \
+            f"`{command}` names {name!r}, which is not a registered scenario"
+
+
+@pytest.mark.parametrize("command", docs_commands())
+def test_docs_command_parses(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    test_readme_command_parses(command, capsys)
+
+
+def test_a_wrong_flag_is_caught() -> None:
+    with pytest.raises(AssertionError, match="does not parse"):
+        _parse("uv run python -m spark_app --no-such-flag")
+    with pytest.raises(AssertionError, match="does not parse"):
+        _parse("uv run python -m scenarios demo --no-such-flag")
+
+
+# --- the README's size and its table of scenarios ---------------------------------------------
+
+def test_readme_is_short() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines < README_MAX_LINES, \
+        f"README.md has {lines} lines; keep it under {README_MAX_LINES} and move detail to docs/"
+
+
+def scenario_table() -> list[str]:
+    """The scenario names in the first column of the table under "## The scenarios"."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## The scenarios\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.split("\n") if line.startswith("|")]
+    names = []
+    for row in rows[2:]:  # after the header and its |---| line
+        cell = row.strip("|").split("|")[0].strip()
+        names.append(cell.strip("`"))
+    return names
+
+
+def test_scenario_table_matches_the_registry() -> None:
+    registered = [s.name for s in all_scenarios()]
+    table = scenario_table()
+    assert set(table) - set(registered) == set(), "the README lists scenarios that do not exist"
+    assert set(registered) - set(table) == set(), \
+        "registered scenarios missing from the README's table"
+    assert table == registered, "the README's table should follow run all's order"
+
+
+def test_scenario_table_reading_is_checked() -> None:
+    assert scenario_table()[0] == "endless-retention"
+
