@@ -1,10 +1,15 @@
 """The Spark side of the playground: seed 001's SparkApp on PySpark 4.
 
-A Structured Streaming query reads Kafka through our own source (`kafka_source`), keeps the
-running count in Spark's state store (`counter`), and writes the output log once per batch
-(`sink`). `checkpoint` reads a checkpoint folder without Spark; `inspect` explains it.
+A Structured Streaming query reads Kafka through our own source (`source/`), keeps the running
+count in Spark's state store (`counter`), and writes the output log once per batch (`sink`).
+`checkpoint/` reads a checkpoint folder without Spark and explains it; `runtime/` is where the
+app runs (the session, the PySpark version, a standalone cluster).
+
+The contracts other packages read (the scenarios, the demo, the benchmarks) are the top-level
+modules listed in `__all__`; deeper in, they use only names a module lists in its own `__all__`
+(tests/test_app_contracts.py holds them to that).
 
 Usage: `python -m spark_app --help` and `python -m spark_app inspect --help`
 """
 
-__all__: list[str] = []
+__all__ = ["settings", "errors", "output_line", "batch_line", "offsets"]

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from spark_app.runtime.atomic_file import write_atomically
+
 __all__ = ["JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOnceSink", "Sink",
            "open_sink", "JOURNAL_SUFFIX"]
 
@@ -40,7 +42,7 @@ class JournalEntry:
 
 
 class Journal:
-    """One JSON record, replaced atomically (temporary file, fsync, rename)."""
+    """One JSON record, replaced atomically (atomic_file.py)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -52,12 +54,7 @@ class Journal:
 
     def save(self, entry: JournalEntry) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(asdict(entry), f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        write_atomically(self.path, json.dumps(asdict(entry)))
 
 
 class Sink(Protocol):

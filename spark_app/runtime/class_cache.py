@@ -24,7 +24,9 @@ import os
 import subprocess
 from pathlib import Path
 
-__all__ = ["ClassCache", "default_cache_dir"]
+from spark_app.runtime.atomic_file import replace_durably
+
+__all__ = ["ClassCache", "default_cache_dir", "process_alive"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
@@ -45,7 +47,8 @@ def _archive_name(java: str) -> str:
     return f"spark-{pyspark.__version__}-{digest}.jsa"
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (it may belong to another user)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -85,7 +88,7 @@ class ClassCache:
         """Archives whose writer died before adopting them (killed while its JVM wrote)."""
         for leftover in self.archive.parent.glob(f"{self.archive.name}.*.tmp"):
             pid = leftover.name.removeprefix(f"{self.archive.name}.").removesuffix(".tmp")
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not process_alive(int(pid)):
                 leftover.unlink(missing_ok=True)
 
     def adopt(self) -> bool:
@@ -98,9 +101,7 @@ class ClassCache:
                                     "-XX:ErrorFile=/dev/null", "-version"],
                                    capture_output=True, timeout=60)
             if check.returncode == 0:
-                with open(candidate, "rb") as f:
-                    os.fsync(f.fileno())
-                os.replace(candidate, self.archive)
+                replace_durably(candidate, self.archive)
                 return True
             return False
         except (OSError, subprocess.TimeoutExpired):

@@ -4,6 +4,10 @@ Spark needs Java 17 or newer; without it PySpark fails with a long, puzzling tra
 check runs first and says which package to install. Spark's own logging goes to
 `<log-dir>/spark.log` (warnings and errors only) so the console keeps to one line per batch.
 
+The session's conf and its JVM's environment come from one pure function (session_plan.py) fed
+with facts looked up here; its temporary files (the log4j config) live in a folder removed when
+the session stops.
+
 Usage:
     check_java()
     with SparkSessionResource(settings) as spark: ...
@@ -19,11 +23,14 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from spark_app.runtime.class_cache import ClassCache, default_cache_dir
+from spark_app.runtime.class_cache import ClassCache, default_cache_dir, process_alive
+from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
 from spark_app.runtime.spark_version import installed_spark_version
@@ -80,46 +87,14 @@ def check_java() -> None:
                                f"{_PACKAGE_HINT}, or point JAVA_HOME at one.")
 
 
-def _log4j_config(spark_log: Path) -> Path:
-    """A log4j2 config sending Spark's WARN and above to spark.log and nothing to the console."""
-    pattern = "[%p] [%d{yyyy-MM-dd HH:mm:ss,SSS}] [%c{1}]: %m%n"
-    text = "\n".join([
-        "rootLogger.level = warn",
-        "rootLogger.appenderRef.file.ref = file",
-        "appender.file.type = File",
-        "appender.file.name = file",
-        f"appender.file.fileName = {spark_log.resolve()}",
-        "appender.file.append = true",
-        "appender.file.layout.type = PatternLayout",
-        f"appender.file.layout.pattern = {pattern}",
-        # Harmless on a laptop and printed on every start.
-        "logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader",
-        "logger.hadoop.level = error",
-        "",
-    ])
-    folder = Path(tempfile.mkdtemp(prefix="spark_app-log4j-"))
-    path = folder / "log4j2.properties"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _export_python_env() -> None:
-    """Let Spark's Python workers run our interpreter and import spark_app from any folder.
-
-    Workers are started by the JVM, which inherits this environment; without PYSPARK_PYTHON they
-    run whatever `python3` is on PATH, which may lack kafka-python and pyarrow.
-    """
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    # Spark starts about nine Python processes per start, each importing pandas, pyarrow and
-    # pyspark. Where PYTHONDONTWRITEBYTECODE is set (CI, some shells) each one compiled them from
-    # source again (pandas alone 1.55 s instead of 0.43 s); the workers may keep bytecode.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    # Loopback only: also keeps Spark from warning that the hostname resolves to 127.0.0.1.
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    root = str(Path(__file__).resolve().parents[2])
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
+def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | None) -> Found:
+    """The machine's part of the plan; writes the log4j config into the session's `folder`."""
+    log4j = folder / "log4j2.properties"
+    log4j.write_text(log4j_text(settings.spark_log_file), encoding="utf-8")
+    return Found(python=sys.executable, code_root=Path(__file__).resolve().parents[2],
+                 log4j_file=log4j, checkpoint_files_class=_checkpoint_files_class(),
+                 class_cache_options=classes.java_options() if classes is not None else "",
+                 slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings))
 
 
 def _checkpoint_files_class() -> str:
@@ -140,73 +115,71 @@ def _checkpoint_files_class() -> str:
     return f"{checkpoint_manager_package(jars)}.FileSystemBasedCheckpointFileManager"
 
 
-def _driver_java_options(log4j: Path, classes: ClassCache | None) -> str:
-    # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
-    # the C2 compiler threads of a starting JVM compete with the Python workers starting.
-    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1"]
-    if classes is not None:
-        options.append(classes.java_options())
-    return " ".join(options)
+def _slow_classes(settings: SparkAppSettings) -> Path | None:
+    """The compiled slow file manager for --checkpoint-latency (compiled on first use)."""
+    if not settings.checkpoint_latency:
+        return None
+    from spark_app.runtime.checkpoint_latency import SlowCheckpointClasses
+
+    return SlowCheckpointClasses(settings.class_cache_dir or default_cache_dir()).ensure()
 
 
-def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
+def _connector_conf(settings: SparkAppSettings) -> dict[str, str]:
+    """Spark's own Kafka connector for `--source spark-kafka`."""
+    if settings.source != "spark-kafka":
+        return {}
+    from spark_app.connector import connector_package
+
+    return {"spark.jars.packages": connector_package(installed_spark_version())}
+
+
+@contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    """`os.environ` is `env` inside the block, and again what it was after it.
+
+    PySpark's launcher (java_gateway.launch_gateway) gives the JVM a copy of os.environ and
+    nothing else (it replaces any `env` passed to it), and SparkContext reads PYSPARK_PYTHON
+    from os.environ as it starts. So the session's variables must be in os.environ while
+    getOrCreate runs, and no longer: the JVM keeps its copy and passes it on to the Python
+    workers it starts, and the rest of this process keeps its own environment.
+    """
+    before = dict(os.environ)
+    touched = {k for k in env if before.get(k) != env[k]} | {k for k in before if k not in env}
+    for key in touched:
+        if key in env:
+            os.environ[key] = env[key]
+        else:
+            del os.environ[key]
+    try:
+        yield
+    finally:
+        for key in touched:
+            if key in before:
+                os.environ[key] = before[key]
+            else:
+                os.environ.pop(key, None)
+
+
+def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "SparkApp",
                   classes: ClassCache | None = None) -> "SparkSession":
-    """Start (or join) the local SparkSession configured for the playground."""
+    """Start (or join) the local SparkSession configured for the playground. Its temporary files
+    go to `folder`, which the caller removes once the session stopped (SparkSessionResource)."""
     from pyspark.sql import SparkSession  # importing pyspark is slow; only when Spark is needed
 
     settings.log_dir.mkdir(parents=True, exist_ok=True)
-    _export_python_env()
-    log4j = _log4j_config(settings.spark_log_file)
-    builder = (SparkSession.builder.appName(app_name).master(settings.master)
-               .config("spark.driver.extraJavaOptions", _driver_java_options(log4j, classes))
-               .config("spark.driver.host", "127.0.0.1")
-               .config("spark.driver.bindAddress", "127.0.0.1")
-               .config("spark.ui.enabled", str(settings.ui).lower())
-               .config("spark.ui.port", str(settings.ui_port))
-               .config("spark.sql.shuffle.partitions", str(settings.shuffle_partitions))
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.sql.adaptive.enabled", "false")  # unsupported in streaming anyway
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.streaming.stopTimeout", "30s")
-               .config("spark.sql.streaming.checkpointFileManagerClass", _checkpoint_files_class()))
-    if settings.checkpoint_latency:
-        builder = _slow_checkpoints(builder, settings)
     if settings.event_log_dir is not None:
-        builder = _event_log(builder, settings.event_log_dir)
-    if settings.source == "spark-kafka":
-        from spark_app.connector import connector_package
-
-        builder = builder.config("spark.jars.packages", connector_package(installed_spark_version()))
-    session = builder.getOrCreate()
+        settings.event_log_dir.mkdir(parents=True, exist_ok=True)
+    plan = session_plan(settings, _look_up(settings, folder, classes), os.environ, app_name)
+    builder = SparkSession.builder
+    for key, value in plan.conf.items():
+        builder = builder.config(key, value)
+    with _environment(plan.env):
+        session = builder.getOrCreate()
     if not settings.master.startswith("local["):
         # Executors of a cluster (local-cluster, spark://) run their Python workers in their own
         # folders, where `spark_app` cannot be imported: ship it, as `spark-submit --py-files`.
         session.sparkContext.addPyFile(str(_code_archive(settings.log_dir)))
     return session
-
-
-def _slow_checkpoints(builder: "SparkSession.Builder", settings: SparkAppSettings
-                      ) -> "SparkSession.Builder":
-    """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py)."""
-    from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec, SlowCheckpointClasses
-
-    assert settings.checkpoint_latency is not None
-    classes = SlowCheckpointClasses(settings.class_cache_dir or default_cache_dir()).ensure()
-    builder = (builder.config("spark.sql.streaming.checkpointFileManagerClass", CLASS_NAME)
-               .config("spark.driver.extraClassPath", str(classes))
-               .config("spark.executor.extraClassPath", str(classes)))
-    for key, value in LatencySpec.parse(settings.checkpoint_latency).spark_conf().items():
-        builder = builder.config(key, value)
-    return builder
-
-
-def _event_log(builder: "SparkSession.Builder", folder: Path) -> "SparkSession.Builder":
-    """Spark's own record of the run, one JSON event per line; uncompressed so a scenario can
-    read it while the app runs (Spark flushes it at every stage's end and executor change)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    return (builder.config("spark.eventLog.enabled", "true")
-            .config("spark.eventLog.dir", folder.resolve().as_uri())
-            .config("spark.eventLog.compress", "false"))
 
 
 def _code_archive(folder: Path) -> Path:
@@ -225,16 +198,32 @@ def jvm_pid(spark: "SparkSession") -> int:
     return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
 
 
+# The session's temporary folder: `<tmp>/spark_app-session-<pid>-<random>`.
+_FOLDER_PREFIX = "spark_app-session-"
+
+
+def _session_folder() -> Path:
+    """A new temporary folder for one session's files. Its name carries our pid, so that the
+    next start removes it if this process is killed before stop() (the scenarios kill apps)."""
+    for old in Path(tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}*-*"):
+        pid = old.name.removeprefix(_FOLDER_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
+
+
 class SparkSessionResource:
     """`with SparkSessionResource(settings) as spark:`: start once, stop once.
 
     With a class cache folder in the settings, the JVM starts from the archive kept there; the
     first run writes it when its JVM exits, so stop() then waits for the JVM (a few seconds).
+    The session's temporary folder is removed when it stops, or when it fails to start.
     """
 
     def __init__(self, settings: SparkAppSettings) -> None:
         self.settings = settings
         self.spark: "SparkSession | None" = None
+        self.folder: Path | None = None
         self._classes: ClassCache | None = None
 
     def __enter__(self) -> "SparkSession":
@@ -250,13 +239,29 @@ class SparkSessionResource:
             # The class archive is made for one class path; the slow file manager adds to it.
             if self.settings.class_cache_dir is not None and not self.settings.checkpoint_latency:
                 self._classes = ClassCache(self.settings.class_cache_dir, _java_binary() or "java")
-            self.spark = build_session(self.settings, classes=self._classes)
+            self.folder = _session_folder()
+            try:
+                self.spark = build_session(self.settings, folder=self.folder, classes=self._classes)
+            except BaseException:
+                self._remove_folder()
+                raise
         return self.spark
 
     def stop(self) -> None:
         spark, self.spark = self.spark, None
         if spark is None:
             return
+        try:
+            self._stop(spark)
+        finally:
+            self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        folder, self.folder = self.folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _stop(self, spark: "SparkSession") -> None:
         try:
             spark.stop()
         except ConnectionError:

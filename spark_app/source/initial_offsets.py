@@ -21,15 +21,14 @@ Usage:
 from __future__ import annotations
 
 import json
-import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 from spark_app.errors import CheckpointError
 from spark_app.offsets import Offsets, offsets_to_text, parse_offsets
+from spark_app.runtime.atomic_file import create_once, write_atomically
 
 __all__ = ["InitialOffsetsFile", "hadoop_crc", "VERSION"]
 
@@ -119,24 +118,7 @@ class InitialOffsetsFile:
     def _add(self, data: bytes) -> bool:
         """Write atomically; False (and nothing changed) when the entry already exists."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        crc_path = self.path.with_name(f".{self.path.name}.crc")
-        written = [_temp_copy(self.path.parent, data), _temp_copy(self.path.parent, hadoop_crc(data))]
-        try:
-            try:
-                os.link(written[0], self.path)  # fails if it exists: never overwrite batch 0
-            except FileExistsError:
-                return False
-            os.replace(written[1], crc_path)
-            return True
-        finally:
-            for temp in written:
-                Path(temp).unlink(missing_ok=True)
-
-
-def _temp_copy(folder: Path, data: bytes) -> str:
-    handle, name = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    return name
+        if not create_once(self.path, data):  # never overwrite batch 0
+            return False
+        write_atomically(self.path.with_name(f".{self.path.name}.crc"), hadoop_crc(data))
+        return True

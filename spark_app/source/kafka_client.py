@@ -13,7 +13,8 @@ Usage:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, NamedTuple, TypeVar
 
@@ -73,15 +74,30 @@ class _ConsumerHolder:
     def _consumer_settings(self) -> dict[str, object]:
         raise NotImplementedError
 
+    @contextmanager
+    def _kafka_errors(self, refused: Callable[[KafkaError], Exception] | None = None
+                      ) -> Iterator[None]:
+        """The one translation of kafka-python's failures into our typed errors.
+
+        Inside `with self._kafka_errors():` a KafkaError (or a socket's OSError) becomes
+        KafkaUnreachableError naming the servers; with `refused`, an error that is Kafka's
+        answer rather than its silence becomes `refused(err)` instead.
+        """
+        try:
+            yield
+        except (KafkaError, OSError) as err:
+            if refused is not None and isinstance(err, KafkaError) \
+                    and not isinstance(err, (KafkaConnectionError, KafkaTimeoutError)):
+                raise refused(err) from err
+            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+
     def start(self: _Holder) -> _Holder:
         if self._consumer is None:
-            try:
+            with self._kafka_errors():
                 self._consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers,
                                                client_id=_CLIENT_ID, enable_auto_commit=False,
                                                bootstrap_timeout_ms=self._timeout_ms,
                                                **self._consumer_settings())
-            except (KafkaError, OSError) as err:
-                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return self
 
     def stop(self) -> None:
@@ -119,25 +135,19 @@ class TopicClient(_ConsumerHolder):
         every look-up: kafka-python otherwise serves them from a cache up to 5 minutes old, and
         partitions added meanwhile would go unseen. Bounded by the client's timeout."""
         consumer = self.consumer
-        try:
+        with self._kafka_errors():
             future = consumer._cluster.request_update()
             consumer._net.run(consumer._manager.wait_for, future, self._timeout_ms)
-        except KafkaError as err:
-            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
 
     def topics(self) -> set[str]:
         """Every topic's name (for subscribePattern)."""
-        try:
+        with self._kafka_errors():
             return set(self.consumer.topics())
-        except KafkaError as err:
-            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
 
     def partitions(self, topic: str) -> list[TopicPartition]:
         """The topic's partitions; empty while the topic does not exist yet."""
-        try:
+        with self._kafka_errors():
             ids = self.consumer.partitions_for_topic(topic)
-        except KafkaError as err:
-            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return [TopicPartition(topic, p) for p in sorted(ids or ())]
 
     def earliest(self, topic: str) -> Offsets:
@@ -157,10 +167,8 @@ class TopicClient(_ConsumerHolder):
     def offsets_for_times(self, stamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, int | None]:
         """The first offset at or after each timestamp (ms); None where there is none."""
         wanted = {KafkaTopicPartition(tp.topic, tp.partition): ts for tp, ts in stamps.items()}
-        try:
+        with self._kafka_errors():
             found = self.consumer.offsets_for_times(wanted)
-        except KafkaError as err:
-            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return {TopicPartition(tp.topic, tp.partition): (None if at is None else int(at.offset))
                 for tp, at in found.items()}
 
@@ -174,13 +182,11 @@ class TopicClient(_ConsumerHolder):
         tps = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp in known]
         if not tps:
             return {}
-        try:
+        with self._kafka_errors():
             if latest:
                 found = self.consumer.end_offsets(tps, timeout_ms=self._timeout_ms)
             else:
                 found = self.consumer.beginning_offsets(tps, timeout_ms=self._timeout_ms)
-        except KafkaError as err:
-            raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
         return {TopicPartition(tp.topic, tp.partition): int(off) for tp, off in found.items()}
 
     def fetch_range(self, tp: TopicPartition, start: int, end: int,
@@ -197,12 +203,11 @@ class TopicClient(_ConsumerHolder):
         consumer.seek(ktp, start)
         position, last_progress = start, time.monotonic()
         while position < end:
-            try:
-                polled = consumer.poll(timeout_ms=200, max_records=50_000)
-            except OffsetOutOfRangeError as err:
-                raise OffsetGone(tp, position) from err
-            except KafkaError as err:
-                raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
+            with self._kafka_errors():
+                try:
+                    polled = consumer.poll(timeout_ms=200, max_records=50_000)
+                except OffsetOutOfRangeError as err:
+                    raise OffsetGone(tp, position) from err
             records = polled.get(ktp, [])
             chunk = [Record(r.offset, r.key, r.value, r.timestamp, r.timestamp_type,
                             tuple(r.headers or ())) for r in records if r.offset < end]
@@ -250,28 +255,22 @@ class GroupOffsets(_ConsumerHolder):
         consumer = self.consumer
         wanted = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(off, "", -1)
                   for tp, off in offsets.items()}
-        try:
+        with self._kafka_errors(refused=lambda err: self._refused("store offsets for", err)):
             consumer.commit(wanted, timeout_ms=self._timeout_ms)
-        except KafkaError as err:
-            raise self._error("store offsets for", err) from err
 
     def committed(self, partitions: list[TopicPartition]) -> Offsets:
         """The group's committed offset of each partition that has one."""
         consumer = self.consumer
         found: Offsets = {}
-        try:
+        with self._kafka_errors(refused=lambda err: self._refused("read the offsets of", err)):
             for tp in partitions:
                 offset = consumer.committed(KafkaTopicPartition(tp.topic, tp.partition),
                                             timeout_ms=self._timeout_ms)
                 if offset is not None and offset >= 0:
                     found[tp] = int(offset)
-        except KafkaError as err:
-            raise self._error("read the offsets of", err) from err
         return found
 
-    def _error(self, doing: str, err: KafkaError) -> KafkaUnreachableError | GroupOffsetsError:
-        if isinstance(err, (KafkaConnectionError, KafkaTimeoutError)):
-            return KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__)
+    def _refused(self, doing: str, err: KafkaError) -> GroupOffsetsError:
         return GroupOffsetsError(f"Kafka at {self.bootstrap_servers} would not {doing} consumer "
                                  f"group {self.group} ({type(err).__name__}: {err}). Check that "
                                  f"no other consumer is an active member of that group, or "

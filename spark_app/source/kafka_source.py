@@ -28,7 +28,9 @@ import logging
 import sys
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
@@ -38,12 +40,13 @@ from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, DataLossRep
 from spark_app.errors import SourceOptionError
 from spark_app.group_offsets import start_offsets_to_commit
 from spark_app.source.initial_offsets import InitialOffsetsFile
-from spark_app.source.kafka_client import GroupOffsets, OffsetGone, Record, TopicClient
+from spark_app.source.kafka_client import GroupOffsets, OffsetGone, TopicClient
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
 from spark_app.source.rate_limit import TriggerDelay, rate_limit
+from spark_app.source.rows import HEADERS_COLUMN, columns, record_batch, schema_text
 from spark_app.source.options import SourceOptions, kafka_client_settings
 from spark_app.runtime.spark_version import installed_spark_version
 
@@ -56,16 +59,10 @@ __all__ = ["KafkaSource", "KafkaStreamReader", "KafkaRange", "SOURCE_NAME", "SCH
            "HEADERS_FIELD", "ADMISSION_CONTROL", "executor_group_id"]
 
 SOURCE_NAME = "experience-kafka"
-# KafkaRecordToRowConverter.kafkaSchema, field for field.
-SCHEMA = ("key binary, value binary, topic string, partition int, offset bigint, "
-          "timestamp timestamp, timestampType int")
-HEADERS_FIELD = "headers array<struct<key: string, value: binary>>"
 ADMISSION_CONTROL = ReadLimit is not None
-_HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
-_ARROW_FIELDS = [("key", pa.binary()), ("value", pa.binary()), ("topic", pa.string()),
-                 ("partition", pa.int32()), ("offset", pa.int64()),
-                 ("timestamp", pa.timestamp("us", tz="UTC")), ("timestampType", pa.int32())]
-_FIELD_NAMES = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType")
+# The connector's schema as the source declares it; rows.py holds the one column table.
+SCHEMA = schema_text(include_headers=False)
+HEADERS_FIELD = HEADERS_COLUMN.ddl()
 _log = logging.getLogger("spark_app.source.kafka_source")
 
 
@@ -126,10 +123,13 @@ class KafkaStreamReader(DataSourceStreamReader):
         low = options.min_offsets_per_trigger
         self._delay = TriggerDelay(low, options.max_trigger_delay_ms) if low is not None else None
 
+    # The driver's live clients and planning state: a task's copy starts without them.
+    _DRIVER_ONLY = ("_reader", "_group", "_latest", "_delay")
+
     def __getstate__(self) -> dict[str, object]:
-        # Tasks receive a pickled copy of this reader; live clients must not travel with it.
-        return {"options": self.options, "group_id": self.group_id, "_reader": None,
-                "_group": None, "_latest": None, "_delay": None}
+        # Tasks receive a pickled copy of this reader. Everything travels but the driver-only
+        # attributes, so an attribute added later reaches the tasks without being listed here.
+        return {**self.__dict__, **dict.fromkeys(self._DRIVER_ONLY)}
 
     def _offsets(self) -> OffsetReader:
         if self._reader is None:
@@ -216,7 +216,7 @@ class KafkaStreamReader(DataSourceStreamReader):
                 try:
                     for chunk in kafka.fetch_range(partition.tp, position, end,
                                                    self.options.poll_timeout_ms):
-                        yield _record_batch(partition.tp, chunk, self.options.include_headers)
+                        yield record_batch(partition.tp, chunk, self.options.include_headers)
                         position = chunk[-1].offset + 1
                     return
                 except OffsetGone as gone:
@@ -271,46 +271,43 @@ class KafkaStreamReader(DataSourceStreamReader):
 
 # Spark reuses its Python workers between tasks; keeping one connected client per worker saves
 # the connection set-up (bootstrap, versions, metadata) on every batch of a 1-second trigger,
-# as the connector caches its executors' consumers.
-_TASK_CLIENTS: dict[str, TopicClient] = {}
+# as the connector caches its executors' consumers. Queries with other settings in the same
+# worker get clients of their own: the key is everything a client is built from.
+@dataclass(frozen=True)
+class _ClientSpec:
+    """What a task's TopicClient is built from, and the key of the worker's client cache."""
+
+    bootstrap_servers: str
+    timeout_sec: float
+    settings: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, options: SourceOptions) -> "_ClientSpec":
+        # A task waits for Kafka as long as the connector's executors do (pollTimeoutMs).
+        settings = kafka_client_settings(options.kafka_params)
+        return cls(options.bootstrap_servers, options.poll_timeout_ms / 1000,
+                   tuple(sorted(settings.items())))
+
+    def connect(self) -> TopicClient:
+        return TopicClient(self.bootstrap_servers, self.timeout_sec, dict(self.settings)).start()
+
+
+_TASK_CLIENTS: dict[_ClientSpec, TopicClient] = {}
 
 
 def _task_client(options: SourceOptions) -> TopicClient:
-    client = _TASK_CLIENTS.get(options.bootstrap_servers)
+    """The worker's client for these options, connected on first use."""
+    spec = _ClientSpec.of(options)
+    client = _TASK_CLIENTS.get(spec)
     if client is None:
-        # A task waits for Kafka as long as the connector's executors do (pollTimeoutMs).
-        client = TopicClient(options.bootstrap_servers, options.poll_timeout_ms / 1000,
-                             kafka_client_settings(options.kafka_params)).start()
-        _TASK_CLIENTS[options.bootstrap_servers] = client
+        client = _TASK_CLIENTS[spec] = spec.connect()
     return client
 
 
 def _drop_task_client(options: SourceOptions) -> None:
-    client = _TASK_CLIENTS.pop(options.bootstrap_servers, None)
+    client = _TASK_CLIENTS.pop(_ClientSpec.of(options), None)
     if client is not None:
         client.stop()
-
-
-def _record_batch(tp: TopicPartition, chunk: list[Record], with_headers: bool) -> pa.RecordBatch:
-    n = len(chunk)
-    columns = [pa.array([r.key for r in chunk], pa.binary()),
-               pa.array([r.value for r in chunk], pa.binary()),
-               pa.repeat(pa.scalar(tp.topic, pa.string()), n),
-               pa.repeat(pa.scalar(tp.partition, pa.int32()), n),
-               pa.array([r.offset for r in chunk], pa.int64()),
-               pa.array([r.timestamp_ms * 1000 for r in chunk], pa.timestamp("us", tz="UTC")),
-               pa.array([r.timestamp_type for r in chunk], pa.int32())]
-    fields = list(_ARROW_FIELDS)
-    if with_headers:
-        # A record without headers has null, not an empty list (toInternalRowWithHeaders).
-        columns.append(pa.array([[{"key": k, "value": v} for k, v in r.headers] or None
-                                 for r in chunk], _HEADERS_TYPE))
-        fields.append(("headers", _HEADERS_TYPE))
-    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
-
-
-def _schema_text(options: SourceOptions) -> str:
-    return f"{SCHEMA}, {HEADERS_FIELD}" if options.include_headers else SCHEMA
 
 
 def _check_version_allows(options: SourceOptions) -> None:
@@ -339,11 +336,11 @@ class KafkaSource(DataSource):
 
     def schema(self) -> str:
         # Spark calls this at load(): the moment the connector validates its options.
-        return _schema_text(self._options())
+        return schema_text(self._options().include_headers)
 
     def streamReader(self, schema: StructType) -> KafkaStreamReader:
         options = self._options()
-        fixed = _FIELD_NAMES + (("headers",) if options.include_headers else ())
+        fixed = tuple(c.name for c in columns(options.include_headers))
         if tuple(f.name for f in schema.fields) != fixed:
             raise SourceOptionError("java.lang.IllegalArgumentException: Kafka source has a fixed "
                                     "schema and cannot be set with a custom one")

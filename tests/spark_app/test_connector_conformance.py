@@ -594,7 +594,8 @@ def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path)
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 4))
-    spark = build_session(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"))
+    spark = build_session(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"),
+                          folder=tmp_path)
     try:
         spark.dataSource.register(KafkaSource)
         with pytest.raises(Exception, match="One of the following options must be specified"):

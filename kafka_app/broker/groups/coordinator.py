@@ -2,9 +2,11 @@
 
 Kafka's classic group protocol on one node. A group moves Empty -> PreparingRebalance (members
 (re)join) -> CompletingRebalance (the leader computes the assignment and sends it with SyncGroup)
--> Stable. A member joining or leaving, or missing heartbeats for its session timeout, starts a
-new rebalance; the others learn of it from Heartbeat's REBALANCE_IN_PROGRESS and rejoin.
-Committed offsets are not kept here but in storage's CommittedOffsets, so they survive restarts.
+-> Stable, every move checked against Kafka's table of allowed ones (state.py). A member joining
+or leaving, or missing heartbeats for its session timeout, starts a new rebalance; the others
+learn of it from Heartbeat's REBALANCE_IN_PROGRESS and rejoin. Committed offsets are not kept
+here but in storage's CommittedOffsets, so they survive restarts. Error codes are the broker's
+one table, errors.ErrorCode.
 Usage: `result = await coordinator.join(JoinRequest(...))`.
 """
 
@@ -16,27 +18,16 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from kafka_app.broker.errors import ErrorCode
 from kafka_app.broker.groups.offsets import CommittedOffsets
+from kafka_app.broker.groups.state import GroupState, move
 
-__all__ = ["GroupCoordinator", "JoinRequest", "JoinResult", "SyncResult", "GroupErrors"]
+__all__ = ["GroupCoordinator", "JoinRequest", "JoinResult", "SyncResult"]
 
 log = logging.getLogger(__name__)
 
-
-class GroupErrors:
-    """Kafka error codes the coordinator answers with."""
-
-    NONE = 0
-    ILLEGAL_GENERATION = 22
-    INCONSISTENT_GROUP_PROTOCOL = 23
-    UNKNOWN_MEMBER_ID = 25
-    INVALID_SESSION_TIMEOUT = 26
-    REBALANCE_IN_PROGRESS = 27
-    GROUP_ID_NOT_FOUND = 69
-    MEMBER_ID_REQUIRED = 79
-
-
-EMPTY, PREPARING, COMPLETING, STABLE = "Empty", "PreparingRebalance", "CompletingRebalance", "Stable"
+EMPTY, PREPARING, COMPLETING, STABLE = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE,
+                                        GroupState.COMPLETING_REBALANCE, GroupState.STABLE)
 # OffsetCommit v9+ answers a commit to an unknown group with GROUP_ID_NOT_FOUND, not ILLEGAL_GENERATION.
 _GROUP_ID_NOT_FOUND_SINCE = 9
 # How often expired sessions are looked for; well below any client's session timeout.
@@ -96,7 +87,7 @@ class _Member:
 @dataclass
 class _Group:
     group_id: str
-    state: str = EMPTY
+    state: GroupState = EMPTY
     generation: int = 0
     protocol_type: str | None = None
     protocol_name: str | None = None
@@ -109,6 +100,10 @@ class _Group:
     # Kafka's newMemberAdded: a member joined during the initial delay, which then extends.
     new_member_added: bool = False
     initial_rebalance: bool = False
+
+    def enter(self, state: GroupState) -> None:
+        """Move to `state`; IllegalGroupTransition if Kafka never moves there from here."""
+        self.state = move(self.group_id, self.state, state)
 
 
 class GroupCoordinator:
@@ -135,7 +130,7 @@ class GroupCoordinator:
             member_id = f"{request.client_id or 'member'}-{uuid.uuid4()}"
             if request.require_known_member_id:
                 group.pending_ids[member_id] = time.monotonic() + request.session_timeout_ms / 1000
-                return JoinResult(GroupErrors.MEMBER_ID_REQUIRED, member_id)
+                return JoinResult(ErrorCode.MEMBER_ID_REQUIRED, member_id)
         group.pending_ids.pop(member_id, None)
         member = group.members.get(member_id)
         if member is None:
@@ -147,7 +142,7 @@ class GroupCoordinator:
         member.protocols, member.last_seen = request.protocols, time.monotonic()
         group.protocol_type = request.protocol_type
         if member.joining is not None and not member.joining.done():
-            member.joining.set_result(JoinResult(GroupErrors.REBALANCE_IN_PROGRESS, member_id))
+            member.joining.set_result(JoinResult(ErrorCode.REBALANCE_IN_PROGRESS, member_id))
         waiting = member.joining = asyncio.get_running_loop().create_future()
         self._prepare_rebalance(group, f"member {member_id} joined")
         group.rejoined.set()
@@ -155,17 +150,17 @@ class GroupCoordinator:
 
     def _join_error(self, group: _Group, request: JoinRequest) -> int | None:
         if not request.protocols:
-            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+            return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
         if group.members and group.protocol_type not in (None, request.protocol_type):
-            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+            return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
         others = [m for m in group.members.values() if m.member_id != request.member_id]
         offered = {name for name, _ in request.protocols}
         # Everyone must share at least one assignor, or no leader could assign for all of them.
         if others and not offered & set.intersection(*({n for n, _ in m.protocols} for m in others)):
-            return GroupErrors.INCONSISTENT_GROUP_PROTOCOL
+            return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
         known = request.member_id in group.members or request.member_id in group.pending_ids
         if request.member_id and not known:
-            return GroupErrors.UNKNOWN_MEMBER_ID
+            return ErrorCode.UNKNOWN_MEMBER_ID
         return None
 
     async def sync(self, group_id: str, generation: int, member_id: str,
@@ -173,11 +168,11 @@ class GroupCoordinator:
         group = self._groups.get(group_id)
         member = group.members.get(member_id) if group else None
         if group is None or member is None:
-            return SyncResult(GroupErrors.UNKNOWN_MEMBER_ID)
+            return SyncResult(ErrorCode.UNKNOWN_MEMBER_ID)
         if generation != group.generation:
-            return SyncResult(GroupErrors.ILLEGAL_GENERATION)
+            return SyncResult(ErrorCode.ILLEGAL_GENERATION)
         if group.state == PREPARING:
-            return SyncResult(GroupErrors.REBALANCE_IN_PROGRESS)
+            return SyncResult(ErrorCode.REBALANCE_IN_PROGRESS)
         member.last_seen = time.monotonic()
         if group.state == STABLE:
             return self._sync_result(group, member)
@@ -187,7 +182,7 @@ class GroupCoordinator:
         return await waiting
 
     def _complete_sync(self, group: _Group, assignments: dict[str, bytes]) -> None:
-        group.state = STABLE
+        group.enter(STABLE)
         log.info("Group %s is stable at generation %d with %d member(s)", group.group_id,
                  group.generation, len(group.members))
         for member in group.members.values():
@@ -198,13 +193,13 @@ class GroupCoordinator:
 
     @staticmethod
     def _sync_result(group: _Group, member: _Member) -> SyncResult:
-        return SyncResult(GroupErrors.NONE, member.assignment, group.protocol_type, group.protocol_name)
+        return SyncResult(ErrorCode.NONE, member.assignment, group.protocol_type, group.protocol_name)
 
     # --- Heartbeat / LeaveGroup / offset commits --------------------------------------------
 
     def heartbeat(self, group_id: str, generation: int, member_id: str) -> int:
         error = self.member_error(group_id, generation, member_id)
-        if error in (GroupErrors.NONE, GroupErrors.REBALANCE_IN_PROGRESS):
+        if error in (ErrorCode.NONE, ErrorCode.REBALANCE_IN_PROGRESS):
             self._groups[group_id].members[member_id].last_seen = time.monotonic()
         return error
 
@@ -212,19 +207,19 @@ class GroupCoordinator:
         """Whether this member of this generation may heartbeat or commit right now."""
         group = self._groups.get(group_id)
         if group is None or member_id not in group.members:
-            return GroupErrors.UNKNOWN_MEMBER_ID
+            return ErrorCode.UNKNOWN_MEMBER_ID
         if group.state == PREPARING:
-            return GroupErrors.REBALANCE_IN_PROGRESS
+            return ErrorCode.REBALANCE_IN_PROGRESS
         if generation != group.generation:
-            return GroupErrors.ILLEGAL_GENERATION
-        return GroupErrors.NONE
+            return ErrorCode.ILLEGAL_GENERATION
+        return ErrorCode.NONE
 
     def leave(self, group_id: str, member_id: str) -> int:
         group = self._groups.get(group_id)
         if group is None or member_id not in group.members:
-            return GroupErrors.UNKNOWN_MEMBER_ID
+            return ErrorCode.UNKNOWN_MEMBER_ID
         self._remove(group, member_id, "left")
-        return GroupErrors.NONE
+        return ErrorCode.NONE
 
     def commit_error(self, group_id: str, generation: int, member_id: str,
                      version: int = _GROUP_ID_NOT_FOUND_SINCE) -> int:
@@ -238,21 +233,21 @@ class GroupCoordinator:
         group = self._groups.get(group_id)
         if group is None:
             if generation < 0:
-                return GroupErrors.NONE
-            return (GroupErrors.GROUP_ID_NOT_FOUND if version >= _GROUP_ID_NOT_FOUND_SINCE
-                    else GroupErrors.ILLEGAL_GENERATION)
+                return ErrorCode.NONE
+            return (ErrorCode.GROUP_ID_NOT_FOUND if version >= _GROUP_ID_NOT_FOUND_SINCE
+                    else ErrorCode.ILLEGAL_GENERATION)
         if generation < 0 and group.state == EMPTY:
-            return GroupErrors.NONE
+            return ErrorCode.NONE
         if generation >= 0 or member_id:
             if member_id not in group.members:
-                return GroupErrors.UNKNOWN_MEMBER_ID
+                return ErrorCode.UNKNOWN_MEMBER_ID
             if generation != group.generation:
-                return GroupErrors.ILLEGAL_GENERATION
+                return ErrorCode.ILLEGAL_GENERATION
         elif group.state != EMPTY:
-            return GroupErrors.UNKNOWN_MEMBER_ID
+            return ErrorCode.UNKNOWN_MEMBER_ID
         if group.state == COMPLETING:
-            return GroupErrors.REBALANCE_IN_PROGRESS
-        return GroupErrors.NONE
+            return ErrorCode.REBALANCE_IN_PROGRESS
+        return ErrorCode.NONE
 
     def close(self) -> list[asyncio.Task[None]]:
         """Stop the session reaper and every pending rebalance; idempotent. Returns the
@@ -276,12 +271,12 @@ class GroupCoordinator:
             # The leader's assignment is for the old member set; everyone must rejoin.
             for member in group.members.values():
                 if member.syncing is not None and not member.syncing.done():
-                    member.syncing.set_result(SyncResult(GroupErrors.REBALANCE_IN_PROGRESS))
+                    member.syncing.set_result(SyncResult(ErrorCode.REBALANCE_IN_PROGRESS))
                 member.syncing = None
         if group.state != PREPARING:
             log.info("Group %s rebalances: %s", group.group_id, reason)
             initial = group.state == EMPTY and self.initial_rebalance_delay_ms > 0
-            group.state = PREPARING
+            group.enter(PREPARING)
             group.initial_rebalance, group.new_member_added = initial, False
             waiting = self._delay_initial_join(group) if initial else self._await_rejoins(group)
             group.rebalance = asyncio.get_running_loop().create_task(waiting)
@@ -321,17 +316,18 @@ class GroupCoordinator:
     def _complete_join(self, group: _Group) -> None:
         group.rebalance = None
         if not group.members:
-            group.state, group.leader = EMPTY, ""
+            group.enter(EMPTY)
+            group.leader = ""
             return
         group.generation += 1
         group.protocol_name = self._choose_protocol(group)
         if group.leader not in group.members:
             group.leader = next(iter(group.members))
-        group.state = COMPLETING
+        group.enter(COMPLETING)
         everyone = [(m.member_id, dict(m.protocols)[group.protocol_name]) for m in group.members.values()]
         for member in group.members.values():
             result = JoinResult(
-                GroupErrors.NONE, member.member_id, group.generation, group.protocol_type,
+                ErrorCode.NONE, member.member_id, group.generation, group.protocol_type,
                 group.protocol_name, group.leader,
                 everyone if member.member_id == group.leader else [])
             if member.joining is not None and not member.joining.done():
@@ -351,7 +347,11 @@ class GroupCoordinator:
         if group.members:
             self._prepare_rebalance(group, f"member {member_id} {why}")
         elif group.state != PREPARING:
-            group.state, group.leader = EMPTY, ""
+            # As Kafka: the last member's leaving prepares a rebalance that completes at once,
+            # with nobody, so the group passes through PreparingRebalance to Empty.
+            group.enter(PREPARING)
+            group.enter(EMPTY)
+            group.leader = ""
         group.rejoined.set()
 
     def _drop(self, group: _Group, member_id: str, why: str) -> None:
@@ -359,9 +359,9 @@ class GroupCoordinator:
         log.info("Member %s %s group %s", member_id, why, group.group_id)
         for pending in (member.joining, member.syncing):
             if pending is not None and not pending.done():
-                pending.set_result(JoinResult(GroupErrors.UNKNOWN_MEMBER_ID, member_id)
+                pending.set_result(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
                                    if pending is member.joining
-                                   else SyncResult(GroupErrors.UNKNOWN_MEMBER_ID))
+                                   else SyncResult(ErrorCode.UNKNOWN_MEMBER_ID))
 
     def _start_reaper(self) -> None:
         if self._reaper is None:

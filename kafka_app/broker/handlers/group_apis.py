@@ -25,15 +25,14 @@ from kafka.protocol.consumer.group import (
 )
 from kafka.protocol.metadata.find_coordinator import FindCoordinatorRequest, FindCoordinatorResponse
 
-from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.groups.coordinator import GroupErrors, JoinRequest, JoinResult
+from kafka_app.broker.errors import BrokerError, ErrorCode
+from kafka_app.broker.groups.coordinator import JoinRequest, JoinResult
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
 from kafka_app.broker.handlers.produce import NO_TRANSACTIONS
 
 __all__ = ["GROUP_HANDLERS"]
 
 TRANSACTION_KEY = 1  # FindCoordinator key type: 0 = group, 1 = transaction
-NOT_COORDINATOR = 16
 # Kafka's group.min.session.timeout.ms and group.max.session.timeout.ms defaults.
 MIN_SESSION_TIMEOUT_MS = 6_000
 MAX_SESSION_TIMEOUT_MS = 1_800_000
@@ -67,7 +66,7 @@ async def handle_join_group(ctx: BrokerContext, request: JoinGroupRequest, versi
     if not MIN_SESSION_TIMEOUT_MS <= request.session_timeout_ms <= MAX_SESSION_TIMEOUT_MS:
         # Kafka's classic coordinator checks this first: a member that could go silent for
         # days (or one that expires at once) never joins.
-        result = JoinResult(GroupErrors.INVALID_SESSION_TIMEOUT, request.member_id)
+        result = JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, request.member_id)
     else:
         result = await ctx.groups.join(_join_request(request, version, rebalance_timeout))
     members = [JoinGroupResponse.JoinGroupResponseMember(member_id=m, group_instance_id=None, metadata=meta)
@@ -144,9 +143,9 @@ async def handle_offset_commit(ctx: BrokerContext, request: OffsetCommitRequest,
 def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
                 partition: OffsetCommitRequest.OffsetCommitRequestTopic.OffsetCommitRequestPartition) -> int:
     if topic not in ctx.storage.topics():
-        return 3  # UNKNOWN_TOPIC_OR_PARTITION
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     if not ctx.storage.health.online:
-        return NOT_COORDINATOR  # the data folder is offline (dir_failure.py)
+        return ErrorCode.NOT_COORDINATOR  # the data folder is offline (dir_failure.py)
     try:
         # OffsetCommit v6+ carries the leader epoch of the record the offset follows; older
         # versions decode it as -1. OffsetFetch hands it back (librdkafka validates with it).
@@ -159,7 +158,7 @@ def _commit_one(ctx: BrokerContext, group_id: str, topic: str,
         # Kafka answers a commit its offsets log could not store NOT_COORDINATOR
         # (GroupMetadataManager.storeOffsets maps KAFKA_STORAGE_ERROR so); the client retries.
         ctx.storage.health.fail(ctx.offsets.path, error, f"committing offsets of group {group_id!r}")
-        return NOT_COORDINATOR
+        return ErrorCode.NOT_COORDINATOR
     return 0
 
 

@@ -1,5 +1,8 @@
 """Crash-safe rewriting of small metadata files (topic list, log start offsets, offset snapshots).
 
+spark_app/runtime/atomic_file.py does the same for the Spark app: the two apps never import each
+other (they are separate programs with one owner per contract), so each keeps one copy.
+
 Usage: `write_atomically(folder / "topics.json", json.dumps(topics))`
 """
 

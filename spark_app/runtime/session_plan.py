@@ -1,0 +1,142 @@
+"""The Spark session's plan: Spark's conf and the environment its JVM starts with, derived by
+one pure function from the app's settings and a few facts looked up on the machine.
+
+Pure so that every setting the session gets is unit-tested without starting Spark; session.py
+looks the facts up (`Found`), applies the plan and owns the session's temporary folder.
+
+Usage:
+    plan = session_plan(settings, found, os.environ)
+    plan.conf["spark.master"]      # "local[2]"
+    plan.env["PYSPARK_PYTHON"]     # the interpreter the Python workers run
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.settings import SparkAppSettings
+
+__all__ = ["Found", "SessionPlan", "session_plan", "session_conf", "child_env", "log4j_text"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the session's plan needs from this machine, looked up before planning (`_look_up`)."""
+
+    python: str  # the interpreter Spark's Python workers run
+    code_root: Path  # the folder `spark_app` is imported from
+    log4j_file: Path  # our log4j2 config, in the session's temporary folder
+    checkpoint_files_class: str  # where this Spark keeps FileSystemBasedCheckpointFileManager
+    class_cache_options: str = ""  # JVM options of the class-data archive (ClassCache)
+    slow_classes: Path | None = None  # the compiled slow file manager, with --checkpoint-latency
+    connector_conf: Mapping[str, str] = field(default_factory=dict)  # --source spark-kafka
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """Spark's conf for the builder, and the whole environment its JVM is launched with."""
+
+    conf: dict[str, str]
+    env: dict[str, str]
+
+
+def session_plan(settings: SparkAppSettings, found: Found, environ: Mapping[str, str],
+                 app_name: str = "SparkApp") -> SessionPlan:
+    """The session's conf and the JVM's environment. Pure: no side effects, nothing read but its
+    arguments (and the working folder, to make the settings' paths absolute).
+
+    Usage: `plan = session_plan(settings, found, os.environ)`
+    """
+    return SessionPlan(session_conf(settings, found, app_name),
+                       child_env(environ, found.python, found.code_root))
+
+
+def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "SparkApp"
+                 ) -> dict[str, str]:
+    """Every Spark setting the session is built with (later entries win)."""
+    conf = {
+        "spark.app.name": app_name,
+        "spark.master": settings.master,
+        "spark.driver.extraJavaOptions": _driver_java_options(found.log4j_file,
+                                                              found.class_cache_options),
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": str(settings.ui).lower(),
+        "spark.ui.port": str(settings.ui_port),
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.adaptive.enabled": "false",  # unsupported in streaming anyway
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.streaming.stopTimeout": "30s",
+        "spark.sql.streaming.checkpointFileManagerClass": found.checkpoint_files_class,
+    }
+    if settings.checkpoint_latency:
+        conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
+    if settings.event_log_dir is not None:
+        conf |= _event_log_conf(settings.event_log_dir)
+    return conf | dict(found.connector_conf)
+
+
+def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[str, str]:
+    """The environment Spark's JVM starts with: `environ` with what its Python workers need to
+    run our interpreter and import spark_app from any folder (they inherit the JVM's)."""
+    env = dict(environ)
+    # Without it the workers run whatever `python3` is on PATH, which may lack kafka-python and pyarrow.
+    env.setdefault("PYSPARK_PYTHON", python)
+    # Spark starts about nine Python processes per start, each importing pandas, pyarrow and
+    # pyspark. Where PYTHONDONTWRITEBYTECODE is set (CI, some shells) each one compiled them from
+    # source again (pandas alone 1.55 s instead of 0.43 s); the workers may keep bytecode.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # Loopback only: also keeps Spark from warning that the hostname resolves to 127.0.0.1.
+    env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if str(code_root) not in paths:
+        env["PYTHONPATH"] = os.pathsep.join([str(code_root), *paths])
+    return env
+
+
+def _driver_java_options(log4j: Path, class_cache_options: str) -> str:
+    # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
+    # the C2 compiler threads of a starting JVM compete with the Python workers starting.
+    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1"]
+    return " ".join([*options, class_cache_options] if class_cache_options else options)
+
+
+def _slow_checkpoint_conf(latency: str, classes: Path | None) -> dict[str, str]:
+    """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py)."""
+    assert classes is not None, "the slow file manager's classes are looked up with the latency"
+    return {"spark.sql.streaming.checkpointFileManagerClass": CLASS_NAME,
+            "spark.driver.extraClassPath": str(classes),
+            "spark.executor.extraClassPath": str(classes),
+            **LatencySpec.parse(latency).spark_conf()}
+
+
+def _event_log_conf(folder: Path) -> dict[str, str]:
+    """Spark's own record of the run, one JSON event per line; uncompressed so a scenario can
+    read it while the app runs (Spark flushes it at every stage's end and executor change)."""
+    return {"spark.eventLog.enabled": "true",
+            "spark.eventLog.dir": folder.resolve().as_uri(),
+            "spark.eventLog.compress": "false"}
+
+
+def log4j_text(spark_log: Path) -> str:
+    """A log4j2 config sending Spark's WARN and above to spark.log and nothing to the console."""
+    pattern = "[%p] [%d{yyyy-MM-dd HH:mm:ss,SSS}] [%c{1}]: %m%n"
+    return "\n".join([
+        "rootLogger.level = warn",
+        "rootLogger.appenderRef.file.ref = file",
+        "appender.file.type = File",
+        "appender.file.name = file",
+        f"appender.file.fileName = {spark_log.resolve()}",
+        "appender.file.append = true",
+        "appender.file.layout.type = PatternLayout",
+        f"appender.file.layout.pattern = {pattern}",
+        # Harmless on a laptop and printed on every start.
+        "logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader",
+        "logger.hadoop.level = error",
+        "",
+    ])

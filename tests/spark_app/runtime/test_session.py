@@ -1,0 +1,80 @@
+"""The Spark session as a resource: what it leaves behind in the temporary folder and in this
+process's environment, when it stops and when it fails to start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from spark_app.runtime import session
+from spark_app.runtime.session import SparkSessionResource, _environment
+from spark_app.settings import SparkAppSettings
+
+
+@pytest.fixture
+def temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """This process's temporary folder (`tempfile`, TMPDIR's role), empty at the start."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+
+
+def test_a_session_that_fails_to_start_leaves_no_folder(temp_dir: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(settings: SparkAppSettings, *, folder: Path, **kwargs: object) -> None:
+        assert folder.parent == temp_dir and folder.is_dir()
+        raise RuntimeError("the JVM did not start")
+
+    monkeypatch.setattr(session, "build_session", failing)
+    resource = SparkSessionResource(SparkAppSettings(log_dir=tmp_path / "log"))
+    with pytest.raises(RuntimeError, match="the JVM did not start"):
+        resource.start()
+    assert list(temp_dir.iterdir()) == []
+
+
+def test_the_folder_of_a_killed_app_is_removed_by_the_next_start(temp_dir: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    killed = temp_dir / f"spark_app-session-{dead.stdout.strip()}-abc"
+    alive = temp_dir / f"spark_app-session-{os.getppid()}-def"  # another app, still running
+    for folder in (killed, alive):
+        folder.mkdir()
+        (folder / "log4j2.properties").write_text("rootLogger.level = warn\n")
+    mine = session._session_folder()
+    assert not killed.exists() and alive.exists()
+    assert mine.name.startswith(f"spark_app-session-{os.getpid()}-")
+
+
+def test_the_launchers_environment_is_set_for_the_launch_only() -> None:
+    before = dict(os.environ)
+    wanted = {**before, "PYSPARK_PYTHON": "/venv/bin/python"}
+    wanted.pop("PATH", None)
+    with pytest.raises(RuntimeError):
+        with _environment(wanted):
+            assert os.environ["PYSPARK_PYTHON"] == "/venv/bin/python" and "PATH" not in os.environ
+            raise RuntimeError("getOrCreate failed")
+    assert dict(os.environ) == before
+
+
+@pytest.mark.spark
+def test_a_session_leaves_nothing_behind(temp_dir: Path, tmp_path: Path) -> None:
+    """Start and stop: no temporary folder left, this process's environment as it was, and the
+    Python workers still run our interpreter and import spark_app (from the JVM's environment)."""
+    before = dict(os.environ)
+    resource = SparkSessionResource(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"))
+    with resource as spark:
+        assert resource.folder is not None and (resource.folder / "log4j2.properties").exists()
+        seen = spark.sparkContext.parallelize([0], 1).map(
+            lambda _: (__import__("spark_app").__name__, __import__("sys").executable)).collect()
+        assert seen == [("spark_app", sys.executable)]
+    assert list(temp_dir.iterdir()) == []
+    # PySpark's own SPARK_AUTH_SOCKET_TIMEOUT and SPARK_BUFFER_SIZE aside, nothing changed.
+    ours = ("PYSPARK_PYTHON", "PYTHONPATH", "SPARK_LOCAL_IP", "PYTHONDONTWRITEBYTECODE")
+    assert {k: os.environ.get(k) for k in ours} == {k: before.get(k) for k in ours}

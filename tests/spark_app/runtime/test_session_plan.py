@@ -1,0 +1,63 @@
+"""The session's plan: every Spark setting and environment variable the app's session gets,
+checked without starting Spark."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from spark_app.runtime.session_plan import Found, child_env, session_conf, session_plan
+from spark_app.settings import SparkAppSettings
+
+FOUND = Found(python="/venv/bin/python", code_root=Path("/repo"),
+              log4j_file=Path("/tmp/s/log4j2.properties"),
+              checkpoint_files_class="org.apache.spark.FileSystemBasedCheckpointFileManager")
+
+
+def test_the_conf_follows_the_settings() -> None:
+    conf = session_conf(SparkAppSettings(master="local[3]", shuffle_partitions=4, ui_port=4041),
+                        FOUND, app_name="Inspect")
+    assert conf["spark.master"] == "local[3]" and conf["spark.app.name"] == "Inspect"
+    assert conf["spark.sql.shuffle.partitions"] == "4" and conf["spark.ui.port"] == "4041"
+    assert "-Dlog4j2.configurationFile=file:/tmp/s/log4j2.properties" in \
+        conf["spark.driver.extraJavaOptions"]
+    assert conf["spark.sql.streaming.checkpointFileManagerClass"] == FOUND.checkpoint_files_class
+    assert "spark.eventLog.enabled" not in conf and "spark.jars.packages" not in conf
+
+
+def test_options_add_their_settings() -> None:
+    found = Found(**{**FOUND.__dict__, "class_cache_options": "-XX:SharedArchiveFile=/c.jsa",
+                     "slow_classes": Path("/cache/slow"),
+                     "connector_conf": {"spark.jars.packages": "org.apache.spark:kafka:4.3.0"}})
+    settings = SparkAppSettings(checkpoint_latency="fixed:2s", event_log_dir=Path("/runs/events"))
+    conf = session_conf(settings, found)
+    assert conf["spark.driver.extraJavaOptions"].endswith(" -XX:SharedArchiveFile=/c.jsa")
+    # The slow file manager replaces Spark's, and its class folder is on both class paths.
+    assert conf["spark.sql.streaming.checkpointFileManagerClass"] == \
+        "checkpointexperience.SlowCheckpointFileManager"
+    assert conf["spark.driver.extraClassPath"] == conf["spark.executor.extraClassPath"] == "/cache/slow"
+    assert conf["spark.hadoop.checkpointexperience.latency.kind"] == "fixed"
+    assert conf["spark.eventLog.dir"] == "file:///runs/events"
+    assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
+
+
+def test_the_jvm_environment_lets_workers_run_our_python_and_import_the_app() -> None:
+    given = {"PATH": "/bin", "PYTHONPATH": "/lib", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = child_env(given, "/venv/bin/python", Path("/repo"))
+    assert env["PYSPARK_PYTHON"] == "/venv/bin/python" and env["SPARK_LOCAL_IP"] == "127.0.0.1"
+    assert env["PYTHONPATH"] == f"/repo{os.pathsep}/lib" and env["PATH"] == "/bin"
+    assert "PYTHONDONTWRITEBYTECODE" not in env  # workers may keep their bytecode
+    assert given == {"PATH": "/bin", "PYTHONPATH": "/lib", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def test_a_users_own_choices_are_kept() -> None:
+    given = {"PYSPARK_PYTHON": "/opt/py", "SPARK_LOCAL_IP": "10.0.0.5", "PYTHONPATH": "/repo"}
+    env = child_env(given, "/venv/bin/python", Path("/repo"))
+    assert env == given  # the project's folder is not added twice
+
+
+def test_planning_changes_nothing_in_this_process() -> None:
+    before = dict(os.environ)
+    plan = session_plan(SparkAppSettings(), FOUND, {"PATH": "/bin"})
+    assert plan.env["PYTHONPATH"] == "/repo" and plan.conf["spark.master"] == "local[2]"
+    assert dict(os.environ) == before

@@ -1,0 +1,82 @@
+"""What other packages may read of the two apps.
+
+Rule: scenarios/ and benchmarks/ import from spark_app or kafka_app only the app's top-level
+contract modules (those its `__init__.__all__` lists), or, deeper in it, names a module lists in
+its own `__all__`; never another top-level module, never a name left out of `__all__`.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+APPS = ("spark_app", "kafka_app")
+READERS = ("scenarios", "benchmarks")
+
+
+def _imports(path: Path) -> Iterator[tuple[str, str | None, int]]:
+    """(module, name or None for `import module`, line) of every import of an app in `path`."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                yield node.module, alias.name, node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None, node.lineno
+
+
+def _refusal(module: str, name: str | None) -> str | None:
+    """Why importing `name` from `module` breaks the rule, or None if it keeps to it."""
+    parts = module.split(".")
+    if parts[0] not in APPS:
+        return None
+    if len(parts) == 1:
+        if name is None or name in importlib.import_module(module).__all__:
+            return None
+        return f"{module}.{name} is not one of {module}'s contract modules (its __all__)"
+    app = importlib.import_module(parts[0])
+    top = importlib.import_module(f"{parts[0]}.{parts[1]}")
+    if len(parts) == 2 and not hasattr(top, "__path__") and parts[1] not in app.__all__:
+        return f"{module} is not one of {parts[0]}'s contract modules (its __all__)"
+    if name is not None and name not in getattr(importlib.import_module(module), "__all__", ()):
+        return f"{name} is not in {module}.__all__"
+    return None
+
+
+def _breaches(folder: Path) -> list[str]:
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for module, name, line in _imports(path):
+            why = _refusal(module, name)
+            if why:
+                found.append(f"{path.relative_to(REPO)}:{line}: {why}")
+    return found
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_other_packages_read_only_the_apps_contracts(reader: str) -> None:
+    assert _breaches(REPO / reader) == []
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_every_listed_contract_is_a_top_level_module_with_its_own_all(app: str) -> None:
+    contracts = importlib.import_module(app).__all__
+    assert contracts, f"{app}.__all__ lists no contract module"
+    for name in contracts:
+        assert (REPO / app / f"{name}.py").is_file(), f"{app}.{name} is not a top-level module"
+        assert importlib.import_module(f"{app}.{name}").__all__, f"{app}.{name} has no __all__"
+
+
+def test_the_rule_refuses_what_it_should() -> None:
+    """The checker itself: a private name, an unlisted name and a non-contract module fail."""
+    assert _refusal("spark_app.source.kafka_source", "_task_client") is not None
+    assert _refusal("spark_app.settings", "_REPEATED_FLAGS") is not None
+    assert _refusal("spark_app.sink", "open_sink") is not None
+    assert _refusal("spark_app", "sink") is not None
+    assert _refusal("spark_app.settings", "SparkAppSettings") is None
+    assert _refusal("spark_app.checkpoint.reader", "read_checkpoint") is None
