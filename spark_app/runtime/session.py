@@ -27,6 +27,7 @@ from spark_app.runtime.class_cache import ClassCache, default_cache_dir
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
 from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.runtime.state_store import configure_state_store
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -169,6 +170,7 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.streaming.stopTimeout", "30s")
                .config("spark.sql.streaming.checkpointFileManagerClass", _checkpoint_files_class()))
+    builder = configure_state_store(builder, settings)
     if settings.checkpoint_latency:
         builder = _slow_checkpoints(builder, settings)
     if settings.event_log_dir is not None:
