@@ -198,6 +198,11 @@ def inspect_parser() -> argparse.ArgumentParser:
                    help="where Spark's log goes when reading the state")
     p.add_argument("--no-state", action="store_true",
                    help="skip reading the count from state (avoids starting Spark)")
+    p.add_argument("--state-source", action="store_true",
+                   help="also read the state through Spark's State Data Source (state-metadata, "
+                        "statestore, readChangeFeed): the operator, the count, what each of the "
+                        "last batches changed, the store's kind and format, and the files the "
+                        "next batch loads")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     return p
 

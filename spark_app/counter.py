@@ -10,6 +10,9 @@ and the new total goes back into the state store, versioned with the batch in `s
 (`state/<op>/_metadata/schema`) and refuses to run a v2 query on a v1 checkpoint; a new
 checkpoint takes v2 without trouble (the upgrade scenario shows both).
 
+`--counter transform-with-state` counts the same way with transformWithStateInPandas
+(counter_tws.py); both number rows with `number_rows`, so their output logs are identical.
+
 Usage: `counted = count_messages(records, state_schema="v1")`  # adds a `count` column: 1, 2, ...
 """
 

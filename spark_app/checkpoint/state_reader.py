@@ -1,0 +1,216 @@
+"""The count's state read through Spark's State Data Source (`inspect --state-source`).
+
+Spark 4 reads a checkpoint's state with a batch query: `format("state-metadata")` names the
+stateful operator and the batches its state covers; `format("statestore")` returns the state
+rows at a batch (`batchId`, default the last committed); with `readChangeFeed` it returns what
+each batch changed. transformWithState keeps each state variable apart, so its reads name one
+(`stateVarName`). This module asks all three and adds what the files say without Spark: the
+store's kind (the provider pinned in `offsets/<N>`), the checkpoint format (`commits/<N>` is
+`v2`, with the state file ids, under format 2; the format is NOT pinned in the offsets) and
+whether changelogs are written, plus the files the next batch loads its state from.
+
+It starts Spark (tens of seconds), so inspect runs it only when asked; the file reading of
+inspect stays as it is, beside it.
+
+Usage:
+    layout = store_layout(Path("checkpoints"))            # no Spark
+    report = read_state(Path("checkpoints"), Path("log"))  # starts Spark
+    print("\n".join(report.lines()))
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spark_app.checkpoint.reader import read_log_file
+from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
+
+__all__ = ["StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
+           "read_state", "count_in"]
+
+# How many of the last batches the change feed shows.
+CHANGE_BATCHES = 10
+_VERSIONED = re.compile(r"^(\d+)(?:_([0-9a-f-]{36}))?\.(delta|snapshot|zip|changelog)$")
+
+
+@dataclass(frozen=True)
+class StoreLayout:
+    """What the checkpoint's files say about its state store, read without Spark."""
+
+    kind: str | None = None  # hdfs | rocksdb, from the provider pinned in offsets/<N>
+    provider_class: str | None = None
+    format_version: int = 1  # 2 when commits/<N> is "v2" (stateUniqueIds)
+    changelog: bool = False  # <v>.changelog files: RocksDB with changelog checkpointing
+    state_ids: list[str] = field(default_factory=list)  # format 2: the last commit's file ids
+    next_batch: int | None = None
+    next_files: list[str] = field(default_factory=list)  # what the next batch loads
+
+
+@dataclass(frozen=True)
+class BatchChange:
+    """One row of the change feed: what a batch did to the count."""
+
+    batch_id: int
+    change_type: str
+    count: int | None
+
+
+@dataclass(frozen=True)
+class StateReport:
+    """The State Data Source's answers, with the layout from the files."""
+
+    layout: StoreLayout
+    operator: str | None = None
+    min_batch: int | None = None
+    max_batch: int | None = None
+    count: int | None = None
+    count_batch: int | None = None
+    changes: list[BatchChange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """One fact per line, for inspect's text output."""
+        lay = self.layout
+        store = f"{lay.kind or lay.provider_class or 'unknown'}"
+        if lay.kind == "rocksdb":
+            store += ", changelog checkpointing" if lay.changelog else ", snapshot every batch"
+        out = [f"state store: {store}; checkpoint format {lay.format_version}"
+               + (f" (state file ids {', '.join(lay.state_ids)})" if lay.state_ids else "")]
+        if self.operator is not None:
+            out.append(f"stateful operator: {self.operator}, state for batches "
+                       f"{self.min_batch}..{self.max_batch}")
+        if self.count is not None:
+            out.append(f"count in state after batch {self.count_batch}: {self.count}")
+        if lay.next_batch is not None:
+            out.append(f"batch {lay.next_batch} loads state version {lay.next_batch} from "
+                       f"{', '.join(lay.next_files) or '(no state file yet)'}")
+        out.extend(f"batch {c.batch_id}: {c.change_type} count -> {c.count}" for c in self.changes)
+        out.extend(self.notes)
+        return out
+
+
+def _last(folder: Path) -> int | None:
+    return max((int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit()), default=None)
+
+
+def _pinned_conf(path: Path) -> dict[str, str]:
+    """The confs pinned in the newest offsets/<N> (its first JSON line); any source's offsets."""
+    last = _last(path / "offsets")
+    if last is None:
+        return {}
+    _, lines = read_log_file(path / "offsets" / str(last))
+    meta = json.loads(next((line for line in lines if line.strip()), "{}"))
+    return {str(k): str(v) for k, v in (meta.get("conf") or {}).items()}
+
+
+def _committed_version(path: Path) -> tuple[int, list[str]]:
+    """The commit log's format (1 or 2) and, for 2, the last commit's state file ids."""
+    last = _last(path / "commits")
+    if last is None:
+        return 1, []
+    version, lines = read_log_file(path / "commits" / str(last))
+    meta = json.loads(next((line for line in lines if line.strip()), "{}"))
+    ids = [i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part]
+    return int(version[1:]), ids
+
+
+def files_to_load(partition_dir: Path, version: int, state_ids: list[str] = ()) -> list[str]:
+    """The files a store loads for state `version` (batch version - 1): the newest snapshot at
+    or below it, then each delta or changelog after it; format 2 names them `<v>_<id>`."""
+    found: dict[int, dict[str, str]] = {}
+    for item in partition_dir.iterdir() if partition_dir.is_dir() else ():
+        match = _VERSIONED.match(item.name)
+        if match and (match.group(2) is None or not state_ids or match.group(2) in state_ids
+                      or int(match.group(1)) != version):
+            found.setdefault(int(match.group(1)), {})[match.group(3)] = item.name
+    snapshots = [v for v, kinds in found.items() if v <= version and kinds.keys() & {"snapshot", "zip"}]
+    base = max(snapshots, default=0)
+    files = [found[base].get("snapshot") or found[base]["zip"]] if base else []
+    for v in range(base + 1, version + 1):
+        kinds = found.get(v, {})
+        step = kinds.get("delta") or kinds.get("changelog")
+        files.append(step or f"{v}.(missing)")
+    return files
+
+
+def store_layout(path: Path) -> StoreLayout:
+    """Read the store's kind, format and next load from the files (no Spark)."""
+    provider = _pinned_conf(path).get(PROVIDER_CONF)
+    last_committed = _last(path / "commits")
+    format_version, ids = _committed_version(path)
+    partition = path / "state" / "0" / "0"
+    changelog = partition.is_dir() and any(p.name.endswith(".changelog") for p in partition.iterdir())
+    next_batch = None if last_committed is None else last_committed + 1
+    # Batch N+1 (a pending one is replayed) loads state version N+1, the state batch N left.
+    files = files_to_load(partition, next_batch, ids) if next_batch is not None else []
+    return StoreLayout(kind=store_kind(provider), provider_class=provider,
+                       format_version=format_version, changelog=bool(changelog), state_ids=ids,
+                       next_batch=next_batch, next_files=files)
+
+
+def count_in(value: object) -> int | None:
+    """The count in a state value row as a dict. applyInPandasWithState nests it in
+    `groupState`; transformWithState's `count` variable holds it directly."""
+    if isinstance(value, dict):
+        if isinstance(value.get("count"), int):
+            return int(value["count"])
+        for inner in value.values():
+            found = count_in(inner)
+            if found is not None:
+                return found
+    return None
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error)
+    line = next((x.strip() for x in text.splitlines() if "[" in x and "]" in x), None)
+    return (line or text.strip().splitlines()[0] if text.strip() else type(error).__name__)[:400]
+
+
+def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
+    """Start Spark and read the checkpoint's state through the State Data Source."""
+    from dataclasses import replace
+
+    from spark_app.runtime.session import SparkSessionResource
+    from spark_app.settings import SparkAppSettings
+
+    layout = store_layout(path)
+    settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]")
+    if layout.kind is not None:
+        settings = replace(settings, state_store=layout.kind)  # type: ignore[arg-type]
+    with SparkSessionResource(settings) as spark:
+        return _ask_spark(spark, str(path.resolve()), layout)
+
+
+def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
+    notes: list[str] = []
+    rows = spark.read.format("state-metadata").load(location).collect()
+    if not rows:
+        return StateReport(layout, notes=["state-metadata: no stateful operator recorded"])
+    meta = rows[0]
+    options = {"stateVarName": "count"} if "transformWithState" in meta["operatorName"] else {}
+    state = spark.read.format("statestore").options(**options).load(location).collect()
+    count = count_in(state[0]["value"].asDict(recursive=True)) if state else None
+    if not state:
+        notes.append("statestore: no rows at the last committed batch")
+    changes: list[BatchChange] = []
+    start = max(int(meta["minBatchId"]), int(meta["maxBatchId"]) - CHANGE_BATCHES + 1)
+    try:
+        feed = (spark.read.format("statestore").options(**options)
+                .option("readChangeFeed", "true").option("changeStartBatchId", start)
+                .load(location).orderBy("batch_id").collect())
+        changes = [BatchChange(int(r["batch_id"]), r["change_type"],
+                               count_in(r["value"].asDict(recursive=True)) if r["value"] else None)
+                   for r in feed]
+    except Exception as err:  # Spark's refusal is the answer: say it, in its words
+        notes.append(f"change feed not readable: {_first_line(err)}")
+    return StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
+                       max_batch=int(meta["maxBatchId"]), count=count,
+                       count_batch=int(meta["maxBatchId"]), changes=changes, notes=notes)

@@ -1,0 +1,72 @@
+"""The count on RocksDB with changelog checkpointing and on transformWithState, as a real app
+against the embedded broker: the negative key's crash and replay, a kill -9 mid-stream, and
+the output log still exactly once (the shared verifier), with the files each store writes.
+
+Marked `spark` (run with `pytest --slow`); each test starts the app three times.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from scenarios.checker.verify import verify_file
+from spark_app.settings import SparkAppSettings
+from tests.spark_app.app_process import AppProcess, wait_until
+from tests.spark_app.kafka_helpers import create_topic, send_counter
+from tests.spark_app.test_app_e2e import START_SEC, CounterProducer, highest_count
+
+pytestmark = pytest.mark.spark
+
+COMBINATIONS = {
+    "rocksdb-changelog": {"state_store": "rocksdb", "changelog_checkpointing": True},
+    "transform-with-state": {"state_store": "rocksdb", "counter": "transform-with-state"},
+}
+
+
+def state_files(checkpoint: Path) -> list[str]:
+    """The state folder's files (Hadoop's hidden .crc aside), relative to state/0."""
+    root = checkpoint / "state" / "0"
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                  if p.is_file() and not p.name.startswith("."))
+
+
+@pytest.mark.parametrize("name", sorted(COMBINATIONS))
+def test_crash_then_kill_minus_9_keep_exactly_once(name: str, embedded_broker, tmp_path: Path) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
+                                log_dir=tmp_path / "log", trigger_sec=0.5, **COMBINATIONS[name])
+    args = settings.to_argv()
+    send_counter(bootstrap, range(1, 11), negative=[6])
+    crashing = AppProcess(tmp_path, args).start()
+    assert crashing.wait(START_SEC) == 255, crashing.output()
+    assert highest_count(tmp_path) == 5  # died mid-batch after five lines
+
+    producer = CounterProducer(bootstrap, first=11)
+    with AppProcess(tmp_path, args) as app:
+        wait_until(lambda: highest_count(tmp_path) >= 10, START_SEC, "the replay", app)
+        producer.start()
+        wait_until(lambda: highest_count(tmp_path) >= 30, START_SEC, "new messages", app)
+        time.sleep(0.7)  # kill -9 (leaving the with) while batches keep coming, not in a pause
+    total = producer.stop()
+    with AppProcess(tmp_path, args) as app:
+        app.wait_streaming(START_SEC)
+        wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
+        assert app.terminate() == 0, app.output()
+
+    report = verify_file(tmp_path / "log" / "streaming-output.log")
+    assert report.ok, report
+    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
+        (total, total, (), {})
+    text = (tmp_path / "log" / "streaming-output.log").read_text()
+    assert "[StreamingOutput]: Experience: -6 -> 6" in text
+    files = state_files(settings.checkpoint_dir)
+    assert any(f.endswith(".changelog") for f in files) == settings.changelog_checkpointing, files
+    assert not any(f.endswith((".delta", ".snapshot")) for f in files), files
+    if settings.counter == "transform-with-state":
+        assert "_metadata/v2/0" in files and any(f.startswith("_stateSchema/default/") for f in files)
+    else:
+        assert "_metadata/metadata" in files
