@@ -101,7 +101,7 @@ def _counter_refusal(settings: SparkAppSettings) -> str | None:
     # The workers import it only inside the first batch, where a missing module fails the task.
     if importlib.util.find_spec("google.protobuf") is None:
         return ("--counter transform-with-state needs protobuf in this Python (its workers talk "
-                "to Spark's state server in it): pip install 'protobuf>=5'")
+                "to Spark's state server in it): pip install 'protobuf>=6.33.5,<7'")
     return None
 
 

@@ -16,7 +16,7 @@ from scenarios.checker.verify import verify_file
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
-from tests.spark_app.test_app_e2e import START_SEC, CounterProducer, highest_count
+from tests.spark_app.test_app_e2e import START_SEC, CounterProducer, highest_count, inspect
 
 pytestmark = pytest.mark.spark
 
@@ -24,6 +24,8 @@ COMBINATIONS = {
     "rocksdb-changelog": {"state_store": "rocksdb", "changelog_checkpointing": True},
     "transform-with-state": {"state_store": "rocksdb", "counter": "transform-with-state"},
 }
+OPERATORS = {"apply-in-pandas-with-state": "applyInPandasWithState",
+             "transform-with-state": "transformWithStateInPandasExec"}
 
 
 def state_files(checkpoint: Path) -> list[str]:
@@ -70,3 +72,21 @@ def test_crash_then_kill_minus_9_keep_exactly_once(name: str, embedded_broker, t
         assert "_metadata/v2/0" in files and any(f.startswith("_stateSchema/default/") for f in files)
     else:
         assert "_metadata/metadata" in files
+    check_state_source(bootstrap, tmp_path, settings, total)
+
+
+def check_state_source(bootstrap: str, tmp_path: Path, settings: SparkAppSettings,
+                       total: int) -> None:
+    """`inspect --state-source` on the checkpoint the runs left: what a user would check."""
+    found = inspect(bootstrap, tmp_path, "--state-source")
+    state = found["state_source"]
+    assert found["state_count"] == total and state["count"] == total, state
+    assert state["operator"] == OPERATORS[settings.counter]
+    layout = state["layout"]
+    assert (layout["kind"], layout["format_version"], layout["changelog"]) == \
+        ("rocksdb", 1, settings.changelog_checkpointing)
+    assert layout["next_batch"] == found["last_committed_batch"] + 1 and layout["next_files"]
+    if settings.changelog_checkpointing:  # the feed's last change is the count now
+        assert state["changes"][-1]["count"] == total, state
+    else:
+        assert state["changes"] == [] and state["notes"][0].startswith("change feed not readable")
