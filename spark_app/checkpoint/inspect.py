@@ -145,12 +145,12 @@ def _kafka_offsets(bootstrap: str, topics: set[str],
 
 def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int | None, str | None]:
     """The running count in the state store at the last committed batch, via Spark's reader."""
+    from spark_app.checkpoint.state_reader import reader_settings, statestore_options
     from spark_app.runtime.session import SparkSessionResource
-    from spark_app.settings import SparkAppSettings
 
-    settings = SparkAppSettings(checkpoint_dir=checkpoint, log_dir=log_dir, master="local[1]")
-    with SparkSessionResource(settings) as spark:
-        rows = spark.read.format("statestore").load(str(checkpoint.resolve())).collect()
+    with SparkSessionResource(reader_settings(checkpoint, log_dir)) as spark:
+        rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
+                .load(str(checkpoint.resolve())).collect())
     if not rows:
         return None, "the state store holds no rows yet"
     count = _find_count(rows[0]["value"].asDict(recursive=True))

@@ -24,13 +24,16 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import read_log_file
 from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 
+if TYPE_CHECKING:
+    from spark_app.settings import SparkAppSettings
+
 __all__ = ["StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
-           "read_state", "count_in"]
+           "read_state", "count_in", "statestore_options", "reader_settings"]
 
 # How many of the last batches the change feed shows.
 CHANGE_BATCHES = 10
@@ -174,19 +177,30 @@ def _first_line(error: Exception) -> str:
     return (line or text.strip().splitlines()[0] if text.strip() else type(error).__name__)[:400]
 
 
-def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
-    """Start Spark and read the checkpoint's state through the State Data Source."""
-    from dataclasses import replace
+def statestore_options(path: Path) -> dict[str, str]:
+    """The `statestore` options the count needs: transformWithState (its operator metadata
+    v2 is on disk) keeps the count in the state variable `count` (counter_tws.STATE_VARIABLE),
+    read by name."""
+    tws = (path / "state" / "0" / "_metadata" / "v2").is_dir()
+    return {"stateVarName": "count"} if tws else {}
 
-    from spark_app.runtime.session import SparkSessionResource
+
+def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
+    """A small session for reading, on the store the checkpoint pinned (the reader takes the
+    provider from the checkpoint anyway; this keeps the session's conf from contradicting it)."""
+    from spark_app.runtime.state_store import as_pinned
     from spark_app.settings import SparkAppSettings
 
-    layout = store_layout(path)
     settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]")
-    if layout.kind is not None:
-        settings = replace(settings, state_store=layout.kind)  # type: ignore[arg-type]
-    with SparkSessionResource(settings) as spark:
-        return _ask_spark(spark, str(path.resolve()), layout)
+    return as_pinned(settings, _pinned_conf(path))
+
+
+def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
+    """Start Spark and read the checkpoint's state through the State Data Source."""
+    from spark_app.runtime.session import SparkSessionResource
+
+    with SparkSessionResource(reader_settings(path, log_dir)) as spark:
+        return _ask_spark(spark, str(path.resolve()), store_layout(path))
 
 
 def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
@@ -195,7 +209,7 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
     if not rows:
         return StateReport(layout, notes=["state-metadata: no stateful operator recorded"])
     meta = rows[0]
-    options = {"stateVarName": "count"} if "transformWithState" in meta["operatorName"] else {}
+    options = statestore_options(Path(location))
     state = spark.read.format("statestore").options(**options).load(location).collect()
     count = count_in(state[0]["value"].asDict(recursive=True)) if state else None
     if not state:
