@@ -60,8 +60,9 @@ def state_store_conf(settings: SparkAppSettings) -> dict[str, str]:
     return conf
 
 
-def state_store_refusal(settings: SparkAppSettings) -> str | None:
-    """Why Spark would refuse (or silently ignore) this combination; None when it runs."""
+def state_store_refusal(settings: SparkAppSettings, spark_version: str = "4.3.0") -> str | None:
+    """Why Spark `spark_version` would refuse (or silently ignore) this combination; None
+    when it runs."""
     if settings.checkpoint_format not in (1, 2):
         return (f"--checkpoint-format {settings.checkpoint_format}: Spark knows formats 1 and 2 "
                 f"({FORMAT_CONF})")
@@ -71,15 +72,23 @@ def state_store_refusal(settings: SparkAppSettings) -> str | None:
         # Spark reads this conf only in the RocksDB provider: on HDFS it is ignored, silently.
         return (f"--changelog-checkpointing is a RocksDB option ({CHANGELOG_CONF}) that the HDFS "
                 f"store silently ignores: add --state-store rocksdb")
+    before_4_1 = tuple(int(p) for p in spark_version.split(".")[:2]) < (4, 1)
     if settings.checkpoint_format == 2:
-        return _FORMAT_2_ON_HDFS
+        return _FORMAT_2_ON_HDFS_4_0 if before_4_1 else _FORMAT_2_ON_HDFS
     if settings.counter == "transform-with-state":
-        return _TWS_ON_HDFS
+        return _TWS_ON_HDFS_4_0 if before_4_1 else _TWS_ON_HDFS
     return None
 
 
-# Spark's own words, as the running Spark 4.3 raises them (docs/spark-state-verified.md).
-# Spark fails the first batch's task with the first; the second when it plans the query.
+# Spark's own words, as the running Spark raises them (docs/spark-state-verified.md): 4.3.0,
+# and 4.0.5 where they differ (4.1 and 4.2 not run yet: taken to speak as 4.3 does). Spark
+# fails the first batch's task with these, inside foreachBatch's job.
+_FORMAT_2_ON_HDFS_4_0 = ("--checkpoint-format 2 needs --state-store rocksdb: Spark 4.0 fails the "
+                         "first batch with java.lang.NullPointerException: Cannot invoke "
+                         "\"SQLConf.stateStoreCheckpointFormatVersion()\" (HDFS has no format 2)")
+_TWS_ON_HDFS_4_0 = ("--counter transform-with-state needs --state-store rocksdb: Spark refuses it "
+                    "with [UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES] Creating "
+                    "multiple column families with HDFSBackedStateStoreProvider is not supported.")
 _FORMAT_2_ON_HDFS = ("--checkpoint-format 2 needs --state-store rocksdb: Spark refuses it with "
                      "[STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
                      "does not support checkpointFormatVersion > 1")
@@ -106,8 +115,12 @@ def _counter_refusal(settings: SparkAppSettings) -> str | None:
 
 
 def check_state_store(settings: SparkAppSettings) -> None:
-    """Raise StateStoreOptionError, in one line, for a combination that cannot run."""
-    refusal = state_store_refusal(settings) or _counter_refusal(settings)
+    """Raise StateStoreOptionError, in one line, for a combination the installed Spark cannot
+    run."""
+    from spark_app.runtime.spark_version import installed_spark_version
+
+    refusal = (state_store_refusal(settings, installed_spark_version())
+               or _counter_refusal(settings))
     if refusal is not None:
         raise StateStoreOptionError(refusal)
 

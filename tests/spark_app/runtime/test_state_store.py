@@ -12,7 +12,8 @@ import pytest
 from spark_app.errors import StateStoreOptionError
 from spark_app.runtime.state_store import (CHANGELOG_CONF, FORMAT_CONF, PROVIDER_CLASSES,
                                            PROVIDER_CONF, as_pinned, check_state_store,
-                                           pinned_store_note, state_store_conf, store_kind)
+                                           pinned_store_note, state_store_conf, state_store_refusal,
+                                           store_kind)
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT
 
@@ -45,6 +46,15 @@ def test_what_hdfs_cannot_do_is_refused_in_one_line(change: dict, words: str) ->
     message = str(refused.value)
     assert message.startswith("STATE_STORE_OPTION: --") and words in message
     assert "\n" not in message
+
+
+def test_spark_4_0_refuses_in_other_words() -> None:
+    tws = replace(SparkAppSettings(), counter="transform-with-state")
+    assert "[UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES]" in \
+        state_store_refusal(tws, "4.0.5")
+    assert "NullPointerException" in state_store_refusal(replace(SparkAppSettings(),
+                                                                 checkpoint_format=2), "4.0.5")
+    assert state_store_refusal(replace(tws, state_store="rocksdb"), "4.0.5") is None
 
 
 def test_transform_with_state_runs_on_rocksdb() -> None:
