@@ -24,6 +24,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import read_log_file
@@ -203,28 +204,40 @@ def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
         return _ask_spark(spark, str(path.resolve()), store_layout(path))
 
 
+def _collect(frame: Callable[[], Any], what: str, notes: list[str]) -> list[Any] | None:
+    """The rows of one State Data Source read, or None with Spark's refusal added to `notes`:
+    the refusal is the answer (e.g. Spark 4.0 cannot read format 2 state, RocksDB without
+    changelogs has no change feed), so it is reported in Spark's words, never hidden."""
+    try:
+        return frame().collect()
+    except Exception as err:  # Py4J and PySpark errors alike; the message is what matters
+        notes.append(f"{what} not readable: {_first_line(err)}")
+        return None
+
+
 def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
     notes: list[str] = []
-    rows = spark.read.format("state-metadata").load(location).collect()
+    rows = _collect(lambda: spark.read.format("state-metadata").load(location),
+                    "state-metadata", notes)
     if not rows:
-        return StateReport(layout, notes=["state-metadata: no stateful operator recorded"])
+        return StateReport(layout, notes=notes or ["state-metadata: no stateful operator recorded"])
     meta = rows[0]
     options = statestore_options(Path(location))
-    state = spark.read.format("statestore").options(**options).load(location).collect()
+
+    def reader() -> Any:  # a new one per read: a DataFrameReader keeps the options it is given
+        return spark.read.format("statestore").options(**options)
+
+    state = _collect(lambda: reader().load(location), "statestore", notes)
     count = count_in(state[0]["value"].asDict(recursive=True)) if state else None
-    if not state:
+    if state == []:
         notes.append("statestore: no rows at the last committed batch")
-    changes: list[BatchChange] = []
     start = max(int(meta["minBatchId"]), int(meta["maxBatchId"]) - CHANGE_BATCHES + 1)
-    try:
-        feed = (spark.read.format("statestore").options(**options)
-                .option("readChangeFeed", "true").option("changeStartBatchId", start)
-                .load(location).orderBy("batch_id").collect())
-        changes = [BatchChange(int(r["batch_id"]), r["change_type"],
-                               count_in(r["value"].asDict(recursive=True)) if r["value"] else None)
-                   for r in feed]
-    except Exception as err:  # Spark's refusal is the answer: say it, in its words
-        notes.append(f"change feed not readable: {_first_line(err)}")
+    feed = _collect(lambda: reader().option("readChangeFeed", "true")
+                    .option("changeStartBatchId", start).load(location).orderBy("batch_id"),
+                    "change feed", notes)
+    changes = [BatchChange(int(r["batch_id"]), r["change_type"],
+                           count_in(r["value"].asDict(recursive=True)) if r["value"] else None)
+               for r in feed or []]
     return StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
                        max_batch=int(meta["maxBatchId"]), count=count,
                        count_batch=int(meta["maxBatchId"]), changes=changes, notes=notes)
