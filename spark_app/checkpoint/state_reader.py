@@ -173,9 +173,11 @@ def count_in(value: object) -> int | None:
 
 
 def _first_line(error: Exception) -> str:
-    text = str(error)
-    line = next((x.strip() for x in text.splitlines() if "[" in x and "]" in x), None)
-    return (line or text.strip().splitlines()[0] if text.strip() else type(error).__name__)[:400]
+    """Spark's condition line of an error (the one with `[CLASS]`), without Py4J's prefix."""
+    lines = [x.strip().lstrip(": ") for x in str(error).splitlines() if x.strip()]
+    line = next((x for x in lines if "[" in x and "]" in x and not x.startswith("at ")),
+                lines[0] if lines else type(error).__name__)
+    return line[:400]
 
 
 def statestore_options(path: Path) -> dict[str, str]:
