@@ -24,7 +24,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import read_log_file
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from spark_app.settings import SparkAppSettings
 
 __all__ = ["StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
+           "committed_ids", "uncommitted_files",
            "read_state", "count_in", "statestore_options", "reader_settings"]
 
 # How many of the last batches the change feed shows.
@@ -52,6 +53,7 @@ class StoreLayout:
     state_ids: list[str] = field(default_factory=list)  # format 2: the last commit's file ids
     next_batch: int | None = None
     next_files: list[str] = field(default_factory=list)  # what the next batch loads
+    uncommitted_files: list[str] = field(default_factory=list)  # format 2: retried attempts
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,9 @@ class StateReport:
         if lay.next_batch is not None:
             out.append(f"batch {lay.next_batch} loads state version {lay.next_batch} from "
                        f"{', '.join(lay.next_files) or '(no state file yet)'}")
+        if lay.uncommitted_files:
+            out.append(f"left by attempts no commit names (not loaded): "
+                       f"{', '.join(lay.uncommitted_files)}")
         out.extend(f"batch {c.batch_id}: {c.change_type} count -> {c.count}" for c in self.changes)
         out.extend(self.notes)
         return out
@@ -119,21 +124,48 @@ def _committed_version(path: Path) -> tuple[int, list[str]]:
     last = _last(path / "commits")
     if last is None:
         return 1, []
-    version, lines = read_log_file(path / "commits" / str(last))
-    meta = json.loads(next((line for line in lines if line.strip()), "{}"))
-    ids = [i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part]
-    return int(version[1:]), ids
+    version, _ = read_log_file(path / "commits" / str(last))
+    return int(version[1:]), sorted(committed_ids(path).get(last + 1, ()))
 
 
-def files_to_load(partition_dir: Path, version: int, state_ids: list[str] = ()) -> list[str]:
-    """The files a store loads for state `version` (batch version - 1): the newest snapshot at
-    or below it, then each delta or changelog after it; format 2 names them `<v>_<id>`."""
-    found: dict[int, dict[str, str]] = {}
-    for item in partition_dir.iterdir() if partition_dir.is_dir() else ():
+def committed_ids(path: Path) -> dict[int, set[str]]:
+    """Format 2: the state file ids each retained `commits/<N>` committed, by state version
+    (N + 1); empty under format 1."""
+    ids: dict[int, set[str]] = {}
+    for batch in sorted(int(p.name) for p in (path / "commits").glob("[0-9]*") if p.name.isdigit()):
+        _, lines = read_log_file(path / "commits" / str(batch))
+        meta = json.loads(next((line for line in lines if line.strip()), "{}"))
+        found = {i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part}
+        if found:
+            ids[batch + 1] = found
+    return ids
+
+
+def _versioned_files(partition_dir: Path) -> Iterator[tuple[int, str | None, str, str]]:
+    """(version, file id or None, kind, name) of each state file of a partition."""
+    for item in sorted(partition_dir.iterdir()) if partition_dir.is_dir() else ():
         match = _VERSIONED.match(item.name)
-        if match and (match.group(2) is None or not state_ids or match.group(2) in state_ids
-                      or int(match.group(1)) != version):
-            found.setdefault(int(match.group(1)), {})[match.group(3)] = item.name
+        if match:
+            yield int(match.group(1)), match.group(2), match.group(3), item.name
+
+
+def uncommitted_files(partition_dir: Path, committed: Mapping[int, set[str]]) -> list[str]:
+    """Format 2: files of an attempt no commit names (a batch retried after a crash leaves
+    its first attempt's files; the committed one is loaded)."""
+    return [name for v, file_id, _, name in _versioned_files(partition_dir)
+            if file_id is not None and v in committed and file_id not in committed[v]]
+
+
+def files_to_load(partition_dir: Path, version: int,
+                  committed: Mapping[int, set[str]] | None = None) -> list[str]:
+    """The files a store loads for state `version` (batch version - 1): the newest snapshot at
+    or below it, then each delta or changelog after it. Format 2 names them `<v>_<id>`; where
+    a commit names the version's id, only that attempt's file counts."""
+    committed = committed or {}
+    found: dict[int, dict[str, str]] = {}
+    for v, file_id, kind, name in _versioned_files(partition_dir):
+        if file_id is None or v not in committed or file_id in committed[v]:
+            found.setdefault(v, {})[kind] = name
     snapshots = [v for v, kinds in found.items() if v <= version and kinds.keys() & {"snapshot", "zip"}]
     base = max(snapshots, default=0)
     files = [found[base].get("snapshot") or found[base]["zip"]] if base else []
@@ -149,14 +181,16 @@ def store_layout(path: Path) -> StoreLayout:
     provider = _pinned_conf(path).get(PROVIDER_CONF)
     last_committed = _last(path / "commits")
     format_version, ids = _committed_version(path)
+    committed = committed_ids(path)
     partition = path / "state" / "0" / "0"
     changelog = partition.is_dir() and any(p.name.endswith(".changelog") for p in partition.iterdir())
     next_batch = None if last_committed is None else last_committed + 1
     # Batch N+1 (a pending one is replayed) loads state version N+1, the state batch N left.
-    files = files_to_load(partition, next_batch, ids) if next_batch is not None else []
+    files = files_to_load(partition, next_batch, committed) if next_batch is not None else []
     return StoreLayout(kind=store_kind(provider), provider_class=provider,
                        format_version=format_version, changelog=bool(changelog), state_ids=ids,
-                       next_batch=next_batch, next_files=files)
+                       next_batch=next_batch, next_files=files,
+                       uncommitted_files=uncommitted_files(partition, committed))
 
 
 def count_in(value: object) -> int | None:
@@ -189,12 +223,17 @@ def statestore_options(path: Path) -> dict[str, str]:
 
 
 def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
-    """A small session for reading, on the store the checkpoint pinned (the reader takes the
-    provider from the checkpoint anyway; this keeps the session's conf from contradicting it)."""
+    """A small session for reading, on the store and format that wrote the checkpoint.
+
+    The format matters: it is not pinned in the offsets, and the State Data Source (4.3.0)
+    takes it from the session, so on a format 2 checkpoint a session left at format 1 looks
+    for `1.changelog` and fails with CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE.
+    """
     from spark_app.runtime.state_store import as_pinned
     from spark_app.settings import SparkAppSettings
 
-    settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]")
+    settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]",
+                                checkpoint_format=_committed_version(path)[0])
     return as_pinned(settings, _pinned_conf(path))
 
 

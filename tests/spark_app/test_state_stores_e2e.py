@@ -1,8 +1,9 @@
-"""The count on RocksDB with changelog checkpointing and on transformWithState, as a real app
-against the embedded broker: the negative key's crash and replay, a kill -9 mid-stream, and
-the output log still exactly once (the shared verifier), with the files each store writes.
+"""The count on RocksDB with changelog checkpointing (checkpoint format 1 and 2) and on
+transformWithState, as a real app against the embedded broker: the negative key's crash and
+replay, a kill -9 mid-stream, the output log still exactly once (the shared verifier), the
+files each store writes, and what `inspect --state-source` then reads.
 
-Marked `spark` (run with `pytest --slow`); each test starts the app three times.
+Marked `spark` (run with `pytest --slow`); each test starts the app three times, then inspect.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.spark
 COMBINATIONS = {
     "rocksdb-changelog": {"state_store": "rocksdb", "changelog_checkpointing": True},
     "transform-with-state": {"state_store": "rocksdb", "counter": "transform-with-state"},
+    "format-2": {"state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2},
 }
 OPERATORS = {"apply-in-pandas-with-state": "applyInPandasWithState",
              "transform-with-state": "transformWithStateInPandasExec"}
@@ -84,8 +86,14 @@ def check_state_source(bootstrap: str, tmp_path: Path, settings: SparkAppSetting
     assert state["operator"] == OPERATORS[settings.counter]
     layout = state["layout"]
     assert (layout["kind"], layout["format_version"], layout["changelog"]) == \
-        ("rocksdb", 1, settings.changelog_checkpointing)
+        ("rocksdb", settings.checkpoint_format, settings.changelog_checkpointing)
     assert layout["next_batch"] == found["last_committed_batch"] + 1 and layout["next_files"]
+    if settings.checkpoint_format == 2:  # the committed attempt's id names the file loaded last
+        assert layout["next_files"][-1].split("_")[1].split(".")[0] in layout["state_ids"]
+        # Batch 0 ran twice (the negative key killed its first attempt): its first attempt's
+        # changelog stays, named by no commit, and is not loaded.
+        assert [f.split("_")[0] for f in layout["uncommitted_files"]] == ["1"], layout
+        assert layout["uncommitted_files"][0] not in layout["next_files"]
     if settings.changelog_checkpointing:  # the feed's last change is the count now
         assert state["changes"][-1]["count"] == total, state
     else:

@@ -49,6 +49,7 @@ def test_format_2_is_read_from_the_commit_log_and_picks_the_committed_attempt(tm
     layout = store_layout(root)
     assert (layout.kind, layout.format_version, layout.state_ids) == ("rocksdb", 2, [ID_B])
     assert layout.next_files == [f"1_{ID_B}.zip"]
+    assert layout.uncommitted_files == [f"1_{ID_A}.zip"]
     assert StateReport(layout).lines()[0] == (f"state store: rocksdb, snapshot every batch; "
                                               f"checkpoint format 2 (state file ids {ID_B})")
 

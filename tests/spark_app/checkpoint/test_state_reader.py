@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from spark_app.checkpoint.state_reader import BatchChange, StateReport, _ask_spark, store_layout
+from spark_app.checkpoint.state_reader import (BatchChange, StateReport, _ask_spark, reader_settings,
+                                              store_layout)
 from spark_app.runtime.state_store import CHANGELOG_CONF, FORMAT_CONF, state_store_conf
 from spark_app.settings import SparkAppSettings
 
@@ -58,7 +59,13 @@ def run_three_batches(spark: Any, folder: Path, settings: SparkAppSettings) -> P
 
 
 def report_for(spark: Any, tmp_path: Path, **options: Any) -> StateReport:
+    """Run, then read as `inspect --state-source` does: on a session holding only what
+    reader_settings takes from the checkpoint (not the confs the run was started with)."""
     checkpoint = run_three_batches(spark, tmp_path, SparkAppSettings(**options))
+    spark.conf.unset(CHANGELOG_CONF)
+    spark.conf.unset(FORMAT_CONF)
+    for key, value in state_store_conf(reader_settings(checkpoint, tmp_path)).items():
+        spark.conf.set(key, value)
     return _ask_spark(spark, str(checkpoint.resolve()), store_layout(checkpoint))
 
 
