@@ -7,7 +7,13 @@ each batch changed. transformWithState keeps each state variable apart, so its r
 (`stateVarName`). This module asks all three and adds what the files say without Spark: the
 store's kind (the provider pinned in `offsets/<N>`), the checkpoint format (`commits/<N>` is
 `v2`, with the state file ids, under format 2; the format is NOT pinned in the offsets) and
-whether changelogs are written, plus the files the next batch loads its state from.
+whether changelogs are written, plus the files the next batch loads its state from and, under
+format 2, the files of attempts no commit names.
+
+Spark's reader takes the provider from the checkpoint but the format from the session, so the
+reading session is opened at the format the commit log shows (reader_settings). A read Spark
+refuses (Spark 4.0 and format 2; RocksDB without changelogs has no change feed) is reported as
+a note in Spark's words.
 
 It starts Spark (tens of seconds), so inspect runs it only when asked; the file reading of
 inspect stays as it is, beside it.
@@ -22,9 +28,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import read_log_file
