@@ -21,7 +21,9 @@ from typing import Any
 
 from spark_app.checkpoint.reader import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
-from spark_app.runtime.state_store import as_pinned, check_state_store, pinned_store_note
+from spark_app.checkpoint.state_reader import commit_format
+from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
+                                           pinned_store_note)
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
@@ -82,9 +84,10 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     info = read_checkpoint(settings.checkpoint_dir)
     # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
     check_state_store(as_pinned(settings, info.conf))
-    note = pinned_store_note(settings, info.conf)
-    if note is not None:
-        print(note, flush=True)
+    for note in (pinned_store_note(settings, info.conf),
+                 pinned_format_note(settings, commit_format(settings.checkpoint_dir)[0])):
+        if note is not None:
+            print(note, flush=True)
     with OffsetReader(options, warn=lambda _: None) as reader:
         partitions = reader.partitions()
         if info.is_new:

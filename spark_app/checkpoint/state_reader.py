@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import read_log_file
+from spark_app.errors import CheckpointError
 from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 
 if TYPE_CHECKING:
     from spark_app.settings import SparkAppSettings
 
 __all__ = ["StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
-           "committed_ids", "uncommitted_files",
+           "committed_ids", "uncommitted_files", "commit_format",
            "read_state", "count_in", "statestore_options", "reader_settings"]
 
 # How many of the last batches the change feed shows.
@@ -115,18 +116,30 @@ def _last(folder: Path) -> int | None:
     return max((int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit()), default=None)
 
 
+def _meta_line(path: Path) -> dict[str, Any]:
+    """The JSON object on the line after the version of one of Spark's log files."""
+    _, lines = read_log_file(path)
+    text = next((line for line in lines if line.strip()), "{}")
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise CheckpointError(f"{path} holds a line that is not JSON ({text[:40]!r}); it was cut "
+                              f"short or edited. Delete the checkpoint folder to start over.") from err
+    return meta if isinstance(meta, dict) else {}
+
+
 def _pinned_conf(path: Path) -> dict[str, str]:
     """The confs pinned in the newest offsets/<N> (its first JSON line); any source's offsets."""
     last = _last(path / "offsets")
     if last is None:
         return {}
-    _, lines = read_log_file(path / "offsets" / str(last))
-    meta = json.loads(next((line for line in lines if line.strip()), "{}"))
+    meta = _meta_line(path / "offsets" / str(last))
     return {str(k): str(v) for k, v in (meta.get("conf") or {}).items()}
 
 
-def _committed_version(path: Path) -> tuple[int, list[str]]:
-    """The commit log's format (1 or 2) and, for 2, the last commit's state file ids."""
+def commit_format(path: Path) -> tuple[int, list[str]]:
+    """The commit log's format (1 or 2: the checkpoint format that wrote it) and, for 2, the
+    last commit's state file ids; (1, []) before the first commit."""
     last = _last(path / "commits")
     if last is None:
         return 1, []
@@ -139,8 +152,7 @@ def committed_ids(path: Path) -> dict[int, set[str]]:
     (N + 1); empty under format 1."""
     ids: dict[int, set[str]] = {}
     for batch in sorted(int(p.name) for p in (path / "commits").glob("[0-9]*") if p.name.isdigit()):
-        _, lines = read_log_file(path / "commits" / str(batch))
-        meta = json.loads(next((line for line in lines if line.strip()), "{}"))
+        meta = _meta_line(path / "commits" / str(batch))
         found = {i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part}
         if found:
             ids[batch + 1] = found
@@ -186,7 +198,7 @@ def store_layout(path: Path) -> StoreLayout:
     """Read the store's kind, format and next load from the files (no Spark)."""
     provider = _pinned_conf(path).get(PROVIDER_CONF)
     last_committed = _last(path / "commits")
-    format_version, ids = _committed_version(path)
+    format_version, ids = commit_format(path)
     committed = committed_ids(path)
     partition = path / "state" / "0" / "0"
     changelog = partition.is_dir() and any(p.name.endswith(".changelog") for p in partition.iterdir())
@@ -239,7 +251,7 @@ def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
     from spark_app.settings import SparkAppSettings
 
     settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]",
-                                checkpoint_format=_committed_version(path)[0])
+                                checkpoint_format=commit_format(path)[0])
     return as_pinned(settings, _pinned_conf(path))
 
 

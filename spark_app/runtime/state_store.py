@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF",
            "state_store_conf", "state_store_refusal", "check_state_store", "store_kind",
-           "configure_state_store", "pinned_store_note", "as_pinned"]
+           "configure_state_store", "pinned_store_note", "pinned_format_note", "as_pinned"]
 
 _PACKAGE = "org.apache.spark.sql.execution.streaming.state"
 PROVIDER_CLASSES = {
@@ -148,3 +148,12 @@ def pinned_store_note(settings: SparkAppSettings, pinned: Mapping[str, str]) -> 
     return (f"This checkpoint was written with the {kind} state store, pinned in its offset log: "
             f"Spark keeps {kind} and ignores --state-store {settings.state_store} (a new "
             f"checkpoint takes a new store)")
+
+
+def pinned_format_note(settings: SparkAppSettings, committed_format: int) -> str | None:
+    """What a restart of a format 2 checkpoint asked for format 1 really does: Spark 4.3 keeps
+    writing format 2, silently (seen on the running Spark, docs/spark-state-verified.md)."""
+    if committed_format != 2 or settings.checkpoint_format != 1:
+        return None
+    return ("This checkpoint was written with checkpoint format 2 (commits/N are v2): Spark "
+            "keeps format 2 and ignores --checkpoint-format 1, without a warning")

@@ -12,7 +12,8 @@ import pytest
 from spark_app.errors import StateStoreOptionError
 from spark_app.runtime.state_store import (CHANGELOG_CONF, FORMAT_CONF, PROVIDER_CLASSES,
                                            PROVIDER_CONF, as_pinned, check_state_store,
-                                           pinned_store_note, state_store_conf, state_store_refusal,
+                                           pinned_format_note, pinned_store_note, state_store_conf,
+                                           state_store_refusal,
                                            store_kind)
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT
@@ -88,3 +89,10 @@ def test_the_app_refuses_before_starting_spark(tmp_path) -> None:
         "spark_app: STATE_STORE_OPTION: --checkpoint-format 2 needs --state-store rocksdb: Spark "
         "refuses it with [STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
         "does not support checkpointFormatVersion > 1"]
+
+
+def test_a_format_2_checkpoint_keeps_format_2_and_the_app_says_so() -> None:
+    note = pinned_format_note(ROCKSDB, 2)
+    assert note is not None and "Spark keeps format 2 and ignores --checkpoint-format 1" in note
+    assert pinned_format_note(replace(ROCKSDB, checkpoint_format=2), 2) is None
+    assert pinned_format_note(ROCKSDB, 1) is None
