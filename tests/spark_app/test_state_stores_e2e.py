@@ -91,9 +91,11 @@ def check_state_source(bootstrap: str, tmp_path: Path, settings: SparkAppSetting
     if settings.checkpoint_format == 2:  # the committed attempt's id names the file loaded last
         assert layout["next_files"][-1].split("_")[1].split(".")[0] in layout["state_ids"]
         # Batch 0 ran twice (the negative key killed its first attempt): its first attempt's
-        # changelog stays, named by no commit, and is not loaded.
-        assert [f.split("_")[0] for f in layout["uncommitted_files"]] == ["1"], layout
-        assert layout["uncommitted_files"][0] not in layout["next_files"]
+        # changelog stays, named by no commit, and is not loaded. The kill -9 may leave one
+        # more, when it lands between a batch's changelog and its commit.
+        versions = [f.split("_")[0] for f in layout["uncommitted_files"]]
+        assert "1" in versions and len(versions) <= 2, layout
+        assert not set(layout["uncommitted_files"]) & set(layout["next_files"])
     if settings.changelog_checkpointing:  # the feed's last change is the count now
         assert state["changes"][-1]["count"] == total, state
     else:
