@@ -21,6 +21,9 @@ from typing import Any
 
 from spark_app.checkpoint.reader import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
+from spark_app.checkpoint.state_reader import commit_format
+from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
+                                           pinned_store_note)
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
@@ -79,6 +82,12 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
                       kafka_params={"default.api.timeout.ms": "10000"})
     info = read_checkpoint(settings.checkpoint_dir)
+    # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
+    check_state_store(as_pinned(settings, info.conf))
+    for note in (pinned_store_note(settings, info.conf),
+                 pinned_format_note(settings, commit_format(settings.checkpoint_dir)[0])):
+        if note is not None:
+            print(note, flush=True)
     with OffsetReader(options, warn=lambda _: None) as reader:
         partitions = reader.partitions()
         if info.is_new:
@@ -134,6 +143,15 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _counted(records: Any, settings: SparkAppSettings) -> Any:
+    """The records with their running count, by the operator --counter names."""
+    if settings.counter == "transform-with-state":
+        from spark_app.counter_tws import count_messages_tws  # imports protobuf's client
+
+        return count_messages_tws(records, settings.state_schema)
+    return count_messages(records, settings.state_schema)
 
 
 class BatchHandler:
@@ -194,7 +212,7 @@ class SparkApp:
     def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
         s = replace(self.settings, starting_offsets=self._starting_offsets)
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
-        return (count_messages(records, s.state_schema).writeStream.outputMode("update")
+        return (_counted(records, s).writeStream.outputMode("update")
                 .foreachBatch(handler)
                 .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
                 .trigger(processingTime=f"{s.trigger_sec} seconds")

@@ -130,6 +130,7 @@ def main_parser() -> argparse.ArgumentParser:
                    help="write Spark's event log (executors added and lost, every task attempt) "
                         "to DIR, as the History Server reads it")
     _add_upgrade_options(p)
+    _add_state_store_options(p)
     _add_supervisor_options(p)
     p.add_argument("--class-cache-dir", type=Path, default=_DEFAULTS.class_cache_dir,
                    help="where the JVM keeps the Spark classes archive that halves the start time")
@@ -145,6 +146,32 @@ def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
                         "existing checkpoint")
     p.add_argument("--state-schema", choices=list(STATE_SCHEMAS), default=_DEFAULTS.state_schema,
                    help="v2 adds a field to the count's state; Spark refuses it on a v1 checkpoint")
+
+
+def _checkpoint_format(text: str) -> int:
+    if text not in ("1", "2"):
+        raise argparse.ArgumentTypeError(f"expected 1 or 2, got {text!r}")
+    return int(text)
+
+
+def _add_state_store_options(p: argparse.ArgumentParser) -> None:
+    """Where Spark keeps the count's state; all pinned in a checkpoint when it is created."""
+    p.add_argument("--state-store", choices=["hdfs", "rocksdb"], default=_DEFAULTS.state_store,
+                   help="hdfs: Spark's default, a delta file per batch; rocksdb: a RocksDB "
+                        "database, uploaded as zip snapshots and SST files. A restart keeps "
+                        "the store that wrote the checkpoint")
+    p.add_argument("--changelog-checkpointing", action="store_true",
+                   help="RocksDB only: each batch writes a small changelog; snapshots follow "
+                        "in the background every 10 batches (recovery replays changelogs)")
+    p.add_argument("--checkpoint-format", type=_checkpoint_format,
+                   default=_DEFAULTS.checkpoint_format, metavar="1|2",
+                   help="RocksDB only: 2 names state files per attempt (<v>_<uuid>.zip) and "
+                        "records in commits/N which ones a batch committed")
+    p.add_argument("--counter", choices=["apply-in-pandas-with-state", "transform-with-state"],
+                   default=_DEFAULTS.counter,
+                   help="the stateful operator that counts: applyInPandasWithState, or its "
+                        "successor transformWithStateInPandas (needs --state-store rocksdb); "
+                        "a checkpoint keeps the one that wrote it")
 
 
 def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
@@ -171,6 +198,11 @@ def inspect_parser() -> argparse.ArgumentParser:
                    help="where Spark's log goes when reading the state")
     p.add_argument("--no-state", action="store_true",
                    help="skip reading the count from state (avoids starting Spark)")
+    p.add_argument("--state-source", action="store_true",
+                   help="also read the state through Spark's State Data Source (state-metadata, "
+                        "statestore, readChangeFeed): the operator, the count, what each of the "
+                        "last batches changed, the store's kind and format, and the files the "
+                        "next batch loads")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     return p
 
@@ -201,6 +233,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         master=args.master, ui=args.ui, ui_port=args.ui_port,
         offsets_from_group=args.offsets_from_group,
         output_format=args.output_format, state_schema=args.state_schema,
+        state_store=args.state_store, changelog_checkpointing=args.changelog_checkpointing,
+        checkpoint_format=args.checkpoint_format, counter=args.counter,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
         checkpoint_latency=args.checkpoint_latency, event_log_dir=args.event_log_dir,

@@ -142,6 +142,14 @@ class StateSchemaChangedError(CheckpointError):
     token = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
 
 
+class StateStoreOptionError(SparkAppError):
+    """A state store, checkpoint format or counter this Spark refuses (or would silently
+    ignore), said before Spark starts; in Spark's words where Spark itself refuses it."""
+
+    token = "STATE_STORE_OPTION"
+    exit_code = 2
+
+
 class StreamFailedError(SparkAppError):
     """The streaming query stopped with an error we have no specific advice for."""
 
@@ -161,7 +169,7 @@ _ERRORS: dict[str, type[SparkAppError]] = {
                                InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
                                StateSchemaChangedError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
-                               StreamFailedError)
+                               StateStoreOptionError, StreamFailedError)
 }
 # Longest first, so CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED is not read as CHECKPOINT_UNUSABLE.
 _TOKEN_LINE = re.compile(

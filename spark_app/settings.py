@@ -14,6 +14,7 @@ from typing import Literal
 from spark_app.runtime.class_cache import default_cache_dir
 
 __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
+           "StateStoreKind", "CounterKind",
            "OUTPUT_FILE_NAME",
            "SPARK_LOG_FILE_NAME"]
 
@@ -22,9 +23,12 @@ NegativeKeyPolicy = Literal["crash-once", "crash-always", "ignore"]
 OutputFormat = Literal["v1", "v2"]
 StateSchema = Literal["v1", "v2"]
 SourceKind = Literal["python", "spark-kafka"]
+StateStoreKind = Literal["hdfs", "rocksdb"]
+CounterKind = Literal["apply-in-pandas-with-state", "transform-with-state"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
 _REPEATED_FLAGS = {"source_options": "--source-option"}
+_SWITCHES = ("ui", "supervise", "changelog_checkpointing")
 SPARK_LOG_FILE_NAME = "spark.log"
 
 
@@ -61,6 +65,13 @@ class SparkAppSettings:
     # same checkpoint) and the state struct of the count (refused by Spark on an old checkpoint).
     output_format: OutputFormat = "v1"
     state_schema: StateSchema = "v1"
+    # Where and how Spark keeps the count's state (runtime/state_store.py). All three are pinned
+    # in the checkpoint's offset log: a restart keeps what wrote the checkpoint.
+    state_store: StateStoreKind = "hdfs"
+    changelog_checkpointing: bool = False  # RocksDB only: a changelog per batch, snapshots later
+    checkpoint_format: int = 1  # RocksDB only: 2 names state files per attempt, with a lineage
+    # Which operator counts: today's applyInPandasWithState or its successor (counter_tws.py).
+    counter: CounterKind = "apply-in-pandas-with-state"
     # `--supervise` (supervisor.py): restart after a failure, give up on a crash loop.
     supervise: bool = False
     give_up_after: int = 3
@@ -88,7 +99,7 @@ class SparkAppSettings:
             flag = "--" + f.name.replace("_", "-")
             if f.name == "class_cache_dir" and value is None:
                 argv.append("--no-class-cache")
-            elif f.name in ("ui", "supervise"):  # switches: on when given
+            elif f.name in _SWITCHES:  # on when given
                 argv.append(flag)
             elif isinstance(value, tuple):  # a repeatable flag, named in the singular
                 for item in value:

@@ -6,6 +6,10 @@ reads the count held in state with Spark's state reader. The verdict predicts a 
 before it happens, e.g. "resumes at offset 120 of Experience-0 but Kafka's earliest is 300: a
 restart will fail; 180 messages are gone".
 
+With `--state-source` it also reads the state through Spark's State Data Source
+(state_reader.py): the operator, the count, what each of the last batches changed, the store's
+kind and format, and the files the next batch loads; in the same Spark start as the count.
+
 Usage: `python -m spark_app inspect --checkpoint-dir checkpoints --bootstrap-servers 127.0.0.1:9092`
 """
 
@@ -15,6 +19,7 @@ import argparse
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.checkpoint.health import restart_blockers
@@ -22,6 +27,9 @@ from spark_app.errors import KafkaUnreachableError
 from spark_app.source.kafka_client import TopicClient
 from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
 from spark_app.checkpoint.state_schema import schema_version, stored_state_fields
+
+if TYPE_CHECKING:
+    from spark_app.checkpoint.state_reader import StateReport
 
 __all__ = ["PartitionVerdict", "InspectReport", "inspect_checkpoint", "partition_verdicts",
            "read_state_count", "render_text", "run_inspect"]
@@ -89,6 +97,9 @@ class InspectReport:
     state_schema: str | None = None
     # Files Spark needs and will not find: each one fails the restart whatever Kafka holds.
     blockers: list[str] = field(default_factory=list)
+    # `--state-source`: the State Data Source's answers (state_reader.StateReport.to_json()).
+    state_source: dict[str, object] | None = None
+    state_source_lines: list[str] = field(default_factory=list)
 
     @property
     def restart_will_fail(self) -> bool | None:
@@ -134,12 +145,12 @@ def _kafka_offsets(bootstrap: str, topics: set[str],
 
 def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int | None, str | None]:
     """The running count in the state store at the last committed batch, via Spark's reader."""
+    from spark_app.checkpoint.state_reader import reader_settings, statestore_options
     from spark_app.runtime.session import SparkSessionResource
-    from spark_app.settings import SparkAppSettings
 
-    settings = SparkAppSettings(checkpoint_dir=checkpoint, log_dir=log_dir, master="local[1]")
-    with SparkSessionResource(settings) as spark:
-        rows = spark.read.format("statestore").load(str(checkpoint.resolve())).collect()
+    with SparkSessionResource(reader_settings(checkpoint, log_dir)) as spark:
+        rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
+                .load(str(checkpoint.resolve())).collect())
     if not rows:
         return None, "the state store holds no rows yet"
     count = _find_count(rows[0]["value"].asDict(recursive=True))
@@ -161,8 +172,26 @@ def _find_count(value: object) -> int | None:
     return None
 
 
+def _read_state(checkpoint: Path, with_state: bool, state_source: bool, committed: bool,
+                blocked: bool, log_dir: Path) -> tuple[int | None, str | None, "StateReport | None"]:
+    """The count in state (and, with `state_source`, the State Data Source's full report)."""
+    if not with_state and not state_source:
+        return None, "not read (--no-state)", None
+    if not committed:
+        return None, "no batch committed yet, so no state", None
+    if blocked:
+        return None, "not read: Spark cannot open this checkpoint (see below)", None
+    if state_source:  # one Spark start for both: the full report holds the count
+        from spark_app.checkpoint.state_reader import read_state
+
+        report = read_state(checkpoint, log_dir)
+        return report.count, None if report.count is not None else "; ".join(report.notes), report
+    return (*read_state_count(checkpoint, log_dir), None)
+
+
 def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool,
-                       log_dir: Path = Path("log"), kafka_timeout_sec: float = 15.0) -> InspectReport:
+                       log_dir: Path = Path("log"), kafka_timeout_sec: float = 15.0,
+                       state_source: bool = False) -> InspectReport:
     """What a restart from `checkpoint` will do. The Kafka timeout is generous: on a busy
     machine kafka-python's first connection alone can take seconds, and a timeout turns "the
     restart will fail" into "unknown"."""
@@ -176,13 +205,8 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         earliest, latest, kafka_note = _kafka_offsets(bootstrap, {tp.topic for tp in resume},
                                                        kafka_timeout_sec)
     blockers = [blocker.sentence() for blocker in restart_blockers(checkpoint)]
-    count, state_note = (None, "not read (--no-state)")
-    if with_state and info.last_committed is not None and blockers:
-        state_note = "not read: Spark cannot open this checkpoint (see below)"
-    elif with_state and info.last_committed is not None:
-        count, state_note = read_state_count(checkpoint, log_dir)
-    elif with_state:
-        state_note = "no batch committed yet, so no state"
+    count, state_note, source = _read_state(checkpoint, with_state, state_source,
+                                            info.last_committed is not None, bool(blockers), log_dir)
     fields = stored_state_fields(checkpoint)
     return InspectReport(
         blockers=blockers,
@@ -193,6 +217,8 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         pending_range_end=offsets_to_json(info.pending.end) if info.pending and info.pending.end else None,
         resume_from=offsets_to_json(resume) if resume else None,
         state_count=count, state_note=state_note, kafka=bootstrap, kafka_note=kafka_note,
+        state_source=source.to_json() if source is not None else None,
+        state_source_lines=source.lines() if source is not None else [],
         partitions=partition_verdicts(resume, earliest, latest,
                                       info.pending.end if info.pending else None))
 
@@ -236,6 +262,9 @@ def render_text(report: InspectReport) -> list[str]:
         lines.append(f"  count held in state: {report.state_note}")
     if report.state_fields is not None:
         lines.append(f"  {_schema_sentence(report)}")
+    if report.state_source_lines:
+        lines.append("  read through Spark's State Data Source:")
+        lines.extend(f"    {line}" for line in report.state_source_lines)
     if report.kafka_note:
         lines.append(f"  {report.kafka_note}")
     lines.extend(f"  {verdict.sentence()}" for verdict in report.partitions)
@@ -251,7 +280,7 @@ def render_text(report: InspectReport) -> list[str]:
 def run_inspect(args: argparse.Namespace) -> int:
     """The command: prints the report; exit 0 (the report itself is the answer)."""
     report = inspect_checkpoint(args.checkpoint_dir, args.bootstrap_servers, not args.no_state,
-                                args.log_dir)
+                                args.log_dir, state_source=args.state_source)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.runtime.state_store import state_store_conf
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["Found", "SessionPlan", "session_plan", "session_conf", "child_env", "log4j_text"]
@@ -74,6 +75,7 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         "spark.sql.streaming.stopTimeout": "30s",
         "spark.sql.streaming.checkpointFileManagerClass": found.checkpoint_files_class,
     }
+    conf |= state_store_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
     if settings.event_log_dir is not None:

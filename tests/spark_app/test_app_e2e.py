@@ -42,12 +42,13 @@ def highest_count(tmp_path: Path) -> int:
 
 
 class CounterProducer(threading.Thread):
-    """Sends key = value = 1, 2, 3, ... a few per half second until stopped, like the producer app."""
+    """Sends key = value = first, first + 1, ... a few per half second until stopped, like the
+    producer app; `sent` is the last value sent."""
 
-    def __init__(self, bootstrap: str) -> None:
+    def __init__(self, bootstrap: str, first: int = 1) -> None:
         super().__init__(daemon=True)
         self.bootstrap = bootstrap
-        self.sent = 0
+        self.sent = first - 1
         self.done = threading.Event()
 
     def run(self) -> None:

@@ -22,6 +22,8 @@ CHANGED = {
     "offsets_from_group": "grp", "output_format": "v2", "state_schema": "v2",
     "class_cache_dir": None, "checkpoint_latency": "lognormal:mean=2.6s,min=1s,max=20s",
     "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
+    "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
+    "counter": "transform-with-state",
 }
 
 
@@ -48,3 +50,4 @@ def test_all_fields_at_once() -> None:
     settings = SparkAppSettings(**CHANGED)
     assert round_trip(settings) == settings
     assert "--no-class-cache" in settings.to_argv() and "--ui" in settings.to_argv()
+    assert "--changelog-checkpointing" in settings.to_argv()
