@@ -20,6 +20,7 @@ Usage: `Supervisor(child_argv, Path("checkpoints")).run()`  # returns the exit c
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -33,7 +34,8 @@ from types import FrameType
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
 
-__all__ = ["SupervisorSettings", "Supervisor", "checkpoint_position", "child_argv"]
+__all__ = ["SupervisorSettings", "Supervisor", "GiveUpLine", "RestartLine", "SAY_PREFIX",
+           "checkpoint_position", "child_argv", "supervisor_lines"]
 
 USAGE_EXIT = 2
 SUPERVISOR_FLAGS = {"--supervise": 0, "--give-up-after": 1, "--max-backoff-sec": 1}
@@ -72,6 +74,65 @@ def checkpoint_position(checkpoint: Path) -> tuple[int | None, int | None]:
     return info.last_committed_id, info.pending_id
 
 
+# Every line the supervisor prints starts so, to tell it from the app's own lines.
+SAY_PREFIX = "supervisor: "
+
+
+@dataclass(frozen=True)
+class RestartLine:
+    """`restart N in S s; the app exited with CODE: LAST LINE`: a failure it will retry."""
+
+    number: int
+    backoff_sec: float
+    code: int
+    reason: str
+
+    def text(self) -> str:
+        return (f"restart {self.number} in {self.backoff_sec:g} s; the app exited with "
+                f"{self.code}: {self.reason}")
+
+
+@dataclass(frozen=True)
+class GiveUpLine:
+    """`giving up: …`: the app failed in a loop without its checkpoint moving."""
+
+    failures: int
+    where: str
+    code: int
+    reason: str
+
+    def text(self) -> str:
+        return (f"giving up: the app failed {self.failures} times in a row without its "
+                f"checkpoint moving ({self.where}); the next restart would fail the same way. "
+                f"Last exit {self.code}: {self.reason} Fix the cause (see `python -m spark_app "
+                f"inspect`), then start it again.")
+
+
+_RESTART = re.compile(r"restart (\d+) in ([\d.e+-]+) s; the app exited with (-?\d+): (.*)")
+_GIVE_UP = re.compile(r"giving up: the app failed (\d+) times in a row without its checkpoint "
+                      r"moving \((.*?)\); the next restart would fail the same way\. Last exit "
+                      r"(-?\d+): (.*) Fix the cause \(see `python -m spark_app inspect`\), then "
+                      r"start it again\.")
+
+
+def parse_supervisor_line(line: str) -> RestartLine | GiveUpLine | None:
+    """A line of the supervised app's console read back; None unless it is one of these two."""
+    if not line.startswith(SAY_PREFIX):
+        return None
+    text = line[len(SAY_PREFIX):].rstrip()
+    if (found := _RESTART.fullmatch(text)) is not None:
+        return RestartLine(int(found[1]), float(found[2]), int(found[3]), found[4])
+    if (found := _GIVE_UP.fullmatch(text)) is not None:
+        return GiveUpLine(int(found[1]), found[2], int(found[3]), found[4])
+    return None
+
+
+def supervisor_lines(output: str) -> list[RestartLine | GiveUpLine]:
+    """Every restart and give-up line in a supervised app's console output, in order."""
+    lines = (parse_supervisor_line(line) for line in output.splitlines())
+    return [line for line in lines if line is not None]
+
+
 def _without_prefix(line: str | None) -> str:
     return (line or "(no message)").removeprefix("spark_app: ")
 
@@ -86,7 +147,7 @@ class Supervisor:
 
     def __init__(self, command: Sequence[str], checkpoint: Path,
                  settings: SupervisorSettings = SupervisorSettings(),
-                 say: Callable[[str], None] = lambda line: print(f"supervisor: {line}", flush=True)
+                 say: Callable[[str], None] = lambda line: print(f"{SAY_PREFIX}{line}", flush=True)
                  ) -> None:
         self.command = list(command)
         self.checkpoint = checkpoint
@@ -123,8 +184,7 @@ class Supervisor:
             if failures_here >= self.settings.give_up_after:
                 self.say(self._give_up_line(failures_here, code, last_line))
                 return code
-            self.say(f"restart {self.restarts + 1} in {backoff:g} s; the app exited with {code}: "
-                     f"{_without_prefix(last_line)}")
+            self.say(RestartLine(self.restarts + 1, backoff, code, _without_prefix(last_line)).text())
             if self._wait(backoff):
                 return code
             backoff = min(backoff * 2, self.settings.max_backoff_sec)
@@ -134,10 +194,7 @@ class Supervisor:
         committed, pending = checkpoint_position(self.checkpoint)
         where = (f"batch {pending} pending" if pending is not None
                  else f"last committed batch {committed}")
-        return (f"giving up: the app failed {failures} times in a row without its checkpoint "
-                f"moving ({where}); the next restart would fail the same way. Last exit "
-                f"{code}: {_without_prefix(last_line)} Fix the cause (see `python -m spark_app "
-                f"inspect`), then start it again.")
+        return GiveUpLine(failures, where, code, _without_prefix(last_line)).text()
 
     def _run_once(self) -> tuple[int, str | None]:
         """Run the app once, passing its output through; its exit code and last stderr line."""
