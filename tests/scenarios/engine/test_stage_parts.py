@@ -1,0 +1,100 @@
+"""The stage's parts before anything runs: each one exists from the start and says in one
+sentence what to start first; the one wait that fails as soon as the app dies; and the rule that
+scenarios ask for "Kafka" and "the app", never for a broker or a source by name."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scenarios.catalog import SCENARIO_MODULES
+from scenarios.engine.processes import ProcessGroup, wait_while_alive
+from scenarios.engine.registry import all_scenarios
+from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.engine.stage import Stage
+from scenarios.errors import ProcessError, StepFailed
+from tests.scenarios.more_helpers import idle_stage
+
+
+def _steps_before_start(stage: Stage) -> dict[str, Callable[[], object]]:
+    return {
+        "kafka.window": stage.kafka.window,
+        "kafka.send_negative_key": stage.kafka.send_negative_key,
+        "kafka.set_retention": lambda: stage.kafka.set_retention(5),
+        "kafka.topic": lambda: stage.kafka.topic,
+        "app.start": stage.app.start,
+        "app.kill": stage.app.kill,
+        "app.stop": stage.app.stop,
+        "app.wait_exit": stage.app.wait_exit,
+        "app.output": stage.app.output,
+        "network.cut": stage.network.cut,
+        "network.restore": stage.network.restore,
+        "output.verify_sent": stage.output.verify_sent,
+        "output.wait_for_value": lambda: stage.output.wait_for_value(1),
+        "output.wait_for_batches": lambda: stage.output.wait_for_batches(1),
+        "finish_exactly_once": stage.finish_exactly_once,
+    }
+
+
+@pytest.mark.parametrize("step", list(_steps_before_start(idle_stage(Path("unused")))))
+def test_a_part_used_before_it_started_says_so_in_one_sentence(tmp_path: Path, step: str) -> None:
+    stage = idle_stage(tmp_path / "run")
+    with pytest.raises(StepFailed) as failed:
+        _steps_before_start(stage)[step]()
+    message = str(failed.value)
+    assert "\n" not in message and message.count(". ") == 0, message
+    assert any(word in message for word in ("start", "behind_proxy")), message
+    assert stage.group.processes == []  # nothing was started on the way
+
+
+def test_the_output_part_reads_an_output_log_without_an_app(tmp_path: Path) -> None:
+    stage = idle_stage(tmp_path / "run")
+    assert stage.output.verify().messages == 0  # no log yet: nothing written, not an error
+
+
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def test_the_wait_fails_at_once_with_the_last_words_of_a_process_that_died(tmp_path: Path) -> None:
+    with ProcessGroup(tmp_path) as group:
+        dying = group.start("app", _python("print('KAFKA_UNREACHABLE: nobody answers'); exit(3)"))
+        with pytest.raises(ProcessError, match="(?s)app exited with code 3 before value 9.*"
+                                               "KAFKA_UNREACHABLE"):
+            wait_while_alive(dying, lambda: None, what="value 9", timeout=60)
+
+
+def test_the_wait_returns_what_the_condition_found_while_the_process_runs(tmp_path: Path) -> None:
+    with ProcessGroup(tmp_path) as group:
+        talking = group.start("app", _python("import time; print('ready', flush=True); time.sleep(30)"))
+        found = wait_while_alive(talking, lambda: "ready" in talking.output() or None,
+                                 what="ready", timeout=60)
+        assert found is True and talking.running
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    return names | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+
+@pytest.mark.parametrize("module", SCENARIO_MODULES)
+def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(module: str) -> None:
+    path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
+    banned = ("scenarios.engine.apps", "kafka_app.broker", "spark_app.source")
+    assert not [m for m in _imported_modules(path) if m.startswith(banned)]
+    text = path.read_text(encoding="utf-8")
+    for reach in ("stage.spark", "stage.proxy", "stage.group", "SparkLauncher", "KafkaSide",
+                  "EmbeddedBroker"):
+        assert reach not in text, f"{module} reaches through the stage: {reach}"
+
+
+def test_no_scenario_description_names_our_issue_tracker() -> None:
+    for scenario in all_scenarios():
+        for text in (scenario.title, scenario.summary, scenario.origin):
+            assert "issue" not in text.lower(), f"{scenario.name}: {text}"
