@@ -20,7 +20,6 @@ Usage: `Supervisor(child_argv, Path("checkpoints")).run()`  # returns the exit c
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
@@ -30,11 +29,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import NamedTuple
 
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
+from spark_app.line_template import LineTemplate
 
-__all__ = ["SupervisorSettings", "Supervisor", "GiveUpLine", "RestartLine", "SAY_PREFIX",
+__all__ = ["SupervisorSettings", "Supervisor", "GIVE_UP", "GiveUpLine", "RESTART", "RestartLine",
+           "SAY_PREFIX",
            "checkpoint_position", "child_argv", "supervisor_lines"]
 
 USAGE_EXIT = 2
@@ -78,41 +80,19 @@ def checkpoint_position(checkpoint: Path) -> tuple[int | None, int | None]:
 SAY_PREFIX = "supervisor: "
 
 
-@dataclass(frozen=True)
-class RestartLine:
-    """`restart N in S s; the app exited with CODE: LAST LINE`: a failure it will retry."""
-
-    number: int
-    backoff_sec: float
-    code: int
-    reason: str
-
-    def text(self) -> str:
-        return (f"restart {self.number} in {self.backoff_sec:g} s; the app exited with "
-                f"{self.code}: {self.reason}")
-
-
-@dataclass(frozen=True)
-class GiveUpLine:
-    """`giving up: …`: the app failed in a loop without its checkpoint moving."""
-
-    failures: int
-    where: str
-    code: int
-    reason: str
-
-    def text(self) -> str:
-        return (f"giving up: the app failed {self.failures} times in a row without its "
-                f"checkpoint moving ({self.where}); the next restart would fail the same way. "
-                f"Last exit {self.code}: {self.reason} Fix the cause (see `python -m spark_app "
-                f"inspect`), then start it again.")
-
-
-_RESTART = re.compile(r"restart (\d+) in ([\d.e+-]+) s; the app exited with (-?\d+): (.*)")
-_GIVE_UP = re.compile(r"giving up: the app failed (\d+) times in a row without its checkpoint "
-                      r"moving \((.*?)\); the next restart would fail the same way\. Last exit "
-                      r"(-?\d+): (.*) Fix the cause \(see `python -m spark_app inspect`\), then "
-                      r"start it again\.")
+# A failure it will retry, and the end of a loop: the lines the scenarios read.
+RestartLine = NamedTuple("RestartLine", [("number", int), ("backoff_sec", float), ("code", int),
+                                         ("reason", str)])
+GiveUpLine = NamedTuple("GiveUpLine", [("failures", int), ("where", str), ("code", int),
+                                       ("reason", str)])
+RESTART = LineTemplate(RestartLine, "restart {number} in {backoff_sec:g} s; the app exited with "
+                       "{code}: {reason}", number=r"\d+", backoff_sec=r"[\d.e+-]+", code=r"-?\d+",
+                       reason=r".*")
+GIVE_UP = LineTemplate(GiveUpLine, "giving up: the app failed {failures} times in a row without "
+                       "its checkpoint moving ({where}); the next restart would fail the same way. "
+                       "Last exit {code}: {reason} Fix the cause (see `python -m spark_app "
+                       "inspect`), then start it again.", failures=r"\d+", where=r"[^)]*",
+                       code=r"-?\d+", reason=r".*")
 
 
 def parse_supervisor_line(line: str) -> RestartLine | GiveUpLine | None:
@@ -120,11 +100,7 @@ def parse_supervisor_line(line: str) -> RestartLine | GiveUpLine | None:
     if not line.startswith(SAY_PREFIX):
         return None
     text = line[len(SAY_PREFIX):].rstrip()
-    if (found := _RESTART.fullmatch(text)) is not None:
-        return RestartLine(int(found[1]), float(found[2]), int(found[3]), found[4])
-    if (found := _GIVE_UP.fullmatch(text)) is not None:
-        return GiveUpLine(int(found[1]), found[2], int(found[3]), found[4])
-    return None
+    return RESTART.read(text) or GIVE_UP.read(text)
 
 
 def supervisor_lines(output: str) -> list[RestartLine | GiveUpLine]:
@@ -184,7 +160,8 @@ class Supervisor:
             if failures_here >= self.settings.give_up_after:
                 self.say(self._give_up_line(failures_here, code, last_line))
                 return code
-            self.say(RestartLine(self.restarts + 1, backoff, code, _without_prefix(last_line)).text())
+            self.say(RESTART.text(RestartLine(self.restarts + 1, backoff, code,
+                                              _without_prefix(last_line))))
             if self._wait(backoff):
                 return code
             backoff = min(backoff * 2, self.settings.max_backoff_sec)
@@ -194,7 +171,7 @@ class Supervisor:
         committed, pending = checkpoint_position(self.checkpoint)
         where = (f"batch {pending} pending" if pending is not None
                  else f"last committed batch {committed}")
-        return GiveUpLine(failures, where, code, _without_prefix(last_line)).text()
+        return GIVE_UP.text(GiveUpLine(failures, where, code, _without_prefix(last_line)))
 
     def _run_once(self) -> tuple[int, str | None]:
         """Run the app once, passing its output through; its exit code and last stderr line."""

@@ -19,6 +19,7 @@ Usage: `python -m scenarios run kafka-outage --fast`
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
@@ -26,7 +27,7 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from spark_app.errors import DataLossError
-from spark_app.supervisor import SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
+from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
 __all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
 
@@ -79,9 +80,7 @@ def _short_outage(stage: Stage) -> None:
         production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
                    "partition; a longer one fails the query"))
     before = _restarts(stage)
-    stage.network.cut()
-    _hold(stage, SHORT_CUT_SEC, "the short outage")
-    stage.network.restore()
+    _outage(stage, SHORT_CUT_SEC, "the short outage")
     stage.output.wait_for_more(3)
     after = _restarts(stage)
     stage.expect(check("the app rode out the short outage", after == before,
@@ -102,12 +101,13 @@ def _long_outage(stage: Stage) -> None:
         production="alert on restarts; the backlog is read at full speed after the outage "
                    "(cap it with maxOffsetsPerTrigger if a batch must stay small)"))
     before = _restarts(stage)
-    stage.network.cut()
-    wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
-               what="the app to fail and the supervisor to restart it",
-               progress=stage.narrator.waiting)
-    _hold(stage, LONG_CUT_SEC / 2, "the rest of the long outage")
-    stage.network.restore()
+
+    def until_restarted() -> None:
+        wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
+                   what="the app to fail and the supervisor to restart it",
+                   progress=stage.narrator.waiting)
+
+    _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
     stage.output.wait_for_more(3)
     reasons = [line.reason for line in _restart_lines(stage.app.output())]
     stage.fact("restart_reasons", reasons[-3:])
@@ -162,7 +162,7 @@ def _outage_longer_than_retention(stage: Stage) -> None:
     output = stage.app.output()
     given_up = next((line for line in supervisor_lines(output) if isinstance(line, GiveUpLine)),
                     None)
-    gave_up = f"{SAY_PREFIX}{given_up.text()}" if given_up else ""
+    gave_up = f"{SAY_PREFIX}{GIVE_UP.text(given_up)}" if given_up else ""
     stage.fact("gave_up_line", gave_up)
     stage.expect(check("the supervisor gives up on data loss",
                        code != 0 and given_up is not None
@@ -178,6 +178,16 @@ def _restart_lines(output: str) -> list[RestartLine]:
 
 def _restarts(stage: Stage) -> int:
     return len(_restart_lines(stage.app.output()))
+
+
+def _outage(stage: Stage, seconds: float, what: str,
+            first: Callable[[], None] | None = None) -> None:
+    """Cut the network, wait for `first` if given, hold the cut `seconds`, restore it."""
+    stage.network.cut()
+    if first is not None:
+        first()
+    _hold(stage, seconds, what)
+    stage.network.restore()
 
 
 def _hold(stage: Stage, seconds: float, what: str) -> None:

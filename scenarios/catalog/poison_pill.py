@@ -21,9 +21,9 @@ from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from spark_app.checkpoint.reader import committed_batches, read_checkpoint
-from spark_app.negative_key import crash_line_in
+from spark_app.negative_key import CRASH, crash_line_in
 from spark_app.offsets import Offsets, offsets_to_text
-from spark_app.supervisor import SAY_PREFIX, GiveUpLine, supervisor_lines
+from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, supervisor_lines
 
 __all__ = ["SCENARIO", "StuckBatch", "run"]
 
@@ -153,7 +153,7 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
     code = stage.app.wait_exit(kind="crash")
     gave_up = next((line for line in supervisor_lines(stage.app.output())
                     if isinstance(line, GiveUpLine)), None)
-    said = f"{SAY_PREFIX}{gave_up.text()}" if gave_up else ""
+    said = f"{SAY_PREFIX}{GIVE_UP.text(gave_up)}" if gave_up else ""
     stage.say(said or "the supervisor did not say it gave up")
     stage.expect(check("the supervisor gives up on the crash loop",
                        code == CRASH_EXIT_CODE and gave_up is not None and gave_up.failures == tries,
@@ -172,7 +172,7 @@ def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
                        code == CRASH_EXIT_CODE and named is not None
                        and (named.key, named.value) == (f"-{value}", f"{value}"),
                        f"exit code {CRASH_EXIT_CODE}, `Negative key -{value} (value {value})`",
-                       f"exit code {code}, " + (named.text() if named else "no crash line")),
+                       f"exit code {code}, " + (CRASH.text(named) if named else "no crash line")),
                  phase=phase)
     stuck = _stuck_batch(stage)
     stage.say(f"checkpoint after the crash: {stuck.describe()}")

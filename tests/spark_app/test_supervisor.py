@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 
-from spark_app.supervisor import (SAY_PREFIX, GiveUpLine, RestartLine, Supervisor,
+from spark_app.supervisor import (GIVE_UP, RESTART, SAY_PREFIX, GiveUpLine, RestartLine, Supervisor,
                                   SupervisorSettings, child_argv, parse_supervisor_line,
                                   supervisor_lines)
 
@@ -131,11 +131,11 @@ def test_child_argv_drops_the_supervisor_options() -> None:
 def test_the_supervisors_lines_read_back_and_a_reworded_one_does_not() -> None:
     restart = RestartLine(3, 0.5, 1, "KAFKA_UNREACHABLE: no Kafka broker answers at x:1.")
     give_up = GiveUpLine(2, "batch 4 pending", 255, "Negative key -7 (value 7): crashing")
-    output = f"Count = 3\n{SAY_PREFIX}{restart.text()}\n{SAY_PREFIX}{give_up.text()}\n"
+    output = f"Count = 3\n{SAY_PREFIX}{RESTART.text(restart)}\n{SAY_PREFIX}{GIVE_UP.text(give_up)}\n"
     assert supervisor_lines(output) == [restart, give_up]
-    reworded = f"{SAY_PREFIX}{restart.text().replace('restart 3 in', 'restarting 3 after')}"
+    reworded = f"{SAY_PREFIX}{RESTART.text(restart).replace('restart 3 in', 'restarting 3 after')}"
     assert parse_supervisor_line(reworded) is None
-    assert parse_supervisor_line(restart.text()) is None  # the app's own line, not the supervisor's
+    assert parse_supervisor_line(RESTART.text(restart)) is None  # the app's own line, not the supervisor's
 
 
 def test_what_the_supervisor_says_is_what_the_scenarios_read(tmp_path: Path) -> None:
