@@ -48,7 +48,7 @@ def run(stage: Stage) -> None:
     stage.output.wait_for_value(t.run_for_messages)
 
     for number in range(1, kills + 1):
-        _down_and_up(stage, f"kill -9 number {number}", stage.kill_spark, Step(
+        _down_and_up(stage, f"kill -9 number {number}", stage.app.kill, Step(
             f"kill -9 the Spark app ({number} of {kills})",
             happens="SIGKILL to the driver and its JVM: no shutdown hook, no flush",
             watch="the batch in flight has offsets/N but no commits/N; the restart replays it",

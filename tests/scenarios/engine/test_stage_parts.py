@@ -94,6 +94,24 @@ def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(modu
         assert reach not in text, f"{module} reaches through the stage: {reach}"
 
 
+@pytest.mark.parametrize("module", SCENARIO_MODULES)
+def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path) -> None:
+    """`stage.X` and `stage.PART.Y` name what exists: a renamed step fails here, not after a
+    20-minute run."""
+    stage = idle_stage(tmp_path / "run")
+    tree = ast.parse((PROJECT_ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "stage":
+            assert hasattr(stage, node.attr), f"{module}:{node.lineno}: stage.{node.attr}"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == "stage" \
+                and node.value.attr in ("kafka", "app", "network", "output"):
+            part = getattr(stage, node.value.attr)
+            assert hasattr(type(part), node.attr) or node.attr in vars(part), \
+                f"{module}:{node.lineno}: stage.{node.value.attr}.{node.attr}"
+
+
 def test_no_scenario_description_names_our_issue_tracker() -> None:
     for scenario in all_scenarios():
         for text in (scenario.title, scenario.summary, scenario.origin):
