@@ -22,11 +22,13 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TypeVar
 
 from scenarios.errors import ProcessError
+from scenarios.engine.hangup import die_with_parent
 from scenarios.engine.waiting import Progress, wait_until
 
 __all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive"]
@@ -60,6 +62,8 @@ class ManagedProcess:
                 cwd=self.cwd, env=env,
                 # Its own session, so the group id is its pid and a kill reaches its children too.
                 start_new_session=True,
+                # Out of the terminal's reach, so it must not outlive us, however we end.
+                preexec_fn=partial(die_with_parent, os.getpid()),
             )
         except OSError as error:
             self._out.close()
