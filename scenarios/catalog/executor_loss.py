@@ -45,7 +45,7 @@ CHECKPOINT_LATENCY = "fixed:2s"
 def _start_on_two_executors(stage: Stage, events_dir: Path) -> ManagedProcess:
     """Every start of this scenario, the first and the driver's restart, alike."""
     return stage.app.start(master=LOCAL_CLUSTER, event_log_dir=events_dir,
-                             checkpoint_latency=CHECKPOINT_LATENCY)
+                           checkpoint_latency=CHECKPOINT_LATENCY)
 
 
 def run(stage: Stage) -> None:

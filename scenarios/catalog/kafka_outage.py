@@ -60,7 +60,7 @@ def run(stage: Stage) -> None:
         production="run streaming jobs supervised (cluster mode with --supervise, or your "
                    "orchestrator's restart policy)"))
     process = stage.app.start(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
-                                source_options=RETRY_OPTIONS)
+                              source_options=RETRY_OPTIONS)
     stage.output.wait_for_value(t.run_for_messages)
     _short_outage(stage)
     _long_outage(stage)

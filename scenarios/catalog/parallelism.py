@@ -23,7 +23,7 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from spark_app.batch_line import BatchLine, parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
+from spark_app.offsets import TopicPartition, offsets_to_text
 
 __all__ = ["PARTITIONS", "SCENARIO", "run"]
 

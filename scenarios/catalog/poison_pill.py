@@ -149,7 +149,7 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
         production="spark-submit --supervise restarts a failed driver forever: alert on "
                    "restarts at the same batch id, and cap them (this supervisor's rule)"))
     stage.app.start(on_negative_key="crash-always", supervise=True, give_up_after=tries,
-                      max_backoff_sec=2.0)
+                    max_backoff_sec=2.0)
     code = stage.app.wait_exit(kind="crash")
     gave_up = next((line for line in supervisor_lines(stage.app.output())
                     if isinstance(line, GiveUpLine)), None)

@@ -50,7 +50,7 @@ def run(stage: Stage) -> None:
                   f"{cluster.alive_workers()} workers alive")
         events_dir = stage.folders.log / "events"
         app = stage.app.start(master=cluster.master_url, event_log_dir=events_dir,
-                                checkpoint_latency=CHECKPOINT_LATENCY)
+                              checkpoint_latency=CHECKPOINT_LATENCY)
         stage.output.wait_for_value(stage.timings.run_for_messages)
         executor = state_executor(stage, events_dir)
         worker = _worker_of(cluster, executor)
