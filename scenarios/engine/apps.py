@@ -22,7 +22,7 @@ from pathlib import Path
 
 from scenarios.errors import ProcessError
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
 from scenarios.engine.settings import Timings
 from scenarios.engine.waiting import Progress, wait_until
 from kafka_app.broker.settings import BrokerSettings
@@ -119,15 +119,9 @@ class KafkaSide:
                              if self.second_port is not None else None))
         self.broker = self.group.start(
             "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
-        broker = self.broker
-
-        def listening() -> bool:
-            if not broker.running:
-                raise ProcessError(f"the broker exited with code {broker.returncode}:\n{broker.tail()}")
-            return _port_open(port)
-
-        wait_until(listening, timeout=t.kafka_start_timeout_sec, what="the broker to listen",
-                   progress=self.progress)
+        wait_while_alive(self.broker, lambda: _port_open(port), what="listening on its port",
+                         timeout=t.kafka_start_timeout_sec, name="the broker",
+                         shown_as="the broker to listen", progress=self.progress)
 
     def start_producer(self) -> ManagedProcess:
         """Start (or start again) the producer; returns once it has sent its first message."""

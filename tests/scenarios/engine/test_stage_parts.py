@@ -5,6 +5,7 @@ scenarios ask for "Kafka" and "the app", never for a broker or a source by name.
 from __future__ import annotations
 
 import ast
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,9 +15,10 @@ import pytest
 from scenarios.catalog import SCENARIO_MODULES
 from scenarios.engine.processes import ProcessGroup, wait_while_alive
 from scenarios.engine.registry import all_scenarios
-from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.errors import ProcessError, StepFailed
+from scenarios.report.narration import Narrator
 from tests.scenarios.more_helpers import idle_stage
 
 
@@ -116,3 +118,12 @@ def test_no_scenario_description_names_our_issue_tracker() -> None:
     for scenario in all_scenarios():
         for text in (scenario.title, scenario.summary, scenario.origin):
             assert "issue" not in text.lower(), f"{scenario.name}: {text}"
+
+
+def test_the_kind_of_kafka_is_the_runs_setting_and_an_unknown_one_starts_nothing(
+        tmp_path: Path) -> None:
+    stage = Stage("t", RunSettings(kafka="no-such-kafka"), Narrator(stream=io.StringIO(), rich=False),
+                  tmp_path / "run")
+    with pytest.raises(ProcessError, match="no way to start a Kafka of kind 'no-such-kafka'"):
+        stage.kafka.start(retention_sec=60)
+    assert stage.group.processes == []
