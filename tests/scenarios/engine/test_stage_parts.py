@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import sys
+from datetime import datetime
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.errors import ProcessError, StepFailed
 from scenarios.report.narration import Narrator
+from spark_app.output_line import OutputRow, format_lines
 from tests.scenarios.more_helpers import idle_stage
 
 
@@ -56,6 +58,11 @@ def test_a_part_used_before_it_started_says_so_in_one_sentence(tmp_path: Path, s
 def test_the_output_part_reads_an_output_log_without_an_app(tmp_path: Path) -> None:
     stage = idle_stage(tmp_path / "run")
     assert stage.output.verify().messages == 0  # no log yet: nothing written, not an error
+    rows = [OutputRow("Experience", str(-v if v == 5 else v), str(v), v) for v in range(1, 8)]
+    stage.folders.log.mkdir(parents=True)
+    stage.folders.output_log.write_text(format_lines(rows, datetime(2026, 1, 1)))
+    assert stage.output.verify().highest == 7
+    assert [stage.output.negative_key_lines(v) for v in (4, 5)] == [0, 1]
 
 
 def _python(code: str) -> list[str]:
