@@ -15,7 +15,6 @@ Usage: `python -m scenarios run manual-offsets --fast`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +25,8 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
-from spark_app.offsets import TopicPartition
+from spark_app.group_offsets import group_start_in
+from spark_app.offsets import TopicPartition, describe_offsets
 
 __all__ = ["SCENARIO", "Resume", "run"]
 
@@ -197,12 +197,12 @@ def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: ob
     first, _, _ = stage.start_app_and_see_first_value(offsets_from_group=group, **options)
     stage.expect(check("the new query starts at the group's offset", first == resume.committed + 1,
                        f"first value {resume.committed + 1}", f"first value {first}"), phase=phase)
-    expected = f"consumer group {group}: {_partition(stage)}@{resume.committed}"
-    said = re.search(rf"[^\n]*consumer group {re.escape(group)}: [^\n]*", stage.app.output())
-    line = said.group(0) if said else ""
-    stage.expect(check("the app says where it started",
-                       re.search(rf"{re.escape(expected)}\b", line) is not None,
-                       f"a line with `{expected}`", line[:160] or "no such line"), phase=phase)
+    expected = {_partition(stage): resume.committed}
+    said = group_start_in(stage.app.output(), group)
+    stage.expect(check("the app says where it started", said == expected,
+                       f"started from consumer group {group}: {describe_offsets(expected)}",
+                       describe_offsets(said) if said is not None else "no such line"),
+                 phase=phase)
     return first
 
 
