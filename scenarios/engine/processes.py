@@ -194,15 +194,16 @@ def wait_while_alive(process: ManagedProcess, condition: Callable[[], T | None],
                      timeout: float, poll: float = 0.2, progress: Progress | None = None,
                      name: str | None = None, last_words: Callable[[], str] | None = None,
                      shown_as: str | None = None) -> T:
-    """Poll `condition` until it holds, as `wait_until` does, but fail at once, with what the
-    process said last, if `process` ends first: a dead app never makes the condition true.
+    """Poll `condition` until it returns something true (not None, False or empty), and return
+    that; fail at once, with what the process said last, if `process` ends first: a dead app
+    never makes the condition true.
 
     Usage: `wait_while_alive(spark, lambda: log_has(10) or None, what="value 10", timeout=60)`
     """
     def check() -> T | None:
         alive = process.running  # before looking: what it wrote last is then visible
         found = condition()
-        if found is not None and found is not False:
+        if found:  # an empty list of batch lines is nothing yet, as None is
             return found
         if not alive:
             said = last_words() if last_words is not None else process.tail()

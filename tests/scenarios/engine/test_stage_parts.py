@@ -134,3 +134,12 @@ def test_the_kind_of_kafka_is_the_runs_setting_and_an_unknown_one_starts_nothing
     with pytest.raises(ProcessError, match="no way to start a Kafka of kind 'no-such-kafka'"):
         stage.kafka.start(retention_sec=60)
     assert stage.group.processes == []
+
+
+def test_an_empty_answer_is_not_yet_an_answer(tmp_path: Path) -> None:
+    """parallelism waits for `[batch lines with three ranges]`: [] must keep it waiting."""
+    answers = iter([[], None, ["batch 3"]])
+    with ProcessGroup(tmp_path) as group:
+        talking = group.start("app", _python("import time; time.sleep(30)"))
+        assert wait_while_alive(talking, lambda: next(answers), what="three ranges", timeout=30,
+                                poll=0.01) == ["batch 3"]
