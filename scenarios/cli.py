@@ -172,7 +172,7 @@ def _stop_like_ctrl_c() -> None:
     """SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
     every started process is cleaned up."""
     signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, _hang_up)
+    signal.signal(signal.SIGHUP, hang_up)
 
 
 def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
@@ -198,13 +198,6 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise KeyboardInterrupt
-
-
-def _hang_up(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    hang_up(signum, frame)
 
 
 def _verify(args: argparse.Namespace) -> int:

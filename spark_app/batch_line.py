@@ -2,21 +2,42 @@
 scenarios that read it: what was read, how many rows, the count, how long it took, and how far
 the query is behind Kafka's latest offsets (the connector's lag metrics).
 
-No pyspark here: the scenarios read these lines without importing Spark.
+The app formats the line with `BatchLine.plain()` (or `rich()`, the same text in colour); the
+scenarios and the demo read it back with `parse_batch_line`, so a change to its shape is made
+here once. No pyspark here: the scenarios read these lines without importing Spark.
 
-Usage: `batch_line_from_progress(progress_json, count=42).plain()`; `lag_in_output(stdout)`
+Usage: `batch_line_from_progress(progress_json, count=42).plain()`; `parse_batch_lines(stdout)`
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from spark_app.offsets import Offsets, parse_offsets
+from spark_app.offsets import Offsets, TopicPartition, parse_offsets
 
-__all__ = ["BatchLine", "batch_line_from_progress", "durations_in_output", "lag_in_output"]
+__all__ = ["BatchLine", "Lag", "batch_line_from_progress", "durations_in_output", "lag_in_output",
+           "parse_batch_line", "parse_batch_lines"]
+
+
+class Lag(NamedTuple):
+    """How far a batch's end is behind Kafka's latest offsets, over its partitions."""
+
+    max: int
+    avg: float
+    min: int
+
+    @classmethod
+    def between(cls, end: Offsets, latest: Offsets) -> Lag | None:
+        """KafkaMicroBatchStream.metrics: each partition's end against Kafka's latest offset.
+        Spark's progress has no metrics for a Python source, so we compute them from its
+        endOffset and latestOffset."""
+        behind = [latest[tp] - end[tp] for tp in latest if tp in end]
+        if not behind:
+            return None
+        return cls(max(behind), float(sum(behind) / len(behind)), min(behind))
 
 
 @dataclass(frozen=True)
@@ -29,25 +50,19 @@ class BatchLine:
     rows: int
     count: int | None
     duration_ms: int
-    latest: Offsets = field(default_factory=dict)
+    lag: Lag | None = None
 
     def behind_latest(self) -> dict[str, str]:
-        """KafkaMicroBatchStream.metrics: how far each partition's end is behind Kafka's latest
-        offset, under the connector's names and formats. Spark's progress has no metrics for a
-        Python source, so we compute them from its endOffset and latestOffset."""
-        behind = [self.latest[tp] - self.end[tp] for tp in self.latest if tp in self.end]
-        if not behind:
+        """The lag under the connector's metric names and formats."""
+        if self.lag is None:
             return {}
-        return {"minOffsetsBehindLatest": str(min(behind)),
-                "maxOffsetsBehindLatest": str(max(behind)),
-                "avgOffsetsBehindLatest": str(float(sum(behind) / len(behind)))}
+        return {"minOffsetsBehindLatest": str(self.lag.min),
+                "maxOffsetsBehindLatest": str(self.lag.max),
+                "avgOffsetsBehindLatest": str(self.lag.avg)}
 
     def _lag(self) -> str:
-        metrics = self.behind_latest()
-        if not metrics:
-            return ""
-        return (f" behind latest: max={metrics['maxOffsetsBehindLatest']} "
-                f"avg={metrics['avgOffsetsBehindLatest']} min={metrics['minOffsetsBehindLatest']}")
+        lag = self.lag
+        return "" if lag is None else f" behind latest: max={lag.max} avg={lag.avg} min={lag.min}"
 
     def offset_range(self) -> str:
         parts = [f"{tp} [{self.start.get(tp, 'start')}, {self.end[tp]})" for tp in sorted(self.end)]
@@ -65,20 +80,47 @@ class BatchLine:
                 f"[dim]took {self.duration_ms} ms{self._lag()}[/]")
 
 
-_LAG = re.compile(r"^batch (\d+): .* behind latest: max=(\d+) ", re.MULTILINE)
+# `plain()` read back: the offset ranges, then the counts, then the optional lag. A new query's
+# first batch has no start offset in Spark's progress: the line shows a word instead.
+_LINE = re.compile(r"batch (?P<batch>\d+): (?P<ranges>.*) rows=(?P<rows>\d+) count=(?P<count>-?\d+|\?) "
+                   r"took (?P<took>\d+) ms(?: behind latest: max=(?P<max>-?\d+) "
+                   r"avg=(?P<avg>-?[\d.]+(?:e-?\d+)?) min=(?P<min>-?\d+))?")
+_RANGE = re.compile(r"(?P<topic>\S+)-(?P<partition>\d+) \[(?P<start>\d+|[A-Za-z?]+), (?P<end>\d+)\)")
 
 
-_TOOK = re.compile(r"^batch (\d+): .* took (\d+) ms", re.MULTILINE)
+def parse_batch_line(text: str) -> BatchLine | None:
+    """`BatchLine.plain()`'s text read back; None for any other line."""
+    match = _LINE.fullmatch(text.strip())
+    if match is None:
+        return None
+    start: Offsets = {}
+    end: Offsets = {}
+    for found in _RANGE.finditer(match["ranges"]):
+        tp = TopicPartition(found["topic"], int(found["partition"]))
+        end[tp] = int(found["end"])
+        if found["start"].isdigit():
+            start[tp] = int(found["start"])
+    lag = None if match["max"] is None else Lag(int(match["max"]), float(match["avg"]),
+                                                 int(match["min"]))
+    count = None if match["count"] == "?" else int(match["count"])
+    return BatchLine(int(match["batch"]), start, end, int(match["rows"]), count,
+                     int(match["took"]), lag)
+
+
+def parse_batch_lines(text: str) -> list[BatchLine]:
+    """Every batch line in the app's console output, in order."""
+    lines = (parse_batch_line(line) for line in text.splitlines())
+    return [line for line in lines if line is not None]
 
 
 def durations_in_output(text: str) -> dict[int, int]:
     """Each batch's duration in ms (Spark's triggerExecution) from the app's console lines."""
-    return {int(batch): int(took) for batch, took in _TOOK.findall(text)}
+    return {line.batch_id: line.duration_ms for line in parse_batch_lines(text)}
 
 
 def lag_in_output(text: str) -> dict[int, int]:
     """Each batch's maxOffsetsBehindLatest from the app's console lines (scenario reports)."""
-    return {int(batch): int(behind) for batch, behind in _LAG.findall(text)}
+    return {line.batch_id: line.lag.max for line in parse_batch_lines(text) if line.lag is not None}
 
 
 def _offsets(text: Any) -> Offsets:
@@ -94,7 +136,8 @@ def batch_line_from_progress(progress: Any, count: int | None) -> BatchLine:
     """Build the line from a StreamingQueryProgress (or its JSON dict, in tests)."""
     data = json.loads(progress.json) if hasattr(progress, "json") else progress
     source = (data.get("sources") or [{}])[0]
+    end = _offsets(source.get("endOffset"))
     return BatchLine(batch_id=int(data.get("batchId", -1)), start=_offsets(source.get("startOffset")),
-                     end=_offsets(source.get("endOffset")), rows=int(data.get("numInputRows", 0)),
-                     count=count, duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
-                     latest=_offsets(source.get("latestOffset")))
+                     end=end, rows=int(data.get("numInputRows", 0)), count=count,
+                     duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
+                     lag=Lag.between(end, _offsets(source.get("latestOffset"))))

@@ -19,6 +19,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -68,9 +69,24 @@ def choose_start(group: str, *, checkpoint_is_new: bool, partitions: list[TopicP
     extra = (f"; {', '.join(map(str, others))} from --starting-offsets {starting_offsets}"
              if others else "")
     return StartChoice(offsets_to_text(spec), "group",
-                       f"Fresh checkpoint: starting from the offsets committed for consumer group "
-                       f"{group}: {describe_offsets(mine)}{extra}. The batch that was in flight "
-                       f"when they were committed is processed again (at-least-once).")
+                       f"{_FROM_GROUP.format(group=group)}{describe_offsets(mine)}{extra}. The "
+                       f"batch that was in flight when they were committed is processed again "
+                       f"(at-least-once).")
+
+
+# The start line's words before the group's offsets; `group_start_in` reads the line back.
+_FROM_GROUP = "Fresh checkpoint: starting from the offsets committed for consumer group {group}: "
+_TP_AT = re.compile(r"(\S+)-(\d+)@(\d+)")
+
+
+def group_start_in(output: str, group: str) -> Offsets | None:
+    """The offsets the app said it started from, committed for `group`; None if it did not say."""
+    said = re.search(re.escape(_FROM_GROUP.format(group=group)) + r"((?:\S+-\d+@\d+(?:, )?)+)",
+                     output)
+    if said is None:
+        return None
+    return {TopicPartition(topic, int(partition)): int(offset)
+            for topic, partition, offset in _TP_AT.findall(said.group(1))}
 
 
 def start_offsets_to_commit(start: Offsets, end: Offsets) -> Offsets:

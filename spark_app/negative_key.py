@@ -23,14 +23,29 @@ import re
 import signal
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 from pathlib import Path
 
+from spark_app.line_template import LineTemplate
 from spark_app.output_line import OutputRow
 
-__all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "is_negative", "message_id"]
+__all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "CRASH", "CrashLine", "crash_line_in", "is_negative",
+           "message_id"]
 
 CRASH_FILE_NAME = "crashed-on.txt"
 _EXIT_CODE = 255  # what halt(-1) looks like to a shell
+
+
+# The app's last words on a negative key (stderr), as the poison-pill scenario reads them:
+# `Negative key -7 (value 7): crashing as the seed did (--on-negative-key crash-always)`.
+CrashLine = NamedTuple("CrashLine", [("key", str), ("value", str), ("mode", str)])
+CRASH = LineTemplate(CrashLine, "Negative key {key} (value {value}): crashing as the seed did "
+                     "(--on-negative-key {mode})", key=r"\S+", value=r"\S+", mode=r"[a-z-]+")
+
+
+def crash_line_in(output: str) -> CrashLine | None:
+    """The first crash line in the app's console output, if it crashed on a negative key."""
+    return CRASH.find(output)
 
 
 def is_negative(row: OutputRow) -> bool:
@@ -74,8 +89,8 @@ class NegativeKeyPolicy:
                 f.write(message_id(row) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
-        print(f"Negative key {row.key} (value {row.value}): crashing as the seed did "
-              f"(--on-negative-key {self.mode})", file=sys.stderr, flush=True)
+        print(CRASH.text(CrashLine(str(row.key), str(row.value), self.mode)), file=sys.stderr,
+              flush=True)
         if self.jvm_pid is not None:
             os.kill(self.jvm_pid, signal.SIGKILL)
         os._exit(_EXIT_CODE)

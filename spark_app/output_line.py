@@ -84,13 +84,14 @@ class CountLine:
 class MessageLine:
     """`Experience: key -> value` (or v2's `v2 Experience-0@41: key -> value`).
 
-    `value` is None for a foreign message (a value that is not a whole number)."""
+    `value` (and `key`) is None for a foreign message (one that is not a whole number)."""
 
     topic: str
     value: int | None
     v2: bool = False
     partition: int | None = None
     offset: int | None = None
+    key: int | None = None
 
 
 _COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
@@ -108,6 +109,11 @@ def parse_line(text: str) -> CountLine | MessageLine | None:
     message = _MESSAGE.search(text)
     if message is None:
         return None
-    v2, topic, partition, offset, _key, value = message.groups()
-    return MessageLine(topic, int(value) if value[:1] in "-0123456789" else None, v2 is not None,
-                       int(partition) if partition else None, int(offset) if offset else None)
+    v2, topic, partition, offset, key, value = message.groups()
+    return MessageLine(topic, _whole(value), v2 is not None, int(partition) if partition else None,
+                       int(offset) if offset else None, _whole(key))
+
+
+def _whole(field: str) -> int | None:
+    """A field written as the producer's whole number, read back; None for any other."""
+    return int(field) if field[:1] in "-0123456789" else None

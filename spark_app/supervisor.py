@@ -29,11 +29,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import NamedTuple
 
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
+from spark_app.line_template import LineTemplate
 
-__all__ = ["SupervisorSettings", "Supervisor", "checkpoint_position", "child_argv"]
+__all__ = ["SupervisorSettings", "Supervisor", "GIVE_UP", "GiveUpLine", "RESTART", "RestartLine",
+           "SAY_PREFIX",
+           "checkpoint_position", "child_argv", "supervisor_lines"]
 
 USAGE_EXIT = 2
 SUPERVISOR_FLAGS = {"--supervise": 0, "--give-up-after": 1, "--max-backoff-sec": 1}
@@ -72,6 +76,39 @@ def checkpoint_position(checkpoint: Path) -> tuple[int | None, int | None]:
     return info.last_committed_id, info.pending_id
 
 
+# Every line the supervisor prints starts so, to tell it from the app's own lines.
+SAY_PREFIX = "supervisor: "
+
+
+# A failure it will retry, and the end of a loop: the lines the scenarios read.
+RestartLine = NamedTuple("RestartLine", [("number", int), ("backoff_sec", float), ("code", int),
+                                         ("reason", str)])
+GiveUpLine = NamedTuple("GiveUpLine", [("failures", int), ("where", str), ("code", int),
+                                       ("reason", str)])
+RESTART = LineTemplate(RestartLine, "restart {number} in {backoff_sec:g} s; the app exited with "
+                       "{code}: {reason}", number=r"\d+", backoff_sec=r"[\d.e+-]+", code=r"-?\d+",
+                       reason=r".*")
+GIVE_UP = LineTemplate(GiveUpLine, "giving up: the app failed {failures} times in a row without "
+                       "its checkpoint moving ({where}); the next restart would fail the same way. "
+                       "Last exit {code}: {reason} Fix the cause (see `python -m spark_app "
+                       "inspect`), then start it again.", failures=r"\d+", where=r"[^)]*",
+                       code=r"-?\d+", reason=r".*")
+
+
+def parse_supervisor_line(line: str) -> RestartLine | GiveUpLine | None:
+    """A line of the supervised app's console read back; None unless it is one of these two."""
+    if not line.startswith(SAY_PREFIX):
+        return None
+    text = line[len(SAY_PREFIX):].rstrip()
+    return RESTART.read(text) or GIVE_UP.read(text)
+
+
+def supervisor_lines(output: str) -> list[RestartLine | GiveUpLine]:
+    """Every restart and give-up line in a supervised app's console output, in order."""
+    lines = (parse_supervisor_line(line) for line in output.splitlines())
+    return [line for line in lines if line is not None]
+
+
 def _without_prefix(line: str | None) -> str:
     return (line or "(no message)").removeprefix("spark_app: ")
 
@@ -86,7 +123,7 @@ class Supervisor:
 
     def __init__(self, command: Sequence[str], checkpoint: Path,
                  settings: SupervisorSettings = SupervisorSettings(),
-                 say: Callable[[str], None] = lambda line: print(f"supervisor: {line}", flush=True)
+                 say: Callable[[str], None] = lambda line: print(f"{SAY_PREFIX}{line}", flush=True)
                  ) -> None:
         self.command = list(command)
         self.checkpoint = checkpoint
@@ -123,8 +160,8 @@ class Supervisor:
             if failures_here >= self.settings.give_up_after:
                 self.say(self._give_up_line(failures_here, code, last_line))
                 return code
-            self.say(f"restart {self.restarts + 1} in {backoff:g} s; the app exited with {code}: "
-                     f"{_without_prefix(last_line)}")
+            self.say(RESTART.text(RestartLine(self.restarts + 1, backoff, code,
+                                              _without_prefix(last_line))))
             if self._wait(backoff):
                 return code
             backoff = min(backoff * 2, self.settings.max_backoff_sec)
@@ -134,10 +171,7 @@ class Supervisor:
         committed, pending = checkpoint_position(self.checkpoint)
         where = (f"batch {pending} pending" if pending is not None
                  else f"last committed batch {committed}")
-        return (f"giving up: the app failed {failures} times in a row without its checkpoint "
-                f"moving ({where}); the next restart would fail the same way. Last exit "
-                f"{code}: {_without_prefix(last_line)} Fix the cause (see `python -m spark_app "
-                f"inspect`), then start it again.")
+        return GIVE_UP.text(GiveUpLine(failures, where, code, _without_prefix(last_line)))
 
     def _run_once(self) -> tuple[int, str | None]:
         """Run the app once, passing its output through; its exit code and last stderr line."""

@@ -26,17 +26,14 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kafka_app.partitioning import value_at
-from scenarios.errors import ProcessError
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.offsets import Offsets
 
@@ -45,7 +42,6 @@ __all__ = ["KILL_MOMENTS", "SCENARIO", "KillLanding", "batch_values", "kill_at",
 
 KILL_MOMENTS = ("batch boundary", "mid-batch", "mid-write")
 DEFAULT_SEED = 1
-_BATCH_LINE = r"(?m)^batch \d+: "
 
 
 def batch_values(start: Offsets | None, end: Offsets, partitions: int) -> tuple[int, ...]:
@@ -103,34 +99,9 @@ def _output_size(stage: Stage) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
-def _while_up(stage: Stage, condition: Callable[[], bool], what: str, poll: float) -> None:
-    """Wait for `condition` while the Spark app runs; its death is a broken step, not a kill."""
-    spark = stage.spark.current if stage.spark else None
-    assert spark is not None, "start the Spark app first"
-
-    def ready() -> bool:
-        if condition():
-            return True
-        if not spark.running:
-            raise ProcessError(f"the Spark app exited with code {spark.returncode} while the "
-                               f"scenario waited for {what}; last output:\n{spark.tail()}")
-        return False
-
-    wait_until(ready, timeout=stage.timings.spark_start_timeout_sec, what=what,
-               progress=stage.narrator.waiting, poll=poll)
-
-
 def wait_for_batches(stage: Stage, batches: int) -> None:
     """Let the app finish `batches` more micro-batches (their console lines appear)."""
-    spark = stage.spark.current if stage.spark else None
-    assert spark is not None, "start the Spark app first"
-    mark = spark.mark()
-    _while_up(stage, lambda: len(_batch_lines(spark.output(mark))) >= batches,
-              f"{batches} more batch line(s) from the Spark app", poll=0.05)
-
-
-def _batch_lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith("batch ")]
+    stage.output.wait_for_batches(batches, more=True, poll=0.05)
 
 
 def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
@@ -142,19 +113,20 @@ def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
         time.sleep(rng.uniform(0.0, 0.3))
     elif moment == "mid-batch":
         seen = _newest(offsets)
-        _while_up(stage, lambda: _newest(offsets) > max(seen, _newest(commits)),
-                  "Spark to plan the next batch (a new offsets/N)", poll=0.005)
+        stage.app.wait_while_up(lambda: _newest(offsets) > max(seen, _newest(commits)),
+                                "Spark to plan the next batch (a new offsets/N)", poll=0.005)
         time.sleep(rng.uniform(0.0, 0.1))
     else:
         size = _output_size(stage)
         # Polled tightly: between the sink's write and commits/N there are only milliseconds.
-        _while_up(stage, lambda: _output_size(stage) > size, "the output log to grow", poll=0.002)
+        stage.app.wait_while_up(lambda: _output_size(stage) > size, "the output log to grow",
+                                poll=0.002)
 
 
 def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
     """Read where the kill landed; the app is dead, so the files no longer change."""
     info = read_checkpoint(stage.folders.checkpoints)
-    in_log = Counter(stage.verify().values)
+    in_log = Counter(stage.output.verify().values)
     if info.pending is None or info.pending.end is None:
         return KillLanding(aimed, None, (), (), {})
     values = batch_values(info.pending_start, info.pending.end, partitions)
@@ -166,7 +138,7 @@ def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
 def kill_at(stage: Stage, moment: str, rng: random.Random, partitions: int = 1) -> KillLanding:
     """Aim at `moment`, kill -9 the app there and say where the kill landed."""
     _aim(stage, moment, rng)
-    stage.kill_spark()
+    stage.app.kill()
     landing = landing_of(stage, moment, partitions)
     stage.say(f"aimed at {moment}, landed {landing.landed}: {landing.describe()}")
     return landing
@@ -188,7 +160,7 @@ def _kill_and_restart(stage: Stage, sink: str, kills: int, rng: random.Random) -
         wait_for_batches(stage, rng.randint(1, 2))
         stage.say(f"kill {number} of {kills}")
         landings.append(kill_at(stage, moment, rng))
-        stage.start_spark(sink=sink)
+        stage.app.start(sink=sink)
     stage.fact(f"kills_{sink}", [asdict(k) | {"landed": k.landed} for k in landings])
     tally = Counter(k.landed for k in landings)
     stage.say("kills landed: " + ", ".join(f"{n}× {where}" for where, n in tally.items()))
@@ -200,10 +172,10 @@ def catch_up(stage: Stage, latest: int | None = None) -> int:
 
     Waiting for the commit too means a stop right after does not leave that batch pending.
     """
-    target = latest if latest is not None else stage.window().latest
-    stage.wait_for_value(target)
-    _while_up(stage, lambda: (stage.committed_offset() or 0) >= target,
-              f"the checkpoint to commit offset {target}", poll=0.1)
+    target = latest if latest is not None else stage.kafka.window().latest
+    stage.output.wait_for_value(target)
+    stage.app.wait_while_up(lambda: (stage.app.committed_offset() or 0) >= target,
+                            f"the checkpoint to commit offset {target}", poll=0.1)
     return target
 
 
@@ -219,7 +191,7 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
         watch="the producer keeps sending while the app is down: each restart has a backlog",
         why="seed 001's scenario #1: with the data still in Kafka, a restart must catch up "
             "without missing or doubling anything"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stopped = _exactly_once_run(stage, kills, rng)
     _at_least_once_run(stage, kills, rng, stopped)
 
@@ -236,11 +208,11 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
             "or skips a batch it has already written",
         production="foreachBatch is at-least-once; make the output idempotent on the batch id "
                    "(a transaction, a MERGE, or a journal like this one)"))
-    stage.start_spark(sink="exactly-once")
+    stage.app.start(sink="exactly-once")
     _kill_and_restart(stage, "exactly-once", kills, rng)
     caught_up = catch_up(stage)
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.stop()
+    report = stage.output.verify()
     stage.fact("exactly_once_highest", report.highest)
     stage.expect(check("the log holds everything the checkpoint committed",
                        (report.highest or 0) >= caught_up, f"highest value >= {caught_up}",
@@ -266,16 +238,16 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
             "without a journal the sink cannot tell a replay from a new batch",
         production="count the duplicates your sink can produce, or make it idempotent; "
                    "a kill that lands elsewhere costs nothing, so duplicates come and go with luck"))
-    before = Counter(stage.verify().values)
-    stage.start_spark(sink="at-least-once")
+    before = Counter(stage.output.verify().values)
+    stage.app.start(sink="at-least-once")
     landings = _kill_and_restart(stage, "at-least-once", kills, rng)
     predicted = _predicted_duplicates(before, [stopped, *landings])
-    final = stage.stop_producer()
+    final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     stage.say(f"the producer stopped after {total} messages")
     catch_up(stage, total)
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.stop()
+    report = stage.output.verify()
     doubled = stage.fact("duplicated_values", len(report.duplicated))
     stage.fact("extra_lines", sum(n - 1 for n in report.duplicated.values()))
     caught = sum(1 for k in landings if k.written)

@@ -16,7 +16,6 @@ from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
-from scenarios.engine.waiting import wait_until
 
 __all__ = ["SCENARIO", "run"]
 
@@ -31,14 +30,14 @@ def run(stage: Stage) -> None:
                 "processed when the next one starts",
         watch="the producer's earliest offset stays 0",
         why="what a reset query can re-read is bounded by retention, not by the checkpoint"))
-    stage.start_kafka(retention_sec=retention)
+    stage.kafka.start(retention_sec=retention)
     stage.step(Step(
         "First run: the Spark app from an empty checkpoint folder",
         happens="a new query starting at the earliest offset",
         watch="Count = n runs 1, 2, 3…",
         why="startingOffsets applies only when the checkpoint folder holds no offsets"))
-    stage.start_spark()
-    stage.wait_for_value(stage.timings.run_for_messages)
+    stage.app.start()
+    stage.output.wait_for_value(stage.timings.run_for_messages)
     first = _stop_and_delete(stage)
 
     stage.step(Step(
@@ -49,10 +48,10 @@ def run(stage: Stage) -> None:
             "backlog silently, with no data-loss error, because nothing it was asked to read is gone",
         production="after a reset, start from explicit offsets (JSON startingOffsets) read out of "
                    "the old checkpoint with `python -m spark_app inspect`, not from latest"))
-    second_start, before, after = stage.start_spark_and_see_first_value(starting_offsets="latest")
+    second_start, before, after = stage.start_app_and_see_first_value(starting_offsets="latest")
     stage.expect(within("started at Kafka's latest offset", second_start - 1, before.latest,
                         after.latest), phase="latest")
-    report = stage.wait_for_more(3)
+    report = stage.output.wait_for_more(3)
     skipped = stage.fact("skipped_values", ValueRange(first.last + 1, second_start - 1))
     stage.say(f"predicted: values {skipped} skipped ({len(skipped)} messages sent while down)")
     stage.expect(missing_exactly(report, [skipped] if len(skipped) > 0 else []), phase="latest")
@@ -67,10 +66,10 @@ def run(stage: Stage) -> None:
         why="a new query has no memory of what an old one processed: the checkpoint was that memory",
         production="an output keyed on a business id (not on the batch id) makes a reprocessing "
                    "reset harmless; a counter in state cannot be rebuilt this way"))
-    third_start, before, after = stage.start_spark_and_see_first_value(starting_offsets="earliest")
+    third_start, before, after = stage.start_app_and_see_first_value(starting_offsets="earliest")
     stage.expect(within("started at Kafka's earliest offset", third_start - 1, before.earliest,
                         after.earliest), phase="earliest")
-    report = stage.wait_for_value(second.last + 3)
+    report = stage.output.wait_for_value(second.last + 3)
     missing, duplicated = outcome_of_runs(
         [first, second, ValueRange(third_start, report.highest or third_start)])
     stage.fact("reprocessed_values", sorted(duplicated))
@@ -79,20 +78,19 @@ def run(stage: Stage) -> None:
     stage.expect(missing_exactly(report, missing), phase="earliest")
     stage.expect(duplicated_exactly(report, duplicated), phase="earliest")
     stage.expect(count_resets_at(report, [second_start, third_start]), phase="earliest")
-    stage.stop_spark()
+    stage.app.stop()
 
 
 def _stop_and_delete(stage: Stage) -> ValueRange:
     """Stop the app, delete its checkpoint, let a few messages pass; the values this run wrote."""
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.stop()
+    report = stage.output.verify()
     # This run began where the count last fell back to 1 (or at the top of the log).
     first = report.count_resets[-1] if report.count_resets else (report.first_value or 1)
     last = report.last_value or first
-    stage.delete_checkpoint()
-    latest = stage.window().latest
-    wait_until(lambda: stage.window().latest >= latest + 3, timeout=60,
-               what="three messages sent while the app is down", progress=stage.narrator.waiting)
+    stage.app.delete_checkpoint()
+    latest = stage.kafka.window().latest
+    stage.kafka.wait_for_latest(latest + 3, "three messages sent while the app is down")
     return ValueRange(first, last)
 
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
 
 __all__ = ["SCENARIO", "run"]
 
@@ -37,7 +36,7 @@ def run(stage: Stage) -> None:
         why="with retention longer than any outage, every offset a checkpoint can point to "
             "still exists when the app comes back",
         production="size retention for your worst outage plus the time to notice and fix it"))
-    stage.start_kafka(retention_sec=t.endless_retention_sec)
+    stage.kafka.start(retention_sec=t.endless_retention_sec)
 
     stage.step(Step(
         "Start the Spark app",
@@ -45,11 +44,11 @@ def run(stage: Stage) -> None:
         watch="two lines per message in log/streaming-output.log: Count = n, then Experience: n -> n",
         why="a new query takes startingOffsets; from now on only the checkpoint decides where it reads",
         production="pin the checkpoint folder to durable storage; it is the query's identity"))
-    stage.start_spark()
-    stage.wait_for_value(t.run_for_messages)
+    stage.app.start()
+    stage.output.wait_for_value(t.run_for_messages)
 
     for number in range(1, kills + 1):
-        _down_and_up(stage, f"kill -9 number {number}", stage.kill_spark, Step(
+        _down_and_up(stage, f"kill -9 number {number}", stage.app.kill, Step(
             f"kill -9 the Spark app ({number} of {kills})",
             happens="SIGKILL to the driver and its JVM: no shutdown hook, no flush",
             watch="the batch in flight has offsets/N but no commits/N; the restart replays it",
@@ -58,7 +57,7 @@ def run(stage: Stage) -> None:
                        "is idempotent or transactional on the batch id"))
 
     def graceful() -> None:
-        code = stage.stop_spark()
+        code = stage.app.stop()
         stage.expect(check("SIGTERM exits cleanly", code == 0, "exit code 0", f"exit code {code}"))
 
     _down_and_up(stage, "SIGTERM", graceful, Step(
@@ -78,23 +77,18 @@ def run(stage: Stage) -> None:
 
 def _down_and_up(stage: Stage, label: str, bring_down: Callable[[], object], step: Step) -> None:
     stage.step(step)
-    stage.wait_for_more(2)
+    stage.output.wait_for_more(2)
     bring_down()
-    behind = stage.window().latest
+    behind = stage.kafka.window().latest
     stage.say(f"down after {label}; the producer keeps sending (latest offset {behind})")
-    _wait_for_backlog(stage, behind + 3)
-    stage.start_spark()
-    latest = stage.window().latest
-    report = stage.wait_for_value(latest)
+    # Let messages pile up while the app is down, so the restart has something to catch up on.
+    stage.kafka.wait_for_latest(behind + 3, f"the latest offset to reach {behind + 3}")
+    stage.app.start()
+    latest = stage.kafka.window().latest
+    report = stage.output.wait_for_value(latest)
     stage.expect(check("caught up exactly once", report.ok,
                        "every value once, counts consistent", "; ".join(report.summary_lines()[1:])),
                  phase=f"after {label}")
-
-
-def _wait_for_backlog(stage: Stage, latest: int) -> None:
-    """Let messages pile up while the app is down, so the restart has something to catch up on."""
-    wait_until(lambda: stage.window().latest >= latest, timeout=60,
-               what=f"the latest offset to reach {latest}", progress=stage.narrator.waiting)
 
 
 def _negative_key_crash(stage: Stage) -> None:
@@ -108,15 +102,15 @@ def _negative_key_crash(stage: Stage) -> None:
             "exactly-once sink rolls back a half-written batch before the replay",
         production="a crash in the middle of a batch is a replay, not a loss; make sure the code "
                    "does not crash again on the same record (see the poison-pill scenario)"))
-    stage.wait_for_more(1)
-    value = stage.fact("negative_key_value", stage.send_negative_key())
+    stage.output.wait_for_more(1)
+    value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value}")
-    code = stage.wait_spark_exit(kind="crash")
+    code = stage.app.wait_exit(kind="crash")
     stage.expect(check("the app crashed itself on the negative key", code == 255,
                        "exit code 255", f"exit code {code}"))
-    stage.start_spark()
-    stage.wait_for_value(value + 1)
-    written = stage.negative_key_lines(value)
+    stage.app.start()
+    stage.output.wait_for_value(value + 1)
+    written = stage.output.negative_key_lines(value)
     stage.expect(check("the negative-key message is written once after the restart", written == 1,
                        f"one line `-{value} -> {value}`", f"{written} such line(s)"))
 
@@ -128,9 +122,7 @@ def _finish(stage: Stage) -> None:
         watch="`python -m scenarios verify` reports every value once and the final count N",
         why="exactly-once = the checkpoint's offsets + state + an output keyed on the batch id",
         production="run the same check on your sink: count distinct ids against the source"))
-    total = stage.stop_producer_and_drain()
-    stage.stop_spark()
-    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
+    stage.finish_exactly_once()
 
 
 SCENARIO = Scenario(

@@ -18,14 +18,16 @@ Usage: `python -m scenarios run kafka-outage --fast`
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable
 
 from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
+from spark_app.errors import DataLossError
+from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
 __all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
 
@@ -36,8 +38,6 @@ RETRY_OPTIONS = ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
 GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0
-_RESTART = re.compile(r"^supervisor: restart \d+ in [\d.]+ s; the app exited with (\d+): (.*)$",
-                      re.MULTILINE)
 
 
 def run(stage: Stage) -> None:
@@ -50,7 +50,7 @@ def run(stage: Stage) -> None:
         why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
             "messages pile up, waiting to be read",
         production="the same holds for any network partition; retention must outlast it"))
-    stage.start_kafka(retention_sec=t.endless_retention_sec, behind_proxy=True)
+    stage.kafka.start(retention_sec=t.endless_retention_sec, behind_proxy=True)
     stage.step(Step(
         "Start the Spark app under its supervisor",
         happens="python -m spark_app --supervise, with the connector's retry options set to "
@@ -59,14 +59,14 @@ def run(stage: Stage) -> None:
         why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
         production="run streaming jobs supervised (cluster mode with --supervise, or your "
                    "orchestrator's restart policy)"))
-    process = stage.start_spark(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
-                                source_options=RETRY_OPTIONS)
-    stage.wait_for_value(t.run_for_messages)
+    process = stage.app.start(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
+                              source_options=RETRY_OPTIONS)
+    stage.output.wait_for_value(t.run_for_messages)
     _short_outage(stage)
     _long_outage(stage)
     _so_far_exactly_once(stage)
     _outage_longer_than_retention(stage)
-    stage.fact("restarts", len(_RESTART.findall(process.output())))
+    stage.fact("restarts", len(_restart_lines(process.output())))
 
 
 def _short_outage(stage: Stage) -> None:
@@ -80,10 +80,8 @@ def _short_outage(stage: Stage) -> None:
         production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
                    "partition; a longer one fails the query"))
     before = _restarts(stage)
-    stage.cut_network()
-    _hold(stage, SHORT_CUT_SEC, "the short outage")
-    stage.restore_network()
-    stage.wait_for_more(3)
+    _outage(stage, SHORT_CUT_SEC, "the short outage")
+    stage.output.wait_for_more(3)
     after = _restarts(stage)
     stage.expect(check("the app rode out the short outage", after == before,
                        "no restart", f"{after - before} restart(s)"), phase="short outage")
@@ -103,14 +101,15 @@ def _long_outage(stage: Stage) -> None:
         production="alert on restarts; the backlog is read at full speed after the outage "
                    "(cap it with maxOffsetsPerTrigger if a batch must stay small)"))
     before = _restarts(stage)
-    stage.cut_network()
-    wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
-               what="the app to fail and the supervisor to restart it",
-               progress=stage.narrator.waiting)
-    _hold(stage, LONG_CUT_SEC / 2, "the rest of the long outage")
-    stage.restore_network()
-    stage.wait_for_more(3)
-    reasons = [reason for _, reason in _RESTART.findall(stage.spark_output())]
+
+    def until_restarted() -> None:
+        wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
+                   what="the app to fail and the supervisor to restart it",
+                   progress=stage.narrator.waiting)
+
+    _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
+    stage.output.wait_for_more(3)
+    reasons = [line.reason for line in _restart_lines(stage.app.output())]
     stage.fact("restart_reasons", reasons[-3:])
     unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
     stage.expect(check("the supervisor restarted the app because Kafka was unreachable",
@@ -127,7 +126,7 @@ def _so_far_exactly_once(stage: Stage) -> None:
         why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
             "each message's lines once",
         production="an outage costs time, not data, as long as retention outlasts it"))
-    report = stage.wait_for_more(3)
+    report = stage.output.wait_for_more(3)
     stage.fact("highest_after_outages", report.highest)
     stage.expect(check("every message so far exactly once",
                        report.ok and not report.missing and not report.duplicated,
@@ -152,27 +151,43 @@ def _outage_longer_than_retention(stage: Stage) -> None:
         production="make retention longer than your longest outage; when it was not, decide: "
                    "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
                    "short-retention"))
-    stage.set_retention(t.retention_sec)
-    resume_at = stage.committed_offset() or 0
-    stage.cut_network()
-    aged = stage.wait_until_aged_out(resume_at)
+    stage.kafka.set_retention(t.retention_sec)
+    resume_at = stage.app.committed_offset() or 0
+    stage.network.cut()
+    aged = stage.kafka.wait_until_aged_out(resume_at)
     stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {resume_at}")
-    stage.set_retention(t.endless_retention_sec)
-    stage.restore_network()
-    code = stage.wait_spark_exit(kind="crash")
-    output = stage.spark_output()
-    gave_up = next((line for line in output.splitlines()
-                    if line.startswith("supervisor: giving up")), "")
+    stage.kafka.set_retention(t.endless_retention_sec)
+    stage.network.restore()
+    code = stage.app.wait_exit(kind="crash")
+    output = stage.app.output()
+    given_up = next((line for line in supervisor_lines(output) if isinstance(line, GiveUpLine)),
+                    None)
+    gave_up = f"{SAY_PREFIX}{GIVE_UP.text(given_up)}" if given_up else ""
     stage.fact("gave_up_line", gave_up)
     stage.expect(check("the supervisor gives up on data loss",
-                       code != 0 and "KAFKA_DATA_LOSS" in gave_up,
+                       code != 0 and given_up is not None
+                       and DataLossError.token in given_up.reason,
                        "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
                        f"exit code {code}, {gave_up[:200] or 'no such line'}"),
                  phase="longer than retention")
 
 
+def _restart_lines(output: str) -> list[RestartLine]:
+    return [line for line in supervisor_lines(output) if isinstance(line, RestartLine)]
+
+
 def _restarts(stage: Stage) -> int:
-    return len(_RESTART.findall(stage.spark_output()))
+    return len(_restart_lines(stage.app.output()))
+
+
+def _outage(stage: Stage, seconds: float, what: str,
+            first: Callable[[], None] | None = None) -> None:
+    """Cut the network, wait for `first` if given, hold the cut `seconds`, restore it."""
+    stage.network.cut()
+    if first is not None:
+        first()
+    _hold(stage, seconds, what)
+    stage.network.restore()
 
 
 def _hold(stage: Stage, seconds: float, what: str) -> None:

@@ -15,11 +15,9 @@ Usage: `python -m scenarios run manual-offsets --fast`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.engine.apps import KafkaSide
 from scenarios.checker.expectations import check, count_resets_at, duplicated_exactly, missing_exactly
 from scenarios.checker.expectations import outcome_of_runs
 from scenarios.report.narration import Step
@@ -27,8 +25,8 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
-from spark_app.source.kafka_client import GroupOffsets
-from spark_app.offsets import TopicPartition
+from spark_app.group_offsets import group_start_in
+from spark_app.offsets import TopicPartition, describe_offsets
 
 __all__ = ["SCENARIO", "Resume", "run"]
 
@@ -48,24 +46,17 @@ class Resume:
         return ValueRange(self.committed + 1, self.highest)
 
 
-def _kafka(stage: Stage) -> KafkaSide:
-    assert stage.kafka is not None, "start Kafka first"
-    return stage.kafka
-
-
 def _group_name(stage: Stage) -> str:
     # The topic is unique per run on a shared Kafka, so the group is too.
-    return f"spark-app-{_kafka(stage).topic}"
+    return f"spark-app-{stage.kafka.topic}"
 
 
 def _partition(stage: Stage) -> TopicPartition:
-    return TopicPartition(_kafka(stage).topic, 0)
+    return TopicPartition(stage.kafka.topic, 0)
 
 
 def _committed(stage: Stage) -> int | None:
-    kafka = _kafka(stage)
-    with GroupOffsets(kafka.bootstrap_servers, _group_name(stage)) as group:
-        return group.committed([_partition(stage)]).get(_partition(stage))
+    return stage.kafka.group_offset(_group_name(stage), _partition(stage))
 
 
 def _last_batch_starts(checkpoint: Path, tp: TopicPartition) -> list[int]:
@@ -86,7 +77,7 @@ def run(stage: Stage) -> None:
         happens=f"endless retention ({stage.timings.endless_retention_sec:g} s)",
         watch="the producer's latest offset keeps growing while the Spark app is down",
         why="the committed offsets are only useful while Kafka still holds the messages above them"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     group = stage.fact("group", _group_name(stage))
     runs: list[ValueRange] = []
 
@@ -100,11 +91,11 @@ def run(stage: Stage) -> None:
             "end: everything below them was written by an earlier batch, so nothing can be missed",
         production="any store works (Kafka's group offsets, a database row, ZooKeeper in 2016); "
                    "write it before the batch's output, never after"))
-    stage.start_spark(offsets_from_group=group)
-    stage.wait_for_value(stage.timings.run_for_messages)
+    stage.app.start(offsets_from_group=group)
+    stage.output.wait_for_value(stage.timings.run_for_messages)
     _past_catch_up(stage)
     stage.say(f"while running: group {group} is at offset {_committed(stage)}, the output log at "
-              f"value {stage.verify().highest}")
+              f"value {stage.output.verify().highest}")
 
     stage.step(Step(
         "Kill -9 the Spark app in the middle of the stream",
@@ -112,7 +103,7 @@ def run(stage: Stage) -> None:
         watch="the group's offset is the start of the last batch Spark planned: at or below the "
               "highest value in the output log",
         why="the batch in flight may be half or fully written, but its start was stored first"))
-    stage.kill_spark()
+    stage.app.kill()
     killed = _went_down(stage, "after kill -9")
     runs.append(ValueRange(1, killed.highest))
 
@@ -129,7 +120,7 @@ def run(stage: Stage) -> None:
             "Kafka retains; here only the last batch is repeated",
         production="make the output idempotent (keyed on a business id, or an upsert) so the "
                    "repeated batch is harmless; count duplicates, do not hope for none"))
-    stage.delete_checkpoint()
+    stage.app.delete_checkpoint()
     first = _restart(stage, killed, "after kill -9", group, starting_offsets="latest")
     _past_catch_up(stage)
 
@@ -140,7 +131,7 @@ def run(stage: Stage) -> None:
         why="the start is stored when a batch is planned; the end of the last batch is known only "
             "to the checkpoint, so even a clean stop can cost one repeated batch on a new "
             "checkpoint (none when Spark had planned a batch it did not run yet)"))
-    stage.stop_spark()
+    stage.app.stop()
     stopped = _went_down(stage, "after SIGTERM")
     runs.append(ValueRange(first, stopped.highest))
 
@@ -156,7 +147,7 @@ def run(stage: Stage) -> None:
             "skipping or re-reading everything",
         production="the count, kept in Spark's state, is not carried over: state you need across "
                    "such a change must live outside Spark too (a table the job reads at start)"))
-    stage.delete_checkpoint()
+    stage.app.delete_checkpoint()
     third = _restart(stage, stopped, "after the code change", group,
                      shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
     pinned = read_checkpoint(stage.folders.checkpoints).conf.get("spark.sql.shuffle.partitions")
@@ -174,14 +165,14 @@ def _past_catch_up(stage: Stage) -> None:
     Stopped right after it, the "last batch" a new query redoes would be that whole backlog:
     true, but it hides that the usual cost is one ordinary batch, a trigger's worth of messages.
     """
-    stage.wait_for_value(stage.window().latest)
-    stage.wait_for_more(2)
+    stage.output.wait_for_value(stage.kafka.window().latest)
+    stage.output.wait_for_more(2)
 
 
 def _went_down(stage: Stage, phase: str) -> Resume:
     """Read the group and the log after the app went down; check the group is not ahead of it."""
     committed = _committed(stage)
-    report = stage.verify()
+    report = stage.output.verify()
     highest = report.highest or 0
     starts = _last_batch_starts(stage.folders.checkpoints, _partition(stage))
     stage.expect(check("the group holds the start of the last planned batch",
@@ -203,15 +194,15 @@ def _went_down(stage: Stage, phase: str) -> Resume:
 
 def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: object) -> int:
     """Start a new query with the group; check it begins at the group's offset."""
-    first, _, _ = stage.start_spark_and_see_first_value(offsets_from_group=group, **options)
+    first, _, _ = stage.start_app_and_see_first_value(offsets_from_group=group, **options)
     stage.expect(check("the new query starts at the group's offset", first == resume.committed + 1,
                        f"first value {resume.committed + 1}", f"first value {first}"), phase=phase)
-    expected = f"consumer group {group}: {_partition(stage)}@{resume.committed}"
-    said = re.search(rf"[^\n]*consumer group {re.escape(group)}: [^\n]*", stage.spark_output())
-    line = said.group(0) if said else ""
-    stage.expect(check("the app says where it started",
-                       re.search(rf"{re.escape(expected)}\b", line) is not None,
-                       f"a line with `{expected}`", line[:160] or "no such line"), phase=phase)
+    expected = {_partition(stage): resume.committed}
+    said = group_start_in(stage.app.output(), group)
+    stage.expect(check("the app says where it started", said == expected,
+                       f"started from consumer group {group}: {describe_offsets(expected)}",
+                       describe_offsets(said) if said is not None else "no such line"),
+                 phase=phase)
     return first
 
 
@@ -224,8 +215,8 @@ def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[
         why="at-least-once with offsets outside Spark: duplicates are the expected cost, bounded "
             "by one batch per restart"))
     total = stage.stop_producer_and_drain()
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.stop()
+    report = stage.output.verify()
     missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])
     stage.fact("duplicated_values", len(duplicated))
     stage.say(f"predicted: {len(duplicated)} value(s) written twice, none missing")

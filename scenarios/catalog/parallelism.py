@@ -15,48 +15,19 @@ Usage: `python -m scenarios run parallelism --fast`
 from __future__ import annotations
 
 import random
-import re
-from dataclasses import dataclass
 
 from scenarios.catalog.chaos import DEFAULT_SEED, catch_up, kill_at
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
+from spark_app.batch_line import BatchLine, parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
+from spark_app.offsets import TopicPartition, offsets_to_text
 
-__all__ = ["PARTITIONS", "SCENARIO", "BatchRanges", "batch_lines", "run"]
+__all__ = ["PARTITIONS", "SCENARIO", "run"]
 
 PARTITIONS = 3
-_LINE = re.compile(r"(?m)^batch (\d+): (.*) rows=(\d+) ")
-# A new query's first batch has no start offset in Spark's progress: the app prints a word.
-_RANGE = re.compile(r"(\S+)-(\d+) \[(\d+|[A-Za-z?]+), (\d+)\)")
-
-
-@dataclass(frozen=True)
-class BatchRanges:
-    """One per-batch console line of the Spark app: its id and the range read per partition."""
-
-    batch_id: int
-    start: Offsets
-    end: Offsets
-    rows: int
-
-
-def batch_lines(output: str) -> list[BatchRanges]:
-    """The app's `batch N: Experience-0 [a, b), Experience-1 [c, d) rows=…` lines, parsed."""
-    found = []
-    for match in _LINE.finditer(output):
-        start: Offsets = {}
-        end: Offsets = {}
-        for topic, partition, first, stop in _RANGE.findall(match.group(2)):
-            tp = TopicPartition(topic, int(partition))
-            end[tp] = int(stop)
-            if first.isdigit():
-                start[tp] = int(first)
-        found.append(BatchRanges(int(match.group(1)), start, end, int(match.group(3))))
-    return found
 
 
 def _partition_ends(total: int) -> list[int]:
@@ -74,8 +45,8 @@ def run(stage: Stage) -> None:
             "partition at most (seed 002)",
         production="choose the partition count for the read parallelism you will need; adding "
                    "partitions later changes which partition a key goes to"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec, partitions=PARTITIONS)
-    topic = stage.kafka.topic if stage.kafka else "Experience"
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec, partitions=PARTITIONS)
+    topic = stage.kafka.topic
 
     stage.step(Step(
         "Start the Spark app: one input partition per Kafka partition",
@@ -87,8 +58,8 @@ def run(stage: Stage) -> None:
             "consumer group; the checkpoint keeps one offset per partition",
         production="more Kafka partitions = more parallel read tasks; `minPartitions` in Spark's "
                    "Kafka source splits large ranges further"))
-    stage.start_spark()
-    stage.wait_for_value(stage.timings.run_for_messages)
+    stage.app.start()
+    stage.output.wait_for_value(stage.timings.run_for_messages)
     _show_parallel_read(stage, topic)
 
     stage.step(Step(
@@ -111,10 +82,9 @@ def _kill_and_replay(stage: Stage) -> None:
     stage.fact("kill", {"landed": landing.landed, "batch": landing.batch_id,
                         "values": list(landing.batch_values)})
     # Each start has its own output file, so this one's first batch line is the restart's first.
-    process = stage.start_spark()
-    process.wait_for(_LINE.pattern, timeout=stage.timings.spark_start_timeout_sec,
-                     what="its first batch line", progress=stage.narrator.waiting)
-    first = batch_lines(process.output())[0]
+    stage.app.start()
+    stage.app.wait_while_up(lambda: parse_batch_lines(stage.app.output()), "its first batch line")
+    first = parse_batch_lines(stage.app.output())[0]
     stage.say(f"first batch after the restart: batch {first.batch_id}, "
               f"{offsets_to_text(first.start)} -> {offsets_to_text(first.end)}")
     expected_start = resume.resume_from or {}
@@ -131,17 +101,15 @@ def _kill_and_replay(stage: Stage) -> None:
                        f"{offsets_to_text(first.end)}"), phase="after kill -9")
 
 
-def _wide(output: str) -> list[BatchRanges]:
-    return [b for b in batch_lines(output) if len(b.end) == PARTITIONS]
+def _wide(output: str) -> list[BatchLine]:
+    return [b for b in parse_batch_lines(output) if len(b.end) == PARTITIONS]
 
 
 def _show_parallel_read(stage: Stage, topic: str) -> None:
-    spark = stage.spark.current if stage.spark else None
-    assert spark is not None, "start the Spark app first"
     # The console line comes from a listener after the batch's commit, a moment after its output.
-    spark.wait_for(_wide, timeout=stage.timings.spark_start_timeout_sec,
-                   what=f"a batch line with {PARTITIONS} ranges", progress=stage.narrator.waiting)
-    lines, wide = batch_lines(spark.output()), _wide(spark.output())
+    stage.app.wait_while_up(lambda: _wide(stage.app.output()),
+                            f"a batch line with {PARTITIONS} ranges")
+    lines, wide = parse_batch_lines(stage.app.output()), _wide(stage.app.output())
     stage.say(f"console: batch {wide[-1].batch_id} read "
               + ", ".join(f"{tp} [{wide[-1].start.get(tp, 'start')}, {end})"
                           for tp, end in sorted(wide[-1].end.items())))
@@ -169,11 +137,11 @@ def _finish(stage: Stage, topic: str) -> None:
             "the state numbers each batch's rows in (partition, offset) order, replays included",
         production="never rely on order across partitions; key your data so that what must "
                    "stay in order shares a partition"))
-    final = stage.stop_producer()
+    final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     catch_up(stage, total)
-    stage.stop_spark()
-    report = stage.verify_sent()
+    stage.app.stop()
+    report = stage.output.verify_sent()
     stage.expect(exactly_once(report, total), phase="final")
     info = read_checkpoint(stage.folders.checkpoints)
     end = info.last_committed.end if info.last_committed else {}

@@ -14,20 +14,20 @@ Usage: `python -m scenarios run poison-pill --fast`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from spark_app.checkpoint.reader import committed_batches, read_checkpoint
+from spark_app.negative_key import CRASH, crash_line_in
 from spark_app.offsets import Offsets, offsets_to_text
+from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, supervisor_lines
 
 __all__ = ["SCENARIO", "StuckBatch", "run"]
 
 CRASH_EXIT_CODE = 255  # what the seed's Runtime.getRuntime.halt(-1) looks like to a shell
-_CRASH_LINE = re.compile(r"Negative key (-\d+) \(value (\d+)\)")
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _stuck_batch(stage: Stage) -> StuckBatch:
     log = stage.folders.output_log
     return StuckBatch(info.pending_id, info.pending_start,
                       info.pending.end if info.pending else None, info.last_committed_id,
-                      log.stat().st_size if log.exists() else 0, stage.verify().highest)
+                      log.stat().st_size if log.exists() else 0, stage.output.verify().highest)
 
 
 def run(stage: Stage) -> None:
@@ -72,14 +72,14 @@ def run(stage: Stage) -> None:
         happens="endless retention, so nothing here is about Kafka deleting data",
         watch="the producer's latest offset keeps growing through everything that follows",
         why="the messages wait in Kafka; what goes wrong happens in the app"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app with a bug: it crashes on every negative key",
         happens="python -m spark_app --on-negative-key crash-always",
         watch="Count = n lines as usual: the bug sleeps until the bad record comes",
         why="a poison pill is data the code cannot handle; it is harmless until it arrives"))
-    stage.start_spark(on_negative_key="crash-always")
-    stage.wait_for_value(stage.timings.run_for_messages)
+    stage.app.start(on_negative_key="crash-always")
+    stage.output.wait_for_value(stage.timings.run_for_messages)
 
     value = _send_poison(stage)
     first = _crash(stage, value, "first crash")
@@ -104,7 +104,7 @@ def _send_poison(stage: Stage) -> int:
         why="with crash-always the bug is in the code, not in the moment: it will hit again",
         production="validate input at the edge; route records you cannot handle to a "
                    "dead-letter topic instead of throwing"))
-    value = stage.fact("poison_value", stage.send_negative_key())
+    value = stage.fact("poison_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
     return value
 
@@ -122,11 +122,11 @@ def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> N
         production="a supervisor that restarts the job blindly turns this into a crash loop: "
                    "alert when restarts keep failing at the same batch id"))
     for number in range(1, restarts + 1):
-        lag_before = stage.window().latest
-        stage.start_spark(on_negative_key="crash-always")
+        lag_before = stage.kafka.window().latest
+        stage.app.start(on_negative_key="crash-always")
         again = _crash(stage, value, f"restart {number}")
         stage.say(f"Kafka's latest offset was {lag_before} at the restart and is "
-                  f"{stage.window().latest} now; the app has not moved past batch {again.batch_id}")
+                  f"{stage.kafka.window().latest} now; the app has not moved past batch {again.batch_id}")
         stage.expect(check("same pending batch, same offsets", again.same_place(first),
                            first.describe(), again.describe()), phase=f"restart {number}")
         stage.expect(check("the output log is the same as after the first crash",
@@ -148,29 +148,31 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
             "restart; restarting forever only hides the bug and burns resources",
         production="spark-submit --supervise restarts a failed driver forever: alert on "
                    "restarts at the same batch id, and cap them (this supervisor's rule)"))
-    stage.start_spark(on_negative_key="crash-always", supervise=True, give_up_after=tries,
-                      max_backoff_sec=2.0)
-    code = stage.wait_spark_exit(kind="crash")
-    gave_up = next((line for line in stage.spark_output().splitlines()
-                    if line.startswith("supervisor: giving up")), "")
-    stage.say(gave_up or "the supervisor did not say it gave up")
+    stage.app.start(on_negative_key="crash-always", supervise=True, give_up_after=tries,
+                    max_backoff_sec=2.0)
+    code = stage.app.wait_exit(kind="crash")
+    gave_up = next((line for line in supervisor_lines(stage.app.output())
+                    if isinstance(line, GiveUpLine)), None)
+    said = f"{SAY_PREFIX}{GIVE_UP.text(gave_up)}" if gave_up else ""
+    stage.say(said or "the supervisor did not say it gave up")
     stage.expect(check("the supervisor gives up on the crash loop",
-                       code == CRASH_EXIT_CODE and f"failed {tries} times in a row" in gave_up,
+                       code == CRASH_EXIT_CODE and gave_up is not None and gave_up.failures == tries,
                        f"exit code {CRASH_EXIT_CODE}, `giving up: the app failed {tries} times in "
                        f"a row without its checkpoint moving`",
-                       f"exit code {code}, {gave_up or 'no such line'}"), phase="supervised")
+                       f"exit code {code}, {said or 'no such line'}"), phase="supervised")
     after = _stuck_batch(stage)
     stage.expect(check("the checkpoint did not move under the supervisor", after.same_place(first),
                        first.describe(), after.describe()), phase="supervised")
 
 
 def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
-    code = stage.wait_spark_exit(kind="crash")
-    named = _CRASH_LINE.search(stage.spark_output())
+    code = stage.app.wait_exit(kind="crash")
+    named = crash_line_in(stage.app.output())
     stage.expect(check("the app crashed on the poison pill",
-                       code == CRASH_EXIT_CODE and named is not None and int(named.group(2)) == value,
+                       code == CRASH_EXIT_CODE and named is not None
+                       and (named.key, named.value) == (f"-{value}", f"{value}"),
                        f"exit code {CRASH_EXIT_CODE}, `Negative key -{value} (value {value})`",
-                       f"exit code {code}, " + (named.group(0) if named else "no crash line")),
+                       f"exit code {code}, " + (CRASH.text(named) if named else "no crash line")),
                  phase=phase)
     stuck = _stuck_batch(stage)
     stage.say(f"checkpoint after the crash: {stuck.describe()}")
@@ -192,8 +194,8 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
             "offsets and state stay valid, so nothing is lost and nothing is redone twice",
         production="fix forward and keep the checkpoint: deleting it to get past a poison pill "
                    "loses the state and skips or repeats data (see checkpoint-reset)"))
-    stage.start_spark(on_negative_key="ignore")
-    stage.wait_for_value(stage.window().latest)
+    stage.app.start(on_negative_key="ignore")
+    stage.output.wait_for_value(stage.kafka.window().latest)
     done = {b.batch_id: b for b in committed_batches(stage.folders.checkpoints)}
     batch = done.get(stuck.batch_id) if stuck.batch_id is not None else None
     stage.expect(check("the stuck batch is committed with its original offsets",
@@ -208,11 +210,8 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
         why="the fixed code counts the negative-key message (ignore means: do not crash), so "
             "the final count is every message sent"))
-    total = stage.stop_producer_and_drain()
-    stage.stop_spark()
-    report = stage.verify_sent()
-    stage.expect(exactly_once(report, total), phase="final")
-    written = stage.negative_key_lines(value)
+    stage.finish_exactly_once()
+    written = stage.output.negative_key_lines(value)
     stage.expect(check("the poison pill is written once", written == 1,
                        f"one line `-{value} -> {value}`", f"{written} such line(s)"), phase="final")
 

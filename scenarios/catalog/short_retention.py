@@ -11,7 +11,6 @@ Usage: `python -m scenarios run short-retention --fast`
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from scenarios.checker.expectations import check, count_resets_at, outcome_of_runs, within
@@ -22,15 +21,13 @@ from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.settings import SPARK_LOG_FILE_NAME
+from spark_app.data_loss_lines import earliest_now_in, lost_range_in, skipped_ranges_in
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
 
 __all__ = ["SCENARIO", "run"]
 
 DATA_LOSS = DataLossError.token
 CONDITION = CouldNotReadOffsetRangeError.token
-_RANGE = re.compile(r"\[(\d+),\s*(\d+)\)")
-_EARLIEST = re.compile(r"earliest offset of \S+ is now (\d+)")
-_SKIPPED = re.compile(r"records in \[(\d+), (\d+)\) will be skipped")
 
 
 def run(stage: Stage) -> None:
@@ -48,14 +45,14 @@ def run(stage: Stage) -> None:
             "scenario shortens retention only while the app is down: the outcome is the same",
         production="retention is a promise about how long a consumer may be down; make it "
                    "longer than your longest outage and alert on consumer lag"))
-    stage.start_kafka(retention_sec=t.endless_retention_sec)
+    stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app and let it run",
         happens="a new query from the earliest offset; checkpoints record each batch's offsets",
         watch="Count = n lines in log/streaming-output.log",
         why="the checkpoint is the only place the query's position lives"))
-    stage.start_spark()
-    stage.wait_for_value(t.run_for_messages)
+    stage.app.start()
+    stage.output.wait_for_value(t.run_for_messages)
 
     stage.step(Step(
         "Stop the app and stay down longer than retention + check interval",
@@ -65,15 +62,15 @@ def run(stage: Stage) -> None:
         why="retention does not know about consumers: it deletes by age, read or not",
         production="`python -m spark_app inspect` tells before a restart whether the offsets "
                    "still exist"))
-    stage.stop_spark()
-    before = stage.verify()
+    stage.app.stop()
+    before = stage.output.verify()
     processed = stage.fact("processed_before_outage", before.highest or 0)
-    resume_at = stage.fact("checkpoint_resume_offset", stage.committed_offset())
+    resume_at = stage.fact("checkpoint_resume_offset", stage.app.committed_offset())
     stage.expect(check("checkpoint resumes after the last value written", resume_at == processed,
                        f"offset {processed} (values 1..{processed} at offsets 0..{processed - 1})",
                        f"offset {resume_at}"), phase="stopped")
-    stage.set_retention(t.retention_sec)
-    aged = stage.wait_until_aged_out(processed)
+    stage.kafka.set_retention(t.retention_sec)
+    aged = stage.kafka.wait_until_aged_out(processed)
     stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {processed}")
 
     _failing_restart(stage, processed, aged.earliest)
@@ -92,8 +89,8 @@ def _stop_the_bleeding(stage: Stage) -> None:
             "with retention raised the loss is exactly what is already gone",
         production="first stop further loss (raise retention with kafka-configs --alter), then "
                    "choose the way out"))
-    stage.set_retention(stage.timings.endless_retention_sec)
-    settled = stage.wait_until_earliest_settles()
+    stage.kafka.set_retention(stage.timings.endless_retention_sec)
+    settled = stage.kafka.wait_until_earliest_settles()
     stage.fact("earliest_after_raising_retention", settled.earliest)
     stage.say(f"Kafka's earliest offset settled at {settled.earliest}")
 
@@ -111,9 +108,9 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
             "fails the same way. startingOffsets does not help: a resumed query reads its "
             "checkpoint",
         production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset"))
-    stage.start_spark()
-    code = stage.wait_spark_exit(kind="crash")
-    output = stage.spark_output()
+    stage.app.start()
+    code = stage.app.wait_exit(kind="crash")
+    output = stage.app.output()
     stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"),
                  phase="data loss")
     # The app's one line, read back as its error class (the same parser the CLI uses).
@@ -121,13 +118,12 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
     stage.expect(check("the error is Spark's data-loss condition for a read",
                        isinstance(named_error, CouldNotReadOffsetRangeError), CONDITION,
                        named_error.token if named_error else "no error line"), phase="data loss")
-    topic = stage.kafka.topic if stage.kafka else ""
+    topic = stage.kafka.topic
     stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
                        f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),
                  phase="data loss")
     error = output[output.find(DATA_LOSS):] if DATA_LOSS in output else output
-    found = _RANGE.search(error)
-    start, end = (int(found.group(1)), int(found.group(2))) if found else (-1, -1)
+    start, end = lost_range_in(error) or (-1, -1)
     stage.fact("error_range", [start, end])
     stage.expect(check("the error's range starts at the checkpoint's offset", start == resume_at,
                        f"[{resume_at}, …)", f"[{start}, {end})"), phase="data loss")
@@ -140,11 +136,11 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
                  phase="data loss")
     # Spark's range is the planned batch; what is lost of it ends at Kafka's earliest offset,
     # which the playground adds after Spark's words.
-    named = _EARLIEST.search(error)
-    lost_end = stage.fact("lost_until_offset", int(named.group(1)) if named else end)
+    named = earliest_now_in(error)
+    lost_end = stage.fact("lost_until_offset", named if named is not None else end)
     stage.expect(within("the lost offsets end at Kafka's earliest offset", lost_end,
-                        earliest_before, stage.window().earliest), phase="data loss")
-    after = stage.verify()
+                        earliest_before, stage.kafka.window().earliest), phase="data loss")
+    after = stage.output.verify()
     stage.expect(check("nothing new was written", after.highest == resume_at,
                        f"highest value still {resume_at}", f"highest {after.highest}"),
                  phase="data loss")
@@ -170,10 +166,10 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
             "warnings naming the skipped range (KafkaDataConsumer's, word for word)",
         production="acceptable when the data can be rebuilt or is not critical; record what "
                    "was skipped (the range is in the warning) and backfill it"))
-    resumed, before, after = stage.start_spark_and_see_first_value(fail_on_data_loss=False)
+    resumed, before, after = stage.start_app_and_see_first_value(fail_on_data_loss=False)
     earliest, noticed = before.earliest, after.earliest
     stage.fact("resumed_at_value", resumed)
-    report = stage.wait_for_more(3)
+    report = stage.output.wait_for_more(3)
     stage.expect(within("resumed at Kafka's earliest offset", resumed - 1, earliest, noticed),
                  phase="failOnDataLoss=false")
     lost = stage.fact("lost_values", ValueRange(processed + 1, resumed - 1))
@@ -194,15 +190,15 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
                        + "".join(f"; {b}" for b in report.count_breaks[:3])
                        + "".join(f"; line {u.line}: {u.problem}" for u in report.unpaired[:3])),
                  phase="failOnDataLoss=false")
-    stage.stop_spark()
-    return ValueRange(resumed, stage.verify().highest or resumed)
+    stage.app.stop()
+    return ValueRange(resumed, stage.output.verify().highest or resumed)
 
 
 def _skipped_ranges(spark_log: Path) -> list[tuple[int, int]]:
     """The ranges in the source's `records in [a, b) will be skipped` warnings (the connector's
     KafkaDataConsumer words), in the order they were written."""
     text = spark_log.read_text(encoding="utf-8", errors="replace") if spark_log.exists() else ""
-    return [(int(a), int(b)) for a, b in _SKIPPED.findall(text)]
+    return skipped_ranges_in(text)
 
 
 def _joined(ranges: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -224,11 +220,11 @@ def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
         watch="Count restarts at 1; the values Kafka still holds are processed a second time",
         why="the state lives in the checkpoint: deleting it loses the count along with the offsets",
         production="never keep in checkpointed state what you cannot rebuild from a source"))
-    stage.delete_checkpoint()
-    restarted, before, after = stage.start_spark_and_see_first_value()
+    stage.app.delete_checkpoint()
+    restarted, before, after = stage.start_app_and_see_first_value()
     earliest, noticed = before.earliest, after.earliest
     stage.fact("reset_restarted_at_value", restarted)
-    report = stage.wait_for_value(max(continued.last, restarted) + 3)
+    report = stage.output.wait_for_value(max(continued.last, restarted) + 3)
     stage.expect(within("restarted at Kafka's earliest offset", restarted - 1, earliest, noticed),
                  phase="hard reset")
     missing, duplicated = outcome_of_runs(
@@ -236,7 +232,7 @@ def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
     stage.expect(missing_exactly(report, missing), phase="hard reset")
     stage.expect(duplicated_exactly(report, duplicated), phase="hard reset")
     stage.expect(count_resets_at(report, [restarted]), phase="hard reset")
-    stage.stop_spark()
+    stage.app.stop()
 
 
 SCENARIO = Scenario(

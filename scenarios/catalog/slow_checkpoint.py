@@ -39,7 +39,7 @@ def run(stage: Stage) -> None:
         happens=f"a message every {t.interval_sec:g} s; retention long enough to keep everything",
         watch="the producer's lines", why="a steady input, so the lag is the app's doing",
         production="-"))
-    stage.start_kafka(retention_sec=t.endless_retention_sec)
+    stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app with seed 000's S3 latency on every checkpoint write",
         happens=f"--checkpoint-latency {SEED_LATENCY}, trigger {t.trigger_sec:g} s: each "
@@ -50,17 +50,17 @@ def run(stage: Stage) -> None:
             "store's delta: three slow writes in a row, about 8 s a batch",
         production="measure your checkpoint store's write latency; an object store is not a "
                    "local disk"))
-    process = stage.start_spark(checkpoint_latency=SEED_LATENCY)
+    process = stage.app.start(checkpoint_latency=SEED_LATENCY)
     started = stage.timeline.now()
     with RssSampler(process.pid or 0, interval=1.0) as rss:
-        stage.wait_for_batches(batches)
-    durations = list(durations_in_output(stage.spark_output()).values())
+        stage.output.wait_for_batches(batches)
+    durations = list(durations_in_output(stage.app.output()).values())
     stage.fact("slow_share_short_trigger", _share_slower(durations[1:], t.trigger_sec))
     _slow_batches(stage, durations)
     _lag_bounded(stage, started)
     _memory_flat(stage, rss.samples)
     _one_state_file_per_batch(stage)
-    stage.stop_spark()
+    stage.app.stop()
     _longer_trigger(stage)
     _async_progress(stage)
 
@@ -127,17 +127,17 @@ def _longer_trigger(stage: Stage) -> None:
             "larger batches spend less of their time waiting for storage",
         production="set the trigger above your store's p99 write time; the end-to-end latency "
                    "then is about the trigger"))
-    stage.start_spark(checkpoint_latency=SEED_LATENCY, trigger_sec=LONG_TRIGGER_SEC)
-    stage.wait_for_batches(3)
+    stage.app.start(checkpoint_latency=SEED_LATENCY, trigger_sec=LONG_TRIGGER_SEC)
+    stage.output.wait_for_batches(3)
     # Not the first batch: it catches up and pays the restart's own writes.
-    durations = list(durations_in_output(stage.spark_output()).values())[1:]
+    durations = list(durations_in_output(stage.app.output()).values())[1:]
     stage.fact("long_trigger_batch_ms", durations)
     before = stage.facts["slow_share_short_trigger"]
     after = stage.fact("slow_share_long_trigger", _share_slower(durations, LONG_TRIGGER_SEC))
     stage.expect(check("fewer batches fall behind with the longer trigger", after < before,
                        f"a smaller share of batches slower than the trigger than {before:.0%}",
                        f"{after:.0%} of {len(durations)}"), phase="remedies")
-    stage.stop_spark()
+    stage.app.stop()
 
 
 def _share_slower(durations_ms: list[int], trigger_sec: float) -> float:

@@ -120,9 +120,9 @@ def run(stage: Stage, **versions: str) -> None:
             "reads it later is a separate question from which Spark wrote it",
         production="note the Spark version in the job's deploy record: it is part of what a "
                    "checkpoint needs to be read back"))
-    stage.start_kafka(retention_sec=t.endless_retention_sec)
-    stage.start_spark(python=python_a)
-    stage.wait_for_value(t.run_for_messages)
+    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.app.start(python=python_a)
+    stage.output.wait_for_value(t.run_for_messages)
     value = _crash_with_a_pending_batch(stage)
     a_wrote = CheckpointFormats.read(stage.folders.checkpoints)
     stage.fact("formats_written_by_a", a_wrote)
@@ -140,8 +140,8 @@ def _crash_with_a_pending_batch(stage: Stage) -> int:
         why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed by "
             "the deploy",
         production="the new version must be able to finish what the old one left half done"))
-    value = stage.fact("negative_key_value", stage.send_negative_key())
-    code = stage.wait_spark_exit(kind="crash")
+    value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
+    code = stage.app.wait_exit(kind="crash")
     info = read_checkpoint(stage.folders.checkpoints)
     pending = info.pending_id
     stage.expect(check("Spark A left a pending batch", code == 255 and pending is not None,
@@ -160,15 +160,15 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
             "with the same checks as after any restart",
         production="upgrade in place is supported forward; still copy the checkpoint folder "
                    "before the first start on the new version (your way back)"))
-    stage.start_spark(python=python_b)
-    stage.wait_for_value(value + 2)
-    written = stage.negative_key_lines(value)
+    stage.app.start(python=python_b)
+    stage.output.wait_for_value(value + 2)
+    written = stage.output.negative_key_lines(value)
     stage.expect(check("B replayed A's pending batch once", written == 1,
                        f"one line `-{value} -> {value}`", f"{written} such line(s)"), phase="B")
-    report = stage.wait_for_more(3)
+    report = stage.output.wait_for_more(3)
     stage.expect(check("B counts on exactly once", report.ok, "every value once, counts consistent",
                        "; ".join(report.summary_lines()[1:])), phase="B")
-    code = stage.stop_spark()
+    code = stage.app.stop()
     stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"), phase="B")
 
 
@@ -185,16 +185,16 @@ def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,
         production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
                    "from its offsets), or run old and new side by side on separate checkpoints "
                    "(blue/green, see the upgrade scenario) until the new one is trusted"))
-    before = stage.verify().messages
-    process = stage.start_spark(python=python_a)
+    before = stage.output.verify().messages
+    process = stage.app.start(python=python_a)
     outcome = _rollback_outcome(stage, process, before)
     stage.expect(check("the rollback does what the checkpoint predicts", outcome[0] == resumes,
                        f"A {'resumes' if resumes else 'refuses'} ({why})",
                        f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}"), phase="rollback")
     if outcome[0]:
-        stage.stop_spark()
-    stage.fact("messages_sent", stage.stop_producer().latest)
-    report = stage.verify()
+        stage.app.stop()
+    stage.fact("messages_sent", stage.kafka.stop_producer().latest)
+    report = stage.output.verify()
     stage.expect(check("nothing lost or doubled across A, B and the rollback", report.ok,
                        "every value 1..highest written once, counts consistent",
                        "; ".join(report.summary_lines()[1:])), phase="final")
@@ -203,7 +203,7 @@ def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,
 def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tuple[bool, str]:
     """(resumed, what showed it): A either writes new messages or exits with an error line."""
     def seen() -> tuple[bool, str] | None:
-        if stage.verify().messages > before:
+        if stage.output.verify().messages > before:
             return True, "it wrote new messages"
         if not process.running:
             error = error_in_text(process.output())
@@ -220,7 +220,7 @@ SCENARIO = Scenario(
     title="a checkpoint from one Spark resumed by the next, then rolled back",
     summary="Spark A leaves state and a pending batch; Spark B resumes it exactly once; then A is "
             "started on B's checkpoint and does what the checkpoint's formats predict.",
-    origin="issue 10",
+    origin="seed 000's upgrades, across Spark versions",
     run=run,
     options=(ScenarioOption("--from", str, "the Spark that writes the checkpoint first "
                             f"(default {OLDEST_LINE_DEFAULT})", metavar="VERSION"),

@@ -24,14 +24,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.engine.apps import Folders, SparkLauncher
 from scenarios.checker.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
                                     missing_exactly, within)
 from scenarios.report.narration import Step
-from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.registry import Scenario
-from scenarios.engine.stage import Stage
-from scenarios.checker.verify import ValueRange, VerifyReport, verify, verify_file
+from scenarios.engine.stage import AppPart, Stage
+from scenarios.checker.verify import ValueRange, VerifyReport, verify
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import StateSchemaChangedError
 from spark_app.checkpoint.state_schema import REFUSAL_CLASSES
@@ -55,7 +53,7 @@ def run(stage: Stage) -> None:
         happens="endless retention, so nothing here is about Kafka deleting data",
         watch="the producer's latest offset keeps growing while versions come and go",
         why="messages sent while the app is down wait in Kafka for the next version"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     _run_v1(stage)
     _allowed_change(stage)
     _refused_change(stage)
@@ -68,16 +66,16 @@ def _run_v1(stage: Stage) -> None:
         happens="python -m spark_app (output format v1, state schema v1), checkpoints in A",
         watch="`Count = n` and `Experience: n -> n` lines in the output log",
         why="the checkpoint records offsets, state and the state's schema, not the code"))
-    stage.start_spark()
-    stage.wait_for_value(stage.timings.run_for_messages)
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.start()
+    stage.output.wait_for_value(stage.timings.run_for_messages)
+    stage.app.stop()
+    report = stage.output.verify()
     stage.fact("v1_highest", report.highest)
     stage.expect(exactly_once(report, report.highest or 0), phase="v1")
 
 
 def _allowed_change(stage: Stage) -> None:
-    before = stage.verify()
+    before = stage.output.verify()
     stage.step(Step(
         "Restart on A with a new output format (an allowed change)",
         happens="python -m spark_app --output-format v2: only the code inside foreachBatch "
@@ -89,10 +87,10 @@ def _allowed_change(stage: Stage) -> None:
             "journal (keyed on the query id, which stays) keeps exactly-once across the switch",
         production="ship output-side changes as a plain restart on the same checkpoint; make "
                    "the consumers of the output accept both formats during the switch"))
-    stage.start_spark(output_format="v2")
-    stage.wait_for_more(stage.timings.run_for_messages)
-    stage.stop_spark()
-    report = stage.verify()
+    stage.app.start(output_format="v2")
+    stage.output.wait_for_more(stage.timings.run_for_messages)
+    stage.app.stop()
+    report = stage.output.verify()
     total = stage.fact("v2_format_highest", report.highest or 0)
     stage.expect(exactly_once(report, total), phase="output v2")
     new_values = total - (before.highest or 0)
@@ -120,9 +118,9 @@ def _refused_change(stage: Stage) -> None:
                    "new version beside the old one on a new checkpoint (next step), or migrate "
                    "the state yourself; never turn off spark.sql.streaming.stateStore."
                    "stateSchemaCheck to force it"))
-    stage.start_spark(output_format="v2", state_schema="v2")
-    code = stage.wait_spark_exit()
-    output = stage.spark_output()
+    stage.app.start(output_format="v2", state_schema="v2")
+    code = stage.app.wait_exit()
+    output = stage.app.output()
     line = next((ln for ln in output.splitlines() if REFUSAL_TOKEN in ln), "")
     stage.say(f"the app said: {line or output.strip()[-300:]}")
     stage.fact("refusal", line)
@@ -149,9 +147,9 @@ def _blue_green(stage: Stage) -> None:
         watch="it catches up with what was sent meanwhile; nothing lost, the count goes on",
         why="the old version still fits its checkpoint; it keeps the stream served while the "
             "new one starts"))
-    stage.start_spark(output_format="v2")
-    stage.wait_for_value(stage.window().latest)
-    green = _green_launcher(stage)
+    stage.app.start(output_format="v2")
+    stage.output.wait_for_value(stage.kafka.window().latest)
+    green = stage.app.beside("green")
     stage.step(Step(
         "Green: the new version starts beside it on a new checkpoint B, from latest",
         happens=f"python -m spark_app --state-schema v2 --output-format v2 --starting-offsets "
@@ -164,35 +162,20 @@ def _blue_green(stage: Stage) -> None:
             "queue\"",
         production="the new version must write to an output that tolerates both writers (or "
                    "to its own, as here); carry counts over yourself if they must not restart"))
-    before = stage.window()
+    before = stage.kafka.window()
     process = green.start(starting_offsets="latest", output_format="v2", state_schema="v2")
     stage.timeline.event("green started", "start")
     stage.say(f"green started (pid {process.pid}) on {green.folders.checkpoints}")
-    first = _wait_for_green(stage, process, green.folders, 1)
-    after = stage.window()
+    first = stage.output.of(green).wait_for_value(1)
+    after = stage.kafka.window()
     stage.fact("green_first_value", first.lowest)
     stage.expect(within("green's first value is where Kafka's end was at its start",
                         first.lowest or 0, before.latest + 1, after.latest), phase="green")
-    _stop_blue(stage, process, green.folders, first.lowest or 0)
-    _finish(stage, process, green.folders)
+    _stop_blue(stage, green, first.lowest or 0)
+    _finish(stage, green)
 
 
-def _green_launcher(stage: Stage) -> SparkLauncher:
-    kafka = stage.kafka
-    assert kafka is not None, "start Kafka first"
-    folders = Folders(stage.folders.root / "green")
-    return SparkLauncher(stage.group, folders, kafka.bootstrap_servers, kafka.topic,
-                         stage.timings, python=stage.settings.python, name="green",
-                         source=stage.settings.source)
-
-
-def _wait_for_green(stage: Stage, process: ManagedProcess, folders: Folders,
-                    value: int) -> VerifyReport:
-    """Wait until green's output log holds `value` or higher (any value when `value` is 1)."""
-    return stage.wait_for_app_value(process, folders.output_log, value, app="green")
-
-
-def _stop_blue(stage: Stage, green: ManagedProcess, folders: Folders, green_first: int) -> None:
+def _stop_blue(stage: Stage, green: AppPart, green_first: int) -> None:
     stage.step(Step(
         "Stop blue once green has output and blue has caught up with green's start",
         happens=f"wait until blue has written value {green_first} (green's first), then SIGTERM "
@@ -203,13 +186,13 @@ def _stop_blue(stage: Stage, green: ManagedProcess, folders: Folders, green_firs
             "processes (seed 000: \"not to stop the previous version too soon\")",
         production="the overlap is the price of blue/green: make the output idempotent or "
                    "deduplicate downstream on the message's identity"))
-    stage.wait_for_value(green_first)
-    _wait_for_green(stage, green, folders, green_first + 2)
-    stage.stop_spark()
+    stage.output.wait_for_value(green_first)
+    stage.output.of(green).wait_for_value(green_first + 2)
+    stage.app.stop()
     stage.timeline.event("blue stopped", "stop")
 
 
-def _finish(stage: Stage, green: ManagedProcess, folders: Folders) -> None:
+def _finish(stage: Stage, green: AppPart) -> None:
     stage.step(Step(
         "Stop the producer, let green catch up, compare both output logs",
         happens="the scenario verifies blue's log, green's log and their union",
@@ -217,13 +200,11 @@ def _finish(stage: Stage, green: ManagedProcess, folders: Folders) -> None:
               "union: nothing missing, the overlap counted as duplicates",
         why="each app is exactly-once on its own checkpoint; between them only the overlap "
             "is doubled, and that is expected, not a failure"))
-    total = stage.fact("messages_sent", stage.stop_producer().latest)
-    _wait_for_green(stage, green, folders, total)
-    code = green.terminate(timeout=120)
-    stage.timeline.event("green stopped", "stop")
-    stage.say(f"green stopped on SIGTERM with exit code {code}")
-    blue = stage.verify()
-    green_report = verify_file(folders.output_log)
+    total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
+    stage.output.of(green).wait_for_value(total)
+    green.stop()
+    blue = stage.output.verify()
+    green_report = stage.output.of(green).verify()
     stage.expect(exactly_once(blue, blue.highest or 0), phase="blue")
     first = green_report.lowest or 0
     stage.expect(missing_exactly(green_report, [ValueRange(1, first - 1)] if first > 1 else []),
@@ -236,7 +217,7 @@ def _finish(stage: Stage, green: ManagedProcess, folders: Folders) -> None:
                        f"highest {green_report.highest}, final count {green_report.final_count}, "
                        f"duplicated {len(green_report.duplicated)}, count breaks "
                        f"{len(green_report.count_breaks)}"), phase="green")
-    _union(stage, folders.output_log, blue, green_report, total)
+    _union(stage, green.folders.output_log, blue, green_report, total)
 
 
 def _union(stage: Stage, green_log: Path, blue: VerifyReport, green: VerifyReport,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from scenarios.catalog.executor_loss import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
                                      state_executor, wait_for_state_write)
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
@@ -44,14 +44,14 @@ def run(stage: Stage) -> None:
             "the state; the Master only hands out Workers' resources",
         production="the same layout as a real standalone, YARN or Kubernetes cluster: the "
                    "checkpoint on shared storage is what lets any executor take over"))
-    stage.start_kafka(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     with StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster") as cluster:
         stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
                   f"{cluster.alive_workers()} workers alive")
         events_dir = stage.folders.log / "events"
-        app = stage.start_spark(master=cluster.master_url, event_log_dir=events_dir,
-                                checkpoint_latency=CHECKPOINT_LATENCY)
-        stage.wait_for_value(stage.timings.run_for_messages)
+        app = stage.app.start(master=cluster.master_url, event_log_dir=events_dir,
+                              checkpoint_latency=CHECKPOINT_LATENCY)
+        stage.output.wait_for_value(stage.timings.run_for_messages)
         executor = state_executor(stage, events_dir)
         worker = _worker_of(cluster, executor)
         stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
@@ -117,7 +117,7 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
     stage.expect(check("the replacement worker got an executor", bool(added),
                        "a new executor added to the application",
                        f"executor(s) {', '.join(sorted(added))} added"), phase="replacement")
-    stage.wait_for_more(3)
+    stage.output.wait_for_more(3)
 
 
 def _finish(stage: Stage) -> None:
@@ -128,9 +128,7 @@ def _finish(stage: Stage) -> None:
         why="the rerun task started from the last committed state version and the batch's "
             "planned offsets, which are in the checkpoint, not on the dead machine",
         production="compare with endless-retention: a driver's death costs a whole restart"))
-    total = stage.stop_producer_and_drain()
-    stage.stop_spark()
-    stage.expect(exactly_once(stage.verify_sent(), total), phase="final")
+    stage.finish_exactly_once()
 
 
 SCENARIO = Scenario(
@@ -139,6 +137,6 @@ SCENARIO = Scenario(
     summary="A real Master and two Workers; kill -9 of the Worker whose executor writes the "
             "count's state: the Master marks it DEAD, the task runs on the other Worker, a "
             "replacement Worker gets an executor; exactly once throughout.",
-    origin="issue 11",
+    origin="seed 002's worker failure, a whole machine",
     run=run,
 )

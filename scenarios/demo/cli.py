@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import termios
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -24,7 +25,7 @@ from scenarios.demo.settings import DemoSettings, main_parser, settings_from_arg
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
 from scenarios.errors import ScenarioError
-from scenarios.engine.hangup import hang_up
+from scenarios.engine.hangup import detach_from_terminal, hang_up
 
 __all__ = ["run_demo"]
 
@@ -76,24 +77,37 @@ def _cleanup_uninterrupted() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+@contextmanager
+def _terminal_may_be_gone() -> Iterator[None]:
+    """A closed terminal fails reads and writes (EIO) before its SIGHUP arrives: stop using it,
+    so what follows (the cleanup above all) runs to the end."""
+    try:
+        yield
+    except (OSError, termios.error):
+        detach_from_terminal()
+
+
 def _run(settings: DemoSettings) -> None:
     interactive = _interactive()
     session = DemoSession(settings, on_event=None if interactive else _plain_event)
     try:
         session.start()
-        if interactive:
-            run_live(session, Console(), sys.stdin)
-        else:
-            run_plain(session, sys.stdin, sys.stdout)
+        with _terminal_may_be_gone():
+            if interactive:
+                run_live(session, Console(), sys.stdin)
+            else:
+                run_plain(session, sys.stdin, sys.stdout)
     except KeyboardInterrupt:
         pass  # Ctrl-C is the other way to quit
     finally:
-        if session.started:
-            print("[demo] stopping both apps...", flush=True)
         with _cleanup_uninterrupted():
+            if session.started:
+                with _terminal_may_be_gone():
+                    print("[demo] stopping both apps...", flush=True)
             session.close()
     session.tick()
-    _farewell(session)
+    with _terminal_may_be_gone():
+        _farewell(session)
 
 
 def run_demo(argv: Sequence[str]) -> int:

@@ -26,6 +26,7 @@ from scenarios.demo import state as st
 from scenarios.demo.errors import PreviousRunStillGoing
 from scenarios.demo.keys import Command
 from scenarios.demo.readings import read_checkpoint_view, read_verdict
+from scenarios.demo.reset import empty_folder
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.view import retention_label
@@ -134,10 +135,12 @@ class DemoSession:
         # producer sends again.
         settings = self.settings
         removed = []
-        for folder in (settings.checkpoint_dir, settings.data_dir):
-            if folder is not None and folder.exists():
-                shutil.rmtree(folder)
-                removed.append(f"{folder}/")
+        # The checkpoint folder is emptied, not deleted: the repository tracks its placeholder.
+        if empty_folder(settings.checkpoint_dir):
+            removed.append(f"{settings.checkpoint_dir}/")
+        if settings.data_dir is not None and settings.data_dir.exists():
+            shutil.rmtree(settings.data_dir)
+            removed.append(f"{settings.data_dir}/")
         if settings.output_log.exists():
             settings.output_log.unlink()
             removed.append(str(settings.output_log))
@@ -314,10 +317,9 @@ class DemoSession:
         if self.spark_up:
             self._event("d: the Spark app is up; stop it first (s or k), then press d")
             return
-        if not folder.exists():
+        if not empty_folder(folder):
             self._event(f"d: there is no checkpoint at {folder}/")
             return
-        shutil.rmtree(folder)
         self._event(f"d: deleted {folder}/ (the hard reset: next start is a new query, count from 0)")
         self._next_reading = 0.0
 

@@ -12,9 +12,11 @@ Usage:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
+
+from kafka_app.message_line import parse_message
+from spark_app.batch_line import parse_batch_line
 
 __all__ = [
     "RECENT_LINES",
@@ -42,17 +44,6 @@ __all__ = [
 RECENT_LINES = 8
 RECENT_EVENTS = 6
 CRASH_EXIT_CODE = 255  # the Spark app's own halt on a negative key, like halt(-1) in the seed
-
-# The producer prints `Experience [earliest:latest]: key -> value`; the seed padded the numbers.
-_PRODUCER_LINE = re.compile(
-    r"(?P<topic>\S+) \[\s*(?P<earliest>-?\d+)\s*:\s*(?P<latest>-?\d+)\s*\]:\s*"
-    r"(?P<key>-?\d+) -> (?P<value>-?\d+)"
-)
-# The Spark app's console line per batch names the batch and the running count; accept the
-# usual spellings so a wording change in its console does not blank the panel.
-_SPARK_BATCH = re.compile(r"\bbatch(?:[ _]?id)?\s*[#=:]?\s*(?P<batch>\d+)", re.IGNORECASE)
-_SPARK_COUNT = re.compile(r"\bcount\s*[=:]\s*(?P<count>-?\d+)", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -151,14 +142,14 @@ def on_producer_line(state: DemoState, line: str) -> DemoState:
     """Take one console line of the producer; message lines move earliest:latest."""
     line = line.rstrip("\n")
     producer = replace(state.producer, up=True, lines=_recent(state.producer.lines, line, RECENT_LINES))
-    match = _PRODUCER_LINE.search(line)
-    if match:
-        key = int(match["key"])
+    sent = parse_message(line)
+    if sent is not None:
+        key = sent.key
         producer = replace(
             producer,
-            earliest=int(match["earliest"]),
-            latest=int(match["latest"]),
-            last_value=int(match["value"]),
+            earliest=sent.earliest,
+            latest=sent.latest,
+            last_value=sent.value,
             negatives_seen=producer.negatives_seen + (1 if key < 0 else 0),
             last_negative_key=key if key < 0 else producer.last_negative_key,
         )
@@ -195,12 +186,11 @@ def on_spark_line(state: DemoState, line: str) -> DemoState:
     """Take one console line of the Spark app; batch lines move the batch and the count."""
     line = line.rstrip("\n")
     spark = replace(state.spark, lines=_recent(state.spark.lines, line, RECENT_LINES))
-    batch = _SPARK_BATCH.search(line)
-    if batch:
-        spark = replace(spark, last_batch=int(batch["batch"]))
-        count = _SPARK_COUNT.search(line)
-        if count:
-            spark = replace(spark, count=int(count["count"]))
+    batch = parse_batch_line(line)
+    if batch is not None:
+        spark = replace(spark, last_batch=batch.batch_id)
+        if batch.count is not None:
+            spark = replace(spark, count=batch.count)
     return replace(state, spark=spark)
 
 

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from scenarios.errors import ProcessError
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
 from scenarios.engine.settings import Timings
 from scenarios.engine.waiting import Progress, wait_until
 from kafka_app.broker.settings import BrokerSettings
+from kafka_app.message_line import parse_message
 from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SourceKind, SparkAppSettings
 
@@ -78,8 +79,10 @@ class KafkaSide:
     def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
                  retention_sec: float, bootstrap_servers: str | None = None,
                  python: str = sys.executable, progress: Progress | None = None,
-                 partitions: int = 1, proxy_port: int | None = None) -> None:
+                 partitions: int = 1, proxy_port: int | None = None,
+                 kind: str = "embedded") -> None:
         self.group, self.folders, self.timings = group, folders, timings
+        self.kind = kind
         # With a proxy port the broker gets a second listener that advertises the proxy (see
         # tcp_proxy.py); `second_port` is where the proxy forwards to.
         self.proxy_port = proxy_port
@@ -93,8 +96,16 @@ class KafkaSide:
         self.probe: KafkaProbe | None = None
 
     def start_broker(self) -> None:
+        """Start the broker of this run's kind (nothing when Kafka is external)."""
         if self.external or self.broker is not None:
             return
+        starters = {"embedded": self._start_embedded_broker}
+        if self.kind not in starters:
+            raise ProcessError(f"no way to start a Kafka of kind {self.kind!r} here; known: "
+                               f"{', '.join(starters)}")
+        starters[self.kind]()
+
+    def _start_embedded_broker(self) -> None:
         port = free_port()
         self.bootstrap_servers = f"127.0.0.1:{port}"
         t = self.timings
@@ -108,15 +119,9 @@ class KafkaSide:
                              if self.second_port is not None else None))
         self.broker = self.group.start(
             "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
-        broker = self.broker
-
-        def listening() -> bool:
-            if not broker.running:
-                raise ProcessError(f"the broker exited with code {broker.returncode}:\n{broker.tail()}")
-            return _port_open(port)
-
-        wait_until(listening, timeout=t.kafka_start_timeout_sec, what="the broker to listen",
-                   progress=self.progress)
+        wait_while_alive(self.broker, lambda: _port_open(port), what="listening on its port",
+                         timeout=t.kafka_start_timeout_sec, name="the broker",
+                         shown_as="the broker to listen", progress=self.progress)
 
     def start_producer(self) -> ManagedProcess:
         """Start (or start again) the producer; returns once it has sent its first message."""
@@ -128,11 +133,15 @@ class KafkaSide:
             segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log)
         self.producer = self.group.start(
             name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
-        self.producer.wait_for(rf"{self.topic} \[\s*\d+\s*:\s*\d+\s*\]: -?\d+ -> \d+",
-                               timeout=t.kafka_start_timeout_sec, what="its first message",
-                               progress=self.progress)
+        self.producer.wait_for(self._sent_a_message, timeout=t.kafka_start_timeout_sec,
+                               what="its first message", progress=self.progress)
         self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
         return self.producer
+
+    def _sent_a_message(self, output: str) -> bool:
+        """Whether the producer's console shows a message sent to this topic."""
+        lines = (parse_message(line) for line in output.splitlines())
+        return any(line is not None and line.topic == self.topic for line in lines)
 
     def start(self) -> None:
         self.start_broker()

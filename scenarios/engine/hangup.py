@@ -1,22 +1,39 @@
-"""A closed terminal (SIGHUP) ends a run the way Ctrl-C does: through the cleanup.
+"""A closed terminal (SIGHUP) ends a run the way Ctrl-C does: through the cleanup; and no app we
+start outlives us, however we end.
 
 Closing the window that runs the demo, or losing the SSH session, sends SIGHUP. Python's default
 is to die on the spot, which leaves every app it started running (each sits in its own process
 group, out of the terminal's reach). Turning SIGHUP into KeyboardInterrupt sends it down the
-Ctrl-C path instead. One more thing matters: the terminal is gone, so the first line the
-cleanup prints would fail with EIO and abort it halfway. The handler therefore points stdin,
-stdout and stderr at /dev/null before anything else runs.
+Ctrl-C path instead. Two more things matter. The terminal is gone, so the first line the
+cleanup prints would fail with EIO and abort it halfway: the handler points stdin, stdout and
+stderr at /dev/null before anything else runs. And the signal comes more than once (the kernel
+sends it to the terminal's processes, `uv run` passes its own copy on): a second one must not
+interrupt the cleanup the first one started, so the handler ignores the rest.
+
+Should we die anyway (kill -9, an exception in the cleanup), `die_with_parent` is what each
+child runs before its program starts: the kernel then kills it the moment we are gone (Linux's
+PR_SET_PDEATHSIG). SIGKILL, not SIGTERM: an app still starting (a Spark session takes a minute
+on a busy machine) looks at SIGTERM only once it runs, and a Spark driver's JVM follows its
+driver anyway (it exits when the driver's end of its stdin pipe closes).
 
 Usage:
     signal.signal(signal.SIGHUP, hang_up)
+    subprocess.Popen(argv, preexec_fn=die_with_parent)
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import sys
 from types import FrameType
 
-__all__ = ["hang_up", "detach_from_terminal"]
+__all__ = ["hang_up", "detach_from_terminal", "die_with_parent"]
+
+_PR_SET_PDEATHSIG = 1
+# Loaded once here: between fork and exec the child should call no more than it must.
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 
 
 def detach_from_terminal() -> None:
@@ -30,5 +47,18 @@ def detach_from_terminal() -> None:
 
 
 def hang_up(signum: int, frame: FrameType | None) -> None:
+    """SIGHUP's handler: once, detach from the dead terminal and unwind like Ctrl-C."""
+    for number in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_IGN)
     detach_from_terminal()
     raise KeyboardInterrupt
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """In a child before exec (a `preexec_fn`): killed by the kernel when `parent` (the process
+    that started it) dies; at once if it already has."""
+    if _LIBC is None:
+        return  # not Linux: the parent's own cleanup is all there is
+    _LIBC.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)  # the parent died between fork and prctl

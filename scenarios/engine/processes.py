@@ -22,14 +22,18 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, TypeVar
 
 from scenarios.errors import ProcessError
+from scenarios.engine.hangup import die_with_parent
 from scenarios.engine.waiting import Progress, wait_until
 
-__all__ = ["ManagedProcess", "ProcessGroup"]
+__all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive"]
+
+T = TypeVar("T")
 
 
 class ManagedProcess:
@@ -58,6 +62,8 @@ class ManagedProcess:
                 cwd=self.cwd, env=env,
                 # Its own session, so the group id is its pid and a kill reaches its children too.
                 start_new_session=True,
+                # Out of the terminal's reach, so it must not outlive us, however we end.
+                preexec_fn=partial(die_with_parent, os.getpid()),
             )
         except OSError as error:
             self._out.close()
@@ -163,19 +169,9 @@ class ManagedProcess:
             text = self.output(since)
             return re.search(pattern, text) if isinstance(pattern, str) else pattern(text)
 
-        def check() -> object:
-            running = self.running  # before reading: what it printed last is then in the file
-            found = look()
-            if found:
-                return found
-            if not running:
-                raise ProcessError(
-                    f"{self.name} exited with code {self.returncode} before {label}; "
-                    f"last output:\n{self.tail()}")
-            return None
-
         label = what or (f"output matching {pattern!r}" if isinstance(pattern, str) else "output")
-        return wait_until(check, timeout=timeout, what=f"{self.name}: {label}", progress=progress)
+        return wait_while_alive(self, look, timeout=timeout, what=label, progress=progress,
+                                shown_as=f"{self.name}: {label}")
 
     def wait_exit(self, timeout: float, progress: Progress | None = None) -> int:
         """Wait for it to end by itself; returns the exit code."""
@@ -192,6 +188,30 @@ class ManagedProcess:
 
     def __repr__(self) -> str:
         return f"ManagedProcess({self.name!r}, pid={self.pid}, running={self.running})"
+
+
+def wait_while_alive(process: ManagedProcess, condition: Callable[[], T | None], *, what: str,
+                     timeout: float, poll: float = 0.2, progress: Progress | None = None,
+                     name: str | None = None, last_words: Callable[[], str] | None = None,
+                     shown_as: str | None = None) -> T:
+    """Poll `condition` until it returns something true (not None, False or empty), and return
+    that; fail at once, with what the process said last, if `process` ends first: a dead app
+    never makes the condition true.
+
+    Usage: `wait_while_alive(spark, lambda: log_has(10) or None, what="value 10", timeout=60)`
+    """
+    def check() -> T | None:
+        alive = process.running  # before looking: what it wrote last is then visible
+        found = condition()
+        if found:  # an empty list of batch lines is nothing yet, as None is
+            return found
+        if not alive:
+            said = last_words() if last_words is not None else process.tail()
+            raise ProcessError(f"{name or process.name} exited with code {process.returncode} "
+                               f"before {what}; last output:\n{said}")
+        return None
+
+    return wait_until(check, timeout=timeout, what=shown_as or what, poll=poll, progress=progress)
 
 
 @contextmanager

@@ -65,10 +65,13 @@ class RunSettings:
     fast: bool = False
     report_dir: Path | None = None
     guided: bool = False
-    # None: each scenario starts its own embedded broker on a free port.
+    # None: each scenario starts its own broker on a free port, of this kind (read by the stage's
+    # Kafka part only, scenarios/engine/stage/kafka.py): our embedded broker.
     bootstrap_servers: str | None = None
+    kafka: str = "embedded"
     python: str = sys.executable
-    # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central).
+    # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central); read by
+    # the stage's app part only (scenarios/engine/stage/app.py).
     source: SourceKind = "python"
     # The PySpark the Spark app runs on, and the interpreter of its environment (`run --spark`:
     # scenarios/engine/spark_envs.py); "" means the project's own, the locked one.

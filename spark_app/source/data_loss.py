@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from spark_app.errors import (AddedPartitionNotFromZeroError, CouldNotReadOffsetRangeError,
                               DataLossError, InitialOffsetNotFoundError,
                               PartitionOffsetChangedError, PartitionsDeletedError)
+from spark_app.data_loss_lines import could_not_read_text, earliest_now_text
 from spark_app.offsets import TopicPartition
 
 __all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
@@ -60,14 +61,9 @@ def _error(kind: type[DataLossError], reason: str, extra: str = "") -> DataLossE
 def could_not_read(tp: TopicPartition, start: int, end: int, group_id: str,
                    earliest: int | None = None) -> CouldNotReadOffsetRangeError:
     """KafkaExceptions.couldNotReadOffsetRange: [first offset not readable, end of the range)."""
-    extra = ""
-    if earliest is not None:
-        gone = max(0, min(earliest, end) - start)
-        extra = (f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
-                 f"{min(earliest, end)}) are gone ({gone} messages).")
-    error = _error(CouldNotReadOffsetRangeError,
-                   f"Could not read records in offset [{start}, {end}) for topic partition {tp} "
-                   f"with consumer group {group_id}.", extra)
+    extra = "" if earliest is None else earliest_now_text(tp, earliest, start, end)
+    error = _error(CouldNotReadOffsetRangeError, could_not_read_text(tp, start, end, group_id),
+                   extra)
     assert isinstance(error, CouldNotReadOffsetRangeError)
     return error
 

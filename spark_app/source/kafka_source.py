@@ -44,6 +44,7 @@ from spark_app.source.kafka_client import GroupOffsets, OffsetGone, TopicClient
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
+from spark_app.data_loss_lines import skipped_text
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
 from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from spark_app.source.rows import HEADERS_COLUMN, columns, record_batch, schema_text
@@ -243,8 +244,8 @@ class KafkaStreamReader(DataSourceStreamReader):
         else:
             skipped_to = earliest
         _warn(self.options, f"The current available offset range is AvailableOffsetRange("
-                            f"{earliest},{latest}). Offset {offset} is out of range, and records "
-                            f"in [{offset}, {skipped_to}) will be skipped {where}. "
+                            f"{earliest},{latest}). Offset {offset} is out of range, and "
+                            f"{skipped_text(offset, skipped_to)} {where}. "
                             f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}")
         return skipped_to
 

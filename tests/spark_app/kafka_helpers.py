@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from kafka import KafkaProducer, TopicPartition
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
 
 if TYPE_CHECKING:
     from spark_app.source.kafka_source import KafkaStreamReader
@@ -40,6 +40,16 @@ def send_counter(bootstrap: str, values: Iterable[int], topic: str = "Experience
         producer.flush(timeout=30)
     finally:
         producer.close()
+
+
+def set_retention(bootstrap: str, retention_ms: str, topic: str = "Experience") -> None:
+    """The topic's retention.ms, as `kafka-configs --alter` sets it."""
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic,
+                                            configs={"retention.ms": retention_ms})])
+    finally:
+        admin.close()
 
 
 def delete_records(bootstrap: str, before: int, topic: str = "Experience", partition: int = 0) -> None:

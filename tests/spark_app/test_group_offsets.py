@@ -11,7 +11,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable
 
 from spark_app.app import preflight
 from spark_app.cli import main_parser, settings_from_args
-from spark_app.group_offsets import choose_start, start_offsets_to_commit
+from spark_app.group_offsets import choose_start, group_start_in, start_offsets_to_commit
 from spark_app.source.kafka_client import GroupOffsets
 from spark_app.source.kafka_source import KafkaStreamReader
 from spark_app.source.options import SourceOptions
@@ -27,6 +27,16 @@ def test_a_fresh_checkpoint_starts_from_the_group_offsets() -> None:
     assert choice.origin == "group"
     assert json.loads(choice.spec) == {"Experience": {"0": 42, "1": 7}}
     assert "consumer group g" in choice.message and "Experience-0@42" in choice.message
+
+
+def test_the_start_line_reads_back_as_the_offsets_it_names() -> None:
+    tp = TopicPartition("Experience-manual-offsets-17", 0)
+    choice = choose_start("spark-app-x", checkpoint_is_new=True, partitions=[tp, TP1],
+                          committed={tp: 12}, starting_offsets="latest")
+    output = f"WARNING: Using incubator modules\n{choice.message}\nStreaming …\n"
+    assert group_start_in(output, "spark-app-x") == {tp: 12}
+    assert group_start_in(output, "another-group") is None
+    assert group_start_in(output.replace("starting from", "resuming from"), "spark-app-x") is None
 
 
 def test_a_partition_the_group_never_saw_follows_starting_offsets() -> None:

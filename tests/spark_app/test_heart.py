@@ -22,6 +22,7 @@ from pyspark.sql.types import LongType, StructField, StructType
 
 from scenarios.checker.verify import verify_file
 from spark_app.counter import running_count
+from spark_app.negative_key import CrashLine, crash_line_in
 from spark_app.sink import JOURNAL_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,7 +109,8 @@ def journal(run: Path) -> dict[str, object]:
 def test_crash_mid_batch_then_replay_writes_every_message_once(run: Path) -> None:
     assert write_batch(run, 0, counted(1, 3)).returncode == 0
     crashed = write_batch(run, 1, counted(4, 8, negative=6))
-    assert crashed.returncode == 255 and "Negative key -6 (value 6)" in crashed.stderr
+    assert crashed.returncode == 255
+    assert crash_line_in(crashed.stderr) == CrashLine("-6", "6", "crash-once")
     half = verify_file(run / "log" / "streaming-output.log")
     assert (half.highest, half.messages) == (5, 5)  # 4 and 5 written, then the crash
     assert journal(run)["batch_id"] == 1 and journal(run)["end_size"] is None

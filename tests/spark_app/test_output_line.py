@@ -12,9 +12,10 @@ NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
 
 
 @pytest.mark.parametrize("row, output_format, expected", [
-    (OutputRow("Experience", "890", "890", 890), "v1", MessageLine("Experience", 890)),
-    (OutputRow("Experience", "-891", "891", 891), "v1", MessageLine("Experience", 891)),
-    (OutputRow("Experience-x.1", "7", "7", 1, 2, 6), "v2", MessageLine("Experience-x.1", 7, True, 2, 6)),
+    (OutputRow("Experience", "890", "890", 890), "v1", MessageLine("Experience", 890, key=890)),
+    (OutputRow("Experience", "-891", "891", 891), "v1", MessageLine("Experience", 891, key=-891)),
+    (OutputRow("Experience-x.1", "7", "7", 1, 2, 6), "v2",
+     MessageLine("Experience-x.1", 7, True, 2, 6, key=7)),
     (OutputRow("Experience", "k", "not a number\n\x00", 3), "v1", MessageLine("Experience", None)),
     (OutputRow("Experience", None, None, 4, 0, 3), "v2", MessageLine("Experience", None, True, 0, 3)),
 ])

@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 
 
-from spark_app.supervisor import Supervisor, SupervisorSettings, child_argv
+from spark_app.supervisor import (GIVE_UP, RESTART, SAY_PREFIX, GiveUpLine, RestartLine, Supervisor,
+                                  SupervisorSettings, child_argv, parse_supervisor_line,
+                                  supervisor_lines)
 
 FAST = SupervisorSettings(give_up_after=3, first_backoff_sec=0.01, max_backoff_sec=0.05)
 
@@ -124,3 +126,23 @@ def test_child_argv_drops_the_supervisor_options() -> None:
     argv = ["--supervise", "--sink", "at-least-once", "--give-up-after", "5",
             "--max-backoff-sec=9", "--trigger-sec", "2"]
     assert child_argv(argv) == ["--sink", "at-least-once", "--trigger-sec", "2"]
+
+
+def test_the_supervisors_lines_read_back_and_a_reworded_one_does_not() -> None:
+    restart = RestartLine(3, 0.5, 1, "KAFKA_UNREACHABLE: no Kafka broker answers at x:1.")
+    give_up = GiveUpLine(2, "batch 4 pending", 255, "Negative key -7 (value 7): crashing")
+    output = f"Count = 3\n{SAY_PREFIX}{RESTART.text(restart)}\n{SAY_PREFIX}{GIVE_UP.text(give_up)}\n"
+    assert supervisor_lines(output) == [restart, give_up]
+    reworded = f"{SAY_PREFIX}{RESTART.text(restart).replace('restart 3 in', 'restarting 3 after')}"
+    assert parse_supervisor_line(reworded) is None
+    assert parse_supervisor_line(RESTART.text(restart)) is None  # the app's own line, not the supervisor's
+
+
+def test_what_the_supervisor_says_is_what_the_scenarios_read(tmp_path: Path) -> None:
+    loss = {"exit": 1, "line": "spark_app: KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: gone"}
+    player = Player(tmp_path, [loss] * 3)
+    player.supervisor().run()
+    read = [parse_supervisor_line(f"{SAY_PREFIX}{line}") for line in player.lines]
+    assert [type(line) for line in read] == [RestartLine, RestartLine, GiveUpLine]
+    assert read[-1] == GiveUpLine(3, "last committed batch None", 1,
+                                  "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: gone")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import textwrap
+import time
 import sys
 from pathlib import Path
 
@@ -193,3 +196,36 @@ except KeyboardInterrupt:
     out, _ = runner.communicate(timeout=30)
     assert "cleaned" in out
     assert gone(pids)
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a reaper."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_child_does_not_outlive_a_parent_killed_with_minus_9(tmp_path: Path) -> None:
+    """A demo or a scenario run that dies without its cleanup (kill -9, an exception in it)
+    takes its apps along: each sits in its own session, out of the terminal's reach."""
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        sys.path.insert(0, {str(Path.cwd())!r})
+        from scenarios.engine.processes import ProcessGroup
+        child = ProcessGroup(Path({str(tmp_path)!r})).start(
+            "sleeper", [sys.executable, "-c", "import time; time.sleep(120)"])
+        print(child.pid, flush=True)
+        time.sleep(120)
+        """)], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    assert _alive(child)
+    parent.kill()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child), f"pid {child} outlived its parent"

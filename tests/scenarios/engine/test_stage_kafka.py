@@ -23,16 +23,15 @@ def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
     stage = Stage("stage-test", RunSettings(timings=Timings.fast(), fast=True), narrator,
                   tmp_path / "run")
     with stage:
-        kafka = stage.start_kafka(retention_sec=2.0)
-        assert kafka.bootstrap_servers != "127.0.0.1:9092"
-        first = stage.window()
+        stage.kafka.start(retention_sec=2.0)
+        assert stage.kafka.bootstrap_servers != "127.0.0.1:9092"
+        first = stage.kafka.window()
         assert first.latest >= 1
-        aged = stage.wait_until_aged_out(first.latest)
+        aged = stage.kafka.wait_until_aged_out(first.latest)
         assert aged.earliest > first.latest
-        assert kafka.producer is not None
         # Raises StepFailed unless the producer echoes key -value for the value it returns.
-        assert stage.send_negative_key() > aged.latest
-        final = stage.stop_producer()
+        assert stage.kafka.send_negative_key() > aged.latest
+        final = stage.kafka.stop_producer()
         assert final.latest >= aged.latest
         pids = [p.pid for p in stage.group.processes]
     assert stage.timeline.retention_deletions(), "the sampler saw the earliest offset move"

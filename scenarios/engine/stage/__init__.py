@@ -1,0 +1,136 @@
+"""The world one scenario runs in: its folders, its parts, its narration, its checks.
+
+A scenario module receives a `Stage` and tells its story with the stage's parts:
+
+- `stage.kafka`: start (a broker of the run's kind and the producer), stop the producer,
+  retention, offsets, a negative key;
+- `stage.app`: the Spark app (with the run's Kafka source): start, kill, stop, wait for its exit,
+  its console output; `stage.app.beside(name)` for a second one;
+- `stage.network`: cut and restore the link between the app and Kafka;
+- `stage.output`: verify the output log, against what was sent too, and wait for a value,
+  messages or batches.
+
+Each part exists from the start and says in one sentence (StepFailed) what to start first when
+a scenario uses it too early. Everything started is stopped when the stage closes, whatever
+happened.
+
+Usage:
+    with Stage("endless-retention", settings, narrator, root) as stage:
+        stage.kafka.start(retention_sec=3600)
+        stage.app.start()
+        stage.output.wait_for_value(10)
+        stage.finish_exactly_once()
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from scenarios.checker.expectations import Check, exactly_once
+from scenarios.engine.apps import Folders
+from scenarios.engine.observers.kafka_probe import OffsetWindow
+from scenarios.engine.processes import ProcessGroup
+from scenarios.engine.settings import PROJECT_ROOT, RunSettings
+from scenarios.engine.stage.app import AppPart
+from scenarios.engine.stage.kafka import KafkaPart
+from scenarios.engine.stage.network import NetworkPart
+from scenarios.engine.stage.output import OutputPart
+from scenarios.report.narration import Narrator, Step
+from scenarios.report.timeline import Timeline
+
+__all__ = ["AppPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage"]
+
+
+class Stage:
+    """Folders, parts, narration and checks of one scenario run (a context manager)."""
+
+    def __init__(self, name: str, settings: RunSettings, narrator: Narrator, root: Path) -> None:
+        self.name = name
+        self.settings = settings
+        self.timings = settings.timings
+        self.narrator = narrator
+        self.folders = Folders(root)
+        self.timeline = Timeline()
+        self.checks: list[Check] = []
+        self.facts: dict[str, Any] = {}
+        self.group = ProcessGroup(self.folders.processes, cwd=root,
+                                  env={"PYTHONPATH": str(PROJECT_ROOT)})
+        self.kafka = KafkaPart(self)
+        self.app = AppPart(self, self.folders)
+        self.network = NetworkPart(self)
+        self.output = OutputPart(self, self.app)
+
+    # -- life cycle -----------------------------------------------------------------------------
+    def __enter__(self) -> Stage:
+        if self.folders.root.exists():
+            shutil.rmtree(self.folders.root)  # every run starts from nothing
+        for folder in (self.folders.log, self.folders.processes):
+            folder.mkdir(parents=True)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every process, then Kafka's helpers (idempotent)."""
+        try:
+            self.group.stop()
+        finally:
+            self.timeline.app_down()
+            self.kafka.close()
+
+    # -- narration and checks -------------------------------------------------------------------
+    def step(self, step: Step) -> None:
+        self.narrator.step(step)
+
+    def say(self, text: str) -> None:
+        self.narrator.say(text)
+
+    def expect(self, check: Check, phase: str = "") -> bool:
+        """Record a check (its name prefixed with the phase) and narrate it."""
+        named = replace(check, name=f"{phase}: {check.name}" if phase else check.name)
+        self.checks.append(named)
+        self.narrator.check(named.name, named.held, named.detail)
+        return named.held
+
+    def fact(self, key: str, value: Any) -> Any:
+        """Remember a number the scenario predicted or observed (goes into the JSON report)."""
+        self.facts[key] = value
+        return value
+
+    # -- steps that take several parts ----------------------------------------------------------
+    def stop_producer_and_drain(self) -> int:
+        """Stop the producer and wait until the app wrote the last message; how many were sent."""
+        total = self.fact("messages_sent", self.kafka.stop_producer().latest)
+        self.say(f"the producer stopped after {total} messages")
+        self.output.wait_for_value(total)
+        return total
+
+    def finish_exactly_once(self) -> int:
+        """The usual ending: stop the producer, let the app drain, stop it, and expect every
+        message sent exactly once (phase "final"); returns how many were sent."""
+        total = self.stop_producer_and_drain()
+        self.app.stop()
+        self.expect(exactly_once(self.output.verify_sent(), total), phase="final")
+        return total
+
+    def start_app_and_see_first_value(self, **options: Any) -> tuple[int, OffsetWindow, OffsetWindow]:
+        """Start the app; return the first value it writes and Kafka's offsets around its start.
+
+        The app fixes where it starts reading while it starts up. Kafka's offsets read just
+        before the start and when the first value shows up bound that position from both sides.
+        """
+        before_messages = self.output.verify().messages
+        before = self.kafka.window()
+        self.app.start(**options)
+        report = self.output.wait_for_messages(before_messages + 1)
+        after = self.kafka.window()
+        first = report.values[before_messages]
+        self.say(f"first value written: {first}; Kafka's offsets were {before.earliest}:"
+                 f"{before.latest} before the start, {after.earliest}:{after.latest} when it showed up")
+        return first, before, after

@@ -1,0 +1,174 @@
+"""The stage's app: the Spark app, started, killed, stopped and restarted on one checkpoint.
+
+A scenario asks for "the app", never for one Kafka source by name: which source it reads with
+is the run's setting (`RunSettings.source`), read here and nowhere else, as is the PySpark
+interpreter it runs on. `beside(name)` gives a second app with folders of its own (the
+upgrade's green) on the same Kafka.
+
+Usage:
+    stage.app.start(sink="at-least-once")
+    stage.app.kill()
+    code = stage.app.wait_exit(kind="crash")
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from scenarios.engine.apps import Folders, SparkLauncher
+from scenarios.engine.observers.sampler import committed_offset
+from scenarios.engine.processes import ManagedProcess, wait_while_alive
+from scenarios.errors import StepFailed
+from spark_app.batch_line import lag_in_output
+from spark_app.errors import DataLossError, error_in_text
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["AppPart"]
+
+T = TypeVar("T")
+
+
+class AppPart:
+    """One Spark app of the scenario; every step but `start` needs it started once."""
+
+    def __init__(self, stage: Stage, folders: Folders, name: str = "spark",
+                 label: str = "the Spark app") -> None:
+        self._stage = stage
+        self.folders = folders
+        self.name, self.label = name, label
+        self._launcher: SparkLauncher | None = None
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self, **options: Any) -> ManagedProcess:
+        """Start (again) on the same checkpoint, with `options` changed in its settings (e.g.
+        `sink="at-least-once"`; `python=` runs it on another PySpark's interpreter)."""
+        launcher = self._launcher or self._new_launcher()
+        self._launcher = launcher
+        process = launcher.start(**options)
+        if self._narrated:
+            # Another PySpark's interpreter (spark-upgrade) is named by the scenario's own steps.
+            shown = " ".join(f"{k}={v}" for k, v in options.items() if k != "python")
+            timeline = self._stage.timeline
+            timeline.event(f"start {launcher.starts}" + (f" ({shown})" if shown else ""), "start")
+            timeline.app_up()
+            self._stage.say(f"Spark app started (run {launcher.starts}, pid {process.pid}) "
+                            f"{shown}".rstrip())
+        return process
+
+    def _new_launcher(self) -> SparkLauncher:
+        kafka, settings = self._stage.kafka, self._stage.settings
+        if not kafka.started:
+            raise StepFailed(f"start Kafka before {self.label}: call stage.kafka.start() first")
+        return SparkLauncher(self._stage.group, self.folders, kafka.app_bootstrap_servers,
+                             kafka.topic, self._stage.timings, python=settings.spark_python,
+                             name=self.name, source=settings.source)
+
+    @property
+    def _narrated(self) -> bool:
+        """The scenario's own app speaks and draws on the timeline; one beside it does not."""
+        return self.name == "spark"
+
+    def beside(self, name: str) -> AppPart:
+        """A second app on the same Kafka, with folders of its own under the run's folder."""
+        return AppPart(self._stage, Folders(self._stage.folders.root / name), name=name,
+                       label=name)
+
+    @property
+    def process(self) -> ManagedProcess:
+        """The process of the latest start."""
+        if self._launcher is None or self._launcher.current is None:
+            raise StepFailed(f"{self.label} has not been started in this scenario: call "
+                             f"start() first")
+        return self._launcher.current
+
+    @property
+    def running(self) -> bool:
+        return self._launcher is not None and self._launcher.current is not None \
+            and self._launcher.current.running
+
+    def kill(self) -> None:
+        """kill -9 of the app's whole process group (driver, JVM, Python workers)."""
+        process = self.process
+        process.kill()
+        self._went_down("kill -9", "kill")
+        if self._narrated:
+            self._stage.say(f"kill -9 of the Spark app's process group (pid {process.pid})")
+
+    def stop(self, timeout: float = 120.0) -> int | None:
+        """SIGTERM: the app stops its query cleanly and exits 0."""
+        process = self.process
+        code = process.terminate(timeout=timeout)
+        self._note_lag(process)
+        self._went_down("SIGTERM", "stop")
+        if self._narrated:
+            self._stage.say(f"the Spark app stopped on SIGTERM with exit code {code}")
+        else:
+            self._stage.timeline.event(f"{self.name} stopped", "stop")
+            self._stage.say(f"{self.name} stopped on SIGTERM with exit code {code}")
+        return code
+
+    def wait_exit(self, timeout: float | None = None, kind: str = "exit") -> int:
+        """Wait for the app to end by itself (a crash, a refusal); returns its exit code."""
+        process = self.process
+        code = process.wait_exit(timeout or self._stage.timings.spark_start_timeout_sec,
+                                 progress=self._stage.narrator.waiting)
+        self._note_lag(process)
+        self._went_down(f"exit {code}", "crash" if kind == "crash" else "exit")
+        self._stage.say(f"{'the Spark app' if self._narrated else self.name} exited with code {code}")
+        return code
+
+    def _went_down(self, event: str, kind: str) -> None:
+        if self._narrated:
+            self._stage.timeline.event(event, kind)
+            self._stage.timeline.app_down()
+
+    def _note_lag(self, process: ManagedProcess) -> None:
+        """The largest lag (maxOffsetsBehindLatest) any batch of any run showed, for the report."""
+        lags = lag_in_output(process.output())
+        if lags and self._narrated:
+            facts = self._stage.facts
+            seen = max(max(lags.values()), facts.get("max_offsets_behind_latest", 0))
+            self._stage.fact("max_offsets_behind_latest", seen)
+
+    # -- what it printed ------------------------------------------------------------------------
+    def output(self, since: int = 0) -> str:
+        """What the latest start printed (from byte `since`, a `mark()`)."""
+        return self.process.output(since)
+
+    def mark(self) -> int:
+        return self.process.mark()
+
+    def last_words(self) -> str:
+        """What an app that died said last, with a hint when its own retention overtook it."""
+        tail = self.process.tail(2)
+        if isinstance(error_in_text(tail), DataLossError):
+            tail += ("\n(retention deleted offsets the running app had planned to read: its "
+                     "batches take longer than retention on this machine; run without --fast, or "
+                     "on a less busy machine)")
+        return tail
+
+    def wait_while_up(self, condition: Callable[[], T | None], what: str,
+                      timeout: float | None = None, poll: float = 0.3) -> T:
+        """Wait for `condition` while the app runs; its death fails the step at once."""
+        return wait_while_alive(self.process, condition, what=what, poll=poll,
+                                timeout=timeout or self._stage.timings.spark_start_timeout_sec,
+                                progress=self._stage.narrator.waiting, name=self.label,
+                                last_words=self.last_words)
+
+    # -- its checkpoint -------------------------------------------------------------------------
+    def delete_checkpoint(self) -> None:
+        """The hard reset: the next start is a new query (no offsets, no state)."""
+        if self.running:
+            raise StepFailed("stop the Spark app before deleting its checkpoint")
+        if self.folders.checkpoints.exists():
+            shutil.rmtree(self.folders.checkpoints)
+        self._stage.timeline.event("checkpoint deleted", "reset")
+        self._stage.say(f"deleted {self.folders.checkpoints}")
+
+    def committed_offset(self) -> int | None:
+        """The offset the checkpoint resumes from (summed over partitions), if any."""
+        return committed_offset(self.folders.checkpoints)

@@ -1,0 +1,198 @@
+"""The stage's Kafka: a broker of the run's kind, the topic, the producer, retention, offsets.
+
+A scenario asks for "Kafka", never for one broker by name: which broker runs is the run's
+setting (`RunSettings.kafka`), read here and nowhere else. A Kafka given with
+`--bootstrap-servers` is used as it is, with a topic of the run's own.
+
+Usage:
+    stage.kafka.start(retention_sec=3600)
+    value = stage.kafka.send_negative_key()
+    final = stage.kafka.stop_producer()
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from kafka_app.message_line import ProducerLine, parse_message
+from scenarios.engine.apps import KafkaSide, free_port
+from scenarios.engine.faults.tcp_proxy import TcpProxy
+from scenarios.engine.observers.kafka_probe import OffsetWindow
+from scenarios.engine.observers.sampler import OffsetSampler
+from scenarios.engine.waiting import wait_until
+from scenarios.errors import StepFailed
+from spark_app.offsets import TopicPartition
+from spark_app.source.kafka_client import GroupOffsets
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["KafkaPart"]
+
+
+class KafkaPart:
+    """Kafka as the scenario sees it; every step but `start` needs a started Kafka."""
+
+    def __init__(self, stage: Stage) -> None:
+        self._stage = stage
+        self._side: KafkaSide | None = None
+        self._sampler: OffsetSampler | None = None
+        # Set when the app reaches Kafka through a proxy the network part can cut.
+        self.proxy: TcpProxy | None = None
+        self._app_bootstrap = ""
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self, retention_sec: float, partitions: int = 1, behind_proxy: bool = False) -> None:
+        """The broker and the producer; with `behind_proxy` the app reaches Kafka only through a
+        proxy the scenario can cut (`stage.network`), while the producer writes directly."""
+        stage = self._stage
+        external = stage.settings.bootstrap_servers
+        if behind_proxy and external:
+            raise StepFailed("this scenario puts a proxy of its own between the Spark app and an "
+                             "embedded broker; run it without --bootstrap-servers")
+        # A real Kafka is shared: each scenario run gets its own topic there.
+        topic = f"Experience-{stage.name}-{int(time.time())}" if external else "Experience"
+        side = KafkaSide(stage.group, stage.folders, stage.timings, topic=topic,
+                         retention_sec=retention_sec, bootstrap_servers=external,
+                         python=stage.settings.python, progress=stage.narrator.waiting,
+                         partitions=partitions, kind=stage.settings.kafka,
+                         proxy_port=free_port() if behind_proxy else None)
+        self._side = side
+        side.start_broker()
+        self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
+        stage.timeline.event("Kafka up", "start")
+        side.start_producer()
+        stage.say(f"Kafka at {side.bootstrap_servers}, topic {topic}"
+                  + (f" with {partitions} partitions" if partitions != 1 else "")
+                  + f", retention {retention_sec:g} s; the producer is sending")
+        self._sampler = OffsetSampler(stage.timeline, side.bootstrap_servers, topic,
+                                      lambda: stage.folders.checkpoints).start()
+
+    def _start_proxy(self, side: KafkaSide) -> str:
+        assert side.proxy_port is not None and side.second_port is not None
+        self.proxy = TcpProxy(side.proxy_port, ("127.0.0.1", side.second_port)).start()
+        self._stage.say(f"the Spark app will reach Kafka through a proxy at "
+                        f"127.0.0.1:{side.proxy_port}")
+        return f"127.0.0.1:{side.proxy_port}"
+
+    def close(self) -> None:
+        """Stop the sampler, the probe and the proxy (the processes are the stage's group's)."""
+        if self._sampler is not None:
+            self._sampler.stop()
+        if self._side is not None:
+            self._side.close()
+        if self.proxy is not None:
+            self.proxy.stop()
+
+    @property
+    def started(self) -> bool:
+        return self._side is not None
+
+    def _started(self) -> KafkaSide:
+        if self._side is None:
+            raise StepFailed("Kafka has not been started in this scenario: call "
+                             "stage.kafka.start() first")
+        return self._side
+
+    # -- what the app and the checks need to know -----------------------------------------
+    @property
+    def topic(self) -> str:
+        return self._started().topic
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """Where Kafka listens for the producer and the scenario's own look-ups."""
+        return self._started().bootstrap_servers
+
+    @property
+    def app_bootstrap_servers(self) -> str:
+        """Where the app reaches Kafka: the proxy's address when there is one."""
+        self._started()
+        return self._app_bootstrap
+
+    def window(self) -> OffsetWindow:
+        """The topic's earliest and latest offsets now."""
+        return self._started().window()
+
+    def group_offset(self, group: str, tp: TopicPartition) -> int | None:
+        """The offset consumer group `group` has committed for `tp`, if any."""
+        with GroupOffsets(self.bootstrap_servers, group) as offsets:
+            return offsets.committed([tp]).get(tp)
+
+    # -- the producer ---------------------------------------------------------------------------
+    def send_negative_key(self) -> int:
+        """Press Enter in the producer; returns the value of the message it sent with key -value."""
+        side = self._started()
+        assert side.producer is not None, "the producer starts with Kafka"
+        mark = side.producer.mark()
+        side.send_negative_key()
+        self._stage.timeline.event("Enter: negative key", "note")
+        sent = side.producer.wait_for(_negative_line, since=mark, timeout=30,
+                                      what="a message with a negative key")
+        assert isinstance(sent, ProducerLine)
+        if sent.key != -sent.value:
+            raise StepFailed(f"the producer sent key {sent.key} with value {sent.value}; a "
+                             f"negative key must be minus its value")
+        return sent.value
+
+    def stop_producer(self) -> OffsetWindow:
+        """Stop the producer; returns the topic's final offsets."""
+        self._started().stop_producer()
+        self._stage.timeline.event("producer stopped", "stop")
+        return self.window()
+
+    def wait_for_latest(self, latest: int, what: str, timeout: float = 60.0) -> OffsetWindow:
+        """Wait until the producer has brought the topic's latest offset to `latest`."""
+        return wait_until(lambda: _at_least(self.window(), latest), timeout=timeout, what=what,
+                          progress=self._stage.narrator.waiting)
+
+    # -- retention ------------------------------------------------------------------------------
+    def set_retention(self, retention_sec: float) -> None:
+        """Change the topic's retention now (what `kafka-configs --alter` does)."""
+        side = self._started()
+        assert side.probe is not None, "the probe starts with the producer"
+        side.probe.set_retention(retention_sec)
+        self._stage.timeline.event(f"retention {retention_sec:g} s", "note")
+        self._stage.say(f"topic retention set to {retention_sec:g} s")
+
+    def wait_until_aged_out(self, offset: int) -> OffsetWindow:
+        """Wait until retention has deleted the segment holding `offset` (earliest > offset)."""
+        def aged_out() -> OffsetWindow | None:
+            window = self.window()
+            return window if window.earliest > offset else None
+
+        timings = self._stage.timings
+        return wait_until(aged_out, timeout=timings.aging_out_timeout_sec,
+                          what=f"retention to delete offset {offset}",
+                          progress=self._stage.narrator.waiting, poll=0.5)
+
+    def wait_until_earliest_settles(self) -> OffsetWindow:
+        """Wait until Kafka's earliest offset stays put over two retention checks.
+
+        After retention was raised, a deletion already under way may still move it once.
+        """
+        timings = self._stage.timings
+        quiet_for = 2 * timings.retention_check_sec + 1.0
+        seen: list[tuple[float, int]] = []
+
+        def settled() -> OffsetWindow | None:
+            window = self.window()
+            now = time.monotonic()
+            if not seen or seen[-1][1] != window.earliest:
+                seen.append((now, window.earliest))
+            return window if now - seen[-1][0] >= quiet_for else None
+
+        return wait_until(settled, timeout=quiet_for + timings.aging_out_timeout_sec,
+                          what="Kafka's earliest offset to settle",
+                          progress=self._stage.narrator.waiting, poll=0.5)
+
+
+def _negative_line(text: str) -> ProducerLine | None:
+    """The first message line with a negative key in the producer's console text."""
+    sent = (parse_message(line) for line in text.splitlines())
+    return next((line for line in sent if line is not None and line.key < 0), None)
+
+
+def _at_least(window: OffsetWindow, latest: int) -> OffsetWindow | None:
+    return window if window.latest >= latest else None

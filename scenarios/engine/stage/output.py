@@ -1,0 +1,105 @@
+"""The stage's output: what the app wrote, verified, and waited for.
+
+The output log is read with the verifier (scenarios/checker/verify.py); the app's console
+with the batch line's own parser (spark_app/batch_line.py). Every wait holds only while the
+app runs: an app that died fails the step at once with its last words.
+
+Usage:
+    report = stage.output.wait_for_value(10)
+    stage.expect(exactly_once(stage.output.verify_sent(), 10))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kafka_app.logs import LOG_FILE_NAME
+from scenarios.checker.sent_record import read_producer_log, read_topic, union
+from scenarios.checker.verify import VerifyReport, verify, verify_file, verify_sent
+from scenarios.engine.stage.app import AppPart
+from spark_app.batch_line import parse_batch_lines
+from spark_app.output_line import MessageLine, parse_line
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["OutputPart"]
+
+
+class OutputPart:
+    """The output log of one app (the scenario's own unless told otherwise)."""
+
+    def __init__(self, stage: Stage, app: AppPart) -> None:
+        self._stage = stage
+        self._app = app
+
+    def of(self, app: AppPart) -> OutputPart:
+        """The output of another app (one made with `stage.app.beside`)."""
+        return OutputPart(self._stage, app)
+
+    @property
+    def _log_name(self) -> str:
+        return "output log" if self._app.name == "spark" else f"{self._app.label}'s output log"
+
+    # -- verdicts -------------------------------------------------------------------------------
+    def verify(self) -> VerifyReport:
+        path = self._app.folders.output_log
+        return verify_file(path) if path.exists() else verify([])
+
+    def verify_sent(self) -> VerifyReport:
+        """The output log held against everything the producer sent, so a message lost after the
+        highest value written is missing too. What was sent is the producer's log, completed by
+        the topic for a message acknowledged as the producer was stopped, before its line."""
+        report = self.verify()  # first: all it holds was sent, and recorded, before it was read
+        kafka = self._stage.kafka
+        logged = read_producer_log(self._stage.folders.log / LOG_FILE_NAME, kafka.topic)
+        return verify_sent(report, union(logged, read_topic(kafka.bootstrap_servers, kafka.topic)))
+
+    def negative_key_lines(self, value: int) -> int:
+        """How many message lines of the output log hold the message sent with key -value."""
+        text = self._app.folders.output_log.read_text(encoding="utf-8")
+        lines = (parse_line(line) for line in text.splitlines())
+        return sum(1 for line in lines if isinstance(line, MessageLine)
+                   and line.key == -value and line.value == value)
+
+    # -- waits ----------------------------------------------------------------------------------
+    def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the output log holds `value` or higher, while the app keeps running."""
+        def reached() -> VerifyReport | None:
+            report = self.verify()
+            return report if report.highest is not None and report.highest >= value else None
+
+        where = self._log_name if self._app.name != "spark" else f"the {self._log_name}"
+        report = self._app.wait_while_up(reached, f"value {value} in {where}", timeout)
+        self._stage.say(f"{self._log_name} reached value {report.highest} "
+                        f"(count {report.final_count})")
+        return report
+
+    def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the highest value in the output log has grown by `values`."""
+        return self.wait_for_value((self.verify().highest or 0) + values, timeout)
+
+    def wait_for_messages(self, messages: int, timeout: float | None = None) -> VerifyReport:
+        """Wait until the output log holds `messages` messages in all (replays included)."""
+        def reached() -> VerifyReport | None:
+            report = self.verify()
+            return report if report.messages >= messages else None
+
+        return self._app.wait_while_up(reached, f"{messages} messages in the output log", timeout)
+
+    def wait_for_batches(self, batches: int, *, more: bool = False, poll: float = 0.5) -> int:
+        """Wait until the app's latest start has printed `batches` batch lines (`more`: that
+        many more than now); returns how many it printed."""
+        since = self._app.mark() if more else 0
+
+        def done() -> int | None:
+            seen = len(parse_batch_lines(self._app.output(since)))
+            return seen if seen >= batches else None
+
+        start_sec = self._stage.timings.spark_start_timeout_sec
+        if more:
+            return self._app.wait_while_up(done, f"{batches} more batch line(s) from the Spark app",
+                                           start_sec, poll=poll)
+        seen = self._app.wait_while_up(done, f"{batches} batches", start_sec * 2, poll=poll)
+        self._stage.say(f"the Spark app has run {seen} batches")
+        return seen

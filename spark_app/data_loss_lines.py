@@ -1,0 +1,67 @@
+"""The data-loss words, in one place: how the app says which offsets were lost or skipped, and
+how the scenarios read them back.
+
+Three pieces of text, in the connector's words where it has them:
+
+    Could not read records in offset [5, 12) for topic partition Experience-0 with consumer group G.
+    Kafka's earliest offset of Experience-0 is now 9, so offsets [5, 9) are gone (4 messages).
+    ... Offset 5 is out of range, and records in [5, 9) will be skipped (GroupId: G, ...).
+
+The first is Spark's KafkaExceptions.couldNotReadOffsetRange (our source says it word for word,
+so a scenario reads either source's error alike); the second is the playground's addition after
+Spark's words; the third is KafkaDataConsumer's warning with failOnDataLoss=false, in spark.log.
+
+Usage:
+    text = could_not_read_text(tp, 5, 12, "G")
+    lost_range_in(text)   # (5, 12)
+"""
+
+from __future__ import annotations
+
+import re
+
+from spark_app.offsets import TopicPartition
+
+__all__ = ["could_not_read_text", "earliest_now_text", "skipped_text", "lost_range_in",
+           "earliest_now_in", "skipped_ranges_in"]
+
+
+def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str) -> str:
+    """Spark's reason for COULD_NOT_READ_OFFSET_RANGE: the batch's range that cannot be read."""
+    return (f"Could not read records in offset [{start}, {end}) for topic partition {tp} "
+            f"with consumer group {group_id}.")
+
+
+def earliest_now_text(tp: TopicPartition, earliest: int, start: int, end: int) -> str:
+    """The playground's addition: where Kafka's log starts now, so which offsets are gone."""
+    gone_until = min(earliest, end)
+    return (f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
+            f"{gone_until}) are gone ({max(0, gone_until - start)} messages).")
+
+
+def skipped_text(start: int, skipped_to: int) -> str:
+    """The heart of KafkaDataConsumer's warning when failOnDataLoss=false skips records."""
+    return f"records in [{start}, {skipped_to}) will be skipped"
+
+
+_COULD_NOT_READ = re.compile(r"Could not read records in offset \[(\d+), (\d+)\) for topic "
+                             r"partition \S+ with consumer group")
+_EARLIEST_NOW = re.compile(r"Kafka's earliest offset of \S+ is now (\d+), so offsets")
+_SKIPPED = re.compile(r"records in \[(\d+), (\d+)\) will be skipped")
+
+
+def lost_range_in(text: str) -> tuple[int, int] | None:
+    """The [start, end) of the first could-not-read error in `text`, if any."""
+    found = _COULD_NOT_READ.search(text)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def earliest_now_in(text: str) -> int | None:
+    """Kafka's earliest offset as the first data-loss error in `text` named it, if it did."""
+    found = _EARLIEST_NOW.search(text)
+    return int(found.group(1)) if found else None
+
+
+def skipped_ranges_in(text: str) -> list[tuple[int, int]]:
+    """Every skipped [start, end) in `text` (spark.log), in the order written."""
+    return [(int(a), int(b)) for a, b in _SKIPPED.findall(text)]

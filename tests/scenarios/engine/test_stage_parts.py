@@ -1,0 +1,145 @@
+"""The stage's parts before anything runs: each one exists from the start and says in one
+sentence what to start first; the one wait that fails as soon as the app dies; and the rule that
+scenarios ask for "Kafka" and "the app", never for a broker or a source by name."""
+
+from __future__ import annotations
+
+import ast
+import io
+import sys
+from datetime import datetime
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from scenarios.catalog import SCENARIO_MODULES
+from scenarios.engine.processes import ProcessGroup, wait_while_alive
+from scenarios.engine.registry import all_scenarios
+from scenarios.engine.settings import PROJECT_ROOT, RunSettings
+from scenarios.engine.stage import Stage
+from scenarios.errors import ProcessError, StepFailed
+from scenarios.report.narration import Narrator
+from spark_app.output_line import OutputRow, format_lines
+from tests.scenarios.more_helpers import idle_stage
+
+
+def _steps_before_start(stage: Stage) -> dict[str, Callable[[], object]]:
+    return {
+        "kafka.window": stage.kafka.window,
+        "kafka.send_negative_key": stage.kafka.send_negative_key,
+        "kafka.set_retention": lambda: stage.kafka.set_retention(5),
+        "kafka.topic": lambda: stage.kafka.topic,
+        "app.start": stage.app.start,
+        "app.kill": stage.app.kill,
+        "app.stop": stage.app.stop,
+        "app.wait_exit": stage.app.wait_exit,
+        "app.output": stage.app.output,
+        "network.cut": stage.network.cut,
+        "network.restore": stage.network.restore,
+        "output.verify_sent": stage.output.verify_sent,
+        "output.wait_for_value": lambda: stage.output.wait_for_value(1),
+        "output.wait_for_batches": lambda: stage.output.wait_for_batches(1),
+        "finish_exactly_once": stage.finish_exactly_once,
+    }
+
+
+@pytest.mark.parametrize("step", list(_steps_before_start(idle_stage(Path("unused")))))
+def test_a_part_used_before_it_started_says_so_in_one_sentence(tmp_path: Path, step: str) -> None:
+    stage = idle_stage(tmp_path / "run")
+    with pytest.raises(StepFailed) as failed:
+        _steps_before_start(stage)[step]()
+    message = str(failed.value)
+    assert "\n" not in message and message.count(". ") == 0, message
+    assert any(word in message for word in ("start", "behind_proxy")), message
+    assert stage.group.processes == []  # nothing was started on the way
+
+
+def test_the_output_part_reads_an_output_log_without_an_app(tmp_path: Path) -> None:
+    stage = idle_stage(tmp_path / "run")
+    assert stage.output.verify().messages == 0  # no log yet: nothing written, not an error
+    rows = [OutputRow("Experience", str(-v if v == 5 else v), str(v), v) for v in range(1, 8)]
+    stage.folders.log.mkdir(parents=True)
+    stage.folders.output_log.write_text(format_lines(rows, datetime(2026, 1, 1)))
+    assert stage.output.verify().highest == 7
+    assert [stage.output.negative_key_lines(v) for v in (4, 5)] == [0, 1]
+
+
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def test_the_wait_fails_at_once_with_the_last_words_of_a_process_that_died(tmp_path: Path) -> None:
+    with ProcessGroup(tmp_path) as group:
+        dying = group.start("app", _python("print('KAFKA_UNREACHABLE: nobody answers'); exit(3)"))
+        with pytest.raises(ProcessError, match="(?s)app exited with code 3 before value 9.*"
+                                               "KAFKA_UNREACHABLE"):
+            wait_while_alive(dying, lambda: None, what="value 9", timeout=60)
+
+
+def test_the_wait_returns_what_the_condition_found_while_the_process_runs(tmp_path: Path) -> None:
+    with ProcessGroup(tmp_path) as group:
+        talking = group.start("app", _python("import time; print('ready', flush=True); time.sleep(30)"))
+        found = wait_while_alive(talking, lambda: "ready" in talking.output() or None,
+                                 what="ready", timeout=60)
+        assert found is True and talking.running
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    return names | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+
+@pytest.mark.parametrize("module", SCENARIO_MODULES)
+def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(module: str) -> None:
+    path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
+    banned = ("scenarios.engine.apps", "kafka_app.broker", "spark_app.source")
+    assert not [m for m in _imported_modules(path) if m.startswith(banned)]
+    text = path.read_text(encoding="utf-8")
+    for reach in ("stage.spark", "stage.proxy", "stage.group", "SparkLauncher", "KafkaSide",
+                  "EmbeddedBroker"):
+        assert reach not in text, f"{module} reaches through the stage: {reach}"
+
+
+@pytest.mark.parametrize("module", SCENARIO_MODULES)
+def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path) -> None:
+    """`stage.X` and `stage.PART.Y` name what exists: a renamed step fails here, not after a
+    20-minute run."""
+    stage = idle_stage(tmp_path / "run")
+    tree = ast.parse((PROJECT_ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "stage":
+            assert hasattr(stage, node.attr), f"{module}:{node.lineno}: stage.{node.attr}"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == "stage" \
+                and node.value.attr in ("kafka", "app", "network", "output"):
+            part = getattr(stage, node.value.attr)
+            assert hasattr(type(part), node.attr) or node.attr in vars(part), \
+                f"{module}:{node.lineno}: stage.{node.value.attr}.{node.attr}"
+
+
+def test_no_scenario_description_names_our_issue_tracker() -> None:
+    for scenario in all_scenarios():
+        for text in (scenario.title, scenario.summary, scenario.origin):
+            assert "issue" not in text.lower(), f"{scenario.name}: {text}"
+
+
+def test_the_kind_of_kafka_is_the_runs_setting_and_an_unknown_one_starts_nothing(
+        tmp_path: Path) -> None:
+    stage = Stage("t", RunSettings(kafka="no-such-kafka"), Narrator(stream=io.StringIO(), rich=False),
+                  tmp_path / "run")
+    with pytest.raises(ProcessError, match="no way to start a Kafka of kind 'no-such-kafka'"):
+        stage.kafka.start(retention_sec=60)
+    assert stage.group.processes == []
+
+
+def test_an_empty_answer_is_not_yet_an_answer(tmp_path: Path) -> None:
+    """parallelism waits for `[batch lines with three ranges]`: [] must keep it waiting."""
+    answers = iter([[], None, ["batch 3"]])
+    with ProcessGroup(tmp_path) as group:
+        talking = group.start("app", _python("import time; time.sleep(30)"))
+        assert wait_while_alive(talking, lambda: next(answers), what="three ranges", timeout=30,
+                                poll=0.01) == ["batch 3"]

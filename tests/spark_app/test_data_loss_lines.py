@@ -1,0 +1,33 @@
+"""The data-loss words: the error our source raises and the warning it logs read back as the
+offsets they name (short-retention and kafka-outage read them); reworded, they are not read."""
+
+from __future__ import annotations
+
+from spark_app.data_loss_lines import (earliest_now_in, lost_range_in, skipped_ranges_in,
+                                       skipped_text)
+from spark_app.errors import error_in_text
+from spark_app.offsets import TopicPartition
+from spark_app.source.data_loss import could_not_read
+
+TP = TopicPartition("Experience", 0)
+
+
+def test_the_could_not_read_error_names_its_range_and_kafkas_earliest_offset() -> None:
+    error = could_not_read(TP, 5, 12, "spark-kafka-source-x", earliest=9)
+    text = f"spark_app: {error}"
+    assert lost_range_in(text) == (5, 12)
+    assert earliest_now_in(text) == 9
+    assert error_in_text(text).token == "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"
+
+
+def test_without_kafkas_earliest_offset_only_the_range_is_named() -> None:
+    text = str(could_not_read(TP, 5, 12, "g"))
+    assert lost_range_in(text) == (5, 12) and earliest_now_in(text) is None
+
+
+def test_skip_warnings_read_back_in_order_and_reworded_ones_do_not() -> None:
+    log = (f"WARN Offset 5 is out of range, and {skipped_text(5, 9)} (GroupId: g).\n"
+           f"WARN Offset 9 is out of range, and {skipped_text(9, 12)} (GroupId: g).\n")
+    assert skipped_ranges_in(log) == [(5, 9), (9, 12)]
+    assert skipped_ranges_in(log.replace("will be skipped", "are skipped")) == []
+    assert lost_range_in("Could not read the records [5, 12)") is None
