@@ -174,9 +174,12 @@ def build_session(settings: SparkAppSettings, app_name: str = "SparkApp",
     if settings.event_log_dir is not None:
         builder = _event_log(builder, settings.event_log_dir)
     if settings.source == "spark-kafka":
-        from spark_app.connector import connector_package
+        # Fetched (with progress) by the preflight; read from the cache here. spark.jars puts
+        # them on the driver's class path and serves them to every executor of a cluster.
+        from spark_app.runtime.connector_jars import connector_jars
 
-        builder = builder.config("spark.jars.packages", connector_package(installed_spark_version()))
+        jars = connector_jars(installed_spark_version(), progress=False)
+        builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars))
     session = builder.getOrCreate()
     if not settings.master.startswith("local["):
         # Executors of a cluster (local-cluster, spark://) run their Python workers in their own

@@ -1,0 +1,95 @@
+"""Spark's Kafka connector as jars: the running Spark's version, fetched once, minus what Spark has.
+
+The first test fetches from the repository the fetcher uses (Maven Central) on its first run
+and reads the project's cache afterwards; the others use a local file repository or a port
+nothing listens on.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from spark_app.cli import run_cli
+from spark_app.errors import ConnectorUnavailableError
+from spark_app.runtime.connector_jars import (connector_jars, is_excluded, newest_served,
+                                              served_versions)
+from spark_app.spark_version import installed_spark_version
+
+METADATA = """<?xml version="1.0" encoding="UTF-8"?>
+<metadata><groupId>org.apache.spark</groupId><artifactId>spark-sql-kafka-0-10_2.13</artifactId>
+<versioning><latest>4.2.0-preview5</latest><versions>
+<version>3.5.9</version><version>4.0.4</version><version>4.1.3</version><version>4.2.0</version>
+<version>4.2.0-preview5</version><version>4.10.0-preview1</version>
+</versions></versioning></metadata>
+"""
+
+
+@pytest.fixture
+def file_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository holding only the connector's version list, and an empty cache."""
+    root = tmp_path / "repo"
+    folder = root / "org/apache/spark/spark-sql-kafka-0-10_2.13"
+    folder.mkdir(parents=True)
+    (folder / "maven-metadata.xml").write_text(METADATA)
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_MAVEN_REPO", root.as_uri())
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "cache"))
+    return root
+
+
+def test_the_running_sparks_connector_comes_with_its_dependencies_and_without_spark() -> None:
+    version = installed_spark_version()
+    names = sorted(jar.name for jar in connector_jars(version, progress=False))
+    assert f"spark-sql-kafka-0-10_2.13-{version}.jar" in names
+    assert f"spark-token-provider-kafka-0-10_2.13-{version}.jar" in names
+    assert any(n.startswith("kafka-clients-3.") for n in names), names
+    assert any(n.startswith("commons-pool2-") for n in names), names
+    # What Spark's MavenUtils leaves out, and what PySpark ships already, is not handed over.
+    assert not [n for n in names if n.startswith(("spark-sql_", "spark-core_", "spark-tags_",
+                                                  "scala-library"))], names
+    assert not [n for n in names if n.startswith(("hadoop-client", "slf4j-api"))], names
+
+
+def test_spark_modules_and_scala_library_are_excluded_as_spark_does() -> None:
+    assert all(is_excluded(Path(n)) for n in ("spark-sql_2.13-4.2.0.jar", "spark-core_2.13-4.2.0.jar",
+                                              "spark-tags_2.13-4.2.0.jar", "scala-library-2.13.18.jar"))
+    assert not any(is_excluded(Path(n)) for n in ("spark-sql-kafka-0-10_2.13-4.2.0.jar",
+                                                  "spark-token-provider-kafka-0-10_2.13-4.2.0.jar",
+                                                  "kafka-clients-3.9.2.jar"))
+
+
+def test_the_newest_served_release_ignores_previews(file_repository: Path) -> None:
+    served = served_versions()
+    assert served == ["3.5.9", "4.0.4", "4.1.3", "4.2.0"]
+    assert newest_served(served) == "4.2.0"
+
+
+def test_a_spark_without_a_served_connector_names_the_newest_served(file_repository: Path) -> None:
+    with pytest.raises(ConnectorUnavailableError) as refused:
+        connector_jars("4.1.4", progress=False)
+    line = str(refused.value)
+    assert "\n" not in line
+    assert "does not serve Spark's Kafka connector for the running Spark 4.1.4" in line
+    assert "the newest it serves is 4.2.0 (on the 4.1 line: 4.1.3)" in line
+    assert "`pyspark[sql]==4.2.0`" in line and "`--source python`" in line
+
+
+def test_an_unreachable_repository_fails_fast_in_one_line(
+        embedded_broker, tmp_path: Path, free_port: int, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_MAVEN_REPO", f"http://127.0.0.1:{free_port}/maven2/")
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "cache"))
+    started = time.monotonic()
+    code = run_cli(["--source", "spark-kafka", "--bootstrap-servers",
+                    embedded_broker.bootstrap_servers, "--checkpoint-dir", str(tmp_path / "cp"),
+                    "--log-dir", str(tmp_path / "log")])
+    took = time.monotonic() - started
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.startswith("spark_app:")]
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith("spark_app: KAFKA_CONNECTOR_UNAVAILABLE: Spark's Kafka connector: "
+                               "cannot fetch org.apache.spark:spark-sql-kafka-0-10_2.13:")
+    assert "cannot be reached" in lines[0] and "`--source python`" in lines[0]
+    assert took < 30, f"took {took:.1f} s"
