@@ -679,3 +679,142 @@ def test_partitions_added_on_our_broker(embedded_broker, tmp_path: Path) -> None
     read = rows_of(lenient, start, end)
     assert sorted((r["partition"], r["offset"]) for r in read) == \
         [(1, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
+
+
+# --- Both sources, real queries: what a user sees, on ours and on Spark's connector ------------
+#
+# Each test below runs the same query on `--source python` (format "experience-kafka") and on
+# `--source spark-kafka` (format "kafka", the connector's jars from the project's cache), in one
+# SparkSession whose JVM was started with the connector's jars. A difference we keep on purpose
+# has its own test, named for the source it holds on and why, that fails once it disappears.
+
+SOURCES = ("python", "spark-kafka")
+_FORMAT = {"python": kafka_source.SOURCE_NAME, "spark-kafka": "kafka"}
+_QUERY_SEC = 180
+
+
+@pytest.fixture(scope="module")
+def both_session(tmp_path_factory: pytest.TempPathFactory):
+    """A local[2] session that can run both sources; its own JVM, started with the jars."""
+    from pyspark import SparkContext
+
+    from spark_app.session import _end_jvm, build_session
+    from spark_app.settings import SparkAppSettings
+
+    if SparkContext._gateway is not None:  # a JVM started without the connector's jars
+        if SparkContext._active_spark_context is not None:
+            SparkContext._active_spark_context.stop()
+        _end_jvm()
+    log_dir = tmp_path_factory.mktemp("both-sources-log")
+    spark = build_session(SparkAppSettings(source="spark-kafka", master="local[2]",
+                                           log_dir=log_dir))
+    spark.dataSource.register(KafkaSource)
+    yield spark
+    spark.stop()
+    _end_jvm()
+
+
+class Both:
+    """One test's queries on one source: options as the app gives them, rows, checkpoint, log."""
+
+    def __init__(self, spark, source: str, bootstrap: str, tmp_path: Path) -> None:
+        self.spark, self.source, self.bootstrap, self.tmp_path = spark, source, bootstrap, tmp_path
+        self.checkpoint = tmp_path / "checkpoint"
+        self._spark_log = Path(spark.conf.get("spark.app.sparkLogFile", "")) if False else None
+        self._log_start = self._session_log().stat().st_size if self._session_log().exists() else 0
+        self.batches: list[tuple[int, list[dict]]] = []
+
+    def _session_log(self) -> Path:
+        import re
+
+        config = self.spark.sparkContext.getConf().get("spark.driver.extraJavaOptions")
+        log4j = Path(re.search(r"-Dlog4j2.configurationFile=file:(\S+)", config).group(1))
+        return Path(re.search(r"appender.file.fileName = (.+)", log4j.read_text()).group(1))
+
+    def options(self, **extra: str) -> dict[str, str]:
+        given = {"kafka.bootstrap.servers": self.bootstrap, "subscribe": "Experience",
+                 "startingOffsets": "earliest", **FAST, **extra}
+        if self.source == "python":
+            given.update(checkpointLocation=str(self.checkpoint),
+                         logFile=str(self.tmp_path / "spark.log"))
+        return given
+
+    def load(self, **extra: str):
+        return self.spark.readStream.format(_FORMAT[self.source]).options(**self.options(**extra)).load()
+
+    def run(self, **extra: str) -> None:
+        """Start the query, let it read everything Kafka has, stop it; raises its failure."""
+        query = self.start(**extra)
+        try:
+            query.processAllAvailable()
+        finally:
+            query.stop()
+
+    def start(self, **extra: str):
+        def collect(frame, batch_id: int) -> None:
+            self.batches.append((batch_id, [r.asDict() for r in frame.collect()]))
+
+        return (self.load(**extra).writeStream.foreachBatch(collect)
+                .option("checkpointLocation", str(self.checkpoint))
+                .trigger(processingTime="200 milliseconds").start())
+
+    def rows(self) -> list[dict]:
+        return [row for _, rows in self.batches for row in rows]
+
+    def offsets_line(self, batch: int) -> str:
+        return (self.checkpoint / "offsets" / str(batch)).read_text().splitlines()[-1]
+
+    def log(self) -> str:
+        """What the source logged during this test: ours to its logFile, the connector to log4j."""
+        text = self._session_log().read_bytes()[self._log_start:].decode(errors="replace")
+        own = self.tmp_path / "spark.log"
+        return text + (own.read_text() if own.exists() else "")
+
+
+@pytest.fixture(params=SOURCES)
+def both(request, both_session, embedded_broker, tmp_path: Path) -> Both:
+    return Both(both_session, request.param, embedded_broker.bootstrap_servers, tmp_path)
+
+
+def _failure(action) -> str:
+    """The text of what `action` raised (the test fails if it raised nothing)."""
+    with pytest.raises(Exception) as raised:
+        action()
+    return str(raised.value)
+
+
+@pytest.mark.spark
+def test_both_rows_and_schema(both: Both) -> None:
+    import time
+
+    create_topic(both.bootstrap)
+    stamp = int(time.time()) * 1000 + 123  # recent: the broker's retention drops old records
+    producer = KafkaProducer(bootstrap_servers=both.bootstrap)
+    producer.send("Experience", key=b"\xff8", value=None, timestamp_ms=stamp, headers=[("h", b"v")])
+    producer.send("Experience", key=None, value=b"9", timestamp_ms=stamp)
+    producer.flush(10)
+    producer.close()
+    assert both.load().schema.simpleString() == (
+        "struct<key:binary,value:binary,topic:string,partition:int,offset:bigint,"
+        "timestamp:timestamp,timestampType:int>")
+    assert both.load(includeHeaders="true").schema.simpleString().endswith(
+        ",headers:array<struct<key:string,value:binary>>>")
+    both.run(includeHeaders="true")
+    first, second = both.rows()
+    assert (bytes(first["key"]), first["value"], first["topic"], first["partition"],
+            first["offset"], first["timestampType"]) == (b"\xff8", None, "Experience", 0, 0, 0)
+    assert first["timestamp"].timestamp() == stamp / 1000
+    assert [(h["key"], bytes(h["value"])) for h in first["headers"]] == [("h", b"v")]
+    assert (second["key"], bytes(second["value"]), second["offset"], second["headers"]) == \
+        (None, b"9", 1, None)
+
+
+@pytest.mark.spark
+def test_both_write_sources_0_0_and_offsets_n_alike(both: Both) -> None:
+    create_topic(both.bootstrap, partitions=2)
+    send_counter(both.bootstrap, range(1, 4), partition=0)
+    send_counter(both.bootstrap, range(4, 6), partition=1)
+    both.run()
+    assert (both.checkpoint / "sources" / "0" / "0").read_bytes() == \
+        b'\x00v1\n{"Experience":{"0":0,"1":0}}'
+    assert both.offsets_line(0) == '{"Experience":{"0":3,"1":2}}'  # compact, numeric order
