@@ -108,8 +108,8 @@ class DataLossReporter:
                      f"may have been missed",
                      _error(PartitionOffsetChangedError,
                             f"Partition {tp} offset was changed from {before} to {now}. This "
-                            f"could either be a user error that the start offset is set too "
-                            f"high and this is the first batch, or the kafka topic-partition is "
-                            f"broken, and some data may have been missed.",
+                            f"could be either 1) a user error that the start offset is set "
+                            f"beyond available offset when starting query, or 2) the kafka "
+                            f"topic-partition is deleted and re-created.",
                             f"Kafka's latest offset of {tp} ({now}) is below the {before} the "
                             f"query reached: the topic was most likely deleted and recreated."))

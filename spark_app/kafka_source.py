@@ -247,7 +247,8 @@ class KafkaStreamReader(DataSourceStreamReader):
         if self.options.fail_on_data_loss:
             raise could_not_read(tp, offset, end, self.group_id, earliest)
         where = f"(GroupId: {self.group_id}, TopicPartition: {tp})"
-        _warn(self.options, f"Cannot fetch offset {offset} {where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
+        # No space before the parenthesis: the connector's own line (4.2.0) reads so.
+        _warn(self.options, f"Cannot fetch offset {offset}{where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
         _warn(self.options, f"Some data may be lost. Recovering from the earliest offset: {earliest}")
         if offset >= latest or earliest >= end:
             skipped_to = end
