@@ -773,7 +773,9 @@ class Both:
 
 @pytest.fixture(params=SOURCES)
 def both(request, both_session, embedded_broker, tmp_path: Path) -> Both:
-    return Both(both_session, request.param, embedded_broker.bootstrap_servers, tmp_path)
+    made = Both(both_session, request.param, embedded_broker.bootstrap_servers, tmp_path)
+    made.broker = embedded_broker
+    return made
 
 
 def _failure(action) -> str:
@@ -977,3 +979,34 @@ def test_both_read_added_partitions_and_fail_one_not_from_zero(both: Both) -> No
     both.run(failOnDataLoss="false")
     assert sorted((r["partition"], r["offset"]) for r in both.rows()) == \
         [(1, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
+
+
+@pytest.mark.spark
+def test_both_fail_when_kafka_stays_down_past_the_retries(both: Both) -> None:
+    """KafkaOffsetReaderAdmin.withRetries: the driver's offset look-ups fail after
+    fetchOffset.numRetries, each bounded by the admin client's timeout; the query fails before
+    planning a batch (no offsets/1)."""
+    import time
+
+    create_topic(both.bootstrap)
+    send_counter(both.bootstrap, range(1, 4))
+    bounded = {"fetchOffset.numRetries": "2", "kafka.default.api.timeout.ms": "2000",
+               "kafka.request.timeout.ms": "1000"}
+    both.run(**bounded)
+    both.broker.stop()
+    started = time.monotonic()
+    text = _failure(lambda: both.run(**bounded))
+    took = time.monotonic() - started
+    assert not (both.checkpoint / "offsets" / "1").exists()
+    assert took < 90, f"{both.source}: failed after {took:.0f} s"
+    _kafka_down_words_differ(both, text)
+
+
+def _kafka_down_words_differ(both: Both, text: str) -> None:
+    """Known difference, kept: the connector fails with the Java admin client's
+    `TimeoutException`; ours says which address did not answer and how to start a broker.
+    Fails once either says the other's words."""
+    ours = "KAFKA_UNREACHABLE: no Kafka broker answers at " in text
+    java = "org.apache.kafka.common.errors.TimeoutException" in text
+    assert (ours, java) == ((True, False) if both.source == "python" else (False, True)), \
+        (both.source, text[:1500])
