@@ -93,3 +93,28 @@ def test_an_unreachable_repository_fails_fast_in_one_line(
                                "cannot fetch org.apache.spark:spark-sql-kafka-0-10_2.13:")
     assert "cannot be reached" in lines[0] and "`--source python`" in lines[0]
     assert took < 30, f"took {took:.1f} s"
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("master", ["local[2]", "local-cluster[2,1,1024]"])
+def test_the_app_runs_on_the_connector(embedded_broker, tmp_path: Path, master: str) -> None:
+    """`python -m spark_app --source spark-kafka`: on local-cluster the executors are other
+    JVMs, so this also shows the jars reach them (spark.jars, not the driver's class path)."""
+    from scenarios.verify import verify_file
+    from spark_app.settings import SparkAppSettings
+    from tests.spark_app.app_process import AppProcess, wait_until
+    from tests.spark_app.kafka_helpers import create_topic, send_counter
+
+    create_topic(embedded_broker.bootstrap_servers)
+    send_counter(embedded_broker.bootstrap_servers, range(1, 6))
+    settings = SparkAppSettings(bootstrap_servers=embedded_broker.bootstrap_servers,
+                                source="spark-kafka", master=master, trigger_sec=0.5,
+                                checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    output = tmp_path / "log" / "streaming-output.log"
+    with AppProcess(tmp_path, settings.to_argv()) as app:
+        wait_until(lambda: output.exists() and verify_file(output).highest == 5, 600, "value 5", app)
+        assert app.terminate() == 0, app.output_tail()
+    report = verify_file(output)
+    assert report.final_count == 5 and not report.duplicated and not report.missing
+    assert (tmp_path / "checkpoints" / "offsets" / "0").read_text().splitlines()[-1] == \
+        '{"Experience":{"0":5}}'
