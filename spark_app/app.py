@@ -21,6 +21,7 @@ from typing import Any
 
 from spark_app.checkpoint import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
+from spark_app.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
@@ -113,6 +114,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if ours is not None:
         return ours
     text = str(error)
+    connector = connector_data_loss(text)
+    if connector is not None:  # --source spark-kafka: name the condition as ours does
+        return connector
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
