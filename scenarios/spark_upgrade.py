@@ -17,7 +17,7 @@ the new one, and can I go back?". This scenario answers it for two real PySpark 
 
 Each Spark runs in its own environment (scenarios/spark_envs.py, made on first use).
 
-Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.3] [--to 4.2.0]`
+Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.1] [--to 4.2.0]`
 """
 
 from __future__ import annotations

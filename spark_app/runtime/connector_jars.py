@@ -32,6 +32,10 @@ __all__ = ["CONNECTOR_ARTIFACT", "connector_coordinate", "connector_jars", "is_e
 
 CONNECTOR_GROUP = "org.apache.spark"
 CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10_2.13"
+# The connector's own dependency of the same version. Maven Central (as reached on 2026-11-24)
+# lists the connector at 4.0.4 and 4.1.3 but this one only at 4.0.0, 4.1.1 and 4.2.0, so the
+# connector of 4.0.4 or 4.1.3 cannot be resolved: "served" means both are listed.
+_TOKEN_PROVIDER = "spark-token-provider-kafka-0-10_2.13"
 # What Spark's MavenUtils leaves out of `spark.jars.packages` (IVY_DEFAULT_EXCLUDES and
 # `*:scala-library`): the running Spark has them already, in its own version.
 _SPARK_MODULES = ("catalyst_", "core_", "graphx_", "kvstore_", "launcher_", "mllib_",
@@ -87,7 +91,7 @@ def _unavailable(spark_version: str, error: JarFetchError) -> ConnectorUnavailab
         also = f" (on the {line} line: {same_line})" if same_line not in ("", newest) else ""
         return ConnectorUnavailableError(
             f"{_registry()} does not serve Spark's Kafka connector for the running Spark "
-            f"{spark_version} ({CONNECTOR_ARTIFACT}); the newest it serves is {newest}{also}: "
+            f"{spark_version} ({CONNECTOR_ARTIFACT} with {_TOKEN_PROVIDER}); the newest it serves is {newest}{also}: "
             f"install `pyspark[sql]=={newest}`, or run with `--source python`, which needs no jars")
     return ConnectorUnavailableError(f"Spark's Kafka connector: {error}, or run with "
                                      f"`--source python`, which needs no jars")
@@ -98,16 +102,21 @@ def _registry() -> str:
 
 
 def served_versions() -> list[str]:
-    """The connector's released versions the repository lists (maven-metadata.xml), oldest
-    first; empty when the list cannot be read (the caller then reports the fetch's own error)."""
-    url = f"{repository()}{CONNECTOR_GROUP.replace('.', '/')}/{CONNECTOR_ARTIFACT}/maven-metadata.xml"
+    """The released versions for which the repository lists both the connector and its token
+    provider (maven-metadata.xml), oldest first; empty when a list cannot be read (the caller
+    then reports the fetch's own error)."""
+    connector, provider = _listed(CONNECTOR_ARTIFACT), _listed(_TOKEN_PROVIDER)
+    return sorted((v for v in connector & provider if _RELEASE.fullmatch(v)), key=_key)
+
+
+def _listed(artifact: str) -> set[str]:
+    url = f"{repository()}{CONNECTOR_GROUP.replace('.', '/')}/{artifact}/maven-metadata.xml"
     try:
         with urllib.request.urlopen(url, timeout=_METADATA_TIMEOUT_SEC) as response:
             root = ElementTree.fromstring(response.read())
     except (OSError, urllib.error.URLError, ElementTree.ParseError):
-        return []
-    found = {v.text.strip() for v in root.iter("version") if v.text}
-    return sorted((v for v in found if _RELEASE.fullmatch(v)), key=_key)
+        return set()
+    return {v.text.strip() for v in root.iter("version") if v.text}
 
 
 def newest_served(served: list[str]) -> str:

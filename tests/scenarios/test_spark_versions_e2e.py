@@ -1,6 +1,6 @@
 """Spark versions end to end: `run spark-upgrade --fast` and a two-version matrix (marked e2e).
 
-Both make PySpark 4.0.4's environment on first use (about 30 s with a warm uv cache, a minute
+Both make PySpark 4.0.0's environment on first use (about 30 s with a warm uv cache, a minute
 or two from PyPI), then reuse it.
 """
 

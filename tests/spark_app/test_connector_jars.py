@@ -18,22 +18,29 @@ from spark_app.runtime.connector_jars import (connector_jars, is_excluded, newes
                                               served_versions)
 from spark_app.spark_version import installed_spark_version
 
-METADATA = """<?xml version="1.0" encoding="UTF-8"?>
-<metadata><groupId>org.apache.spark</groupId><artifactId>spark-sql-kafka-0-10_2.13</artifactId>
-<versioning><latest>4.2.0-preview5</latest><versions>
-<version>3.5.9</version><version>4.0.4</version><version>4.1.3</version><version>4.2.0</version>
-<version>4.2.0-preview5</version><version>4.10.0-preview1</version>
-</versions></versioning></metadata>
-"""
+def metadata(artifact: str, versions: list[str]) -> str:
+    listed = "".join(f"<version>{v}</version>" for v in versions)
+    return (f'<?xml version="1.0" encoding="UTF-8"?><metadata><groupId>org.apache.spark</groupId>'
+            f"<artifactId>{artifact}</artifactId><versioning><latest>4.2.0-preview5</latest>"
+            f"<versions>{listed}</versions></versioning></metadata>")
+
+
+# As Maven Central listed them on 2026-11-24 (shortened): the connector at 4.1.3 and 4.0.4,
+# its token provider not; a preview newer than any release.
+LISTED = {"spark-sql-kafka-0-10_2.13": ["3.5.9", "4.0.0", "4.0.4", "4.1.1", "4.1.3", "4.2.0",
+                                        "4.2.0-preview5", "4.10.0-preview1"],
+          "spark-token-provider-kafka-0-10_2.13": ["3.5.9", "4.0.0", "4.1.1", "4.2.0",
+                                                   "4.2.0-preview5"]}
 
 
 @pytest.fixture
 def file_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository holding only the connector's version list, and an empty cache."""
+    """A repository holding only the two artifacts' version lists, and an empty cache."""
     root = tmp_path / "repo"
-    folder = root / "org/apache/spark/spark-sql-kafka-0-10_2.13"
-    folder.mkdir(parents=True)
-    (folder / "maven-metadata.xml").write_text(METADATA)
+    for artifact, versions in LISTED.items():
+        folder = root / "org/apache/spark" / artifact
+        folder.mkdir(parents=True)
+        (folder / "maven-metadata.xml").write_text(metadata(artifact, versions))
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_MAVEN_REPO", root.as_uri())
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "cache"))
     return root
@@ -60,19 +67,20 @@ def test_spark_modules_and_scala_library_are_excluded_as_spark_does() -> None:
                                                   "kafka-clients-3.9.2.jar"))
 
 
-def test_the_newest_served_release_ignores_previews(file_repository: Path) -> None:
+def test_served_means_the_connector_and_its_token_provider_and_no_preview(
+        file_repository: Path) -> None:
     served = served_versions()
-    assert served == ["3.5.9", "4.0.4", "4.1.3", "4.2.0"]
+    assert served == ["3.5.9", "4.0.0", "4.1.1", "4.2.0"]
     assert newest_served(served) == "4.2.0"
 
 
 def test_a_spark_without_a_served_connector_names_the_newest_served(file_repository: Path) -> None:
     with pytest.raises(ConnectorUnavailableError) as refused:
-        connector_jars("4.1.4", progress=False)
+        connector_jars("4.1.3", progress=False)  # the connector is listed, its dependency not
     line = str(refused.value)
     assert "\n" not in line
-    assert "does not serve Spark's Kafka connector for the running Spark 4.1.4" in line
-    assert "the newest it serves is 4.2.0 (on the 4.1 line: 4.1.3)" in line
+    assert "does not serve Spark's Kafka connector for the running Spark 4.1.3" in line
+    assert "the newest it serves is 4.2.0 (on the 4.1 line: 4.1.1)" in line
     assert "`pyspark[sql]==4.2.0`" in line and "`--source python`" in line
 
 
