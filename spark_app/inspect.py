@@ -139,6 +139,9 @@ def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int
 
     settings = SparkAppSettings(checkpoint_dir=checkpoint, log_dir=log_dir, master="local[1]")
     with SparkSessionResource(settings) as spark:
+        # Spark's StateStoreCoordinator is made with the session's streaming query manager; the
+        # state reader of PySpark 4.2.0 asks for it and fails without (RpcEndpointNotFound).
+        spark.streams  # noqa: B018
         rows = spark.read.format("statestore").load(str(checkpoint.resolve())).collect()
     if not rows:
         return None, "the state store holds no rows yet"
