@@ -723,7 +723,6 @@ class Both:
     def __init__(self, spark, source: str, bootstrap: str, tmp_path: Path) -> None:
         self.spark, self.source, self.bootstrap, self.tmp_path = spark, source, bootstrap, tmp_path
         self.checkpoint = tmp_path / "checkpoint"
-        self._spark_log = Path(spark.conf.get("spark.app.sparkLogFile", "")) if False else None
         self._log_start = self._session_log().stat().st_size if self._session_log().exists() else 0
         self.batches: list[tuple[int, list[dict]]] = []
 
