@@ -3,8 +3,8 @@
 Usage:
     python -m scenarios list
     python -m scenarios run all --fast --report reports
-    python -m scenarios run endless-retention --spark 4.0.5
-    python -m scenarios matrix --spark 4.0.5,4.3.0 endless-retention --fast
+    python -m scenarios run endless-retention --spark 4.0.0
+    python -m scenarios matrix --spark 4.0.0,4.1.1,4.2.0 endless-retention --fast
     python -m scenarios verify log/streaming-output.log --json
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
@@ -65,7 +65,7 @@ def main_parser() -> argparse.ArgumentParser:
                      help="the Spark app's Kafka source: ours (default, offline) or Spark's own "
                           "connector, fetched from Maven Central")
     run.add_argument("--spark", metavar="VERSION",
-                     help="run the Spark app on this PySpark (e.g. 4.0.5), in an environment made "
+                     help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
                           "with uv on first use (default: the project's own)")
     for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
         if scenario.options:
@@ -76,7 +76,7 @@ def main_parser() -> argparse.ArgumentParser:
     matrix = commands.add_parser(
         "matrix", help="run scenarios on several PySpark versions and compare them check by check")
     matrix.add_argument("--spark", required=True, metavar="V1,V2,…",
-                        help="PySpark versions, e.g. 4.0.5,4.3.0 (each in its own environment)")
+                        help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)")
     matrix.add_argument("names", nargs="*", metavar="NAME",
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")

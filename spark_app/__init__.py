@@ -12,4 +12,8 @@ modules listed in `__all__`; deeper in, they use only names a module lists in it
 Usage: `python -m spark_app --help` and `python -m spark_app inspect --help`
 """
 
-__all__ = ["settings", "errors", "output_line", "batch_line", "offsets"]
+# The lines the app prints that others read each have their owner here: the output line, the
+# batch line, the supervisor's restart and give-up lines, the negative-key crash line, the
+# data-loss words, the manual-offsets start line.
+__all__ = ["settings", "errors", "output_line", "batch_line", "offsets", "supervisor",
+           "negative_key", "data_loss_lines", "group_offsets"]

@@ -24,6 +24,7 @@ from spark_app.counter import count_messages
 from spark_app.checkpoint.state_reader import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
                                            pinned_store_note)
+from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
@@ -122,6 +123,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if ours is not None:
         return ours
     text = str(error)
+    connector = connector_data_loss(text)
+    if connector is not None:  # --source spark-kafka: name the condition as ours does
+        return connector
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]

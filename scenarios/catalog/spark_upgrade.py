@@ -17,7 +17,7 @@ the new one, and can I go back?". This scenario answers it for two real PySpark 
 
 Each Spark runs in its own environment (scenarios/engine/spark_envs.py, made on first use).
 
-Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.4] [--to 4.3.0]`
+Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.1] [--to 4.2.0]`
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.registry import Scenario, ScenarioOption
-from scenarios.engine.spark_envs import locked_spark_version, spark_python
+from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
@@ -39,7 +39,8 @@ from spark_app.errors import error_in_text
 
 __all__ = ["SCENARIO", "run", "CheckpointFormats", "predict_rollback"]
 
-OLDEST_LINE_DEFAULT = "4.0.5"
+# The oldest line's newest release whose Kafka connector Maven Central serves (SERVED_LINES).
+OLDEST_LINE_DEFAULT = SERVED_LINES[0]
 _LOGS = ("offsets", "commits", "state/0/_metadata")
 
 

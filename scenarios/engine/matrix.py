@@ -7,7 +7,7 @@ every column is marked, because that is what a Spark upgrade would change for a 
 (an error condition renamed, a refused change now allowed, a slower start).
 
 Usage:
-    matrix = run_matrix(["4.0.5", "4.3.0"], find_scenarios(["endless-retention"]), settings,
+    matrix = run_matrix(["4.0.0", "4.2.0"], find_scenarios(["endless-retention"]), settings,
                         Narrator(), report_dir=None)
     print_matrix(matrix, Console())
     sys.exit(matrix.exit_code)

@@ -15,7 +15,7 @@ PySpark 4.0 and 4.1 get the pyarrow spark_app/runtime/spark_version.py says they
 there why); from 4.2 on the environment has the project's own pyarrow.
 
 Usage:
-    python = spark_python("4.0.5", say=print)   # e.g. ~/.cache/.../pyspark/4.0.5/bin/python
+    python = spark_python("4.0.0", say=print)   # e.g. ~/.cache/.../pyspark/4.0.0/bin/python
     SparkLauncher(..., python=python)
 """
 
@@ -36,10 +36,17 @@ from spark_app.runtime.class_cache import default_cache_dir
 from spark_app.runtime.spark_version import (NEW_PYARROW_FROM, PYARROW_LIMIT_BEFORE_4_2,
                                      installed_spark_version)
 
-__all__ = ["SparkEnvError", "environment_folder", "locked_spark_version", "pyarrow_requirement",
-           "spark_python"]
+__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version",
+           "pyarrow_requirement", "spark_python"]
 
 _VERSION = re.compile(r"4\.\d+\.\d+")
+# Per Spark 4 line, the newest release whose Kafka connector Maven Central served whole on
+# 2026-11-24 (spark-sql-kafka-0-10_2.13 and its spark-token-provider-kafka-0-10_2.13: the
+# connector alone is listed up to 4.0.4 and 4.1.3, its token provider only at 4.0.0 and 4.1.1).
+# PyPI has newer ones (up to 4.0.5, 4.1.4, 4.2.1, 4.3.0), but on those `--source spark-kafka`
+# stops with one line, so a version matrix meant for both sources uses these. Each runs with
+# its own connector version (spark_app/runtime/connector_jars.py).
+SERVED_LINES = ("4.0.0", "4.1.1", "4.2.0")
 
 
 class SparkEnvError(ScenarioError):
@@ -69,7 +76,7 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
     if version is None or version == locked_spark_version():
         return sys.executable
     if not _VERSION.fullmatch(version):
-        raise SparkEnvError(f"--spark {version}: give a PySpark 4 release such as 4.0.5 or 4.1.4 "
+        raise SparkEnvError(f"--spark {version}: give a PySpark 4 release such as 4.0.0 or 4.1.1 "
                             f"(the project's own is {locked_spark_version()})")
     folder = environment_folder(version)
     if not (folder / "ready.json").is_file():

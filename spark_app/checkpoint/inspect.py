@@ -149,6 +149,9 @@ def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int
     from spark_app.runtime.session import SparkSessionResource
 
     with SparkSessionResource(reader_settings(checkpoint, log_dir)) as spark:
+        # Spark's StateStoreCoordinator is made with the session's streaming query manager; the
+        # state reader of PySpark 4.2.0 asks for it and fails without (RpcEndpointNotFound).
+        spark.streams  # noqa: B018
         rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
                 .load(str(checkpoint.resolve())).collect())
     if not rows:

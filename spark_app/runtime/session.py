@@ -128,9 +128,12 @@ def _connector_conf(settings: SparkAppSettings) -> dict[str, str]:
     """Spark's own Kafka connector for `--source spark-kafka`."""
     if settings.source != "spark-kafka":
         return {}
-    from spark_app.connector import connector_package
+    # Fetched (with progress) by the preflight; read from the cache here. spark.jars puts them on
+    # the driver's class path and serves them to every executor of a cluster.
+    from spark_app.runtime.connector_jars import connector_jars
 
-    return {"spark.jars.packages": connector_package(installed_spark_version())}
+    jars = connector_jars(installed_spark_version(), progress=False)
+    return {"spark.jars": ",".join(str(jar) for jar in jars)}
 
 
 @contextmanager

@@ -20,6 +20,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ from spark_app.data_loss_lines import could_not_read_text, earliest_now_text
 from spark_app.offsets import TopicPartition
 
 __all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
-           "java_set", "could_not_read"]
+           "java_set", "could_not_read", "connector_data_loss"]
 
 # The KAFKA_DATA_LOSS condition's main message (its lines joined by spaces).
 SPARK_DATA_LOSS_TEXT = (
@@ -104,8 +105,38 @@ class DataLossReporter:
                      f"may have been missed",
                      _error(PartitionOffsetChangedError,
                             f"Partition {tp} offset was changed from {before} to {now}. This "
-                            f"could either be a user error that the start offset is set too "
-                            f"high and this is the first batch, or the kafka topic-partition is "
-                            f"broken, and some data may have been missed.",
+                            f"could be either 1) a user error that the start offset is set "
+                            f"beyond available offset when starting query, or 2) the kafka "
+                            f"topic-partition is deleted and re-created.",
                             f"Kafka's latest offset of {tp} ({now}) is below the {before} the "
                             f"query reached: the topic was most likely deleted and recreated."))
+
+
+# The connector's KafkaIllegalStateException (4.2.0) reaches Python as Spark's sentence and
+# `Reason: <the sub-condition's template>`, without the condition's name: which template the
+# reason fills tells the sub-condition (kafka-error-conditions.json).
+_CONNECTOR_REASONS: tuple[tuple[str, type[DataLossError]], ...] = (
+    ("Could not read records in offset", CouldNotReadOffsetRangeError),
+    ("Partition ", PartitionOffsetChangedError),
+    ("Added partition ", AddedPartitionNotFromZeroError),
+    ("Partitions ", PartitionsDeletedError),
+    ("Cannot find initial offsets", InitialOffsetNotFoundError),
+)
+_REASON = re.compile(r"not available in Kafka any more;.*?Reason: (.+?)(?: SQLSTATE: | === |$)")
+
+
+def connector_data_loss(text: str) -> DataLossError | None:
+    """The connector's data-loss failure in `text`, as the error our source raises for it (the
+    condition's name first, Spark's words, the reason, the way out); None if there is none.
+
+    Usage: `error = connector_data_loss(str(query_exception))`
+    """
+    flat = " ".join(text.split())
+    match = _REASON.search(flat)
+    if match is None:
+        return None
+    reason = match.group(1).strip()
+    for start, kind in _CONNECTOR_REASONS:
+        if reason.startswith(start):
+            return _error(kind, reason)
+    return None

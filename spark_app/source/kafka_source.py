@@ -24,6 +24,7 @@ Usage:
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import uuid
@@ -110,6 +111,19 @@ def _warn(options: SourceOptions, message: str) -> None:
 def _info(options: SourceOptions, message: str) -> None:
     _log_to(options)
     _log.info(message)
+
+
+def _compact_offsets_json() -> None:
+    """Make offsets/N's source line compact JSON, `{"Experience":{"0":42}}`, as the connector's.
+
+    Spark writes the offsets a Python source returns as PySpark's streaming source runner
+    serialises them, `json.dumps(offset)` with the default separators, which puts spaces after
+    `:` and `,`. That call uses json's module-level default encoder; this runs in the process
+    that plans the batches (the runner calls streamReader), so swapping that encoder there
+    makes every offset it hands Spark compact. Reading is unaffected: JSON is JSON.
+    """
+    if json._default_encoder.item_separator != ",":  # type: ignore[attr-defined]
+        json._default_encoder = json.JSONEncoder(separators=(",", ":"))  # type: ignore[attr-defined]
 
 
 class KafkaStreamReader(DataSourceStreamReader):
@@ -234,7 +248,8 @@ class KafkaStreamReader(DataSourceStreamReader):
         if self.options.fail_on_data_loss:
             raise could_not_read(tp, offset, end, self.group_id, earliest)
         where = f"(GroupId: {self.group_id}, TopicPartition: {tp})"
-        _warn(self.options, f"Cannot fetch offset {offset} {where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
+        # No space before the parenthesis: the connector's own line (4.2.0) reads so.
+        _warn(self.options, f"Cannot fetch offset {offset}{where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
         _warn(self.options, f"Some data may be lost. Recovering from the earliest offset: {earliest}")
         if offset >= latest or earliest >= end:
             skipped_to = end
@@ -345,4 +360,5 @@ class KafkaSource(DataSource):
         if tuple(f.name for f in schema.fields) != fixed:
             raise SourceOptionError("java.lang.IllegalArgumentException: Kafka source has a fixed "
                                     "schema and cannot be set with a custom one")
+        _compact_offsets_json()
         return KafkaStreamReader(options)

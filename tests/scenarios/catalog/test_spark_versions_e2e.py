@@ -1,6 +1,6 @@
 """Spark versions end to end: `run spark-upgrade --fast` and a two-version matrix (marked e2e).
 
-Both make PySpark 4.0.5's environment on first use (about 30 s with a warm uv cache, a minute
+Both make PySpark 4.0.0's environment on first use (about 30 s with a warm uv cache, a minute
 or two from PyPI), then reuse it.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
-from scenarios.engine.spark_envs import locked_spark_version
+from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version
 from tests.scenarios.more_helpers import checks_named, run_scenario
 
-OLDEST = "4.0.5"
+OLDEST = SERVED_LINES[0]  # the oldest line's newest release with a served connector
 
 
 @pytest.mark.e2e

@@ -83,7 +83,7 @@ def test_the_locked_version_needs_no_environment() -> None:
 @pytest.mark.parametrize("version", ["3.5.3", "4.1", "latest", "5.0.0"])
 def test_a_version_that_is_not_a_pyspark_4_release_is_one_line(
         version: str, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SparkEnvError, match="give a PySpark 4 release such as 4.0.5"):
+    with pytest.raises(SparkEnvError, match="give a PySpark 4 release such as 4.0.0"):
         spark_python(version)
     assert run_cli(["run", "endless-retention", "--spark", version]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()

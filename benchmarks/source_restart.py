@@ -1,0 +1,164 @@
+"""Our Kafka source against Spark's connector: first start, restart after kill -9, 1-message batch.
+
+One run measures both sources on one embedded broker, with real processes (`python -m kafka_app
+broker`, `python -m spark_app --source python|spark-kafka`), each source with its own
+checkpoint and output log:
+  1. first start: a fresh checkpoint, one message waiting, from starting the process to that
+     message's line in the output log (the connector's jars are fetched before, so this is
+     "first start after the jars are cached"),
+  2. the 1-message batch: send to output line at one message per second (median), and the
+     batch's own duration from the console (median `took` of 1-row batches),
+  3. restart after kill -9 of the app's whole process group (driver and JVM), one message
+     waiting, to that message's line (median of --restarts).
+It prints a table with both sources and the ratio connector / ours.
+
+Usage: `python benchmarks/source_restart.py [--messages 20] [--restarts 2] [--work-dir DIR]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafka import KafkaProducer
+from kafka.admin import KafkaAdminClient, NewTopic
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from spark_latency import _TOOK, OutputWatcher, stop_app, wait_for  # noqa: E402
+
+from scenarios.engine.apps import free_port  # noqa: E402
+from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
+from spark_app.settings import SparkAppSettings  # noqa: E402
+from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
+
+SOURCES = ("python", "spark-kafka")
+_WAIT_SEC = 600
+
+
+@dataclass
+class Figures:
+    first_start: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    one_row_ms: list[int] = field(default_factory=list)
+    restarts: list[float] = field(default_factory=list)
+
+
+class Bench:
+    """One broker, one producer, a counter of values sent; apps started per source."""
+
+    def __init__(self, work: Path, bootstrap: str) -> None:
+        self.work, self.bootstrap = work, bootstrap
+        self.producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+        self.next_value = 1
+
+    def send(self) -> tuple[int, float]:
+        value, self.next_value = self.next_value, self.next_value + 1
+        sent = time.monotonic()
+        self.producer.send("Experience", key=str(value).encode(), value=str(value).encode())
+        self.producer.flush()
+        return value, sent
+
+    def start(self, source: str, name: str) -> subprocess.Popen[str]:
+        folder = self.work / source
+        settings = SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
+                                    checkpoint_dir=folder / "checkpoints", log_dir=folder / "log")
+        return subprocess.Popen([sys.executable, "-m", "spark_app", *settings.to_argv()], cwd=REPO,
+                                stdout=open(folder / f"{name}.out", "w"),
+                                stderr=open(folder / f"{name}.err", "w"), text=True,
+                                start_new_session=True)
+
+    def measure(self, source: str, messages: int, restarts: int) -> Figures:
+        folder = self.work / source
+        folder.mkdir(parents=True, exist_ok=True)
+        watcher = OutputWatcher(folder / "log" / "streaming-output.log")
+        watcher.start()
+        figures = Figures()
+        try:
+            value, _ = self.send()
+            started = time.monotonic()
+            app = self.start(source, "run0")
+            wait_for(lambda: value in watcher.seen, _WAIT_SEC, f"{source}: first output")
+            figures.first_start = watcher.seen[value] - started
+            for _ in range(messages):
+                value, sent = self.send()
+                wait_for(lambda: value in watcher.seen, 60, f"{source}: message {value}")
+                figures.latencies.append(watcher.seen[value] - sent)
+                time.sleep(max(0.0, sent + 1.0 - time.monotonic()))
+            figures.one_row_ms = [int(ms) for rows, ms in
+                                  _TOOK.findall((folder / "run0.out").read_text()) if rows == "1"]
+            for attempt in range(1, restarts + 1):
+                os.killpg(app.pid, signal.SIGKILL)  # kill -9 of driver and JVM together
+                app.wait()
+                value, _ = self.send()
+                started = time.monotonic()
+                app = self.start(source, f"run{attempt}")
+                wait_for(lambda: value in watcher.seen, _WAIT_SEC, f"{source}: restart {attempt}")
+                figures.restarts.append(watcher.seen[value] - started)
+            stop_app(app)
+        finally:
+            watcher.stop()
+        return figures
+
+
+def table(results: dict[str, Figures]) -> str:
+    ours, theirs = results["python"], results["spark-kafka"]
+
+    def row(what: str, a: float, b: float, unit: str = "s") -> str:
+        return f"| {what} | {a:.2f} {unit} | {b:.2f} {unit} | {b / a:.2f} |"
+
+    lines = ["| measure | ours (`--source python`) | connector (`--source spark-kafka`) | "
+             "connector / ours |", "|---|---|---|---|",
+             row("first start, jars cached, to first output", ours.first_start, theirs.first_start),
+             row(f"restart after kill -9 to first output (median of {len(ours.restarts)})",
+                 statistics.median(ours.restarts), statistics.median(theirs.restarts)),
+             row(f"1-message batch, send to output line (median of {len(ours.latencies)})",
+                 statistics.median(ours.latencies), statistics.median(theirs.latencies)),
+             row("1-message batch, its duration (median `took`)",
+                 statistics.median(ours.one_row_ms) / 1000, statistics.median(theirs.one_row_ms) / 1000)]
+    restarts = ", ".join(f"{s}: " + " / ".join(f"{t:.1f}" for t in results[s].restarts) for s in SOURCES)
+    lines.append(f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
+                 f"{os.getloadavg()[0]:.1f} at the end; PySpark {installed_spark_version()}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=20, help="1-message batches, one a second")
+    parser.add_argument("--restarts", type=int, default=2, help="kill -9 and restart, per source")
+    parser.add_argument("--work-dir", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="source-bench-"))
+    connector_jars(installed_spark_version())  # cached before any clock starts
+    port = free_port()
+    bootstrap = f"127.0.0.1:{port}"
+    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
+                               "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
+                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        admin.create_topics([NewTopic("Experience", 1, 1)])
+        admin.close()
+        bench = Bench(work, bootstrap)
+        results = {source: bench.measure(source, args.messages, args.restarts) for source in SOURCES}
+        print(table(results))
+        return 0
+    finally:
+        broker.terminate()
+        broker.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
