@@ -26,7 +26,7 @@ from typing import Literal
 from spark_app.offsets import EARLIEST, LATEST, Offsets, TopicPartition, describe_offsets
 from spark_app.offsets import offsets_to_text, parse_offsets
 
-__all__ = ["StartChoice", "choose_start", "start_offsets_to_commit"]
+__all__ = ["group_start_in", "StartChoice", "choose_start", "start_offsets_to_commit"]
 
 StartFrom = Literal["checkpoint", "group", "starting-offsets"]
 
