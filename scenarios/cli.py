@@ -5,6 +5,8 @@ Usage:
     python -m scenarios run all --fast --report reports
     python -m scenarios run endless-retention --spark 4.0.0
     python -m scenarios matrix --spark 4.0.0,4.1.1,4.2.0 endless-retention --fast
+    python -m scenarios run short-retention --fast --stack apache/connector
+    python -m scenarios matrix --stack all short-retention checkpoint-reset --fast
     python -m scenarios verify log/streaming-output.log --json
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
@@ -30,7 +32,8 @@ from scenarios.engine.hangup import hang_up
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
-from scenarios.engine.matrix import on_spark, print_matrix, run_matrix
+from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
+from scenarios.engine.stacks import KAFKAS, OFFLINE, SOURCES, STACKS, Stack, parse_stack
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
@@ -61,9 +64,7 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
                      help="use this Kafka instead of an embedded broker per scenario")
-    run.add_argument("--source", choices=["python", "spark-kafka"], default="python",
-                     help="the Spark app's Kafka source: ours (default, offline) or Spark's own "
-                          "connector, fetched from Maven Central")
+    _add_stack_options(run)
     run.add_argument("--spark", metavar="VERSION",
                      help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
                           "with uv on first use (default: the project's own)")
@@ -74,9 +75,14 @@ def main_parser() -> argparse.ArgumentParser:
                 group.add_argument(option.flag, type=option.type, metavar=option.metavar,
                                    help=option.help)
     matrix = commands.add_parser(
-        "matrix", help="run scenarios on several PySpark versions and compare them check by check")
-    matrix.add_argument("--spark", required=True, metavar="V1,V2,…",
-                        help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)")
+        "matrix", help="run scenarios on several PySpark versions, or on several stacks, and "
+                       "compare them check by check")
+    columns = matrix.add_mutually_exclusive_group(required=True)
+    columns.add_argument("--spark", metavar="V1,V2,…",
+                         help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)")
+    columns.add_argument("--stack", metavar="S1,S2,…",
+                         help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
+                              "for the four (embedded|apache × python|connector)")
     matrix.add_argument("names", nargs="*", metavar="NAME",
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
@@ -145,7 +151,8 @@ def _run(args: argparse.Namespace) -> int:
     narrator = Narrator(guided=args.guided)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
-                           bootstrap_servers=args.bootstrap_servers, source=args.source)
+                           bootstrap_servers=args.bootstrap_servers)
+    settings = _chosen_stack(args).applied_to(settings)
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
     results = run_scenarios(scenarios, settings, narrator)
@@ -156,16 +163,57 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     scenarios = find_scenarios(args.names or ["endless-retention"])
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
-    _stop_like_ctrl_c()
-    matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
+    if args.stack is not None:
+        stacks = list(STACKS) if args.stack.strip() == "all" else [
+            parse_stack(s) for s in args.stack.split(",") if s.strip()]
+        _stop_like_ctrl_c()
+        matrix = run_stack_matrix(stacks, scenarios, settings, Narrator(), args.report)
+        folders = "<kafka>-<source>/"
+    else:
+        versions = [v.strip() for v in args.spark.split(",") if v.strip()]
+        _stop_like_ctrl_c()
+        matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
+        folders = "<version>/"
     print_matrix(matrix, Console(highlight=False))
     if args.report is not None:
-        print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
-              "<version>/")
+        print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
+
+
+def _add_stack_options(run: argparse.ArgumentParser) -> None:
+    """Which Kafka and which source: each alone, both at once (--stack), or --offline."""
+    stack = run.add_argument_group("which Kafka, which source (a stack: KAFKA/SOURCE)")
+    stack.add_argument("--kafka", choices=KAFKAS, default=None,
+                       help=f"embedded: our broker, offline; apache: Apache Kafka itself, fetched "
+                            f"once from Maven Central (default {OFFLINE.kafka})")
+    stack.add_argument("--source", choices=sorted(set(SOURCES.values())), default=None,
+                       help=f"the Spark app's Kafka source: python (ours, offline) or spark-kafka "
+                            f"(Spark's own connector, fetched once) (default {OFFLINE.app_source})")
+    stack.add_argument("--stack", metavar="KAFKA/SOURCE", type=parse_stack, default=None,
+                       help=f"both at once: {', '.join(s.name for s in STACKS)}")
+    stack.add_argument("--offline", action="store_true",
+                       help=f"the stand-ins, {OFFLINE.name}: nothing is fetched")
+
+
+def _chosen_stack(args: argparse.Namespace) -> Stack:
+    """The stack the flags name; two flags that disagree are one line, not a guess."""
+    named = [s for s in (args.stack, OFFLINE if args.offline else None) if s is not None]
+    base = named[0] if named else OFFLINE
+    if len(named) > 1 and named[0] != named[1]:
+        raise ScenarioError(f"--stack {args.stack.name} and --offline disagree: give one")
+    kafka = args.kafka or base.kafka
+    source = base.source if args.source is None else _stack_word(args.source)
+    chosen = Stack(kafka, source)
+    if named and chosen != base:
+        raise ScenarioError(f"--kafka/--source ask for {chosen.name} but "
+                            f"{'--offline' if args.offline else '--stack'} says {base.name}: give one")
+    return chosen
+
+
+def _stack_word(source: str) -> str:
+    return next(word for word, value in SOURCES.items() if value == source)
 
 
 def _stop_like_ctrl_c() -> None:

@@ -26,6 +26,7 @@ from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_
 from scenarios.engine.settings import Timings
 from scenarios.engine.waiting import Progress, wait_until
 from kafka_app.broker.settings import BrokerSettings
+from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import parse_message
 from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SourceKind, SparkAppSettings
@@ -99,13 +100,22 @@ class KafkaSide:
         """Start the broker of this run's kind (nothing when Kafka is external)."""
         if self.external or self.broker is not None:
             return
-        starters = {"embedded": self._start_embedded_broker}
+        starters = {"embedded": self._start_embedded_broker, "apache": self._start_apache_kafka}
         if self.kind not in starters:
             raise ProcessError(f"no way to start a Kafka of kind {self.kind!r} here; known: "
                                f"{', '.join(starters)}")
         starters[self.kind]()
 
     def _start_embedded_broker(self) -> None:
+        self._start_broker_process([], self.timings.kafka_start_timeout_sec)
+
+    def _start_apache_kafka(self) -> None:
+        """Apache Kafka through the same command (`python -m kafka_app broker --kafka apache`):
+        one JVM node, fetched once into the project's cache; a JVM takes longer to listen."""
+        self._start_broker_process(KafkaChoice(kafka="apache").to_argv(),
+                                   2 * self.timings.kafka_start_timeout_sec)
+
+    def _start_broker_process(self, choice_argv: list[str], timeout: float) -> None:
         port = free_port()
         self.bootstrap_servers = f"127.0.0.1:{port}"
         t = self.timings
@@ -118,9 +128,10 @@ class KafkaSide:
             second_listener=(f"{self.second_port}=127.0.0.1:{self.proxy_port}"
                              if self.second_port is not None else None))
         self.broker = self.group.start(
-            "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv()])
+            "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv(),
+                       *choice_argv])
         wait_while_alive(self.broker, lambda: _port_open(port), what="listening on its port",
-                         timeout=t.kafka_start_timeout_sec, name="the broker",
+                         timeout=timeout, name="the broker",
                          shown_as="the broker to listen", progress=self.progress)
 
     def start_producer(self) -> ManagedProcess:

@@ -1,4 +1,6 @@
-"""The same scenarios on several PySpark versions, compared check by check: what an upgrade changes.
+"""The same scenarios on several PySpark versions, or on several stacks (which Kafka, which
+source), compared check by check: what an upgrade changes, and where a stand-in differs from
+the real thing.
 
 Each version runs the scenarios exactly as `run --spark VERSION` does (the Spark app in that
 version's environment, scenarios/engine/spark_envs.py; Kafka and the checks unchanged). The comparison
@@ -30,9 +32,10 @@ from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_junit
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings
+from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
-__all__ = ["Matrix", "MatrixRow", "on_spark", "print_matrix", "run_matrix"]
+__all__ = ["Matrix", "MatrixRow", "on_spark", "print_matrix", "run_matrix", "run_stack_matrix"]
 
 _ABSENT = "—"
 
@@ -69,8 +72,15 @@ class MatrixRow:
 
 @dataclass
 class Matrix:
+    """Results per column: a PySpark version (`label` "PySpark") or a stack (`label` "")."""
+
     versions: list[str]
     results: dict[str, list[ScenarioResult]]
+    label: str = "PySpark"
+    title: str = "PySpark versions compared"
+
+    def heading(self, column: str) -> str:
+        return f"{self.label} {column}" if self.label else column
 
     @property
     def exit_code(self) -> int:
@@ -92,7 +102,7 @@ class Matrix:
         return rows
 
     def markdown(self) -> str:
-        head = ["scenario", "check", *(f"PySpark {v}" for v in self.versions), "differs"]
+        head = ["scenario", "check", *(self.heading(v) for v in self.versions), "differs"]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for row in self.rows():
             cells = [row.cells[v].replace("|", "\\|") for v in self.versions]
@@ -131,18 +141,37 @@ def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings:
         results[version] = run_scenarios(scenarios, on_version, narrator)
     matrix = Matrix(list(versions), results)
     if report_dir is not None:
-        _write(matrix, report_dir)
+        _write(matrix, report_dir, {v: v for v in matrix.versions})
     return matrix
 
 
-def _write(matrix: Matrix, report_dir: Path) -> None:
+def run_stack_matrix(stacks: Sequence[Stack], scenarios: Sequence[Scenario], settings: RunSettings,
+                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+    """Run `scenarios` on each stack in turn; reports per stack under report_dir/<kafka>-<source>/."""
+    results: dict[str, list[ScenarioResult]] = {}
+    for stack in stacks:
+        narrator.say(f"matrix: the scenarios on {stack.name}")
+        on_stack = stack.applied_to(replace(
+            settings, report_dir=report_dir / stack.folder if report_dir else None))
+        results[stack.name] = run_scenarios(scenarios, on_stack, narrator)
+    matrix = Matrix([s.name for s in stacks], results, label="", title="Stacks compared")
+    if report_dir is not None:
+        _write(matrix, report_dir, {s.name: s.folder for s in stacks})
+    return matrix
+
+
+def _write(matrix: Matrix, report_dir: Path, folders: dict[str, str]) -> None:
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "matrix.md").write_text(matrix.markdown(), encoding="utf-8")
     (report_dir / "matrix.json").write_text(
         json.dumps(matrix.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
-    # Each version's run wrote its own index.html under report_dir/<version>/: cells link there.
-    columns = [Column(v, f"PySpark {v}") for v in dict.fromkeys(matrix.versions)]
-    write_matrix_page(matrix.rows(), columns, report_dir, title="PySpark versions compared")
+    # Each column's run wrote its own index.html under report_dir/<folder>/: cells link there.
+    columns = [Column(folders[v], matrix.heading(v)) for v in dict.fromkeys(matrix.versions)]
+    rows = [replace(row, cells={folders[k]: c for k, c in row.cells.items()},
+                    figures=None if row.figures is None
+                    else {folders[k]: f for k, f in row.figures.items()})
+            for row in matrix.rows()]
+    write_matrix_page(rows, columns, report_dir, title=matrix.title)
     write_junit([r for rs in matrix.results.values() for r in rs], report_dir / "junit.xml")
 
 
@@ -151,12 +180,12 @@ def print_matrix(matrix: Matrix, console: Console) -> None:
     if not console.is_terminal:
         console.print(matrix.markdown(), markup=False, highlight=False, soft_wrap=True)
         return
-    table = Table(title="PySpark versions compared")
-    for column in ("scenario", "check", *(f"PySpark {v}" for v in matrix.versions)):
+    table = Table(title=matrix.title)
+    for column in ("scenario", "check", *(matrix.heading(v) for v in matrix.versions)):
         table.add_column(column, overflow="fold")
     for row in matrix.rows():
         style = "bold yellow" if row.differs else ""
         table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.versions),
                       style=style)
     console.print(table)
-    console.print("rows in yellow differ between versions")
+    console.print("rows in yellow differ between " + ("versions" if matrix.label else "stacks"))

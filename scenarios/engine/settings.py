@@ -80,7 +80,10 @@ class RunSettings:
 
     @property
     def stack(self) -> str:
-        """Which Kafka and which source the Spark app reads it with: "embedded/python" by default,
-        "external/spark-kafka" with --bootstrap-servers and --source spark-kafka."""
-        kafka = "external" if self.bootstrap_servers else "embedded"
-        return f"{kafka}/{self.source}"
+        """Which Kafka and which source the Spark app reads it with, as `KAFKA/SOURCE`
+        (scenarios/engine/stacks.py): "embedded/python", "apache/connector", …; a Kafka given
+        with --bootstrap-servers is "external"."""
+        from scenarios.engine.stacks import stack_of
+
+        stack = stack_of(self)
+        return f"external/{stack.source}" if self.bootstrap_servers else stack.name
