@@ -17,6 +17,7 @@ Usage:
 from __future__ import annotations
 
 import re
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -126,3 +127,22 @@ def newest_served(served: list[str]) -> str:
 
 def _key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
+
+
+def main() -> int:
+    """`python -m spark_app.runtime.connector_jars`: fetch the running Spark's connector ahead
+    of time (CI does, so no test pays for the fetch)."""
+    from spark_app.runtime.spark_version import installed_spark_version
+
+    version = installed_spark_version()
+    try:
+        jars = connector_jars(version)
+    except ConnectorUnavailableError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"Spark's Kafka connector for {version}: {len(jars)} jars in {jars[0].parent}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
