@@ -31,3 +31,11 @@ def test_skip_warnings_read_back_in_order_and_reworded_ones_do_not() -> None:
     assert skipped_ranges_in(log) == [(5, 9), (9, 12)]
     assert skipped_ranges_in(log.replace("will be skipped", "are skipped")) == []
     assert lost_range_in("Could not read the records [5, 12)") is None
+
+
+def test_the_connectors_unfilled_template_reads_as_the_same_range() -> None:
+    # Spark's connector 4.2.0, word for word as it logged a skip in spark.log (failOnDataLoss=false).
+    connector = ("Offset MDC[key=OFFSET, value=5] is out of range, and records in "
+                 "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be "
+                 "skippedMessageWithContext((GroupId: g, TopicPartition: Experience-0). ")
+    assert skipped_ranges_in(connector + skipped_text(12, 20)) == [(5, 12), (12, 20)]
