@@ -47,9 +47,11 @@ def skipped_text(start: int, skipped_to: int) -> str:
 _COULD_NOT_READ = re.compile(r"Could not read records in offset \[(\d+), (\d+)\) for topic "
                              r"partition \S+ with consumer group")
 _EARLIEST_NOW = re.compile(r"Kafka's earliest offset of \S+ is now (\d+), so offsets")
-# The connector 4.2.0 logs this warning through a template its logger does not fill in, so the
-# range reads `[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]]`; both forms count.
-_SKIPPED = re.compile(r"records in \[(?:(\d+), (\d+)\)|MDC\[key=OFFSET, value=(\d+)\], "
+# The connector 4.2.0 writes this warning over several lines and closes the range with `]`
+# although its end is exclusive (the batch's untilOffset): `records in\n [13, 19] will be\n
+# skipped`; through a log layout that does not fill its template in, the range reads
+# `[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]]`. All three forms count.
+_SKIPPED = re.compile(r"records in \[(?:(\d+), (\d+)[)\]]|MDC\[key=OFFSET, value=(\d+)\], "
                       r"MDC\[key=UNTIL_OFFSET, value=(\d+)\]\]) will be skipped")
 
 
@@ -67,4 +69,5 @@ def earliest_now_in(text: str) -> int | None:
 
 def skipped_ranges_in(text: str) -> list[tuple[int, int]]:
     """Every skipped [start, end) in `text` (spark.log), in the order written."""
-    return [(int(a or c), int(b or d)) for a, b, c, d in _SKIPPED.findall(text)]
+    flat = " ".join(text.split())
+    return [(int(a or c), int(b or d)) for a, b, c, d in _SKIPPED.findall(flat)]

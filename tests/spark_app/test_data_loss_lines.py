@@ -39,3 +39,14 @@ def test_the_connectors_unfilled_template_reads_as_the_same_range() -> None:
                  "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be "
                  "skippedMessageWithContext((GroupId: g, TopicPartition: Experience-0). ")
     assert skipped_ranges_in(connector + skipped_text(12, 20)) == [(5, 12), (12, 20)]
+
+
+def test_the_connectors_warning_over_several_lines_reads_as_the_same_range() -> None:
+    # Spark's connector 4.2.0 in the app's spark.log, word for word (short-retention on
+    # embedded/connector): the range spans lines and closes with `]`; its end is exclusive.
+    connector = ("[WARN] [2026-11-24 12:30:03,630] [KafkaDataConsumer]: \n"
+                 "The current available offset range is AvailableOffsetRange(29,60).\n"
+                 " Offset 13 is out of range, and records in\n [13, 19] will be\n"
+                 " skipped(GroupId: spark-kafka-source-7309-executor, TopicPartition: Experience-0). \n")
+    assert skipped_ranges_in(connector + connector.replace("13", "19").replace("19]", "29]")) == [
+        (13, 19), (19, 29)]
