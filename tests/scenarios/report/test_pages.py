@@ -164,7 +164,8 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
 def test_stack_names_the_kafka_and_the_source() -> None:
     assert RunSettings().stack == "embedded/python"
     assert RunSettings(bootstrap_servers="k:9092", source="spark-kafka").stack == \
-        "external/spark-kafka"
+        "external/connector"
+    assert RunSettings(kafka="apache", source="spark-kafka").stack == "apache/connector"
 
 
 def test_write_index_replaces_the_page_whole(tmp_path: Path) -> None:
