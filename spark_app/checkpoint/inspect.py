@@ -145,13 +145,9 @@ def _kafka_offsets(bootstrap: str, topics: set[str],
 
 def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int | None, str | None]:
     """The running count in the state store at the last committed batch, via Spark's reader."""
-    from spark_app.checkpoint.state_reader import reader_settings, statestore_options
-    from spark_app.runtime.session import SparkSessionResource
+    from spark_app.checkpoint.state_reader import reader_session, statestore_options
 
-    with SparkSessionResource(reader_settings(checkpoint, log_dir)) as spark:
-        # Spark's StateStoreCoordinator is made with the session's streaming query manager; the
-        # state reader of PySpark 4.2.0 asks for it and fails without (RpcEndpointNotFound).
-        spark.streams  # noqa: B018
+    with reader_session(checkpoint, log_dir) as spark:
         rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
                 .load(str(checkpoint.resolve())).collect())
     if not rows:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 if TYPE_CHECKING:
     from spark_app.settings import SparkAppSettings
 
-__all__ = ["StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
+__all__ = ["reader_session", "StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
            "committed_ids", "uncommitted_files", "commit_format",
            "read_state", "count_in", "statestore_options", "reader_settings"]
 
@@ -255,11 +256,21 @@ def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
     return as_pinned(settings, _pinned_conf(path))
 
 
-def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
-    """Start Spark and read the checkpoint's state through the State Data Source."""
+@contextmanager
+def reader_session(path: Path, log_dir: Path = Path("log")) -> Iterator[Any]:
+    """A Spark session set up to read the checkpoint at `path` (its store, its format)."""
     from spark_app.runtime.session import SparkSessionResource
 
     with SparkSessionResource(reader_settings(path, log_dir)) as spark:
+        # Spark's StateStoreCoordinator is made with the session's streaming query manager; the
+        # State Data Source of PySpark 4.2.0 asks for it and fails without (RpcEndpointNotFound).
+        spark.streams  # noqa: B018
+        yield spark
+
+
+def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
+    """Start Spark and read the checkpoint's state through the State Data Source."""
+    with reader_session(path, log_dir) as spark:
         return _ask_spark(spark, str(path.resolve()), store_layout(path))
 
 
