@@ -17,7 +17,7 @@ from kafka.protocol.api_message import ApiMessage
 from scenarios.engine import waiting
 from scenarios.errors import WaitTimeout
 
-__all__ = ["admin", "api_versions_answered", "create_topic", "raw_call", "recv_frame", "send_frame",
+__all__ = ["admin", "api_versions_answered", "create_topic", "listening", "raw_call", "recv_frame", "send_frame",
            "wait_until"]
 
 T = TypeVar("T")
@@ -57,6 +57,15 @@ def api_versions_answered(port: int, correlation_id: int = 1, timeout_sec: float
     except OSError:
         return False
     return struct.unpack_from(">i", answer)[0] == correlation_id
+
+
+def listening(port: int) -> bool:
+    """Whether a broker accepts connections on 127.0.0.1:`port` (a started process is ready)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 def raw_call(port: int, request: ApiMessage, version: int) -> ApiMessage:
