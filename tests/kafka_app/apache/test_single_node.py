@@ -23,6 +23,7 @@ from kafka_app.apache.storage import CLUSTER_ID_FILE
 from kafka_app.broker.settings import BrokerSettings
 from tests.kafka_app.apache.helpers import (cli_process, free_port, kafka_jvms, stdout_lines,
                                            stop_with, wait_for_line, wait_gone)
+from tests.kafka_app.broker.broker_helpers import quick_broker_settings
 
 
 def create_topic(bootstrap: str, name: str, configs: dict[str, str] | None = None) -> None:
@@ -36,9 +37,7 @@ def create_topic(bootstrap: str, name: str, configs: dict[str, str] | None = Non
 @pytest.fixture(scope="module")
 def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApacheKafka]:
     root = tmp_path_factory.mktemp("apache")
-    settings = BrokerSettings(port=free_port(), data_dir=root / "kafka-data", log_dir=root / "log",
-                              retention_check_sec=1, retention_initial_delay_sec=0,
-                              group_initial_rebalance_delay_ms=0)
+    settings = quick_broker_settings(free_port(), root / "kafka-data", log_dir=root / "log")
     with ApacheKafka(settings, progress=False) as running:
         yield running
     assert kafka_jvms(root) == []
