@@ -47,6 +47,7 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 
 from benchmarks.broker_process import wait_for_port  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+
 _RUN_TIMEOUT_SEC = 300.0
 
 
