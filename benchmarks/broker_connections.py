@@ -21,9 +21,7 @@ import os
 import socket
 import statistics
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,40 +33,18 @@ __all__ = ["main", "main_parser"]
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
+from benchmarks.broker_process import broker_process as shared_broker_process  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
-_READY_TIMEOUT_SEC = 30.0
 _TOPIC = "crowd"
 
 
 @contextmanager
 def broker_process(port: int, max_connections: int) -> Iterator[None]:
-    """`python -m kafka_app broker` on `port`, data and log in a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="broker-connections-") as folder:
-        command = [sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
-                   "--data-dir", f"{folder}/data", "--log-dir", f"{folder}/log",
-                   "--max-connections", str(max_connections)]
-        process = subprocess.Popen(command, cwd=_REPO, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        try:
-            _wait_for_port(port, process)
-            yield
-        finally:
-            process.terminate()
-            process.wait(30)
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + _READY_TIMEOUT_SEC
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the broker exited with code {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)  # polling the port: nothing to wait on but the next try
-    raise RuntimeError(f"the broker did not listen on port {port} within {_READY_TIMEOUT_SEC} s")
+    """The embedded broker on `port`, allowing `max_connections` connections at once."""
+    with shared_broker_process(port, "broker-connections-",
+                               ["--max-connections", str(max_connections)]):
+        yield
 
 
 def api_versions_frame(correlation_id: int) -> bytes:

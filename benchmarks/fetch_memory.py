@@ -17,13 +17,10 @@ from __future__ import annotations
 import argparse
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = ["main", "main_parser"]
@@ -36,10 +33,10 @@ from kafka.protocol.consumer.fetch import FetchRequest  # noqa: E402
 from kafka.protocol.producer.produce import ProduceRequest  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatchBuilder  # noqa: E402
 
+from benchmarks.broker_process import broker_process  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _TOPIC = "big"
-_READY_TIMEOUT_SEC = 30.0
 _MB = 1_000_000
 
 
@@ -50,35 +47,6 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fill-mb", type=int, default=120, help="data in the partition, MB")
     parser.add_argument("--rounds", type=int, default=2, help="bursts of fetches (default 2)")
     return parser
-
-
-@contextmanager
-def broker_process(port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """`python -m kafka_app broker` on `port`, data and log in a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="fetch-memory-") as folder:
-        command = [sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
-                   "--data-dir", f"{folder}/data", "--log-dir", f"{folder}/log"]
-        process = subprocess.Popen(command, cwd=_REPO, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        try:
-            _wait_for_port(port, process)
-            yield process
-        finally:
-            process.terminate()
-            process.wait(30)
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + _READY_TIMEOUT_SEC
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the broker exited with code {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)  # polling the port: nothing to wait on but the next try
-    raise RuntimeError(f"the broker did not listen on port {port} within {_READY_TIMEOUT_SEC} s")
 
 
 def call(sock: socket.socket, request, version: int, correlation_id: int = 1) -> bytes:
@@ -166,7 +134,7 @@ def burst(port: int, pid: int, fetches: int, ask_bytes: int) -> tuple[int, list[
 
 def run(args: argparse.Namespace) -> None:
     port = free_port()
-    with broker_process(port) as process:
+    with broker_process(port, "fetch-memory-") as process:
         fill(port, args.fill_mb)
         before = memory_kb(process.pid, "VmRSS")
         print(f"broker RSS after filling {args.fill_mb} MB: {before / 1000:.0f} MB")

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,8 +45,9 @@ __all__ = ["Broker", "Result", "Summary", "main", "measure", "summarise"]
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
+from benchmarks.broker_process import wait_for_port  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
-_READY_TIMEOUT_SEC = 30.0
+
 _RUN_TIMEOUT_SEC = 300.0
 
 
@@ -254,19 +254,6 @@ CLIENTS: dict[str, tuple[Callable[[str, str, int], float], Callable[[str, str, i
 
 
 # --- brokers ---------------------------------------------------------------------------------
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + _READY_TIMEOUT_SEC
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"broker exited with {process.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)  # polling a condition until the deadline
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {_READY_TIMEOUT_SEC} s")
-
 
 @dataclass(frozen=True)
 class Pinning:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import threading
-from types import TracebackType
+
+from kafka_app.resource import StartStop
 
 __all__ = ["NegativeKeys"]
 
 
-class NegativeKeys:
+class NegativeKeys(StartStop):
     """Counts lines read from a file descriptor in a background thread (none when `fd` is None)."""
 
     def __init__(self, fd: int | None) -> None:
@@ -26,15 +27,6 @@ class NegativeKeys:
         self._pending = 0
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> NegativeKeys:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def start(self) -> None:
         if self._thread is not None or self._fd is None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from types import TracebackType
 
 import kafka.errors
 from kafka import KafkaConsumer, TopicPartition
 
 from kafka_app.errors import BadCounterValue, KafkaUnreachable, TopicUnreadable
+from kafka_app.resource import StartStop
 
 __all__ = ["OffsetWindow", "TopicOffsets", "read_window"]
 
@@ -51,22 +51,13 @@ def read_window(consumer: KafkaConsumer, partitions: list[TopicPartition],
                         per_partition=pairs)
 
 
-class TopicOffsets:
+class TopicOffsets(StartStop):
     """A reader of one topic's offsets and last records (a context manager)."""
 
     def __init__(self, bootstrap_servers: str, topic: str, partitions: int) -> None:
         self._bootstrap_servers = bootstrap_servers
         self._partitions = [TopicPartition(topic, p) for p in range(partitions)]
         self._consumer: KafkaConsumer | None = None
-
-    def __enter__(self) -> TopicOffsets:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def start(self) -> None:
         if self._consumer is not None:

@@ -24,7 +24,6 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import TracebackType
 
 from kafka_app.apache.config import KafkaNode
 from kafka_app.apache.errors import ApacheKafkaError, KafkaStartFailed, PortBusy
@@ -33,6 +32,7 @@ from kafka_app.apache.node import KafkaNodeProcess, java_options
 from kafka_app.apache.progress import Waiting
 from kafka_app.apache.storage import check_storage
 from kafka_app.broker.settings import BrokerSettings
+from kafka_app.resource import StartStop
 from maven_jars import JarFetchError, find_java
 
 __all__ = ["ApacheKafka", "SUPPORTED_BROKERS"]
@@ -68,7 +68,7 @@ def _check_java(java: Path) -> None:
                                f"install openjdk-17-jre-headless or set JAVA_HOME, or {OFFLINE_HINT}")
 
 
-class ApacheKafka:
+class ApacheKafka(StartStop):
     """Apache Kafka on this host, `brokers` combined nodes, its data in `settings.data_dir`."""
 
     def __init__(self, settings: BrokerSettings | None = None, *, brokers: int = 1,
@@ -81,14 +81,6 @@ class ApacheKafka:
         self.cluster_id: str | None = None
         self._temporary: Path | None = None
         self.data_dir: Path | None = None
-
-    def __enter__(self) -> ApacheKafka:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
 
     # -- addresses ---------------------------------------------------------------------------
     @property

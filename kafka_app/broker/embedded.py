@@ -17,7 +17,6 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from types import TracebackType
 from typing import ParamSpec, TypeVar
 
 from kafka_app.broker.errors import BrokerError
@@ -25,6 +24,7 @@ from kafka_app.broker.groups.offsets import CommittedOffsets
 from kafka_app.broker.server import BrokerServer, advertised_host
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage.data_dir import Storage
+from kafka_app.resource import StartStop
 
 __all__ = ["EmbeddedBroker", "BrokerStartTimeout"]
 
@@ -40,7 +40,7 @@ class BrokerStartTimeout(BrokerError):
     """The broker thread did not report ready in time (storage recovery stuck?)."""
 
 
-class EmbeddedBroker:
+class EmbeddedBroker(StartStop):
     """A running broker inside this process; start/stop are idempotent."""
 
     def __init__(self, settings: BrokerSettings | None = None) -> None:
@@ -48,14 +48,6 @@ class EmbeddedBroker:
         self._server: BrokerServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> EmbeddedBroker:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
 
     @property
     def running(self) -> bool:

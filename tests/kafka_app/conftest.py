@@ -11,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from kafka_app.broker import BrokerSettings, EmbeddedBroker
+from kafka_app.broker import EmbeddedBroker
+from tests.kafka_app.broker.broker_helpers import quick_broker_settings
 
 
 @pytest.fixture
 def embedded_broker(tmp_path: Path, free_port: int) -> Iterator[EmbeddedBroker]:
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path / "kafka-data",
-                              retention_check_sec=1, retention_initial_delay_sec=0,
-                              group_initial_rebalance_delay_ms=0)
-    with EmbeddedBroker(settings) as broker:
+    with EmbeddedBroker(quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
         yield broker

@@ -6,6 +6,7 @@ starts (no broker, no log file), so a typo cannot leave a spinning or never-firi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,17 @@ def _one_line(err: str, option: str) -> None:
     assert err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1"])
-@pytest.mark.parametrize("option", APP_FLOATS)
-def test_app_float_options_refuse_nan_inf_negative(option: str, value: str, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_cli([f"{option}={value}", "--log-dir", str(tmp_path / "log")]) == 2
+FLOAT_CASES = [(run_cli, option, value) for option in APP_FLOATS
+               for value in ["nan", "inf", "-inf", "-1"]] + \
+              [(broker_cli, option, value) for option in BROKER_FLOATS
+               for value in ["nan", "inf", "-1"]]
+
+
+@pytest.mark.parametrize(("cli", "option", "value"), FLOAT_CASES)
+def test_float_options_refuse_nan_inf_negative(cli: Callable[[list[str]], int], option: str,
+                                               value: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli([f"{option}={value}", "--log-dir", str(tmp_path / "log")]) == 2
     _one_line(capsys.readouterr().err, option)
     assert not (tmp_path / "log").exists()
 
@@ -38,15 +45,6 @@ def test_app_int_options_refuse_negative(option: str, value: str,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli([f"{option}={value}"]) == 2
     _one_line(capsys.readouterr().err, option)
-
-
-@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
-@pytest.mark.parametrize("option", BROKER_FLOATS)
-def test_broker_float_options_refuse_nan_inf_negative(option: str, value: str, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert broker_cli([f"{option}={value}", "--log-dir", str(tmp_path / "log")]) == 2
-    _one_line(capsys.readouterr().err, option)
-    assert not (tmp_path / "log").exists()
 
 
 @pytest.mark.parametrize(("option", "value"), [("--port", "-1"), ("--max-frame-bytes", "-5"),

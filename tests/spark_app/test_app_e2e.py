@@ -41,6 +41,20 @@ def highest_count(tmp_path: Path) -> int:
     return (verify_file(out).final_count or 0) if out.exists() else 0
 
 
+def catch_up_exactly_once(tmp_path: Path, args: list[str], total: int) -> None:
+    """Start the app once more, let it count up to `total`, stop it cleanly, and check that
+    the output log holds every value from 1 to `total` exactly once."""
+    with AppProcess(tmp_path, args) as app:
+        # The killed runs may have written everything already: wait for this app to run too.
+        app.wait_streaming(START_SEC)
+        wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
+        assert app.terminate() == 0, app.output()
+    report = verify_file(tmp_path / "log" / "streaming-output.log")
+    assert report.ok, report
+    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
+        (total, total, (), {})
+
+
 class CounterProducer(threading.Thread):
     """Sends key = value = first, first + 1, ... a few per half second until stopped, like the
     producer app; `sent` is the last value sent."""
@@ -85,15 +99,7 @@ def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_
                 time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
     finally:
         total = producer.stop()
-    with AppProcess(tmp_path, args) as app:
-        # The killed rounds may have written everything already: wait for this app to run too.
-        app.wait_streaming(START_SEC)
-        wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
-        assert app.terminate() == 0, app.output()
-    report = verify_file(tmp_path / "log" / "streaming-output.log")
-    assert report.ok, report
-    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
-        (total, total, (), {})
+    catch_up_exactly_once(tmp_path, args, total)
 
 
 def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Path) -> None:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.checker.verify import verify_file
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
-from tests.spark_app.test_app_e2e import START_SEC, CounterProducer, highest_count, inspect
+from tests.spark_app.test_app_e2e import (START_SEC, CounterProducer, catch_up_exactly_once,
+                                          highest_count, inspect)
 
 pytestmark = pytest.mark.spark
 
@@ -56,15 +56,7 @@ def test_crash_then_kill_minus_9_keep_exactly_once(name: str, embedded_broker, t
         wait_until(lambda: highest_count(tmp_path) >= 30, START_SEC, "new messages", app)
         time.sleep(0.7)  # kill -9 (leaving the with) while batches keep coming, not in a pause
     total = producer.stop()
-    with AppProcess(tmp_path, args) as app:
-        app.wait_streaming(START_SEC)
-        wait_until(lambda: highest_count(tmp_path) >= total, START_SEC, f"count {total}", app)
-        assert app.terminate() == 0, app.output()
-
-    report = verify_file(tmp_path / "log" / "streaming-output.log")
-    assert report.ok, report
-    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
-        (total, total, (), {})
+    catch_up_exactly_once(tmp_path, args, total)
     text = (tmp_path / "log" / "streaming-output.log").read_text()
     assert "[StreamingOutput]: Experience: -6 -> 6" in text
     files = state_files(settings.checkpoint_dir)

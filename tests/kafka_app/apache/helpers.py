@@ -12,9 +12,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["free_port", "kafka_jvms", "start_cli", "stdout_lines", "wait_for_line", "wait_gone"]
+__all__ = ["cli_process", "free_port", "kafka_jvms", "start_cli", "stdout_lines", "stop_with",
+           "wait_for_line", "wait_gone"]
 
 
 def free_port() -> int:
@@ -49,6 +52,27 @@ def start_cli(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
            "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     return subprocess.Popen([sys.executable, "-m", "kafka_app", *argv], cwd=cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+@contextmanager
+def cli_process(argv: list[str], cwd: Path) -> Iterator[subprocess.Popen[str]]:
+    """`start_cli`, killed and reaped however the block ends, so a failed test leaves no CLI."""
+    cli = start_cli(argv, cwd=cwd)
+    try:
+        yield cli
+    finally:
+        cli.kill()
+        cli.wait()
+
+
+def stop_with(cli: subprocess.Popen[str], signum: int, marker: Path) -> None:
+    """Send `signum` to a CLI running one Kafka JVM (found by `marker`); expect exit 0 and the
+    JVM gone within 5 s."""
+    jvms = kafka_jvms(marker)
+    assert len(jvms) == 1
+    cli.send_signal(signum)
+    assert cli.wait(60) == 0
+    assert wait_gone(jvms, 5) == []
 
 
 _LINES: dict[int, list[str]] = {}

@@ -21,8 +21,9 @@ from kafka.admin import NewTopic
 from kafka_app.apache.cluster import ApacheKafka
 from kafka_app.apache.storage import CLUSTER_ID_FILE
 from kafka_app.broker.settings import BrokerSettings
-from tests.kafka_app.apache.helpers import (free_port, kafka_jvms, start_cli, stdout_lines,
-                                           wait_for_line, wait_gone)
+from tests.kafka_app.apache.helpers import (cli_process, free_port, kafka_jvms, stdout_lines,
+                                           stop_with, wait_for_line, wait_gone)
+from tests.kafka_app.broker.broker_helpers import quick_broker_settings
 
 
 def create_topic(bootstrap: str, name: str, configs: dict[str, str] | None = None) -> None:
@@ -36,9 +37,7 @@ def create_topic(bootstrap: str, name: str, configs: dict[str, str] | None = Non
 @pytest.fixture(scope="module")
 def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApacheKafka]:
     root = tmp_path_factory.mktemp("apache")
-    settings = BrokerSettings(port=free_port(), data_dir=root / "kafka-data", log_dir=root / "log",
-                              retention_check_sec=1, retention_initial_delay_sec=0,
-                              group_initial_rebalance_delay_ms=0)
+    settings = quick_broker_settings(free_port(), root / "kafka-data", log_dir=root / "log")
     with ApacheKafka(settings, progress=False) as running:
         yield running
     assert kafka_jvms(root) == []
@@ -88,45 +87,29 @@ def test_retention_deletes_an_expired_segment(kafka: ApacheKafka) -> None:
 @pytest.mark.e2e
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_signal_stops_kafka_and_its_jvm(signum: int, tmp_path: Path) -> None:
-    cli = start_cli(["broker", "--kafka", "apache", "--port", str(free_port()),
-                     "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
-    try:
+    with cli_process(["broker", "--kafka", "apache", "--port", str(free_port()),
+                      "--data-dir", str(tmp_path / "data")], tmp_path) as cli:
         wait_for_line(cli, "Apache Kafka 4", timeout=180)
-        jvms = kafka_jvms(tmp_path)
-        assert len(jvms) == 1
-        cli.send_signal(signum)
-        assert cli.wait(60) == 0
+        stop_with(cli, signum, tmp_path)
         time.sleep(0.3)  # the reader thread takes the last line
         assert "Apache Kafka stopped\n" in stdout_lines(cli)
-        assert wait_gone(jvms, 5) == []
-    finally:
-        cli.kill()
-        cli.wait()
 
 
 @pytest.mark.e2e
 def test_kill_9_of_the_parent_takes_the_jvm_along(tmp_path: Path) -> None:
-    cli = start_cli(["broker", "--kafka", "apache", "--port", str(free_port()),
-                     "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
-    try:
+    with cli_process(["broker", "--kafka", "apache", "--port", str(free_port()),
+                      "--data-dir", str(tmp_path / "data")], tmp_path) as cli:
         wait_for_line(cli, "Apache Kafka 4", timeout=180)
         jvms = kafka_jvms(tmp_path)
         assert len(jvms) == 1
         cli.kill()  # no handler runs: only PR_SET_PDEATHSIG can stop the JVM now
         cli.wait()
         assert wait_gone(jvms, 10) == []
-    finally:
-        cli.kill()
-        cli.wait()
 
 
 def run_to_end(argv: list[str], cwd: Path, timeout: float = 120) -> tuple[int, str]:
-    cli = start_cli(argv, cwd=cwd)
-    try:
+    with cli_process(argv, cwd) as cli:
         _, err = cli.communicate(timeout=timeout)
-    finally:
-        cli.kill()
-        cli.wait()
     return cli.returncode, err
 
 
@@ -188,13 +171,10 @@ def test_unserved_version_names_versions_to_try(tmp_path: Path, monkeypatch: pyt
 
 @pytest.mark.e2e
 def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
-    cli = start_cli(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
-                     "--count", "3", "--interval-sec", "0.2", "--log-dir", str(tmp_path / "log")], cwd=tmp_path)
-    try:
+    with cli_process(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
+                      "--count", "3", "--interval-sec", "0.2", "--log-dir", str(tmp_path / "log")],
+                     tmp_path) as cli:
         out, err = cli.communicate(timeout=240)
-    finally:
-        cli.kill()
-        cli.wait()
     assert cli.returncode == 0, err
     assert "(Apache Kafka 4.1.2)" in out and (tmp_path / "log" / "kafka-server.log").exists()
     assert "key=3" in out or "3" in out.splitlines()[-1]
@@ -204,21 +184,13 @@ def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
 @pytest.mark.e2e
 def test_producer_app_stops_apache_kafka_on_sighup(tmp_path: Path) -> None:
     """A closed terminal (SIGHUP) stops the app like Ctrl-C: Kafka's JVM is stopped, exit 0."""
-    cli = start_cli(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
-                     "--log-dir", str(tmp_path / "log")], cwd=tmp_path)
-    try:
+    with cli_process(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
+                      "--log-dir", str(tmp_path / "log")], tmp_path) as cli:
         deadline = time.monotonic() + 180
         while not any(line.startswith("Experience [") for line in stdout_lines(cli)):
             assert cli.poll() is None and time.monotonic() < deadline, "".join(stdout_lines(cli))
             time.sleep(0.3)
-        jvms = kafka_jvms(tmp_path)
-        assert len(jvms) == 1
-        cli.send_signal(signal.SIGHUP)
-        assert cli.wait(60) == 0
-        assert wait_gone(jvms, 5) == []
-    finally:
-        cli.kill()
-        cli.wait()
+        stop_with(cli, signal.SIGHUP, tmp_path)
 
 
 @pytest.mark.e2e

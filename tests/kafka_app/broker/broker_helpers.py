@@ -8,16 +8,18 @@ from __future__ import annotations
 import socket
 import struct
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.protocol.api_message import ApiMessage
 
+from kafka_app.broker.settings import BrokerSettings
 from scenarios.engine import waiting
 from scenarios.errors import WaitTimeout
 
-__all__ = ["admin", "api_versions_answered", "create_topic", "raw_call", "recv_frame", "send_frame",
+__all__ = ["admin", "api_versions_answered", "create_topic", "listening", "quick_broker_settings", "raw_call", "recv_frame", "send_frame",
            "wait_until"]
 
 T = TypeVar("T")
@@ -57,6 +59,23 @@ def api_versions_answered(port: int, correlation_id: int = 1, timeout_sec: float
     except OSError:
         return False
     return struct.unpack_from(">i", answer)[0] == correlation_id
+
+
+def listening(port: int) -> bool:
+    """Whether a broker accepts connections on 127.0.0.1:`port` (a started process is ready)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def quick_broker_settings(port: int, data_dir: Path, **overrides: object) -> BrokerSettings:
+    """A broker for tests: retention checked every second from the start, groups rebalance at
+    once, so no test waits for Kafka's production delays."""
+    return BrokerSettings(port=port, data_dir=data_dir, retention_check_sec=1,
+                          retention_initial_delay_sec=0, group_initial_rebalance_delay_ms=0,
+                          **overrides)  # type: ignore[arg-type]
 
 
 def raw_call(port: int, request: ApiMessage, version: int) -> ApiMessage:

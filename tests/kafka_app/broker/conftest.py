@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from kafka.admin import NewTopic
 
-from kafka_app.broker import BrokerSettings, EmbeddedBroker
-from tests.kafka_app.broker.broker_helpers import admin, wait_until
+from kafka_app.broker import EmbeddedBroker
+from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, wait_until
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,7 @@ def apache_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     from tests.kafka_app.apache.helpers import free_port
 
     root = tmp_path_factory.mktemp("apache-kafka")
-    settings = BrokerSettings(port=free_port(), data_dir=root / "data", log_dir=root / "log",
-                              retention_check_sec=1, retention_initial_delay_sec=0,
-                              group_initial_rebalance_delay_ms=0)
+    settings = quick_broker_settings(free_port(), root / "data", log_dir=root / "log")
     with ApacheKafka(settings, progress=False) as kafka:
         _warm_up_groups(kafka.bootstrap_servers)
         yield kafka
@@ -80,10 +78,7 @@ def _user_topics(bootstrap: str) -> set[str]:
 @pytest.fixture(params=["embedded", pytest.param("apache", marks=pytest.mark.e2e)])
 def kafka_broker(request: pytest.FixtureRequest, tmp_path: Path, free_port: int) -> Iterator[RunningBroker]:
     if request.param == "embedded":
-        settings = BrokerSettings(port=free_port, data_dir=tmp_path / "kafka-data",
-                                  retention_check_sec=1, retention_initial_delay_sec=0,
-                                  group_initial_rebalance_delay_ms=0)
-        with EmbeddedBroker(settings) as broker:
+        with EmbeddedBroker(quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
             yield RunningBroker("embedded", broker.bootstrap_servers, broker.port)
         return
     kafka = request.getfixturevalue("apache_kafka")

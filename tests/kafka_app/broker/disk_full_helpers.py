@@ -20,7 +20,6 @@ import os
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -35,7 +34,7 @@ from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.protocol.consumer.group import OffsetCommitRequest
 from kafka.protocol.producer.produce import ProduceRequest
 
-from tests.kafka_app.broker.broker_helpers import raw_call, wait_until
+from tests.kafka_app.broker.broker_helpers import listening, raw_call, wait_until
 from tests.kafka_app.broker.storage_helpers import batch
 
 __all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_topic_code",
@@ -136,7 +135,7 @@ class BrokerLauncher:
                                    preexec_fn=_file_size_limit(fsize_limit))
         broker = RunningBroker(process, self.port)
         self._started.append(broker)
-        wait_until(lambda: _listening(self.port) or process.poll() is not None, 30,
+        wait_until(lambda: listening(self.port) or process.poll() is not None, 30,
                    "the broker to listen")
         assert process.poll() is None, process.communicate()
         return broker
@@ -157,14 +156,6 @@ def _file_size_limit(limit: int | None):
         return None
     # Python ignores SIGXFSZ, so a write past the limit fails with EFBIG instead of killing it.
     return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 # ---- client calls: one request on a fresh connection, the Kafka error code back -------------

@@ -20,7 +20,7 @@ from kafka.structs import OffsetAndMetadata
 from kafka.protocol.producer.produce import ProduceRequest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from tests.kafka_app.broker.broker_helpers import create_topic, raw_call, wait_until
+from tests.kafka_app.broker.broker_helpers import create_topic, listening, raw_call, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -32,17 +32,9 @@ def _start(port: int, data_dir: Path, log_dir: Path) -> subprocess.Popen[str]:
         [sys.executable, "-m", "kafka_app.broker", "--port", str(port), "--data-dir", str(data_dir),
          "--log-dir", str(log_dir), "--retention-initial-delay-sec", "600"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: _listening(port) or process.poll() is not None, 30, "the broker to listen")
+    wait_until(lambda: listening(port) or process.poll() is not None, 30, "the broker to listen")
     assert process.poll() is None, process.communicate()
     return process
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 @pytest.fixture

@@ -75,13 +75,19 @@ def test_watermarks_and_offsets_for_times(kafka_broker) -> None:
         consumer.close()
 
 
-def test_aged_out_offset_raises_when_reset_is_error(embedded_broker) -> None:
+def _aged_out_consumer(embedded_broker, topic: str, group: str, reset: str) -> Consumer:
+    """A consumer with `auto.offset.reset` = `reset`, on a topic of ten records whose first six
+    retention has already deleted (log start offset 6)."""
     bootstrap = embedded_broker.bootstrap_servers
-    create_topic(bootstrap, "gone")
-    _produce(bootstrap, "gone", [b"%d" % i for i in range(10)])
-    embedded_broker.call(lambda: embedded_broker.storage.partition("gone", 0).delete_records(6))
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "strict",
-                         "auto.offset.reset": "error", "enable.auto.commit": False})
+    create_topic(bootstrap, topic)
+    _produce(bootstrap, topic, [b"%d" % i for i in range(10)])
+    embedded_broker.call(lambda: embedded_broker.storage.partition(topic, 0).delete_records(6))
+    return Consumer({"bootstrap.servers": bootstrap, "group.id": group,
+                     "auto.offset.reset": reset, "enable.auto.commit": False})
+
+
+def test_aged_out_offset_raises_when_reset_is_error(embedded_broker) -> None:
+    consumer = _aged_out_consumer(embedded_broker, "gone", "strict", "error")
     try:
         consumer.assign([TopicPartition("gone", 0, 2)])
 
@@ -99,12 +105,7 @@ def test_aged_out_offset_raises_when_reset_is_error(embedded_broker) -> None:
 
 
 def test_aged_out_offset_resets_to_earliest(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
-    create_topic(bootstrap, "gone2")
-    _produce(bootstrap, "gone2", [b"%d" % i for i in range(10)])
-    embedded_broker.call(lambda: embedded_broker.storage.partition("gone2", 0).delete_records(6))
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "lenient",
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer = _aged_out_consumer(embedded_broker, "gone2", "lenient", "earliest")
     try:
         consumer.assign([TopicPartition("gone2", 0, 2)])
         assert _consume(consumer, 4) == [b"6", b"7", b"8", b"9"]

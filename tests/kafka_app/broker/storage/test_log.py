@@ -21,6 +21,16 @@ def _open(folder: Path, clock: ManualClock | None = None, **configs: str) -> Par
     return PartitionLog.open(folder, "t", 0, config, clock or ManualClock(10_000))
 
 
+def _closed_three_segments(folder: Path) -> list[Path]:
+    """Write three one-batch segments (offsets 0, 4, 8), close the log, return their files."""
+    log = _open(folder, segment_bytes=str(BATCH_OF_4))
+    for _ in range(3):
+        log.append(batch_of(4))
+    paths = [segment.path for segment in log.segments]
+    log.close()
+    return paths
+
+
 def _offsets(data: bytes) -> list[int]:
     return [offset for offset, _, _ in decode(data)]
 
@@ -185,11 +195,7 @@ def test_reopen_truncates_a_torn_last_batch_and_appends_after_it(tmp_path: Path)
 
 def test_corruption_in_an_older_unflushed_segment_refuses_to_start_and_deletes_nothing(
         tmp_path: Path) -> None:
-    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
-    for _ in range(3):
-        log.append(batch_of(4))
-    first = log.segments[0].path
-    log.close()
+    first = _closed_three_segments(tmp_path)[0]
     (tmp_path / RECOVERY_POINT_CHECKPOINT).unlink()  # as if killed before any flush
     data = bytearray(first.read_bytes())
     data[-1] ^= 0xFF
@@ -201,11 +207,7 @@ def test_corruption_in_an_older_unflushed_segment_refuses_to_start_and_deletes_n
 
 
 def test_a_segment_cut_short_below_the_recovery_point_refuses_to_start(tmp_path: Path) -> None:
-    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
-    for _ in range(3):
-        log.append(batch_of(4))
-    middle = log.segments[1].path
-    log.close()
+    middle = _closed_three_segments(tmp_path)[1]
     os.truncate(middle, BATCH_OF_4 - 5)
     with pytest.raises(StorageCorrupt, match=middle.name):
         _open(tmp_path)
@@ -214,11 +216,7 @@ def test_a_segment_cut_short_below_the_recovery_point_refuses_to_start(tmp_path:
 
 def test_flushed_segments_are_not_crc_checked_again(tmp_path: Path) -> None:
     # Kafka trusts what it flushed (below the recovery point): a restart reads headers only.
-    log = _open(tmp_path, segment_bytes=str(BATCH_OF_4))
-    for _ in range(3):
-        log.append(batch_of(4))
-    first = log.segments[0].path
-    log.close()
+    first = _closed_three_segments(tmp_path)[0]
     assert (tmp_path / RECOVERY_POINT_CHECKPOINT).read_text().strip() == "12"
     data = bytearray(first.read_bytes())
     data[-1] ^= 0xFF  # a record byte: the header walk cannot see it, only a CRC could
