@@ -14,6 +14,7 @@ import re
 import signal
 import sys
 import threading
+import time
 import warnings
 from dataclasses import replace
 from datetime import datetime
@@ -269,6 +270,7 @@ class SparkApp:
                 if query.awaitTermination(0.5):
                     break
             if query.isActive:
+                _let_the_batch_in_flight_finish(query)
                 query.stop()
             failure = query.exception()
         except Exception as err:
@@ -284,3 +286,23 @@ class SparkApp:
             print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
                   flush=True)
         return None
+
+
+# A batch in flight may have written its output lines but not yet its commit: stopped now, its
+# lines stay in the output log and only a replay of the batch takes them back; a replay that
+# never comes (the data aged out and failOnDataLoss=false skips it) leaves them counted twice.
+# A stop therefore waits for the batch to commit, as it promises ("between batches"), bounded
+# so that a batch stuck on an unreachable Kafka cannot hold the stop.
+STOP_WAIT_SEC = 30.0
+
+
+def _let_the_batch_in_flight_finish(query: Any, timeout: float = STOP_WAIT_SEC) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if not query.isActive or not query.status.get("isTriggerActive"):
+                return
+        except Exception:  # the query died meanwhile: nothing left to wait for
+            return
+        time.sleep(0.1)
+
