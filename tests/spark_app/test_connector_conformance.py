@@ -711,7 +711,8 @@ def both_session(tmp_path_factory: pytest.TempPathFactory):
         _end_jvm()
     log_dir = tmp_path_factory.mktemp("both-sources-log")
     spark = build_session(SparkAppSettings(source="spark-kafka", master="local[2]",
-                                           log_dir=log_dir))
+                                           log_dir=log_dir),
+                          folder=tmp_path_factory.mktemp("both-sources-session"))
     spark.dataSource.register(KafkaSource)
     yield spark
     spark.stop()
