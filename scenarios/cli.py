@@ -33,7 +33,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
-from scenarios.engine.stacks import KAFKAS, OFFLINE, SOURCES, STACKS, Stack, parse_stack
+from scenarios.engine.stacks import KAFKAS, OFFLINE, SOURCES, STACKS, Stack, parse_stack, source_word
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
@@ -204,16 +204,12 @@ def _chosen_stack(args: argparse.Namespace) -> Stack:
     if len(named) > 1 and named[0] != named[1]:
         raise ScenarioError(f"--stack {args.stack.name} and --offline disagree: give one")
     kafka = args.kafka or base.kafka
-    source = base.source if args.source is None else _stack_word(args.source)
+    source = base.source if args.source is None else source_word(args.source)
     chosen = Stack(kafka, source)
     if named and chosen != base:
         raise ScenarioError(f"--kafka/--source ask for {chosen.name} but "
                             f"{'--offline' if args.offline else '--stack'} says {base.name}: give one")
     return chosen
-
-
-def _stack_word(source: str) -> str:
-    return next(word for word, value in SOURCES.items() if value == source)
 
 
 def _stop_like_ctrl_c() -> None:

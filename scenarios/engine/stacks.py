@@ -21,7 +21,7 @@ from scenarios.errors import ScenarioError
 if TYPE_CHECKING:
     from scenarios.engine.settings import RunSettings
 
-__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "Stack", "parse_stack", "stack_of"]
+__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "Stack", "parse_stack", "source_word", "stack_of"]
 
 KAFKAS = ("embedded", "apache")
 # The stack's word for a source, and the Spark app's `--source` value it stands for.
@@ -66,6 +66,10 @@ def parse_stack(text: str) -> Stack:
     return Stack(kafka, source)
 
 
+def source_word(app_source: str) -> str:
+    """The stack's word for the Spark app's `--source` value ("spark-kafka" -> "connector")."""
+    return next(word for word, value in SOURCES.items() if value == app_source)
+
+
 def stack_of(settings: RunSettings) -> Stack:
-    source = next(word for word, value in SOURCES.items() if value == settings.source)
-    return Stack(settings.kafka, source)
+    return Stack(settings.kafka, source_word(settings.source))
