@@ -29,7 +29,7 @@ from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
-from spark_app.source.kafka_client import GroupOffsets
+from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
 from spark_app.source.kafka_source import KafkaSource
 from spark_app.runtime.log_file import log_to
@@ -124,7 +124,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if ours is not None:
         return ours
     text = str(error)
-    connector = connector_data_loss(text)
+    connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
@@ -148,6 +148,16 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _earliest_now(settings: SparkAppSettings, tp: TopicPartition) -> int | None:
+    """Kafka's earliest offset of `tp` now, or None when Kafka does not answer: an addition to
+    the connector's words is worth a few seconds, not a second failure."""
+    try:
+        with TopicClient(settings.bootstrap_servers, timeout_sec=5.0) as client:
+            return client.earliest_of([tp]).get(tp)
+    except Exception:  # noqa: BLE001 - any failure only leaves the addition out
+        return None
 
 
 def _counted(records: Any, settings: SparkAppSettings) -> Any:

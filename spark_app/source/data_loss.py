@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from spark_app.errors import (AddedPartitionNotFromZeroError, CouldNotReadOffsetRangeError,
                               DataLossError, InitialOffsetNotFoundError,
                               PartitionOffsetChangedError, PartitionsDeletedError)
-from spark_app.data_loss_lines import could_not_read_text, earliest_now_text
+from spark_app.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
 from spark_app.offsets import TopicPartition
 
 __all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
@@ -125,11 +125,16 @@ _CONNECTOR_REASONS: tuple[tuple[str, type[DataLossError]], ...] = (
 _REASON = re.compile(r"not available in Kafka any more;.*?Reason: (.+?)(?: SQLSTATE: | === |$)")
 
 
-def connector_data_loss(text: str) -> DataLossError | None:
+def connector_data_loss(text: str, earliest_of: Callable[[TopicPartition], int | None] | None = None
+                        ) -> DataLossError | None:
     """The connector's data-loss failure in `text`, as the error our source raises for it (the
     condition's name first, Spark's words, the reason, the way out); None if there is none.
 
-    Usage: `error = connector_data_loss(str(query_exception))`
+    `earliest_of(tp)` looks Kafka's earliest offset up now: for a read that failed, the
+    playground adds which offsets of the range are gone after the connector's words, as it does
+    for our source (the connector names only the batch's range).
+
+    Usage: `error = connector_data_loss(str(query_exception), client_lookup)`
     """
     flat = " ".join(text.split())
     match = _REASON.search(flat)
@@ -138,5 +143,20 @@ def connector_data_loss(text: str) -> DataLossError | None:
     reason = match.group(1).strip()
     for start, kind in _CONNECTOR_REASONS:
         if reason.startswith(start):
-            return _error(kind, reason)
+            return _error(kind, reason, _earliest_note(kind, reason, earliest_of))
     return None
+
+
+_TOPIC_PARTITION = re.compile(r"for topic partition (\S+)-(\d+) with")
+
+
+def _earliest_note(kind: type[DataLossError], reason: str,
+                   earliest_of: Callable[[TopicPartition], int | None] | None) -> str:
+    """The playground's `Kafka's earliest offset … is now` for a failed read, or ''."""
+    found = _TOPIC_PARTITION.search(reason)
+    span = lost_range_in(reason)
+    if kind is not CouldNotReadOffsetRangeError or earliest_of is None or not found or not span:
+        return ""
+    tp = TopicPartition(found.group(1), int(found.group(2)))
+    earliest = earliest_of(tp)
+    return "" if earliest is None else earliest_now_text(tp, earliest, *span)

@@ -19,6 +19,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, Read
 
 from spark_app.source import kafka_source
 from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
+from spark_app.data_loss_lines import earliest_now_in
 from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
                               CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
                               KafkaUnreachableError, PartitionOffsetChangedError,
@@ -1048,3 +1049,19 @@ def test_the_apps_line_names_the_connectors_data_loss_condition(tmp_path: Path) 
         "Partition Experience-0 offset was changed from 20 to 3.")
     assert isinstance(explain_failure(RuntimeError(changed), SparkAppSettings()),
                       PartitionOffsetChangedError)
+
+
+def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() -> None:
+    """The connector names only the batch's range; the playground adds, after Spark's words,
+    where Kafka's log starts now and so which offsets of the range are gone (as for ours)."""
+    from spark_app.source.data_loss import connector_data_loss
+
+    asked: list[TopicPartition] = []
+    error = connector_data_loss(_CONNECTOR_FAILURE, lambda tp: asked.append(tp) or 12)
+    assert asked == [TopicPartition("Experience", 0)]
+    text = str(error)
+    assert text.index("Could not read records in offset [5, 20)") < text.index(
+        "Kafka's earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages).")
+    assert earliest_now_in(text) == 12
+    unknown = str(connector_data_loss(_CONNECTOR_FAILURE, lambda tp: None))
+    assert "earliest offset" not in unknown and "[5, 20)" in unknown
