@@ -105,7 +105,7 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
 
 def _check_connector(settings: SparkAppSettings) -> None:
     if settings.offsets_from_group:
-        raise SourceOptionError("--offsets-from-group needs --source python: Spark's Kafka "
+        raise SourceOptionError("--offsets-from-group needs our source (--offline or --source python): Spark's Kafka "
                                 "connector never commits offsets to Kafka")
     check_connector_available(installed_spark_version())
 

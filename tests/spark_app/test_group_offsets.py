@@ -106,10 +106,10 @@ def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
         source.stop()
     settings = settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
+        "--offline", "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
     choice = preflight(settings)
     assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}
     other = preflight(settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
+        "--offline", "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
     assert other is not None and other.spec == "latest"

@@ -16,7 +16,8 @@ from spark_app.source.options import SourceOptions
 
 
 def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:
-    ours = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100)
+    ours = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100,
+                            source="python")
     theirs = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100,
                               source="spark-kafka")
     assert (source_format(ours), source_format(theirs)) == ("experience-kafka", "kafka")
@@ -38,4 +39,4 @@ def test_the_connector_package_follows_the_running_spark() -> None:
 def test_offsets_from_a_group_need_our_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = run_cli(["--source", "spark-kafka", "--offsets-from-group", "g", "--checkpoint-dir",
                     str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log")])
-    assert code == 2 and "--offsets-from-group needs --source python" in capsys.readouterr().err
+    assert code == 2 and "--offsets-from-group needs our source (--offline or --source python)" in capsys.readouterr().err
