@@ -26,11 +26,12 @@ from spark_app.checkpoint.state_reader import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
+from spark_app.errors import (CheckpointError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
+from spark_app.connector_group import BatchStartCommitter
 from spark_app.source.kafka_source import KafkaSource
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
@@ -104,9 +105,6 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
-    if settings.offsets_from_group:
-        raise SourceOptionError("--offsets-from-group needs our source (--offline or --source python): Spark's Kafka "
-                                "connector never commits offsets to Kafka")
     check_connector_available(installed_spark_version())
 
 
@@ -180,8 +178,17 @@ class BatchHandler:
         self.last_count: int | None = None
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
         self.output_format = settings.output_format
+        # The connector commits nothing to Kafka: with --offsets-from-group the handler does.
+        self.commit_start = (BatchStartCommitter(settings) if settings.offsets_from_group
+                             and settings.source == "spark-kafka" else None)
+
+    def close(self) -> None:
+        if self.commit_start is not None:
+            self.commit_start.close()
 
     def __call__(self, batch: Any, batch_id: int) -> None:
+        if self.commit_start is not None:
+            self.commit_start(batch_id)
         with warnings.catch_warnings():
             # On failure (e.g. interrupted by a stop) pyspark warns with the whole Java trace
             # before raising the same error, which reaches the CLI's one line anyway.
@@ -245,15 +252,21 @@ class SparkApp:
             spark.streams.addListener(ProgressPrinter(console_writer(), lambda: handler.last_count))
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
-            for attempt in range(1, _QUERY_ATTEMPTS + 1):
-                failure = self._run_query(spark, handler)
-                if failure is None:
-                    return
-                if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
-                    raise explain_failure(failure, self.settings)
-                print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
-                      f"restarting the query from its checkpoint, attempt {attempt + 1} of "
-                      f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
+            try:
+                self._run_with_retries(spark, handler)
+            finally:
+                handler.close()
+
+    def _run_with_retries(self, spark: Any, handler: BatchHandler) -> None:
+        for attempt in range(1, _QUERY_ATTEMPTS + 1):
+            failure = self._run_query(spark, handler)
+            if failure is None:
+                return
+            if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
+                raise explain_failure(failure, self.settings)
+            print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
+                  f"restarting the query from its checkpoint, attempt {attempt + 1} of "
+                  f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
 
     def _choose_start(self, choice: StartChoice | None) -> None:
         if choice is not None:
