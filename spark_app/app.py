@@ -26,7 +26,7 @@ from spark_app.checkpoint.state_reader import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, SparkAppError, StreamFailedError,
+from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
                               unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
@@ -57,6 +57,10 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
 _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
                               re.MULTILINE)
 
+# A Kafka client refusing its configuration when the query starts (the connector's, or ours in
+# its words): the sentence after the exception's name says which settings.
+_KAFKA_CONFIG_REFUSED = re.compile(r"org\.apache\.kafka\.common\.config\.ConfigException: ([^\n]+?\.)(?:\s|$)")
+
 # Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
 # importing pyspark can take longer. Nothing was committed, so running the query again from
 # its checkpoint is safe.
@@ -83,7 +87,8 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     if settings.source == "spark-kafka":
         _check_connector(settings)
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
-                      kafka_params={"default.api.timeout.ms": "10000"})
+                      kafka_params={"default.api.timeout.ms": "10000",
+                                    "request.timeout.ms": "10000"})
     info = read_checkpoint(settings.checkpoint_dir)
     # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
     check_state_store(as_pinned(settings, info.conf))
@@ -125,6 +130,11 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
+    refused = _KAFKA_CONFIG_REFUSED.search(text)
+    if refused is not None:
+        return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "
+                                 f"{refused.group(1)} Change the --source-option named there "
+                                 f"(e.g. give kafka.request.timeout.ms too) and start again.")
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]

@@ -42,7 +42,7 @@ class SparkAppSettings:
     # Central; connector.py); "python": our Kafka source, which stands in for it offline.
     source: SourceKind = "spark-kafka"
     # Any other option of the Kafka source, `KEY=VALUE`, e.g. `fetchOffset.numRetries=5` or
-    # `kafka.default.api.timeout.ms=5000`: the same names on ours and on the connector.
+    # `kafka.request.timeout.ms=5000`: the same names on ours and on the connector.
     source_options: tuple[str, ...] = ()
     checkpoint_dir: Path = Path("checkpoints")
     log_dir: Path = Path("log")

@@ -1065,3 +1065,27 @@ def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() 
     assert earliest_now_in(text) == 12
     unknown = str(connector_data_loss(_CONNECTOR_FAILURE, lambda tp: None))
     assert "earliest offset" not in unknown and "[5, 20)" in unknown
+
+
+def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -> None:
+    """The connector's admin client refuses default.api.timeout.ms < request.timeout.ms as the
+    query starts (ConfigException, measured with the connector 4.2.0 on Apache Kafka 4.1.2);
+    ours does too, and the app's line names the options for both sources."""
+    from spark_app.app import explain_failure
+    from spark_app.settings import SparkAppSettings
+    from spark_app.source.offset_reader import check_admin_timeouts
+
+    check_admin_timeouts({"default.api.timeout.ms": "2000", "request.timeout.ms": "2000"})
+    check_admin_timeouts({})
+    with pytest.raises(Exception) as refused:
+        check_admin_timeouts({"default.api.timeout.ms": "2000"})
+    words = ("org.apache.kafka.common.config.ConfigException: The specified value of "
+             "default.api.timeout.ms must be no smaller than the value of request.timeout.ms.")
+    assert "Failed to create new KafkaAdminClient" in str(refused.value) and words in str(refused.value)
+    connector = ("[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: Failed to "
+                 "create new KafkaAdminClient SQLSTATE: XXKST\n=== Streaming Query ===\n"
+                 f"Caused by: {words}\n\tat org.apache.kafka.clients.admin.KafkaAdminClient.x")
+    for failure in (connector, str(refused.value)):
+        line = explain_failure(RuntimeError(failure), SparkAppSettings())
+        assert isinstance(line, SourceOptionError), line
+        assert "default.api.timeout.ms must be no smaller than" in str(line)
