@@ -22,4 +22,6 @@ SCENARIO_MODULES = (
     "scenarios.catalog.spark_upgrade",
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",
+    "scenarios.catalog.state_stores",
+    "scenarios.catalog.checkpoint_v2",
 )
