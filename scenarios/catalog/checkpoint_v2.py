@@ -69,16 +69,19 @@ def _partition(stage: Stage) -> Path:
 
 
 def _wait_for_lineage(stage: Stage, every: int) -> list[StateFile]:
-    """Wait for a snapshot and `every` + 2 versions: the newest changelogs then carry a lineage
-    that starts at a snapshot."""
+    """Wait for a changelog whose lineage starts at a snapshot: the snapshot must be uploaded
+    (by maintenance) before the batch that writes the changelog begins."""
     def enough() -> list[StateFile] | None:
         files = list_state_files(_partition(stage))
-        versions = [f.version or 0 for f in files if f.kind == "changelog"]
-        snapshots = snapshot_versions(files)
-        return files if snapshots and max(versions, default=0) >= snapshots[0] + 2 else None
+        zips = {(f.version, f.unique_id) for f in files if f.kind == "zip"}
+        changelogs = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)
+        if not zips or not changelogs:
+            return None
+        lineage = read_lineage(_partition(stage) / changelogs[-1].name)
+        return files if lineage and lineage[0] in zips else None
 
-    return stage.app.wait_while_up(enough, "a snapshot and two changelogs after it",
-                                   timeout=stage.timings.spark_start_timeout_sec + 3 * 60)
+    return stage.app.wait_while_up(enough, "a changelog whose lineage starts at a snapshot",
+                                   timeout=stage.timings.spark_start_timeout_sec + 3 * 60, poll=0.5)
 
 
 def _unique_names(stage: Stage, files: list[StateFile]) -> None:

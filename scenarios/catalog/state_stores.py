@@ -191,7 +191,7 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
             "the exactly-once sink drops what that batch had half written",
         production="recovery time grows with the changelogs since the last snapshot: "
                    "minDeltasForSnapshot trades upload size against replay on restart"))
-    app.kill()
+    _kill_mid_batch(stage, app)
     info = read_checkpoint(app.folders.checkpoints)
     committed = info.last_committed_id if info.last_committed_id is not None else -1
     loads = files_to_load(_partition(app), committed + 1)
@@ -205,6 +205,7 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
     app.start(**store.options, **cadence(stage.settings.fast))
     output.wait_for_messages(before + 1)
     seconds = round(time.monotonic() - started, 1)
+    output.wait_for_batches(1)
     first = parse_batch_lines(app.output())
     stage.fact(f"{store.name}_recovery", {
         "seconds_to_first_write": seconds, "loaded": loads, "replayed_batch": replayed,
@@ -217,6 +218,23 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
     app.stop()
     report = output.verify()
     stage.expect(exactly_once(report, report.highest or 0), phase=store.name)
+
+
+def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
+    """kill -9 while a batch is planned (offsets/N written) and not yet committed, so the
+    restart has a batch to replay; a batch takes a few hundred ms, so poll often."""
+    def in_flight() -> int | None:
+        # Names only: this runs fifty times a second beside a busy Spark.
+        planned, done = (_last_id(app.folders.checkpoints / log) for log in ("offsets", "commits"))
+        return planned if planned is not None and (done is None or planned > done) else None
+
+    batch = app.wait_while_up(in_flight, "a batch in flight", timeout=60, poll=0.02)
+    app.kill()
+    stage.say(f"killed while batch {batch} was in flight")
+
+
+def _last_id(folder: Path) -> int | None:
+    return max((int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit()), default=None)
 
 
 def _switch_provider(stage: Stage, hdfs: AppPart, every: int) -> None:

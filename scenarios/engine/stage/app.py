@@ -54,9 +54,12 @@ class AppPart:
             # Another PySpark's interpreter (spark-upgrade) is named by the scenario's own steps.
             shown = " ".join(f"{k}={v}" for k, v in options.items() if k != "python")
             timeline = self._stage.timeline
+            # An app named for what it shows (a store) is labelled by name: its options would
+            # not fit a label on the picture.
             who = "" if self.name == "spark" else f"{self.name} "
-            timeline.event(f"{who}start {launcher.starts}" + (f" ({shown})" if shown else ""),
-                           "start")
+            timeline.event(f"{who}start {launcher.starts}" + (f" ({shown})" if shown and not who
+                                                             else ""), "start")
+            self._stage.shown_checkpoints = self.folders.checkpoints
             timeline.app_up()
             self._stage.say(f"Spark app {who}started (run {launcher.starts}, pid {process.pid}) "
                             f"{shown}".rstrip())
