@@ -310,6 +310,6 @@ SCENARIO = Scenario(
     summary="RocksDB with checkpoint format 2: unique state file names, the ids commits/N "
             "records and the lineage in each changelog; a batch killed after writing its state "
             "leaves two attempts' files and the committed one is loaded; format 1 refused.",
-    origin="issue 23 (Spark 4's checkpoint format 2)",
+    origin="Spark 4's checkpoint format 2",
     run=run,
 )

@@ -291,6 +291,6 @@ SCENARIO = Scenario(
     summary="The same count on three state stores: the files each writes per batch and how "
             "often it snapshots, a kill -9 and what the restart loads and replays, every "
             "message once; then an HDFS checkpoint asked for RocksDB keeps HDFS, with a warning.",
-    origin="issue 23 (Spark 4's state stores)",
+    origin="Spark 4's state stores",
     run=run,
 )
