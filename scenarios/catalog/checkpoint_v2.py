@@ -150,12 +150,20 @@ def _lineage(stage: Stage) -> None:
     problems: list[str] = []
     for f in newest:
         lineage = read_lineage(_partition(stage) / f.name)
-        stage.say(f"v{f.version}: lineage {[(v, i[:8]) for v, i in lineage]}")
+        stage.say(f"v{f.version}: lineage {_short(lineage)}")
         problems += lineage_problems(f.version or 0, lineage, files, committed)
     stage.fact("lineage", {f.name: read_lineage(_partition(stage) / f.name) for f in newest})
     stage.expect(check("each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
                        newest and not problems, "consecutive versions, ids that commits/N name",
                        "; ".join(problems[:3]) or "as expected"), phase="lineage")
+
+
+def _short(lineage: list[tuple[int, str]]) -> str:
+    """A lineage in a line: every entry when few, else the first two and the last."""
+    shown = [f"{v}_{i[:8]}" for v, i in lineage]
+    if len(shown) > 4:
+        shown = [*shown[:2], f"… {len(shown) - 3} more …", shown[-1]]
+    return "[" + ", ".join(shown) + "]"
 
 
 def lineage_problems(version: int, lineage: list[tuple[int, str]], files: list[StateFile],
