@@ -9,9 +9,11 @@
 - checkpoint format 2 (RocksDB only): state files are named per attempt (`<v>_<uuid>.zip`) and
   `commits/<N>` records which ones the batch committed.
 
-Spark pins the provider and the format in `offsets/<N>`: a restart of an existing checkpoint
-keeps what wrote it, whatever these flags say (Spark only logs a WARN). The refusals below are
-what Spark raises (or would silently ignore) for a new query, said before a slow Spark start.
+Spark pins the provider in `offsets/<N>`: a restart of an existing checkpoint keeps the store
+that wrote it, whatever these flags say (Spark only logs a WARN). The format is not pinned, but
+`commits/<N>` shows it, and a format-2 folder cannot go back to format 1 (refused here before
+Spark 4.3, whose task would fail to load it). The refusals below are what Spark raises (or would
+silently ignore), said before a slow Spark start.
 
 Usage:
     check_state_store(as_pinned(settings, info.conf))  # raises StateStoreOptionError
