@@ -71,7 +71,7 @@ def run(stage: Stage) -> None:
         why="the same input for every store, so only the store differs"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     apps = {store.name: _one_store(stage, store, every) for store in STORES}
-    _switch_provider(stage, apps["hdfs"], every)
+    _switch_provider(stage, apps["hdfs"])
 
 
 def _one_store(stage: Stage, store: Store, every: int) -> AppPart:
@@ -184,8 +184,8 @@ def layout_problems(store: Store, files: list[StateFile], every: int) -> list[st
 def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
     stage.step(Step(
         f"{store.title}: kill -9 and restart",
-        happens="kill -9 of the app's process group, in the middle of the stream; then the same "
-                "command again on the same checkpoint",
+        happens="kill -9 of the app's process group while a batch is in flight (offsets/N "
+                "written, commits/N not yet); then the same command again on the same checkpoint",
         watch="which files the next batch loads (the newest snapshot, then each delta or "
               "changelog after it), the batch replayed if one was planned and not committed, "
               "and the time until the app writes again",
@@ -240,7 +240,7 @@ def _last_id(folder: Path) -> int | None:
     return max((int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit()), default=None)
 
 
-def _switch_provider(stage: Stage, hdfs: AppPart, every: int) -> None:
+def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
     stage.step(Step(
         "Restart the HDFS checkpoint with --state-store rocksdb",
         happens="the app starts on the HDFS checkpoint asking for RocksDB",
