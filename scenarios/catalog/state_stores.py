@@ -142,7 +142,9 @@ def _show_files(stage: Stage, store: Store, files: list[StateFile], every: int) 
     for version in shown:
         stage.say(f"{store.name} v{version} (batch {version - 1}): {', '.join(table[version])}")
     ssts = sum(1 for f in files if f.kind == "sst")
-    stage.say(f"{store.name}: {len(table)} versions, snapshots at {snapshots}, {ssts} SST files")
+    at = (f"{snapshots}" if len(snapshots) <= 6 else
+          f"[{snapshots[0]}, {snapshots[1]}, … {snapshots[-1]}] ({len(snapshots)})")
+    stage.say(f"{store.name}: {len(table)} versions, snapshots at {at}, {ssts} SST files")
     stage.fact(f"{store.name}_files_per_version", {str(v): table[v] for v in shown})
     stage.fact(f"{store.name}_versions", len(table))
     stage.fact(f"{store.name}_snapshot_versions", snapshots)
