@@ -65,9 +65,13 @@ class KafkaProbe:
 
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's `retention.ms` (incrementally: its other settings stay)."""
-        ms = str(round(retention_sec * 1000))
+        self.set_configs({"retention.ms": str(round(retention_sec * 1000))})
+
+    def set_configs(self, configs: dict[str, str]) -> None:
+        """Change topic configs incrementally: the ones not named stay as they are."""
+        shown = ", ".join(f"{k}={v}" for k, v in configs.items())
         resource = ConfigResource(ConfigResourceType.TOPIC, self.topic,
-                                  configs={"retention.ms": (AlterConfigOp.SET, ms)})
+                                  configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()})
         try:
             admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers,
                                      client_id="scenarios-admin",
@@ -77,12 +81,12 @@ class KafkaProbe:
         try:
             results = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
         except kafka.errors.KafkaError as error:
-            raise StepFailed(f"changing retention.ms of {self.topic} failed: {error}") from error
+            raise StepFailed(f"changing {shown} of {self.topic} failed: {error}") from error
         finally:
             admin.close()
         outcome = results.get("topic", {}).get(self.topic)
         if outcome != "OK":
-            raise StepFailed(f"Kafka refused retention.ms={ms} for {self.topic}: {outcome}")
+            raise StepFailed(f"Kafka refused {shown} for {self.topic}: {outcome}")
 
     def __enter__(self) -> KafkaProbe:
         return self.start()

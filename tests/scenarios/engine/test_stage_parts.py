@@ -35,6 +35,8 @@ def _steps_before_start(stage: Stage) -> dict[str, Callable[[], object]]:
         "app.stop": stage.app.stop,
         "app.wait_exit": stage.app.wait_exit,
         "app.output": stage.app.output,
+        "brokers.leader": stage.brokers.leader,
+        "brokers.kill": lambda: stage.brokers.kill(1),
         "network.cut": stage.network.cut,
         "network.restore": stage.network.restore,
         "output.verify_sent": stage.output.verify_sent,
