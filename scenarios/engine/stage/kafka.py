@@ -170,6 +170,16 @@ class KafkaPart:
                              f"negative key must be minus its value")
         return sent.value
 
+    @property
+    def producer_running(self) -> bool:
+        side = self._started()
+        return side.producer is not None and side.producer.running
+
+    def producer_output(self) -> str:
+        """What the current producer printed: a line per acknowledged message, with offsets."""
+        side = self._started()
+        return side.producer.output() if side.producer is not None else ""
+
     def restart_producer(self, acks: str) -> None:
         """Stop the producer and start another with `acks` ("all" or "1"); it continues after
         the highest value in the topic, so no value is sent twice."""

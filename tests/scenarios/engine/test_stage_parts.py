@@ -117,7 +117,7 @@ def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path
             assert hasattr(stage, node.attr), f"{module}:{node.lineno}: stage.{node.attr}"
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
                 and isinstance(node.value.value, ast.Name) and node.value.value.id == "stage" \
-                and node.value.attr in ("kafka", "app", "network", "output"):
+                and node.value.attr in ("kafka", "app", "network", "output", "brokers"):
             part = getattr(stage, node.value.attr)
             assert hasattr(type(part), node.attr) or node.attr in vars(part), \
                 f"{module}:{node.lineno}: stage.{node.value.attr}.{node.attr}"
