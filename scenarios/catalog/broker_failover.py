@@ -5,11 +5,18 @@ min.insync.replicas=2, unclean leader election off): the leader is killed with -
 an in-sync follower takes over, the producer and the Spark app ride it out, and every message
 is counted exactly once. Part two breaks all three: the producer sends with acks=1, the topic
 takes min.insync.replicas=1 and unclean.leader.election.enable=true. Both followers stop, the
-leader alone acknowledges messages and Spark reads them; then the leader is killed and the
-stale followers come back. Kafka elects one of them: the acknowledged messages it never got are
-gone, and the partition's offsets go back below the offset Spark's checkpoint has reached. The
-app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED; with failOnDataLoss=false it goes on
-and skips the new messages that took offsets it had already read.
+leader alone acknowledges messages and Spark reads them; the producer is paused, the leader is
+killed and the stale followers come back. Kafka elects one of them: the acknowledged messages
+it never got are gone, and the partition's offsets go back below the offset Spark's checkpoint
+has reached. The running app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED (on Spark's
+connector a minute late: its admin client waits on the dead leader). Restarted with
+failOnDataLoss=false it goes on from the new log end: offsets read twice, no value missing,
+and the values Kafka lost stay counted.
+
+The producer is paused over the election on purpose: a producer that goes on can refill the
+partition past the checkpoint's offset before Spark looks, and then Spark skips the messages at
+the reused offsets without any error (measured on apache/connector: 24 values, with
+failOnDataLoss=true). docs/scenarios.md tells that run.
 
 Needs three brokers: Apache Kafka (`--stack apache/connector` or `apache/python`).
 
@@ -20,57 +27,27 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kafka_app.message_line import ProducerLine, parse_message
+from kafka_app.message_line import parse_message
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
 from spark_app.settings import SPARK_LOG_FILE_NAME
 
-__all__ = ["SCENARIO", "Rewind", "offset_changes_in", "rewind_in", "run"]
+__all__ = ["SCENARIO", "offset_changes_in", "run"]
 
 RULE = "acks=all + min.insync.replicas=2 + unclean.leader.election.enable=false"
 CONDITION = PartitionOffsetChangedError.token
 # The connector's words (KafkaOffsetReader's reportDataLoss), which our source says too.
 _OFFSET_CHANGED = re.compile(r"offset was changed from (\d+) to (\d+)")
-# The producer's next acknowledged send after the election; its retries take it there.
-_REWIND_TIMEOUT_SEC = 180.0
-# Planning the next batch after the rewind: the connector retries the latest offset 3 times,
-# 1 s apart, before it gives up; a minute leaves room for a busy machine.
-_REFUSAL_TIMEOUT_SEC = 120.0
-
-
-@dataclass(frozen=True)
-class Rewind:
-    """Where the producer's acknowledged offsets went back: the last message the old leader
-    acknowledged and the first one the new leader stored, at a lower offset."""
-
-    last_value_before: int
-    latest_before: int  # the partition's end offset after that message, on the old leader
-    first_value_after: int
-    offset_after: int  # where the new leader stored it: its log ended there
-
-    @property
-    def lost(self) -> ValueRange:
-        """Values acknowledged, then gone: those the old leader held at offsets the new one
-        did not have (value = offset + 1 on the old leader, as one partition gets every value)."""
-        return ValueRange(self.offset_after + 1, self.last_value_before)
-
-
-def rewind_in(lines: Iterable[ProducerLine]) -> Rewind | None:
-    """The first place in the producer's lines where the partition's latest offset fell."""
-    previous: ProducerLine | None = None
-    for line in lines:
-        if previous is not None and line.latest < previous.latest:
-            return Rewind(previous.value, previous.latest, line.value, line.latest - 1)
-        previous = line
-    return None
+# From the election to the app's stop: Spark's connector waits out its admin client's 60 s
+# default.api.timeout.ms on the dead leader (measured: 62 s), then retries the latest offset
+# 3 times, 1 s apart; the rest is slack for a busy machine.
+_REFUSAL_TIMEOUT_SEC = 180.0
 
 
 def offset_changes_in(text: str) -> list[tuple[int, int]]:
@@ -84,9 +61,9 @@ def run(stage: Stage) -> None:
     _rule_kept(stage)
     _relax_the_rule(stage)
     alone = _leave_the_leader_alone(stage)
-    rewind = _unclean_election(stage, alone)
-    _spark_refuses(stage, rewind)
-    _spark_skips(stage, rewind)
+    election = _unclean_election(stage, alone)
+    _spark_refuses(stage, alone, election)
+    _spark_goes_on(stage, alone, election)
     _old_leader_returns(stage, alone)
 
 
@@ -194,7 +171,8 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
         happens="each follower shuts down cleanly and the controller takes it out of the ISR; "
                 "with both gone the KRaft quorum has lost its majority, but the leader keeps "
                 "serving: acks=1 sends are acknowledged, and with the ISR down to the leader "
-                "its high watermark moves, so Spark reads them",
+                "its high watermark moves, so Spark reads them. Then the producer is paused, "
+                "so that nothing but Kafka moves the offsets from here on",
         watch="the ISR shrinks to the leader alone; the producer and the app go on",
         why="the followers' logs end where each stopped: every message after that is on one "
             "disk only, though the producer was told it is stored",
@@ -208,22 +186,22 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
     followers = tuple(n for n in replicas.replicas if n != leader)
     for follower in followers:
         stage.brokers.stop(follower)
-        stage.say(f"broker {follower}'s log ends at offset {stage.kafka.window().latest}")
         stage.output.wait_for_more(stage.timings.run_for_messages)
     alone = stage.brokers.replicas()
     stage.say(f"partition 0: leader {alone.leader}, in sync {list(alone.isr)}")
     stage.expect(check("the leader is alone in sync", alone.isr == (leader,),
                        f"ISR [{leader}]", f"ISR {list(alone.isr)}"), phase="acks=1")
-    stage.output.wait_for_more(2 * stage.timings.run_for_messages)
-    checkpoint = stage.app.wait_while_up(
-        lambda: _committed_past(stage, stage.output.verify().highest or 0),
-        "the checkpoint to commit what the app wrote")
+    stage.output.wait_for_more(stage.timings.run_for_messages)
+    # Paused, not stopped: it keeps its counter, so its next value follows the last one sent.
+    stage.kafka.pause_producer()
     acknowledged = stage.kafka.window().latest
+    checkpoint = stage.app.wait_while_up(lambda: _committed_past(stage, acknowledged),
+                                         "the checkpoint to reach the leader's last offset")
     stage.fact("part2_leader", leader)
-    stage.fact("part2_checkpoint_offset", checkpoint)
     stage.fact("part2_acknowledged_end", acknowledged)
-    stage.say(f"the leader has acknowledged offsets up to {acknowledged}; the checkpoint "
-              f"resumes at {checkpoint}")
+    stage.fact("part2_checkpoint_offset", checkpoint)
+    stage.say(f"broker {leader} acknowledged offsets up to {acknowledged}; the app read them "
+              f"all, and its checkpoint resumes at {checkpoint}")
     return Alone(leader, followers, acknowledged, checkpoint)
 
 
@@ -232,118 +210,143 @@ def _committed_past(stage: Stage, offset: int) -> int | None:
     return committed if committed is not None and committed >= offset else None
 
 
-def _unclean_election(stage: Stage, alone: Alone) -> Rewind:
+@dataclass(frozen=True)
+class Election:
+    """The unclean election's outcome: the new leader and where its log ends."""
+
+    leader: int
+    log_end: int
+    at: float  # time.monotonic() when the new leader was seen
+
+
+def _unclean_election(stage: Stage, alone: Alone) -> Election:
     stage.step(Step(
         "kill -9 the leader; the two stale followers come back; Kafka elects one of them",
         happens="the last in-sync replica dies; the followers start again, elect a controller, "
                 "and it finds no in-sync replica alive: unclean election is allowed, so it makes "
-                "the first live replica leader, with the log it has",
-        watch="kafka-server-<id>.log of the controller: `UNCLEAN partition change`; the "
-              "producer's offsets fall back to the new leader's log end",
+                "the first live replica in the replica list leader, with the log it has",
+        watch="kafka-server-<id>.log of the controller: `UNCLEAN partition change`; Kafka's "
+              "latest offset falls to the new leader's log end",
         why="the new leader never got the messages only the old one had: Kafka drops them, "
-            "and the next messages take the same offsets again",
+            "and the next messages will take the same offsets again",
         production="with unclean election off the partition would stay offline until the old "
                    "leader came back with its data: unavailable, not lost. Choose per topic"))
     stage.brokers.kill(alone.leader)
     started = time.monotonic()
     stage.brokers.start(alone.followers)
     new_leader = stage.brokers.wait_for_leader(other_than=alone.leader)
-    stage.fact("part2_election_sec", round(time.monotonic() - started, 1))
+    elected_at = time.monotonic()
+    stage.fact("part2_election_sec", round(elected_at - started, 1))
+    log_end = stage.kafka.window().latest
+    lost = ValueRange(log_end + 1, alone.acknowledged)
     stage.fact("part2_new_leader", new_leader)
+    stage.fact("part2_new_leader_log_end", log_end)
+    stage.fact("part2_lost_values", lost)
+    stage.say(f"broker {new_leader} leads after {stage.facts['part2_election_sec']} s; its log "
+              f"ends at offset {log_end}. Values {lost} were acknowledged by broker "
+              f"{alone.leader} and are gone ({len(lost)} messages)")
     stage.expect(check("a replica that was not in sync became leader", new_leader in alone.followers,
                        f"one of the stale followers {list(alone.followers)}", f"broker {new_leader}"),
                  phase="unclean election")
-    # Not while the app is up: it may already have stopped on the rewind, which is the next step.
-    rewind = wait_until(lambda: _rewind(stage), timeout=_REWIND_TIMEOUT_SEC,
-                        what="the producer's offsets to go back", progress=stage.narrator.waiting)
-    stage.fact("part2_new_leader_log_end", rewind.offset_after)
-    stage.fact("part2_lost_values", rewind.lost)
-    stage.say(f"broker {new_leader}'s log ended at offset {rewind.offset_after}; value "
-              f"{rewind.first_value_after} went there. Values {rewind.lost} were acknowledged "
-              f"by broker {alone.leader} and are gone ({len(rewind.lost)} messages)")
-    stage.expect(check("acknowledged messages are lost", len(rewind.lost) > 0,
+    stage.expect(check("acknowledged messages are lost", log_end < alone.acknowledged,
                        f"the new leader's log ends below {alone.acknowledged}",
-                       f"it ends at {rewind.offset_after}"), phase="unclean election")
-    stage.expect(check("offsets went back below the checkpoint", rewind.offset_after < alone.checkpoint,
-                       f"below {alone.checkpoint}, where the checkpoint resumes",
-                       rewind.offset_after), phase="unclean election")
-    return rewind
+                       f"it ends at {log_end}"), phase="unclean election")
+    stage.expect(check("offsets went back below the checkpoint", log_end < alone.checkpoint,
+                       f"below {alone.checkpoint}, where the checkpoint resumes", log_end),
+                 phase="unclean election")
+    return Election(new_leader, log_end, elected_at)
 
 
-def _rewind(stage: Stage) -> Rewind | None:
-    lines = (parse_message(line) for line in stage.kafka.producer_output().splitlines())
-    return rewind_in(line for line in lines if line is not None)
-
-
-def _spark_refuses(stage: Stage, rewind: Rewind) -> None:
+def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
     stage.step(Step(
-        "The Spark app meets offsets that went back",
+        "The running Spark app meets offsets that went back",
         happens="planning the next batch, Spark asks for the latest offset, finds it below the "
-                "end of the last batch (it retries: `Found incorrect offsets`), and with "
-                f"failOnDataLoss=true stops the query with {CONDITION}",
+                "end of the last batch (it retries: `Found incorrect offsets`), writes the batch "
+                f"to offsets/N anyway and, with failOnDataLoss=true, stops with {CONDITION}",
         watch="the app's last line: `Partition …'s offset was changed from X to Y, some data "
-              "may have been missed`; X is where the checkpoint is, Y the new latest offset",
+              "may have been missed`; X is where the checkpoint is, Y the new leader's log end. "
+              "On Spark's connector it comes late: its admin client knew only the dead leader "
+              "(a metadata answer lists live brokers only) and waits out default.api.timeout.ms "
+              "(60 s) before Spark builds a new one from the bootstrap list",
         why="the connector cannot tell an unclean election from a deleted and recreated topic: "
-            "either way the offsets it has read no longer mean the messages it read",
-        production="this stop is what you want: the checkpoint's offsets and Kafka disagree, "
-                   "and a human must decide what to reprocess"))
+            "either way the offsets it has read no longer mean the messages it read. It only "
+            "sees it if it looks while the latest offset is still below its own: had the "
+            "producer gone on during those 60 s, the partition would have grown past the "
+            "checkpoint's offset first, and Spark would have skipped the messages at the "
+            "reused offsets without a word, failOnDataLoss=true or not",
+        production="this stop is what you want: the checkpoint and Kafka disagree and someone "
+                   "must decide what to reprocess. Do not count on it: after an unclean "
+                   "election, compare the checkpoint's offsets (`spark_app inspect`) with the "
+                   "new leader's log end yourself"))
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
+    stage.fact("part2_refusal_sec", round(time.monotonic() - election.at, 1))
     output = stage.app.output()
     named = error_in_text(output)
-    stage.expect(check("the app stops", code not in (0, None), "a non-zero exit code",
-                       f"exit code {code}"), phase="failOnDataLoss=true")
+    stage.expect(check("the app stops", code != 0, "a non-zero exit code", f"exit code {code}"),
+                 phase="failOnDataLoss=true")
     stage.expect(check("the error is Spark's data-loss condition for a changed offset",
                        isinstance(named, PartitionOffsetChangedError), CONDITION,
                        named.token if named else "no error line"), phase="failOnDataLoss=true")
     changes = offset_changes_in(output)
-    stage.fact("error_offset_change", changes[-1] if changes else None)
-    checkpoint = stage.facts["part2_checkpoint_offset"]
-    held = bool(changes) and changes[-1][0] >= checkpoint and changes[-1][1] < changes[-1][0]
-    stage.expect(check("the error goes from the app's offset back to Kafka's latest", held,
-                       f"from {checkpoint} or later back to an offset at or above {rewind.offset_after}",
+    stage.fact("error_offset_change", list(changes[-1]) if changes else None)
+    expected = (alone.checkpoint, election.log_end)
+    stage.expect(check("the error names the checkpoint's offset and the new log end",
+                       bool(changes) and changes[-1] == expected,
+                       f"from {expected[0]} to {expected[1]}",
                        f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words"),
                  phase="failOnDataLoss=true")
 
 
-def _spark_skips(stage: Stage, rewind: Rewind) -> None:
+def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
     stage.step(Step(
-        "Restart the app with failOnDataLoss=false",
-        happens="Spark logs the same words as a warning, drops the batch's backwards range and "
-                "goes on from the latest offset it found; the count goes on from the state",
-        watch="the first value the restarted app writes: every value the producer sent since "
-              "the election and before that is missing from the output",
-        why="the new messages took offsets the checkpoint had already passed, so Spark treats "
-            "them as read; what the old leader alone had was counted, and Kafka has it no more",
-        production="failOnDataLoss=false turns a loud stop into a silent gap. After an unclean "
-                   "election, reprocess from a source of truth, or reset the query to chosen "
-                   "offsets (a new checkpoint with startingOffsets) and accept the count's reset"))
-    first, _, _ = stage.start_app_and_see_first_value(fail_on_data_loss=False)
-    stage.fact("part2_resumed_at_value", first)
-    stage.stop_producer_and_drain()
+        "Restart the app with failOnDataLoss=false; the producer goes on",
+        happens="Spark replays the batch it planned (from the checkpoint's offset back to the "
+                "new log end), logs the same words as a warning, drops the backwards range and "
+                "goes on from the new log end; the producer's next messages take the offsets "
+                "the lost ones had",
+        watch="spark.log's warning; the output goes on with the producer's next value: no "
+              "value is missing or doubled, yet offsets [new log end, checkpoint) were read "
+              "twice, holding other messages the second time",
+        why="the planned batch pinned the new log end, so the app resumes exactly there. What "
+            "it cannot undo: it counted messages Kafka no longer has",
+        production="failOnDataLoss=false turns a loud stop into a warning. After an unclean "
+                   "election, reconcile downstream with the producers' own record of what "
+                   "they sent, or rebuild from a source of truth"))
+    mark = len(stage.kafka.producer_output())
+    stage.app.start(fail_on_data_loss=False)
+    stage.kafka.resume_producer()
+    stage.output.wait_for_more(stage.timings.run_for_messages)
+    total = stage.stop_producer_and_drain()
     stage.app.stop()
-    report = stage.output.verify_sent()
-    skipped = ValueRange(rewind.first_value_after, first - 1)
-    skipped_ranges = [skipped] if len(skipped) > 0 else []
-    stage.fact("part2_skipped_values", skipped if skipped_ranges else None)
-    resumed_offset = rewind.offset_after + (first - rewind.first_value_after)
-    stage.fact("part2_resumed_at_offset", resumed_offset)
-    reread = (resumed_offset, stage.facts["part2_checkpoint_offset"])
-    stage.fact("part2_offsets_read_twice", list(reread) if reread[0] < reread[1] else None)
-    stage.say(f"the restarted app went on at value {first} (offset {resumed_offset}); skipped: "
-              f"{skipped if skipped_ranges else 'nothing'}"
-              + (f"; offsets [{reread[0]}, {reread[1]}) were read twice, holding other messages "
-                 f"the second time" if reread[0] < reread[1] else ""))
-    stage.expect(missing_exactly(report, skipped_ranges), phase="failOnDataLoss=false")
-    stage.expect(duplicated_exactly(report, {}), phase="failOnDataLoss=false")
-    counted = set(range(rewind.lost.first, rewind.lost.last + 1)) <= set(report.values)
-    stage.expect(check("the messages Kafka lost were counted once", counted,
-                       f"values {rewind.lost} in the output", "present" if counted else "absent"),
+    lines = (parse_message(line) for line in stage.kafka.producer_output()[mark:].splitlines())
+    first = next((line for line in lines if line is not None), None)
+    stage.expect(check("the producer's next message took the new log end's offset",
+                       first is not None and first.latest - 1 == election.log_end,
+                       f"offset {election.log_end}",
+                       f"value {first.value} at offset {first.latest - 1}" if first else "none sent"),
                  phase="failOnDataLoss=false")
+    report = stage.output.verify_sent()
+    stage.fact("part2_offsets_read_twice", [election.log_end, alone.checkpoint])
+    stage.expect(missing_exactly(report, []), phase="failOnDataLoss=false")
+    stage.expect(duplicated_exactly(report, {}), phase="failOnDataLoss=false")
+    stage.expect(check("every value sent was counted", report.highest == total,
+                       f"highest {total}", f"highest {report.highest}"), phase="failOnDataLoss=false")
+    lost = ValueRange(election.log_end + 1, alone.acknowledged)
+    gone = _values_in_kafka(stage) & set(range(lost.first, lost.last + 1))
+    stage.expect(check("the values Kafka lost are counted, and gone from Kafka",
+                       not gone and all(v in report.values for v in (lost.first, lost.last)),
+                       f"{lost} in the output, none of them in the topic",
+                       f"in the topic: {sorted(gone) or 'none'}"), phase="failOnDataLoss=false")
     warned = offset_changes_in(_spark_log(stage))
     stage.fact("spark_log_offset_changes", warned)
-    stage.expect(check("spark.log warns that the offset went back", bool(warned),
-                       "`offset was changed from X to Y` in spark.log", warned or "no such warning"),
-                 phase="failOnDataLoss=false")
+    stage.expect(check("spark.log warns that the offset went back",
+                       (alone.checkpoint, election.log_end) in warned,
+                       f"`offset was changed from {alone.checkpoint} to {election.log_end}`",
+                       warned or "no such warning"), phase="failOnDataLoss=false")
+
+
+def _values_in_kafka(stage: Stage) -> set[int]:
+    return set(stage.kafka.values_in_topic())
 
 
 def _spark_log(stage: Stage) -> str:

@@ -215,6 +215,11 @@ class KafkaSide:
         return wait_until(probe.window, timeout=timeout, what="Kafka's offsets",
                           progress=self.progress)
 
+    def probe_values(self) -> list[int]:
+        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
+        self.probe = probe
+        return probe.values()
+
     def close(self) -> None:
         if self.probe is not None:
             self.probe.stop()

@@ -63,6 +63,33 @@ class KafkaProbe:
         except kafka.errors.KafkaError:
             return None  # unreachable for now; callers poll until a deadline
 
+    def values(self) -> list[int]:
+        """The values of every record in the topic now, partition by partition, in offset order
+        (a fresh consumer reads from each partition's earliest to its latest offset)."""
+        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers, group_id=None,
+                                 enable_auto_commit=False, client_id="scenarios-reader",
+                                 request_timeout_ms=self._timeout_ms + 1000,
+                                 consumer_timeout_ms=self._timeout_ms)
+        try:
+            tps = [TopicPartition(self.topic, p)
+                   for p in sorted(consumer.partitions_for_topic(self.topic) or ())]
+            consumer.assign(tps)
+            consumer.seek_to_beginning(*tps)
+            ends = consumer.end_offsets(tps)
+            values: list[int] = []
+            if all(ends[tp] == 0 for tp in tps):
+                return values
+            for record in consumer:  # ends after consumer_timeout_ms without a record
+                if record.value is not None and record.value.isdigit():
+                    values.append(int(record.value))
+                if all(consumer.position(tp) >= ends[tp] for tp in tps):
+                    break
+            return values
+        except kafka.errors.KafkaError as error:
+            raise StepFailed(f"reading topic {self.topic} failed: {error}") from error
+        finally:
+            consumer.close()
+
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's `retention.ms` (incrementally: its other settings stay)."""
         self.set_configs({"retention.ms": str(round(retention_sec * 1000))})

@@ -149,6 +149,10 @@ class KafkaPart:
         """The topic's earliest and latest offsets now."""
         return self._started().window()
 
+    def values_in_topic(self) -> list[int]:
+        """Every value the topic holds now, from its earliest to its latest offset."""
+        return self._started().probe_values()
+
     def group_offset(self, group: str, tp: TopicPartition) -> int | None:
         """The offset consumer group `group` has committed for `tp`, if any."""
         with GroupOffsets(self.bootstrap_servers, group) as offsets:
@@ -179,6 +183,21 @@ class KafkaPart:
         """What the current producer printed: a line per acknowledged message, with offsets."""
         side = self._started()
         return side.producer.output() if side.producer is not None else ""
+
+    def pause_producer(self) -> None:
+        """SIGSTOP the producer: it keeps its next value and sends it when resumed."""
+        side = self._started()
+        assert side.producer is not None, "the producer starts with Kafka"
+        side.producer.pause()
+        self._stage.timeline.event("producer paused", "stop")
+        self._stage.say("the producer is paused (SIGSTOP)")
+
+    def resume_producer(self) -> None:
+        side = self._started()
+        assert side.producer is not None, "the producer starts with Kafka"
+        side.producer.resume()
+        self._stage.timeline.event("producer resumed", "start")
+        self._stage.say("the producer goes on (SIGCONT)")
 
     def restart_producer(self, acks: str) -> None:
         """Stop the producer and start another with `acks` ("all" or "1"); it continues after

@@ -1,0 +1,32 @@
+"""broker-failover without Kafka: the connector's `offset was changed` words, and the skip on
+a stack with one broker."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from scenarios.catalog.broker_failover import SCENARIO, offset_changes_in
+from scenarios.engine.runner import run_scenarios
+from scenarios.engine.settings import RunSettings, Timings
+from scenarios.report.narration import Narrator
+from scenarios.report.verdicts import exit_code
+
+
+def test_the_connectors_words_give_from_and_to() -> None:
+    error = ("KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED: Partition Experience-0's offset was "
+             "changed from 87 to 64, some data may have been missed.")
+    assert offset_changes_in(error) == [(87, 64)]
+    assert offset_changes_in("nothing here") == []
+
+
+def test_on_a_one_broker_stack_it_is_skipped_and_says_why(tmp_path: Path) -> None:
+    settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)  # embedded
+    out = io.StringIO()
+    [result] = run_scenarios([SCENARIO], settings, Narrator(stream=out, rich=False))
+    assert result.verdict == "skipped"
+    assert "needs 3 Kafka brokers" in result.skipped and "apache/connector" in result.skipped
+    assert "SKIPPED" in out.getvalue() and not (tmp_path / "broker-failover").exists()
+    assert json.loads((tmp_path / "broker-failover.json").read_text())["verdict"] == "skipped"
+    assert exit_code([result]) == 1  # a run that ran nothing did not pass
