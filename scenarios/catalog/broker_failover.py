@@ -376,9 +376,10 @@ SCENARIO = Scenario(
     title="a Kafka leader dies: acks=all rides it out; an unclean election loses acknowledged data",
     summary="Three Kafka brokers, replication factor 3. Killing the leader with acks=all and "
             "min.insync.replicas=2 loses nothing. With acks=1, min ISR 1 and unclean election "
-            "on, a stale replica becomes leader: acknowledged messages vanish, offsets go back, "
-            "Spark stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED, and with "
-            "failOnDataLoss=false skips the messages that reused old offsets.",
+            "on, a stale replica becomes leader: acknowledged messages vanish, offsets go back "
+            "below Spark's checkpoint, the app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED, "
+            "and restarted with failOnDataLoss=false it reads the reused offsets again while the "
+            "lost messages stay counted.",
     origin="seed 002, known data-loss cases",
     run=run,
     kafka_brokers=3,

@@ -52,7 +52,10 @@ class KafkaProbe:
 
     def window(self) -> OffsetWindow | None:
         """The topic's offsets now, or None while Kafka or the topic cannot be reached."""
-        consumer = self.start()._consumer
+        try:
+            consumer = self.start()._consumer
+        except StepFailed:
+            return None  # no broker answers now (a cluster between elections); callers poll
         assert consumer is not None
         try:
             partitions = consumer.partitions_for_topic(self.topic)
@@ -61,7 +64,12 @@ class KafkaProbe:
             tps = [TopicPartition(self.topic, p) for p in sorted(partitions)]
             return read_window(consumer, tps, self._timeout_ms)
         except kafka.errors.KafkaError:
-            return None  # unreachable for now; callers poll until a deadline
+            # Unreachable for now; callers poll until a deadline. Start afresh on the next call:
+            # a metadata answer lists only the brokers alive then, and kafka-python never asks
+            # the bootstrap list again, so a consumer that last heard from a broker now dead
+            # would wait on it forever (a cluster whose every broker restarted, broker-failover).
+            self.stop()
+            return None
 
     def values(self) -> list[int]:
         """The values of every record in the topic now, partition by partition, in offset order
