@@ -77,6 +77,8 @@ def main_parser() -> argparse.ArgumentParser:
     app.add_argument("--send-timeout-sec", type=float, metavar="SEC",
                      help=f"give up on a send not acknowledged in this time (default {d.send_timeout_sec:g})")
     app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
+    app.add_argument("--first-value", type=int, metavar="N",
+                     help="the first value to send (default: one after the highest value in the topic)")
     app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
     KafkaChoice.add_arguments(parser)
     return parser
@@ -151,7 +153,7 @@ def _check(given: dict[str, object]) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
             return f"--{name.replace('_', '-')} must be a finite number of seconds, got {value}"
     positive = ("partitions", "replication_factor", "send_timeout_sec", "retention_sec",
-                "segment_sec", "retention_check_sec", "count", "segment_bytes")
+                "segment_sec", "retention_check_sec", "count", "segment_bytes", "first_value")
     for name in positive:
         value = given.get(name)
         if isinstance(value, (int, float)) and value <= 0:

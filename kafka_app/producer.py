@@ -70,7 +70,8 @@ class ProducerApp:
             producer = self._producer(bootstrap)
             # Registered after the offsets reader, so it closes before the broker goes away.
             stack.callback(producer.close, 5)
-            first = offsets.highest_counter() + 1
+            given = self._settings.first_value
+            first = given if given is not None else offsets.highest_counter() + 1
             self._banner(bootstrap, data_dir, topic, first)
             keys = stack.enter_context(NegativeKeys(self._stdin_fd))
             sent = self._send_loop(producer, offsets, keys, topic, first)
@@ -162,7 +163,8 @@ class ProducerApp:
         if s.embedded:
             rows.append(("data", str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else "")))
         rows += [
-            ("first value", f"{first}" + (" (continuing after the messages already in the topic)" if first > 1 else "")),
+            ("first value", f"{first}" + ("" if s.first_value is not None or first == 1
+                                          else " (continuing after the messages already in the topic)")),
             ("sending", f"one message every {s.interval_sec:g} s, acks={s.acks}"
                         + (f", {s.count} in all" if s.count is not None else "")),
             ("log", str(s.log_dir / "kafka.log")),

@@ -49,6 +49,10 @@ class ProducerAppSettings:
     send_timeout_sec: float = 30.0
     # None: run until stopped; a number stops after that many messages (tests, scenarios).
     count: int | None = None
+    # None: continue after the highest value in the topic. A number: start there, as a producer
+    # that keeps its own sequence does after Kafka lost messages it had acknowledged
+    # (broker-failover); the topic's highest value would then send lost values again.
+    first_value: int | None = None
     log_dir: Path = Path("log")
 
     def to_argv(self) -> list[str]:

@@ -5,15 +5,16 @@ min.insync.replicas=2, unclean leader election off): the leader is killed with -
 an in-sync follower takes over, the producer and the Spark app ride it out, and every message
 is counted exactly once. Part two breaks all three: the producer sends with acks=1, the topic
 takes min.insync.replicas=1 and unclean.leader.election.enable=true. Both followers stop, the
-leader alone acknowledges messages and Spark reads them; the producer is paused, the leader is
+leader alone acknowledges messages and Spark reads them; the producer stops, the leader is
 killed and the stale followers come back. Kafka elects one of them: the acknowledged messages
 it never got are gone, and the partition's offsets go back below the offset Spark's checkpoint
 has reached. The running app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED (on Spark's
 connector a minute late: its admin client waits on the dead leader). Restarted with
-failOnDataLoss=false it goes on from the new log end: offsets read twice, no value missing,
-and the values Kafka lost stay counted.
+failOnDataLoss=false it goes on from the new log end, and a producer starts again with the next
+value of its own sequence: offsets read twice, no value missing, and the values Kafka lost stay
+counted.
 
-The producer is paused over the election on purpose: a producer that goes on can refill the
+The producer is stopped over the election on purpose: a producer that goes on can refill the
 partition past the checkpoint's offset before Spark looks, and then Spark skips the messages at
 the reused offsets without any error (measured on apache/connector: 24 values, with
 failOnDataLoss=true). docs/scenarios.md tells that run.
@@ -94,7 +95,7 @@ def _kill_the_leader(stage: Stage) -> None:
         happens="the leader's JVM dies without a controlled shutdown; after its session times "
                 "out (9 s) the controller elects an in-sync follower; the producer's pending "
                 "send and the Spark app's fetches fail over to the new leader",
-        watch="the producer pauses, then goes on with the next offset; the app's batches go "
+        watch="the producer waits, then goes on with the next offset; the app's batches go "
               "on without a restart",
         why="with acks=all every acknowledged message is on every in-sync replica, so the new "
             "leader has all of them: its log ends where the old one's acknowledged log ended",
@@ -163,6 +164,7 @@ class Alone:
     followers: tuple[int, ...]
     acknowledged: int  # the partition's end offset on the leader when it was killed
     checkpoint: int  # the offset the app's checkpoint resumes from
+    last_value: int  # the last value the producer was told was stored
 
 
 def _leave_the_leader_alone(stage: Stage) -> Alone:
@@ -171,8 +173,8 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
         happens="each follower shuts down cleanly and the controller takes it out of the ISR; "
                 "with both gone the KRaft quorum has lost its majority, but the leader keeps "
                 "serving: acks=1 sends are acknowledged, and with the ISR down to the leader "
-                "its high watermark moves, so Spark reads them. Then the producer is paused, "
-                "so that nothing but Kafka moves the offsets from here on",
+                "its high watermark moves, so Spark reads them. Then the producer stops, so "
+                "that nothing but Kafka moves the offsets from here on",
         watch="the ISR shrinks to the leader alone; the producer and the app go on",
         why="the followers' logs end where each stopped: every message after that is on one "
             "disk only, though the producer was told it is stored",
@@ -192,9 +194,8 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
     stage.expect(check("the leader is alone in sync", alone.isr == (leader,),
                        f"ISR [{leader}]", f"ISR {list(alone.isr)}"), phase="acks=1")
     stage.output.wait_for_more(stage.timings.run_for_messages)
-    # Paused, not stopped: it keeps its counter, so its next value follows the last one sent.
-    stage.kafka.pause_producer()
-    acknowledged = stage.kafka.window().latest
+    acknowledged = stage.kafka.stop_producer().latest
+    last_value = _last_sent(stage)
     checkpoint = stage.app.wait_while_up(lambda: _committed_past(stage, acknowledged),
                                          "the checkpoint to reach the leader's last offset")
     stage.fact("part2_leader", leader)
@@ -202,7 +203,14 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
     stage.fact("part2_checkpoint_offset", checkpoint)
     stage.say(f"broker {leader} acknowledged offsets up to {acknowledged}; the app read them "
               f"all, and its checkpoint resumes at {checkpoint}")
-    return Alone(leader, followers, acknowledged, checkpoint)
+    return Alone(leader, followers, acknowledged, checkpoint, last_value)
+
+
+def _last_sent(stage: Stage) -> int:
+    lines = (parse_message(line) for line in stage.kafka.producer_output().splitlines())
+    sent = [line.value for line in lines if line is not None]
+    assert sent, "the producer sent messages before it stopped"
+    return sent[-1]
 
 
 def _committed_past(stage: Stage, offset: int) -> int | None:
@@ -302,8 +310,9 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
         "Restart the app with failOnDataLoss=false; the producer goes on",
         happens="Spark replays the batch it planned (from the checkpoint's offset back to the "
                 "new log end), logs the same words as a warning, drops the backwards range and "
-                "goes on from the new log end; the producer's next messages take the offsets "
-                "the lost ones had",
+                "goes on from the new log end. A producer starts again at the next value of its "
+                "own sequence (`--first-value`: after the topic's highest value it would send "
+                "the lost values again); its messages take the offsets the lost ones had",
         watch="spark.log's warning; the output goes on with the producer's next value: no "
               "value is missing or doubled, yet offsets [new log end, checkpoint) were read "
               "twice, holding other messages the second time",
@@ -312,14 +321,13 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
         production="failOnDataLoss=false turns a loud stop into a warning. After an unclean "
                    "election, reconcile downstream with the producers' own record of what "
                    "they sent, or rebuild from a source of truth"))
-    mark = len(stage.kafka.producer_output())
     stage.app.start(fail_on_data_loss=False)
-    stage.kafka.resume_producer()
-    stage.output.wait_for_more(stage.timings.run_for_messages)
+    stage.kafka.restart_producer(acks="1", first_value=alone.last_value + 1)
+    lines = (parse_message(line) for line in stage.kafka.producer_output().splitlines())
+    first = next((line for line in lines if line is not None), None)
+    stage.output.wait_for_value(alone.last_value + stage.timings.run_for_messages)
     total = stage.stop_producer_and_drain()
     stage.app.stop()
-    lines = (parse_message(line) for line in stage.kafka.producer_output()[mark:].splitlines())
-    first = next((line for line in lines if line is not None), None)
     stage.expect(check("the producer's next message took the new log end's offset",
                        first is not None and first.latest - 1 == election.log_end,
                        f"offset {election.log_end}",

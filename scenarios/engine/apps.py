@@ -172,7 +172,7 @@ class KafkaSide:
                          timeout=timeout, name="the broker",
                          shown_as="the broker to listen", progress=self.progress)
 
-    def start_producer(self, acks: str = "all") -> ManagedProcess:
+    def start_producer(self, acks: str = "all", first_value: int | None = None) -> ManagedProcess:
         """Start (or start again) the producer; returns once it has sent its first message.
         On a cluster the topic gets a replica on every broker."""
         t = self.timings
@@ -182,7 +182,7 @@ class KafkaSide:
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
             partitions=self.partitions, retention_sec=self.retention_sec,
             segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log,
-            replication_factor=self.brokers if cluster else 1, acks=acks,
+            replication_factor=self.brokers if cluster else 1, acks=acks, first_value=first_value,
             send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0)
         self.producer = self.group.start(
             name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])

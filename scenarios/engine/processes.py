@@ -104,13 +104,6 @@ class ManagedProcess:
         self.kill()
         return self.returncode
 
-    def pause(self) -> None:
-        """SIGSTOP to the group: it halts where it is until `resume` (kill -9 still ends it)."""
-        self._signal_group(signal.SIGSTOP)
-
-    def resume(self) -> None:
-        self._signal_group(signal.SIGCONT)
-
     def stop(self) -> None:
         """Make sure nothing of this process is left (idempotent)."""
         if self._popen is not None:

@@ -184,29 +184,16 @@ class KafkaPart:
         side = self._started()
         return side.producer.output() if side.producer is not None else ""
 
-    def pause_producer(self) -> None:
-        """SIGSTOP the producer: it keeps its next value and sends it when resumed."""
+    def restart_producer(self, acks: str, first_value: int | None = None) -> None:
+        """Stop the producer (if it runs) and start another with `acks` ("all" or "1"); it
+        continues after the highest value in the topic, or at `first_value` when given."""
         side = self._started()
-        assert side.producer is not None, "the producer starts with Kafka"
-        side.producer.pause()
-        self._stage.timeline.event("producer paused", "stop")
-        self._stage.say("the producer is paused (SIGSTOP)")
-
-    def resume_producer(self) -> None:
-        side = self._started()
-        assert side.producer is not None, "the producer starts with Kafka"
-        side.producer.resume()
-        self._stage.timeline.event("producer resumed", "start")
-        self._stage.say("the producer goes on (SIGCONT)")
-
-    def restart_producer(self, acks: str) -> None:
-        """Stop the producer and start another with `acks` ("all" or "1"); it continues after
-        the highest value in the topic, so no value is sent twice."""
-        side = self._started()
-        self.stop_producer()
-        side.start_producer(acks=acks)
+        if self.producer_running:
+            self.stop_producer()
+        side.start_producer(acks=acks, first_value=first_value)
         self._stage.timeline.event(f"producer acks={acks}", "start")
-        self._stage.say(f"the producer sends again, now with acks={acks}")
+        self._stage.say(f"the producer sends again, with acks={acks}"
+                        + (f", from value {first_value}" if first_value is not None else ""))
 
     def set_topic_configs(self, configs: dict[str, str]) -> None:
         """Change topic configs now (what `kafka-configs --alter --add-config` does)."""
