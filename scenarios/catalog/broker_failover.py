@@ -151,7 +151,8 @@ def _relax_the_rule(stage: Stage) -> None:
                    "lose; some teams turn it on to get a partition back after losing every "
                    "in-sync replica, trading data for availability"))
     stage.kafka.set_topic_configs({"min.insync.replicas": "1",
-                                   "unclean.leader.election.enable": "true"})
+                                   "unclean.leader.election.enable": "true"},
+                                  label="min ISR 1, unclean on")
     stage.kafka.restart_producer(acks="1")
     stage.output.wait_for_more(stage.timings.run_for_messages)
 

@@ -195,13 +195,14 @@ class KafkaPart:
         self._stage.say(f"the producer sends again, with acks={acks}"
                         + (f", from value {first_value}" if first_value is not None else ""))
 
-    def set_topic_configs(self, configs: dict[str, str]) -> None:
-        """Change topic configs now (what `kafka-configs --alter --add-config` does)."""
+    def set_topic_configs(self, configs: dict[str, str], label: str = "") -> None:
+        """Change topic configs now (what `kafka-configs --alter --add-config` does); `label`
+        names the change on the timeline, where the configs themselves would not fit."""
         side = self._started()
         assert side.probe is not None, "the probe starts with the producer"
         side.probe.set_configs(configs)
         shown = ", ".join(f"{k}={v}" for k, v in configs.items())
-        self._stage.timeline.event(shown, "note")
+        self._stage.timeline.event(label or shown, "note")
         self._stage.say(f"topic {side.topic}: {shown}")
 
     def stop_producer(self) -> OffsetWindow:
