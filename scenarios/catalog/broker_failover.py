@@ -272,8 +272,9 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
         happens="planning the next batch, Spark asks for the latest offset, finds it below the "
                 "end of the last batch (it retries: `Found incorrect offsets`), writes the batch "
                 f"to offsets/N anyway and, with failOnDataLoss=true, stops with {CONDITION}",
-        watch="the app's last line: `Partition …'s offset was changed from X to Y, some data "
-              "may have been missed`; X is where the checkpoint is, Y the new leader's log end. "
+        watch="the app's last line: `Partition Experience-0 offset was changed from X to Y. This "
+              "could be either 1) a user error … or 2) the kafka topic-partition is deleted and "
+              "re-created`; X is where the checkpoint is, Y the new leader's log end. "
               "On Spark's connector it comes late: its admin client knew only the dead leader "
               "(a metadata answer lists live brokers only) and waits out default.api.timeout.ms "
               "(60 s) before Spark builds a new one from the bootstrap list",
@@ -290,7 +291,9 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
     stage.fact("part2_refusal_sec", round(time.monotonic() - election.at, 1))
     output = stage.app.output()
-    named = error_in_text(output)
+    # The app's last line, not the first error named: on the way the source may have warned
+    # `Error in attempt 1 getting Kafka offsets: KAFKA_UNREACHABLE …` while no broker answered.
+    named = error_in_text(_last_error_line(output))
     stage.expect(check("the app stops", code != 0, "a non-zero exit code", f"exit code {code}"),
                  phase="failOnDataLoss=true")
     stage.expect(check("the error is Spark's data-loss condition for a changed offset",
@@ -304,6 +307,11 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
                        f"from {expected[0]} to {expected[1]}",
                        f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words"),
                  phase="failOnDataLoss=true")
+
+
+def _last_error_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.startswith("spark_app: ")]
+    return lines[-1] if lines else ""
 
 
 def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:

@@ -30,3 +30,15 @@ def test_on_a_one_broker_stack_it_is_skipped_and_says_why(tmp_path: Path) -> Non
     assert "SKIPPED" in out.getvalue() and not (tmp_path / "broker-failover").exists()
     assert json.loads((tmp_path / "broker-failover.json").read_text())["verdict"] == "skipped"
     assert exit_code([result]) == 1  # a run that ran nothing did not pass
+
+
+def test_the_apps_error_is_its_last_line_not_a_warning_before_it() -> None:
+    from scenarios.catalog.broker_failover import _last_error_line
+    from spark_app.errors import PartitionOffsetChangedError, error_in_text
+
+    output = ("WARN KafkaSource: Error in attempt 1 getting Kafka offsets: KAFKA_UNREACHABLE: "
+              "no Kafka broker answers at 127.0.0.1:1\n"
+              "spark_app: KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED: Partition Experience-0 "
+              "offset was changed from 132 to 108.\n")
+    assert isinstance(error_in_text(_last_error_line(output)), PartitionOffsetChangedError)
+    assert _last_error_line("no error here") == ""
