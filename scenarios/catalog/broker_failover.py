@@ -145,7 +145,9 @@ def _relax_the_rule(stage: Stage) -> None:
                 "the producer starts again with acks=1",
         watch="nothing changes yet: with three healthy brokers the settings make no difference",
         why="each guard covers a different hole: acks=1 is acknowledged by the leader alone; "
-            "min ISR 1 lets the leader go on alone (and lets consumers read what only it has); "
+            "min ISR 1 lets the leader go on alone and lets consumers read what only it has "
+            "(with min ISR 2, Kafka 4.1 keeps the high watermark where the ISR fell below it, "
+            "KIP-966: measured, acks=1 sends were acknowledged and nobody could read them); "
             "unclean election lets a replica that is behind become leader",
         production="unclean election is off by default and should stay off for data you cannot "
                    "lose; some teams turn it on to get a partition back after losing every "
