@@ -26,7 +26,6 @@ Usage: `python -m scenarios run broker-failover --fast --stack apache/connector`
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -36,24 +35,18 @@ from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
+from spark_app.data_loss_lines import offset_changes_in
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
 from spark_app.settings import SPARK_LOG_FILE_NAME
 
-__all__ = ["SCENARIO", "offset_changes_in", "run"]
+__all__ = ["SCENARIO", "run"]
 
 RULE = "acks=all + min.insync.replicas=2 + unclean.leader.election.enable=false"
 CONDITION = PartitionOffsetChangedError.token
-# The connector's words (KafkaOffsetReader's reportDataLoss), which our source says too.
-_OFFSET_CHANGED = re.compile(r"offset was changed from (\d+) to (\d+)")
 # From the election to the app's stop: Spark's connector waits out its admin client's 60 s
 # default.api.timeout.ms on the dead leader (measured: 62 s), then retries the latest offset
 # 3 times, 1 s apart; the rest is slack for a busy machine.
 _REFUSAL_TIMEOUT_SEC = 180.0
-
-
-def offset_changes_in(text: str) -> list[tuple[int, int]]:
-    """(from, to) of every `offset was changed from X to Y` in a text (error or warning)."""
-    return [(int(a), int(b)) for a, b in _OFFSET_CHANGED.findall(text)]
 
 
 def run(stage: Stage) -> None:
