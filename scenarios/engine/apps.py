@@ -188,6 +188,8 @@ class KafkaSide:
             name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
         self.producer.wait_for(self._sent_a_message, timeout=t.kafka_start_timeout_sec,
                                what="its first message", progress=self.progress)
+        if self.probe is not None:
+            self.probe.stop()  # a restarted producer's probe replaces it: close its consumer
         self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
         return self.producer
 
