@@ -22,4 +22,5 @@ SCENARIO_MODULES = (
     "scenarios.catalog.spark_upgrade",
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",
+    "scenarios.catalog.broker_failover",
 )
