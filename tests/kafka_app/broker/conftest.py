@@ -19,7 +19,8 @@ import pytest
 from kafka.admin import NewTopic
 
 from kafka_app.broker import EmbeddedBroker
-from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, wait_until
+from kafka_app.broker.handlers.context import NODE_ID
+from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, topic_names, wait_until
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class RunningBroker:
     kind: str
     bootstrap_servers: str
     port: int
+    node_id: int  # 0 for the embedded broker, 1 for our Apache Kafka (KRaft node ids start at 1)
 
 
 @pytest.fixture(scope="session")
@@ -67,29 +69,21 @@ def _warm_up_groups(bootstrap: str) -> None:
         consumer.close()
 
 
-def _user_topics(bootstrap: str) -> set[str]:
-    client = admin(bootstrap)
-    try:
-        return {name for name in client.list_topics() if not name.startswith("__")}
-    finally:
-        client.close()
-
-
 @pytest.fixture(params=["embedded", pytest.param("apache", marks=pytest.mark.e2e)])
 def kafka_broker(request: pytest.FixtureRequest, tmp_path: Path, free_port: int) -> Iterator[RunningBroker]:
     if request.param == "embedded":
         with EmbeddedBroker(quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
-            yield RunningBroker("embedded", broker.bootstrap_servers, broker.port)
+            yield RunningBroker("embedded", broker.bootstrap_servers, broker.port, NODE_ID)
         return
     kafka = request.getfixturevalue("apache_kafka")
     bootstrap = kafka.bootstrap_servers  # type: ignore[attr-defined]
-    before = _user_topics(bootstrap)
-    yield RunningBroker("apache", bootstrap, kafka.port)  # type: ignore[attr-defined]
-    created = _user_topics(bootstrap) - before
+    before = topic_names(bootstrap)
+    yield RunningBroker("apache", bootstrap, kafka.port, 1)  # type: ignore[attr-defined]
+    created = topic_names(bootstrap) - before
     if created:
         client = admin(bootstrap)
         try:
             client.delete_topics(sorted(created))
         finally:
             client.close()
-        wait_until(lambda: not (_user_topics(bootstrap) & created), 30, "the test's topics to be deleted")
+        wait_until(lambda: not (topic_names(bootstrap) & created), 30, "the test's topics to be deleted")

@@ -34,7 +34,7 @@ from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.protocol.consumer.group import OffsetCommitRequest
 from kafka.protocol.producer.produce import ProduceRequest
 
-from tests.kafka_app.broker.broker_helpers import listening, raw_call, wait_until
+from tests.kafka_app.broker.broker_helpers import committed_offset, listening, raw_call, wait_until
 from tests.kafka_app.broker.storage_helpers import batch
 
 __all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_topic_code",
@@ -250,11 +250,3 @@ def commit_offset(port: int, group: str, topic: str, offset: int, metadata: str)
             partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
             committed_metadata=metadata)])])
     return raw_call(port, request, 8).topics[0].partitions[0].error_code
-
-
-def committed_offset(bootstrap: str, group: str, topic: str) -> int | None:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
-    try:
-        return consumer.committed(TopicPartition(topic, 0))
-    finally:
-        consumer.close()
