@@ -10,7 +10,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 from kafka.errors import OffsetOutOfRangeError
 
-from tests.kafka_app.broker.broker_helpers import admin, create_topic, wait_until
+from tests.kafka_app.broker.broker_helpers import admin, create_topic, log_start, wait_until
 
 
 def _produce(bootstrap: str, topic: str, values: list[bytes], **config) -> list[int]:
@@ -173,3 +173,20 @@ def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
         assert (first.offset, first.value) == (5, b"new")
     finally:
         lenient.close()
+
+def test_retention_bytes_deletes_whole_oldest_segments(kafka_broker) -> None:
+    """segment.bytes at Kafka's 1 MiB minimum: ten 100 KiB records fill a segment, so 35 make
+    segments of offsets 0-9, 10-19, 20-29 and 30-34. retention.bytes=1 MiB deletes the oldest
+    segment while what remains stays at least 1 MiB: two go, and the log starts at 20."""
+    bootstrap = kafka_broker.bootstrap_servers
+    mib = str(1024 * 1024)
+    create_topic(bootstrap, "sized", configs={"segment.bytes": mib, "retention.bytes": mib})
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+    try:
+        for i in range(35):
+            producer.send("sized", value=b"%04d" % i + b"x" * (100 * 1024)).get(10)  # one batch each
+    finally:
+        producer.close(5)
+    wait_until(lambda: log_start(bootstrap, "sized") > 0, 15, "retention.bytes to delete segments")
+    assert log_start(bootstrap, "sized") == 20
+    assert [v[:4] for v in _consume_all(bootstrap, "sized", 15)] == [b"%04d" % i for i in range(20, 35)]

@@ -12,19 +12,26 @@ from kafka.protocol.producer.produce import ProduceRequest
 from kafka.protocol.producer.transaction import InitProducerIdRequest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from tests.kafka_app.broker.broker_helpers import create_topic, log_end, raw_call
+from tests.kafka_app.broker.broker_helpers import create_topic, log_end, raw_call, wait_until
 
+COORDINATOR_LOAD_IN_PROGRESS = 14
 OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 INVALID_PRODUCER_EPOCH = 47
 
 
 def _producer_id(port: int) -> tuple[int, int]:
-    """(producer id, epoch) that InitProducerId hands an idempotent producer (no transactional id)."""
-    request = InitProducerIdRequest[4](transactional_id=None, transaction_timeout_ms=-1,
-                                       producer_id=-1, producer_epoch=-1)
-    answer = raw_call(port, request, 4)
-    assert answer.error_code == 0, answer
-    return answer.producer_id, answer.producer_epoch
+    """(producer id, epoch) that InitProducerId hands an idempotent producer (no transactional id).
+    A fresh Apache Kafka first answers COORDINATOR_LOAD_IN_PROGRESS while it gets a block of ids
+    from its controller; clients retry it, and so does this."""
+    def answer() -> object:
+        request = InitProducerIdRequest[4](transactional_id=None, transaction_timeout_ms=-1,
+                                           producer_id=-1, producer_epoch=-1)
+        response = raw_call(port, request, 4)
+        assert response.error_code in (0, COORDINATOR_LOAD_IN_PROGRESS), response
+        return response if response.error_code == 0 else None
+
+    response = wait_until(answer, 30, "a producer id")
+    return response.producer_id, response.producer_epoch
 
 
 def _send(port: int, topic: str, producer: tuple[int, int], sequence: int) -> tuple[int, int]:
