@@ -14,13 +14,14 @@ from typing import TypeVar
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.metadata.metadata import MetadataRequest
 
 from kafka_app.broker.settings import BrokerSettings
 from scenarios.engine import waiting
 from scenarios.errors import WaitTimeout
 
 __all__ = ["admin", "api_versions_answered", "committed_offset", "create_topic", "delete_records_before",
-           "listening", "log_end", "log_start", "own_node", "partition_count", "quick_broker_settings",
+           "leads_every_partition", "listening", "log_end", "log_start", "own_node", "partition_count", "quick_broker_settings",
            "raw_call", "recv_frame", "send_frame", "topic_names", "wait_until"]
 
 T = TypeVar("T")
@@ -101,6 +102,19 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
         assert not any(errors), result
     finally:
         client.close()
+    wait_until(lambda: leads_every_partition(int(bootstrap.rsplit(":", 1)[1]), name), 30,
+               f"the broker to lead every partition of {name}")
+
+
+def leads_every_partition(port: int, topic: str) -> bool:
+    """Whether Metadata names a leader for every partition of `topic`. Apache Kafka answers
+    CreateTopics once its controller committed the topic, and the broker becomes leader a moment
+    later (a raw Produce then gets NOT_LEADER_OR_FOLLOWER; clients retry it, raw calls do not)."""
+    request = MetadataRequest[12](topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                  allow_auto_topic_creation=False)
+    [answer] = raw_call(port, request, 12).topics
+    return answer.error_code == 0 and bool(answer.partitions) and all(
+        p.error_code == 0 and p.leader_id >= 0 for p in answer.partitions)
 
 
 def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:

@@ -127,10 +127,16 @@ def test_describe_and_incrementally_alter_topic_configs(kafka_broker) -> None:
         client.alter_configs([ConfigResource(
             ConfigResourceType.TOPIC, "conf",
             configs={"segment.ms": "1000", "retention.ms": ("DELETE", None)})], incremental=True)
-        altered = client.describe_configs([resource], config_filter="all")["topic"]["conf"]
+
+        def described_after_the_change() -> dict | None:
+            # Kafka answers the change once its controller committed it; the broker describing
+            # it learns it a moment later from the metadata log (the embedded broker at once).
+            shown = client.describe_configs([resource], config_filter="all")["topic"]["conf"]
+            return shown if shown["segment.ms"]["value"] == "1000" else None
+
+        altered = wait_until(described_after_the_change, 10, "segment.ms=1000 to be described")
     finally:
         client.close()
-    assert altered["segment.ms"]["value"] == "1000"
     assert (altered["retention.ms"]["value"], altered["retention.ms"]["config_source"]) == \
         ("604800000", "DEFAULT_CONFIG")  # deleted: back to Kafka's default, 7 days
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.kafka_app.broker.broker_helpers import leads_every_partition, wait_until
 from tests.kafka_app.broker.disk_full_helpers import (BROKER_KINDS, KAFKA_STORAGE_ERROR,
                                                       BrokerLauncher, SmallDisk, alter_config,
                                                       commit_offset, committed_offset,
@@ -122,6 +123,7 @@ def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(full_tmpfs: 
     dir goes offline, and as it was the last one Kafka halts (exit 1) within a second."""
     broker = any_launcher.start(full_tmpfs.data_dir)
     assert create_topic_code(broker.port, "events") == 0
+    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
     acknowledged = _produce_all(broker.port, "events", [_value(i, 1000) for i in range(5)])
     full_tmpfs.fill()
     index = len(acknowledged)
@@ -142,6 +144,7 @@ def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(full_tmpfs: 
     full_tmpfs.free()
 
     broker = any_launcher.start(full_tmpfs.data_dir)
+    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
     _assert_acknowledged(broker.bootstrap, "events", acknowledged, near=failed_at)
     acknowledged |= _produce_all(broker.port, "events", [_value(i, 1000) for i in range(2)])
     assert sorted(acknowledged) == list(range(failed_at + 2))  # no offset handed out twice
