@@ -10,7 +10,6 @@ which depend on timing).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,11 +23,6 @@ NAMES = ["short-retention", "checkpoint-reset"]
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(not os.environ.get("STACKS_E2E"), reason=(
-    "opt-in (STACKS_E2E=1) until short-retention's timing checks hold on the connector stacks "
-    "every time: on 24 Nov 2026 'the lost offsets end at Kafka's earliest offset' read a later "
-    "earliest on embedded/connector and apache/connector in 1 of 3 runs (retention moved on "
-    "while the connector failed); see docs/stacks.md"))
 def test_short_retention_and_checkpoint_reset_hold_alike_on_all_four_stacks(tmp_path: Path) -> None:
     report = tmp_path / "reports"
     done = subprocess.run(
