@@ -23,4 +23,6 @@ SCENARIO_MODULES = (
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",
     "scenarios.catalog.broker_failover",
+    "scenarios.catalog.state_stores",
+    "scenarios.catalog.checkpoint_v2",
 )

@@ -57,6 +57,8 @@ class Stage:
         self.timings = settings.timings
         self.narrator = narrator
         self.folders = Folders(root)
+        # The checkpoint the timeline's green line follows: the narrated app's latest start.
+        self.shown_checkpoints = self.folders.checkpoints
         self.timeline = Timeline()
         self.checks: list[Check] = []
         self.facts: dict[str, Any] = {}
