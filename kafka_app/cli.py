@@ -61,6 +61,8 @@ def main_parser() -> argparse.ArgumentParser:
     topic = parser.add_argument_group("topic")
     topic.add_argument("--topic", help=f"topic name (default {d.topic})")
     topic.add_argument("--partitions", type=int, help=f"partitions of a new topic (default {d.partitions})")
+    topic.add_argument("--replication-factor", type=int, metavar="N",
+                       help=f"replicas of each partition of a new topic (default {d.replication_factor})")
     topic.add_argument("--retention-sec", type=float, metavar="SEC",
                        help=f"retention.ms of the topic, in seconds (default {d.retention_sec:g})")
     topic.add_argument("--segment-sec", type=float, metavar="SEC",
@@ -70,7 +72,14 @@ def main_parser() -> argparse.ArgumentParser:
     app = parser.add_argument_group("producer")
     app.add_argument("--interval-sec", type=float, metavar="SEC",
                      help=f"time between messages (default {d.interval_sec:g})")
+    app.add_argument("--acks", choices=("all", "1"),
+                     help=f"acknowledged by every in-sync replica (all) or by the leader alone (1) "
+                          f"(default {d.acks})")
+    app.add_argument("--send-timeout-sec", type=float, metavar="SEC",
+                     help=f"give up on a send not acknowledged in this time (default {d.send_timeout_sec:g})")
     app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
+    app.add_argument("--first-value", type=int, metavar="N",
+                     help="the first value to send (default: one after the highest value in the topic)")
     app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
     KafkaChoice.add_arguments(parser)
     return parser
@@ -144,7 +153,8 @@ def _check(given: dict[str, object]) -> str | None:
         # float("nan") and float("inf") parse fine but make a setting that never fires or spins.
         if isinstance(value, float) and not math.isfinite(value):
             return f"--{name.replace('_', '-')} must be a finite number of seconds, got {value}"
-    positive = ("partitions", "retention_sec", "segment_sec", "retention_check_sec", "count", "segment_bytes")
+    positive = ("partitions", "replication_factor", "send_timeout_sec", "retention_sec",
+                "segment_sec", "retention_check_sec", "count", "segment_bytes", "first_value")
     for name in positive:
         value = given.get(name)
         if isinstance(value, (int, float)) and value <= 0:

@@ -40,7 +40,6 @@ __all__ = ["ProducerApp", "format_message"]
 
 _log = logging.getLogger(PRODUCER_LOGGER)
 
-_SEND_TIMEOUT_SEC = 30.0
 _CONNECT_TIMEOUT_MS = 10_000
 
 
@@ -71,7 +70,8 @@ class ProducerApp:
             producer = self._producer(bootstrap)
             # Registered after the offsets reader, so it closes before the broker goes away.
             stack.callback(producer.close, 5)
-            first = offsets.highest_counter() + 1
+            given = self._settings.first_value
+            first = given if given is not None else offsets.highest_counter() + 1
             self._banner(bootstrap, data_dir, topic, first)
             keys = stack.enter_context(NegativeKeys(self._stdin_fd))
             sent = self._send_loop(producer, offsets, keys, topic, first)
@@ -118,17 +118,20 @@ class ProducerApp:
         except kafka.errors.KafkaError as error:
             raise KafkaUnreachable(bootstrap, "it accepts connections but does not answer as Kafka") from error
         with admin:
-            return ensure_topic(admin, s.topic, s.partitions, s.topic_configs())
+            return ensure_topic(admin, s.topic, s.partitions, s.topic_configs(),
+                                replication_factor=s.replication_factor)
 
     def _producer(self, bootstrap: str) -> KafkaProducer:
         try:
-            # acks=all and waiting on each send: the offsets we print are the ones Kafka stored.
+            # acks=all (the default) and waiting on each send: the offsets we print are the ones
+            # Kafka stored. acks=1 is there to show what it loses (broker-failover).
+            s = self._settings
             return KafkaProducer(
                 bootstrap_servers=bootstrap,
-                acks="all",
+                acks="all" if s.acks == "all" else int(s.acks),
                 bootstrap_timeout_ms=_CONNECT_TIMEOUT_MS,
                 request_timeout_ms=_CONNECT_TIMEOUT_MS,
-                delivery_timeout_ms=round(_SEND_TIMEOUT_SEC * 1000),
+                delivery_timeout_ms=round(s.send_timeout_sec * 1000),
                 max_block_ms=_CONNECT_TIMEOUT_MS,
             )
         except kafka.errors.KafkaError as error:
@@ -149,6 +152,7 @@ class ProducerApp:
         rows = [
             ("Kafka", f"{bootstrap} ({self._kafka_kind()})"),
             ("topic", f"{topic.name}, {topic.partitions} partition(s)"
+                      + (f", {s.replication_factor} replicas" if s.replication_factor != 1 else "")
                       + ("" if topic.partitions == s.partitions else f" (it existed; --partitions {s.partitions} not applied)")),
             ("retention", f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "
                           f"segments roll every {s.segment_sec:g} s (segment.ms={s.segment_ms})"
@@ -159,8 +163,9 @@ class ProducerApp:
         if s.embedded:
             rows.append(("data", str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else "")))
         rows += [
-            ("first value", f"{first}" + (" (continuing after the messages already in the topic)" if first > 1 else "")),
-            ("sending", f"one message every {s.interval_sec:g} s"
+            ("first value", f"{first}" + ("" if s.first_value is not None or first == 1
+                                          else " (continuing after the messages already in the topic)")),
+            ("sending", f"one message every {s.interval_sec:g} s, acks={s.acks}"
                         + (f", {s.count} in all" if s.count is not None else "")),
             ("log", str(s.log_dir / "kafka.log")),
         ]
@@ -197,7 +202,7 @@ class ProducerApp:
             partition=partition_for(value, topic.partitions),
         )
         try:
-            future.get(timeout=_SEND_TIMEOUT_SEC)
+            future.get(timeout=self._settings.send_timeout_sec)
             return offsets.window()
         except kafka.errors.KafkaError as error:
             raise SendFailed(f"Kafka did not acknowledge {key} -> {value}: {type(error).__name__} {error}") from error

@@ -31,6 +31,8 @@ class ProducerAppSettings:
     data_dir: Path | None = None
     topic: str = "Experience"
     partitions: int = 1
+    # Copies of each partition a new topic gets; 3 on a three-broker Kafka (broker-failover).
+    replication_factor: int = 1
     retention_sec: float = 15.0
     segment_sec: float = 1.0
     # None: leave segment.bytes at the broker's default (Kafka 4 refuses values below 1 MiB).
@@ -39,8 +41,18 @@ class ProducerAppSettings:
     # The seed warns that Kafka waits before its first retention check; Kafka's own delay is 30 s.
     retention_initial_delay_sec: float = 30.0
     interval_sec: float = 1.0
+    # "all": a send is acknowledged once every in-sync replica has it (what the seed's printed
+    # offsets rely on); "1": once the leader alone has it (broker-failover shows what that loses).
+    acks: str = "all"
+    # How long one send may wait for its acknowledgement before the app gives up; a leader
+    # election on three brokers that restart takes longer than the default.
+    send_timeout_sec: float = 30.0
     # None: run until stopped; a number stops after that many messages (tests, scenarios).
     count: int | None = None
+    # None: continue after the highest value in the topic. A number: start there, as a producer
+    # that keeps its own sequence does after Kafka lost messages it had acknowledged
+    # (broker-failover); the topic's highest value would then send lost values again.
+    first_value: int | None = None
     log_dir: Path = Path("log")
 
     def to_argv(self) -> list[str]:

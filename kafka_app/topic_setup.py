@@ -37,10 +37,11 @@ class TopicState:
 
 
 def ensure_topic(
-    admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str]
+    admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str],
+    replication_factor: int = 1,
 ) -> TopicState:
     """Create `name` with `configs`, or apply `configs` to it if it already exists."""
-    created = _create(admin, name, partitions, configs)
+    created = _create(admin, name, partitions, configs, replication_factor)
     if not created:
         _apply_configs(admin, name, configs)
     actual = _partition_count(admin, name)
@@ -52,9 +53,11 @@ def ensure_topic(
     return TopicState(name=name, partitions=actual, created=created, configs=dict(configs))
 
 
-def _create(admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str]) -> bool:
+def _create(admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str],
+            replication_factor: int) -> bool:
     """Create the topic; False when it already exists."""
-    new_topic = {name: {"num_partitions": partitions, "replication_factor": 1, "configs": dict(configs)}}
+    new_topic = {name: {"num_partitions": partitions, "replication_factor": replication_factor,
+                        "configs": dict(configs)}}
     try:
         # raise_errors=False: Kafka's own error message (e.g. which config it refused) is in the
         # response, and it says more than kafka-python's exception text.

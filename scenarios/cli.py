@@ -141,7 +141,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
 
 def _list() -> int:
     for scenario in all_scenarios():
-        print(f"{scenario.name:20} {scenario.title} ({scenario.origin})")
+        needs = (f"; needs {scenario.kafka_brokers} Kafka brokers: Apache Kafka"
+                 if scenario.kafka_brokers > 1 else "")
+        print(f"{scenario.name:20} {scenario.title} ({scenario.origin}{needs})")
     return 0
 
 

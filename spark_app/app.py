@@ -23,11 +23,12 @@ from typing import Any
 from spark_app.checkpoint.reader import read_checkpoint, read_query_id
 from spark_app.counter import count_messages
 from spark_app.checkpoint.state_reader import commit_format
-from spark_app.runtime.state_store import (as_pinned, check_state_store, pinned_format_note,
+from spark_app.runtime.state_store import (as_pinned, check_state_store,
+                                           format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError, StreamFailedError,
-                              unwrap)
+from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError,
+                              StateStoreOptionError, StreamFailedError, unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
@@ -92,8 +93,12 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     info = read_checkpoint(settings.checkpoint_dir)
     # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
     check_state_store(as_pinned(settings, info.conf))
+    committed_format, spark = commit_format(settings.checkpoint_dir)[0], installed_spark_version()
+    refusal = format_downgrade_refusal(settings, committed_format, spark)
+    if refusal is not None:
+        raise StateStoreOptionError(refusal)
     for note in (pinned_store_note(settings, info.conf),
-                 pinned_format_note(settings, commit_format(settings.checkpoint_dir)[0])):
+                 pinned_format_note(settings, committed_format, spark)):
         if note is not None:
             print(note, flush=True)
     with OffsetReader(options, warn=lambda _: None) as reader:

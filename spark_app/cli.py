@@ -174,6 +174,12 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
                    help="the stateful operator that counts: applyInPandasWithState, or its "
                         "successor transformWithStateInPandas (needs --state-store rocksdb); "
                         "a checkpoint keeps the one that wrote it")
+    p.add_argument("--snapshot-every", type=_positive_int, default=None, metavar="N",
+                   help="a full state snapshot after N deltas or changelogs "
+                        "(spark.sql.streaming.stateStore.minDeltasForSnapshot; Spark's default 10)")
+    p.add_argument("--maintenance-sec", type=_seconds, default=None, metavar="S",
+                   help="how often the store's background maintenance writes snapshots and "
+                        "deletes old files (…stateStore.maintenanceInterval; Spark's default 60 s)")
 
 
 def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
@@ -244,6 +250,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         output_format=args.output_format, state_schema=args.state_schema,
         state_store=args.state_store, changelog_checkpointing=args.changelog_checkpointing,
         checkpoint_format=args.checkpoint_format, counter=args.counter,
+        snapshot_every=args.snapshot_every, maintenance_sec=args.maintenance_sec,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
         checkpoint_latency=args.checkpoint_latency, event_log_dir=args.event_log_dir,

@@ -23,7 +23,7 @@ import re
 from spark_app.offsets import TopicPartition
 
 __all__ = ["could_not_read_text", "earliest_now_text", "skipped_text", "lost_range_in",
-           "earliest_now_in", "skipped_ranges_in"]
+           "earliest_now_in", "skipped_ranges_in", "offset_changes_in"]
 
 
 def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str) -> str:
@@ -71,3 +71,14 @@ def skipped_ranges_in(text: str) -> list[tuple[int, int]]:
     """Every skipped [start, end) in `text` (spark.log), in the order written."""
     flat = " ".join(text.split())
     return [(int(a or c), int(b or d)) for a, b, c, d in _SKIPPED.findall(flat)]
+
+
+# KafkaOffsetReader's words when a partition's latest offset is below where the query is
+# (PARTITION_OFFSET_CHANGED): `Partition T-0 offset was changed from X to Y` in the error,
+# `Partition T-0's offset was changed …` in the warning with failOnDataLoss=false.
+_OFFSET_CHANGED = re.compile(r"offset was changed from (\d+) to (\d+)")
+
+
+def offset_changes_in(text: str) -> list[tuple[int, int]]:
+    """(from, to) of every `offset was changed from X to Y` in `text`, error or warning."""
+    return [(int(a), int(b)) for a, b in _OFFSET_CHANGED.findall(text)]

@@ -73,6 +73,11 @@ class SparkAppSettings:
     checkpoint_format: int = 1  # RocksDB only: 2 names state files per attempt, with a lineage
     # Which operator counts: today's applyInPandasWithState or its successor (counter_tws.py).
     counter: CounterKind = "apply-in-pandas-with-state"
+    # How often a store writes a full snapshot (spark.sql.streaming.stateStore.minDeltasForSnapshot,
+    # Spark's default 10) and how often the background maintenance that writes it runs
+    # (…stateStore.maintenanceInterval, default 60 s); None: Spark's defaults. Not pinned.
+    snapshot_every: int | None = None
+    maintenance_sec: float | None = None
     # `--supervise` (supervisor.py): restart after a failure, give up on a crash loop.
     supervise: bool = False
     give_up_after: int = 3

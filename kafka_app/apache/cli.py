@@ -85,7 +85,7 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
         while not stopping.wait(0.5):
             dead = [node for node in kafka.nodes.values() if not node.running]
             if len(dead) == len(kafka.nodes):
-                print(f"error: {dead[0].failure()}", file=sys.stderr)
+                print(f"error: {dead[0].failure('after it started')}", file=sys.stderr)
                 return 1
     except KeyboardInterrupt:
         pass  # a signal while starting: stop what started, exit 0

@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from kafka_app.apache.config import KafkaNode
@@ -35,7 +36,7 @@ from kafka_app.broker.settings import BrokerSettings
 from kafka_app.resource import StartStop
 from maven_jars import JarFetchError, find_java
 
-__all__ = ["ApacheKafka", "SUPPORTED_BROKERS"]
+__all__ = ["ApacheKafka", "PartitionReplicas", "SUPPORTED_BROKERS"]
 
 SUPPORTED_BROKERS = (1, 3)
 # Measured here: 6-9 s for one node on 2 shared cores, JIT warm-up included; slow CI gets slack.
@@ -66,6 +67,16 @@ def _check_java(java: Path) -> None:
     if not match or int(match.group(1)) < 17:
         raise ApacheKafkaError(f"Kafka 4 needs Java 17 or newer, {java} is {match.group(1) if match else 'unknown'}; "
                                f"install openjdk-17-jre-headless or set JAVA_HOME, or {OFFLINE_HINT}")
+
+
+@dataclass(frozen=True)
+class PartitionReplicas:
+    """Who holds one partition, as the cluster's metadata says: its leader (None while none
+    leads), every replica, and the in-sync ones (those that may become leader cleanly)."""
+
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
 
 
 class ApacheKafka(StartStop):
@@ -124,6 +135,14 @@ class ApacheKafka(StartStop):
             shutil.rmtree(self._temporary, ignore_errors=True)
             self._temporary = None
 
+    def start_nodes(self, node_ids: Sequence[int]) -> None:
+        """Start several stopped nodes at once and wait for all of them: when they are a majority
+        of the quorum together, none answers before the others are up to elect a controller."""
+        nodes = [self.nodes[node_id] for node_id in node_ids]
+        for node in nodes:
+            node.start()
+        self._wait_ready(nodes)
+
     def stop_node(self, node_id: int) -> None:
         """Stop one node cleanly (SIGTERM): its partitions move to the others."""
         self.nodes[node_id].stop()
@@ -135,6 +154,12 @@ class ApacheKafka(StartStop):
     def leader(self, topic: str, partition: int) -> int | None:
         """The node id leading `topic`'s partition now, asked of the live nodes; None while none
         leads or the cluster cannot say (e.g. right after a kill): callers poll until it can."""
+        replicas = self.partition(topic, partition)
+        return replicas.leader if replicas is not None else None
+
+    def partition(self, topic: str, partition: int) -> PartitionReplicas | None:
+        """Leader, replicas and ISR of `topic`'s partition, asked of the live nodes; None when
+        the cluster cannot say now."""
         from kafka import KafkaAdminClient
         from kafka.errors import KafkaError
 
@@ -151,7 +176,10 @@ class ApacheKafka(StartStop):
                 # kafka-python 3 names the fields as Kafka's JSON specs do; older ones did not.
                 if part.get("partition_index", part.get("partition")) == partition:
                     leader = part.get("leader_id", part.get("leader"))
-                    return leader if leader is not None and leader >= 0 else None
+                    return PartitionReplicas(
+                        leader=leader if leader is not None and leader >= 0 else None,
+                        replicas=tuple(part.get("replica_nodes", part.get("replicas", ()))),
+                        isr=tuple(part.get("isr_nodes", part.get("isr", ()))))
         return None
 
     # -- internals ---------------------------------------------------------------------------

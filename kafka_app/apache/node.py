@@ -87,15 +87,16 @@ class KafkaNodeProcess:
         if self.jvm is not None:
             self.jvm.kill()
 
-    def failure(self) -> str:
-        """Why the JVM ended while starting, in one line, from what it logged since `start`."""
+    def failure(self, when: str = "while starting") -> str:
+        """Why the JVM ended (`when`: while starting, or after it started: a halt such as a failed
+        last log dir), in one line, from what it logged since `start`."""
         code = self.jvm.returncode if self.jvm else None
         text = self._new_log()
         bound = _BIND_FAILED.search(text)
         if bound:
             return (f"Kafka node {self.node_id} cannot listen on {bound.group(1)}: the port is in use; "
                     f"stop what uses it or give another --port")
-        return (f"Kafka node {self.node_id} exited with code {code} while starting: {_first_error(text)} "
+        return (f"Kafka node {self.node_id} exited with code {code} {when}: {_first_error(text)} "
                 f"(log: {self.log_file})")
 
     def _new_log(self) -> str:

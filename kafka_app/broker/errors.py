@@ -95,7 +95,7 @@ class OffsetOutOfRange(BrokerError):
 
     def __init__(self, message: str, log_start_offset: int = -1, high_watermark: int = -1) -> None:
         super().__init__(message)
-        # Clients (librdkafka) reset from these without asking ListOffsets, so the server echoes them.
+        # For the message and callers; a Fetch answer carries -1 for both, as Kafka's does.
         self.log_start_offset = log_start_offset
         self.high_watermark = high_watermark
 

@@ -22,4 +22,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.spark_upgrade",
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",
+    "scenarios.catalog.broker_failover",
+    "scenarios.catalog.state_stores",
+    "scenarios.catalog.checkpoint_v2",
 )

@@ -1,7 +1,8 @@
 """The two apps as a scenario starts them: only through their command lines, as a user would.
 
 Kafka is the embedded broker (`python -m kafka_app broker`) on a free port with its data in the
-scenario's folder, or a Kafka given with `--bootstrap-servers`. The producer
+scenario's folder, or a Kafka given with `--bootstrap-servers`. Three Apache Kafka brokers are
+the one exception to "only through the command line": see `KafkaSide._start_apache_cluster`. The producer
 (`python -m kafka_app --bootstrap-servers …`) runs as its own process so it can be stopped while
 the broker keeps the data. The Spark app (`python -m spark_app …`) is started again and again on
 the same checkpoint and log folders.
@@ -19,6 +20,7 @@ import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scenarios.errors import ProcessError
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
@@ -31,7 +33,15 @@ from kafka_app.message_line import parse_message
 from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SourceKind, SparkAppSettings
 
+if TYPE_CHECKING:
+    from kafka_app.apache.cluster import ApacheKafka
+
 __all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
+
+# A send may wait this long on a cluster: killing a leader, or two stale followers starting
+# again before one is elected, takes Kafka 10-25 s here (measured), beyond the producer's 30 s
+# on a busy machine.
+_CLUSTER_SEND_TIMEOUT_SEC = 180.0
 
 
 def free_port() -> int:
@@ -81,9 +91,11 @@ class KafkaSide:
                  retention_sec: float, bootstrap_servers: str | None = None,
                  python: str = sys.executable, progress: Progress | None = None,
                  partitions: int = 1, proxy_port: int | None = None,
-                 kind: str = "embedded") -> None:
+                 kind: str = "embedded", brokers: int = 1) -> None:
         self.group, self.folders, self.timings = group, folders, timings
-        self.kind = kind
+        self.kind, self.brokers = kind, brokers
+        # The nodes of a cluster (brokers > 1), which the stage's brokers part kills and starts.
+        self.cluster: ApacheKafka | None = None
         # With a proxy port the broker gets a second listener that advertises the proxy (see
         # tcp_proxy.py); `second_port` is where the proxy forwards to.
         self.proxy_port = proxy_port
@@ -98,7 +110,10 @@ class KafkaSide:
 
     def start_broker(self) -> None:
         """Start the broker of this run's kind (nothing when Kafka is external)."""
-        if self.external or self.broker is not None:
+        if self.external or self.broker is not None or self.cluster is not None:
+            return
+        if self.brokers > 1:
+            self._start_apache_cluster()
             return
         starters = {"embedded": self._start_embedded_broker, "apache": self._start_apache_kafka}
         if self.kind not in starters:
@@ -115,6 +130,29 @@ class KafkaSide:
         one JVM node, fetched once into the project's cache; a JVM takes longer to listen."""
         self._start_broker_process(KafkaChoice(kafka="apache").to_argv(),
                                    2 * self.timings.kafka_start_timeout_sec)
+
+    def _start_apache_cluster(self) -> None:
+        """`brokers` Apache Kafka nodes owned by this process, not by a `python -m kafka_app
+        broker --brokers 3` child: a scenario kills, stops and starts single nodes, which only
+        the owner of their JVMs can do (the command runs them all in the foreground and offers
+        no way to address one). Each JVM still dies with this process (PR_SET_PDEATHSIG), and
+        the stage stops them all when it closes."""
+        from kafka_app.apache.cluster import ApacheKafka
+
+        if self.kind != "apache":
+            raise ProcessError(f"{self.brokers} brokers need Apache Kafka; the {self.kind} broker "
+                               f"is one node")
+        t = self.timings
+        settings = BrokerSettings(port=0, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
+                                  retention_check_sec=t.retention_check_sec,
+                                  retention_initial_delay_sec=t.retention_initial_delay_sec)
+        cluster = ApacheKafka(settings, brokers=self.brokers, progress=False,
+                              start_timeout=4 * t.kafka_start_timeout_sec)
+        self.cluster = cluster
+        if self.progress is not None:
+            self.progress(f"{self.brokers} Apache Kafka nodes to start", 0.0)
+        cluster.start()
+        self.bootstrap_servers = cluster.bootstrap_servers
 
     def _start_broker_process(self, choice_argv: list[str], timeout: float) -> None:
         port = free_port()
@@ -135,18 +173,24 @@ class KafkaSide:
                          timeout=timeout, name="the broker",
                          shown_as="the broker to listen", progress=self.progress)
 
-    def start_producer(self) -> ManagedProcess:
-        """Start (or start again) the producer; returns once it has sent its first message."""
+    def start_producer(self, acks: str = "all", first_value: int | None = None) -> ManagedProcess:
+        """Start (or start again) the producer; returns once it has sent its first message.
+        On a cluster the topic gets a replica on every broker."""
         t = self.timings
         name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
+        cluster = self.cluster is not None
         producer_settings = ProducerAppSettings(
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
             partitions=self.partitions, retention_sec=self.retention_sec,
-            segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log)
+            segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log,
+            replication_factor=self.brokers if cluster else 1, acks=acks, first_value=first_value,
+            send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0)
         self.producer = self.group.start(
             name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
         self.producer.wait_for(self._sent_a_message, timeout=t.kafka_start_timeout_sec,
                                what="its first message", progress=self.progress)
+        if self.probe is not None:
+            self.probe.stop()  # a restarted producer's probe replaces it: close its consumer
         self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
         return self.producer
 
@@ -174,9 +218,16 @@ class KafkaSide:
         return wait_until(probe.window, timeout=timeout, what="Kafka's offsets",
                           progress=self.progress)
 
+    def probe_values(self) -> list[int]:
+        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
+        self.probe = probe
+        return probe.values()
+
     def close(self) -> None:
         if self.probe is not None:
             self.probe.stop()
+        if self.cluster is not None:
+            self.cluster.stop()
 
 
 class SparkLauncher:

@@ -52,6 +52,10 @@ class Scenario:
     origin: str
     run: Callable[[Stage], None]
     options: tuple[ScenarioOption, ...] = ()
+    # Kafka brokers the scenario needs at once (broker-failover kills a leader among three).
+    # A requirement, not a broker's name: the runner skips the scenario, saying why, on a
+    # stack whose Kafka cannot run that many (scenarios/engine/stage/kafka.py decides which).
+    kafka_brokers: int = 1
 
 
 def all_scenarios() -> list[Scenario]:

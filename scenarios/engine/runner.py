@@ -23,6 +23,7 @@ from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
+from scenarios.engine.stage.kafka import brokers_unavailable
 
 __all__ = ["run_scenario", "run_scenarios"]
 
@@ -46,6 +47,12 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
                             stack=settings.stack, summary=scenario.summary)
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
+    unavailable = brokers_unavailable(settings, scenario.kafka_brokers)
+    if unavailable is not None:  # checked before the stage starts anything
+        result.skipped = unavailable
+        narrator.say(f"SKIPPED {unavailable}")
+        result.transcript = list(narrator.transcript)
+        return result
     started = time.monotonic()
     stage = Stage(scenario.name, settings, narrator, root)
     try:

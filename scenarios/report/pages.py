@@ -75,7 +75,8 @@ def write_index(results: Sequence[ScenarioResult], report_dir: Path) -> Path:
 def render_index(results: Sequence[ScenarioResult], report_dir: Path) -> str:
     """The run's page; links are relative to `report_dir`, where index.html goes."""
     views = [scenario_view(r, report_dir) for r in results]
-    counts = {v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error")}
+    counts = {v: sum(r.verdict == v for r in results)
+              for v in ("passed", "failed", "error", "skipped")}
     return _template("index.html").render(scenarios=views, counts=counts, generated=_now())
 
 
@@ -111,7 +112,7 @@ def scenario_view(result: ScenarioResult, report_dir: Path) -> dict[str, Any]:
         "spark_version": result.spark_version or "—", "stack": result.stack or "—",
         "held": sum(c.held for c in result.checks), "total": len(result.checks),
         "checks": checks, "failed_checks": [c for c in checks if not c.held],
-        "error": result.error, "traceback": result.traceback,
+        "error": result.error, "traceback": result.traceback, "skipped": result.skipped,
         "steps": _steps(result.narration or _narration_of(result.transcript)),
         "facts": _facts(result.facts),
         "timeline": _picture(result.artifacts.get("timeline"), report_dir),
@@ -123,6 +124,7 @@ def _cell_view(text: str) -> dict[str, str]:
     """A matrix cell's text with the outcome it starts with, for its mark and colour."""
     outcome = ("failed" if text.startswith(("DID NOT HOLD", "FAILED")) else
                "error" if text.startswith("ERROR") else
+               "skipped" if text.startswith("SKIPPED") else
                "passed" if text.startswith(("held", "PASSED")) else "absent" if text == "—" else "")
     return {"text": text, "outcome": outcome}
 
@@ -221,7 +223,8 @@ def _environment() -> Environment:
     # Autoescape on for every template: check details and tracebacks are arbitrary text.
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.globals["marks"] = {"passed": "✔", "failed": "✘", "error": "⚠", "absent": "–", "": ""}
+    env.globals["marks"] = {"passed": "✔", "failed": "✘", "error": "⚠", "skipped": "–",
+                            "absent": "–", "": ""}
     return env
 
 

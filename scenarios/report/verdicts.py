@@ -27,7 +27,7 @@ from scenarios.checker.verify import ValueRange
 __all__ = ["ScenarioResult", "exit_code", "jsonable", "print_verdicts", "verdict_lines",
            "verdict_table", "write_junit", "write_reports"]
 
-Verdict = Literal["passed", "failed", "error"]
+Verdict = Literal["passed", "failed", "error", "skipped"]
 
 
 @dataclass
@@ -39,6 +39,8 @@ class ScenarioResult:
     checks: list[Check] = field(default_factory=list)
     error: str | None = None
     traceback: str | None = None
+    # Why the scenario did not run on this stack (e.g. it needs three Apache Kafka brokers).
+    skipped: str | None = None
     duration_sec: float = 0.0
     transcript: list[str] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
@@ -57,6 +59,8 @@ class ScenarioResult:
     def verdict(self) -> Verdict:
         if self.error is not None:
             return "error"
+        if self.skipped is not None:
+            return "skipped"
         return "passed" if self.checks and all(c.held for c in self.checks) else "failed"
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +73,7 @@ class ScenarioResult:
             "summary": self.summary,
             "duration_sec": round(self.duration_sec, 1),
             "error": self.error,
+            "skipped": self.skipped,
             "traceback": self.traceback,
             "checks": [vars(c) | {"detail": c.detail} for c in self.checks],
             "facts": self.facts,
@@ -79,7 +84,10 @@ class ScenarioResult:
 
 
 def exit_code(results: Sequence[ScenarioResult]) -> int:
-    return 0 if results and all(r.verdict == "passed" for r in results) else 1
+    # A scenario skipped for its stack says so in its line; it does not fail the run (`run all`
+    # on the offline stack stays green), but a run that ran nothing is not a pass.
+    return 0 if any(r.verdict == "passed" for r in results) and all(
+        r.verdict in ("passed", "skipped") for r in results) else 1
 
 
 def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
@@ -95,12 +103,13 @@ def verdict_table(results: Sequence[ScenarioResult]) -> Table:
     table = Table(title="Verdicts")
     for column in ("scenario", "check", "verdict", "expected", "actual"):
         table.add_column(column, overflow="fold")
-    colours = {"passed": "green", "failed": "red", "error": "red"}
+    colours = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
     for result in results:
         colour = colours[result.verdict]
         table.add_row(f"[bold]{result.name}[/]",
                       f"({result.duration_sec:.0f} s{_on_spark(result)})",
-                      f"[bold {colour}]{result.verdict.upper()}[/]", "", _short(result.error))
+                      f"[bold {colour}]{result.verdict.upper()}[/]", "",
+                      _short(result.error or result.skipped))
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
             table.add_row("", c.name, mark, c.expected, c.actual)
@@ -116,11 +125,15 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
                      f"checks held ({result.duration_sec:.0f} s{_on_spark(result)})")
         if result.error is not None:
             lines.append(f"    error: {_short(result.error)}")
+        if result.skipped is not None:
+            lines.append(f"    skipped: {result.skipped}")
         lines.extend(f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
                      for c in result.checks if not c.held)
-    counts = {v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error")}
+    counts = {v: sum(r.verdict == v for r in results)
+              for v in ("passed", "failed", "error", "skipped")}
     lines.append(f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
-                 f"{counts['error']} errors")
+                 f"{counts['error']} errors"
+                 + (f", {counts['skipped']} skipped" if counts["skipped"] else ""))
     return lines
 
 
@@ -178,6 +191,10 @@ def _junit_suite(root: ET.Element, results: Sequence[ScenarioResult], version: s
     tests = failures = errors = 0
     for result in results:
         classname = f"scenarios.{result.name}"
+        if result.skipped is not None:
+            tests += 1
+            case = ET.SubElement(suite, "testcase", classname=classname, name="run", time="0")
+            ET.SubElement(case, "skipped", message=result.skipped)
         if result.error is not None:
             tests, errors = tests + 1, errors + 1
             case = ET.SubElement(suite, "testcase", classname=classname,

@@ -9,9 +9,11 @@
 - checkpoint format 2 (RocksDB only): state files are named per attempt (`<v>_<uuid>.zip`) and
   `commits/<N>` records which ones the batch committed.
 
-Spark pins the provider and the format in `offsets/<N>`: a restart of an existing checkpoint
-keeps what wrote it, whatever these flags say (Spark only logs a WARN). The refusals below are
-what Spark raises (or would silently ignore) for a new query, said before a slow Spark start.
+Spark pins the provider in `offsets/<N>`: a restart of an existing checkpoint keeps the store
+that wrote it, whatever these flags say (Spark only logs a WARN). The format is not pinned, but
+`commits/<N>` shows it, and a format-2 folder cannot go back to format 1 (refused here before
+Spark 4.3, whose task would fail to load it). The refusals below are what Spark raises (or would
+silently ignore), said before a slow Spark start.
 
 Usage:
     check_state_store(as_pinned(settings, info.conf))  # raises StateStoreOptionError
@@ -28,9 +30,10 @@ from spark_app.errors import StateStoreOptionError
 from spark_app.settings import SparkAppSettings
 
 
-__all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF",
+__all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF", "SNAPSHOT_CONF",
+           "MAINTENANCE_CONF",
            "state_store_conf", "state_store_refusal", "check_state_store", "store_kind",
-           "pinned_store_note", "pinned_format_note", "as_pinned"]
+           "pinned_store_note", "pinned_format_note", "format_downgrade_refusal", "as_pinned"]
 
 _PACKAGE = "org.apache.spark.sql.execution.streaming.state"
 PROVIDER_CLASSES = {
@@ -40,6 +43,8 @@ PROVIDER_CLASSES = {
 PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
 CHANGELOG_CONF = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 FORMAT_CONF = "spark.sql.streaming.stateStore.checkpointFormatVersion"
+SNAPSHOT_CONF = "spark.sql.streaming.stateStore.minDeltasForSnapshot"
+MAINTENANCE_CONF = "spark.sql.streaming.stateStore.maintenanceInterval"
 
 
 def store_kind(provider_class: str | None) -> str | None:
@@ -54,6 +59,10 @@ def state_store_conf(settings: SparkAppSettings) -> dict[str, str]:
         conf[CHANGELOG_CONF] = "true"
     if settings.checkpoint_format != 1:
         conf[FORMAT_CONF] = str(settings.checkpoint_format)
+    if settings.snapshot_every is not None:
+        conf[SNAPSHOT_CONF] = str(settings.snapshot_every)
+    if settings.maintenance_sec is not None:
+        conf[MAINTENANCE_CONF] = f"{int(settings.maintenance_sec * 1000)}ms"
     return conf
 
 
@@ -140,10 +149,30 @@ def pinned_store_note(settings: SparkAppSettings, pinned: Mapping[str, str]) -> 
             f"checkpoint takes a new store)")
 
 
-def pinned_format_note(settings: SparkAppSettings, committed_format: int) -> str | None:
-    """What a restart of a format 2 checkpoint asked for format 1 really does: Spark 4.3 keeps
-    writing format 2, silently (seen on the running Spark, docs/spark-state-verified.md)."""
-    if committed_format != 2 or settings.checkpoint_format != 1:
+def pinned_format_note(settings: SparkAppSettings, committed_format: int,
+                       spark_version: str = "4.3.0") -> str | None:
+    """What a restart of a format 2 checkpoint asked for format 1 really does on Spark 4.3:
+    it keeps writing format 2, silently (docs/spark-state-verified.md). Earlier Spark refuses
+    it instead (format_downgrade_refusal)."""
+    if committed_format != 2 or settings.checkpoint_format != 1 or _before(spark_version, (4, 3)):
         return None
     return ("This checkpoint was written with checkpoint format 2 (commits/N are v2): Spark "
             "keeps format 2 and ignores --checkpoint-format 1, without a warning")
+
+
+def format_downgrade_refusal(settings: SparkAppSettings, committed_format: int,
+                             spark_version: str) -> str | None:
+    """Format 1 on a format 2 checkpoint, before Spark 4.3: Spark 4.2.0 plans the batch, then
+    its task fails to load the state (the format 1 loader reads `3_<uuid>.zip` as version
+    "3_<uuid>"), so the app refuses it first, in Spark's words."""
+    if committed_format != 2 or settings.checkpoint_format != 1 or not _before(spark_version, (4, 3)):
+        return None
+    return (f"--checkpoint-format 1 on a checkpoint written with format 2 (commits/N are v2): "
+            f"Spark {spark_version} fails its first batch with [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] "
+            f"An error occurred during loading state (NumberFormatException: For input string "
+            f"\"<v>_<uuid>\"). Keep --checkpoint-format 2 on this checkpoint; a new checkpoint "
+            f"may take format 1")
+
+
+def _before(spark_version: str, line: tuple[int, int]) -> bool:
+    return tuple(int(p) for p in spark_version.split(".")[:2]) < line

@@ -50,3 +50,16 @@ def test_the_connectors_warning_over_several_lines_reads_as_the_same_range() -> 
                  " skipped(GroupId: spark-kafka-source-7309-executor, TopicPartition: Experience-0). \n")
     assert skipped_ranges_in(connector + connector.replace("13", "19").replace("19]", "29]")) == [
         (13, 19), (19, 29)]
+
+
+def test_an_offset_that_went_back_reads_the_same_in_the_error_and_the_warning() -> None:
+    """Spark 4.2's connector, word for word (broker-failover, apache/connector): the error's
+    reason, then KafkaMicroBatchStream's warning with failOnDataLoss=false."""
+    from spark_app.data_loss_lines import offset_changes_in
+
+    error = ("Reason: Partition Experience-0 offset was changed from 107 to 86. This could be "
+             "either 1) a user error ...")
+    warning = ("[WARN] [KafkaMicroBatchStream]: Partition Experience-0's offset was changed from "
+               "107 to 86. This could be either ...")
+    assert offset_changes_in(error) == offset_changes_in(warning) == [(107, 86)]
+    assert offset_changes_in("nothing here") == []

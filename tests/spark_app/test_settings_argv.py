@@ -23,7 +23,7 @@ CHANGED = {
     "class_cache_dir": None, "checkpoint_latency": "lognormal:mean=2.6s,min=1s,max=20s",
     "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
     "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
-    "counter": "transform-with-state",
+    "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
 }
 
 

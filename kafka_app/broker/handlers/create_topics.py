@@ -14,8 +14,6 @@ Usage: `await handle_create_topics(ctx, request, version)`.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from kafka.protocol.admin.topics import CreateTopicsRequest, CreateTopicsResponse
 
 from kafka_app.broker.errors import (
@@ -27,7 +25,7 @@ from kafka_app.broker.errors import (
     PolicyViolation,
     TopicAlreadyExists,
 )
-from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
+from kafka_app.broker.handlers.context import NODE_ID, BrokerContext, each_name_once
 from kafka_app.broker.storage.data_dir import validate_topic_name
 from kafka_app.broker.storage.topic_config import TopicConfig
 
@@ -49,16 +47,10 @@ async def handle_create_topics(ctx: BrokerContext, request: CreateTopicsRequest,
         _check_request_total(ctx, topics)
     except PolicyViolation as error:
         return _response([_failed(topic.name, error) for topic in topics])
-    counts = Counter(topic.name for topic in topics)
-    results, answered = [], set()
-    for topic in topics:
-        if topic.name in answered:
-            continue  # Kafka answers a duplicated name once
-        answered.add(topic.name)
-        if counts[topic.name] > 1:
-            results.append(_failed(topic.name, InvalidRequest("Duplicate topic name.")))
-        else:
-            results.append(_create_one(ctx, topic, bool(request.validate_only)))
+    twice, once = each_name_once(topic.name for topic in topics)
+    by_name = {topic.name: topic for topic in topics}
+    results = [_failed(name, InvalidRequest("Duplicate topic name.")) for name in twice]
+    results += [_create_one(ctx, by_name[name], bool(request.validate_only)) for name in once]
     return _response(results)
 
 

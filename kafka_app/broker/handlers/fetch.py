@@ -77,8 +77,9 @@ def _read_one(ctx: BrokerContext, topic: str, index: int, offset: int, limit: in
                           last_stable_offset=hwm, log_start_offset=log.log_start_offset,
                           aborted_transactions=aborted, preferred_read_replica=-1, records=records)
     except BrokerError as error:
-        hwm = getattr(error, "high_watermark", -1)
-        start = getattr(error, "log_start_offset", -1)
-        return _Partition(partition_index=index, error_code=error.error_code, high_watermark=hwm,
-                          last_stable_offset=hwm, log_start_offset=start,
+        # Kafka's ReplicaManager answers a failed read with -1 (unknown) for the high watermark
+        # and log start, OFFSET_OUT_OF_RANGE included (measured on 4.1.2): clients ask
+        # ListOffsets where to reset, so each client's reset policy shows the same on both.
+        return _Partition(partition_index=index, error_code=error.error_code, high_watermark=-1,
+                          last_stable_offset=-1, log_start_offset=-1,
                           aborted_transactions=aborted, preferred_read_replica=-1, records=b"")

@@ -1,6 +1,7 @@
 """DeleteTopics and CreatePartitions: removing a topic with its data, and adding partitions.
 
-Both follow Kafka's controller: a topic named twice in one request is INVALID_REQUEST, an unknown
+Both follow Kafka's controller: a topic named twice in one request is INVALID_REQUEST (answered
+once, first), an unknown
 one UNKNOWN_TOPIC_OR_PARTITION; partitions only ever grow (INVALID_PARTITIONS otherwise) and a
 manual assignment must name one replica on broker 0 per new partition (INVALID_REPLICA_ASSIGNMENT).
 Deleting a topic also deletes every group's committed offsets for it, as Kafka does, so a topic
@@ -9,8 +10,6 @@ Usage: `await handle_delete_topics(ctx, request, version)`.
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 from kafka.protocol.admin.topics import (
     CreatePartitionsRequest,
@@ -21,7 +20,7 @@ from kafka.protocol.admin.topics import (
 
 from kafka_app.broker.errors import (BrokerError, InvalidReplicaAssignment, InvalidRequest,
                                      UnknownTopicOrPartition)
-from kafka_app.broker.handlers.context import NODE_ID, BrokerContext
+from kafka_app.broker.handlers.context import NODE_ID, BrokerContext, each_name_once
 from kafka_app.broker.storage.data_dir import check_partition_increase
 
 __all__ = ["handle_delete_topics", "handle_create_partitions"]
@@ -29,20 +28,20 @@ __all__ = ["handle_delete_topics", "handle_create_partitions"]
 _Deleted = DeleteTopicsResponse.DeletableTopicResult
 _Grown = CreatePartitionsResponse.CreatePartitionsTopicResult
 _Growable = CreatePartitionsRequest.CreatePartitionsTopic
+_DUPLICATE = "Duplicate topic name."
 
 
 async def handle_delete_topics(ctx: BrokerContext, request: DeleteTopicsRequest,
                                version: int) -> DeleteTopicsResponse:
-    names = list(request.topic_names or [])
-    twice = {name for name, count in Counter(names).items() if count > 1}
-    results = [_delete_one(ctx, name, name in twice) for name in names]
+    twice, once = each_name_once(request.topic_names or [])
+    results = [_Deleted(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
+               for name in twice]
+    results += [_delete_one(ctx, name) for name in once]
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
 
 
-def _delete_one(ctx: BrokerContext, name: str, duplicate: bool) -> _Deleted:
+def _delete_one(ctx: BrokerContext, name: str) -> _Deleted:
     try:
-        if duplicate:
-            raise InvalidRequest("Duplicate topic name.")
         ctx.storage.delete_topic(name)  # storage logs it
         ctx.offsets.delete_topic(name)
     except BrokerError as error:
@@ -52,16 +51,16 @@ def _delete_one(ctx: BrokerContext, name: str, duplicate: bool) -> _Deleted:
 
 async def handle_create_partitions(ctx: BrokerContext, request: CreatePartitionsRequest,
                                    version: int) -> CreatePartitionsResponse:
-    twice = {name for name, count in Counter(t.name for t in request.topics).items() if count > 1}
-    validate_only = bool(request.validate_only)
-    results = [_grow_one(ctx, topic, topic.name in twice, validate_only) for topic in request.topics]
+    twice, once = each_name_once(t.name for t in request.topics)
+    by_name = {t.name: t for t in request.topics}
+    results = [_Grown(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
+               for name in twice]
+    results += [_grow_one(ctx, by_name[name], bool(request.validate_only)) for name in once]
     return CreatePartitionsResponse(throttle_time_ms=0, results=results)
 
 
-def _grow_one(ctx: BrokerContext, topic: _Growable, duplicate: bool, validate_only: bool) -> _Grown:
+def _grow_one(ctx: BrokerContext, topic: _Growable, validate_only: bool) -> _Grown:
     try:
-        if duplicate:
-            raise InvalidRequest("Duplicate topic name.")
         current = ctx.storage.topics().get(topic.name)
         if current is None:
             raise UnknownTopicOrPartition(f"unknown topic {topic.name!r}")

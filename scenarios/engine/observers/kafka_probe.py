@@ -52,7 +52,10 @@ class KafkaProbe:
 
     def window(self) -> OffsetWindow | None:
         """The topic's offsets now, or None while Kafka or the topic cannot be reached."""
-        consumer = self.start()._consumer
+        try:
+            consumer = self.start()._consumer
+        except StepFailed:
+            return None  # no broker answers now (a cluster between elections); callers poll
         assert consumer is not None
         try:
             partitions = consumer.partitions_for_topic(self.topic)
@@ -61,13 +64,49 @@ class KafkaProbe:
             tps = [TopicPartition(self.topic, p) for p in sorted(partitions)]
             return read_window(consumer, tps, self._timeout_ms)
         except kafka.errors.KafkaError:
-            return None  # unreachable for now; callers poll until a deadline
+            # Unreachable for now; callers poll until a deadline. Start afresh on the next call:
+            # a metadata answer lists only the brokers alive then, and kafka-python never asks
+            # the bootstrap list again, so a consumer that last heard from a broker now dead
+            # would wait on it forever (a cluster whose every broker restarted, broker-failover).
+            self.stop()
+            return None
+
+    def values(self) -> list[int]:
+        """The values of every record in the topic now, partition by partition, in offset order
+        (a fresh consumer reads from each partition's earliest to its latest offset)."""
+        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers, group_id=None,
+                                 enable_auto_commit=False, client_id="scenarios-reader",
+                                 request_timeout_ms=self._timeout_ms + 1000,
+                                 consumer_timeout_ms=self._timeout_ms)
+        try:
+            tps = [TopicPartition(self.topic, p)
+                   for p in sorted(consumer.partitions_for_topic(self.topic) or ())]
+            consumer.assign(tps)
+            consumer.seek_to_beginning(*tps)
+            ends = consumer.end_offsets(tps)
+            values: list[int] = []
+            if all(ends[tp] == 0 for tp in tps):
+                return values
+            for record in consumer:  # ends after consumer_timeout_ms without a record
+                if record.value is not None and record.value.isdigit():
+                    values.append(int(record.value))
+                if all(consumer.position(tp) >= ends[tp] for tp in tps):
+                    break
+            return values
+        except kafka.errors.KafkaError as error:
+            raise StepFailed(f"reading topic {self.topic} failed: {error}") from error
+        finally:
+            consumer.close()
 
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's `retention.ms` (incrementally: its other settings stay)."""
-        ms = str(round(retention_sec * 1000))
+        self.set_configs({"retention.ms": str(round(retention_sec * 1000))})
+
+    def set_configs(self, configs: dict[str, str]) -> None:
+        """Change topic configs incrementally: the ones not named stay as they are."""
+        shown = ", ".join(f"{k}={v}" for k, v in configs.items())
         resource = ConfigResource(ConfigResourceType.TOPIC, self.topic,
-                                  configs={"retention.ms": (AlterConfigOp.SET, ms)})
+                                  configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()})
         try:
             admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers,
                                      client_id="scenarios-admin",
@@ -77,12 +116,12 @@ class KafkaProbe:
         try:
             results = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
         except kafka.errors.KafkaError as error:
-            raise StepFailed(f"changing retention.ms of {self.topic} failed: {error}") from error
+            raise StepFailed(f"changing {shown} of {self.topic} failed: {error}") from error
         finally:
             admin.close()
         outcome = results.get("topic", {}).get(self.topic)
         if outcome != "OK":
-            raise StepFailed(f"Kafka refused retention.ms={ms} for {self.topic}: {outcome}")
+            raise StepFailed(f"Kafka refused {shown} for {self.topic}: {outcome}")
 
     def __enter__(self) -> KafkaProbe:
         return self.start()

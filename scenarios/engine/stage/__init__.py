@@ -6,6 +6,8 @@ A scenario module receives a `Stage` and tells its story with the stage's parts:
   retention, offsets, a negative key;
 - `stage.app`: the Spark app (with the run's Kafka source): start, kill, stop, wait for its exit,
   its console output; `stage.app.beside(name)` for a second one;
+- `stage.brokers`: the nodes of a cluster (`stage.kafka.start(..., brokers=3)`): who leads,
+  kill, stop and start one;
 - `stage.network`: cut and restore the link between the app and Kafka;
 - `stage.output`: verify the output log, against what was sent too, and wait for a value,
   messages or batches.
@@ -36,13 +38,14 @@ from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage.app import AppPart
+from scenarios.engine.stage.brokers import BrokersPart
 from scenarios.engine.stage.kafka import KafkaPart
 from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.timeline import Timeline
 
-__all__ = ["AppPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage"]
+__all__ = ["AppPart", "BrokersPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage"]
 
 
 class Stage:
@@ -54,12 +57,15 @@ class Stage:
         self.timings = settings.timings
         self.narrator = narrator
         self.folders = Folders(root)
+        # The checkpoint the timeline's green line follows: the narrated app's latest start.
+        self.shown_checkpoints = self.folders.checkpoints
         self.timeline = Timeline()
         self.checks: list[Check] = []
         self.facts: dict[str, Any] = {}
         self.group = ProcessGroup(self.folders.processes, cwd=root,
                                   env={"PYTHONPATH": str(PROJECT_ROOT)})
         self.kafka = KafkaPart(self)
+        self.brokers = BrokersPart(self)
         self.app = AppPart(self, self.folders)
         self.network = NetworkPart(self)
         self.output = OutputPart(self, self.app)

@@ -36,10 +36,11 @@ class AppPart:
     """One Spark app of the scenario; every step but `start` needs it started once."""
 
     def __init__(self, stage: Stage, folders: Folders, name: str = "spark",
-                 label: str = "the Spark app") -> None:
+                 label: str = "the Spark app", narrated: bool | None = None) -> None:
         self._stage = stage
         self.folders = folders
         self.name, self.label = name, label
+        self._speaks = name == "spark" if narrated is None else narrated
         self._launcher: SparkLauncher | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -53,9 +54,14 @@ class AppPart:
             # Another PySpark's interpreter (spark-upgrade) is named by the scenario's own steps.
             shown = " ".join(f"{k}={v}" for k, v in options.items() if k != "python")
             timeline = self._stage.timeline
-            timeline.event(f"start {launcher.starts}" + (f" ({shown})" if shown else ""), "start")
+            # An app named for what it shows (a store) is labelled by name: its options would
+            # not fit a label on the picture.
+            who = "" if self.name == "spark" else f"{self.name} "
+            timeline.event(f"{who}start {launcher.starts}" + (f" ({shown})" if shown and not who
+                                                             else ""), "start")
+            self._stage.shown_checkpoints = self.folders.checkpoints
             timeline.app_up()
-            self._stage.say(f"Spark app started (run {launcher.starts}, pid {process.pid}) "
+            self._stage.say(f"Spark app {who}started (run {launcher.starts}, pid {process.pid}) "
                             f"{shown}".rstrip())
         return process
 
@@ -69,13 +75,15 @@ class AppPart:
 
     @property
     def _narrated(self) -> bool:
-        """The scenario's own app speaks and draws on the timeline; one beside it does not."""
-        return self.name == "spark"
+        """The scenario's own app speaks and draws on the timeline; one beside it does not,
+        unless it takes the main app's place (`narrated=True`: one app per store, in turn)."""
+        return self._speaks
 
-    def beside(self, name: str) -> AppPart:
-        """A second app on the same Kafka, with folders of its own under the run's folder."""
+    def beside(self, name: str, narrated: bool = False) -> AppPart:
+        """A second app on the same Kafka, with folders of its own under the run's folder;
+        `narrated`: it speaks and draws on the timeline as the scenario's own app does."""
         return AppPart(self._stage, Folders(self._stage.folders.root / name), name=name,
-                       label=name)
+                       label=name, narrated=narrated)
 
     @property
     def process(self) -> ManagedProcess:

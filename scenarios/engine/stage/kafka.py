@@ -4,6 +4,10 @@ A scenario asks for "Kafka", never for one broker by name: which broker runs is 
 setting (`RunSettings.kafka`), read here and nowhere else. A Kafka given with
 `--bootstrap-servers` is used as it is, with a topic of the run's own.
 
+A scenario that needs several brokers says how many (`start(..., brokers=3)`); only Apache
+Kafka runs a cluster here, so on another stack the step refuses in one line, and the runner
+skips such a scenario beforehand (`brokers_unavailable`).
+
 Usage:
     stage.kafka.start(retention_sec=3600)
     value = stage.kafka.send_negative_key()
@@ -26,9 +30,27 @@ from spark_app.offsets import TopicPartition
 from spark_app.source.kafka_client import GroupOffsets
 
 if TYPE_CHECKING:
+    from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage import Stage
 
-__all__ = ["KafkaPart"]
+__all__ = ["KafkaPart", "brokers_unavailable"]
+
+# The Kafka kind that runs a cluster of several brokers on this machine (kafka_app/apache/).
+_CLUSTER_KIND = "apache"
+
+
+def brokers_unavailable(settings: RunSettings, brokers: int) -> str | None:
+    """Why this run cannot give a scenario `brokers` brokers, in one line; None when it can."""
+    if brokers <= 1:
+        return None
+    if settings.bootstrap_servers:
+        return (f"needs {brokers} Kafka brokers it starts and kills itself; a Kafka given with "
+                f"--bootstrap-servers is not ours to kill: drop --bootstrap-servers")
+    if settings.kafka != _CLUSTER_KIND:
+        return (f"needs {brokers} Kafka brokers, and the {settings.kafka} broker is one node: "
+                f"run it on Apache Kafka (--stack {_CLUSTER_KIND}/connector or "
+                f"{_CLUSTER_KIND}/python)")
+    return None
 
 
 class KafkaPart:
@@ -43,10 +65,16 @@ class KafkaPart:
         self._app_bootstrap = ""
 
     # -- life cycle ---------------------------------------------------------------------------
-    def start(self, retention_sec: float, partitions: int = 1, behind_proxy: bool = False) -> None:
+    def start(self, retention_sec: float, partitions: int = 1, behind_proxy: bool = False,
+              brokers: int = 1) -> None:
         """The broker and the producer; with `behind_proxy` the app reaches Kafka only through a
-        proxy the scenario can cut (`stage.network`), while the producer writes directly."""
+        proxy the scenario can cut (`stage.network`), while the producer writes directly.
+        With `brokers=3`, a cluster whose nodes `stage.brokers` kills and starts, the topic
+        replicated on all three."""
         stage = self._stage
+        unavailable = brokers_unavailable(stage.settings, brokers)
+        if unavailable is not None:
+            raise StepFailed(f"this scenario {unavailable}")
         external = stage.settings.bootstrap_servers
         if behind_proxy and external:
             raise StepFailed("this scenario puts a proxy of its own between the Spark app and an "
@@ -57,7 +85,7 @@ class KafkaPart:
                          retention_sec=retention_sec, bootstrap_servers=external,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,
-                         proxy_port=free_port() if behind_proxy else None)
+                         proxy_port=free_port() if behind_proxy else None, brokers=brokers)
         self._side = side
         side.start_broker()
         self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
@@ -65,9 +93,10 @@ class KafkaPart:
         side.start_producer()
         stage.say(f"Kafka at {side.bootstrap_servers}, topic {topic}"
                   + (f" with {partitions} partitions" if partitions != 1 else "")
+                  + (f", {brokers} replicas" if brokers != 1 else "")
                   + f", retention {retention_sec:g} s; the producer is sending")
         self._sampler = OffsetSampler(stage.timeline, side.bootstrap_servers, topic,
-                                      lambda: stage.folders.checkpoints).start()
+                                      lambda: stage.shown_checkpoints).start()
 
     def _start_proxy(self, side: KafkaSide) -> str:
         assert side.proxy_port is not None and side.second_port is not None
@@ -88,6 +117,11 @@ class KafkaPart:
     @property
     def started(self) -> bool:
         return self._side is not None
+
+    @property
+    def side(self) -> KafkaSide | None:
+        """The broker and producer processes (the brokers part reaches a cluster's nodes here)."""
+        return self._side
 
     def _started(self) -> KafkaSide:
         if self._side is None:
@@ -115,6 +149,10 @@ class KafkaPart:
         """The topic's earliest and latest offsets now."""
         return self._started().window()
 
+    def values_in_topic(self) -> list[int]:
+        """Every value the topic holds now, from its earliest to its latest offset."""
+        return self._started().probe_values()
+
     def group_offset(self, group: str, tp: TopicPartition) -> int | None:
         """The offset consumer group `group` has committed for `tp`, if any."""
         with GroupOffsets(self.bootstrap_servers, group) as offsets:
@@ -135,6 +173,37 @@ class KafkaPart:
             raise StepFailed(f"the producer sent key {sent.key} with value {sent.value}; a "
                              f"negative key must be minus its value")
         return sent.value
+
+    @property
+    def producer_running(self) -> bool:
+        side = self._started()
+        return side.producer is not None and side.producer.running
+
+    def producer_output(self) -> str:
+        """What the current producer printed: a line per acknowledged message, with offsets."""
+        side = self._started()
+        return side.producer.output() if side.producer is not None else ""
+
+    def restart_producer(self, acks: str, first_value: int | None = None) -> None:
+        """Stop the producer (if it runs) and start another with `acks` ("all" or "1"); it
+        continues after the highest value in the topic, or at `first_value` when given."""
+        side = self._started()
+        if self.producer_running:
+            self.stop_producer()
+        side.start_producer(acks=acks, first_value=first_value)
+        self._stage.timeline.event(f"producer acks={acks}", "start")
+        self._stage.say(f"the producer sends again, with acks={acks}"
+                        + (f", from value {first_value}" if first_value is not None else ""))
+
+    def set_topic_configs(self, configs: dict[str, str], label: str = "") -> None:
+        """Change topic configs now (what `kafka-configs --alter --add-config` does); `label`
+        names the change on the timeline, where the configs themselves would not fit."""
+        side = self._started()
+        assert side.probe is not None, "the probe starts with the producer"
+        side.probe.set_configs(configs)
+        shown = ", ".join(f"{k}={v}" for k, v in configs.items())
+        self._stage.timeline.event(label or shown, "note")
+        self._stage.say(f"topic {side.topic}: {shown}")
 
     def stop_producer(self) -> OffsetWindow:
         """Stop the producer; returns the topic's final offsets."""

@@ -11,16 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from kafka import KafkaAdminClient
+from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.metadata.metadata import MetadataRequest
 
 from kafka_app.broker.settings import BrokerSettings
 from scenarios.engine import waiting
 from scenarios.errors import WaitTimeout
 
-__all__ = ["admin", "api_versions_answered", "create_topic", "listening", "quick_broker_settings", "raw_call", "recv_frame", "send_frame",
-           "wait_until"]
+__all__ = ["admin", "api_versions_answered", "committed_offset", "create_topic", "delete_records_before",
+           "leads_every_partition", "listening", "log_end", "log_start", "own_node", "partition_count", "quick_broker_settings",
+           "raw_call", "recv_frame", "send_frame", "topic_names", "wait_until"]
 
 T = TypeVar("T")
 _TIMEOUT_SEC = 10.0
@@ -100,6 +102,19 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
         assert not any(errors), result
     finally:
         client.close()
+    wait_until(lambda: leads_every_partition(int(bootstrap.rsplit(":", 1)[1]), name), 30,
+               f"the broker to lead every partition of {name}")
+
+
+def leads_every_partition(port: int, topic: str) -> bool:
+    """Whether Metadata names a leader for every partition of `topic`. Apache Kafka answers
+    CreateTopics once its controller committed the topic, and the broker becomes leader a moment
+    later (a raw Produce then gets NOT_LEADER_OR_FOLLOWER; clients retry it, raw calls do not)."""
+    request = MetadataRequest[12](topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
+                                  allow_auto_topic_creation=False)
+    [answer] = raw_call(port, request, 12).topics
+    return answer.error_code == 0 and bool(answer.partitions) and all(
+        p.error_code == 0 and p.leader_id >= 0 for p in answer.partitions)
 
 
 def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:
@@ -110,3 +125,63 @@ def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_
                                   poll=every_sec)
     except WaitTimeout as timeout:
         raise AssertionError(str(timeout)) from None
+
+
+# ---- what any client can see: the same questions to either broker -----------------------------
+
+def own_node(brokers: list[int], node_id: int) -> list[int]:
+    """A replica list written for the embedded broker (node 0) in terms of `node_id`."""
+    return [node_id if broker == 0 else broker for broker in brokers]
+
+
+def topic_names(bootstrap: str) -> set[str]:
+    """The topics a client sees, Kafka's internal ones (`__consumer_offsets`) left out."""
+    client = admin(bootstrap)
+    try:
+        return {name for name in client.list_topics() if not name.startswith("__")}
+    finally:
+        client.close()
+
+
+def partition_count(bootstrap: str, topic: str) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        return len(consumer.partitions_for_topic(topic) or ())
+    finally:
+        consumer.close()
+
+
+def log_start(bootstrap: str, topic: str, partition: int = 0) -> int:
+    """The partition's log start offset, as ListOffsets EARLIEST reports it."""
+    return _list_offset(bootstrap, TopicPartition(topic, partition), earliest=True)
+
+
+def log_end(bootstrap: str, topic: str, partition: int = 0) -> int:
+    """The partition's log end offset (high watermark), as ListOffsets LATEST reports it."""
+    return _list_offset(bootstrap, TopicPartition(topic, partition), earliest=False)
+
+
+def _list_offset(bootstrap: str, tp: TopicPartition, earliest: bool) -> int:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        found = consumer.beginning_offsets([tp]) if earliest else consumer.end_offsets([tp])
+        return found[tp]
+    finally:
+        consumer.close()
+
+
+def delete_records_before(bootstrap: str, topic: str, offset: int, partition: int = 0) -> None:
+    """DeleteRecords through the admin client: the log start offset moves to `offset`."""
+    client = admin(bootstrap)
+    try:
+        client.delete_records({TopicPartition(topic, partition): offset})
+    finally:
+        client.close()
+
+
+def committed_offset(bootstrap: str, group: str, topic: str, partition: int = 0) -> int | None:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        return consumer.committed(TopicPartition(topic, partition))
+    finally:
+        consumer.close()

@@ -6,27 +6,20 @@ rebalance at once) and every topic a test created is deleted after it, so tests 
 The `apache` runs are marked e2e: a plain `pytest` runs the embedded ones, `--slow` both.
 
 Usage: `def test_x(kafka_broker): create_topic(kafka_broker.bootstrap_servers, "t")`;
-`kafka_broker.kind` is "embedded" or "apache" for a test that knows of a difference.
+`kafka_broker.kind` is "embedded" or "apache" for a test that knows of a difference. A test that
+needs other broker settings takes `broker_kind` and starts `own_broker(broker_kind, settings)`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from kafka.admin import NewTopic
 
-from kafka_app.broker import EmbeddedBroker
-from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, wait_until
-
-
-@dataclass(frozen=True)
-class RunningBroker:
-    kind: str
-    bootstrap_servers: str
-    port: int
+from tests.kafka_app.broker.both_brokers import APACHE_NODE_ID, RunningBroker, own_broker
+from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, topic_names, wait_until
 
 
 @pytest.fixture(scope="session")
@@ -67,29 +60,28 @@ def _warm_up_groups(bootstrap: str) -> None:
         consumer.close()
 
 
-def _user_topics(bootstrap: str) -> set[str]:
-    client = admin(bootstrap)
-    try:
-        return {name for name in client.list_topics() if not name.startswith("__")}
-    finally:
-        client.close()
-
-
 @pytest.fixture(params=["embedded", pytest.param("apache", marks=pytest.mark.e2e)])
-def kafka_broker(request: pytest.FixtureRequest, tmp_path: Path, free_port: int) -> Iterator[RunningBroker]:
-    if request.param == "embedded":
-        with EmbeddedBroker(quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
-            yield RunningBroker("embedded", broker.bootstrap_servers, broker.port)
+def broker_kind(request: pytest.FixtureRequest) -> str:
+    """"embedded" or "apache": for a test that starts its own broker with `own_broker`."""
+    return request.param
+
+
+@pytest.fixture
+def kafka_broker(broker_kind: str, request: pytest.FixtureRequest, tmp_path: Path,
+                 free_port: int) -> Iterator[RunningBroker]:
+    if broker_kind == "embedded":
+        with own_broker("embedded", quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
+            yield broker
         return
     kafka = request.getfixturevalue("apache_kafka")
     bootstrap = kafka.bootstrap_servers  # type: ignore[attr-defined]
-    before = _user_topics(bootstrap)
-    yield RunningBroker("apache", bootstrap, kafka.port)  # type: ignore[attr-defined]
-    created = _user_topics(bootstrap) - before
+    before = topic_names(bootstrap)
+    yield RunningBroker("apache", bootstrap, kafka.port, APACHE_NODE_ID)  # type: ignore[attr-defined]
+    created = topic_names(bootstrap) - before
     if created:
         client = admin(bootstrap)
         try:
             client.delete_topics(sorted(created))
         finally:
             client.close()
-        wait_until(lambda: not (_user_topics(bootstrap) & created), 30, "the test's topics to be deleted")
+        wait_until(lambda: not (topic_names(bootstrap) & created), 30, "the test's topics to be deleted")

@@ -1,13 +1,13 @@
 """Helpers for the full-disk tests: a small disk, a broker process on it, and the client calls
 whose Kafka error codes the tests check.
 
-The broker is started through `BrokerLauncher`, keyed by a broker kind: today only "embedded"
-(`python -m kafka_app.broker` as a real process). Apache Kafka (kafka_app/apache/, not landed
-yet) becomes a second kind by giving `BrokerLauncher.start` a branch that runs it with its
-`log.dirs` on the same data folder; the tests themselves only speak the Kafka protocol.
+Brokers are started through `BrokerLauncher`, keyed by a broker kind (BROKER_KINDS): "embedded"
+runs `python -m kafka_app.broker`, "apache" runs `python -m kafka_app broker --kafka apache`
+(Apache Kafka 4.1.2 as the CLI's child JVM, its `log.dirs` on the same data folder). Both are a
+real process stopped with SIGTERM, and the tests only speak the Kafka protocol.
 
 Usage:
-    with BrokerLauncher("embedded", log_dir) as launcher:
+    with BrokerLauncher("embedded", log_dir, port) as launcher:
         broker = launcher.start(data_dir)
         code, offset = produce(broker.port, "events", b"v")
         assert broker.stop() == 0
@@ -34,7 +34,7 @@ from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.protocol.consumer.group import OffsetCommitRequest
 from kafka.protocol.producer.produce import ProduceRequest
 
-from tests.kafka_app.broker.broker_helpers import listening, raw_call, wait_until
+from tests.kafka_app.broker.broker_helpers import committed_offset, listening, raw_call, wait_until
 from tests.kafka_app.broker.storage_helpers import batch
 
 __all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_topic_code",
@@ -44,7 +44,10 @@ __all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_to
 
 REPO = Path(__file__).resolve().parents[3]
 KAFKA_STORAGE_ERROR = 56
-BROKER_KINDS = ("embedded",)  # "apache" once kafka_app/apache/ has landed
+BROKER_KINDS = ("embedded", "apache")
+# Seconds until a broker listens: the embedded one starts in about one, Apache Kafka's JVM in
+# 12-30 s on this shared 2-core machine (docs/apache-kafka.md).
+_START_SEC = {"embedded": 30, "apache": 240}
 
 
 class SmallDisk:
@@ -110,8 +113,16 @@ class RunningBroker:
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        self.process.communicate(timeout=30)
+        self.process.communicate(timeout=60)
         return self.process.returncode
+
+    def exited(self, timeout: float) -> tuple[int, str] | None:
+        """(exit code, stderr) once the broker ended by itself within `timeout`; None if it runs."""
+        try:
+            _, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.process.returncode, err
 
 
 class BrokerLauncher:
@@ -127,7 +138,11 @@ class BrokerLauncher:
 
     def start(self, data_dir: Path, fsize_limit: int | None = None) -> RunningBroker:
         """A broker on `data_dir`, listening; `fsize_limit` caps each file it writes."""
-        command = [sys.executable, "-m", "kafka_app.broker", "--port", str(self.port),
+        # A file-size limit would cap the JVM's own log and metadata log too, and Kafka's
+        # segments preallocate nothing a limit could catch first: Apache Kafka gets a tmpfs.
+        assert fsize_limit is None or self.kind == "embedded", "RLIMIT_FSIZE is for the embedded broker"
+        module = ["kafka_app.broker"] if self.kind == "embedded" else ["kafka_app", "broker", "--kafka", "apache"]
+        command = [sys.executable, "-m", *module, "--port", str(self.port),
                    "--data-dir", str(data_dir), "--log-dir", str(self.log_dir),
                    "--retention-initial-delay-sec", "600"]
         process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
@@ -135,7 +150,7 @@ class BrokerLauncher:
                                    preexec_fn=_file_size_limit(fsize_limit))
         broker = RunningBroker(process, self.port)
         self._started.append(broker)
-        wait_until(lambda: listening(self.port) or process.poll() is not None, 30,
+        wait_until(lambda: listening(self.port) or process.poll() is not None, _START_SEC[self.kind],
                    "the broker to listen")
         assert process.poll() is None, process.communicate()
         return broker
@@ -145,10 +160,13 @@ class BrokerLauncher:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        # SIGTERM first: Apache Kafka's CLI then stops its JVM before the tmpfs is unmounted.
         for broker in self._started:
-            if broker.process.poll() is None:
+            try:
+                broker.stop()
+            except subprocess.TimeoutExpired:
                 broker.process.kill()
-            broker.process.communicate(timeout=30)
+                broker.process.communicate(timeout=30)
 
 
 def _file_size_limit(limit: int | None):
@@ -250,11 +268,3 @@ def commit_offset(port: int, group: str, topic: str, offset: int, metadata: str)
             partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
             committed_metadata=metadata)])])
     return raw_call(port, request, 8).topics[0].partitions[0].error_code
-
-
-def committed_offset(bootstrap: str, group: str, topic: str) -> int | None:
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
-    try:
-        return consumer.committed(TopicPartition(topic, 0))
-    finally:
-        consumer.close()

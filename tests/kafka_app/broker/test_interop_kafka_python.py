@@ -1,6 +1,5 @@
-"""kafka-python 3.0.x against the embedded broker: produce, consume, offsets, admin, retention.
-
-Tests taking `kafka_broker` run on Apache Kafka too (with --slow): the same answers from both."""
+"""kafka-python 3.0.x: produce, consume, offsets, admin, retention, on the embedded broker and,
+with --slow, on Apache Kafka (every test takes `kafka_broker`): the same answers from both."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
 from kafka.errors import OffsetOutOfRangeError
 
-from tests.kafka_app.broker.broker_helpers import admin, create_topic, wait_until
+from tests.kafka_app.broker.broker_helpers import admin, create_topic, log_start, wait_until
 
 
 def _produce(bootstrap: str, topic: str, values: list[bytes], **config) -> list[int]:
@@ -113,8 +112,8 @@ def test_delete_records_moves_earliest(kafka_broker) -> None:
     assert _consume_all(bootstrap, "trim", 6) == [b"%d" % i for i in range(4, 10)]
 
 
-def test_describe_and_incrementally_alter_topic_configs(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_describe_and_incrementally_alter_topic_configs(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "conf", configs={"retention.ms": "60000"})
     client = admin(bootstrap)
     resource = ConfigResource(ConfigResourceType.TOPIC, "conf")
@@ -128,10 +127,18 @@ def test_describe_and_incrementally_alter_topic_configs(embedded_broker) -> None
         client.alter_configs([ConfigResource(
             ConfigResourceType.TOPIC, "conf",
             configs={"segment.ms": "1000", "retention.ms": ("DELETE", None)})], incremental=True)
+
+        def described_after_the_change() -> dict | None:
+            # Kafka answers the change once its controller committed it; the broker describing
+            # it learns it a moment later from the metadata log (the embedded broker at once).
+            shown = client.describe_configs([resource], config_filter="all")["topic"]["conf"]
+            return shown if shown["segment.ms"]["value"] == "1000" else None
+
+        altered = wait_until(described_after_the_change, 10, "segment.ms=1000 to be described")
     finally:
         client.close()
-    config = embedded_broker.call(embedded_broker.storage.topic_config, "conf")
-    assert (config.segment_ms, config.retention_ms) == (1000, 604_800_000)
+    assert (altered["retention.ms"]["value"], altered["retention.ms"]["config_source"]) == \
+        ("604800000", "DEFAULT_CONFIG")  # deleted: back to Kafka's default, 7 days
 
 
 def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
@@ -172,3 +179,20 @@ def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
         assert (first.offset, first.value) == (5, b"new")
     finally:
         lenient.close()
+
+def test_retention_bytes_deletes_whole_oldest_segments(kafka_broker) -> None:
+    """segment.bytes at Kafka's 1 MiB minimum: ten 100 KiB records fill a segment, so 35 make
+    segments of offsets 0-9, 10-19, 20-29 and 30-34. retention.bytes=1 MiB deletes the oldest
+    segment while what remains stays at least 1 MiB: two go, and the log starts at 20."""
+    bootstrap = kafka_broker.bootstrap_servers
+    mib = str(1024 * 1024)
+    create_topic(bootstrap, "sized", configs={"segment.bytes": mib, "retention.bytes": mib})
+    producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+    try:
+        for i in range(35):
+            producer.send("sized", value=b"%04d" % i + b"x" * (100 * 1024)).get(10)  # one batch each
+    finally:
+        producer.close(5)
+    wait_until(lambda: log_start(bootstrap, "sized") > 0, 15, "retention.bytes to delete segments")
+    assert log_start(bootstrap, "sized") == 20
+    assert [v[:4] for v in _consume_all(bootstrap, "sized", 15)] == [b"%04d" % i for i in range(20, 35)]

@@ -1,5 +1,5 @@
-"""kcat (librdkafka 2.0.2, which misreads top-level tagged fields) against the embedded broker
-(and, for tests taking `kafka_broker`, against Apache Kafka: the same answers from both)."""
+"""kcat (librdkafka 2.0.2, which misreads top-level tagged fields) against the embedded broker and
+Apache Kafka (every test takes `kafka_broker`): the same answers from both."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.kafka_app.broker.broker_helpers import create_topic
+from tests.kafka_app.broker.broker_helpers import create_topic, delete_records_before
 
 KCAT = shutil.which("kcat")
 pytestmark = [
@@ -39,13 +39,13 @@ def test_kcat_lists_metadata(kafka_broker) -> None:
     assert 'topic "listed" with 3 partitions' in listed.stdout
 
 
-def test_kcat_below_the_log_start_resets_by_its_policy(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_kcat_below_the_log_start_resets_by_its_policy(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "trimmed")
     lines = "".join(f"{i}\n" for i in range(10))
     subprocess.run([KCAT, "-b", bootstrap, "-P", "-t", "trimmed", "-p", "0"], input=lines, text=True,
                    check=True, capture_output=True, timeout=30)
-    embedded_broker.call(lambda: embedded_broker.storage.partition("trimmed", 0).delete_records(6))
+    delete_records_before(bootstrap, "trimmed", 6)
     consumed = subprocess.run([KCAT, "-b", bootstrap, "-C", "-t", "trimmed", "-p", "0", "-o", "2", "-e",
                                "-q", "-X", "auto.offset.reset=earliest", "-f", "%o=%s\\n"],
                               text=True, capture_output=True, timeout=30)

@@ -64,3 +64,20 @@ def test_ctrl_c_still_stops_the_run(tmp_path: Path) -> None:
         run_scenarios(chosen, RunSettings(timings=Timings.fast(), fast=True),
                       Narrator(stream=io.StringIO()))
     assert ran == []
+
+
+def test_a_scenario_needing_more_brokers_than_the_stack_has_is_skipped(tmp_path: Path) -> None:
+    """Skipped before its stage starts anything, with the reason in its line and in JUnit; it
+    does not fail a run in which the others passed."""
+    ran: list[str] = []
+    cluster = Scenario(name="cluster", title="t", summary="", origin="test",
+                       run=lambda stage: ran.append("cluster"), kafka_brokers=3)
+    settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)  # embedded
+    results = run_scenarios([cluster, scenario("fine", fine)], settings,
+                            Narrator(stream=io.StringIO()))
+    assert ran == [] and [r.verdict for r in results] == ["skipped", "passed"]
+    assert "the embedded broker is one node" in results[0].skipped
+    assert exit_code(results) == 0 and exit_code(results[:1]) == 1
+    skipped = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+               if c.find("skipped") is not None]
+    assert [c.get("classname") for c in skipped] == ["scenarios.cluster"]

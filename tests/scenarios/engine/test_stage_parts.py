@@ -35,6 +35,8 @@ def _steps_before_start(stage: Stage) -> dict[str, Callable[[], object]]:
         "app.stop": stage.app.stop,
         "app.wait_exit": stage.app.wait_exit,
         "app.output": stage.app.output,
+        "brokers.leader": stage.brokers.leader,
+        "brokers.kill": lambda: stage.brokers.kill(1),
         "network.cut": stage.network.cut,
         "network.restore": stage.network.restore,
         "output.verify_sent": stage.output.verify_sent,
@@ -115,7 +117,7 @@ def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path
             assert hasattr(stage, node.attr), f"{module}:{node.lineno}: stage.{node.attr}"
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
                 and isinstance(node.value.value, ast.Name) and node.value.value.id == "stage" \
-                and node.value.attr in ("kafka", "app", "network", "output"):
+                and node.value.attr in ("kafka", "app", "network", "output", "brokers"):
             part = getattr(stage, node.value.attr)
             assert hasattr(type(part), node.attr) or node.attr in vars(part), \
                 f"{module}:{node.lineno}: stage.{node.value.attr}.{node.attr}"

@@ -12,7 +12,8 @@ import pytest
 from spark_app.errors import StateStoreOptionError
 from spark_app.runtime.state_store import (CHANGELOG_CONF, FORMAT_CONF, PROVIDER_CLASSES,
                                            PROVIDER_CONF, as_pinned, check_state_store,
-                                           pinned_format_note, pinned_store_note, state_store_conf,
+                                           format_downgrade_refusal, pinned_format_note,
+                                           pinned_store_note, state_store_conf,
                                            state_store_refusal,
                                            store_kind)
 from spark_app.settings import SparkAppSettings
@@ -91,8 +92,19 @@ def test_the_app_refuses_before_starting_spark(tmp_path) -> None:
         "does not support checkpointFormatVersion > 1"]
 
 
-def test_a_format_2_checkpoint_keeps_format_2_and_the_app_says_so() -> None:
-    note = pinned_format_note(ROCKSDB, 2)
+def test_a_format_2_checkpoint_keeps_format_2_on_4_3_and_the_app_says_so() -> None:
+    note = pinned_format_note(ROCKSDB, 2, "4.3.0")
+    assert pinned_format_note(ROCKSDB, 2, "4.2.0") is None  # refused there instead
+    assert format_downgrade_refusal(ROCKSDB, 2, "4.3.0") is None
     assert note is not None and "Spark keeps format 2 and ignores --checkpoint-format 1" in note
     assert pinned_format_note(replace(ROCKSDB, checkpoint_format=2), 2) is None
     assert pinned_format_note(ROCKSDB, 1) is None
+
+
+def test_format_1_on_a_format_2_checkpoint_is_refused_before_4_3_in_sparks_words() -> None:
+    refusal = format_downgrade_refusal(ROCKSDB, 2, "4.2.0")
+    assert refusal is not None and "\n" not in refusal
+    assert "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]" in refusal and "Spark 4.2.0" in refusal
+    assert "Keep --checkpoint-format 2" in refusal
+    assert format_downgrade_refusal(replace(ROCKSDB, checkpoint_format=2), 2, "4.2.0") is None
+    assert format_downgrade_refusal(ROCKSDB, 1, "4.2.0") is None

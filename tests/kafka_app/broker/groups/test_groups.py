@@ -1,14 +1,14 @@
 """Consumer groups: two kafka-python consumers share partitions, rebalance on join and leave, and
-committed offsets come back to the group."""
+committed offsets come back to the group; on both brokers (`kafka_broker`)."""
 
 from __future__ import annotations
 
 import threading
 
 import pytest
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka import KafkaConsumer, KafkaProducer
 
-from tests.kafka_app.broker.broker_helpers import create_topic, wait_until
+from tests.kafka_app.broker.broker_helpers import committed_offset, create_topic, wait_until
 
 pytestmark = pytest.mark.e2e  # rebalances wait for heartbeats: several seconds
 
@@ -80,8 +80,8 @@ def test_group_rebalances_when_a_member_joins_and_leaves(kafka_broker) -> None:
             second.close()
 
 
-def test_committed_offsets_come_back_to_the_group(embedded_broker) -> None:
-    bootstrap = embedded_broker.bootstrap_servers
+def test_committed_offsets_come_back_to_the_group(kafka_broker) -> None:
+    bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "resume", partitions=1)
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     for i in range(6):
@@ -91,7 +91,7 @@ def test_committed_offsets_come_back_to_the_group(embedded_broker) -> None:
     reader = _Member(bootstrap, "readers", "resume")
     wait_until(lambda: len(reader.values) == 6, 20, "the first six records")
     reader.close()  # commits what it read
-    assert embedded_broker.call(embedded_broker.committed_offsets.fetch, "readers", "resume", 0)[0] == 6
+    assert committed_offset(bootstrap, "readers", "resume") == 6
 
     for i in range(6, 10):
         producer.send("resume", value=b"%d" % i)
@@ -103,8 +103,4 @@ def test_committed_offsets_come_back_to_the_group(embedded_broker) -> None:
         assert again.values == [b"6", b"7", b"8", b"9"]
     finally:
         again.close()
-    checker = KafkaConsumer(bootstrap_servers=bootstrap, group_id="readers", enable_auto_commit=False)
-    try:
-        assert checker.committed(TopicPartition("resume", 0)) == 10
-    finally:
-        checker.close()
+    assert committed_offset(bootstrap, "readers", "resume") == 10

@@ -13,7 +13,7 @@ from kafka.errors import TransactionalIdAuthorizationFailedError
 from kafka.structs import OffsetAndMetadata
 from kafka.structs import TopicPartition as KafkaPythonTopicPartition
 
-from tests.kafka_app.broker.broker_helpers import create_topic
+from tests.kafka_app.broker.broker_helpers import create_topic, topic_names
 
 _DEADLINE_SEC = 20
 
@@ -39,19 +39,20 @@ def test_kafkas_other_topic_configs_are_stored_and_described(kafka_broker) -> No
 
 
 @pytest.mark.parametrize("key, value, says", [
-    ("cleanup.policy", "compact", "only does 'delete'"),
-    ("compression.type", "lz4", "as the producer compressed them"),
     ("remote.storage.enable", "true", "no tiered storage"),
     ("min.cleanable.dirty.ratio", "2", "outside"),
     ("message.timestamp.type", "BrokerTime", "CreateTime or LogAppendTime"),
     ("no.such.config", "1", "not a topic config of Apache Kafka"),
 ])
-def test_configs_it_cannot_honour_are_invalid_config_with_a_reason(embedded_broker, key: str,
-                                                                   value: str, says: str) -> None:
-    error = _create(embedded_broker.bootstrap_servers, "refused", {key: value})
+def test_configs_kafka_refuses_are_invalid_config(kafka_broker, key: str, value: str, says: str) -> None:
+    """Both brokers refuse these with INVALID_CONFIG; the reason is in each broker's own words
+    (`says` is the embedded broker's). Compaction and broker-side compression, which Kafka
+    accepts and the embedded broker refuses, are in test_known_differences.py."""
+    error = _create(kafka_broker.bootstrap_servers, "refused", {key: value})
     assert error is not None and error.args[0].code() == KafkaError.INVALID_CONFIG
-    assert says in error.args[0].str()
-    assert "refused" not in embedded_broker.call(embedded_broker.storage.topics)
+    if kafka_broker.kind == "embedded":
+        assert says in error.args[0].str()
+    assert "refused" not in topic_names(kafka_broker.bootstrap_servers)
 
 
 def test_list_offsets_max_timestamp_finds_the_newest_record_not_the_last(kafka_broker) -> None:
@@ -109,6 +110,8 @@ def test_kafka_python_reads_back_its_committed_leader_epoch(kafka_broker) -> Non
 
 
 def test_librdkafka_transactional_producer_fails_at_once(embedded_broker) -> None:
+    """Embedded only: how the embedded broker refuses transactions (Kafka has them; see
+    test_known_differences.py)."""
     producer = Producer({"bootstrap.servers": embedded_broker.bootstrap_servers,
                          "transactional.id": "tx-1"})
     started = time.monotonic()
@@ -121,6 +124,7 @@ def test_librdkafka_transactional_producer_fails_at_once(embedded_broker) -> Non
 
 
 def test_kafka_python_transactional_producer_fails_at_once(embedded_broker) -> None:
+    """Embedded only, as the librdkafka one above."""
     producer = KafkaProducer(bootstrap_servers=embedded_broker.bootstrap_servers,
                              transactional_id="tx-2")
     try:

@@ -1,5 +1,5 @@
-"""Fetch on the wire: size limits with at least one batch, out-of-range answers carrying the
-offsets clients reset from, and long polling bounded by max_wait_ms."""
+"""Fetch on the wire, on both brokers: size limits with at least one batch, out-of-range answers
+(offsets unknown: clients ask ListOffsets), and long polling bounded by max_wait_ms."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from kafka import KafkaProducer
 from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.record.memory_records import MemoryRecords
 
-from tests.kafka_app.broker.broker_helpers import create_topic, raw_call
+from tests.kafka_app.broker.broker_helpers import create_topic, delete_records_before, raw_call
 
 
 def _fetch(port: int, topic: str, offsets: dict[int, int], max_bytes: int = 1 << 20,
@@ -45,34 +45,35 @@ def _three_batches_per_partition(bootstrap: str, topic: str) -> None:
     producer.close(5)
 
 
-def test_limits_keep_at_least_one_batch(embedded_broker) -> None:
-    _three_batches_per_partition(embedded_broker.bootstrap_servers, "sizes")
-    everything = _fetch(embedded_broker.port, "sizes", {0: 0, 1: 0})
+def test_limits_keep_at_least_one_batch(kafka_broker) -> None:
+    _three_batches_per_partition(kafka_broker.bootstrap_servers, "sizes")
+    everything = _fetch(kafka_broker.port, "sizes", {0: 0, 1: 0})
     assert [_batch_count(everything[p].records) for p in (0, 1)] == [3, 3]
-    tiny = _fetch(embedded_broker.port, "sizes", {0: 0, 1: 0}, max_bytes=1)
+    tiny = _fetch(kafka_broker.port, "sizes", {0: 0, 1: 0}, max_bytes=1)
     assert [_batch_count(tiny[p].records) for p in (0, 1)] == [1, 0]
     # As in Kafka (KIP-74), only the first partition with data may exceed a limit.
-    per_partition = _fetch(embedded_broker.port, "sizes", {0: 0, 1: 0}, partition_max_bytes=1)
+    per_partition = _fetch(kafka_broker.port, "sizes", {0: 0, 1: 0}, partition_max_bytes=1)
     assert [_batch_count(per_partition[p].records) for p in (0, 1)] == [1, 0]
-    second_first = _fetch(embedded_broker.port, "sizes", {1: 0, 0: 0}, partition_max_bytes=1)
+    second_first = _fetch(kafka_broker.port, "sizes", {1: 0, 0: 0}, partition_max_bytes=1)
     assert [_batch_count(second_first[p].records) for p in (0, 1)] == [0, 1]
     assert everything[0].high_watermark == everything[0].last_stable_offset == 3
     assert everything[0].aborted_transactions == []  # read_committed gets an empty list
 
 
-def test_out_of_range_carries_log_start_and_high_watermark(embedded_broker) -> None:
-    _three_batches_per_partition(embedded_broker.bootstrap_servers, "range")
-    embedded_broker.call(lambda: embedded_broker.storage.partition("range", 0).delete_records(2))
-    below, above = _fetch(embedded_broker.port, "range", {0: 1})[0], _fetch(embedded_broker.port, "range", {0: 9})[0]
-    for answer in (below, above):
-        assert (answer.error_code, answer.log_start_offset, answer.high_watermark) == (1, 2, 3)
-    assert _fetch(embedded_broker.port, "range", {0: 2})[0].log_start_offset == 2
+def test_out_of_range_answers_unknown_offsets_and_a_read_carries_them(kafka_broker) -> None:
+    _three_batches_per_partition(kafka_broker.bootstrap_servers, "range")
+    delete_records_before(kafka_broker.bootstrap_servers, "range", 2)
+    below, above = _fetch(kafka_broker.port, "range", {0: 1})[0], _fetch(kafka_broker.port, "range", {0: 9})[0]
+    for answer in (below, above):  # unknown (-1), as Kafka answers: clients ask ListOffsets
+        assert (answer.error_code, answer.log_start_offset, answer.high_watermark) == (1, -1, -1)
+    assert (_fetch(kafka_broker.port, "range", {0: 2})[0].log_start_offset,
+            _fetch(kafka_broker.port, "range", {0: 2})[0].high_watermark) == (2, 3)
 
 
-def test_fetch_at_the_end_waits_max_wait_then_answers_empty(embedded_broker) -> None:
-    _three_batches_per_partition(embedded_broker.bootstrap_servers, "wait")
+def test_fetch_at_the_end_waits_max_wait_then_answers_empty(kafka_broker) -> None:
+    _three_batches_per_partition(kafka_broker.bootstrap_servers, "wait")
     started = time.monotonic()
-    answer = _fetch(embedded_broker.port, "wait", {0: 3}, max_wait_ms=400, min_bytes=1)[0]
+    answer = _fetch(kafka_broker.port, "wait", {0: 3}, max_wait_ms=400, min_bytes=1)[0]
     waited = time.monotonic() - started
     assert answer.error_code == 0 and not answer.records
     assert 0.35 <= waited < 3, f"waited {waited:.2f}s for a 0.4s max_wait"

@@ -8,8 +8,12 @@ Two disks: a real 2 MiB tmpfs filled with a ballast file (root only, else skippe
 48 KiB RLIMIT_FSIZE on the broker process, which runs everywhere. A file-size limit fails only
 files that grow past it: topics.json (big config values) does, the few bytes a roll or
 DeleteRecords writes never do; test_disk_full_steps.py fails those steps in-process everywhere.
-The `launcher` fixture is parameterized by broker kind so Apache Kafka can join (see
-disk_full_helpers.py).
+
+Apache Kafka answers the first failed write the same way (KAFKA_STORAGE_ERROR) but then halts,
+because its only log dir went offline (LogDirFailureChannel), where the embedded broker stays up
+with its data folder offline. test_a_full_disk_fails_produce_and_a_restart_keeps_every_record runs
+on both, with each broker's expectations; the step tests (a roll, CreateTopics, ...) are the
+embedded broker's: on Kafka each of them would end in the same halt.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.kafka_app.broker.broker_helpers import leads_every_partition, wait_until
 from tests.kafka_app.broker.disk_full_helpers import (BROKER_KINDS, KAFKA_STORAGE_ERROR,
                                                       BrokerLauncher, SmallDisk, alter_config,
                                                       commit_offset, committed_offset,
@@ -39,21 +44,38 @@ ONLY_TMPFS = ("RLIMIT_FSIZE fails only a file growing past it; this step writes 
               "so only a full tmpfs fails it here (test_disk_full_steps.py fails it in-process)")
 
 
-@pytest.fixture(params=["tmpfs", "rlimit"])
-def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SmallDisk]:
-    disk = SmallDisk(request.param, tmp_path / "disk", TMPFS_BYTES, FSIZE_LIMIT)
+def _mounted(kind: str, root: Path, why_not: str) -> Iterator[SmallDisk]:
+    disk = SmallDisk(kind, root, TMPFS_BYTES, FSIZE_LIMIT)
     if not disk.mount():
-        pytest.skip("cannot mount a tmpfs here (needs root); the rlimit case still runs")
+        pytest.skip(why_not)
     try:
         yield disk
     finally:
         disk.unmount()
 
 
+@pytest.fixture(params=["tmpfs", "rlimit"])
+def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SmallDisk]:
+    yield from _mounted(request.param, tmp_path / "disk",
+                        "cannot mount a tmpfs here (needs root); the rlimit case still runs")
+
+
+@pytest.fixture
+def launcher(small_disk: SmallDisk, tmp_path: Path, free_port: int) -> Iterator[BrokerLauncher]:
+    """Starts embedded brokers on the small disk; depends on it so brokers stop first."""
+    with BrokerLauncher("embedded", tmp_path / "log", free_port) as started:
+        yield started
+
+
+@pytest.fixture
+def full_tmpfs(tmp_path: Path) -> Iterator[SmallDisk]:
+    yield from _mounted("tmpfs", tmp_path / "disk", "cannot mount a tmpfs here (needs root)")
+
+
 @pytest.fixture(params=BROKER_KINDS)
-def launcher(request: pytest.FixtureRequest, small_disk: SmallDisk, tmp_path: Path,
-             free_port: int) -> Iterator[BrokerLauncher]:
-    """Starts brokers of each kind on the small disk; depends on it so brokers stop first."""
+def any_launcher(request: pytest.FixtureRequest, full_tmpfs: SmallDisk, tmp_path: Path,
+                 free_port: int) -> Iterator[BrokerLauncher]:
+    """Starts brokers of each kind on the tmpfs; depends on it so brokers stop first."""
     with BrokerLauncher(request.param, tmp_path / "log", free_port) as started:
         yield started
 
@@ -91,6 +113,42 @@ def _fill(disk: SmallDisk) -> dict[str, str]:
         disk.fill()
         return {}
     return BIG_CONFIGS
+
+
+def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(full_tmpfs: SmallDisk,
+                                                                    any_launcher: BrokerLauncher) -> None:
+    """What a producer sees when the disk fills, and what a consumer from 0 reads after a restart
+    with space again, on each broker. Measured on Kafka 4.1.2: records that fit the segment's last
+    page still go in; the first write that needs a block fails with KAFKA_STORAGE_ERROR, the log
+    dir goes offline, and as it was the last one Kafka halts (exit 1) within a second."""
+    broker = any_launcher.start(full_tmpfs.data_dir)
+    assert create_topic_code(broker.port, "events") == 0
+    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
+    acknowledged = _produce_all(broker.port, "events", [_value(i, 1000) for i in range(5)])
+    full_tmpfs.fill()
+    index = len(acknowledged)
+    code, offset = produce(broker.port, "events", _value(index, 1000))
+    while code == 0:  # the last page's room (a few KiB) still takes records on both brokers
+        acknowledged[offset] = _value(index, 1000)
+        index += 1
+        code, offset = produce(broker.port, "events", _value(index, 1000))
+    assert (code, offset) == (KAFKA_STORAGE_ERROR, -1)
+    failed_at = max(acknowledged) + 1
+    if any_launcher.kind == "embedded":  # stays up, every partition offline until a restart
+        assert fetch_error(broker.port, "events", 0) == KAFKA_STORAGE_ERROR
+        assert broker.stop() == 0
+    else:  # Kafka halts: its only log dir is offline
+        ended = broker.exited(60)
+        assert ended is not None, "Apache Kafka kept running with its only log dir offline"
+        assert ended[0] == 1 and "LogDirFailureChannel" in ended[1], ended
+    full_tmpfs.free()
+
+    broker = any_launcher.start(full_tmpfs.data_dir)
+    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
+    _assert_acknowledged(broker.bootstrap, "events", acknowledged, near=failed_at)
+    acknowledged |= _produce_all(broker.port, "events", [_value(i, 1000) for i in range(2)])
+    assert sorted(acknowledged) == list(range(failed_at + 2))  # no offset handed out twice
+    assert broker.stop() == 0
 
 
 def test_a_roll_on_a_full_disk_hands_out_no_offset_twice(small_disk: SmallDisk,

@@ -1,5 +1,6 @@
 """Hostile and broken input: oversized, truncated and random frames close only their own
-connection, and the broker keeps answering everyone else."""
+connection, and the broker keeps answering everyone else. Tests taking `kafka_broker` hold for
+Apache Kafka too; the frame-size ones need the embedded broker's `max_frame_bytes` setting."""
 
 from __future__ import annotations
 
@@ -54,36 +55,36 @@ def test_impossible_lengths_close_the_connection(small_frames_broker, prefix: in
     assert _still_serving(small_frames_broker.port)
 
 
-def test_truncated_frames_do_not_hurt(embedded_broker) -> None:
+def test_truncated_frames_do_not_hurt(kafka_broker) -> None:
     request = ApiVersionsRequest[3](client_software_name="t", client_software_version="1")
     request.with_header(correlation_id=1, client_id="t")
     frame = bytes(request.encode(header=True, framed=True))
     for cut in (2, 4, 9, len(frame) - 1):
-        with socket.create_connection(("127.0.0.1", embedded_broker.port)) as sock:
+        with socket.create_connection(("127.0.0.1", kafka_broker.port)) as sock:
             sock.sendall(frame[:cut])
-    assert _still_serving(embedded_broker.port)
+    assert _still_serving(kafka_broker.port)
 
 
-def test_random_frames_do_not_take_the_broker_down(embedded_broker) -> None:
+def test_random_frames_do_not_take_the_broker_down(kafka_broker) -> None:
     rng = random.Random(20161)
     for _ in range(200):
         api_key = rng.choice([0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 18, 19, 21, 22, 32, 44, 60, 999])
         version = rng.randint(-1, 14)
         body = struct.pack(">hhi", api_key, version, rng.randint(0, 2**31 - 1))
         body += bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 300)))
-        with socket.create_connection(("127.0.0.1", embedded_broker.port)) as sock:
+        with socket.create_connection(("127.0.0.1", kafka_broker.port)) as sock:
             sock.sendall(struct.pack(">i", len(body)) + body)
             sock.settimeout(1)
             try:
                 sock.recv(65536)  # an answer or a close; silence is legal too (Produce acks=0)
             except (ConnectionResetError, TimeoutError):
                 pass
-    assert _still_serving(embedded_broker.port)
+    assert _still_serving(kafka_broker.port)
 
 
-def test_a_bad_request_closes_only_its_own_connection(embedded_broker) -> None:
-    with socket.create_connection(("127.0.0.1", embedded_broker.port)) as healthy:
-        with socket.create_connection(("127.0.0.1", embedded_broker.port)) as broken:
+def test_a_bad_request_closes_only_its_own_connection(kafka_broker) -> None:
+    with socket.create_connection(("127.0.0.1", kafka_broker.port)) as healthy:
+        with socket.create_connection(("127.0.0.1", kafka_broker.port)) as broken:
             garbled = struct.pack(">hhi", 3, 12, 1) + b"\xff\xff"  # Metadata v12 cut after the header
             broken.sendall(struct.pack(">i", len(garbled)) + garbled)
             assert _closed_by_broker(broken)

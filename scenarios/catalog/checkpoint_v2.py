@@ -1,0 +1,323 @@
+"""Checkpoint format 2: state files named per attempt, a lineage, and commits that say which
+attempt's files a batch committed.
+
+The count runs on RocksDB with changelog checkpointing and `--checkpoint-format 2`. The
+scenario shows the state files' unique names (`<v>_<uuid>.changelog`), the ids `commits/<N>`
+records (`stateUniqueIds`), and the lineage a changelog carries back to its snapshot. Then a
+negative key kills the app in the middle of a batch (the JVM is SIGKILLed after the state was
+written, before the commit): the retry writes the same version under a new id, the commit names
+the retry, and later batches build on it, so the first attempt's file is never loaded. Last,
+the checkpoint is restarted with `--checkpoint-format 1`: refused (on Spark 4.2 it cannot load
+format 2's files), and format 2 goes on, every message once.
+
+Usage: `python -m scenarios run checkpoint-v2 --fast`
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from scenarios.checker.expectations import check, exactly_once
+from scenarios.engine.observers.state_folder import cadence, partition_of, snapshot_every
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
+from spark_app.checkpoint.reader import read_checkpoint, read_log_file
+from spark_app.checkpoint.state_files import (StateFile, list_state_files, read_lineage,
+                                              snapshot_versions, unique_ids_by_version)
+from spark_app.checkpoint.state_reader import committed_ids, uncommitted_files
+from spark_app.errors import StateStoreOptionError, error_in_text
+from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.runtime.state_store import format_downgrade_refusal
+from spark_app.settings import SparkAppSettings
+
+__all__ = ["SCENARIO", "run", "FORMAT_2", "lineage_problems"]
+
+FORMAT_2 = {"state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2}
+
+
+def run(stage: Stage) -> None:
+    every = stage.fact("snapshot_every", snapshot_every(stage.settings.fast))
+    stage.step(Step(
+        "Start Kafka and the producer",
+        happens="one topic that keeps everything",
+        watch="the producer's lines",
+        why="a retried batch must read the same offsets again: Kafka keeps them"))
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.step(Step(
+        "Start the app on RocksDB with changelog checkpointing and checkpoint format 2",
+        happens="--state-store rocksdb --changelog-checkpointing --checkpoint-format 2 "
+                "(spark.sql.streaming.stateStore.checkpointFormatVersion=2, an internal conf)",
+        watch="state/0/0/ fills with `<v>_<uuid>.changelog`, a `<v>_<uuid>.zip` every "
+              f"{every} versions, and Spark's own `.crc` beside each",
+        why="format 1 names a version's file `<v>.changelog` whatever attempt wrote it, so a "
+            "retried or speculative task overwrites, or leaves behind, a file under the very "
+            "name the next load reads; format 2 names each attempt apart and lets the commit "
+            "choose",
+        production="format 2 is still internal in Spark 4.2 (Real-time Mode's stateful queries "
+                   "need it from 4.3); RocksDB only"))
+    stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
+    files = _wait_for_lineage(stage, every)
+    _unique_names(stage, files)
+    _commits_name_ids(stage)
+    _lineage(stage)
+    _retried_batch(stage)
+    _back_to_format_1(stage)
+
+
+def _partition(stage: Stage) -> Path:
+    return partition_of(stage.folders.checkpoints)
+
+
+def _wait_for_lineage(stage: Stage, every: int) -> list[StateFile]:
+    """Wait for a changelog whose lineage starts at a snapshot: the snapshot must be uploaded
+    (by maintenance) before the batch that writes the changelog begins."""
+    def enough() -> list[StateFile] | None:
+        files = list_state_files(_partition(stage))
+        zips = {(f.version, f.unique_id) for f in files if f.kind == "zip"}
+        changelogs = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)
+        if not zips or not changelogs:
+            return None
+        lineage = read_lineage(_partition(stage) / changelogs[-1].name)
+        return files if lineage and lineage[0] in zips else None
+
+    return stage.app.wait_while_up(enough, "a changelog whose lineage starts at a snapshot",
+                                   timeout=stage.timings.spark_start_timeout_sec + 3 * 60, poll=0.5)
+
+
+def _unique_names(stage: Stage, files: list[StateFile]) -> None:
+    stage.step(Step(
+        "The state files' unique names",
+        happens="the scenario lists state/0/0/",
+        watch="every `.changelog` and `.zip` carries the id of the attempt that wrote it",
+        why="the id is made by the task that writes the version; the driver learns it when "
+            "the task ends and writes it into commits/N"))
+    versioned = [f for f in files if f.version is not None]
+    for f in versioned[:6]:
+        stage.say(f"v{f.version} (batch {f.version - 1}): {f.name}")
+    stage.fact("state_files", [f.name for f in versioned[:8]])
+    nameless = [f.name for f in versioned if f.unique_id is None]
+    stage.expect(check("every state file is named <v>_<uuid>", versioned and not nameless,
+                       "no `<v>.changelog`/`<v>.zip` without an id",
+                       f"{len(versioned)} files, without an id: {nameless[:3] or 'none'}"),
+                 phase="names")
+    names = {f.name for f in files}
+    unchecked = [f.name for f in versioned if f"{f.name}.crc" not in names]
+    stage.expect(check("Spark's checksum file beside each", not unchecked,
+                       "a visible `<file>.crc` (checkpoint.fileChecksum, format 2 only)",
+                       f"missing for {unchecked[:3] or 'none'}"), phase="names")
+
+
+def _commits_name_ids(stage: Stage) -> None:
+    stage.step(Step(
+        "commits/N names the files batch N committed",
+        happens="the scenario reads commits/N: `v2`, then {\"nextBatchWatermarkMs\": …, "
+                "\"stateUniqueIds\": {operator: [[id per store] per partition]}}",
+        watch="the id of commits/N is the id of state version N+1 on disk",
+        why="on a restart the driver reads the last commit and tells each task which attempt "
+            "to load: a file no commit names is never read",
+        production="a format-2 commit log cannot be read by Spark 4.0's State Data Source or "
+                   "by a Spark that knows only `v1` commits: moving back needs a new checkpoint"))
+    checkpoints = stage.folders.checkpoints
+    last = read_checkpoint(checkpoints).last_committed_id or 0
+    version, lines = read_log_file(checkpoints / "commits" / str(last))
+    stage.say(f"commits/{last}: {version} {' '.join(lines).strip()}")
+    stage.fact("last_commit", {"batch": last, "version": version, "body": " ".join(lines).strip()})
+    committed = committed_ids(checkpoints)
+    on_disk = unique_ids_by_version(list_state_files(_partition(stage)))
+    unmatched = [v for v, ids in committed.items() if not ids <= on_disk.get(v, set())]
+    stage.expect(check("every commit's id names a state file of its version",
+                       version == "v2" and committed and not unmatched,
+                       "commits/N are v2 and each id is the id of `<N+1>_<id>.*`",
+                       f"{version}, {len(committed)} commits, unmatched versions {unmatched or 'none'}"),
+                 phase="commits")
+
+
+def _lineage(stage: Stage) -> None:
+    stage.step(Step(
+        "The lineage in each changelog",
+        happens="the scenario reads the head of the newest changelogs (lz4 blocks, then the "
+                "writer version `v3` and a JSON lineage)",
+        watch="each lists (version, id) from a snapshot up to the version before it: what to "
+              "load and replay to rebuild the state",
+        why="with ids in the names, a version number alone no longer says which file: the "
+            "lineage says which attempts this state was built on",
+        production="a lineage that does not match the commit is refused "
+                   "(CANNOT_LOAD_STATE_STORE, STATE_STORE_BASE_CHECKPOINT_ID_MISMATCH) instead "
+                   "of loading a file no commit chose"))
+    files = list_state_files(_partition(stage))
+    committed = committed_ids(stage.folders.checkpoints)
+    newest = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)[-3:]
+    problems: list[str] = []
+    for f in newest:
+        lineage = read_lineage(_partition(stage) / f.name)
+        stage.say(f"v{f.version}: lineage {_short(lineage)}")
+        problems += lineage_problems(f.version or 0, lineage, files, committed)
+    stage.fact("lineage", {f.name: read_lineage(_partition(stage) / f.name) for f in newest})
+    stage.expect(check("each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+                       newest and not problems, "consecutive versions, ids that commits/N name",
+                       "; ".join(problems[:3]) or "as expected"), phase="lineage")
+
+
+def _short(lineage: list[tuple[int, str]]) -> str:
+    """A lineage in a line: every entry when few, else the first two and the last."""
+    shown = [f"{v}_{i[:8]}" for v, i in lineage]
+    if len(shown) > 4:
+        shown = [*shown[:2], f"… {len(shown) - 3} more …", shown[-1]]
+    return "[" + ", ".join(shown) + "]"
+
+
+def lineage_problems(version: int, lineage: list[tuple[int, str]], files: list[StateFile],
+                     committed: dict[int, set[str]]) -> list[str]:
+    """What is wrong with the lineage of state `version` (empty: nothing)."""
+    if not lineage:
+        return [] if version == 1 else [f"v{version}: no lineage"]
+    versions = [v for v, _ in lineage]
+    problems = []
+    if versions != list(range(versions[0], version)):
+        problems.append(f"v{version}: lineage versions {versions}")
+    first, first_id = lineage[0]
+    zips = {(f.version, f.unique_id) for f in files if f.kind == "zip"}
+    if first != 1 and (first, first_id) not in zips:
+        problems.append(f"v{version}: starts at {first}_{first_id[:8]}, not a snapshot")
+    strays = [v for v, i in lineage if v in committed and i not in committed[v]]
+    if strays:
+        problems.append(f"v{version}: ids no commit names at {strays}")
+    return problems
+
+
+def _retried_batch(stage: Stage) -> None:
+    stage.step(Step(
+        "A batch killed after writing its state: the retry writes a second file",
+        happens="the producer sends a negative key; the app writes the lines before it, then "
+                "SIGKILLs its JVM and exits (the seed's halt), after the batch's state was "
+                "written and before commits/N; then the app is started again",
+        watch="state version N+1 has two files: the dead attempt's and the retry's; commits/N "
+              "names the retry's; the next changelog's lineage names the retry's too",
+        why="a restart re-runs the uncommitted batch with the same offsets; the new attempt "
+            "gets a new id, so it cannot be confused with the first one",
+        production="the dead attempt's file stays on disk until maintenance cleans old versions; "
+                   "`python -m spark_app inspect --state-source` lists it as left by attempts "
+                   "no commit names"))
+    value = stage.fact("negative_value", stage.kafka.send_negative_key())
+    code = stage.app.wait_exit(kind="crash")
+    stage.expect(check("the app died on the negative key", code == 255, "exit code 255",
+                       f"exit code {code}"), phase="retry")
+    checkpoints = stage.folders.checkpoints
+    pending = read_checkpoint(checkpoints).pending_id
+    version = (pending or 0) + 1
+    first_ids = unique_ids_by_version(list_state_files(_partition(stage))).get(version, set())
+    stage.say(f"batch {pending} was planned, not committed; version {version} on disk: "
+              f"{sorted(i[:8] for i in first_ids)}")
+    stage.expect(check("the dead attempt left its state file", pending is not None and
+                       len(first_ids) == 1, f"one `<{version}>_<id>.changelog` and no commits/{pending}",
+                       f"pending batch {pending}, ids {sorted(first_ids)}"), phase="retry")
+    stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
+    stage.output.wait_for_value(value + 2)
+    stage.output.wait_for_batches(3, more=True)
+    _retry_chosen(stage, version, first_ids)
+    stage.expect(check("the negative key's message was written once",
+                       stage.output.negative_key_lines(value) == 1, "1 line",
+                       f"{stage.output.negative_key_lines(value)} line(s)"), phase="retry")
+
+
+def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
+    """After the retry: two attempts on disk, the commit and the next lineages name the retry."""
+    checkpoints = stage.folders.checkpoints
+    files = list_state_files(_partition(stage))
+    on_disk = unique_ids_by_version(files).get(version, set())
+    chosen = committed_ids(checkpoints).get(version, set())
+    stage.fact("retried_version", {"version": version, "first_attempt": sorted(first_ids),
+                                   "committed": sorted(chosen), "on_disk": sorted(on_disk)})
+    stage.say(f"version {version}: on disk {sorted(i[:8] for i in on_disk)}, commits/{version - 1} "
+              f"names {sorted(i[:8] for i in chosen)}")
+    stage.expect(check("two attempts' files, the commit names the retry's",
+                       len(on_disk) == 2 and len(chosen) == 1 and not chosen & first_ids
+                       and chosen <= on_disk,
+                       f"two ids for version {version}, the committed one new",
+                       f"on disk {sorted(on_disk)}, committed {sorted(chosen)}"), phase="retry")
+    later = [f for f in files if f.kind == "changelog" and (f.version or 0) > version
+             and f.unique_id in committed_ids(checkpoints).get(f.version or 0, set())]
+    built_on = {f.name: dict(read_lineage(_partition(stage) / f.name)).get(version) for f in later}
+    named = {i for i in built_on.values() if i is not None}
+    stage.expect(check("later changelogs build on the committed attempt",
+                       not named & first_ids and (not named or named == chosen),
+                       f"lineages name {sorted(i[:8] for i in chosen)} for version {version}, "
+                       "never the dead attempt",
+                       f"they name {sorted(i[:8] for i in named) or 'no such version (a snapshot came first)'}"),
+                 phase="retry")
+    leftover = uncommitted_files(_partition(stage), committed_ids(checkpoints))
+    stage.fact("left_by_dead_attempts", leftover)
+    stage.expect(check("inspect's reading lists the dead attempt's file as not loaded",
+                       any(i in name for name in leftover for i in first_ids),
+                       f"{version}_<dead id>.changelog among files no commit names",
+                       leftover or "none"), phase="retry")
+
+
+def _back_to_format_1(stage: Stage) -> None:
+    spark = stage.settings.spark_version or installed_spark_version()
+    # What the app does depends on the Spark it runs on: refused before 4.3, kept at 2 on 4.3.
+    asked = SparkAppSettings(**{**FORMAT_2, "checkpoint_format": 1})  # type: ignore[arg-type]
+    refused = format_downgrade_refusal(asked, 2, spark) is not None
+    stage.step(Step(
+        "Go back to format 1 on this checkpoint",
+        happens="the app is stopped and started with --checkpoint-format 1",
+        watch=("it refuses in one line, STATE_STORE_OPTION, with the words Spark fails with "
+               "(CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, NumberFormatException on `<v>_<uuid>`); "
+               "the checkpoint is left as it was") if refused else
+              "it says Spark keeps format 2, and the next commit is v2 again",
+        why=(f"Spark {spark} does not pin the format in the offsets; a format 1 store lists "
+             "the folder and reads every name as a version number, and `3_<uuid>` is not one: "
+             "its task fails after the batch was planned. The app checks commits/N first")
+            if refused else "Spark 4.3 reads the format from the commit log and keeps it",
+        production="choose the format when the checkpoint is created; going back means a new "
+                   "checkpoint (its state read with the State Data Source, started at the old "
+                   "offsets)"))
+    stage.app.stop()
+    checkpoints = stage.folders.checkpoints
+    offsets_before = sorted((checkpoints / "offsets").iterdir())
+    stage.app.start(**{**FORMAT_2, "checkpoint_format": 1}, **cadence(stage.settings.fast))
+    if refused:
+        _refused(stage, offsets_before)
+        stage.step(Step(
+            "Start again with format 2: the stream goes on",
+            happens="the app starts with --checkpoint-format 2 on the same checkpoint",
+            watch="the count goes on; at the end every message is written once",
+            why="nothing was changed by the refused start"))
+        stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
+    stage.output.wait_for_more(3)
+    version, _ = read_log_file(checkpoints / "commits" / str(read_checkpoint(checkpoints).last_committed_id))
+    stage.expect(check("the checkpoint stays format 2", version == "v2", "commits/N are v2", version),
+                 phase="format 1")
+    total = stage.stop_producer_and_drain()
+    stage.app.stop()
+    stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
+
+
+def _refused(stage: Stage, offsets_before: list[Path]) -> None:
+    code = stage.app.wait_exit()
+    output = stage.app.output()
+    error = error_in_text(output)
+    line = next((ln for ln in output.splitlines() if StateStoreOptionError.token in ln), "")
+    stage.fact("format_1_refusal", line)
+    stage.expect(check("the app refuses format 1 in one line",
+                       code == StateStoreOptionError.exit_code
+                       and isinstance(error, StateStoreOptionError)
+                       and "CANNOT_LOAD_STATE_STORE" in line,
+                       f"exit {StateStoreOptionError.exit_code}, STATE_STORE_OPTION … "
+                       "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] …",
+                       f"exit {code}: {line[:200] or 'no such line'}"), phase="format 1")
+    after = sorted((stage.folders.checkpoints / "offsets").iterdir())
+    stage.expect(check("the refused start planned no batch", after == offsets_before,
+                       f"offsets/ as before ({len(offsets_before)} files)",
+                       f"{len(after)} files"), phase="format 1")
+
+
+SCENARIO = Scenario(
+    name="checkpoint-v2",
+    title="checkpoint format 2: files per attempt, a lineage, commits that choose; no way back",
+    summary="RocksDB with checkpoint format 2: unique state file names, the ids commits/N "
+            "records and the lineage in each changelog; a batch killed after writing its state "
+            "leaves two attempts' files and the committed one is loaded; format 1 refused.",
+    origin="Spark 4's checkpoint format 2",
+    run=run,
+)

@@ -1,0 +1,68 @@
+"""state-stores and checkpoint-v2, run as a user runs them (`python -m scenarios run NAME --fast
+--report DIR`): the verdict, the checks that carry each lesson, and the facts the report keeps.
+
+Each starts a broker, the producer and the Spark app several times (state-stores seven, about
+3 minutes; checkpoint-v2 five): marked e2e, run with `pytest --slow`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scenarios.engine.settings import PROJECT_ROOT
+
+pytestmark = pytest.mark.e2e
+
+
+def run_scenario(name: str, tmp_path: Path) -> dict[str, Any]:
+    report_dir = tmp_path / "reports"
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir)],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    result = json.loads((report_dir / f"{name}.json").read_text())
+    assert result["verdict"] == "passed"
+    leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == ""  # nothing the scenario started still runs
+    return result
+
+
+def held(result: dict[str, Any]) -> set[str]:
+    return {c["name"] for c in result["checks"] if c["held"]}
+
+
+def test_state_stores(tmp_path: Path) -> None:
+    result = run_scenario("state-stores", tmp_path)
+    checks, facts = held(result), result["facts"]
+    for store in ("hdfs", "rocksdb", "rocksdb-changelog"):
+        assert f"{store}: the files per batch are the store's" in checks
+        assert f"{store}: exactly once" in checks
+        assert facts[f"{store}_recovery"]["seconds_to_first_write"] > 0
+    assert facts["hdfs_files_per_version"]["1"] == ["1.delta"]
+    assert facts["rocksdb_files_per_version"]["1"] == ["1.zip"]
+    assert facts["rocksdb-changelog_files_per_version"]["1"] == ["1.changelog"]
+    assert facts["rocksdb-changelog_snapshot_versions"][0] >= facts["snapshot_every"]
+    assert {"switch: Spark warns that the offset log overrules the session",
+            "switch: the new batches were written by HDFS",
+            "switch: exactly once"} <= checks
+
+
+def test_checkpoint_v2(tmp_path: Path) -> None:
+    result = run_scenario("checkpoint-v2", tmp_path)
+    checks, facts = held(result), result["facts"]
+    assert {"names: every state file is named <v>_<uuid>",
+            "commits: every commit's id names a state file of its version",
+            "lineage: each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+            "retry: two attempts' files, the commit names the retry's",
+            "retry: later changelogs build on the committed attempt",
+            "format 1: the checkpoint stays format 2",
+            "final: exactly once"} <= checks
+    retried = facts["retried_version"]
+    assert len(retried["on_disk"]) == 2 and retried["committed"] != retried["first_attempt"]
+    assert "CANNOT_LOAD_STATE_STORE" in facts["format_1_refusal"]  # Spark 4.2.0, the lock's
