@@ -471,7 +471,8 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
     warnings: list[str] = []
     given = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "5",
                                                       "fetchOffset.retryIntervalMs": "1000",
-                                                      "kafka.default.api.timeout.ms": "1500"}))
+                                                      "kafka.default.api.timeout.ms": "1500",
+                                                      "kafka.request.timeout.ms": "1500"}))
     later = EmbeddedBroker(settings)
     starter = threading.Timer(2.0, later.start)
     starter.start()
@@ -484,7 +485,8 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
     assert warnings and warnings[0].startswith("Error in attempt 1 getting Kafka offsets: ")
     failing = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "2",
                                                         "fetchOffset.retryIntervalMs": "10",
-                                                        "kafka.default.api.timeout.ms": "500"}))
+                                                        "kafka.default.api.timeout.ms": "500",
+                                                        "kafka.request.timeout.ms": "500"}))
     with pytest.raises(KafkaUnreachableError), OffsetReader(failing, lambda _: None) as offsets:
         offsets.latest()
 
