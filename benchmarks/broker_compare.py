@@ -45,7 +45,7 @@ from benchmarks.broker_process import KAFKAS, broker_command, memory_kb, started
 from benchmarks.kafka_throughput import (  # noqa: E402
     Broker, Client, Pinning, Result, _affinity, confluent_consume, confluent_produce, create_topic,
     first_record_ms, kafka_python_consume, kafka_python_consume_defaults, kafka_python_produce,
-    kafka_python_produce_defaults, load_average, measure, paired,
+    kafka_python_produce_defaults, load_average, measure, paired, summarise,
 )
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
@@ -167,6 +167,10 @@ def throughput(brokers: Sequence[Broker], count: int, rounds: int) -> list[Figur
                                   statistics.median(getattr(r, rate) for r in ours),
                                   statistics.median(getattr(r, rate) for r in theirs),
                                   paired_ratio=paired(ours, theirs, rate)))
+        # The broker's own share of the produce time: least over the rounds, as in kafka_throughput.py.
+        cpu = [summarise(ours).produce_cpu, summarise(theirs).produce_cpu]
+        if None not in cpu:
+            figures.append(Figure(f"{client}: broker CPU per 100k produced", "s", cpu[0], cpu[1]))
     return figures
 
 
