@@ -280,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="broker-compare-") as folder:
         figures, pinning = run(args, Path(folder), loads)
     print(f"\n{began}; {args.messages:,} messages of 10 bytes, one partition, acks=all, {args.repeat} rounds; "
-          f"{os.cpu_count()} CPUs, throughput with {pinning.describe()}, starts not pinned; "
+          f"{os.cpu_count()} CPUs, throughput: {pinning.describe()}, starts: not pinned; "
           f"load average {' -> '.join(loads)} (start, after throughput, after memory, at the end)\n")
     print(table(figures))
     print()
