@@ -43,7 +43,7 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 
 from benchmarks.broker_process import KAFKAS, broker_command, memory_kb, started, tree_memory_kb  # noqa: E402
 from benchmarks.kafka_throughput import (  # noqa: E402
-    Broker, Client, Pinning, Result, _affinity, confluent_consume, confluent_produce, create_topic,
+    Broker, Client, Pinning, Result, affinity, confluent_consume, confluent_produce, create_topic,
     first_record_ms, kafka_python_consume, kafka_python_consume_defaults, kafka_python_produce,
     kafka_python_produce_defaults, load_average, measure, paired, summarise,
 )
@@ -255,9 +255,11 @@ def run(args: argparse.Namespace, work: Path, loads: list[str]) -> tuple[list[Fi
             one, _took = stack.enter_context(broker(kafka, work / f"work-{kafka}", pinning.brokers))
             brokers.append(one)
         idle = memory(brokers, "VmRSS")
-        wrapper = memory_kb(brokers[-1].pid, "VmRSS") / 1024
+        apache = next(one for one in brokers if one.name == "apache")
+        assert apache.pid is not None  # this script started it
+        wrapper = memory_kb(apache.pid, "VmRSS") / 1024
         print(f"  RSS after start, MB: {idle}, of which Apache Kafka's Python wrapper {wrapper:.0f}", flush=True)
-        with _affinity(pinning.clients):
+        with affinity(pinning.clients):
             figures += throughput(brokers, args.messages, args.repeat)
             loads.append(load_average())
             figures += first_records(brokers, args.first_record_tries)
@@ -281,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures, pinning = run(args, Path(folder), loads)
     print(f"\n{began}; {args.messages:,} messages of 10 bytes, one partition, acks=all, {args.repeat} rounds; "
           f"{os.cpu_count()} CPUs, throughput: {pinning.describe()}, starts: not pinned; "
-          f"load average {' -> '.join(loads)} (start, after throughput, after memory, at the end)\n")
+          f"load average {' -> '.join(loads)} (start, after the throughput rounds, before the starts, at the end)\n")
     print(table(figures))
     print()
     print("\n".join(judge(figures)))

@@ -297,7 +297,7 @@ def _cpu_list(cpus: frozenset[int]) -> str:
 
 
 @contextmanager
-def _affinity(cpus: frozenset[int]) -> Iterator[None]:
+def affinity(cpus: frozenset[int]) -> Iterator[None]:
     """Run the block with this process allowed only `cpus`; a child started inside inherits it."""
     if not cpus:
         yield
@@ -482,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             brokers.append(stack.enter_context(running("tansu", tansu_command(args.tansu, port), port,
                                                        work / "tansu.out", pinning.brokers)))
         brokers += [Broker(f"peer {peer}", peer) for peer in args.peer]
-        stack.enter_context(_affinity(pinning.clients))
+        stack.enter_context(affinity(pinning.clients))
         runs: dict[tuple[str, str], list[Result]] = {}
         loads = [load_average()]
         # Rounds go over every broker and client in turn, so a burst of other load on the
