@@ -33,7 +33,7 @@ from kafka.protocol.consumer.fetch import FetchRequest  # noqa: E402
 from kafka.protocol.producer.produce import ProduceRequest  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatchBuilder  # noqa: E402
 
-from benchmarks.broker_process import broker_process  # noqa: E402
+from benchmarks.broker_process import broker_process, memory_kb  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _TOPIC = "big"
@@ -106,14 +106,6 @@ def fetch_all(port: int, ask_bytes: int) -> int:
             log_start_offset=-1, partition_max_bytes=ask_bytes)])])
     with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
         return len(call(sock, request, 12))
-
-
-def memory_kb(pid: int, field: str) -> int:
-    """A field of /proc/PID/status in kB: VmRSS (now) or VmHWM (peak since the last reset)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/{pid}/status")
 
 
 def burst(port: int, pid: int, fetches: int, ask_bytes: int) -> tuple[int, list[int]]:

@@ -30,12 +30,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +44,7 @@ __all__ = ["Broker", "Result", "Summary", "main", "measure", "summarise"]
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
-from benchmarks.broker_process import wait_for_port  # noqa: E402
+from benchmarks.broker_process import broker_command, descendants, process_parents, started  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _RUN_TIMEOUT_SEC = 300.0
@@ -84,15 +83,20 @@ class Broker:
     pid: int | None = None
 
     def cpu_seconds(self) -> float | None:
-        """User + system CPU time of the broker process so far (Linux /proc), if we started it."""
+        """User + system CPU time of the broker so far (Linux /proc), if we started it: its process
+        and its children's (Apache Kafka's JVM runs under our wrapper)."""
         if self.pid is None:
             return None
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        # utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(_cpu_seconds(pid) for pid in descendants(self.pid, process_parents()))
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0  # it ended while we looked
+    # utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def payloads(count: int) -> Iterator[bytes]:
@@ -107,9 +111,18 @@ def payloads(count: int) -> Iterator[bytes]:
 # --- kafka-python ------------------------------------------------------------------------
 
 def kafka_python_produce(bootstrap: str, topic: str, count: int) -> float:
+    return _kafka_python_produce(bootstrap, topic, count, acks="all", linger_ms=5, batch_size=65536)
+
+
+def kafka_python_produce_defaults(bootstrap: str, topic: str, count: int) -> float:
+    """The client's defaults (kafka-python 3: acks=all, idempotent, no linger, 16 KiB batches)."""
+    return _kafka_python_produce(bootstrap, topic, count)
+
+
+def _kafka_python_produce(bootstrap: str, topic: str, count: int, **settings: object) -> float:
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5, batch_size=65536)
+    producer = KafkaProducer(bootstrap_servers=bootstrap, **settings)
     try:
         producer.send(topic, value=b"warming-up", partition=0).get(timeout=30)
         started = time.perf_counter()
@@ -245,7 +258,10 @@ def confluent_consume(bootstrap: str, topic: str, count: int) -> float:
         consumer.close()
 
 
-CLIENTS: dict[str, tuple[Callable[[str, str, int], float], Callable[[str, str, int], float]]] = {
+# A client's produce and consume: each takes (bootstrap, topic, count) and returns seconds.
+Client = tuple[Callable[[str, str, int], float], Callable[[str, str, int], float]]
+
+CLIENTS: dict[str, Client] = {
     "kafka-python": (kafka_python_produce, kafka_python_consume),
     # Same producer; the consumer with kafka-python's defaults, timed from its constructor.
     "kafka-python-defaults": (kafka_python_produce, kafka_python_consume_defaults),
@@ -281,7 +297,7 @@ def _cpu_list(cpus: frozenset[int]) -> str:
 
 
 @contextmanager
-def _affinity(cpus: frozenset[int]) -> Iterator[None]:
+def affinity(cpus: frozenset[int]) -> Iterator[None]:
     """Run the block with this process allowed only `cpus`; a child started inside inherits it."""
     if not cpus:
         yield
@@ -297,25 +313,9 @@ def _affinity(cpus: frozenset[int]) -> Iterator[None]:
 @contextmanager
 def running(name: str, command: Sequence[str], port: int, log: Path,
             cpus: frozenset[int] = frozenset()) -> Iterator[Broker]:
-    """Run a broker process (on `cpus`, if given) and yield it; terminate it afterwards."""
-    with open(log, "wb") as out:
-        with _affinity(cpus):
-            process = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT, cwd=_REPO)
-        try:
-            wait_for_port(port, process)
-            yield Broker(name, f"127.0.0.1:{port}", process.pid)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def embedded_command(port: int, data_dir: Path, log_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "kafka_app", "broker", "--port", str(port), "--data-dir", str(data_dir),
-            "--log-dir", str(log_dir)]
+    """Run a broker process (on `cpus`, if given) and yield it; stop it afterwards."""
+    with started(command, port, log, cpus=cpus) as (process, _seconds):
+        yield Broker(name, f"127.0.0.1:{port}", process.pid)
 
 
 def tansu_command(binary: str, port: int) -> list[str]:
@@ -349,8 +349,9 @@ def _least(values: Sequence[float | None]) -> float | None:
     return min(known) if known else None
 
 
-def measure(broker: Broker, client: str, count: int) -> Result:
-    produce, consume = CLIENTS[client]
+def measure(broker: Broker, client: str, count: int,
+            clients: Mapping[str, Client] = CLIENTS) -> Result:
+    produce, consume = clients[client]
     topic = f"bench-{client}-{uuid.uuid4().hex[:8]}"
     create_topic(broker.bootstrap, topic)
     cpu_before = broker.cpu_seconds()
@@ -473,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         brokers: list[Broker] = []
         if not args.no_embedded:
             port = free_port()
-            command = embedded_command(port, work / "data", work / "log")
+            command = broker_command(port, work / "data", work / "log")
             brokers.append(stack.enter_context(running("embedded", command, port, work / "embedded.out",
                                                        pinning.brokers)))
         if args.tansu:
@@ -481,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             brokers.append(stack.enter_context(running("tansu", tansu_command(args.tansu, port), port,
                                                        work / "tansu.out", pinning.brokers)))
         brokers += [Broker(f"peer {peer}", peer) for peer in args.peer]
-        stack.enter_context(_affinity(pinning.clients))
+        stack.enter_context(affinity(pinning.clients))
         runs: dict[tuple[str, str], list[Result]] = {}
         loads = [load_average()]
         # Rounds go over every broker and client in turn, so a burst of other load on the

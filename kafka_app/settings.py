@@ -35,7 +35,7 @@ class ProducerAppSettings:
     replication_factor: int = 1
     retention_sec: float = 15.0
     segment_sec: float = 1.0
-    # None: leave segment.bytes at the broker's default (Kafka 4 refuses values below 1 MiB).
+    # None: leave segment.bytes at the broker's default (Kafka 4.1+ refuses values below 1 MiB).
     segment_bytes: int | None = None
     retention_check_sec: float = 15.0
     # The seed warns that Kafka waits before its first retention check; Kafka's own delay is 30 s.
