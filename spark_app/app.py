@@ -27,7 +27,7 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError,
+from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
@@ -61,6 +61,12 @@ _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
 # its words): the sentence after the exception's name says which settings.
 _KAFKA_CONFIG_REFUSED = re.compile(r"org\.apache\.kafka\.common\.config\.ConfigException: ([^\n]+?\.)(?:\s|$)")
+
+# The connector's failure when Kafka does not answer in time: the driver's admin client ("Timed
+# out waiting for a node assignment") or a task's consumer ("Timeout of 2000ms expired before
+# the position … could be determined"). Ours says KAFKA_UNREACHABLE; the app's line names the
+# same condition for both, so the supervisor treats either as retriable.
+_KAFKA_TIMEOUT = re.compile(r"org\.apache\.kafka\.common\.errors\.TimeoutException: ([^\n]+)")
 
 # Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
 # importing pyspark can take longer. Nothing was committed, so running the query again from
@@ -135,6 +141,11 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
+    timed_out = _KAFKA_TIMEOUT.search(text)
+    if timed_out is not None:  # the connector's words for a Kafka it cannot reach
+        return KafkaUnreachableError.at(settings.bootstrap_servers,
+                                        f"Spark's Kafka connector: TimeoutException: "
+                                        f"{timed_out.group(1).strip()[:200]}")
     refused = _KAFKA_CONFIG_REFUSED.search(text)
     if refused is not None:
         return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "

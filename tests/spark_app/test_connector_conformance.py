@@ -1091,3 +1091,21 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
         line = explain_failure(RuntimeError(failure), SparkAppSettings())
         assert isinstance(line, SourceOptionError), line
         assert "default.api.timeout.ms must be no smaller than" in str(line)
+
+
+def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> None:
+    """The connector says TimeoutException where ours says KAFKA_UNREACHABLE; the app's line
+    names KAFKA_UNREACHABLE for both (the supervisor restarts it), the connector's words after."""
+    from spark_app.app import explain_failure
+    from spark_app.errors import KafkaUnreachableError
+    from spark_app.settings import SparkAppSettings
+
+    for words in ("Timed out waiting for a node assignment. Call: describeTopics",
+                  "Timeout of 2000ms expired before the position for partition Experience-0 "
+                  "could be determined"):
+        failure = (f"[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
+                   f"org.apache.kafka.common.errors.TimeoutException: {words}\n\tat x.y(Z.java:1)")
+        line = explain_failure(RuntimeError(failure), SparkAppSettings(bootstrap_servers="h:9"))
+        assert isinstance(line, KafkaUnreachableError) and line.retriable
+        assert str(line).startswith("KAFKA_UNREACHABLE: no Kafka broker answers at h:9")
+        assert words[:40] in str(line)
