@@ -32,6 +32,7 @@ __all__ = ["main_parser", "run_cli"]
 PROG = "python -m kafka_app"
 # Options that configure the embedded broker; an existing Kafka has its own settings.
 _EMBEDDED_ONLY = ("port", "host", "data_dir", "retention_check_sec", "retention_initial_delay_sec")
+_CHOICE_FLAGS = ("--kafka", "--kafka-version", "--brokers", "--offline")
 _ADDRESS = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 
 
@@ -46,9 +47,9 @@ def main_parser() -> argparse.ArgumentParser:
     )
     kafka = parser.add_argument_group("Kafka")
     kafka.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                       help="use this Kafka instead of starting the embedded broker "
-                            "(then the embedded-broker options below do not apply)")
-    broker = parser.add_argument_group("embedded broker (ignored with --bootstrap-servers)")
+                       help="use this Kafka instead of starting one "
+                            "(then the broker options below do not apply)")
+    broker = parser.add_argument_group("the broker this app starts (ignored with --bootstrap-servers)")
     broker.add_argument("--host", help=f"address to listen on (default {d.host})")
     broker.add_argument("--port", type=int, help=f"port to listen on (default {d.port})")
     broker.add_argument("--data-dir", type=Path, metavar="DIR",
@@ -101,7 +102,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     settings = ProducerAppSettings(**given)
     console = ProducerConsole.for_stdout()
     ignored = [f"--{k.replace('_', '-')}" for k in _EMBEDDED_ONLY if k in given]
-    ignored += [flag for flag in choice.to_argv() if flag.startswith("--")]
+    ignored += [flag for flag in (a.split("=")[0] for a in args) if flag in _CHOICE_FLAGS]
     if settings.bootstrap_servers is not None and ignored:
         console.note(f"note: {', '.join(ignored)} apply only to the broker this app starts; "
                      f"with --bootstrap-servers that Kafka's own settings apply")

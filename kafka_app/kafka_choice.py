@@ -1,7 +1,10 @@
-"""Which Kafka a command starts: the embedded broker (offline, the default) or Apache Kafka.
+"""Which Kafka a command starts: Apache Kafka itself (the default) or, `--offline`, the
+embedded broker.
 
 One small frozen dataclass beside each app's settings, so the embedded broker's settings stay
-its own, and scenarios build `KafkaChoice(kafka="apache")` instead of typing flags.
+its own, and scenarios build `KafkaChoice(kafka="embedded")` instead of typing flags. Apache
+Kafka is the default because it is what production runs (docs/decisions.md); the embedded
+broker stands in for it on a machine that cannot reach Maven Central.
 
 Usage:
     KafkaChoice.add_arguments(parser); choice = KafkaChoice.from_args(args)
@@ -20,9 +23,9 @@ KAFKA_KINDS = ("embedded", "apache")
 
 @dataclass(frozen=True)
 class KafkaChoice:
-    """`kafka`: "embedded" or "apache"; `kafka_version` None is the pinned default; `brokers` 1 or 3."""
+    """`kafka`: "apache" or "embedded"; `kafka_version` None is the pinned default; `brokers` 1 or 3."""
 
-    kafka: str = "embedded"
+    kafka: str = "apache"
     kafka_version: str | None = None
     brokers: int = 1
 
@@ -36,8 +39,10 @@ class KafkaChoice:
 
         group = parser.add_argument_group("which Kafka")
         group.add_argument("--kafka", choices=KAFKA_KINDS, default=None,
-                           help="embedded: our Kafka-protocol broker, offline (default); apache: Apache "
-                                "Kafka itself, fetched once from Maven Central (needs Java 17)")
+                           help="apache: Apache Kafka itself, fetched once from Maven Central (needs "
+                                "Java 17; the default); embedded: our Kafka-protocol broker, offline")
+        group.add_argument("--offline", action="store_true", default=None,
+                           help="the embedded broker: nothing is fetched (the same as --kafka embedded)")
         group.add_argument("--kafka-version", metavar="V", default=None,
                            help=f"Apache Kafka's version (default {DEFAULT_VERSION}; with --kafka apache)")
         group.add_argument("--brokers", type=int, metavar="N", default=None,
@@ -46,22 +51,32 @@ class KafkaChoice:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> KafkaChoice:
-        """Reads the three options (None: not given) and removes them from `args`."""
+        """Reads the options (None: not given) and removes them from `args`. `--offline` with
+        `--kafka apache` is refused by `problem()`, through the `offline` it leaves on `args`."""
         given = {f.name: vars(args).pop(f.name, None) for f in fields(cls)}
+        offline = bool(vars(args).pop("offline", None))
+        if offline:
+            given["kafka"] = "embedded" if given["kafka"] in (None, "embedded") else "--offline"
         return cls(**{name: value for name, value in given.items() if value is not None})
 
     def problem(self) -> str | None:
         """One line saying what is wrong with the choice, or None."""
         from kafka_app.apache.jars import check_version
 
+        if self.kafka not in KAFKA_KINDS:
+            return "--offline and --kafka apache disagree: give one"
         if not self.apache and (self.kafka_version is not None or self.brokers != 1):
-            return "--kafka-version and --brokers apply to Apache Kafka: add --kafka apache"
+            return ("--kafka-version and --brokers apply to Apache Kafka, not the embedded broker: "
+                    "drop --offline / --kafka embedded")
         if self.brokers not in (1, 3):
             return f"--brokers must be 1 or 3 (a KRaft quorum needs a majority), got {self.brokers}"
         return check_version(self.kafka_version) if self.kafka_version is not None else None
 
     def to_argv(self) -> list[str]:
-        """The options that differ from the defaults, as both CLIs read them back."""
+        """The options as both CLIs read them back: `--kafka` always (a child must not depend
+        on a default that may change), the others when they differ from the defaults."""
         default = KafkaChoice()
-        return [part for f in fields(self) if getattr(self, f.name) != getattr(default, f.name)
-                for part in (f"--{f.name.replace('_', '-')}", str(getattr(self, f.name)))]
+        return ["--kafka", self.kafka, *(
+            part for f in fields(self) if f.name != "kafka"
+            and getattr(self, f.name) != getattr(default, f.name)
+            for part in (f"--{f.name.replace('_', '-')}", str(getattr(self, f.name))))]

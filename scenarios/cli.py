@@ -33,7 +33,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
-from scenarios.engine.stacks import KAFKAS, OFFLINE, SOURCES, STACKS, Stack, parse_stack, source_word
+from scenarios.engine.stacks import STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
@@ -63,8 +63,8 @@ def main_parser() -> argparse.ArgumentParser:
                           "(and keep each scenario's folders under DIR/<scenario>/)")
     run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                     help="use this Kafka instead of an embedded broker per scenario")
-    _add_stack_options(run)
+                     help="use this Kafka instead of starting one per scenario")
+    add_stack_options(run)
     run.add_argument("--spark", metavar="VERSION",
                      help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
                           "with uv on first use (default: the project's own)")
@@ -154,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers)
-    settings = _chosen_stack(args).applied_to(settings)
+    settings = chosen_stack(args).applied_to(settings)
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
     results = run_scenarios(scenarios, settings, narrator)
@@ -182,36 +182,6 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
-
-
-def _add_stack_options(run: argparse.ArgumentParser) -> None:
-    """Which Kafka and which source: each alone, both at once (--stack), or --offline."""
-    stack = run.add_argument_group("which Kafka, which source (a stack: KAFKA/SOURCE)")
-    stack.add_argument("--kafka", choices=KAFKAS, default=None,
-                       help=f"embedded: our broker, offline; apache: Apache Kafka itself, fetched "
-                            f"once from Maven Central (default {OFFLINE.kafka})")
-    stack.add_argument("--source", choices=sorted(set(SOURCES.values())), default=None,
-                       help=f"the Spark app's Kafka source: python (ours, offline) or spark-kafka "
-                            f"(Spark's own connector, fetched once) (default {OFFLINE.app_source})")
-    stack.add_argument("--stack", metavar="KAFKA/SOURCE", type=parse_stack, default=None,
-                       help=f"both at once: {', '.join(s.name for s in STACKS)}")
-    stack.add_argument("--offline", action="store_true",
-                       help=f"the stand-ins, {OFFLINE.name}: nothing is fetched")
-
-
-def _chosen_stack(args: argparse.Namespace) -> Stack:
-    """The stack the flags name; two flags that disagree are one line, not a guess."""
-    named = [s for s in (args.stack, OFFLINE if args.offline else None) if s is not None]
-    base = named[0] if named else OFFLINE
-    if len(named) > 1 and named[0] != named[1]:
-        raise ScenarioError(f"--stack {args.stack.name} and --offline disagree: give one")
-    kafka = args.kafka or base.kafka
-    source = base.source if args.source is None else source_word(args.source)
-    chosen = Stack(kafka, source)
-    if named and chosen != base:
-        raise ScenarioError(f"--kafka/--source ask for {chosen.name} but "
-                            f"{'--offline' if args.offline else '--stack'} says {base.name}: give one")
-    return chosen
 
 
 def _stop_like_ctrl_c() -> None:

@@ -27,11 +27,12 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, SourceOptionError, SparkAppError,
+from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, unwrap)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
+from spark_app.connector_group import BatchStartCommitter
 from spark_app.source.kafka_source import KafkaSource
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
@@ -56,6 +57,16 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
 # Spark's conditions for state it cannot load, with the sentence after them (up to the file).
 _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
                               re.MULTILINE)
+
+# A Kafka client refusing its configuration when the query starts (the connector's, or ours in
+# its words): the sentence after the exception's name says which settings.
+_KAFKA_CONFIG_REFUSED = re.compile(r"org\.apache\.kafka\.common\.config\.ConfigException: ([^\n]+?\.)(?:\s|$)")
+
+# The connector's failure when Kafka does not answer in time: the driver's admin client ("Timed
+# out waiting for a node assignment") or a task's consumer ("Timeout of 2000ms expired before
+# the position … could be determined"). Ours says KAFKA_UNREACHABLE; the app's line names the
+# same condition for both, so the supervisor treats either as retriable.
+_KAFKA_TIMEOUT = re.compile(r"org\.apache\.kafka\.common\.errors\.TimeoutException: ([^\n]+)")
 
 # Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
 # importing pyspark can take longer. Nothing was committed, so running the query again from
@@ -83,7 +94,8 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     if settings.source == "spark-kafka":
         _check_connector(settings)
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
-                      kafka_params={"default.api.timeout.ms": "10000"})
+                      kafka_params={"default.api.timeout.ms": "10000",
+                                    "request.timeout.ms": "10000"})
     info = read_checkpoint(settings.checkpoint_dir)
     # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
     check_state_store(as_pinned(settings, info.conf))
@@ -109,9 +121,6 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
-    if settings.offsets_from_group:
-        raise SourceOptionError("--offsets-from-group needs --source python: Spark's Kafka "
-                                "connector never commits offsets to Kafka")
     check_connector_available(installed_spark_version())
 
 
@@ -132,6 +141,16 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
+    timed_out = _KAFKA_TIMEOUT.search(text)
+    if timed_out is not None:  # the connector's words for a Kafka it cannot reach
+        return KafkaUnreachableError.at(settings.bootstrap_servers,
+                                        f"Spark's Kafka connector: TimeoutException: "
+                                        f"{timed_out.group(1).strip()[:200]}")
+    refused = _KAFKA_CONFIG_REFUSED.search(text)
+    if refused is not None:
+        return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "
+                                 f"{refused.group(1)} Change the --source-option named there "
+                                 f"(e.g. give kafka.request.timeout.ms too) and start again.")
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
@@ -185,8 +204,17 @@ class BatchHandler:
         self.last_count: int | None = None
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
         self.output_format = settings.output_format
+        # The connector commits nothing to Kafka: with --offsets-from-group the handler does.
+        self.commit_start = (BatchStartCommitter(settings) if settings.offsets_from_group
+                             and settings.source == "spark-kafka" else None)
+
+    def close(self) -> None:
+        if self.commit_start is not None:
+            self.commit_start.close()
 
     def __call__(self, batch: Any, batch_id: int) -> None:
+        if self.commit_start is not None:
+            self.commit_start(batch_id)
         with warnings.catch_warnings():
             # On failure (e.g. interrupted by a stop) pyspark warns with the whole Java trace
             # before raising the same error, which reaches the CLI's one line anyway.
@@ -250,15 +278,21 @@ class SparkApp:
             spark.streams.addListener(ProgressPrinter(console_writer(), lambda: handler.last_count))
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
-            for attempt in range(1, _QUERY_ATTEMPTS + 1):
-                failure = self._run_query(spark, handler)
-                if failure is None:
-                    return
-                if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
-                    raise explain_failure(failure, self.settings)
-                print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
-                      f"restarting the query from its checkpoint, attempt {attempt + 1} of "
-                      f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
+            try:
+                self._run_with_retries(spark, handler)
+            finally:
+                handler.close()
+
+    def _run_with_retries(self, spark: Any, handler: BatchHandler) -> None:
+        for attempt in range(1, _QUERY_ATTEMPTS + 1):
+            failure = self._run_query(spark, handler)
+            if failure is None:
+                return
+            if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
+                raise explain_failure(failure, self.settings)
+            print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
+                  f"restarting the query from its checkpoint, attempt {attempt + 1} of "
+                  f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
 
     def _choose_start(self, choice: StartChoice | None) -> None:
         if choice is not None:

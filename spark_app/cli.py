@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from spark_app.runtime.cluster import ClusterSettings
-from spark_app.errors import SparkAppError, unwrap
+from spark_app.errors import SourceOptionError, SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OUTPUT_FORMATS
 from spark_app.runtime.spark_version import check_spark_version
@@ -93,9 +93,11 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
                    default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--topic", default=_DEFAULTS.topic)
-    p.add_argument("--source", choices=["python", "spark-kafka"], default=_DEFAULTS.source,
-                   help="python: our Kafka source (default, offline); spark-kafka: Spark's own "
-                        "connector, format(\"kafka\"), fetched from Maven Central")
+    p.add_argument("--source", choices=["python", "spark-kafka"], default=None,
+                   help="spark-kafka: Spark's own connector, format(\"kafka\"), fetched once from "
+                        "Maven Central (the default); python: our Kafka source, offline")
+    p.add_argument("--offline", action="store_true",
+                   help="our Python source: nothing is fetched (the same as --source python)")
     p.add_argument("--source-option", type=_source_option, action="append", default=[],
                    metavar="KEY=VALUE", dest="source_options",
                    help="another option of the Kafka source, as in .option(KEY, VALUE), e.g. "
@@ -228,9 +230,16 @@ def cluster_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _source(args: argparse.Namespace) -> str:
+    """--source, or python for --offline; the two disagreeing is one line, not a guess."""
+    if args.offline and args.source not in (None, "python"):
+        raise SourceOptionError(f"--offline and --source {args.source} disagree: give one")
+    return "python" if args.offline else (args.source or _DEFAULTS.source)
+
+
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
-        bootstrap_servers=args.bootstrap_servers, topic=args.topic, source=args.source,
+        bootstrap_servers=args.bootstrap_servers, topic=args.topic, source=_source(args),
         source_options=tuple(args.source_options),
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,

@@ -1,9 +1,11 @@
 """Which Kafka source the query reads with, and the options it gets: ours or Spark's own.
 
-`--source python` (the default) is our source (kafka_source.py), which needs nothing from the
-network. `--source spark-kafka` runs the same query on Spark's own connector, `format("kafka")`:
+`--source spark-kafka` (the default, what production runs) reads with Spark's own connector,
+`format("kafka")`:
 `org.apache.spark:spark-sql-kafka-0-10_2.13:<the running Spark's version>`, fetched once into
 the project's cache and given to Spark as `spark.jars` (runtime/connector_jars.py).
+`--source python` (or `--offline`) runs the same query on our source (kafka_source.py), which
+needs nothing from the network.
 
 Both get the same options, so the query is the same: only the format name differs, and our
 source's own options (`checkpointLocation`, `logFile`, `offsetsGroup`) are left out for the

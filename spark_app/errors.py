@@ -25,6 +25,7 @@ __all__ = [
     "SourceOptionError",
     "CheckpointError",
     "StateSchemaChangedError",
+    "StateStoreOptionError",
     "ConnectorUnavailableError",
     "GroupOffsetsError",
     "StreamFailedError",

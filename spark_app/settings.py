@@ -38,10 +38,11 @@ class SparkAppSettings:
 
     bootstrap_servers: str = "127.0.0.1:9092"
     topic: str = "Experience"
-    # "python": our Kafka source; "spark-kafka": Spark's own connector (needs Maven; connector.py).
-    source: SourceKind = "python"
+    # "spark-kafka": Spark's own connector, what production runs (fetched once from Maven
+    # Central; connector.py); "python": our Kafka source, which stands in for it offline.
+    source: SourceKind = "spark-kafka"
     # Any other option of the Kafka source, `KEY=VALUE`, e.g. `fetchOffset.numRetries=5` or
-    # `kafka.default.api.timeout.ms=5000`: the same names on ours and on the connector.
+    # `kafka.request.timeout.ms=5000`: the same names on ours and on the connector.
     source_options: tuple[str, ...] = ()
     checkpoint_dir: Path = Path("checkpoints")
     log_dir: Path = Path("log")
@@ -99,7 +100,8 @@ class SparkAppSettings:
         argv: list[str] = []
         for f in fields(self):
             value = getattr(self, f.name)
-            if value == getattr(default, f.name):
+            # The source always: a child started by a scenario must not depend on a default.
+            if value == getattr(default, f.name) and f.name != "source":
                 continue
             flag = "--" + f.name.replace("_", "-")
             if f.name == "class_cache_dir" and value is None:

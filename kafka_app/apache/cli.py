@@ -1,8 +1,8 @@
-"""`python -m kafka_app broker [--kafka {embedded,apache}] [--kafka-version V] [--brokers N] ...`
+"""`python -m kafka_app broker [--kafka {apache,embedded}] [--offline] [--kafka-version V] [--brokers N] ...`
 
-The embedded broker's own options, plus the choice of Kafka. `--kafka embedded` (the default)
-hands the rest to the embedded broker's CLI unchanged; `--kafka apache` maps the same options
-onto Apache Kafka (kafka_app/apache/config.py) and runs it in the foreground until Ctrl-C,
+The embedded broker's own options, plus the choice of Kafka. `--kafka embedded` (`--offline`)
+hands the rest to the embedded broker's CLI unchanged; `--kafka apache` (the default) maps the
+same options onto Apache Kafka (kafka_app/apache/config.py) and runs it in the foreground until Ctrl-C,
 SIGTERM or SIGHUP, which stop every JVM before the exit (code 0).
 
 Usage: `python -m kafka_app broker --kafka apache --port 19092 --data-dir kafka-data`
@@ -29,8 +29,8 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def main_parser() -> argparse.ArgumentParser:
     parser = broker_cli.main_parser()
-    parser.description = ("A Kafka broker for the playground: the embedded Kafka-protocol broker "
-                          "(offline), or Apache Kafka itself (--kafka apache).")
+    parser.description = ("A Kafka broker for the playground: Apache Kafka itself (the default), "
+                          "or the embedded Kafka-protocol broker (--offline).")
     KafkaChoice.add_arguments(parser)
     return parser
 

@@ -30,7 +30,7 @@ LOG4J2_CONFIG = Path(__file__).with_name("log4j2.xml")
 _VERSION = re.compile(r"^4\.\d{1,2}\.\d{1,2}$")
 # Kafka 4.0 brings no log4j at all; its tarball ships log4j 2.24.3.
 _FALLBACK_LOG4J = "2.24.3"
-OFFLINE_HINT = "`--kafka embedded` runs offline"
+OFFLINE_HINT = "`--offline` runs the embedded broker, which needs no jars"
 TRY = f"Maven Central serves Kafka 4.0.0 to 4.4.0; try {DEFAULT_VERSION} (the default)"
 
 

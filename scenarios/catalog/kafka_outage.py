@@ -31,10 +31,15 @@ from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, s
 
 __all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
 
-# The connector's retry options, shortened: a look-up gives up after about 3 x 2 s + 2 x 1 s,
-# a read after 8 s without progress.
+# The connector's retry options, shortened: a look-up gives up after about 3 x 5 s + 2 x 1 s,
+# a read after 8 s without progress, and a task's consumer after 5 s without finding its
+# position (default.api.timeout.ms: measured on the connector, a 3 s cut with 2 s failed the
+# batch). request.timeout.ms goes down with default.api.timeout.ms:
+# Kafka's admin client refuses an API timeout below the request timeout (30 s by default), and
+# the connector's query then fails as it starts (found on Apache Kafka with the connector).
 RETRY_OPTIONS = ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
-                 "kafka.default.api.timeout.ms=2000", "kafkaConsumer.pollTimeoutMs=8000")
+                 "kafka.default.api.timeout.ms=5000", "kafka.request.timeout.ms=5000",
+                 "kafkaConsumer.pollTimeoutMs=8000")
 GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0

@@ -1,6 +1,6 @@
 """The running demo: both apps as real processes, the state they produce, and the commands.
 
-`DemoSession` owns the producer (with its embedded broker) and the Spark app, each in its own
+`DemoSession` owns the producer (with the broker it starts) and the Spark app, each in its own
 process group through `scenarios.engine.processes`, so `k` kills the JVM with its Python driver and
 nothing outlives the session. `tick()` folds what happened since the last call into the
 `DemoState`; `handle(command)` does what a key asked. Slow work (a graceful stop, a retention
@@ -36,7 +36,7 @@ from scenarios.engine.processes import ManagedProcess, ProcessGroup
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
 
-PRODUCER_READY_SEC = 60.0  # the embedded broker and the first message; bounded like every wait
+PRODUCER_READY_SEC = 120.0  # Kafka (a JVM, perhaps its first fetch) and the first message
 STOP_GRACE_SEC = 30.0
 QUIT_GRACE_SEC = 10.0
 
@@ -125,7 +125,7 @@ class DemoSession:
         """Starting beside an earlier run's apps would mix its output log with ours."""
         settings = self.settings
         found = find_leftovers([settings.log_dir, settings.checkpoint_dir],
-                               [settings.port] if settings.embedded else [])
+                               [settings.port] if settings.starts_kafka else [])
         if found:
             raise PreviousRunStillGoing(describe_leftovers(found))
 

@@ -1,7 +1,8 @@
 """The demo's settings: one frozen dataclass, and the command line that builds it.
 
 Defaults follow seed 001 and the two apps: topic `Experience`, `log/` and `checkpoints/` in
-the current folder, retention 15 s, one message a second, the embedded broker on port 9092.
+the current folder, retention 15 s, one message a second, and the real stack: Apache Kafka on
+port 9092 read through Spark's connector (`--offline`: the embedded broker and our source).
 
 Usage:
     settings = settings_from_args(main_parser().parse_args(["--retention-sec", "3600"]))
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.demo.retention import RETENTION_CHOICES
+from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
+from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SparkAppSettings
 
@@ -25,12 +28,13 @@ __all__ = ["DemoSettings", "main_parser", "settings_from_args"]
 class DemoSettings:
     """Everything `python -m scenarios demo` can be told."""
 
-    bootstrap_servers: str | None = None  # None: the producer starts its embedded broker
+    bootstrap_servers: str | None = None  # None: the producer starts the stack's Kafka
     port: int = 9092
+    stack: Stack = DEFAULT
     topic: str = "Experience"
     log_dir: Path = Path("log")
     checkpoint_dir: Path = Path("checkpoints")
-    data_dir: Path | None = None  # None: the embedded broker keeps its data in a temporary folder
+    data_dir: Path | None = None  # None: the broker keeps its data in a temporary folder
     retention_sec: int = 15
     interval_sec: float = 1.0
     # None: fresh exactly when the broker starts empty, because an old checkpoint or output
@@ -41,7 +45,8 @@ class DemoSettings:
     python: str = sys.executable
 
     @property
-    def embedded(self) -> bool:
+    def starts_kafka(self) -> bool:
+        """Whether the producer starts a broker (of the stack's kind) rather than using one."""
         return self.bootstrap_servers is None
 
     @property
@@ -57,7 +62,7 @@ class DemoSettings:
     def starts_fresh(self) -> bool:
         if self.fresh is not None:
             return self.fresh
-        return self.embedded and self.data_dir is None
+        return self.starts_kafka and self.data_dir is None
 
     @property
     def retention_choices(self) -> tuple[int, ...]:
@@ -71,10 +76,12 @@ class DemoSettings:
                                    log_dir=self.log_dir, **embedded)
 
     def producer_command(self) -> list[str]:
-        return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv()]
+        choice = KafkaChoice(kafka=self.stack.kafka).to_argv() if self.starts_kafka else []
+        return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv(), *choice]
 
     def spark_settings(self) -> SparkAppSettings:
         return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
+                                source=self.stack.app_source,  # type: ignore[arg-type]
                                 checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir)
 
     def spark_command(self) -> list[str]:
@@ -88,9 +95,9 @@ def main_parser() -> argparse.ArgumentParser:
                     "log's verdict and the checkpoint; crash, kill, stop, restart and reset with "
                     "single keys (Enter k s r d t q).")
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                        help="use this Kafka instead of the producer's embedded broker")
+                        help="use this Kafka instead of the broker the producer starts")
     parser.add_argument("--port", type=int, default=9092,
-                        help="port of the embedded broker (default 9092)")
+                        help="port of the broker the producer starts (default 9092)")
     parser.add_argument("--topic", default="Experience")
     parser.add_argument("--run-dir", type=Path, metavar="DIR",
                         help="put log/, checkpoints/ and kafka-data/ in DIR (kept between runs)")
@@ -103,9 +110,10 @@ def main_parser() -> argparse.ArgumentParser:
     fresh = parser.add_mutually_exclusive_group()
     fresh.add_argument("--fresh", dest="fresh", action="store_true", default=None,
                        help="delete the checkpoint, the output log and the broker's data folder "
-                            "at start (default when the embedded broker starts empty)")
+                            "at start (default when the broker starts empty)")
     fresh.add_argument("--keep", dest="fresh", action="store_false",
                        help="keep the checkpoint, the output log and Kafka's data from an earlier run")
+    add_stack_options(parser)
     return parser
 
 
@@ -114,6 +122,7 @@ def settings_from_args(args: argparse.Namespace) -> DemoSettings:
     return DemoSettings(
         bootstrap_servers=args.bootstrap_servers,
         port=args.port,
+        stack=chosen_stack(args),
         topic=args.topic,
         log_dir=args.log_dir or (run_dir / "log" if run_dir else Path("log")),
         checkpoint_dir=args.checkpoint_dir or (run_dir / "checkpoints" if run_dir else Path("checkpoints")),

@@ -122,7 +122,8 @@ class KafkaSide:
         starters[self.kind]()
 
     def _start_embedded_broker(self) -> None:
-        self._start_broker_process([], self.timings.kafka_start_timeout_sec)
+        self._start_broker_process(KafkaChoice(kafka="embedded").to_argv(),
+                                   self.timings.kafka_start_timeout_sec)
 
     def _start_apache_kafka(self) -> None:
         """Apache Kafka through the same command (`python -m kafka_app broker --kafka apache`):

@@ -66,13 +66,14 @@ class RunSettings:
     report_dir: Path | None = None
     guided: bool = False
     # None: each scenario starts its own broker on a free port, of this kind (read by the stage's
-    # Kafka part only, scenarios/engine/stage/kafka.py): our embedded broker.
+    # Kafka part only, scenarios/engine/stage/kafka.py): Apache Kafka, or our embedded broker
+    # (--offline). The default is the real stack, apache/connector (scenarios/engine/stacks.py).
     bootstrap_servers: str | None = None
-    kafka: str = "embedded"
+    kafka: str = "apache"
     python: str = sys.executable
-    # The Spark app's Kafka source: ours, or Spark's own connector (needs Maven Central); read by
-    # the stage's app part only (scenarios/engine/stage/app.py).
-    source: SourceKind = "python"
+    # The Spark app's Kafka source: Spark's own connector (fetched once from Maven Central), or
+    # ours (--offline); read by the stage's app part only (scenarios/engine/stage/app.py).
+    source: SourceKind = "spark-kafka"
     # The PySpark the Spark app runs on, and the interpreter of its environment (`run --spark`:
     # scenarios/engine/spark_envs.py); "" means the project's own, the locked one.
     spark_version: str = ""

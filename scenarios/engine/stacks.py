@@ -2,7 +2,7 @@
 
 Four stacks: `embedded/python` (our broker, our source: offline), `embedded/connector`,
 `apache/python` and `apache/connector` (Apache Kafka read through Spark's own connector: what
-production runs). A scenario never names one: the run's settings carry it, the stage's Kafka
+production runs, and the default: REAL; `--offline` is OFFLINE). A scenario never names one: the run's settings carry it, the stage's Kafka
 part reads the Kafka half and its app part the source half.
 
 Usage:
@@ -13,6 +13,7 @@ Usage:
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,8 @@ from scenarios.errors import ScenarioError
 if TYPE_CHECKING:
     from scenarios.engine.settings import RunSettings
 
-__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "Stack", "parse_stack", "source_word", "stack_of"]
+__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "DEFAULT", "Stack", "parse_stack", "source_word", "stack_of",
+           "add_stack_options", "chosen_stack"]
 
 KAFKAS = ("embedded", "apache")
 # The stack's word for a source, and the Spark app's `--source` value it stands for.
@@ -53,6 +55,7 @@ class Stack:
 STACKS = tuple(Stack(kafka, source) for kafka in KAFKAS for source in SOURCES)
 OFFLINE = Stack("embedded", "python")
 REAL = Stack("apache", "connector")
+DEFAULT = REAL
 
 
 def parse_stack(text: str) -> Stack:
@@ -73,3 +76,33 @@ def source_word(app_source: str) -> str:
 
 def stack_of(settings: RunSettings) -> Stack:
     return Stack(settings.kafka, source_word(settings.source))
+
+
+def add_stack_options(run: argparse.ArgumentParser) -> None:
+    """Which Kafka and which source: each alone, both at once (--stack), or --offline."""
+    stack = run.add_argument_group("which Kafka, which source (a stack: KAFKA/SOURCE)")
+    stack.add_argument("--kafka", choices=KAFKAS, default=None,
+                       help=f"apache: Apache Kafka itself, fetched once from Maven Central; "
+                            f"embedded: our broker, offline (default {DEFAULT.kafka})")
+    stack.add_argument("--source", choices=sorted(set(SOURCES.values())), default=None,
+                       help=f"the Spark app's Kafka source: spark-kafka (Spark's own connector, "
+                            f"fetched once) or python (ours, offline) (default {DEFAULT.app_source})")
+    stack.add_argument("--stack", metavar="KAFKA/SOURCE", type=parse_stack, default=None,
+                       help=f"both at once: {', '.join(s.name for s in STACKS)}")
+    stack.add_argument("--offline", action="store_true",
+                       help=f"the stand-ins, {OFFLINE.name}: nothing is fetched")
+
+
+def chosen_stack(args: argparse.Namespace) -> Stack:
+    """The stack the flags name; two flags that disagree are one line, not a guess."""
+    named = [s for s in (args.stack, OFFLINE if args.offline else None) if s is not None]
+    base = named[0] if named else DEFAULT
+    if len(named) > 1 and named[0] != named[1]:
+        raise ScenarioError(f"--stack {args.stack.name} and --offline disagree: give one")
+    kafka = args.kafka or base.kafka
+    source = base.source if args.source is None else source_word(args.source)
+    chosen = Stack(kafka, source)
+    if named and chosen != base:
+        raise ScenarioError(f"--kafka/--source ask for {chosen.name} but "
+                            f"{'--offline' if args.offline else '--stack'} says {base.name}: give one")
+    return chosen

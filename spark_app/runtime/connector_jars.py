@@ -93,9 +93,9 @@ def _unavailable(spark_version: str, error: JarFetchError) -> ConnectorUnavailab
         return ConnectorUnavailableError(
             f"{_registry()} does not serve Spark's Kafka connector for the running Spark "
             f"{spark_version} ({CONNECTOR_ARTIFACT} with {_TOKEN_PROVIDER}); the newest it serves is {newest}{also}: "
-            f"install `pyspark[sql]=={newest}`, or run with `--source python`, which needs no jars")
+            f"install `pyspark[sql]=={newest}`, or run with `--offline` (our Python source), which needs no jars")
     return ConnectorUnavailableError(f"Spark's Kafka connector: {error}, or run with "
-                                     f"`--source python`, which needs no jars")
+                                     f"`--offline` (our Python source), which needs no jars")
 
 
 def _registry() -> str:

@@ -26,11 +26,32 @@ from spark_app.source.kafka_client import TopicClient
 from spark_app.offsets import EARLIEST, LATEST, Offsets, TopicPartition, parse_offsets
 from spark_app.source.options import SourceOptions, Subscription, kafka_client_settings
 
-__all__ = ["OffsetReader", "resolve_starting_offsets"]
+__all__ = ["OffsetReader", "resolve_starting_offsets", "check_admin_timeouts"]
 
 _T = TypeVar("_T")
 # The admin client's default.api.timeout.ms: how long one attempt may wait for Kafka.
 _ATTEMPT_TIMEOUT_MS = 60_000
+
+
+# Kafka's admin client defaults (kafka-clients 3.9, AdminClientConfig).
+_ADMIN_REQUEST_TIMEOUT_MS = 30_000
+
+
+def check_admin_timeouts(kafka_params: Mapping[str, str]) -> None:
+    """KafkaAdminClient.configureDefaultApiTimeoutMs: the connector's admin client refuses a
+    default.api.timeout.ms below request.timeout.ms when the query starts, and so do we, in
+    the same words (kafka.default.api.timeout.ms=2000 alone is refused: the default is 30 s)."""
+    api = int(kafka_params.get("default.api.timeout.ms", _ATTEMPT_TIMEOUT_MS))
+    request = int(kafka_params.get("request.timeout.ms", _ADMIN_REQUEST_TIMEOUT_MS))
+    if api < request:
+        raise KafkaAdminConfigError(
+            "Failed to create new KafkaAdminClient; Caused by: "
+            "org.apache.kafka.common.config.ConfigException: The specified value of "
+            "default.api.timeout.ms must be no smaller than the value of request.timeout.ms.")
+
+
+class KafkaAdminConfigError(RuntimeError):
+    """org.apache.kafka.common.KafkaException from the admin client's constructor."""
 
 
 class OffsetReader:
@@ -59,6 +80,7 @@ class OffsetReader:
 
     def _kafka(self) -> TopicClient:
         if self._client is None:
+            check_admin_timeouts(self.options.kafka_params)
             self._client = TopicClient(self.options.bootstrap_servers, self._timeout_sec,
                                        kafka_client_settings(self.options.kafka_params)).start()
         return self._client

@@ -471,7 +471,8 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
     warnings: list[str] = []
     given = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "5",
                                                       "fetchOffset.retryIntervalMs": "1000",
-                                                      "kafka.default.api.timeout.ms": "1500"}))
+                                                      "kafka.default.api.timeout.ms": "1500",
+                                                      "kafka.request.timeout.ms": "1500"}))
     later = EmbeddedBroker(settings)
     starter = threading.Timer(2.0, later.start)
     starter.start()
@@ -484,7 +485,8 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
     assert warnings and warnings[0].startswith("Error in attempt 1 getting Kafka offsets: ")
     failing = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "2",
                                                         "fetchOffset.retryIntervalMs": "10",
-                                                        "kafka.default.api.timeout.ms": "500"}))
+                                                        "kafka.default.api.timeout.ms": "500",
+                                                        "kafka.request.timeout.ms": "500"}))
     with pytest.raises(KafkaUnreachableError), OffsetReader(failing, lambda _: None) as offsets:
         offsets.latest()
 
@@ -1065,3 +1067,45 @@ def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() 
     assert earliest_now_in(text) == 12
     unknown = str(connector_data_loss(_CONNECTOR_FAILURE, lambda tp: None))
     assert "earliest offset" not in unknown and "[5, 20)" in unknown
+
+
+def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -> None:
+    """The connector's admin client refuses default.api.timeout.ms < request.timeout.ms as the
+    query starts (ConfigException, measured with the connector 4.2.0 on Apache Kafka 4.1.2);
+    ours does too, and the app's line names the options for both sources."""
+    from spark_app.app import explain_failure
+    from spark_app.settings import SparkAppSettings
+    from spark_app.source.offset_reader import check_admin_timeouts
+
+    check_admin_timeouts({"default.api.timeout.ms": "2000", "request.timeout.ms": "2000"})
+    check_admin_timeouts({})
+    with pytest.raises(Exception) as refused:
+        check_admin_timeouts({"default.api.timeout.ms": "2000"})
+    words = ("org.apache.kafka.common.config.ConfigException: The specified value of "
+             "default.api.timeout.ms must be no smaller than the value of request.timeout.ms.")
+    assert "Failed to create new KafkaAdminClient" in str(refused.value) and words in str(refused.value)
+    connector = ("[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: Failed to "
+                 "create new KafkaAdminClient SQLSTATE: XXKST\n=== Streaming Query ===\n"
+                 f"Caused by: {words}\n\tat org.apache.kafka.clients.admin.KafkaAdminClient.x")
+    for failure in (connector, str(refused.value)):
+        line = explain_failure(RuntimeError(failure), SparkAppSettings())
+        assert isinstance(line, SourceOptionError), line
+        assert "default.api.timeout.ms must be no smaller than" in str(line)
+
+
+def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> None:
+    """The connector says TimeoutException where ours says KAFKA_UNREACHABLE; the app's line
+    names KAFKA_UNREACHABLE for both (the supervisor restarts it), the connector's words after."""
+    from spark_app.app import explain_failure
+    from spark_app.errors import KafkaUnreachableError
+    from spark_app.settings import SparkAppSettings
+
+    for words in ("Timed out waiting for a node assignment. Call: describeTopics",
+                  "Timeout of 2000ms expired before the position for partition Experience-0 "
+                  "could be determined"):
+        failure = (f"[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
+                   f"org.apache.kafka.common.errors.TimeoutException: {words}\n\tat x.y(Z.java:1)")
+        line = explain_failure(RuntimeError(failure), SparkAppSettings(bootstrap_servers="h:9"))
+        assert isinstance(line, KafkaUnreachableError) and line.retriable
+        assert str(line).startswith("KAFKA_UNREACHABLE: no Kafka broker answers at h:9")
+        assert words[:40] in str(line)

@@ -81,7 +81,7 @@ def test_a_spark_without_a_served_connector_names_the_newest_served(file_reposit
     assert "\n" not in line
     assert "does not serve Spark's Kafka connector for the running Spark 4.1.3" in line
     assert "the newest it serves is 4.2.0 (on the 4.1 line: 4.1.1)" in line
-    assert "`pyspark[sql]==4.2.0`" in line and "`--source python`" in line
+    assert "`pyspark[sql]==4.2.0`" in line and "`--offline`" in line
 
 
 def test_an_unreachable_repository_fails_fast_in_one_line(
@@ -99,7 +99,7 @@ def test_an_unreachable_repository_fails_fast_in_one_line(
     assert code == 1 and len(lines) == 1, lines
     assert lines[0].startswith("spark_app: KAFKA_CONNECTOR_UNAVAILABLE: Spark's Kafka connector: "
                                "cannot fetch org.apache.spark:spark-sql-kafka-0-10_2.13:")
-    assert "cannot be reached" in lines[0] and "`--source python`" in lines[0]
+    assert "cannot be reached" in lines[0] and "`--offline`" in lines[0]
     assert took < 30, f"took {took:.1f} s"
 
 

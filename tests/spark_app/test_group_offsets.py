@@ -16,6 +16,9 @@ from spark_app.source.kafka_client import GroupOffsets
 from spark_app.source.kafka_source import KafkaStreamReader
 from spark_app.source.options import SourceOptions
 from spark_app.offsets import TopicPartition
+from spark_app.connector_group import BatchStartCommitter
+from spark_app.settings import SparkAppSettings
+from tests.spark_app.checkpoint.test_reader import make_checkpoint
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
 TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)
@@ -106,10 +109,37 @@ def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
         source.stop()
     settings = settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
+        "--offline", "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
     choice = preflight(settings)
     assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}
     other = preflight(settings_from_args(main_parser().parse_args([
         "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
+        "--offline", "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
     assert other is not None and other.spec == "latest"
+
+
+def test_on_the_connector_the_running_batch_commits_its_start_from_the_offset_log(
+        embedded_broker, tmp_path: Path) -> None:
+    """Spark's connector commits nothing to Kafka; the app's foreachBatch commits the running
+    batch's start (offsets/N-1's end) and only for the batch the offset log says is running."""
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    (tmp_path / "cp").mkdir()
+    checkpoint = make_checkpoint(tmp_path / "cp", ends=[5, 12, 20], committed=2)  # batch 2 runs
+    commit = BatchStartCommitter(SparkAppSettings(
+        bootstrap_servers=bootstrap, checkpoint_dir=checkpoint, offsets_from_group="conn"))
+    try:
+        commit(1)  # not the batch the log says is running: nothing is committed
+        with GroupOffsets(bootstrap, "conn") as group:
+            assert group.committed([TP0]) == {}
+        commit(2)
+        with GroupOffsets(bootstrap, "conn") as group:
+            assert group.committed([TP0]) == {TP0: 12}
+    finally:
+        commit.close()
+    settings = settings_from_args(main_parser().parse_args([
+        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
+        "--offsets-from-group", "conn"]))
+    assert settings.source == "spark-kafka"
+    choice = preflight(settings)
+    assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}

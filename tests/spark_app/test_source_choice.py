@@ -16,7 +16,8 @@ from spark_app.source.options import SourceOptions
 
 
 def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:
-    ours = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100)
+    ours = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100,
+                            source="python")
     theirs = SparkAppSettings(checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100,
                               source="spark-kafka")
     assert (source_format(ours), source_format(theirs)) == ("experience-kafka", "kafka")
@@ -33,9 +34,3 @@ def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:
 
 def test_the_connector_package_follows_the_running_spark() -> None:
     assert connector_package("4.1.4") == "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.4"
-
-
-def test_offsets_from_a_group_need_our_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run_cli(["--source", "spark-kafka", "--offsets-from-group", "g", "--checkpoint-dir",
-                    str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log")])
-    assert code == 2 and "--offsets-from-group needs --source python" in capsys.readouterr().err

@@ -88,7 +88,8 @@ def test_choice_round_trips_through_the_command_line(choice: KafkaChoice) -> Non
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    (["--kafka-version", "4.1.2"], "add --kafka apache"),
+    (["--offline", "--kafka-version", "4.1.2"], "drop --offline"),
+    (["--offline", "--kafka", "apache"], "disagree: give one"),
     (["--kafka", "apache", "--kafka-version", "latest"], "is not a Kafka 4.x version"),
     (["--kafka", "apache", "--brokers", "2"], "--brokers must be 1 or 3"),
     (["--kafka", "apache", "--brokers", "3", "--second-listener", "19099=127.0.0.1:19100"],
@@ -109,7 +110,7 @@ def test_broker_help_names_the_choice(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         apache_cli.main(["--help"])
     out = capsys.readouterr().out
-    assert "--kafka {embedded,apache}" in out and "--kafka-version" in out and "--retention-check-sec" in out
+    assert "--kafka {embedded,apache}" in out and "--offline" in out and "--kafka-version" in out and "--retention-check-sec" in out
 
 
 def test_embedded_choice_hands_the_rest_to_the_embedded_broker() -> None:

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from scenarios.catalog.broker_failover import SCENARIO
 from scenarios.engine.runner import run_scenarios
+from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import exit_code
 
 
 def test_on_a_one_broker_stack_it_is_skipped_and_says_why(tmp_path: Path) -> None:
-    settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)  # embedded
+    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
     out = io.StringIO()
     [result] = run_scenarios([SCENARIO], settings, Narrator(stream=out, rich=False))
     assert result.verdict == "skipped"

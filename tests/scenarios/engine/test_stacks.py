@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from scenarios.checker.expectations import check
-from scenarios.cli import main_parser, _chosen_stack
+from scenarios.cli import main_parser
 from scenarios.engine.matrix import run_stack_matrix
 from scenarios.engine.registry import Scenario
 from scenarios.engine.settings import RunSettings
-from scenarios.engine.stacks import OFFLINE, REAL, STACKS, parse_stack, stack_of
+from scenarios.engine.stacks import DEFAULT, OFFLINE, REAL, STACKS, chosen_stack, parse_stack, stack_of
 from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
 
@@ -28,7 +28,7 @@ def test_the_four_stacks_and_their_spelling() -> None:
     settings = REAL.applied_to(RunSettings())
     assert (settings.kafka, settings.source) == ("apache", "spark-kafka")
     assert stack_of(settings) == REAL and settings.stack == "apache/connector"
-    assert RunSettings(bootstrap_servers="h:9").stack == "external/python"
+    assert RunSettings(bootstrap_servers="h:9").stack == "external/connector"
 
 
 @pytest.mark.parametrize("text", ["apache", "kafka/python", "embedded/scala", ""])
@@ -38,15 +38,17 @@ def test_an_unknown_stack_is_one_line_naming_the_right_spelling(text: str) -> No
 
 
 def chosen(*argv: str):
-    return _chosen_stack(main_parser().parse_args(["run", "tiny", *argv]))
+    return chosen_stack(main_parser().parse_args(["run", "tiny", *argv]))
 
 
 def test_the_flags_name_a_stack_alone_or_together() -> None:
-    assert chosen() == OFFLINE
+    assert chosen() == DEFAULT == REAL  # what production runs, unless told otherwise
+    assert RunSettings().stack == REAL.name
     assert chosen("--offline") == OFFLINE
     assert chosen("--stack", "apache/connector") == REAL
-    assert chosen("--kafka", "apache", "--source", "spark-kafka") == REAL
-    assert chosen("--kafka", "apache").name == "apache/python"
+    assert chosen("--kafka", "embedded", "--source", "python") == OFFLINE
+    assert chosen("--kafka", "embedded").name == "embedded/connector"
+    assert chosen("--source", "python").name == "apache/python"
     assert chosen("--stack", "apache/connector", "--kafka", "apache") == REAL
 
 

@@ -150,10 +150,10 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)
     run_scenarios(chosen, settings, Narrator(stream=io.StringIO()))
     data = json.loads((tmp_path / "fine.json").read_text())
-    assert data["stack"] == "embedded/python" and data["summary"] == "what fine shows"
+    assert data["stack"] == "apache/connector" and data["summary"] == "what fine shows"
     assert [e["kind"] for e in data["narration"]] == ["step", "check"]
     page = parse((tmp_path / "index.html").read_text())
-    assert [td.text() for td in page.find_all("td", cls="stack")] == ["embedded/python"] * 2
+    assert [td.text() for td in page.find_all("td", cls="stack")] == ["apache/connector"] * 2
     broke = page.by_id("scenario-breaks")
     assert "RuntimeError: the <broker> fell over" in broke.find("div", cls="error-box").text()
     assert 'raise RuntimeError("the <broker> fell over")' in broke.find("pre").text()
@@ -162,7 +162,8 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
 
 
 def test_stack_names_the_kafka_and_the_source() -> None:
-    assert RunSettings().stack == "embedded/python"
+    assert RunSettings().stack == "apache/connector"
+    assert RunSettings(kafka="embedded", source="python").stack == "embedded/python"
     assert RunSettings(bootstrap_servers="k:9092", source="spark-kafka").stack == \
         "external/connector"
     assert RunSettings(kafka="apache", source="spark-kafka").stack == "apache/connector"
