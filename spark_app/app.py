@@ -189,8 +189,21 @@ def _counted(records: Any, settings: SparkAppSettings) -> Any:
     if settings.counter == "transform-with-state":
         from spark_app.counter_tws import count_messages_tws  # imports protobuf's client
 
-        return count_messages_tws(records, settings.state_schema)
+        return count_messages_tws(records, settings.state_schema, _seeded(records, settings))
     return count_messages(records, settings.state_schema)
+
+
+def _seeded(records: Any, settings: SparkAppSettings) -> Any:
+    """transformWithState's initialState from --initial-state-from, read before the query
+    starts (on every start: Spark ignores it after the new checkpoint's batch 0)."""
+    if settings.initial_state_from is None:
+        return None
+    from spark_app.initial_state import initial_state, read_seed, seed_line
+
+    spark = records.sparkSession
+    seed = read_seed(spark, settings.initial_state_from)
+    print(seed_line(seed), flush=True)
+    return initial_state(spark, seed)
 
 
 class BatchHandler:
