@@ -133,7 +133,7 @@ def _read_state(stage: Stage) -> dict[str, Any]:
     stage.expect(check("the change feed holds each batch's count",
                        changes and not problems,
                        "one update per batch, its count offsets/N's end",
-                       "; ".join(problems[:3]) or f"{len(changes)} batches, all as printed"),
+                       "; ".join(problems[:3]) or f"{len(changes)} batches, each offsets/N's end"),
                  phase="read")
     return {"last": last, "count": changes[-1]["count"] if changes else None,
             "end": batches[-1].end or {}, "ends": counts}
