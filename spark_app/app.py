@@ -195,10 +195,16 @@ def _counted(records: Any, settings: SparkAppSettings) -> Any:
 
 def _seeded(records: Any, settings: SparkAppSettings) -> Any:
     """transformWithState's initialState from --initial-state-from, read before the query
-    starts (on every start: Spark ignores it after the new checkpoint's batch 0)."""
+    starts, until this checkpoint has committed its batch 0: Spark applies it in batch 0 only
+    (a replayed batch 0 needs it again) and accepts a restart without it, so once batch 0 is
+    committed the old checkpoint is not read, and may be deleted."""
     if settings.initial_state_from is None:
         return None
-    from spark_app.initial_state import initial_state, read_seed, seed_line
+    from spark_app.initial_state import initial_state, read_seed, seed_line, skipped_line
+
+    if read_checkpoint(settings.checkpoint_dir).last_committed_id is not None:
+        print(skipped_line(settings.initial_state_from), flush=True)
+        return None
 
     spark = records.sparkSession
     seed = read_seed(spark, settings.initial_state_from)

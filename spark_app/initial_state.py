@@ -28,7 +28,7 @@ from spark_app.checkpoint.state_reader import count_in, statestore_options
 from spark_app.counter import GROUP_COLUMN
 from spark_app.errors import StateStoreOptionError
 
-__all__ = ["SeedCount", "read_seed", "initial_state", "seed_line"]
+__all__ = ["SeedCount", "read_seed", "initial_state", "seed_line", "skipped_line"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,9 @@ def seed_line(seed: SeedCount) -> str:
     """What the app prints, so a reader of its output sees where the count came from."""
     return (f"Initial state: count {seed.count} from {seed.checkpoint} after its batch "
             f"{seed.batch} (State Data Source); Spark applies it in this checkpoint's batch 0 only")
+
+
+def skipped_line(checkpoint: Path) -> str:
+    """What the app prints when its own checkpoint has committed batches: no seed needed."""
+    return (f"Initial state: not read from {checkpoint}; this checkpoint has committed batches "
+            "and goes on from its own state (Spark applies an initial state in batch 0 only)")

@@ -9,7 +9,8 @@ which cannot run on the old checkpoint: a new checkpoint, its count seeded from 
 (`--initial-state-from`, transformWithState's `initialState`) and its Kafka start set to the
 old checkpoint's last committed offsets (`--starting-offsets` JSON). Both come from the same
 batch, so the count continues: the union of the two output logs holds every message once,
-with counts that run on across the move. A restart of the new job does not seed again.
+with counts that run on across the move. A restart of the new job does not seed again: its
+checkpoint has committed batches, so the app does not read the old one.
 
 Usage: `python -m scenarios run state-reader --fast`
 """
@@ -237,24 +238,25 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
     stage.step(Step(
         "Restart the new job with the same command",
         happens="the `tws` app is stopped and started again, --initial-state-from still given",
-        watch="it reads the old count again and says so, but the count goes on from its own "
-              "checkpoint: no jump back, no value twice",
-        why="Spark applies initialState only in a query's batch 0; a restart loads the state "
-            "its own checkpoint committed and ignores the initial state",
+        watch="it says `Initial state: not read …`: its checkpoint has committed batches; the "
+              "count goes on from its own state, no jump back, no value twice",
+        why="Spark applies initialState only in a query's batch 0 (a restart with the same "
+            "initialState is accepted and ignores it, found on 4.2.0), so the app reads the "
+            "old checkpoint only until the new one has committed batch 0",
         production="the flag can stay in the job's command line; once the new job has "
-                   "committed batches the old checkpoint is no longer read for the count"))
+                   "committed, the old checkpoint is no longer read and can be archived"))
     new.stop()
     before = stage.output.of(new).verify()
     new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
               starting_offsets="earliest")
     stage.output.of(new).wait_for_value((before.highest or 0) + 2)
     both = _both(stage, new)
-    reseeded = [ln for ln in new.output().splitlines() if ln.startswith("Initial state:")]
+    skipped = [ln for ln in new.output().splitlines() if ln.startswith("Initial state: not read")]
     stage.expect(check("the restart goes on from its own state",
-                       reseeded and both.exactly_once and both.counts_consistent,
-                       f"the seed read again, ignored: counts after {before.final_count} go on, "
+                       skipped and both.exactly_once and both.counts_consistent,
+                       f"`Initial state: not read …`; counts after {before.final_count} go on, "
                        "no value twice",
-                       f"seed line {'printed' if reseeded else 'missing'}; "
+                       f"not-read line {'printed' if skipped else 'missing'}; "
                        + " ".join(both.summary_lines()[:2])),
                  phase="restart")
 
