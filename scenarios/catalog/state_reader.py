@@ -118,6 +118,14 @@ def _read_state(stage: Stage) -> dict[str, Any]:
     stage.fact("state_report", state)
     for line in report.get("state_source_lines", []):
         stage.say(line)
+    changes = _hold_state(stage, at, state, counts)
+    return {"last": last, "count": changes[-1]["count"] if changes else None,
+            "end": batches[-1].end or {}, "ends": counts}
+
+
+def _hold_state(stage: Stage, at: int, state: Mapping[str, Any],
+                counts: Mapping[int, int]) -> list[dict[str, Any]]:
+    """Hold the State Data Source's answers against offsets/N and the output log; the feed."""
     count = state.get("count")
     in_output = output_mismatches(counts, stage.output.verify().values)
     stage.expect(check(f"the state at batch {at} is its count in offsets and output",
@@ -136,8 +144,7 @@ def _read_state(stage: Stage) -> dict[str, Any]:
                        "one update per batch, its count offsets/N's end",
                        "; ".join(problems[:3]) or f"{len(changes)} batches, each offsets/N's end"),
                  phase="read")
-    return {"last": last, "count": changes[-1]["count"] if changes else None,
-            "end": batches[-1].end or {}, "ends": counts}
+    return list(changes)
 
 
 def feed_mismatches(changes: Sequence[Mapping[str, Any]], counts: Mapping[int, int]) -> list[str]:
