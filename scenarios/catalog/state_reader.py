@@ -296,9 +296,10 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
         "Read the new checkpoint's batch 0: the seed is in its state",
         happens="inspect --state-batch 0 on the new checkpoint (stateVarName=count)",
         watch="operator transformWithStateInPandasExec; the count at batch 0 is the seed plus "
-              "batch 0's rows",
+              "batch 0's rows; the change feed lists batch 0 twice: the seed, then the count",
         why="handleInitialState wrote the old count into the value state before batch 0's rows "
-            "were numbered; the store committed both as version 1",
+            "were numbered; the store committed both as version 1, and its changelog keeps "
+            "every write, not the batch's net change, so the feed shows both",
         production="the same read checks any migration before the old checkpoint is deleted"))
     report = _inspect(stage, new.folders.checkpoints, 0, phase="new state")
     state = report.get("state_source") or {}
@@ -311,6 +312,12 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
                        and state.get("count") == expected == first["count"],
                        f"transformWithStateInPandasExec, count {expected}",
                        f"{state.get('operator')}, count {state.get('count')}"), phase="new state")
+    first_feed = [c["count"] for c in state.get("changes") or [] if c["batch_id"] == 0]
+    seeded = stage.facts.get("seeded_count")
+    stage.expect(check("the change feed shows the seed as batch 0's first write",
+                       first_feed == [seeded, expected],
+                       f"batch 0: update {seeded}, then update {expected}",
+                       f"batch 0's updates: {first_feed}"), phase="new state")
 
 
 def _both(stage: Stage, new: AppPart) -> VerifyReport:

@@ -79,7 +79,8 @@ def test_state_reader(tmp_path: Path) -> None:
             "move: the count continues across the move",
             "restart: the restart goes on from its own state",
             "final: exactly once",
-            "new state: batch 0's state = seed + its rows"} <= checks
+            "new state: batch 0's state = seed + its rows",
+            "new state: the change feed shows the seed as batch 0's first write"} <= checks
     assert facts["state_report"]["operator"] == "applyInPandasWithState"
     assert facts["tws_state_report"]["operator"] == "transformWithStateInPandasExec"
     assert f"count {facts['seeded_count']} " in facts["seed_line"]
