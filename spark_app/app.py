@@ -189,8 +189,27 @@ def _counted(records: Any, settings: SparkAppSettings) -> Any:
     if settings.counter == "transform-with-state":
         from spark_app.counter_tws import count_messages_tws  # imports protobuf's client
 
-        return count_messages_tws(records, settings.state_schema)
+        return count_messages_tws(records, settings.state_schema, _seeded(records, settings))
     return count_messages(records, settings.state_schema)
+
+
+def _seeded(records: Any, settings: SparkAppSettings) -> Any:
+    """transformWithState's initialState from --initial-state-from, read before the query
+    starts, until this checkpoint has committed its batch 0: Spark applies it in batch 0 only
+    (a replayed batch 0 needs it again) and accepts a restart without it, so once batch 0 is
+    committed the old checkpoint is not read, and may be deleted."""
+    if settings.initial_state_from is None:
+        return None
+    from spark_app.initial_state import initial_state, read_seed, seed_line, skipped_line
+
+    if read_checkpoint(settings.checkpoint_dir).last_committed_id is not None:
+        print(skipped_line(settings.initial_state_from), flush=True)
+        return None
+
+    spark = records.sparkSession
+    seed = read_seed(spark, settings.initial_state_from)
+    print(seed_line(seed), flush=True)
+    return initial_state(spark, seed)
 
 
 class BatchHandler:

@@ -40,6 +40,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -174,6 +181,11 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
                    help="the stateful operator that counts: applyInPandasWithState, or its "
                         "successor transformWithStateInPandas (needs --state-store rocksdb); "
                         "a checkpoint keeps the one that wrote it")
+    p.add_argument("--initial-state-from", type=Path, default=None, metavar="CHECKPOINT",
+                   help="transform-with-state only: start a new checkpoint's count at the count "
+                        "CHECKPOINT holds after its last committed batch (read with Spark's "
+                        "State Data Source); pair it with --starting-offsets from that batch's "
+                        "offsets. Spark uses it in the new query's first batch only")
     p.add_argument("--snapshot-every", type=_positive_int, default=None, metavar="N",
                    help="a full state snapshot after N deltas or changelogs "
                         "(spark.sql.streaming.stateStore.minDeltasForSnapshot; Spark's default 10)")
@@ -211,6 +223,9 @@ def inspect_parser() -> argparse.ArgumentParser:
                         "statestore, readChangeFeed): the operator, the count, what each of the "
                         "last batches changed, the store's kind and format, and the files the "
                         "next batch loads")
+    p.add_argument("--state-batch", type=_non_negative_int, default=None, metavar="N",
+                   help="with the State Data Source (implies --state-source): the count as "
+                        "batch N left it (its batchId option), instead of the last committed batch")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     return p
 
@@ -250,6 +265,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         output_format=args.output_format, state_schema=args.state_schema,
         state_store=args.state_store, changelog_checkpointing=args.changelog_checkpointing,
         checkpoint_format=args.checkpoint_format, counter=args.counter,
+        initial_state_from=args.initial_state_from,
         snapshot_every=args.snapshot_every, maintenance_sec=args.maintenance_sec,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,

@@ -15,6 +15,9 @@ the other: Spark compares the stateful operator with the one in the checkpoint.
 PySpark 4.0 has it (`GroupedData.transformWithStateInPandas`); its Python workers talk to
 Spark's state server in protobuf, hence the project's protobuf dependency.
 
+`--initial-state-from` seeds a new checkpoint's count (handleInitialState, initial_state.py):
+the move from applyInPandasWithState, whose state Spark cannot carry over, to this counter.
+
 Usage: `counted = count_messages_tws(records, state_schema="v1")`  # adds `count`: 1, 2, ...
 """
 
@@ -26,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 from pyspark.sql import DataFrame
+from pyspark.sql.group import GroupedData
 from pyspark.sql.streaming.stateful_processor import (StatefulProcessor, StatefulProcessorHandle,
                                                       TimerValues)
 
@@ -57,12 +61,21 @@ class RunningCountProcessor(StatefulProcessor):
                                       int(time.time() * 1000)))
         yield numbered
 
+    def handleInitialState(self, key: Any, initialState: pd.DataFrame,
+                           timerValues: TimerValues) -> None:
+        """Batch 0 of a seeded checkpoint (`--initial-state-from`): the count the old
+        checkpoint held becomes this one's, before the batch's rows are numbered."""
+        seeded = int(initialState["count"].iloc[-1])
+        self.count.update(state_value(seeded, self.version, int(time.time() * 1000)))
+
     def close(self) -> None:
         pass
 
 
-def count_messages_tws(records: DataFrame, state_schema: str = "v1") -> DataFrame:
-    """The records with their running count, as an update-mode transformWithState stream."""
+def count_messages_tws(records: DataFrame, state_schema: str = "v1",
+                       initial_state: GroupedData | None = None) -> DataFrame:
+    """The records with their running count, as an update-mode transformWithState stream;
+    `initial_state` (initial_state.py) seeds the count in a new checkpoint's batch 0."""
     return (message_texts(records).groupBy(GROUP_COLUMN)
             .transformWithStateInPandas(RunningCountProcessor(state_schema), OUTPUT_SCHEMA,
-                                        "Update", "None"))
+                                        "Update", "None", initialState=initial_state))

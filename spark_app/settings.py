@@ -73,6 +73,10 @@ class SparkAppSettings:
     checkpoint_format: int = 1  # RocksDB only: 2 names state files per attempt, with a lineage
     # Which operator counts: today's applyInPandasWithState or its successor (counter_tws.py).
     counter: CounterKind = "apply-in-pandas-with-state"
+    # The move to transformWithState: seed the count of a new checkpoint with the count another
+    # checkpoint holds after its last committed batch (read with the State Data Source), as
+    # transformWithState's initialState; Spark applies it in batch 0 only (initial_state.py).
+    initial_state_from: Path | None = None
     # How often a store writes a full snapshot (spark.sql.streaming.stateStore.minDeltasForSnapshot,
     # Spark's default 10) and how often the background maintenance that writes it runs
     # (…stateStore.maintenanceInterval, default 60 s); None: Spark's defaults. Not pinned.

@@ -25,4 +25,5 @@ SCENARIO_MODULES = (
     "scenarios.catalog.broker_failover",
     "scenarios.catalog.state_stores",
     "scenarios.catalog.checkpoint_v2",
+    "scenarios.catalog.state_reader",
 )

@@ -172,7 +172,7 @@ def _find_count(value: object) -> int | None:
 
 
 def _read_state(checkpoint: Path, with_state: bool, state_source: bool, committed: bool,
-                blocked: bool, log_dir: Path) -> tuple[int | None, str | None, "StateReport | None"]:
+                blocked: bool, log_dir: Path, state_batch: int | None = None) -> tuple[int | None, str | None, "StateReport | None"]:
     """The count in state (and, with `state_source`, the State Data Source's full report)."""
     if not with_state and not state_source:
         return None, "not read (--no-state)", None
@@ -183,14 +183,14 @@ def _read_state(checkpoint: Path, with_state: bool, state_source: bool, committe
     if state_source:  # one Spark start for both: the full report holds the count
         from spark_app.checkpoint.state_reader import read_state
 
-        report = read_state(checkpoint, log_dir)
+        report = read_state(checkpoint, log_dir, state_batch)
         return report.count, None if report.count is not None else "; ".join(report.notes), report
     return (*read_state_count(checkpoint, log_dir), None)
 
 
 def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool,
                        log_dir: Path = Path("log"), kafka_timeout_sec: float = 15.0,
-                       state_source: bool = False) -> InspectReport:
+                       state_source: bool = False, state_batch: int | None = None) -> InspectReport:
     """What a restart from `checkpoint` will do. The Kafka timeout is generous: on a busy
     machine kafka-python's first connection alone can take seconds, and a timeout turns "the
     restart will fail" into "unknown"."""
@@ -205,7 +205,8 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
                                                        kafka_timeout_sec)
     blockers = [blocker.sentence() for blocker in restart_blockers(checkpoint)]
     count, state_note, source = _read_state(checkpoint, with_state, state_source,
-                                            info.last_committed is not None, bool(blockers), log_dir)
+                                            info.last_committed is not None, bool(blockers), log_dir,
+                                            state_batch)
     fields = stored_state_fields(checkpoint)
     return InspectReport(
         blockers=blockers,
@@ -279,7 +280,8 @@ def render_text(report: InspectReport) -> list[str]:
 def run_inspect(args: argparse.Namespace) -> int:
     """The command: prints the report; exit 0 (the report itself is the answer)."""
     report = inspect_checkpoint(args.checkpoint_dir, args.bootstrap_servers, not args.no_state,
-                                args.log_dir, state_source=args.state_source)
+                                args.log_dir, state_source=args.state_source or
+                                args.state_batch is not None, state_batch=args.state_batch)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

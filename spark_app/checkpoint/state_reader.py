@@ -268,10 +268,11 @@ def reader_session(path: Path, log_dir: Path = Path("log")) -> Iterator[Any]:
         yield spark
 
 
-def read_state(path: Path, log_dir: Path = Path("log")) -> StateReport:
-    """Start Spark and read the checkpoint's state through the State Data Source."""
+def read_state(path: Path, log_dir: Path = Path("log"), batch: int | None = None) -> StateReport:
+    """Start Spark and read the checkpoint's state through the State Data Source: the count
+    after `batch` (None: the last committed one) and the change feed of the last batches."""
     with reader_session(path, log_dir) as spark:
-        return _ask_spark(spark, str(path.resolve()), store_layout(path))
+        return _ask_spark(spark, str(path.resolve()), store_layout(path), batch)
 
 
 def _collect(frame: Callable[[], Any], what: str, notes: list[str]) -> list[Any] | None:
@@ -285,7 +286,8 @@ def _collect(frame: Callable[[], Any], what: str, notes: list[str]) -> list[Any]
         return None
 
 
-def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
+def _ask_spark(spark: Any, location: str, layout: StoreLayout,
+               batch: int | None = None) -> StateReport:
     notes: list[str] = []
     rows = _collect(lambda: spark.read.format("state-metadata").load(location),
                     "state-metadata", notes)
@@ -297,10 +299,12 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
     def reader() -> Any:  # a new one per read: a DataFrameReader keeps the options it is given
         return spark.read.format("statestore").options(**options)
 
-    state = _collect(lambda: reader().load(location), "statestore", notes)
+    at = int(meta["maxBatchId"]) if batch is None else batch
+    # batchId: the state as batch `at` left it (Spark's default is the last committed batch).
+    state = _collect(lambda: reader().option("batchId", at).load(location), "statestore", notes)
     count = count_in(state[0]["value"].asDict(recursive=True)) if state else None
     if state == []:
-        notes.append("statestore: no rows at the last committed batch")
+        notes.append(f"statestore: no rows at batch {at}")
     start = max(int(meta["minBatchId"]), int(meta["maxBatchId"]) - CHANGE_BATCHES + 1)
     feed = _collect(lambda: reader().option("readChangeFeed", "true")
                     .option("changeStartBatchId", start).load(location).orderBy("batch_id"),
@@ -310,4 +314,4 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout) -> StateReport:
                for r in feed or []]
     return StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
                        max_batch=int(meta["maxBatchId"]), count=count,
-                       count_batch=int(meta["maxBatchId"]), changes=changes, notes=notes)
+                       count_batch=at, changes=changes, notes=notes)

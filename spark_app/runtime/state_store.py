@@ -107,7 +107,10 @@ _TWS_ON_HDFS = ("--counter transform-with-state needs --state-store rocksdb: Spa
 def _counter_refusal(settings: SparkAppSettings) -> str | None:
     """transformWithStateInPandas where the installed PySpark cannot run it."""
     if settings.counter != "transform-with-state":
-        return None
+        # PySpark's applyInPandasWithState has no initialState (Spark's TODO SPARK-40444).
+        return (None if settings.initial_state_from is None else
+                "--initial-state-from needs --counter transform-with-state: "
+                "applyInPandasWithState takes no initial state")
     from pyspark.sql.group import GroupedData
 
     if not hasattr(GroupedData, "transformWithStateInPandas"):

@@ -24,6 +24,7 @@ CHANGED = {
     "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
     "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
     "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
+    "initial_state_from": Path("/tmp/old-cp"),
 }
 
 

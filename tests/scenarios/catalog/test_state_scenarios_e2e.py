@@ -1,4 +1,4 @@
-"""state-stores and checkpoint-v2, run as a user runs them (`python -m scenarios run NAME --fast
+"""state-stores, checkpoint-v2 and state-reader, run as a user runs them (`python -m scenarios run NAME --fast
 --report DIR`): the verdict, the checks that carry each lesson, and the facts the report keeps.
 
 Each starts a broker, the producer and the Spark app several times (state-stores seven, about
@@ -66,3 +66,21 @@ def test_checkpoint_v2(tmp_path: Path) -> None:
     retried = facts["retried_version"]
     assert len(retried["on_disk"]) == 2 and retried["committed"] != retried["first_attempt"]
     assert "CANNOT_LOAD_STATE_STORE" in facts["format_1_refusal"]  # Spark 4.2.0, the lock's
+
+
+def test_state_reader(tmp_path: Path) -> None:
+    result = run_scenario("state-reader", tmp_path)
+    checks, facts = held(result), result["facts"]
+    at = facts["read_batch"]
+    assert {f"read: the state at batch {at} is its count in offsets and output",
+            "read: the change feed holds each batch's count",
+            "move: the old job's output ends where its state does",
+            "move: the new job seeds the old count",
+            "move: the count continues across the move",
+            "restart: the restart goes on from its own state",
+            "final: exactly once",
+            "new state: batch 0's state = seed + its rows",
+            "new state: the change feed shows the seed as batch 0's first write"} <= checks
+    assert facts["state_report"]["operator"] == "applyInPandasWithState"
+    assert facts["tws_state_report"]["operator"] == "transformWithStateInPandasExec"
+    assert f"count {facts['seeded_count']} " in facts["seed_line"]

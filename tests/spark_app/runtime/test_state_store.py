@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +109,10 @@ def test_format_1_on_a_format_2_checkpoint_is_refused_before_4_3_in_sparks_words
     assert "Keep --checkpoint-format 2" in refusal
     assert format_downgrade_refusal(replace(ROCKSDB, checkpoint_format=2), 2, "4.2.0") is None
     assert format_downgrade_refusal(ROCKSDB, 1, "4.2.0") is None
+
+
+def test_an_initial_state_needs_transform_with_state() -> None:
+    seeded = replace(ROCKSDB, initial_state_from=Path("old"))
+    with pytest.raises(StateStoreOptionError, match="applyInPandasWithState takes no initial state"):
+        check_state_store(seeded)
+    check_state_store(replace(seeded, counter="transform-with-state"))
