@@ -18,7 +18,6 @@ Usage: `python -m scenarios run state-reader --fast`
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -165,14 +164,9 @@ def feed_mismatches(changes: Sequence[Mapping[str, Any]], counts: Mapping[int, i
 def _inspect(stage: Stage, checkpoint: Path, batch: int, phase: str = "read") -> dict[str, Any]:
     """`python -m spark_app inspect` on a stopped checkpoint, as a user runs it; its JSON."""
     stage.timeline.event(f"inspect batch {batch}")
-    argv = [stage.settings.spark_python or sys.executable, "-m", "spark_app", "inspect",
-            "--checkpoint-dir", str(checkpoint), "--log-dir", str(checkpoint.parent / "inspect-log"),
-            "--bootstrap-servers", stage.kafka.app_bootstrap_servers,
-            "--state-batch", str(batch), "--json"]
-    process = stage.group.start(f"inspect-{checkpoint.parent.name}-{batch}", argv)
-    code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2,
-                             progress=stage.narrator.waiting)
-    output = process.output()
+    code, output = stage.app.inspect(
+        "--checkpoint-dir", str(checkpoint), "--log-dir", str(checkpoint.parent / "inspect-log"),
+        "--state-batch", str(batch), "--json", name=f"inspect-{checkpoint.parent.name}-{batch}")
     report = inspect_json(output)
     stage.expect(check("inspect read the state", code == 0 and report is not None,
                        "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"), phase=phase)

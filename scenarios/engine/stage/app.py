@@ -14,6 +14,7 @@ Usage:
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -176,6 +177,17 @@ class AppPart:
             shutil.rmtree(self.folders.checkpoints)
         self._stage.timeline.event("checkpoint deleted", "reset")
         self._stage.say(f"deleted {self.folders.checkpoints}")
+
+    def inspect(self, *args: str, name: str = "inspect") -> tuple[int, str]:
+        """`python -m spark_app inspect ARGS…` on the app's PySpark, as a user runs it, with
+        this app's Kafka: its exit code and its output (e.g. the JSON of `--json`)."""
+        kafka, settings = self._stage.kafka, self._stage.settings
+        argv = [settings.spark_python or sys.executable, "-m", "spark_app", "inspect",
+                "--bootstrap-servers", kafka.app_bootstrap_servers, *args]
+        process = self._stage.group.start(name, argv)
+        code = process.wait_exit(self._stage.timings.spark_start_timeout_sec * 2,
+                                 progress=self._stage.narrator.waiting)
+        return code, process.output()
 
     def committed_offset(self) -> int | None:
         """The offset the checkpoint resumes from (summed over partitions), if any."""

@@ -14,6 +14,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import exit_code
 from scenarios.engine.runner import run_scenarios
+from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
 from spark_app.errors import CheckpointError
@@ -72,7 +73,7 @@ def test_a_scenario_needing_more_brokers_than_the_stack_has_is_skipped(tmp_path:
     ran: list[str] = []
     cluster = Scenario(name="cluster", title="t", summary="", origin="test",
                        run=lambda stage: ran.append("cluster"), kafka_brokers=3)
-    settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)  # embedded
+    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
     results = run_scenarios([cluster, scenario("fine", fine)], settings,
                             Narrator(stream=io.StringIO()))
     assert ran == [] and [r.verdict for r in results] == ["skipped", "passed"]
