@@ -305,7 +305,10 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout,
     count = count_in(state[0]["value"].asDict(recursive=True)) if state else None
     if state == []:
         notes.append(f"statestore: no rows at batch {at}")
-    start = max(int(meta["minBatchId"]), int(meta["maxBatchId"]) - CHANGE_BATCHES + 1)
+    # The last CHANGE_BATCHES batches, and back to the batch asked for if it is older: what
+    # each batch changed from there on (a seeded batch 0 shows its seed write, for one).
+    start = max(int(meta["minBatchId"]),
+                min(int(meta["maxBatchId"]) - CHANGE_BATCHES + 1, at))
     feed = _collect(lambda: reader().option("readChangeFeed", "true")
                     .option("changeStartBatchId", start).load(location).orderBy("batch_id"),
                     "change feed", notes)
