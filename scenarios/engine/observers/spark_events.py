@@ -111,19 +111,36 @@ def _change(event: dict) -> ExecutorChange:
 def executor_pids(session: int | None = None, group: int | None = None) -> dict[str, int]:
     """Spark executor id -> pid of its JVM (CoarseGrainedExecutorBackend), among the processes
     of one session (the app's: local-cluster runs its executors as the driver's children) or
-    one process group (a standalone Worker's). Linux: reads /proc."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        pid = int(name)
+    one process group (a standalone Worker's). Linux: reads /proc.
+
+    A JVM starting a child (a Python worker) forks first: until the child's exec its cmdline
+    reads as the executor's, so a look at that moment finds two. The JVM is the one whose
+    parent is not a candidate itself (found on a run that killed the child, not the JVM)."""
+    candidates: dict[str, list[tuple[int, int]]] = {}
+    for pid in _pids():
         try:
             words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
             mine = ((session is None or os.getsid(pid) == session)
                     and (group is None or os.getpgid(pid) == group))
+            parent = _parent_pid(pid)
         except OSError:
             continue  # gone meanwhile
         if mine and any(w.endswith("CoarseGrainedExecutorBackend") for w in words) \
                 and "--executor-id" in words:
-            found[words[words.index("--executor-id") + 1]] = pid
+            candidates.setdefault(words[words.index("--executor-id") + 1], []).append((pid, parent))
+    found = {}
+    for executor, procs in candidates.items():
+        pids = {pid for pid, _ in procs}
+        found[executor] = min(pid for pid, parent in procs if parent not in pids) \
+            if any(parent not in pids for _, parent in procs) else min(pids)
     return found
+
+
+def _pids() -> list[int]:
+    return sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
+
+
+def _parent_pid(pid: int) -> int:
+    """PPid from /proc/PID/stat (the field after the command name in parentheses)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
