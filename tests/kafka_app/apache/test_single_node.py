@@ -166,7 +166,7 @@ def test_unserved_version_names_versions_to_try(tmp_path: Path, monkeypatch: pyt
     line = err.strip().splitlines()[-1]
     assert code == 1 and line.startswith("error: cannot fetch org.apache.kafka:kafka_2.13:4.9.9: "
                                          "not served by Maven Central")
-    assert "try 4.1.2" in line and "`--kafka embedded` runs offline" in line
+    assert "try 4.1.2" in line and "`--offline` runs the embedded broker" in line
 
 
 @pytest.mark.e2e
