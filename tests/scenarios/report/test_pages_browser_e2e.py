@@ -149,7 +149,7 @@ def test_the_verdict_table_says_what_the_json_says(real_report: Path, page: Any)
     assert row.locator("td.held").inner_text() == f"{held}/{len(data['checks'])}"
     assert row.locator("td.duration").inner_text() == f"{data['duration_sec']:.0f} s"
     assert row.locator("td.spark").inner_text() == data["spark_version"] != ""
-    assert row.locator("td.stack").inner_text() == data["stack"] == "embedded/python"
+    assert row.locator("td.stack").inner_text() == data["stack"] == "apache/connector"
     section = page.locator("#scenario-checkpoint-reset")
     assert section.locator("table.checks tbody tr").count() == len(data["checks"])
     assert section.locator("li.step").count() == sum(e["kind"] == "step" for e in data["narration"])
