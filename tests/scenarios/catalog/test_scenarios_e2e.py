@@ -6,7 +6,6 @@ These start a broker, the producer and the Spark app several times each: marked 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
+from tests.scenarios.more_helpers import run_scenario
 
 # The seed's first, on the default stack (Apache Kafka, Spark's connector); its other two run on
 # all four stacks in test_stacks_e2e.py, and the later scenarios have their own e2e tests.
@@ -25,20 +25,9 @@ NAMES = ["endless-retention"]
 @pytest.mark.parametrize("name", NAMES)
 def test_scenario_passes_in_fast_mode(name: str, tmp_path: Path) -> None:
     report_dir = tmp_path / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    result = json.loads((report_dir / f"{name}.json").read_text())
-    assert result["verdict"] == "passed"
-    assert result["checks"] and all(c["held"] for c in result["checks"])
+    result = run_scenario(name, report_dir)  # verdict, checks, JUnit, picture, no leftovers
     suite = ET.parse(report_dir / "junit.xml").getroot()
-    assert suite.get("failures") == "0" and suite.get("errors") == "0"
     assert int(suite.get("tests", "0")) == len(result["checks"])
-    assert (report_dir / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
-    # Nothing the scenario started is still running.
-    leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
-    assert leftovers.stdout.strip() == ""
 
 
 def test_unknown_scenario_is_one_line_and_exit_2() -> None:

@@ -7,30 +7,18 @@ Each starts a broker, the producer and the Spark app several times (state-stores
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scenarios.engine.settings import PROJECT_ROOT
+from tests.scenarios.more_helpers import run_scenario as run_fast
 
 pytestmark = pytest.mark.e2e
 
 
 def run_scenario(name: str, tmp_path: Path) -> dict[str, Any]:
-    report_dir = tmp_path / "reports"
-    done = subprocess.run(
-        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1500)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
-    result = json.loads((report_dir / f"{name}.json").read_text())
-    assert result["verdict"] == "passed"
-    leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
-    assert leftovers.stdout.strip() == ""  # nothing the scenario started still runs
-    return result
+    return run_fast(name, tmp_path / "reports")
 
 
 def held(result: dict[str, Any]) -> set[str]:
