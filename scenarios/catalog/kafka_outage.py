@@ -157,10 +157,15 @@ def _outage_longer_than_retention(stage: Stage) -> None:
                    "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
                    "short-retention"))
     stage.kafka.set_retention(t.retention_sec)
-    resume_at = stage.app.committed_offset() or 0
     stage.network.cut()
-    aged = stage.kafka.wait_until_aged_out(resume_at)
-    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {resume_at}")
+    # Past the batch planned last, not only the committed one: a batch planned before the cut
+    # may have fetched its records already and complete after it, and then its successor must
+    # meet the deleted offsets (CI once saw the app go on, nothing lost, and never exit).
+    resume_at = stage.app.committed_offset() or 0
+    planned = max(stage.app.planned_offset() or 0, resume_at)
+    aged = stage.kafka.wait_until_aged_out(planned)
+    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at "
+              f"{resume_at}, its last planned batch ends at {planned}")
     stage.kafka.set_retention(t.endless_retention_sec)
     stage.network.restore()
     code = stage.app.wait_exit(kind="crash")

@@ -55,7 +55,8 @@ def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir),
          *options], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    assert done.returncode == 0, (done.stdout[-6000:] + done.stderr[-3000:]
+                                  + _process_tails(report_dir / name / "processes"))
     result: dict[str, Any] = json.loads((report_dir / f"{name}.json").read_text())
     assert result["verdict"] == "passed"
     assert result["checks"] and all(c["held"] for c in result["checks"])
@@ -66,6 +67,15 @@ def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
     leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
     assert leftovers.stdout.strip() == ""
     return result
+
+
+def _process_tails(folder: Path, lines: int = 12) -> str:
+    """The last lines each process of a failed run printed: what CI shows of why it failed."""
+    tails = []
+    for out in sorted(folder.glob("*.out")):
+        tail = out.read_text(errors="replace").splitlines()[-lines:]
+        tails.append(f"\n--- {out.name} (last {len(tail)} lines)\n" + "\n".join(t[:300] for t in tail))
+    return "".join(tails)
 
 
 def checks_named(result: dict[str, Any], words: str) -> list[dict[str, Any]]:

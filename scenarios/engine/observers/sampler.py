@@ -22,7 +22,7 @@ from scenarios.report.timeline import Timeline
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError
 
-__all__ = ["OffsetSampler", "committed_offset"]
+__all__ = ["OffsetSampler", "committed_offset", "planned_offset"]
 
 
 def committed_offset(checkpoint_dir: Path) -> int | None:
@@ -33,6 +33,18 @@ def committed_offset(checkpoint_dir: Path) -> int | None:
         return None  # a half-written or just-deleted folder: the next sample will tell
     end = info.last_committed.end if info.last_committed else None
     return sum(end.values()) if end else None
+
+
+def planned_offset(checkpoint_dir: Path) -> int | None:
+    """The end offset (summed) of the last batch in the offset log, committed or not: how far
+    a running query may have read. A batch planned before a cut may have fetched its records
+    already and still complete; its successor starts here."""
+    try:
+        info = read_checkpoint(checkpoint_dir)
+    except (CheckpointError, OSError):
+        return None
+    batch = info.pending or info.last_committed
+    return sum(batch.end.values()) if batch and batch.end else None
 
 
 class OffsetSampler:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scenarios.engine.apps import Folders, SparkLauncher
-from scenarios.engine.observers.sampler import committed_offset
+from scenarios.engine.observers.sampler import committed_offset, planned_offset
 from scenarios.engine.processes import ManagedProcess, wait_while_alive
 from scenarios.errors import StepFailed
 from spark_app.batch_line import lag_in_output
@@ -192,3 +192,7 @@ class AppPart:
     def committed_offset(self) -> int | None:
         """The offset the checkpoint resumes from (summed over partitions), if any."""
         return committed_offset(self.folders.checkpoints)
+
+    def planned_offset(self) -> int | None:
+        """How far the running query may have read: the end of the offset log's last batch."""
+        return planned_offset(self.folders.checkpoints)
