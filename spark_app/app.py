@@ -42,6 +42,7 @@ from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
+from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OutputRow, format_lines
 from spark_app.sink import open_sink
@@ -290,7 +291,11 @@ class SparkApp:
         log_to(logging.getLogger("spark_app"), self.settings.spark_log_file)
         self._choose_start(preflight(self.settings))
         with SparkSessionResource(self.settings) as spark:
-            spark.dataSource.register(KafkaSource)
+            warm_python_worker(spark)
+            if self.settings.source == "python":
+                # Registering a Python data source makes Spark look up every installed one in a
+                # Python process of its own (~1 s); the connector, a JVM source, needs none.
+                spark.dataSource.register(KafkaSource)
             policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
                                        jvm_pid(spark))
             handler = BatchHandler(self.settings, policy)
