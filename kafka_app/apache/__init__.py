@@ -10,7 +10,18 @@ Usage:
         print(kafka.bootstrap_servers)
 """
 
-from kafka_app.apache.cluster import ApacheKafka
+from typing import Any
+
 from kafka_app.apache.errors import ApacheKafkaError, DataDirMismatch, KafkaStartFailed, PortBusy
 
 __all__ = ["ApacheKafka", "ApacheKafkaError", "DataDirMismatch", "KafkaStartFailed", "PortBusy"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, not with the package: `python -m kafka_app.apache.jars` (CI's
+    # prefetch) would otherwise find its own module imported already, through cluster -> node,
+    # and Python warns that it runs twice.
+    if name == "ApacheKafka":
+        from kafka_app.apache.cluster import ApacheKafka
+        return ApacheKafka
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

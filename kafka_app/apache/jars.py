@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from maven_jars import JarFetchError, resolve_jars
+from maven_jars.prefetch import prefetch
 
 __all__ = ["DEFAULT_VERSION", "LOG4J2_CONFIG", "classpath", "kafka_jars", "check_version"]
 
@@ -84,13 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kafka-version", default=DEFAULT_VERSION, metavar="V",
                         help="Kafka version (default %(default)s)")
     args = parser.parse_args(argv)
-    try:
-        jars = kafka_jars(args.kafka_version)
-    except JarFetchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(f"Kafka {args.kafka_version}: {len(jars)} jars in {jars[0].parent.parent}")
-    return 0
+    return prefetch(lambda: kafka_jars(args.kafka_version), f"Kafka {args.kafka_version}",
+                    (JarFetchError,))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from maven_jars import JarFetchError, resolve_jars
+from maven_jars.prefetch import prefetch
 from maven_jars.ivy import MAVEN_CENTRAL, repository
 
 from spark_app.errors import ConnectorUnavailableError
@@ -135,13 +136,8 @@ def main() -> int:
     from spark_app.runtime.spark_version import installed_spark_version
 
     version = installed_spark_version()
-    try:
-        jars = connector_jars(version)
-    except ConnectorUnavailableError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(f"Spark's Kafka connector for {version}: {len(jars)} jars in {jars[0].parent}")
-    return 0
+    return prefetch(lambda: connector_jars(version), f"Spark's Kafka connector for {version}",
+                    (ConnectorUnavailableError,))
 
 
 if __name__ == "__main__":
