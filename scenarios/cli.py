@@ -33,7 +33,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
-from scenarios.engine.stacks import STACKS, add_stack_options, chosen_stack, parse_stack
+from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
@@ -86,6 +86,9 @@ def main_parser() -> argparse.ArgumentParser:
     matrix.add_argument("names", nargs="*", metavar="NAME",
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
+    matrix.add_argument("--offline", action="store_true",
+                        help=f"with --spark: every version on {OFFLINE.name}, e.g. for a Spark "
+                             "whose connector Maven Central does not serve (4.3.0)")
     matrix.add_argument("--report", type=Path, metavar="DIR",
                         help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
                              "version) and "
@@ -167,6 +170,11 @@ def _run(args: argparse.Namespace) -> int:
 def _matrix(args: argparse.Namespace) -> int:
     scenarios = find_scenarios(args.names or ["endless-retention"])
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
+    if args.stack is not None and args.offline:
+        raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
+                            f"(--stack {OFFLINE.name} is the offline one)")
+    if args.offline:
+        settings = OFFLINE.applied_to(settings)
     if args.stack is not None:
         stacks = list(STACKS) if args.stack.strip() == "all" else [
             parse_stack(s) for s in args.stack.split(",") if s.strip()]

@@ -79,16 +79,32 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
         raise SparkEnvError(f"--spark {version}: give a PySpark 4 release such as 4.0.0 or 4.1.1 "
                             f"(the project's own is {locked_spark_version()})")
     folder = environment_folder(version)
-    if not (folder / "ready.json").is_file():
+    if _made_with(folder) != _requirements(version):
+        shutil.rmtree(folder, ignore_errors=True)  # made before a requirement was added
         _make(version, folder, say)
     return str(folder / "bin" / "python")
+
+
+def _requirements(version: str) -> list[str]:
+    # protobuf: transformWithStateInPandas's workers talk to Spark's state server in it
+    # (`--counter transform-with-state`, the state scenarios), as in the project's own lock.
+    return [f"pyspark[sql]=={version}", pyarrow_requirement(version),
+            f"kafka-python=={metadata.version('kafka-python')}", "pandas>=2.2,<3",
+            f"protobuf=={metadata.version('protobuf')}"]
+
+
+def _made_with(folder: Path) -> list[str] | None:
+    """The requirements a complete environment was made with (None: none there)."""
+    try:
+        return list(json.loads((folder / "ready.json").read_text())["requirements"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _make(version: str, folder: Path, say: Callable[[str], None]) -> None:
     building = folder.with_name(f".{version}.building-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
-    requirements = [f"pyspark[sql]=={version}", pyarrow_requirement(version),
-                    f"kafka-python=={metadata.version('kafka-python')}", "pandas>=2.2,<3"]
+    requirements = _requirements(version)
     say(f"making an environment for PySpark {version} in {folder} (first use only; "
         f"downloads about 450 MB: {', '.join(requirements)})")
     try:

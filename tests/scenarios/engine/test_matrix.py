@@ -15,6 +15,7 @@ import pytest
 
 from scenarios.cli import run_cli
 from scenarios.checker.expectations import check
+from scenarios.engine import spark_envs
 from scenarios.engine.matrix import Matrix, run_matrix
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario
@@ -88,3 +89,30 @@ def test_a_version_that_is_not_a_pyspark_4_release_is_one_line(
     assert run_cli(["run", "endless-retention", "--spark", version]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"scenarios: --spark {version}: give a PySpark 4 release")
+
+
+def test_an_environment_made_without_protobuf_is_made_again(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Older environments lack protobuf, which transformWithState's workers need: the next
+    use rebuilds them instead of failing inside a state scenario."""
+    folder = tmp_path / "4.0.0"
+    (folder / "bin").mkdir(parents=True)
+    old = ["pyspark[sql]==4.0.0", "pyarrow>=15,<19", "kafka-python==3.0.12", "pandas>=2.2,<3"]
+    (folder / "ready.json").write_text(json.dumps({"pyspark": "4.0.0", "requirements": old}))
+    made: list[str] = []
+    monkeypatch.setattr(spark_envs, "environment_folder", lambda version: folder)
+    monkeypatch.setattr(spark_envs, "_make", lambda version, where, say: made.append(version))
+    spark_envs.spark_python("4.0.0", say=lambda _: None)
+    assert made == ["4.0.0"]
+    requirements = spark_envs._requirements("4.0.0")
+    assert any(r.startswith("protobuf==") for r in requirements)
+    (folder / "bin").mkdir(parents=True)
+    (folder / "ready.json").write_text(json.dumps({"requirements": requirements}))
+    spark_envs.spark_python("4.0.0", say=lambda _: None)
+    assert made == ["4.0.0"]  # made with today's requirements: kept
+
+
+def test_offline_goes_with_spark_not_with_stack(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["matrix", "--stack", "all", "--offline"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("scenarios: --offline goes with --spark")
