@@ -9,10 +9,14 @@ checkpoint and output log:
   2. the 1-message batch: send to output line at one message per second (median), and the
      batch's own duration from the console (median `took` of 1-row batches),
   3. restart after kill -9 of the app's whole process group (driver and JVM), one message
-     waiting, to that message's line (median of --restarts).
+     waiting, to that message's line (median of --restarts),
+  4. catch-up of a backlog (--backlog, 100k): a running app with a 30 s trigger gets the backlog
+     between two triggers, so one warm batch reads it all; the summed `took` of the batches that
+     read it, as benchmarks/spark_latency.py measures ours.
 It prints a table with both sources and the ratio connector / ours.
 
-Usage: `python benchmarks/source_restart.py [--messages 20] [--restarts 2] [--work-dir DIR]`
+Usage: `python benchmarks/source_restart.py [--messages 20] [--restarts 2] [--backlog 100000]
+[--work-dir DIR]`
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spark_latency import _TOOK, OutputWatcher, stop_app, wait_for  # noqa: E402
+from spark_latency import _BATCH, _TOOK, OutputWatcher, stop_app, wait_for  # noqa: E402
 
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
@@ -53,6 +57,7 @@ class Figures:
     latencies: list[float] = field(default_factory=list)
     one_row_ms: list[int] = field(default_factory=list)
     restarts: list[float] = field(default_factory=list)
+    catch_up_sec: float = 0.0
 
 
 class Bench:
@@ -70,16 +75,17 @@ class Bench:
         self.producer.flush()
         return value, sent
 
-    def start(self, source: str, name: str) -> subprocess.Popen[str]:
+    def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:
         folder = self.work / source
         settings = SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
-                                    checkpoint_dir=folder / "checkpoints", log_dir=folder / "log")
+                                    checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
+                                    trigger_sec=trigger_sec)
         return subprocess.Popen([sys.executable, "-m", "spark_app", *settings.to_argv()], cwd=REPO,
                                 stdout=open(folder / f"{name}.out", "w"),
                                 stderr=open(folder / f"{name}.err", "w"), text=True,
                                 start_new_session=True)
 
-    def measure(self, source: str, messages: int, restarts: int) -> Figures:
+    def measure(self, source: str, messages: int, restarts: int, backlog: int) -> Figures:
         folder = self.work / source
         folder.mkdir(parents=True, exist_ok=True)
         watcher = OutputWatcher(folder / "log" / "streaming-output.log")
@@ -107,12 +113,37 @@ class Bench:
                 wait_for(lambda: value in watcher.seen, _WAIT_SEC, f"{source}: restart {attempt}")
                 figures.restarts.append(watcher.seen[value] - started)
             stop_app(app)
+            figures.catch_up_sec = self.catch_up(source, watcher, backlog)
         finally:
             watcher.stop()
         return figures
 
+    def catch_up(self, source: str, watcher: OutputWatcher, backlog: int) -> float:
+        """Seconds of batch time to read `backlog` messages written between two triggers."""
+        app = self.start(source, "catch-up", trigger_sec=30.0)
+        try:
+            warm_up, _ = self.send()
+            wait_for(lambda: warm_up in watcher.seen, _WAIT_SEC, f"{source}: warm-up message")
+            first = self.next_value
+            for n in range(first, first + backlog):
+                self.producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+            self.producer.flush()
+            self.next_value = first + backlog
+            wait_for(lambda: first + backlog - 1 in watcher.seen, 900, f"{source}: the backlog")
+            out = self.work / source / "catch-up.out"
 
-def table(results: dict[str, Figures]) -> str:
+            def backlog_batches() -> list[tuple[int, int]]:
+                # Value n sits at offset n - 1: the batches starting at or after the backlog.
+                return [(int(rows), int(ms)) for start, rows, ms in _BATCH.findall(out.read_text())
+                        if start != "start" and int(start) >= first - 1]
+
+            wait_for(lambda: sum(r for r, _ in backlog_batches()) >= backlog, 60, "batch lines")
+            return sum(ms for _, ms in backlog_batches()) / 1000
+        finally:
+            stop_app(app)
+
+
+def table(results: dict[str, Figures], backlog: int) -> str:
     ours, theirs = results["python"], results["spark-kafka"]
 
     def row(what: str, a: float, b: float, unit: str = "s") -> str:
@@ -126,7 +157,12 @@ def table(results: dict[str, Figures]) -> str:
              row(f"1-message batch, send to output line (median of {len(ours.latencies)})",
                  statistics.median(ours.latencies), statistics.median(theirs.latencies)),
              row("1-message batch, its duration (median `took`)",
-                 statistics.median(ours.one_row_ms) / 1000, statistics.median(theirs.one_row_ms) / 1000)]
+                 statistics.median(ours.one_row_ms) / 1000, statistics.median(theirs.one_row_ms) / 1000),
+             row(f"catch-up of {backlog:,} messages, batch time", ours.catch_up_sec,
+                 theirs.catch_up_sec),
+             f"| catch-up rate | {backlog / ours.catch_up_sec:,.0f} msg/s | "
+             f"{backlog / theirs.catch_up_sec:,.0f} msg/s | "
+             f"{ours.catch_up_sec / theirs.catch_up_sec:.2f} |"]
     restarts = ", ".join(f"{s}: " + " / ".join(f"{t:.1f}" for t in results[s].restarts) for s in SOURCES)
     lines.append(f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
                  f"{os.getloadavg()[0]:.1f} at the end; PySpark {installed_spark_version()}")
@@ -137,14 +173,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20, help="1-message batches, one a second")
     parser.add_argument("--restarts", type=int, default=2, help="kill -9 and restart, per source")
+    parser.add_argument("--backlog", type=int, default=100_000, help="messages to catch up")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="source-bench-"))
     connector_jars(installed_spark_version())  # cached before any clock starts
     port = free_port()
     bootstrap = f"127.0.0.1:{port}"
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
-                               "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
+    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
+                               "--port", str(port), "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
@@ -152,8 +189,9 @@ def main() -> int:
         admin.create_topics([NewTopic("Experience", 1, 1)])
         admin.close()
         bench = Bench(work, bootstrap)
-        results = {source: bench.measure(source, args.messages, args.restarts) for source in SOURCES}
-        print(table(results))
+        results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
+                   for source in SOURCES}
+        print(table(results, args.backlog))
         return 0
     finally:
         broker.terminate()
