@@ -111,10 +111,11 @@ def log_bound(retain: int) -> int:
 
 
 def hdfs_state_bound(retain: int, snapshot_every: int, batches_per_maintenance: float) -> int:
-    """HDFS keeps N versions and the deltas back to the snapshot below them: snapshots are
-    written by maintenance once more than `snapshot_every` deltas piled up, so up to
-    snapshot_every + 1 versions and what the batches add between two maintenances more."""
-    return retain + snapshot_every + 1 + math.ceil(batches_per_maintenance) + MARGIN
+    """HDFS keeps N versions and the deltas back to the snapshot below them. Maintenance writes
+    a snapshot once more than `snapshot_every` deltas piled up, so snapshots are up to
+    snapshot_every + 1 versions and one maintenance interval's batches apart; cleanup runs at
+    maintenance too, so another interval's batches pile up before it."""
+    return retain + snapshot_every + 1 + 2 * math.ceil(batches_per_maintenance) + MARGIN
 
 
 def rocksdb_state_bound(retain: int, ratio: float, batches_per_maintenance: float) -> int:
@@ -309,7 +310,8 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
     stage.expect(check(
         "state versions on disk stay bounded", not states,
         f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
-        f"{math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance + {MARGIN}",
+        f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
+        f"and cleanup each wait for one) + {MARGIN}",
         "; ".join(states) or _range_text(settled, "state_versions")), phase="hdfs")
     last = samples[-1].usage
     stage.expect(check(
