@@ -1,7 +1,8 @@
 """checkpoint-growth, run as a user runs it (`python -m scenarios run checkpoint-growth --fast
 --report DIR`): every check held, and the figures the report keeps say what the soak showed.
 
-Three Spark starts and about 270 batches: 2 to 3 minutes on a 2-core machine. Marked e2e, run
+Three Spark starts and about 270 batches: 2 to 3 minutes on a quiet 2-core machine, 5 to 6 on
+one loaded by other Spark jobs. Marked e2e, run
 with `pytest --slow`.
 """
 
