@@ -163,6 +163,16 @@ def _checkpoint_format(text: str) -> int:
     return int(text)
 
 
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 0.3, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or a positive, finite number, got {text}")
+    return value
+
+
 def _add_state_store_options(p: argparse.ArgumentParser) -> None:
     """Where Spark keeps the count's state; all pinned in a checkpoint when it is created."""
     p.add_argument("--state-store", choices=["hdfs", "rocksdb"], default=_DEFAULTS.state_store,
@@ -192,6 +202,14 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--maintenance-sec", type=_seconds, default=None, metavar="S",
                    help="how often the store's background maintenance writes snapshots and "
                         "deletes old files (…stateStore.maintenanceInterval; Spark's default 60 s)")
+    p.add_argument("--min-batches-to-retain", type=_positive_int, default=None, metavar="N",
+                   help="keep the last N batches' offsets, commits and state versions; older "
+                        "ones are deleted while the query runs "
+                        "(spark.sql.streaming.minBatchesToRetain; Spark's default 100)")
+    p.add_argument("--extra-space-ratio", type=_ratio, default=None, metavar="R",
+                   help="let R x N stale state versions pile up before maintenance deletes "
+                        "them in one go (…ratioExtraSpaceAllowedInCheckpoint; Spark's default "
+                        "0.3; 0 deletes every stale version at once)")
 
 
 def _add_supervisor_options(p: argparse.ArgumentParser) -> None:
@@ -267,6 +285,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         checkpoint_format=args.checkpoint_format, counter=args.counter,
         initial_state_from=args.initial_state_from,
         snapshot_every=args.snapshot_every, maintenance_sec=args.maintenance_sec,
+        min_batches_to_retain=args.min_batches_to_retain,
+        extra_space_ratio=args.extra_space_ratio,
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
         checkpoint_latency=args.checkpoint_latency, event_log_dir=args.event_log_dir,

@@ -82,6 +82,13 @@ class SparkAppSettings:
     # (…stateStore.maintenanceInterval, default 60 s); None: Spark's defaults. Not pinned.
     snapshot_every: int | None = None
     maintenance_sec: float | None = None
+    # How much history the checkpoint keeps (runtime/retention.py): offsets/commits and state
+    # versions older than this many batches may be deleted (spark.sql.streaming.minBatchesToRetain,
+    # Spark's default 100), and how many stale state versions may pile up before maintenance
+    # deletes them in one go, as a share of it (…ratioExtraSpaceAllowedInCheckpoint, 0.3).
+    # None: Spark's defaults. Neither is pinned: a restart may change them.
+    min_batches_to_retain: int | None = None
+    extra_space_ratio: float | None = None
     # `--supervise` (supervisor.py): restart after a failure, give up on a crash loop.
     supervise: bool = False
     give_up_after: int = 3

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
 from spark_app.settings import SparkAppSettings
 
@@ -75,7 +76,7 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         "spark.sql.streaming.stopTimeout": "30s",
         "spark.sql.streaming.checkpointFileManagerClass": found.checkpoint_files_class,
     }
-    conf |= state_store_conf(settings)
+    conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
     if settings.event_log_dir is not None:

@@ -132,6 +132,10 @@ def test_upgrade_options_default_to_v1_and_reject_others(capsys: pytest.CaptureF
     (["--bootstrap-servers", ":x"], "expected HOST:PORT[,HOST:PORT...]"),
     (["--bootstrap-servers", "a:1,b"], "expected HOST:PORT[,HOST:PORT...]"),
     (["--shuffle-partitions", "-3"], "expected a positive number, got -3"),
+    (["--min-batches-to-retain", "0"], "expected a positive number, got 0"),
+    (["--extra-space-ratio", "-0.1"], "expected 0 or a positive, finite number, got -0.1"),
+    (["--extra-space-ratio", "nan"], "expected 0 or a positive, finite number, got nan"),
+    (["--extra-space-ratio", "lots"], "expected a number such as 0.3, got 'lots'"),
 ])
 def test_bad_numbers_and_addresses_are_one_line_before_spark(argv: list[str], message: str,
                                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,7 @@ Usage:
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kafka_app.message_line import ProducerLine, parse_message
@@ -66,11 +67,12 @@ class KafkaPart:
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, retention_sec: float, partitions: int = 1, behind_proxy: bool = False,
-              brokers: int = 1) -> None:
+              brokers: int = 1, interval_sec: float | None = None) -> None:
         """The broker and the producer; with `behind_proxy` the app reaches Kafka only through a
         proxy the scenario can cut (`stage.network`), while the producer writes directly.
         With `brokers=3`, a cluster whose nodes `stage.brokers` kills and starts, the topic
-        replicated on all three."""
+        replicated on all three. `interval_sec`: the producer's pace, when the run's timings'
+        is too slow (a soak needs a message for every batch: no new data, no batch)."""
         stage = self._stage
         unavailable = brokers_unavailable(stage.settings, brokers)
         if unavailable is not None:
@@ -81,7 +83,9 @@ class KafkaPart:
                              "embedded broker; run it without --bootstrap-servers")
         # A real Kafka is shared: each scenario run gets its own topic there.
         topic = f"Experience-{stage.name}-{int(time.time())}" if external else "Experience"
-        side = KafkaSide(stage.group, stage.folders, stage.timings, topic=topic,
+        timings = stage.timings if interval_sec is None else \
+            replace(stage.timings, interval_sec=interval_sec)
+        side = KafkaSide(stage.group, stage.folders, timings, topic=topic,
                          retention_sec=retention_sec, bootstrap_servers=external,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,

@@ -41,6 +41,15 @@ def test_options_add_their_settings() -> None:
     assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
 
 
+def test_retention_is_spark_s_default_unless_told() -> None:
+    conf = session_conf(SparkAppSettings(), FOUND)
+    assert "spark.sql.streaming.minBatchesToRetain" not in conf
+    assert "spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint" not in conf
+    conf = session_conf(SparkAppSettings(min_batches_to_retain=20, extra_space_ratio=0.0), FOUND)
+    assert conf["spark.sql.streaming.minBatchesToRetain"] == "20"
+    assert conf["spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint"] == "0.0"
+
+
 def test_the_jvm_environment_lets_workers_run_our_python_and_import_the_app() -> None:
     given = {"PATH": "/bin", "PYTHONPATH": "/lib", "PYTHONDONTWRITEBYTECODE": "1"}
     env = child_env(given, "/venv/bin/python", Path("/repo"))

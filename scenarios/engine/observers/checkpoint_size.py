@@ -1,0 +1,184 @@
+"""The checkpoint folder's size and file count, by sub-folder, measured now and sampled over time.
+
+`measure` walks a checkpoint once: files and bytes under `offsets/`, `commits/`, `state/`,
+`sources/` and the rest (the `metadata` file), every file on disk counted, Hadoop's hidden
+`.<name>.crc` side files too (they take space and inodes like any other). It also counts what a
+user counts with `ls`: the batch entries of `offsets/` and `commits/` (files named by a batch
+id) and the state versions of `state/<op>/<part>/` (the distinct versions of its `.delta`,
+`.snapshot`, `.zip` and `.changelog` files). Spark deletes files while the walk runs: a file gone
+between the listing and its size was deleted, and is not counted.
+
+`CheckpointSampler` measures every `interval` seconds in a thread, keeps the samples with the
+phase the scenario is in, and draws them on the timeline's folder panel.
+
+Usage:
+    usage = measure(Path("checkpoints"))
+    usage.files["offsets"], usage.offsets_entries, usage.state_versions, usage.total_bytes
+    with CheckpointSampler(stage.timeline, lambda: app.folders.checkpoints) as sampler:
+        sampler.phase = "soak"
+        ...
+    sampler.samples  # [FolderSample(at, phase, usage), ...]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from scenarios.report.timeline import Timeline
+
+__all__ = ["PARTS", "CheckpointUsage", "FolderSample", "CheckpointSampler", "listing", "measure"]
+
+# The sub-folders a learner looks at, in the order the picture lists them; anything else at the
+# top (the `metadata` file, `offsets`' temporary files) is "other".
+PARTS = ("offsets", "commits", "state", "sources", "other")
+_VERSIONED = re.compile(r"^(\d+)(?:_[0-9a-f-]{36})?\.(delta|snapshot|zip|changelog)$")
+
+
+@dataclass(frozen=True)
+class CheckpointUsage:
+    """One walk of a checkpoint folder."""
+
+    files: dict[str, int] = field(default_factory=dict)  # by part, every file on disk
+    bytes: dict[str, int] = field(default_factory=dict)
+    offsets_entries: int = 0  # offsets/<N>: batches planned and still kept
+    commits_entries: int = 0  # commits/<N>
+    oldest_batch: int | None = None  # the smallest N in offsets/
+    newest_batch: int | None = None
+    # The most state versions any partition folder holds (the count has one partition).
+    state_versions: int = 0
+    oldest_state_version: int | None = None
+
+    @property
+    def total_files(self) -> int:
+        return sum(self.files.values())
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.bytes.values())
+
+    def to_dict(self) -> dict[str, object]:
+        return {"files": dict(self.files), "bytes": dict(self.bytes),
+                "total_files": self.total_files, "total_bytes": self.total_bytes,
+                "offsets_entries": self.offsets_entries, "commits_entries": self.commits_entries,
+                "oldest_batch": self.oldest_batch, "newest_batch": self.newest_batch,
+                "state_versions": self.state_versions,
+                "oldest_state_version": self.oldest_state_version}
+
+
+def measure(checkpoint: Path) -> CheckpointUsage:
+    """Walk `checkpoint` once (an empty usage when it does not exist yet)."""
+    files = dict.fromkeys(PARTS, 0)
+    sizes = dict.fromkeys(PARTS, 0)
+    batch_ids: dict[str, list[int]] = {"offsets": [], "commits": []}
+    versions: dict[str, set[int]] = {}
+    # os.walk skips a folder deleted under it (onerror=None): Spark purges while we walk.
+    for folder, _, names in os.walk(checkpoint):
+        relative = Path(folder).relative_to(checkpoint).parts
+        part = relative[0] if relative and relative[0] in PARTS else "other"
+        for name in names:
+            try:
+                size = os.stat(os.path.join(folder, name)).st_size
+            except FileNotFoundError:
+                continue  # deleted between the listing and now: no longer there
+            files[part] += 1
+            sizes[part] += size
+            if part in batch_ids and len(relative) == 1 and name.isdigit():
+                batch_ids[part].append(int(name))
+            elif part == "state" and len(relative) == 3:  # state/<op>/<partition>/<file>
+                match = _VERSIONED.match(name)
+                if match:
+                    versions.setdefault(folder, set()).add(int(match.group(1)))
+    offsets = batch_ids["offsets"]
+    widest = max(versions.values(), key=len, default=set())
+    return CheckpointUsage(files=files, bytes=sizes, offsets_entries=len(offsets),
+                           commits_entries=len(batch_ids["commits"]),
+                           oldest_batch=min(offsets, default=None),
+                           newest_batch=max(offsets, default=None),
+                           state_versions=len(widest), oldest_state_version=min(widest, default=None))
+
+
+def listing(checkpoint: Path) -> dict[str, int]:
+    """Every file under `checkpoint` (its path there, posix) with its size: two listings
+    compared say whether anything was written, deleted or rewritten in between."""
+    found = {}
+    for folder, _, names in os.walk(checkpoint):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                found[Path(path).relative_to(checkpoint).as_posix()] = os.stat(path).st_size
+            except FileNotFoundError:
+                continue
+    return found
+
+
+@dataclass(frozen=True)
+class FolderSample:
+    at: float  # seconds on the timeline's clock
+    phase: str
+    usage: CheckpointUsage
+
+
+class CheckpointSampler:
+    """Measures a checkpoint into a list and the timeline until stopped; start/stop idempotent.
+
+    `checkpoint` is called at each sample, so the scenario may point it at another folder;
+    `phase` labels the samples that follow (the checks pick their samples by phase).
+    """
+
+    def __init__(self, timeline: Timeline, checkpoint: Callable[[], Path],
+                 interval: float = 1.0) -> None:
+        self.timeline = timeline
+        self.checkpoint = checkpoint
+        self.interval = interval
+        self.phase = ""
+        self.samples: list[FolderSample] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> CheckpointSampler:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="checkpoint-sampler",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def sample(self) -> FolderSample:
+        """Measure once now (the thread does it every interval; a scenario may add one)."""
+        usage = measure(self.checkpoint())
+        at = self.timeline.now()
+        self.timeline.folder(usage.files, usage.total_bytes)
+        taken = FolderSample(at, self.phase, usage)
+        with self._lock:
+            self.samples.append(taken)
+        return taken
+
+    def of(self, phase: str) -> list[FolderSample]:
+        """The samples taken in `phase`, in time order."""
+        with self._lock:
+            return [s for s in self.samples if s.phase == phase]
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)  # stop() wakes it at once
+
+    def __enter__(self) -> CheckpointSampler:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
