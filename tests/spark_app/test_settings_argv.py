@@ -24,7 +24,8 @@ CHANGED = {
     "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
     "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
     "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
-    "initial_state_from": Path("/tmp/old-cp"),
+    "initial_state_from": Path("/tmp/old-cp"), "state_ttl_sec": 12.0, "idle_timer_sec": 6.5,
+    "state_encoding": "avro",
 }
 
 
