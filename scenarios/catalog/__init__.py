@@ -26,4 +26,5 @@ SCENARIO_MODULES = (
     "scenarios.catalog.state_stores",
     "scenarios.catalog.checkpoint_v2",
     "scenarios.catalog.state_reader",
+    "scenarios.catalog.state_ttl_and_timers",
 )
