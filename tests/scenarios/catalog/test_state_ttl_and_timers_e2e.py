@@ -2,7 +2,8 @@
 --fast --report DIR`): the verdict, the checks that carry each lesson, the facts it keeps.
 
 It starts Kafka, the producer and the Spark app four times (one refused) plus one `inspect`:
-about 2 to 3 minutes with --fast. Marked e2e, run with `pytest --slow`.
+about 3 to 4 minutes with --fast on a busy machine (217 s at load 15). Marked e2e, run with
+`pytest --slow`.
 """
 
 from __future__ import annotations
