@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -44,7 +45,8 @@ from spark_app.progress import ProgressPrinter, console_writer
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
-from spark_app.output_line import OutputRow, format_lines
+from spark_app.output_line import OutputRow, format_event_line, format_lines
+from spark_app.state_events import IDLE_TIMER, Event, describe, events_in, is_event
 from spark_app.sink import open_sink
 from spark_app.checkpoint.state_schema import find_schema_refusal
 
@@ -190,7 +192,9 @@ def _counted(records: Any, settings: SparkAppSettings) -> Any:
     if settings.counter == "transform-with-state":
         from spark_app.counter_tws import count_messages_tws  # imports protobuf's client
 
-        return count_messages_tws(records, settings.state_schema, _seeded(records, settings))
+        return count_messages_tws(records, settings.state_schema, _seeded(records, settings),
+                                  ttl_sec=settings.state_ttl_sec,
+                                  idle_timer_sec=settings.idle_timer_sec)
     return count_messages(records, settings.state_schema)
 
 
@@ -242,23 +246,40 @@ class BatchHandler:
             frame = batch.toPandas()
         if frame.empty:
             return
-        frame = frame.sort_values("count")
+        # transformWithState's timers and TTL add event rows (no offset) to the messages.
+        events = events_in(frame)
+        frame = frame[~is_event(frame)].sort_values("count")
         rows = [OutputRow(t, k, v, int(c), int(p), int(o)) for t, k, v, c, p, o in
                 zip(frame["topic"], frame["key"], frame["value"], frame["count"],
                     frame["partition"], frame["offset"])]
-        self.write(batch_id, rows)
+        self.write(batch_id, rows, events)
 
-    def write(self, batch_id: int, rows: list[OutputRow]) -> None:
+    def write(self, batch_id: int, rows: list[OutputRow], events: Sequence[Event] = ()) -> None:
         victim = self.policy.first_to_crash_on(rows)
         with self.sink.batch(batch_id) as out:
             if out is not None:
+                # In Spark's order: a TTL found expired as the rows are handled, before them;
+                # a timer fires after the batch's rows.
+                self._write_events(batch_id, out, [e for e in events if e.kind != IDLE_TIMER])
                 if victim is not None:
                     # Die mid-batch, as a real failure would (see negative_key.py).
                     out.write(format_lines(rows[:victim], datetime.now(), self.output_format))
                     out.flush()
                     self.policy.crash(rows[victim])
                 out.write(format_lines(rows, datetime.now(), self.output_format))
-        self.last_count = rows[-1].count
+                self._write_events(batch_id, out, [e for e in events if e.kind == IDLE_TIMER])
+        if rows:
+            self.last_count = rows[-1].count
+
+    @staticmethod
+    def _write_events(batch_id: int, out: Any, events: Sequence[Event]) -> None:
+        """Event lines in the output log, each echoed on the console."""
+        now = datetime.now()
+        for event in events:
+            line = format_event_line(event.kind, event.count, describe(event), now)
+            out.write(line)
+            print(f"batch {batch_id}: {line.split('[StreamingOutput]: ', 1)[1]}", end="",
+                  flush=True)
 
 
 class SparkApp:

@@ -154,7 +154,9 @@ def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
                    help="v2 adds partition@offset to each message line; allowed to change on an "
                         "existing checkpoint")
     p.add_argument("--state-schema", choices=list(STATE_SCHEMAS), default=_DEFAULTS.state_schema,
-                   help="v2 adds a field to the count's state; Spark refuses it on a v1 checkpoint")
+                   help="v2 adds a field to the count's state (refused on a v1 checkpoint, "
+                        "accepted by transform-with-state with --state-encoding avro); "
+                        "v2-renamed and v2-narrowed rename and narrow one of v2's fields")
 
 
 def _checkpoint_format(text: str) -> int:
@@ -196,6 +198,19 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
                         "CHECKPOINT holds after its last committed batch (read with Spark's "
                         "State Data Source); pair it with --starting-offsets from that batch's "
                         "offsets. Spark uses it in the new query's first batch only")
+    p.add_argument("--state-ttl-sec", type=_seconds, default=None, metavar="S",
+                   help="transform-with-state only: keep a second value state, last_seen, with "
+                        "a TTL of S s (the count has none); a message that finds it expired "
+                        "writes an `Event ttl-expired` line first (ProcessingTime mode)")
+    p.add_argument("--idle-timer-sec", type=_seconds, default=None, metavar="S",
+                   help="transform-with-state only: a processing-time timer per key, due S s "
+                        "after its last message; when it fires the output log gets an "
+                        "`Event idle-timer` line (timers are checkpointed)")
+    p.add_argument("--state-encoding", choices=["unsaferow", "avro"],
+                   default=_DEFAULTS.state_encoding,
+                   help="transform-with-state only: how state rows are encoded "
+                        "(spark.sql.streaming.stateStore.encodingFormat), pinned in the "
+                        "checkpoint; avro lets the value state's schema evolve")
     p.add_argument("--snapshot-every", type=_positive_int, default=None, metavar="N",
                    help="a full state snapshot after N deltas or changelogs "
                         "(spark.sql.streaming.stateStore.minDeltasForSnapshot; Spark's default 10)")
@@ -283,7 +298,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         output_format=args.output_format, state_schema=args.state_schema,
         state_store=args.state_store, changelog_checkpointing=args.changelog_checkpointing,
         checkpoint_format=args.checkpoint_format, counter=args.counter,
-        initial_state_from=args.initial_state_from,
+        initial_state_from=args.initial_state_from, state_ttl_sec=args.state_ttl_sec,
+        idle_timer_sec=args.idle_timer_sec, state_encoding=args.state_encoding,
         snapshot_every=args.snapshot_every, maintenance_sec=args.maintenance_sec,
         min_batches_to_retain=args.min_batches_to_retain,
         extra_space_ratio=args.extra_space_ratio,

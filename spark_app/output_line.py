@@ -7,7 +7,15 @@ Seed 001's SparkApp logs two lines per message with log4j's layout:
 
 `--output-format v2` (the upgrade scenario's new version) also names where the message came
 from: `v2 Experience-0@889: 890 -> 890`. A key or value that is not the producer's whole number
-is written as a bounded JSON string (see `output_field`). The sink formats with `format_lines`;
+is written as a bounded JSON string (see `output_field`).
+
+With `--idle-timer-sec` or `--state-ttl-sec` (transformWithState) the log also gets an event
+line when a timer fires or a TTL'd state was found expired (state_events.py), never between a
+`Count` line and its message:
+
+    [INFO] [2026-11-24 18:40:02,000] [StreamingOutput]: Event idle-timer after count 42: no …
+
+Without those options the log has only the two lines above. The sink formats with `format_lines`;
 the verifier, the scenarios, the demo and the benchmarks read with `parse_line`, so a change to
 the line's shape is made here once.
 
@@ -25,8 +33,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-__all__ = ["OutputRow", "CountLine", "MessageLine", "OUTPUT_FORMATS", "FOREIGN_FIELD_CHARS",
-           "format_lines", "message_text", "output_field", "parse_line"]
+__all__ = ["OutputRow", "CountLine", "MessageLine", "EventLine", "OUTPUT_FORMATS",
+           "FOREIGN_FIELD_CHARS", "format_lines", "format_event_line", "message_text",
+           "output_field", "parse_line"]
 
 OUTPUT_FORMATS = ("v1", "v2")
 FOREIGN_FIELD_CHARS = 64
@@ -65,12 +74,22 @@ def output_field(text: str | None) -> str:
     return json.dumps(cut)
 
 
+def _prefix(now: datetime) -> str:
+    stamp = f"{now:%Y-%m-%d %H:%M:%S},{now.microsecond // 1000:03d}"
+    return f"[INFO] [{stamp}] [StreamingOutput]: "
+
+
 def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:
     """The seed's two lines per message, with log4j's comma before the milliseconds."""
-    stamp = f"{now:%Y-%m-%d %H:%M:%S},{now.microsecond // 1000:03d}"
-    prefix = f"[INFO] [{stamp}] [StreamingOutput]: "
+    prefix = _prefix(now)
     return "".join(f"{prefix}Count = {row.count}\n{prefix}{message_text(row, output_format)}\n"
                    for row in rows)
+
+
+def format_event_line(kind: str, count: int, text: str, now: datetime) -> str:
+    """One event line (a timer fired, a TTL'd state expired), after the count it happened at."""
+    one_line = " ".join(text.split())
+    return f"{_prefix(now)}Event {kind} after count {count}: {one_line}\n"
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,15 @@ class MessageLine:
     key: int | None = None
 
 
+@dataclass(frozen=True)
+class EventLine:
+    """`Event idle-timer after count 42: …`: not a message; the verifier passes over it."""
+
+    kind: str
+    count: int
+    text: str
+
+
 _COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
 # A field is the producer's whole number, or (any other message) a JSON string or null.
 _FIELD = r'(-?\d+|null|"(?:[^"\\]|\\.)*")'
@@ -101,11 +129,17 @@ _MESSAGE = re.compile(r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(
                       + _FIELD + " -> " + _FIELD + r"\s*$")
 
 
-def parse_line(text: str) -> CountLine | MessageLine | None:
+_EVENT = re.compile(r"\[StreamingOutput\]: Event ([a-z][a-z-]*) after count (-?\d+): (.*?)\s*$")
+
+
+def parse_line(text: str) -> CountLine | MessageLine | EventLine | None:
     """One line of the output log read back; None for a line the app does not write."""
     count = _COUNT.search(text)
     if count:
         return CountLine(int(count.group(1)))
+    event = _EVENT.search(text)
+    if event:
+        return EventLine(event.group(1), int(event.group(2)), event.group(3))
     message = _MESSAGE.search(text)
     if message is None:
         return None

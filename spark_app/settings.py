@@ -14,6 +14,7 @@ from typing import Literal
 from spark_app.runtime.class_cache import default_cache_dir
 
 __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
+           "StateEncoding",
            "StateStoreKind", "CounterKind",
            "OUTPUT_FILE_NAME",
            "SPARK_LOG_FILE_NAME"]
@@ -21,7 +22,8 @@ __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", 
 SinkMode = Literal["exactly-once", "at-least-once"]
 NegativeKeyPolicy = Literal["crash-once", "crash-always", "ignore"]
 OutputFormat = Literal["v1", "v2"]
-StateSchema = Literal["v1", "v2"]
+StateSchema = Literal["v1", "v2", "v2-renamed", "v2-narrowed"]
+StateEncoding = Literal["unsaferow", "avro"]
 SourceKind = Literal["python", "spark-kafka"]
 StateStoreKind = Literal["hdfs", "rocksdb"]
 CounterKind = Literal["apply-in-pandas-with-state", "transform-with-state"]
@@ -77,6 +79,14 @@ class SparkAppSettings:
     # checkpoint holds after its last committed batch (read with the State Data Source), as
     # transformWithState's initialState; Spark applies it in batch 0 only (initial_state.py).
     initial_state_from: Path | None = None
+    # transformWithState only, each of them turning its time mode to ProcessingTime (pinned in
+    # the checkpoint): a second value state `last_seen` that expires after this many seconds
+    # without a message (state TTL), and a timer that fires after this many idle seconds.
+    state_ttl_sec: float | None = None
+    idle_timer_sec: float | None = None
+    # How the state store encodes state rows (spark.sql.streaming.stateStore.encodingFormat),
+    # pinned in the offset log: avro lets transformWithState's value schema evolve.
+    state_encoding: StateEncoding = "unsaferow"
     # How often a store writes a full snapshot (spark.sql.streaming.stateStore.minDeltasForSnapshot,
     # Spark's default 10) and how often the background maintenance that writes it runs
     # (…stateStore.maintenanceInterval, default 60 s); None: Spark's defaults. Not pinned.

@@ -27,4 +27,5 @@ SCENARIO_MODULES = (
     "scenarios.catalog.checkpoint_v2",
     "scenarios.catalog.state_reader",
     "scenarios.catalog.checkpoint_growth",
+    "scenarios.catalog.state_ttl_and_timers",
 )

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from spark_app.output_line import CountLine, MessageLine, parse_line
+from spark_app.output_line import CountLine, EventLine, MessageLine, parse_line
 
 if TYPE_CHECKING:  # the verifier stays a pure module: no Kafka client imported for a type
     from scenarios.checker.sent_record import SentRecord
@@ -195,6 +195,9 @@ class VerifyReport:
     foreign_messages: int = 0
     # The first line that is neither blank nor an output line (line number, text), if any.
     first_ignored: tuple[int, str] | None = None
+    # Event lines (a transformWithState timer fired, a TTL'd state expired): not messages,
+    # so they take no part in the pairing or the counts.
+    events: tuple[EventLine, ...] = field(default=(), compare=False)
     # Set when the log was held against a record of what was sent: then `missing` and
     # `duplicated` count against that record, not against 1..highest.
     sent: SentCheck | None = None
@@ -247,6 +250,7 @@ class VerifyReport:
             "first_ignored": list(self.first_ignored) if self.first_ignored else None,
             "v2_messages": self.v2_messages,
             "foreign_messages": self.foreign_messages,
+            "events": len(self.events),
             "sent": self.sent.to_dict() if self.sent else None,
         }
 
@@ -301,6 +305,7 @@ def verify(lines: Iterable[str]) -> VerifyReport:
     first_ignored: tuple[int, str] | None = None
     v2_messages = 0
     foreign = 0
+    events: list[EventLine] = []
     pending: tuple[int, int, str] | None = None  # (line number, count, text) awaiting its message
     previous_count: int | None = None
     for number, raw in enumerate(lines, start=1):
@@ -325,13 +330,16 @@ def verify(lines: Iterable[str]) -> VerifyReport:
                 breaks.append(CountBreak(pending[0], line.value if line.value is not None else 0,
                                          expected, count, _kind(count, expected)))
             previous_count, pending = count, None
+        elif isinstance(line, EventLine):
+            events.append(line)
         elif text.strip():
             ignored += 1
             first_ignored = first_ignored or (number, text)
     if pending is not None:
         unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
     return replace(_report(values, breaks, unpaired, ignored, previous_count),
-                   v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored)
+                   v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored,
+                   events=tuple(events))
 
 def _kind(actual: int, expected: int) -> BreakKind:
     if actual > expected:

@@ -15,6 +15,12 @@ reading session is opened at the format the commit log shows (reader_settings). 
 refuses (Spark 4.0 and format 2; RocksDB without changelogs has no change feed) is reported as
 a note in Spark's words.
 
+transformWithState with a TTL or timers (`--state-ttl-sec`, `--idle-timer-sec`) has more to
+read: the operator's time mode and state variables (from `state-metadata`'s
+operatorProperties), each TTL'd variable's value with its `ttlExpirationMs` and its change
+feed (an `update` per batch with messages, a `delete` when Spark evicted it), and the timers
+registered at the batch (`readRegisteredTimers`).
+
 It starts Spark (tens of seconds), so inspect runs it only when asked; the file reading of
 inspect stays as it is, beside it.
 
@@ -41,7 +47,8 @@ from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 if TYPE_CHECKING:
     from spark_app.settings import SparkAppSettings
 
-__all__ = ["reader_session", "StoreLayout", "BatchChange", "StateReport", "store_layout", "files_to_load",
+__all__ = ["reader_session", "StoreLayout", "BatchChange", "TtlChange", "StateReport", "store_layout",
+           "files_to_load", "operator_properties", "variables_of", "ttl_value",
            "committed_ids", "uncommitted_files", "commit_format",
            "read_state", "count_in", "statestore_options", "reader_settings"]
 
@@ -74,6 +81,16 @@ class BatchChange:
 
 
 @dataclass(frozen=True)
+class TtlChange:
+    """One row of a TTL'd variable's change feed: set (and until when), or evicted."""
+
+    batch_id: int
+    variable: str
+    change_type: str
+    expires_ms: int | None
+
+
+@dataclass(frozen=True)
 class StateReport:
     """The State Data Source's answers, with the layout from the files."""
 
@@ -85,6 +102,14 @@ class StateReport:
     count_batch: int | None = None
     changes: list[BatchChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # transformWithState: its time mode, its variables ({"name", "type", "ttl"}), each TTL'd
+    # variable at `count_batch` ({"value": …, "expires_ms": …}, None: no row) and its change
+    # feed, and the timers registered after the last committed batch (epoch ms).
+    time_mode: str | None = None
+    variables: list[dict[str, Any]] = field(default_factory=list)
+    ttl_values: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    ttl_changes: list[TtlChange] = field(default_factory=list)
+    timers: list[int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,7 +134,28 @@ class StateReport:
             out.append(f"left by attempts no commit names (not loaded): "
                        f"{', '.join(lay.uncommitted_files)}")
         out.extend(f"batch {c.batch_id}: {c.change_type} count -> {c.count}" for c in self.changes)
+        out.extend(self._time_lines())
         out.extend(self.notes)
+        return out
+
+    def _time_lines(self) -> list[str]:
+        """transformWithState's variables, TTL'd values and timers, when it has any."""
+        if not self.variables:
+            return []
+        shown = ", ".join(f"{v['name']} ({v['type']}{', TTL' if v['ttl'] else ''})"
+                          for v in self.variables)
+        out = [f"time mode {self.time_mode}; state variables: {shown}"]
+        for name, value in self.ttl_values.items():
+            out.append(f"{name} after batch {self.count_batch}: " + (
+                f"{value['value']}, expires at {value['expires_ms']} (ttlExpirationMs)"
+                if value else "no value (expired and evicted, or never set)"))
+        out.extend(f"batch {c.batch_id}: {c.change_type} {c.variable}"
+                   + (f", expires at {c.expires_ms}" if c.expires_ms is not None else
+                      " (evicted: its TTL had passed)" if c.change_type == "delete" else "")
+                   for c in self.ttl_changes)
+        if self.timers is not None:
+            out.append(f"timers registered after batch {self.max_batch}: "
+                       + (", ".join(str(t) for t in self.timers) or "none"))
         return out
 
 
@@ -315,6 +361,67 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout,
     changes = [BatchChange(int(r["batch_id"]), r["change_type"],
                            count_in(r["value"].asDict(recursive=True)) if r["value"] else None)
                for r in feed or []]
-    return StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
-                       max_batch=int(meta["maxBatchId"]), count=count,
-                       count_batch=at, changes=changes, notes=notes)
+    report = StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
+                         max_batch=int(meta["maxBatchId"]), count=count,
+                         count_batch=at, changes=changes, notes=notes)
+    properties = operator_properties(meta["operatorProperties"])
+    if not properties.get("stateVariables"):
+        return report
+    return _with_time(spark, location, report, properties, start)
+
+
+def operator_properties(text: str | None) -> dict[str, Any]:
+    """transformWithState's operatorProperties (JSON in `state-metadata`); {} for another
+    operator or text that is not JSON."""
+    try:
+        found = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def variables_of(properties: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The state variables operatorProperties lists: name, type and whether a TTL is set."""
+    return [{"name": str(v.get("stateName")), "type": str(v.get("stateVariableType")),
+             "ttl": bool(v.get("ttlEnabled"))} for v in properties.get("stateVariables") or []]
+
+
+def ttl_value(row: Any) -> dict[str, Any] | None:
+    """A TTL'd value state's row as `{"value": {...}, "expires_ms": …}` (Spark wraps the value
+    with its `ttlExpirationMs`); None for no row."""
+    if row is None or row["value"] is None:
+        return None
+    wrapped = row["value"].asDict(recursive=True)
+    return {"value": wrapped.get("value"), "expires_ms": wrapped.get("ttlExpirationMs")}
+
+
+def _with_time(spark: Any, location: str, report: StateReport, properties: Mapping[str, Any],
+               start: int) -> StateReport:
+    """Add transformWithState's TTL'd variables and timers at the report's batch."""
+    from dataclasses import replace
+
+    notes, at = list(report.notes), report.count_batch
+    variables = variables_of(properties)
+    values: dict[str, dict[str, Any] | None] = {}
+    changes: list[TtlChange] = []
+    for name in (v["name"] for v in variables if v["ttl"]):
+        def read(**options: Any) -> Any:
+            return (spark.read.format("statestore").option("stateVarName", name)
+                    .options(**{k: str(o) for k, o in options.items()}).load(location))
+
+        rows = _collect(lambda: read(batchId=at), f"statestore {name}", notes)
+        values[name] = ttl_value(rows[0]) if rows else None
+        feed = _collect(lambda: read(readChangeFeed="true", changeStartBatchId=start)
+                        .orderBy("batch_id"), f"change feed of {name}", notes)
+        changes += [TtlChange(int(r["batch_id"]), name, r["change_type"],
+                              (ttl_value(r) or {}).get("expires_ms")) for r in feed or []]
+    timers = None
+    if properties.get("timeMode") in ("ProcessingTime", "EventTime"):
+        # After the last committed batch: what the next batch may fire.
+        rows = _collect(lambda: spark.read.format("statestore")
+                        .option("readRegisteredTimers", "true")
+                        .option("batchId", report.max_batch).load(location),
+                        "registered timers", notes)
+        timers = None if rows is None else sorted(int(r["expiration_timestamp_ms"]) for r in rows)
+    return replace(report, notes=notes, time_mode=properties.get("timeMode"),
+                   variables=variables, ttl_values=values, ttl_changes=changes, timers=timers)

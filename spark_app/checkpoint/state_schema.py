@@ -35,11 +35,15 @@ from spark_app.errors import StateSchemaChangedError
 __all__ = ["SchemaRefusal", "find_schema_refusal", "stored_state_fields", "schema_version",
            "REFUSAL_CLASSES", "STATE_SCHEMAS"]
 
-# The count's state per `--state-schema` (DDL). Changing it makes Spark refuse a checkpoint
-# written with the other one.
+# The count's state per `--state-schema` (DDL). applyInPandasWithState refuses a checkpoint
+# written with another one. transformWithState on Avro-encoded state accepts v1 -> v2 (a field
+# added); the last two change v2 as Spark's schema evolution forbids: a field renamed
+# (last_update_ms -> updated_ms) and a field narrowed (count bigint -> int).
 STATE_SCHEMAS: dict[str, str] = {
     "v1": "count bigint",
     "v2": "count bigint, last_update_ms bigint",
+    "v2-renamed": "count bigint, updated_ms bigint",
+    "v2-narrowed": "count int, last_update_ms bigint",
 }
 
 # Spark 4's error classes for a state schema that does not fit the checkpoint.
@@ -53,7 +57,11 @@ REFUSAL_CLASSES = (
 _CLASS = re.compile(r"\[(" + "|".join(REFUSAL_CLASSES) + r")\]")
 _SCHEMAS = re.compile(r"Existing (?:key|value)_schema=(.*?) and new (?:key|value)_schema=(.*?)\.?$",
                       re.M)
+# transformWithState on Avro names them the other way round (STATE_STORE_INVALID_VALUE_SCHEMA_
+# EVOLUTION): "Schema evolution is not possible new value_schema=… and old value_schema=…".
+_EVOLUTION = re.compile(r"new value_schema=(.*?) and old value_schema=(.*?)\.?$", re.M)
 _FIELD = re.compile(r"StructField\((\w+),")
+_TYPED_FIELD = re.compile(r"StructField\((\w+),(\w+),")
 # applyInPandasWithState wraps the user's state struct in its own field of this name.
 _WRAPPER = "groupState"
 
@@ -84,15 +92,25 @@ def _fields(struct_text: str) -> tuple[str, ...]:
     return tuple(name for name in _FIELD.findall(struct_text) if name != _WRAPPER)
 
 
+def _typed_fields(struct_text: str) -> tuple[str, ...]:
+    return tuple(f"{name} {kind.removesuffix('Type').lower()}"
+                 for name, kind in _TYPED_FIELD.findall(struct_text) if name != _WRAPPER)
+
+
 def find_schema_refusal(text: str) -> SchemaRefusal | None:
     """Spark's state schema refusal in an error's text, or None when the error is another one."""
     found = _CLASS.search(text)
     if found is None:
         return None
     schemas = _SCHEMAS.search(text)
-    if schemas is None:
-        return SchemaRefusal(found.group(1))
-    return SchemaRefusal(found.group(1), _fields(schemas.group(1)), _fields(schemas.group(2)))
+    if schemas is not None:
+        return SchemaRefusal(found.group(1), _fields(schemas.group(1)), _fields(schemas.group(2)))
+    evolved = _EVOLUTION.search(text)
+    if evolved is not None:
+        # With types: a narrowed field keeps its name.
+        return SchemaRefusal(found.group(1), _typed_fields(evolved.group(2)),
+                             _typed_fields(evolved.group(1)))
+    return SchemaRefusal(found.group(1))
 
 
 def stored_state_fields(checkpoint: Path) -> tuple[str, ...] | None:

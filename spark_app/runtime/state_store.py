@@ -31,8 +31,8 @@ from spark_app.settings import SparkAppSettings
 
 
 __all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF", "SNAPSHOT_CONF",
-           "MAINTENANCE_CONF",
-           "state_store_conf", "state_store_refusal", "check_state_store", "store_kind",
+           "MAINTENANCE_CONF", "ENCODING_CONF",
+           "state_store_conf", "state_store_refusal", "check_state_store", "tws_only_refusal", "store_kind",
            "pinned_store_note", "pinned_format_note", "format_downgrade_refusal", "as_pinned"]
 
 _PACKAGE = "org.apache.spark.sql.execution.streaming.state"
@@ -45,6 +45,7 @@ CHANGELOG_CONF = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.
 FORMAT_CONF = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 SNAPSHOT_CONF = "spark.sql.streaming.stateStore.minDeltasForSnapshot"
 MAINTENANCE_CONF = "spark.sql.streaming.stateStore.maintenanceInterval"
+ENCODING_CONF = "spark.sql.streaming.stateStore.encodingFormat"
 
 
 def store_kind(provider_class: str | None) -> str | None:
@@ -63,6 +64,8 @@ def state_store_conf(settings: SparkAppSettings) -> dict[str, str]:
         conf[SNAPSHOT_CONF] = str(settings.snapshot_every)
     if settings.maintenance_sec is not None:
         conf[MAINTENANCE_CONF] = f"{int(settings.maintenance_sec * 1000)}ms"
+    if settings.state_encoding != "unsaferow":
+        conf[ENCODING_CONF] = settings.state_encoding
     return conf
 
 
@@ -104,13 +107,31 @@ _TWS_ON_HDFS = ("--counter transform-with-state needs --state-store rocksdb: Spa
                 "Please use RocksDBStateStoreProvider.")
 
 
+def tws_only_refusal(settings: SparkAppSettings) -> str | None:
+    """An option of transformWithState given to applyInPandasWithState, in one line; None
+    when the counter is transform-with-state or no such option is given."""
+    if settings.counter == "transform-with-state":
+        return None
+    # PySpark's applyInPandasWithState has no initialState (Spark's TODO SPARK-40444).
+    if settings.initial_state_from is not None:
+        return ("--initial-state-from needs --counter transform-with-state: "
+                "applyInPandasWithState takes no initial state")
+    if settings.state_ttl_sec is not None:
+        return ("--state-ttl-sec needs --counter transform-with-state: applyInPandasWithState "
+                "has no state TTL (only a timeout per group, GroupStateTimeout)")
+    if settings.idle_timer_sec is not None:
+        return ("--idle-timer-sec needs --counter transform-with-state: applyInPandasWithState "
+                "has no timers (only a timeout per group, GroupStateTimeout)")
+    if settings.state_encoding == "avro":
+        return ("--state-encoding avro needs --counter transform-with-state: Spark lets only "
+                "transformWithState's state schema evolve, and only on Avro-encoded state")
+    return None
+
+
 def _counter_refusal(settings: SparkAppSettings) -> str | None:
     """transformWithStateInPandas where the installed PySpark cannot run it."""
     if settings.counter != "transform-with-state":
-        # PySpark's applyInPandasWithState has no initialState (Spark's TODO SPARK-40444).
-        return (None if settings.initial_state_from is None else
-                "--initial-state-from needs --counter transform-with-state: "
-                "applyInPandasWithState takes no initial state")
+        return tws_only_refusal(settings)
     from pyspark.sql.group import GroupedData
 
     if not hasattr(GroupedData, "transformWithStateInPandas"):

@@ -25,7 +25,8 @@ CHANGED = {
     "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
     "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
     "initial_state_from": Path("/tmp/old-cp"), "min_batches_to_retain": 20,
-    "extra_space_ratio": 0.0,
+    "extra_space_ratio": 0.0, "state_ttl_sec": 12.0, "idle_timer_sec": 6.5,
+    "state_encoding": "avro",
 }
 
 
