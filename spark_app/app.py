@@ -39,6 +39,7 @@ from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source.options import SourceOptions
 from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.known_spark_bugs import known_spark_bug
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
@@ -149,6 +150,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return KafkaUnreachableError.at(settings.bootstrap_servers,
                                         f"Spark's Kafka connector: TimeoutException: "
                                         f"{timed_out.group(1).strip()[:200]}")
+    known = known_spark_bug(text, settings, installed_spark_version())
+    if known is not None:
+        return known
     refused = _KAFKA_CONFIG_REFUSED.search(text)
     if refused is not None:
         return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "

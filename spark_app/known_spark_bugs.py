@@ -1,0 +1,49 @@
+"""Failures that are Spark's own bugs on one line, named with their ticket and what to do.
+
+The Spark version matrix found one (24 Nov 2026, state scenarios on 4.0.0, 4.1.1 and 4.2.0):
+Spark 4.1.1's Kafka connector fails the first trigger of a restart that replays a pending
+batch. Kafka real-time mode support (SPARK-54027) made `KafkaMicroBatchStream.metrics` wrap the
+latest offsets in `Some(...)` while they are still null: they are fetched by `latestOffset()`,
+which a replayed batch does not call, so progress reporting at the end of that trigger throws
+a NullPointerException (SPARK-55271, apache/spark#55236). The batch itself ran and was committed
+before the exception, so a second start goes on normally. 4.0.0 (before the change) and 4.2.0
+did not fail in the same scenarios; the connector for 4.1 is served only at 4.1.1 here.
+
+The app does not hide it: it fails as Spark does, and its line says why and what to do.
+
+Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
+"""
+
+from __future__ import annotations
+
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.errors import CheckpointError, StreamFailedError
+from spark_app.settings import SparkAppSettings
+
+__all__ = ["known_spark_bug", "METRICS_NPE"]
+
+# The exception's own words (Java's helpful NullPointerException message).
+METRICS_NPE = 'because the return value of "scala.Option.get()" is null'
+
+
+def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -> StreamFailedError | None:
+    """The app's line for a failure that is a known Spark bug, or None."""
+    if settings.source != "spark-kafka" or METRICS_NPE not in text:
+        return None
+    return StreamFailedError(
+        f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
+        f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the 4.1 line "
+        f"(SPARK-55271){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
+        f"which do not have it (details in {settings.spark_log_file})")
+
+
+def _committed(settings: SparkAppSettings) -> str:
+    """Whether the replayed batch was committed (then a second start goes on normally)."""
+    try:
+        info = read_checkpoint(settings.checkpoint_dir)
+    except (CheckpointError, OSError):
+        return "."
+    if info.pending is None and info.last_committed is not None:
+        return (f"; the batch was committed (batch {info.last_committed.batch_id}), so the next "
+                f"start goes on from the checkpoint.")
+    return "."

@@ -1,0 +1,44 @@
+"""Spark 4.1.1's connector bug on a replayed batch (SPARK-55271) gets a line that names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spark_app.app import explain_failure
+from spark_app.known_spark_bugs import METRICS_NPE
+from spark_app.settings import SparkAppSettings
+from tests.scenarios.more_helpers import write_batch
+
+# What PySpark 4.1.1 raised in the version matrix's state-stores run (shortened).
+_RAISED = ("[STREAM_FAILED] Query [id = 2c47, runId = 9db1] terminated with exception: Cannot "
+           f'invoke "scala.collection.IterableOps.map(scala.Function1)" {METRICS_NPE} SQLSTATE: '
+           "XXKST\n\tat org.apache.spark.sql.kafka010.KafkaMicroBatchStream$.metrics("
+           "KafkaMicroBatchStream.scala:520)")
+
+
+def test_the_connectors_metrics_npe_is_named_and_says_the_batch_was_committed(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    for batch in range(3):
+        write_batch(checkpoint, batch, {0: 10 * (batch + 1)})
+    settings = SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint,
+                                log_dir=tmp_path / "log")
+    error = explain_failure(RuntimeError(_RAISED), settings)
+    line = str(error)
+    assert error.token == "STREAM_FAILED" and "\n" not in line
+    assert "SPARK-55271" in line and "KafkaMicroBatchStream.metrics" in line
+    assert "the batch was committed (batch 2), so the next start goes on" in line
+
+
+def test_with_a_pending_batch_it_promises_nothing(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    write_batch(checkpoint, 0, {0: 10})
+    write_batch(checkpoint, 1, {0: 20}, committed=False)
+    settings = SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint,
+                                log_dir=tmp_path / "log")
+    line = str(explain_failure(RuntimeError(_RAISED), settings))
+    assert "SPARK-55271" in line and "next start goes on" not in line
+
+
+def test_our_source_never_reads_as_the_connectors_bug(tmp_path: Path) -> None:
+    settings = SparkAppSettings(source="python", log_dir=tmp_path / "log")
+    assert "SPARK-55271" not in str(explain_failure(RuntimeError(_RAISED), settings))
