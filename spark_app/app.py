@@ -395,12 +395,26 @@ STOP_WAIT_SEC = 30.0
 
 
 def _let_the_batch_in_flight_finish(query: Any, timeout: float = STOP_WAIT_SEC) -> None:
+    # The batch in flight is the one after the last that reported progress. Waiting for a pause
+    # between triggers alone never ends when batches take longer than the trigger (a backlog,
+    # a slow soak): the next starts at once. Its completion is enough.
+    in_flight = _last_batch_id(query) + 1
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if not query.isActive or not query.status.get("isTriggerActive"):
+            if (not query.isActive or not query.status.get("isTriggerActive")
+                    or _last_batch_id(query) >= in_flight):
                 return
         except Exception:  # the query died meanwhile: nothing left to wait for
             return
         time.sleep(0.1)
+
+
+def _last_batch_id(query: Any) -> int:
+    """The id of the last batch that reported progress (-1: none yet)."""
+    try:
+        progress = query.lastProgress
+    except Exception:
+        return -1
+    return int(progress["batchId"]) if progress else -1
 

@@ -35,3 +35,28 @@ def test_the_wait_is_bounded_and_a_dead_query_is_not_waited_for() -> None:
     _let_the_batch_in_flight_finish(FakeQuery(busy_sec=60), timeout=0.3)
     _let_the_batch_in_flight_finish(FakeQuery(busy_sec=60, active=False), timeout=5)
     assert time.monotonic() - started < 2
+
+
+class BackToBackQuery:
+    """Batches longer than the trigger: the trigger is always active; batch 7 is in flight and
+    reports its progress after `batch_sec`, when batch 8 starts at once."""
+
+    isActive = True
+    status = {"isTriggerActive": True}
+
+    def __init__(self, batch_sec: float) -> None:
+        self.done_at = time.monotonic() + batch_sec
+
+    @property
+    def lastProgress(self) -> dict[str, object]:
+        return {"batchId": 7 if time.monotonic() >= self.done_at else 6}
+
+
+def test_back_to_back_batches_stop_after_the_one_in_flight() -> None:
+    """A soak whose batches outlast the trigger never pauses between them (checkpoint-growth
+    waited the whole 30 s on each stop): the end of the batch in flight is enough."""
+    query = BackToBackQuery(batch_sec=0.5)
+    started = time.monotonic()
+    _let_the_batch_in_flight_finish(query, timeout=10)
+    waited = time.monotonic() - started
+    assert 0.4 < waited < 2
