@@ -150,9 +150,8 @@ def _wait_for_batch(app: AppPart, batch: int, timeout: float) -> int:
 
 def _drain_and_stop(stage: Stage, app: AppPart) -> int:
     """Stop the producer, let `app` write the last message, stop it; how many were sent.
-    With no new data the query idles between triggers, so SIGTERM stops it at once: a query
-    whose batches fall behind its trigger never idles, and the app's stop waits up to 30 s
-    for a moment between two batches."""
+    With no new data the query idles between triggers, so SIGTERM stops it at once and the
+    folder the next phase watches is the one a finished batch left."""
     total = stage.kafka.stop_producer().latest
     stage.output.of(app).wait_for_value(total)
     app.stop()
