@@ -32,6 +32,7 @@ from scenarios.engine.hangup import hang_up
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
+from scenarios.engine.jar_prefetch import prefetch_jars
 from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.engine.runner import run_scenarios
@@ -160,6 +161,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = chosen_stack(args).applied_to(settings)
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
+    prefetch_jars(settings, narrator.say)
     results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False))
     if args.report is not None:
@@ -179,11 +181,15 @@ def _matrix(args: argparse.Namespace) -> int:
         stacks = list(STACKS) if args.stack.strip() == "all" else [
             parse_stack(s) for s in args.stack.split(",") if s.strip()]
         _stop_like_ctrl_c()
+        for stack in stacks:
+            prefetch_jars(stack.applied_to(settings), print)
         matrix = run_stack_matrix(stacks, scenarios, settings, Narrator(), args.report)
         folders = "<kafka>-<source>/"
     else:
         versions = [v.strip() for v in args.spark.split(",") if v.strip()]
         _stop_like_ctrl_c()
+        for version in versions:  # each version's environment, made here if new, and connector
+            prefetch_jars(on_spark(settings, version, print), print)
         matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
         folders = "<version>/"
     print_matrix(matrix, Console(highlight=False))

@@ -1,0 +1,60 @@
+"""Fetch the stack's jars before the first scenario starts, with their progress on screen.
+
+Apache Kafka's jars and Spark's connector are fetched once into the project's cache by the
+processes that need them: the broker and the Spark app. Inside a scenario that first fetch
+showed only as "still waiting for the broker to listen" for half a minute. Run first, here,
+it prints its own progress (`fetching kafka-4.1.2: … jar(s), … MB`), and a machine that cannot
+reach Maven Central stops with the fetch's one line, which names `--offline`, before any
+scenario starts. With the jars cached each command only checks the cache (under a second).
+
+The apps' own prefetch commands do the work, in the Spark app's Python for the connector: the
+version a matrix runs decides which connector it needs.
+
+Usage: `prefetch_jars(settings, narrator.say)` before the scenarios run.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+
+from scenarios.engine.settings import PROJECT_ROOT, RunSettings
+from scenarios.errors import ScenarioError
+
+__all__ = ["prefetch_jars", "prefetch_commands"]
+
+
+def prefetch_commands(settings: RunSettings) -> list[list[str]]:
+    """The commands that fetch what `settings`' stack needs (none for the stand-ins)."""
+    commands = []
+    if settings.kafka == "apache" and not settings.bootstrap_servers:
+        commands.append([sys.executable, "-m", "kafka_app.apache.jars"])
+    if settings.source == "spark-kafka":
+        commands.append([settings.spark_python, "-m", "spark_app.runtime.connector_jars"])
+    return commands
+
+
+def prefetch_jars(settings: RunSettings, say: Callable[[str], None]) -> None:
+    """Run each command, passing on what it says while it fetches; with the jars cached only
+    its closing line ("… jars in <folder>") comes, and that is left out. A failure is one
+    ScenarioError line: the fetch's own."""
+    for command in prefetch_commands(settings):
+        process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        said: list[str] = []
+        assert process.stdout is not None
+        for line in process.stdout:
+            line = line.rstrip()
+            if line:
+                said.append(line)
+                if not _CACHED.search(line):
+                    say(line)
+        if process.wait() != 0:
+            raise ScenarioError(said[-1].removeprefix("error: ") if said else
+                                f"{' '.join(command[1:])} exited with {process.returncode}")
+
+
+# The prefetch commands' closing line: "Kafka 4.1.2: 46 jars in /root/.cache/…".
+_CACHED = re.compile(r": \d+ jars in /")
