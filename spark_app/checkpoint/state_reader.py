@@ -297,8 +297,10 @@ def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
     from spark_app.runtime.state_store import as_pinned
     from spark_app.settings import SparkAppSettings
 
+    # source="python": reading state needs no Kafka source, so the session loads no connector
+    # jars (the version matrix met `inspect` failing on 4.3.0, whose connector is not served).
     settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]",
-                                checkpoint_format=commit_format(path)[0])
+                                checkpoint_format=commit_format(path)[0], source="python")
     return as_pinned(settings, _pinned_conf(path))
 
 
