@@ -14,7 +14,11 @@ what production runs; `--source python` measures ours instead. Each fresh checkp
 the topic's end offset of that moment (`--starting-offsets` as JSON), so no configuration reads
 what the ones before it were sent.
 
-Per configuration, with benchmarks/source_restart.py's Bench (its phases, as there):
+First an unmeasured warm-up: the first configuration's app on a throwaway checkpoint, to its
+first output line, so that the first configuration measured, the ratios' base, does not alone
+pay for cold disk caches (in a tiny run without it, at load 8, the first configuration's first
+start took 43 s against 16 to 21 s for the others; load or caches, not told apart). Then per
+configuration, with benchmarks/source_restart.py's Bench (its phases, as there):
   1. first start on a fresh checkpoint with one message waiting, to its output line,
   2. --messages 1-message batches at one a second: the median of their `took`, and send to
      output line,
@@ -55,7 +59,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +178,7 @@ class MemorySampler(threading.Thread):
 class Result:
     figures: Figures
     usage: CheckpointUsage
-    soak_batches: int
+    soak_batches: int  # timed ones: those after the first
     soak_sec: float
     peaks: Peaks
 
@@ -209,6 +213,23 @@ class StateBench(Bench):
         self.sampler.follow(app.pid, self.folders[source][0].key)
         return app
 
+    def warm_up(self, config: Configuration) -> None:
+        """`config`'s app on a throwaway checkpoint, to its first output line; not measured."""
+        folder = "warm-up"
+        (self.work / folder).mkdir(parents=True, exist_ok=True)
+        self.open(folder, replace(config, key=folder))
+        watcher = OutputWatcher(self.work / folder / "log" / "streaming-output.log")
+        watcher.start()
+        try:
+            value, _ = self.send()
+            app = self.start(folder, "warm-up")
+            try:
+                wait_for(lambda: value in watcher.seen, 600, "the warm-up's first output")
+            finally:
+                stop_app(app)
+        finally:
+            watcher.stop()
+
     def run(self, config: Configuration, args: argparse.Namespace) -> Result:
         print(f"state_compare: {config.key}: start, {args.messages} 1-message batches, "
               f"{args.restarts} restart(s), catch-up of {args.backlog:,}", file=sys.stderr)
@@ -222,7 +243,8 @@ class StateBench(Bench):
     def soak(self, config: Configuration, batches: int, trigger_sec: float,
              rate: float) -> tuple[int, float, CheckpointUsage]:
         """`batches` batches on a fresh checkpoint, fed `rate` messages a second; the folder
-        walked after a clean stop. Returns the batches done, their seconds, and the walk."""
+        walked after a clean stop. Returns the batches after the first (which waits for the
+        app's start), the seconds they took, and the walk."""
         folder = f"{config.key}-soak"
         (self.work / folder).mkdir(parents=True, exist_ok=True)
         self.open(folder, config)
@@ -242,19 +264,23 @@ class StateBench(Bench):
         try:
             # Polled once a second: each look parses the whole console output.
             deadline = started + 600 + batches * 10
+            first: tuple[int, float] | None = None  # batches done, and when, once one is
             while (done := batches_done(console.read_text())) < batches:
+                if done and first is None:
+                    first = (done, time.monotonic())
                 if app.poll() is not None:
                     raise SystemExit(f"benchmark: {config.key}: the soak's app exited "
                                      f"with {app.returncode}; see {console}")
                 if time.monotonic() > deadline:
                     raise SystemExit(f"benchmark: {config.key}: {done} of {batches} batches in time")
                 time.sleep(1.0)
-            seconds = time.monotonic() - started
+            first = first or (1, started)  # all of them done before the first look
+            timed = (done - first[0], time.monotonic() - first[1])
         finally:
             feeding.clear()
             feeder.join()
             stop_app(app)
-        return batches_done(console.read_text()), seconds, measure(self.work / folder / "checkpoints")
+        return *timed, measure(self.work / folder / "checkpoints")
 
 
 def rows(results: dict[str, Result], args: argparse.Namespace) -> list[tuple[str, str, dict[str, float]]]:
@@ -282,11 +308,12 @@ def rows(results: dict[str, Result], args: argparse.Namespace) -> list[tuple[str
     table_rows += [
         ("RSS max: all the app's processes at one sample", "MB", each(lambda r: r.peaks.total_kb / mb)),
         ("Python workers at once (max)", "", each(lambda r: r.peaks.workers_at_once)),
-        (f"checkpoint after {args.batches:,} batches: size", "MB", each(lambda r: r.usage.total_bytes / mb / mb)),
+        (f"checkpoint after {args.batches:,} batches: size", "kB", each(lambda r: r.usage.total_bytes / 1024)),
         (f"checkpoint after {args.batches:,} batches: files", "", each(lambda r: r.usage.total_files)),
-        ("of which state/: size", "MB", each(lambda r: r.usage.bytes.get("state", 0) / mb / mb)),
+        ("of which state/: size", "kB", each(lambda r: r.usage.bytes.get("state", 0) / 1024)),
         ("of which state/: files", "", each(lambda r: r.usage.files.get("state", 0))),
-        ("soak: seconds per batch", "s", each(lambda r: r.soak_sec / max(r.soak_batches, 1))),
+        ("soak: seconds per batch, after the first", "s",
+         each(lambda r: r.soak_sec / r.soak_batches if r.soak_batches else float("nan"))),
     ]
     return table_rows
 
@@ -373,6 +400,8 @@ def main() -> int:
         admin.create_topics([NewTopic(TOPIC, 1, 1)])
         admin.close()
         bench = StateBench(work, bootstrap, args.source, sampler)
+        print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
+        bench.warm_up(known[chosen[0]])
         results = {key: bench.run(known[key], args) for key in chosen}
         print(table(rows(results, args), {key: known[key].label for key in chosen}))
         load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
