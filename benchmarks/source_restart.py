@@ -75,11 +75,17 @@ class Bench:
         self.producer.flush()
         return value, sent
 
+    def settings(self, source: str, trigger_sec: float) -> SparkAppSettings:
+        """The app's settings for the folder `source`; benchmarks/state_compare.py overrides it
+        to run one source with several state stores."""
+        folder = self.work / source
+        return SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
+                                checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
+                                trigger_sec=trigger_sec)
+
     def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:
         folder = self.work / source
-        settings = SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
-                                    checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
-                                    trigger_sec=trigger_sec)
+        settings = self.settings(source, trigger_sec)
         return subprocess.Popen([sys.executable, "-m", "spark_app", *settings.to_argv()], cwd=REPO,
                                 stdout=open(folder / f"{name}.out", "w"),
                                 stderr=open(folder / f"{name}.err", "w"), text=True,
