@@ -22,6 +22,7 @@ Usage: `python benchmarks/source_restart.py [--messages 20] [--restarts 2] [--ba
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -67,6 +68,7 @@ class Bench:
         self.work, self.bootstrap = work, bootstrap
         self.producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
         self.next_value = 1
+        self.starts: dict[str, int] = {}  # source -> the offset its fresh checkpoint starts at
 
     def send(self) -> tuple[int, float]:
         value, self.next_value = self.next_value, self.next_value + 1
@@ -79,9 +81,14 @@ class Bench:
         """The app's settings for the folder `source`; benchmarks/state_compare.py overrides it
         to run one source with several state stores."""
         folder = self.work / source
+        # A fresh checkpoint starts at the topic's end when its source's run began (value n sits
+        # at offset n - 1): otherwise the second source's first start would first read all that
+        # the first one was sent, the catch-up's backlog included.
+        start = self.starts.setdefault(source, self.next_value - 1)
         return SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
                                 checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
-                                trigger_sec=trigger_sec)
+                                trigger_sec=trigger_sec,
+                                starting_offsets=json.dumps({"Experience": {"0": start}}))
 
     def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:
         folder = self.work / source
@@ -98,6 +105,7 @@ class Bench:
         watcher.start()
         figures = Figures()
         try:
+            self.starts[source] = self.next_value - 1
             value, _ = self.send()
             started = time.monotonic()
             app = self.start(source, "run0")
