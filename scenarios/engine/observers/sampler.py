@@ -19,7 +19,7 @@ from types import TracebackType
 
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.report.timeline import Timeline
-from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.checkpoint.reader import BatchOffsets, CheckpointInfo, read_checkpoint
 from spark_app.errors import CheckpointError
 
 __all__ = ["OffsetSampler", "committed_offset", "planned_offset"]
@@ -27,23 +27,23 @@ __all__ = ["OffsetSampler", "committed_offset", "planned_offset"]
 
 def committed_offset(checkpoint_dir: Path) -> int | None:
     """The end offset (summed over partitions) of the last committed batch, or None."""
-    try:
-        info = read_checkpoint(checkpoint_dir)
-    except (CheckpointError, OSError):
-        return None  # a half-written or just-deleted folder: the next sample will tell
-    end = info.last_committed.end if info.last_committed else None
-    return sum(end.values()) if end else None
+    return _summed_end(checkpoint_dir, lambda info: info.last_committed)
 
 
 def planned_offset(checkpoint_dir: Path) -> int | None:
     """The end offset (summed) of the last batch in the offset log, committed or not: how far
     a running query may have read. A batch planned before a cut may have fetched its records
     already and still complete; its successor starts here."""
+    return _summed_end(checkpoint_dir, lambda info: info.pending or info.last_committed)
+
+
+def _summed_end(checkpoint_dir: Path,
+                pick: Callable[[CheckpointInfo], BatchOffsets | None]) -> int | None:
     try:
         info = read_checkpoint(checkpoint_dir)
     except (CheckpointError, OSError):
-        return None
-    batch = info.pending or info.last_committed
+        return None  # a half-written or just-deleted folder: the next sample will tell
+    batch = pick(info)
     return sum(batch.end.values()) if batch and batch.end else None
 
 
