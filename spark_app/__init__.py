@@ -14,6 +14,7 @@ Usage: `python -m spark_app --help` and `python -m spark_app inspect --help`
 
 # The lines the app prints that others read each have their owner here: the output line, the
 # batch line, the supervisor's restart and give-up lines, the negative-key crash line, the
-# data-loss words, the manual-offsets start line, transformWithState's timer and TTL event lines.
+# data-loss words, the manual-offsets start line, transformWithState's timer and TTL event lines,
+# the line for a known Spark bug.
 __all__ = ["settings", "errors", "output_line", "batch_line", "offsets", "supervisor",
-           "negative_key", "data_loss_lines", "group_offsets", "state_events"]
+           "negative_key", "data_loss_lines", "group_offsets", "state_events", "known_spark_bugs"]

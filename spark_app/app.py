@@ -14,7 +14,6 @@ import re
 import signal
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,6 +29,7 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
 from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, unwrap)
+from spark_app.graceful_stop import OutputGate, stop_between_batches, stopped_before_output
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
@@ -230,6 +230,8 @@ class BatchHandler:
         self.sink = open_sink(settings.sink, settings.output_file,
                               lambda: read_query_id(settings.checkpoint_dir))
         self.last_count: int | None = None
+        # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py).
+        self.gate = OutputGate()
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
         self.output_format = settings.output_format
         # The connector commits nothing to Kafka: with --offsets-from-group the handler does.
@@ -241,6 +243,7 @@ class BatchHandler:
             self.commit_start.close()
 
     def __call__(self, batch: Any, batch_id: int) -> None:
+        self.gate.enter(batch_id)
         if self.commit_start is not None:
             self.commit_start(batch_id)
         with warnings.catch_warnings():
@@ -360,22 +363,24 @@ class SparkApp:
         print(f"Streaming {self.settings.topic} from {self.settings.bootstrap_servers}, "
               f"checkpoints in {self.settings.checkpoint_dir}, output in "
               f"{self.settings.output_file}", flush=True)
-        return self._await(query)
+        return self._await(query, handler.gate)
 
-    def _await(self, query: Any) -> BaseException | None:
+    def _await(self, query: Any, gate: OutputGate) -> BaseException | None:
         try:
             while not self._stop.is_set():
                 if query.awaitTermination(0.5):
                     break
             if query.isActive:
-                _let_the_batch_in_flight_finish(query)
-                query.stop()
+                stop_between_batches(query, gate, self.settings.checkpoint_dir)
             failure = query.exception()
         except Exception as err:
             failure = err
         if failure is not None and not self._stop.is_set():
             return failure
-        if failure is not None:
+        if failure is not None and stopped_before_output(failure):
+            print("Stopped cleanly; a batch that began as the stop came wrote nothing and is "
+                  "replayed on the next start.", file=sys.stderr, flush=True)
+        elif failure is not None:
             # A signal sent to the whole process group also stops Spark's Python workers, so
             # the batch in flight may fail while we stop; it was not committed and is replayed.
             print(f"Stopped; the batch in flight was interrupted and will be replayed "
@@ -384,37 +389,4 @@ class SparkApp:
             print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
                   flush=True)
         return None
-
-
-# A batch in flight may have written its output lines but not yet its commit: stopped now, its
-# lines stay in the output log and only a replay of the batch takes them back; a replay that
-# never comes (the data aged out and failOnDataLoss=false skips it) leaves them counted twice.
-# A stop therefore waits for the batch to commit, as it promises ("between batches"), bounded
-# so that a batch stuck on an unreachable Kafka cannot hold the stop.
-STOP_WAIT_SEC = 30.0
-
-
-def _let_the_batch_in_flight_finish(query: Any, timeout: float = STOP_WAIT_SEC) -> None:
-    # The batch in flight is the one after the last that reported progress. Waiting for a pause
-    # between triggers alone never ends when batches take longer than the trigger (a backlog,
-    # a slow soak): the next starts at once. Its completion is enough.
-    in_flight = _last_batch_id(query) + 1
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if (not query.isActive or not query.status.get("isTriggerActive")
-                    or _last_batch_id(query) >= in_flight):
-                return
-        except Exception:  # the query died meanwhile: nothing left to wait for
-            return
-        time.sleep(0.1)
-
-
-def _last_batch_id(query: Any) -> int:
-    """The id of the last batch that reported progress (-1: none yet)."""
-    try:
-        progress = query.lastProgress
-    except Exception:
-        return -1
-    return int(progress["batchId"]) if progress else -1
 

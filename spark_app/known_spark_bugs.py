@@ -9,18 +9,27 @@ a NullPointerException (SPARK-55271, apache/spark#55236). The batch itself ran a
 before the exception, so a second start goes on normally. 4.0.0 (before the change) and 4.2.0
 did not fail in the same scenarios; the connector for 4.1 is served only at 4.1.1 here.
 
-The app does not hide it: it fails as Spark does, and its line says why and what to do.
+The app does not hide it: it fails as Spark does, and its line says why and what to do. A
+scenario that meets it reads that line (`replay_bug_in`), expects it on the 4.1 line only
+(`AFFECTED_LINE`), and starts the app again once, as the line says.
 
 Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["known_spark_bug", "METRICS_NPE"]
+__all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in"]
+
+TICKET = "SPARK-55271"
+# The Spark line the bug is known on: anywhere else, meeting it is a finding (a regression).
+AFFECTED_LINE = "4.1"
 
 # The exception's own words (Java's helpful NullPointerException message).
 METRICS_NPE = 'because the return value of "scala.Option.get()" is null'
@@ -33,8 +42,33 @@ def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -
     return StreamFailedError(
         f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
         f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the 4.1 line "
-        f"(SPARK-55271){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
+        f"({TICKET}){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
         f"which do not have it (details in {settings.spark_log_file})")
+
+
+_APP_LINE = re.compile(r"Spark (\S+)'s Kafka connector failed after replaying a pending batch")
+_COMMITTED = "so the next start goes on"
+
+
+@dataclass(frozen=True)
+class ReplayBug:
+    """The app's line for SPARK-55271, as a scenario reads it from the app's output."""
+
+    spark_version: str
+    committed: bool  # the replayed batch was committed: a second start goes on
+
+    @property
+    def expected(self) -> bool:
+        """Whether the running Spark is on the line the bug is known on."""
+        return self.spark_version.startswith(AFFECTED_LINE + ".")
+
+
+def replay_bug_in(output: str) -> ReplayBug | None:
+    """The bug as the app's own line names it in `output`, or None."""
+    found = _APP_LINE.search(output)
+    if found is None:
+        return None
+    return ReplayBug(found.group(1), _COMMITTED in output[found.start():])
 
 
 def _committed(settings: SparkAppSettings) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_app.app import explain_failure
-from spark_app.known_spark_bugs import METRICS_NPE
+from spark_app.known_spark_bugs import METRICS_NPE, ReplayBug, known_spark_bug, replay_bug_in
 from spark_app.settings import SparkAppSettings
 from tests.scenarios.more_helpers import write_batch
 
@@ -42,3 +42,24 @@ def test_with_a_pending_batch_it_promises_nothing(tmp_path: Path) -> None:
 def test_our_source_never_reads_as_the_connectors_bug(tmp_path: Path) -> None:
     settings = SparkAppSettings(source="python", log_dir=tmp_path / "log")
     assert "SPARK-55271" not in str(explain_failure(RuntimeError(_RAISED), settings))
+
+
+def test_a_scenario_reads_the_bug_from_the_apps_line_and_expects_it_on_4_1_only(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    write_batch(checkpoint, 0, {0: 10})
+    settings = SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint,
+                                log_dir=tmp_path / "log")
+    for version, expected in (("4.1.1", True), ("4.2.0", False), ("4.10.0", False)):
+        line = str(known_spark_bug(_RAISED, settings, version))
+        bug = replay_bug_in(f"Streaming Experience …\nerror: {line}\n")
+        assert bug == ReplayBug(version, committed=True) and bug.expected is expected
+    assert replay_bug_in("error: [KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE] …") is None
+
+
+def test_a_pending_batch_is_read_as_not_committed(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    write_batch(checkpoint, 0, {0: 10}, committed=False)
+    settings = SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint,
+                                log_dir=tmp_path / "log")
+    bug = replay_bug_in(str(known_spark_bug(_RAISED, settings, "4.1.1")))
+    assert bug is not None and not bug.committed

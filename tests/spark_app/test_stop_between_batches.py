@@ -1,62 +1,108 @@
-"""A SIGTERM stops the query between batches: a batch in flight is let finish (bounded).
+"""A SIGTERM stops the query between batches: no batch's lines are left without its commit.
 
 Stopped mid-batch, a batch leaves its output lines without its commit; when its replay never
 comes (the data aged out and failOnDataLoss=false skips it) they stay counted. The stack matrix
-met exactly that under load in short-retention.
+met exactly that under load in short-retention, twice: once with no wait at all, once when the
+next trigger began between a look at the query's status and the stop.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from pathlib import Path
 
-from spark_app.app import _let_the_batch_in_flight_finish
+import pytest
+
+from spark_app.graceful_stop import (OutputGate, StopBeforeOutput, stop_between_batches,
+                                     stopped_before_output)
 
 
-class FakeQuery:
-    """A query whose trigger stays active for `busy_sec`."""
+class SimulatedQuery:
+    """Spark's micro-batch thread in miniature: batch N enters the output gate, writes its
+    lines, spends `commit_sec` before `commits/N`, and the next begins at once (back to back,
+    as in a backlog or a soak). stop() interrupts whatever batch is running."""
 
-    def __init__(self, busy_sec: float, active: bool = True) -> None:
-        self.until = time.monotonic() + busy_sec
+    def __init__(self, checkpoint: Path, gate: OutputGate, commit_sec: float) -> None:
+        self.commits = checkpoint / "commits"
+        self.commits.mkdir(parents=True)
+        self.gate, self.commit_sec = gate, commit_sec
+        self.written: list[int] = []
+        self.failure: BaseException | None = None
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @property
+    def isActive(self) -> bool:  # noqa: N802 (Spark's name)
+        return self._thread.is_alive() and not self._stopped.is_set()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(5)
+
+    def committed(self) -> list[int]:
+        return sorted(int(p.name) for p in self.commits.iterdir())
+
+    def _run(self) -> None:
+        batch = 0
+        while not self._stopped.is_set():
+            try:
+                self.gate.enter(batch)
+            except StopBeforeOutput as err:
+                self.failure = err
+                return
+            self.written.append(batch)
+            if self._stopped.wait(self.commit_sec):
+                return  # interrupted between the lines and the commit
+            (self.commits / str(batch)).write_text("v1\n{}")
+            batch += 1
+
+
+@pytest.mark.parametrize("stop_after", [0.0, 0.013, 0.05, 0.101, 0.27])
+def test_every_batch_that_wrote_is_committed_when_the_stop_returns(tmp_path: Path,
+                                                                  stop_after: float) -> None:
+    gate = OutputGate()
+    query = SimulatedQuery(tmp_path, gate, commit_sec=0.04)
+    time.sleep(stop_after)
+    stop_between_batches(query, gate, tmp_path, timeout=5)
+    assert query.written == query.committed()
+
+
+def test_a_batch_that_begins_after_the_stop_writes_nothing_and_says_why() -> None:
+    gate = OutputGate()
+    gate.enter(6)
+    assert gate.close() == 6
+    with pytest.raises(StopBeforeOutput) as raised:
+        gate.enter(7)
+    assert "batch 7" in str(raised.value) and "replayed" in str(raised.value)
+    # Spark wraps it in the query's error: the app still recognises a clean stop.
+    assert stopped_before_output(RuntimeError(f"foreachBatch failed: {raised.value}"))
+    assert not stopped_before_output(RuntimeError("KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE"))
+
+
+class StuckQuery:
+    """A batch that began writing and never commits (Kafka unreachable, say)."""
+
+    def __init__(self, active: bool) -> None:
         self.isActive = active
+        self.stopped = False
 
-    @property
-    def status(self) -> dict[str, object]:
-        return {"isTriggerActive": time.monotonic() < self.until}
-
-
-def test_the_stop_waits_for_the_batch_in_flight() -> None:
-    query = FakeQuery(busy_sec=0.5)
-    _let_the_batch_in_flight_finish(query, timeout=5)
-    assert not query.status["isTriggerActive"]
+    def stop(self) -> None:
+        self.stopped = True
 
 
-def test_the_wait_is_bounded_and_a_dead_query_is_not_waited_for() -> None:
+def test_the_wait_is_bounded_and_a_dead_query_is_not_waited_for(tmp_path: Path) -> None:
+    for active, bound in ((True, 0.3), (False, 5.0)):
+        gate, query = OutputGate(), StuckQuery(active)
+        gate.enter(3)
+        started = time.monotonic()
+        stop_between_batches(query, gate, tmp_path, timeout=bound)
+        assert time.monotonic() - started < 1.5 and query.stopped
+
+
+def test_a_query_that_never_wrote_is_stopped_at_once(tmp_path: Path) -> None:
+    query = StuckQuery(active=True)
     started = time.monotonic()
-    _let_the_batch_in_flight_finish(FakeQuery(busy_sec=60), timeout=0.3)
-    _let_the_batch_in_flight_finish(FakeQuery(busy_sec=60, active=False), timeout=5)
-    assert time.monotonic() - started < 2
-
-
-class BackToBackQuery:
-    """Batches longer than the trigger: the trigger is always active; batch 7 is in flight and
-    reports its progress after `batch_sec`, when batch 8 starts at once."""
-
-    isActive = True
-    status = {"isTriggerActive": True}
-
-    def __init__(self, batch_sec: float) -> None:
-        self.done_at = time.monotonic() + batch_sec
-
-    @property
-    def lastProgress(self) -> dict[str, object]:
-        return {"batchId": 7 if time.monotonic() >= self.done_at else 6}
-
-
-def test_back_to_back_batches_stop_after_the_one_in_flight() -> None:
-    """A soak whose batches outlast the trigger never pauses between them (checkpoint-growth
-    waited the whole 30 s on each stop): the end of the batch in flight is enough."""
-    query = BackToBackQuery(batch_sec=0.5)
-    started = time.monotonic()
-    _let_the_batch_in_flight_finish(query, timeout=10)
-    waited = time.monotonic() - started
-    assert 0.4 < waited < 2
+    stop_between_batches(query, OutputGate(), tmp_path, timeout=30)
+    assert time.monotonic() - started < 0.5 and query.stopped

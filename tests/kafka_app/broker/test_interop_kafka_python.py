@@ -60,7 +60,9 @@ def test_several_partitions_keep_their_own_offsets(kafka_broker) -> None:
 
 def test_list_offsets_earliest_latest_and_by_timestamp(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
-    create_topic(bootstrap, "times")
+    # Timestamps from 1970 are far past the default retention (7 days): without retention.ms=-1
+    # either broker deletes them at its next retention check (Apache Kafka did, once, in CI).
+    create_topic(bootstrap, "times", configs={"retention.ms": "-1"})
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     for i, stamp in enumerate([1_000, 2_000, 3_000]):
         producer.send("times", value=b"%d" % i, timestamp_ms=stamp).get(10)

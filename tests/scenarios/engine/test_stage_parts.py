@@ -145,3 +145,42 @@ def test_an_empty_answer_is_not_yet_an_answer(tmp_path: Path) -> None:
         talking = group.start("app", _python("import time; time.sleep(30)"))
         assert wait_while_alive(talking, lambda: next(answers), what="three ranges", timeout=30,
                                 poll=0.01) == ["batch 3"]
+
+
+class _BuggyThenFineLauncher:
+    """Stands in for SparkLauncher: its first start dies as Spark 4.1.1's connector does after
+    replaying a committed batch (the app's own line), every later one prints `value 9`."""
+
+    def __init__(self, group: ProcessGroup, line: str) -> None:
+        self.group, self.line, self.starts, self.current = group, line, 0, None
+        self.options: list[dict[str, object]] = []
+
+    def start(self, **options: object):
+        self.starts += 1
+        self.options.append(options)
+        code = (f"import sys; print({self.line!r}, file=sys.stderr); sys.exit(1)"
+                if self.starts == 1 else "import time; print('value 9', flush=True); time.sleep(60)")
+        self.current = self.group.start(f"spark-{self.starts}", _python(code))
+        return self.current
+
+
+@pytest.mark.parametrize("version, expected", [("4.1.1", True), ("4.2.0", False)])
+def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_only(
+        tmp_path: Path, version: str, expected: bool) -> None:
+    from spark_app.known_spark_bugs import known_spark_bug
+    from spark_app.settings import SparkAppSettings
+    from tests.scenarios.more_helpers import write_batch
+
+    checkpoint = tmp_path / "checkpoints"
+    write_batch(checkpoint, 0, {0: 10})
+    raised = 'Cannot invoke "x" because the return value of "scala.Option.get()" is null'
+    line = str(known_spark_bug(raised, SparkAppSettings(source="spark-kafka",
+                                                        checkpoint_dir=checkpoint), version))
+    with idle_stage(tmp_path / "run") as stage:
+        launcher = _BuggyThenFineLauncher(stage.group, f"error: {line}")
+        stage.app._launcher = launcher  # noqa: SLF001 (the stand-in for real Spark)
+        stage.app.start(sink="exactly-once")
+        seen = stage.app.wait_while_up(lambda: "value 9" in stage.app.output() or None, "value 9")
+    assert seen and launcher.starts == 2 and launcher.options[1] == {"sink": "exactly-once"}
+    [met] = stage.checks
+    assert "SPARK-55271" in met.name and met.held is expected and version in met.actual

@@ -1,0 +1,89 @@
+"""A stop between batches, which Structured Streaming does not offer: `query.stop()` interrupts
+whatever batch is running.
+
+A batch interrupted after foreachBatch wrote its lines but before Spark wrote `commits/N`
+leaves those lines in the output log; only its replay takes them back, and a replay that never
+comes (the data aged out and failOnDataLoss=false skips it) leaves them counted twice. Waiting
+for a pause between triggers and then calling stop() is not enough: the next trigger can begin
+between the look and the stop (the stack matrix met exactly that under CI's load). So the output
+itself has a gate: once a stop is asked for, no batch may begin writing (it raises, writes
+nothing, and is replayed on the next start), and the last batch that did begin is let commit
+before stop() is called.
+
+Usage:
+    gate = OutputGate()                    # the foreachBatch handler calls gate.enter(batch_id)
+    stop_between_batches(query, gate, checkpoint_dir)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OutputGate", "StopBeforeOutput", "STOP_WAIT_SEC", "stop_between_batches",
+           "stopped_before_output"]
+
+# Bounded so that a batch stuck on an unreachable Kafka cannot hold a stop.
+STOP_WAIT_SEC = 30.0
+
+# Spark wraps what foreachBatch raises into the query's error; this token finds it there.
+_TOKEN = "STOP_REQUESTED_BEFORE_OUTPUT"
+
+
+class StopBeforeOutput(RuntimeError):
+    """A batch reached the output after a stop was asked for: it writes nothing."""
+
+    def __init__(self, batch_id: int) -> None:
+        super().__init__(f"{_TOKEN}: batch {batch_id} began after the stop was asked for; it "
+                         f"wrote nothing and is replayed on the next start")
+
+
+class OutputGate:
+    """Open until a stop is asked for; remembers the last batch that began writing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._closed = False
+        self._last_entered: int | None = None
+
+    def enter(self, batch_id: int) -> None:
+        """Called by foreachBatch before anything is written; raises once the gate is closed."""
+        with self._lock:
+            if self._closed:
+                raise StopBeforeOutput(batch_id)
+            self._last_entered = batch_id
+
+    def close(self) -> int | None:
+        """No batch may begin writing from now on; returns the last one that did (or None)."""
+        with self._lock:
+            self._closed = True
+            return self._last_entered
+
+
+def stop_between_batches(query: Any, gate: OutputGate, checkpoint_dir: Path,
+                         timeout: float = STOP_WAIT_SEC) -> None:
+    """Close the gate, let the batch that began writing commit (bounded), then stop."""
+    began = gate.close()
+    if began is not None:
+        _wait_for_commit(query, checkpoint_dir / "commits" / str(began), timeout)
+    query.stop()
+
+
+def _wait_for_commit(query: Any, commit_file: Path, timeout: float) -> None:
+    # The commit file, not lastProgress: an idle trigger's progress already carries the id of
+    # the batch that has not run yet.
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not commit_file.exists():
+        try:
+            if not query.isActive:  # it failed meanwhile: nothing left to wait for
+                return
+        except Exception:  # the JVM is going away: nothing left to wait for either
+            return
+        time.sleep(0.05)
+
+
+def stopped_before_output(failure: BaseException) -> bool:
+    """Whether the query ended because a batch met the closed gate."""
+    return _TOKEN in str(failure)
