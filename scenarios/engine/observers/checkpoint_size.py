@@ -28,8 +28,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
+from scenarios.engine.observers.periodic import PeriodicSampler
 from scenarios.report.timeline import Timeline
 
 __all__ = ["PARTS", "CheckpointUsage", "FolderSample", "CheckpointSampler", "listing", "measure"]
@@ -124,7 +124,7 @@ class FolderSample:
     usage: CheckpointUsage
 
 
-class CheckpointSampler:
+class CheckpointSampler(PeriodicSampler):
     """Measures a checkpoint into a list and the timeline until stopped; start/stop idempotent.
 
     `checkpoint` is called at each sample, so the scenario may point it at another folder;
@@ -133,28 +133,12 @@ class CheckpointSampler:
 
     def __init__(self, timeline: Timeline, checkpoint: Callable[[], Path],
                  interval: float = 1.0) -> None:
+        super().__init__(interval, "checkpoint-sampler")
         self.timeline = timeline
         self.checkpoint = checkpoint
-        self.interval = interval
         self.phase = ""
         self.samples: list[FolderSample] = []
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> CheckpointSampler:
-        if self._thread is None:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="checkpoint-sampler",
-                                            daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join(timeout=10)
-            self._thread = None
 
     def sample(self) -> FolderSample:
         """Measure once now (the thread does it every interval; a scenario may add one)."""
@@ -170,15 +154,3 @@ class CheckpointSampler:
         """The samples taken in `phase`, in time order."""
         with self._lock:
             return [s for s in self.samples if s.phase == phase]
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(self.interval)  # stop() wakes it at once
-
-    def __enter__(self) -> CheckpointSampler:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()

@@ -10,10 +10,10 @@ Usage:
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
-from types import TracebackType
+
+from scenarios.engine.observers.periodic import PeriodicSampler
 
 __all__ = ["tree_rss_bytes", "RssSampler"]
 
@@ -48,32 +48,16 @@ def tree_rss_bytes(pid: int) -> int:
     return total
 
 
-class RssSampler:
+class RssSampler(PeriodicSampler):
     """Samples `tree_rss_bytes(pid)` every `interval` seconds in a thread until stopped."""
 
     def __init__(self, pid: int, interval: float = 1.0) -> None:
+        super().__init__(interval, "rss-sampler")
         self.pid = pid
-        self.interval = interval
         self.samples: list[tuple[float, int]] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._started = time.monotonic()
 
-    def __enter__(self) -> "RssSampler":
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            rss = tree_rss_bytes(self.pid)
-            if rss:
-                self.samples.append((time.monotonic() - self._started, rss))
-            self._stop.wait(self.interval)
+    def sample(self) -> None:
+        rss = tree_rss_bytes(self.pid)
+        if rss:
+            self.samples.append((time.monotonic() - self._started, rss))

@@ -12,12 +12,11 @@ Usage:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
+from scenarios.engine.observers.periodic import PeriodicSampler
 from scenarios.report.timeline import Timeline
 from spark_app.checkpoint.reader import BatchOffsets, CheckpointInfo, read_checkpoint
 from spark_app.errors import CheckpointError
@@ -47,42 +46,29 @@ def _summed_end(checkpoint_dir: Path,
     return sum(batch.end.values()) if batch and batch.end else None
 
 
-class OffsetSampler:
+class OffsetSampler(PeriodicSampler):
     """Samples into a Timeline until stopped; start/stop are idempotent."""
 
     def __init__(self, timeline: Timeline, bootstrap_servers: str, topic: str,
                  checkpoint_dir: Callable[[], Path], interval: float = 0.5) -> None:
+        super().__init__(interval, "offset-sampler")
         self.timeline = timeline
         self.checkpoint_dir = checkpoint_dir
-        self.interval = interval
         self._probe = KafkaProbe(bootstrap_servers, topic, timeout_sec=2.0)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.last_window: OffsetWindow | None = None
 
-    def start(self) -> OffsetSampler:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="offset-sampler", daemon=True)
-            self._thread.start()
-        return self
-
     def stop(self) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join(timeout=10)
-            self._thread = None
+        super().stop()
         self._probe.stop()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            window = self._window()
-            self.last_window = window or self.last_window
-            self.timeline.sample(
-                earliest=window.earliest if window else None,
-                latest=window.latest if window else None,
-                committed=committed_offset(self.checkpoint_dir()),
-            )
-            self._stop.wait(self.interval)  # paces the samples; stop() wakes it at once
+    def sample(self) -> None:
+        window = self._window()
+        self.last_window = window or self.last_window
+        self.timeline.sample(
+            earliest=window.earliest if window else None,
+            latest=window.latest if window else None,
+            committed=committed_offset(self.checkpoint_dir()),
+        )
 
     def _window(self) -> OffsetWindow | None:
         try:
@@ -92,10 +78,3 @@ class OffsetSampler:
             # the broker restarts. Record a gap and start afresh on the next sample.
             self._probe.stop()
             return None
-
-    def __enter__(self) -> OffsetSampler:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
