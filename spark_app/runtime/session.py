@@ -94,7 +94,8 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
     return Found(python=sys.executable, code_root=Path(__file__).resolve().parents[2],
                  log4j_file=log4j, checkpoint_files_class=_checkpoint_files_class(),
                  class_cache_options=classes.java_options() if classes is not None else "",
-                 slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings))
+                 slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
+                 temp_dir=folder)
 
 
 def _checkpoint_files_class() -> str:

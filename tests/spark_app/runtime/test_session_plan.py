@@ -41,6 +41,14 @@ def test_options_add_their_settings() -> None:
     assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
 
 
+def test_sparks_scratch_space_is_the_sessions_folder() -> None:
+    """In /tmp, every kill -9 of the app left Spark's scratch folders behind (the jars each
+    start copies among them); in the session's folder, the next start removes them."""
+    assert "spark.local.dir" not in session_conf(SparkAppSettings(), FOUND)
+    found = Found(**{**FOUND.__dict__, "temp_dir": Path("/tmp/spark_app-session-7-x")})
+    assert session_conf(SparkAppSettings(), found)["spark.local.dir"] == "/tmp/spark_app-session-7-x"
+
+
 def test_retention_is_spark_s_default_unless_told() -> None:
     conf = session_conf(SparkAppSettings(), FOUND)
     assert "spark.sql.streaming.minBatchesToRetain" not in conf
