@@ -41,11 +41,12 @@ def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -
         return None
     return StreamFailedError(
         f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
-        f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the 4.1 line "
+        f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the {AFFECTED_LINE} line "
         f"({TICKET}){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
         f"which do not have it (details in {settings.spark_log_file})")
 
 
+# The app's line as `known_spark_bug` writes it and `replay_bug_in` reads it.
 _APP_LINE = re.compile(r"Spark (\S+)'s Kafka connector failed after replaying a pending batch")
 _COMMITTED = "so the next start goes on"
 
@@ -78,6 +79,6 @@ def _committed(settings: SparkAppSettings) -> str:
     except (CheckpointError, OSError):
         return "."
     if info.pending is None and info.last_committed is not None:
-        return (f"; the batch was committed (batch {info.last_committed.batch_id}), so the next "
-                f"start goes on from the checkpoint.")
+        return (f"; the batch was committed (batch {info.last_committed.batch_id}), "
+                f"{_COMMITTED} from the checkpoint.")
     return "."

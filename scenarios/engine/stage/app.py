@@ -18,9 +18,9 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from scenarios.checker.expectations import check
 from scenarios.engine.apps import Folders, SparkLauncher
 from scenarios.engine.observers.sampler import committed_offset, planned_offset
-from scenarios.checker.expectations import check
 from scenarios.engine.processes import ManagedProcess, wait_while_alive
 from scenarios.errors import ProcessError, StepFailed
 from spark_app.batch_line import lag_in_output
