@@ -949,6 +949,32 @@ def test_both_split_max_offsets_per_trigger_alike(both: Both) -> None:
 
 
 @pytest.mark.spark
+def test_a_caught_up_read_waits_fetch_max_wait_on_the_connector_only(both: Both) -> None:
+    """The connector asks for the partition's offset range after every poll, and that request
+    waits behind the consumer's next fetch, which Kafka holds for fetch.max.wait.ms when
+    nothing new has come (500 ms by default: most of a 1-message batch, BENCHMARKS.md). Ours
+    asks for no range after its poll, so its batch does not wait: a difference in timing,
+    kept, that this test notices if either side changes. The first batch starts consumers
+    and Python workers, so the second one is measured."""
+    create_topic(both.bootstrap)
+    send_counter(both.bootstrap, range(1, 2))
+    query = both.start(**{"kafka.fetch.max.wait.ms": "3000"})
+    try:
+        query.processAllAvailable()
+        send_counter(both.bootstrap, range(2, 3))
+        query.processAllAvailable()
+        read = [p for p in query.recentProgress if p["numInputRows"] == 1]
+    finally:
+        query.stop()
+    assert len(read) == 2
+    add_batch_ms = read[1]["durationMs"]["addBatch"]
+    if both.source == "spark-kafka":
+        assert add_batch_ms >= 3000
+    else:
+        assert add_batch_ms < 3000
+
+
+@pytest.mark.spark
 def test_both_fail_on_a_recreated_topic_and_move_back_when_allowed(both: Both) -> None:
     create_topic(both.bootstrap)
     send_counter(both.bootstrap, range(1, 21))
