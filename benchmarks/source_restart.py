@@ -34,14 +34,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spark_latency import _BATCH, _TOOK, OutputWatcher, stop_app, wait_for  # noqa: E402
+from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, stop_app, wait_for  # noqa: E402
 
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
@@ -61,21 +60,13 @@ class Figures:
     catch_up_sec: float = 0.0
 
 
-class Bench:
+class Bench(Sender):
     """One broker, one producer, a counter of values sent; apps started per source."""
 
     def __init__(self, work: Path, bootstrap: str) -> None:
+        super().__init__(bootstrap)
         self.work, self.bootstrap = work, bootstrap
-        self.producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
-        self.next_value = 1
         self.starts: dict[str, int] = {}  # source -> the offset its fresh checkpoint starts at
-
-    def send(self) -> tuple[int, float]:
-        value, self.next_value = self.next_value, self.next_value + 1
-        sent = time.monotonic()
-        self.producer.send("Experience", key=str(value).encode(), value=str(value).encode())
-        self.producer.flush()
-        return value, sent
 
     def settings(self, source: str, trigger_sec: float) -> SparkAppSettings:
         """The app's settings for the folder `source`; benchmarks/state_compare.py overrides it

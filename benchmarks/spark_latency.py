@@ -99,6 +99,23 @@ def stop_app(app: subprocess.Popen[str]) -> None:
             pass
 
 
+class Sender:
+    """One producer counting the values it sends, 1, 2, 3, ...: value n sits at offset n - 1 of
+    a one-partition topic, so each value is unique in every output log of a run."""
+
+    def __init__(self, bootstrap: str) -> None:
+        self.producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+        self.next_value = 1
+
+    def send(self) -> tuple[int, float]:
+        """Send the next value; (the value, when it was sent)."""
+        value, self.next_value = self.next_value, self.next_value + 1
+        sent = time.monotonic()
+        self.producer.send("Experience", key=str(value).encode(), value=str(value).encode())
+        self.producer.flush()
+        return value, sent
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
