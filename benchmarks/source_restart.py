@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, stop_app, wait_for  # noqa: E402
+from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, stop_app, wait_for  # noqa: E402
 
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
@@ -148,7 +148,7 @@ class Bench(Sender):
             stop_app(app)
 
 
-def table(results: dict[str, Figures], backlog: int) -> str:
+def table(results: dict[str, Figures], backlog: int, probe_at_start: float) -> str:
     ours, theirs = results["python"], results["spark-kafka"]
 
     def row(what: str, a: float, b: float, unit: str = "s") -> str:
@@ -170,7 +170,9 @@ def table(results: dict[str, Figures], backlog: int) -> str:
              f"{ours.catch_up_sec / theirs.catch_up_sec:.2f} |"]
     restarts = ", ".join(f"{s}: " + " / ".join(f"{t:.1f}" for t in results[s].restarts) for s in SOURCES)
     lines.append(f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
-                 f"{os.getloadavg()[0]:.1f} at the end; PySpark {installed_spark_version()}")
+                 f"{os.getloadavg()[0]:.1f} at the end; a fixed CPU loop took {probe_at_start:.2f} s "
+                 f"at the start and {cpu_probe_sec():.2f} s at the end (the machine's speed); "
+                 f"PySpark {installed_spark_version()}")
     return "\n".join(lines)
 
 
@@ -194,9 +196,10 @@ def main() -> int:
         admin.create_topics([NewTopic("Experience", 1, 1)])
         admin.close()
         bench = Bench(work, bootstrap)
+        probe_at_start = cpu_probe_sec()
         results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
                    for source in SOURCES}
-        print(table(results, args.backlog))
+        print(table(results, args.backlog, probe_at_start))
         return 0
     finally:
         broker.terminate()

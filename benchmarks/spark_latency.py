@@ -116,6 +116,15 @@ class Sender:
         return value, sent
 
 
+def cpu_probe_sec() -> float:
+    """Seconds a fixed single-threaded loop takes now: the load average misses a virtual machine
+    that its host slows down (on this project's VM the same loop, ten times longer, took 1.25 to
+    1.98 s within an hour, and Spark's start moved with it), so runs carry this beside them."""
+    started = time.perf_counter()
+    sum(range(10_000_000))
+    return time.perf_counter() - started
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
