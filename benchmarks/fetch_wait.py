@@ -11,8 +11,8 @@ at least half a second.
 One run measures, on one broker (Apache Kafka unless `--kafka embedded`), with real processes
 (`python -m spark_app`), each with its own checkpoint and output log: the app on Spark's
 connector with Kafka's default, the same with `--source-option kafka.fetch.max.wait.ms=<lowered>`,
-and our source (`--source python`, which reads with kafka-python's `fetch_max_wait_ms=100`), one
-message a second. It prints the median 1-message batch (`took` on the console) and the median
+and our source (`--source python`, which reads with kafka-python and `fetch_max_wait_ms=100`), a
+message every 1.3 s. It prints the median 1-message batch (`took` on the console) and the median
 time from sending a message to its output line, and the ratio of the lowered setting to the
 default.
 
