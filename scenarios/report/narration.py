@@ -95,7 +95,8 @@ class Narrator:
             for label, text in step.sections():
                 body.append(f"{label}: ", style="bold cyan")
                 body.append(text + "\n")
-            self._console.print(Panel(body.rstrip() or Text(""), title=heading, title_align="left"))
+            body.rstrip()  # in place: rich's Text.rstrip() returns None
+            self._console.print(Panel(body, title=heading, title_align="left"))
             return
         self._plain(f"-- {heading}")
         for label, text in step.sections():
