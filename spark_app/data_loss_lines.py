@@ -23,7 +23,8 @@ import re
 from spark_app.offsets import TopicPartition
 
 __all__ = ["could_not_read_text", "earliest_now_text", "skipped_text", "lost_range_in",
-           "earliest_now_in", "skipped_ranges_in", "offset_changes_in"]
+           "earliest_now_in", "skipped_ranges_in", "offset_changes_in", "SKIP_WARNING_GREP",
+           "skip_warning_as_printed"]
 
 
 def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str) -> str:
@@ -53,6 +54,21 @@ _EARLIEST_NOW = re.compile(r"Kafka's earliest offset of \S+ is now (\d+), so off
 # `[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]]`. All three forms count.
 _SKIPPED = re.compile(r"records in \[(?:(\d+), (\d+)[)\]]|MDC\[key=OFFSET, value=(\d+)\], "
                       r"MDC\[key=UNTIL_OFFSET, value=(\d+)\]\]) will be skipped")
+
+
+# Finds the skip warning's first line in spark.log on either source; -A1 brings the connector's
+# second line with it (it breaks the warning after `will be`).
+SKIP_WARNING_GREP = "grep -A1 'is out of range'"
+
+
+def skip_warning_as_printed(source: str) -> str:
+    """The skip warning as a learner finds it in spark.log on this source (`spark-kafka` or
+    `python`): the connector's own lines differ from the words `skipped_text` quotes."""
+    if source == "spark-kafka":
+        return ("`Offset a is out of range, and records in [a, b] will be` with `skipped` on the "
+                "next line (the connector closes the range with `]` although b is not skipped; "
+                "some log layouts show a as `MDC[key=OFFSET, value=a]`)")
+    return "`Offset a is out of range, and records in [a, b) will be skipped`, on one line"
 
 
 def lost_range_in(text: str) -> tuple[int, int] | None:

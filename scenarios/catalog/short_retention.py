@@ -21,7 +21,8 @@ from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.settings import SPARK_LOG_FILE_NAME
-from spark_app.data_loss_lines import earliest_now_in, lost_range_in, skipped_ranges_in
+from spark_app.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in, lost_range_in
+from spark_app.data_loss_lines import skip_warning_as_printed, skipped_ranges_in
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
 
 __all__ = ["SCENARIO", "run"]
@@ -155,13 +156,15 @@ def _planned_batch(stage: Stage) -> tuple[int, int] | None:
 
 
 def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
+    source, spark_log = stage.settings.source, stage.folders.log / SPARK_LOG_FILE_NAME
     stage.step(Step(
         "Way out 1: restart with failOnDataLoss=false",
         happens="Spark replays the planned batch; its task warns, skips to Kafka's earliest "
                 "offset and goes on; the count goes on from the state",
         watch="the count continues where it was; the values jump over the aged-out range; "
-              "spark.log says `records in [a, b) will be skipped` for each task that skipped: "
-              "together they run from the checkpoint's offset to Kafka's earliest",
+              f"each task that skipped warns in spark.log: {skip_warning_as_printed(source)}; "
+              "together the ranges run from the checkpoint's offset to Kafka's earliest: "
+              f"`{SKIP_WARNING_GREP} {spark_log}`",
         why="failOnDataLoss=false lets the reading task move forward to what exists, with "
             "warnings naming the skipped range (KafkaDataConsumer's, word for word)",
         production="acceptable when the data can be rebuilt or is not critical; record what "
@@ -177,12 +180,12 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
     # One warning per task that skipped: the replayed batch may end before Kafka's earliest
     # offset (it was planned at the failed restart), and the next batch skips the rest.
-    skipped = _skipped_ranges(stage.folders.log / SPARK_LOG_FILE_NAME)
+    skipped = _skipped_ranges(spark_log)
     stage.fact("skipped_ranges_warned", skipped)
     covered = _joined(skipped)
     stage.expect(check("spark.log's skip warnings cover exactly the lost offsets",
                        covered == (processed, resumed - 1),
-                       f"`records in [a, b) will be skipped` joining up to [{processed}, {resumed - 1})",
+                       f"skip warnings joining up to [{processed}, {resumed - 1})",
                        _warned(skipped, covered)), phase="failOnDataLoss=false")
     stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
                        "Count runs on without a break, no duplicates",

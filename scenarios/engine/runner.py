@@ -11,10 +11,12 @@ Usage: `results = run_scenarios(find_scenarios(["all"]), RunSettings(), Narrator
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from scenarios.report.narration import Narrator
@@ -25,19 +27,45 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
 
-__all__ = ["run_scenario", "run_scenarios"]
+__all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
 
 def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
                   narrator: Narrator) -> list[ScenarioResult]:
-    base = settings.report_dir or Path(tempfile.mkdtemp(prefix="scenarios-"))
-    results = []
-    for scenario in scenarios:
-        results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
-        if settings.report_dir is not None:  # after each scenario: a long run shows its progress
-            write_reports(results, settings.report_dir)
-            write_index(results, settings.report_dir)
+    results: list[ScenarioResult] = []
+    with run_folder(settings.report_dir) as base:
+        narrator.announce(_where_to_watch(base, kept=settings.report_dir is not None))
+        for scenario in scenarios:
+            results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
+            if settings.report_dir is not None:  # after each scenario: a long run shows progress
+                write_reports(results, settings.report_dir)
+                write_index(results, settings.report_dir)
     return results
+
+
+@contextmanager
+def run_folder(report_dir: Path | None) -> Iterator[Path]:
+    """The run's folder: `report_dir`, kept; or a temporary one, removed however the run ends.
+
+    Ctrl-C, SIGTERM and SIGHUP reach here as KeyboardInterrupt (see cli.py), so they remove it
+    too; only a kill -9 of the runner itself leaves it behind.
+    """
+    if report_dir is not None:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        yield report_dir
+        return
+    base = Path(tempfile.mkdtemp(prefix="scenarios-"))
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _where_to_watch(base: Path, *, kept: bool) -> str:
+    """The line that lets a learner follow what the narration's "Watch" names, live."""
+    fate = "kept" if kept else "removed at the end; --report DIR keeps it"
+    return (f"run folder {base} ({fate}): each process's console is in "
+            f"<scenario>/processes/<name>.log, e.g. `tail -f {base}/<scenario>/processes/*.log`")
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,

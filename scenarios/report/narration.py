@@ -102,6 +102,13 @@ class Narrator:
         for label, text in step.sections():
             self._plain(f"   {label}: {text}")
 
+    def announce(self, text: str) -> None:
+        """A line about the run itself (where its files are), before or between scenarios."""
+        if self.rich:
+            self._console.print(f"[dim]{text}[/]")
+        else:
+            self._plain(text)
+
     def say(self, text: str) -> None:
         """A short remark during a step: something observed, a number, a decision."""
         self.transcript.append(f"   {text}")

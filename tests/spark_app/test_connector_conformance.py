@@ -19,7 +19,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, Read
 
 from spark_app.source import kafka_source
 from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
-from spark_app.data_loss_lines import earliest_now_in
+from spark_app.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in
 from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
                               CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
                               KafkaUnreachableError, PartitionOffsetChangedError,
@@ -935,6 +935,16 @@ def _skipped_range_warning_differs(both: Both, log: str) -> None:
         assert "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be" in flat, flat[-3000:]
     else:
         assert "Offset 5 is out of range, and records in [5, 12) will be skipped" in flat
+    _found_as_narrated(log)
+
+
+def _found_as_narrated(log: str) -> None:
+    """short-retention tells the learner to look with SKIP_WARNING_GREP: on either source its
+    pattern finds the warning's first line, and -A1 brings the word `skipped` with it."""
+    pattern = SKIP_WARNING_GREP.split("'")[1]
+    lines = log.splitlines()
+    first = next(i for i, line in enumerate(lines) if pattern in line)
+    assert "skipped" in " ".join(lines[first:first + 2]), lines[first:first + 2]
 
 
 @pytest.mark.spark

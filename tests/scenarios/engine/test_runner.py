@@ -82,3 +82,49 @@ def test_a_scenario_needing_more_brokers_than_the_stack_has_is_skipped(tmp_path:
     skipped = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
                if c.find("skipped") is not None]
     assert [c.get("classname") for c in skipped] == ["scenarios.cluster"]
+
+
+def _folder_seen(seen: list[Path], then=None):
+    def run(stage: Stage) -> None:
+        seen.append(stage.folders.root)
+        assert stage.folders.root.exists()
+        if then is not None:
+            then()
+    return run
+
+
+def test_a_run_without_report_names_its_folder_and_leaves_nothing(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """The learner is told where the consoles are; the folder is gone when the run ends."""
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    seen: list[Path] = []
+    out = io.StringIO()
+    run_scenarios([scenario("looks", _folder_seen(seen))],
+                  RunSettings(timings=Timings.fast(), fast=True), Narrator(stream=out, rich=False))
+    [root] = seen
+    assert f"run folder {root.parent} (removed at the end" in out.getvalue()
+    assert "processes/<name>.log" in out.getvalue()
+    assert not root.parent.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_removes_the_run_folder_too(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+
+    def ctrl_c() -> None:
+        raise KeyboardInterrupt
+
+    seen: list[Path] = []
+    with pytest.raises(KeyboardInterrupt):
+        run_scenarios([scenario("interrupted", _folder_seen(seen, ctrl_c))],
+                      RunSettings(timings=Timings.fast(), fast=True),
+                      Narrator(stream=io.StringIO()))
+    assert seen and list(tmp_path.iterdir()) == []
+
+
+def test_a_report_folder_is_kept_and_said_so(tmp_path: Path) -> None:
+    out = io.StringIO()
+    run_scenarios([scenario("fine", fine)],
+                  RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path / "r"),
+                  Narrator(stream=out, rich=False))
+    assert f"run folder {tmp_path / 'r'} (kept)" in out.getvalue()
+    assert (tmp_path / "r" / "fine.json").exists()
