@@ -56,18 +56,18 @@ _SKIPPED = re.compile(r"records in \[(?:(\d+), (\d+)[)\]]|MDC\[key=OFFSET, value
                       r"MDC\[key=UNTIL_OFFSET, value=(\d+)\]\]) will be skipped")
 
 
-# Finds the skip warning's first line in spark.log on either source; -A1 brings the connector's
-# second line with it (it breaks the warning after `will be`).
-SKIP_WARNING_GREP = "grep -A1 'is out of range'"
+# Finds the skip warning's first line in spark.log on either source; -A2 brings the connector's
+# next two lines with it (it breaks the warning after `records in` and after `will be`).
+SKIP_WARNING_GREP = "grep -A2 'out of range, and records in'"
 
 
 def skip_warning_as_printed(source: str) -> str:
     """The skip warning as a learner finds it in spark.log on this source (`spark-kafka` or
     `python`): the connector's own lines differ from the words `skipped_text` quotes."""
     if source == "spark-kafka":
-        return ("`Offset a is out of range, and records in [a, b] will be` with `skipped` on the "
-                "next line (the connector closes the range with `]` although b is not skipped; "
-                "some log layouts show a as `MDC[key=OFFSET, value=a]`)")
+        return ("`Offset a is out of range, and records in` / `[a, b] will be` / `skipped`, over "
+                "three lines (the connector closes the range with `]` although b is not skipped, "
+                "and its log template may show a as `MDC[key=OFFSET, value=a]`)")
     return "`Offset a is out of range, and records in [a, b) will be skipped`, on one line"
 
 

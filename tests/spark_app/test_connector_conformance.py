@@ -940,11 +940,13 @@ def _skipped_range_warning_differs(both: Both, log: str) -> None:
 
 def _found_as_narrated(log: str) -> None:
     """short-retention tells the learner to look with SKIP_WARNING_GREP: on either source its
-    pattern finds the warning's first line, and -A1 brings the word `skipped` with it."""
+    pattern finds the warning's first line, and its -A brings the word `skipped` with it."""
+    after = int(SKIP_WARNING_GREP.split("-A")[1].split()[0])
     pattern = SKIP_WARNING_GREP.split("'")[1]
     lines = log.splitlines()
     first = next(i for i, line in enumerate(lines) if pattern in line)
-    assert "skipped" in " ".join(lines[first:first + 2]), lines[first:first + 2]
+    shown = lines[first:first + 1 + after]
+    assert "skipped" in " ".join(shown), shown
 
 
 @pytest.mark.spark
