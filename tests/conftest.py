@@ -2,7 +2,10 @@
 
 A plain `pytest` runs the fast tests only. `pytest --slow` also runs the tests marked `spark`
 and `e2e` (real Spark sessions, several real processes); that is what CI and the README's
-test command run. Docker tests skip themselves with a reason when no Docker engine answers.
+test command run, and it ends with CI's budget table (tests/budget.py). `pytest --nightly`
+adds the tests marked `nightly`, which do not fit CI's hour; a `--slow` run names how many it
+left out and the command that runs them. Docker tests skip themselves with a reason when no
+Docker engine answers.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from scenarios.engine import apps
+from tests.budget import budget_lines, part_of
 
 SLOW_MARKERS = ("spark", "e2e")
+NIGHTLY_COMMAND = "uv run pytest --nightly -m nightly"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -23,12 +28,70 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the slow tests (marked spark or e2e), as CI does",
     )
+    parser.addoption(
+        "--nightly",
+        action="store_true",
+        help="also run the tests marked nightly (outside CI's hour); implies --slow",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _CONFIG["config"] = config  # test reports do not carry it; the budget's hooks need it
     # Deselect rather than skip, so a fast run reports only what it ran.
-    if not config.getoption("--slow") and not config.option.markexpr:
-        config.option.markexpr = " and ".join(f"not {m}" for m in SLOW_MARKERS)
+    if config.option.markexpr:
+        return
+    if config.getoption("--nightly"):
+        return
+    if config.getoption("--slow"):
+        config.option.markexpr = "not nightly"
+    else:
+        config.option.markexpr = " and ".join(f"not {m}" for m in (*SLOW_MARKERS, "nightly"))
+
+
+# --- CI's budget: which part each test belongs to, and the minutes each part took ------------
+
+_CONFIG: dict[str, pytest.Config] = {}
+_PART = pytest.StashKey[dict[str, str]]()
+_SECONDS = pytest.StashKey[dict[str, float]]()
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    config.stash[_PART] = {
+        item.nodeid: part_of(item.path.relative_to(root).as_posix(),
+                             {m.name for m in item.iter_markers()}).name
+        for item in items}
+    config.stash[_SECONDS] = {}
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    nightly = [i for i in items if i.get_closest_marker("nightly") is not None]
+    if nightly:
+        config = nightly[0].config
+        config.stash[_LEFT_OUT] = config.stash.get(_LEFT_OUT, 0) + len(nightly)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Setup, call and teardown each add their time to the test's part."""
+    config = _CONFIG.get("config")
+    part = config.stash.get(_PART, {}).get(report.nodeid) if config is not None else None
+    if part is not None:
+        seconds = config.stash[_SECONDS]
+        seconds[part] = seconds.get(part, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not (config.getoption("--slow") or config.getoption("--nightly")):
+        return
+    terminalreporter.section("CI budget (docs/testing.md#the-ci-budget)")
+    for line in budget_lines(config.stash.get(_SECONDS, {})):
+        terminalreporter.write_line(line)
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(f"{left_out} nightly test(s) not run (outside CI's hour): "
+                                    f"`{NIGHTLY_COMMAND}` runs them")
 
 
 @pytest.fixture

@@ -27,7 +27,10 @@ def wait_for(condition, timeout: float, what: str):  # type: ignore[no-untyped-d
     raise AssertionError(f"{what} did not happen within {timeout} s")
 
 
+# Three Apache Kafka nodes, about 2 min: nightly (docs/testing.md#nightly); the broker-failover
+# scenario, in CI, kills a leader of the same cluster under a running query.
 @pytest.mark.e2e
+@pytest.mark.nightly
 def test_killing_the_leader_elects_another_and_acks_all_goes_on(tmp_path: Path) -> None:
     settings = BrokerSettings(port=0, data_dir=tmp_path / "data", log_dir=tmp_path / "log",
                               group_initial_rebalance_delay_ms=0)

@@ -153,7 +153,9 @@ def test_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker, corpus: 
     client_session(broker.bootstrap_servers, f"after-{SEED}")
 
 
+# 20,000 cases, 1.5-2 min: nightly (docs/testing.md#nightly); the fast suite fuzzes FAST_CASES.
 @pytest.mark.e2e
+@pytest.mark.nightly
 def test_many_more_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker,
                                                           corpus: list[Seed],
                                                           error_log: ErrorLog,

@@ -1,0 +1,85 @@
+"""CI's budget: the parts of `pytest --slow`, the minutes each may take, and what a run took.
+
+CI must finish within the hour on a 2-core machine while the catalog grows, so every test
+belongs to one part and every part has minutes (docs/testing.md#the-ci-budget shows this table,
+checked by tests/test_docs.py). `pytest --slow` prints each part's measured minutes beside its
+budget at the end of the run: a part over its budget is said there, never failed as a test
+(a timed test would fail on a slow machine, not on a slow change). Tests marked `nightly` are
+not part of CI's hour; `pytest --nightly` runs them (docs/testing.md#nightly).
+
+Usage:
+    part_of("tests/scenarios/catalog/test_chaos_e2e.py", {"e2e"})   # the Part that owns it
+    budget_lines({"scenarios, once each on the default stack": 1450.0, …})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+__all__ = ["Part", "PARTS", "NIGHTLY", "part_of", "budget_lines", "BUDGET_MIN"]
+
+# The hour CI must stay under, less room for a machine slower than ours.
+BUDGET_MIN = 60.0
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of CI: the tests under `paths` (prefixes of their files) with the given budget."""
+
+    name: str
+    budget_min: float
+    paths: tuple[str, ...] = ()
+    why: str = ""
+
+
+# In order: the first part whose path prefix matches a slow test owns it.
+PARTS: tuple[Part, ...] = (
+    Part("fast suite", 4.0, why="every unmarked test: no Spark, no end-to-end processes"),
+    Part("four stacks on two scenarios", 6.0, ("tests/scenarios/catalog/test_stacks_e2e.py",),
+         "short-retention and checkpoint-reset on every Kafka/source pair"),
+    Part("Spark lines and known bugs", 3.0,
+         ("tests/scenarios/catalog/test_spark_versions_e2e.py",
+          "tests/scenarios/catalog/museum/"),
+         "another PySpark built once, scenarios on two Spark lines"),
+    Part("scenarios, once each on the default stack", 24.0, ("tests/scenarios/catalog/",),
+         "every scenario end to end, as a user runs it"),
+    Part("Spark's connector against our source", 3.0,
+         ("tests/spark_app/test_connector_conformance.py",),
+         "one test per connector behaviour our source mirrors, on both sources"),
+    Part("the Spark app end to end", 4.0, ("tests/spark_app/",),
+         "the app as a process: kill -9, data loss, inspect, clusters, sessions"),
+    Part("Kafka: Apache Kafka and the embedded broker", 5.0, ("tests/kafka_app/",),
+         "the producer app, Apache Kafka's node, the broker against real clients"),
+    Part("what a person sees", 4.0, ("tests/scenarios/demo/", "tests/scenarios/report/",
+                                     "tests/scenarios/engine/test_closed_terminal_e2e.py"),
+         "the demo and narration in tmux, the report in a browser, a closed terminal"),
+    Part("the rest", 2.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
+)
+
+NIGHTLY = Part("nightly (not in CI's hour)", 0.0,
+               why="marked `nightly`: run by `pytest --nightly`")
+
+
+def part_of(path: str, markers: Collection[str]) -> Part:
+    """The part a test belongs to, from its file (relative to the project) and markers."""
+    if "nightly" in markers:
+        return NIGHTLY
+    if not {"spark", "e2e"} & set(markers):
+        return PARTS[0]
+    return next(p for p in PARTS[1:] if any(path.startswith(prefix) for prefix in p.paths))
+
+
+def budget_lines(seconds_by_part: Mapping[str, float]) -> list[str]:
+    """The measured table: each part's minutes beside its budget, then the total."""
+    lines = [f"{'part of CI':45} {'minutes':>8} {'budget':>7}"]
+    total = 0.0
+    for part in PARTS:
+        minutes = seconds_by_part.get(part.name, 0.0) / 60
+        total += minutes
+        over = "  OVER BUDGET" if minutes > part.budget_min else ""
+        lines.append(f"{part.name:45} {minutes:8.1f} {part.budget_min:7.1f}{over}")
+    budget = sum(p.budget_min for p in PARTS)
+    lines.append(f"{'total (pytest alone)':45} {total:8.1f} {budget:7.1f}"
+                 + ("  OVER BUDGET" if total > budget else ""))
+    return lines

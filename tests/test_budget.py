@@ -1,0 +1,41 @@
+"""CI's budget (tests/budget.py): every test has one part, and docs/testing.md shows the parts."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.budget import BUDGET_MIN, NIGHTLY, PARTS, budget_lines, part_of
+
+TESTING_MD = Path(__file__).resolve().parent.parent / "docs" / "testing.md"
+
+
+def test_a_test_belongs_to_the_part_of_its_file_and_markers() -> None:
+    assert part_of("tests/scenarios/catalog/test_chaos_e2e.py", {"e2e"}).name == \
+        "scenarios, once each on the default stack"
+    assert part_of("tests/scenarios/catalog/test_stacks_e2e.py", {"e2e"}).name == \
+        "four stacks on two scenarios"
+    assert part_of("tests/scenarios/catalog/test_chaos_e2e.py", set()).name == "fast suite"
+    assert part_of("tests/kafka_app/apache/test_cluster.py", {"e2e", "nightly"}) is NIGHTLY
+    assert part_of("tests/spark_app/test_connector_conformance.py", {"spark"}).name == \
+        "Spark's connector against our source"
+    assert part_of("tests/maven_jars/test_ivy.py", {"e2e"}).name == "the rest"
+
+
+def test_the_parts_fit_in_the_hour() -> None:
+    assert sum(p.budget_min for p in PARTS) <= BUDGET_MIN - 5  # room for installs and fetches
+
+
+def test_the_measured_table_says_what_went_over() -> None:
+    lines = budget_lines({"fast suite": 3 * 60, "what a person sees": 10 * 60})
+    assert lines[1].split()[-2:] == ["3.0", "4.0"]
+    over = [line for line in lines if "OVER BUDGET" in line]
+    assert [line.split("  ")[0] for line in over] == ["what a person sees"]
+
+
+def test_docs_show_every_part_with_its_budget() -> None:
+    text = TESTING_MD.read_text()
+    section = text[text.index("## The CI budget"):]
+    rows = re.findall(r"^\| ([^|]+?) \| ([\d.]+) \|", section, re.MULTILINE)
+    assert [(name, float(minutes)) for name, minutes in rows] == \
+        [(p.name, p.budget_min) for p in PARTS]
