@@ -10,6 +10,7 @@ Usage:
     python -m scenarios verify log/streaming-output.log --json
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
+    python -m scenarios doctor
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ def main_parser() -> argparse.ArgumentParser:
     # the demo has options of its own (python -m scenarios demo --help).
     commands.add_parser("demo", add_help=False,
                         help="one terminal, both apps, keys to crash, kill, restart and reset")
+    commands.add_parser("doctor", add_help=False,
+                        help="check and prepare this machine for the workshop (--no-smoke: "
+                             "without the one-minute run)")
     verify = commands.add_parser(
         "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
@@ -123,6 +127,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["demo"]:
         from scenarios.demo import run_demo  # rich Live and termios only when asked for
         return run_demo(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from scenarios.doctor import run_doctor
+        return run_doctor(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 __all__ = ["OutputRow", "CountLine", "MessageLine", "EventLine", "OUTPUT_FORMATS",
            "FOREIGN_FIELD_CHARS", "format_lines", "format_event_line", "message_text",
-           "output_field", "parse_line"]
+           "output_field", "parse_line", "written_at"]
 
 OUTPUT_FORMATS = ("v1", "v2")
 FOREIGN_FIELD_CHARS = 64
@@ -77,6 +77,18 @@ def output_field(text: str | None) -> str:
 def _prefix(now: datetime) -> str:
     stamp = f"{now:%Y-%m-%d %H:%M:%S},{now.microsecond // 1000:03d}"
     return f"[INFO] [{stamp}] [StreamingOutput]: "
+
+
+_STAMP = re.compile(r"^\[INFO\] \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\] \[StreamingOutput\]: ")
+
+
+def written_at(text: str) -> datetime | None:
+    """When the app wrote a line of the output log (its local time, to the millisecond)."""
+    found = _STAMP.match(text)
+    if found is None:
+        return None
+    return datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S").replace(
+        microsecond=int(found.group(2)) * 1000)
 
 
 def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:

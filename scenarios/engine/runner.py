@@ -92,12 +92,21 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
         result.duration_sec = time.monotonic() - started
         result.checks = list(stage.checks)
         result.facts = dict(stage.facts) | {"timeline": stage.timeline.to_dict(),
-                                            "run_dir": str(root)}
+                                            "run_dir": str(root),
+                                            "time_spent": _time_spent(stage)}
         result.transcript = list(narrator.transcript)
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
     _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
     return result
+
+
+def _time_spent(stage: Stage) -> dict[str, dict[str, float]]:
+    """Where the time went (a profile, not a verdict: an unreadable log must not fail the run)."""
+    try:
+        return stage.spent.summary(stage.folders.output_log)
+    except OSError:
+        return {}
 
 
 def _record_error(result: ScenarioResult, error: BaseException, narrator: Narrator) -> None:

@@ -6,7 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from spark_app.output_line import CountLine, MessageLine, OutputRow, format_lines, parse_line
+from spark_app.output_line import CountLine, MessageLine, OutputRow, format_event_line, format_lines
+from spark_app.output_line import parse_line, written_at
 
 NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
 
@@ -30,3 +31,11 @@ def test_what_is_written_is_read_back(row: OutputRow, output_format: str,
 def test_lines_the_app_does_not_write_are_none() -> None:
     for text in ("", "hello", "[StreamingOutput]: Count = x", "[StreamingOutput]: E: 1 -> two"):
         assert parse_line(text) is None
+
+
+def test_when_a_line_was_written_is_read_back_to_the_millisecond() -> None:
+    at = datetime(2026, 11, 25, 18, 40, 2, 7000)
+    for line in (*format_lines([OutputRow("Experience", "1", "1", 1)], at).splitlines(),
+                 format_event_line("idle-timer", 1, "no message", at).rstrip("\n")):
+        assert written_at(line) == at
+    assert written_at("Count = 1") is None and written_at("") is None

@@ -42,6 +42,7 @@ from scenarios.engine.stage.brokers import BrokersPart
 from scenarios.engine.stage.kafka import KafkaPart
 from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
+from scenarios.engine.stage.time_spent import TimeSpent
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.timeline import Timeline
 
@@ -62,6 +63,7 @@ class Stage:
         self.timeline = Timeline()
         self.checks: list[Check] = []
         self.facts: dict[str, Any] = {}
+        self.spent = TimeSpent()  # Kafka and Spark starts, stops: benchmarks/run_profile.py
         self.group = ProcessGroup(self.folders.processes, cwd=root,
                                   env={"PYTHONPATH": str(PROJECT_ROOT)})
         self.kafka = KafkaPart(self)

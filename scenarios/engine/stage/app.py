@@ -55,6 +55,8 @@ class AppPart:
         self._launcher = launcher
         self._options = options
         process = launcher.start(**options)
+        if self.folders == self._stage.folders:  # the scenario's own app: its starts are profiled
+            self._stage.spent.launched()
         if self._narrated:
             # Another PySpark's interpreter (spark-upgrade) is named by the scenario's own steps.
             shown = " ".join(f"{k}={v}" for k, v in options.items() if k != "python")
@@ -114,7 +116,8 @@ class AppPart:
     def stop(self, timeout: float = 120.0) -> int | None:
         """SIGTERM: the app stops its query cleanly and exits 0."""
         process = self.process
-        code = process.terminate(timeout=timeout)
+        with self._stage.spent.timed("spark stop"):
+            code = process.terminate(timeout=timeout)
         self._note_lag(process)
         self._went_down("SIGTERM", "stop")
         if self._narrated:

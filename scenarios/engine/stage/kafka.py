@@ -91,7 +91,8 @@ class KafkaPart:
                          partitions=partitions, kind=stage.settings.kafka,
                          proxy_port=free_port() if behind_proxy else None, brokers=brokers)
         self._side = side
-        side.start_broker()
+        with stage.spent.timed("kafka start"):
+            side.start_broker()
         self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
         stage.timeline.event("Kafka up", "start")
         side.start_producer()
