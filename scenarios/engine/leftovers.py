@@ -4,7 +4,8 @@ An app that outlived its demo (a terminal closed while it ran, a kill -9 of the 
 still holds port 9092 or still writes to `log/` and `checkpoints/`. Starting again beside it
 fails in a confusing way: the new producer cannot bind its port, and the old Spark app's output
 log looks like the new run's. So the demo looks first, and names what it found and how to stop
-it. Linux only: it reads /proc, as `ss -p` and `lsof` do.
+it. It reads /proc, as `ss -p` and `lsof` do; where there is none (macOS) it finds only a taken
+port, by binding it, and nothing about who holds it.
 
 Usage:
     found = find_leftovers(folders=[Path("log"), Path("checkpoints")], ports=[9092])
@@ -77,7 +78,10 @@ def _short(command: str, limit: int = 100) -> str:
 
 
 def _proc_pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc (macOS): the demo starts without looking for leftovers
+        return []
 
 
 def _command(pid: int) -> str:

@@ -70,3 +70,14 @@ def test_the_demo_refuses_to_start_beside_them(port_holder: subprocess.Popen[str
     assert line.startswith(f"demo: a previous run is still going: pid {port_holder.pid}")
     assert f"holds port {free_port}" in line and "then start again" in line
     assert not (tmp_path / "log" / "demo-producer.out").exists()  # nothing was started
+
+
+def test_without_proc_as_on_macos_nothing_is_found_and_nothing_fails(monkeypatch,
+                                                                     tmp_path: Path) -> None:
+    import scenarios.engine.leftovers as leftovers
+
+    def no_proc(path: str) -> list[str]:
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(leftovers.os, "listdir", no_proc)
+    assert find_leftovers([tmp_path], []) == []
