@@ -121,7 +121,7 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
     narrator.begin("demo", "a title", "a summary")
     narrator.say("Kafka at 127.0.0.1:1")
     narrator.step(Step("Kill it", happens="kill -9", watch="the count", why="replay",
-                       production="alert"))
+                       production="alert", question="which value comes first?", answer="5"))
     for seconds in (5, 10, 15):
         narrator.waiting("value 6 in the output log", seconds)
     narrator.check("exactly once", False, "expected 1..6; got 1..5")
@@ -130,7 +130,9 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
     assert [s.find("span", cls="step-title").text() for s in steps] == [
         "Before the first step", "Step 1: Kill it"]
     assert [dt.text() for dt in steps[1].find_all("dt")] == [
-        "What happens", "Watch", "Why", "In production"]
+        "What happens", "Question", "Answer", "Watch", "Why", "In production"]
+    answer = steps[1].find("details", cls="answer")  # folded, so a reader can predict first
+    assert answer.find("summary").text() == "show the answer" and answer.text().endswith("5")
     remarks = [li.text().split(" ", 2)[2] for li in steps[1].find("ul", cls="remarks").find_all("li")]
     assert remarks == ["still waiting for value 6 in the output log (15 s)",
                        "✘ FAIL exactly once: expected 1..6; got 1..5"]
