@@ -57,7 +57,9 @@ def run(stage: Stage) -> None:
         why="the checkpoint is the only place the query's position lives",
         question="After it has written values 1..n, which offset will its checkpoint resume from?",
         answer="Offset n: values 1..n sit at offsets 0..n-1 (checked after the stop: 'checkpoint "
-               "resumes after the last value written')."))
+               "resumes after the last value written').",
+        production="keep the checkpoint on durable storage: it is the only record of where the "
+                   "query is, and `python -m spark_app inspect` reads it"))
     stage.app.start()
     stage.output.wait_for_value(t.run_for_messages)
 
