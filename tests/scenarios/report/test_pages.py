@@ -141,8 +141,9 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
 def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     """Through the real runner: the page, the JSON's stack and the narration of each step."""
     def steps(stage: Stage) -> None:
-        stage.step(Step("Do the thing", happens="it happens", why="because"))
-        stage.expect(check("it held", True, "yes", "yes"), phase="end")
+        stage.step(Step("Do the thing", happens="it happens", why="because",
+                        question="will it hold?", answer="yes, it holds", phase="end"))
+        stage.expect(check("it held", True, "yes", "yes"))  # the step's phase, not named here
 
     def breaks(stage: Stage) -> None:
         raise RuntimeError("the <broker> fell over")
@@ -154,6 +155,9 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "fine.json").read_text())
     assert data["stack"] == "apache/connector" and data["summary"] == "what fine shows"
     assert [e["kind"] for e in data["narration"]] == ["step", "check"]
+    sections = dict(map(tuple, data["narration"][0]["sections"]))
+    assert (sections["Question"], sections["Answer"]) == ("will it hold?", "yes, it holds")
+    assert [c["name"] for c in data["checks"]] == ["end: it held"]
     page = parse((tmp_path / "index.html").read_text())
     assert [td.text() for td in page.find_all("td", cls="stack")] == ["apache/connector"] * 2
     broke = page.by_id("scenario-breaks")
