@@ -142,6 +142,7 @@ class Narrator:
             except EOFError:  # stdin closed or not a terminal: carry on unattended
                 self.guided = False
         elif self.projector_sec > 0:
+            self._console.print(f"  [dim]think about it: the step runs in {self.projector_sec:g} s[/]")
             self.pause(self.projector_sec)
 
     def _show(self, heading: str, sections: list[tuple[str, str]]) -> None:

@@ -99,6 +99,7 @@ def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
 def test_projector_paces_itself_instead_of_waiting_for_enter() -> None:
     out, waits = _guided(projector_sec=20)
     assert [w for w, _ in waits] == ["20 s", "20 s"]
+    assert _unframed(out.getvalue()).count("think about it: the step runs in 20 s") == 2
 
 
 def test_off_a_terminal_nothing_waits_and_the_order_is_the_same() -> None:
