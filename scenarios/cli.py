@@ -63,7 +63,13 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--report", type=Path, metavar="DIR",
                      help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
                           "(and keep each scenario's folders under DIR/<scenario>/)")
-    run.add_argument("--guided", action="store_true", help="wait for Enter before each step")
+    pacing = run.add_mutually_exclusive_group()
+    pacing.add_argument("--guided", action="store_true",
+                        help="on a terminal: each step asks its question and waits for Enter; "
+                             "its answer follows its checks")
+    pacing.add_argument("--projector", type=_seconds, metavar="SECONDS",
+                        help="as --guided, but leave each question on screen SECONDS, then go on "
+                             "(no Enter: for a trainer who talks over it)")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
                      help="use this Kafka instead of starting one per scenario")
     add_stack_options(run)
@@ -161,7 +167,7 @@ def _list() -> int:
 def _run(args: argparse.Namespace) -> int:
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
-    narrator = Narrator(guided=args.guided)
+    narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers)
@@ -203,6 +209,17 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds, or one line saying what was wrong."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0, e.g. 20")
+    return seconds
 
 
 def _stop_like_ctrl_c() -> None:

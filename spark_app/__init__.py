@@ -1,7 +1,8 @@
 """The Spark side of the playground: seed 001's SparkApp on PySpark 4.
 
-A Structured Streaming query reads Kafka through our own source (`source/`), keeps the running
-count in Spark's state store (`counter`), and writes the output log once per batch (`sink`).
+A Structured Streaming query reads Kafka through Spark's connector (or, offline, our own source
+in `source/`), keeps the running count in Spark's state store (`counter`), and writes the output
+log once per batch (`sink`).
 `checkpoint/` reads a checkpoint folder without Spark and explains it; `runtime/` is where the
 app runs (the session, the PySpark version, a standalone cluster).
 

@@ -1,8 +1,8 @@
 """The seed's SparkApp: read Kafka, count every message in Spark's state, write the output log.
 
-One Structured Streaming query: our Kafka source -> running count (state store) -> foreachBatch
-handler that writes two lines per message to `log/streaming-output.log`, with the checkpoint in
-`--checkpoint-dir`. SIGTERM or Ctrl-C stops the query between batches and returns normally.
+One Structured Streaming query: Spark's Kafka connector (or, offline, our source) -> running
+count (state store) -> foreachBatch handler that writes two lines per message to
+`log/streaming-output.log`, with the checkpoint in `--checkpoint-dir`. SIGTERM or Ctrl-C stops the query between batches and returns normally.
 
 Usage: `SparkApp(SparkAppSettings()).run()`
 """

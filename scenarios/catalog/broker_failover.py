@@ -72,7 +72,11 @@ def _start(stage: Stage) -> None:
             "acknowledged once every in-sync replica has it, and refused while fewer than "
             "min.insync.replicas are in sync",
         production=f"the rule for not losing acknowledged data: {RULE}, with replication "
-                   f"factor 3, so one broker can die with nothing lost and nothing refused"))
+                   f"factor 3, so one broker can die with nothing lost and nothing refused",
+        question="With three replicas and min.insync.replicas=2, how many brokers can die before an "
+                 "acks=all send is refused?",
+        answer="One: with two left the ISR still holds 2; a second death leaves one replica in "
+               "sync, below min.insync.replicas, and sends are refused."))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec, brokers=3)
     replicas = stage.brokers.replicas()
     stage.fact("replicas", list(replicas.replicas))
@@ -93,7 +97,11 @@ def _kill_the_leader(stage: Stage) -> None:
         why="with acks=all every acknowledged message is on every in-sync replica, so the new "
             "leader has all of them: its log ends where the old one's acknowledged log ended",
         production="a broker dying is routine: clients retry (delivery.timeout.ms) and the "
-                   "Spark connector's consumers re-fetch metadata; nothing to do by hand"))
+                   "Spark connector's consumers re-fetch metadata; nothing to do by hand",
+        question="After the leader dies, will the producer or the Spark app need a restart, and who "
+                 "becomes leader?",
+        answer="Neither restarts: both ride it out (checked), and an in-sync follower takes over "
+               "(checked)."))
     before = stage.brokers.replicas()
     assert before.leader is not None
     stage.fact("part1_killed_leader", before.leader)
@@ -125,7 +133,11 @@ def _rule_kept(stage: Stage) -> None:
         happens="the producer stops; the app drains the topic and keeps running",
         watch="values 1..N once each, Count = n paired with the n-th message",
         why="the failover lost nothing and repeated nothing: no acknowledged offset changed, "
-            "so Spark's checkpointed offsets still point at the same messages"))
+            "so Spark's checkpointed offsets still point at the same messages",
+        question="Will any value be missing or doubled after the failover?",
+        answer="No: every value sent is in the output exactly once (checked).",
+        production="after a broker failover, check the consumer's output against the producers' "
+                   "count once, not by eye"))
     total = stage.stop_producer_and_drain()
     stage.expect(exactly_once(stage.output.verify_sent(), total), phase="acks=all")
 
@@ -144,7 +156,10 @@ def _relax_the_rule(stage: Stage) -> None:
             "unclean election lets a replica that is behind become leader",
         production="unclean election is off by default and should stay off for data you cannot "
                    "lose; some teams turn it on to get a partition back after losing every "
-                   "in-sync replica, trading data for availability"))
+                   "in-sync replica, trading data for availability",
+        question="With three healthy brokers, will anything change once the guards are off?",
+        answer="Nothing visible: the app goes on writing as before; the settings only matter once "
+               "brokers fail."))
     stage.kafka.set_topic_configs({"min.insync.replicas": "1",
                                    "unclean.leader.election.enable": "true"},
                                   label="min ISR 1, unclean on")
@@ -175,7 +190,11 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
         why="the followers' logs end where each stopped: every message after that is on one "
             "disk only, though the producer was told it is stored",
         production="alert on UnderReplicatedPartitions and UnderMinIsrPartitionCount: with "
-                   "min.insync.replicas=2 these sends would have been refused instead"))
+                   "min.insync.replicas=2 these sends would have been refused instead",
+        question="With both followers gone, will acks=1 sends still be acknowledged, and will Spark "
+                 "read them?",
+        answer="Yes to both: the ISR shrinks to the leader alone (checked) and, with min ISR 1, its "
+               "high watermark moves, so the app reads and counts them."))
     replicas = stage.brokers.replicas()
     leader = replicas.leader
     assert leader is not None
@@ -237,7 +256,11 @@ def _unclean_election(stage: Stage, alone: Alone) -> Election:
         why="the new leader never got the messages only the old one had: Kafka drops them, "
             "and the next messages will take the same offsets again",
         production="with unclean election off the partition would stay offline until the old "
-                   "leader came back with its data: unavailable, not lost. Choose per topic"))
+                   "leader came back with its data: unavailable, not lost. Choose per topic",
+        question="When a stale follower becomes leader, what happens to Kafka's latest offset and "
+                 "to the messages only the old leader had?",
+        answer="The latest offset falls back below the checkpoint's offset, and the acknowledged "
+               "messages after the new leader's log end are lost (all checked)."))
     stage.brokers.kill(alone.leader)
     started = time.monotonic()
     stage.brokers.start(alone.followers)
@@ -285,7 +308,11 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
         production="this stop is what you want: the checkpoint and Kafka disagree and someone "
                    "must decide what to reprocess. Do not count on it: after an unclean "
                    "election, compare the checkpoint's offsets (`spark_app inspect`) with the "
-                   "new leader's log end yourself"))
+                   "new leader's log end yourself",
+        question="Will the running app go on, or stop, and with which error?",
+        answer=f"It stops with a non-zero exit code and {CONDITION}, naming the offset "
+                   "changed from the checkpoint's offset to the new leader's log end "
+                   "(all checked)"))
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
     stage.fact("part2_refusal_sec", round(time.monotonic() - election.at, 1))
     output = stage.app.output()
@@ -327,7 +354,12 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
             "it cannot undo: it counted messages Kafka no longer has",
         production="failOnDataLoss=false turns a loud stop into a warning. After an unclean "
                    "election, reconcile downstream with the producers' own record of what "
-                   "they sent, or rebuild from a source of truth"))
+                   "they sent, or rebuild from a source of truth",
+        question="With failOnDataLoss=false, will any value be missing or doubled in the output, "
+                 "and where do the lost values stand?",
+        answer="None missing, none doubled, every value sent counted; the lost values are in the "
+               "output but gone from Kafka, the producer's next message took the new log end's "
+               "offset, and spark.log warns that the offset went back (all checked)."))
     stage.app.start(fail_on_data_loss=False)
     first = alone.last_value + 1
     stage.kafka.restart_producer(acks="1", first_value=first)
@@ -378,7 +410,10 @@ def _old_leader_returns(stage: Stage, alone: Alone) -> None:
         why="Kafka keeps one history per partition, the leader's: the acknowledged messages "
             "are now gone from every broker",
         production="after an unclean election the lost messages can only come from the "
-                   "producers' side (their logs, an outbox table): plan for it or keep the rule"))
+                   "producers' side (their logs, an outbox table): plan for it or keep the rule",
+        question="When the old leader comes back, will the messages only it had come back with it?",
+        answer="No: it truncates its log to the new leader's history and catches up; the ISR is "
+               "three again (checked), and the lost messages are gone from every broker."))
     stage.brokers.start([alone.leader])
     replicas = stage.brokers.wait_for_isr(3)
     stage.expect(check("all three replicas in sync again", len(replicas.isr) == 3,

@@ -190,7 +190,11 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
                 "every kill is only about the checkpoint, never about Kafka deleting data",
         watch="the producer keeps sending while the app is down: each restart has a backlog",
         why="seed 001's scenario #1: with the data still in Kafka, a restart must catch up "
-            "without missing or doubling anything"))
+            "without missing or doubling anything",
+        question="While the app is down between kills, does the producer wait for it?",
+        answer="No: it keeps sending, so every restart starts with a backlog to catch up on.",
+        production="keep retention well above your restart time, so a crash loop can never turn "
+                   "into data loss"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stopped = _exactly_once_run(stage, kills, rng)
     _at_least_once_run(stage, kills, rng, stopped)
@@ -207,7 +211,12 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
             "exactly-once sink keeps a journal of (query id, batch id, log size) and rolls back "
             "or skips a batch it has already written",
         production="foreachBatch is at-least-once; make the output idempotent on the batch id "
-                   "(a transaction, a MERGE, or a journal like this one)"))
+                   "(a transaction, a MERGE, or a journal like this one)",
+        question="Which kill will cost a value: the one at a batch boundary, mid-batch, or "
+                 "mid-write?",
+        answer="None of them: after the kills the log holds everything the checkpoint committed, "
+               "every value exactly once (checked); a replayed batch is rolled back or skipped by "
+               "the sink's journal."))
     stage.app.start(sink="exactly-once")
     _kill_and_restart(stage, "exactly-once", kills, rng)
     caught_up = catch_up(stage)
@@ -237,7 +246,11 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
         why="Spark guarantees that the batch runs again, not that its side effects happen once: "
             "without a journal the sink cannot tell a replay from a new batch",
         production="count the duplicates your sink can produce, or make it idempotent; "
-                   "a kill that lands elsewhere costs nothing, so duplicates come and go with luck"))
+                   "a kill that lands elsewhere costs nothing, so duplicates come and go with luck",
+        question="Which kills will write values twice now, and will any value be missing?",
+        answer="Only those that landed after the output and before commits/N (and a stop that "
+               "caught one): their batch's values are doubled, exactly as predicted (checked); "
+               "nothing is missing and the last value is there."))
     before = Counter(stage.output.verify().values)
     stage.app.start(sink="at-least-once")
     landings = _kill_and_restart(stage, "at-least-once", kills, rng)

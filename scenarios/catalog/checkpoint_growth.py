@@ -121,7 +121,12 @@ def run(stage: Stage, *, batches: int | None = None) -> None:
                 f"{soak.producer_interval_sec:g} s",
         watch="the producer's lines",
         why="a micro-batch runs only when there is new data: a message for every trigger "
-            "makes every trigger a batch, and every batch adds files to the checkpoint"))
+            "makes every trigger a batch, and every batch adds files to the checkpoint",
+        question="With a message for every trigger, how many triggers will run no batch?",
+        answer="None: a micro-batch runs whenever there is new data, so every trigger is a batch "
+               "and adds files to the checkpoint.",
+        production="a checkpoint grows with batches, not with data: count batches per hour when you "
+                   "size its storage"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec,
                       interval_sec=soak.producer_interval_sec)
     # One app per store, each on a checkpoint of its own, labelled by its store on the picture.
@@ -183,7 +188,11 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
             "only in the RocksDB store)",
         production="leave minBatchesToRetain at 100 unless the file count hurts: it is how far "
                    "back a restart or the State Data Source can go; monitor the checkpoint's "
-                   "file count and size, which must level off after about N batches"))
+                   "file count and size, which must level off after about N batches",
+        question="After many batches, will the checkpoint folder keep growing, or level off?",
+        answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
+               "bounded and old ones are deleted, the size stops growing, and the output is exactly "
+               "once (all checked)."))
     sampler.phase = "hdfs"
     started = time.monotonic()
     app.start(**soak.app_options("hdfs"))
@@ -240,7 +249,11 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
             "versions on disk",
         production="expect about N x 1.3 versions per state partition on Spark 4 (130 with the "
                    "defaults), times the shuffle partitions: size alerts from Spark 3 need that "
-                   "headroom"))
+                   "headroom",
+        question="On RocksDB with the default extra-space ratio, how many state versions will pile "
+                 "up before maintenance deletes any?",
+        answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
+               "the count stays within that bound (checked)."))
     sampler.phase = "rocksdb"
     stage.kafka.restart_producer(acks="all")
     app.start(**soak.app_options("rocksdb"))
@@ -273,7 +286,10 @@ def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
             "batch, the executors' maintenance thread trims the state; a stopped, killed or "
             "abandoned query cleans nothing",
         production="an abandoned checkpoint keeps its files forever: delete the folder of a "
-                   "query you retire; a query stopped for long cleans up at its next start"))
+                   "query you retire; a query stopped for long cleans up at its next start",
+        question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
+        answer="No: the same files with the same sizes after the wait (checked); only a running "
+               "query cleans up."))
     _drain_and_stop(stage, app)
     sampler.phase = "stopped"
     before = listing(app.folders.checkpoints)
@@ -309,7 +325,11 @@ def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPa
             "change them; with ratio 0 every maintenance deletes all that is stale (Spark 3's "
             "behaviour), at the cost of a listing every time",
         production="keep the default ratio on object storage, where listing costs; set 0 where "
-                   "the file count is what hurts (HDFS namenode quotas, inode limits)"))
+                   "the file count is what hurts (HDFS namenode quotas, inode limits)",
+        question="Restarted with ratio 0, what happens to the stale versions the stop left, and how "
+                 "high will the state line peak now?",
+        answer="The next run deletes them within a few batches, then the versions stay near N with "
+               "a lower peak than with the ratio, and every message is written once (all checked)."))
     start_batch = measure(app.folders.checkpoints).newest_batch or 0
     sampler.phase = "ratio0"
     stage.kafka.restart_producer(acks="all")

@@ -41,7 +41,12 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens="one topic that keeps everything",
         watch="the producer's lines",
-        why="a retried batch must read the same offsets again: Kafka keeps them"))
+        why="a retried batch must read the same offsets again: Kafka keeps them",
+        question="If a batch is retried, will it read the same messages as the first attempt?",
+        answer="Yes: Kafka keeps everything here, and the retry reads the offsets the checkpoint "
+               "planned for that batch.",
+        production="retention must outlast any retry and restart, or a retried batch fails on data "
+                   "loss"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stage.step(Step(
         "Start the app on RocksDB with changelog checkpointing and checkpoint format 2",
@@ -54,7 +59,11 @@ def run(stage: Stage) -> None:
             "name the next load reads; format 2 names each attempt apart and lets the commit "
             "choose",
         production="format 2 is still internal in Spark 4.2 (Real-time Mode's stateful queries "
-                   "need it from 4.3); RocksDB only"))
+                   "need it from 4.3); RocksDB only",
+        question="How will the state files be named: `<v>.changelog` as in format 1, or something "
+                 "more?",
+        answer="`<v>_<uuid>.changelog` and `<v>_<uuid>.zip`: each attempt's own id in the name "
+               "(checked in the next step)."))
     stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     files = _wait_for_lineage(stage, every)
     _unique_names(stage, files)
@@ -90,7 +99,12 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
         happens="the scenario lists state/0/0/",
         watch="every `.changelog` and `.zip` carries the id of the attempt that wrote it",
         why="the id is made by the task that writes the version; the driver learns it when "
-            "the task ends and writes it into commits/N"))
+            "the task ends and writes it into commits/N",
+        question="Will any state file be named by its version alone, without an id?",
+        answer="No: every state file is `<v>_<uuid>`, and on Spark 4.1 and later a `.crc` checksum "
+               "sits beside each (checked).",
+        production="tools that parse state file names as numbers (cleanup scripts, monitoring) "
+                   "break on format 2: check them before switching"))
     versioned = [f for f in files if f.version is not None]
     for f in versioned[:6]:
         stage.say(f"v{f.version} (batch {f.version - 1}): {f.name}")
@@ -133,7 +147,10 @@ def _commits_name_ids(stage: Stage) -> None:
         why="on a restart the driver reads the last commit and tells each task which attempt "
             "to load: a file no commit names is never read",
         production="a format-2 commit log cannot be read by Spark 4.0's State Data Source or "
-                   "by a Spark that knows only `v1` commits: moving back needs a new checkpoint"))
+                   "by a Spark that knows only `v1` commits: moving back needs a new checkpoint",
+        question="Which state file's id will commits/N name?",
+        answer="The id of state version N+1 on disk: every commit's id names a state file of its "
+               "version, and the commits are `v2` (checked)."))
     checkpoints = stage.folders.checkpoints
     last = read_checkpoint(checkpoints).last_committed_id or 0
     version, lines = read_log_file(checkpoints / "commits" / str(last))
@@ -160,7 +177,10 @@ def _lineage(stage: Stage) -> None:
             "lineage says which attempts this state was built on",
         production="a lineage that does not match the commit is refused "
                    "(CANNOT_LOAD_STATE_STORE, STATE_STORE_BASE_CHECKPOINT_ID_MISMATCH) instead "
-                   "of loading a file no commit chose"))
+                   "of loading a file no commit chose",
+        question="Where will a changelog's lineage start, and which ids will it list?",
+        answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
+               "commits/N name (checked)."))
     files = list_state_files(_partition(stage))
     committed = committed_ids(stage.folders.checkpoints)
     newest = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)[-3:]
@@ -214,7 +234,12 @@ def _retried_batch(stage: Stage) -> None:
             "gets a new id, so it cannot be confused with the first one",
         production="the dead attempt's file stays on disk until maintenance cleans old versions; "
                    "`python -m spark_app inspect --state-source` lists it as left by attempts "
-                   "no commit names"))
+                   "no commit names",
+        question="After the crash and the retry, how many files will state version N+1 have, and "
+                 "which one will the commit name?",
+        answer="Two: the dead attempt's and the retry's; commits/N names the retry's, later "
+               "lineages build on it, inspect lists the dead one as not loaded, and the negative "
+               "key's message is written once (all checked)."))
     value = stage.fact("negative_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
     stage.expect(check("the app died on the negative key", code == 255, "exit code 255",
@@ -288,7 +313,13 @@ def _back_to_format_1(stage: Stage) -> None:
             if refused else "Spark 4.3 reads the format from the commit log and keeps it",
         production="choose the format when the checkpoint is created; going back means a new "
                    "checkpoint (its state read with the State Data Source, started at the old "
-                   "offsets)"))
+                   "offsets)",
+        question="Will the app accept --checkpoint-format 1 on this checkpoint?",
+        answer=("No: it refuses in one line (STATE_STORE_OPTION, with "
+                    "CANNOT_LOAD_STATE_STORE), plans no batch, and the checkpoint stays "
+                    "format 2 (checked)") if refused else
+                   ("It starts, but Spark keeps format 2: the next commit is v2 again "
+                    "(checked)")))
     stage.app.stop()
     checkpoints = stage.folders.checkpoints
     offsets_before = sorted((checkpoints / "offsets").iterdir())
@@ -299,7 +330,13 @@ def _back_to_format_1(stage: Stage) -> None:
             "Start again with format 2: the stream goes on",
             happens="the app starts with --checkpoint-format 2 on the same checkpoint",
             watch="the count goes on; at the end every message is written once",
-            why="nothing was changed by the refused start"))
+            why="nothing was changed by the refused start",
+            question="After the refused start, will the stream go on where it was, and will any "
+                     "message be lost?",
+            answer="Yes, and none: the commits stay v2 and every message is written exactly once "
+                   "(checked).",
+            production="a refused start that planned no batch changes nothing: fix the option and "
+                       "start again"))
         stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     stage.output.wait_for_more(3)
     version, _ = read_log_file(checkpoints / "commits" / str(read_checkpoint(checkpoints).last_committed_id))

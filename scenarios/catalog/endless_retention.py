@@ -35,7 +35,10 @@ def run(stage: Stage) -> None:
         watch="the producer's `Experience [earliest:latest]` lines: earliest stays 0",
         why="with retention longer than any outage, every offset a checkpoint can point to "
             "still exists when the app comes back",
-        production="size retention for your worst outage plus the time to notice and fix it"))
+        production="size retention for your worst outage plus the time to notice and fix it",
+        question="Later, while the app is down, will Kafka's earliest offset move?",
+        answer="No: with an hour's retention nothing is deleted during the run, so earliest stays 0 "
+               "and every offset a checkpoint points to still exists."))
     stage.kafka.start(retention_sec=t.endless_retention_sec)
 
     stage.step(Step(
@@ -43,7 +46,11 @@ def run(stage: Stage) -> None:
         happens="the stateful counter starts a new query (no checkpoint yet) from the earliest offset",
         watch="two lines per message in log/streaming-output.log: Count = n, then Experience: n -> n",
         why="a new query takes startingOffsets; from now on only the checkpoint decides where it reads",
-        production="pin the checkpoint folder to durable storage; it is the query's identity"))
+        production="pin the checkpoint folder to durable storage; it is the query's identity",
+        question="With no checkpoint yet, which value does the app write first, and with which "
+                 "Count?",
+        answer="Value 1 with Count = 1: a new query starts at startingOffsets (earliest), the "
+               "topic's first offset."))
     stage.app.start()
     stage.output.wait_for_value(t.run_for_messages)
 
@@ -54,7 +61,11 @@ def run(stage: Stage) -> None:
             watch="the batch in flight has offsets/N but no commits/N; the restart replays it",
             why=_RESTART_WHY,
             production="a crash costs a replay of one batch, not data, as long as the sink "
-                       "is idempotent or transactional on the batch id"))
+                       "is idempotent or transactional on the batch id",
+            question="After the restart, will any value be missing from the output log, or written "
+                     "twice?",
+            answer="Neither: 'caught up exactly once' holds. The batch in flight is replayed with "
+                   "the same offsets and the exactly-once sink writes it once."))
 
     def graceful() -> None:
         code = stage.app.stop()
@@ -62,14 +73,21 @@ def run(stage: Stage) -> None:
 
     _down_and_up(stage, "SIGTERM", graceful, Step(
         "Stop the Spark app with SIGTERM",
-        happens="the app asks Spark to stop the query and exits 0",
-        watch="usually the last batch has both offsets/N and commits/N; if one was running, its "
-              "offsets/N has no commit and the restart replays it",
-        why="query.stop() cancels the batch in flight instead of waiting for it; the checkpoint "
-            "makes that safe: the batch is replayed with the same offsets and the exactly-once "
-            "sink does not write it twice",
-        production="stop gracefully on deploys (cleaner for the JVM and the sink), but rely on "
-                   "the replay, not on the stop, to finish a batch"))
+        happens="the app closes its output gate (spark_app/graceful_stop.py): a batch that has "
+                "begun writing is let commit, one that has not writes nothing; then it calls "
+                "query.stop() and exits 0",
+        watch="the last batch that wrote has both offsets/N and commits/N; a batch planned after "
+              "the stop has offsets/N only and the restart replays it",
+        why="query.stop() on its own cancels the batch in flight instead of waiting for it; the "
+            "gate is this app's own addition, not Spark's. Without it the checkpoint still makes "
+            "a cut batch safe: it is replayed with the same offsets and the exactly-once sink "
+            "does not write it twice",
+        production="your job has no such gate unless you add one: its SIGTERM cancels the batch "
+                   "in flight. Stop gracefully on deploys, but rely on the replay (and a sink "
+                   "idempotent on the batch id), not on the stop, to finish a batch",
+        question="Will the app exit 0, and will the restart lose or double anything?",
+        answer="It exits 0 (checked) and after the restart every value is there once: this app's "
+               "output gate let the batch that had begun writing commit before stopping."))
 
     _negative_key_crash(stage)
     _finish(stage)
@@ -101,7 +119,11 @@ def _negative_key_crash(stage: Stage) -> None:
         why="the crashed batch has no commit, so the restart replays the same offsets; the "
             "exactly-once sink rolls back a half-written batch before the replay",
         production="a crash in the middle of a batch is a replay, not a loss; make sure the code "
-                   "does not crash again on the same record (see the poison-pill scenario)"))
+                   "does not crash again on the same record (see the poison-pill scenario)",
+        question="With which exit code will the app die, and how many times will the negative-key "
+                 "message be written after the restart?",
+        answer="Exit code 255, and its `-v -> v` line exactly once: the crashed batch had no "
+               "commit, so the restart replays it and the sink writes it once."))
     stage.output.wait_for_more(1)
     value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value}")
@@ -121,7 +143,9 @@ def _finish(stage: Stage) -> None:
         happens="no new messages; the app processes what is left and the scenario verifies the log",
         watch="`python -m scenarios verify` reports every value once and the final count N",
         why="exactly-once = the checkpoint's offsets + state + an output keyed on the batch id",
-        production="run the same check on your sink: count distinct ids against the source"))
+        production="run the same check on your sink: count distinct ids against the source",
+        question="After kill -9, SIGTERM and a crash, how many values will be missing or doubled?",
+        answer="None: every value 1..N exactly once, and the last Count is N (the final check)."))
     stage.finish_exactly_once()
 
 

@@ -58,7 +58,11 @@ def run(stage: Stage) -> None:
         why="on a cluster the state store lives in an executor's memory, its files in the "
             "checkpoint; any executor can load it again from there",
         production="the checkpoint must be on storage every executor and the driver reach "
-                   "(HDFS, S3, ADLS, GCS), not on one machine's disk"))
+                   "(HDFS, S3, ADLS, GCS), not on one machine's disk",
+        question="On which executor will the count's state live, and could the other one take it "
+                 "over?",
+        answer="On whichever ran the stateful task last (the scenario reads it from the event log); "
+               "yes, any executor can load it again from the checkpoint."))
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     events_dir = stage.folders.log / "events"
     app = _start_on_two_executors(stage, events_dir)
@@ -106,7 +110,10 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
             "schedules it again on the other executor, which loads the state of the last "
             "committed version from the checkpoint's .delta files and applies the batch",
         production="executors come and go (spot instances, OOM kills, autoscaling): a stateful "
-                   "query survives as long as its checkpoint is on shared storage"))
+                   "query survives as long as its checkpoint is on shared storage",
+        question="When the executor holding the state dies, will the app have to restart?",
+        answer="No: the driver lives on; Spark removes the executor and runs the stateful task "
+               "again on the other one (all checked)."))
     wait_for_state_write(stage)
     pid = executor_pids(session=app.pid)[executor]
     killed_ms, killed_at = time.time() * 1000, time.monotonic()
@@ -157,7 +164,11 @@ def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
         why="without its driver a query is gone: the restart reads offsets/, commits/ and the "
             "state from the checkpoint, like the executor did, but pays for a new application",
         production="run the driver supervised (spark-submit --supervise, Kubernetes restarts) "
-                   "and expect its restart to cost far more than an executor's"))
+                   "and expect its restart to cost far more than an executor's",
+        question="Which costs more time before the next output line: losing an executor, or the "
+                 "driver?",
+        answer="The driver: its kill and restart take longer than the executor's recovery "
+               "(checked), because a new application must start."))
     stage.app.kill()
     killed_at = time.monotonic()
     _start_on_two_executors(stage, events_dir)
@@ -176,7 +187,9 @@ def _finish(stage: Stage) -> None:
         watch="every value once, the count unbroken across the executor's and the driver's death",
         why="the retried task and the restarted driver both started from the last committed "
             "state version and the batch's planned offsets",
-        production="the same check on your sink after a node failure: distinct ids against the source"))
+        production="the same check on your sink after a node failure: distinct ids against the source",
+        question="After an executor and a driver died, will any value be missing or doubled?",
+        answer="None: every value once and the count unbroken (the final check)."))
     stage.finish_exactly_once()
 
 

@@ -54,7 +54,9 @@ def run(stage: Stage) -> None:
         watch="the producer's lines go on whatever happens to the Spark app's network",
         why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
             "messages pile up, waiting to be read",
-        production="the same holds for any network partition; retention must outlast it"))
+        production="the same holds for any network partition; retention must outlast it",
+        question="When the Spark app's network to Kafka is cut, will the producer stop too?",
+        answer="No: it writes to Kafka directly; its messages pile up in Kafka, waiting to be read."))
     stage.kafka.start(retention_sec=t.endless_retention_sec, behind_proxy=True)
     stage.step(Step(
         "Start the Spark app under its supervisor",
@@ -63,7 +65,10 @@ def run(stage: Stage) -> None:
         watch="Count = n lines; the supervisor's lines start with `supervisor:`",
         why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
         production="run streaming jobs supervised (cluster mode with --supervise, or your "
-                   "orchestrator's restart policy)"))
+                   "orchestrator's restart policy)",
+        question="If the app exits with an error, who starts it again?",
+        answer="Its supervisor (python -m spark_app --supervise), with backoff; its lines start "
+               "with `supervisor:`."))
     process = stage.app.start(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
                               source_options=RETRY_OPTIONS)
     stage.output.wait_for_value(t.run_for_messages)
@@ -83,7 +88,11 @@ def _short_outage(stage: Stage) -> None:
         why="the connector retries offset look-ups fetchOffset.numRetries times and waits "
             "kafkaConsumer.pollTimeoutMs for a read before it fails the query",
         production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
-                   "partition; a longer one fails the query"))
+                   "partition; a longer one fails the query",
+        question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
+                  "restart it?",
+        answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
+               "on."))
     before = _restarts(stage)
     _outage(stage, SHORT_CUT_SEC, "the short outage")
     stage.output.wait_for_more(3)
@@ -104,7 +113,11 @@ def _long_outage(stage: Stage) -> None:
         why="KAFKA_UNREACHABLE is retriable: the supervisor does not count it as a crash loop, "
             "the outage may end; the checkpoint's offsets say where to resume",
         production="alert on restarts; the backlog is read at full speed after the outage "
-                   "(cap it with maxOffsetsPerTrigger if a batch must stay small)"))
+                   "(cap it with maxOffsetsPerTrigger if a batch must stay small)",
+        question=f"After {LONG_CUT_SEC:g} s without Kafka, will the app survive, and if it "
+                  "fails, with which error will the supervisor restart it?",
+        answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
+               "(checked); once the network is back a start catches up from the checkpoint."))
     before = _restarts(stage)
 
     def until_restarted() -> None:
@@ -130,7 +143,9 @@ def _so_far_exactly_once(stage: Stage) -> None:
         watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
         why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
             "each message's lines once",
-        production="an outage costs time, not data, as long as retention outlasts it"))
+        production="an outage costs time, not data, as long as retention outlasts it",
+        question="After two outages and the restarts, will any value be missing or doubled?",
+        answer="None: every message so far exactly once, counts consistent (checked)."))
     report = stage.output.wait_for_more(3)
     stage.fact("highest_after_outages", report.highest)
     stage.expect(check("every message so far exactly once",
@@ -155,7 +170,11 @@ def _outage_longer_than_retention(stage: Stage) -> None:
             "not moving and stops",
         production="make retention longer than your longest outage; when it was not, decide: "
                    "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
-                   "short-retention"))
+                   "short-retention",
+        question="When the checkpoint's offsets were deleted during the outage, will the supervisor "
+                 "keep restarting the app?",
+        answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
+               "checkpoint position it gives up with a non-zero exit (checked)."))
     stage.kafka.set_retention(t.retention_sec)
     stage.network.cut()
     # Past the batch planned last, not only the committed one: a batch planned before the cut

@@ -1,7 +1,9 @@
 """Manual offsets: seed 000 keeps Kafka offsets outside Spark, so a new checkpoint can carry on.
 
-The Spark app runs with `--offsets-from-group GROUP`: when a batch is planned, before it runs,
-its START offsets are committed to the Kafka consumer group GROUP. The app is killed with -9,
+The Spark app runs with `--offsets-from-group GROUP`: before a batch's output is written, its
+START offsets are committed to the Kafka consumer group GROUP (on Spark's connector, the default
+stack, inside foreachBatch as the batch runs: spark_app/connector_group.py; on our Python source
+when the batch is planned: spark_app/group_offsets.py). The app is killed with -9,
 its checkpoint deleted, and a new query started with the same group: it resumes from the
 committed offsets. Nothing is missing; the batch that was in flight is written again, which is
 the expected price of at-least-once, predicted from the group's offset and counted. A graceful
@@ -76,7 +78,12 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens=f"endless retention ({stage.timings.endless_retention_sec:g} s)",
         watch="the producer's latest offset keeps growing while the Spark app is down",
-        why="the committed offsets are only useful while Kafka still holds the messages above them"))
+        why="the committed offsets are only useful while Kafka still holds the messages above them",
+        question="While the Spark app is down, will Kafka's latest offset stop or keep growing?",
+        answer="It keeps growing: the producer does not care about consumers; those messages wait "
+               "above the group's offset.",
+        production="alert on the consumer group's lag (latest minus committed) so a stopped job is "
+                   "noticed before retention catches up with it"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     group = stage.fact("group", _group_name(stage))
     runs: list[ValueRange] = []
@@ -85,12 +92,18 @@ def run(stage: Stage) -> None:
         f"Run 1: the Spark app keeps its offsets in consumer group {group}",
         happens=f"python -m spark_app --offsets-from-group {group}, on an empty checkpoint folder; "
                 "the group has no offsets yet, so it starts from --starting-offsets (earliest)",
-        watch="when Spark plans each batch, the batch's start offsets are committed to the group, "
-              "before the batch runs; the exactly-once sink is on, as by default",
+        watch="each batch's start offsets are committed to the group before its output is "
+              "written: on Spark's connector (the default stack) inside foreachBatch as the batch "
+              "runs, on our Python source (--offline) already when Spark plans it; the "
+              "exactly-once sink is on, as by default",
         why="seed 000: store the beginning offsets (fromOffset) at the start of the batch, not the "
             "end: everything below them was written by an earlier batch, so nothing can be missed",
         production="any store works (Kafka's group offsets, a database row, ZooKeeper in 2016); "
-                   "write it before the batch's output, never after"))
+                   "write it before the batch's output, never after",
+        question="Which offset will the group hold while the app runs: the end of the last batch, "
+                 "or its start?",
+        answer="The start of the batch being run (checked after each stop: 'the group holds the "
+               "start of the last planned batch'), so never above the highest value written."))
     stage.app.start(offsets_from_group=group)
     stage.output.wait_for_value(stage.timings.run_for_messages)
     _past_catch_up(stage)
@@ -100,9 +113,15 @@ def run(stage: Stage) -> None:
     stage.step(Step(
         "Kill -9 the Spark app in the middle of the stream",
         happens="the driver and its JVM die at once, wherever they were",
-        watch="the group's offset is the start of the last batch Spark planned: at or below the "
+        watch="the group's offset is the start of the last batch Spark ran or planned: at or below the "
               "highest value in the output log",
-        why="the batch in flight may be half or fully written, but its start was stored first"))
+        why="the batch in flight may be half or fully written, but its start was stored first",
+        question="After kill -9, will the group's offset be above or below the highest value in the "
+                 "output log?",
+        answer="At or below it (checked): the group holds the start of the last batch (or of the "
+               "one before, if killed between two batches), never ahead of the output.",
+        production="a crash leaves at most one batch above the stored offset: that is the "
+                   "duplicates to budget for"))
     stage.app.kill()
     killed = _went_down(stage, "after kill -9")
     runs.append(ValueRange(1, killed.highest))
@@ -119,18 +138,33 @@ def run(stage: Stage) -> None:
             "checkpoint-reset: latest skips what was sent while down, earliest re-reads all "
             "Kafka retains; here only the last batch is repeated",
         production="make the output idempotent (keyed on a business id, or an upsert) so the "
-                   "repeated batch is harmless; count duplicates, do not hope for none"))
+                   "repeated batch is harmless; count duplicates, do not hope for none",
+        question="On an empty checkpoint with --starting-offsets latest, where will the new query "
+                 "begin, and what will Count show?",
+        answer="At the group's offset, not at latest: the first value is the group's offset + 1 and "
+               "the app says 'started from consumer group' (both checked); the batch in flight is "
+               "written again and Count restarts at 1."))
     stage.app.delete_checkpoint()
     first = _restart(stage, killed, "after kill -9", group, starting_offsets="latest")
     _past_catch_up(stage)
 
     stage.step(Step(
         "Stop the Spark app gracefully (SIGTERM)",
-        happens="the query stops between batches; its last batch is complete and committed",
+        happens="this app's output gate lets the batch that began writing commit, then it calls "
+                "query.stop() (which on its own would cancel that batch): its last batch is "
+                "complete and committed",
         watch="the group still holds the START of that last batch",
-        why="the start is stored when a batch is planned; the end of the last batch is known only "
-            "to the checkpoint, so even a clean stop can cost one repeated batch on a new "
-            "checkpoint (none when Spark had planned a batch it did not run yet)"))
+        why="the start is stored when a batch runs (connector) or is planned (our source); the "
+            "end of the last batch is known only to the checkpoint, so even a clean stop can cost "
+            "one repeated batch on a new checkpoint (on our source none when Spark had "
+            "planned a batch it did not run yet)",
+        question="After a clean stop, will a new checkpoint from the group repeat any value?",
+        answer="Usually one batch: the group still holds the START of the last batch (checked), so "
+               "the values above it are written again; on our source none when Spark had "
+               "planned a batch it did not run.",
+        production="a graceful stop does not make offsets outside Spark exactly-once: to repeat "
+                   "nothing, store a batch's end offsets in the same transaction as its output (a "
+                   "database sink)"))
     stage.app.stop()
     stopped = _went_down(stage, "after SIGTERM")
     runs.append(ValueRange(first, stopped.highest))
@@ -146,7 +180,11 @@ def run(stage: Stage) -> None:
             "upgrade). Offsets kept outside Spark let the new version start clean without "
             "skipping or re-reading everything",
         production="the count, kept in Spark's state, is not carried over: state you need across "
-                   "such a change must live outside Spark too (a table the job reads at start)"))
+                   "such a change must live outside Spark too (a table the job reads at start)",
+        question="Where will the new version start, and which spark.sql.shuffle.partitions will its "
+                 "checkpoint record?",
+        answer=f"At the group's offset + 1, and {NEW_SHUFFLE_PARTITIONS}: a new "
+                   "checkpoint takes the new setting (both checked); Count restarts at 1"))
     stage.app.delete_checkpoint()
     third = _restart(stage, stopped, "after the code change", group,
                      shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
@@ -213,7 +251,13 @@ def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[
         watch="no value missing; the replayed batches written twice; Count restarting at the "
               "first value of each new checkpoint",
         why="at-least-once with offsets outside Spark: duplicates are the expected cost, bounded "
-            "by one batch per restart"))
+            "by one batch per restart",
+        question="How many values will be missing at the end, and how many written twice?",
+        answer="None missing; exactly the values each restart replayed from the group's offset "
+               "written twice, as predicted, and Count restarting at each new checkpoint's first "
+               "value (all checked).",
+        production="after a restart from stored offsets, count the duplicates in your sink (rows "
+                   "against distinct ids)"))
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     report = stage.output.verify()

@@ -44,7 +44,9 @@ def run(stage: Stage) -> None:
         why="a partition is Kafka's unit of order and of parallelism: one consumer thread per "
             "partition at most (seed 002)",
         production="choose the partition count for the read parallelism you will need; adding "
-                   "partitions later changes which partition a key goes to"))
+                   "partitions later changes which partition a key goes to",
+        question=f"Which partition will value 5 go to, with {PARTITIONS} partitions?",
+        answer=f"Partition {(5 - 1) % PARTITIONS}: value v goes to (v-1) % {PARTITIONS}"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec, partitions=PARTITIONS)
     topic = stage.kafka.topic
 
@@ -57,7 +59,11 @@ def run(stage: Stage) -> None:
         why="Spark's Kafka source (and ours) maps partitions one to one: no receivers, no "
             "consumer group; the checkpoint keeps one offset per partition",
         production="more Kafka partitions = more parallel read tasks; `minPartitions` in Spark's "
-                   "Kafka source splits large ranges further"))
+                   "Kafka source splits large ranges further",
+        question="How many offset ranges will one batch read, and how many offsets will the "
+                 "checkpoint keep per batch?",
+        answer=f"{PARTITIONS} of each: one range per Kafka partition, one offset per "
+               "partition in offsets/N (both checked)"))
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     _show_parallel_read(stage, topic)
@@ -70,7 +76,11 @@ def run(stage: Stage) -> None:
         why="a restart replays the uncommitted batch with the same end offset for every "
             "partition; partitions are never replayed or skipped one by one",
         production="the same holds with hundreds of partitions: the offsets in one offsets/N file "
-                   "are the batch's identity"))
+                   "are the batch's identity",
+        question="After the restart, will the first batch read the same ranges as the killed one, "
+                 "or new ones?",
+        answer="The same: batch N again with exactly the ranges offsets/N holds, for every "
+               "partition at once (checked)."))
     _kill_and_replay(stage)
     _finish(stage, topic)
 
@@ -136,7 +146,11 @@ def _finish(stage: Stage, topic: str) -> None:
         why="Kafka orders messages within a partition only; the count is consistent because "
             "the state numbers each batch's rows in (partition, offset) order, replays included",
         production="never rely on order across partitions; key your data so that what must "
-                   "stay in order shares a partition"))
+                   "stay in order shares a partition",
+        question="Will the output log list the values in the order they were sent?",
+        answer="No: within a batch they come partition by partition, so some value is followed by a "
+               "smaller one; still every value once with Count = 1..N, and each partition's "
+               "committed offset is its message count (all checked)."))
     final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     catch_up(stage, total)

@@ -71,13 +71,20 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens="endless retention, so nothing here is about Kafka deleting data",
         watch="the producer's latest offset keeps growing through everything that follows",
-        why="the messages wait in Kafka; what goes wrong happens in the app"))
+        why="the messages wait in Kafka; what goes wrong happens in the app",
+        question="While the app crashes again and again, will Kafka's latest offset stop?",
+        answer="No: the producer goes on, so the backlog grows with every crash.",
+        production="alert on consumer lag: a crash-looping job shows as lag that only grows"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app with a bug: it crashes on every negative key",
         happens="python -m spark_app --on-negative-key crash-always",
         watch="Count = n lines as usual: the bug sleeps until the bad record comes",
-        why="a poison pill is data the code cannot handle; it is harmless until it arrives"))
+        why="a poison pill is data the code cannot handle; it is harmless until it arrives",
+        question="Before any negative key arrives, will anything look wrong?",
+        answer="No: Count = n lines as usual; the bug waits for the bad record.",
+        production="test the job on malformed input (negative, null, oversized) before it meets it "
+                   "in production"))
     stage.app.start(on_negative_key="crash-always")
     stage.output.wait_for_value(stage.timings.run_for_messages)
 
@@ -103,7 +110,10 @@ def _send_poison(stage: Stage) -> int:
         watch="the Spark app exits 255 in the middle of the batch holding it",
         why="with crash-always the bug is in the code, not in the moment: it will hit again",
         production="validate input at the edge; route records you cannot handle to a "
-                   "dead-letter topic instead of throwing"))
+                   "dead-letter topic instead of throwing",
+        question="Where will the app stop, and will the poison pill be in the output?",
+        answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
+               "the pill is not in the output (all checked)."))
     value = stage.fact("poison_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
     return value
@@ -120,7 +130,10 @@ def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> N
         why="a restart runs the last uncommitted batch again with exactly the offsets in "
             "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
         production="a supervisor that restarts the job blindly turns this into a crash loop: "
-                   "alert when restarts keep failing at the same batch id"))
+                   "alert when restarts keep failing at the same batch id",
+        question="Will restarting the same code get past the poison pill?",
+        answer="No: each restart crashes on the same key, with the same pending batch and offsets, "
+               "and the output log the same size as after the first crash (checked)."))
     for number in range(1, restarts + 1):
         lag_before = stage.kafka.window().latest
         stage.app.start(on_negative_key="crash-always")
@@ -147,7 +160,10 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
         why="a crash that leaves the checkpoint where it was will happen again on the next "
             "restart; restarting forever only hides the bug and burns resources",
         production="spark-submit --supervise restarts a failed driver forever: alert on "
-                   "restarts at the same batch id, and cap them (this supervisor's rule)"))
+                   "restarts at the same batch id, and cap them (this supervisor's rule)",
+        question="Will the supervisor restart the app forever?",
+        answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
+               f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)"))
     stage.app.start(on_negative_key="crash-always", supervise=True, give_up_after=tries,
                     max_backoff_sec=2.0)
     code = stage.app.wait_exit(kind="crash")
@@ -193,7 +209,11 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         why="code inside foreachBatch may change between restarts of the same checkpoint; "
             "offsets and state stay valid, so nothing is lost and nothing is redone twice",
         production="fix forward and keep the checkpoint: deleting it to get past a poison pill "
-                   "loses the state and skips or repeats data (see checkpoint-reset)"))
+                   "loses the state and skips or repeats data (see checkpoint-reset)",
+        question="With the fixed code on the same checkpoint, which batch runs first, and with "
+                 "which offsets?",
+        answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
+               "backlog follows and the count goes on."))
     stage.app.start(on_negative_key="ignore")
     stage.output.wait_for_value(stage.kafka.window().latest)
     done = {b.batch_id: b for b in committed_batches(stage.folders.checkpoints)}
@@ -209,7 +229,11 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         happens="the scenario verifies the whole log",
         watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
         why="the fixed code counts the negative-key message (ignore means: do not crash), so "
-            "the final count is every message sent"))
+            "the final count is every message sent",
+        question="How many times will the poison pill's value be in the output at the end?",
+        answer="Once, as `-v -> v`, and every other value once too (both checked).",
+        production="after fixing forward, check the sink once more: the bad record's id exactly "
+                   "once"))
     stage.finish_exactly_once()
     written = stage.output.negative_key_lines(value)
     stage.expect(check("the poison pill is written once", written == 1,

@@ -45,13 +45,22 @@ def run(stage: Stage) -> None:
             "running app stays ahead of it, but a busy machine's first batches may not, so the "
             "scenario shortens retention only while the app is down: the outcome is the same",
         production="retention is a promise about how long a consumer may be down; make it "
-                   "longer than your longest outage and alert on consumer lag"))
+                   "longer than your longest outage and alert on consumer lag",
+        question="Once retention is short, which of the producer's two numbers moves: earliest, "
+                 "latest, or both?",
+        answer="Both: latest with every message, earliest in jumps as retention deletes whole "
+               "segments at each check."))
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app and let it run",
         happens="a new query from the earliest offset; checkpoints record each batch's offsets",
         watch="Count = n lines in log/streaming-output.log",
-        why="the checkpoint is the only place the query's position lives"))
+        why="the checkpoint is the only place the query's position lives",
+        question="After it has written values 1..n, which offset will its checkpoint resume from?",
+        answer="Offset n: values 1..n sit at offsets 0..n-1 (checked after the stop: 'checkpoint "
+               "resumes after the last value written').",
+        production="keep the checkpoint on durable storage: it is the only record of where the "
+                   "query is, and `python -m spark_app inspect` reads it"))
     stage.app.start()
     stage.output.wait_for_value(t.run_for_messages)
 
@@ -62,7 +71,10 @@ def run(stage: Stage) -> None:
         watch="the producer's earliest number overtakes the offset the app will resume from",
         why="retention does not know about consumers: it deletes by age, read or not",
         production="`python -m spark_app inspect` tells before a restart whether the offsets "
-                   "still exist"))
+                   "still exist",
+        question="Will Kafka keep the offset the checkpoint resumes from while nobody reads it?",
+        answer="No: the scenario waits until Kafka's earliest offset passes it; retention deletes "
+               "by age, read or not."))
     stage.app.stop()
     before = stage.output.verify()
     processed = stage.fact("processed_before_outage", before.highest or 0)
@@ -89,7 +101,11 @@ def _stop_the_bleeding(stage: Stage) -> None:
         why="an app resuming at the earliest offset races retention for the oldest segment; "
             "with retention raised the loss is exactly what is already gone",
         production="first stop further loss (raise retention with kafka-configs --alter), then "
-                   "choose the way out"))
+                   "choose the way out",
+        question="With retention raised, will Kafka's earliest offset go back, stay, or keep "
+                 "moving?",
+        answer="It stays where it is: deleted segments do not come back, and nothing more is "
+               "deleted."))
     stage.kafka.set_retention(stage.timings.endless_retention_sec)
     settled = stage.kafka.wait_until_earliest_settles()
     stage.fact("earliest_after_raising_retention", settled.earliest)
@@ -108,7 +124,12 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
             "executor's read does, so the batch stays planned and every restart replays it and "
             "fails the same way. startingOffsets does not help: a resumed query reads its "
             "checkpoint",
-        production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset"))
+        production="decide in advance which way out you take: skip (failOnDataLoss=false) or reset",
+        question="Will the restart on the same checkpoint fail, and with which error?",
+        answer=f"Yes: it exits non-zero with {CONDITION}, naming the topic partition and a "
+                 "range that starts at the checkpoint's offset; the batch was planned "
+                 "(offsets/N, no commits/N) before the read failed, and nothing new is "
+                 "written"))
     stage.app.start()
     code = stage.app.wait_exit(kind="crash")
     output = stage.app.output()
@@ -168,7 +189,11 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
         why="failOnDataLoss=false lets the reading task move forward to what exists, with "
             "warnings naming the skipped range (KafkaDataConsumer's, word for word)",
         production="acceptable when the data can be rebuilt or is not critical; record what "
-                   "was skipped (the range is in the warning) and backfill it"))
+                   "was skipped (the range is in the warning) and backfill it",
+        question="Which values will be missing now, and will Count go on or restart at 1?",
+        answer="Exactly the aged-out values (from the one after the last written to Kafka's "
+               "earliest offset), which spark.log's skip warnings cover exactly; Count goes on from "
+               "the state without a break or a duplicate."))
     resumed, before, after = stage.start_app_and_see_first_value(fail_on_data_loss=False)
     earliest, noticed = before.earliest, after.earliest
     stage.fact("resumed_at_value", resumed)
@@ -230,7 +255,10 @@ def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
         happens="a new query: no offsets, no state; it starts at the earliest offset Kafka has",
         watch="Count restarts at 1; the values Kafka still holds are processed a second time",
         why="the state lives in the checkpoint: deleting it loses the count along with the offsets",
-        production="never keep in checkpointed state what you cannot rebuild from a source"))
+        production="never keep in checkpointed state what you cannot rebuild from a source",
+        question="Where will the new query start, and what will Count show there?",
+        answer="At Kafka's earliest offset, with Count = 1; the values Kafka still holds that were "
+               "written before appear a second time, as predicted (checked)."))
     stage.app.delete_checkpoint()
     restarted, before, after = stage.start_app_and_see_first_value()
     earliest, noticed = before.earliest, after.earliest

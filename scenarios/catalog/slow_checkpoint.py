@@ -38,7 +38,11 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens=f"a message every {t.interval_sec:g} s; retention long enough to keep everything",
         watch="the producer's lines", why="a steady input, so the lag is the app's doing",
-        production="-"))
+        production="watch consumer lag against a known input rate: lag that grows while the "
+                   "input is steady points at the job, not at the producers",
+        question="If the output falls behind the producer later, whose fault will it be?",
+        answer="The app's: the input is one message per interval throughout, so any growing lag "
+               "comes from the app's batches."))
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.step(Step(
         "Start the Spark app with seed 000's S3 latency on every checkpoint write",
@@ -49,7 +53,12 @@ def run(stage: Stage) -> None:
         why="every batch writes offsets/N before it runs and commits/N after it, plus the state "
             "store's delta: three slow writes in a row, about 8 s a batch",
         production="measure your checkpoint store's write latency; an object store is not a "
-                   "local disk"))
+                   "local disk",
+        question="With 1-20 s per checkpoint write and a 1 s trigger, will the lag grow without "
+                 "end, and will the app's memory grow with it?",
+        answer="Neither: batches take longer than the trigger and Spark warns it is falling behind, "
+               "but the lag stays about a batch's worth and memory stays flat (all checked); each "
+               "batch reads all that waits, no queue builds up."))
     process = stage.app.start(checkpoint_latency=SEED_LATENCY)
     started = stage.timeline.now()
     with RssSampler(process.pid or 0, interval=1.0) as rss:
@@ -126,7 +135,10 @@ def _longer_trigger(stage: Stage) -> None:
         why="a batch pays the checkpoint's latency once however many messages it holds: fewer, "
             "larger batches spend less of their time waiting for storage",
         production="set the trigger above your store's p99 write time; the end-to-end latency "
-                   "then is about the trigger"))
+                   "then is about the trigger",
+        question="With a trigger longer than the writes, will more or fewer batches fall behind?",
+        answer="Fewer: a smaller share of batches is slower than the trigger (checked); each batch "
+               "pays the latency once for more messages."))
     stage.app.start(checkpoint_latency=SEED_LATENCY, trigger_sec=LONG_TRIGGER_SEC)
     stage.output.wait_for_batches(3)
     # Not the first batch: it catches up and pays the restart's own writes.
@@ -152,14 +164,17 @@ def _async_progress(stage: Stage) -> None:
         "What asynchronous progress tracking would change, and why not here",
         happens="nothing runs: Spark's asyncProgressTrackingEnabled writes offsets/N and "
                 "commits/N in the background, so a batch no longer waits for them",
-        watch="-",
         why="Spark's documentation limits it to stateless queries writing to the Kafka sink, and "
             "it gives up end-to-end exactly-once: after a failure a batch's offset range can "
             "change. This counter keeps its count in state, writes with foreachBatch, and its "
             "exactly-once sink relies on a replay reading the same range",
         production="for a stateless Kafka-to-Kafka job on slow storage, asyncProgressTrackingEnabled "
                    "with asyncProgressTrackingCheckpointIntervalMs hides the latency; for a "
-                   "stateful one use a longer trigger, or faster checkpoint storage"))
+                   "stateful one use a longer trigger, or faster checkpoint storage",
+        question="Could asyncProgressTrackingEnabled speed up this counter and keep exactly-once?",
+        answer="No: Spark limits it to stateless queries writing to the Kafka sink, and it gives up "
+               "exactly-once, since a batch's range can change after a failure. Nothing runs in "
+               "this step."))
 
 
 def _falling_behind(stage: Stage) -> int:

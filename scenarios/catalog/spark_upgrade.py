@@ -120,7 +120,10 @@ def run(stage: Stage, **versions: str) -> None:
         why="a checkpoint holds data (offsets, state, the state's schema), not code: which Spark "
             "reads it later is a separate question from which Spark wrote it",
         production="note the Spark version in the job's deploy record: it is part of what a "
-                   "checkpoint needs to be read back"))
+                   "checkpoint needs to be read back",
+        question="Does a checkpoint record which Spark version wrote it?",
+        answer="Not as such: it holds data (offsets, state, the state's schema) and each log file's "
+               "format version on its first line, not the Spark that wrote it."))
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.app.start(python=python_a)
     stage.output.wait_for_value(t.run_for_messages)
@@ -140,7 +143,9 @@ def _crash_with_a_pending_batch(stage: Stage) -> int:
         watch="offsets/N without commits/N: a batch the next Spark must replay",
         why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed by "
             "the deploy",
-        production="the new version must be able to finish what the old one left half done"))
+        production="the new version must be able to finish what the old one left half done",
+        question="What will the crash leave in the checkpoint for the next Spark?",
+        answer="A pending batch: offsets/N without commits/N, after exit 255 (checked)."))
     value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
     info = read_checkpoint(stage.folders.checkpoints)
@@ -160,7 +165,11 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
             "version on their first line, and the state store's files and schema are read "
             "with the same checks as after any restart",
         production="upgrade in place is supported forward; still copy the checkpoint folder "
-                   "before the first start on the new version (your way back)"))
+                   "before the first start on the new version (your way back)",
+        question=f"Will Spark {new} finish the batch Spark A left, and how many times will "
+                  "the negative-key message be written?",
+        answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
+               "stops cleanly with exit 0 (all checked)."))
     stage.app.start(python=python_b)
     stage.output.wait_for_value(value + 2)
     written = stage.output.negative_key_lines(value)
@@ -185,7 +194,11 @@ def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,
             "log version or a state schema the older one refuses",
         production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
                    "from its offsets), or run old and new side by side on separate checkpoints "
-                   "(blue/green, see the upgrade scenario) until the new one is trusted"))
+                   "(blue/green, see the upgrade scenario) until the new one is trusted",
+        question=f"Will Spark {old} start on the checkpoint Spark {new} left, or refuse?",
+        answer=f"As the checkpoint's formats predict: A {'resumes' if resumes else 'refuses'} "
+               f"({why}); nothing is lost or doubled across A, B and the rollback "
+               "(both checked)"))
     before = stage.output.verify().messages
     process = stage.app.start(python=python_a)
     outcome = _rollback_outcome(stage, process, before)

@@ -47,7 +47,11 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens="one topic that keeps everything",
         watch="the producer's lines",
-        why="the new job starts at the old one's offsets: Kafka must still hold them"))
+        why="the new job starts at the old one's offsets: Kafka must still hold them",
+        question="Where will the new job start reading, and must Kafka still hold it?",
+        answer="At the old job's last committed offsets, so yes: retention must keep them until the "
+               "move is done (endless here).",
+        production="check retention against the time a migration takes before you stop the old job"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     _old_job(stage)
     feed = _read_state(stage)
@@ -66,7 +70,10 @@ def _old_job(stage: Stage) -> None:
         why="this is the job to move: its count lives in its checkpoint's state, in "
             "`state/0/0/<v>.delta` files only Spark can read",
         production="applyInPandasWithState's state schema can never change, and PySpark gives "
-                   "it no initial state; its successor transformWithState has both"))
+                   "it no initial state; its successor transformWithState has both",
+        question="The topic starts at offset 0: after batch N, what will the count be?",
+        answer="offsets/N's end: every message below it has been counted once (checked when the "
+               "state is read)."))
     stage.app.start()
     stage.output.wait_for_batches(OLD_BATCHES + 1)
     stage.app.stop()
@@ -111,7 +118,12 @@ def _read_state(stage: Stage) -> dict[str, Any]:
             "that writes them: HDFS, or RocksDB with changelog checkpointing",
         production="read state from a stopped query or a copy of its folder; the read is a "
                    "batch job and starts Spark; `batchId` must not be older than the retained "
-                   "batches (minBatchesToRetain, 100)"))
+                   "batches (minBatchesToRetain, 100)",
+        question=f"What count will the State Data Source read at batch {at}, and what "
+                  "will the change feed hold?",
+        answer=f"offsets/{at}'s end, which the output log's message with that count "
+               "holds as its value; one update per batch, each the count after it; "
+               "the operator is applyInPandasWithState (all checked)"))
     report = _inspect(stage, checkpoints, at)
     state = report.get("state_source") or {}
     stage.fact("state_report", state)
@@ -203,7 +215,10 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
             "Spark hands the initial state to handleInitialState in the new query's batch 0",
         production="stop the old job first (two jobs on one topic would both count); take "
                    "state and offsets from the same committed batch; keep the old checkpoint "
-                   "until the new job has committed, it is the way back"))
+                   "until the new job has committed, it is the way back",
+        question="What will the new job's first line be: value 1 with Count = 1, or something else?",
+        answer="The next value after the old job's last, with its Count: it seeds the old count "
+               "(`Initial state: count …`), and the two logs read as one (all checked)."))
     stage.expect(check("the old job's output ends where its state does",
                        old.final_count == count == feed["ends"].get(last),
                        f"final count = state after batch {last} = offsets/{last}'s end",
@@ -245,7 +260,11 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
             "initialState is accepted and ignores it, found on 4.2.0), so the app reads the "
             "old checkpoint only until the new one has committed batch 0",
         production="the flag can stay in the job's command line; once the new job has "
-                   "committed, the old checkpoint is no longer read and can be archived"))
+                   "committed, the old checkpoint is no longer read and can be archived",
+        question="Restarted with --initial-state-from still given, will it seed the old count again "
+                 "and jump back?",
+        answer="No: it says `Initial state: not read` and goes on from its own state, no value "
+               "twice (checked); initialState applies only in batch 0."))
     new.stop()
     before = stage.output.of(new).verify()
     new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
@@ -272,7 +291,9 @@ def _finish(stage: Stage, new: AppPart) -> None:
         why="the seed (count) and the start (offsets) came from the same committed batch",
         production="a downstream reader sees the two outputs as one stream only if the move "
                    "is exact; check it the way this scenario does before deleting the old "
-                   "checkpoint"))
+                   "checkpoint",
+        question="Read as one, will the two jobs' logs miss or double any message?",
+        answer="No: every message once, Count = n on the n-th (the final check)."))
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(new).wait_for_value(total)
     new.stop()
@@ -294,7 +315,11 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
         why="handleInitialState wrote the old count into the value state before batch 0's rows "
             "were numbered; the store committed both as version 1, and its changelog keeps "
             "every write, not the batch's net change, so the feed shows both",
-        production="the same read checks any migration before the old checkpoint is deleted"))
+        production="the same read checks any migration before the old checkpoint is deleted",
+        question="What will the new checkpoint's state hold at batch 0, and how many updates will "
+                 "the change feed show for it?",
+        answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
+               "the seed, then the count (both checked)."))
     report = _inspect(stage, new.folders.checkpoints, 0, phase="new state")
     state = report.get("state_source") or {}
     for line in report.get("state_source_lines", []):

@@ -68,7 +68,12 @@ def run(stage: Stage) -> None:
         happens="one topic that keeps everything; three apps will read it in turn, each from "
                 "the earliest offset on a checkpoint of its own",
         watch="the producer's lines",
-        why="the same input for every store, so only the store differs"))
+        why="the same input for every store, so only the store differs",
+        question="Three apps read the same topic in turn: will each count from 1?",
+        answer="Yes: each starts at the earliest offset on a checkpoint of its own, so only the "
+               "store differs.",
+        production="to compare settings on real data, run them on separate checkpoints over the "
+                   "same input, never one after the other on one checkpoint"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     apps = {store.name: _one_store(stage, store, every) for store in STORES}
     _switch_provider(stage, apps["hdfs"])
@@ -104,7 +109,11 @@ def _files_step(store: Store, every: int) -> Step:
             "a snapshot is the whole state, a delta or changelog only what one batch changed",
         production="HDFS keeps the whole state in executor memory; RocksDB keeps it on local "
                    "disk, for state bigger than memory; changelog checkpointing makes each "
-                   "batch's upload small, which matters on object storage")
+                   "batch's upload small, which matters on object storage",
+        question="Which files will each batch write in state/0/0/ with this store, and how often a "
+                 "snapshot?",
+        answer=f"{writes[0].upper()}{writes[1:]} (checked: the files per batch are the "
+               "store's)")
 
 
 def _flags(store: Store) -> str:
@@ -195,7 +204,11 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
             "deltas/changelogs after it, then re-run the uncommitted batch with the same offsets; "
             "the exactly-once sink drops what that batch had half written",
         production="recovery time grows with the changelogs since the last snapshot: "
-                   "minDeltasForSnapshot trades upload size against replay on restart"))
+                   "minDeltasForSnapshot trades upload size against replay on restart",
+        question="After kill -9 mid-batch, what will the restart load, and will any message be lost "
+                 "or doubled?",
+        answer="The newest snapshot at or below the committed version and the deltas or changelogs "
+               "after it, then the uncommitted batch again; nothing lost or doubled (checked)."))
     _kill_mid_batch(stage, app)
     info = read_checkpoint(app.folders.checkpoints)
     committed = info.last_committed_id if info.last_committed_id is not None else -1
@@ -254,7 +267,11 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
         production="to change the store, start a new checkpoint: read the old state with the "
                    "State Data Source (`python -m spark_app inspect --state-source`), seed it "
                    "(transformWithState's initialState) and start Kafka at the old checkpoint's "
-                   "offsets (JSON startingOffsets); or start over, if the state can be rebuilt"))
+                   "offsets (JSON startingOffsets); or start over, if the state can be rebuilt",
+        question="Asked for RocksDB on an HDFS checkpoint, which store will write the new batches?",
+        answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
+               "overrules the session, the new versions are `.delta` files and offsets/N still pins "
+               "HDFS, every message once (all checked)."))
     log = hdfs.folders.log / SPARK_LOG_FILE_NAME
     warned_before = _count_in(log, PINNED_WARN)
     versions_before = set(per_version(list_state_files(_partition(hdfs))))

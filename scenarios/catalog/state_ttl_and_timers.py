@@ -78,7 +78,12 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens="one topic that keeps everything",
         watch="the producer's lines",
-        why="the scenario pauses the producer twice; Kafka must keep what the app has not read"))
+        why="the scenario pauses the producer twice; Kafka must keep what the app has not read",
+        question="While the producer is paused, will the messages it sent before be lost?",
+        answer="No: Kafka keeps everything here; the app reads what it has not read yet when it "
+               "comes back.",
+        production="a source that may go quiet is normal; retention is what keeps unread messages, "
+                   "not the consumer"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stage.step(Step(
         "Start the count on transformWithState with a TTL and an idle timer",
@@ -91,7 +96,10 @@ def run(stage: Stage) -> None:
             "batch every trigger so that timers fire and expired state is evicted while the "
             "source is quiet",
         production="a ProcessingTime operator costs a (small) batch per trigger even when "
-                   "idle; choose the trigger interval with that in mind"))
+                   "idle; choose the trigger interval with that in mind",
+        question="With no messages at all for a while, will Spark still run batches?",
+        answer="Yes: in ProcessingTime mode it runs one every trigger, so commits/N grow even when "
+               "idle; and offsets/N pins encodingFormat=avro (checked)."))
     stage.app.start(**times.options())
     # Caught up with the producer: batch 0 reads the backlog, the pauses need live batches.
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
@@ -140,7 +148,12 @@ def _pause_live(stage: Stage, times: Times) -> dict[str, Any]:
             "last_seen once its TTL has passed, so handleInputRows finds no value",
         production="TTL is how per-key state stops growing forever (users, sessions, devices "
                    "that went away); give a TTL to what may be forgotten, never to what must "
-                   "be exact"))
+                   "be exact",
+        question="During the pause, which event comes first: the idle timer, or last_seen's expiry, "
+                 "and when does the expiry show?",
+        answer="The idle timer fires once, when due, after count N; the expiry shows when messages "
+               "come back: `Event ttl-expired after count N` right before Count = N + 1 (both "
+               "checked)."))
     total = stage.fact("pause_1_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -187,7 +200,10 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> dict[str, Any]:
         why="the timer was registered in the batch that counted the last message, and that "
             "batch committed: it is in the checkpoint's state, in its own column family",
         production="timers are state: they survive crashes, restarts and redeploys with the "
-                   "checkpoint, and are lost with it"))
+                   "checkpoint, and are lost with it",
+        question="Killed before its timer is due, will the timer be lost?",
+        answer="Not fired before the kill (checked), and not lost: it is in the committed state and "
+               "fires after the restart, as the next steps show."))
     total = stage.fact("pause_2_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -226,7 +242,11 @@ def _read_state(stage: Stage, times: Times, paused: Mapping[str, Any],
             "secondary index Spark scans each batch; timers in two column families, by key "
             "and by time",
         production="this read works on a stopped query or a copy of its folder: check what "
-                   "will expire, and what will fire, before a restart"))
+                   "will expire, and what will fire, before a restart",
+        question="Will the stopped checkpoint show last_seen's expiry time and the pending timer?",
+        answer="Yes: last_seen expires the TTL after its batch, Spark deleted it in the first batch "
+               "past its expiry, and the pending timer is registered, due the last batch's time + "
+               "the idle time (all checked)."))
     code, output = stage.app.inspect(
         "--checkpoint-dir", str(checkpoints), "--log-dir", str(stage.folders.root / "inspect-log"),
         "--state-batch", str(first.batch_id), "--json", name="inspect-ttl")
@@ -276,7 +296,12 @@ def _restart_evolved(stage: Stage, times: Times, pending: Mapping[str, Any]) -> 
         production="evolve transformWithState's value schema by adding (or removing) fields, "
                    "on a checkpoint created with encodingFormat=avro (pinned: it cannot be "
                    "switched on later). After a restart, an idle key's overdue timers fire only "
-                   "when some data arrives: do not rely on them to fire on a quiet source"))
+                   "when some data arrives: do not rely on them to fire on a quiet source",
+        question="With a field added to the state, will the restart be refused, and when will the "
+                 "overdue timer fire?",
+        answer="Not refused: the field is accepted with a new schema file; the timer fires once, "
+               "only in the first batch with new messages, since no idle batch runs after a restart "
+               "(all checked)."))
     schemas = _schema_files(stage)
     total, due = pending["last_value"], stage.facts.get("pending_timer_ms")
     # A batch planned before the kill and not committed is replayed as it was planned (same
@@ -321,7 +346,11 @@ def _finish(stage: Stage) -> int:
         happens="the producer stops, the app drains the topic and stops",
         watch="values 1..N each once, each `Count = n` the n-th message; the event lines stand "
               "between batches and take no part in the count",
-        why="timers and TTL add output, never change the count: the count has no TTL"))
+        why="timers and TTL add output, never change the count: the count has no TTL",
+        question="Do the timer and TTL event lines change the count?",
+        answer="No: every message once, Count = n on the n-th (the final check); the event lines "
+               "stand between batches.",
+        production="keep what must be exact (a count, a balance) out of TTL'd state"))
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     report = stage.output.verify_sent()
@@ -341,7 +370,11 @@ def _renamed(stage: Stage, times: Times) -> None:
             "field added, and both are allowed evolutions, so old rows read updated_ms as null; "
             "the value of last_update_ms is dropped without an error",
         production="a rename is silent data loss for that field: add the new field, copy the "
-                   "value over in handleInputRows, and remove the old one in a later release"))
+                   "value over in handleInputRows, and remove the old one in a later release",
+        question="Will Spark refuse a renamed field, or accept it, and what happens to the old "
+                 "field's values?",
+        answer="It accepts it, as a new field (checked: the newest schema file names updated_ms); "
+               "the old values of last_update_ms are dropped without an error."))
     stage.app.stop()
     schemas = _schema_files(stage)
     highest = stage.output.verify().highest or 0
@@ -372,7 +405,11 @@ def _narrowed(stage: Stage, times: Times, total: int) -> None:
         why="Avro can widen an int to a long when reading, never narrow a long to an int: the "
             "old rows could not be read",
         production="to narrow a field, add a new one and move the values over in code; or move "
-                   "to a new checkpoint, seeded from this one (State Data Source + initialState)"))
+                   "to a new checkpoint, seeded from this one (State Data Source + initialState)",
+        question="Will a narrowed field (bigint -> int) be accepted like the added and renamed "
+                 "ones?",
+        answer=f"No: the app stops in one line, {StateSchemaChangedError.token} naming "
+               f"{EVOLUTION_REFUSAL}, and nothing is written (both checked)"))
     before = stage.output.verify().messages
     # Spark checks the schema when it plans a batch, and a restarted query plans one only
     # when there is something new to read.

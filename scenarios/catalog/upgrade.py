@@ -52,7 +52,13 @@ def run(stage: Stage) -> None:
         "Start Kafka and the producer",
         happens="endless retention, so nothing here is about Kafka deleting data",
         watch="the producer's latest offset keeps growing while versions come and go",
-        why="messages sent while the app is down wait in Kafka for the next version"))
+        why="messages sent while the app is down wait in Kafka for the next version",
+        question="While one version is stopped and the next not yet started, where do the new "
+                 "messages go?",
+        answer="Into Kafka, which keeps them (endless retention here) for whichever version starts "
+               "next.",
+        production="plan a deploy's downtime against retention: the backlog must still be there "
+                   "when the new version starts"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     _run_v1(stage)
     _allowed_change(stage)
@@ -65,7 +71,12 @@ def _run_v1(stage: Stage) -> None:
         "Run version 1 on checkpoint A",
         happens="python -m spark_app (output format v1, state schema v1), checkpoints in A",
         watch="`Count = n` and `Experience: n -> n` lines in the output log",
-        why="the checkpoint records offsets, state and the state's schema, not the code"))
+        why="the checkpoint records offsets, state and the state's schema, not the code",
+        question="Does checkpoint A hold version 1's code?",
+        answer="No: offsets, state and the state's schema; the run writes every value once "
+               "(checked).",
+        production="version the job's code and its checkpoint together: the deploy record should "
+                   "say which checkpoint each release ran on"))
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
@@ -86,7 +97,10 @@ def _allowed_change(stage: Stage) -> None:
             "restarts: the offsets and state in the checkpoint still fit the query; the sink's "
             "journal (keyed on the query id, which stays) keeps exactly-once across the switch",
         production="ship output-side changes as a plain restart on the same checkpoint; make "
-                   "the consumers of the output accept both formats during the switch"))
+                   "the consumers of the output accept both formats during the switch",
+        question="On the same checkpoint with a new output format, will the count start over?",
+        answer="No: it goes on, every value once, and the values after the restart are written in "
+               "v2 (both checked)."))
     stage.app.start(output_format="v2")
     stage.output.wait_for_more(stage.timings.run_for_messages)
     stage.app.stop()
@@ -117,7 +131,11 @@ def _refused_change(stage: Stage) -> None:
         production="a state-schema change cannot be rolled out on the old checkpoint: run the "
                    "new version beside the old one on a new checkpoint (next step), or migrate "
                    "the state yourself; never turn off spark.sql.streaming.stateStore."
-                   "stateSchemaCheck to force it"))
+                   "stateSchemaCheck to force it",
+        question="With a field added to the state schema on checkpoint A, will the app start?",
+        answer=f"No: it exits 1 with `{REFUSAL_TOKEN}` and {SPARK_ERROR_CLASS}, says how "
+               "to upgrade (blue/green), and leaves checkpoint A and the output log "
+               "untouched (all checked)"))
     stage.app.start(output_format="v2", state_schema="v2")
     code = stage.app.wait_exit()
     output = stage.app.output()
@@ -146,7 +164,11 @@ def _blue_green(stage: Stage) -> None:
         happens="python -m spark_app --output-format v2 (state schema v1) on A",
         watch="it catches up with what was sent meanwhile; nothing lost, the count goes on",
         why="the old version still fits its checkpoint; it keeps the stream served while the "
-            "new one starts"))
+            "new one starts",
+        question="Will the old version on A have lost the messages sent while it was down?",
+        answer="No: it catches up from its checkpoint, and the count goes on.",
+        production="keep the old version able to run until the new one is trusted: it is your "
+                   "rollback"))
     stage.app.start(output_format="v2")
     stage.output.wait_for_value(stage.kafka.window().latest)
     green = stage.app.beside("green")
@@ -161,7 +183,10 @@ def _blue_green(stage: Stage) -> None:
             "of the topic, seed 000's \"second instance ready to process from the end of the "
             "queue\"",
         production="the new version must write to an output that tolerates both writers (or "
-                   "to its own, as here); carry counts over yourself if they must not restart"))
+                   "to its own, as here); carry counts over yourself if they must not restart",
+        question="Where will green's first value be, and with which Count?",
+        answer="Where Kafka's end was when green started (checked), with Count = 1: its state is "
+               "new."))
     before = stage.kafka.window()
     process = green.start(starting_offsets="latest", output_format="v2", state_schema="v2")
     stage.timeline.event("green started", "start")
@@ -185,7 +210,10 @@ def _stop_blue(stage: Stage, green: AppPart, green_first: int) -> None:
         why="stopping blue before it reached green's first value would leave a gap no one "
             "processes (seed 000: \"not to stop the previous version too soon\")",
         production="the overlap is the price of blue/green: make the output idempotent or "
-                   "deduplicate downstream on the message's identity"))
+                   "deduplicate downstream on the message's identity",
+        question="Why wait for blue to reach green's first value before stopping it?",
+        answer="Stopped earlier, blue would leave a gap no one processes; waited for, the values "
+               "from green's first to blue's last are written by both."))
     stage.output.wait_for_value(green_first)
     stage.output.of(green).wait_for_value(green_first + 2)
     stage.app.stop()
@@ -199,7 +227,13 @@ def _finish(stage: Stage, green: AppPart) -> None:
         watch="blue: 1..its last value once; green: its first value..N once, Count from 1; "
               "union: nothing missing, the overlap counted as duplicates",
         why="each app is exactly-once on its own checkpoint; between them only the overlap "
-            "is doubled, and that is expected, not a failure"))
+            "is doubled, and that is expected, not a failure",
+        question="Across both outputs, will any value be missing, and which ones are doubled?",
+        answer="None missing; exactly the overlap, from green's first value to blue's last, is "
+               "written twice, and it is not empty; each app is exactly-once on its own (all "
+               "checked).",
+        production="deduplicate the overlap downstream on the message's identity, or make the "
+                   "output idempotent"))
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(green).wait_for_value(total)
     green.stop()

@@ -43,7 +43,11 @@ def run(stage: Stage) -> None:
         why="on a cluster the driver plans, the executors on the Workers read Kafka and keep "
             "the state; the Master only hands out Workers' resources",
         production="the same layout as a real standalone, YARN or Kubernetes cluster: the "
-                   "checkpoint on shared storage is what lets any executor take over"))
+                   "checkpoint on shared storage is what lets any executor take over",
+        question="How many executors will the app get, and who reads Kafka: the driver or the "
+                 "executors?",
+        answer="Two, one on each Worker; the executors read Kafka and keep the state, the driver "
+               "plans."))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     with StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster") as cluster:
         stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
@@ -81,7 +85,10 @@ def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_d
             "lost; the driver runs the task on the remaining executor, which loads the state "
             "from the checkpoint",
         production="a lost machine costs one task's rerun and a state load, provided the "
-                   "checkpoint is not on that machine"))
+                   "checkpoint is not on that machine",
+        question="When a whole Worker dies with its executor, will the app have to restart?",
+        answer="No: the Master marks the worker DEAD, Spark removes the executor and reruns the "
+               "stateful task on the other one, and the driver lives on (all checked)."))
     wait_for_state_write(stage)
     killed_ms, killed_at = time.time() * 1000, time.monotonic()
     cluster.kill_worker(worker)
@@ -107,7 +114,9 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
         watch="SparkListenerExecutorAdded in the event log for a new executor id",
         why="executors are not pinned to machines: the application takes whatever the cluster "
             "manager offers, and the state follows the task through the checkpoint",
-        production="autoscaling and replaced nodes need nothing from the query"))
+        production="autoscaling and replaced nodes need nothing from the query",
+        question="Will the new Worker's resources go to the running application?",
+        answer="Yes: it gets an executor on the new Worker (checked), without any restart."))
     before = {c.executor for c in SparkEvents.read(events_dir).added()}
     cluster.add_worker()
     added = wait_until(lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before
@@ -127,7 +136,9 @@ def _finish(stage: Stage) -> None:
         watch="every value once, the count unbroken across the lost machine",
         why="the rerun task started from the last committed state version and the batch's "
             "planned offsets, which are in the checkpoint, not on the dead machine",
-        production="compare with endless-retention: a driver's death costs a whole restart"))
+        production="compare with endless-retention: a driver's death costs a whole restart",
+        question="After losing a machine, will any value be missing or doubled?",
+        answer="None: every value once and the count unbroken (the final check)."))
     stage.finish_exactly_once()
 
 

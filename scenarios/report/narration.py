@@ -1,15 +1,20 @@
-"""The voice of a scenario: every step says what happens, what to watch, why, and what to do.
+"""The voice of a scenario: every step asks a question before it runs and answers it after.
 
-On a terminal the steps are rich panels; otherwise (CI logs, pipes) plain prefixed lines that
-read well in a log file. `--guided` waits for Enter before each step, so a trainer can talk.
+A step is told in two halves, so a learner can predict before looking. When it begins: its
+title, what happens and the question. Then it runs, with its remarks and checks. When the next
+step begins (or the scenario ends): the answer, what to watch, why, and what to do in
+production. On a terminal the halves are rich panels; otherwise (CI logs, pipes) plain prefixed
+lines in the same order, and nothing waits. On a terminal `--guided` waits for Enter after the
+question, and `--projector SECONDS` waits that long instead, for a trainer who talks over it.
 Everything said is also kept as plain data (`Narrator.narration`), so the HTML report can show
 the steps with their sections, the remarks and the checks as they ran.
 
 Usage:
     narrator = Narrator(guided=False)
-    narrator.step(Step("Kill the Spark app", happens="kill -9 …", watch="…", why="…",
-                       production="…"))
+    narrator.step(Step("Kill the Spark app", happens="kill -9 …", question="…", answer="…",
+                       watch="…", why="…", production="…"))
     narrator.say("value 42 reached")
+    narrator.end_step()  # the answer, why and production of the last step
     narrator.narration  # [{"kind": "step", "at": 0.1, "title": "Step 1: Kill…", "sections": …}, …]
 """
 
@@ -33,18 +38,37 @@ WAITING = "still waiting for "
 
 @dataclass(frozen=True)
 class Step:
-    """One narrated step. `why` is the Spark or Kafka rule behind what you are about to see."""
+    """One narrated step. `question` is a prediction a learner can make before it runs and
+    `answer` what the scenario's checks then show; `why` is the Spark or Kafka rule behind it.
+
+    `phase` (optional) prefixes the names of the checks made during the step
+    (`Stage.expect`), so a scenario need not name it at each check.
+    """
 
     title: str
     happens: str
     watch: str = ""
     why: str = ""
     production: str = ""
+    question: str = ""
+    answer: str = ""
+    phase: str = ""
+
+    def asked(self) -> list[tuple[str, str]]:
+        """What is shown before the step runs: nothing that gives the answer away."""
+        return _labelled([("What happens", self.happens), ("Question", self.question)])
+
+    def revealed(self) -> list[tuple[str, str]]:
+        """What is shown once the step's checks are on screen (`watch` often names the outcome)."""
+        return _labelled([("Answer", self.answer), ("Watch", self.watch), ("Why", self.why),
+                          ("In production", self.production)])
 
     def sections(self) -> list[tuple[str, str]]:
-        labelled = [("What happens", self.happens), ("Watch", self.watch), ("Why", self.why),
-                    ("In production", self.production)]
-        return [(label, text) for label, text in labelled if text]
+        return self.asked() + self.revealed()
+
+
+def _labelled(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(label, text) for label, text in pairs if text]
 
 
 @dataclass
@@ -52,9 +76,12 @@ class Narrator:
     """Prints steps and remarks; remembers them for the report."""
 
     guided: bool = False
+    # Seconds to leave a question on screen before the step runs (a projector, no Enter); 0: none.
+    projector_sec: float = 0.0
     stream: TextIO = field(default_factory=lambda: sys.stdout)
-    rich: bool | None = None  # None: rich when `stream` is a terminal
+    rich: bool | None = None  # None: rich when `stream` is a terminal; off one nothing waits
     ask: Callable[[str], str] = input
+    pause: Callable[[float], None] = time.sleep
     scenario: str = ""
     transcript: list[str] = field(default_factory=list)
     # Since the last begin(): {"kind": "step", "at", "title", "sections": [[label, text], …]},
@@ -63,6 +90,7 @@ class Narrator:
     narration: list[dict[str, Any]] = field(default_factory=list)
     _step_number: int = 0
     _started: float = field(default_factory=time.monotonic)
+    _unanswered: tuple[str, Step] | None = None  # the step whose answer is still to be shown
 
     def __post_init__(self) -> None:
         if self.rich is None:
@@ -71,6 +99,7 @@ class Narrator:
                                 highlight=False, soft_wrap=not self.rich)
 
     def begin(self, scenario: str, title: str, summary: str) -> None:
+        self.end_step()
         self.scenario, self._step_number = scenario, 0
         self._started = time.monotonic()
         self.narration.clear()
@@ -83,23 +112,50 @@ class Narrator:
             self._plain(f"   {summary}")
 
     def step(self, step: Step) -> None:
+        """Answer the step before, then ask this one's question (and wait, when guided)."""
+        self.end_step()
         self._step_number += 1
         heading = f"Step {self._step_number}: {step.title}"
         self.transcript.append(heading)
-        if self.guided:
-            self.ask(f"\n[{self.scenario}] next: {step.title} — press Enter ")
+        self._show(heading, step.asked())
+        self._wait()
         # After the pause: the time a step is shown is when the trainer moved on to it.
         self._record("step", title=heading, sections=[list(s) for s in step.sections()])
+        self._unanswered = (heading, step)
+
+    def end_step(self) -> None:
+        """Show the last step's answer, why and production; its checks are on screen by now."""
+        if self._unanswered is None:
+            return
+        heading, step = self._unanswered
+        self._unanswered = None
+        if step.revealed():
+            self._show(f"{heading}: the answer", step.revealed())
+
+    def _wait(self) -> None:
+        """On a terminal only: Enter when guided, a few seconds with a projector."""
+        if not self.rich:
+            return
+        if self.guided:
+            try:
+                self.ask(f"[{self.scenario}] think about it, then press Enter to run it ")
+            except EOFError:  # stdin closed or not a terminal: carry on unattended
+                self.guided = False
+        elif self.projector_sec > 0:
+            self._console.print(f"  [dim]think about it: the step runs in {self.projector_sec:g} s[/]")
+            self.pause(self.projector_sec)
+
+    def _show(self, heading: str, sections: list[tuple[str, str]]) -> None:
         if self.rich:
             body = Text()
-            for label, text in step.sections():
+            for label, text in sections:
                 body.append(f"{label}: ", style="bold cyan")
                 body.append(text + "\n")
             body.rstrip()  # in place: rich's Text.rstrip() returns None
             self._console.print(Panel(body, title=heading, title_align="left"))
             return
         self._plain(f"-- {heading}")
-        for label, text in step.sections():
+        for label, text in sections:
             self._plain(f"   {label}: {text}")
 
     def announce(self, text: str) -> None:

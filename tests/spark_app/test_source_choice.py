@@ -1,4 +1,4 @@
-"""`--source`: our Kafka source by default, Spark's own connector one flag away.
+"""`--source`: Spark's own connector by default, our Kafka source with --offline (or --source python).
 
 Fetching the connector, and failing to, is tested in test_connector_jars.py.
 """

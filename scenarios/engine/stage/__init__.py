@@ -62,6 +62,7 @@ class Stage:
         self.shown_checkpoints = self.folders.checkpoints
         self.timeline = Timeline()
         self.checks: list[Check] = []
+        self.phase = ""  # the current step's (Step.phase): the checks made during it carry it
         self.facts: dict[str, Any] = {}
         self.spent = TimeSpent()  # Kafka and Spark starts, stops: benchmarks/run_profile.py
         self.group = ProcessGroup(self.folders.processes, cwd=root,
@@ -85,7 +86,8 @@ class Stage:
         self.close()
 
     def close(self) -> None:
-        """Stop every process, then Kafka's helpers (idempotent)."""
+        """Answer the last step, stop every process, then Kafka's helpers (idempotent)."""
+        self.narrator.end_step()
         try:
             self.group.stop()
         finally:
@@ -94,13 +96,16 @@ class Stage:
 
     # -- narration and checks -------------------------------------------------------------------
     def step(self, step: Step) -> None:
+        self.phase = step.phase
         self.narrator.step(step)
 
     def say(self, text: str) -> None:
         self.narrator.say(text)
 
-    def expect(self, check: Check, phase: str = "") -> bool:
-        """Record a check (its name prefixed with the phase) and narrate it."""
+    def expect(self, check: Check, phase: str | None = None) -> bool:
+        """Record a check (its name prefixed with the phase: the current step's unless given)
+        and narrate it."""
+        phase = self.phase if phase is None else phase
         named = replace(check, name=f"{phase}: {check.name}" if phase else check.name)
         self.checks.append(named)
         self.narrator.check(named.name, named.held, named.detail)

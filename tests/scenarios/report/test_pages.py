@@ -121,7 +121,7 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
     narrator.begin("demo", "a title", "a summary")
     narrator.say("Kafka at 127.0.0.1:1")
     narrator.step(Step("Kill it", happens="kill -9", watch="the count", why="replay",
-                       production="alert"))
+                       production="alert", question="which value comes first?", answer="5"))
     for seconds in (5, 10, 15):
         narrator.waiting("value 6 in the output log", seconds)
     narrator.check("exactly once", False, "expected 1..6; got 1..5")
@@ -130,7 +130,9 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
     assert [s.find("span", cls="step-title").text() for s in steps] == [
         "Before the first step", "Step 1: Kill it"]
     assert [dt.text() for dt in steps[1].find_all("dt")] == [
-        "What happens", "Watch", "Why", "In production"]
+        "What happens", "Question", "Answer", "Watch", "Why", "In production"]
+    answer = steps[1].find("details", cls="answer")  # folded, so a reader can predict first
+    assert answer.find("summary").text() == "show the answer" and answer.text().endswith("5")
     remarks = [li.text().split(" ", 2)[2] for li in steps[1].find("ul", cls="remarks").find_all("li")]
     assert remarks == ["still waiting for value 6 in the output log (15 s)",
                        "✘ FAIL exactly once: expected 1..6; got 1..5"]
@@ -139,8 +141,9 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
 def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     """Through the real runner: the page, the JSON's stack and the narration of each step."""
     def steps(stage: Stage) -> None:
-        stage.step(Step("Do the thing", happens="it happens", why="because"))
-        stage.expect(check("it held", True, "yes", "yes"), phase="end")
+        stage.step(Step("Do the thing", happens="it happens", why="because",
+                        question="will it hold?", answer="yes, it holds", phase="end"))
+        stage.expect(check("it held", True, "yes", "yes"))  # the step's phase, not named here
 
     def breaks(stage: Stage) -> None:
         raise RuntimeError("the <broker> fell over")
@@ -152,6 +155,9 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "fine.json").read_text())
     assert data["stack"] == "apache/connector" and data["summary"] == "what fine shows"
     assert [e["kind"] for e in data["narration"]] == ["step", "check"]
+    sections = dict(map(tuple, data["narration"][0]["sections"]))
+    assert (sections["Question"], sections["Answer"]) == ("will it hold?", "yes, it holds")
+    assert [c["name"] for c in data["checks"]] == ["end: it held"]
     page = parse((tmp_path / "index.html").read_text())
     assert [td.text() for td in page.find_all("td", cls="stack")] == ["apache/connector"] * 2
     broke = page.by_id("scenario-breaks")

@@ -115,18 +115,23 @@ def test_timeline_png_is_written(tmp_path: Path) -> None:
     assert len(timeline.retention_deletions()) == 14
 
 
-def test_narration_plain_lines_and_guided_pause() -> None:
-    buffer = io.StringIO()
+def test_narration_plain_lines_and_guided_pause_on_a_terminal_only() -> None:
     asked: list[str] = []
-    narrator = Narrator(guided=True, stream=buffer, ask=lambda prompt: asked.append(prompt) or "")
-    narrator.begin("demo", "a title", "a summary")
-    narrator.step(Step("Kill it", happens="kill -9", why="Spark replays batch N"))
-    narrator.check("exactly once", True, "fine")
-    text = buffer.getvalue()
-    assert "-- Step 1: Kill it" in text and "Why: Spark replays batch N" in text
-    assert "PASS exactly once" in text
-    assert len(asked) == 1 and "Kill it" in asked[0]
-    assert "\x1b[" not in text  # no colour codes when not on a terminal
+    for rich in (False, True):
+        buffer = io.StringIO()
+        narrator = Narrator(guided=True, stream=buffer, rich=rich,
+                            ask=lambda prompt: asked.append(prompt) or "")
+        narrator.begin("demo", "a title", "a summary")
+        narrator.step(Step("Kill it", happens="kill -9", why="Spark replays batch N"))
+        narrator.check("exactly once", True, "fine")
+        narrator.end_step()
+        text = buffer.getvalue()
+        if not rich:
+            assert "-- Step 1: Kill it" in text and "Why: Spark replays batch N" in text
+            assert "PASS exactly once" in text
+            assert "\x1b[" not in text  # no colour codes when not on a terminal
+            assert asked == []  # off a terminal nothing waits
+    assert len(asked) == 1 and "Enter" in asked[0]
 
 
 def test_event_labels_close_in_time_go_to_separate_lanes() -> None:
