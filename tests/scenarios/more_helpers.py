@@ -57,6 +57,12 @@ def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
          *options], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, (done.stdout[-6000:] + done.stderr[-3000:]
                                   + _process_tails(report_dir / name / "processes"))
+    return passed_report(name, report_dir)
+
+
+def passed_report(name: str, report_dir: Path) -> dict[str, Any]:
+    """The scenario's JSON report, after checking that it and its JUnit and picture say passed
+    and that nothing the scenario started is still running."""
     result: dict[str, Any] = json.loads((report_dir / f"{name}.json").read_text())
     assert result["verdict"] == "passed"
     assert result["checks"] and all(c["held"] for c in result["checks"])

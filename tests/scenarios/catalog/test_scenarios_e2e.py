@@ -6,26 +6,51 @@ These start a broker, the producer and the Spark app several times each: marked 
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
-from tests.scenarios.more_helpers import run_scenario
+from tests.scenarios.more_helpers import passed_report
+from tests.tmux_screen import TmuxScreen
 
-# The seed's first, on the default stack (Apache Kafka, Spark's connector); its other two run on
-# all four stacks in test_stacks_e2e.py, and the later scenarios have their own e2e tests.
-NAMES = ["endless-retention"]
+# The seed's first, on the default stack (Apache Kafka, Spark's connector), on a terminal as a
+# learner runs it; its other two run on all four stacks in test_stacks_e2e.py, and the later
+# scenarios have their own e2e tests (through pipes: the plain lines).
+NAME = "endless-retention"
+_PANEL_LINE = re.compile(r"^│ (What happens|Question|Answer|Watch|Why|In production): \S")
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name", NAMES)
-def test_scenario_passes_in_fast_mode(name: str, tmp_path: Path) -> None:
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_scenario_on_a_terminal_tells_its_story_and_passes(tmp_path: Path) -> None:
+    """Every step's panel holds its sections on a real terminal (an empty box once hid them
+    all), the run names its folder, and the verdict is what a pipe's run gives."""
     report_dir = tmp_path / "reports"
-    result = run_scenario(name, report_dir)  # verdict, checks, JUnit, picture, no leftovers
+    command = (f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
+               f"{shlex.quote(sys.executable)} -m scenarios run {NAME} --fast --report "
+               f"{shlex.quote(str(report_dir))}; echo EXIT=$?; sleep 600")
+    with TmuxScreen(f"scenario-{os.getpid()}", width=160, height=50) as tmux:
+        tmux.start(command)
+        code = tmux.wait(r"EXIT=(\d+)", timeout=1200)[1]
+        screen = tmux.history()
+    assert code == "0", screen[-6000:]
+    result = passed_report(NAME, report_dir)
+    steps = [e for e in result["narration"] if e["kind"] == "step"]
+    titles = re.findall(r"╭─+ (Step \d+: .*?) ─", screen)
+    assert len(titles) >= len(steps) > 3, titles
+    filled = Counter(m[1] for line in screen.splitlines() if (m := _PANEL_LINE.match(line)))
+    for label in ("What happens", "Question", "Answer", "Why", "In production"):
+        assert filled[label] >= len(steps) // 2, (label, filled)
+    assert f"run folder {report_dir} (kept)" in " ".join(screen.split())
     suite = ET.parse(report_dir / "junit.xml").getroot()
     assert int(suite.get("tests", "0")) == len(result["checks"])
 

@@ -1,0 +1,76 @@
+"""A real terminal for tests: a private tmux server, keys sent, the screen (and its history) read.
+
+What a person sees differs from what a pipe gets: rich draws panels and colours only on a
+terminal. Tests of that run the command inside tmux and read the pane back as text.
+
+Usage:
+    with TmuxScreen("t1", width=160, height=50) as tmux:
+        tmux.start("uv run python -m scenarios run checkpoint-reset --fast")
+        tmux.wait(r"PASSED", timeout=300)
+        text = tmux.history()
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import TypeVar
+
+__all__ = ["TmuxScreen", "poll"]
+
+T = TypeVar("T")
+
+
+def poll(found: Callable[[], T | None], timeout: float, shown: Callable[[], str]) -> T:
+    """The first truthy value of `found()` before the deadline; else fail showing `shown()`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = found()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"not seen within {timeout:.0f} s; the screen:\n{shown()}")
+
+
+class TmuxScreen:
+    """One tmux session of a fixed size on a server of its own (a context manager)."""
+
+    def __init__(self, name: str, width: int = 160, height: int = 50) -> None:
+        self.name, self.width, self.height = name, width, height
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
+                              timeout=10)
+        return done.stdout
+
+    def start(self, command: str) -> None:
+        # The history limit applies to panes made after it is set: set it first, in one call.
+        self._tmux("-f", "/dev/null", "start-server", ";", "set-option", "-g", "history-limit",
+                   "100000", ";", "new-session", "-d", "-s", self.name, "-x", str(self.width),
+                   "-y", str(self.height), command)
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", self.name, *keys)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", self.name)
+
+    def history(self) -> str:
+        """Everything the pane printed, scrolled-off lines included."""
+        return self._tmux("capture-pane", "-p", "-S", "-", "-t", self.name)
+
+    def wait(self, pattern: str, timeout: float = 60.0) -> re.Match[str]:
+        return poll(lambda: re.search(pattern, self.history()), timeout, self.screen)
+
+    def close(self) -> None:
+        self._tmux("kill-server")
+
+    def __enter__(self) -> TmuxScreen:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
