@@ -7,17 +7,19 @@ a forced-terminal console, as a learner's terminal does (rich draws panels and w
 from __future__ import annotations
 
 import ast
+import importlib.util
 import io
 import re
 from pathlib import Path
 
 import pytest
 
-import scenarios.catalog
+from scenarios.catalog import SCENARIO_MODULES
 from scenarios.report.narration import Narrator, Step
+from scenarios.report.story import written_steps
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CATALOG = Path(scenarios.catalog.__file__).parent
+_CATALOG_FILES = [Path(importlib.util.find_spec(m).origin) for m in SCENARIO_MODULES]
 
 
 def _screen(step: Step, width: int = 100) -> str:
@@ -121,31 +123,9 @@ def test_off_a_terminal_nothing_waits_and_the_order_is_the_same() -> None:
         "   In production: let the supervisor restart it"]
 
 
-def _literal(node: ast.expr) -> str | None:
-    """A string argument as the learner would read it; f-string values shown as {…}."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) else "{…}" for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _literal(node.left), _literal(node.right)
-        return None if left is None or right is None else left + right
-    return None
-
-
 def _catalog_steps() -> list[tuple[str, Step]]:
     """Every `Step(...)` written in the catalog whose words can be read without running it."""
-    found = []
-    for module in sorted(_CATALOG.glob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text())):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Step"):
-                continue
-            args = [_literal(a) for a in node.args]
-            kwargs = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
-            if None in args or None in kwargs.values() or not args:
-                continue
-            found.append((f"{module.stem}:{node.lineno}", Step(*args, **kwargs)))
-    return found
+    return [(f"{w.module}:{w.line}", w.step) for w in written_steps()]
 
 
 _STEPS = _catalog_steps()
@@ -155,7 +135,7 @@ _REQUIRED = ("question", "answer", "production")
 
 def _catalog_calls() -> list[tuple[str, ast.Call]]:
     return [(f"{module.stem}:{node.lineno}", node)
-            for module in sorted(_CATALOG.glob("*.py"))
+            for module in _CATALOG_FILES
             for node in ast.walk(ast.parse(module.read_text()))
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Step"]
 

@@ -1,0 +1,35 @@
+"""Each scenario's story read from its code, and the pages rendered from it, kept fresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scenarios.engine.registry import all_scenarios
+from scenarios.report.diagrams import DIAGRAMS, render_all
+from scenarios.report.story import questions_markdown, written_steps
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def test_every_scenario_has_its_steps_read_from_its_code() -> None:
+    by_scenario = {w.scenario for w in written_steps()}
+    assert by_scenario == {s.name for s in all_scenarios()}
+    first = next(w for w in written_steps() if w.scenario == "checkpoint-reset")
+    assert first.step.title == "Start Kafka and the producer" and first.step.question
+
+
+def test_the_question_sheet_is_rendered_from_the_code_and_not_stale() -> None:
+    page = DOCS / "workshop-questions.md"
+    assert page.read_text() == questions_markdown(), (
+        "docs/workshop-questions.md is stale: uv run python -m scenarios.report.story > "
+        "docs/workshop-questions.md")
+
+
+def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None:
+    written = render_all(tmp_path)
+    assert [p.name for p in written] == list(DIAGRAMS)
+    workshop = (DOCS / "workshop.md").read_text()
+    for path in written:
+        assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 10_000
+        assert (DOCS / "img" / path.name).exists(), f"run: uv run python -m scenarios.report.diagrams docs/img"
+        assert f"img/{path.name}" in workshop
