@@ -1,7 +1,8 @@
 """Command line of the Spark app: `python -m spark_app [options]` and `python -m spark_app inspect`.
 
 This is the only place that catches the app's errors: it prints one line saying what went wrong
-and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit.
+and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit: the running app stops as
+on SIGTERM (its own one line, exit 0); before it runs, one line and 130, as a shell reports it.
 
 Usage: `run_cli(["--bootstrap-servers", "127.0.0.1:9092", "--sink", "at-least-once"])`
 """
@@ -351,8 +352,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         if argv[:1] == ["cluster"]:
             return _run_cluster(argv[1:])
         return _run_app(argv)
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # Ctrl-C before the app took SIGINT over (e.g. importing pyspark)
+        print("spark_app: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+        return 130
     except SparkAppError as err:
         print(f"spark_app: {err}", file=sys.stderr, flush=True)
         return err.exit_code
