@@ -31,6 +31,7 @@ __all__ = [
     "StreamFailedError",
     "SparkVersionError",
     "ClusterError",
+    "AppRunningError",
     "unwrap",
     "error_in_text",
 ]
@@ -58,6 +59,12 @@ class ClusterError(SparkAppError):
     """The standalone cluster's Master or a Worker did not start."""
 
     token = "CLUSTER_FAILED"
+
+
+class AppRunningError(SparkAppError):
+    """`reset` on the checkpoint of an app that runs: it would go on writing into it."""
+
+    token = "APP_RUNNING"
 
 
 class JavaMissingError(SparkAppError):
