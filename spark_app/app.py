@@ -150,7 +150,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if ours is not None:
         return ours
     text = str(error)
-    connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
+    connector = connector_data_loss(text, lambda tp: _offsets_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
     timed_out = _KAFKA_TIMEOUT.search(text)
@@ -189,12 +189,12 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
                              f"{settings.spark_log_file})")
 
 
-def _earliest_now(settings: SparkAppSettings, tp: TopicPartition) -> int | None:
-    """Kafka's earliest offset of `tp` now, or None when Kafka does not answer: an addition to
-    the connector's words is worth a few seconds, not a second failure."""
+def _offsets_now(settings: SparkAppSettings, tp: TopicPartition) -> tuple[int, int] | None:
+    """Kafka's earliest and latest offsets of `tp` now, or None when Kafka does not answer: an
+    addition to the connector's words is worth a few seconds, not a second failure."""
     try:
         with TopicClient(settings.bootstrap_servers, timeout_sec=5.0) as client:
-            return client.earliest_of([tp]).get(tp)
+            return client.earliest_of([tp])[tp], client.latest_of([tp])[tp]
     except Exception:  # noqa: BLE001 - any failure only leaves the addition out
         return None
 
