@@ -32,6 +32,7 @@ __all__ = [
     "SparkVersionError",
     "ClusterError",
     "AppRunningError",
+    "NotACheckpointError",
     "unwrap",
     "error_in_text",
 ]
@@ -65,6 +66,13 @@ class AppRunningError(SparkAppError):
     """`reset` on the checkpoint of an app that runs: it would go on writing into it."""
 
     token = "APP_RUNNING"
+
+
+class NotACheckpointError(SparkAppError):
+    """`reset` on a folder that holds what Spark does not write in a checkpoint."""
+
+    token = "NOT_A_CHECKPOINT"
+    exit_code = 2
 
 
 class JavaMissingError(SparkAppError):

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
-from spark_app.errors import AppRunningError
+from spark_app.errors import AppRunningError, NotACheckpointError
 from spark_app.settings import OUTPUT_FILE_NAME, SparkAppSettings
 from spark_app.sink import JOURNAL_SUFFIX
 
@@ -37,19 +37,38 @@ def reset(checkpoint_dir: Path, log_dir: Path, now: datetime,
           running: Callable[[Path], list[int]] | None = None) -> list[str]:
     """Empty `checkpoint_dir` and move the output log aside; one line per thing done.
 
-    Raises AppRunningError, having changed nothing, when an app runs on `checkpoint_dir`.
+    Raises AppRunningError, having changed nothing, when an app runs on `checkpoint_dir`, and
+    NotACheckpointError when it holds anything Spark does not write there (a mistyped
+    --checkpoint-dir must not empty a home folder).
     """
     pids = (running or running_apps)(checkpoint_dir)
     if pids:
         raise AppRunningError(f"the Spark app runs on {checkpoint_dir} (pid "
                               f"{', '.join(map(str, pids))}): stop it first (Ctrl-C), then "
                               f"reset again.")
-    return [_empty(checkpoint_dir), *_move_aside(log_dir / OUTPUT_FILE_NAME, now)]
+    emptied = _empty(checkpoint_dir)  # first: it refuses a folder that is not a checkpoint
+    return [emptied, *_move_aside(log_dir / OUTPUT_FILE_NAME, now)]
+
+
+# What Spark writes at a checkpoint's top level; a hidden `.NAME.crc` or `.NAME.<uuid>.tmp` (a
+# write a kill -9 cut short) too. Anything else means the folder is not a checkpoint.
+_CHECKPOINT_ENTRIES = frozenset({"offsets", "commits", "metadata", "sources", "state", KEPT})
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    return sorted(e.name for e in folder.iterdir() if e.name not in _CHECKPOINT_ENTRIES
+                  and not (e.name.startswith(".") and e.name.endswith((".crc", ".tmp"))))
 
 
 def _empty(folder: Path) -> str:
     if not folder.is_dir():
         return f"no checkpoint folder {folder}: nothing to remove"
+    foreign = _foreign_entries(folder)
+    if foreign:
+        raise NotACheckpointError(
+            f"{folder} holds {', '.join(foreign[:5])}{' …' if len(foreign) > 5 else ''}, which "
+            f"Spark does not write in a checkpoint folder: nothing was removed. Name the app's "
+            f"checkpoint folder with --checkpoint-dir.")
     removed = []
     for entry in sorted(folder.iterdir()):
         if entry.name == KEPT:

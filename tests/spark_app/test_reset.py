@@ -80,3 +80,17 @@ def test_a_reset_within_the_same_second_does_not_overwrite_the_last_one(tmp_path
     assert first.name == "streaming-output.20261125-183012.log"
     first.write_text("old run\n")
     assert aside_name(log, now).name == "streaming-output.20261125-183012-2.log"
+
+
+def test_reset_refuses_a_folder_that_is_not_a_checkpoint(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped --checkpoint-dir (a home folder, the repository) must not be emptied."""
+    checkpoint, log = tmp_path / "cp", tmp_path / "lg"
+    _leftovers(checkpoint, log)
+    (checkpoint / ".metadata.4f1c.tmp").write_bytes(b"")  # a write a kill -9 cut short: Spark's
+    (checkpoint / "notes.txt").write_text("mine\n")
+    assert run_cli(["reset", "--checkpoint-dir", str(checkpoint), "--log-dir", str(log)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "NOT_A_CHECKPOINT" in err[0] and "notes.txt" in err[0], err
+    assert ".tmp" not in err[0]
+    assert (checkpoint / "offsets").exists() and (log / "streaming-output.log").exists()
