@@ -39,7 +39,7 @@ from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_s
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
-from scenarios.checker.verify import VerifyReport, verify_file, verify_sent
+from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 
 __all__ = ["main_parser", "run_cli"]
 
@@ -266,7 +266,7 @@ def _verify(args: argparse.Namespace) -> int:
     if args.sent is not None:
         # Read after the output log: whatever the Spark app wrote was in the record by then.
         report = verify_sent(report, _sent_record(args))
-    _print_report(report, as_json=args.json)
+    _print_report(report, path, as_json=args.json)
     return 0 if report.ok else 1
 
 
@@ -277,9 +277,11 @@ def _sent_record(args: argparse.Namespace) -> SentRecord:
     return read_producer_log(Path(args.sent), args.topic)
 
 
-def _print_report(report: VerifyReport, *, as_json: bool) -> None:
+def _print_report(report: VerifyReport, path: Path, *, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps({"file": str(path), **report.to_dict()}, indent=2))
         return
-    for line in report.summary_lines():
+    verdict, *details = report.summary_lines()
+    # The verdict first, then which file and how many runs it holds (old runs mixed in?).
+    for line in (verdict, reading_line(path, report), *details):
         print(line)

@@ -29,12 +29,16 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
 from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, unwrap)
-from spark_app.graceful_stop import OutputGate, stop_between_batches, stopped_before_output
+from spark_app.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
+                                     STOPPED_JVM_GONE,
+                                     OutputGate, interrupted_line, stop_between_batches,
+                                     stopped_before_output)
 from spark_app.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
 from spark_app.connector import check_connector_available, source_format, source_options
 from spark_app.connector_group import BatchStartCommitter
 from spark_app.source.kafka_source import KafkaSource
+from spark_app.runtime.jvm_end import jvm_gone, keep_jvm_traces_in_log
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source.options import SourceOptions
@@ -78,6 +82,10 @@ _KAFKA_TIMEOUT = re.compile(r"org\.apache\.kafka\.common\.errors\.TimeoutExcepti
 _TRANSIENT_WORDS = ("Python worker failed to connect back",
                     "EOFException occurred while reading the port number")
 _QUERY_ATTEMPTS = 3
+
+# How long a stop waits for Spark to deliver the last batch's progress (its console line): a
+# moment normally; bounded because a JVM that is going away delivers nothing more.
+_LAST_PROGRESS_SEC = 3.0
 
 
 def _is_transient(failure: BaseException) -> bool:
@@ -142,7 +150,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if ours is not None:
         return ours
     text = str(error)
-    connector = connector_data_loss(text, lambda tp: _earliest_now(settings, tp))
+    connector = connector_data_loss(text, lambda tp: _offsets_now(settings, tp))
     if connector is not None:  # --source spark-kafka: name the condition as ours does
         return connector
     timed_out = _KAFKA_TIMEOUT.search(text)
@@ -181,12 +189,12 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
                              f"{settings.spark_log_file})")
 
 
-def _earliest_now(settings: SparkAppSettings, tp: TopicPartition) -> int | None:
-    """Kafka's earliest offset of `tp` now, or None when Kafka does not answer: an addition to
-    the connector's words is worth a few seconds, not a second failure."""
+def _offsets_now(settings: SparkAppSettings, tp: TopicPartition) -> tuple[int, int] | None:
+    """Kafka's earliest and latest offsets of `tp` now, or None when Kafka does not answer: an
+    addition to the connector's words is worth a few seconds, not a second failure."""
     try:
         with TopicClient(settings.bootstrap_servers, timeout_sec=5.0) as client:
-            return client.earliest_of([tp]).get(tp)
+            return client.earliest_of([tp])[tp], client.latest_of([tp])[tp]
     except Exception:  # noqa: BLE001 - any failure only leaves the addition out
         return None
 
@@ -296,6 +304,7 @@ class SparkApp:
         self.settings = settings
         self._stop = threading.Event()
         self._starting_offsets = settings.starting_offsets
+        self._printer: ProgressPrinter | None = None
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -319,6 +328,14 @@ class SparkApp:
         log_to(logging.getLogger("spark_app"), self.settings.spark_log_file)
         self._choose_start(preflight(self.settings))
         with SparkSessionResource(self.settings) as spark:
+            # PySpark's SparkContext takes SIGINT over as it starts: its handler cancels every
+            # job and raises KeyboardInterrupt inside whatever Py4J call is running, which
+            # prints ~100 lines of Py4J and Java traces. Take it back: Ctrl-C stops as SIGTERM.
+            self._install_signals()
+            keep_jvm_traces_in_log(spark, self.settings.spark_log_file)
+            if self._stop.is_set():
+                print(STOPPED_BEFORE_START, file=sys.stderr, flush=True)
+                return
             warm_python_worker(spark)
             if self.settings.source == "python":
                 # Registering a Python data source makes Spark look up every installed one in a
@@ -327,7 +344,8 @@ class SparkApp:
             policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
                                        jvm_pid(spark))
             handler = BatchHandler(self.settings, policy)
-            spark.streams.addListener(ProgressPrinter(console_writer(), lambda: handler.last_count))
+            self._printer = ProgressPrinter(console_writer(), lambda: handler.last_count)
+            spark.streams.addListener(self._printer)
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
             try:
@@ -377,16 +395,17 @@ class SparkApp:
             failure = err
         if failure is not None and not self._stop.is_set():
             return failure
-        if failure is not None and stopped_before_output(failure):
-            print("Stopped cleanly; a batch that began as the stop came wrote nothing and is "
-                  "replayed on the next start.", file=sys.stderr, flush=True)
+        gone = failure is not None and jvm_gone(failure)
+        if self._printer is not None and not gone:  # the last batch's line, then the stop line
+            self._printer.ended.wait(_LAST_PROGRESS_SEC)
+        if gone:
+            line = STOPPED_JVM_GONE
+        elif failure is not None and stopped_before_output(failure):
+            line = STOPPED_BEFORE_OUTPUT
         elif failure is not None:
-            # A signal sent to the whole process group also stops Spark's Python workers, so
-            # the batch in flight may fail while we stop; it was not committed and is replayed.
-            print(f"Stopped; the batch in flight was interrupted and will be replayed "
-                  f"({explain_failure(failure, self.settings).token})", file=sys.stderr, flush=True)
+            line = interrupted_line(explain_failure(failure, self.settings).token)
         else:
-            print("Stopped cleanly; a restart continues from the checkpoint.", file=sys.stderr,
-                  flush=True)
+            line = STOPPED_CLEANLY
+        print(line, file=sys.stderr, flush=True)
         return None
 

@@ -1,7 +1,9 @@
-"""Command line of the Spark app: `python -m spark_app [options]` and `python -m spark_app inspect`.
+"""Command line of the Spark app: `python -m spark_app [options]`, `python -m spark_app inspect`
+and `python -m spark_app reset [options]`.
 
 This is the only place that catches the app's errors: it prints one line saying what went wrong
-and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit.
+and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit: the running app stops as
+on SIGTERM (its own one line, exit 0); before it runs, one line and 130, as a shell reports it.
 
 Usage: `run_cli(["--bootstrap-servers", "127.0.0.1:9092", "--sink", "at-least-once"])`
 """
@@ -21,7 +23,8 @@ from spark_app.output_line import OUTPUT_FORMATS
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
-__all__ = ["main_parser", "inspect_parser", "cluster_parser", "run_cli", "settings_from_args"]
+__all__ = ["main_parser", "inspect_parser", "cluster_parser", "reset_parser", "run_cli",
+           "settings_from_args"]
 
 _DEFAULTS = SparkAppSettings()
 
@@ -263,6 +266,19 @@ def inspect_parser() -> argparse.ArgumentParser:
     return p
 
 
+def reset_parser() -> argparse.ArgumentParser:
+    """The app's own options (its command line can be given as it is, a typo is refused); only
+    --checkpoint-dir and --log-dir are used."""
+    p = main_parser()
+    p.prog = "python -m spark_app reset"
+    p.description = ("Start the next run clean: empty the checkpoint folder (hidden files too, "
+                     "keeping .gitkeep) and move the output log aside "
+                     "(streaming-output.<time>.log), so `python -m scenarios verify` reads the "
+                     "new run only. Refused while the app runs on that checkpoint. Takes the "
+                     "app's options; only --checkpoint-dir and --log-dir matter.")
+    return p
+
+
 def cluster_parser() -> argparse.ArgumentParser:
     defaults = ClusterSettings()
     p = argparse.ArgumentParser(
@@ -337,6 +353,17 @@ def _run_cluster(argv: Sequence[str]) -> int:
                                        memory_per_worker=args.memory_per_worker), args.dir)
 
 
+def _run_reset(argv: Sequence[str]) -> int:
+    from datetime import datetime
+
+    from spark_app.reset import reset
+
+    settings = settings_from_args(reset_parser().parse_args(argv))
+    for line in reset(settings.checkpoint_dir, settings.log_dir, datetime.now()):
+        print(line, flush=True)
+    return 0
+
+
 def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.checkpoint.inspect import run_inspect
 
@@ -350,9 +377,12 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _run_inspect(argv[1:])
         if argv[:1] == ["cluster"]:
             return _run_cluster(argv[1:])
+        if argv[:1] == ["reset"]:
+            return _run_reset(argv[1:])
         return _run_app(argv)
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # Ctrl-C before the app took SIGINT over (e.g. importing pyspark)
+        print("spark_app: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+        return 130
     except SparkAppError as err:
         print(f"spark_app: {err}", file=sys.stderr, flush=True)
         return err.exit_code

@@ -22,9 +22,9 @@ import re
 
 from spark_app.offsets import TopicPartition
 
-__all__ = ["could_not_read_text", "earliest_now_text", "skipped_text", "lost_range_in",
-           "earliest_now_in", "skipped_ranges_in", "offset_changes_in", "SKIP_WARNING_GREP",
-           "skip_warning_as_printed"]
+__all__ = ["could_not_read_text", "earliest_now_text", "past_the_topic_text", "skipped_text",
+           "lost_range_in", "earliest_now_in", "skipped_ranges_in", "offset_changes_in",
+           "SKIP_WARNING_GREP", "skip_warning_as_printed"]
 
 
 def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str) -> str:
@@ -33,11 +33,31 @@ def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str)
             f"with consumer group {group_id}.")
 
 
-def earliest_now_text(tp: TopicPartition, earliest: int, start: int, end: int) -> str:
-    """The playground's addition: where Kafka's log starts now, so which offsets are gone."""
+def earliest_now_text(tp: TopicPartition, earliest: int, start: int, end: int,
+                      latest: int | None = None) -> str:
+    """The playground's addition: where Kafka's log starts now, so which offsets are gone.
+
+    When Kafka's earliest offset is not above the range's start, retention deleted none of it:
+    the range lies past the end of the topic (recreated, or another broker than the one the
+    checkpoint read), which `past_the_topic_text` says instead of an empty range."""
+    if earliest <= start:
+        return past_the_topic_text(tp, earliest, start, latest)
     gone_until = min(earliest, end)
     return (f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
-            f"{gone_until}) are gone ({max(0, gone_until - start)} messages).")
+            f"{gone_until}) are gone ({gone_until - start} messages).")
+
+
+def past_the_topic_text(tp: TopicPartition, earliest: int, start: int,
+                        latest: int | None) -> str:
+    """Offset `start` was not aged out: Kafka's log of `tp` begins at or below it."""
+    if latest is not None and latest > start:
+        return (f"Kafka holds offsets [{earliest}, {latest}) of {tp}: offset {start} was not "
+                f"aged out, yet it could not be read.")
+    holds = (f"Kafka holds offsets [{earliest}, {latest}) of {tp} only" if latest is not None
+             else f"Kafka's earliest offset of {tp} is {earliest}")
+    return (f"{holds}: nothing of the range was aged out; the checkpoint points past the "
+            f"topic's latest offset. The topic was recreated, or this is another broker than "
+            f"the one the checkpoint read (the demo's?).")
 
 
 def skipped_text(start: int, skipped_to: int) -> str:

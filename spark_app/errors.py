@@ -31,6 +31,8 @@ __all__ = [
     "StreamFailedError",
     "SparkVersionError",
     "ClusterError",
+    "AppRunningError",
+    "NotACheckpointError",
     "unwrap",
     "error_in_text",
 ]
@@ -58,6 +60,19 @@ class ClusterError(SparkAppError):
     """The standalone cluster's Master or a Worker did not start."""
 
     token = "CLUSTER_FAILED"
+
+
+class AppRunningError(SparkAppError):
+    """`reset` on the checkpoint of an app that runs: it would go on writing into it."""
+
+    token = "APP_RUNNING"
+
+
+class NotACheckpointError(SparkAppError):
+    """`reset` on a folder that holds what Spark does not write in a checkpoint."""
+
+    token = "NOT_A_CHECKPOINT"
+    exit_code = 2
 
 
 class JavaMissingError(SparkAppError):

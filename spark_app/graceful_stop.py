@@ -23,10 +23,34 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["OutputGate", "StopBeforeOutput", "STOP_WAIT_SEC", "stop_between_batches",
-           "stopped_before_output"]
+           "stopped_before_output", "STOPPED_CLEANLY", "STOPPED_BEFORE_OUTPUT",
+           "STOPPED_BEFORE_START", "STOPPED_JVM_GONE", "interrupted_line", "is_stop_line"]
 
 # Bounded so that a batch stuck on an unreachable Kafka cannot hold a stop.
 STOP_WAIT_SEC = 30.0
+
+# The app's last line after a stop (SIGTERM or Ctrl-C), on stderr; each starts with "Stopped".
+STOPPED_CLEANLY = "Stopped cleanly; a restart continues from the checkpoint."
+STOPPED_BEFORE_OUTPUT = ("Stopped cleanly; a batch that began as the stop came wrote nothing and "
+                         "is replayed on the next start.")
+STOPPED_BEFORE_START = "Stopped before the query started; the checkpoint is as it was."
+STOPPED_JVM_GONE = ("Stopped; Spark's JVM had ended already (the interrupt reached it too), so a "
+                    "batch it had not committed is replayed on the next start.")
+
+
+def interrupted_line(token: str) -> str:
+    """The stop line when the batch in flight failed as it stopped (`token`: why, in one word).
+
+    A signal sent to the whole process group (Ctrl-C in a terminal) also reaches Spark's Python
+    workers, so the batch in flight may fail while we stop; it was not committed and is replayed.
+    """
+    return f"Stopped; the batch in flight was interrupted and will be replayed ({token})"
+
+
+def is_stop_line(line: str) -> bool:
+    """Whether `line` is one of the app's stop lines above."""
+    return line.startswith(("Stopped cleanly; ", "Stopped; ", "Stopped before "))
+
 
 # Spark wraps what foreachBatch raises into the query's error; this token finds it there.
 _TOKEN = "STOP_REQUESTED_BEFORE_OUTPUT"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -38,14 +39,19 @@ def console_writer() -> Callable[[BatchLine], None]:
 
 
 class ProgressPrinter(StreamingQueryListener):
-    """Prints a BatchLine for every batch that read data."""
+    """Prints a BatchLine for every batch that read data.
+
+    `ended` is set once Spark reported the query's end. Spark delivers a query's events in order,
+    so by then every batch's line is printed: the app waits for it to print its stop line last.
+    """
 
     def __init__(self, write: Callable[[BatchLine], None], count: Callable[[], int | None]) -> None:
         self._write = write
         self._count = count
+        self.ended = threading.Event()
 
     def onQueryStarted(self, event: Any) -> None:
-        return None
+        self.ended.clear()
 
     def onQueryProgress(self, event: Any) -> None:
         line = batch_line_from_progress(event.progress, self._count())
@@ -61,4 +67,4 @@ class ProgressPrinter(StreamingQueryListener):
         return None
 
     def onQueryTerminated(self, event: Any) -> None:
-        return None
+        self.ended.set()

@@ -141,6 +141,8 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return spark_cli.inspect_parser(), args[1:]
         if first == ["cluster"]:
             return spark_cli.cluster_parser(), args[1:]
+        if first == ["reset"]:
+            return spark_cli.reset_parser(), args[1:]
         return spark_cli.main_parser(), args
     if module in ("kafka_app", "kafka_app.broker"):
         from kafka_app.broker.cli import main_parser as broker_parser

@@ -49,6 +49,7 @@ __all__ = [
     "ValueRange",
     "VerifyReport",
     "ranges_of",
+    "reading_line",
     "verify",
     "verify_file",
     "verify_sent",
@@ -212,6 +213,12 @@ class VerifyReport:
         return tuple(b.value for b in self.count_breaks if b.kind == "reset")
 
     @property
+    def runs(self) -> int:
+        """How many runs the log holds: a count that starts over at 1 begins a new one (a new
+        checkpoint, e.g. the demo's run followed by the README's two terminals)."""
+        return len(self.count_resets) + 1 if self.messages else 0
+
+    @property
     def counts_consistent(self) -> bool:
         return not self.count_breaks and not self.unpaired
 
@@ -245,6 +252,7 @@ class VerifyReport:
             "duplicated": [{"value": v, "times": n} for v, n in sorted(self.duplicated.items())],
             "count_breaks": [vars(b) for b in self.count_breaks],
             "count_resets": list(self.count_resets),
+            "runs": self.runs,
             "unpaired": [vars(u) for u in self.unpaired],
             "ignored_lines": self.ignored_lines,
             "first_ignored": list(self.first_ignored) if self.first_ignored else None,
@@ -290,6 +298,23 @@ class VerifyReport:
             lines.append(f"{self.foreign_messages} message(s) with a value that is not a whole "
                          f"number (not the producer's counter): counted, not checked")
         return lines
+
+
+def reading_line(path: Path, report: VerifyReport) -> str:
+    """Which file and how many runs `verify` read; with several, how to check a new one alone.
+
+    `python -m spark_app reset` moves the output log aside (with `--log-dir` for a log
+    elsewhere than `log/`), so the next run's log holds that run only."""
+    runs = f"{report.runs} run{'' if report.runs == 1 else 's'}"
+    if report.runs <= 1:
+        return f"read {path}: {runs}"
+    log_dir = path.parent
+    flags = "" if log_dir == Path("log") else f" --log-dir {log_dir} (and the app's --checkpoint-dir)"
+    starts = ", ".join(str(v) for v in report.count_resets[:10])
+    values = "value" if len(report.count_resets) == 1 else "values"
+    return (f"read {path}: {runs} (the count started over at 1 at {values} {starts}): earlier runs "
+            f"are mixed in; to check a new run alone, start clean with "
+            f"`uv run python -m spark_app reset{flags}`")
 
 
 def _clip(text: str, limit: int = 120) -> str:

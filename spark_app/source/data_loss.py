@@ -31,7 +31,7 @@ from spark_app.data_loss_lines import could_not_read_text, earliest_now_text, lo
 from spark_app.offsets import TopicPartition
 
 __all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
-           "java_set", "could_not_read", "connector_data_loss"]
+           "RESET_WAY_OUT", "java_set", "could_not_read", "connector_data_loss"]
 
 # The KAFKA_DATA_LOSS condition's main message (its lines joined by spaces).
 SPARK_DATA_LOSS_TEXT = (
@@ -47,6 +47,9 @@ FAIL_ON_DATA_LOSS_FALSE_TEXT = (
     'option "failOnDataLoss" to "true".')
 _WAY_OUT = ("To go on without the lost messages restart with --fail-on-data-loss false; to start "
             "over delete the checkpoint folder (the count restarts).")
+# When the checkpoint points past the topic's end, skipping is no way out: only a new checkpoint.
+RESET_WAY_OUT = ("To start clean, stop the app and run `python -m spark_app reset` (with the "
+                 "app's --checkpoint-dir and --log-dir if you gave them; the count restarts).")
 
 
 def java_set(parts: Iterable[TopicPartition]) -> str:
@@ -54,17 +57,29 @@ def java_set(parts: Iterable[TopicPartition]) -> str:
     return f"Set({', '.join(str(tp) for tp in sorted(parts))})"
 
 
-def _error(kind: type[DataLossError], reason: str, extra: str = "") -> DataLossError:
-    ours = f" [playground: {extra} {_WAY_OUT}]" if extra else f" [playground: {_WAY_OUT}]"
+def _error(kind: type[DataLossError], reason: str, extra: str = "",
+           way_out: str = _WAY_OUT) -> DataLossError:
+    ours = f" [playground: {extra} {way_out}]" if extra else f" [playground: {way_out}]"
     return kind(f"{kind.token}: {SPARK_DATA_LOSS_TEXT} {reason}{ours}")
 
 
+def _read_note(tp: TopicPartition, start: int, end: int, earliest: int | None,
+               latest: int | None) -> tuple[str, str]:
+    """The playground's addition to a failed read and its way out: deleted offsets can be
+    skipped; a range past the topic's end (the topic recreated, another broker) cannot."""
+    if earliest is None:
+        return "", _WAY_OUT
+    past = earliest <= start and (latest is None or latest <= start)
+    return (earliest_now_text(tp, earliest, start, end, latest),
+            RESET_WAY_OUT if past else _WAY_OUT)
+
+
 def could_not_read(tp: TopicPartition, start: int, end: int, group_id: str,
-                   earliest: int | None = None) -> CouldNotReadOffsetRangeError:
+                   earliest: int | None = None,
+                   latest: int | None = None) -> CouldNotReadOffsetRangeError:
     """KafkaExceptions.couldNotReadOffsetRange: [first offset not readable, end of the range)."""
-    extra = "" if earliest is None else earliest_now_text(tp, earliest, start, end)
     error = _error(CouldNotReadOffsetRangeError, could_not_read_text(tp, start, end, group_id),
-                   extra)
+                   *_read_note(tp, start, end, earliest, latest))
     assert isinstance(error, CouldNotReadOffsetRangeError)
     return error
 
@@ -125,14 +140,16 @@ _CONNECTOR_REASONS: tuple[tuple[str, type[DataLossError]], ...] = (
 _REASON = re.compile(r"not available in Kafka any more;.*?Reason: (.+?)(?: SQLSTATE: | === |$)")
 
 
-def connector_data_loss(text: str, earliest_of: Callable[[TopicPartition], int | None] | None = None
+def connector_data_loss(text: str,
+                        offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None = None
                         ) -> DataLossError | None:
     """The connector's data-loss failure in `text`, as the error our source raises for it (the
     condition's name first, Spark's words, the reason, the way out); None if there is none.
 
-    `earliest_of(tp)` looks Kafka's earliest offset up now: for a read that failed, the
-    playground adds which offsets of the range are gone after the connector's words, as it does
-    for our source (the connector names only the batch's range).
+    `offsets_of(tp)` looks Kafka's earliest and latest offsets up now: for a read that failed,
+    the playground adds which offsets of the range are gone (or that the range lies past the
+    topic's end) after the connector's words, as it does for our source (the connector names
+    only the batch's range).
 
     Usage: `error = connector_data_loss(str(query_exception), client_lookup)`
     """
@@ -143,20 +160,21 @@ def connector_data_loss(text: str, earliest_of: Callable[[TopicPartition], int |
     reason = match.group(1).strip()
     for start, kind in _CONNECTOR_REASONS:
         if reason.startswith(start):
-            return _error(kind, reason, _earliest_note(kind, reason, earliest_of))
+            return _error(kind, reason, *_kafka_note(kind, reason, offsets_of))
     return None
 
 
 _TOPIC_PARTITION = re.compile(r"for topic partition (\S+)-(\d+) with")
 
 
-def _earliest_note(kind: type[DataLossError], reason: str,
-                   earliest_of: Callable[[TopicPartition], int | None] | None) -> str:
-    """The playground's `Kafka's earliest offset … is now` for a failed read, or ''."""
+def _kafka_note(kind: type[DataLossError], reason: str,
+                offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None
+                ) -> tuple[str, str]:
+    """The playground's addition to a failed read, and its way out; ('', the usual) when none."""
     found = _TOPIC_PARTITION.search(reason)
     span = lost_range_in(reason)
-    if kind is not CouldNotReadOffsetRangeError or earliest_of is None or not found or not span:
-        return ""
+    if kind is not CouldNotReadOffsetRangeError or offsets_of is None or not found or not span:
+        return "", _WAY_OUT
     tp = TopicPartition(found.group(1), int(found.group(2)))
-    earliest = earliest_of(tp)
-    return "" if earliest is None else earliest_now_text(tp, earliest, *span)
+    now = offsets_of(tp)
+    return _read_note(tp, *span, *(now or (None, None)))

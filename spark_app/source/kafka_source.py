@@ -246,7 +246,7 @@ class KafkaStreamReader(DataSourceStreamReader):
         tp, end = partition.tp, partition.end
         earliest, latest = kafka.earliest_of([tp])[tp], kafka.latest_of([tp])[tp]
         if self.options.fail_on_data_loss:
-            raise could_not_read(tp, offset, end, self.group_id, earliest)
+            raise could_not_read(tp, offset, end, self.group_id, earliest, latest)
         where = f"(GroupId: {self.group_id}, TopicPartition: {tp})"
         # No space before the parenthesis: the connector's own line (4.2.0) reads so.
         _warn(self.options, f"Cannot fetch offset {offset}{where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")

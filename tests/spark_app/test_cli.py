@@ -149,3 +149,17 @@ def test_bad_numbers_and_addresses_are_one_line_before_spark(argv: list[str], me
 def test_several_bootstrap_servers_are_accepted() -> None:
     args = main_parser().parse_args(["--bootstrap-servers", "127.0.0.1:9092,localhost:9093"])
     assert settings_from_args(args).bootstrap_servers == "127.0.0.1:9092,localhost:9093"
+
+
+def test_ctrl_c_before_the_app_runs_is_one_line_and_exit_130(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C while Python imports pyspark (before the app takes SIGINT over): no traceback."""
+    import spark_app.cli as cli
+
+    def interrupted(argv: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run_app", interrupted)
+    assert run_cli([]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "spark_app: stopped (Ctrl-C)\n"

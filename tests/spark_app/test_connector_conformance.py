@@ -1097,7 +1097,7 @@ def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() 
     from spark_app.source.data_loss import connector_data_loss
 
     asked: list[TopicPartition] = []
-    error = connector_data_loss(_CONNECTOR_FAILURE, lambda tp: asked.append(tp) or 12)
+    error = connector_data_loss(_CONNECTOR_FAILURE, lambda tp: asked.append(tp) or (12, 40))
     assert asked == [TopicPartition("Experience", 0)]
     text = str(error)
     assert text.index("Could not read records in offset [5, 20)") < text.index(

@@ -3,8 +3,8 @@ offsets they name (short-retention and kafka-outage read them); reworded, they a
 
 from __future__ import annotations
 
-from spark_app.data_loss_lines import (earliest_now_in, lost_range_in, skipped_ranges_in,
-                                       skipped_text)
+from spark_app.data_loss_lines import (could_not_read_text, earliest_now_in, lost_range_in,
+                                       skipped_ranges_in, skipped_text)
 from spark_app.errors import error_in_text
 from spark_app.offsets import TopicPartition
 from spark_app.source.data_loss import could_not_read
@@ -63,3 +63,36 @@ def test_an_offset_that_went_back_reads_the_same_in_the_error_and_the_warning() 
                "107 to 86. This could be either ...")
     assert offset_changes_in(error) == offset_changes_in(warning) == [(107, 86)]
     assert offset_changes_in("nothing here") == []
+
+
+def _ranges(text: str) -> list[tuple[int, int]]:
+    import re
+
+    return [(int(a), int(b)) for a, b in re.findall(r"\[(\d+), (\d+)\)", text)]
+
+
+def test_a_checkpoint_past_the_topics_end_is_not_an_empty_range_but_another_topic() -> None:
+    """After the demo, a new broker's topic is shorter than the demo's checkpoint: the read of
+    [33, 40) fails with Kafka's log at [0, 5). No offset was aged out; the way out is a reset,
+    not skipping (which once printed "offsets [33, 0) are gone (0 messages)")."""
+    from spark_app.source.data_loss import RESET_WAY_OUT, connector_data_loss
+
+    ours = str(could_not_read(TP, 33, 40, "g", earliest=0, latest=5))
+    without_latest = str(could_not_read(TP, 33, 40, "g", earliest=0))
+    reason = could_not_read_text(TP, 33, 40, "spark-kafka-source-x-executor")
+    connector = str(connector_data_loss(f"not available in Kafka any more; Reason: {reason}",
+                                        lambda tp: (0, 5)))
+    for text in (ours, without_latest, connector):
+        assert all(start <= end for start, end in _ranges(text)), text
+        assert "are gone" not in text and earliest_now_in(text) is None
+        assert "points past the topic's latest offset" in text and RESET_WAY_OUT in text
+        assert "--fail-on-data-loss false" not in text
+        assert lost_range_in(text) == (33, 40)
+    assert "Kafka holds offsets [0, 5) of Experience-0 only" in ours
+
+
+def test_offsets_aged_out_from_the_middle_of_the_range_keep_the_usual_hint() -> None:
+    text = str(could_not_read(TP, 5, 12, "g", earliest=9, latest=30))
+    assert "offsets [5, 9) are gone (4 messages)" in text and "--fail-on-data-loss false" in text
+    beyond = str(could_not_read(TP, 5, 12, "g", earliest=20, latest=30))  # the whole range
+    assert "offsets [5, 12) are gone (7 messages)" in beyond

@@ -106,3 +106,19 @@ def test_a_query_that_never_wrote_is_stopped_at_once(tmp_path: Path) -> None:
     started = time.monotonic()
     stop_between_batches(query, OutputGate(), tmp_path, timeout=30)
     assert time.monotonic() - started < 0.5 and query.stopped
+
+
+def test_every_stop_line_reads_back_as_one_and_batch_lines_do_not() -> None:
+    """The app's last line after a stop is found on a screen by `is_stop_line` (the Ctrl-C test
+    counts them); a batch's line or an error line is not one."""
+    from spark_app.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START,
+                                         STOPPED_CLEANLY, STOPPED_JVM_GONE, interrupted_line,
+                                         is_stop_line)
+
+    for line in (STOPPED_CLEANLY, STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_JVM_GONE,
+                 interrupted_line("STREAM_FAILED")):
+        assert is_stop_line(line), line
+    for line in ("batch 3: Experience-0 [2, 3) rows=1 count=3 took 905 ms",
+                 "spark_app: STREAM_FAILED: the query stopped",
+                 "Streaming Experience from 127.0.0.1:9092, checkpoints in checkpoints"):
+        assert not is_stop_line(line), line

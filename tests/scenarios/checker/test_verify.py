@@ -186,3 +186,39 @@ def test_cli_never_says_ok_for_what_is_not_an_output_log(tmp_path: Path,
     for name in ("empty", "binary", "spark", "huge"):
         assert run_cli(["verify", str(tmp_path / f"{name}.log")]) == 1, name
         assert capsys.readouterr().out.startswith("NOT OK"), name
+
+
+def test_verify_says_which_file_and_how_many_runs_it_read(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo's run (values 1..33) then the README's terminals on a new checkpoint, whose
+    count starts over at 1 from the earliest value Kafka kept (15): two runs in one log."""
+    log = tmp_path / "log" / "streaming-output.log"
+    log.parent.mkdir()
+    demo = [(n, n) for n in range(1, 34)]
+    by_hand = [(n - 14, n) for n in range(15, 21)]
+    log.write_text("".join(log_of(demo + by_hand)))
+    assert run_cli(["verify", str(log)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "NOT OK"
+    assert out[1] == (f"read {log}: 2 runs (the count started over at 1 at value 15): earlier "
+                      f"runs are mixed in; to check a new run alone, start clean with `uv run "
+                      f"python -m spark_app reset --log-dir {log.parent} (and the app's "
+                      f"--checkpoint-dir)`")
+    assert run_cli(["verify", str(log), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["file"], data["runs"]) == (str(log), 2)
+
+    log.write_text("".join(log_of(demo)))
+    assert run_cli(["verify", str(log)]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "OK: every message exactly once, counts consistent", f"read {log}: 1 run"]
+
+
+def test_the_default_log_gets_the_plain_reset_command() -> None:
+    from scenarios.checker.verify import reading_line
+
+    report = verify(log_of([(1, 1), (2, 2), (1, 3), (1, 4)]))
+    assert report.runs == 3 and verify([]).runs == 0
+    line = reading_line(Path("log/streaming-output.log"), report)
+    assert line.endswith("start clean with `uv run python -m spark_app reset`")
+    assert "3 runs (the count started over at 1 at values 3, 4)" in line
