@@ -44,21 +44,22 @@ def spark_version_of(stage: Stage) -> str:
     return stage.settings.spark_version or installed_spark_version()
 
 
-def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str], step: Step) -> Restart:
+def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
+                  step: Step) -> Restart:
     """Run the exhibit: first run, `change(checkpoint)` (returns what it did), restart, verdict."""
     folder = stage.folders.checkpoints
     started = time.monotonic()
+    stage.step(step)
     stage.app.start()
     _wait_for_commits(stage, folder, BATCHES_BEFORE)
     stage.app.stop()
     before = read_checkpoint(folder)
-    stage.step(step)
     stage.say(change(folder))
     version = spark_version_of(stage)
     status = bug.lines.get(line_of(version))
     stage.say(f"predicted on Spark {version}: " + (
         f"{bug.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
-        f"{bug.outcome(status)}" if status else
+        f"{bug.expected_on(line_of(version))}" if status else
         f"nothing recorded for the {line_of(version)} line: the run records it"))
     # The newest commit the change left (none when it deleted commits/): a commit past it is
     # the restart's own.

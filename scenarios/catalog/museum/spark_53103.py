@@ -28,8 +28,9 @@ BUG = bug_named("SPARK-53103")
 def run(stage: Stage) -> None:
     restart_after(stage, BUG, _delete_logs, Step(
         f"{BUG.ticket}: delete offsets/ and commits/, keep state/, start again",
-        happens="the app stopped after committing batches; offsets/ and commits/ are deleted, "
-                "state/, sources/ and metadata stay: a reset someone did not finish",
+        happens="the app runs on a new checkpoint until two batches are committed and stops; "
+                "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset "
+                "someone did not finish; the app starts again",
         watch="whether the restart starts a new query on the old state folder or refuses",
         why="with no offsets Spark starts a new query at batch 0, whose state versions are "
             "the numbers the old query's files already use",
