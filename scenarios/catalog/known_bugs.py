@@ -74,9 +74,12 @@ def chosen_exhibits(names: str | None) -> list[Exhibit]:
 def _exhibits_option(names: str) -> str:
     """`--exhibits` checked as the command line is read: an unknown ticket starts nothing."""
     try:
-        chosen_exhibits(names)
+        chosen = chosen_exhibits(names)
     except ScenarioError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    if all(e.run is None for e in chosen):  # nothing to run would be a run with no checks
+        raise argparse.ArgumentTypeError("; ".join(
+            f"{e.name} is shown by the scenario {e.bug.shown_by}: run that" for e in chosen))
     return names
 
 

@@ -59,3 +59,9 @@ def test_an_unknown_exhibit_is_refused_before_anything_starts(
         run_cli(["run", "known-bugs", "--exhibits", "SPARK-1"])
     assert exit_.value.code == 2
     assert "no exhibit SPARK-1" in capsys.readouterr().err
+
+
+def test_an_exhibit_shown_elsewhere_sends_the_user_there(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run_cli(["run", "known-bugs", "--exhibits", "SPARK-12693"])
+    assert "SPARK-12693 is shown by the scenario short-retention: run that" in capsys.readouterr().err
