@@ -18,4 +18,4 @@ Usage: `python -m spark_app --help` and `python -m spark_app inspect --help`
 # data-loss words, the manual-offsets start line, transformWithState's timer and TTL event lines,
 # the line for a known Spark bug.
 __all__ = ["settings", "errors", "output_line", "batch_line", "offsets", "supervisor",
-           "negative_key", "data_loss_lines", "group_offsets", "state_events", "known_spark_bugs"]
+           "negative_key", "data_loss_lines", "group_offsets", "state_events", "known_spark_bugs", "known_bug_table"]

@@ -173,17 +173,19 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     refusal = find_schema_refusal("\n".join(message_lines[:6]))
     if refusal is not None:
         return refusal.error(settings.checkpoint_dir)
+    state_error = _STATE_CONDITION.search("\n".join(message_lines))
+    if state_error is not None:
+        # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
+        # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
+        # (looked for before the wrapper's first line, which would hide it: the museum's
+        # SPARK-54307 exhibit on 4.0 and 4.1).
+        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+                               f"{state_error.group(0)[:600]}. Restore the missing state file, or "
+                               f"delete the folder to start over (the count restarts).")
     if any(word in head for word in _CHECKPOINT_WORDS):
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
                                f"folder to start over (the count restarts).")
-    state_error = _STATE_CONDITION.search("\n".join(message_lines))
-    if state_error is not None:
-        # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
-        # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper.
-        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
-                               f"{state_error.group(0)[:600]}. Restore the missing state file, or "
-                               f"delete the folder to start over (the count restarts).")
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")

@@ -11,7 +11,8 @@ did not fail in the same scenarios; the connector for 4.1 is served only at 4.1.
 
 The app does not hide it: it fails as Spark does, and its line says why and what to do. A
 scenario that meets it reads that line (`replay_bug_in`), expects it on the 4.1 line only
-(`AFFECTED_LINE`), and starts the app again once, as the line says.
+(`AFFECTED_LINE`), and starts the app again once, as the line says. Which lines have it is the
+museum's table's to say (spark_app/known_bug_table.py, SPARK-55271): this module reads it there.
 
 Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
 """
@@ -22,14 +23,16 @@ import re
 from dataclasses import dataclass
 
 from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in"]
 
 TICKET = "SPARK-55271"
-# The Spark line the bug is known on: anywhere else, meeting it is a finding (a regression).
-AFFECTED_LINE = "4.1"
+# The Spark line the bug is known on, from the museum's table: anywhere else, meeting it is a
+# finding (a regression).
+AFFECTED_LINE = next(line for line, status in bug_named(TICKET).lines.items() if status == PRESENT)
 
 # The exception's own words (Java's helpful NullPointerException message).
 METRICS_NPE = 'because the return value of "scala.Option.get()" is null'
@@ -60,8 +63,8 @@ class ReplayBug:
 
     @property
     def expected(self) -> bool:
-        """Whether the running Spark is on the line the bug is known on."""
-        return self.spark_version.startswith(AFFECTED_LINE + ".")
+        """Whether the museum's table says the running Spark's line has the bug."""
+        return bug_named(TICKET).lines.get(line_of(self.spark_version)) == PRESENT
 
 
 def replay_bug_in(output: str) -> ReplayBug | None:

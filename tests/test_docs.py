@@ -250,3 +250,39 @@ def test_scenario_table_matches_the_registry() -> None:
 def test_scenario_table_reading_is_checked() -> None:
     assert scenario_table()[0] == "endless-retention"
 
+
+
+# --- the museum's table, as the docs carry it -------------------------------------------------
+
+def museum_rows(page: Path) -> list[dict[str, str]]:
+    """The rows of a page's museum table (the table whose first column is `exhibit`), each as
+    {"exhibit": ticket, "<version>": cell, …} keyed by the header's versions."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("| exhibit |"))
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows.append(dict(zip(header, cells)))
+    return rows
+
+
+@pytest.mark.parametrize("page", [README, ROOT / "docs" / "spark-versions.md"])
+def test_the_museum_table_in_the_docs_is_the_apps_table(page: Path) -> None:
+    from spark_app.known_bug_table import MUSEUM, line_of
+
+    rows = museum_rows(page)
+    tickets = [row["exhibit"].split()[0].strip("*") for row in rows]
+    assert tickets and set(tickets) <= {b.ticket for b in MUSEUM}
+    for row, ticket in zip(rows, tickets):
+        bug = next(b for b in MUSEUM if b.ticket == ticket)
+        for column, cell in row.items():
+            version = re.match(r"(\d+\.\d+\.\d+)", column)
+            if version is None:
+                continue
+            status = bug.lines.get(line_of(version.group(1)))
+            first = cell.split(":")[0].split(" ")[0].strip("*")
+            assert first == (status or "—"), f"{page.name}: {ticket} on {column} reads {cell!r}, " \
+                                             f"the table says {status or 'nothing'}"

@@ -28,4 +28,5 @@ SCENARIO_MODULES = (
     "scenarios.catalog.state_reader",
     "scenarios.catalog.checkpoint_growth",
     "scenarios.catalog.state_ttl_and_timers",
+    "scenarios.catalog.known_bugs",
 )

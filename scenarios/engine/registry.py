@@ -56,6 +56,8 @@ class Scenario:
     # A requirement, not a broker's name: the runner skips the scenario, saying why, on a
     # stack whose Kafka cannot run that many (scenarios/engine/stage/kafka.py decides which).
     kafka_brokers: int = 1
+    # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
+    cases: tuple[tuple[str, str], ...] = ()
 
 
 def all_scenarios() -> list[Scenario]:

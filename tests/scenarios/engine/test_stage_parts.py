@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog import SCENARIO_MODULES
+from scenarios.catalog.museum import EXHIBIT_MODULES
 from scenarios.engine.processes import ProcessGroup, wait_while_alive
 from scenarios.engine.registry import all_scenarios
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
@@ -94,7 +95,11 @@ def _imported_modules(path: Path) -> set[str]:
     return names | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
 
-@pytest.mark.parametrize("module", SCENARIO_MODULES)
+# The museum's exhibits and their shared restart tell their stories with the stage too.
+STORY_MODULES = (*SCENARIO_MODULES, *EXHIBIT_MODULES, "scenarios.catalog.museum.restart")
+
+
+@pytest.mark.parametrize("module", STORY_MODULES)
 def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(module: str) -> None:
     path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
     banned = ("scenarios.engine.apps", "kafka_app.broker", "spark_app.source")
@@ -105,7 +110,7 @@ def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(modu
         assert reach not in text, f"{module} reaches through the stage: {reach}"
 
 
-@pytest.mark.parametrize("module", SCENARIO_MODULES)
+@pytest.mark.parametrize("module", STORY_MODULES)
 def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path) -> None:
     """`stage.X` and `stage.PART.Y` name what exists: a renamed step fails here, not after a
     20-minute run."""

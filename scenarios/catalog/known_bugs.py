@@ -1,0 +1,97 @@
+"""The museum: Spark's known checkpoint bugs, each reproduced and held against its line's table.
+
+One Kafka start, then each exhibit of scenarios/catalog/museum/ in turn on its own new
+checkpoint: run the app, change the checkpoint folder as the bug needs, restart, and compare the
+restart's outcome (an error class, or "went on") with what spark_app/known_bug_table.py says
+the running Spark line does. A different outcome is a failed check naming the ticket and the
+version: a regression, or a fix nobody recorded. Exhibits another scenario shows already are
+named with where to see them.
+
+Usage:
+    python -m scenarios run known-bugs --fast
+    python -m scenarios run known-bugs --exhibits SPARK-55058,SPARK-53103 --spark 4.1.1
+    python -m scenarios matrix --spark 4.0.0,4.1.1,4.2.0 known-bugs --fast
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from scenarios.catalog.museum import Exhibit, all_exhibits
+from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.stage import Stage
+from scenarios.errors import ScenarioError
+from scenarios.report.narration import Step
+
+__all__ = ["SCENARIO", "run", "chosen_exhibits"]
+
+
+def run(stage: Stage, exhibits: str | None = None) -> None:
+    chosen = chosen_exhibits(exhibits)
+    for exhibit in chosen:
+        if exhibit.run is None:
+            stage.say(f"{exhibit.name} ({exhibit.bug.title}): shown by the scenario "
+                      f"{exhibit.bug.shown_by}; run it there")
+    runnable = [e for e in chosen if e.run is not None]
+    if not runnable:
+        return
+    stage.step(Step(
+        "Start Kafka and the producer, once for every exhibit",
+        happens="one topic that keeps everything; each exhibit then runs the app on a new "
+                "checkpoint of its own",
+        watch="the producer's lines",
+        why="the exhibits change the checkpoint, not Kafka: one Kafka serves them all"))
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    for exhibit in runnable:
+        skipped = _skipped_on_stack(stage, exhibit)
+        if skipped:
+            stage.say(f"SKIPPED {exhibit.name}: {skipped}")
+            stage.fact("skipped_exhibits", stage.facts.get("skipped_exhibits", []) + [exhibit.name])
+            continue
+        assert exhibit.run is not None
+        exhibit.run(stage)
+
+
+def _skipped_on_stack(stage: Stage, exhibit: Exhibit) -> str:
+    if exhibit.bug.needs_connector and stage.settings.source != "spark-kafka":
+        return "it is a bug of Spark's own Kafka connector; this stack reads with our source"
+    return ""
+
+
+def chosen_exhibits(names: str | None) -> list[Exhibit]:
+    """The exhibits `--exhibits A,B` names (all of them when None), in the museum's order."""
+    every = all_exhibits()
+    if names is None:
+        return every
+    wanted = {n.strip().upper() for n in names.split(",") if n.strip()}
+    unknown = wanted - {e.name for e in every}
+    if unknown or not wanted:
+        raise ScenarioError(f"--exhibits {names}: no exhibit {', '.join(sorted(unknown)) or ''}; "
+                            f"known: {', '.join(e.name for e in every)}")
+    return [e for e in every if e.name in wanted]
+
+
+def _exhibits_option(names: str) -> str:
+    """`--exhibits` checked as the command line is read: an unknown ticket starts nothing."""
+    try:
+        chosen = chosen_exhibits(names)
+    except ScenarioError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if all(e.run is None for e in chosen):  # nothing to run would be a run with no checks
+        raise argparse.ArgumentTypeError("; ".join(
+            f"{e.name} is shown by the scenario {e.bug.shown_by}: run that" for e in chosen))
+    return names
+
+
+SCENARIO = Scenario(
+    name="known-bugs",
+    title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
+    summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
+            "state/, offsets/ and commits/ deleted) and restarts; the outcome is held against "
+            "the table of what each Spark line does (spark_app/known_bug_table.py).",
+    origin="Spark's JIRA, run on every line",
+    run=run,
+    options=(ScenarioOption("--exhibits", _exhibits_option, "the museum's exhibits to run, e.g. "
+                            "SPARK-55058,SPARK-54307 (default: all)", metavar="T1,T2"),),
+    cases=tuple((e.name, e.listed) for e in all_exhibits()),
+)

@@ -1,0 +1,37 @@
+"""An exhibit of the museum: a known Spark bug from the table and how the museum shows it.
+
+An exhibit either runs (`run(stage)`: it reproduces the bug on the stage's Kafka and checks the
+outcome against the table) or points (`run` is None: another scenario shows it already, named
+in the table's `shown_by`, and the museum names the bug and sends the user there).
+
+Usage: `EXHIBIT = Exhibit(bug_named("SPARK-55058"), run)` in an exhibit's module
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from spark_app.known_bug_table import KnownBug
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["Exhibit"]
+
+
+@dataclass(frozen=True)
+class Exhibit:
+    bug: KnownBug
+    run: Callable[[Stage], None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.bug.ticket
+
+    @property
+    def listed(self) -> str:
+        """The exhibit in a line of `scenarios list`."""
+        where = f" (shown by {self.bug.shown_by})" if self.run is None else ""
+        return f"{self.bug.title}{where}"

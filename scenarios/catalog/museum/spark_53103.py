@@ -1,0 +1,46 @@
+"""SPARK-53103: offsets/ and commits/ are deleted but state/ is kept: a half-done reset.
+
+Without offsets the restart is a new query (startingOffsets applies), yet state/ still holds
+the old query's versions. Before the fix Spark starts it on that folder: the new query writes
+versions the old files already have, and maintenance may delete old files under it. With the
+fix (spark.sql.streaming.verifyCheckpointDirectoryEmptyOnStart) the restart is refused with
+STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY.
+
+Usage: `python -m scenarios run known-bugs --exhibits SPARK-53103 --fast`
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from scenarios.catalog.museum.exhibit import Exhibit
+from scenarios.catalog.museum.restart import restart_after
+from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
+from spark_app.known_bug_table import bug_named
+
+__all__ = ["EXHIBIT", "run"]
+
+BUG = bug_named("SPARK-53103")
+
+
+def run(stage: Stage) -> None:
+    restart_after(stage, BUG, _delete_logs, Step(
+        f"{BUG.ticket}: delete offsets/ and commits/, keep state/, start again",
+        happens="the app runs on a new checkpoint until two batches are committed and stops; "
+                "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset "
+                "someone did not finish; the app starts again",
+        watch="whether the restart starts a new query on the old state folder or refuses",
+        why="with no offsets Spark starts a new query at batch 0, whose state versions are "
+            "the numbers the old query's files already use",
+        production=BUG.workaround))
+
+
+def _delete_logs(checkpoint: Path) -> str:
+    for name in ("offsets", "commits"):
+        shutil.rmtree(checkpoint / name)
+    return f"deleted {checkpoint / 'offsets'} and {checkpoint / 'commits'}; state/ kept"
+
+
+EXHIBIT = Exhibit(BUG, run)

@@ -1,0 +1,203 @@
+"""The museum's table: Spark's known checkpoint bugs, what each does on each Spark line.
+
+One table, read by the app's line for a bug it meets (spark_app/known_spark_bugs.py), by the
+museum's checks (scenarios/catalog/museum/) and by the docs (docs/spark-versions.md, README's
+museum table; tests/test_docs.py holds them to it). Every "observed" below comes from running
+the exhibit on that line (docs/spark-versions.md, "The museum", says when and how), not from
+JIRA: where a run contradicted the research notes, the run won and the note says so.
+
+A bug's outcome on a restart is what the restart did: the error class it stopped with, or
+`RAN_ON` when it went on without one. An exhibit's outcome when the bug is present and when it
+is fixed differ, so an observation says which of the two a line has; anything else is a third
+behaviour nobody recorded, a regression as much as a fix that went away.
+
+Usage:
+    bug = bug_named("SPARK-55058")
+    verdict = judge(bug, "4.2.0", observed="STREAMING_CHECKPOINT_MISSING_METADATA_FILE")
+    verdict.held, verdict.expected, verdict.actual
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "KnownBug", "Verdict", "bug_named",
+           "error_classes_in", "judge", "line_of"]
+
+# A restart that went on without an error (the outcome of a bug that fails silently).
+RAN_ON = "no error: the query went on"
+
+# A line's status for a bug.
+PRESENT = "present"
+FIXED = "fixed"
+ABSENT = "absent"  # the line predates the change that brought the bug in
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    """One exhibit of the museum: a ticket, what a user meets, and each line's status."""
+
+    ticket: str
+    title: str            # what is done to the checkpoint (or what runs), in a few words
+    user_sees: str
+    workaround: str
+    when_present: str     # the restart's outcome where the bug is present: an error class or RAN_ON
+    when_fixed: str       # ... and where it is fixed (or absent)
+    lines: dict[str, str] = field(default_factory=dict)  # "4.2" -> PRESENT | FIXED | ABSENT
+    # A line's own outcome where a run showed it differs in its words from the status's usual
+    # one (an older error class for the same fault): "4.0" -> error class.
+    seen: dict[str, str] = field(default_factory=dict)
+    # Where a run contradicted the research notes, and what the run showed instead.
+    correction: str = ""
+    # A bug another scenario shows already: its name; the museum names the bug and points there.
+    shown_by: str = ""
+    needs_connector: bool = False  # only Spark's own Kafka connector has it
+
+    def outcome(self, status: str) -> str:
+        return self.when_present if status == PRESENT else self.when_fixed
+
+    def expected_on(self, line: str) -> str | None:
+        """The outcome the table records for `line` (None: the line was never run)."""
+        status = self.lines.get(line)
+        if status is None:
+            return None
+        return self.seen.get(line, self.outcome(status))
+
+    def status_of(self, observed: str) -> str | None:
+        """Which status an observed outcome is (None: neither the bug's nor the fix's)."""
+        for status in (PRESENT, FIXED):
+            words = {self.outcome(status)} | {
+                o for line, o in self.seen.items()
+                if (self.lines.get(line) == PRESENT) == (status == PRESENT)}
+            if observed in words:
+                return status
+        return None
+
+
+MUSEUM: tuple[KnownBug, ...] = (
+    KnownBug(
+        ticket="SPARK-12693",
+        title="retention deleted the checkpoint's next offset",
+        user_sees="the restart fails on data loss (KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE, "
+                  "or our source's DATA_LOSS line): the messages Kafka deleted are gone",
+        workaround="failOnDataLoss=false to accept the loss, or a new checkpoint; in production, "
+                   "retention longer than the longest outage",
+        when_present="KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE",
+        when_fixed=RAN_ON,
+        shown_by="short-retention",
+    ),
+    KnownBug(
+        ticket="SPARK-55271",
+        title="the 4.1 connector's metrics on a replayed batch",
+        user_sees='the first trigger of a restart that replays a pending batch fails with a '
+                  'NullPointerException in KafkaMicroBatchStream.metrics ("because the return '
+                  'value of "scala.Option.get()" is null"), after the batch was committed',
+        workaround="start the app again (the replayed batch was committed), or run Spark 4.0 "
+                   "or 4.2",
+        when_present="NullPointerException in KafkaMicroBatchStream.metrics",
+        when_fixed=RAN_ON,
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED},
+        shown_by="state-stores",
+        needs_connector=True,
+    ),
+    KnownBug(
+        ticket="SPARK-55058",
+        title="the checkpoint's metadata file deleted",
+        user_sees="up to 4.1 nothing: the restart makes a new query id and goes on, so a sink "
+                  "that deduplicates on (query id, batch id) writes batches again; from 4.2 the "
+                  "restart is refused",
+        workaround="keep or restore `metadata` (it holds only the query id); "
+                   "spark.sql.streaming.checkpoint.verifyMetadataExists.enabled=false restores "
+                   "the old behaviour on 4.2",
+        when_present=RAN_ON,
+        when_fixed="STREAMING_CHECKPOINT_MISSING_METADATA_FILE",
+        lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
+    ),
+    KnownBug(
+        ticket="SPARK-54307",
+        title="the checkpoint's state/ folder deleted",
+        user_sees="the restart fails on the first batch that loads the state; the error names "
+                  "either a state file it cannot read or, with the fix, the missing state folder",
+        workaround="restore state/ from a copy taken with the rest of the checkpoint, or start "
+                   "over with a new checkpoint (the count restarts)",
+        when_present="CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS",
+        when_fixed="STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY",
+        lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
+        correction="the notes predicted CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE "
+                   "before the fix; 4.0.0 and 4.1.1 on the HDFS store (the app's default) "
+                   "stopped with CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS "
+                   "(1.delta, the first file a load from nothing reads)",
+    ),
+    KnownBug(
+        ticket="SPARK-53103",
+        title="offsets/ and commits/ deleted, state/ kept (a half-done reset)",
+        user_sees="before the fix the restart is a new query on the old state folder: the count "
+                  "restarts and the new query's files mix with the old ones; with it, the "
+                  "restart is refused",
+        workaround="delete the whole checkpoint folder to reset (state/ included), never only "
+                   "offsets/ and commits/",
+        when_present=RAN_ON,
+        when_fixed="STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY",
+        lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED, "4.3": FIXED},
+        correction="the notes had the fix in 4.2.0 and 4.1 unconfirmed; 4.1.1 refuses too",
+    ),
+)
+
+
+def bug_named(ticket: str) -> KnownBug:
+    found = next((b for b in MUSEUM if b.ticket == ticket), None)
+    if found is None:
+        raise KeyError(f"no exhibit {ticket} in the museum; known: "
+                       f"{', '.join(b.ticket for b in MUSEUM)}")
+    return found
+
+
+def line_of(version: str) -> str:
+    """A Spark version's line: "4.1.1" -> "4.1"."""
+    return ".".join(version.split(".")[:2])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An exhibit's outcome on one Spark version, held against the table."""
+
+    ticket: str
+    version: str
+    held: bool
+    expected: str
+    actual: str
+    status: str | None  # what the observation is: PRESENT, FIXED, or None (neither)
+
+
+def judge(bug: KnownBug, version: str, observed: str) -> Verdict:
+    """Whether `observed` (an error class, or RAN_ON) is what the table says `version` does."""
+    status = bug.status_of(observed)
+    seen = "present" if status == PRESENT else "fixed" if status == FIXED else "neither"
+    actual = f"{seen} on Spark {version}: {observed}"
+    expected_status = bug.lines.get(line_of(version))
+    if expected_status is None:
+        return Verdict(bug.ticket, version, False,
+                       f"a status recorded for the {line_of(version)} line (none yet: run the "
+                       f"exhibit there and record it in spark_app/known_bug_table.py)",
+                       actual, status)
+    wanted = bug.expected_on(line_of(version))
+    return Verdict(bug.ticket, version, observed == wanted, f"{expected_status}: {wanted}",
+                   actual, status)
+
+
+# Spark's error classes as its messages start them: `[STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY]`
+# or, inside a wrapper's text, `CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE`.
+_BRACKETED = re.compile(r"\[([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:\.[A-Z0-9_]+)*)\]")
+# Classes that wrap the one that matters (foreachBatch's job carries the state store's error).
+_WRAPPERS = frozenset({"FOREACH_BATCH_USER_FUNCTION_ERROR", "STREAM_FAILED"})
+
+
+def error_classes_in(text: str, known: tuple[str, ...] = ()) -> list[str]:
+    """Spark's error classes in `text`: first those of `known` found anywhere in it (the app's
+    line names a class inside a sentence), then every bracketed one, wrappers left out."""
+    found = [k for k in known if k != RAN_ON and re.search(rf"\b{re.escape(k)}\b", text)]
+    for name in _BRACKETED.findall(text):
+        if name not in _WRAPPERS and name not in found:
+            found.append(name)
+    return found
