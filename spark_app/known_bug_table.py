@@ -57,6 +57,11 @@ class KnownBug:
     def outcome(self, status: str) -> str:
         return self.when_present if status == PRESENT else self.when_fixed
 
+    def by_line(self) -> str:
+        """What the table records, line by line, in a sentence: the answer an exhibit reveals."""
+        return "; ".join(f"{line}: {status} ({self.expected_on(line)})"
+                         for line, status in sorted(self.lines.items()))
+
     def expected_on(self, line: str) -> str | None:
         """The outcome the table records for `line` (None: the line was never run)."""
         status = self.lines.get(line)

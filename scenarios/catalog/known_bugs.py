@@ -40,7 +40,12 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
         happens="one topic that keeps everything; each exhibit then runs the app on a new "
                 "checkpoint of its own",
         watch="the producer's lines",
-        why="the exhibits change the checkpoint, not Kafka: one Kafka serves them all"))
+        why="the exhibits change the checkpoint, not Kafka: one Kafka serves them all",
+        question="Will Kafka's earliest offset move while the exhibits run?",
+        answer="No: the topic keeps everything, so every restart's offsets still exist and only "
+               "the checkpoint's change decides what the restart does",
+        production="before an upgrade, run the museum on the target Spark line: a bug it still "
+                   "has, or a fix it changes, shows as a failed check naming the ticket"))
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     for exhibit in runnable:
         skipped = _skipped_on_stack(stage, exhibit)

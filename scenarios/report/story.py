@@ -20,7 +20,7 @@ from pathlib import Path
 from scenarios.catalog import SCENARIO_MODULES
 from scenarios.report.narration import Step
 
-__all__ = ["WrittenStep", "written_steps", "questions_markdown"]
+__all__ = ["WrittenStep", "scenario_files", "written_steps", "questions_markdown"]
 
 RUNTIME = "{…}"
 
@@ -44,6 +44,8 @@ def literal(node: ast.expr) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = literal(node.left), literal(node.right)
         return None if left is None or right is None else left + right
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        return RUNTIME  # a value the code computes: shown as {…}, as in an f-string
     return None
 
 
@@ -63,22 +65,39 @@ def _scenario_name(tree: ast.Module, fallback: str) -> str:
     return fallback
 
 
-def written_steps() -> list[WrittenStep]:
-    """Every step of every scenario whose words can be read without running it, in `run all`'s
-    order and, within a module, in the order written."""
+def scenario_files() -> list[tuple[str, list[Path]]]:
+    """Each scenario's name and the files its steps are written in, in `run all`'s order: its
+    module, and the modules of a catalog sub-package it imports (the museum's exhibits)."""
     found = []
     for module in SCENARIO_MODULES:
         path = _module_file(module)
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        name = _scenario_name(tree, path.stem.replace("_", "-"))
-        calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                        and getattr(n.func, "id", "") == "Step"), key=lambda n: n.lineno)
-        for call in calls:
-            args = [literal(a) for a in call.args]
-            kwargs = {k.arg: literal(k.value) for k in call.keywords if k.arg}
-            if not args or None in args or None in kwargs.values():
-                continue
-            found.append(WrittenStep(name, path.stem, call.lineno, Step(*args, **kwargs)))
+        files = [path]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("scenarios.catalog.") and node.module.count(".") == 2:
+                package = _module_file(node.module)
+                if package.name == "__init__.py":  # a sub-package, not another scenario
+                    files += [f for f in sorted(package.parent.glob("*.py")) if f not in files]
+        found.append((_scenario_name(tree, path.stem.replace("_", "-")), files))
+    return found
+
+
+def written_steps() -> list[WrittenStep]:
+    """Every step of every scenario whose words can be read without running it, in `run all`'s
+    order and, within a file, in the order written."""
+    found = []
+    for name, files in scenario_files():
+        for path in files:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                            and getattr(n.func, "id", "") == "Step"), key=lambda n: n.lineno)
+            for call in calls:
+                args = [literal(a) for a in call.args]
+                kwargs = {k.arg: literal(k.value) for k in call.keywords if k.arg}
+                if not args or None in args or None in kwargs.values():
+                    continue
+                found.append(WrittenStep(name, path.stem, call.lineno, Step(*args, **kwargs)))
     return found
 
 

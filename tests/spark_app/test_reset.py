@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from scenarios.engine.waiting import wait_until
+
 from scenarios.checker.verify import verify_file
 from spark_app.cli import run_cli
 from spark_app.reset import aside_name, running_apps
@@ -62,7 +64,9 @@ def test_reset_refuses_while_an_app_runs_on_that_checkpoint(
     app = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "spark_app",
                             "--sink", "at-least-once", "--checkpoint-dir", "cp"], cwd=tmp_path)
     try:
-        assert running_apps(checkpoint) == [app.pid]
+        # Right after the fork its command line is still ours: wait for the exec.
+        wait_until(lambda: running_apps(checkpoint) == [app.pid], timeout=10, poll=0.05,
+                   what="the fake app's command line")
         assert running_apps(tmp_path / "other") == []
         assert run_cli(["reset", "--checkpoint-dir", str(checkpoint), "--log-dir", str(log)]) == 1
     finally:

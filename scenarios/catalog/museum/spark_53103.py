@@ -34,6 +34,9 @@ def run(stage: Stage) -> None:
         watch="whether the restart starts a new query on the old state folder or refuses",
         why="with no offsets Spark starts a new query at batch 0, whose state versions are "
             "the numbers the old query's files already use",
+        question="On the Spark line this run uses: will the restart stop with an error (which "
+                 "class?) or go on?",
+        answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
         production=BUG.workaround))
 
 

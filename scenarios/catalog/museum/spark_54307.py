@@ -33,6 +33,9 @@ def run(stage: Stage) -> None:
         watch="the error the restart stops with: which words name what is missing",
         why="a restart loads the state version the last commit names; the offsets say the "
             "batches before were done, so Spark cannot rebuild the state by reading them again",
+        question="On the Spark line this run uses: will the restart stop with an error (which "
+                 "class?) or go on?",
+        answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
         production=BUG.workaround))
 
 

@@ -32,6 +32,9 @@ def run(stage: Stage) -> None:
         watch="whether the restart stops with an error or goes on under a new query id",
         why="the query id is what ties the batches a sink saw to this query: a new id on the "
             "same offsets makes every batch look new to a sink keyed on (query id, batch id)",
+        question="On the Spark line this run uses: will the restart stop with an error (which "
+                 "class?) or go on?",
+        answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
         production=BUG.workaround))
 
 

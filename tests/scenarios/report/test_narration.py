@@ -7,19 +7,17 @@ a forced-terminal console, as a learner's terminal does (rich draws panels and w
 from __future__ import annotations
 
 import ast
-import importlib.util
 import io
 import re
 from pathlib import Path
 
 import pytest
 
-from scenarios.catalog import SCENARIO_MODULES
 from scenarios.report.narration import Narrator, Step
-from scenarios.report.story import written_steps
+from scenarios.report.story import scenario_files, written_steps
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CATALOG_FILES = [Path(importlib.util.find_spec(m).origin) for m in SCENARIO_MODULES]
+_CATALOG_FILES = [f for _, files in scenario_files() for f in files]
 
 
 def _screen(step: Step, width: int = 100) -> str:
