@@ -16,20 +16,51 @@ from spark_app.runtime.atomic_file import create_once, replace_durably, write_at
 REPO = Path(__file__).resolve().parents[3]
 
 
-def test_a_crash_before_the_rename_leaves_the_old_content(tmp_path: Path) -> None:
-    target = tmp_path / "journal"
-    write_atomically(target, "old, whole\n")
-    # A process that dies the moment it would rename, as a kill -9 at the worst time does.
-    crash = ("import os, sys; from pathlib import Path; "
+# A writer killed at the worst moments, as a kill -9 does: just before the rename, and after
+# the rename but before the folder's fsync. Each line replaces one os call in the child.
+DEATHS = {
+    "before the rename": "os.replace = lambda *args: os._exit(9)",
+    "before the folder's fsync": ("real = os.fsync; os.fsync = lambda fd: os._exit(9) "
+                                  "if stat.S_ISDIR(os.fstat(fd).st_mode) else real(fd)"),
+}
+NEW = "new, " * 100_000
+
+
+def _write_and_die(target: Path, death: str) -> None:
+    crash = ("import os, stat, sys; from pathlib import Path; "
              "from spark_app.runtime.atomic_file import write_atomically; "
-             "os.replace = lambda *args: os._exit(9); "
-             "write_atomically(Path(sys.argv[1]), 'new, ' * 100_000)")
+             f"{death}; write_atomically(Path(sys.argv[1]), 'new, ' * 100_000)")
     died = subprocess.run([sys.executable, "-c", crash, str(target)], cwd=REPO,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert died.returncode == 9
+
+
+@pytest.mark.parametrize("moment", DEATHS)
+def test_a_killed_writer_leaves_the_old_or_the_new_content_and_no_temporary_after_the_next_write(
+        tmp_path: Path, moment: str) -> None:
+    target = tmp_path / "journal"
+    write_atomically(target, "old, whole\n")
+    _write_and_die(target, DEATHS[moment])
+    assert target.read_text() in ("old, whole\n", NEW)
+    write_atomically(target, "next\n")
+    assert target.read_text() == "next\n" and os.listdir(tmp_path) == ["journal"]
+
+
+def test_a_killed_writer_before_the_rename_leaves_the_old_content(tmp_path: Path) -> None:
+    target = tmp_path / "journal"
+    write_atomically(target, "old, whole\n")
+    _write_and_die(target, DEATHS["before the rename"])
     assert target.read_text() == "old, whole\n"
-    write_atomically(target, "next\n")  # a leftover temporary file does not get in the way
-    assert target.read_text() == "next\n"
+
+
+def test_a_living_writers_temporary_file_is_left_alone(tmp_path: Path) -> None:
+    target = tmp_path / "journal"
+    # Another writer of this process (a thread), or a racing create_once, between its write and
+    # its rename: removing its file would make its rename fail.
+    in_progress = tmp_path / f".journal.{os.getpid()}.abc.tmp"
+    in_progress.write_text("half")
+    write_atomically(target, "x")
+    assert in_progress.exists()
 
 
 def test_a_failed_write_changes_nothing_and_leaves_no_temporary_file(
