@@ -1,10 +1,12 @@
 """Crash-safe rewriting of small metadata files (topic list, log start offsets, offset snapshots):
 a reader, or the broker after a crash, finds the old content or the new one, never half of it.
 
-The text goes to a temporary file in the target's folder, named uniquely and after the writing
-process, is fsynced, renamed over the target (atomic within one file system), and the folder is
-fsynced so the rename itself is on disk. A writer killed before its rename leaves its temporary
-file behind: the next write of the same target removes it (its writer's process is gone).
+The text goes to a temporary file in the target's folder under a unique name, is fsynced,
+renamed over the target (atomic within one file system), and the folder is fsynced so the rename
+itself is on disk. A broker killed before its rename leaves its temporary file behind: the next
+write of the same target removes it. The broker writes each of these files from its one storage
+thread (storage is single-threaded by design), so a temporary found before a write is a dead
+writer's. (The Spark app's copy checks the writer's pid instead: two Spark processes may race.)
 
 spark_app/runtime/atomic_file.py gives the Spark app the same guarantees: the two apps never
 import each other (they are separate programs with one owner per contract), so each keeps one
@@ -25,8 +27,7 @@ __all__ = ["write_atomically"]
 def write_atomically(path: Path, text: str) -> None:
     """Replace `path`'s content with `text`, on disk (folder entry included) once this returns."""
     _remove_abandoned_temporaries(path)
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
-                                    suffix=".tmp")
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     temporary = Path(name)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
@@ -42,21 +43,8 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def _remove_abandoned_temporaries(path: Path) -> None:
-    # Only a dead writer's: a living one (another thread) may be about to rename its own.
     for temporary in path.parent.glob(f".{path.name}.*.tmp"):
-        writer = temporary.name[len(path.name) + 2:].split(".", 1)[0]
-        if writer.isdigit() and not _alive(int(writer)):
-            temporary.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive, and not ours to judge
-    return True
+        temporary.unlink(missing_ok=True)
 
 
 def _fsync_folder(folder: Path) -> None:
