@@ -15,7 +15,6 @@ Usage:
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,9 +28,8 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 
 from kafka_app.apache.readiness import answers_api_versions  # noqa: E402
 
-READY_TIMEOUT_SEC = 30.0
-# Apache Kafka formats its storage (a JVM) and starts another; 7 to 30 s measured on this
-# shared machine, so its deadline is longer than the embedded broker's.
+# Either broker's deadline to answer, set by the slower: Apache Kafka formats its storage (a JVM)
+# and starts another, 7 to 30 s measured on this shared machine.
 APACHE_READY_TIMEOUT_SEC = 180.0
 # The Apache wrapper gives its JVM 30 s to stop cleanly before it kills it.
 _STOP_TIMEOUT_SEC = 45.0
@@ -96,20 +94,6 @@ def wait_for_answer(port: int, process: subprocess.Popen[bytes], timeout: float)
             return
         time.sleep(0.02)  # polling the port: nothing to wait on but the next try
     raise RuntimeError(f"the broker did not answer on port {port} within {timeout:.0f} s")
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
-    """Return once 127.0.0.1:`port` accepts; raise if `process` exits or the deadline passes."""
-    deadline = time.monotonic() + READY_TIMEOUT_SEC
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the broker exited with code {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)  # polling the port: nothing to wait on but the next try
-    raise RuntimeError(f"the broker did not listen on port {port} within {READY_TIMEOUT_SEC} s")
 
 
 # --- memory (Linux /proc; psutil is not a dependency of the project) ----------------------------

@@ -1,12 +1,13 @@
-"""One console line per batch: what was read, how many rows, the count, how long it took, and
-how far the query is behind Kafka's latest offsets (the connector's lag metrics).
+"""The listener that prints the batch line: Spark hands it each batch's progress report, it
+prints that batch's line on the app's console and logs where the batch's time went.
 
-A StreamingQueryListener receives Spark's progress report after every batch; `BatchLine` keeps
-the parts a user watches and renders them plainly (when piped, for logs and scenarios) or with
-rich colours on a terminal.
+A StreamingQueryListener receives Spark's progress report after every batch; `BatchLine`
+(batch_line.py, which owns the line's text) keeps the parts a user watches, and
+`console_writer()` renders them plainly (when piped, for logs and scenarios) or with rich
+colours on a terminal. Batches that read nothing are not printed.
 
 Usage:
-    listener = ProgressPrinter(console_sink(), count=lambda: counter.last)
+    listener = ProgressPrinter(console_writer(), count=lambda: counter.last)
     spark.streams.addListener(listener)
 """
 

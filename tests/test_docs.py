@@ -30,10 +30,6 @@ README = ROOT / "README.md"
 PAGES = [README, ROOT / "BENCHMARKS.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_MAX_LINES = 250
 
-# Pages another branch adds; a link to one passes while it is missing here. Remove an entry
-# once that branch is merged, so the link is checked like any other.
-PAGES_FROM_OTHER_BRANCHES = {ROOT / "docs" / "decisions.md"}
-
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LINK = re.compile(r"(?<!!)\[[^\[\]]*\]\(([^()\s]+)\)")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -108,8 +104,7 @@ def test_every_relative_link_resolves(page: Path) -> None:
         path_part, _, anchor = target.partition("#")
         linked = (page.parent / path_part).resolve() if path_part else page
         if not linked.exists():
-            if linked not in PAGES_FROM_OTHER_BRANCHES:
-                broken.append(f"{target}: no such file")
+            broken.append(f"{target}: no such file")
             continue
         if anchor and linked.suffix == ".md" and anchor not in anchors(linked):
             broken.append(f"{target}: no heading with anchor #{anchor} in {linked.name}")

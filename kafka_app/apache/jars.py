@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from maven_jars import JarFetchError, resolve_jars
-from maven_jars.prefetch import prefetch
+from maven_jars.prefetch import prefetch_main
 
 __all__ = ["DEFAULT_VERSION", "LOG4J2_CONFIG", "classpath", "kafka_jars", "check_version"]
 
@@ -80,13 +80,16 @@ def classpath(version: str = DEFAULT_VERSION, *, progress: bool = True) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kafka_app.apache.jars",
-                                     description="Fetch Apache Kafka's jars once into the project's cache.")
+    return prefetch_main(argv, prog="python -m kafka_app.apache.jars",
+                         description="Fetch Apache Kafka's jars once into the project's cache.",
+                         options=_version_option, errors=(JarFetchError,),
+                         what=lambda args: f"Kafka {args.kafka_version}",
+                         fetch=lambda args: kafka_jars(args.kafka_version))
+
+
+def _version_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kafka-version", default=DEFAULT_VERSION, metavar="V",
                         help="Kafka version (default %(default)s)")
-    args = parser.parse_args(argv)
-    return prefetch(lambda: kafka_jars(args.kafka_version), f"Kafka {args.kafka_version}",
-                    (JarFetchError,))
 
 
 if __name__ == "__main__":

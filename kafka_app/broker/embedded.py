@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from kafka_app.broker.errors import BrokerError
-from kafka_app.broker.groups.offsets import CommittedOffsets
 from kafka_app.broker.server import BrokerServer, advertised_host
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage.data_dir import Storage
@@ -76,13 +75,6 @@ class EmbeddedBroker(StartStop):
         server = self._require_server()
         assert server.ctx is not None
         return server.ctx.storage
-
-    @property
-    def committed_offsets(self) -> CommittedOffsets:
-        """The consumer groups' committed offsets, for tests; like `storage`, use via `call`."""
-        server = self._require_server()
-        assert server.ctx is not None
-        return server.ctx.offsets
 
     def call(self, function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """Run `function` on the broker's loop thread (where storage lives) and return its result.

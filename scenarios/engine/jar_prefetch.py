@@ -15,10 +15,11 @@ Usage: `prefetch_jars(settings, narrator.say)` before the scenarios run.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from collections.abc import Callable
+
+from maven_jars.prefetch import is_fetched_line
 
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
@@ -49,12 +50,9 @@ def prefetch_jars(settings: RunSettings, say: Callable[[str], None]) -> None:
             line = line.rstrip()
             if line:
                 said.append(line)
-                if not _CACHED.search(line):
+                if not is_fetched_line(line):
                     say(line)
         if process.wait() != 0:
             raise ScenarioError(said[-1].removeprefix("error: ") if said else
                                 f"{' '.join(command[1:])} exited with {process.returncode}")
 
-
-# The prefetch commands' closing line: "Kafka 4.1.2: 46 jars in /root/.cache/…".
-_CACHED = re.compile(r": \d+ jars in /")

@@ -18,7 +18,6 @@ Usage:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from scenarios.report.matrix_row import MatrixRow
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import Column, write_matrix_page
 from scenarios.engine.registry import Scenario
@@ -35,7 +35,7 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
-__all__ = ["Matrix", "MatrixRow", "on_spark", "print_matrix", "run_matrix", "run_stack_matrix"]
+__all__ = ["Matrix", "on_spark", "print_matrix", "run_matrix", "run_stack_matrix"]
 
 _ABSENT = "—"
 
@@ -44,30 +44,6 @@ def on_spark(settings: RunSettings, version: str | None, say: Callable[[str], No
     """`settings` with the Spark app on PySpark `version` (None: the project's own)."""
     version = version or locked_spark_version()
     return replace(settings, spark_version=version, spark_python=spark_python(version, say))
-
-
-# A figure (a duration) differs when the slowest is this much slower than the fastest: runs of
-# one version on this machine scatter by a third, so smaller gaps would only show the noise.
-FIGURE_RATIO = 1.5
-
-
-@dataclass(frozen=True)
-class MatrixRow:
-    """One check (or a scenario's verdict, or a figure) across the versions: a cell per version."""
-
-    scenario: str
-    check: str
-    cells: dict[str, str]
-    figures: dict[str, float] | None = None
-
-    @property
-    def differs(self) -> bool:
-        """Outcomes differ when they read differently with their counts left out (how many
-        messages a run got through depends on timing, not on Spark); figures by FIGURE_RATIO."""
-        if self.figures is not None:
-            values = [v for v in self.figures.values() if v > 0]
-            return len(values) > 1 and max(values) > FIGURE_RATIO * min(values)
-        return len({re.sub(r"\d+", "#", cell) for cell in self.cells.values()}) > 1
 
 
 @dataclass

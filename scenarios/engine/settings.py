@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scenarios.engine.stacks import stack_of
 from spark_app.settings import SourceKind
 
 __all__ = ["PROJECT_ROOT", "RunSettings", "Timings"]
@@ -84,7 +85,5 @@ class RunSettings:
         """Which Kafka and which source the Spark app reads it with, as `KAFKA/SOURCE`
         (scenarios/engine/stacks.py): "embedded/python", "apache/connector", …; a Kafka given
         with --bootstrap-servers is "external"."""
-        from scenarios.engine.stacks import stack_of
-
         stack = stack_of(self)
         return f"external/{stack.source}" if self.bootstrap_servers else stack.name

@@ -15,17 +15,28 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from scenarios.errors import ScenarioError
 
-if TYPE_CHECKING:
-    from scenarios.engine.settings import RunSettings
-
-__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "DEFAULT", "Stack", "parse_stack", "source_word", "stack_of",
+__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "DEFAULT", "Stack", "StackChoice", "parse_stack", "source_word", "stack_of",
            "add_stack_options", "chosen_stack"]
 
 KAFKAS = ("embedded", "apache")
+
+
+class StackChoice(Protocol):
+    """What says which Kafka and which source: RunSettings does (scenarios/engine/settings.py,
+    which reads this module; naming the protocol, not RunSettings, keeps the import one-way)."""
+
+    @property
+    def kafka(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+
+Chosen = TypeVar("Chosen", bound=StackChoice)
 # The stack's word for a source, and the Spark app's `--source` value it stands for.
 SOURCES = {"python": "python", "connector": "spark-kafka"}
 
@@ -48,8 +59,9 @@ class Stack:
     def app_source(self) -> str:
         return SOURCES[self.source]
 
-    def applied_to(self, settings: RunSettings) -> RunSettings:
-        return replace(settings, kafka=self.kafka, source=self.app_source)  # type: ignore[arg-type]
+    def applied_to(self, settings: Chosen) -> Chosen:
+        """`settings` (a dataclass, e.g. RunSettings) with this stack's Kafka and source."""
+        return replace(settings, kafka=self.kafka, source=self.app_source)  # type: ignore[type-var]
 
 
 STACKS = tuple(Stack(kafka, source) for kafka in KAFKAS for source in SOURCES)
@@ -74,7 +86,7 @@ def source_word(app_source: str) -> str:
     return next(word for word, value in SOURCES.items() if value == app_source)
 
 
-def stack_of(settings: RunSettings) -> Stack:
+def stack_of(settings: StackChoice) -> Stack:
     return Stack(settings.kafka, source_word(settings.source))
 
 

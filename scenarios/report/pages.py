@@ -22,17 +22,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from scenarios.checker.verify import ranges_of
+from scenarios.report.matrix_row import MatrixRow
 from scenarios.report.narration import WAITING
 from scenarios.report.verdicts import ScenarioResult, jsonable
-
-if TYPE_CHECKING:
-    from scenarios.engine.matrix import MatrixRow
 
 __all__ = ["Column", "anchor", "render_index", "render_matrix", "scenario_view", "write_index",
            "write_matrix_page"]

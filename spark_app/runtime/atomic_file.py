@@ -1,12 +1,15 @@
 """Crash-safe file writes for the Spark app: a reader, or the app after a crash, finds the old
 content or the new one, never half of it.
 
-The data goes to a temporary file in the target's folder, is fsynced, renamed over the target
-(atomic within one file system), and the folder is fsynced so the rename itself is on disk.
+The data goes to a temporary file in the target's folder, named uniquely and after the writing
+process, is fsynced, renamed over the target (atomic within one file system), and the folder is
+fsynced so the rename itself is on disk. A writer killed before its rename leaves its temporary
+file behind: the next write of the same target removes it (its writer's process is gone).
 Used for the sink's journal, the source's `sources/0/0` and the class-data archive.
 
-kafka_app/broker/storage/atomic_file.py does the same for the broker: the two apps never import
-each other (they are separate programs with one owner per contract), so each keeps one copy.
+kafka_app/broker/storage/atomic_file.py gives the broker the same guarantees: the two apps never
+import each other (they are separate programs with one owner per contract), so each keeps one
+copy, tested alike.
 
 Usage:
     write_atomically(Path("log/streaming-output.log.journal"), b'{"batch_id": 7}')
@@ -52,7 +55,9 @@ def replace_durably(source: Path, target: Path) -> None:
 
 def _temporary_copy(path: Path, data: bytes | str) -> Path:
     """`data` in a new, fsynced file beside `path` (the same file system, so renames are atomic)."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _remove_abandoned_temporaries(path)
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
+                                    suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -62,6 +67,25 @@ def _temporary_copy(path: Path, data: bytes | str) -> Path:
         Path(name).unlink(missing_ok=True)
         raise
     return Path(name)
+
+
+def _remove_abandoned_temporaries(path: Path) -> None:
+    # Only a dead writer's: a living one (another thread, or a racing create_once in another
+    # process) may be about to rename or link its temporary file.
+    for temporary in path.parent.glob(f".{path.name}.*.tmp"):
+        writer = temporary.name[len(path.name) + 2:].split(".", 1)[0]
+        if writer.isdigit() and not _alive(int(writer)):
+            temporary.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive, and not ours to judge
+    return True
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -20,11 +20,12 @@ import re
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from xml.etree import ElementTree
 
 from maven_jars import JarFetchError, resolve_jars
-from maven_jars.prefetch import prefetch
+from maven_jars.prefetch import prefetch_main
 from maven_jars.ivy import MAVEN_CENTRAL, repository
 
 from spark_app.errors import ConnectorUnavailableError
@@ -130,14 +131,18 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
-def main() -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """`python -m spark_app.runtime.connector_jars`: fetch the running Spark's connector ahead
     of time (CI does, so no test pays for the fetch)."""
     from spark_app.runtime.spark_version import installed_spark_version
 
     version = installed_spark_version()
-    return prefetch(lambda: connector_jars(version), f"Spark's Kafka connector for {version}",
-                    (ConnectorUnavailableError,))
+    return prefetch_main(argv, prog="python -m spark_app.runtime.connector_jars",
+                         description="Fetch the running Spark's Kafka connector once into the "
+                                     "project's cache.",
+                         errors=(ConnectorUnavailableError,),
+                         what=lambda args: f"Spark's Kafka connector for {version}",
+                         fetch=lambda args: connector_jars(version))
 
 
 if __name__ == "__main__":

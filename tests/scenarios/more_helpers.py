@@ -1,4 +1,5 @@
-"""Shared helpers for the poison-pill, chaos and parallelism tests.
+"""Shared helpers for the scenarios' tests, fast and end to end: most of tests/scenarios/catalog/
+uses them, and a few tests of the checker, the stage and the Spark app's known bugs.
 
 For the fast tests: a checkpoint folder written in Spark's layout (`offsets/N`, `commits/N`), an
 output log in the app's two-lines-per-message format, and a Stage built on them without

@@ -2,8 +2,8 @@
 moments, the crash-once negative key, data loss in both modes, `inspect` on the checkpoints, and
 the class archive a clean stop saves for the next start.
 
-These start the real app (and its JVM) several times; they are marked `spark` and run with
-`pytest --slow`. Correctness is judged by the shared verifier, as a user would with
+These start the real app (and its JVM) several times; they are marked `spark` and `e2e` and run
+with `pytest --slow`. Correctness is judged by the shared verifier, as a user would with
 `python -m scenarios verify`.
 """
 
@@ -26,7 +26,7 @@ from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.e2e]  # a Spark app and its producer, as processes
 
 START_SEC = 600  # a cold Spark start on a busy two-core machine has taken over four minutes
 

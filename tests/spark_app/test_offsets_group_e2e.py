@@ -1,7 +1,8 @@
 """`python -m spark_app --offsets-from-group` as real processes: the app commits each batch's start
 offsets to the group, and a new query on a fresh checkpoint resumes from them (seed 000).
 
-Marked `spark`: it starts the real app twice; run with `pytest --slow`.
+Marked `spark` and `e2e`: it starts the real app twice, against the embedded broker; run with
+`pytest --slow`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.e2e]  # a Spark app and its producer, as processes
 
 START_SEC = 600  # a cold Spark start on a busy two-core machine has taken minutes
 TP0 = TopicPartition("Experience", 0)

@@ -3,7 +3,8 @@ transformWithState, as a real app against the embedded broker: the negative key'
 replay, a kill -9 mid-stream, the output log still exactly once (the shared verifier), the
 files each store writes, and what `inspect --state-source` then reads.
 
-Marked `spark` (run with `pytest --slow`); each test starts the app three times, then inspect.
+Marked `spark` and `e2e` (run with `pytest --slow`); each test starts the app three times, then
+inspect.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tests.spark_app.kafka_helpers import create_topic, send_counter
 from tests.spark_app.test_app_e2e import (START_SEC, CounterProducer, catch_up_exactly_once,
                                           highest_count, inspect)
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.e2e]  # a Spark app and its producer, as processes
 
 COMBINATIONS = {
     "rocksdb-changelog": {"state_store": "rocksdb", "changelog_checkpointing": True},

@@ -44,10 +44,6 @@ class TcpProxy:
                  tb: TracebackType | None) -> None:
         self.stop()
 
-    @property
-    def is_cut(self) -> bool:
-        return self._listener is None
-
     def start(self) -> "TcpProxy":
         if self._listener is None:
             listener = socket.socket()
