@@ -123,10 +123,12 @@ class DemoState:
     verdict: Verdict = Verdict(ok=None, headline="no output yet")
     checkpoint: CheckpointView = CheckpointView(summary="not read yet")
     events: tuple[str, ...] = ()
+    # Where the app's full errors and Spark's traces go; the failure panel names it.
+    spark_log: str = "log/spark.log"
 
 
-def initial_state(retention_sec: int) -> DemoState:
-    return DemoState(retention_sec=retention_sec)
+def initial_state(retention_sec: int, spark_log: str = "log/spark.log") -> DemoState:
+    return DemoState(retention_sec=retention_sec, spark_log=spark_log)
 
 
 def _recent(lines: tuple[str, ...], line: str, keep: int) -> tuple[str, ...]:
