@@ -248,3 +248,53 @@ def test_closing_the_demos_terminal_leaves_no_process(tmp_path: Path, free_port:
         tmux.close()
         leftovers = _kill_leftovers(log_dir)
     assert not leftovers
+
+
+def _command_lines(log_dir: Path) -> list[str]:
+    """The command lines of this demo's live processes (the JVMs' options among them)."""
+    lines = []
+    for pid in _marked_processes(log_dir):
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue  # gone meanwhile
+    return lines
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_first_crash_and_restart_with_an_empty_class_cache_keeps_every_message_under_15_s_retention(
+        tmp_path: Path, free_port: int) -> None:
+    """A fresh clone: no class archive yet. The first run saves it after its first batch, in the
+    background; the crash and `r` then bring the app back from the checkpoint before the seed's
+    15 s retention deletes the offset it replays from."""
+    log_dir, cache = tmp_path / "log", tmp_path / "class-cache"
+    args = [*_demo_args(tmp_path, free_port), "--class-cache-dir", str(cache)]
+    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *args])
+    tmux = Tmux(f"demo-first-{os.getpid()}")
+    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
+               f"echo DEMO-EXITED $?; sleep 120")
+    try:
+        count = tmux.wait_count_at_least(1, starts=1, timeout=SPARK_START_SEC)
+        archive = _poll(lambda: next(cache.glob("*.jsa"), None), SPARK_START_SEC,
+                        lambda: f"no class archive in {cache}: {sorted(cache.glob('*'))}")
+        tmux.keys("t")  # the seed's 15 s retention, from the first restart on
+        tmux.wait(r"retention of Experience set to 15 s")
+
+        tmux.keys("Enter")
+        tmux.wait(r"down: crashed itself on a negative key")
+        negative = int(tmux.wait(r"negative keys asked 1, sent 1 \(last -(\d+)\)")[1])
+        restarted_at = time.monotonic()
+        tmux.keys("r")
+        tmux.wait_count_at_least(max(count, negative) + 1, starts=2, timeout=SPARK_START_SEC)
+        came_back_sec = time.monotonic() - restarted_at
+        assert any(f"-XX:SharedArchiveFile={archive}" in line for line in _command_lines(log_dir))
+        tmux.wait(r"OK  every message exactly once")
+        assert "down: failed" not in tmux.screen()
+        print(f"the first restart counted again {came_back_sec:.1f} s after r")
+
+        tmux.keys("q")
+        tmux.wait(r"DEMO-EXITED 0", 60)
+    finally:
+        tmux.close()
+        leftovers = _kill_leftovers(log_dir)
+    assert not leftovers
