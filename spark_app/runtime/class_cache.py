@@ -153,6 +153,9 @@ class ClassCache:
             listed = self.class_list.read_bytes()
             # The JVM may be halfway through a line: keep the complete ones.
             snapshot.write_bytes(listed[: listed.rfind(b"\n") + 1])
+            # Claimed now, not when the writer creates it at its end: another app starting
+            # meanwhile sees a live writer and does not start a second one.
+            self._candidate.touch()
         except OSError:
             return None
         return ArchiveWriter(self, snapshot, class_path, list(jvm_options), said).start()
