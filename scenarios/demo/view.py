@@ -93,6 +93,11 @@ def _spark_panel(state: DemoState) -> Panel:
     batch, count = _figures(state)
     head = Text.assemble("Spark app ", _spark_status(spark))
     figures = Text(f"last batch {batch}   count {count}   starts {spark.starts}")
+    if spark.class_archive == "writing" and spark.phase.is_up:
+        # Until it is saved, a restart starts without it: seconds slower, against 15 s retention.
+        figures.append("   class archive: saving…", style="yellow")
+    elif spark.class_archive == "saved":
+        figures.append("   class archive: saved", style="dim")
     lines = _recent(spark.lines, "no console output yet")
     return Panel(Group(head, figures, *lines), title="Spark app", border_style="magenta")
 

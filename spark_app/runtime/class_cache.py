@@ -42,7 +42,8 @@ from pathlib import Path
 
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 
-__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS"]
+__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
+           "writing_line", "saved_line", "archive_news"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
@@ -51,6 +52,28 @@ _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 # month (that clone may still run the old code and use it), then deleted.
 LEGACY_DAYS = 30
 _MADE_FOR = ".made-for"
+
+
+# What the app says on its console about the archive; the demo reads it back (archive_news).
+_WRITING = "Writing Spark's class archive "
+_SAVED = "Saved Spark's class archive "
+
+
+def writing_line(archive: Path, pid: int) -> str:
+    return f"{_WRITING}{archive} in the background (pid {pid})"
+
+
+def saved_line(archive: Path, seconds: float) -> str:
+    return f"{_SAVED}{archive} in {seconds:.0f} s: later starts take about half the time"
+
+
+def archive_news(line: str) -> str | None:
+    """"writing" or "saved" for the app's console lines above, else None."""
+    if line.startswith(_WRITING):
+        return "writing"
+    if line.startswith(_SAVED):
+        return "saved"
+    return None
 
 
 def default_cache_dir() -> Path:
@@ -236,8 +259,7 @@ class ArchiveWriter:
         # Not a session of its own: a kill of the app's process group reaches it too.
         self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self._said(f"writing Spark's class archive {self.cache.archive} in the background "
-                   f"(pid {self.process.pid})")
+        self._said(writing_line(self.cache.archive, self.process.pid))
         self._thread.start()
         return self
 
@@ -252,8 +274,7 @@ class ArchiveWriter:
             self.cache._candidate.unlink(missing_ok=True)
             self.class_list.unlink(missing_ok=True)
         if self.adopted:
-            self._said(f"saved Spark's class archive {self.cache.archive} in "
-                       f"{time.monotonic() - started:.0f} s: later starts take about half the time")
+            self._said(saved_line(self.cache.archive, time.monotonic() - started))
         elif not self._stopping.is_set():
             self._said(f"Spark's class archive was not written (exit code {code}); the next "
                        f"start tries again")

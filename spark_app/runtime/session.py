@@ -292,7 +292,7 @@ class SparkSessionResource:
 
 def _say(text: str) -> None:
     """The class archive's progress: on the app's console (stderr) and in spark.log."""
-    print(f"{text[0].upper()}{text[1:]}", file=sys.stderr, flush=True)
+    print(text, file=sys.stderr, flush=True)
     logging.getLogger("spark_app").info(text)
 
 

@@ -280,6 +280,7 @@ def test_a_fresh_clones_first_crash_and_restart_maps_the_class_archive_the_first
         count = tmux.wait_count_at_least(1, starts=1, timeout=SPARK_START_SEC)
         archive = _poll(lambda: next(cache.glob("*.jsa"), None), SPARK_START_SEC,
                         lambda: f"no class archive in {cache}: {sorted(cache.glob('*'))}")
+        tmux.wait(r"class archive: saved")
 
         tmux.keys("Enter")
         tmux.wait(r"down: crashed itself on a negative key")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -22,6 +23,7 @@ from scenarios.demo.state import (
     with_verdict,
 )
 from scenarios.demo.view import render, retention_label, status_line
+from spark_app.runtime.class_cache import saved_line, writing_line
 from spark_app.source.data_loss import connector_data_loss
 
 
@@ -146,3 +148,16 @@ def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_s
     assert "restart with --fail-on-data-loss false" in words
     assert "The whole message and Spark's trace: log/spark.log" in words
     assert "KafkaDataConsumer" not in screen
+
+
+def test_the_spark_panel_says_while_the_class_archive_is_being_saved_and_once_it_is() -> None:
+    archive = Path("/home/me/.cache/checkpoint-experience/spark-4.2.0-0123456789abcdef.jsa")
+    state = on_spark_line(_running_state(), writing_line(archive, 4243))
+    assert "class archive: saving…" in _screen(state)
+
+    killed = on_spark_started(on_spark_exit(on_spark_signal(state, "SIGKILL"), -9), pid=4300)
+    assert "class archive: sav" not in _screen(killed)  # the writer died with its app
+
+    saved = on_spark_line(state, saved_line(archive, 61))
+    assert "class archive: saved" in _screen(saved)
+    assert "class archive: saved" in _screen(on_spark_started(saved, pid=4301))

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.runtime.class_cache import LEGACY_DAYS, ClassCache
+from spark_app.runtime.class_cache import (LEGACY_DAYS, ClassCache, archive_news, saved_line,
+                                           writing_line)
 
 JAVA = shutil.which("java")
 pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")
@@ -51,7 +52,7 @@ def test_a_new_cache_lists_classes_then_writes_the_archive_in_the_background(tmp
     assert sorted(p.name for p in cache.archive.parent.iterdir()) == [cache.archive.name,
                                                                      cache.made_for.name]
     assert json.loads(cache.made_for.read_text())["jars"] == str(cache.jars)
-    assert said[0].startswith("writing Spark's class archive") and "saved" in said[-1]
+    assert [archive_news(line) for line in said] == ["writing", "saved"]
     # A JVM on the same class path maps it (-Xshare:on fails when it cannot).
     run_jvm(f"-Xshare:on -XX:SharedArchiveFile={cache.archive} -Xmx256m", str(cache.jars))
 
@@ -162,3 +163,10 @@ def test_an_unwritable_folder_means_no_archive_rather_than_no_start(tmp_path: Pa
     cache = ClassCache(blocker / "cache", JAVA, jars=tmp_path)
     assert cache.java_options(tmp_path / "list") == ""
     assert cache.start_writing(str(tmp_path), []) is None
+
+
+def test_the_archive_lines_the_app_prints_read_back_as_what_happened() -> None:
+    archive = Path("/home/me/.cache/checkpoint-experience/spark-4.2.0-0123456789abcdef.jsa")
+    assert archive_news(writing_line(archive, 4242)) == "writing"
+    assert archive_news(saved_line(archive, 61.4)) == "saved"
+    assert archive_news("batch 3: Experience-0 [3, 4) rows=1 count=4 took 50 ms") is None
