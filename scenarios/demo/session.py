@@ -87,7 +87,8 @@ class DemoSession:
 
     def __init__(self, settings: DemoSettings, on_event: Callable[[str], None] | None = None) -> None:
         self.settings = settings
-        self.state = st.initial_state(settings.retention_sec)
+        self.state = st.initial_state(settings.retention_sec,
+                                      str(settings.spark_settings().spark_log_file))
         self._on_event = on_event
         self._group = ProcessGroup(settings.log_dir, env=_app_environment(settings), cwd=Path.cwd())
         self._producer: ManagedProcess | None = None

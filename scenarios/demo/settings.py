@@ -43,6 +43,7 @@ class DemoSettings:
     refresh_sec: float = 1.0
     status_sec: float = 5.0
     python: str = sys.executable
+    class_cache_dir: Path | None = None  # None: the Spark app's own default (~/.cache/...)
 
     @property
     def starts_kafka(self) -> bool:
@@ -80,9 +81,10 @@ class DemoSettings:
         return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv(), *choice]
 
     def spark_settings(self) -> SparkAppSettings:
+        cache = {} if self.class_cache_dir is None else {"class_cache_dir": self.class_cache_dir}
         return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
                                 source=self.stack.app_source,  # type: ignore[arg-type]
-                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir)
+                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir, **cache)
 
     def spark_command(self) -> list[str]:
         return [self.python, "-m", "spark_app", *self.spark_settings().to_argv()]
@@ -113,6 +115,9 @@ def main_parser() -> argparse.ArgumentParser:
                             "at start (default when the broker starts empty)")
     fresh.add_argument("--keep", dest="fresh", action="store_false",
                        help="keep the checkpoint, the output log and Kafka's data from an earlier run")
+    parser.add_argument("--class-cache-dir", type=Path, metavar="DIR",
+                        help="where the Spark app keeps its class archive (its --class-cache-dir; "
+                             "default ~/.cache/checkpoint-experience)")
     add_stack_options(parser)
     return parser
 
@@ -130,4 +135,5 @@ def settings_from_args(args: argparse.Namespace) -> DemoSettings:
         retention_sec=args.retention_sec,
         interval_sec=args.interval_sec,
         fresh=args.fresh,
+        class_cache_dir=args.class_cache_dir,
     )

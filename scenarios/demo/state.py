@@ -17,6 +17,7 @@ from enum import Enum
 
 from kafka_app.message_line import parse_message
 from spark_app.batch_line import parse_batch_line
+from spark_app.runtime.class_cache import archive_news
 
 __all__ = [
     "RECENT_LINES",
@@ -111,6 +112,9 @@ class SparkView:
     last_words: str | None = None
     # The signal we sent decides how an exit is named: a -9 we sent is a kill, not a failure.
     signal_sent: str | None = None
+    # Spark's class archive, as the app reports it: "writing" (a restart now starts without
+    # it, slower), "saved", or None (nothing said: it exists, or the cache is off).
+    class_archive: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,10 +127,12 @@ class DemoState:
     verdict: Verdict = Verdict(ok=None, headline="no output yet")
     checkpoint: CheckpointView = CheckpointView(summary="not read yet")
     events: tuple[str, ...] = ()
+    # Where the app's full errors and Spark's traces go; the failure panel names it.
+    spark_log: str = "log/spark.log"
 
 
-def initial_state(retention_sec: int) -> DemoState:
-    return DemoState(retention_sec=retention_sec)
+def initial_state(retention_sec: int, spark_log: str = "log/spark.log") -> DemoState:
+    return DemoState(retention_sec=retention_sec, spark_log=spark_log)
 
 
 def _recent(lines: tuple[str, ...], line: str, keep: int) -> tuple[str, ...]:
@@ -174,6 +180,8 @@ def on_spark_started(state: DemoState, pid: int) -> DemoState:
         exit_code=None,
         signal_sent=None,
         last_words=None,
+        # A writer dies with its app: a new start says again if it writes one.
+        class_archive="saved" if state.spark.class_archive == "saved" else None,
         starts=state.spark.starts + 1,
         # A new run reports its own batches; until it does, the files on disk speak.
         last_batch=None,
@@ -186,6 +194,9 @@ def on_spark_line(state: DemoState, line: str) -> DemoState:
     """Take one console line of the Spark app; batch lines move the batch and the count."""
     line = line.rstrip("\n")
     spark = replace(state.spark, lines=_recent(state.spark.lines, line, RECENT_LINES))
+    news = archive_news(line)
+    if news is not None:
+        spark = replace(spark, class_archive=news)
     batch = parse_batch_line(line)
     if batch is not None:
         spark = replace(spark, last_batch=batch.batch_id)

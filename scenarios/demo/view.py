@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from scenarios.demo.last_words import read_last_words
 from scenarios.demo.state import RECENT_LINES, DemoState, ProducerView, SparkPhase, SparkView, Verdict
 
 __all__ = ["KEYS_HELP", "render", "status_line", "retention_label"]
@@ -92,6 +93,11 @@ def _spark_panel(state: DemoState) -> Panel:
     batch, count = _figures(state)
     head = Text.assemble("Spark app ", _spark_status(spark))
     figures = Text(f"last batch {batch}   count {count}   starts {spark.starts}")
+    if spark.class_archive == "writing" and spark.phase.is_up:
+        # Until it is saved, a restart starts without it: seconds slower, against 15 s retention.
+        figures.append("   class archive: saving…", style="yellow")
+    elif spark.class_archive == "saved":
+        figures.append("   class archive: saved", style="dim")
     lines = _recent(spark.lines, "no console output yet")
     return Panel(Group(head, figures, *lines), title="Spark app", border_style="magenta")
 
@@ -109,6 +115,19 @@ def _verdict_panel(verdict: Verdict) -> Panel:
                  border_style="green" if verdict.ok else ("red" if verdict.ok is False else "yellow"))
 
 
+def _last_words_panel(line: str, spark_log: str) -> Panel:
+    """The app's last line, short: the condition and what happened on one line, the remedy, and
+    where the full text and Spark's trace are (the line itself may hold the whole trace)."""
+    words = read_last_words(line)
+    head = Text.assemble((words.condition, "bold red"), ": ", words.what) if words.condition else Text(words.what)
+    body = [head]
+    if words.remedy:
+        head.no_wrap, head.overflow = True, "ellipsis"
+        body.append(Text.assemble(("What to do: ", "bold"), words.remedy))
+    body.append(Text(f"The whole message and Spark's trace: {spark_log}", style="dim"))
+    return Panel(Group(*body), title="Spark app's last words", title_align="left", border_style="red")
+
+
 def _keys_line() -> Text:
     text = Text()
     for key, action in KEYS_HELP:
@@ -124,9 +143,7 @@ def render(state: DemoState) -> RenderableType:
     apps.add_column(ratio=1)
     apps.add_row(_producer_panel(state), _spark_panel(state))
     checkpoint = Text.assemble(("checkpoint ", "bold"), Text(state.checkpoint.summary, overflow="ellipsis"))
-    # Wrapped in full, not cut: it is the app's own sentence saying what went wrong and what to do.
-    last_words = ([Text(f"Spark app's last words: {state.spark.last_words}", style="red")]
-                  if state.spark.last_words else [])
+    last_words = [_last_words_panel(state.spark.last_words, state.spark_log)] if state.spark.last_words else []
     events = [Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True)
               for event in state.events]
     return Group(apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line())

@@ -1,35 +1,79 @@
 """A class-data sharing archive for the driver JVM, so that Spark starts in about half the time.
 
-Starting Spark loads and verifies some 20,000 classes from 200-odd jars, which took ~3 s of the
+Starting Spark loads and verifies some 14,000 classes from 200-odd jars, which took ~3 s of the
 session start and ~1.5 s of the first query on this machine. The JVM can instead map them from
-an archive written by an earlier run (JDK 13+ "dynamic AppCDS", `-XX:ArchiveClassesAtExit`).
-The first run of a given Spark and Java writes the archive when its JVM exits; later runs use it.
+an archive (JDK 10+ AppCDS). Writing one costs ~30 s of CPU, so it is never done where a learner
+waits: a start without an archive only lists the classes its JVM loads
+(`-XX:DumpLoadedClassList`, nearly free), and after the query's first batch with data a
+background JVM (`java -Xshare:dump`, niced, in the app's process group) turns that list into the
+archive. A kill of the app's group kills the writer too; a stop of the app ends it without
+waiting. The next start without an archive tries again.
 
-A JVM that maps a truncated archive crashes, and a JVM killed while writing leaves one behind,
-so the archive is written under a name of its own, checked by starting a JVM on it, and only
-then renamed into place. An archive that does not match the JVM (another classpath or JDK build)
-is ignored by the JVM itself. Deleting the folder is always safe: the next run writes a new one.
+A JVM that maps a truncated archive crashes, and a writer killed halfway leaves one behind, so
+the archive is written under a name of its own, checked by starting a JVM on it, and only then
+renamed into place. An archive that does not match the JVM (another class path or JDK build) is
+ignored by the JVM itself. Deleting the folder is always safe: the next run writes a new one.
+
+The JVM checks the class path an archive was made for by file name, so an archive serves one
+installed PySpark (one clone's venv) and one Java. Beside each archive a small `.made-for` file
+names the jars folder and the Java it was made for; every start deletes the archives whose jars
+folder or Java is gone, or whose folder and Java now have another archive (an upgrade).
 
 Usage:
     cache = ClassCache(default_cache_dir(), "/usr/bin/java")
-    options = cache.java_options()      # add to spark.driver.extraJavaOptions
-    ...                                 # run Spark, stop it, let its JVM exit
-    cache.adopt()                       # keep the archive this run wrote, if it is sound
+    options = cache.java_options(session_folder / "loaded-classes.txt")  # extraJavaOptions
+    ...                                 # start Spark; after its first batch:
+    writer = cache.start_writing(class_path, ["-Xmx1g"])   # None when there is nothing to do
+    ...
+    writer.stop()                       # when the app stops: kill it if it is still writing
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from spark_app.runtime.atomic_file import replace_durably
+from spark_app.runtime.atomic_file import replace_durably, write_atomically
 
-__all__ = ["ClassCache", "default_cache_dir", "process_alive"]
+__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
+           "writing_line", "saved_line", "archive_news"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+# Archives without a `.made-for` file were written by the previous version of this module (at a
+# clean stop). One of this clone's is claimed by its name; another clone's is left alone for a
+# month (that clone may still run the old code and use it), then deleted.
+LEGACY_DAYS = 30
+_MADE_FOR = ".made-for"
+
+
+# What the app says on its console about the archive; the demo reads it back (archive_news).
+_WRITING = "Writing Spark's class archive "
+_SAVED = "Saved Spark's class archive "
+
+
+def writing_line(archive: Path, pid: int) -> str:
+    return f"{_WRITING}{archive} in the background (pid {pid})"
+
+
+def saved_line(archive: Path, seconds: float) -> str:
+    return f"{_SAVED}{archive} in {seconds:.0f} s: later starts take about half the time"
+
+
+def archive_news(line: str) -> str | None:
+    """"writing" or "saved" for the app's console lines above, else None."""
+    if line.startswith(_WRITING):
+        return "writing"
+    if line.startswith(_SAVED):
+        return "saved"
+    return None
 
 
 def default_cache_dir() -> Path:
@@ -37,11 +81,16 @@ def default_cache_dir() -> Path:
     return Path(base) / "checkpoint-experience"
 
 
-def _archive_name(java: str) -> str:
+def _jars_folder() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent / "jars"
+
+
+def _archive_name(java: str, jars: Path) -> str:
     """One archive per Spark installation and Java runtime: an archive fits only those."""
     import pyspark
 
-    jars = Path(pyspark.__file__).resolve().parent / "jars"
     key = f"{pyspark.__version__}|{jars}|{Path(java).resolve()}|{os.stat(java).st_mtime_ns}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"spark-{pyspark.__version__}-{digest}.jsa"
@@ -61,50 +110,184 @@ def process_alive(pid: int) -> bool:
 class ClassCache:
     """The archive for this Spark and Java in `folder`, and the JVM options to use or write it."""
 
-    def __init__(self, folder: Path, java: str) -> None:
+    def __init__(self, folder: Path, java: str, jars: Path | None = None) -> None:
         self.java = java
-        self.archive = folder / _archive_name(java)
-        # Written by this process's JVM at exit; adopted only if a JVM can start on it.
+        self.jars = jars or _jars_folder()
+        self.archive = folder / _archive_name(java, self.jars)
+        self.made_for = self.archive.with_name(self.archive.name + _MADE_FOR)
+        # Written by this process's writer; adopted only if a JVM can start on it.
         self._candidate = self.archive.with_name(f"{self.archive.name}.{os.getpid()}.tmp")
-        self.writes_at_exit = False  # True once java_options() asked the JVM to write it
+        self.class_list: Path | None = None  # set once java_options() asked the JVM for the list
 
     def writing(self) -> bool:
-        """No archive yet: the next JVM is asked to write one."""
+        """No archive yet: the JVM lists its classes, and the archive is written from the list."""
         return not self.archive.exists()
 
-    def java_options(self) -> str:
-        """JVM options that use the archive, or write it at exit; none if the folder is unusable."""
+    def java_options(self, class_list: Path) -> str:
+        """JVM options that use the archive, or list the loaded classes into `class_list` for
+        writing it; none if the folder is unusable. Prunes the folder first (cheap)."""
+        try:
+            self.archive.parent.mkdir(parents=True, exist_ok=True)
+            self.prune()
+        except OSError:  # e.g. a read-only home: start without the archive
+            return ""
         if self.writing():
-            try:
-                self.archive.parent.mkdir(parents=True, exist_ok=True)
-            except OSError:  # e.g. a read-only home: start without the archive
-                return ""
-            self._remove_abandoned()
-            self.writes_at_exit = True
-            return f"-XX:ArchiveClassesAtExit={self._candidate} {_QUIET}"
+            self.class_list = class_list
+            return f"-XX:DumpLoadedClassList={class_list}"
         return f"-XX:SharedArchiveFile={self.archive} {_QUIET}"
 
-    def _remove_abandoned(self) -> None:
-        """Archives whose writer died before adopting them (killed while its JVM wrote)."""
-        for leftover in self.archive.parent.glob(f"{self.archive.name}.*.tmp"):
-            pid = leftover.name.removeprefix(f"{self.archive.name}.").removesuffix(".tmp")
-            if pid.isdigit() and not process_alive(int(pid)):
-                leftover.unlink(missing_ok=True)
+    def _describe(self) -> str:
+        return json.dumps({"jars": str(self.jars), "java": str(Path(self.java).resolve())})
 
-    def adopt(self) -> bool:
-        """After the JVM exited: move the archive it wrote into place if a JVM can map it."""
+    def prune(self) -> list[Path]:
+        """Delete what no start can use any more; returns what was deleted."""
+        self._claim_legacy()
+        gone = self._remove_abandoned()
+        for archive in self.archive.parent.glob("spark-*.jsa"):
+            if archive != self.archive and _useless(archive, self.jars, Path(self.java).resolve()):
+                gone.append(archive)
+        for path in gone:
+            path.unlink(missing_ok=True)
+            path.with_name(path.name + _MADE_FOR).unlink(missing_ok=True)
+        return gone
+
+    def _claim_legacy(self) -> None:
+        """This clone's archive from before `.made-for` files: its name is this clone's key."""
+        if self.archive.exists() and not self.made_for.exists():
+            write_atomically(self.made_for, self._describe())
+
+    def _remove_abandoned(self) -> list[Path]:
+        """Archives whose writer died before adopting them (killed while it wrote)."""
+        gone = []
+        for leftover in self.archive.parent.glob("spark-*.jsa.*.tmp"):
+            pid = leftover.name.split(".jsa.", 1)[1].split(".", 1)[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                gone.append(leftover)
+        return gone
+
+    def start_writing(self, class_path: str, jvm_options: Sequence[str],
+                      said: Callable[[str], None] = lambda _: None) -> "ArchiveWriter | None":
+        """Write the archive in the background from the classes listed so far; None when the
+        archive exists, nothing was listed, or another process is writing it already."""
+        if self.class_list is None or not self.writing() or self._someone_writing():
+            return None
+        snapshot = self.class_list.with_name(self.class_list.name + ".complete")
+        try:
+            listed = self.class_list.read_bytes()
+            # The JVM may be halfway through a line: keep the complete ones.
+            snapshot.write_bytes(listed[: listed.rfind(b"\n") + 1])
+            # Claimed now, not when the writer creates it at its end: another app starting
+            # meanwhile sees a live writer and does not start a second one.
+            self._candidate.touch()
+        except OSError:
+            return None
+        return ArchiveWriter(self, snapshot, class_path, list(jvm_options), said).start()
+
+    def _someone_writing(self) -> bool:
+        for other in self.archive.parent.glob(f"{self.archive.name}.*.tmp"):
+            pid = other.name.removeprefix(f"{self.archive.name}.").split(".", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and process_alive(int(pid)):
+                return True
+        return False
+
+    def adopt(self, class_path: str, jvm_options: Sequence[str]) -> bool:
+        """Move the written archive into place if a JVM can map it with this class path."""
         candidate = self._candidate
         if not candidate.exists():
             return False
         try:
-            check = subprocess.run([self.java, f"-XX:SharedArchiveFile={candidate}", *_QUIET.split(),
-                                    "-XX:ErrorFile=/dev/null", "-version"],
-                                   capture_output=True, timeout=60)
-            if check.returncode == 0:
-                replace_durably(candidate, self.archive)
-                return True
-            return False
+            check = subprocess.run([self.java, "-Xshare:on", f"-XX:SharedArchiveFile={candidate}",
+                                    *_QUIET.split(), "-XX:ErrorFile=/dev/null", *jvm_options,
+                                    "-cp", class_path, "-version"],
+                                   capture_output=True, timeout=120)
+            if check.returncode != 0:
+                return False
+            write_atomically(self.made_for, self._describe())  # before the archive: never without
+            replace_durably(candidate, self.archive)
+            return True
         except (OSError, subprocess.TimeoutExpired):
             return False
         finally:
             candidate.unlink(missing_ok=True)
+
+
+def _useless(archive: Path, our_jars: Path, our_java: Path) -> bool:
+    """An archive no start can use: made for a jars folder or Java that is gone, or replaced
+    by another archive for the same ones (PySpark or Java upgraded in place)."""
+    made_for = archive.with_name(archive.name + _MADE_FOR)
+    try:
+        record = json.loads(made_for.read_text(encoding="utf-8"))
+        jars, java = Path(record["jars"]), Path(record["java"])
+    except FileNotFoundError:
+        try:
+            age_days = (time.time() - archive.stat().st_mtime) / 86400
+        except FileNotFoundError:
+            return False
+        return age_days > LEGACY_DAYS
+    except (OSError, ValueError, KeyError, TypeError):
+        return True  # a record we cannot read is no record
+    if not jars.is_dir() or not java.exists():
+        return True
+    return jars == our_jars and java == our_java
+
+
+class ArchiveWriter:
+    """One background `java -Xshare:dump`, and the thread that adopts what it wrote."""
+
+    def __init__(self, cache: ClassCache, class_list: Path, class_path: str,
+                 jvm_options: list[str], said: Callable[[str], None]) -> None:
+        self.cache = cache
+        self.class_list = class_list
+        self.class_path = class_path
+        self.jvm_options = jvm_options
+        self._said = said
+        self.process: subprocess.Popen[bytes] | None = None
+        self.adopted = False
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._finish, name="class-archive", daemon=True)
+
+    def command(self) -> list[str]:
+        # Niced: it only uses what the app leaves idle. The same -Xmx as the driver, because
+        # the JVM refuses an archive written with other compressed-pointer settings.
+        nice = ["nice", "-n", "19"] if shutil.which("nice") else []
+        return [*nice, self.cache.java, "-Xshare:dump", *_QUIET.split(),
+                f"-XX:SharedClassListFile={self.class_list}",
+                f"-XX:SharedArchiveFile={self.cache._candidate}", *self.jvm_options,
+                "-cp", self.class_path]
+
+    def start(self) -> "ArchiveWriter":
+        # Not a session of its own: a kill of the app's process group reaches it too.
+        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._said(writing_line(self.cache.archive, self.process.pid))
+        self._thread.start()
+        return self
+
+    def _finish(self) -> None:
+        assert self.process is not None
+        started = time.monotonic()
+        code = self.process.wait()
+        try:
+            if code == 0 and not self._stopping.is_set():
+                self.adopted = self.cache.adopt(self.class_path, self.jvm_options)
+        finally:
+            self.cache._candidate.unlink(missing_ok=True)
+            self.class_list.unlink(missing_ok=True)
+        if self.adopted:
+            self._said(saved_line(self.cache.archive, time.monotonic() - started))
+        elif not self._stopping.is_set():
+            self._said(f"Spark's class archive was not written (exit code {code}); the next "
+                       f"start tries again")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the writer and its adoption; True once both are over."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def stop(self) -> None:
+        """End the writer now if it is still writing (what it wrote is discarded); no waiting
+        beyond the kill itself."""
+        self._stopping.set()
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        self._thread.join(2)  # an adoption under way ends on its own

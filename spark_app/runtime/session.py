@@ -16,6 +16,7 @@ Usage:
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import shutil
@@ -27,9 +28,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from spark_app.runtime.class_cache import ClassCache, default_cache_dir, process_alive
+from spark_app.runtime.class_cache import ArchiveWriter, ClassCache, default_cache_dir, process_alive
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
@@ -93,7 +94,8 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
     log4j.write_text(log4j_text(settings.spark_log_file), encoding="utf-8")
     return Found(python=sys.executable, code_root=Path(__file__).resolve().parents[2],
                  log4j_file=log4j, checkpoint_files_class=_checkpoint_files_class(),
-                 class_cache_options=classes.java_options() if classes is not None else "",
+                 class_cache_options=(classes.java_options(folder / "loaded-classes.txt")
+                                      if classes is not None else ""),
                  slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
                  temp_dir=folder)
 
@@ -219,8 +221,9 @@ def _session_folder() -> Path:
 class SparkSessionResource:
     """`with SparkSessionResource(settings) as spark:`: start once, stop once.
 
-    With a class cache folder in the settings, the JVM starts from the archive kept there; the
-    first run writes it when its JVM exits, so stop() then waits for the JVM (a few seconds).
+    With a class cache folder in the settings, the JVM starts from the archive kept there; a
+    start without one writes it in the background after the first batch with data
+    (class_cache.py), and stop() ends that writer without waiting for it.
     The session's temporary folder is removed when it stops, or when it fails to start.
     """
 
@@ -229,6 +232,8 @@ class SparkSessionResource:
         self.spark: "SparkSession | None" = None
         self.folder: Path | None = None
         self._classes: ClassCache | None = None
+        self.archive_writer: ArchiveWriter | None = None
+        self._archive_asked = False
 
     def __enter__(self) -> "SparkSession":
         return self.start()
@@ -249,13 +254,24 @@ class SparkSessionResource:
             except BaseException:
                 self._remove_folder()
                 raise
+            if self._classes is not None and self._classes.class_list is not None:
+                self.spark.streams.addListener(_archive_after_first_batch(self, self.spark))
         return self.spark
+
+    def write_class_archive(self, class_path: str, jvm_options: list[str]) -> None:
+        """Start writing the class archive in the background, once (see class_cache.py)."""
+        if self._classes is None or self._archive_asked or self.spark is None:
+            return
+        self._archive_asked = True
+        self.archive_writer = self._classes.start_writing(class_path, jvm_options, _say)
 
     def stop(self) -> None:
         spark, self.spark = self.spark, None
         if spark is None:
             return
         try:
+            if self.archive_writer is not None:
+                self.archive_writer.stop()  # never waited for: a restart may be waiting on us
             self._stop(spark)
         finally:
             self._remove_folder()
@@ -270,20 +286,50 @@ class SparkSessionResource:
             spark.stop()
         except ConnectionError:
             # The JVM is gone already: a signal to the whole process group (`timeout`, a closed
-            # terminal) reached it too. Nothing is left to stop, and no class archive to keep.
+            # terminal) reached it too. Nothing is left to stop.
             return
-        if self._classes is not None and self._classes.writes_at_exit:
-            print(f"Saving Spark's classes for faster starts to {self._classes.archive} (once, "
-                  f"takes a few seconds)", file=sys.stderr, flush=True)
-            if _end_jvm():
-                self._classes.adopt()
+
+
+def _say(text: str) -> None:
+    """The class archive's progress: on the app's console (stderr) and in spark.log."""
+    print(text, file=sys.stderr, flush=True)
+    logging.getLogger("spark_app").info(text)
+
+
+def _archive_after_first_batch(resource: SparkSessionResource, spark: "SparkSession") -> Any:
+    """A listener that starts the class archive's writer after the first batch that read data:
+    by then the JVM has loaded the classes a query needs, and the learner has seen the app work.
+    The class path and heap size are the driver JVM's own, asked now (the writer must match)."""
+    from pyspark.sql.streaming.listener import StreamingQueryListener
+
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None
+    class_path = str(jvm.java.lang.System.getProperty("java.class.path"))
+    arguments = jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    heap = [str(a) for a in arguments if str(a).startswith(("-Xmx", "-Xms"))]
+
+    class FirstBatch(StreamingQueryListener):  # type: ignore[misc]
+        def onQueryStarted(self, event: Any) -> None:
+            return None
+
+        def onQueryProgress(self, event: Any) -> None:
+            if event.progress.numInputRows > 0:
+                resource.write_class_archive(class_path, heap)
+
+        def onQueryIdle(self, event: Any) -> None:
+            return None
+
+        def onQueryTerminated(self, event: Any) -> None:
+            return None
+
+    return FirstBatch()
 
 
 def _end_jvm(timeout_sec: float = 120.0) -> bool:
     """Make the stopped session's JVM exit now rather than with Python; True once it has.
 
-    PySpark keeps one JVM per Python process and ends it only when Python exits; the JVM writes
-    the class archive as it exits. A session started after this gets a new JVM.
+    PySpark keeps one JVM per Python process and ends it only when Python exits; a session
+    started after this gets a new JVM (with other jars, say).
     """
     from pyspark import SparkContext
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from scenarios.demo.state import (
     CheckpointView,
@@ -21,6 +23,8 @@ from scenarios.demo.state import (
     with_verdict,
 )
 from scenarios.demo.view import render, retention_label, status_line
+from spark_app.runtime.class_cache import saved_line, writing_line
+from spark_app.source.data_loss import connector_data_loss
 
 
 def _screen(state: object, width: int = 160) -> str:
@@ -85,13 +89,75 @@ def test_retention_label() -> None:
     assert [retention_label(s) for s in (15, 60, 90, 3600, 7200)] == ["15 s", "1 min", "90 s", "1 h", "2 h"]
 
 
-def test_the_apps_last_words_are_shown_in_full_after_a_failure() -> None:
-    reason = ("spark_app: KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: offsets [240, 261) of "
-              "Experience-0 are no longer in Kafka; restart with --fail-on-data-loss false")
-    state = on_spark_started(initial_state(15), pid=7)
+def _last_words_panel(screen: str) -> tuple[list[str], str]:
+    """The failure panel's rows, and its text with the borders and line breaks taken out."""
+    panel = screen[screen.index("Spark app's last words"):screen.index("Output log verdict")]
+    rows = panel.splitlines()[:-1]  # the verdict panel's top border ends it
+    return rows, " ".join(row.strip(" │╭╮╰╯─") for row in rows)
+
+
+def test_the_apps_last_words_are_shown_after_a_failure_with_where_the_rest_is() -> None:
+    reason = ("spark_app: KAFKA_UNREACHABLE: no Kafka broker answers at 127.0.0.1:9092. Start one "
+              "with `python -m kafka_app` or pass --bootstrap-servers HOST:PORT.")
+    state = on_spark_started(initial_state(15, "run/log/spark.log"), pid=7)
     state = on_spark_line(on_spark_line(state, "Traceback (most recent call last):"), reason)
     state = on_spark_exit(state, 1)
-    screen = " ".join(_screen(state, width=100).split())
+    screen = _screen(state, width=100)
     assert "down: failed" in screen
-    assert f"Spark app's last words: {reason}" in screen
+    words = _last_words_panel(screen)[1]
+    assert reason.removeprefix("spark_app: ") in words  # short: shown whole, remedy included
+    assert "The whole message and Spark's trace: run/log/spark.log" in words
     assert "last words" not in _screen(on_spark_started(state, pid=8))
+
+
+# A task's data-loss failure as PySpark raises it on the connector: Spark's words, then the
+# executor's and the driver's Java stack traces, and only then the SQLSTATE.
+_FRAMES = "\n".join(f"\tat org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer.get(KafkaDataConsumer"
+                    f".scala:{100 + i})" if i % 2 else f"\tat org.apache.spark.scheduler.Task.run("
+                    f"Task.scala:{140 + i})" for i in range(90))
+_TASK_DATA_LOSS = (
+    "[STREAM_FAILED] Query [id = 5c34, runId = be67] terminated with exception: Job aborted due "
+    "to stage failure: Task 0 in stage 41.0 failed 1 times, most recent failure: Lost task 0.0 in "
+    "stage 41.0 (TID 41) (127.0.0.1 executor driver): org.apache.spark.SparkException: "
+    "[KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE] Some data may have been lost because they are "
+    "not available in Kafka any more;\neither the data was aged out by Kafka or the topic may have "
+    "been deleted before all the data in the\ntopic was processed.\nIf you don't want your "
+    "streaming query to fail on such cases, set the source option failOnDataLoss to false.\n"
+    "Reason: Could not read records in offset [33, 40) for topic partition Experience-0\nwith "
+    "consumer group spark-kafka-source-e5e2-1861636880-executor.\n" + _FRAMES
+    + "\n\nDriver stacktrace:\n" + _FRAMES + " SQLSTATE: XXKST\n=== Streaming Query ===\n")
+
+
+def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_short_panel() -> None:
+    error = connector_data_loss(_TASK_DATA_LOSS, earliest_of=lambda tp: 38)
+    assert error is not None
+    line = f"spark_app: {error}"  # the app's last line, as its CLI prints it
+    assert len(line) > 5000 and "\n" not in line  # the traces, flattened into the one line
+    state = on_spark_started(initial_state(15, "log/spark.log"), pid=7)
+    state = on_spark_exit(on_spark_line(state, line), 1)
+
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system="truecolor")
+    console.print(render(state))
+    screen = Text.from_ansi(console.file.getvalue()).plain  # type: ignore[attr-defined]
+    rows, words = _last_words_panel(screen)
+
+    assert len(rows) <= 7, "\n".join(rows)
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: Could not read records in offset [33, 40)" in words
+    assert ("What to do: Kafka's earliest offset of Experience-0 is now 38, so offsets [33, 38) are "
+            "gone") in words
+    assert "restart with --fail-on-data-loss false" in words
+    assert "The whole message and Spark's trace: log/spark.log" in words
+    assert "KafkaDataConsumer" not in screen
+
+
+def test_the_spark_panel_says_while_the_class_archive_is_being_saved_and_once_it_is() -> None:
+    archive = Path("/home/me/.cache/checkpoint-experience/spark-4.2.0-0123456789abcdef.jsa")
+    state = on_spark_line(_running_state(), writing_line(archive, 4243))
+    assert "class archive: saving…" in _screen(state)
+
+    killed = on_spark_started(on_spark_exit(on_spark_signal(state, "SIGKILL"), -9), pid=4300)
+    assert "class archive: sav" not in _screen(killed)  # the writer died with its app
+
+    saved = on_spark_line(state, saved_line(archive, 61))
+    assert "class archive: saved" in _screen(saved)
+    assert "class archive: saved" in _screen(on_spark_started(saved, pid=4301))
