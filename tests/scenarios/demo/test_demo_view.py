@@ -129,7 +129,7 @@ _TASK_DATA_LOSS = (
 
 
 def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_short_panel() -> None:
-    error = connector_data_loss(_TASK_DATA_LOSS, earliest_of=lambda tp: 38)
+    error = connector_data_loss(_TASK_DATA_LOSS, offsets_of=lambda tp: (38, 60))
     assert error is not None
     line = f"spark_app: {error}"  # the app's last line, as its CLI prints it
     assert len(line) > 5000 and "\n" not in line  # the traces, flattened into the one line
