@@ -28,6 +28,7 @@ from pathlib import Path
 
 from spark_app.line_template import LineTemplate
 from spark_app.output_line import OutputRow
+from spark_app.runtime.class_cache import kill_writers
 
 __all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "CRASH", "CrashLine", "crash_line_in", "is_negative",
            "message_id"]
@@ -91,6 +92,7 @@ class NegativeKeyPolicy:
                 os.fsync(f.fileno())
         print(CRASH.text(CrashLine(str(row.key), str(row.value), self.mode)), file=sys.stderr,
               flush=True)
+        kill_writers()  # the class archive's writer, if one runs: nothing of ours outlives us
         if self.jvm_pid is not None:
             os.kill(self.jvm_pid, signal.SIGKILL)
         os._exit(_EXIT_CODE)

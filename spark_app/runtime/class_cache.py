@@ -43,7 +43,7 @@ from pathlib import Path
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 
 __all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
-           "writing_line", "saved_line", "archive_news"]
+           "writing_line", "saved_line", "archive_news", "kill_writers"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
@@ -231,6 +231,18 @@ def _useless(archive: Path, our_jars: Path, our_java: Path) -> bool:
     return jars == our_jars and java == our_java
 
 
+# The writers this process started and has not seen end: a crash that skips every clean-up
+# (the negative key's os._exit) kills them first, so none outlives the app.
+_RUNNING: set["ArchiveWriter"] = set()
+
+
+def kill_writers() -> None:
+    """Kill every archive writer of this process still running (nothing it wrote is kept)."""
+    for writer in list(_RUNNING):
+        if writer.process is not None and writer.process.poll() is None:
+            writer.process.kill()
+
+
 class ArchiveWriter:
     """One background `java -Xshare:dump`, and the thread that adopts what it wrote."""
 
@@ -259,6 +271,7 @@ class ArchiveWriter:
         # Not a session of its own: a kill of the app's process group reaches it too.
         self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _RUNNING.add(self)
         self._said(writing_line(self.cache.archive, self.process.pid))
         self._thread.start()
         return self
@@ -267,6 +280,7 @@ class ArchiveWriter:
         assert self.process is not None
         started = time.monotonic()
         code = self.process.wait()
+        _RUNNING.discard(self)
         try:
             if code == 0 and not self._stopping.is_set():
                 self.adopted = self.cache.adopt(self.class_path, self.jvm_options)

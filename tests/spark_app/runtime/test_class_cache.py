@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.runtime.class_cache import (LEGACY_DAYS, ClassCache, archive_news, saved_line,
-                                           writing_line)
+from spark_app.runtime.class_cache import (LEGACY_DAYS, ClassCache, archive_news, kill_writers,
+                                           saved_line, writing_line)
 
 JAVA = shutil.which("java")
 pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")
@@ -70,6 +70,20 @@ def test_stopping_the_app_kills_its_writer_and_keeps_nothing_it_wrote(tmp_path: 
     assert not writer.adopted
     assert cache.writing()
     assert not list(cache.archive.parent.glob("*.tmp"))
+
+
+def test_a_crash_that_skips_every_clean_up_kills_the_writer_first(tmp_path: Path) -> None:
+    """The negative key's os._exit runs no stop(): kill_writers() is what it calls instead."""
+    cache = new_cache(tmp_path)
+    listed = tmp_path / "loaded-classes.txt"
+    run_jvm(cache.java_options(listed), str(cache.jars))
+    writer = cache.start_writing(str(cache.jars), [])
+    assert writer is not None and writer.process is not None
+
+    kill_writers()
+
+    assert writer.process.wait(timeout=10) != 0
+    assert writer.wait(timeout=10) and not writer.adopted and cache.writing()
 
 
 def test_no_writer_without_a_class_list_or_once_the_archive_exists(tmp_path: Path) -> None:
