@@ -15,6 +15,7 @@ Usage:
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import os
@@ -97,7 +98,7 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
                  class_cache_options=(classes.java_options(folder / "loaded-classes.txt")
                                       if classes is not None else ""),
                  slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
-                 temp_dir=folder)
+                 temp_dir=folder, jvm_temp_dir=_jvm_temp_folder())
 
 
 def _checkpoint_files_class() -> str:
@@ -206,6 +207,17 @@ def jvm_pid(spark: "SparkSession") -> int:
 
 # The session's temporary folder: `<tmp>/spark_app-session-<pid>-<random>`.
 _FOLDER_PREFIX = "spark_app-session-"
+
+
+def _jvm_temp_folder() -> Path:
+    """The driver JVM's java.io.tmpdir: one per Python process, since PySpark keeps one JVM per
+    process across sessions. Named like the session folders, so the next start removes a killed
+    process's; removed when this process exits."""
+    folder = Path(tempfile.gettempdir()) / f"{_FOLDER_PREFIX}{os.getpid()}-jvm"
+    if not folder.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def _session_folder() -> Path:

@@ -37,6 +37,7 @@ class Found:
     slow_classes: Path | None = None  # the compiled slow file manager, with --checkpoint-latency
     connector_conf: Mapping[str, str] = field(default_factory=dict)  # --source spark-kafka
     temp_dir: Path | None = None  # the session's temporary folder: Spark's scratch space too
+    jvm_temp_dir: Path | None = None  # the driver JVM's java.io.tmpdir, one per Python process
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         "spark.app.name": app_name,
         "spark.master": settings.master,
         "spark.driver.extraJavaOptions": _driver_java_options(found.log4j_file,
-                                                              found.class_cache_options),
+                                                              found.class_cache_options,
+                                                              found.jvm_temp_dir),
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.ui.enabled": str(settings.ui).lower(),
@@ -81,8 +83,9 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         # Spark's scratch space (block manager, the jars each start copies, PySpark's files) in
         # the session's folder, which the stop removes, and the next start if the app was
         # killed: in /tmp, every kill -9 left a few MB behind (5 GB in a day of scenarios).
-        # Not java.io.tmpdir: a JVM outlives its first session in one Python process (tests),
-        # and native libraries unpacked there later (RocksDB's) need the folder to exist.
+        # java.io.tmpdir has a folder of its own (Found.jvm_temp_dir): a JVM outlives its first
+        # session in one Python process (tests), and native libraries unpacked there later
+        # (RocksDB's) need the folder to exist.
         conf["spark.local.dir"] = str(found.temp_dir)
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
@@ -110,10 +113,16 @@ def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[
     return env
 
 
-def _driver_java_options(log4j: Path, class_cache_options: str) -> str:
+def _driver_java_options(log4j: Path, class_cache_options: str,
+                         jvm_temp_dir: Path | None = None) -> str:
     # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
     # the C2 compiler threads of a starting JVM compete with the Python workers starting.
     options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1"]
+    if jvm_temp_dir is not None:
+        # What the JVM unpacks or creates there (lz4's and RocksDB's native libraries, Spark's
+        # artifacts-* folders) stays behind in /tmp when the JVM is killed; a folder of the
+        # process's own is removed at exit, and by the next start after a kill.
+        options.append(f"-Djava.io.tmpdir={jvm_temp_dir}")
     return " ".join([*options, class_cache_options] if class_cache_options else options)
 
 

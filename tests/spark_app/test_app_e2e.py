@@ -13,6 +13,7 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -84,7 +85,20 @@ class CounterProducer(threading.Thread):
         return self.sent
 
 
+_JVM_LITTER = ("liblz4-java*", "librocksdbjni*", "artifacts-*", "spark-*", "spark_app-session-*")
+
+
+def _ours_in_tmp(since: float) -> list[str]:
+    """What a Spark JVM or the app left in the system's temporary folder since `since`."""
+    tmp = Path(tempfile.gettempdir())
+    return sorted(p.name for pattern in _JVM_LITTER for p in tmp.glob(pattern)
+                  if p.stat().st_mtime >= since)
+
+
 def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_path: Path) -> None:
+    """Also: the killed runs leave nothing in /tmp once a clean run has started and stopped
+    after them (it removes what a killed process left; the clean one removes its own)."""
+    started = time.time()
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     producer = CounterProducer(bootstrap)
@@ -101,6 +115,7 @@ def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_
     finally:
         total = producer.stop()
     catch_up_exactly_once(tmp_path, args, total)
+    assert _ours_in_tmp(started) == []
 
 
 def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Path) -> None:

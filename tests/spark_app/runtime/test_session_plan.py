@@ -41,6 +41,15 @@ def test_options_add_their_settings() -> None:
     assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
 
 
+def test_the_jvms_temporary_folder_is_the_processes_own() -> None:
+    """lz4's and RocksDB's native libraries and Spark's artifacts-* folders go to java.io.tmpdir:
+    in /tmp, every killed JVM left them behind."""
+    found = Found(**{**FOUND.__dict__, "jvm_temp_dir": Path("/tmp/spark_app-session-7-jvm")})
+    options = session_conf(SparkAppSettings(), found)["spark.driver.extraJavaOptions"]
+    assert "-Djava.io.tmpdir=/tmp/spark_app-session-7-jvm" in options.split()
+    assert "java.io.tmpdir" not in session_conf(SparkAppSettings(), FOUND)["spark.driver.extraJavaOptions"]
+
+
 def test_sparks_scratch_space_is_the_sessions_folder() -> None:
     """In /tmp, every kill -9 of the app left Spark's scratch folders behind (the jars each
     start copies among them); in the session's folder, the next start removes them."""
