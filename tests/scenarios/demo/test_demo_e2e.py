@@ -25,6 +25,7 @@ import pytest
 
 from scenarios.engine import leftovers as leftovers_module
 from scenarios.demo.session import DEMO_MARK_VARIABLE
+from tests.tmux_screen import TmuxScreen
 
 pytestmark = pytest.mark.e2e
 
@@ -82,24 +83,9 @@ def _no_leftovers(log_dir: Path) -> None:
           lambda: f"processes left behind: {_marked_processes(log_dir)}")
 
 
-class Tmux:
-    """A private tmux server with one session of a fixed size."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def _tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, timeout=10)
-        return done.stdout
-
-    def start(self, command: str) -> None:
-        self._tmux("new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", command)
-
-    def keys(self, *keys: str) -> None:
-        self._tmux("send-keys", "-t", self.name, *keys)
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", self.name)
+class Tmux(TmuxScreen):
+    """The demo's live screen in tmux: it redraws in place, so waits read the screen as it is
+    now, not the pane's history (an old frame would match)."""
 
     def wait(self, pattern: str, timeout: float = STEP_SEC) -> re.Match[str]:
         return _poll(lambda: re.search(pattern, self.screen()), timeout, self.screen)  # type: ignore[return-value]
@@ -112,9 +98,6 @@ class Tmux:
             return int(match[1]) if match and int(match[1]) >= count else None
 
         return _poll(enough, timeout, self.screen)  # type: ignore[return-value]
-
-    def close(self) -> None:
-        self._tmux("kill-server")
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
