@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.runtime.class_cache import (LEGACY_DAYS, ClassCache, archive_news, kill_writers,
-                                           saved_line, writing_line)
+from spark_app.runtime.class_cache import (LEGACY_DAYS, ArchiveWriter, ClassCache, archive_news,
+                                           kill_writers, saved_line, writing_line)
 
 JAVA = shutil.which("java")
 pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")
@@ -57,16 +57,21 @@ def test_a_new_cache_lists_classes_then_writes_the_archive_in_the_background(tmp
     run_jvm(f"-Xshare:on -XX:SharedArchiveFile={cache.archive} -Xmx256m", str(cache.jars))
 
 
-def test_stopping_the_app_kills_its_writer_and_keeps_nothing_it_wrote(tmp_path: Path) -> None:
+def writing(tmp_path: Path) -> tuple[ClassCache, ArchiveWriter]:
+    """A new cache whose writer has just started (a JVM listed its classes first)."""
     cache = new_cache(tmp_path)
-    listed = tmp_path / "loaded-classes.txt"
-    run_jvm(cache.java_options(listed), str(cache.jars))
+    run_jvm(cache.java_options(tmp_path / "loaded-classes.txt"), str(cache.jars))
     writer = cache.start_writing(str(cache.jars), [])
     assert writer is not None and writer.process is not None
+    return cache, writer
+
+
+def test_stopping_the_app_kills_its_writer_and_keeps_nothing_it_wrote(tmp_path: Path) -> None:
+    cache, writer = writing(tmp_path)
 
     writer.stop()
 
-    assert writer.process.poll() is not None
+    assert writer.process is not None and writer.process.poll() is not None
     assert not writer.adopted
     assert cache.writing()
     assert not list(cache.archive.parent.glob("*.tmp"))
@@ -74,15 +79,11 @@ def test_stopping_the_app_kills_its_writer_and_keeps_nothing_it_wrote(tmp_path: 
 
 def test_a_crash_that_skips_every_clean_up_kills_the_writer_first(tmp_path: Path) -> None:
     """The negative key's os._exit runs no stop(): kill_writers() is what it calls instead."""
-    cache = new_cache(tmp_path)
-    listed = tmp_path / "loaded-classes.txt"
-    run_jvm(cache.java_options(listed), str(cache.jars))
-    writer = cache.start_writing(str(cache.jars), [])
-    assert writer is not None and writer.process is not None
+    cache, writer = writing(tmp_path)
 
     kill_writers()
 
-    assert writer.process.wait(timeout=10) != 0
+    assert writer.process is not None and writer.process.wait(timeout=10) != 0
     assert writer.wait(timeout=10) and not writer.adopted and cache.writing()
 
 
