@@ -27,6 +27,8 @@ from types import FrameType
 
 from rich.console import Console
 
+from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
+from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
 from scenarios.errors import ScenarioError
 from scenarios.engine.hangup import hang_up
@@ -34,7 +36,8 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.engine.jar_prefetch import prefetch_jars
-from scenarios.engine.matrix import on_spark, print_matrix, run_matrix, run_stack_matrix
+from scenarios.engine.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
+from scenarios.engine.matrix import run_stack_matrix
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
@@ -76,6 +79,9 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--spark", metavar="VERSION",
                      help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
                           "with uv on first use (default: the project's own)")
+    run.add_argument("--kafka-version", metavar="VERSION",
+                     help="the Apache Kafka the scenarios start (e.g. 4.0.2 or 4.4.0), its jars "
+                          f"fetched once (default {DEFAULT_KAFKA_VERSION})")
     for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
         if scenario.options:
             group = run.add_argument_group(f"options of {scenario.name}")
@@ -88,6 +94,9 @@ def main_parser() -> argparse.ArgumentParser:
     columns = matrix.add_mutually_exclusive_group(required=True)
     columns.add_argument("--spark", metavar="V1,V2,…",
                          help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)")
+    columns.add_argument("--kafka-version", metavar="V1,V2,…",
+                         help="Apache Kafka versions, e.g. 4.0.2,4.1.2,4.4.0, on the default stack "
+                              "(each version's jars fetched once)")
     columns.add_argument("--stack", metavar="S1,S2,…",
                          help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
                               "for the four (embedded|apache × python|connector)")
@@ -174,6 +183,8 @@ def _run(args: argparse.Namespace) -> int:
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers)
     settings = chosen_stack(args).applied_to(settings)
+    if args.kafka_version:
+        settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
     prefetch_jars(settings, narrator.say)
@@ -192,6 +203,21 @@ def _matrix(args: argparse.Namespace) -> int:
                             f"(--stack {OFFLINE.name} is the offline one)")
     if args.offline:
         settings = OFFLINE.applied_to(settings)
+    if args.kafka_version is not None:
+        if args.offline:
+            raise ScenarioError("--kafka-version names Apache Kafka's versions; --offline runs "
+                                "the embedded broker: give one")
+        versions = [_kafka_version(v.strip(), settings) for v in args.kafka_version.split(",")
+                    if v.strip()]
+        _stop_like_ctrl_c()
+        for version in versions:
+            prefetch_jars(replace(settings, kafka_version=version), print)
+        matrix = run_kafka_matrix(versions, scenarios, settings, Narrator(), args.report)
+        print_matrix(matrix, Console(highlight=False))
+        if args.report is not None:
+            print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
+                  f"kafka-<version>/")
+        return matrix.exit_code
     if args.stack is not None:
         stacks = list(STACKS) if args.stack.strip() == "all" else [
             parse_stack(s) for s in args.stack.split(",") if s.strip()]
@@ -222,6 +248,17 @@ def _seconds(text: str) -> float:
     if not seconds > 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0, e.g. 20")
     return seconds
+
+
+def _kafka_version(version: str, settings: RunSettings) -> str:
+    """A Kafka version for the brokers the scenarios start, or one line saying why not."""
+    if settings.kafka != "apache" or settings.bootstrap_servers:
+        raise ScenarioError(f"--kafka-version {version} applies to the Apache Kafka the scenarios "
+                            f"start; this run uses {settings.stack.split('/')[0]} Kafka")
+    wrong = check_kafka_version(version)
+    if wrong:
+        raise ScenarioError(wrong)
+    return version
 
 
 def _stop_like_ctrl_c() -> None:

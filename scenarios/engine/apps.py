@@ -91,9 +91,11 @@ class KafkaSide:
                  retention_sec: float, bootstrap_servers: str | None = None,
                  python: str = sys.executable, progress: Progress | None = None,
                  partitions: int = 1, proxy_port: int | None = None,
-                 kind: str = "embedded", brokers: int = 1) -> None:
+                 kind: str = "embedded", brokers: int = 1,
+                 kafka_version: str | None = None) -> None:
         self.group, self.folders, self.timings = group, folders, timings
         self.kind, self.brokers = kind, brokers
+        self.kafka_version = kafka_version  # Apache Kafka's; None: kafka_app's pinned default
         # The nodes of a cluster (brokers > 1), which the stage's brokers part kills and starts.
         self.cluster: ApacheKafka | None = None
         # With a proxy port the broker gets a second listener that advertises the proxy (see
@@ -128,7 +130,8 @@ class KafkaSide:
     def _start_apache_kafka(self) -> None:
         """Apache Kafka through the same command (`python -m kafka_app broker --kafka apache`):
         one JVM node, fetched once into the project's cache; a JVM takes longer to listen."""
-        self._start_broker_process(KafkaChoice(kafka="apache").to_argv(),
+        self._start_broker_process(KafkaChoice(kafka="apache",
+                                               kafka_version=self.kafka_version).to_argv(),
                                    2 * self.timings.kafka_start_timeout_sec)
 
     def _start_apache_cluster(self) -> None:
@@ -146,7 +149,8 @@ class KafkaSide:
         settings = BrokerSettings(port=0, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
                                   retention_check_sec=t.retention_check_sec,
                                   retention_initial_delay_sec=t.retention_initial_delay_sec)
-        cluster = ApacheKafka(settings, brokers=self.brokers, progress=False,
+        cluster = ApacheKafka(settings, brokers=self.brokers, version=self.kafka_version,
+                              progress=False,
                               start_timeout=4 * t.kafka_start_timeout_sec)
         self.cluster = cluster
         if self.progress is not None:

@@ -31,7 +31,8 @@ def prefetch_commands(settings: RunSettings) -> list[list[str]]:
     """The commands that fetch what `settings`' stack needs (none for the stand-ins)."""
     commands = []
     if settings.kafka == "apache" and not settings.bootstrap_servers:
-        commands.append([sys.executable, "-m", "kafka_app.apache.jars"])
+        version = ["--kafka-version", settings.kafka_version] if settings.kafka_version else []
+        commands.append([sys.executable, "-m", "kafka_app.apache.jars", *version])
     if settings.source == "spark-kafka":
         commands.append([settings.spark_python, "-m", "spark_app.runtime.connector_jars"])
     return commands

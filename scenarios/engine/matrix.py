@@ -35,7 +35,7 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
-__all__ = ["Matrix", "on_spark", "print_matrix", "run_matrix", "run_stack_matrix"]
+__all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix"]
 
 _ABSENT = "—"
 
@@ -136,6 +136,23 @@ def run_stack_matrix(stacks: Sequence[Stack], scenarios: Sequence[Scenario], set
     matrix = Matrix([s.name for s in stacks], results, label="", title="Stacks compared")
     if report_dir is not None:
         _write(matrix, report_dir, {s.name: s.folder for s in stacks})
+    return matrix
+
+
+def run_kafka_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
+                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+    """Run `scenarios` on each Apache Kafka version in turn; reports under
+    report_dir/kafka-<version>/."""
+    results: dict[str, list[ScenarioResult]] = {}
+    folders = {v: f"kafka-{v}" for v in versions}
+    for version in versions:
+        narrator.say(f"matrix: the scenarios on Apache Kafka {version}")
+        on_version = replace(settings, kafka_version=version,
+                             report_dir=report_dir / folders[version] if report_dir else None)
+        results[version] = run_scenarios(scenarios, on_version, narrator)
+    matrix = Matrix(list(versions), results, label="Kafka", title="Kafka versions compared")
+    if report_dir is not None:
+        _write(matrix, report_dir, folders)
     return matrix
 
 

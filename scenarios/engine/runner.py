@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index
 from scenarios.engine.registry import Scenario
@@ -72,7 +73,8 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
                  root: Path) -> ScenarioResult:
     """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
     result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version,
-                            stack=settings.stack, summary=scenario.summary)
+                            stack=settings.stack, kafka_version=kafka_version_of(settings),
+                            summary=scenario.summary)
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
     unavailable = brokers_unavailable(settings, scenario.kafka_brokers)
@@ -99,6 +101,13 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
     _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
     return result
+
+
+def kafka_version_of(settings: RunSettings) -> str:
+    """The Apache Kafka a run's scenarios start (none: the embedded broker, or one given)."""
+    if settings.kafka != "apache" or settings.bootstrap_servers:
+        return ""
+    return settings.kafka_version or DEFAULT_KAFKA_VERSION
 
 
 def _time_spent(stage: Stage) -> dict[str, dict[str, float]]:

@@ -79,6 +79,9 @@ class RunSettings:
     # scenarios/engine/spark_envs.py); "" means the project's own, the locked one.
     spark_version: str = ""
     spark_python: str = sys.executable
+    # Apache Kafka's version for the brokers a scenario starts (`--kafka-version`, a Kafka 4.x
+    # release Maven Central serves); "" means kafka_app's pinned default.
+    kafka_version: str = ""
 
     @property
     def stack(self) -> str:

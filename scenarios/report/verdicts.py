@@ -21,6 +21,7 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.table import Table
 
+from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.checker.expectations import Check
 from scenarios.checker.verify import ValueRange
 
@@ -50,6 +51,9 @@ class ScenarioResult:
     # Which Kafka and which Kafka source the app read with (RunSettings.stack), e.g.
     # "embedded/python": the other axis a comparison of runs can differ on.
     stack: str = ""
+    # Apache Kafka's version the scenario's brokers ran ("" for the embedded broker or a Kafka
+    # given with --bootstrap-servers): the third axis a regression run can differ on.
+    kafka_version: str = ""
     # What the scenario shows, longer than its title (the title is its lesson in one line).
     summary: str = ""
     # The steps, remarks and checks as they were narrated (Narrator.narration).
@@ -70,6 +74,7 @@ class ScenarioResult:
             "verdict": self.verdict,
             "spark_version": self.spark_version,
             "stack": self.stack,
+            "kafka_version": self.kafka_version,
             "summary": self.summary,
             "duration_sec": round(self.duration_sec, 1),
             "error": self.error,
@@ -138,7 +143,10 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
 
 
 def _on_spark(result: ScenarioResult) -> str:
-    return f", PySpark {result.spark_version}" if result.spark_version else ""
+    # Kafka is named when a run chose another than the pinned one (`--kafka-version`).
+    other_kafka = result.kafka_version and result.kafka_version != DEFAULT_KAFKA_VERSION
+    return (f", PySpark {result.spark_version}" if result.spark_version else "") + \
+        (f", Kafka {result.kafka_version}" if other_kafka else "")
 
 
 def jsonable(value: object) -> object:

@@ -89,7 +89,8 @@ class KafkaPart:
                          retention_sec=retention_sec, bootstrap_servers=external,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,
-                         proxy_port=free_port() if behind_proxy else None, brokers=brokers)
+                         proxy_port=free_port() if behind_proxy else None, brokers=brokers,
+                         kafka_version=stage.settings.kafka_version or None)
         self._side = side
         with stage.spent.timed("kafka start"):
             side.start_broker()

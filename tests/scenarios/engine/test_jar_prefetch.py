@@ -22,6 +22,8 @@ def test_each_stack_fetches_what_it_runs() -> None:
     mixed = Stack("embedded", "connector").applied_to(mixed)
     assert prefetch_commands(mixed) == [["/envs/4.0.0/bin/python", "-m",
                                          "spark_app.runtime.connector_jars"]]
+    other = prefetch_commands(RunSettings(kafka_version="4.4.0"))[0]
+    assert other[-3:] == ["kafka_app.apache.jars", "--kafka-version", "4.4.0"]
     external = RunSettings(bootstrap_servers="kafka:9092")  # someone else's Kafka: no broker jars
     assert [c[-1] for c in prefetch_commands(external)] == ["spark_app.runtime.connector_jars"]
 

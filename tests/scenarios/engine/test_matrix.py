@@ -16,10 +16,12 @@ import pytest
 from scenarios.cli import run_cli
 from scenarios.checker.expectations import check
 from scenarios.engine import spark_envs
-from scenarios.engine.matrix import Matrix, run_matrix
+from scenarios.engine.matrix import Matrix, run_kafka_matrix, run_matrix
+from scenarios.engine.runner import kafka_version_of
+from scenarios.engine.stacks import OFFLINE
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario
-from scenarios.report.verdicts import ScenarioResult
+from scenarios.report.verdicts import ScenarioResult, verdict_lines
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.spark_envs import (SparkEnvError, locked_spark_version, pyarrow_requirement,
                                   spark_python)
@@ -116,3 +118,39 @@ def test_offline_goes_with_spark_not_with_stack(capsys: pytest.CaptureFixture[st
     assert run_cli(["matrix", "--stack", "all", "--offline"]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("scenarios: --offline goes with --spark")
+
+
+def test_a_kafka_matrix_runs_each_version_and_names_it_in_every_report(tmp_path: Path) -> None:
+    """Tiny scenarios (no broker) through the real runner: the column, the folder and each
+    report carry the Kafka version the run was told."""
+    def names_it(stage) -> None:
+        stage.expect(check("kafka", True, "yes", f"on {stage.settings.kafka_version}"), phase="end")
+
+    chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=names_it)]
+    matrix = run_kafka_matrix(["4.0.2", "4.4.0"], chosen, RunSettings(), Narrator(rich=False),
+                              tmp_path)
+    assert matrix.exit_code == 0 and matrix.heading("4.0.2") == "Kafka 4.0.2"
+    assert "| held: on 4.0.2 | held: on 4.4.0 |" in (tmp_path / "matrix.md").read_text()
+    report = json.loads((tmp_path / "kafka-4.4.0" / "tiny.json").read_text())
+    assert report["kafka_version"] == "4.4.0"
+    assert "Kafka 4.4.0" in verdict_lines([ScenarioResult("t", "t", kafka_version="4.4.0")])[0]
+
+
+def test_the_pinned_kafka_is_in_the_report_but_not_in_the_verdict_line() -> None:
+    pinned = kafka_version_of(RunSettings())
+    assert pinned and "Kafka" not in verdict_lines([ScenarioResult("t", "t", kafka_version=pinned)])[0]
+    assert kafka_version_of(OFFLINE.applied_to(RunSettings())) == ""
+    assert kafka_version_of(RunSettings(bootstrap_servers="kafka:9092")) == ""
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["run", "checkpoint-reset", "--kafka-version", "3.9.0"], "is not a Kafka 4.x version"),
+    (["run", "checkpoint-reset", "--kafka-version", "4.0.2", "--offline"],
+     "applies to the Apache Kafka the scenarios start"),
+    (["matrix", "--kafka-version", "4.0.2,4.4.0", "--offline"], "--offline runs the embedded"),
+])
+def test_a_kafka_version_that_cannot_run_is_one_line(argv: list[str], says: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(argv) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("scenarios: ") and says in line
