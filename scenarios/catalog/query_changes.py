@@ -241,6 +241,6 @@ SCENARIO = Scenario(
             "ignored (offsets/N keeps 1), maxOffsetsPerTrigger caps the next batches, a second "
             "topic is read from its earliest offset, subscribePattern over the same topics "
             "resumes from the same offsets; exactly once throughout.",
-    origin="issue 33",
+    origin="production: changing a live job",
     run=run,
 )
