@@ -380,7 +380,8 @@ class SparkApp:
             raise
         except Exception as err:  # Spark/Py4J errors: explained by the caller
             return err
-        print(f"Streaming {self.settings.topic} from {self.settings.bootstrap_servers}, "
+        topics = self.settings.subscribe_pattern or self.settings.topic
+        print(f"Streaming {topics} from {self.settings.bootstrap_servers}, "
               f"checkpoints in {self.settings.checkpoint_dir}, output in "
               f"{self.settings.output_file}", flush=True)
         return self._await(query, handler.gate)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -88,6 +89,25 @@ def _latency(text: str) -> str:
     return text
 
 
+def _topics(text: str) -> str:
+    # The connector's words for an empty subscription (KafkaSourceProvider's check).
+    if not [t for t in text.split(",") if t.strip()]:
+        raise argparse.ArgumentTypeError(f"No topics to subscribe to as specified value for "
+                                         f"option 'subscribe' is '{text}'")
+    return text
+
+
+def _pattern(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"Pattern to subscribe is empty as specified value for "
+                                         f"option 'subscribePattern' is '{text}'")
+    try:
+        re.compile(text)  # Python's regex stands in for Java's: they agree on the usual patterns
+    except re.error as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a valid pattern: {err}") from None
+    return text
+
+
 def _group_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
@@ -102,7 +122,11 @@ def main_parser() -> argparse.ArgumentParser:
                     "a checkpoint folder.")
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
                    default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
-    p.add_argument("--topic", default=_DEFAULTS.topic)
+    p.add_argument("--topic", type=_topics, default=_DEFAULTS.topic, metavar="TOPIC[,TOPIC...]",
+                   help="the topic, or a comma-separated list (the source's subscribe option)")
+    p.add_argument("--subscribe-pattern", type=_pattern, default=None, metavar="REGEX",
+                   help="read every topic whose name matches REGEX (subscribePattern) instead "
+                        "of --topic")
     p.add_argument("--source", choices=["python", "spark-kafka"], default=None,
                    help="spark-kafka: Spark's own connector, format(\"kafka\"), fetched once from "
                         "Maven Central (the default); python: our Kafka source, offline")
@@ -303,7 +327,8 @@ def _source(args: argparse.Namespace) -> str:
 
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
-        bootstrap_servers=args.bootstrap_servers, topic=args.topic, source=_source(args),
+        bootstrap_servers=args.bootstrap_servers, topic=args.topic,
+        subscribe_pattern=args.subscribe_pattern, source=_source(args),
         source_options=tuple(args.source_options),
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,

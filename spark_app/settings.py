@@ -39,7 +39,11 @@ class SparkAppSettings:
     """Everything `python -m spark_app` can be told; defaults follow seed 001."""
 
     bootstrap_servers: str = "127.0.0.1:9092"
+    # One topic or a comma-separated list, as the source's `subscribe` option takes it.
     topic: str = "Experience"
+    # Read every topic whose name matches this Java regex (`subscribePattern`) instead of
+    # `--topic`; None: subscribe to `topic`. The query-changes scenario switches to it.
+    subscribe_pattern: str | None = None
     # "spark-kafka": Spark's own connector, what production runs (fetched once from Maven
     # Central; connector.py); "python": our Kafka source, which stands in for it offline.
     source: SourceKind = "spark-kafka"

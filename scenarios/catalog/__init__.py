@@ -16,6 +16,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.chaos",
     "scenarios.catalog.parallelism",
     "scenarios.catalog.upgrade",
+    "scenarios.catalog.query_changes",
     "scenarios.catalog.manual_offsets",
     "scenarios.catalog.kafka_outage",
     "scenarios.catalog.slow_checkpoint",

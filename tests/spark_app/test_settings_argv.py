@@ -13,7 +13,8 @@ from spark_app.settings import SparkAppSettings
 
 # A value other than the default for every field.
 CHANGED = {
-    "bootstrap_servers": "127.0.0.1:19092,localhost:19093", "topic": "Other", "source": "spark-kafka",
+    "bootstrap_servers": "127.0.0.1:19092,localhost:19093", "topic": "Other,Another",
+    "subscribe_pattern": "Exp.*", "source": "spark-kafka",
     "source_options": ("fetchOffset.numRetries=5", "kafka.default.api.timeout.ms=2000"),
     "checkpoint_dir": Path("/tmp/cp"), "log_dir": Path("/tmp/log"), "trigger_sec": 0.5,
     "starting_offsets": '{"Other":{"0":42}}', "fail_on_data_loss": False,

@@ -17,8 +17,12 @@ Usage:
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from kafka import KafkaProducer
+from kafka.admin import KafkaAdminClient, NewTopic
 
 from kafka_app.message_line import ProducerLine, parse_message
 from scenarios.engine.apps import KafkaSide, free_port
@@ -210,6 +214,27 @@ class KafkaPart:
         shown = ", ".join(f"{k}={v}" for k, v in configs.items())
         self._stage.timeline.event(label or shown, "note")
         self._stage.say(f"topic {side.topic}: {shown}")
+
+    def add_topic(self, name: str, values: Sequence[str]) -> None:
+        """Create topic `name` (one partition, the run's retention kept by Kafka's default) and
+        write `values` to it, keyless: what a second team's topic holds when a query is told
+        to read it too. The values are not whole numbers, so the output's check counts them
+        apart (foreign messages) from the producer's counter."""
+        bootstrap = self.bootstrap_servers
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        try:
+            admin.create_topics([NewTopic(name, 1, 1)])
+        finally:
+            admin.close()
+        producer = KafkaProducer(bootstrap_servers=bootstrap)
+        try:
+            for value in values:
+                producer.send(name, value=value.encode())
+            producer.flush(timeout=30)
+        finally:
+            producer.close()
+        self._stage.timeline.event(f"topic {name}: {len(values)} messages", "note")
+        self._stage.say(f"created topic {name} and wrote {len(values)} messages to it")
 
     def stop_producer(self) -> OffsetWindow:
         """Stop the producer; returns the topic's final offsets."""
