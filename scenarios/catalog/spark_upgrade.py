@@ -188,14 +188,16 @@ def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,
     stage.fact("rollback_prediction", {"resumes": resumes, "why": why})
     stage.step(Step(
         f"Roll back: Spark {old} (A) on the checkpoint B left",
-        happens=f"prediction: A {'resumes' if resumes else 'refuses to start'} ({why})",
+        happens="A starts on the checkpoint B left; the scenario predicts from the checkpoint's "
+                "log versions and state schemas whether A can read it",
         watch="whether A counts on, or stops with one line naming Spark's reason",
         why="Spark promises to read older checkpoints, not newer ones: a newer Spark may write a "
             "log version or a state schema the older one refuses",
         production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
                    "from its offsets), or run old and new side by side on separate checkpoints "
                    "(blue/green, see the upgrade scenario) until the new one is trusted",
-        question=f"Will Spark {old} start on the checkpoint Spark {new} left, or refuse?",
+        question=f"Will Spark {old} start on the checkpoint Spark {stage.facts['spark_to']} left, "
+                 "or refuse?",
         answer=f"As the checkpoint's formats predict: A {'resumes' if resumes else 'refuses'} "
                f"({why}); nothing is lost or doubled across A, B and the rollback "
                "(both checked)"))
