@@ -74,7 +74,10 @@ def test_a_session_leaves_nothing_behind(temp_dir: Path, tmp_path: Path) -> None
         seen = spark.sparkContext.parallelize([0], 1).map(
             lambda _: (__import__("spark_app").__name__, __import__("sys").executable)).collect()
         assert seen == [("spark_app", sys.executable)]
-    assert list(temp_dir.iterdir()) == []
+    # The JVM's own temporary folder outlives the session on purpose: the JVM lives as long as
+    # this process (removed at its exit, or by the next start after a kill; the kill -9 e2e
+    # test checks /tmp afterwards). Nothing else is left.
+    assert [p.name for p in temp_dir.iterdir()] == [f"spark_app-session-{os.getpid()}-jvm"]
     # PySpark's own SPARK_AUTH_SOCKET_TIMEOUT and SPARK_BUFFER_SIZE aside, nothing changed.
     ours = ("PYSPARK_PYTHON", "PYTHONPATH", "SPARK_LOCAL_IP", "PYTHONDONTWRITEBYTECODE")
     assert {k: os.environ.get(k) for k in ours} == {k: before.get(k) for k in ours}
