@@ -14,25 +14,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import time
-from collections.abc import Callable
 from types import TracebackType
-from typing import TypeVar
 
-__all__ = ["TmuxScreen", "poll"]
+from scenarios.engine.waiting import wait_until
+from scenarios.errors import WaitTimeout
 
-T = TypeVar("T")
-
-
-def poll(found: Callable[[], T | None], timeout: float, shown: Callable[[], str]) -> T:
-    """The first truthy value of `found()` before the deadline; else fail showing `shown()`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = found()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"not seen within {timeout:.0f} s; the screen:\n{shown()}")
+__all__ = ["TmuxScreen"]
 
 
 class TmuxScreen:
@@ -63,7 +50,12 @@ class TmuxScreen:
         return self._tmux("capture-pane", "-p", "-S", "-", "-t", self.name)
 
     def wait(self, pattern: str, timeout: float = 60.0) -> re.Match[str]:
-        return poll(lambda: re.search(pattern, self.history()), timeout, self.screen)
+        """The first match of `pattern` in the pane's history; else fail showing the screen."""
+        try:
+            return wait_until(lambda: re.search(pattern, self.history()), timeout=timeout,
+                              poll=0.3, what=f"{pattern!r} on the screen")
+        except WaitTimeout as timed_out:
+            raise AssertionError(f"{timed_out}; the screen:\n{self.screen()}") from None
 
     def close(self) -> None:
         self._tmux("kill-server")
