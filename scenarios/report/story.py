@@ -13,6 +13,7 @@ Usage:
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,16 +56,6 @@ def _module_file(module: str) -> Path:
     return Path(spec.origin)
 
 
-def _scenario_name(tree: ast.Module, fallback: str) -> str:
-    """The `name=` of the module's `SCENARIO = Scenario(...)`."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Scenario":
-            for keyword in node.keywords:
-                if keyword.arg == "name" and literal(keyword.value):
-                    return str(literal(keyword.value))
-    return fallback
-
-
 def scenario_files() -> list[tuple[str, list[Path]]]:
     """Each scenario's name and the files its steps are written in, in `run all`'s order: its
     module, and the modules of a catalog sub-package it imports (the museum's exhibits)."""
@@ -79,7 +70,7 @@ def scenario_files() -> list[tuple[str, list[Path]]]:
                 package = _module_file(node.module)
                 if package.name == "__init__.py":  # a sub-package, not another scenario
                     files += [f for f in sorted(package.parent.glob("*.py")) if f not in files]
-        found.append((_scenario_name(tree, path.stem.replace("_", "-")), files))
+        found.append((importlib.import_module(module).SCENARIO.name, files))
     return found
 
 
