@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.engine.registry import all_scenarios
+from scenarios.report.readme_table import with_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -147,6 +148,9 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return broker_parser(), args[1:]
         from kafka_app.cli import main_parser as producer_parser
         return producer_parser(), args
+    if module == "scenarios.report.readme_table":
+        from scenarios.report.readme_table import main_parser as table_parser
+        return table_parser(), args
     raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
 
 
@@ -229,22 +233,24 @@ def scenario_table() -> list[str]:
     names = []
     for row in rows[2:]:  # after the header and its |---| line
         cell = row.strip("|").split("|")[0].strip()
-        names.append(cell.strip("`"))
+        names.append(re.sub(r"^\[`([^`]+)`\]\(.*\)$", r"\1", cell))
     return names
 
 
 def test_scenario_table_matches_the_registry() -> None:
     registered = [s.name for s in all_scenarios()]
-    table = scenario_table()
-    assert set(table) - set(registered) == set(), "the README lists scenarios that do not exist"
-    assert set(registered) - set(table) == set(), \
-        "registered scenarios missing from the README's table"
-    assert table == registered, "the README's table should follow run all's order"
+    assert scenario_table() == registered, \
+        "the README's table should name every scenario in run all's order"
+
+
+def test_scenario_table_is_written_from_the_code() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert with_table(text, all_scenarios()) == text, \
+        "README.md's scenarios table is stale: run uv run python -m scenarios.report.readme_table"
 
 
 def test_scenario_table_reading_is_checked() -> None:
     assert scenario_table()[0] == "endless-retention"
-
 
 
 # --- the museum's table, as the docs carry it -------------------------------------------------
