@@ -117,6 +117,9 @@ def main_parser() -> argparse.ArgumentParser:
     commands.add_parser("doctor", add_help=False,
                         help="check and prepare this machine for the workshop (--no-smoke: "
                              "without the one-minute run)")
+    commands.add_parser("kit", add_help=False,
+                        help="write the offline kit for a workshop (kit write DIR), or install "
+                             "from one (sh DIR/install.sh)")
     verify = commands.add_parser(
         "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
     verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
@@ -145,6 +148,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["doctor"]:
         from scenarios.doctor import run_doctor
         return run_doctor(argv[1:])
+    if argv[:1] == ["kit"]:
+        from scenarios.kit import run_kit
+        return run_kit(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

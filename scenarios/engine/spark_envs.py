@@ -36,7 +36,7 @@ from spark_app.runtime.class_cache import default_cache_dir
 from spark_app.runtime.spark_version import (NEW_PYARROW_FROM, PYARROW_LIMIT_BEFORE_4_2,
                                      installed_spark_version)
 
-__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version",
+__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version", "requirements",
            "pyarrow_requirement", "spark_python"]
 
 _VERSION = re.compile(r"4\.\d+\.\d+")
@@ -79,13 +79,13 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
         raise SparkEnvError(f"--spark {version}: give a PySpark 4 release such as 4.0.0 or 4.1.1 "
                             f"(the project's own is {locked_spark_version()})")
     folder = environment_folder(version)
-    if _made_with(folder) != _requirements(version):
+    if _made_with(folder) != requirements(version):
         shutil.rmtree(folder, ignore_errors=True)  # made before a requirement was added
         _make(version, folder, say)
     return str(folder / "bin" / "python")
 
 
-def _requirements(version: str) -> list[str]:
+def requirements(version: str) -> list[str]:
     # protobuf: transformWithStateInPandas's workers talk to Spark's state server in it
     # (`--counter transform-with-state`, the state scenarios), as in the project's own lock.
     return [f"pyspark[sql]=={version}", pyarrow_requirement(version),
@@ -104,7 +104,7 @@ def _made_with(folder: Path) -> list[str] | None:
 def _make(version: str, folder: Path, say: Callable[[str], None]) -> None:
     building = folder.with_name(f".{version}.building-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
-    requirements = _requirements(version)
+    requirements = requirements(version)
     say(f"making an environment for PySpark {version} in {folder} (first use only; "
         f"downloads about 450 MB: {', '.join(requirements)})")
     try:

@@ -106,7 +106,7 @@ def test_an_environment_made_without_protobuf_is_made_again(tmp_path: Path,
     monkeypatch.setattr(spark_envs, "_make", lambda version, where, say: made.append(version))
     spark_envs.spark_python("4.0.0", say=lambda _: None)
     assert made == ["4.0.0"]
-    requirements = spark_envs._requirements("4.0.0")
+    requirements = spark_envs.requirements("4.0.0")
     assert any(r.startswith("protobuf==") for r in requirements)
     (folder / "bin").mkdir(parents=True)
     (folder / "ready.json").write_text(json.dumps({"requirements": requirements}))
