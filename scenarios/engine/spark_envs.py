@@ -104,14 +104,14 @@ def _made_with(folder: Path) -> list[str] | None:
 def _make(version: str, folder: Path, say: Callable[[str], None]) -> None:
     building = folder.with_name(f".{version}.building-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
-    requirements = requirements(version)
+    wanted = requirements(version)
     say(f"making an environment for PySpark {version} in {folder} (first use only; "
-        f"downloads about 450 MB: {', '.join(requirements)})")
+        f"downloads about 450 MB: {', '.join(wanted)})")
     try:
         _uv("venv", "--quiet", "--relocatable", "--python", sys.executable, str(building))
-        _uv("pip", "install", "--python", str(building / "bin" / "python"), *requirements)
+        _uv("pip", "install", "--python", str(building / "bin" / "python"), *wanted)
         (building / "ready.json").write_text(json.dumps({"pyspark": version,
-                                                         "requirements": requirements}) + "\n")
+                                                         "requirements": wanted}) + "\n")
         try:
             building.rename(folder)
         except OSError:  # another run made it meanwhile: keep theirs

@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from maven_jars.cache import cache_root
+
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 
 __all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
@@ -77,8 +79,9 @@ def archive_news(line: str) -> str | None:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "checkpoint-experience"
+    """The project's one cache folder, the jar cache's: `$CHECKPOINT_EXPERIENCE_CACHE`, else
+    `$XDG_CACHE_HOME/checkpoint-experience` or `~/.cache/checkpoint-experience`."""
+    return cache_root()
 
 
 def _jars_folder() -> Path:
