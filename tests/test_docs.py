@@ -129,6 +129,9 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         if first == ["demo"]:
             from scenarios.demo.settings import main_parser as demo_parser
             return demo_parser(), args[1:]
+        if first == ["kit"]:
+            from scenarios.kit import main_parser as kit_parser
+            return kit_parser(), args[1:]
         from scenarios.cli import main_parser as scenarios_parser
         return scenarios_parser(), args
     if module == "spark_app":
