@@ -36,7 +36,7 @@ from kafka_app.broker.settings import BrokerSettings
 from kafka_app.resource import StartStop
 from maven_jars import JarFetchError, find_java
 
-__all__ = ["ApacheKafka", "PartitionReplicas", "SUPPORTED_BROKERS"]
+__all__ = ["ApacheKafka", "PartitionReplicas", "SUPPORTED_BROKERS", "server_log_name"]
 
 SUPPORTED_BROKERS = (1, 3)
 # Measured here: 6-9 s for one node on 2 shared cores, JIT warm-up included; slow CI gets slack.
@@ -79,6 +79,11 @@ class PartitionReplicas:
     isr: tuple[int, ...]
 
 
+def server_log_name(node_id: int | str, brokers: int) -> str:
+    """The name of a node's log in the log folder; the narration's "Watch" names it too."""
+    return "kafka-server.log" if brokers == 1 else f"kafka-server-{node_id}.log"
+
+
 class ApacheKafka(StartStop):
     """Apache Kafka on this host, `brokers` combined nodes, its data in `settings.data_dir`."""
 
@@ -103,8 +108,7 @@ class ApacheKafka(StartStop):
         return ",".join(node.address for node in self.nodes.values())
 
     def log_file(self, node_id: int = 1) -> Path:
-        name = "kafka-server.log" if self.brokers == 1 else f"kafka-server-{node_id}.log"
-        return self.settings.log_dir / name
+        return self.settings.log_dir / server_log_name(node_id, self.brokers)
 
     # -- life cycle --------------------------------------------------------------------------
     def start(self, node_id: int | None = None) -> None:

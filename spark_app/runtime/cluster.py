@@ -35,9 +35,11 @@ from typing import Any
 from spark_app.errors import ClusterError
 from spark_app.runtime.session import check_java
 
-__all__ = ["ClusterSettings", "StandaloneCluster", "spark_home", "run_cluster"]
+__all__ = ["ClusterSettings", "StandaloneCluster", "spark_home", "run_cluster", "MASTER_LOG"]
 
 HOST = "127.0.0.1"
+# The Master's console and log4j output, in the cluster's folder (worker-loss points learners at it).
+MASTER_LOG = "master.log"
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class StandaloneCluster:
         self.master = _Daemon("master", [
             "org.apache.spark.deploy.master.Master", "--host", HOST,
             "--port", str(self.master_port), "--webui-port", str(self.ui_port)],
-            self.folder / "master.log", self._env())
+            self.folder / MASTER_LOG, self._env())
         self._wait_for(lambda status: status.get("status") == "ALIVE", "the Master to start",
                        self.master)
         for _ in range(self.settings.workers):
