@@ -31,7 +31,10 @@ from scenarios.errors import ProcessError
 from scenarios.engine.hangup import die_with_parent
 from scenarios.engine.waiting import Progress, wait_until
 
-__all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive"]
+__all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive", "CONSOLE_SUFFIX"]
+
+# Each process's console file in a scenario's processes/ folder is `<name>.out`.
+CONSOLE_SUFFIX = ".out"
 
 T = TypeVar("T")
 
@@ -249,8 +252,9 @@ class ProcessGroup:
         self.processes: list[ManagedProcess] = []
 
     def start(self, name: str, argv: Sequence[str], *, output_name: str | None = None) -> ManagedProcess:
-        """Start a process whose output goes to `<output_dir>/<output_name or name>.out`."""
-        process = ManagedProcess(name, argv, output=self.output_dir / f"{output_name or name}.out",
+        """Start a process whose output goes to `<output_dir>/<output_name or name>.out`
+        (CONSOLE_SUFFIX)."""
+        process = ManagedProcess(name, argv, output=self.output_dir / f"{output_name or name}{CONSOLE_SUFFIX}",
                                  cwd=self.cwd, env=self.env)
         self.processes.append(process)
         return process.start()

@@ -22,6 +22,7 @@ from pathlib import Path
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index
+from scenarios.engine.processes import CONSOLE_SUFFIX
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.engine.settings import RunSettings
@@ -66,7 +67,8 @@ def _where_to_watch(base: Path, *, kept: bool) -> str:
     """The line that lets a learner follow what the narration's "Watch" names, live."""
     fate = "kept" if kept else "removed at the end; --report DIR keeps it"
     return (f"run folder {base} ({fate}): each process's console is in "
-            f"<scenario>/processes/<name>.log, e.g. `tail -f {base}/<scenario>/processes/*.log`")
+            f"<scenario>/processes/<name>{CONSOLE_SUFFIX}, e.g. "
+            f"`tail -f {base}/<scenario>/processes/*{CONSOLE_SUFFIX}`")
 
 
 def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,

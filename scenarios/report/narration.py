@@ -24,11 +24,15 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.live import Live
 from rich.panel import Panel
 from rich.text import Text
+
+from scenarios.report.live_tail import LiveTail
 
 __all__ = ["WAITING", "Narrator", "Step"]
 
@@ -91,6 +95,9 @@ class Narrator:
     _step_number: int = 0
     _started: float = field(default_factory=time.monotonic)
     _unanswered: tuple[str, Step] | None = None  # the step whose answer is still to be shown
+    # The processes' console folder of the scenario running: shown live during a step.
+    _following: Path | None = None
+    _live: Live | None = None
 
     def __post_init__(self) -> None:
         if self.rich is None:
@@ -122,9 +129,28 @@ class Narrator:
         # After the pause: the time a step is shown is when the trainer moved on to it.
         self._record("step", title=heading, sections=[list(s) for s in step.sections()])
         self._unanswered = (heading, step)
+        self._start_live()
+
+    def follow(self, folder: Path | None) -> None:
+        """Show the latest lines of the logs in `folder` while steps run (None: stop)."""
+        self._stop_live()
+        self._following = folder
+
+    def _start_live(self) -> None:
+        # On a terminal only: off one the lines stay in their files, and nothing is redrawn.
+        if self.rich and self._following is not None and self._live is None:
+            self._live = Live(LiveTail(self._following), console=self._console,
+                              refresh_per_second=2, transient=True)
+            self._live.start()
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
     def end_step(self) -> None:
         """Show the last step's answer, why and production; its checks are on screen by now."""
+        self._stop_live()
         if self._unanswered is None:
             return
         heading, step = self._unanswered

@@ -79,6 +79,7 @@ class Stage:
             shutil.rmtree(self.folders.root)  # every run starts from nothing
         for folder in (self.folders.log, self.folders.processes):
             folder.mkdir(parents=True)
+        self.narrator.follow(self.folders.processes)  # their latest lines, live on a terminal
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -88,6 +89,7 @@ class Stage:
     def close(self) -> None:
         """Answer the last step, stop every process, then Kafka's helpers (idempotent)."""
         self.narrator.end_step()
+        self.narrator.follow(None)
         try:
             self.group.stop()
         finally:

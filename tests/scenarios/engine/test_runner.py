@@ -13,6 +13,7 @@ from scenarios.checker.expectations import check
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import exit_code
+from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
 from scenarios.engine.runner import run_scenarios
 from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.settings import RunSettings, Timings
@@ -103,8 +104,13 @@ def test_a_run_without_report_names_its_folder_and_leaves_nothing(tmp_path: Path
                   RunSettings(timings=Timings.fast(), fast=True), Narrator(stream=out, rich=False))
     [root] = seen
     assert f"run folder {root.parent} (removed at the end" in out.getvalue()
-    assert "processes/<name>.log" in out.getvalue()
-    assert not root.parent.exists() and list(tmp_path.iterdir()) == []
+    # The pattern the line offers is the one a process's console is written under.
+    assert f"processes/*{CONSOLE_SUFFIX}`" in out.getvalue()
+    group = ProcessGroup(tmp_path / "p")
+    console = group.start("echo", ["true"]).output_path
+    group.stop()
+    assert console.name == f"echo{CONSOLE_SUFFIX}"
+    assert not root.parent.exists() and [p.name for p in tmp_path.iterdir()] == ["p"]
 
 
 def test_ctrl_c_removes_the_run_folder_too(tmp_path: Path, monkeypatch) -> None:

@@ -20,6 +20,7 @@ from kafka_app.apache.cluster import server_log_name
 from kafka_app.logs import LOG_FILE_NAME as PRODUCER_LOG
 from scenarios.cli import main_parser as scenarios_parser
 from scenarios.engine.apps import Folders
+from scenarios.engine.processes import CONSOLE_SUFFIX
 from scenarios.report.story import RUNTIME, written_steps
 from spark_app.runtime.cluster import MASTER_LOG
 from spark_app.settings import OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME
@@ -31,7 +32,7 @@ RUN_FILES = {
     _FOLDERS.log.name: {OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME, PRODUCER_LOG,
                         server_log_name(1, 1), server_log_name("*", 3)},
     "cluster": {MASTER_LOG},
-    _FOLDERS.processes.name: {"*.log"},  # each process's console, named after the process
+    _FOLDERS.processes.name: {f"*{CONSOLE_SUFFIX}"},  # each process's console, named after it
 }
 # A Watch may name a file without its folder, but then only a file with a name of its own.
 NAMED_FILES = RUN_FILES[_FOLDERS.log.name] | RUN_FILES["cluster"]
@@ -100,7 +101,8 @@ def test_watches_name_files_and_checkpoint_entries_at_all() -> None:
     ("the Master in cluster/master.log", None),
     ("the Master in workers/master.log", "a run has no folder workers/"),
     ("the Master in log/master.log", "no process of a run writes a file named like master.log"),
-    ("the producer's console in processes/producer.log", None),
+    ("the producer's console in processes/producer.out", None),
+    ("the producer's console in processes/producer.log", "a file named like producer.log there"),
     ("`python -m scenarios verify` reports every value once", None),
     ("`python -m scenarios verfiy`", "does not parse"),
 ])
