@@ -33,13 +33,16 @@ _PANEL_LINE = re.compile(r"^│ (What happens|Question|Answer|Watch|Why|In produ
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_scenario_on_a_terminal_tells_its_story_and_passes(tmp_path: Path) -> None:
     """Every step's panel holds its sections on a real terminal (an empty box once hid them
-    all), the run names its folder, and the verdict is what a pipe's run gives."""
+    all), the processes' latest lines show live, the run names its folder, and the verdict is
+    what a pipe's run gives."""
     report_dir = tmp_path / "reports"
     command = (f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
                f"{shlex.quote(sys.executable)} -m scenarios run {NAME} --fast --report "
                f"{shlex.quote(str(report_dir))}; echo EXIT=$?; sleep 600")
     with TmuxScreen(f"scenario-{os.getpid()}", width=160, height=50) as tmux:
         tmux.start(command)
+        # While a step runs, the app's latest batch line is live under the narration.
+        tmux.wait(r"(?m)^  batch \d+: Experience-0 \[", timeout=600)
         code = tmux.wait(r"EXIT=(\d+)", timeout=1200)[1]
         screen = tmux.history()
     assert code == "0", screen[-6000:]
