@@ -72,8 +72,9 @@ class KafkaContainer(DockerContainer):
                  startup_timeout: float = 120.0) -> None:
         super().__init__(image)
         self.port = port or _free_port()
-        # (address, port): docker publishes on that address only, never on all interfaces.
-        self.with_bind_ports(KAFKA_PORT, (_HOST, self.port))  # type: ignore[arg-type]
+        # (address, port): Docker publishes on that address only, never on all interfaces.
+        # with_bind_ports takes a port alone (0.0.0.0), so the mapping docker-py passes on is set here.
+        self.ports[str(KAFKA_PORT)] = (_HOST, self.port)  # type: ignore[assignment]
         self.with_env("KAFKA_ADVERTISED_LISTENERS", f"PLAINTEXT://{_HOST}:{self.port}")
         for key, value in (env or {}).items():
             self.with_env(key, value)
