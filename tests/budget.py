@@ -36,7 +36,7 @@ class Part:
 
 
 # Measured: see docs/testing.md#the-ci-budget (the image itself is built by .ci/run first).
-CONTAINERS_MIN = 2.0
+CONTAINERS_MIN = 1.0
 
 # In order: the first part whose path prefix matches a slow test owns it.
 PARTS: tuple[Part, ...] = (
@@ -61,7 +61,8 @@ PARTS: tuple[Part, ...] = (
          "the demo and narration in tmux, the report in a browser, a closed terminal"),
     Part("containers", CONTAINERS_MIN, marker="docker",
          why="our Kafka image: testcontainers' interop and docker-compose.yml, run for real"),
-    Part("the rest", 2.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
+    # 1.0, not 2.0, since the containers part (issue 36): it measured 0.9 at load 6 to 8.
+    Part("the rest", 1.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
 )
 
 NIGHTLY = Part("nightly (not in CI's hour)", 0.0,

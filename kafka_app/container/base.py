@@ -84,12 +84,13 @@ def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
     temporary = tarball.with_name(f"{tarball.name}.tmp-{os.getpid()}")
     command = ["debootstrap", "--variant=minbase", f"--include={','.join(_PACKAGES)}",
                _SUITE, str(rootfs), mirror]
+    process: subprocess.Popen[str] | None = None
     try:
         with Waiting(f"debootstrap of Debian {_SUITE} with Java 17 (about a minute)",
                      enabled=progress) as waiting:
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                        text=True, stdin=subprocess.DEVNULL)
-            last = []
+            last: list[str] = []
             assert process.stdout is not None
             for line in process.stdout:
                 last = (last + [line.rstrip()])[-5:]
@@ -107,5 +108,31 @@ def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
                            check=True, stdin=subprocess.DEVNULL)
         os.replace(temporary, tarball)
     finally:
+        if process is not None and process.poll() is None:
+            process.terminate()  # it unmounts what it mounted in the folder, then exits
+            process.wait(60)
         temporary.unlink(missing_ok=True)
-        shutil.rmtree(rootfs, ignore_errors=True)
+        _remove_rootfs(rootfs)
+
+
+def _mounts_under(folder: Path) -> list[str]:
+    with open("/proc/mounts", encoding="utf-8") as mounts:
+        points = [line.split()[1].replace("\\040", " ") for line in mounts]
+    return [p for p in points if p == str(folder) or p.startswith(f"{folder}/")]
+
+
+def _remove_rootfs(rootfs: Path) -> None:
+    """Remove debootstrap's folder, but never through a mount: debootstrap mounts /proc and
+    /sys (and on LXC binds /dev's nodes) inside it, and a run cut short may leave one."""
+    if not rootfs.exists():
+        return
+    for point in sorted(_mounts_under(rootfs), key=len, reverse=True):
+        subprocess.run(["umount", "--lazy", point], check=False, stdin=subprocess.DEVNULL)
+    left = _mounts_under(rootfs)
+    if left:
+        raise ImageBuildError(f"{left[0]} is still mounted inside {rootfs}; unmount it "
+                              f"(`umount --lazy {left[0]}`) and remove {rootfs}")
+    try:
+        shutil.rmtree(rootfs)
+    except OSError as error:
+        raise ImageBuildError(f"cannot remove debootstrap's folder {rootfs}: {error}") from error
