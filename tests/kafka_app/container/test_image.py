@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,12 @@ def test_a_wrong_version_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[st
     assert cli.main(["--kafka-version", "3.9"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--kafka-version '3.9' is not a Kafka 4.x version" in err
+
+
+def test_no_docker_engine_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
+    env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-such.sock"}
+    done = subprocess.run([sys.executable, "-m", "kafka_app", "image"], cwd=_HERE.parents[1], env=env,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: no Docker engine answers; ")
+    assert "dockerd" in done.stderr and done.stdout == ""
