@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,7 +23,8 @@ from kafka_app.apache.progress import Waiting
 from kafka_app.container.errors import ImageBuildError
 from maven_jars.cache import cache_root
 
-__all__ = ["BASE_REPOSITORY", "DEBIAN_MIRROR", "base_inputs", "base_tag", "ensure_base", "image_dir"]
+__all__ = ["BASE_REPOSITORY", "DEBIAN_MIRROR", "base_inputs", "base_tag", "ensure_base", "image_dir",
+           "remove_stale"]
 
 BASE_REPOSITORY = "checkpoint-experience/debian-jre"
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
@@ -60,6 +62,7 @@ def ensure_base(client: "object", *, progress: bool = True, mirror: str = DEBIAN
     except docker.errors.ImageNotFound:
         pass
     tarball = image_dir() / f"debian-{_SUITE}-jre17-{base_inputs()[:12]}.tar"
+    remove_stale()
     if not tarball.is_file():
         _bootstrap(tarball, progress=progress, mirror=mirror)
     repository, _, version = tag.partition(":")
@@ -113,6 +116,34 @@ def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
             process.wait(60)
         temporary.unlink(missing_ok=True)
         _remove_rootfs(rootfs)
+
+
+_OF_A_PROCESS = re.compile(r"\.(?:rootfs|tmp)-(\d+)$")
+
+
+def remove_stale() -> None:
+    """Remove what a build killed outright left in the cache: debootstrap's folder, a tarball
+    or build context half written; each is named for its process, which is gone."""
+    if not image_dir().is_dir():
+        return
+    for path in image_dir().iterdir():
+        match = _OF_A_PROCESS.search(path.name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        if path.is_dir():
+            _remove_rootfs(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _mounts_under(folder: Path) -> list[str]:

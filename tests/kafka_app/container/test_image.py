@@ -90,3 +90,25 @@ def test_no_docker_engine_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: no Docker engine answers; ")
     assert "dockerd" in done.stderr and done.stdout == ""
+
+
+def test_a_killed_builds_leftovers_go_and_a_running_ones_stay(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafka_app.container import base
+
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path))
+    folder = base.image_dir()
+    dead = _a_dead_pid()
+    (folder / f"debian-bookworm-jre17-x.rootfs-{dead}" / "usr").mkdir(parents=True)
+    (folder / f"kafka-context.tar.tmp-{dead}").write_bytes(b"half")
+    (folder / f"kafka-context.tar.tmp-{os.getpid()}").write_bytes(b"being written")
+    (folder / "debian-bookworm-jre17-x.tar").write_bytes(b"done")
+    base.remove_stale()
+    assert sorted(p.name for p in folder.iterdir()) == \
+        ["debian-bookworm-jre17-x.tar", f"kafka-context.tar.tmp-{os.getpid()}"]
+
+
+def _a_dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
