@@ -42,7 +42,8 @@ def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Seed 001's KafkaApp: sends key = value = a counter to a topic every interval; "
-        "Enter makes the next key negative. Subcommands: `broker` runs the embedded broker alone, `image` builds our Kafka image.",
+        "Enter makes the next key negative. Subcommands: `broker` runs the embedded broker alone, "
+        "`image` builds our Kafka image for Docker.",
         argument_default=None,
     )
     kafka = parser.add_argument_group("Kafka")

@@ -1,11 +1,12 @@
 """Shared test setup.
 
 A plain `pytest` runs the fast tests only. `pytest --slow` also runs the tests marked `spark`,
-`e2e` and `docker` (real Spark sessions, several real processes, Kafka in a container); that is what CI and the README's
-test command run, and it ends with CI's budget table (tests/budget.py). `pytest --nightly`
-adds the tests marked `nightly`, which do not fit CI's hour; a `--slow` run names how many it
-left out and the command that runs them. Docker tests skip themselves with a reason when no
-Docker engine answers or our Kafka image cannot be built (kafka_app/container).
+`e2e` and `docker` (real Spark sessions, several real processes, Kafka in a container); that
+is what CI and the README's test command run, and it ends with CI's budget table
+(tests/budget.py). `pytest --nightly` adds the tests marked `nightly`, which do not fit CI's
+hour; a `--slow` run names how many it left out and the command that runs them. Docker tests
+skip themselves with a reason when no Docker engine answers or our Kafka image cannot be built
+(kafka_app/container).
 """
 
 from __future__ import annotations
@@ -96,22 +97,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 def _docker_or_skip() -> None:
-    try:
-        from kafka_app.container.image import docker_client
-    except ImportError as error:  # testcontainers or docker not installed
-        pytest.skip(f"no Docker support installed ({error.name})")
+    """Skip the test, saying why, unless a Docker engine answers (testcontainers needs one)."""
     from kafka_app.container import NoDockerEngine
+    from kafka_app.container.image import docker_client
 
     try:
         docker_client()
     except NoDockerEngine as error:
         pytest.skip(f"{error} (.ci/run starts one)")
-
-
-@pytest.fixture
-def docker_engine() -> None:
-    """Skip the test, saying why, unless a Docker engine answers (testcontainers needs one)."""
-    _docker_or_skip()
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,8 @@
 
 One module per concept: `base` (the Debian base, by debootstrap), `image` (the Kafka image,
 rebuilt only when an input changes), `container` (one node through testcontainers, waiting
-until Kafka answers), `cli` (`python -m kafka_app image`). See docs/producer.md#real-apache-kafka-instead-docker-composeyml.
+until Kafka answers), `cli` (`python -m kafka_app image`). See docs/producer.md, "Which image
+you get, and why ours exists".
 
 Usage:
     with KafkaContainer(ensure_image()) as kafka:

@@ -100,7 +100,7 @@ def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
                 if line.startswith("I: "):
                     waiting.update(line[3:].strip())
             if process.wait() != 0:
-                said = next((l for l in reversed(last) if l.startswith("E: ")), last[-1] if last else "")
+                said = next((x for x in reversed(last) if x.startswith("E: ")), last[-1] if last else "")
                 raise ImageBuildError(f"debootstrap of Debian {_SUITE} from {mirror} failed: {said} "
                                       f"(another mirror: --mirror URL)")
             for trimmed in _TRIM:

@@ -7,7 +7,7 @@ the scripts, the settings), is the tag and the label `checkpoint-experience.inpu
 image is built once per machine and again only when an input changes. `<repository>:<version>`
 also names the newest build, for `KAFKA_IMAGE=checkpoint-experience/kafka:4.1.2` in
 docker-compose.yml. Where a registry is reachable, apache/kafka stays the documented choice
-(docs/producer.md#real-apache-kafka-instead-docker-composeyml).
+(docs/producer.md#which-image-you-get-and-why-ours-exists).
 
 Usage:
     tag = ensure_image("4.1.2", progress=True)
