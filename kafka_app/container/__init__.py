@@ -2,7 +2,8 @@
 
 One module per concept: `base` (the Debian base, by debootstrap), `image` (the Kafka image,
 rebuilt only when an input changes), `container` (one node through testcontainers, waiting
-until Kafka answers), `cli` (`python -m kafka_app image`). See docs/producer.md, "Which image
+until Kafka answers), `leftovers` (what a process killed outright left), `cli`
+(`python -m kafka_app image`). See docs/producer.md, "Which image
 you get, and why ours exists".
 
 Usage:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from kafka_app.apache.progress import Waiting
 from kafka_app.container.errors import ImageBuildError
+from kafka_app.container.leftovers import process_alive
 from maven_jars.cache import cache_root
 
 __all__ = ["BASE_REPOSITORY", "DEBIAN_MIRROR", "base_inputs", "base_tag", "ensure_base", "image_dir",
@@ -128,22 +129,12 @@ def remove_stale() -> None:
         return
     for path in image_dir().iterdir():
         match = _OF_A_PROCESS.search(path.name)
-        if match is None or _alive(int(match.group(1))):
+        if match is None or process_alive(int(match.group(1))):
             continue
         if path.is_dir():
             _remove_rootfs(path)
         else:
             path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _mounts_under(folder: Path) -> list[str]:

@@ -6,8 +6,9 @@ wait is on Kafka itself: ApiVersions answered through the published port (as
 kafka_app/apache/readiness.py asks), with the container's own last lines when it exits first.
 Ryuk (testcontainers' reaper) is an image pulled from Docker Hub, which this project cannot
 count on; it is off unless TESTCONTAINERS_RYUK_DISABLED says otherwise, and `stop` (the `with`
-block's end) removes the container. Every container is labelled `checkpoint-experience`, so
-.ci/run removes what a killed process left before the tests and before it stops dockerd.
+block's end) removes the container. Each container is labelled with the process that started
+it, so the next start (and .ci/with-docker) removes what a process killed outright left, and
+never a container of a process that still runs (another test run on the same machine).
 
 Usage:
     with KafkaContainer(ensure_image()) as kafka:
@@ -28,7 +29,8 @@ from testcontainers.core.waiting_utils import WaitStrategy, WaitStrategyTarget  
 
 from kafka_app.apache.readiness import answers_api_versions  # noqa: E402
 from kafka_app.container.errors import ContainerError  # noqa: E402
-from kafka_app.container.image import KAFKA_PORT, OURS_LABEL  # noqa: E402
+from kafka_app.container.image import KAFKA_PORT  # noqa: E402
+from kafka_app.container.leftovers import CONTAINER_KIND, OURS_LABEL, PID_LABEL, remove_orphans  # noqa: E402
 
 __all__ = ["KafkaAnswers", "KafkaContainer"]
 
@@ -78,11 +80,15 @@ class KafkaContainer(DockerContainer):
         self.with_env("KAFKA_ADVERTISED_LISTENERS", f"PLAINTEXT://{_HOST}:{self.port}")
         for key, value in (env or {}).items():
             self.with_env(key, value)
-        self.with_kwargs(labels={OURS_LABEL: "kafka-container"})
+        self.with_kwargs(labels={OURS_LABEL: CONTAINER_KIND, PID_LABEL: str(os.getpid())})
         self.waiting_for(KafkaAnswers().with_startup_timeout(int(startup_timeout)).with_poll_interval(0.5))
 
     @property
     def bootstrap_servers(self) -> str:
         return f"{_HOST}:{self.port}"
 
+    def start(self) -> KafkaContainer:
+        remove_orphans(self.get_docker_client().client)
+        super().start()
+        return self
 

@@ -28,14 +28,13 @@ from kafka_app.apache.progress import Waiting
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.container.base import DEBIAN_MIRROR, ensure_base, image_dir
 from kafka_app.container.errors import ImageBuildError, NoDockerEngine
+from kafka_app.container.leftovers import OURS_LABEL
 
 __all__ = ["REPOSITORY", "INPUTS_LABEL", "OURS_LABEL", "KAFKA_PORT", "container_properties",
            "docker_client", "ensure_image", "image_inputs"]
 
 REPOSITORY = "checkpoint-experience/kafka"
 INPUTS_LABEL = "checkpoint-experience.inputs"
-# On every image and container of ours, so that a sweep finds what a killed run left.
-OURS_LABEL = "checkpoint-experience"
 KAFKA_PORT, CONTROLLER_PORT = 9092, 9093
 DATA_DIR = Path("/var/lib/kafka/data")
 _HERE = Path(__file__).parent

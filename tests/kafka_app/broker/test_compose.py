@@ -145,7 +145,8 @@ def test_compose_file_runs_kafka_for_the_producer_app(kafka_image: str, free_por
     from kafka_app.container.image import docker_client
 
     client = docker_client()
-    project = f"checkpoint-experience-test-{uuid.uuid4().hex[:8]}"
+    # The pid: .ci/with-docker removes a project whose test process was killed outright.
+    project = f"checkpoint-experience-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     compose = [*_compose_command(), "--project-name", project, "--file", str(COMPOSE)]
     env = {**os.environ, "KAFKA_IMAGE": kafka_image, "KAFKA_PORT": str(free_port)}
     bootstrap = f"127.0.0.1:{free_port}"
