@@ -42,7 +42,8 @@ def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Seed 001's KafkaApp: sends key = value = a counter to a topic every interval; "
-        "Enter makes the next key negative. Subcommand: `broker` runs the embedded broker alone.",
+        "Enter makes the next key negative. Subcommands: `broker` runs the embedded broker alone, "
+        "`image` builds our Kafka image for Docker.",
         argument_default=None,
     )
     kafka = parser.add_argument_group("Kafka")
@@ -93,6 +94,11 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from kafka_app.apache.cli import main as broker_main
 
         return broker_main(args[1:])
+    if args[:1] == ["image"]:
+        # Our Kafka image for docker-compose.yml and the Docker tests (docs/producer.md).
+        from kafka_app.container.cli import main as image_main
+
+        return image_main(args[1:])
     parsed = main_parser().parse_args(args)
     choice = KafkaChoice.from_args(parsed)
     given = {k: v for k, v in vars(parsed).items() if v is not None}

@@ -1,11 +1,12 @@
 """Shared test setup.
 
-A plain `pytest` runs the fast tests only. `pytest --slow` also runs the tests marked `spark`
-and `e2e` (real Spark sessions, several real processes); that is what CI and the README's
-test command run, and it ends with CI's budget table (tests/budget.py). `pytest --nightly`
-adds the tests marked `nightly`, which do not fit CI's hour; a `--slow` run names how many it
-left out and the command that runs them. Docker tests skip themselves with a reason when no
-Docker engine answers.
+A plain `pytest` runs the fast tests only. `pytest --slow` also runs the tests marked `spark`,
+`e2e` and `docker` (real Spark sessions, several real processes, Kafka in a container); that
+is what CI and the README's test command run, and it ends with CI's budget table
+(tests/budget.py). `pytest --nightly` adds the tests marked `nightly`, which do not fit CI's
+hour; a `--slow` run names how many it left out and the command that runs them. Docker tests
+skip themselves with a reason when no Docker engine answers or our Kafka image cannot be built
+(kafka_app/container).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pytest
 from scenarios.engine import apps
 from tests.budget import budget_lines, part_of
 
-SLOW_MARKERS = ("spark", "e2e")
+# docker: a container start is seconds to minutes, and dockerd may need starting (.ci/run does).
+SLOW_MARKERS = ("spark", "e2e", "docker")
 NIGHTLY_COMMAND = "uv run pytest --nightly -m nightly"
 
 
@@ -94,18 +96,39 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                                     f"`{NIGHTLY_COMMAND}` runs them")
 
 
-@pytest.fixture
-def docker_engine() -> None:
+def _docker_or_skip() -> None:
     """Skip the test, saying why, unless a Docker engine answers (testcontainers needs one)."""
+    from kafka_app.container import NoDockerEngine
+    from kafka_app.container.image import docker_client
+
     try:
-        import docker
-        import docker.errors
-    except ImportError:
-        pytest.skip("the docker package is not installed")
+        docker_client()
+    except NoDockerEngine as error:
+        pytest.skip(f"{error} (.ci/run starts one)")
+
+
+@pytest.fixture(scope="session")
+def kafka_image() -> str:
+    """Our Kafka image's tag: built once per machine (.ci/run builds it before the tests, with
+    progress), found by its inputs' hash afterwards; skips, saying why, when it cannot be built."""
+    _docker_or_skip()
+    from kafka_app.container import ImageBuildError
+    from kafka_app.container.image import ensure_image
+
     try:
-        docker.from_env().ping()
-    except (docker.errors.DockerException, OSError) as error:
-        pytest.skip(f"no Docker engine answers ({type(error).__name__})")
+        return ensure_image(progress=False)
+    except ImageBuildError as error:
+        pytest.skip(f"our Kafka image cannot be built here: {error}")
+
+
+@pytest.fixture
+def kafka_container(kafka_image: str) -> Iterator["object"]:
+    """One Kafka node in a container of our image, published on 127.0.0.1:PORT, ready for
+    clients; removed at the end. `kafka_container.bootstrap_servers` is its address."""
+    from kafka_app.container.container import KafkaContainer
+
+    with KafkaContainer(kafka_image) as kafka:
+        yield kafka
 
 
 @pytest.fixture

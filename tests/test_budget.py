@@ -20,6 +20,8 @@ def test_a_test_belongs_to_the_part_of_its_file_and_markers() -> None:
     assert part_of("tests/spark_app/test_connector_conformance.py", {"spark"}).name == \
         "Spark's connector against our source"
     assert part_of("tests/maven_jars/test_ivy.py", {"e2e"}).name == "the rest"
+    assert part_of("tests/kafka_app/broker/test_compose.py", {"docker"}).name == "containers"
+    assert part_of("tests/kafka_app/broker/test_compose.py", {"docker", "nightly"}) is NIGHTLY
 
 
 def test_the_parts_fit_in_the_hour() -> None:

@@ -149,6 +149,9 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return broker_parser(), args
         if first == ["broker"]:
             return broker_parser(), args[1:]
+        if first == ["image"]:
+            from kafka_app.container.cli import main_parser as image_parser
+            return image_parser(), args[1:]
         from kafka_app.cli import main_parser as producer_parser
         return producer_parser(), args
     if module == "scenarios.report.readme_table":

@@ -1,17 +1,22 @@
 """docker-compose.yml: real Apache Kafka that the apps can use instead of the embedded broker.
 
 The fast tests read the file (PyYAML when installed, else a reader for the plain block style
-the file keeps to) and check what the README promises. The docker test starts the same image
-with the same settings through testcontainers and runs the producer app against it; it skips
-with a reason when no Docker engine answers.
+the file keeps to), with `${NAME:-default}` read as its default (what a user without those
+variables gets), and check what the README promises. The docker test brings the file up with
+docker-compose on our Kafka image (KAFKA_IMAGE; no registry here), runs the producer app
+against it and takes it down with `down -v`; it skips with a reason when no Docker engine
+answers or no docker-compose is installed.
 """
 
 from __future__ import annotations
 
-import socket
+import os
+import re
+import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +63,41 @@ def read_block_yaml(text: str) -> Any:
     return block(0, rows[0][0])[0]
 
 
+_DEFAULT = re.compile(r"\$\{[A-Z_]+:-([^}]*)\}")
+
+
+def with_defaults(value: Any) -> Any:
+    """`${NAME:-default}` read as its default everywhere in a loaded file."""
+    if isinstance(value, dict):
+        return {key: with_defaults(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_defaults(item) for item in value]
+    return _DEFAULT.sub(r"\1", value) if isinstance(value, str) else value
+
+
 def load_compose() -> dict[str, Any]:
     text = COMPOSE.read_text()
     try:
         import yaml
     except ImportError:
-        return read_block_yaml(text)
-    return yaml.safe_load(text)
+        return with_defaults(read_block_yaml(text))
+    return with_defaults(yaml.safe_load(text))
 
 
 def test_block_reader_reads_nested_maps_and_lists() -> None:
     text = "a:\n  b: \"1\"\n  c:\n    - x\n    - 'y z'\n# note\nd: e\n"
     assert read_block_yaml(text) == {"a": {"b": "1", "c": ["x", "y z"]}, "d": "e"}
+
+
+def test_a_user_without_variables_gets_the_defaults() -> None:
+    assert with_defaults({"p": ["127.0.0.1:${KAFKA_PORT:-9092}:9092"], "i": "${KAFKA_IMAGE:-a/b:1}"}) == \
+        {"p": ["127.0.0.1:9092:9092"], "i": "a/b:1"}
+
+
+def test_the_official_image_is_the_version_of_our_image() -> None:
+    from kafka_app.apache.jars import DEFAULT_VERSION
+
+    assert load_compose()["services"]["kafka"]["image"] == f"apache/kafka:{DEFAULT_VERSION}"
 
 
 def test_compose_runs_one_kraft_node_of_the_official_image_on_loopback() -> None:
@@ -90,19 +118,57 @@ def test_compose_checks_retention_like_the_seed_and_fits_one_node() -> None:
     assert factors and set(factors.values()) == {"1"}
 
 
-@pytest.mark.docker
-def test_producer_app_runs_on_real_kafka(docker_engine: None, free_port: int, tmp_path: Path) -> None:
-    from testcontainers.core.container import DockerContainer
+def _compose_command() -> list[str]:
+    """docker-compose (1.29 is Debian's) or the `docker compose` plugin; skips when neither."""
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    plugin = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
+    if plugin.returncode == 0:
+        return ["docker", "compose"]
+    pytest.skip("neither docker-compose nor `docker compose` is installed "
+                "(`apt-get install -y docker-compose`; .ci/run installs it)")
 
-    kafka = load_compose()["services"]["kafka"]
-    container = DockerContainer(kafka["image"]).with_bind_ports(9092, free_port)
-    for key, value in kafka["environment"].items():
-        container.with_env(key, str(value))
-    # The container's port is published on a free port here, so clients must be told that one.
-    container.with_env("KAFKA_ADVERTISED_LISTENERS", f"PLAINTEXT://127.0.0.1:{free_port}")
-    with container:
-        _wait_for_kafka(f"127.0.0.1:{free_port}", timeout=120)
-        command = [sys.executable, "-m", "kafka_app", "--bootstrap-servers", f"127.0.0.1:{free_port}",
+
+def _ours(client: Any, project: str) -> dict[str, list[str]]:
+    """Containers, networks and volumes of a compose project that are still there."""
+    label = {"label": f"com.docker.compose.project={project}"}
+    return {"containers": [c.name for c in client.containers.list(all=True, filters=label)],
+            "networks": [n.name for n in client.networks.list(filters=label)],
+            "volumes": [v.name for v in client.volumes.list(filters=label)]}
+
+
+@pytest.mark.docker
+def test_compose_file_runs_kafka_for_the_producer_app(kafka_image: str, free_port: int,
+                                                     tmp_path: Path) -> None:
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    from kafka_app.container.image import docker_client
+
+    client = docker_client()
+    # The pid: .ci/with-docker removes a project whose test process was killed outright.
+    project = f"checkpoint-experience-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    compose = [*_compose_command(), "--project-name", project, "--file", str(COMPOSE)]
+    env = {**os.environ, "KAFKA_IMAGE": kafka_image, "KAFKA_PORT": str(free_port)}
+    bootstrap = f"127.0.0.1:{free_port}"
+    try:
+        up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=120)
+        assert up.returncode == 0, up.stderr
+        (container,) = client.containers.list(filters={"label": f"com.docker.compose.project={project}"})
+        # docker-compose's own healthcheck (Kafka answers ApiVersions) says when Kafka is ready.
+        health = _wait_healthy(container, timeout=120)
+        assert health == "healthy", container.logs(tail=20).decode(errors="replace")
+        ports = container.attrs["NetworkSettings"]["Ports"]["9092/tcp"]
+        assert ports == [{"HostIp": "127.0.0.1", "HostPort": str(free_port)}]
+
+        # Kafka's own view of its settings (librdkafka's admin client; kafka-python's describes
+        # no broker configs).
+        librdkafka = AdminClient({"bootstrap.servers": bootstrap})
+        future, = librdkafka.describe_configs([ConfigResource("broker", "1")]).values()
+        broker = future.result(30)
+        assert broker["log.retention.check.interval.ms"].value == "15000"
+        assert broker["auto.create.topics.enable"].value == "false"
+
+        command = [sys.executable, "-m", "kafka_app", "--bootstrap-servers", bootstrap,
                    "--interval-sec", "0.2", "--log-dir", str(tmp_path)]
         first = subprocess.run([*command, "--count", "3"], cwd=_REPO, capture_output=True, text=True,
                                timeout=120, stdin=subprocess.DEVNULL)
@@ -113,20 +179,20 @@ def test_producer_app_runs_on_real_kafka(docker_engine: None, free_port: int, tm
                                 capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert second.returncode == 0, second.stderr
         assert second.stdout.splitlines()[-1] == "Experience [0:4]: 4 -> 4"
+    finally:
+        down = subprocess.run([*compose, "down", "-v", "--timeout", "10"], env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert down.returncode == 0, down.stderr
+    assert _ours(client, project) == {"containers": [], "networks": [], "volumes": []}
 
 
-def _wait_for_kafka(bootstrap: str, timeout: float) -> None:
-    from kafka.admin import KafkaAdminClient
-    from kafka.errors import KafkaError
-
-    host, port = bootstrap.rsplit(":", 1)
+def _wait_healthy(container: Any, timeout: float) -> str:
     deadline = time.monotonic() + timeout
+    status = "starting"
     while time.monotonic() < deadline:
-        try:
-            with socket.create_connection((host, int(port)), timeout=1):
-                pass
-            with KafkaAdminClient(bootstrap_servers=bootstrap, bootstrap_timeout_ms=5000):
-                return
-        except (OSError, KafkaError):
-            time.sleep(1)  # polling until the deadline: Kafka takes a while to start in a container
-    raise AssertionError(f"Kafka in the container did not answer at {bootstrap} within {timeout} s")
+        container.reload()
+        status = container.attrs["State"].get("Health", {}).get("Status", "none")
+        if status != "starting" or container.status == "exited":
+            return status
+        time.sleep(1)  # polling Docker's health status until the deadline
+    return status

@@ -1,8 +1,8 @@
 """The same client checks against the embedded broker and against real Kafka (testcontainers).
 
 Each check is one function of a bootstrap address, so the embedded run (fast, always) and the
-real-Kafka run (needs Docker) prove the same behaviour. The Docker run skips with a reason when
-no engine answers.
+real-Kafka run (Apache Kafka in a container of our image, kafka_app/container) prove the same
+behaviour. The Docker run skips with a reason when no engine answers.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def test_embedded_broker(embedded_broker, check: Callable[[str], None]) -> None:
 
 
 @pytest.mark.docker
-def test_real_kafka(docker_engine: None) -> None:
-    from testcontainers.community.kafka import KafkaContainer
-
-    with KafkaContainer().with_kraft() as kafka:
-        for check in CHECKS:
-            check(kafka.get_bootstrap_server())
+def test_real_kafka(kafka_container) -> None:
+    # Published on the loopback address only, on the port clients are told.
+    bindings = kafka_container.get_wrapped_container().attrs["NetworkSettings"]["Ports"]["9092/tcp"]
+    assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(kafka_container.port)}]
+    for check in CHECKS:
+        check(kafka_container.bootstrap_servers)
