@@ -41,8 +41,9 @@ CONTAINERS_MIN = 1.0
 # In order: the first part whose path prefix matches a slow test owns it.
 PARTS: tuple[Part, ...] = (
     Part("fast suite", 4.0, why="every unmarked test: no Spark, no end-to-end processes"),
-    Part("four stacks on two scenarios", 6.0, ("tests/scenarios/catalog/test_stacks_e2e.py",),
-         "short-retention and checkpoint-reset on every Kafka/source pair"),
+    # 3.0, not 6.0, since checkpoint-reset on the four went nightly (it measured 5.9 for both).
+    Part("four stacks, short-retention", 3.0, ("tests/scenarios/catalog/test_stacks_e2e.py",),
+         "short-retention on every Kafka/source pair (checkpoint-reset's four: nightly)"),
     Part("Spark lines and known bugs", 3.0,
          ("tests/scenarios/catalog/test_spark_versions_e2e.py",
           "tests/scenarios/catalog/museum/"),
@@ -61,8 +62,7 @@ PARTS: tuple[Part, ...] = (
          "the demo and narration in tmux, the report in a browser, a closed terminal"),
     Part("containers", CONTAINERS_MIN, marker="docker",
          why="our Kafka image: testcontainers' interop and docker-compose.yml, run for real"),
-    # 1.0, not 2.0, since the containers part (issue 36): it measured 0.9 at load 6 to 8.
-    Part("the rest", 1.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
+    Part("the rest", 2.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
 )
 
 NIGHTLY = Part("nightly (not in CI's hour)", 0.0,

@@ -14,7 +14,7 @@ def test_a_test_belongs_to_the_part_of_its_file_and_markers() -> None:
     assert part_of("tests/scenarios/catalog/test_chaos_e2e.py", {"e2e"}).name == \
         "scenarios, once each on the default stack"
     assert part_of("tests/scenarios/catalog/test_stacks_e2e.py", {"e2e"}).name == \
-        "four stacks on two scenarios"
+        "four stacks, short-retention"
     assert part_of("tests/scenarios/catalog/test_chaos_e2e.py", set()).name == "fast suite"
     assert part_of("tests/kafka_app/apache/test_cluster.py", {"e2e", "nightly"}) is NIGHTLY
     assert part_of("tests/spark_app/test_connector_conformance.py", {"spark"}).name == \
