@@ -82,12 +82,7 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--kafka-version", metavar="VERSION",
                      help="the Apache Kafka the scenarios start (e.g. 4.0.2 or 4.4.0), its jars "
                           f"fetched once (default {DEFAULT_KAFKA_VERSION})")
-    for scenario in all_scenarios():  # options only one scenario takes, e.g. chaos --kills N
-        if scenario.options:
-            group = run.add_argument_group(f"options of {scenario.name}")
-            for option in scenario.options:
-                group.add_argument(option.flag, type=option.type, metavar=option.metavar,
-                                   help=option.help)
+    _add_scenario_options(run)
     matrix = commands.add_parser(
         "matrix", help="run scenarios on several PySpark versions, or on several stacks, and "
                        "compare them check by check")
@@ -110,6 +105,7 @@ def main_parser() -> argparse.ArgumentParser:
                         help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
                              "version) and "
                              "each version's scenario reports under DIR/<version>/")
+    _add_scenario_options(matrix)
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
     commands.add_parser("demo", add_help=False,
@@ -202,7 +198,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    scenarios = find_scenarios(args.names or ["endless-retention"])
+    scenarios = [_with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])]
+    _refuse_stray_options(scenarios, args)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
     if args.stack is not None and args.offline:
         raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
@@ -272,6 +269,16 @@ def _stop_like_ctrl_c() -> None:
     every started process is cleaned up."""
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, hang_up)
+
+
+def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
+    """Options only one scenario takes, e.g. chaos's --kills N or the museum's --exhibits."""
+    for scenario in all_scenarios():
+        if scenario.options:
+            group = parser.add_argument_group(f"options of {scenario.name}")
+            for option in scenario.options:
+                group.add_argument(option.flag, type=option.type, metavar=option.metavar,
+                                   help=option.help)
 
 
 def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
