@@ -205,6 +205,21 @@ class KafkaPart:
         self._stage.say(f"the producer sends again, with acks={acks}"
                         + (f", from value {first_value}" if first_value is not None else ""))
 
+    def grow_partitions(self, partitions: int) -> None:
+        """Add partitions to the topic, up to `partitions` in all, as an operator would: the
+        producer is restarted with `python -m kafka_app --partitions N --grow-partitions`, which
+        grows the topic (CreatePartitions) before its first send and spreads its values over
+        the N partitions from then on (value v to partition (v-1) % N)."""
+        side = self._started()
+        before = side.partitions
+        if self.producer_running:
+            side.stop_producer()
+        side.partitions = partitions
+        side.start_producer(grow_partitions=True)
+        self._stage.timeline.event(f"partitions {before} -> {partitions}", "note")
+        self._stage.say(f"topic {side.topic} grew from {before} to {partitions} partitions; the "
+                        f"producer sends value v to partition (v-1) % {partitions} from now on")
+
     def set_topic_configs(self, configs: dict[str, str], label: str = "") -> None:
         """Change topic configs now (what `kafka-configs --alter --add-config` does); `label`
         names the change on the timeline, where the configs themselves would not fit."""

@@ -1,0 +1,246 @@
+"""Partitions added: the topic grows from 1 to 3 partitions, once while the query runs and once
+while it is down; when the query reads the new partitions, and from which offset.
+
+What production asks when someone adds partitions to a topic a stateful query reads:
+
+1. The topic grows 1 -> 2 while the query runs: the query reads the new partition without a
+   restart, at the first batch it plans after Kafka's metadata shows it, and from the
+   partition's earliest offset (0), so the messages that landed there before are not skipped.
+2. The topic grows 2 -> 3 while the query is down, the producer writes to the new partition,
+   and the query is restarted with `--starting-offsets latest`: the checkpoint has no offset
+   for the new partition, and the source starts it at its earliest offset, not at latest
+   (`startingOffsets` counts for a new query only).
+3. Every message once, the count 1..N, each partition's committed offset its end offset.
+
+The app writes `--output-format v2`, whose lines name the partition and offset each message
+was read from (`v2 Experience-2@0: 19 -> 19`): the first line of a new partition says where
+the query started it. Kafka grows the topic through the producer's command line
+(`python -m kafka_app --partitions N --grow-partitions`), which is restarted to spread its
+values over the new partitions (value v to partition (v-1) % N).
+
+Usage: `python -m scenarios run partitions-added --fast`
+"""
+
+from __future__ import annotations
+
+import time
+
+from scenarios.checker.expectations import check, exactly_once
+from scenarios.engine.observers.kafka_probe import OffsetWindow
+from scenarios.engine.registry import Scenario
+from scenarios.engine.stage import Stage
+from scenarios.engine.waiting import wait_until
+from scenarios.report.narration import Step
+from spark_app.batch_line import BatchLine, parse_batch_lines
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.offsets import TopicPartition, offsets_to_text
+from spark_app.output_line import MessageLine
+
+__all__ = ["GROWN_DOWN", "GROWN_LIVE", "SCENARIO", "WAITING_IN_NEW", "run"]
+
+GROWN_LIVE = 2  # partitions after the grow while the query runs
+GROWN_DOWN = 3  # ... and after the grow while it is down
+WAITING_IN_NEW = 3  # messages the third partition holds before the query is restarted
+_V2 = "v2"  # the output format whose lines name partition and offset
+
+
+def run(stage: Stage) -> None:
+    stage.step(Step(
+        "Start Kafka with a topic of 1 partition, the producer, and the app on a new checkpoint",
+        happens="endless retention; python -m spark_app --output-format v2: each output line "
+                "names the partition and offset it was read from (v2 Experience-0@3: 4 -> 4)",
+        watch="Count = n runs 1, 2, 3…; every line says Experience-0",
+        why="the checkpoint's offsets/N holds one offset per topic-partition the query knows",
+        question="How many offsets does offsets/N hold for a topic of one partition?",
+        answer="One, for Experience-0 (checked).",
+        production="offsets/N lists the partitions a query knows: read it to see what a restart "
+                   "resumes, partition by partition",
+        phase="one partition"))
+    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.app.start(output_format=_V2)
+    stage.output.wait_for_value(stage.timings.run_for_messages)
+    # The output is written inside the batch, its commit a moment later.
+    known = stage.app.wait_while_up(lambda: _partitions_in_checkpoint(stage) or None,
+                                    "a committed batch in the checkpoint")
+    stage.expect(check("offsets/N holds one partition", known == [0], [0], known))
+    _grow_while_running(stage)
+    _grow_while_down(stage)
+    _finish(stage)
+
+
+def _grow_while_running(stage: Stage) -> None:
+    topic = stage.kafka.topic
+    stage.step(Step(
+        f"Grow the topic to {GROWN_LIVE} partitions while the query runs",
+        happens=f"python -m kafka_app --partitions {GROWN_LIVE} --grow-partitions: the producer "
+                f"restarts, adds partition 1 (CreatePartitions) and sends every other value to it",
+        watch=f"{topic}-1 appears in the batch lines and in the output (v2 {topic}-1@0: …) "
+              "without a restart of the app",
+        why="the source asks Kafka for the subscription's partitions each time it plans a batch "
+            "(the connector's admin client on every look-up); a partition missing from the last "
+            "offsets/N gets a start of its own: its earliest offset",
+        production="adding partitions to a topic a query reads needs no restart and loses "
+                   "nothing; but a key's next messages may go to another partition (the order "
+                   "per key holds only within a partition)",
+        question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
+                 "the query read the new partition, and from which offset?",
+        answer="Without a restart: a batch planned after the grow names the new partition in "
+               f"offsets/N (on both stacks the first one, a second or two later), and {topic}-1 "
+               "is read from offset 0, its earliest, then 1, 2… once each (checked).",
+        phase="grown while running"))
+    before = stage.fact("last_batch_before_grow",
+                        max((b.batch_id for b in parse_batch_lines(stage.app.output())), default=None))
+    stage.kafka.grow_partitions(GROWN_LIVE)
+    grown = time.monotonic()
+    tp = TopicPartition(topic, 1)
+    batch = stage.app.wait_while_up(lambda: _first_batch_with(stage.app.output(), tp),
+                                    f"a batch line with {tp}")
+    seen_after = stage.fact("seconds_to_first_batch_with_partition_1",
+                            round(time.monotonic() - grown, 1))
+    first = stage.app.wait_while_up(lambda: _first_from(stage, 1),
+                                    f"a message from {tp} in the output")
+    read = stage.app.wait_while_up(lambda: _offsets_read(stage, 1, WAITING_IN_NEW),
+                                   f"{WAITING_IN_NEW} messages from {tp} in the output")
+    stage.fact("partition_1_first_batch", batch.batch_id)
+    stage.fact("partition_1_end_in_first_batch", batch.end[tp])
+    stage.fact("partition_1_first_offset", first.offset)
+    stage.say(f"last batch line before the grow: batch {before}; {tp} first named by batch "
+              f"{batch.batch_id}, {seen_after:g} s after the grow, with end offsets "
+              f"{offsets_to_text(batch.end)}; first line from it: {tp}@{first.offset} value "
+              f"{first.value}")
+    stage.expect(check("the running query reads the new partition, no restart",
+                       stage.app.running, "the app still running, a message from partition 1",
+                       f"value {first.value} from {tp}@{first.offset}, app "
+                       f"{'running' if stage.app.running else 'down'}"))
+    stage.expect(check("the new partition is read from its earliest offset", first.offset == 0,
+                       f"first line from {tp} at offset 0", f"offset {first.offset}"))
+    stage.expect(check("its offsets are read in order, none skipped or repeated",
+                       read == list(range(len(read))), f"offsets 0..{len(read) - 1} once each",
+                       f"{read[:12]}{'…' if len(read) > 12 else ''}"))
+
+
+def _grow_while_down(stage: Stage) -> None:
+    topic = stage.kafka.topic
+    tp = TopicPartition(topic, GROWN_DOWN - 1)
+    stage.step(Step(
+        f"Stop the app, grow the topic to {GROWN_DOWN} partitions, restart with "
+        "--starting-offsets latest",
+        happens=f"while the app is down the producer adds partition {GROWN_DOWN - 1} and writes "
+                f"at least {WAITING_IN_NEW} messages to it; the app restarts on the same "
+                "checkpoint, told to start new partitions at latest",
+        watch=f"the first line from {tp} is at offset 0; every message it held is in the output",
+        why="a restart takes its offsets from the checkpoint; a partition the checkpoint does not "
+            "name is started at its earliest offset, whatever startingOffsets says (that option "
+            "is read for a new query only); a new partition that does not start at 0 would be "
+            "KAFKA_DATA_LOSS.ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO",
+        production="startingOffsets cannot skip the backlog of a partition added while the job "
+                   "was down: it is read from its beginning (cap a large one with "
+                   "maxOffsetsPerTrigger)",
+        question=f"Restarted with --starting-offsets latest while {tp} already holds "
+                 f"{WAITING_IN_NEW} messages: are they read, or skipped?",
+        answer=f"Read: the first batch after the restart starts {tp} at offset 0, its earliest, "
+               "and every message it held is in the output once (checked).",
+        phase="grown while down"))
+    stage.app.stop()
+    stage.kafka.grow_partitions(GROWN_DOWN)
+    window = wait_until(lambda: _holding(stage, GROWN_DOWN - 1, WAITING_IN_NEW),
+                        timeout=60, what=f"{WAITING_IN_NEW} messages in {tp}",
+                        progress=stage.narrator.waiting)
+    held = stage.fact("partition_2_held_at_restart", window.per_partition[GROWN_DOWN - 1][1])
+    stage.say(f"{tp} holds {held} message(s) as the app restarts; Kafka's offsets per partition: "
+              + ", ".join(f"{p}: {e}:{latest}" for p, (e, latest) in enumerate(window.per_partition)))
+    stage.app.start(output_format=_V2, starting_offsets="latest")
+    first = stage.app.wait_while_up(lambda: _first_from(stage, GROWN_DOWN - 1),
+                                    f"a message from {tp} in the output")
+    batch = stage.app.wait_while_up(lambda: _first_batch_with(stage.app.output(), tp),
+                                    f"a batch line with {tp}")
+    stage.fact("partition_2_first_batch", batch.batch_id)
+    stage.fact("partition_2_first_offset", first.offset)
+    stage.say(f"first batch with {tp}: batch {batch.batch_id}, {offsets_to_text(batch.end)}; "
+              f"first line from it: {tp}@{first.offset} value {first.value}")
+    stage.expect(check("the new partition is read from its earliest offset, not latest",
+                       first.offset == 0, f"first line from {tp} at offset 0",
+                       f"offset {first.offset}"))
+    read = stage.app.wait_while_up(lambda: _offsets_read(stage, GROWN_DOWN - 1, held),
+                                   f"offsets 0..{held - 1} of {tp} in the output")
+    stage.expect(check("every message it held before the restart is read, once each",
+                       read[:held] == list(range(held)), f"offsets 0..{held - 1} of {tp} once",
+                       f"first offsets {read[:held]}"))
+
+
+def _finish(stage: Stage) -> None:
+    topic = stage.kafka.topic
+    stage.step(Step(
+        "Stop the producer, let the app catch up, check the output and the checkpoint",
+        happens="the scenario verifies the output log against what the producer sent, and "
+                "offsets/N against each partition's end offset",
+        watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions",
+        why="each partition's offsets are tracked on their own in the checkpoint; the count is "
+            "state, which knows nothing of partitions",
+        production="after adding partitions, check offsets/N lists them all: a partition "
+                   "missing there is one the query does not read",
+        question="Was any message lost or counted twice while the topic grew twice?",
+        answer=f"No: every value once with Count = 1..N, and offsets/N holds all {GROWN_DOWN} "
+               "partitions at their end offsets (checked).",
+        phase="final"))
+    total = stage.stop_producer_and_drain()
+    ends = [latest for _, latest in stage.kafka.window().per_partition]
+    # The console line comes from a listener after the batch's commit, a moment after the output.
+    stage.app.wait_while_up(lambda: _committed_ends(stage, topic) == ends or None,
+                            "offsets/N at every partition's end offset")
+    stage.app.stop()
+    stage.expect(exactly_once(stage.output.verify_sent(), total))
+    committed = _committed_ends(stage, topic)
+    stage.fact("committed_per_partition", committed)
+    stage.expect(check("offsets/N holds every partition at its end offset", committed == ends,
+                       ends, committed))
+
+
+def _partitions_in_checkpoint(stage: Stage) -> list[int]:
+    info = read_checkpoint(stage.folders.checkpoints)
+    end = info.last_committed.end if info.last_committed else None
+    return sorted(tp.partition for tp in (end or {}))
+
+
+def _committed_ends(stage: Stage, topic: str) -> list[int | None]:
+    info = read_checkpoint(stage.folders.checkpoints)
+    end = (info.last_committed.end if info.last_committed else None) or {}
+    return [end.get(TopicPartition(topic, p)) for p in range(GROWN_DOWN)]
+
+
+def _first_from(stage: Stage, partition: int) -> MessageLine | None:
+    """The first output line read from `partition`, if any yet."""
+    topic = stage.kafka.topic
+    return next((line for line in stage.output.message_lines()
+                 if line.topic == topic and line.partition == partition), None)
+
+
+def _offsets_read(stage: Stage, partition: int, held: int) -> list[int] | None:
+    """The offsets of `partition` in the output, sorted, once it has at least `held` of them."""
+    topic = stage.kafka.topic
+    read = sorted(line.offset or 0 for line in stage.output.message_lines()
+                  if line.topic == topic and line.partition == partition)
+    return read if len(read) >= held else None
+
+
+def _first_batch_with(output: str, tp: TopicPartition) -> BatchLine | None:
+    return next((b for b in parse_batch_lines(output) if tp in b.end), None)
+
+
+def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None:
+    window = stage.kafka.window()
+    parts = window.per_partition
+    return window if len(parts) > partition and parts[partition][1] >= messages else None
+
+
+SCENARIO = Scenario(
+    name="partitions-added",
+    title="the topic grows 1 -> 2 under a running query, 2 -> 3 while it is down: new "
+          "partitions read from their earliest offset",
+    summary=f"A topic of one partition grows to {GROWN_LIVE} while the query runs (read at the "
+            f"next batch, no restart, from offset 0) and to {GROWN_DOWN} while it is down (read "
+            "from offset 0 after a restart with startingOffsets latest); every message once, "
+            "offsets/N at each partition's end.",
+    origin="production: changing a live job",
+    run=run,
+)
