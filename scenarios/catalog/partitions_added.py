@@ -88,8 +88,9 @@ def _grow_while_running(stage: Stage) -> None:
                f"offsets/N (on both stacks the first one, a second or two later), and {topic}-1 "
                "is read from offset 0, its earliest, then 1, 2… once each (checked).",
         phase="grown while running"))
+    # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
     before = stage.fact("last_batch_before_grow",
-                        max((b.batch_id for b in parse_batch_lines(stage.app.output())), default=None))
+                        max(read_checkpoint(stage.folders.checkpoints).offset_ids, default=None))
     stage.kafka.grow_partitions(GROWN_LIVE)
     grown = time.monotonic()
     tp = TopicPartition(topic, 1)
@@ -104,7 +105,7 @@ def _grow_while_running(stage: Stage) -> None:
     stage.fact("partition_1_first_batch", batch.batch_id)
     stage.fact("partition_1_end_in_first_batch", batch.end[tp])
     stage.fact("partition_1_first_offset", first.offset)
-    stage.say(f"last batch line before the grow: batch {before}; {tp} first named by batch "
+    stage.say(f"last batch planned before the grow: batch {before}; {tp} first named by batch "
               f"{batch.batch_id}, {seen_after:g} s after the grow, with end offsets "
               f"{offsets_to_text(batch.end)}; first line from it: {tp}@{first.offset} value "
               f"{first.value}")
