@@ -85,8 +85,8 @@ def _grow_while_running(stage: Stage) -> None:
         question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
                  "the query read the new partition, and from which offset?",
         answer="Without a restart: a batch planned after the grow names the new partition in "
-               f"offsets/N (on both stacks the first one, a second or two later), and {topic}-1 "
-               "is read from offset 0, its earliest, then 1, 2… once each (checked).",
+               f"offsets/N (in our runs the first one, on every stack), and {topic}-1 is read "
+               "from offset 0, its earliest, then 1, 2… once each (checked).",
         phase="grown while running"))
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
     before = stage.fact("last_batch_before_grow",
