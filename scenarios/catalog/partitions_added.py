@@ -1,5 +1,6 @@
 """Partitions added: the topic grows from 1 to 3 partitions, once while the query runs and once
-while it is down; when the query reads the new partitions, and from which offset.
+while it is down; when the query reads the new partitions, and from which offset. Then the
+topic is recreated with fewer partitions.
 
 What production asks when someone adds partitions to a topic a stateful query reads:
 
@@ -11,6 +12,11 @@ What production asks when someone adds partitions to a topic a stateful query re
    for the new partition, and the source starts it at its earliest offset, not at latest
    (`startingOffsets` counts for a new query only).
 3. Every message once, the count 1..N, each partition's committed offset its end offset.
+4. The topic is deleted and created again with one partition while the query is down. The
+   restart (failOnDataLoss=true, the default) fails with KAFKA_DATA_LOSS.PARTITIONS_DELETED:
+   the checkpoint names partitions Kafka no longer has. With failOnDataLoss=false the query
+   goes on, from where the failed run planned it: the new topic's messages up to that batch's
+   end are skipped (checked, exactly those), everything after is read once.
 
 The app writes `--output-format v2`, whose lines name the partition and offset each message
 was read from (`v2 Experience-2@0: 19 -> 19`): the first line of a new partition says where
@@ -25,14 +31,15 @@ from __future__ import annotations
 
 import time
 
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check, exactly_once, missing_exactly
+from scenarios.checker.verify import ValueRange
 from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
-from spark_app.batch_line import BatchLine, parse_batch_lines
-from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
+from spark_app.errors import PartitionsDeletedError, error_in_text
 from spark_app.offsets import TopicPartition, offsets_to_text
 from spark_app.output_line import MessageLine
 
@@ -66,6 +73,7 @@ def run(stage: Stage) -> None:
     _grow_while_running(stage)
     _grow_while_down(stage)
     _finish(stage)
+    _recreated_smaller(stage)
 
 
 def _grow_while_running(stage: Stage) -> None:
@@ -85,8 +93,9 @@ def _grow_while_running(stage: Stage) -> None:
         question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
                  "the query read the new partition, and from which offset?",
         answer="Without a restart: a batch planned after the grow names the new partition in "
-               f"offsets/N (in our runs the first one, on every stack), and {topic}-1 is read "
-               "from offset 0, its earliest, then 1, 2… once each (checked).",
+               "offsets/N (in our runs the very first, on every stack, often with end offset 0, "
+               f"before any message reached it), and {topic}-1 is read from offset 0, its "
+               "earliest, then 1, 2… once each (checked).",
         phase="grown while running"))
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
     before = stage.fact("last_batch_before_grow",
@@ -94,8 +103,8 @@ def _grow_while_running(stage: Stage) -> None:
     stage.kafka.grow_partitions(GROWN_LIVE)
     grown = time.monotonic()
     tp = TopicPartition(topic, 1)
-    batch = stage.app.wait_while_up(lambda: _first_batch_with(stage.app.output(), tp),
-                                    f"a batch line with {tp}")
+    batch = stage.app.wait_while_up(lambda: _first_batch_naming(stage, tp),
+                                    f"a committed offsets/N naming {tp}")
     seen_after = stage.fact("seconds_to_first_batch_with_partition_1",
                             round(time.monotonic() - grown, 1))
     first = stage.app.wait_while_up(lambda: _first_from(stage, 1),
@@ -153,8 +162,8 @@ def _grow_while_down(stage: Stage) -> None:
     stage.app.start(output_format=_V2, starting_offsets="latest")
     first = stage.app.wait_while_up(lambda: _first_from(stage, GROWN_DOWN - 1),
                                     f"a message from {tp} in the output")
-    batch = stage.app.wait_while_up(lambda: _first_batch_with(stage.app.output(), tp),
-                                    f"a batch line with {tp}")
+    batch = stage.app.wait_while_up(lambda: _first_batch_naming(stage, tp),
+                                    f"a committed offsets/N naming {tp}")
     stage.fact("partition_2_first_batch", batch.batch_id)
     stage.fact("partition_2_first_offset", first.offset)
     stage.say(f"first batch with {tp}: batch {batch.batch_id}, {offsets_to_text(batch.end)}; "
@@ -197,6 +206,102 @@ def _finish(stage: Stage) -> None:
                        ends, committed))
 
 
+def _recreated_smaller(stage: Stage) -> None:
+    topic = stage.kafka.topic
+    condition = PartitionsDeletedError.token
+    stage.step(Step(
+        "Delete the topic, create it again with 1 partition, restart the app",
+        happens=f"while the app is down the topic's {GROWN_DOWN} partitions and their data are "
+                "deleted (kafka-topics --delete), the topic is created again with one partition "
+                f"and the producer writes at least {WAITING_IN_NEW} messages to it; the app "
+                "restarts on the same checkpoint with failOnDataLoss=true, the default",
+        watch=f"it exits non-zero with {condition}; offsets/N for the new batch is written, "
+              "commits/N is not",
+        why=f"the checkpoint names {topic}-1 and {topic}-2, which Kafka no longer has: the "
+            "source plans the batch (offsets/N) and then refuses to drop two partitions without "
+            "a word; it checks deleted partitions before a partition whose offset went back "
+            "(PARTITION_OFFSET_CHANGED, the other sign of a recreated topic)",
+        production="a topic recreated under a checkpoint is a new stream: start a new "
+                   "checkpoint, or accept the loss with failOnDataLoss=false (next step)",
+        question=f"The topic now has 1 partition where the checkpoint knows {GROWN_DOWN}: does "
+                 "the restart fail, and with which error?",
+        answer=f"It fails: exit code non-zero with {condition}, naming the partitions that "
+               "disappeared; the batch was planned (offsets/N with one partition) and nothing "
+               "new was written (all checked).",
+        phase="recreated"))
+    written = stage.output.verify().highest
+    stage.kafka.recreate_topic(1)
+    window = wait_until(lambda: _holding(stage, 0, WAITING_IN_NEW), timeout=60,
+                        what=f"{WAITING_IN_NEW} messages in the new {topic}-0",
+                        progress=stage.narrator.waiting)
+    stage.say(f"the new topic holds {window.latest} message(s) as the app restarts")
+    stage.app.start(output_format=_V2)
+    code = stage.app.wait_exit(kind="crash")
+    output = stage.app.output()
+    named = error_in_text(output)
+    stage.fact("recreated_error", named.token if named else None)
+    stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"))
+    stage.expect(check("the error is Spark's data-loss condition for deleted partitions",
+                       isinstance(named, PartitionsDeletedError), condition,
+                       str(named)[:200] if named else "no error line"))
+    gone = [f"{topic}-{p}" for p in range(1, GROWN_DOWN)]
+    stage.expect(check("the error names the partitions that disappeared",
+                       named is not None and all(g in str(named) for g in gone),
+                       ", ".join(gone), str(named)[:200] if named else "no error line"))
+    info = read_checkpoint(stage.folders.checkpoints)
+    pending = info.pending.end if info.pending is not None else None
+    stage.fact("recreated_planned_batch", info.pending_id)
+    stage.fact("recreated_planned_end", offsets_to_text(pending) if pending else None)
+    stage.expect(check("the batch was planned with the new topic's one partition",
+                       pending is not None and sorted(tp.partition for tp in pending) == [0],
+                       f"offsets/N naming {topic}-0 alone, no commits/N",
+                       f"batch {info.pending_id}: {offsets_to_text(pending)}" if pending
+                       else "no pending batch"))
+    after = stage.output.verify()
+    stage.expect(check("nothing new was written", after.highest == written,
+                       f"highest value still {written}", f"highest {after.highest}"))
+    _recreated_lenient(stage, pending[TopicPartition(topic, 0)] if pending else 0)
+
+
+def _recreated_lenient(stage: Stage, planned_end: int) -> None:
+    topic = stage.kafka.topic
+    first_new = (stage.output.verify().highest or 0) + 1
+    lost = ValueRange(first_new, first_new + planned_end - 1)
+    stage.step(Step(
+        "Restart with --fail-on-data-loss false",
+        happens="the same checkpoint; the batch the failed run planned is replayed first",
+        watch=f"warnings in spark.log (partitions deleted, {topic}-0's offset changed); the "
+              "output goes on with the new topic's messages after the planned batch's end",
+        why="with failOnDataLoss=false the source warns instead of failing: the deleted "
+            f"partitions are dropped, and {topic}-0's range, from the checkpoint's offset down "
+            "to the new topic's end, is negative and dropped too; the next batch starts at the "
+            "end the failed run planned, so the new topic's messages before it are never read",
+        production="failOnDataLoss=false trades a failing query for silent gaps: alert on its "
+                   "warnings (or the dataLoss metrics) if you set it",
+        question="Restarted with failOnDataLoss=false: does the query go on, and does it read "
+                 "the new topic from its first message?",
+        answer="It goes on, but not from the first message: the new topic's messages up to the "
+               f"end the failed run planned ({planned_end} here) are skipped, exactly those; every "
+               "later one is read once (checked).",
+        phase="recreated, failOnDataLoss=false"))
+    stage.fact("recreated_skipped", [lost.first, lost.last] if planned_end else [])
+    stage.app.start(output_format=_V2, fail_on_data_loss=False)
+    stage.output.wait_for_value(first_new + planned_end + 1)
+    stage.kafka.stop_producer()
+    # The new topic's offsets no longer count the values: its highest value does.
+    total = stage.fact("messages_sent", max(stage.kafka.values_in_topic()))
+    stage.say(f"the producer stopped after value {total}")
+    stage.output.wait_for_value(total)
+    stage.app.stop()
+    report = stage.output.verify_sent()
+    stage.expect(missing_exactly(report, [lost] if planned_end else []))
+    stage.expect(check("every other value once", not report.duplicated and report.highest == total
+                       and not report.count_breaks,
+                       f"1..{total} but the skipped ones, once each",
+                       f"highest {report.highest}, duplicated {len(report.duplicated)}, "
+                       f"count breaks {len(report.count_breaks)}"))
+
+
 def _partitions_in_checkpoint(stage: Stage) -> list[int]:
     info = read_checkpoint(stage.folders.checkpoints)
     end = info.last_committed.end if info.last_committed else None
@@ -224,8 +329,11 @@ def _offsets_read(stage: Stage, partition: int, held: int) -> list[int] | None:
     return read if len(read) >= held else None
 
 
-def _first_batch_with(output: str, tp: TopicPartition) -> BatchLine | None:
-    return next((b for b in parse_batch_lines(output) if tp in b.end), None)
+def _first_batch_naming(stage: Stage, tp: TopicPartition) -> BatchOffsets | None:
+    """The first committed batch whose offsets/N names `tp` (read from the checkpoint: a batch
+    that read no rows, as one that only found a new empty partition, prints no console line)."""
+    return next((b for b in committed_batches(stage.folders.checkpoints)
+                 if b.end and tp in b.end), None)
 
 
 def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None:
@@ -237,11 +345,13 @@ def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None
 SCENARIO = Scenario(
     name="partitions-added",
     title="the topic grows 1 -> 2 under a running query, 2 -> 3 while it is down: new "
-          "partitions read from their earliest offset",
+          "partitions read from offset 0; recreated smaller: PARTITIONS_DELETED",
     summary=f"A topic of one partition grows to {GROWN_LIVE} while the query runs (read at the "
             f"next batch, no restart, from offset 0) and to {GROWN_DOWN} while it is down (read "
-            "from offset 0 after a restart with startingOffsets latest); every message once, "
-            "offsets/N at each partition's end.",
+            "from offset 0 after a restart with startingOffsets latest); every message once. "
+            "Then the topic is deleted and created again with one partition: the restart fails "
+            "with KAFKA_DATA_LOSS.PARTITIONS_DELETED, and with failOnDataLoss=false it goes on, "
+            "skipping the new topic's first messages.",
     origin="production: changing a live job",
     run=run,
 )
