@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import kafka.errors
-from kafka.admin import (AlterConfigOp, ConfigResource, ConfigResourceType, KafkaAdminClient,
-                         NewPartitions)
+from kafka.admin import AlterConfigOp, ConfigResource, ConfigResourceType, KafkaAdminClient
 
 from kafka_app.errors import TopicSetupFailed
 
