@@ -339,8 +339,8 @@ def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None
 
 SCENARIO = Scenario(
     name="partitions-added",
-    title="the topic grows 1 -> 2 under a running query, 2 -> 3 while it is down: new "
-          "partitions read from offset 0; recreated smaller: PARTITIONS_DELETED",
+    title="partitions added while the query runs and while it is down: read from offset 0; "
+          "the topic recreated smaller: PARTITIONS_DELETED",
     summary=f"A topic of one partition grows to {GROWN_LIVE} while the query runs (read at the "
             f"next batch, no restart, from offset 0) and to {GROWN_DOWN} while it is down (read "
             "from offset 0 after a restart with startingOffsets latest); every message once. "
