@@ -179,14 +179,21 @@ def _finish(stage: Stage) -> None:
         "Stop the producer, let the app catch up, check the output and the checkpoint",
         happens="the scenario verifies the output log against what the producer sent, and "
                 "offsets/N against each partition's end offset",
-        watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions",
+        watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions; the "
+              "output in send order while the topic had one partition, partition by partition "
+              "within a batch after it grew (a value followed by a smaller one)",
         why="each partition's offsets are tracked on their own in the checkpoint; the count is "
-            "state, which knows nothing of partitions",
+            "state, which knows nothing of partitions. Kafka orders messages within a "
+            "partition only: once the producer's mapping spreads values over several "
+            "partitions, a batch returns them partition by partition",
         production="after adding partitions, check offsets/N lists them all: a partition "
-                   "missing there is one the query does not read",
-        question="Was any message lost or counted twice while the topic grew twice?",
-        answer=f"No: every value once with Count = 1..N, and offsets/N holds all {GROWN_DOWN} "
-               "partitions at their end offsets (checked).",
+                   "missing there is one the query does not read; and what relied on one "
+                   "partition's order (per key, or overall) must not rely on it any more",
+        question="Was any message lost or counted twice while the topic grew twice, and is "
+                 "the output still in the order the values were sent?",
+        answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N holds "
+               f"all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
+               "send order while the topic had one partition, not after it grew (all checked).",
         phase="final"))
     total = stage.stop_producer_and_drain()
     ends = [latest for _, latest in stage.kafka.window().per_partition]
@@ -199,6 +206,23 @@ def _finish(stage: Stage) -> None:
     stage.fact("committed_per_partition", committed)
     stage.expect(check("offsets/N holds every partition at its end offset", committed == ends,
                        ends, committed))
+    _expect_order_changed(stage)
+
+
+def _expect_order_changed(stage: Stage) -> None:
+    """Before the first line from partition 1 the log is in send order; after it, some value
+    is followed by a smaller one (a batch returns its rows partition by partition)."""
+    lines = [m for m in stage.output.message_lines() if m.value is not None]
+    grown_at = next((i for i, m in enumerate(lines) if m.partition == 1), len(lines))
+    before = [m.value or 0 for m in lines[:grown_at]]
+    after = [m.value or 0 for m in lines[grown_at:]]
+    descents = (sum(1 for a, b in zip(before, before[1:]) if b < a),
+                sum(1 for a, b in zip(after, after[1:]) if b < a))
+    stage.fact("values_out_of_send_order_before_and_after_grow", list(descents))
+    stage.expect(check("the output follows send order with one partition, not after the grow",
+                       descents[0] == 0 and descents[1] > 0,
+                       "no value followed by a smaller one before, some after",
+                       f"{descents[0]} such place(s) before the grow, {descents[1]} after"))
 
 
 def _recreated_smaller(stage: Stage) -> None:
