@@ -91,9 +91,9 @@ def _grow_while_running(stage: Stage) -> None:
         question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
                  "the query read the new partition, and from which offset?",
         answer="Without a restart: the first batch planned after Kafka added the partition names "
-               "it in offsets/N (in our runs 0.1 to 0.3 s later, on every stack, with end offset "
-               f"0, before any message reached it), and {topic}-1 is read from offset 0, its "
-               "earliest, then 1, 2… once each (checked).",
+               "it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
+               f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, "
+               "its earliest, then 1, 2… once each (checked).",
         phase="grown while running"))
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
     before = stage.fact("last_batch_before_grow",
