@@ -62,6 +62,10 @@ def main_parser() -> argparse.ArgumentParser:
     topic = parser.add_argument_group("topic")
     topic.add_argument("--topic", help=f"topic name (default {d.topic})")
     topic.add_argument("--partitions", type=int, help=f"partitions of a new topic (default {d.partitions})")
+    topic.add_argument("--grow-partitions", action="store_true", default=None,
+                       help="if the topic exists with fewer partitions than --partitions, add "
+                            "partitions up to that many (a key's partition may change; Kafka "
+                            "never removes partitions)")
     topic.add_argument("--replication-factor", type=int, metavar="N",
                        help=f"replicas of each partition of a new topic (default {d.replication_factor})")
     topic.add_argument("--retention-sec", type=float, metavar="SEC",

@@ -119,7 +119,7 @@ class ProducerApp:
             raise KafkaUnreachable(bootstrap, "it accepts connections but does not answer as Kafka") from error
         with admin:
             return ensure_topic(admin, s.topic, s.partitions, s.topic_configs(),
-                                replication_factor=s.replication_factor)
+                                replication_factor=s.replication_factor, grow=s.grow_partitions)
 
     def _producer(self, bootstrap: str) -> KafkaProducer:
         try:
@@ -153,7 +153,7 @@ class ProducerApp:
             ("Kafka", f"{bootstrap} ({self._kafka_kind()})"),
             ("topic", f"{topic.name}, {topic.partitions} partition(s)"
                       + (f", {s.replication_factor} replicas" if s.replication_factor != 1 else "")
-                      + ("" if topic.partitions == s.partitions else f" (it existed; --partitions {s.partitions} not applied)")),
+                      + _partitions_note(topic, s)),
             ("retention", f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "
                           f"segments roll every {s.segment_sec:g} s (segment.ms={s.segment_ms})"
                           + (f", segment.bytes={s.segment_bytes}" if s.segment_bytes is not None else "")),
@@ -232,3 +232,14 @@ def _check_listening(bootstrap: str) -> None:
             refused.append(f"{address.strip()} ({error.strerror or error})")
     raise KafkaUnreachable(bootstrap, f"cannot connect to {', '.join(refused)}; "
                                       "start Kafka there (docker compose up -d) or drop --bootstrap-servers")
+
+
+def _partitions_note(topic: TopicState, settings: ProducerAppSettings) -> str:
+    """What the banner adds when the topic's partitions are not simply what was asked."""
+    if topic.grown_from is not None:
+        return f" (grown from {topic.grown_from}; a value's partition is (v-1) % {topic.partitions} from now on)"
+    if topic.partitions == settings.partitions:
+        return ""
+    hint = "" if settings.grow_partitions or topic.partitions > settings.partitions \
+        else "; --grow-partitions adds the missing ones"
+    return f" (it existed; --partitions {settings.partitions} not applied{hint})"

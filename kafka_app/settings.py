@@ -31,6 +31,10 @@ class ProducerAppSettings:
     data_dir: Path | None = None
     topic: str = "Experience"
     partitions: int = 1
+    # True: an existing topic with fewer partitions than `partitions` grows to that many
+    # (what `kafka-topics --alter --partitions` does). Off by default: growing moves where a
+    # key's next messages go. Kafka cannot shrink a topic, so more partitions are left alone.
+    grow_partitions: bool = False
     # Copies of each partition a new topic gets; 3 on a three-broker Kafka (broker-failover).
     replication_factor: int = 1
     retention_sec: float = 15.0
@@ -58,11 +62,13 @@ class ProducerAppSettings:
     def to_argv(self) -> list[str]:
         """This object as `python -m kafka_app`'s command line: the fields that differ from
         the defaults, each as `--field-name value` (the CLI reads it back into an equal object;
-        a test holds them to that), so scenarios and the demo never type a flag."""
+        a test holds them to that), so scenarios and the demo never type a flag. A switch
+        (a bool, off by default) is its flag alone."""
         default = ProducerAppSettings()
         changed = ((f.name, getattr(self, f.name)) for f in fields(self))
         return [part for name, value in changed if value != getattr(default, name)
-                for part in (f"--{name.replace('_', '-')}", str(value))]
+                for part in ((f"--{name.replace('_', '-')}",) if isinstance(value, bool)
+                             else (f"--{name.replace('_', '-')}", str(value)))]
 
     @property
     def embedded(self) -> bool:

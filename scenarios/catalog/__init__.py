@@ -17,6 +17,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.parallelism",
     "scenarios.catalog.upgrade",
     "scenarios.catalog.query_changes",
+    "scenarios.catalog.partitions_added",
     "scenarios.catalog.manual_offsets",
     "scenarios.catalog.kafka_outage",
     "scenarios.catalog.slow_checkpoint",

@@ -177,9 +177,11 @@ class KafkaSide:
                          timeout=timeout, name="the broker",
                          shown_as="the broker to listen", progress=self.progress)
 
-    def start_producer(self, acks: str = "all", first_value: int | None = None) -> ManagedProcess:
+    def start_producer(self, acks: str = "all", first_value: int | None = None,
+                       grow_partitions: bool = False) -> ManagedProcess:
         """Start (or start again) the producer; returns once it has sent its first message.
-        On a cluster the topic gets a replica on every broker."""
+        On a cluster the topic gets a replica on every broker. With `grow_partitions` the
+        producer first grows the topic to `self.partitions` (`--grow-partitions`)."""
         t = self.timings
         name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
         cluster = self.cluster is not None
@@ -188,7 +190,7 @@ class KafkaSide:
             partitions=self.partitions, retention_sec=self.retention_sec,
             segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log,
             replication_factor=self.brokers if cluster else 1, acks=acks, first_value=first_value,
-            send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0)
+            grow_partitions=grow_partitions, send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0)
         self.producer = self.group.start(
             name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
         self.producer.wait_for(self._sent_a_message, timeout=t.kafka_start_timeout_sec,

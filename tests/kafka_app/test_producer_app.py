@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kafka import KafkaConsumer, TopicPartition
 from rich.console import Console
 
 from kafka_app.broker import EmbeddedBroker
@@ -160,6 +161,28 @@ def test_app_with_partitions_sums_offsets(embedded_broker: EmbeddedBroker, tmp_p
     # Each partition ends on its own highest value; the rerun continues after the larger.
     again = _run_app(bootstrap, tmp_path, pipe[0], count=1, topic="Parts", partitions=2)
     assert again[-1] == "Parts [0:5]: 5 -> 5"
+
+
+def test_grow_partitions_grows_the_topic_and_spreads_the_next_values(
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
+) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    _run_app(bootstrap, tmp_path, pipe[0], count=2, topic="Grows")
+    kept = _run_app(bootstrap, tmp_path, pipe[0], count=1, topic="Grows", partitions=3)
+    assert any("(it existed; --partitions 3 not applied; --grow-partitions adds the missing ones)"
+               in line for line in kept)
+    grown = _run_app(bootstrap, tmp_path, pipe[0], count=3, topic="Grows", partitions=3,
+                     grow_partitions=True)
+    assert any("3 partition(s) (grown from 1;" in line for line in grown)
+    # Values 4, 5, 6 go to partitions 0, 1, 2: the two new partitions get one message each.
+    assert grown[-3:] == ["Grows [0:4]: 4 -> 4", "Grows [0:5]: 5 -> 5", "Grows [0:6]: 6 -> 6"]
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        parts = [TopicPartition("Grows", p) for p in range(3)]
+        ends = consumer.end_offsets(parts)
+    finally:
+        consumer.close()
+    assert [ends[tp] for tp in parts] == [4, 1, 1]
 
 
 def test_a_line_on_stdin_makes_exactly_one_key_negative(

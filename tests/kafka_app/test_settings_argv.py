@@ -15,7 +15,8 @@ from kafka_app.settings import ProducerAppSettings
 
 PRODUCER_CHANGED = {
     "bootstrap_servers": "127.0.0.1:19092", "host": "0.0.0.0", "port": 19093,
-    "data_dir": Path("/tmp/data"), "topic": "Other", "partitions": 3, "replication_factor": 3,
+    "data_dir": Path("/tmp/data"), "topic": "Other", "partitions": 3, "grow_partitions": True,
+    "replication_factor": 3,
     "retention_sec": 3600.0, "acks": "1", "send_timeout_sec": 90.0,
     "first_value": 42,
     "segment_sec": 2.5, "segment_bytes": 2_000_000, "retention_check_sec": 1.0,

@@ -38,6 +38,20 @@ def test_existing_topic_gets_the_new_settings_and_keeps_its_partitions(admin: Ka
     assert _topic_configs(admin, "Experience")["retention.ms"] == "3600000"
 
 
+def test_grow_adds_the_missing_partitions_and_says_from_how_many(admin: KafkaAdminClient) -> None:
+    ensure_topic(admin, "Experience", 1, {"retention.ms": "15000"})
+    state = ensure_topic(admin, "Experience", 3, {"retention.ms": "15000"}, grow=True)
+    assert state.partitions == 3 and state.grown_from == 1 and not state.created
+    again = ensure_topic(admin, "Experience", 3, {"retention.ms": "15000"}, grow=True)
+    assert again.partitions == 3 and again.grown_from is None
+
+
+def test_grow_never_shrinks(admin: KafkaAdminClient) -> None:
+    ensure_topic(admin, "Experience", 3, {"retention.ms": "15000"})
+    state = ensure_topic(admin, "Experience", 1, {"retention.ms": "15000"}, grow=True)
+    assert state.partitions == 3 and state.grown_from is None
+
+
 def test_refused_settings_say_which(admin: KafkaAdminClient) -> None:
     with pytest.raises(TopicSetupFailed, match="InvalidConfigurationError"):
         ensure_topic(admin, "Experience", 1, {"retention.ms": "soon"})

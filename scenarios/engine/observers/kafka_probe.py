@@ -23,6 +23,8 @@ from scenarios.errors import StepFailed
 
 __all__ = ["KafkaProbe", "OffsetWindow"]
 
+_METADATA_MAX_AGE_MS = 2000
+
 
 class KafkaProbe:
     """Reads offsets of one topic; a context manager with idempotent start/stop."""
@@ -40,6 +42,8 @@ class KafkaProbe:
                     bootstrap_servers=self.bootstrap_servers, group_id=None,
                     enable_auto_commit=False, client_id="scenarios-probe",
                     request_timeout_ms=self._timeout_ms + 1000,
+                    # Partitions added to the topic show within seconds, not kafka-python's 5 min.
+                    metadata_max_age_ms=_METADATA_MAX_AGE_MS,
                     bootstrap_timeout_ms=self._timeout_ms)
             except kafka.errors.KafkaError as error:
                 raise StepFailed(f"Kafka at {self.bootstrap_servers} does not answer: {error}") from error

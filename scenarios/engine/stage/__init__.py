@@ -3,7 +3,7 @@
 A scenario module receives a `Stage` and tells its story with the stage's parts:
 
 - `stage.kafka`: start (a broker of the run's kind and the producer), stop the producer,
-  retention, offsets, a negative key;
+  retention, offsets, a negative key, partitions added, the topic recreated;
 - `stage.app`: the Spark app (with the run's Kafka source): start, kill, stop, wait for its exit,
   its console output; `stage.app.beside(name)` for a second one;
 - `stage.brokers`: the nodes of a cluster (`stage.kafka.start(..., brokers=3)`): who leads,

@@ -205,6 +205,48 @@ class KafkaPart:
         self._stage.say(f"the producer sends again, with acks={acks}"
                         + (f", from value {first_value}" if first_value is not None else ""))
 
+    def grow_partitions(self, partitions: int) -> None:
+        """Add partitions to the topic, up to `partitions` in all, as an operator would: the
+        producer is restarted with `python -m kafka_app --partitions N --grow-partitions`, which
+        grows the topic (CreatePartitions) before its first send and spreads its values over
+        the N partitions from then on (value v to partition (v-1) % N)."""
+        side = self._started()
+        before = side.partitions
+        if self.producer_running:
+            side.stop_producer()
+        side.partitions = partitions
+        side.start_producer(grow_partitions=True)
+        self._stage.timeline.event(f"partitions {before} -> {partitions}", "note")
+        self._stage.say(f"topic {side.topic} grew from {before} to {partitions} partitions; the "
+                        f"producer sends value v to partition (v-1) % {partitions} from now on")
+
+    def recreate_topic(self, partitions: int) -> OffsetWindow:
+        """Delete the topic with all its data and create it again with `partitions` partitions
+        (what `kafka-topics --delete`, then `--create`, do): the producer is stopped, the topic
+        deleted, and a new producer creates it and goes on after the last value it sent, so no
+        value is ever sent twice. Returns the old topic's offsets as it was deleted."""
+        side = self._started()
+        last = self.stop_producer() if self.producer_running else self.window()
+        sent = side.probe_values()
+        admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
+        try:
+            admin.delete_topics([side.topic])
+            # Kafka deletes a topic in the background; creating it sooner would find it there.
+            wait_until(lambda: side.topic not in admin.list_topics() or None, timeout=60,
+                       what=f"Kafka to delete topic {side.topic}",
+                       progress=self._stage.narrator.waiting)
+        finally:
+            admin.close()
+        self._stage.timeline.event("topic deleted", "stop")
+        before = side.partitions
+        side.partitions = partitions
+        side.start_producer(first_value=max(sent, default=0) + 1)
+        self._stage.timeline.event(f"topic recreated, {partitions} partition(s)", "start")
+        self._stage.say(f"topic {side.topic} ({before} partitions, {last.latest} messages) deleted "
+                        f"and created again with {partitions}; the producer goes on from value "
+                        f"{max(sent, default=0) + 1}")
+        return last
+
     def set_topic_configs(self, configs: dict[str, str], label: str = "") -> None:
         """Change topic configs now (what `kafka-configs --alter --add-config` does); `label`
         names the change on the timeline, where the configs themselves would not fit."""

@@ -55,6 +55,15 @@ class OutputPart:
         logged = read_producer_log(self._stage.folders.log / LOG_FILE_NAME, kafka.topic)
         return verify_sent(report, union(logged, read_topic(kafka.bootstrap_servers, kafka.topic)))
 
+    def message_lines(self) -> list[MessageLine]:
+        """Every message line of the output log, in log order (with `--output-format v2` each
+        names the partition and offset it was read from)."""
+        path = self._app.folders.output_log
+        if not path.exists():
+            return []
+        lines = (parse_line(text) for text in path.read_text(encoding="utf-8").splitlines())
+        return [line for line in lines if isinstance(line, MessageLine)]
+
     def negative_key_lines(self, value: int) -> int:
         """How many message lines of the output log hold the message sent with key -value."""
         text = self._app.folders.output_log.read_text(encoding="utf-8")

@@ -30,6 +30,8 @@ def _steps_before_start(stage: Stage) -> dict[str, Callable[[], object]]:
         "kafka.window": stage.kafka.window,
         "kafka.send_negative_key": stage.kafka.send_negative_key,
         "kafka.set_retention": lambda: stage.kafka.set_retention(5),
+        "kafka.grow_partitions": lambda: stage.kafka.grow_partitions(3),
+        "kafka.recreate_topic": lambda: stage.kafka.recreate_topic(1),
         "kafka.topic": lambda: stage.kafka.topic,
         "app.start": stage.app.start,
         "app.kill": stage.app.kill,
@@ -66,6 +68,18 @@ def test_the_output_part_reads_an_output_log_without_an_app(tmp_path: Path) -> N
     stage.folders.output_log.write_text(format_lines(rows, datetime(2026, 1, 1)))
     assert stage.output.verify().highest == 7
     assert [stage.output.negative_key_lines(v) for v in (4, 5)] == [0, 1]
+
+
+def test_the_output_part_reads_where_each_v2_message_came_from(tmp_path: Path) -> None:
+    stage = idle_stage(tmp_path / "run")
+    assert stage.output.message_lines() == []  # no log yet
+    rows = [OutputRow("Experience", str(v), str(v), v, partition=v % 2, offset=v // 2)
+            for v in range(1, 5)]
+    stage.folders.log.mkdir(parents=True)
+    stage.folders.output_log.write_text(format_lines(rows, datetime(2026, 1, 1), "v2"))
+    lines = stage.output.message_lines()
+    assert [(m.value, m.partition, m.offset) for m in lines] == \
+        [(1, 1, 0), (2, 0, 1), (3, 1, 1), (4, 0, 2)]
 
 
 def _python(code: str) -> list[str]:
