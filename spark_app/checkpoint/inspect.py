@@ -19,6 +19,7 @@ import argparse
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
@@ -100,6 +101,9 @@ class InspectReport:
     # `--state-source`: the State Data Source's answers (state_reader.StateReport.to_json()).
     state_source: dict[str, object] | None = None
     state_source_lines: list[str] = field(default_factory=list)
+    # Settings the checkpoint pins (from the latest offsets/N's conf): a restart keeps these
+    # whatever it is started with (query-changes shows shuffle partitions ignored).
+    kept: dict[str, str] = field(default_factory=dict)
 
     @property
     def restart_will_fail(self) -> bool | None:
@@ -220,7 +224,22 @@ def inspect_checkpoint(checkpoint: Path, bootstrap: str | None, with_state: bool
         state_source=source.to_json() if source is not None else None,
         state_source_lines=source.lines() if source is not None else [],
         partitions=partition_verdicts(resume, earliest, latest,
-                                      info.pending.end if info.pending else None))
+                                      info.pending.end if info.pending else None),
+        kept=kept_settings(info.conf))
+
+
+# The conf keys of offsets/N a user is most likely to think they changed, with a short label.
+KEPT_SETTINGS = {
+    "spark.sql.shuffle.partitions": "spark.sql.shuffle.partitions",
+    "spark.sql.streaming.stateStore.providerClass": "state store",
+    "spark.sql.streaming.stateStore.encodingFormat": "state encoding",
+    "spark.sql.streaming.stateStore.checkpointFormatVersion": "checkpoint format",
+}
+
+
+def kept_settings(conf: Mapping[str, str]) -> dict[str, str]:
+    """What the checkpoint pins among KEPT_SETTINGS, labelled, a class name shortened."""
+    return {label: conf[key].rsplit(".", 1)[-1] for key, label in KEPT_SETTINGS.items() if key in conf}
 
 
 def _offsets_words(value: dict[str, dict[str, int]] | None) -> str:
@@ -240,6 +259,20 @@ def _schema_sentence(report: InspectReport) -> str:
             f"checkpoint)")
 
 
+def _kept_lines(report: InspectReport) -> list[str]:
+    """What a restart keeps that a user might think they changed (issue 33's questions)."""
+    lines = []
+    if report.kept:
+        settings = ", ".join(f"{label} {value}" for label, value in report.kept.items())
+        lines.append(f"  kept by the checkpoint, whatever a restart sets: {settings}")
+    if report.resume_from:
+        read = "; ".join(f"{topic} partitions {', '.join(sorted(ps, key=int))}"
+                         for topic, ps in sorted(report.resume_from.items()))
+        lines.append(f"  reads {read}; a partition or subscribed topic added later is read from "
+                     f"its earliest offset, whatever --starting-offsets says")
+    return lines
+
+
 def render_text(report: InspectReport) -> list[str]:
     """The report as short sentences, one fact per line."""
     if not report.exists:
@@ -256,6 +289,7 @@ def render_text(report: InspectReport) -> list[str]:
         lines.append(f"  batch {report.pending_batch} was planned but not committed: a restart "
                      f"replays it with exactly the same offsets, up to {_offsets_words(report.pending_range_end)}")
     lines.append(f"  resumes from: {_offsets_words(report.resume_from)}")
+    lines.extend(_kept_lines(report))
     if report.state_count is not None:
         lines.append(f"  count held in state: {report.state_count}")
     elif report.state_note:

@@ -34,3 +34,26 @@ def test_unreachable_kafka_is_said_not_guessed(free_port: int, tmp_path: Path) -
     assert report.kafka_note and "did not answer" in report.kafka_note
     assert report.restart_will_fail is None and report.to_json()["restart_will_fail"] is None
     assert "resumes from: Experience-0@50" in "\n".join(render_text(report))
+
+
+def test_what_a_restart_keeps_is_said(free_port: int, tmp_path: Path) -> None:
+    """The settings the checkpoint pins and the partitions it reads: what a user changing a
+    live job asks (query-changes and partitions-added show both on a running query)."""
+    (tmp_path / "cp").mkdir()
+    make_checkpoint(tmp_path / "cp", [50], committed=1)
+    report = inspect_checkpoint(tmp_path / "cp", None, with_state=False)
+    assert report.kept["spark.sql.shuffle.partitions"] == "1"
+    assert report.to_json()["kept"] == report.kept
+    text = "\n".join(render_text(report))
+    assert "kept by the checkpoint, whatever a restart sets: spark.sql.shuffle.partitions 1" in text
+    assert "reads Experience partitions 0; a partition or subscribed topic added later is read " \
+           "from its earliest offset" in text
+
+
+def test_kept_settings_shorten_class_names_and_skip_what_is_absent() -> None:
+    from spark_app.checkpoint.inspect import kept_settings
+
+    conf = {"spark.sql.streaming.stateStore.providerClass":
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+            "spark.sql.adaptive.enabled": "false"}
+    assert kept_settings(conf) == {"state store": "RocksDBStateStoreProvider"}
