@@ -47,7 +47,7 @@ def store_address(store: StoreKind, url: str) -> tuple[str, int]:
     except ValueError:
         port, parts = None, None
     if parts is None or parts.scheme not in _SCHEMES[store] or not parts.hostname or port is None:
-        raise ValueError(f"{url!r} is not a {store} store URL like {example}")
+        raise ValueError(f"{url!r} is not an {store} store URL like {example}")
     if store == "hdfs" and parts.path not in ("", "/"):
         raise ValueError(f"{url!r}: an hdfs store URL names the NameNode only ({example}); "
                          f"the folder is --checkpoint-dir")

@@ -76,9 +76,12 @@ class AppPart:
         kafka, settings = self._stage.kafka, self._stage.settings
         if not kafka.started:
             raise StepFailed(f"start Kafka before {self.label}: call stage.kafka.start() first")
+        store_url = self._stage.store.start()
         return SparkLauncher(self._stage.group, self.folders, kafka.app_bootstrap_servers,
                              kafka.topic, self._stage.timings, python=settings.spark_python,
-                             name=self.name, source=settings.source)
+                             name=self.name, source=settings.source,
+                             checkpoint_store=settings.checkpoint_store,
+                             checkpoint_store_url=store_url)
 
     @property
     def _narrated(self) -> bool:
