@@ -31,7 +31,7 @@ _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 
 def ready_line(server: StoreServer) -> str:
     return (f"{server.kind} store ready at {server.url} in {server.started_in or 0.0:.1f} s "
-            f"(JVM pid {server.jvm.pid if server.jvm else '?'}, data in {server.data_dir}); "
+            f"({server.extras()}JVM pid {server.jvm.pid if server.jvm else '?'}, data in {server.data_dir}); "
             f"Ctrl-C stops it and removes the data")
 
 

@@ -55,6 +55,9 @@ class HdfsServer(StoreServer):
                 "-D", "dfs.namenode.rpc-bind-host=127.0.0.1",
                 "-D", "dfs.datanode.address=127.0.0.1:0"]
 
+    def extras(self) -> str:
+        return f"NameNode web UI and WebHDFS at http://127.0.0.1:{self.http_port}, "
+
     def answers(self) -> bool:
         info = _jmx(self.http_port, _NAMENODE_INFO)
         return info is not None and info.get("Safemode") == "" and info.get("LiveNodes") not in (None, "{}")

@@ -53,6 +53,10 @@ class StoreServer:
     def answers(self) -> bool:
         raise NotImplementedError
 
+    def extras(self) -> str:
+        """What else the ready line names (a web UI), or ""."""
+        return ""
+
     # -- life cycle -----------------------------------------------------------------------------
     @property
     def running(self) -> bool:

@@ -54,7 +54,9 @@ PARTS: tuple[Part, ...] = (
     Part("what a person sees", 4.0, ("tests/scenarios/demo/", "tests/scenarios/report/",
                                      "tests/scenarios/engine/test_closed_terminal_e2e.py"),
          "the demo and narration in tmux, the report in a browser, a closed terminal"),
-    Part("the rest", 2.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
+    Part("checkpoint stores", 1.0, ("tests/checkpoint_stores/",),
+         "HDFS and s3proxy started, written to and read through their own APIs, stopped and killed"),
+    Part("the rest", 1.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
 )
 
 NIGHTLY = Part("nightly (not in CI's hour)", 0.0,
