@@ -24,7 +24,7 @@ from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import DEFAULT_PORTS, REMOTE_STORES
 from checkpoint_stores.server import StoreServer
 
-__all__ = ["main", "ready_line", "parse_ready_line", "make_server"]
+__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "make_server"]
 
 _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 
@@ -53,7 +53,7 @@ def make_server(store: str, data_dir: Path, port: int, log_dir: Path) -> StoreSe
     return S3Server(data_dir, port, log_dir / "s3-store.log")
 
 
-def _parser() -> argparse.ArgumentParser:
+def main_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m checkpoint_stores",
                                 description="Run a checkpoint store (HDFS or an S3 endpoint) "
                                             "until Ctrl-C or SIGTERM; its data goes with it.")
@@ -71,7 +71,7 @@ def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = main_parser().parse_args(argv)
     data_dir = args.data_dir or Path("store-data") / args.store
     shutil.rmtree(data_dir, ignore_errors=True)  # a killed run's leftovers
     server = make_server(args.store, data_dir, args.port or DEFAULT_PORTS[args.store], args.log_dir)
