@@ -67,3 +67,16 @@ def test_the_ready_line_is_read_back() -> None:
             "/x); Ctrl-C stops it and removes the data\n")
     assert parse_ready_line(text) == ("hdfs", "hdfs://127.0.0.1:8020", 8.8)
     assert parse_ready_line("hdfs store starting") is None
+
+
+def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> None:
+    from scenarios.engine.registry import find_scenarios
+    from scenarios.engine.settings import RunSettings
+    from scenarios.engine.stage.store import store_unavailable
+
+    short, endless = find_scenarios(["short-retention", "endless-retention"])
+    on_hdfs = RunSettings(checkpoint_store="hdfs")
+    assert store_unavailable(RunSettings(), short.checkpoint_stores) is None
+    assert "works on a local folder only so far, not on hdfs" in \
+        (store_unavailable(on_hdfs, short.checkpoint_stores) or "")
+    assert store_unavailable(on_hdfs, endless.checkpoint_stores) is None

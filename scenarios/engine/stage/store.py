@@ -22,13 +22,24 @@ from scenarios.engine.apps import free_port
 from scenarios.engine.processes import ManagedProcess
 
 if TYPE_CHECKING:
+    from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage import Stage
 
-__all__ = ["StorePart"]
+__all__ = ["StorePart", "store_unavailable"]
 
 # A cold MiniDFSCluster answered in 9-14 s on two busy cores; a fetch is done beforehand
 # (jar_prefetch.py), so this bounds a JVM start only.
 _START_TIMEOUT_SEC = 180.0
+
+
+def store_unavailable(settings: RunSettings, stores: tuple[str, ...]) -> str | None:
+    """Why a scenario that runs on `stores` cannot run on this run's store, in one line."""
+    store = settings.checkpoint_store
+    if store in stores:
+        return None
+    return (f"reads its checkpoint folder without Spark, which works on a local folder only so "
+            f"far, not on {store}: run it without --checkpoint-store (runs on "
+            f"{', '.join(stores)})")
 
 
 class StorePart:
