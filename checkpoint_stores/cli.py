@@ -24,7 +24,7 @@ from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import DEFAULT_PORTS, REMOTE_STORES
 from checkpoint_stores.server import StoreServer
 
-__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "make_server"]
+__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "web_address", "make_server"]
 
 _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 
@@ -42,6 +42,15 @@ def parse_ready_line(text: str) -> tuple[str, str, float] | None:
         if match:
             return match.group(1), match.group(2), float(match.group(3))
     return None
+
+
+def web_address(text: str) -> str | None:
+    """Where the store answers HTTP, from its ready line: WebHDFS for hdfs, the endpoint for s3."""
+    ready = parse_ready_line(text)
+    if ready is None:
+        return None
+    web = re.search(r"WebHDFS at (http://\S+),", text)
+    return web.group(1) if web else ready[1]
 
 
 def make_server(store: str, data_dir: Path, port: int, log_dir: Path) -> StoreServer:

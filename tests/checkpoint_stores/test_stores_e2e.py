@@ -22,6 +22,7 @@ import pytest
 
 from checkpoint_stores.cli import parse_ready_line
 from checkpoint_stores.locations import ACCESS_KEY, BUCKET, SECRET_KEY
+from checkpoint_stores.mirror import StoreApi, copy_down, delete
 from scenarios.engine.apps import free_port
 from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.waiting import wait_until
@@ -94,6 +95,15 @@ def _s3_request(url: str, method: str, key: str, data: bytes | None = None) -> b
         return bytes(reply.read())
 
 
+def _copied_then_deleted(api: StoreApi, location: str, dest: Path) -> None:
+    """What a scenario does with a store's checkpoint: read a copy, then the hard reset."""
+    copy = copy_down(api, location, dest)
+    assert sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file()) in (
+        ["commits/0"], ["offsets/0", "offsets/1"])
+    delete(api, location)
+    assert not any(copy_down(api, location, dest).iterdir())
+
+
 def test_hdfs_answers_keeps_a_file_and_is_gone_after_sigterm(tmp_path: Path) -> None:
     before = _tmp_entries()
     process, url, jvm = _start("hdfs", tmp_path)
@@ -101,6 +111,7 @@ def test_hdfs_answers_keeps_a_file_and_is_gone_after_sigterm(tmp_path: Path) -> 
         assert url.startswith("hdfs://127.0.0.1:")
         web = re.search(r"WebHDFS at (http://\S+),", process.output()).group(1)  # type: ignore[union-attr]
         assert _webhdfs_roundtrip(web, "/checkpoints/commits/0", b"v1\n{}") == b"v1\n{}"
+        _copied_then_deleted(StoreApi("hdfs", web), f"{url}/checkpoints", tmp_path / "copy")
         assert process.terminate(timeout=60) == 0
         wait_until(lambda: _gone(jvm), timeout=30, what="the NameNode's JVM to end")
         assert not (tmp_path / "data").exists()
@@ -116,15 +127,19 @@ def test_s3_answers_keeps_an_object_and_dies_with_its_killed_parent(tmp_path: Pa
         _s3_request(url, "PUT", "checkpoints/offsets/0", b"v1\n{}")
         assert _s3_request(url, "GET", "checkpoints/offsets/0") == b"v1\n{}"
         assert (tmp_path / "data" / "blobs" / BUCKET / "checkpoints" / "offsets" / "0").is_file()
+        _s3_request(url, "PUT", "checkpoints/offsets/1", b"v1\n{}")
+        _copied_then_deleted(StoreApi("s3", url), f"s3a://{BUCKET}/checkpoints", tmp_path / "copy")
+        _s3_request(url, "PUT", "checkpoints/offsets/2", b"v1\n{}")
         os.kill(process.pid, signal.SIGKILL)  # type: ignore[arg-type]  # no handler runs
         wait_until(lambda: _gone(jvm), timeout=30, what="s3proxy's JVM to die with its parent")
     finally:
         process.stop()
     assert not _left_in_tmp(before, jvm)
     # Its data stays in the folder it was given (no handler ran); the next start there removes it.
+    assert (tmp_path / "data" / "blobs" / BUCKET / "checkpoints" / "offsets" / "2").is_file()
     restarted, _, jvm = _start("s3", tmp_path, run=2)
     try:
-        assert not (tmp_path / "data" / "blobs" / BUCKET / "checkpoints").exists()
+        assert not (tmp_path / "data" / "blobs" / BUCKET / "checkpoints" / "offsets").exists()
         assert restarted.terminate(timeout=60) == 0
     finally:
         restarted.stop()

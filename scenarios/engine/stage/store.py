@@ -15,9 +15,12 @@ Usage:
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checkpoint_stores.cli import parse_ready_line
+from checkpoint_stores import checkpoint_location
+from checkpoint_stores.cli import parse_ready_line, web_address
+from checkpoint_stores.mirror import StoreApi, copy_down, delete
 from scenarios.engine.apps import free_port
 from scenarios.engine.processes import ManagedProcess
 
@@ -50,6 +53,23 @@ class StorePart:
         self.process: ManagedProcess | None = None
         self.url: str | None = None
         self.started_in: float | None = None  # seconds the store took to answer
+        self.api: StoreApi | None = None  # its HTTP API, for reading the checkpoint
+
+    def location(self, folder: Path) -> str:
+        """Where the app's checkpoint `folder` lives on the store."""
+        return checkpoint_location(self._stage.settings.checkpoint_store, self.url, folder)
+
+    def checkpoint_copy(self, folder: Path, dest: Path) -> Path:
+        """The checkpoint as a local folder: `folder` itself when local, else a fresh copy of
+        the store's into `dest`, read through the store's API (WebHDFS, S3)."""
+        if self.api is None:
+            return folder
+        return copy_down(self.api, self.location(folder), dest)
+
+    def delete_checkpoint(self, folder: Path) -> None:
+        """Remove the checkpoint on the store (the caller removes a local one)."""
+        if self.api is not None:
+            delete(self.api, self.location(folder))
 
     def start(self) -> str | None:
         """Start the store once (idempotent); its URL for the app, None when local."""
@@ -66,6 +86,7 @@ class StorePart:
                                           what=f"the {kind} store to answer",
                                           progress=stage.narrator.waiting)
         _, self.url, self.started_in = ready  # type: ignore[misc]
+        self.api = StoreApi(kind, web_address(self.process.output()) or self.url)
         stage.fact("checkpoint_store", {"kind": kind, "url": self.url,
                                         "start_sec": self.started_in})
         stage.say(f"{kind} checkpoint store ready at {self.url} in {self.started_in:.1f} s")
