@@ -66,7 +66,9 @@ def delete(api: StoreApi, location: str) -> None:
     """Remove the checkpoint under `location` on the store (nothing when it is not there)."""
     bucket, prefix = _split(location)
     if api.kind == "s3":
-        for relative in _s3_keys(api, bucket, prefix):
+        # Deepest first, S3A's folder markers (`state/0/`) too: a marker left behind makes the
+        # folder look non-empty to the next query (STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY).
+        for relative in sorted(_s3_keys(api, bucket, prefix, markers=True), key=len, reverse=True):
             _s3(api, "DELETE", bucket, f"{prefix}/{relative}")
         return
     _http(f"{api.http}/webhdfs/v1/{prefix}?op=DELETE&recursive=true&user.name=root", "DELETE")
@@ -117,15 +119,16 @@ def _s3(api: StoreApi, method: str, bucket: str, key: str, query: str = "") -> b
         raise StoreError(f"S3 {method} {resource} failed: {error}") from error
 
 
-def _s3_keys(api: StoreApi, bucket: str, prefix: str) -> list[str]:
-    """Every key under `prefix/`, relative to it (S3A's folder markers, ending in /, left out)."""
+def _s3_keys(api: StoreApi, bucket: str, prefix: str, markers: bool = False) -> list[str]:
+    """Every key under `prefix/`, relative to it; S3A's folder markers (keys ending in /) only
+    with `markers`."""
     keys: list[str] = []
     marker = ""
     while True:
         query = f"?prefix={urllib.parse.quote(prefix + '/')}&marker={urllib.parse.quote(marker)}"
         root = ElementTree.fromstring(_s3(api, "GET", bucket, "", query))
         page = [c.findtext(f"{_S3_NS}Key") or "" for c in root.iter(f"{_S3_NS}Contents")]
-        keys += [k[len(prefix) + 1:] for k in page if not k.endswith("/")]
+        keys += [k[len(prefix) + 1:] for k in page if markers or not k.endswith("/")]
         if root.findtext(f"{_S3_NS}IsTruncated") != "true" or not page:
             return keys
         marker = page[-1]
