@@ -3,7 +3,8 @@
 It prints one ready line (`ready_line`, read back by the scenarios with `parse_ready_line`),
 then waits. SIGTERM, SIGHUP and Ctrl-C stop the JVM and remove the data folder; if this
 process is killed outright the kernel kills the JVM (maven_jars/jvm.py) and the next start in
-the same folder removes what was left. Exit 0 after a stop, 1 when the store failed.
+the same folder removes what was left. Exit 0 after a stop, 1 when the store failed, 2 when
+`--data-dir` holds files a store did not write (it would be removed at the stop).
 
 Usage: `python -m checkpoint_stores s3 --port 9000 --data-dir store-data/s3`
 """
@@ -11,6 +12,7 @@ Usage: `python -m checkpoint_stores s3 --port 9000 --data-dir store-data/s3`
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import signal
@@ -24,7 +26,8 @@ from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import DEFAULT_PORTS, REMOTE_STORES
 from checkpoint_stores.server import StoreServer
 
-__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "web_address", "make_server"]
+__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "web_address", "make_server",
+           "check_data_dir"]
 
 _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 
@@ -75,6 +78,21 @@ def main_parser() -> argparse.ArgumentParser:
     return p
 
 
+# What a store leaves in its data folder (server.py, hdfs.py, s3.py): a folder holding anything
+# else is not ours to remove.
+_OURS = {"tmp", "dfs", "blobs", "s3proxy.properties", "logback.xml"}
+
+
+def check_data_dir(folder: Path) -> None:
+    """StoreError when `folder` holds files a store did not write: it is removed at the stop."""
+    if not folder.is_dir():
+        return
+    others = sorted(set(os.listdir(folder)) - _OURS)
+    if others:
+        raise StoreError(f"--data-dir {folder} holds {', '.join(others[:3])}, which the store did "
+                         f"not write; give a new or empty folder: the store removes it when it stops")
+
+
 def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -82,6 +100,11 @@ def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
     data_dir = args.data_dir or Path("store-data") / args.store
+    try:
+        check_data_dir(data_dir)
+    except StoreError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     shutil.rmtree(data_dir, ignore_errors=True)  # a killed run's leftovers
     server = make_server(args.store, data_dir, args.port or DEFAULT_PORTS[args.store], args.log_dir)
     for signum in (signal.SIGTERM, signal.SIGHUP):

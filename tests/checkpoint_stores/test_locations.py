@@ -80,3 +80,17 @@ def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> 
     assert "works on a local folder only so far, not on hdfs" in \
         (store_unavailable(on_hdfs, chaos.checkpoint_stores) or "")
     assert store_unavailable(on_hdfs, endless.checkpoint_stores) is None
+
+
+def test_a_data_folder_with_other_files_is_refused_not_removed(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from checkpoint_stores.cli import check_data_dir, main
+
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main(["s3", "--data-dir", str(tmp_path), "--log-dir", str(tmp_path / "log")]) == 2
+    assert "holds notes.txt, which the store did not write" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    (tmp_path / "notes.txt").unlink()
+    (tmp_path / "blobs").mkdir()
+    check_data_dir(tmp_path)  # a killed store's leftovers: fine, removed at the start
+    check_data_dir(tmp_path / "new")
