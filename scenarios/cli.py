@@ -28,6 +28,7 @@ from types import FrameType
 from rich.console import Console
 
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
+from checkpoint_stores import STORES
 from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
 from scenarios.errors import ScenarioError
@@ -82,6 +83,10 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("--kafka-version", metavar="VERSION",
                      help="the Apache Kafka the scenarios start (e.g. 4.0.2 or 4.4.0), its jars "
                           f"fetched once (default {DEFAULT_KAFKA_VERSION})")
+    run.add_argument("--checkpoint-store", choices=list(STORES), default="local",
+                     help="where the Spark app keeps its checkpoint: the scenario's folder "
+                          "(default), or HDFS (a MiniDFSCluster) or S3 (s3proxy) that each "
+                          "scenario starts before the app and stops after it")
     _add_scenario_options(run)
     matrix = commands.add_parser(
         "matrix", help="run scenarios on several PySpark versions, or on several stacks, and "
@@ -183,7 +188,8 @@ def _run(args: argparse.Namespace) -> int:
     narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
-                           bootstrap_servers=args.bootstrap_servers)
+                           bootstrap_servers=args.bootstrap_servers,
+                           checkpoint_store=args.checkpoint_store)
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))

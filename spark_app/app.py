@@ -15,12 +15,12 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from spark_app.checkpoint.reader import read_checkpoint, read_query_id
+from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
 from spark_app.counter import count_messages
 from spark_app.checkpoint.state_reader import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store,
@@ -47,6 +47,7 @@ from spark_app.known_spark_bugs import known_spark_bug
 from spark_app.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.progress import ProgressPrinter, console_writer
+from spark_app.runtime.checkpoint_store import check_store, exists, remote_query_id
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
@@ -103,15 +104,16 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     fresh checkpoint), on the same look at the checkpoint and at Kafka.
     """
     check_java()
+    check_store(settings)
     if settings.source == "spark-kafka":
         _check_connector(settings)
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
                       kafka_params={"default.api.timeout.ms": "10000",
                                     "request.timeout.ms": "10000"})
-    info = read_checkpoint(settings.checkpoint_dir)
+    info, committed_format = _local_view(settings)
+    spark = installed_spark_version()
     # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
     check_state_store(as_pinned(settings, info.conf))
-    committed_format, spark = commit_format(settings.checkpoint_dir)[0], installed_spark_version()
     refusal = format_downgrade_refusal(settings, committed_format, spark)
     if refusal is not None:
         raise StateStoreOptionError(refusal)
@@ -123,13 +125,23 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
         partitions = reader.partitions()
         if info.is_new:
             resolve_starting_offsets(options, reader)
-    if info.is_new:
+    if info.is_new and settings.local_checkpoint:
         print(f"New checkpoint: starting from startingOffsets={settings.starting_offsets} (the "
               f"seed's choice, passed explicitly; Spark's Kafka connector defaults to latest)",
               flush=True)
     if settings.offsets_from_group is None:
         return None
     return _start_from_group(settings, settings.offsets_from_group, info.is_new, partitions)
+
+
+def _local_view(settings: SparkAppSettings) -> tuple[CheckpointInfo, int]:
+    """The checkpoint as read without Spark, and its commit log's format. A checkpoint on a
+    store (HDFS, S3) is not read here: it counts as new, so the pins and startingOffsets
+    are judged by Spark alone, which reads the store (a local folder of the same name is
+    another checkpoint)."""
+    if not settings.local_checkpoint:
+        return CheckpointInfo(path=settings.checkpoint_dir, exists=False), 1
+    return read_checkpoint(settings.checkpoint_dir), commit_format(settings.checkpoint_dir)[0]
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
@@ -238,7 +250,9 @@ class BatchHandler:
         self.settings = settings
         self.policy = policy
         self.sink = open_sink(settings.sink, settings.output_file,
-                              lambda: read_query_id(settings.checkpoint_dir))
+                              lambda: read_query_id(settings.checkpoint_dir)
+                              if settings.local_checkpoint
+                              else remote_query_id(settings.checkpoint_location))
         self.last_count: int | None = None
         # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py).
         self.gate = OutputGate()
@@ -321,7 +335,7 @@ class SparkApp:
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
         return (_counted(records, s).writeStream.outputMode("update")
                 .foreachBatch(handler)
-                .option("checkpointLocation", str(s.checkpoint_dir.resolve()))
+                .option("checkpointLocation", s.checkpoint_location)
                 .trigger(processingTime=f"{s.trigger_sec} seconds")
                 .start())
 
@@ -382,17 +396,27 @@ class SparkApp:
             return err
         topics = self.settings.subscribe_pattern or self.settings.topic
         print(f"Streaming {topics} from {self.settings.bootstrap_servers}, "
-              f"checkpoints in {self.settings.checkpoint_dir}, output in "
+              f"checkpoints in {self.settings.checkpoint_location}, output in "
               f"{self.settings.output_file}", flush=True)
-        return self._await(query, handler.gate)
+        return self._await(query, handler.gate, self._commit_exists(spark))
 
-    def _await(self, query: Any, gate: OutputGate) -> BaseException | None:
+    def _commit_exists(self, spark: Any) -> Callable[[int], bool] | None:
+        """How a stop sees that commits/N was written: None reads the local folder; on a store
+        Spark's own Hadoop client asks it."""
+        if self.settings.local_checkpoint:
+            return None
+        location = self.settings.checkpoint_location
+        return lambda batch: exists(spark, f"{location}/commits/{batch}")
+
+    def _await(self, query: Any, gate: OutputGate,
+               commit_exists: Callable[[int], bool] | None = None) -> BaseException | None:
         try:
             while not self._stop.is_set():
                 if query.awaitTermination(0.5):
                     break
             if query.isActive:
-                stop_between_batches(query, gate, self.settings.checkpoint_dir)
+                stop_between_batches(query, gate, self.settings.checkpoint_dir,
+                                     commit_exists=commit_exists)
             failure = query.exception()
         except Exception as err:
             failure = err

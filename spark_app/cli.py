@@ -17,8 +17,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from checkpoint_stores import STORES, store_address
+from checkpoint_stores.locations import bucket_of
 from spark_app.runtime.cluster import ClusterSettings
-from spark_app.errors import SourceOptionError, SparkAppError, unwrap
+from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
 from spark_app.output_line import OUTPUT_FORMATS
 from spark_app.runtime.spark_version import check_spark_version
@@ -137,6 +139,12 @@ def main_parser() -> argparse.ArgumentParser:
                    help="another option of the Kafka source, as in .option(KEY, VALUE), e.g. "
                         "fetchOffset.numRetries=5 (repeatable)")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    p.add_argument("--checkpoint-store", choices=list(STORES), default=_DEFAULTS.checkpoint_store,
+                   help="where --checkpoint-dir lives: this disk, or its path on HDFS or an S3 "
+                        "endpoint started with `python -m checkpoint_stores hdfs|s3`")
+    p.add_argument("--checkpoint-store-url", default=None, metavar="URL",
+                   help="the store: hdfs://HOST:PORT or http://HOST:PORT[/BUCKET] (default "
+                        "hdfs://127.0.0.1:8020, http://127.0.0.1:9000)")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
     p.add_argument("--trigger-sec", type=_seconds, default=_DEFAULTS.trigger_sec)
@@ -325,12 +333,29 @@ def _source(args: argparse.Namespace) -> str:
     return "python" if args.offline else (args.source or _DEFAULTS.source)
 
 
+def _store_url(args: argparse.Namespace) -> str | None:
+    """--checkpoint-store-url, checked against --checkpoint-store: one line when they disagree."""
+    url = args.checkpoint_store_url
+    if url is None:
+        return None
+    if args.checkpoint_store == "local":
+        raise CheckpointStoreError("--checkpoint-store-url needs --checkpoint-store hdfs or s3")
+    try:
+        store_address(args.checkpoint_store, url)
+        if args.checkpoint_store == "s3":
+            bucket_of(url)
+    except ValueError as error:
+        raise CheckpointStoreError(str(error)) from error
+    return url
+
+
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers, topic=args.topic,
         subscribe_pattern=args.subscribe_pattern, source=_source(args),
         source_options=tuple(args.source_options),
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
+        checkpoint_store=args.checkpoint_store, checkpoint_store_url=_store_url(args),
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
         max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,

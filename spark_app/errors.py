@@ -24,6 +24,7 @@ __all__ = [
     "InitialOffsetNotFoundError",
     "SourceOptionError",
     "CheckpointError",
+    "CheckpointStoreError",
     "StateSchemaChangedError",
     "StateStoreOptionError",
     "ConnectorUnavailableError",
@@ -72,6 +73,13 @@ class NotACheckpointError(SparkAppError):
     """`reset` on a folder that holds what Spark does not write in a checkpoint."""
 
     token = "NOT_A_CHECKPOINT"
+    exit_code = 2
+
+
+class CheckpointStoreError(SparkAppError):
+    """--checkpoint-store's URL is malformed, or the store does not answer there."""
+
+    token = "CHECKPOINT_STORE"
     exit_code = 2
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,19 +88,24 @@ class OutputGate:
 
 
 def stop_between_batches(query: Any, gate: OutputGate, checkpoint_dir: Path,
-                         timeout: float = STOP_WAIT_SEC) -> None:
-    """Close the gate, let the batch that began writing commit (bounded), then stop."""
+                         timeout: float = STOP_WAIT_SEC,
+                         commit_exists: Callable[[int], bool] | None = None) -> None:
+    """Close the gate, let the batch that began writing commit (bounded), then stop.
+    `commit_exists` asks a checkpoint store (HDFS, S3) instead of the local folder."""
     began = gate.close()
     if began is not None:
-        _wait_for_commit(query, checkpoint_dir / "commits" / str(began), timeout)
+        batch = began
+        committed = ((lambda: commit_exists(batch)) if commit_exists is not None
+                     else (checkpoint_dir / "commits" / str(began)).exists)
+        _wait_for_commit(query, committed, timeout)
     query.stop()
 
 
-def _wait_for_commit(query: Any, commit_file: Path, timeout: float) -> None:
+def _wait_for_commit(query: Any, committed: Callable[[], bool], timeout: float) -> None:
     # The commit file, not lastProgress: an idle trigger's progress already carries the id of
     # the batch that has not run yet.
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not commit_file.exists():
+    while time.monotonic() < deadline and not committed():
         try:
             if not query.isActive:  # it failed meanwhile: nothing left to wait for
                 return

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
+from checkpoint_stores import StoreKind, checkpoint_location
 from spark_app.runtime.class_cache import default_cache_dir
 
 __all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
@@ -51,6 +52,10 @@ class SparkAppSettings:
     # `kafka.request.timeout.ms=5000`: the same names on ours and on the connector.
     source_options: tuple[str, ...] = ()
     checkpoint_dir: Path = Path("checkpoints")
+    # Where that folder lives (checkpoint_stores/): on this disk, or its path on HDFS or an S3
+    # endpoint at `checkpoint_store_url` (None: where `python -m checkpoint_stores STORE` listens).
+    checkpoint_store: StoreKind = "local"
+    checkpoint_store_url: str | None = None
     log_dir: Path = Path("log")
     trigger_sec: float = 1.0
     # "earliest" is the seed's "smallest": a new query reads everything Kafka still holds.
@@ -141,6 +146,17 @@ class SparkAppSettings:
             elif value is not None:
                 argv += [flag, str(value)]
         return argv
+
+    @property
+    def checkpoint_location(self) -> str:
+        """What Spark is given as `checkpointLocation`: an absolute folder, hdfs://… or s3a://…"""
+        return checkpoint_location(self.checkpoint_store, self.checkpoint_store_url,
+                                   self.checkpoint_dir)
+
+    @property
+    def local_checkpoint(self) -> bool:
+        """True when the checkpoint is a folder here, which the app also reads without Spark."""
+        return self.checkpoint_store == "local"
 
     @property
     def output_file(self) -> Path:

@@ -62,6 +62,8 @@ PARTS: tuple[Part, ...] = (
          "the demo and narration in tmux, the report in a browser, a closed terminal"),
     Part("containers", CONTAINERS_MIN, marker="docker",
          why="our Kafka image: testcontainers' interop and docker-compose.yml, run for real"),
+    Part("checkpoint stores", 1.0, ("tests/checkpoint_stores/",),
+         "HDFS and s3proxy started, written to and read through their own APIs, stopped and killed"),
     Part("the rest", 2.0, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
 )
 

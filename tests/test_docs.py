@@ -143,6 +143,9 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         if first == ["reset"]:
             return spark_cli.reset_parser(), args[1:]
         return spark_cli.main_parser(), args
+    if module == "checkpoint_stores":
+        from checkpoint_stores.cli import main_parser as stores_parser
+        return stores_parser(), args
     if module in ("kafka_app", "kafka_app.broker"):
         from kafka_app.broker.cli import main_parser as broker_parser
         if module == "kafka_app.broker":

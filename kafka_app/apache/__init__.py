@@ -1,7 +1,7 @@
 """Apache Kafka itself, from Maven Central's jars, as managed child processes (`--kafka apache`).
 
 One module per step: `jars` (fetch once), `config` (our settings as server.properties),
-`storage` (cluster id, formatting), `jvm` (a child that dies with us), `node` (one Kafka node),
+`storage` (cluster id, formatting), `node` (one Kafka node),
 `readiness` (ApiVersions), `cluster` (one node or three), `cli` (`python -m kafka_app broker`).
 See docs/apache-kafka.md.
 

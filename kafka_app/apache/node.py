@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kafka_app.apache.config import KafkaNode, advertised_host, render, server_properties
 from kafka_app.apache.jars import LOG4J2_CONFIG
-from kafka_app.apache.jvm import Jvm
+from maven_jars.jvm import Jvm
 from kafka_app.apache.readiness import answers_api_versions
 from kafka_app.broker.settings import BrokerSettings
 

@@ -157,4 +157,6 @@ SCENARIO = Scenario(
             "output exactly once.",
     origin="seed 001 scenario #1",
     run=run,
+    # It reads nothing of the checkpoint itself: the output log is its evidence.
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

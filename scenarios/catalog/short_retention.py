@@ -170,7 +170,7 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
 
 def _planned_batch(stage: Stage) -> tuple[int, int] | None:
     """(id, end offset summed over partitions) of the batch planned but not committed."""
-    info = read_checkpoint(stage.folders.checkpoints)
+    info = read_checkpoint(stage.app.checkpoint_view())
     if info.pending is None or not info.pending.end:
         return None
     return info.pending.batch_id, sum(info.pending.end.values())
@@ -282,4 +282,6 @@ SCENARIO = Scenario(
             "range; the hard reset starts over with the count at 1.",
     origin="seed 001 scenario #2, SPARK-12693",
     run=run,
+    # It reads the checkpoint through stage.app.checkpoint_view(), a copy of a store's.
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

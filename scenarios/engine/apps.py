@@ -27,6 +27,7 @@ from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
 from scenarios.engine.settings import Timings
 from scenarios.engine.waiting import Progress, wait_until
+from checkpoint_stores import StoreKind
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import parse_message
@@ -241,8 +242,11 @@ class SparkLauncher:
 
     def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
                  timings: Timings, python: str = sys.executable, name: str = "spark",
-                 source: SourceKind = "python") -> None:
+                 source: SourceKind = "python", checkpoint_store: StoreKind = "local",
+                 checkpoint_store_url: str | None = None) -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
+        # Where the checkpoint folder lives: here, or its path on the stage's store.
+        self.checkpoint_store, self.checkpoint_store_url = checkpoint_store, checkpoint_store_url
         self.topic, self.timings, self.python = topic, timings, python
         # Which Kafka source every start uses unless told otherwise (`run --source`).
         self.source = source
@@ -259,7 +263,8 @@ class SparkLauncher:
         base: dict[str, object] = dict(
             bootstrap_servers=self.bootstrap_servers, topic=self.topic,
             checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
-            trigger_sec=self.timings.trigger_sec, source=self.source)
+            trigger_sec=self.timings.trigger_sec, source=self.source,
+            checkpoint_store=self.checkpoint_store, checkpoint_store_url=self.checkpoint_store_url)
         base.update({name: value for name, value in changes.items() if value is not None})
         settings = SparkAppSettings(**base)  # type: ignore[arg-type]
         argv = [python or self.python, "-m", "spark_app", *settings.to_argv()]

@@ -35,6 +35,8 @@ def prefetch_commands(settings: RunSettings) -> list[list[str]]:
         commands.append([sys.executable, "-m", "kafka_app.apache.jars", *version])
     if settings.source == "spark-kafka":
         commands.append([settings.spark_python, "-m", "spark_app.runtime.connector_jars"])
+    if settings.checkpoint_store != "local":  # the s3 client's 690 MB only when s3 is asked for
+        commands.append([sys.executable, "-m", "checkpoint_stores.jars", settings.checkpoint_store])
     return commands
 
 

@@ -56,6 +56,10 @@ class Scenario:
     # A requirement, not a broker's name: the runner skips the scenario, saying why, on a
     # stack whose Kafka cannot run that many (scenarios/engine/stage/kafka.py decides which).
     kafka_brokers: int = 1
+    # The checkpoint stores it runs on (`run --checkpoint-store`). Most scenarios read the
+    # checkpoint folder without Spark (offsets, commits, deletes), which works on a local
+    # folder only so far; the runner skips them on a store, saying why.
+    checkpoint_stores: tuple[str, ...] = ("local",)
     # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
     cases: tuple[tuple[str, str], ...] = ()
 

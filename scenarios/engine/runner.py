@@ -28,6 +28,7 @@ from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
+from scenarios.engine.stage.store import store_unavailable
 
 __all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
@@ -79,7 +80,8 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
                             summary=scenario.summary)
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
-    unavailable = brokers_unavailable(settings, scenario.kafka_brokers)
+    unavailable = (brokers_unavailable(settings, scenario.kafka_brokers)
+                   or store_unavailable(settings, scenario.checkpoint_stores))
     if unavailable is not None:  # checked before the stage starts anything
         result.skipped = unavailable
         narrator.say(f"SKIPPED {unavailable}")

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checkpoint_stores import StoreKind
 from scenarios.engine.stacks import stack_of
 from spark_app.settings import SourceKind
 
@@ -82,6 +83,10 @@ class RunSettings:
     # Apache Kafka's version for the brokers a scenario starts (`--kafka-version`, a Kafka 4.x
     # release Maven Central serves); "" means kafka_app's pinned default.
     kafka_version: str = ""
+    # Where the Spark app keeps its checkpoint (`--checkpoint-store`): "local", the scenario's
+    # folder; "hdfs" or "s3", a store the stage starts before the app (stage/store.py) and
+    # stops with the scenario, its data with it.
+    checkpoint_store: StoreKind = "local"
 
     @property
     def stack(self) -> str:

@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from spark_app.runtime.class_cache import ArchiveWriter, ClassCache, default_cache_dir, process_alive
+from spark_app.runtime.checkpoint_store import store_conf
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
@@ -98,6 +99,7 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
                  class_cache_options=(classes.java_options(folder / "loaded-classes.txt")
                                       if classes is not None else ""),
                  slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
+                 store_conf=store_conf(settings),
                  temp_dir=folder, jvm_temp_dir=_jvm_temp_folder())
 
 

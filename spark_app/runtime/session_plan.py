@@ -36,6 +36,7 @@ class Found:
     class_cache_options: str = ""  # JVM options of the class-data archive (ClassCache)
     slow_classes: Path | None = None  # the compiled slow file manager, with --checkpoint-latency
     connector_conf: Mapping[str, str] = field(default_factory=dict)  # --source spark-kafka
+    store_conf: Mapping[str, str] = field(default_factory=dict)  # --checkpoint-store hdfs|s3
     temp_dir: Path | None = None  # the session's temporary folder: Spark's scratch space too
     jvm_temp_dir: Path | None = None  # the driver JVM's java.io.tmpdir, one per Python process
 
@@ -92,7 +93,16 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
     if settings.event_log_dir is not None:
         conf |= _event_log_conf(settings.event_log_dir)
-    return conf | dict(found.connector_conf)
+    return conf | _with_jars(found.connector_conf, found.store_conf)
+
+
+def _with_jars(connector: Mapping[str, str], store: Mapping[str, str]) -> dict[str, str]:
+    """The connector's and the store's settings, their `spark.jars` lists joined."""
+    merged = dict(connector) | dict(store)
+    jars = [conf["spark.jars"] for conf in (connector, store) if conf.get("spark.jars")]
+    if jars:
+        merged["spark.jars"] = ",".join(jars)
+    return merged
 
 
 def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[str, str]:

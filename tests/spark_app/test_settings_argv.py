@@ -27,8 +27,13 @@ CHANGED = {
     "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
     "initial_state_from": Path("/tmp/old-cp"), "min_batches_to_retain": 20,
     "extra_space_ratio": 0.0, "state_ttl_sec": 12.0, "idle_timer_sec": 6.5,
-    "state_encoding": "avro",
+    "state_encoding": "avro", "checkpoint_store": "s3",
+    "checkpoint_store_url": "http://127.0.0.1:9123/mine",
 }
+
+
+# A field that only means something beside another one's value: the two change together.
+NEEDS = {"checkpoint_store_url": {"checkpoint_store": "s3"}}
 
 
 def round_trip(settings: SparkAppSettings) -> SparkAppSettings:
@@ -47,7 +52,7 @@ def test_defaults_render_as_only_the_source_and_read_back() -> None:
 
 @pytest.mark.parametrize("name", sorted(CHANGED))
 def test_each_field_survives_the_command_line(name: str) -> None:
-    settings = replace(SparkAppSettings(), **{name: CHANGED[name]})
+    settings = replace(SparkAppSettings(), **{name: CHANGED[name]}, **NEEDS.get(name, {}))
     assert round_trip(settings) == settings
 
 

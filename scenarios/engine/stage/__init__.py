@@ -9,6 +9,8 @@ A scenario module receives a `Stage` and tells its story with the stage's parts:
 - `stage.brokers`: the nodes of a cluster (`stage.kafka.start(..., brokers=3)`): who leads,
   kill, stop and start one;
 - `stage.network`: cut and restore the link between the app and Kafka;
+- `stage.store`: the checkpoint store of the run (`--checkpoint-store hdfs|s3`), started before
+  the first app and stopped last;
 - `stage.output`: verify the output log, against what was sent too, and wait for a value,
   messages or batches.
 
@@ -42,11 +44,12 @@ from scenarios.engine.stage.brokers import BrokersPart
 from scenarios.engine.stage.kafka import KafkaPart
 from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
+from scenarios.engine.stage.store import StorePart
 from scenarios.engine.stage.time_spent import TimeSpent
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.timeline import Timeline
 
-__all__ = ["AppPart", "BrokersPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage"]
+__all__ = ["AppPart", "BrokersPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart"]
 
 
 class Stage:
@@ -71,6 +74,7 @@ class Stage:
         self.brokers = BrokersPart(self)
         self.app = AppPart(self, self.folders)
         self.network = NetworkPart(self)
+        self.store = StorePart(self)
         self.output = OutputPart(self, self.app)
 
     # -- life cycle -----------------------------------------------------------------------------
@@ -91,6 +95,7 @@ class Stage:
         self.narrator.end_step()
         self.narrator.follow(None)
         try:
+            self.store.stop()  # first, gently: SIGTERM lets it remove its data
             self.group.stop()
         finally:
             self.timeline.app_down()

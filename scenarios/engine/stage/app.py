@@ -16,6 +16,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scenarios.checker.expectations import check
@@ -76,9 +77,12 @@ class AppPart:
         kafka, settings = self._stage.kafka, self._stage.settings
         if not kafka.started:
             raise StepFailed(f"start Kafka before {self.label}: call stage.kafka.start() first")
+        store_url = self._stage.store.start()
         return SparkLauncher(self._stage.group, self.folders, kafka.app_bootstrap_servers,
                              kafka.topic, self._stage.timings, python=settings.spark_python,
-                             name=self.name, source=settings.source)
+                             name=self.name, source=settings.source,
+                             checkpoint_store=settings.checkpoint_store,
+                             checkpoint_store_url=store_url)
 
     @property
     def _narrated(self) -> bool:
@@ -203,10 +207,17 @@ class AppPart:
         return True
 
     # -- its checkpoint -------------------------------------------------------------------------
+    def checkpoint_view(self) -> Path:
+        """The checkpoint as a folder to read: the app's own, or a copy of the store's made now
+        (a snapshot: take it again after the app moved on)."""
+        return self._stage.store.checkpoint_copy(self.folders.checkpoints,
+                                                 self.folders.root / "checkpoint-copy")
+
     def delete_checkpoint(self) -> None:
         """The hard reset: the next start is a new query (no offsets, no state)."""
         if self.running:
             raise StepFailed("stop the Spark app before deleting its checkpoint")
+        self._stage.store.delete_checkpoint(self.folders.checkpoints)
         if self.folders.checkpoints.exists():
             shutil.rmtree(self.folders.checkpoints)
         self._stage.timeline.event("checkpoint deleted", "reset")
@@ -225,8 +236,8 @@ class AppPart:
 
     def committed_offset(self) -> int | None:
         """The offset the checkpoint resumes from (summed over partitions), if any."""
-        return committed_offset(self.folders.checkpoints)
+        return committed_offset(self.checkpoint_view())
 
     def planned_offset(self) -> int | None:
         """How far the running query may have read: the end of the offset log's last batch."""
-        return planned_offset(self.folders.checkpoints)
+        return planned_offset(self.checkpoint_view())

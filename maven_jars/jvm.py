@@ -1,5 +1,8 @@
 """A JVM child that dies with us: its own process group, and PR_SET_PDEATHSIG as a backstop.
 
+Shared by Apache Kafka (kafka_app/apache/) and the checkpoint stores (checkpoint_stores/),
+which start their JVMs from jars this package fetched.
+
 Its own process group, so a Ctrl-C at the terminal reaches only us and we stop Kafka in
 order (SIGTERM, a wait, then SIGKILL). PR_SET_PDEATHSIG(SIGKILL), so that when our Python
 process dies however it dies (kill -9 included) the kernel kills the JVM too. The kernel sends

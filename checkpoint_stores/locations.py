@@ -1,0 +1,94 @@
+"""Where a checkpoint lives on each store: its URI, the store's address and Spark's settings.
+
+Pure functions, so the command lines and the session plan are tested without a store. A store
+is named by a URL: `hdfs://HOST:PORT` for HDFS's NameNode, `http://HOST:PORT[/BUCKET]` for an
+S3 endpoint (ours, or a user's own MinIO). The checkpoint folder's path is kept under it, so
+`checkpoints` becomes `hdfs://127.0.0.1:8020/checkpoints` or `s3a://checkpoint-experience/checkpoints`.
+
+Usage:
+    url = default_url("s3")                                   # "http://127.0.0.1:9000"
+    checkpoint_location("s3", url, Path("checkpoints"))       # "s3a://checkpoint-experience/checkpoints"
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from typing import Literal
+from urllib.parse import urlsplit
+
+__all__ = ["STORES", "REMOTE_STORES", "StoreKind", "DEFAULT_PORTS", "BUCKET", "ACCESS_KEY",
+           "SECRET_KEY", "default_url", "store_address", "bucket_of", "checkpoint_location",
+           "hadoop_conf"]
+
+StoreKind = Literal["local", "hdfs", "s3"]
+STORES: tuple[StoreKind, ...] = ("local", "hdfs", "s3")
+REMOTE_STORES: tuple[StoreKind, ...] = ("hdfs", "s3")
+# HDFS's usual NameNode RPC port, and MinIO's: a user's own store on its usual port just works.
+DEFAULT_PORTS = {"hdfs": 8020, "s3": 9000}
+_SCHEMES = {"hdfs": ("hdfs",), "s3": ("http", "https")}
+BUCKET = "checkpoint-experience"
+# s3proxy's credentials for our bucket: it listens on 127.0.0.1 only, so they guard nothing;
+# S3A signs every request with them, as it would against AWS.
+ACCESS_KEY, SECRET_KEY = "checkpoint", "experience"
+
+
+def default_url(store: StoreKind) -> str:
+    """Where `python -m checkpoint_stores STORE` listens unless told another port."""
+    scheme = _SCHEMES[store][0]
+    return f"{scheme}://127.0.0.1:{DEFAULT_PORTS[store]}"
+
+
+def store_address(store: StoreKind, url: str) -> tuple[str, int]:
+    """(host, port) of the store's URL; ValueError in one line saying what a URL looks like."""
+    example = default_url(store)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        port, parts = None, None
+    if parts is None or parts.scheme not in _SCHEMES[store] or not parts.hostname or port is None:
+        raise ValueError(f"{url!r} is not an {store} store URL like {example}")
+    if store == "hdfs" and parts.path not in ("", "/"):
+        raise ValueError(f"{url!r}: an hdfs store URL names the NameNode only ({example}); "
+                         f"the folder is --checkpoint-dir")
+    return parts.hostname, port
+
+
+def bucket_of(url: str) -> str:
+    """The bucket an S3 URL names in its path (`http://host:9000/my-bucket`), else ours."""
+    name = urlsplit(url).path.strip("/")
+    if "/" in name:
+        raise ValueError(f"{url!r}: an s3 store URL names at most a bucket, not a folder")
+    return name or BUCKET
+
+
+def checkpoint_location(store: StoreKind, url: str | None, checkpoint_dir: Path) -> str:
+    """The `checkpointLocation` Spark is given: the local folder made absolute, or the folder's
+    path on the store (relative paths stay relative to the store's root)."""
+    if store == "local":
+        return str(checkpoint_dir.resolve())
+    url = url or default_url(store)
+    host, port = store_address(store, url)
+    path = str(PurePosixPath("/", checkpoint_dir.as_posix())).lstrip("/")
+    if store == "hdfs":
+        return f"hdfs://{host}:{port}/{path}"
+    return f"s3a://{bucket_of(url)}/{path}"
+
+
+def hadoop_conf(store: StoreKind, url: str | None) -> dict[str, str]:
+    """Spark settings (`spark.hadoop.*`) that point Hadoop's S3A client at the endpoint.
+
+    Path-style requests (`host/bucket/key`), since the endpoint is an IP with no bucket
+    subdomains; the region only names the signature's scope, s3proxy ignores it."""
+    if store != "s3":
+        return {}
+    url = url or default_url(store)
+    host, port = store_address(store, url)
+    prefix = "spark.hadoop.fs.s3a."
+    secure = url.startswith("https")
+    return {f"{prefix}endpoint": f"{'https' if secure else 'http'}://{host}:{port}",
+            f"{prefix}path.style.access": "true",
+            f"{prefix}access.key": ACCESS_KEY,
+            f"{prefix}secret.key": SECRET_KEY,
+            f"{prefix}connection.ssl.enabled": str(secure).lower(),
+            f"{prefix}endpoint.region": "us-east-1"}

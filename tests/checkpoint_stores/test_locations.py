@@ -1,0 +1,96 @@
+"""Where a checkpoint lives on each store, and the settings Spark gets: pure, no store started."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checkpoint_stores import checkpoint_location, default_url, hadoop_conf, store_address
+from checkpoint_stores.cli import parse_ready_line
+from checkpoint_stores.locations import bucket_of
+
+
+def test_default_urls_are_the_usual_ports_on_loopback() -> None:
+    assert default_url("hdfs") == "hdfs://127.0.0.1:8020"
+    assert default_url("s3") == "http://127.0.0.1:9000"
+
+
+@pytest.mark.parametrize(("store", "url", "folder", "expected"), [
+    ("hdfs", "hdfs://127.0.0.1:8020", Path("checkpoints"), "hdfs://127.0.0.1:8020/checkpoints"),
+    ("hdfs", "hdfs://nn:9000/", Path("/runs/a/checkpoints"), "hdfs://nn:9000/runs/a/checkpoints"),
+    ("s3", "http://127.0.0.1:9000", Path("checkpoints"), "s3a://checkpoint-experience/checkpoints"),
+    ("s3", "http://minio:9000/mine", Path("/x/cp"), "s3a://mine/x/cp"),
+    ("s3", None, Path("cp"), "s3a://checkpoint-experience/cp"),
+])
+def test_the_checkpoint_folder_keeps_its_path_on_the_store(store: str, url: str | None,
+                                                           folder: Path, expected: str) -> None:
+    assert checkpoint_location(store, url, folder) == expected  # type: ignore[arg-type]
+
+
+def test_a_local_checkpoint_is_the_absolute_folder(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert checkpoint_location("local", None, Path("checkpoints")) == str(tmp_path / "checkpoints")
+
+
+@pytest.mark.parametrize(("store", "url", "says"), [
+    ("hdfs", "http://127.0.0.1:8020", "is not an hdfs store URL like hdfs://127.0.0.1:8020"),
+    ("hdfs", "hdfs://127.0.0.1", "is not an hdfs store URL"),
+    ("hdfs", "hdfs://127.0.0.1:8020/cp", "names the NameNode only"),
+    ("s3", "s3a://bucket", "is not an s3 store URL like http://127.0.0.1:9000"),
+    ("s3", "http://host:notaport", "is not an s3 store URL"),
+])
+def test_a_wrong_url_is_one_line_saying_what_one_looks_like(store: str, url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as error:
+        store_address(store, url)  # type: ignore[arg-type]
+    assert "\n" not in str(error.value)
+
+
+def test_an_s3_url_names_at_most_a_bucket() -> None:
+    assert bucket_of("http://h:9000") == "checkpoint-experience"
+    assert bucket_of("http://h:9000/b/") == "b"
+    with pytest.raises(ValueError, match="at most a bucket"):
+        bucket_of("http://h:9000/b/folder")
+
+
+def test_s3a_is_pointed_at_the_endpoint_path_style() -> None:
+    conf = hadoop_conf("s3", "http://127.0.0.1:9123/mine")
+    assert conf["spark.hadoop.fs.s3a.endpoint"] == "http://127.0.0.1:9123"
+    assert conf["spark.hadoop.fs.s3a.path.style.access"] == "true"
+    assert conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] == "false"
+    assert hadoop_conf("hdfs", None) == {} and hadoop_conf("local", None) == {}
+
+
+def test_the_ready_line_is_read_back() -> None:
+    text = ("fetching…\nhdfs store ready at hdfs://127.0.0.1:8020 in 8.8 s (JVM pid 7, data in "
+            "/x); Ctrl-C stops it and removes the data\n")
+    assert parse_ready_line(text) == ("hdfs", "hdfs://127.0.0.1:8020", 8.8)
+    assert parse_ready_line("hdfs store starting") is None
+
+
+def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> None:
+    from scenarios.engine.registry import find_scenarios
+    from scenarios.engine.settings import RunSettings
+    from scenarios.engine.stage.store import store_unavailable
+
+    chaos, endless = find_scenarios(["chaos", "endless-retention"])
+    on_hdfs = RunSettings(checkpoint_store="hdfs")
+    assert store_unavailable(RunSettings(), chaos.checkpoint_stores) is None
+    assert "works on a local folder only so far, not on hdfs" in \
+        (store_unavailable(on_hdfs, chaos.checkpoint_stores) or "")
+    assert store_unavailable(on_hdfs, endless.checkpoint_stores) is None
+
+
+def test_a_data_folder_with_other_files_is_refused_not_removed(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from checkpoint_stores.cli import check_data_dir, main
+
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main(["s3", "--data-dir", str(tmp_path), "--log-dir", str(tmp_path / "log")]) == 2
+    assert "holds notes.txt, which the store did not write" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    (tmp_path / "notes.txt").unlink()
+    (tmp_path / "blobs").mkdir()
+    check_data_dir(tmp_path)  # a killed store's leftovers: fine, removed at the start
+    check_data_dir(tmp_path / "new")

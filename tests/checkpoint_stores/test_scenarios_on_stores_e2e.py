@@ -1,0 +1,41 @@
+"""endless-retention and short-retention with the checkpoint on HDFS and on S3, as a user runs
+them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
+
+Nightly: each run is a store start and four or five Spark starts with their batches on the
+store, 2.5 to 4.5 minutes each on two busy cores, beyond the 3 minutes CI's hour has for the stores
+(docs/testing.md#nightly). CI keeps each store's own start, write, read and stop
+(test_stores_e2e.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scenarios.engine.settings import PROJECT_ROOT
+
+
+@pytest.mark.nightly
+@pytest.mark.e2e
+@pytest.mark.parametrize("store", ["hdfs", "s3"])
+@pytest.mark.parametrize("scenario", ["endless-retention", "short-retention"])
+def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
+                                                          store: str) -> None:
+    report = tmp_path / "reports"
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", scenario, "--fast",
+         "--checkpoint-store", store, "--report", str(report)],
+        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
+    result = json.loads((report / f"{scenario}.json").read_text())
+    assert result["verdict"] == "passed"
+    assert result["facts"]["checkpoint_store"]["kind"] == store
+    prefix = "hdfs://" if store == "hdfs" else "s3a://"
+    spark_out = (report / scenario / "processes" / "spark-1.out").read_text()
+    assert f"checkpoints in {prefix}" in spark_out
+    assert not (report / scenario / "store-data").exists()  # removed at the stop
+    assert not (report / scenario / "checkpoints").exists()  # nothing went to this disk

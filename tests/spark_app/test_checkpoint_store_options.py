@@ -1,0 +1,64 @@
+"""`--checkpoint-store` on the Spark app: what Spark is given, and one line for each mistake."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from spark_app.cli import main_parser, settings_from_args
+from spark_app.errors import CheckpointStoreError
+from spark_app.runtime.checkpoint_store import check_store
+from spark_app.runtime.session_plan import _with_jars
+from spark_app.settings import SparkAppSettings
+
+
+def _settings(*argv: str) -> SparkAppSettings:
+    return settings_from_args(main_parser().parse_args(list(argv)))
+
+
+def test_local_stays_the_default_and_is_the_folder_itself() -> None:
+    settings = _settings()
+    assert settings.checkpoint_store == "local" and settings.local_checkpoint
+    assert settings.checkpoint_location == str(Path("checkpoints").resolve())
+
+
+def test_a_store_gets_the_folder_as_a_path_on_it() -> None:
+    settings = _settings("--checkpoint-store", "hdfs", "--checkpoint-dir", "runs/cp")
+    assert settings.checkpoint_location == "hdfs://127.0.0.1:8020/runs/cp"
+    settings = _settings("--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:9001")
+    assert settings.checkpoint_location == "s3a://checkpoint-experience/checkpoints"
+
+
+def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main_parser().parse_args(["--checkpoint-store", "gcs"])
+    assert "invalid choice: 'gcs'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--checkpoint-store-url", "hdfs://h:1"], "needs --checkpoint-store hdfs or s3"),
+    (["--checkpoint-store", "hdfs", "--checkpoint-store-url", "http://h:1"], "not an hdfs store URL"),
+    (["--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:1/a/b"], "at most a bucket"),
+])
+def test_a_wrong_url_is_one_line(argv: list[str], says: str) -> None:
+    with pytest.raises(CheckpointStoreError, match=says) as error:
+        _settings(*argv)
+    assert str(error.value).startswith("CHECKPOINT_STORE: ") and "\n" not in str(error.value)
+
+
+def test_a_store_that_does_not_answer_says_how_to_start_one() -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = _settings("--checkpoint-store", "hdfs", "--checkpoint-store-url", f"hdfs://127.0.0.1:{port}")
+    with pytest.raises(CheckpointStoreError, match=rf"python -m checkpoint_stores hdfs --port {port}"):
+        check_store(settings)
+    check_store(_settings())  # local: nothing to reach
+
+
+def test_the_connector_and_the_store_share_spark_jars() -> None:
+    merged = _with_jars({"spark.jars": "/a.jar"}, {"spark.jars": "/b.jar", "spark.hadoop.x": "1"})
+    assert merged == {"spark.jars": "/a.jar,/b.jar", "spark.hadoop.x": "1"}
+    assert _with_jars({}, {}) == {}
