@@ -160,8 +160,8 @@ def _outage_longer_than_retention(stage: Stage) -> None:
     stage.step(Step(
         "An outage longer than retention: the supervisor must stop",
         happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
-                "has deleted the offsets the checkpoint resumes from; then retention goes back "
-                "up and the network comes back. The restart meets data loss",
+                "has deleted every offset it held at the cut, the checkpoint's among them; then "
+                "retention goes back up and the network comes back. The restart meets data loss",
         watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
               f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
               "position",
@@ -177,14 +177,18 @@ def _outage_longer_than_retention(stage: Stage) -> None:
                "checkpoint position it gives up with a non-zero exit (checked)."))
     stage.kafka.set_retention(t.retention_sec)
     stage.network.cut()
-    # Past the batch planned last, not only the committed one: a batch planned before the cut
-    # may have fetched its records already and complete after it, and then its successor must
-    # meet the deleted offsets (CI once saw the app go on, nothing lost, and never exit).
+    # Past everything Kafka held at the cut, not only the checkpoint's offsets: the connector's
+    # consumer keeps records it fetched beyond the planned batch and can finish batches with
+    # them during the cut. CI saw both: a planned batch completed, then the next one read a
+    # deleted offset from that buffer, and the app went on and never exited. Nothing it can
+    # have fetched survives this wait, so its next batch must meet the deleted offsets.
+    cut_at = stage.kafka.window().latest
     resume_at = stage.app.committed_offset() or 0
     planned = stage.app.planned_offset() or resume_at  # a pending batch ends past the commit
-    aged = stage.kafka.wait_until_aged_out(planned)
+    aged = stage.kafka.wait_until_aged_out(max(planned, cut_at))
     stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at "
-              f"{resume_at}, its last planned batch ends at {planned}")
+              f"{resume_at}, its last planned batch ends at {planned}, Kafka's latest at the "
+              f"cut was {cut_at}")
     stage.kafka.set_retention(t.endless_retention_sec)
     stage.network.restore()
     code = stage.app.wait_exit(kind="crash")

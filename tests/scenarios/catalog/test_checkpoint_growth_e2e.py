@@ -2,8 +2,9 @@
 --report DIR`): every check held, and the figures the report keeps say what the soak showed.
 
 Three Spark starts and about 270 batches: 2 to 3 minutes on a quiet 2-core machine, 5 to 6 on
-one loaded by other Spark jobs. Marked e2e, run
-with `pytest --slow`.
+one loaded by other Spark jobs. Nightly (`pytest --nightly`): the longest soak in the catalog,
+it gave CI's hour its room when the containers and checkpoint stores parts joined
+(docs/testing.md#nightly).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from tests.scenarios.more_helpers import run_scenario
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.nightly]
 
 
 def test_checkpoint_growth(tmp_path: Path) -> None:
