@@ -88,6 +88,10 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         # session in one Python process (tests), and native libraries unpacked there later
         # (RocksDB's) need the folder to exist.
         conf["spark.local.dir"] = str(found.temp_dir)
+        if settings.checkpoint_store != "local":
+            # Hadoop's scratch space too: S3A buffers its uploads in ${hadoop.tmp.dir}/s3a,
+            # which is /tmp/hadoop-<user> unless set, and stayed there after every s3 run.
+            conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)

@@ -58,6 +58,14 @@ def test_sparks_scratch_space_is_the_sessions_folder() -> None:
     assert session_conf(SparkAppSettings(), found)["spark.local.dir"] == "/tmp/spark_app-session-7-x"
 
 
+def test_hadoops_scratch_space_is_the_sessions_folder_on_a_store() -> None:
+    """S3A buffers its uploads under hadoop.tmp.dir, /tmp/hadoop-<user> unless set."""
+    found = Found(**{**FOUND.__dict__, "temp_dir": Path("/tmp/spark_app-session-7-x")})
+    on_s3 = session_conf(SparkAppSettings(checkpoint_store="s3"), found)
+    assert on_s3["spark.hadoop.hadoop.tmp.dir"] == "/tmp/spark_app-session-7-x/hadoop"
+    assert "spark.hadoop.hadoop.tmp.dir" not in session_conf(SparkAppSettings(), found)
+
+
 def test_retention_is_spark_s_default_unless_told() -> None:
     conf = session_conf(SparkAppSettings(), FOUND)
     assert "spark.sql.streaming.minBatchesToRetain" not in conf
