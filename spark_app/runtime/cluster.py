@@ -138,6 +138,7 @@ class StandaloneCluster:
             return
         check_java()
         self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "local").mkdir(exist_ok=True)  # SPARK_LOCAL_DIRS (_env)
         self.master = _Daemon("master", [
             "org.apache.spark.deploy.master.Master", "--host", HOST,
             "--port", str(self.master_port), "--webui-port", str(self.ui_port)],
@@ -189,8 +190,11 @@ class StandaloneCluster:
 
     def _env(self) -> dict[str, str]:
         # Loopback only, and executors run Python workers with this interpreter.
+        # SPARK_LOCAL_DIRS: a worker's and its executors' scratch folders (spark-<uuid>) in the
+        # cluster's folder; in /tmp they outlived every run.
         return os.environ | {"SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": HOST,
-                             "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable}
+                             "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable,
+                             "SPARK_LOCAL_DIRS": str(self.folder / "local")}
 
     def _wait_for(self, condition: Any, what: str, starting: _Daemon) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_sec

@@ -92,6 +92,11 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
             # Hadoop's scratch space too: S3A buffers its uploads in ${hadoop.tmp.dir}/s3a,
             # which is /tmp/hadoop-<user> unless set, and stayed there after every s3 run.
             conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")
+    if found.jvm_temp_dir is not None and not settings.master.startswith("local["):
+        # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's
+        # native library into /tmp and left it there (executor-loss, worker-loss). They share
+        # the driver's folder, which goes when the app does.
+        conf["spark.executor.extraJavaOptions"] = f"-Djava.io.tmpdir={found.jvm_temp_dir}"
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)

@@ -95,3 +95,11 @@ def test_planning_changes_nothing_in_this_process() -> None:
     plan = session_plan(SparkAppSettings(), FOUND, {"PATH": "/bin"})
     assert plan.env["PYTHONPATH"] == "/repo" and plan.conf["spark.master"] == "local[2]"
     assert dict(os.environ) == before
+
+
+def test_a_clusters_executors_keep_their_temporary_files_in_the_sessions_folder() -> None:
+    """Executors on this machine left lz4's native library in /tmp; local[N] has none."""
+    found = Found(**{**FOUND.__dict__, "jvm_temp_dir": Path("/tmp/spark_app-session-7-jvm")})
+    cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)
+    assert cluster["spark.executor.extraJavaOptions"] == "-Djava.io.tmpdir=/tmp/spark_app-session-7-jvm"
+    assert "spark.executor.extraJavaOptions" not in session_conf(SparkAppSettings(), found)
