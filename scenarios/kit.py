@@ -45,11 +45,9 @@ KIT_PARTS = ("install.sh", "uv-cache", "jars", BUNDLE)
 
 
 def _uv() -> str:
-    uv = shutil.which("uv")
-    if uv is None:
-        raise ScenarioError("the kit is written with uv (https://docs.astral.sh/uv/); install it "
-                            "and run again")
-    return uv
+    from scenarios.engine.spark_envs import uv_path
+
+    return uv_path("the kit is written with uv")
 
 
 def _run(command: Sequence[str], env: dict[str, str] | None = None, cwd: Path = PROJECT_ROOT) -> None:

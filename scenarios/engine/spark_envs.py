@@ -36,8 +36,8 @@ from spark_app.runtime.class_cache import default_cache_dir
 from spark_app.runtime.spark_version import (NEW_PYARROW_FROM, PYARROW_LIMIT_BEFORE_4_2,
                                      installed_spark_version)
 
-__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version", "requirements",
-           "pyarrow_requirement", "spark_python"]
+__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version",
+           "requirements", "uv_path", "pyarrow_requirement", "spark_python"]
 
 _VERSION = re.compile(r"4\.\d+\.\d+")
 # Per Spark 4 line, the newest release whose Kafka connector Maven Central served whole on
@@ -122,11 +122,16 @@ def _make(version: str, folder: Path, say: Callable[[str], None]) -> None:
     say(f"PySpark {version} is ready ({folder})")
 
 
-def _uv(*args: str) -> None:
+def uv_path(needed_for: str = "--spark needs uv to make the environment of another PySpark") -> str:
+    """uv's executable; else one line saying what needs it and where to get it."""
     uv = shutil.which("uv")
     if uv is None:
-        raise SparkEnvError("--spark needs uv to make the environment of another PySpark "
-                            "(https://docs.astral.sh/uv/); install it and run again")
+        raise SparkEnvError(f"{needed_for} (https://docs.astral.sh/uv/); install it and run again")
+    return uv
+
+
+def _uv(*args: str) -> None:
+    uv = uv_path()
     # uv draws its own download progress on a terminal; off one it stays quiet.
     done = subprocess.run([uv, *args], stdout=subprocess.DEVNULL,
                           stderr=None if sys.stderr.isatty() else subprocess.PIPE, text=True)
