@@ -35,7 +35,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 
-from spark_app.output_line import MessageLine, parse_line  # noqa: E402
+from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")

@@ -74,8 +74,9 @@ from source_restart import Bench, Figures  # noqa: E402
 from spark_latency import OutputWatcher, stop_app, wait_for  # noqa: E402
 
 from scenarios.engine.apps import free_port  # noqa: E402
-from scenarios.engine.observers.checkpoint_size import CheckpointUsage, measure  # noqa: E402
-from spark_app.batch_line import parse_batch_lines  # noqa: E402
+from scenarios.checker.folder_usage import CheckpointUsage  # noqa: E402
+from scenarios.engine.observers.checkpoint_size import measure  # noqa: E402
+from spark_app.lines.batch_line import parse_batch_lines  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402

@@ -36,11 +36,11 @@ from scenarios.engine.hangup import hang_up
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import exit_code, print_verdicts
-from scenarios.engine.jar_prefetch import prefetch_jars
-from scenarios.engine.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
-from scenarios.engine.matrix import run_stack_matrix
+from scenarios.run.jar_prefetch import prefetch_jars
+from scenarios.run.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
+from scenarios.run.matrix import run_stack_matrix
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
-from scenarios.engine.runner import run_scenarios
+from scenarios.run.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent

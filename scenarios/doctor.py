@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.engine.leftovers import port_is_free
+from scenarios.run.leftovers import port_is_free
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
 
@@ -173,7 +173,7 @@ def machine_findings() -> list[Finding]:
 def prepared_findings(say: Callable[[str], None]) -> list[Finding]:
     """Fetch the default stack's jars and build spark-upgrade's older PySpark, with progress."""
     from scenarios.catalog.spark_upgrade import OLDEST_LINE_DEFAULT
-    from scenarios.engine.jar_prefetch import prefetch_jars
+    from scenarios.run.jar_prefetch import prefetch_jars
     from scenarios.engine.spark_envs import spark_python
 
     found = []

@@ -22,7 +22,7 @@ from checkpoint_stores.locations import bucket_of
 from spark_app.runtime.cluster import ClusterSettings
 from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
-from spark_app.output_line import OUTPUT_FORMATS
+from spark_app.lines.output_line import OUTPUT_FORMATS
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
@@ -380,7 +380,7 @@ def _run_app(argv: Sequence[str]) -> int:
     if settings.supervise:
         return _supervise(argv, settings)
     check_spark_version()  # one line, not an ImportError from deep inside the source
-    from spark_app.app import SparkApp  # pulls in pyspark: only when running the app
+    from spark_app.query.app import SparkApp  # pulls in pyspark: only when running the app
 
     SparkApp(settings).run()
     return 0

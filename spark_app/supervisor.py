@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
-from spark_app.line_template import LineTemplate
+from spark_app.lines.line_template import LineTemplate
 
 __all__ = ["SupervisorSettings", "Supervisor", "GIVE_UP", "GiveUpLine", "RESTART", "RestartLine",
            "SAY_PREFIX",

@@ -281,7 +281,7 @@ def museum_rows(page: Path) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("page", [README, ROOT / "docs" / "spark-versions.md"])
 def test_the_museum_table_in_the_docs_is_the_apps_table(page: Path) -> None:
-    from spark_app.known_bug_table import MUSEUM, line_of
+    from spark_app.lines.known_bug_table import MUSEUM, line_of
 
     rows = museum_rows(page)
     tickets = [row["exhibit"].split()[0].strip("*") for row in rows]

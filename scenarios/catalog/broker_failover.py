@@ -35,7 +35,7 @@ from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
-from spark_app.data_loss_lines import offset_changes_in
+from spark_app.lines.data_loss_lines import offset_changes_in
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
 from spark_app.settings import SPARK_LOG_FILE_NAME
 

@@ -22,126 +22,20 @@ Usage: `python -m scenarios run chaos --fast --kills 3 --seed 7`
 
 from __future__ import annotations
 
-import os
 import random
-import time
 from collections import Counter
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict
 
-from kafka_app.partitioning import value_at
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.checker.kill_landing import KillLanding
+from scenarios.engine.faults.kills import KILL_MOMENTS, kill_at, landing_of, wait_for_batches
 from scenarios.engine.stage import Stage
-from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.offsets import Offsets
 
-__all__ = ["KILL_MOMENTS", "SCENARIO", "KillLanding", "batch_values", "kill_at", "landing_of", "run",
-           "catch_up", "wait_for_batches"]
+__all__ = ["SCENARIO", "run", "DEFAULT_SEED"]
 
-KILL_MOMENTS = ("batch boundary", "mid-batch", "mid-write")
 DEFAULT_SEED = 1
-
-
-def batch_values(start: Offsets | None, end: Offsets, partitions: int) -> tuple[int, ...]:
-    """The values a batch reads, by the producer's partition rule (kafka_app.partitioning)."""
-    begin = start or {}
-    return tuple(sorted(value_at(tp.partition, offset, partitions)
-                        for tp, stop in end.items() for offset in range(begin.get(tp, 0), stop)))
-
-
-@dataclass(frozen=True)
-class KillLanding:
-    """Where one kill -9 landed, read from the checkpoint and the output log after it."""
-
-    aimed: str
-    batch_id: int | None  # the batch a restart will run again; None if all were committed
-    batch_values: tuple[int, ...]
-    written: tuple[int, ...]  # those of the batch's values already in the output log
-    seen_before: dict[int, int]  # how often each written value was in the log at the kill
-
-    @property
-    def landed(self) -> str:
-        if self.batch_id is None:
-            return "between batches"
-        if not self.written:
-            return "mid-batch, before the output"
-        if len(self.written) < len(self.batch_values):
-            return "in the middle of the output"
-        return "after the output, before the commit"
-
-    def describe(self) -> str:
-        if self.batch_id is None:
-            return "every batch was committed: the restart has nothing to replay"
-        shown = _values_text(self.batch_values)
-        return (f"batch {self.batch_id} (values {shown}) has offsets but no commit; "
-                f"{len(self.written)} of its {len(self.batch_values)} values were already "
-                f"in the output log")
-
-
-def _values_text(values: tuple[int, ...]) -> str:
-    if not values:
-        return "none"
-    return f"{values[0]}..{values[-1]}" if len(values) > 1 else str(values[0])
-
-
-def _newest(folder: Path) -> int:
-    """The highest batch id in `offsets/` or `commits/` (-1 when empty), without parsing."""
-    try:
-        return max((int(name) for name in os.listdir(folder) if name.isdigit()), default=-1)
-    except FileNotFoundError:
-        return -1
-
-
-def _output_size(stage: Stage) -> int:
-    path = stage.folders.output_log
-    return path.stat().st_size if path.exists() else 0
-
-
-def wait_for_batches(stage: Stage, batches: int) -> None:
-    """Let the app finish `batches` more micro-batches (their console lines appear)."""
-    stage.output.wait_for_batches(batches, more=True, poll=0.05)
-
-
-def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
-    """Return at the moment aimed at: the kill follows at once."""
-    offsets, commits = stage.folders.checkpoints / "offsets", stage.folders.checkpoints / "commits"
-    if moment == "batch boundary":
-        wait_for_batches(stage, 1)
-        # Deliberate randomness inside the pause before the next trigger, not a synchronisation.
-        time.sleep(rng.uniform(0.0, 0.3))
-    elif moment == "mid-batch":
-        seen = _newest(offsets)
-        stage.app.wait_while_up(lambda: _newest(offsets) > max(seen, _newest(commits)),
-                                "Spark to plan the next batch (a new offsets/N)", poll=0.005)
-        time.sleep(rng.uniform(0.0, 0.1))
-    else:
-        size = _output_size(stage)
-        # Polled tightly: between the sink's write and commits/N there are only milliseconds.
-        stage.app.wait_while_up(lambda: _output_size(stage) > size, "the output log to grow",
-                                poll=0.002)
-
-
-def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
-    """Read where the kill landed; the app is dead, so the files no longer change."""
-    info = read_checkpoint(stage.folders.checkpoints)
-    in_log = Counter(stage.output.verify().values)
-    if info.pending is None or info.pending.end is None:
-        return KillLanding(aimed, None, (), (), {})
-    values = batch_values(info.pending_start, info.pending.end, partitions)
-    written = tuple(v for v in values if in_log[v])
-    return KillLanding(aimed, info.pending.batch_id, values, written,
-                       {v: in_log[v] for v in written})
-
-
-def kill_at(stage: Stage, moment: str, rng: random.Random, partitions: int = 1) -> KillLanding:
-    """Aim at `moment`, kill -9 the app there and say where the kill landed."""
-    _aim(stage, moment, rng)
-    stage.app.kill()
-    landing = landing_of(stage, moment, partitions)
-    stage.say(f"aimed at {moment}, landed {landing.landed}: {landing.describe()}")
-    return landing
 
 
 def _moments(kills: int, rng: random.Random) -> list[str]:
@@ -165,18 +59,6 @@ def _kill_and_restart(stage: Stage, sink: str, kills: int, rng: random.Random) -
     tally = Counter(k.landed for k in landings)
     stage.say("kills landed: " + ", ".join(f"{n}× {where}" for where, n in tally.items()))
     return landings
-
-
-def catch_up(stage: Stage, latest: int | None = None) -> int:
-    """Wait until the app has written and committed everything up to Kafka's latest offset.
-
-    Waiting for the commit too means a stop right after does not leave that batch pending.
-    """
-    target = latest if latest is not None else stage.kafka.window().latest
-    stage.output.wait_for_value(target)
-    stage.app.wait_while_up(lambda: (stage.app.committed_offset() or 0) >= target,
-                            f"the checkpoint to commit offset {target}", poll=0.1)
-    return target
 
 
 def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> None:
@@ -219,7 +101,7 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
                "the sink's journal."))
     stage.app.start(sink="exactly-once")
     _kill_and_restart(stage, "exactly-once", kills, rng)
-    caught_up = catch_up(stage)
+    caught_up = stage.catch_up()
     stage.app.stop()
     report = stage.output.verify()
     stage.fact("exactly_once_highest", report.highest)
@@ -258,7 +140,7 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
     final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     stage.say(f"the producer stopped after {total} messages")
-    catch_up(stage, total)
+    stage.catch_up(total)
     stage.app.stop()
     report = stage.output.verify()
     doubled = stage.fact("duplicated_values", len(report.duplicated))

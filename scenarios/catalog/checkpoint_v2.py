@@ -24,7 +24,7 @@ from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.checkpoint.state_files import (StateFile, list_state_files, read_lineage,
                                               snapshot_versions, unique_ids_by_version)
-from spark_app.checkpoint.state_reader import committed_ids, uncommitted_files
+from spark_app.checkpoint.state_data_source import committed_ids, uncommitted_files
 from spark_app.errors import StateStoreOptionError, error_in_text
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.runtime.state_store import format_downgrade_refusal

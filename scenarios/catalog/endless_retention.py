@@ -73,7 +73,7 @@ def run(stage: Stage) -> None:
 
     _down_and_up(stage, "SIGTERM", graceful, Step(
         "Stop the Spark app with SIGTERM",
-        happens="the app closes its output gate (spark_app/graceful_stop.py): a batch that has "
+        happens="the app closes its output gate (spark_app/query/graceful_stop.py): a batch that has "
                 "begun writing is let commit, one that has not writes nothing; then it calls "
                 "query.stop() and exits 0",
         watch="the last batch that wrote has both offsets/N and commits/N; a batch planned after "

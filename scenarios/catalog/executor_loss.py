@@ -30,16 +30,14 @@ from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.registry import Scenario
-from scenarios.engine.observers.spark_events import SparkEvents, TaskRun, executor_pids
+from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
+from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
+                                              state_executor, wait_for_state_write)
 
-__all__ = ["SCENARIO", "run", "CHECKPOINT_LATENCY", "LOCAL_CLUSTER", "recovery_after",
-           "show_task_moved", "state_executor", "wait_for_state_write"]
+__all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
 
 LOCAL_CLUSTER = "local-cluster[2,1,1024]"
-# Long enough to hit the stateful task while it writes, short enough for a batch every few seconds.
-CHECKPOINT_LATENCY = "fixed:2s"
 
 
 def _start_on_two_executors(stage: Stage, events_dir: Path) -> ManagedProcess:
@@ -77,30 +75,6 @@ def run(stage: Stage) -> None:
     _finish(stage)
 
 
-def state_executor(stage: Stage, events_dir: Path) -> str:
-    """The executor that ran the stateful task last (the state store is cached there)."""
-    def found() -> str | None:
-        done = [t for t in SparkEvents.read(events_dir).state_tasks() if t.succeeded]
-        return done[-1].executor if done else None
-    return wait_until(found, timeout=120, what="the event log to show a stateful task",
-                      progress=stage.narrator.waiting)
-
-
-def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
-    """Until a stateful task is writing its .delta file: Spark writes it under a temporary name
-    (`.N.delta.<uuid>.tmp`) and renames it when done, 2 s later here."""
-    folder = stage.folders.checkpoints / "state" / "0" / "0"
-    wait_until(lambda: any(folder.glob(".*.delta.*.tmp")), timeout=timeout, poll=0.05,
-               what="a stateful task writing its .delta file", progress=stage.narrator.waiting)
-
-
-def recovery_after(stage: Stage, killed_at: float) -> float:
-    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log."""
-    before = stage.output.verify().highest or 0
-    stage.output.wait_for_value(before + 1)
-    return round(time.monotonic() - killed_at, 1)
-
-
 def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor: str) -> None:
     stage.step(Step(
         f"kill -9 executor {executor} while it writes the count's state",
@@ -125,34 +99,6 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
     stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
                        f"pid {app.pid} {'running' if app.running else 'exited'}"), phase="executor")
     show_task_moved(stage, events_dir, executor, killed_ms, phase="executor")
-
-
-def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float,
-                    phase: str) -> None:
-    """What Spark itself recorded: the executor removed, the stateful task run elsewhere."""
-    def moved() -> tuple[SparkEvents, TaskRun] | None:
-        events = SparkEvents.read(events_dir)
-        elsewhere = [t for t in events.state_tasks()
-                     if t.succeeded and t.executor != executor and t.finished_ms > killed_ms]
-        return (events, elsewhere[0]) if elsewhere and events.removed() else None
-
-    events, rerun = wait_until(moved, timeout=120, what="the event log to show the task moved",
-                               progress=stage.narrator.waiting)
-    removed = [c for c in events.removed() if c.executor == executor]
-    lost = [t for t in events.state_tasks() if not t.succeeded]
-    stage.fact("executor_removed", [f"{c.executor}: {c.reason}" for c in events.removed()])
-    stage.fact("state_task_attempts_lost", [f"task {t.task_id} attempt {t.attempt} on executor "
-                                            f"{t.executor}: {t.reason}" for t in lost])
-    stage.expect(check("Spark removed the killed executor", bool(removed),
-                       f"SparkListenerExecutorRemoved for executor {executor}",
-                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())),
-                 phase=phase)
-    ran_elsewhere = rerun.succeeded and rerun.executor != executor and rerun.finished_ms > killed_ms
-    stage.expect(check("the stateful task ran again on the other executor", ran_elsewhere,
-                       f"a stateful task done on an executor other than {executor} after the kill",
-                       f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
-                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")),
-                 phase=phase)
 
 
 def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:

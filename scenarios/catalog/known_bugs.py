@@ -2,7 +2,7 @@
 
 One Kafka start, then each exhibit of scenarios/catalog/museum/ in turn on its own new
 checkpoint: run the app, change the checkpoint folder as the bug needs, restart, and compare the
-restart's outcome (an error class, or "went on") with what spark_app/known_bug_table.py says
+restart's outcome (an error class, or "went on") with what spark_app/lines/known_bug_table.py says
 the running Spark line does. A different outcome is a failed check naming the ticket and the
 version: a regression, or a fix nobody recorded. Exhibits another scenario shows already are
 named with where to see them.
@@ -93,7 +93,7 @@ SCENARIO = Scenario(
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
             "state/, offsets/ and commits/ deleted) and restarts; the outcome is held against "
-            "the table of what each Spark line does (spark_app/known_bug_table.py).",
+            "the table of what each Spark line does (spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
     run=run,
     options=(ScenarioOption("--exhibits", _exhibits_option, "the museum's exhibits to run, e.g. "

@@ -2,8 +2,8 @@
 
 The Spark app runs with `--offsets-from-group GROUP`: before a batch's output is written, its
 START offsets are committed to the Kafka consumer group GROUP (on Spark's connector, the default
-stack, inside foreachBatch as the batch runs: spark_app/connector_group.py; on our Python source
-when the batch is planned: spark_app/group_offsets.py). The app is killed with -9,
+stack, inside foreachBatch as the batch runs: spark_app/query/connector_group.py; on our Python source
+when the batch is planned: spark_app/query/group_offsets.py). The app is killed with -9,
 its checkpoint deleted, and a new query started with the same group: it resumes from the
 committed offsets. Nothing is missing; the batch that was in flight is written again, which is
 the expected price of at-least-once, predicted from the group's offset and counted. A graceful
@@ -27,7 +27,7 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
-from spark_app.group_offsets import group_start_in
+from spark_app.query.group_offsets import group_start_in
 from spark_app.offsets import TopicPartition, describe_offsets
 
 __all__ = ["SCENARIO", "Resume", "run"]

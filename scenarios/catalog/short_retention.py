@@ -21,8 +21,8 @@ from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.settings import SPARK_LOG_FILE_NAME
-from spark_app.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in, lost_range_in
-from spark_app.data_loss_lines import skip_warning_as_printed, skipped_ranges_in
+from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in, lost_range_in
+from spark_app.lines.data_loss_lines import skip_warning_as_printed, skipped_ranges_in
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
 
 __all__ = ["SCENARIO", "run"]

@@ -21,7 +21,7 @@ from scenarios.engine.observers.memory import RssSampler
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from spark_app.batch_line import durations_in_output
+from spark_app.lines.batch_line import durations_in_output
 from spark_app.settings import SPARK_LOG_FILE_NAME
 
 __all__ = ["SCENARIO", "run", "SEED_LATENCY"]

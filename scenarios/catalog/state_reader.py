@@ -29,11 +29,12 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.report.narration import Step
 from kafka_app.logs import LOG_FILE_NAME
-from spark_app.batch_line import parse_batch_lines
+from spark_app.lines.batch_line import parse_batch_lines
+from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import committed_batches
 from spark_app.offsets import Offsets, describe_offsets, offsets_to_json
 
-__all__ = ["SCENARIO", "run", "NEW_JOB", "inspect_json", "feed_mismatches", "counts_by_batch",
+__all__ = ["SCENARIO", "run", "NEW_JOB", "feed_mismatches", "counts_by_batch",
            "output_mismatches", "pick_batch"]
 
 # The new job: transformWithState needs RocksDB; changelog checkpointing gives it a change feed.
@@ -179,23 +180,10 @@ def _inspect(stage: Stage, checkpoint: Path, batch: int, phase: str = "read") ->
     code, output = stage.app.inspect(
         "--checkpoint-dir", str(checkpoint), "--log-dir", str(checkpoint.parent / "inspect-log"),
         "--state-batch", str(batch), "--json", name=f"inspect-{checkpoint.parent.name}-{batch}")
-    report = inspect_json(output)
+    report = report_in_output(output)
     stage.expect(check("inspect read the state", code == 0 and report is not None,
                        "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"), phase=phase)
     return report or {}
-
-
-def inspect_json(output: str) -> dict[str, Any] | None:
-    """inspect's JSON report in its output (Spark may print lines around it)."""
-    decoder = json.JSONDecoder()
-    for start in (i for i, ch in enumerate(output) if ch == "{" and (i == 0 or output[i - 1] == "\n")):
-        try:
-            value, _ = decoder.raw_decode(output, start)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict) and "checkpoint" in value:
-            return value
-    return None
 
 
 def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:

@@ -25,11 +25,11 @@ from scenarios.engine.observers.state_folder import cadence, partition_of, snaps
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.report.narration import Step
-from spark_app.batch_line import parse_batch_lines
+from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_files import (StateFile, list_state_files, per_version,
                                               snapshot_versions)
-from spark_app.checkpoint.state_reader import files_to_load
+from spark_app.checkpoint.state_data_source import files_to_load
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
 from spark_app.settings import SPARK_LOG_FILE_NAME
 

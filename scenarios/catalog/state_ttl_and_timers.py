@@ -30,16 +30,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scenarios.catalog.state_reader import inspect_json
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
+from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import StateSchemaChangedError, error_in_text
-from spark_app.output_line import EventLine, parse_line
+from spark_app.lines.output_line import EventLine, parse_line
 from spark_app.runtime.state_store import ENCODING_CONF
-from spark_app.state_events import IDLE_TIMER, TTL_EXPIRED, details_in
+from spark_app.lines.state_events import IDLE_TIMER, TTL_EXPIRED, details_in
 
 __all__ = ["SCENARIO", "run", "Times", "times_for", "TWS_TTL", "events_at", "timers_due",
            "event_precedes",
@@ -250,7 +250,7 @@ def _read_state(stage: Stage, times: Times, paused: Mapping[str, Any],
     code, output = stage.app.inspect(
         "--checkpoint-dir", str(checkpoints), "--log-dir", str(stage.folders.root / "inspect-log"),
         "--state-batch", str(first.batch_id), "--json", name="inspect-ttl")
-    report = inspect_json(output) or {}
+    report = report_in_output(output) or {}
     state = report.get("state_source") or {}
     stage.fact("state_report", state)
     for line in report.get("state_source_lines", []):

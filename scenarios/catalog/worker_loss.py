@@ -21,13 +21,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from scenarios.catalog.executor_loss import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
-                                     state_executor, wait_for_state_write)
 from scenarios.checker.expectations import check
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
 from scenarios.engine.stage import Stage
+from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
+                                              state_executor, wait_for_state_write)
 from scenarios.engine.waiting import wait_until
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 

@@ -20,8 +20,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the checker needs no process and no observer: only the samples' shape
-    from scenarios.engine.observers.checkpoint_size import FolderSample
+if TYPE_CHECKING:
+    from scenarios.checker.folder_usage import FolderSample
 
 __all__ = ["MARGIN", "log_bound", "hdfs_state_bound", "rocksdb_state_bound", "batch_rate",
            "steady", "log_problems", "state_problems", "plateau_problem", "unchanged_problem",

@@ -45,7 +45,7 @@ __all__ = [
     "union",
 ]
 
-# The output log writes a value that matches this as the number it is (spark_app/output_line.py);
+# The output log writes a value that matches this as the number it is (spark_app/lines/output_line.py);
 # the same test here keeps "foreign" meaning the same on both sides.
 _WHOLE_NUMBER = re.compile(rb"-?\d{1,30}")
 

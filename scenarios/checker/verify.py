@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from spark_app.output_line import CountLine, EventLine, MessageLine, parse_line
+from spark_app.lines.output_line import CountLine, EventLine, MessageLine, parse_line
 
 if TYPE_CHECKING:  # the verifier stays a pure module: no Kafka client imported for a type
     from scenarios.checker.sent_record import SentRecord

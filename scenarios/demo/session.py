@@ -31,7 +31,7 @@ from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
-from scenarios.engine.leftovers import describe_leftovers, find_leftovers
+from scenarios.run.leftovers import describe_leftovers, find_leftovers
 from scenarios.engine.processes import ManagedProcess, ProcessGroup
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]

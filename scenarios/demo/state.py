@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from kafka_app.message_line import parse_message
-from spark_app.batch_line import parse_batch_line
+from spark_app.lines.batch_line import parse_batch_line
 from spark_app.runtime.class_cache import archive_news
 
 __all__ = [

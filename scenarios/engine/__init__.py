@@ -1,3 +1,6 @@
-"""The machinery scenarios run on: the stage and its parts, the processes, the registry,
-the runner, settings, the Spark version matrix and environments, fault injectors and observers.
+"""The world a scenario acts on: the stage and its parts (Kafka, the apps, a checkpoint store),
+the processes and how to wait on them, the fault injectors (`faults/`) and the observers
+(`observers/`), and what building that world needs: the run's settings and stack, the PySpark
+environment of a Spark version (`spark_envs`), and the `Scenario` a catalog module declares
+(`registry`). Which runs happen is the run layer's business (scenarios/run/).
 """

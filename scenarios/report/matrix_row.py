@@ -1,7 +1,7 @@
 """One row of a comparison page: a check (or a scenario's verdict, or a figure) across the
 columns of a matrix run, a cell per column, and whether the columns differ.
 
-The engine's matrix (scenarios/engine/matrix.py) fills the rows; the report (pages.py, and the
+The engine's matrix (scenarios/run/matrix.py) fills the rows; the report (pages.py, and the
 matrix's console table) shows them. The row lives with what shows it, so the report needs
 nothing from the engine.
 

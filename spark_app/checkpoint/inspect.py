@@ -20,7 +20,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.checkpoint.health import restart_blockers
@@ -30,10 +30,10 @@ from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets
 from spark_app.checkpoint.state_schema import schema_version, stored_state_fields
 
 if TYPE_CHECKING:
-    from spark_app.checkpoint.state_reader import StateReport
+    from spark_app.checkpoint.state_data_source import StateReport
 
 __all__ = ["PartitionVerdict", "InspectReport", "inspect_checkpoint", "partition_verdicts",
-           "read_state_count", "render_text", "run_inspect"]
+           "read_state_count", "render_text", "run_inspect", "report_in_output"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def _kafka_offsets(bootstrap: str, topics: set[str],
 
 def read_state_count(checkpoint: Path, log_dir: Path = Path("log")) -> tuple[int | None, str | None]:
     """The running count in the state store at the last committed batch, via Spark's reader."""
-    from spark_app.checkpoint.state_reader import reader_session, statestore_options
+    from spark_app.checkpoint.state_data_source import reader_session, statestore_options
 
     with reader_session(checkpoint, log_dir) as spark:
         rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
@@ -185,7 +185,7 @@ def _read_state(checkpoint: Path, with_state: bool, state_source: bool, committe
     if blocked:
         return None, "not read: Spark cannot open this checkpoint (see below)", None
     if state_source:  # one Spark start for both: the full report holds the count
-        from spark_app.checkpoint.state_reader import read_state
+        from spark_app.checkpoint.state_data_source import read_state
 
         report = read_state(checkpoint, log_dir, state_batch)
         return report.count, None if report.count is not None else "; ".join(report.notes), report
@@ -309,6 +309,20 @@ def render_text(report: InspectReport) -> list[str]:
         lines.append("  verdict: " + ("a restart will FAIL (data lost in Kafka)"
                                       if report.restart_will_fail else "a restart will continue"))
     return lines
+
+
+def report_in_output(output: str) -> dict[str, Any] | None:
+    """`inspect --json`'s report read back from the command's output (Spark may print lines
+    around it); None if the output holds none."""
+    decoder = json.JSONDecoder()
+    for start in (i for i, ch in enumerate(output) if ch == "{" and (i == 0 or output[i - 1] == "\n")):
+        try:
+            value, _ = decoder.raw_decode(output, start)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and "checkpoint" in value:
+            return value
+    return None
 
 
 def run_inspect(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from spark_app.errors import (AddedPartitionNotFromZeroError, CouldNotReadOffsetRangeError,
                               DataLossError, InitialOffsetNotFoundError,
                               PartitionOffsetChangedError, PartitionsDeletedError)
-from spark_app.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
+from spark_app.lines.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
 from spark_app.offsets import TopicPartition
 
 __all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",

@@ -39,13 +39,13 @@ from pyspark.sql.types import StructType
 
 from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, DataLossReporter, could_not_read
 from spark_app.errors import SourceOptionError
-from spark_app.group_offsets import start_offsets_to_commit
+from spark_app.query.group_offsets import start_offsets_to_commit
 from spark_app.source.initial_offsets import InitialOffsetsFile
 from spark_app.source.kafka_client import GroupOffsets, OffsetGone, TopicClient
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
-from spark_app.data_loss_lines import skipped_text
+from spark_app.lines.data_loss_lines import skipped_text
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
 from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from spark_app.source.rows import HEADERS_COLUMN, columns, record_batch, schema_text

@@ -22,7 +22,7 @@ from typing import Any
 from scenarios.report.narration import Narrator
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
-from spark_app.output_line import OutputRow, format_lines
+from spark_app.lines.output_line import OutputRow, format_lines
 
 __all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]
 

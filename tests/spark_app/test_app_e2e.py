@@ -22,7 +22,7 @@ import pytest
 from kafka import KafkaProducer
 
 from scenarios.checker.verify import ValueRange, verify_file
-from spark_app.data_loss_lines import skipped_ranges_in
+from spark_app.lines.data_loss_lines import skipped_ranges_in
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter

@@ -13,11 +13,11 @@ from spark_app.source.data_loss import could_not_read
 from spark_app.errors import (CouldNotReadOffsetRangeError, DataLossError, KafkaUnreachableError,
                               unwrap)
 from spark_app.offsets import TopicPartition
-from spark_app.negative_key import NegativeKeyPolicy
-from spark_app.batch_line import batch_line_from_progress
+from spark_app.query.negative_key import NegativeKeyPolicy
+from spark_app.lines.batch_line import batch_line_from_progress
 from spark_app.runtime.session import check_java
 from spark_app.errors import JavaMissingError
-from spark_app.output_line import OutputRow
+from spark_app.lines.output_line import OutputRow
 from tests.spark_app.kafka_helpers import create_topic
 
 
@@ -105,7 +105,7 @@ def test_damaged_checkpoint_is_one_line_before_spark_starts(tmp_path: Path, free
 
 
 def test_spark_failures_are_explained_from_their_message_not_their_trace() -> None:
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
 
     schema = RuntimeError("[STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE] new schema\n\tat a.B(B.scala:1)")

@@ -19,7 +19,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, Read
 
 from spark_app.source import kafka_source
 from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
-from spark_app.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in
+from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in
 from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
                               CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
                               KafkaUnreachableError, PartitionOffsetChangedError,
@@ -28,7 +28,7 @@ from spark_app.source.kafka_source import KafkaRange, KafkaSource, KafkaStreamRe
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader
 from spark_app.offsets import TopicPartition, offsets_to_json
-from spark_app.batch_line import batch_line_from_progress, lag_in_output
+from spark_app.lines.batch_line import batch_line_from_progress, lag_in_output
 from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from spark_app.source.options import SourceOptions, parse_time_ms
 from scenarios.checker.verify import ValueRange
@@ -1075,7 +1075,7 @@ Identifier: [id = 5c34, runId = be67]
 def test_the_apps_line_names_the_connectors_data_loss_condition(tmp_path: Path) -> None:
     """The connector's failure does not name KAFKA_DATA_LOSS.<SUB>; the app's one line does,
     for both sources, so scenarios and learners read the same condition either way."""
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
 
     error = explain_failure(RuntimeError(_CONNECTOR_FAILURE), SparkAppSettings(source="spark-kafka"))
@@ -1111,7 +1111,7 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
     """The connector's admin client refuses default.api.timeout.ms < request.timeout.ms as the
     query starts (ConfigException, measured with the connector 4.2.0 on Apache Kafka 4.1.2);
     ours does too, and the app's line names the options for both sources."""
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
     from spark_app.source.offset_reader import check_admin_timeouts
 
@@ -1134,7 +1134,7 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
 def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> None:
     """The connector says TimeoutException where ours says KAFKA_UNREACHABLE; the app's line
     names KAFKA_UNREACHABLE for both (the supervisor restarts it), the connector's words after."""
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
     from spark_app.errors import KafkaUnreachableError
     from spark_app.settings import SparkAppSettings
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.graceful_stop import is_stop_line
+from spark_app.query.graceful_stop import is_stop_line
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter

@@ -3,7 +3,7 @@ offsets they name (short-retention and kafka-outage read them); reworded, they a
 
 from __future__ import annotations
 
-from spark_app.data_loss_lines import (could_not_read_text, earliest_now_in, lost_range_in,
+from spark_app.lines.data_loss_lines import (could_not_read_text, earliest_now_in, lost_range_in,
                                        skipped_ranges_in, skipped_text)
 from spark_app.errors import error_in_text
 from spark_app.offsets import TopicPartition
@@ -55,7 +55,7 @@ def test_the_connectors_warning_over_several_lines_reads_as_the_same_range() -> 
 def test_an_offset_that_went_back_reads_the_same_in_the_error_and_the_warning() -> None:
     """Spark 4.2's connector, word for word (broker-failover, apache/connector): the error's
     reason, then KafkaMicroBatchStream's warning with failOnDataLoss=false."""
-    from spark_app.data_loss_lines import offset_changes_in
+    from spark_app.lines.data_loss_lines import offset_changes_in
 
     error = ("Reason: Partition Experience-0 offset was changed from 107 to 86. This could be "
              "either 1) a user error ...")

@@ -21,9 +21,9 @@ from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 from pyspark.sql.types import LongType, StructField, StructType
 
 from scenarios.checker.verify import verify_file
-from spark_app.counter import running_count
-from spark_app.negative_key import CrashLine, crash_line_in
-from spark_app.sink import JOURNAL_SUFFIX
+from spark_app.query.counter import running_count
+from spark_app.query.negative_key import CrashLine, crash_line_in
+from spark_app.query.sink import JOURNAL_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY_ID = "6b0c6f0e-1111-2222-3333-444455556666"
@@ -70,10 +70,10 @@ def test_a_replayed_batch_gets_exactly_the_same_counts() -> None:
 WRITER = textwrap.dedent("""
     import json, sys
     from pathlib import Path
-    from spark_app.app import BatchHandler
-    from spark_app.negative_key import NegativeKeyPolicy
+    from spark_app.query.app import BatchHandler
+    from spark_app.query.negative_key import NegativeKeyPolicy
     from spark_app.settings import SparkAppSettings
-    from spark_app.output_line import OutputRow
+    from spark_app.lines.output_line import OutputRow
     run = Path(sys.argv[1])
     settings = SparkAppSettings(checkpoint_dir=run / "checkpoints", log_dir=run / "log",
                                 sink=sys.argv[2], on_negative_key=sys.argv[3])

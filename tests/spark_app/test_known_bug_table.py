@@ -1,4 +1,4 @@
-"""The museum's table (spark_app/known_bug_table.py): what each Spark line does per exhibit, and
+"""The museum's table (spark_app/lines/known_bug_table.py): what each Spark line does per exhibit, and
 the verdict an observed outcome gets on a version."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.app import explain_failure
-from spark_app.known_bug_table import (ABSENT, FIXED, MUSEUM, PRESENT, RAN_ON, bug_named,
+from spark_app.query.app import explain_failure
+from spark_app.lines.known_bug_table import (ABSENT, FIXED, MUSEUM, PRESENT, RAN_ON, bug_named,
                                        error_classes_in, judge, line_of)
-from spark_app.known_spark_bugs import AFFECTED_LINE, TICKET
+from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET
 from spark_app.settings import SparkAppSettings
 
 METADATA = bug_named("SPARK-55058")

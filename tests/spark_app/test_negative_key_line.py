@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from spark_app.negative_key import CRASH, CrashLine, crash_line_in
+from spark_app.query.negative_key import CRASH, CrashLine, crash_line_in
 
 
 def test_the_crash_line_reads_back() -> None:

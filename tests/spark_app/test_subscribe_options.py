@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from spark_app.cli import main_parser, settings_from_args
-from spark_app.connector import source_options
+from spark_app.query.source_choice import source_options
 from spark_app.source.options import SourceOptions
 
 

@@ -1,7 +1,7 @@
 """The museum of Spark's known checkpoint bugs: an exhibit per module, run by `known-bugs`.
 
 Each module holds `EXHIBIT = Exhibit(...)` (exhibit.py) for one ticket of the table in
-spark_app/known_bug_table.py, which says what a user sees, the workaround and each Spark line's
+spark_app/lines/known_bug_table.py, which says what a user sees, the workaround and each Spark line's
 outcome. The exhibits live under the catalog because they are stories told with a Stage like
 every scenario; they are one scenario's cases (scenarios/catalog/known_bugs.py), not scenarios
 of their own, so that they share one Kafka start. The order here is the order they run in.

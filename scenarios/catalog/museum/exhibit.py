@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spark_app.known_bug_table import KnownBug
+from spark_app.lines.known_bug_table import KnownBug
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage

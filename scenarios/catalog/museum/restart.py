@@ -21,7 +21,7 @@ from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
+from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
 from spark_app.runtime.spark_version import installed_spark_version
 
 __all__ = ["Restart", "restart_after", "spark_version_of"]

@@ -9,7 +9,7 @@ Usage: `python -m scenarios run short-retention --fast`
 from __future__ import annotations
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from spark_app.known_bug_table import bug_named
+from spark_app.lines.known_bug_table import bug_named
 
 __all__ = ["EXHIBIT"]
 

@@ -2,7 +2,7 @@
 
 Every scenario that restarts the connector on a pending batch meets it on the 4.1 line (the
 stage expects it there and starts the app again, scenarios/engine/stage/app.py); the app's own
-line for it is spark_app/known_spark_bugs.py. Both read its lines from the museum's table.
+line for it is spark_app/lines/known_spark_bugs.py. Both read its lines from the museum's table.
 
 Usage: `python -m scenarios run endless-retention --fast --spark 4.1.1`
 """
@@ -10,7 +10,7 @@ Usage: `python -m scenarios run endless-retention --fast --spark 4.1.1`
 from __future__ import annotations
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from spark_app.known_bug_table import bug_named
+from spark_app.lines.known_bug_table import bug_named
 
 __all__ = ["EXHIBIT"]
 

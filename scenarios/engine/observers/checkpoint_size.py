@@ -26,49 +26,18 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.periodic import PeriodicSampler
 from scenarios.report.timeline import Timeline
 
-__all__ = ["PARTS", "CheckpointUsage", "FolderSample", "CheckpointSampler", "listing", "measure"]
+__all__ = ["PARTS", "CheckpointSampler", "listing", "measure"]
 
 # The sub-folders a learner looks at, in the order the picture lists them; anything else at the
 # top (the `metadata` file, `offsets`' temporary files) is "other".
 PARTS = ("offsets", "commits", "state", "sources", "other")
 _VERSIONED = re.compile(r"^(\d+)(?:_[0-9a-f-]{36})?\.(delta|snapshot|zip|changelog)$")
-
-
-@dataclass(frozen=True)
-class CheckpointUsage:
-    """One walk of a checkpoint folder."""
-
-    files: dict[str, int] = field(default_factory=dict)  # by part, every file on disk
-    bytes: dict[str, int] = field(default_factory=dict)
-    offsets_entries: int = 0  # offsets/<N>: batches planned and still kept
-    commits_entries: int = 0  # commits/<N>
-    oldest_batch: int | None = None  # the smallest N in offsets/
-    newest_batch: int | None = None
-    # The most state versions any partition folder holds (the count has one partition).
-    state_versions: int = 0
-    oldest_state_version: int | None = None
-
-    @property
-    def total_files(self) -> int:
-        return sum(self.files.values())
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(self.bytes.values())
-
-    def to_dict(self) -> dict[str, object]:
-        return {"files": dict(self.files), "bytes": dict(self.bytes),
-                "total_files": self.total_files, "total_bytes": self.total_bytes,
-                "offsets_entries": self.offsets_entries, "commits_entries": self.commits_entries,
-                "oldest_batch": self.oldest_batch, "newest_batch": self.newest_batch,
-                "state_versions": self.state_versions,
-                "oldest_state_version": self.oldest_state_version}
 
 
 def measure(checkpoint: Path) -> CheckpointUsage:
@@ -115,13 +84,6 @@ def listing(checkpoint: Path) -> dict[str, int]:
             except FileNotFoundError:
                 continue
     return found
-
-
-@dataclass(frozen=True)
-class FolderSample:
-    at: float  # seconds on the timeline's clock
-    phase: str
-    usage: CheckpointUsage
 
 
 class CheckpointSampler(PeriodicSampler):

@@ -131,6 +131,18 @@ class Stage:
         self.output.wait_for_value(total)
         return total
 
+    def catch_up(self, latest: int | None = None) -> int:
+        """Wait until the app has written and committed everything up to `latest` (Kafka's
+        latest offset by default); the offset waited for.
+
+        Waiting for the commit too means a stop right after does not leave that batch pending.
+        """
+        target = latest if latest is not None else self.kafka.window().latest
+        self.output.wait_for_value(target)
+        self.app.wait_while_up(lambda: (self.app.committed_offset() or 0) >= target,
+                               f"the checkpoint to commit offset {target}", poll=0.1)
+        return target
+
     def finish_exactly_once(self) -> int:
         """The usual ending: stop the producer, let the app drain, stop it, and expect every
         message sent exactly once (phase "final"); returns how many were sent."""

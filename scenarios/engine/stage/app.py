@@ -24,9 +24,9 @@ from scenarios.engine.apps import Folders, SparkLauncher
 from scenarios.engine.observers.sampler import committed_offset, planned_offset
 from scenarios.engine.processes import ManagedProcess, wait_while_alive
 from scenarios.errors import ProcessError, StepFailed
-from spark_app.batch_line import lag_in_output
+from spark_app.lines.batch_line import lag_in_output
 from spark_app.errors import DataLossError, error_in_text
-from spark_app.known_spark_bugs import AFFECTED_LINE, TICKET, replay_bug_in
+from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET, replay_bug_in
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
@@ -189,7 +189,7 @@ class AppPart:
 
     def _restarted_after_known_bug(self) -> bool:
         """Spark 4.1.1's connector fails the trigger that replays a pending batch, after its
-        commit (spark_app/known_spark_bugs.py): expected on that line, a finding anywhere else.
+        commit (spark_app/lines/known_spark_bugs.py): expected on that line, a finding anywhere else.
         Either way the app is started again, as its line says, so the scenario's own checks
         still run."""
         bug = replay_bug_in(self.process.output())

@@ -1,7 +1,7 @@
 """The stage's output: what the app wrote, verified, and waited for.
 
 The output log is read with the verifier (scenarios/checker/verify.py); the app's console
-with the batch line's own parser (spark_app/batch_line.py). Every wait holds only while the
+with the batch line's own parser (spark_app/lines/batch_line.py). Every wait holds only while the
 app runs: an app that died fails the step at once with its last words.
 
 Usage:
@@ -17,8 +17,8 @@ from kafka_app.logs import LOG_FILE_NAME
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.engine.stage.app import AppPart
-from spark_app.batch_line import parse_batch_lines
-from spark_app.output_line import MessageLine, parse_line
+from spark_app.lines.batch_line import parse_batch_lines
+from spark_app.lines.output_line import MessageLine, parse_line
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage

@@ -6,7 +6,7 @@ takes 40 s to its first batch. benchmarks/run_profile.py reads this from each sc
 report (`facts["time_spent"]`) and prints it per scenario and in total.
 
 A Spark start is measured from its launch to the first line it wrote to the output log (the
-line's own time stamp, spark_app/output_line.py's `written_at`), so no wait of the scenario's
+line's own time stamp, spark_app/lines/output_line.py's `written_at`), so no wait of the scenario's
 is needed to measure it; a start that wrote nothing before the next one (a crash loop, a start
 refused by Spark) counts as a start without output.
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from spark_app.output_line import written_at
+from spark_app.lines.output_line import written_at
 
 __all__ = ["TimeSpent", "first_output_after"]
 

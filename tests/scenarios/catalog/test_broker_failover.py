@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from scenarios.catalog.broker_failover import SCENARIO
-from scenarios.engine.runner import run_scenarios
+from scenarios.run.runner import run_scenarios
 from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.report.narration import Narrator

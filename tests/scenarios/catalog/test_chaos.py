@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.catalog.chaos import KILL_MOMENTS, SCENARIO, KillLanding, _moments, _predicted_duplicates
-from scenarios.catalog.chaos import batch_values, landing_of
+from scenarios.catalog.chaos import SCENARIO, _moments, _predicted_duplicates
+from scenarios.checker.kill_landing import KillLanding, batch_values
+from scenarios.engine.faults.kills import KILL_MOMENTS, landing_of
 from scenarios.cli import _with_options, main_parser
 from scenarios.engine.settings import PROJECT_ROOT
 from spark_app.offsets import TopicPartition

@@ -11,7 +11,7 @@ from scenarios.cli import run_cli
 from scenarios.engine.registry import find_scenarios
 from scenarios.engine.spark_envs import SERVED_LINES
 from scenarios.errors import ScenarioError
-from spark_app.known_bug_table import MUSEUM, line_of
+from spark_app.lines.known_bug_table import MUSEUM, line_of
 
 
 def test_every_bug_of_the_table_is_one_exhibit_module() -> None:

@@ -1,10 +1,10 @@
 """The parallelism scenario's reading of the Spark app's per-batch console lines, without Spark
-(through the batch line's own parser, spark_app/batch_line.py)."""
+(through the batch line's own parser, spark_app/lines/batch_line.py)."""
 
 from __future__ import annotations
 
 from scenarios.catalog.parallelism import _partition_ends
-from spark_app.batch_line import parse_batch_lines as batch_lines
+from spark_app.lines.batch_line import parse_batch_lines as batch_lines
 from spark_app.offsets import TopicPartition
 
 P = [TopicPartition("Experience", p) for p in range(3)]

@@ -17,7 +17,7 @@ import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version
-from spark_app.known_bug_table import bug_named, line_of
+from spark_app.lines.known_bug_table import bug_named, line_of
 from tests.scenarios.more_helpers import checks_named, run_scenario
 
 OLDEST = SERVED_LINES[0]  # the oldest line's newest release with a served connector

@@ -3,7 +3,7 @@ reads, inspect's JSON found in a noisy output (no Spark)."""
 
 from __future__ import annotations
 
-from scenarios.catalog.state_reader import (counts_by_batch, feed_mismatches, inspect_json,
+from scenarios.catalog.state_reader import (counts_by_batch, feed_mismatches,
                                             output_mismatches, pick_batch)
 from spark_app.offsets import TopicPartition
 
@@ -42,9 +42,3 @@ def test_the_output_must_hold_each_count_on_its_value() -> None:
     assert output_mismatches({0: 2, 1: 3}, [1, 2, 3]) == []
     assert output_mismatches({0: 2, 1: 4}, [1, 2, 3]) == ["batch 1: count 4, output's 4th message missing"]
     assert output_mismatches({0: 2}, [1, 3, 2]) == ["batch 0: count 2, output's 2th message 3"]
-
-
-def test_inspect_json_is_found_between_other_lines() -> None:
-    output = 'WARNING: something {"not": "it"}\n{\n  "checkpoint": "cp",\n  "state_count": 9\n}\n'
-    assert inspect_json(output) == {"checkpoint": "cp", "state_count": 9}
-    assert inspect_json("no json here\n") is None

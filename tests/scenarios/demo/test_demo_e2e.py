@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine import leftovers as leftovers_module
+from scenarios.run import leftovers as leftovers_module
 from scenarios.demo.session import DEMO_MARK_VARIABLE
 from tests.tmux_screen import TmuxScreen
 

@@ -13,7 +13,7 @@ import pytest
 
 from scenarios.checker.expectations import check
 from scenarios.cli import main_parser
-from scenarios.engine.matrix import run_stack_matrix
+from scenarios.run.matrix import run_stack_matrix
 from scenarios.engine.registry import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import DEFAULT, OFFLINE, REAL, STACKS, chosen_stack, parse_stack, stack_of

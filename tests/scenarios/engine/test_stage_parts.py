@@ -21,7 +21,7 @@ from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.errors import ProcessError, StepFailed
 from scenarios.report.narration import Narrator
-from spark_app.output_line import OutputRow, format_lines
+from spark_app.lines.output_line import OutputRow, format_lines
 from tests.scenarios.more_helpers import idle_stage
 
 
@@ -186,7 +186,7 @@ class _BuggyThenFineLauncher:
 @pytest.mark.parametrize("version, expected", [("4.1.1", True), ("4.2.0", False)])
 def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_only(
         tmp_path: Path, version: str, expected: bool) -> None:
-    from spark_app.known_spark_bugs import known_spark_bug
+    from spark_app.lines.known_spark_bugs import known_spark_bug
     from spark_app.settings import SparkAppSettings
     from tests.scenarios.more_helpers import write_batch
 

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from scenarios.engine.stage.time_spent import TimeSpent, first_output_after
-from spark_app.output_line import OutputRow, format_lines
+from spark_app.lines.output_line import OutputRow, format_lines
 
 T0 = datetime(2026, 11, 25, 18, 0, 0)
 

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.engine.matrix import Matrix
+from scenarios.run.matrix import Matrix
 from scenarios.engine.registry import Scenario
-from scenarios.engine.runner import run_scenarios
+from scenarios.run.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Narrator, Step

@@ -233,7 +233,7 @@ def test_matrix_cells_open_that_runs_scenario(tmp_path: Path, page: Any) -> None
     for version, chosen in compared.results.items():
         write_reports(chosen, tmp_path / version)
         write_index(chosen, tmp_path / version)
-    columns = [Column(v, f"PySpark {v}") for v in compared.versions]
+    columns = [Column(v, f"PySpark {v}") for v in compared.columns]
     open_page(page, write_matrix_page(compared.rows(), columns, tmp_path))
     assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN["width"]
     differing = page.locator("#matrix tr.differs")

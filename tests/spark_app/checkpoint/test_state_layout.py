@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spark_app.checkpoint.state_reader import StateReport, files_to_load, store_layout
+from spark_app.checkpoint.state_data_source import StateReport, files_to_load, store_layout
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
 from tests.spark_app.checkpoint.test_reader import make_checkpoint
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from spark_app.checkpoint.state_reader import (BatchChange, StateReport, _ask_spark, reader_settings,
+from spark_app.checkpoint.state_data_source import (BatchChange, StateReport, _ask_spark, reader_settings,
                                               store_layout)
 from spark_app.runtime.state_store import CHANGELOG_CONF, FORMAT_CONF, state_store_conf
 from spark_app.settings import SparkAppSettings
@@ -36,7 +36,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 def run_three_batches(spark: Any, folder: Path, settings: SparkAppSettings) -> Path:
     """Three batches of three messages each through the app's counter; the checkpoint."""
-    from spark_app.app import _counted
+    from spark_app.query.app import _counted
 
     # One session for every test: what the previous test set must not leak into this one.
     spark.conf.unset(CHANGELOG_CONF)

@@ -25,7 +25,7 @@ def test_the_refusal_names_spark_error_class_and_both_schemas() -> None:
 
 
 def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> None:
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
 
     error = explain_failure(RuntimeError(REFUSED), SparkAppSettings(checkpoint_dir=Path("cp-a")))
     assert isinstance(error, StateSchemaChangedError) and isinstance(error, CheckpointError)
@@ -37,7 +37,7 @@ def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> Non
 
 
 def test_the_longer_token_survives_unwrapping() -> None:
-    from spark_app.app import explain_failure
+    from spark_app.query.app import explain_failure
 
     error = explain_failure(RuntimeError(REFUSED), SparkAppSettings())
     wrapped = RuntimeError(f"Traceback ...\nspark_app.errors.StateSchemaChangedError: {error}\n")

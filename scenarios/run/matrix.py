@@ -30,7 +30,7 @@ from scenarios.report.narration import Narrator
 from scenarios.report.pages import Column, write_matrix_page
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_junit
-from scenarios.engine.runner import run_scenarios
+from scenarios.run.runner import run_scenarios
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
@@ -50,7 +50,7 @@ def on_spark(settings: RunSettings, version: str | None, say: Callable[[str], No
 class Matrix:
     """Results per column: a PySpark version (`label` "PySpark") or a stack (`label` "")."""
 
-    versions: list[str]
+    columns: list[str]  # the PySpark versions, Kafka versions or stacks compared
     results: dict[str, list[ScenarioResult]]
     label: str = "PySpark"
     title: str = "PySpark versions compared"
@@ -80,16 +80,16 @@ class Matrix:
         return rows
 
     def markdown(self) -> str:
-        head = ["scenario", "check", *(self.heading(v) for v in self.versions), "differs"]
+        head = ["scenario", "check", *(self.heading(v) for v in self.columns), "differs"]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for row in self.rows():
-            cells = [row.cells[v].replace("|", "\\|") for v in self.versions]
+            cells = [row.cells[v].replace("|", "\\|") for v in self.columns]
             lines.append("| " + " | ".join([row.scenario, row.check, *cells,
                                             "**yes**" if row.differs else ""]) + " |")
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, object]:
-        return {"versions": self.versions, "exit_code": self.exit_code,
+        return {"versions": self.columns, "exit_code": self.exit_code,
                 "rows": [{"scenario": r.scenario, "check": r.check, "cells": r.cells,
                           "differs": r.differs} for r in self.rows()],
                 "results": {v: [r.to_dict() for r in rs] for v, rs in self.results.items()}}
@@ -120,7 +120,7 @@ def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings:
         results[version] = run_scenarios(scenarios, on_version, narrator)
     matrix = Matrix(list(versions), results)
     if report_dir is not None:
-        _write(matrix, report_dir, {v: v for v in matrix.versions})
+        _write(matrix, report_dir, {v: v for v in matrix.columns})
     return matrix
 
 
@@ -162,7 +162,7 @@ def _write(matrix: Matrix, report_dir: Path, folders: dict[str, str]) -> None:
     (report_dir / "matrix.json").write_text(
         json.dumps(matrix.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
     # Each column's run wrote its own index.html under report_dir/<folder>/: cells link there.
-    columns = [Column(folders[v], matrix.heading(v)) for v in dict.fromkeys(matrix.versions)]
+    columns = [Column(folders[v], matrix.heading(v)) for v in dict.fromkeys(matrix.columns)]
     rows = [replace(row, cells={folders[k]: c for k, c in row.cells.items()},
                     figures=None if row.figures is None
                     else {folders[k]: f for k, f in row.figures.items()})
@@ -177,11 +177,11 @@ def print_matrix(matrix: Matrix, console: Console) -> None:
         console.print(matrix.markdown(), markup=False, highlight=False, soft_wrap=True)
         return
     table = Table(title=matrix.title)
-    for column in ("scenario", "check", *(matrix.heading(v) for v in matrix.versions)):
+    for column in ("scenario", "check", *(matrix.heading(v) for v in matrix.columns)):
         table.add_column(column, overflow="fold")
     for row in matrix.rows():
         style = "bold yellow" if row.differs else ""
-        table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.versions),
+        table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.columns),
                       style=style)
     console.print(table)
     console.print("rows in yellow differ between " + ("versions" if matrix.label else "stacks"))

@@ -22,9 +22,9 @@ from typing import Any
 
 from pyspark.sql.streaming.listener import StreamingQueryListener
 
-from spark_app.batch_line import BatchLine, batch_line_from_progress
+from spark_app.lines.batch_line import BatchLine, batch_line_from_progress
 
-_log = logging.getLogger("spark_app.progress")
+_log = logging.getLogger("spark_app.query.progress")
 
 __all__ = ["ProgressPrinter", "console_writer"]
 

@@ -41,8 +41,8 @@ from pyspark.sql.streaming.stateful_processor import (ExpiredTimerInfo, Stateful
                                                       StatefulProcessorHandle, TimerValues)
 
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
-from spark_app.counter import GROUP_COLUMN, OUTPUT_SCHEMA, message_texts, number_rows, state_value
-from spark_app.state_events import (IDLE_TIMER, LAST_SEEN_SCHEMA, LAST_SEEN_VARIABLE, TTL_EXPIRED,
+from spark_app.query.counter import GROUP_COLUMN, OUTPUT_SCHEMA, message_texts, number_rows, state_value
+from spark_app.lines.state_events import (IDLE_TIMER, LAST_SEEN_SCHEMA, LAST_SEEN_VARIABLE, TTL_EXPIRED,
                                     Event, event_frame)
 
 __all__ = ["RunningCountProcessor", "count_messages_tws", "time_mode", "STATE_VARIABLE"]

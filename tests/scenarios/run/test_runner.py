@@ -14,7 +14,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import exit_code
 from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
-from scenarios.engine.runner import run_scenarios
+from scenarios.run.runner import run_scenarios
 from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage

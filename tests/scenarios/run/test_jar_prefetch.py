@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from scenarios.engine import jar_prefetch
-from scenarios.engine.jar_prefetch import prefetch_commands, prefetch_jars
+from scenarios.run import jar_prefetch
+from scenarios.run.jar_prefetch import prefetch_commands, prefetch_jars
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import OFFLINE, REAL, Stack
 from scenarios.errors import ScenarioError

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 from pathlib import Path
 
-from spark_app.line_template import LineTemplate
-from spark_app.output_line import OutputRow
+from spark_app.lines.line_template import LineTemplate
+from spark_app.lines.output_line import OutputRow
 from spark_app.runtime.class_cache import kill_writers
 
 __all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "CRASH", "CrashLine", "crash_line_in", "is_negative",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine.leftovers import describe_leftovers, find_leftovers, port_is_free
+from scenarios.run.leftovers import describe_leftovers, find_leftovers, port_is_free
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -74,7 +74,7 @@ def test_the_demo_refuses_to_start_beside_them(port_holder: subprocess.Popen[str
 
 def test_without_proc_as_on_macos_nothing_is_found_and_nothing_fails(monkeypatch,
                                                                      tmp_path: Path) -> None:
-    import scenarios.engine.leftovers as leftovers
+    import scenarios.run.leftovers as leftovers
 
     def no_proc(path: str) -> list[str]:
         raise FileNotFoundError(path)

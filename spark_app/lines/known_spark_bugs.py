@@ -12,7 +12,7 @@ did not fail in the same scenarios; the connector for 4.1 is served only at 4.1.
 The app does not hide it: it fails as Spark does, and its line says why and what to do. A
 scenario that meets it reads that line (`replay_bug_in`), expects it on the 4.1 line only
 (`AFFECTED_LINE`), and starts the app again once, as the line says. Which lines have it is the
-museum's table's to say (spark_app/known_bug_table.py, SPARK-55271): this module reads it there.
+museum's table's to say (spark_app/lines/known_bug_table.py, SPARK-55271): this module reads it there.
 
 Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
 """
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.known_bug_table import PRESENT, bug_named, line_of
+from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.settings import SparkAppSettings
 

@@ -20,7 +20,7 @@ Usage:
 from __future__ import annotations
 
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.group_offsets import start_offsets_to_commit
+from spark_app.query.group_offsets import start_offsets_to_commit
 from spark_app.settings import SparkAppSettings
 from spark_app.source.kafka_client import GroupOffsets
 

@@ -21,39 +21,39 @@ from datetime import datetime
 from typing import Any
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
-from spark_app.counter import count_messages
-from spark_app.checkpoint.state_reader import commit_format
+from spark_app.query.counter import count_messages
+from spark_app.checkpoint.state_data_source import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, unwrap)
-from spark_app.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
+from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
                                      STOPPED_JVM_GONE,
                                      OutputGate, interrupted_line, stop_between_batches,
                                      stopped_before_output)
-from spark_app.group_offsets import StartChoice, choose_start
+from spark_app.query.group_offsets import StartChoice, choose_start
 from spark_app.source.kafka_client import GroupOffsets, TopicClient
-from spark_app.connector import check_connector_available, source_format, source_options
-from spark_app.connector_group import BatchStartCommitter
+from spark_app.query.source_choice import check_connector_available, source_format, source_options
+from spark_app.query.connector_group import BatchStartCommitter
 from spark_app.source.kafka_source import KafkaSource
 from spark_app.runtime.jvm_end import jvm_gone, keep_jvm_traces_in_log
 from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source.options import SourceOptions
 from spark_app.runtime.spark_version import installed_spark_version
-from spark_app.known_spark_bugs import known_spark_bug
-from spark_app.negative_key import NegativeKeyPolicy
+from spark_app.lines.known_spark_bugs import known_spark_bug
+from spark_app.query.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
-from spark_app.progress import ProgressPrinter, console_writer
+from spark_app.query.progress import ProgressPrinter, console_writer
 from spark_app.runtime.checkpoint_store import check_store, exists, remote_query_id
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
-from spark_app.output_line import OutputRow, format_event_line, format_lines
-from spark_app.state_events import IDLE_TIMER, Event, describe, events_in, is_event
-from spark_app.sink import open_sink
+from spark_app.lines.output_line import OutputRow, format_event_line, format_lines
+from spark_app.lines.state_events import IDLE_TIMER, Event, describe, events_in, is_event
+from spark_app.query.sink import open_sink
 from spark_app.checkpoint.state_schema import find_schema_refusal
 
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
@@ -216,7 +216,7 @@ def _offsets_now(settings: SparkAppSettings, tp: TopicPartition) -> tuple[int, i
 def _counted(records: Any, settings: SparkAppSettings) -> Any:
     """The records with their running count, by the operator --counter names."""
     if settings.counter == "transform-with-state":
-        from spark_app.counter_tws import count_messages_tws  # imports protobuf's client
+        from spark_app.query.counter_tws import count_messages_tws  # imports protobuf's client
 
         return count_messages_tws(records, settings.state_schema, _seeded(records, settings),
                                   ttl_sec=settings.state_ttl_sec,
@@ -231,7 +231,7 @@ def _seeded(records: Any, settings: SparkAppSettings) -> Any:
     committed the old checkpoint is not read, and may be deleted."""
     if settings.initial_state_from is None:
         return None
-    from spark_app.initial_state import initial_state, read_seed, seed_line, skipped_line
+    from spark_app.query.initial_state import initial_state, read_seed, seed_line, skipped_line
 
     if read_checkpoint(settings.checkpoint_dir).last_committed_id is not None:
         print(skipped_line(settings.initial_state_from), flush=True)

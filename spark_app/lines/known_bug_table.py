@@ -1,6 +1,6 @@
 """The museum's table: Spark's known checkpoint bugs, what each does on each Spark line.
 
-One table, read by the app's line for a bug it meets (spark_app/known_spark_bugs.py), by the
+One table, read by the app's line for a bug it meets (spark_app/lines/known_spark_bugs.py), by the
 museum's checks (scenarios/catalog/museum/) and by the docs (docs/spark-versions.md, README's
 museum table; tests/test_docs.py holds them to it). Every "observed" below comes from running
 the exhibit on that line (docs/spark-versions.md, "The museum", says when and how), not from
@@ -184,7 +184,7 @@ def judge(bug: KnownBug, version: str, observed: str) -> Verdict:
     if expected_status is None:
         return Verdict(bug.ticket, version, False,
                        f"a status recorded for the {line_of(version)} line (none yet: run the "
-                       f"exhibit there and record it in spark_app/known_bug_table.py)",
+                       f"exhibit there and record it in spark_app/lines/known_bug_table.py)",
                        actual, status)
     wanted = bug.expected_on(line_of(version))
     return Verdict(bug.ticket, version, observed == wanted, f"{expected_status}: {wanted}",

@@ -16,8 +16,8 @@ import pytest
 from scenarios.cli import run_cli
 from scenarios.checker.expectations import check
 from scenarios.engine import spark_envs
-from scenarios.engine.matrix import Matrix, run_kafka_matrix, run_matrix
-from scenarios.engine.runner import kafka_version_of
+from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix
+from scenarios.run.runner import kafka_version_of
 from scenarios.engine.stacks import OFFLINE
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario

@@ -1,0 +1,87 @@
+"""A kill -9 of the Spark app aimed at a moment of a micro-batch, and where it landed.
+
+Three moments: just after a batch's console line (the batch boundary: committed, nothing to
+replay); just after Spark wrote `offsets/N` (mid-batch: the restart runs batch N again); the
+moment the output log grows, before `commits/N` (mid-write: the restart runs batch N again
+although its lines are in the log). Where the kill really landed is read afterwards from the
+checkpoint and the output log (scenarios/checker/kill_landing.py holds the record).
+
+Usage: `landing = kill_at(stage, "mid-batch", random.Random(1))`
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scenarios.checker.kill_landing import KillLanding, batch_values
+from spark_app.checkpoint.reader import read_checkpoint
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["KILL_MOMENTS", "kill_at", "landing_of", "wait_for_batches"]
+
+KILL_MOMENTS = ("batch boundary", "mid-batch", "mid-write")
+
+
+def _newest(folder: Path) -> int:
+    """The highest batch id in `offsets/` or `commits/` (-1 when empty), without parsing."""
+    try:
+        return max((int(name) for name in os.listdir(folder) if name.isdigit()), default=-1)
+    except FileNotFoundError:
+        return -1
+
+
+def _output_size(stage: Stage) -> int:
+    path = stage.folders.output_log
+    return path.stat().st_size if path.exists() else 0
+
+
+def wait_for_batches(stage: Stage, batches: int) -> None:
+    """Let the app finish `batches` more micro-batches (their console lines appear)."""
+    stage.output.wait_for_batches(batches, more=True, poll=0.05)
+
+
+def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
+    """Return at the moment aimed at: the kill follows at once."""
+    offsets, commits = stage.folders.checkpoints / "offsets", stage.folders.checkpoints / "commits"
+    if moment == "batch boundary":
+        wait_for_batches(stage, 1)
+        # Deliberate randomness inside the pause before the next trigger, not a synchronisation.
+        time.sleep(rng.uniform(0.0, 0.3))
+    elif moment == "mid-batch":
+        seen = _newest(offsets)
+        stage.app.wait_while_up(lambda: _newest(offsets) > max(seen, _newest(commits)),
+                                "Spark to plan the next batch (a new offsets/N)", poll=0.005)
+        time.sleep(rng.uniform(0.0, 0.1))
+    else:
+        size = _output_size(stage)
+        # Polled tightly: between the sink's write and commits/N there are only milliseconds.
+        stage.app.wait_while_up(lambda: _output_size(stage) > size, "the output log to grow",
+                                poll=0.002)
+
+
+def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
+    """Read where the kill landed; the app is dead, so the files no longer change."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    in_log = Counter(stage.output.verify().values)
+    if info.pending is None or info.pending.end is None:
+        return KillLanding(aimed, None, (), (), {})
+    values = batch_values(info.pending_start, info.pending.end, partitions)
+    written = tuple(v for v in values if in_log[v])
+    return KillLanding(aimed, info.pending.batch_id, values, written,
+                       {v: in_log[v] for v in written})
+
+
+def kill_at(stage: Stage, moment: str, rng: random.Random, partitions: int = 1) -> KillLanding:
+    """Aim at `moment`, kill -9 the app there and say where the kill landed."""
+    _aim(stage, moment, rng)
+    stage.app.kill()
+    landing = landing_of(stage, moment, partitions)
+    stage.say(f"aimed at {moment}, landed {landing.landed}: {landing.describe()}")
+    return landing

@@ -1,0 +1,80 @@
+"""Moves on a cluster's executors, for the scenarios that kill one (executor-loss, worker-loss):
+which executor holds the count's state, the moment its task writes the state, how long the
+count took to go on, and what Spark's own event log recorded of the task moving elsewhere.
+
+Usage:
+    executor = state_executor(stage, events_dir)
+    wait_for_state_write(stage)          # then kill it
+    show_task_moved(stage, events_dir, executor, killed_ms, phase="executor")
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scenarios.checker.expectations import check
+from scenarios.engine.observers.spark_events import SparkEvents, TaskRun
+from scenarios.engine.waiting import wait_until
+
+if TYPE_CHECKING:
+    from scenarios.engine.stage import Stage
+
+__all__ = ["CHECKPOINT_LATENCY", "recovery_after", "show_task_moved", "state_executor",
+           "wait_for_state_write"]
+
+# Long enough to hit the stateful task while it writes, short enough for a batch every few seconds.
+CHECKPOINT_LATENCY = "fixed:2s"
+
+
+def state_executor(stage: Stage, events_dir: Path) -> str:
+    """The executor that ran the stateful task last (the state store is cached there)."""
+    def found() -> str | None:
+        done = [t for t in SparkEvents.read(events_dir).state_tasks() if t.succeeded]
+        return done[-1].executor if done else None
+    return wait_until(found, timeout=120, what="the event log to show a stateful task",
+                      progress=stage.narrator.waiting)
+
+
+def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
+    """Until a stateful task is writing its .delta file: Spark writes it under a temporary name
+    (`.N.delta.<uuid>.tmp`) and renames it when done, 2 s later here."""
+    folder = stage.folders.checkpoints / "state" / "0" / "0"
+    wait_until(lambda: any(folder.glob(".*.delta.*.tmp")), timeout=timeout, poll=0.05,
+               what="a stateful task writing its .delta file", progress=stage.narrator.waiting)
+
+
+def recovery_after(stage: Stage, killed_at: float) -> float:
+    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log."""
+    before = stage.output.verify().highest or 0
+    stage.output.wait_for_value(before + 1)
+    return round(time.monotonic() - killed_at, 1)
+
+
+def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float,
+                    phase: str) -> None:
+    """What Spark itself recorded: the executor removed, the stateful task run elsewhere."""
+    def moved() -> tuple[SparkEvents, TaskRun] | None:
+        events = SparkEvents.read(events_dir)
+        elsewhere = [t for t in events.state_tasks()
+                     if t.succeeded and t.executor != executor and t.finished_ms > killed_ms]
+        return (events, elsewhere[0]) if elsewhere and events.removed() else None
+
+    events, rerun = wait_until(moved, timeout=120, what="the event log to show the task moved",
+                               progress=stage.narrator.waiting)
+    removed = [c for c in events.removed() if c.executor == executor]
+    lost = [t for t in events.state_tasks() if not t.succeeded]
+    stage.fact("executor_removed", [f"{c.executor}: {c.reason}" for c in events.removed()])
+    stage.fact("state_task_attempts_lost", [f"task {t.task_id} attempt {t.attempt} on executor "
+                                            f"{t.executor}: {t.reason}" for t in lost])
+    stage.expect(check("Spark removed the killed executor", bool(removed),
+                       f"SparkListenerExecutorRemoved for executor {executor}",
+                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())),
+                 phase=phase)
+    ran_elsewhere = rerun.succeeded and rerun.executor != executor and rerun.finished_ms > killed_ms
+    stage.expect(check("the stateful task ran again on the other executor", ran_elsewhere,
+                       f"a stateful task done on an executor other than {executor} after the kill",
+                       f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
+                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")),
+                 phase=phase)
