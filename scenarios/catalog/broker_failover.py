@@ -37,7 +37,6 @@ from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.lines.data_loss_lines import offset_changes_in
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
-from spark_app.settings import SPARK_LOG_FILE_NAME
 
 __all__ = ["SCENARIO", "run"]
 
@@ -77,7 +76,7 @@ def _start(stage: Stage) -> None:
                  "acks=all send is refused?",
         answer="One: with two left the ISR still holds 2; a second death leaves one replica in "
                "sync, below min.insync.replicas, and sends are refused."))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec, brokers=3)
+    stage.kafka.start(brokers=3)
     replicas = stage.brokers.replicas()
     stage.fact("replicas", list(replicas.replicas))
     stage.say(f"partition 0: leader {replicas.leader}, replicas {list(replicas.replicas)}, "
@@ -387,17 +386,12 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
                        not gone and all(v in report.values for v in (lost.first, lost.last)),
                        f"{lost} in the output, none of them in the topic",
                        f"in the topic: {sorted(gone) or 'none'}"), phase="failOnDataLoss=false")
-    warned = offset_changes_in(_spark_log(stage))
+    warned = offset_changes_in(stage.app.spark_log())
     stage.fact("spark_log_offset_changes", warned)
     stage.expect(check("spark.log warns that the offset went back",
                        (alone.checkpoint, election.log_end) in warned,
                        f"`offset was changed from {alone.checkpoint} to {election.log_end}`",
                        warned or "no such warning"), phase="failOnDataLoss=false")
-
-
-def _spark_log(stage: Stage) -> str:
-    path = stage.folders.log / SPARK_LOG_FILE_NAME
-    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 def _old_leader_returns(stage: Stage, alone: Alone) -> None:

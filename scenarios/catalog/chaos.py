@@ -77,7 +77,7 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
         answer="No: it keeps sending, so every restart starts with a backlog to catch up on.",
         production="keep retention well above your restart time, so a crash loop can never turn "
                    "into data loss"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     stopped = _exactly_once_run(stage, kills, rng)
     _at_least_once_run(stage, kills, rng, stopped)
 

@@ -127,8 +127,7 @@ def run(stage: Stage, *, batches: int | None = None) -> None:
                "and adds files to the checkpoint.",
         production="a checkpoint grows with batches, not with data: count batches per hour when you "
                    "size its storage"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec,
-                      interval_sec=soak.producer_interval_sec)
+    stage.kafka.start(interval_sec=soak.producer_interval_sec)
     # One app per store, each on a checkpoint of its own, labelled by its store on the picture.
     hdfs = stage.app.beside("hdfs", narrated=True)
     watched = _Watched(hdfs.folders.checkpoints)

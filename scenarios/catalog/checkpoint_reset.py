@@ -35,7 +35,7 @@ def run(stage: Stage) -> None:
                "whole topic.",
         production="know a topic's retention before resetting a query on it: it bounds what the "
                    "reset can re-read"))
-    stage.kafka.start(retention_sec=retention)
+    stage.kafka.start()
     stage.step(Step(
         "First run: the Spark app from an empty checkpoint folder",
         happens="a new query starting at the earliest offset",

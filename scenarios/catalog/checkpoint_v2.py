@@ -23,7 +23,7 @@ from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.checkpoint.state_files import (StateFile, list_state_files, read_lineage,
-                                              snapshot_versions, unique_ids_by_version)
+                                              unique_ids_by_version)
 from spark_app.checkpoint.state_data_source import committed_ids, uncommitted_files
 from spark_app.errors import StateStoreOptionError, error_in_text
 from spark_app.runtime.spark_version import installed_spark_version
@@ -47,7 +47,7 @@ def run(stage: Stage) -> None:
                "planned for that batch.",
         production="retention must outlast any retry and restart, or a retried batch fails on data "
                    "loss"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     stage.step(Step(
         "Start the app on RocksDB with changelog checkpointing and checkpoint format 2",
         happens="--state-store rocksdb --changelog-checkpointing --checkpoint-format 2 "

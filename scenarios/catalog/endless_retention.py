@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scenarios.checker.expectations import check
+from scenarios.checker.expectations import check, equals
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -39,7 +39,7 @@ def run(stage: Stage) -> None:
         question="Later, while the app is down, will Kafka's earliest offset move?",
         answer="No: with an hour's retention nothing is deleted during the run, so earliest stays 0 "
                "and every offset a checkpoint points to still exists."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.kafka.start()
 
     stage.step(Step(
         "Start the Spark app",
@@ -133,8 +133,8 @@ def _negative_key_crash(stage: Stage) -> None:
     stage.app.start()
     stage.output.wait_for_value(value + 1)
     written = stage.output.negative_key_lines(value)
-    stage.expect(check("the negative-key message is written once after the restart", written == 1,
-                       f"one line `-{value} -> {value}`", f"{written} such line(s)"))
+    stage.expect(equals("the negative-key message is written once after the restart", written, 1,
+                        lambda n: f"{n} line(s) `-{value} -> {value}`"))
 
 
 def _finish(stage: Stage) -> None:

@@ -61,7 +61,7 @@ def run(stage: Stage) -> None:
                  "over?",
         answer="On whichever ran the stateful task last (the scenario reads it from the event log); "
                "yes, any executor can load it again from the checkpoint."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.kafka.start()
     events_dir = stage.folders.log / "events"
     app = _start_on_two_executors(stage, events_dir)
     stage.output.wait_for_value(t.run_for_messages)

@@ -57,7 +57,7 @@ def run(stage: Stage) -> None:
         production="the same holds for any network partition; retention must outlast it",
         question="When the Spark app's network to Kafka is cut, will the producer stop too?",
         answer="No: it writes to Kafka directly; its messages pile up in Kafka, waiting to be read."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec, behind_proxy=True)
+    stage.kafka.start(behind_proxy=True)
     stage.step(Step(
         "Start the Spark app under its supervisor",
         happens="python -m spark_app --supervise, with the connector's retry options set to "

@@ -46,7 +46,7 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
                "the checkpoint's change decides what the restart does",
         production="before an upgrade, run the museum on the target Spark line: a bug it still "
                    "has, or a fix it changes, shows as a failed check naming the ticket"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     for exhibit in runnable:
         skipped = _skipped_on_stack(stage, exhibit)
         if skipped:

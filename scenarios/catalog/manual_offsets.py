@@ -84,7 +84,7 @@ def run(stage: Stage) -> None:
                "above the group's offset.",
         production="alert on the consumer group's lag (latest minus committed) so a stopped job is "
                    "noticed before retention catches up with it"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     group = stage.fact("group", _group_name(stage))
     runs: list[ValueRange] = []
 

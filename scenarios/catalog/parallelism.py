@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from scenarios.engine.faults.kills import kill_at
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -47,7 +47,7 @@ def run(stage: Stage) -> None:
                    "partitions later changes which partition a key goes to",
         question=f"Which partition will value 5 go to, with {PARTITIONS} partitions?",
         answer=f"Partition {(5 - 1) % PARTITIONS}: value v goes to (v-1) % {PARTITIONS}"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec, partitions=PARTITIONS)
+    stage.kafka.start(partitions=PARTITIONS)
     topic = stage.kafka.topic
 
     stage.step(Step(
@@ -163,8 +163,8 @@ def _finish(stage: Stage, topic: str) -> None:
     actual = [(end or {}).get(TopicPartition(topic, p)) for p in range(PARTITIONS)]
     wanted = _partition_ends(total)
     stage.fact("committed_per_partition", actual)
-    stage.expect(check("each partition's committed offset is its message count", actual == wanted,
-                       wanted, actual), phase="final")
+    stage.expect(equals("each partition's committed offset is its message count", actual, wanted),
+                 phase="final")
     descents = sum(1 for a, b in zip(report.values, report.values[1:]) if b < a)
     stage.fact("values_out_of_send_order", descents)
     stage.expect(check("the log follows partition order within a batch, not send order",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scenarios.checker.expectations import check
+from scenarios.checker.expectations import check, equals
 from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -75,7 +75,7 @@ def run(stage: Stage) -> None:
         question="While the app crashes again and again, will Kafka's latest offset stop?",
         answer="No: the producer goes on, so the backlog grows with every crash.",
         production="alert on consumer lag: a crash-looping job shows as lag that only grows"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     stage.step(Step(
         "Start the Spark app with a bug: it crashes on every negative key",
         happens="python -m spark_app --on-negative-key crash-always",
@@ -236,8 +236,8 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
                    "once"))
     stage.finish_exactly_once()
     written = stage.output.negative_key_lines(value)
-    stage.expect(check("the poison pill is written once", written == 1,
-                       f"one line `-{value} -> {value}`", f"{written} such line(s)"), phase="final")
+    stage.expect(equals("the poison pill is written once", written, 1,
+                        lambda n: f"{n} line(s) `-{value} -> {value}`"), phase="final")
 
 
 SCENARIO = Scenario(

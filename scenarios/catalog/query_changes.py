@@ -21,7 +21,7 @@ Usage: `python -m scenarios run query-changes --fast`
 
 from __future__ import annotations
 
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.checker.verify import VerifyReport
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -48,13 +48,13 @@ def run(stage: Stage) -> None:
         answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
                "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
         production="read offsets/N's metadata line before a deploy: it is what a restart keeps"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
     pinned = read_checkpoint(stage.folders.checkpoints).conf.get(SHUFFLE_KEY)
-    stage.expect(check("the checkpoint records the shuffle partitions", pinned == "1",
-                       f"{SHUFFLE_KEY}=1 in offsets/N", f"{SHUFFLE_KEY}={pinned}"), phase="first run")
+    stage.expect(equals("the checkpoint records the shuffle partitions", pinned, "1",
+                        lambda n: f"{SHUFFLE_KEY}={n} in offsets/N"), phase="first run")
     uncapped = _shuffle_partitions(stage)
     _max_offsets(stage, uncapped)
     topics = _second_topic(stage)
@@ -222,8 +222,7 @@ def _expect_counted(stage: Stage, report: VerifyReport, foreign: int,
     """Every counter value once (up to `total`, when the producer has stopped), the second
     topic's messages `foreign` times in all, and the count taking both in."""
     highest = total if total is not None else report.highest or 0
-    stage.expect(check("second-topic messages read once each", report.foreign_messages == foreign,
-                       f"{foreign}", f"{report.foreign_messages}"))
+    stage.expect(equals("second-topic messages read once each", report.foreign_messages, foreign))
     stage.expect(check("every value once, the count takes both topics in",
                        report.ok and report.highest == highest
                        and report.final_count == highest + foreign,

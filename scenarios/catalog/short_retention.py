@@ -11,7 +11,6 @@ Usage: `python -m scenarios run short-retention --fast`
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from scenarios.checker.expectations import check, count_resets_at, outcome_of_runs, within
 from scenarios.checker.expectations import duplicated_exactly, missing_exactly
@@ -20,7 +19,6 @@ from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.checker.verify import ValueRange
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.settings import SPARK_LOG_FILE_NAME
 from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in, lost_range_in
 from spark_app.lines.data_loss_lines import skip_warning_as_printed, skipped_ranges_in
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
@@ -50,7 +48,7 @@ def run(stage: Stage) -> None:
                  "latest, or both?",
         answer="Both: latest with every message, earliest in jumps as retention deletes whole "
                "segments at each check."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.kafka.start()
     stage.step(Step(
         "Start the Spark app and let it run",
         happens="a new query from the earliest offset; checkpoints record each batch's offsets",
@@ -173,11 +171,11 @@ def _planned_batch(stage: Stage) -> tuple[int, int] | None:
     info = read_checkpoint(stage.app.checkpoint_view())
     if info.pending is None or not info.pending.end:
         return None
-    return info.pending.batch_id, sum(info.pending.end.values())
+    return info.pending.batch_id, info.pending.end_total
 
 
 def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
-    source, spark_log = stage.settings.source, stage.folders.log / SPARK_LOG_FILE_NAME
+    source, spark_log = stage.settings.source, stage.app.spark_log_path
     stage.step(Step(
         "Way out 1: restart with failOnDataLoss=false",
         happens="Spark replays the planned batch; its task warns, skips to Kafka's earliest "
@@ -205,7 +203,7 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
     # One warning per task that skipped: the replayed batch may end before Kafka's earliest
     # offset (it was planned at the failed restart), and the next batch skips the rest.
-    skipped = _skipped_ranges(spark_log)
+    skipped = skipped_ranges_in(stage.app.spark_log())
     stage.fact("skipped_ranges_warned", skipped)
     covered = _joined(skipped)
     stage.expect(check("spark.log's skip warnings cover exactly the lost offsets",
@@ -220,13 +218,6 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
                  phase="failOnDataLoss=false")
     stage.app.stop()
     return ValueRange(resumed, stage.output.verify().highest or resumed)
-
-
-def _skipped_ranges(spark_log: Path) -> list[tuple[int, int]]:
-    """The ranges in the source's `records in [a, b) will be skipped` warnings (the connector's
-    KafkaDataConsumer words), in the order they were written."""
-    text = spark_log.read_text(encoding="utf-8", errors="replace") if spark_log.exists() else ""
-    return skipped_ranges_in(text)
 
 
 def _warned(skipped: list[tuple[int, int]], covered: tuple[int, int] | None) -> str:

@@ -22,7 +22,6 @@ from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from spark_app.lines.batch_line import durations_in_output
-from spark_app.settings import SPARK_LOG_FILE_NAME
 
 __all__ = ["SCENARIO", "run", "SEED_LATENCY"]
 
@@ -43,7 +42,7 @@ def run(stage: Stage) -> None:
         question="If the output falls behind the producer later, whose fault will it be?",
         answer="The app's: the input is one message per interval throughout, so any growing lag "
                "comes from the app's batches."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.kafka.start()
     stage.step(Step(
         "Start the Spark app with seed 000's S3 latency on every checkpoint write",
         happens=f"--checkpoint-latency {SEED_LATENCY}, trigger {t.trigger_sec:g} s: each "
@@ -178,8 +177,7 @@ def _async_progress(stage: Stage) -> None:
 
 
 def _falling_behind(stage: Stage) -> int:
-    log = stage.folders.log / SPARK_LOG_FILE_NAME
-    return log.read_text(errors="replace").count(FALLING_BEHIND) if log.exists() else 0
+    return stage.app.spark_log().count(FALLING_BEHIND)
 
 
 SCENARIO = Scenario(

@@ -124,7 +124,7 @@ def run(stage: Stage, **versions: str) -> None:
         question="Does a checkpoint record which Spark version wrote it?",
         answer="Not as such: it holds data (offsets, state, the state's schema) and each log file's "
                "format version on its first line, not the Spark that wrote it."))
-    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.kafka.start()
     stage.app.start(python=python_a)
     stage.output.wait_for_value(t.run_for_messages)
     value = _crash_with_a_pending_batch(stage)

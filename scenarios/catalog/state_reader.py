@@ -53,7 +53,7 @@ def run(stage: Stage) -> None:
         answer="At the old job's last committed offsets, so yes: retention must keep them until the "
                "move is done (endless here).",
         production="check retention against the time a migration takes before you stop the old job"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     _old_job(stage)
     feed = _read_state(stage)
     new = _move(stage, feed)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.engine.observers.state_folder import cadence, partition_of, snapshot_every
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
@@ -31,7 +31,6 @@ from spark_app.checkpoint.state_files import (StateFile, list_state_files, per_v
                                               snapshot_versions)
 from spark_app.checkpoint.state_data_source import files_to_load
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
-from spark_app.settings import SPARK_LOG_FILE_NAME
 
 __all__ = ["SCENARIO", "run", "Store", "STORES", "layout_problems"]
 
@@ -74,7 +73,7 @@ def run(stage: Stage) -> None:
                "store differs.",
         production="to compare settings on real data, run them on separate checkpoints over the "
                    "same input, never one after the other on one checkpoint"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     apps = {store.name: _one_store(stage, store, every) for store in STORES}
     _switch_provider(stage, apps["hdfs"])
 
@@ -272,8 +271,7 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
         answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
                "overrules the session, the new versions are `.delta` files and offsets/N still pins "
                "HDFS, every message once (all checked)."))
-    log = hdfs.folders.log / SPARK_LOG_FILE_NAME
-    warned_before = _count_in(log, PINNED_WARN)
+    warned_before = hdfs.spark_log().count(PINNED_WARN)
     versions_before = set(per_version(list_state_files(_partition(hdfs))))
     hdfs.start(state_store="rocksdb", **cadence(stage.settings.fast))
     output = stage.output.of(hdfs)
@@ -283,7 +281,7 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
     stage.expect(check("the app says the checkpoint keeps HDFS", "Spark keeps hdfs" in note,
                        "a note: Spark keeps hdfs and ignores --state-store rocksdb",
                        note or "no note"), phase="switch")
-    warned = _count_in(log, PINNED_WARN) - warned_before
+    warned = hdfs.spark_log().count(PINNED_WARN) - warned_before
     stage.expect(check("Spark warns that the offset log overrules the session", warned >= 1,
                        f"spark.log: {PINNED_WARN} … to '{PROVIDER_CLASSES['hdfs']}'",
                        f"{warned} such warning(s)"), phase="switch")
@@ -297,14 +295,10 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
                        "a .delta for every new version, no .zip/.changelog/SST",
                        f"new {new}, RocksDB files {rocks[:3]}"), phase="switch")
     pinned = read_checkpoint(hdfs.folders.checkpoints).conf.get(PROVIDER_CONF)
-    stage.expect(check("the newest offsets/N still pins HDFS", pinned == PROVIDER_CLASSES["hdfs"],
-                       PROVIDER_CLASSES["hdfs"], pinned), phase="switch")
+    stage.expect(equals("the newest offsets/N still pins HDFS", pinned, PROVIDER_CLASSES["hdfs"]),
+                 phase="switch")
     report = output.verify()
     stage.expect(exactly_once(report, report.highest or 0), phase="switch")
-
-
-def _count_in(path: Path, words: str) -> int:
-    return path.read_text(encoding="utf-8", errors="replace").count(words) if path.exists() else 0
 
 
 SCENARIO = Scenario(

@@ -84,7 +84,7 @@ def run(stage: Stage) -> None:
                "comes back.",
         production="a source that may go quiet is normal; retention is what keeps unread messages, "
                    "not the consumer"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     stage.step(Step(
         "Start the count on transformWithState with a TTL and an idle timer",
         happens=f"--counter transform-with-state --state-store rocksdb --changelog-checkpointing "
@@ -325,7 +325,7 @@ def _restart_evolved(stage: Stage, times: Times, pending: Mapping[str, Any]) -> 
                        f"(count > {total})", f"{len(same)}: {timer.count}: {timer.text}"),
                  phase="restart")
     after = [b for b in committed_batches(stage.folders.checkpoints) if b.batch_id > before]
-    first_end = sum(after[0].end.values()) if after and after[0].end else None
+    first_end = after[0].end_total if after else None
     stage.fact("first_batch_after_restart", {"batch": after[0].batch_id if after else None,
                                              "end": first_end, "replayed": info.pending_id})
     stage.expect(check("no idle batch ran after the restart before new messages",
@@ -459,7 +459,7 @@ def event_precedes(lines: Sequence[str], kind: str, count: int, next_count: int)
 
 def batch_reaching(batches: Sequence[BatchOffsets], value: int) -> BatchOffsets | None:
     """The batch whose end offsets reach `value` messages (the topic starts at offset 0)."""
-    return next((b for b in batches if b.end is not None and sum(b.end.values()) >= value), None)
+    return next((b for b in batches if (b.end_total or 0) >= value), None)
 
 
 def first_batch_at_or_after(batches: Sequence[BatchOffsets], ms: int) -> BatchOffsets | None:

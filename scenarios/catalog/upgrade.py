@@ -59,7 +59,7 @@ def run(stage: Stage) -> None:
                "next.",
         production="plan a deploy's downtime against retention: the backlog must still be there "
                    "when the new version starts"))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     _run_v1(stage)
     _allowed_change(stage)
     _refused_change(stage)

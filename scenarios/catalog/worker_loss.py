@@ -48,7 +48,7 @@ def run(stage: Stage) -> None:
                  "executors?",
         answer="Two, one on each Worker; the executors read Kafka and keep the state, the driver "
                "plans."))
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+    stage.kafka.start()
     with StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster") as cluster:
         stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
                   f"{cluster.alive_workers()} workers alive")

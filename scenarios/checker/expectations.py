@@ -11,8 +11,9 @@ Usage:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
@@ -25,7 +26,10 @@ __all__ = [
     "missing_exactly",
     "outcome_of_runs",
     "within",
+    "equals",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,12 @@ class Check:
 
 def check(name: str, held: bool, expected: object, actual: object) -> Check:
     return Check(name, bool(held), str(expected), str(actual))
+
+
+def equals(name: str, actual: T, expected: T, shown: Callable[[T], object] = str) -> Check:
+    """`actual` is `expected`, both written the same way (`shown`), so a reader compares like
+    with like: `equals("Count after the restart", count, 42, lambda n: f"Count = {n}")`."""
+    return check(name, actual == expected, shown(expected), shown(actual))
 
 
 def _ranges_text(ranges: Iterable[ValueRange]) -> str:

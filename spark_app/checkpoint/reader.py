@@ -43,6 +43,12 @@ class BatchOffsets:
         return self.sources[0] if self.sources else None
 
     @property
+    def end_total(self) -> int | None:
+        """The end offsets summed over the partitions: on a topic read from offset 0, every
+        message once, the count after this batch. None without an end."""
+        return sum(self.end.values()) if self.end else None
+
+    @property
     def committed(self) -> bool:
         return self.committed_at_ms is not None
 

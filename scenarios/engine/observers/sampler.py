@@ -43,7 +43,7 @@ def _summed_end(checkpoint_dir: Path,
     except (CheckpointError, OSError):
         return None  # a half-written or just-deleted folder: the next sample will tell
     batch = pick(info)
-    return sum(batch.end.values()) if batch and batch.end else None
+    return batch.end_total if batch else None
 
 
 class OffsetSampler(PeriodicSampler):

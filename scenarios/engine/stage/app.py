@@ -27,6 +27,7 @@ from scenarios.errors import ProcessError, StepFailed
 from spark_app.lines.batch_line import lag_in_output
 from spark_app.errors import DataLossError, error_in_text
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET, replay_bug_in
+from spark_app.settings import SPARK_LOG_FILE_NAME
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
@@ -205,6 +206,17 @@ class AppPart:
                         f"as its line says")
         self.start(**self._options)
         return True
+
+    # -- its spark.log ---------------------------------------------------------------------------
+    @property
+    def spark_log_path(self) -> Path:
+        """Where the app writes Spark's log (the app's name for it, in its log folder)."""
+        return self.folders.log / SPARK_LOG_FILE_NAME
+
+    def spark_log(self) -> str:
+        """spark.log's text so far; "" before the app has written one."""
+        path = self.spark_log_path
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
     # -- its checkpoint -------------------------------------------------------------------------
     def checkpoint_view(self) -> Path:

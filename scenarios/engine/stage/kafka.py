@@ -70,9 +70,10 @@ class KafkaPart:
         self._app_bootstrap = ""
 
     # -- life cycle ---------------------------------------------------------------------------
-    def start(self, retention_sec: float, partitions: int = 1, behind_proxy: bool = False,
-              brokers: int = 1, interval_sec: float | None = None) -> None:
-        """The broker and the producer; with `behind_proxy` the app reaches Kafka only through a
+    def start(self, retention_sec: float | None = None, partitions: int = 1,
+              behind_proxy: bool = False, brokers: int = 1, interval_sec: float | None = None) -> None:
+        """The broker and the producer, the topic's retention endless unless `retention_sec` says
+        otherwise (most lessons must not lose a message to retention); with `behind_proxy` the app reaches Kafka only through a
         proxy the scenario can cut (`stage.network`), while the producer writes directly.
         With `brokers=3`, a cluster whose nodes `stage.brokers` kills and starts, the topic
         replicated on all three. `interval_sec`: the producer's pace, when the run's timings'
@@ -90,7 +91,8 @@ class KafkaPart:
         timings = stage.timings if interval_sec is None else \
             replace(stage.timings, interval_sec=interval_sec)
         side = KafkaSide(stage.group, stage.folders, timings, topic=topic,
-                         retention_sec=retention_sec, bootstrap_servers=external,
+                         retention_sec=stage.timings.endless_retention_sec if retention_sec is None
+                         else retention_sec, bootstrap_servers=external,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,
                          proxy_port=free_port() if behind_proxy else None, brokers=brokers,
