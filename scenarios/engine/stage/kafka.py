@@ -9,7 +9,7 @@ Kafka runs a cluster here, so on another stack the step refuses in one line, and
 skips such a scenario beforehand (`brokers_unavailable`).
 
 Usage:
-    stage.kafka.start(retention_sec=3600)
+    stage.kafka.start()                      # retention endless: nothing ages out
     value = stage.kafka.send_negative_key()
     final = stage.kafka.stop_producer()
 """
@@ -79,6 +79,8 @@ class KafkaPart:
         replicated on all three. `interval_sec`: the producer's pace, when the run's timings'
         is too slow (a soak needs a message for every batch: no new data, no batch)."""
         stage = self._stage
+        if retention_sec is None:
+            retention_sec = stage.timings.endless_retention_sec
         unavailable = brokers_unavailable(stage.settings, brokers)
         if unavailable is not None:
             raise StepFailed(f"this scenario {unavailable}")
@@ -91,8 +93,7 @@ class KafkaPart:
         timings = stage.timings if interval_sec is None else \
             replace(stage.timings, interval_sec=interval_sec)
         side = KafkaSide(stage.group, stage.folders, timings, topic=topic,
-                         retention_sec=stage.timings.endless_retention_sec if retention_sec is None
-                         else retention_sec, bootstrap_servers=external,
+                         retention_sec=retention_sec, bootstrap_servers=external,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,
                          proxy_port=free_port() if behind_proxy else None, brokers=brokers,

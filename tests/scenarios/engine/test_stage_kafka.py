@@ -40,3 +40,15 @@ def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
         assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
     png = stage.timeline.render(tmp_path / "stage.png", "stage test")
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.e2e
+def test_kafka_keeps_everything_unless_a_scenario_sets_a_retention(tmp_path: Path) -> None:
+    said = io.StringIO()
+    timings = Timings.fast()
+    stage = Stage("stage-test", RunSettings(timings=timings, fast=True, kafka="embedded",
+                                            source="python"), Narrator(stream=said), tmp_path / "run")
+    with stage:
+        stage.kafka.start()
+        assert stage.kafka.window().latest >= 1
+    assert f"retention {timings.endless_retention_sec:g} s" in said.getvalue()
