@@ -160,6 +160,9 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
     if module == "scenarios.report.readme_table":
         from scenarios.report.readme_table import main_parser as table_parser
         return table_parser(), args
+    if module == "scenarios.report.scenario_docs":
+        from scenarios.report.scenario_docs import main_parser as heads_parser
+        return heads_parser(), args
     raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
 
 

@@ -33,3 +33,23 @@ def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None
         assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 10_000
         assert (DOCS / "img" / path.name).exists(), f"run: uv run python -m scenarios.report.diagrams docs/img"
         assert f"img/{path.name}" in workshop
+
+
+def test_each_scenarios_walk_through_opens_with_its_story_from_the_code() -> None:
+    """docs/scenarios.md's head of every scenario is what its SCENARIO and Steps say."""
+    from scenarios.engine.registry import all_scenarios
+    from scenarios.report.scenario_docs import PAGE, with_heads
+
+    text = PAGE.read_text(encoding="utf-8")
+    assert with_heads(text, all_scenarios(), written_steps()) == text, \
+        "docs/scenarios.md is stale: run uv run python -m scenarios.report.scenario_docs"
+
+
+def test_a_walk_through_without_its_markers_is_named_and_the_page_left_alone() -> None:
+    import pytest
+
+    from scenarios.engine.registry import all_scenarios
+    from scenarios.report.scenario_docs import with_heads
+
+    with pytest.raises(ValueError, match="no block for endless-retention"):
+        with_heads("## endless-retention\n\nwritten by hand\n", all_scenarios(), written_steps())
