@@ -3,6 +3,9 @@
 Usage:
     python -m scenarios list
     python -m scenarios run all --fast --report reports
+    python -m scenarios run all --fast -j 2 --report reports
+    python -m scenarios run all --fast --shard 1/3 --report shard-1
+    python -m scenarios merge shard-1 shard-2 shard-3 --into reports
     python -m scenarios run endless-retention --spark 4.0.0
     python -m scenarios matrix --spark 4.0.0,4.1.1,4.2.0 endless-retention --fast
     python -m scenarios run short-retention --fast --stack apache/connector
@@ -35,12 +38,16 @@ from scenarios.errors import ScenarioError
 from scenarios.engine.hangup import hang_up
 from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
-from scenarios.report.verdicts import exit_code, print_verdicts
+from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
 from scenarios.run.matrix import run_stack_matrix
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
-from scenarios.run.runner import run_scenarios
+from scenarios.run.jobs import run_in_jobs
+from scenarios.run.merge import merge_reports
+from scenarios.run.runner import run_folder, run_scenarios
+from scenarios.run.shards import Shard
+from scenarios.report.pages import write_index
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
@@ -87,6 +94,11 @@ def main_parser() -> argparse.ArgumentParser:
                      help="where the Spark app keeps its checkpoint: the scenario's folder "
                           "(default), or HDFS (a MiniDFSCluster) or S3 (s3proxy) that each "
                           "scenario starts before the app and stops after it")
+    run.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                     help="run N scenarios at a time, each as its own process into one report "
+                          "(its narration in <report>/jobs/<name>.out); for machines with more "
+                          "cores (default 1)")
+    _add_shard_option(run)
     _add_scenario_options(run)
     matrix = commands.add_parser(
         "matrix", help="run scenarios on several PySpark versions, or on several stacks, and "
@@ -110,7 +122,14 @@ def main_parser() -> argparse.ArgumentParser:
                         help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
                              "version) and "
                              "each version's scenario reports under DIR/<version>/")
+    _add_shard_option(matrix)
     _add_scenario_options(matrix)
+    merge = commands.add_parser(
+        "merge", help="join the report folders of a run split with --shard into one")
+    merge.add_argument("shards", nargs="+", type=Path, metavar="DIR",
+                       help="the --report folders of the shards (of a run, or of a matrix)")
+    merge.add_argument("--into", type=Path, required=True, metavar="DIR",
+                       help="where the joined index.html, junit.xml and reports go")
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
     commands.add_parser("demo", add_help=False,
@@ -163,7 +182,9 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _list()
         if args.command == "matrix":
             return _matrix(args)
-        return _run(args)
+        if args.command == "merge":
+            return _merge(args)
+        return _run(args, argv)
     except KeyboardInterrupt:
         print("interrupted; every process the scenarios started has been stopped", file=sys.stderr)
         return 1
@@ -182,9 +203,15 @@ def _list() -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
+    scenarios = _sharded(scenarios, args)
+    if not scenarios:
+        return 0
+    if args.jobs > 1 and (args.guided or args.projector):
+        raise ScenarioError("--guided and --projector pace one narration; with -j several run at "
+                            "once: choose one")
     narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0)
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
@@ -196,7 +223,10 @@ def _run(args: argparse.Namespace) -> int:
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
     prefetch_jars(settings, narrator.say)
-    results = run_scenarios(scenarios, settings, narrator)
+    if args.jobs > 1:
+        results = _run_in_jobs(scenarios, args, argv, narrator)
+    else:
+        results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False))
     if args.report is not None:
         print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.png")
@@ -206,6 +236,9 @@ def _run(args: argparse.Namespace) -> int:
 def _matrix(args: argparse.Namespace) -> int:
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])]
     _refuse_stray_options(scenarios, args)
+    scenarios = _sharded(scenarios, args)
+    if not scenarios:
+        return 0
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
     if args.stack is not None and args.offline:
         raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
@@ -246,6 +279,83 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
+
+
+def _add_shard_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shard", type=_shard, metavar="I/N",
+                        help="run only every N-th of the chosen scenarios, from the I-th: N jobs "
+                             "(1/N … N/N) run each once; join their reports with merge")
+
+
+def _sharded(scenarios: Sequence[Scenario], args: argparse.Namespace) -> list[Scenario]:
+    if args.shard is None:
+        return list(scenarios)
+    mine = args.shard.pick(scenarios)
+    names = ", ".join(s.name for s in mine) or "none"
+    print(f"shard {args.shard}: {len(mine)} of the {len(scenarios)} scenarios chosen ({names})")
+    return mine
+
+
+def _run_in_jobs(scenarios: Sequence[Scenario], args: argparse.Namespace, argv: Sequence[str],
+                 narrator: Narrator) -> list[ScenarioResult]:
+    """Each scenario as `python -m scenarios run NAME` with this run's other options, into one
+    report folder (the one given, or a temporary one removed at the end)."""
+    with run_folder(args.report) as base:
+        results = run_in_jobs(
+            scenarios, lambda name: [sys.executable, "-m", "scenarios", "run", name,
+                                     *_options_for_a_job(argv, args.names, name),
+                                     "--report", str(base)], args.jobs, base, narrator)
+        write_reports(results, base)
+        write_index(results, base)
+    return results
+
+
+# Options `run` takes with a value that a job must not get as given: each job runs one
+# scenario into the shared folder, and is not split again.
+_NOT_FOR_A_JOB = ("-j", "--jobs", "--report", "--shard")
+
+
+def _options_for_a_job(argv: Sequence[str], names: Sequence[str], name: str) -> list[str]:
+    """This run's command line for the job that runs `name`: less the command, the scenario
+    names, -j, --report, --shard, and the options of other scenarios (with their values)."""
+    dropped = set(_NOT_FOR_A_JOB) | {o.flag for s in all_scenarios() if s.name != name
+                                     for o in s.options}
+    kept, skip = [], False
+    for token in list(argv)[1:]:  # argv[0] is "run"
+        flag = token.split("=", 1)[0]
+        if skip:
+            skip = False
+        elif token in dropped:
+            skip = True  # its value is the next token
+        elif flag in dropped or (token.startswith("-j") and token[2:].isdigit()):
+            pass
+        elif token not in names:
+            kept.append(token)
+    return kept
+
+
+def _merge(args: argparse.Namespace) -> int:
+    merged = merge_reports(args.shards, args.into)
+    if merged.matrix is not None:
+        print_matrix(merged.matrix, Console(highlight=False))
+        print(f"merged into {args.into}: matrix.html, matrix.md, matrix.json, junit.xml")
+        return merged.matrix.exit_code
+    print_verdicts(merged.results, Console(highlight=False))
+    print(f"merged into {args.into}: index.html, junit.xml, <scenario>.json, <scenario>.png")
+    return exit_code(merged.results)
+
+
+def _jobs(text: str) -> int:
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number of jobs of 1 or more, e.g. -j 2")
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ScenarioError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def _seconds(text: str) -> float:

@@ -25,7 +25,7 @@ from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.checker.expectations import Check
 from scenarios.checker.verify import ValueRange
 
-__all__ = ["ScenarioResult", "exit_code", "jsonable", "print_verdicts", "verdict_lines",
+__all__ = ["ScenarioResult", "read_result", "exit_code", "jsonable", "print_verdicts", "verdict_lines",
            "verdict_table", "write_junit", "write_reports"]
 
 Verdict = Literal["passed", "failed", "error", "skipped"]
@@ -86,6 +86,26 @@ class ScenarioResult:
             "transcript": self.transcript,
             "narration": self.narration,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScenarioResult:
+        """A result read back from its `<name>.json` (to_dict's output): what a merge of
+        reports written by several runs reads. Facts keep their JSON form."""
+        checks = [Check(c["name"], bool(c["held"]), c["expected"], c["actual"])
+                  for c in data.get("checks", [])]
+        return cls(data["name"], data["title"], checks=checks, error=data.get("error"),
+                   traceback=data.get("traceback"), skipped=data.get("skipped"),
+                   duration_sec=float(data.get("duration_sec", 0.0)),
+                   transcript=list(data.get("transcript", [])),
+                   artifacts=dict(data.get("artifacts", {})), facts=dict(data.get("facts", {})),
+                   spark_version=data.get("spark_version", ""), stack=data.get("stack", ""),
+                   kafka_version=data.get("kafka_version", ""), summary=data.get("summary", ""),
+                   narration=list(data.get("narration", [])))
+
+
+def read_result(path: Path) -> ScenarioResult:
+    """One scenario's result from the `<name>.json` a run wrote."""
+    return ScenarioResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
 def exit_code(results: Sequence[ScenarioResult]) -> int:

@@ -35,7 +35,8 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
-__all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix"]
+__all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix",
+           "write_matrix"]
 
 _ABSENT = "—"
 
@@ -120,7 +121,7 @@ def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings:
         results[version] = run_scenarios(scenarios, on_version, narrator)
     matrix = Matrix(list(versions), results)
     if report_dir is not None:
-        _write(matrix, report_dir, {v: v for v in matrix.columns})
+        write_matrix(matrix, report_dir, {v: v for v in matrix.columns})
     return matrix
 
 
@@ -135,7 +136,7 @@ def run_stack_matrix(stacks: Sequence[Stack], scenarios: Sequence[Scenario], set
         results[stack.name] = run_scenarios(scenarios, on_stack, narrator)
     matrix = Matrix([s.name for s in stacks], results, label="", title="Stacks compared")
     if report_dir is not None:
-        _write(matrix, report_dir, {s.name: s.folder for s in stacks})
+        write_matrix(matrix, report_dir, {s.name: s.folder for s in stacks})
     return matrix
 
 
@@ -152,15 +153,18 @@ def run_kafka_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], set
         results[version] = run_scenarios(scenarios, on_version, narrator)
     matrix = Matrix(list(versions), results, label="Kafka", title="Kafka versions compared")
     if report_dir is not None:
-        _write(matrix, report_dir, folders)
+        write_matrix(matrix, report_dir, folders)
     return matrix
 
 
-def _write(matrix: Matrix, report_dir: Path, folders: dict[str, str]) -> None:
+def write_matrix(matrix: Matrix, report_dir: Path, folders: dict[str, str]) -> None:
+    """matrix.md, matrix.json, matrix.html and junit.xml; each column's reports are in
+    report_dir/<its folder>/ (matrix.json names them, so a merge of shards finds them)."""
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "matrix.md").write_text(matrix.markdown(), encoding="utf-8")
+    written = matrix.to_dict() | {"label": matrix.label, "title": matrix.title, "folders": folders}
     (report_dir / "matrix.json").write_text(
-        json.dumps(matrix.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
+        json.dumps(written, indent=2, default=str) + "\n", encoding="utf-8")
     # Each column's run wrote its own index.html under report_dir/<folder>/: cells link there.
     columns = [Column(folders[v], matrix.heading(v)) for v in dict.fromkeys(matrix.columns)]
     rows = [replace(row, cells={folders[k]: c for k, c in row.cells.items()},

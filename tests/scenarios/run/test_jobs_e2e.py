@@ -1,0 +1,34 @@
+"""`run -j 2` end to end on the offline stack: two scenarios at once, each its own process, one
+report. Nightly: two Spark apps side by side on CI's two cores add about 2.5 minutes
+(docs/testing.md#nightly); the fast tests hold the jobs' command lines and the merge."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.report.verdicts import read_result
+
+NAMES = ("checkpoint-reset", "endless-retention")
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_two_jobs_run_side_by_side_into_one_report(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "scenarios", "run", *NAMES, "--fast", "--offline",
+                           "-j", "2", "--report", str(report)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    started = [line for line in done.stdout.splitlines() if "started (" in line]
+    assert any("2 running" in line for line in started), started  # both at once, not in turn
+    for name in NAMES:
+        assert read_result(report / f"{name}.json").verdict == "passed"
+        assert "Step 1" in (report / "jobs" / f"{name}.out").read_text()
+    suites = ET.parse(report / "junit.xml").getroot()
+    assert {case.get("classname") for case in suites.iter("testcase")} == {f"scenarios.{n}" for n in NAMES}
