@@ -41,7 +41,7 @@ from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
-from scenarios.run.matrix import run_stack_matrix
+from scenarios.run.matrix import run_stack_matrix, run_store_matrix
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.run.jobs import run_in_jobs
 from scenarios.run.merge import merge_reports
@@ -112,6 +112,9 @@ def main_parser() -> argparse.ArgumentParser:
     columns.add_argument("--stack", metavar="S1,S2,…",
                          help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
                               "for the four (embedded|apache × python|connector)")
+    columns.add_argument("--checkpoint-store", metavar="S1,S2,…",
+                         help="checkpoint stores, e.g. local,hdfs,s3: the scenarios with the "
+                              "checkpoint on each, started per scenario as run does")
     matrix.add_argument("names", nargs="*", metavar="NAME",
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
@@ -260,7 +263,13 @@ def _matrix(args: argparse.Namespace) -> int:
             print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
                   f"kafka-<version>/")
         return matrix.exit_code
-    if args.stack is not None:
+    if args.checkpoint_store is not None:
+        stores = _stores(args.checkpoint_store)
+        _stop_like_ctrl_c()
+        prefetch_jars(settings, print)
+        matrix = run_store_matrix(stores, scenarios, settings, Narrator(), args.report)
+        folders = "store-<store>/"
+    elif args.stack is not None:
         stacks = list(STACKS) if args.stack.strip() == "all" else [
             parse_stack(s) for s in args.stack.split(",") if s.strip()]
         _stop_like_ctrl_c()
@@ -279,6 +288,16 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
+
+
+def _stores(text: str) -> list[str]:
+    """Checkpoint stores named by `--checkpoint-store a,b`, or one line saying which is unknown."""
+    stores = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in stores if s not in STORES]
+    if unknown or not stores:
+        raise ScenarioError(f"--checkpoint-store {text}: {', '.join(unknown) or 'none given'}; the "
+                            f"stores are {', '.join(STORES)}, e.g. --checkpoint-store local,hdfs,s3")
+    return stores
 
 
 def _add_shard_option(parser: argparse.ArgumentParser) -> None:

@@ -36,7 +36,7 @@ from scenarios.engine.stacks import Stack
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
 __all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix",
-           "write_matrix"]
+           "run_store_matrix", "write_matrix"]
 
 _ABSENT = "—"
 
@@ -49,9 +49,10 @@ def on_spark(settings: RunSettings, version: str | None, say: Callable[[str], No
 
 @dataclass
 class Matrix:
-    """Results per column: a PySpark version (`label` "PySpark") or a stack (`label` "")."""
+    """Results per column: a PySpark version (`label` "PySpark"), a Kafka version ("Kafka"), a
+    stack ("") or a checkpoint store ("store")."""
 
-    columns: list[str]  # the PySpark versions, Kafka versions or stacks compared
+    columns: list[str]  # the PySpark versions, Kafka versions, stacks or stores compared
     results: dict[str, list[ScenarioResult]]
     label: str = "PySpark"
     title: str = "PySpark versions compared"
@@ -113,45 +114,55 @@ def _check_cell(result: ScenarioResult | None, name: str) -> str:
 def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
                narrator: Narrator, report_dir: Path | None) -> Matrix:
     """Run `scenarios` on each version in turn; reports per version under report_dir/<version>/."""
-    results: dict[str, list[ScenarioResult]] = {}
-    for version in versions:
-        narrator.say(f"matrix: the scenarios on PySpark {version}")
-        on_version = on_spark(replace(settings, report_dir=report_dir / version if report_dir else None),
-                              version, narrator.say)
-        results[version] = run_scenarios(scenarios, on_version, narrator)
-    matrix = Matrix(list(versions), results)
-    if report_dir is not None:
-        write_matrix(matrix, report_dir, {v: v for v in matrix.columns})
-    return matrix
+    return _run_columns(list(versions), {v: v for v in versions}, scenarios, narrator, report_dir,
+                        lambda v, folder: on_spark(replace(settings, report_dir=folder), v,
+                                                   narrator.say),
+                        lambda v: f"PySpark {v}", "PySpark", "PySpark versions compared")
 
 
 def run_stack_matrix(stacks: Sequence[Stack], scenarios: Sequence[Scenario], settings: RunSettings,
                      narrator: Narrator, report_dir: Path | None) -> Matrix:
     """Run `scenarios` on each stack in turn; reports per stack under report_dir/<kafka>-<source>/."""
-    results: dict[str, list[ScenarioResult]] = {}
-    for stack in stacks:
-        narrator.say(f"matrix: the scenarios on {stack.name}")
-        on_stack = stack.applied_to(replace(
-            settings, report_dir=report_dir / stack.folder if report_dir else None))
-        results[stack.name] = run_scenarios(scenarios, on_stack, narrator)
-    matrix = Matrix([s.name for s in stacks], results, label="", title="Stacks compared")
-    if report_dir is not None:
-        write_matrix(matrix, report_dir, {s.name: s.folder for s in stacks})
-    return matrix
+    by_name = {s.name: s for s in stacks}
+    return _run_columns(list(by_name), {s.name: s.folder for s in stacks}, scenarios, narrator,
+                        report_dir,
+                        lambda name, folder: by_name[name].applied_to(
+                            replace(settings, report_dir=folder)),
+                        lambda name: name, "", "Stacks compared")
 
 
 def run_kafka_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
                      narrator: Narrator, report_dir: Path | None) -> Matrix:
     """Run `scenarios` on each Apache Kafka version in turn; reports under
     report_dir/kafka-<version>/."""
+    return _run_columns(list(versions), {v: f"kafka-{v}" for v in versions}, scenarios, narrator,
+                        report_dir,
+                        lambda v, folder: replace(settings, kafka_version=v, report_dir=folder),
+                        lambda v: f"Apache Kafka {v}", "Kafka", "Kafka versions compared")
+
+
+def run_store_matrix(stores: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
+                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+    """Run `scenarios` with the checkpoint on each store in turn (local, hdfs, s3); reports
+    under report_dir/store-<store>/."""
+    return _run_columns(list(stores), {s: f"store-{s}" for s in stores}, scenarios, narrator,
+                        report_dir,
+                        lambda s, folder: replace(settings, checkpoint_store=s, report_dir=folder),
+                        lambda s: f"the checkpoint on {s}", "store", "Checkpoint stores compared")
+
+
+def _run_columns(columns: list[str], folders: dict[str, str], scenarios: Sequence[Scenario],
+                 narrator: Narrator, report_dir: Path | None,
+                 settings_of: Callable[[str, Path | None], RunSettings],
+                 said: Callable[[str], str], label: str, title: str) -> Matrix:
+    """The scenarios once per column, each column's settings from `settings_of(column, its
+    report folder)`; the matrix, written to report_dir when given."""
     results: dict[str, list[ScenarioResult]] = {}
-    folders = {v: f"kafka-{v}" for v in versions}
-    for version in versions:
-        narrator.say(f"matrix: the scenarios on Apache Kafka {version}")
-        on_version = replace(settings, kafka_version=version,
-                             report_dir=report_dir / folders[version] if report_dir else None)
-        results[version] = run_scenarios(scenarios, on_version, narrator)
-    matrix = Matrix(list(versions), results, label="Kafka", title="Kafka versions compared")
+    for column in columns:
+        narrator.say(f"matrix: the scenarios on {said(column)}")
+        folder = report_dir / folders[column] if report_dir else None
+        results[column] = run_scenarios(scenarios, settings_of(column, folder), narrator)
+    matrix = Matrix(columns, results, label=label, title=title)
     if report_dir is not None:
         write_matrix(matrix, report_dir, folders)
     return matrix
@@ -188,4 +199,5 @@ def print_matrix(matrix: Matrix, console: Console) -> None:
         table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.columns),
                       style=style)
     console.print(table)
-    console.print("rows in yellow differ between " + ("versions" if matrix.label else "stacks"))
+    compared = {"": "stacks", "store": "stores"}.get(matrix.label, "versions")
+    console.print(f"rows in yellow differ between {compared}")

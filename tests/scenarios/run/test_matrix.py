@@ -16,7 +16,7 @@ import pytest
 from scenarios.cli import run_cli
 from scenarios.checker.expectations import check
 from scenarios.engine import spark_envs
-from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix
+from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix, run_store_matrix
 from scenarios.run.runner import kafka_version_of
 from scenarios.engine.stacks import OFFLINE
 from scenarios.report.narration import Narrator
@@ -154,3 +154,27 @@ def test_a_kafka_version_that_cannot_run_is_one_line(argv: list[str], says: str,
     assert run_cli(argv) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("scenarios: ") and says in line
+
+
+def test_a_store_matrix_runs_each_store_and_skips_a_scenario_that_cannot_use_one(tmp_path: Path) -> None:
+    """Tiny scenarios (no broker, no store started) through the real runner: a column per store,
+    a folder per store, and a scenario that declares only `local` skipped on hdfs, saying why."""
+    def names_it(stage) -> None:
+        stage.expect(check("store", True, "yes", f"on {stage.settings.checkpoint_store}"), phase="end")
+
+    anywhere = Scenario(name="anywhere", title="t", summary="", origin="test", run=names_it,
+                        checkpoint_stores=("local", "hdfs"))
+    local_only = Scenario(name="local-only", title="t", summary="", origin="test", run=names_it)
+    matrix = run_store_matrix(["local", "hdfs"], [anywhere, local_only], RunSettings(),
+                              Narrator(rich=False), tmp_path)
+    assert matrix.heading("hdfs") == "store hdfs" and matrix.exit_code == 0
+    table = (tmp_path / "matrix.md").read_text()
+    assert "| held: on local | held: on hdfs |" in table
+    assert json.loads((tmp_path / "store-hdfs" / "local-only.json").read_text())["verdict"] == "skipped"
+    assert json.loads((tmp_path / "matrix.json").read_text())["folders"]["hdfs"] == "store-hdfs"
+
+
+def test_an_unknown_store_in_a_matrix_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["matrix", "--checkpoint-store", "local,nfs", "endless-retention"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("scenarios: --checkpoint-store local,nfs: nfs; the stores are local")
