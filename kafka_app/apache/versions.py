@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["API_NAMES", "FETCH", "LIST_OFFSETS", "METADATA", "BrokerApis", "FeatureRefused",
-           "ask_api_versions", "client_maxima", "jar_version", "spoken",
+           "ask_api_versions", "client_maxima", "jar_version", "metadata_version_names", "spoken",
            "update_feature"]
 
 FETCH, LIST_OFFSETS, METADATA = 1, 2, 3
@@ -146,6 +146,16 @@ def _highest_by_class(javap_output: str) -> dict[str, int]:
         if highest and current is not None:
             found[current] = int(highest.group(1))
     return found
+
+
+_LOADED_FEATURES = re.compile(r"metadataVersion=Optional\[([^\]]+)\], finalizedFeatures=\{[^}]*?"
+                              r"metadata\.version=(\d+)")
+
+
+def metadata_version_names(log_text: str) -> dict[int, str]:
+    """metadata.version levels and the names Kafka gives them (27 -> `4.1-IV1`), as a node logs
+    them each time it loads new metadata (`Loaded new metadata FinalizedFeatures(...)`)."""
+    return {int(level): name for name, level in _LOADED_FEATURES.findall(log_text)}
 
 
 def jar_version(jar: Path) -> str:
