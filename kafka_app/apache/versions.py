@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["API_NAMES", "FETCH", "LIST_OFFSETS", "METADATA", "BrokerApis", "FeatureRefused",
-           "ask_api_versions", "client_maxima", "jar_version", "metadata_version_names", "spoken",
+           "ask_api_versions", "client_maxima", "jar_version", "metadata_version_names", "spoken", "unknown_level_refusal",
            "update_feature"]
 
 FETCH, LIST_OFFSETS, METADATA = 1, 2, 3
@@ -156,6 +156,24 @@ def metadata_version_names(log_text: str) -> dict[int, str]:
     """metadata.version levels and the names Kafka gives them (27 -> `4.1-IV1`), as a node logs
     them each time it loads new metadata (`Loaded new metadata FinalizedFeatures(...)`)."""
     return {int(level): name for name, level in _LOADED_FEATURES.findall(log_text)}
+
+
+# How a node whose software does not know the finalized metadata.version dies while starting;
+# which part replays the record first is a race: the broker's metadata loader, or the standby
+# controller (both seen on the same cluster, 26 Nov 2026).
+_UNKNOWN_LEVEL = (re.compile(r"No MetadataVersion with feature level (\d+)\.[^\n]*"),
+                  re.compile(r"Tried to apply FeatureLevelRecord[^\n]*?name='metadata\.version', "
+                             r"featureLevel=(\d+)\)[^\n]*"))
+
+
+def unknown_level_refusal(log_text: str, level: int) -> str | None:
+    """The log line in which a node refused a metadata.version `level` its software does not
+    know, or None."""
+    for pattern in _UNKNOWN_LEVEL:
+        for found in pattern.finditer(log_text):
+            if int(found.group(1)) == level:
+                return found.group(0).strip()
+    return None
 
 
 def jar_version(jar: Path) -> str:

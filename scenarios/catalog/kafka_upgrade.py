@@ -19,14 +19,13 @@ Usage: `python -m scenarios run kafka-upgrade --fast --stack apache/connector`
 
 from __future__ import annotations
 
-import re
 import shutil
 from dataclasses import dataclass
 
 from kafka_app.apache.errors import ApacheKafkaError
 from kafka_app.apache.jars import DEFAULT_VERSION
 from kafka_app.apache.versions import (API_NAMES, BrokerApis, FeatureRefused, client_maxima, jar_version,
-                                       metadata_version_names, spoken)
+                                       metadata_version_names, spoken, unknown_level_refusal)
 from scenarios.checker.expectations import check, equals
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -39,7 +38,6 @@ TARGET = "4.4.0"
 MV = "metadata.version"
 RULE = ("one broker at a time, the next only once every partition is fully in sync again; "
         "metadata.version finalized only when no rollback of the binaries can be needed")
-_NO_LEVEL = re.compile(r"No MetadataVersion with feature level \d+\.[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -247,7 +245,9 @@ def _finalize(stage: Stage, source: str) -> None:
         watch=f"{MV} in each broker's ApiVersions answer; `Replayed a FeatureLevelRecord setting "
               f"{MV}` in the controller's log",
         why=f"new features of {TARGET} that change what is written (records, metadata) wait for "
-            f"this level: the binaries alone never use them",
+            f"this level: the binaries alone never use them. The controller answers once the "
+            f"level is in the metadata log; each broker reports it once it has replayed the "
+            f"record, a moment later (the step waits for all three)",
         production=f"finalize only when no rollback of the binaries is needed any more: it is the "
                    f"point of no return",
         question=f"After the finalize, which {MV} does each broker report?",
@@ -270,7 +270,8 @@ def _no_way_back(stage: Stage, source: str) -> None:
         happens=f"`kafka-features downgrade --metadata` to {source}'s level; then one broker "
                 f"(not the leader) restarted on {source}'s jars; then on {TARGET} again",
         watch=f"Kafka's refusal of the downgrade; kafka-server-<id>.log of the broker: `No "
-              f"MetadataVersion with feature level`",
+              f"MetadataVersion with feature level` (its broker side) or `Tried to apply "
+              f"FeatureLevelRecord` (its controller side), whichever replays the level first",
         why=f"a lower {MV} could drop metadata the higher one wrote, so the controller refuses; "
             f"and {source} cannot read a metadata log at a level it does not know",
         production="after finalizing, the way back is a restore, not a roll: test the new "
@@ -294,11 +295,11 @@ def _no_way_back(stage: Stage, source: str) -> None:
     except ApacheKafkaError as error:
         died = str(error)
     log = stage.brokers.log_file(node).read_text(encoding="utf-8", errors="replace")
-    reason = _NO_LEVEL.findall(log)
-    stage.fact("old_broker_refusal", reason[-1] if reason else died)
-    stage.expect(check(f"broker {node} cannot start on {source}", bool(died) and bool(reason),
-                       "it exits: No MetadataVersion with feature level ...",
-                       reason[-1] if reason else (died or "it started")))
+    reason = unknown_level_refusal(log, stage.facts["metadata_version_finalized"])
+    stage.fact("old_broker_refusal", reason or died)
+    stage.expect(check(f"broker {node} cannot start on {source}", bool(died) and reason is not None,
+                       f"it exits, its log refusing level {stage.facts['metadata_version_finalized']}",
+                       reason or died or "it started"))
     stage.brokers.restart(node, TARGET)
     replicas = stage.brokers.wait_for_isr(3)
     stage.expect(check("all three replicas in sync again", len(replicas.isr) == 3, "ISR of three",

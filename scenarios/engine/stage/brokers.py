@@ -153,14 +153,24 @@ class BrokersPart:
 
     def update_feature(self, feature: str, level: int, *, downgrade: bool = False) -> None:
         """`kafka-features upgrade|downgrade --feature feature=level`, asked of a live node (it
-        forwards to the active controller). Raises FeatureRefused with Kafka's reason."""
+        forwards to the active controller); then waits until every live node reports the level.
+        Raises FeatureRefused with Kafka's reason."""
         from kafka_app.apache.versions import update_feature
 
         cluster = self._cluster()
-        node = next(n for n in cluster.nodes.values() if n.running)
-        host, port = node.address.rsplit(":", 1)
+        live = [n for n in cluster.nodes.values() if n.running]
+        host, port = live[0].address.rsplit(":", 1)
         update_feature(host, int(port), feature, level, downgrade=downgrade)
         self._stage.timeline.event(f"{feature} {'down' if downgrade else 'up'} to {level}", "note")
+
+        # The controller answers once the level is in the metadata log; each broker replays it a
+        # moment later (a run asked one broker 0.1 s after the answer: it still said the old level).
+        def everywhere() -> bool:
+            answers = [_answer(n.address) for n in live]
+            return all(a is not None and a.finalized.get(feature) == level for a in answers)
+
+        wait_until(everywhere, timeout=60, what=f"every broker to report {feature} {level}",
+                   progress=self._stage.narrator.waiting, poll=0.2)
 
 
 def _answer(address: str) -> BrokerApis | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_app.apache.versions import (FETCH, LIST_OFFSETS, METADATA, _highest_by_class, ask_api_versions,
-                                       jar_version, metadata_version_names, spoken)
+                                       jar_version, metadata_version_names, spoken, unknown_level_refusal)
 from kafka_app.broker import EmbeddedBroker
 
 
@@ -41,6 +41,19 @@ def test_metadata_version_names_come_from_the_nodes_log() -> None:
            "... metadataVersion=Optional[4.1-IV1], finalizedFeatures={metadata.version=27}, ...\n")
     assert metadata_version_names(log) == {33: "4.4-IV2", 27: "4.1-IV1"}
     assert metadata_version_names("nothing loaded yet") == {}
+
+
+@pytest.mark.parametrize("line", [
+    "Caused by: java.lang.IllegalArgumentException: No MetadataVersion with feature level 33. "
+    "Valid feature levels are from 7 to 29.",
+    "java.lang.RuntimeException: Tried to apply FeatureLevelRecord FeatureLevelRecord(name='metadata.version', "
+    "featureLevel=33), but this controller only supports versions 7-27",
+])
+def test_an_old_node_refusing_the_finalized_level_is_found_on_either_side(line: str) -> None:
+    log = f"[...] ERROR Encountered fatal fault: ...\n{line}\n\tat org.apache.kafka...\n"
+    found = unknown_level_refusal(log, 33)
+    assert found is not None and found in line and "33" in found
+    assert unknown_level_refusal(log, 30) is None
 
 
 def test_jar_version_is_read_off_the_name(tmp_path) -> None:  # type: ignore[no-untyped-def]
