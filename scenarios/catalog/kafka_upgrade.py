@@ -333,7 +333,7 @@ SCENARIO = Scenario(
             f"offers and what the connector's kafka-clients speaks (the same on both versions). "
             f"Once metadata.version is finalized at {TARGET}'s level, Kafka refuses to lower it "
             f"and a 4.1.2 broker dies loading the metadata log.",
-    origin="issue 32 (Kafka as an axis)",
+    origin="production: upgrading Kafka under a running query",
     run=run,
     kafka_brokers=3,
 )
