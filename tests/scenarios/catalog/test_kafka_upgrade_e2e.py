@@ -1,7 +1,7 @@
 """kafka-upgrade end to end on Apache Kafka read through Spark's connector, as a user runs it:
 `python -m scenarios run kafka-upgrade --fast --stack apache/connector`. Three Kafka JVMs
-restarted seven times on two versions under a running query, and Spark: 7.4 min at a load of
-10 (26 Nov 2026), so nightly (docs/testing.md#nightly).
+restarted seven times on two versions under a running query, and Spark: 164 to 250 s at a
+load of 4 to 15 (26 Nov 2026), so nightly (docs/testing.md#nightly).
 
 Besides the verdict it checks what the scenario is for: every broker ran the target version
 and the source version again, metadata.version stayed put until finalized, the connector's
