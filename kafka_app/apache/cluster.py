@@ -10,6 +10,7 @@ Usage:
         KafkaProducer(bootstrap_servers=kafka.bootstrap_servers).send("Experience", b"1")
     with ApacheKafka(settings, brokers=3) as cluster:   # the failover scenario
         cluster.kill(cluster.leader("Experience", 0)); cluster.start(1)
+        cluster.restart_node(2, version="4.4.0")        # a rolling upgrade, one node at a time
 """
 
 from __future__ import annotations
@@ -147,6 +148,33 @@ class ApacheKafka(StartStop):
             node.start()
         self._wait_ready(nodes)
 
+    def restart_node(self, node_id: int, version: str | None = None) -> None:
+        """Stop one node cleanly and start it again on its same data folder, on `version`'s jars
+        when given (fetched once, before the stop): one step of a rolling upgrade or downgrade.
+        Raises KafkaStartFailed when the node will not run on them (e.g. a metadata.version
+        finalized beyond what that version knows); the node is then down."""
+        node = self.nodes[node_id]
+        version = version or node.version
+        if version != node.version:
+            problem = check_version(version)
+            if problem:
+                raise ApacheKafkaError(problem)
+            try:
+                cp = classpath(version, progress=self.progress)
+            except JarFetchError as error:
+                raise ApacheKafkaError(str(error)) from error
+        else:
+            cp = node.classpath
+        node.stop()
+        node.use(version, cp)
+        node.start()
+        self._wait_ready([node])
+
+    @property
+    def versions(self) -> dict[int, str]:
+        """The Kafka version each node runs (or will run at its next start)."""
+        return {node_id: node.version for node_id, node in self.nodes.items()}
+
     def stop_node(self, node_id: int) -> None:
         """Stop one node cleanly (SIGTERM): its partitions move to the others."""
         self.nodes[node_id].stop()
@@ -212,7 +240,7 @@ class ApacheKafka(StartStop):
             raise ApacheKafkaError(str(error)) from error
         self.nodes = {spec.node_id: KafkaNodeProcess(
             self.settings, spec, specs, java=java, classpath=cp, log_file=self.log_file(spec.node_id),
-            config_dir=self.settings.log_dir) for spec in specs}
+            config_dir=self.settings.log_dir, version=self.version) for spec in specs}
         if unformatted:
             self._format(unformatted, self.cluster_id, java, cp)
 
@@ -247,7 +275,8 @@ class ApacheKafka(StartStop):
                                        f"failed: {out[-1] if out else 'no output'}")
 
     def _wait_ready(self, nodes: Sequence[KafkaNodeProcess]) -> None:
-        what = f"Apache Kafka {self.version}" + (f" ({len(nodes)} nodes)" if len(nodes) > 1 else "")
+        versions = sorted({node.version or self.version for node in nodes})
+        what = f"Apache Kafka {', '.join(versions)}" + (f" ({len(nodes)} nodes)" if len(nodes) > 1 else "")
         deadline = time.monotonic() + self.start_timeout
         waiting: list[KafkaNodeProcess] = list(nodes)
         with Waiting(f"{what} to answer", enabled=self.progress) as shown:

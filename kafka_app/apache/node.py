@@ -27,6 +27,7 @@ __all__ = ["KafkaNodeProcess", "java_options"]
 # Measured on this 2-core machine: a node idles at ~400 MB RSS with a 512 MB heap ceiling;
 # Kafka's own script asks for 1 GB, more than a playground's few topics need.
 _HEAP = "-Xmx512M"
+_LOGGED_VERSION = re.compile(r"Kafka version: (\S+)")
 _BIND_FAILED = re.compile(r"Socket server failed to bind to (\S+?): Address already in use")
 
 
@@ -40,9 +41,12 @@ class KafkaNodeProcess:
     """A Kafka node we start, stop, kill and start again (the failover scenario does all four)."""
 
     def __init__(self, settings: BrokerSettings, spec: KafkaNode, voters: Sequence[KafkaNode], *,
-                 java: Path, classpath: str, log_file: Path, config_dir: Path) -> None:
+                 java: Path, classpath: str, log_file: Path, config_dir: Path,
+                 version: str = "") -> None:
         self.settings, self.spec, self.voters = settings, spec, list(voters)
         self.java, self.classpath, self.log_file = java, classpath, log_file.resolve()
+        # The Kafka version of `classpath`; a rolling upgrade swaps both while the node is down.
+        self.version = version
         # Absolute: the command line then says which folder a JVM serves (tests find theirs by it).
         self.properties_file = (config_dir / f"kafka-server-{spec.node_id}.properties").resolve()
         self.jvm: Jvm | None = None
@@ -86,6 +90,19 @@ class KafkaNodeProcess:
     def kill(self) -> None:
         if self.jvm is not None:
             self.jvm.kill()
+
+    def use(self, version: str, classpath: str) -> None:
+        """Run `version`'s jars from the next start on, on the same data folder (the node must be
+        stopped: a JVM keeps the jars it started with)."""
+        if self.running:
+            raise RuntimeError(f"Kafka node {self.node_id} is running; stop it before changing its jars")
+        self.version, self.classpath = version, classpath
+
+    def logged_version(self) -> str | None:
+        """The version this JVM says it is, in its log since `start` (Kafka's `Kafka version: X`
+        line), or None before it says so."""
+        found = _LOGGED_VERSION.findall(self._new_log())
+        return found[-1] if found else None
 
     def failure(self, when: str = "while starting") -> str:
         """Why the JVM ended (`when`: while starting, or after it started: a halt such as a failed

@@ -25,6 +25,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",
     "scenarios.catalog.broker_failover",
+    "scenarios.catalog.kafka_upgrade",
     "scenarios.catalog.state_stores",
     "scenarios.catalog.checkpoint_v2",
     "scenarios.catalog.state_reader",

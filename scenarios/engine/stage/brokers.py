@@ -8,11 +8,15 @@ Usage:
     old = stage.brokers.leader()
     stage.brokers.kill(old)
     new = stage.brokers.wait_for_leader(other_than=old)
+    stage.brokers.restart(2, version="4.4.0")          # one step of a rolling upgrade
+    stage.brokers.api_versions(2).finalized["metadata.version"]
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scenarios.engine.waiting import wait_until
@@ -20,6 +24,7 @@ from scenarios.errors import StepFailed
 
 if TYPE_CHECKING:
     from kafka_app.apache.cluster import ApacheKafka, PartitionReplicas
+    from kafka_app.apache.versions import BrokerApis
     from scenarios.engine.stage import Stage
 
 __all__ = ["BrokersPart"]
@@ -104,3 +109,75 @@ class BrokersPart:
         shown = ", ".join(str(n) for n in node_ids)
         self._stage.timeline.event(f"broker{'s' if len(node_ids) > 1 else ''} {shown} up", "start")
         self._stage.say(f"Kafka broker{'s' if len(node_ids) > 1 else ''} {shown} started again")
+
+    # -- versions: a rolling upgrade ------------------------------------------------------------
+    def version(self, node_id: int) -> str:
+        """The Kafka version a node runs (its jars)."""
+        return self._cluster().versions[node_id]
+
+    def logged_version(self, node_id: int) -> str | None:
+        """The version the node's JVM says it is in its log (`Kafka version: X`) since its start."""
+        return self._cluster().nodes[node_id].logged_version()
+
+    def log_file(self, node_id: int) -> Path:
+        return self._cluster().log_file(node_id)
+
+    def api_versions(self, node_id: int) -> BrokerApis:
+        """What the node answers a client's ApiVersions: version ranges, supported features and
+        the cluster's finalized feature levels (metadata.version among them)."""
+        node = self._cluster().nodes[node_id]
+        return wait_until(lambda: _answer(node.address), timeout=30,
+                          what=f"broker {node_id} to answer ApiVersions",
+                          progress=self._stage.narrator.waiting, poll=0.5)
+
+    def restart(self, node_id: int, version: str | None = None) -> float:
+        """Stop a node cleanly and start it again on its data folder, on `version`'s jars when
+        given; waits until it answers. Returns the seconds it was away. Raises the cluster's
+        KafkaStartFailed when it will not run on them (the node is then down)."""
+        cluster = self._cluster()
+        before = cluster.versions[node_id]
+        after = version or before
+        started = time.monotonic()
+        self._stage.timeline.event(f"broker {node_id} stopped ({before})", "stop")
+        from kafka_app.apache.errors import ApacheKafkaError
+
+        try:
+            cluster.restart_node(node_id, after)
+        except ApacheKafkaError:
+            self._stage.timeline.event(f"broker {node_id} refused {after}", "kill")
+            raise
+        away = time.monotonic() - started
+        self._stage.timeline.event(f"broker {node_id} up on {after}", "start")
+        self._stage.say(f"Kafka broker {node_id}: {before} -> {after}, back in {away:.1f} s")
+        return away
+
+    def update_feature(self, feature: str, level: int, *, downgrade: bool = False) -> None:
+        """`kafka-features upgrade|downgrade --feature feature=level`, asked of a live node (it
+        forwards to the active controller); then waits until every live node reports the level.
+        Raises FeatureRefused with Kafka's reason."""
+        from kafka_app.apache.versions import update_feature
+
+        cluster = self._cluster()
+        live = [n for n in cluster.nodes.values() if n.running]
+        host, port = live[0].address.rsplit(":", 1)
+        update_feature(host, int(port), feature, level, downgrade=downgrade)
+        self._stage.timeline.event(f"{feature} {'down' if downgrade else 'up'} to {level}", "note")
+
+        # The controller answers once the level is in the metadata log; each broker replays it a
+        # moment later (a run asked one broker 0.1 s after the answer: it still said the old level).
+        def everywhere() -> bool:
+            answers = [_answer(n.address) for n in live]
+            return all(a is not None and a.finalized.get(feature) == level for a in answers)
+
+        wait_until(everywhere, timeout=60, what=f"every broker to report {feature} {level}",
+                   progress=self._stage.narrator.waiting, poll=0.2)
+
+
+def _answer(address: str) -> BrokerApis | None:
+    from kafka_app.apache.versions import ask_api_versions
+
+    host, port = address.rsplit(":", 1)
+    try:
+        return ask_api_versions(host, int(port))
+    except (OSError, ConnectionError):
+        return None  # not answering yet: the caller polls
