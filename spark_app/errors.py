@@ -26,6 +26,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointStoreError",
     "StateSchemaChangedError",
+    "TornFileError",
     "StateStoreOptionError",
     "ConnectorUnavailableError",
     "GroupOffsetsError",
@@ -166,6 +167,14 @@ class StateSchemaChangedError(CheckpointError):
     token = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
 
 
+class TornFileError(CheckpointError):
+    """A checkpoint file Spark wrote is empty or cut short: a write torn by a crash of the
+    machine (a power loss), since the file system had not flushed it. The remedy depends on
+    which file it is (spark_app/checkpoint/torn.py), so the line says which."""
+
+    token = "CHECKPOINT_UNUSABLE.TORN_FILE"
+
+
 class StateStoreOptionError(SparkAppError):
     """A state store, checkpoint format or counter this Spark refuses (or would silently
     ignore), said before Spark starts; in Spark's words where Spark itself refuses it."""
@@ -191,7 +200,7 @@ _ERRORS: dict[str, type[SparkAppError]] = {
                                CouldNotReadOffsetRangeError, PartitionOffsetChangedError,
                                AddedPartitionNotFromZeroError, PartitionsDeletedError,
                                InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
-                               StateSchemaChangedError,
+                               StateSchemaChangedError, TornFileError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
                                StateStoreOptionError, StreamFailedError)
 }

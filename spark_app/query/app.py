@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 import signal
 import sys
 import threading
@@ -21,6 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
+from spark_app.checkpoint.health import RestartBlocker, torn_state_file
+from spark_app.checkpoint.torn import torn_file_error
 from spark_app.query.counter import count_messages
 from spark_app.checkpoint.state_data_source import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store,
@@ -28,7 +31,7 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
 from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
-                              StateStoreOptionError, StreamFailedError, unwrap)
+                              StateStoreOptionError, StreamFailedError, TornFileError, unwrap)
 from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
                                      STOPPED_JVM_GONE,
                                      OutputGate, interrupted_line, stop_between_batches,
@@ -66,6 +69,14 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
 # Spark's conditions for state it cannot load, with the sentence after them (up to the file).
 _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
                               re.MULTILINE)
+
+# Spark's words for a checkpoint log file torn by a crash of the machine (measured on 4.2.0,
+# storage-outage): an empty offsets/N or commits/N ("Failed to read log file F. Incomplete log
+# file[ in the offset commit log]"), one cut short under Hadoop's local .crc ("Checksum error:
+# F at 0 exp: … got: …"), or without it (Jackson's "Unexpected end-of-input", no file named).
+_TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
+                            r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
+
 
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
 # its words): the sentence after the exception's name says which settings.
@@ -187,6 +198,14 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return refusal.error(settings.checkpoint_dir)
     state_error = _STATE_CONDITION.search("\n".join(message_lines))
     if state_error is not None:
+        torn_state = _torn_state_file(settings)
+        if torn_state is not None:  # Spark's condition does not name the file: we can
+            return TornFileError(f"{state_error.group(0)[:300].strip()} [playground: "
+                                 f"{torn_state.missing} {torn_state.problem}. "
+                                 f"{torn_state.remedy}]")
+    torn = _TORN_LOG_FILE.search(text)
+    if torn is not None:
+        return _torn_log_file(torn)
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
@@ -201,6 +220,29 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _torn_log_file(match: re.Match[str]) -> TornFileError:
+    """Spark's failure on a torn offsets/N or commits/N, with the repair for that file."""
+    where = match.group("log") or match.group("crc")
+    how = (f"cannot be read ({match.group('why').strip()})" if match.group("log")
+           else "does not match its checksum (Hadoop's .crc beside it)")
+    local = where.removeprefix("file:")
+    if local == where and "://" in where:  # on a store: only the file's name can be given
+        return TornFileError(f"{where} {how}, as if cut short. Delete it if it is the newest "
+                             f"offsets/N without commits/N, or the newest commits/N; else restore "
+                             f"it or start over.")
+    return torn_file_error(Path(local), how)
+
+
+def _torn_state_file(settings: SparkAppSettings) -> RestartBlocker | None:
+    """A state file of a local checkpoint cut short by a crash of the machine, if any."""
+    if not settings.local_checkpoint:
+        return None
+    try:
+        return torn_state_file(read_checkpoint(settings.checkpoint_dir))
+    except (CheckpointError, OSError):
+        return None  # the failure is explained without it
 
 
 def _offsets_now(settings: SparkAppSettings, tp: TopicPartition) -> tuple[int, int] | None:
