@@ -25,6 +25,8 @@ __all__ = [
     "SourceOptionError",
     "CheckpointError",
     "CheckpointStoreError",
+    "CheckpointStoreLostError",
+    "CheckpointDiskFullError",
     "StateSchemaChangedError",
     "TornFileError",
     "StateStoreOptionError",
@@ -82,6 +84,22 @@ class CheckpointStoreError(SparkAppError):
 
     token = "CHECKPOINT_STORE"
     exit_code = 2
+
+
+class CheckpointStoreLostError(CheckpointStoreError):
+    """The checkpoint store stopped answering while the query ran: a checkpoint write or read
+    failed after the store client's own retries. The checkpoint itself is intact, so the same
+    run may succeed once the store is back."""
+
+    token = "CHECKPOINT_STORE.UNREACHABLE"
+    exit_code = 1
+    retriable = True
+
+
+class CheckpointDiskFullError(SparkAppError):
+    """A checkpoint write failed because the disk under the checkpoint is full (ENOSPC)."""
+
+    token = "CHECKPOINT_DISK_FULL"
 
 
 class JavaMissingError(SparkAppError):
@@ -200,7 +218,8 @@ _ERRORS: dict[str, type[SparkAppError]] = {
                                CouldNotReadOffsetRangeError, PartitionOffsetChangedError,
                                AddedPartitionNotFromZeroError, PartitionsDeletedError,
                                InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
-                               StateSchemaChangedError, TornFileError,
+                               StateSchemaChangedError, TornFileError, CheckpointStoreLostError,
+                               CheckpointDiskFullError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
                                StateStoreOptionError, StreamFailedError)
 }

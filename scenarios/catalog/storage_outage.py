@@ -32,7 +32,8 @@ from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.errors import TornFileError, error_in_text
+from spark_app.errors import (CheckpointDiskFullError, CheckpointStoreLostError, TornFileError,
+                              error_in_text)
 
 __all__ = ["SCENARIO", "Restart", "run", "spark_condition", "tear", "crc_of"]
 
@@ -83,10 +84,208 @@ class Restart:
         return f"exit {self.exit_code} after {self.seconds:.0f} s{spark}: {self.line[:200]}"
 
 
+# How long the scenario waits for the app to notice a store that went away before it calls the
+# outage ridden out; S3A's own retries (fs.s3a.retry.*, the SDK's) decide when it gives up.
+STORE_GONE_WAIT_SEC = 600.0
+# Measured on s3proxy behind the proxy (26 Nov 2026, load 10 to 12): a refused store failed
+# the query 140 s after the cut; a cut well inside that is ridden out.
+SHORT_STORE_CUT_SEC = 20.0
+
+
+# The checkpoint's own small disk: ours took about 3 MiB after 250 one-second batches (Spark
+# keeps 100), in whole 4 KiB pages per file.
+DISK_MIB = 16
+
+
 def run(stage: Stage) -> None:
     if stage.settings.checkpoint_store == "local":
+        no_disk = stage.disk.unavailable()
+        if no_disk is None:
+            stage.disk.mount(stage.folders.checkpoints, DISK_MIB)
         _torn_writes(stage)
+        if no_disk is None:
+            _disk_full(stage)
+        else:
+            stage.fact("disk_full_skipped", no_disk)
+            stage.say(f"the full disk is skipped: {no_disk}")
+    else:
+        _store_cut(stage)
     stage.finish_exactly_once()
+
+
+# -- the disk fills ----------------------------------------------------------------------------
+def _disk_full(stage: Stage) -> None:
+    stage.step(Step(
+        "The checkpoint's disk fills up while the app runs",
+        happens=f"the checkpoint folder is a {DISK_MIB} MiB tmpfs; a file of ours takes every "
+                "byte left on it while the app runs; the scenario waits for the app to notice",
+        watch="the app's exit and its one line, Spark's exception, and how long it took; then "
+              "inspect: did the failed write leave a torn file?",
+        why="Spark writes each checkpoint file to a temporary name and renames it; a write that "
+            "fails with ENOSPC throws before the rename, so the failed file never gets its name",
+        production="watch the checkpoint volume's free space (and Spark's own retention of "
+                   "100 batches, minBatchesToRetain); a full disk fails the query at its next "
+                   "checkpoint write",
+        question="When the disk is full, does the query fail, and which error names it? Is "
+                 "the checkpoint damaged afterwards?",
+        answer="It fails at its next checkpoint write with No space left on device, which the "
+               "app's line names (CHECKPOINT_DISK_FULL); inspect finds no torn file (all "
+               "checked).",
+        phase="disk full"))
+    stage.app.start()
+    stage.output.wait_for_more(3)
+    before = stage.output.verify().highest
+    stage.disk.fill()
+    full_at = time.monotonic()
+    wait_until(lambda: None if stage.app.running else True, timeout=STORE_GONE_WAIT_SEC,
+               what="the app to meet the full disk", progress=stage.narrator.waiting)
+    seconds = time.monotonic() - full_at
+    code = stage.app.wait_exit(kind="crash")
+    output = stage.app.output()
+    named = error_in_text(output)
+    line = str(named) if named else stage.app.last_words()
+    stage.fact("disk_full", {"seconds_to_exit": round(seconds, 1), "exit_code": code,
+                             "line": line[:600], "spark": spark_condition(output),
+                             "written_after_full": stage.output.verify().highest - before})
+    stage.say(f"the app exited {code} {seconds:.0f} s after the disk filled: {line[:300]}")
+    stage.expect(check("the query fails on the full disk, and the line says so",
+                       code != 0 and isinstance(named, CheckpointDiskFullError),
+                       f"a non-zero exit with {CheckpointDiskFullError.token}",
+                       f"exit {code} after {seconds:.0f} s: {line[:200]}"))
+    code, output = _inspect(stage, "--no-state")
+    stage.expect(check("the failed write left no torn file",
+                       code == 0 and "a restart will continue" in output,
+                       "inspect: exit 0, 'a restart will continue'",
+                       f"exit {code}: {_last_line(output)}"))
+    stage.step(Step(
+        "Space is freed: a restart loses nothing",
+        happens="the filler is removed and the app is started again on the same checkpoint",
+        watch="Count = n lines again; the final verdict",
+        why="the batch that failed is planned or replayed from the checkpoint as after any crash",
+        production="free space, then restart: nothing to repair",
+        question="After space is freed, will the restart continue with every message once?",
+        answer="Yes: it continues, and the final check finds every message exactly once.",
+        phase="space freed"))
+    stage.disk.free()
+    _continues(stage, "space was freed")
+
+
+def _short_store_cut(stage: Stage) -> None:
+    stage.step(Step(
+        f"A short store outage ({SHORT_STORE_CUT_SEC:g} s): ridden out",
+        happens=f"the proxy is cut for {SHORT_STORE_CUT_SEC:g} s, then lets connections "
+                "through again",
+        watch="no exit; Count = n lines go on after the cut",
+        why="the checkpoint write that met the cut is still inside S3A's retries when the "
+            "store answers again, and then succeeds: Spark never learns of the outage",
+        production="a store blip shorter than the client's retry budget costs a slow batch, "
+                   "nothing else",
+        question=f"Will a {SHORT_STORE_CUT_SEC:g} s store outage make the query fail?",
+        answer="No: the app is still running after it and writes new values (checked).",
+        phase="short store cut"))
+    stage.store.cut()
+    end = time.monotonic() + SHORT_STORE_CUT_SEC
+    wait_until(lambda: time.monotonic() >= end, timeout=SHORT_STORE_CUT_SEC + 5,
+               what="the short store outage", progress=stage.narrator.waiting)
+    before = stage.output.verify().highest
+    stage.store.restore()
+    how = _settled(stage, before)
+    stage.fact("short_store_cut", how)
+    stage.expect(check("the app rode out the short store outage", how == "continued",
+                       "still running, new values written", how))
+
+
+def _settled(stage: Stage, before: int, timeout: float | None = None) -> str:
+    """"continued" once the app writes past value `before`, "exited" if it ends first."""
+    def settled() -> str | None:
+        if not stage.app.running:
+            return "exited"
+        return "continued" if stage.output.verify().highest > before else None
+
+    return wait_until(settled, timeout=timeout or stage.timings.spark_start_timeout_sec,
+                      what="the app to write a new value or to exit",
+                      progress=stage.narrator.waiting)
+
+
+# -- the store goes away ------------------------------------------------------------------------
+def _store_cut(stage: Stage) -> None:
+    t = stage.timings
+    kind = stage.settings.checkpoint_store
+    stage.step(Step(
+        f"Start Kafka, the {kind} checkpoint store behind a proxy, and the Spark app",
+        happens=f"the {kind} store starts; the app reaches it only through a TCP proxy of ours "
+                "(kafka-outage's), which the next step cuts; the stage reads the checkpoint "
+                "through the store's own address",
+        watch="Count = n lines; `checkpoints in s3a://…` on the app's console",
+        why="every batch writes offsets/N before it runs and commits/N after, on the store",
+        production="the checkpoint store is on the path of every batch: its outage is the "
+                   "query's outage",
+        question="Which of the app's writes need the store: the output, the checkpoint, or both?",
+        answer="The checkpoint only: the output log is a local file; but no batch can start "
+               "without writing its offsets/N to the store.",
+        phase="start"))
+    stage.kafka.start(retention_sec=t.endless_retention_sec)
+    stage.store.start(behind_proxy=True)
+    stage.app.start()
+    stage.output.wait_for_value(t.run_for_messages)
+    _short_store_cut(stage)
+    stage.step(Step(
+        f"The {kind} store goes away mid-run, for good",
+        happens="the proxy resets every connection between the app and the store and refuses "
+                "new ones, as a store whose host went down looks to the app; the producer goes "
+                "on; the scenario waits for the app to give up",
+        watch="the output stops growing; then the app's exit code and its one line, and after "
+              "how long",
+        why="S3A retries a failed request (fs.s3a.retry.limit, 7, with backoff from "
+            "fs.s3a.retry.interval, 500 ms) around the AWS SDK's own attempts; when they run "
+            "out the checkpoint write throws and the query fails: Spark does not retry the "
+            "driver's checkpoint writes",
+        production="alert on a query that makes no progress, not only on one that dies: the "
+                   "retries keep it silent for minutes first; run it supervised, so it starts "
+                   "again once the store answers; never delete a checkpoint because its store "
+                   "was away",
+        question="When the store stays away, does the query fail, after how long, and with "
+                 "which error?",
+        answer="It fails after S3A's retries, minutes later (the time is in the check), with "
+               "java.net.ConnectException … Connection refused (SDK Attempt Count: 6); the "
+               "app's line is CHECKPOINT_STORE.UNREACHABLE, retriable (checked).",
+        phase="store cut"))
+    before = stage.output.verify().highest
+    stage.store.cut()
+    cut_at = time.monotonic()
+    gone = wait_until(lambda: None if stage.app.running else True,
+                      timeout=STORE_GONE_WAIT_SEC, what="the app to notice the store is gone",
+                      progress=stage.narrator.waiting)
+    seconds = time.monotonic() - cut_at
+    code = stage.app.wait_exit(kind="crash")
+    output = stage.app.output()
+    named = error_in_text(output)
+    stage.fact("store_cut", {"seconds_to_exit": round(seconds, 1), "exit_code": code,
+                             "line": str(named)[:600] if named else stage.app.last_words()[-600:],
+                             "written_after_cut": stage.output.verify().highest - before})
+    stage.say(f"the app exited {code} {seconds:.0f} s after the cut: "
+              f"{str(named)[:300] if named else stage.app.last_words()[-300:]}")
+    stage.expect(check("the query fails once the store is gone, and its line says so",
+                       gone and code != 0 and isinstance(named, CheckpointStoreLostError)
+                       and named.retriable,
+                       f"a non-zero exit with {CheckpointStoreLostError.token}",
+                       f"exit {code} after {seconds:.0f} s: "
+                       f"{str(named)[:200] if named else 'no line'}"))
+    stage.step(Step(
+        "The store is back: a restart continues exactly once",
+        happens="the proxy lets connections through again; the app is started again on the "
+                "same checkpoint",
+        watch="Count = n lines again from where the checkpoint stood; the final verdict",
+        why="the batch that failed had written offsets/N (or not): either way the restart "
+            "replays or plans it from the checkpoint on the store, and the exactly-once sink "
+            "keeps each message's lines once",
+        production="a store outage costs time, not data, as long as Kafka's retention outlasts it",
+        question="After the store comes back, will any message be missing or doubled?",
+        answer="None: the restart continues and every message is written exactly once "
+               "(checked at the end).",
+        phase="store back"))
+    stage.store.restore()
+    _continues(stage, "the store came back")
 
 
 # -- torn writes --------------------------------------------------------------------------------
@@ -142,14 +341,7 @@ def _restart(stage: Stage, timeout: float | None = None) -> Restart:
     started = time.monotonic()
     stage.app.start()
 
-    def settled() -> str | None:
-        if not stage.app.running:
-            return "exited"
-        return "continued" if stage.output.verify().highest > before else None
-
-    how = wait_until(settled, timeout=timeout or stage.timings.spark_start_timeout_sec,
-                     what="the restart to write a new value or to exit",
-                     progress=stage.narrator.waiting)
+    how = _settled(stage, before, timeout)
     seconds = time.monotonic() - started
     if how == "continued":
         outcome = Restart(True, seconds)
@@ -328,4 +520,5 @@ SCENARIO = Scenario(
             "Every message exactly once in the end.",
     origin="production: a checkpoint on failing storage",
     run=run,
+    checkpoint_stores=("local", "s3"),
 )

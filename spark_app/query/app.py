@@ -30,7 +30,8 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
+from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointStoreLostError,
+                              KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, TornFileError, unwrap)
 from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
                                      STOPPED_JVM_GONE,
@@ -76,6 +77,18 @@ _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(
 # F at 0 exp: … got: …"), or without it (Jackson's "Unexpected end-of-input", no file named).
 _TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
                             r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
+
+
+# ENOSPC in Java's words, with the file it was writing when Hadoop says which.
+_DISK_FULL = re.compile(r"[^\n]*No space left on device[^\n]*")
+
+# A checkpoint store that stopped answering mid-run: S3A's and the AWS SDK's words after their
+# retries, or Hadoop's IPC client's for a NameNode gone.
+_STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection refused|"
+                         r"failed on connection exception|ConnectException)[^\n]*")
+
+_S3A_CALL = re.compile(r"(\w+ on s3a://\S+?):? \S*SdkClientException: (Unable to execute HTTP "
+                       r"request: [^\n]*?)(?: SQLSTATE|\n|$)")
 
 
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
@@ -206,6 +219,15 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     torn = _TORN_LOG_FILE.search(text)
     if torn is not None:
         return _torn_log_file(torn)
+    full = _DISK_FULL.search(text)
+    if full is not None:
+        return CheckpointDiskFullError(
+            f"{full.group(0).strip()[:300]} [playground: the disk under {settings.checkpoint_dir} "
+            f"is full. Spark writes each checkpoint file under a temporary name and renames it, so "
+            f"the failed write left no torn file: free space there and start the app again]")
+    lost = _store_lost(text, settings)
+    if lost is not None:
+        return lost
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
@@ -233,6 +255,24 @@ def _torn_log_file(match: re.Match[str]) -> TornFileError:
                              f"offsets/N without commits/N, or the newest commits/N; else restore "
                              f"it or start over.")
     return torn_file_error(Path(local), how)
+
+
+def _store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostError | None:
+    """The store's client gave up on a checkpoint store that no longer answers (not Kafka's:
+    the words must come with the store's client or URI)."""
+    if settings.local_checkpoint:
+        return None
+    gone = _STORE_GONE.search(text)
+    if gone is None or not any(word in text for word in ("s3a", "S3A", "hdfs", "DFSClient")):
+        return None
+    url = settings.checkpoint_store_url or settings.checkpoint_store
+    s3 = _S3A_CALL.search(text)  # the call and the SDK's reason, without Spark's wrapping
+    said = f"{s3.group(1)}: {s3.group(2)}" if s3 else gone.group(0).strip()[-300:]
+    return CheckpointStoreLostError(
+        f"{said[:400]} [playground: the {settings.checkpoint_store} checkpoint "
+        f"store at {url} stopped answering while the query ran, after its client's retries. "
+        f"The checkpoint is intact: start the app again once the store answers (--supervise "
+        f"does it for you)]")
 
 
 def _torn_state_file(settings: SparkAppSettings) -> RestartBlocker | None:

@@ -1,0 +1,57 @@
+"""The app's one line when the checkpoint's storage fails mid-run (storage-outage's findings):
+a store that stopped answering, a full disk. Spark's words are from the scenario's runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointStoreLostError,
+                              error_in_text, unwrap)
+from spark_app.query.app import explain_failure
+from spark_app.settings import SparkAppSettings
+
+# Spark 4.2.0 with hadoop-aws 3.5.0, 140 s after the proxy in front of s3proxy was cut.
+S3_GONE = (
+    "[STREAM_FAILED] Query [id = c1d7, runId = 7d72] terminated with exception: getFileStatus on "
+    "s3a://checkpoint-experience/work/cp/commits/.0.c1c35f94.tmp: software.amazon.awssdk.core."
+    "exception.SdkClientException: Unable to execute HTTP request: Connect to 127.0.0.1:46701 "
+    "[/127.0.0.1] failed: Connection refused (SDK Attempt Count: 6) SQLSTATE: XXKST\n"
+    "java.net.ConnectException: getFileStatus on s3a://checkpoint-experience/work/cp/commits/"
+    ".0.c1c35f94.tmp")
+
+
+def _on_s3() -> SparkAppSettings:
+    return SparkAppSettings(checkpoint_store="s3",
+                            checkpoint_store_url="http://127.0.0.1:46701")
+
+
+def test_a_store_gone_mid_run_is_retriable_and_not_a_broken_checkpoint() -> None:
+    error = explain_failure(RuntimeError(S3_GONE), _on_s3())
+    assert isinstance(error, CheckpointStoreLostError) and error.retriable
+    assert not isinstance(error, CheckpointError)  # "delete the folder" would be the wrong advice
+    assert "Connection refused (SDK Attempt Count: 6)" in str(error)
+    assert "http://127.0.0.1:46701 stopped answering" in str(error)
+    assert "delete" not in str(error)
+
+
+def test_the_store_lost_line_round_trips() -> None:
+    error = explain_failure(RuntimeError(S3_GONE), _on_s3())
+    again = error_in_text(f"spark_app: {error}")
+    assert type(again) is CheckpointStoreLostError and str(again) == str(error)
+    assert type(unwrap(RuntimeError(f"x\nspark_app.errors.X: {error}"))) is CheckpointStoreLostError
+
+
+def test_a_refused_connection_on_a_local_checkpoint_is_not_the_store() -> None:
+    error = explain_failure(RuntimeError("java.net.ConnectException: Connection refused"),
+                            SparkAppSettings())
+    assert not isinstance(error, CheckpointStoreLostError)
+
+
+def test_a_full_disk_names_the_checkpoint_and_says_free_space(tmp_path: Path) -> None:
+    said = ("[STREAM_FAILED] Query [id = a, runId = b] terminated with exception: No space left "
+            "on device SQLSTATE: XXKST\njava.io.IOException: No space left on device")
+    settings = SparkAppSettings(checkpoint_dir=tmp_path)
+    error = explain_failure(RuntimeError(said), settings)
+    assert isinstance(error, CheckpointDiskFullError)
+    assert f"the disk under {tmp_path} is full" in str(error) and "free space" in str(error)
+    assert type(error_in_text(f"spark_app: {error}")) is CheckpointDiskFullError
