@@ -132,8 +132,7 @@ def _disk_full(stage: Stage) -> None:
                "app's line names (CHECKPOINT_DISK_FULL); inspect finds no torn file (all "
                "checked).",
         phase="disk full"))
-    stage.app.start()
-    stage.output.wait_for_more(3)
+    stage.output.wait_for_more(3)  # the app the torn state's repair started runs on
     before = stage.output.verify().highest
     stage.disk.fill()
     full_at = time.monotonic()

@@ -81,6 +81,7 @@ _TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why
 
 # ENOSPC in Java's words, with the file it was writing when Hadoop says which.
 _DISK_FULL = re.compile(r"[^\n]*No space left on device[^\n]*")
+_WRITE_CONDITION = re.compile(r"\[(CANNOT_WRITE_STATE_STORE\.[A-Z_]+)\]")
 
 # A checkpoint store that stopped answering mid-run: S3A's and the AWS SDK's words after their
 # retries, or Hadoop's IPC client's for a NameNode gone.
@@ -221,8 +222,10 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return _torn_log_file(torn)
     full = _DISK_FULL.search(text)
     if full is not None:
+        condition = _WRITE_CONDITION.search(text)  # the state store's, when it met the disk
+        said = f"[{condition.group(1)}] " if condition else ""
         return CheckpointDiskFullError(
-            f"{full.group(0).strip()[:300]} [playground: the disk under {settings.checkpoint_dir} "
+            f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the disk under {settings.checkpoint_dir} "
             f"is full. Spark writes each checkpoint file under a temporary name and renames it, so "
             f"the failed write left no torn file: free space there and start the app again]")
     lost = _store_lost(text, settings)

@@ -48,10 +48,15 @@ def test_a_refused_connection_on_a_local_checkpoint_is_not_the_store() -> None:
 
 
 def test_a_full_disk_names_the_checkpoint_and_says_free_space(tmp_path: Path) -> None:
-    said = ("[STREAM_FAILED] Query [id = a, runId = b] terminated with exception: No space left "
-            "on device SQLSTATE: XXKST\njava.io.IOException: No space left on device")
+    # Spark 4.2.0 on a full 16 MiB tmpfs (storage-outage): the state store's commit met it.
+    said = ("[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function "
+            "in foreach batch sink. Reason: … [CANNOT_WRITE_STATE_STORE.CANNOT_COMMIT] Error "
+            "writing state store files for provider HDFSStateStore[…]\n"
+            "Caused by: org.apache.hadoop.fs.FSError: java.io.IOException: No space left on device")
     settings = SparkAppSettings(checkpoint_dir=tmp_path)
     error = explain_failure(RuntimeError(said), settings)
     assert isinstance(error, CheckpointDiskFullError)
+    assert str(error).startswith("CHECKPOINT_DISK_FULL: [CANNOT_WRITE_STATE_STORE.CANNOT_COMMIT] "
+                                 "org.apache.hadoop.fs.FSError: java.io.IOException: No space")
     assert f"the disk under {tmp_path} is full" in str(error) and "free space" in str(error)
     assert type(error_in_text(f"spark_app: {error}")) is CheckpointDiskFullError
