@@ -89,7 +89,8 @@ _STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection re
                          r"failed on connection exception|ConnectException)[^\n]*")
 
 _S3A_CALL = re.compile(r"(\w+ on s3a://\S+?):? \S*SdkClientException: (Unable to execute HTTP "
-                       r"request: [^\n]*?)(?: SQLSTATE|\n|$)")
+                       r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
+                       re.MULTILINE)
 
 
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
