@@ -211,6 +211,20 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     refusal = find_schema_refusal("\n".join(message_lines[:6]))
     if refusal is not None:
         return refusal.error(settings.checkpoint_dir)
+    # The storage under the checkpoint first: a state file or a log file that cannot be read
+    # because the disk is full or the store is gone is not a damaged checkpoint.
+    full = _DISK_FULL.search(text)
+    if full is not None:
+        condition = _WRITE_CONDITION.search(text)  # the state store's, when it met the disk
+        said = f"[{condition.group(1)}] " if condition else ""
+        return CheckpointDiskFullError(
+            f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the "
+            f"disk under {settings.checkpoint_dir} is full. Spark writes each checkpoint file "
+            f"under a temporary name and renames it, so the failed write left no torn file: free "
+            f"space there and start the app again]")
+    lost = _store_lost(text, settings)
+    if lost is not None:
+        return lost
     state_error = _STATE_CONDITION.search("\n".join(message_lines))
     if state_error is not None:
         torn_state = _torn_state_file(settings)
@@ -218,20 +232,6 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
             return TornFileError(f"{state_error.group(0)[:300].strip()} [playground: "
                                  f"{torn_state.missing} {torn_state.problem}. "
                                  f"{torn_state.remedy}]")
-    torn = _TORN_LOG_FILE.search(text)
-    if torn is not None:
-        return _torn_log_file(torn)
-    full = _DISK_FULL.search(text)
-    if full is not None:
-        condition = _WRITE_CONDITION.search(text)  # the state store's, when it met the disk
-        said = f"[{condition.group(1)}] " if condition else ""
-        return CheckpointDiskFullError(
-            f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the disk under {settings.checkpoint_dir} "
-            f"is full. Spark writes each checkpoint file under a temporary name and renames it, so "
-            f"the failed write left no torn file: free space there and start the app again]")
-    lost = _store_lost(text, settings)
-    if lost is not None:
-        return lost
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
@@ -239,6 +239,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
                                f"{state_error.group(0)[:600]}. Restore the missing state file, or "
                                f"delete the folder to start over (the count restarts).")
+    torn = _TORN_LOG_FILE.search(text)
+    if torn is not None:
+        return _torn_log_file(torn)
     if any(word in head for word in _CHECKPOINT_WORDS):
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
