@@ -334,7 +334,7 @@ def _inspect(stage: Stage, *args: str) -> tuple[int, str]:
     return code, output
 
 
-def _restart(stage: Stage, timeout: float | None = None) -> Restart:
+def _restart(stage: Stage, timeout: float | None = None, fact: str = "restart") -> Restart:
     """Start the app again and wait until it writes a new value or exits, whichever first."""
     before = stage.output.verify().highest
     started = time.monotonic()
@@ -351,7 +351,7 @@ def _restart(stage: Stage, timeout: float | None = None) -> Restart:
         outcome = Restart(False, seconds, code, str(named) if named else stage.app.last_words(),
                           spark_condition(output))
     stage.say(f"the restart {outcome.words()}")
-    stage.fact(f"{stage.phase}_restart", {"continued": outcome.continued,
+    stage.fact(f"{stage.phase}_{fact}", {"continued": outcome.continued,
                                           "seconds": round(outcome.seconds, 1),
                                           "exit_code": outcome.exit_code,
                                           "condition": outcome.condition, "line": outcome.line[:500]})
@@ -369,7 +369,7 @@ def _remove(stage: Stage, *paths: Path) -> None:
 
 def _continues(stage: Stage, what: str) -> None:
     """Start the app after the repair and expect it to write new values."""
-    outcome = _restart(stage)
+    outcome = _restart(stage, fact="repaired")
     stage.expect(check(f"after {what} the restart continues", outcome.continued,
                        "new values written", outcome.words()))
 
