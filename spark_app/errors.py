@@ -88,8 +88,9 @@ class CheckpointStoreError(SparkAppError):
 
 class CheckpointStoreLostError(CheckpointStoreError):
     """The checkpoint store stopped answering while the query ran: a checkpoint write or read
-    failed after the store client's own retries. The checkpoint itself is intact, so the same
-    run may succeed once the store is back."""
+    failed once the store's client gave up (S3A after minutes of retries, HDFS's IPC client at
+    once on a reset call). The checkpoint itself is intact, so the same run may succeed once
+    the store is back."""
 
     token = "CHECKPOINT_STORE.UNREACHABLE"
     exit_code = 1

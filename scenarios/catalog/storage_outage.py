@@ -12,11 +12,13 @@ recovery), and how to get back to exactly once:
 - **The disk fills** (a local checkpoint, as root): the checkpoint sits on a small tmpfs; a
   file of ours fills it while the app runs; Spark's next checkpoint write fails; space is freed
   and a restart loses nothing.
-- **The store goes away** (`--checkpoint-store s3`): the TCP proxy in front of s3proxy is cut
-  while the app runs; then it is back and a restart continues exactly once.
+- **The store goes away** (`--checkpoint-store s3` or `hdfs`): the TCP proxy in front of
+  s3proxy (or of the NameNode) is cut while the app runs: S3A rides out a short cut and gives
+  up on a long one after minutes, HDFS's client fails at once; then the store is back and a
+  restart continues exactly once.
 
 Usage: `python -m scenarios run storage-outage --fast` (torn writes and the full disk);
-`python -m scenarios run storage-outage --fast --checkpoint-store s3` (the store cut).
+`python -m scenarios run storage-outage --fast --checkpoint-store s3` (or `hdfs`: the store cut).
 """
 
 from __future__ import annotations
@@ -170,29 +172,63 @@ def _disk_full(stage: Stage) -> None:
     _continues(stage, "space was freed")
 
 
-def _short_store_cut(stage: Stage) -> None:
+def _short_store_cut(stage: Stage) -> bool:
+    """The short cut; True when the app rode it out (S3A does; HDFS's client does not)."""
+    kind = stage.settings.checkpoint_store
+    rides_out = kind == "s3"
     stage.step(Step(
-        f"A short store outage ({SHORT_STORE_CUT_SEC:g} s): ridden out",
+        f"A short store outage ({SHORT_STORE_CUT_SEC:g} s)",
         happens=f"the proxy is cut for {SHORT_STORE_CUT_SEC:g} s, then lets connections "
                 "through again",
-        watch="no exit; Count = n lines go on after the cut",
-        why="the checkpoint write that met the cut is still inside S3A's retries when the "
-            "store answers again, and then succeeds: Spark never learns of the outage",
-        production="a store blip shorter than the client's retry budget costs a slow batch, "
-                   "nothing else",
-        question=f"Will a {SHORT_STORE_CUT_SEC:g} s store outage make the query fail?",
-        answer="No: the app is still running after it and writes new values (checked).",
+        watch="whether the app exits during the cut; Count = n lines after it",
+        why=("the checkpoint write that met the cut is still inside S3A's retries when the "
+             "store answers again, and then succeeds: Spark never learns of the outage"
+             if rides_out else
+             "Hadoop's IPC client does not retry a call whose connection to the NameNode "
+             "was reset (java.io.EOFException), and retries a refused one only "
+             "ipc.client.connect.max.retries times (10, 1 s apart): the checkpoint write fails "
+             "and the query with it"),
+        production=("a store blip shorter than the client's retry budget costs a slow batch, "
+                    "nothing else" if rides_out else
+                    "on HDFS a NameNode blip fails the query: run it supervised (or use an HA "
+                    "NameNode pair, whose client fails over instead)"),
+        question=f"Will a {SHORT_STORE_CUT_SEC:g} s {kind} store outage make the query fail?",
+        answer=("No: the app is still running after it and writes new values (checked)."
+                if rides_out else
+                "Yes, within seconds of the cut: STREAM_FAILED before, now "
+                "CHECKPOINT_STORE.UNREACHABLE; after the cut a restart continues (checked)."),
         phase="short store cut"))
     stage.store.cut()
-    end = time.monotonic() + SHORT_STORE_CUT_SEC
-    wait_until(lambda: time.monotonic() >= end, timeout=SHORT_STORE_CUT_SEC + 5,
-               what="the short store outage", progress=stage.narrator.waiting)
+    cut_at = time.monotonic()
+    end = cut_at + SHORT_STORE_CUT_SEC
+    exited_after: list[float] = []
+
+    def over() -> bool:
+        if not exited_after and not stage.app.running:
+            exited_after.append(time.monotonic() - cut_at)
+        return time.monotonic() >= end
+
+    wait_until(over, timeout=SHORT_STORE_CUT_SEC + 5, what="the short store outage",
+               progress=stage.narrator.waiting)
     before = stage.output.verify().highest
     stage.store.restore()
     how = _settled(stage, before)
     stage.fact("short_store_cut", how)
+    if not rides_out:
+        code = stage.app.wait_exit(kind="crash")
+        named = error_in_text(stage.app.output())
+        seconds = exited_after[0] if exited_after else SHORT_STORE_CUT_SEC
+        stage.fact("short_store_cut_exit", {"seconds_to_exit": round(seconds, 1),
+                                            "exit_code": code, "line": str(named)[:600]})
+        stage.say(f"the app exited {code} within {seconds:.0f} s of the cut: {str(named)[:300]}")
+        stage.expect(check("the query fails on a short NameNode outage, and its line says so",
+                           how == "exited" and isinstance(named, CheckpointStoreLostError),
+                           f"an exit with {CheckpointStoreLostError.token}",
+                           f"{how}: {str(named)[:200] if named else 'no line'}"))
+        return False
     stage.expect(check("the app rode out the short store outage", how == "continued",
                        "still running, new values written", how))
+    return True
 
 
 def _settled(stage: Stage, before: int, timeout: float | None = None) -> str:
@@ -228,7 +264,29 @@ def _store_cut(stage: Stage) -> None:
     stage.store.start(behind_proxy=True)
     stage.app.start()
     stage.output.wait_for_value(t.run_for_messages)
-    _short_store_cut(stage)
+    rode_out = _short_store_cut(stage)  # HDFS's client does not: the app is down already
+    if rode_out:
+        _long_store_cut(stage)
+    stage.step(Step(
+        "The store is back: a restart continues exactly once",
+        happens="the proxy lets connections through again; the app is started again on the "
+                "same checkpoint",
+        watch="Count = n lines again from where the checkpoint stood; the final verdict",
+        why="the batch that failed had written offsets/N (or not): either way the restart "
+            "replays or plans it from the checkpoint on the store, and the exactly-once sink "
+            "keeps each message's lines once",
+        production="a store outage costs time, not data, as long as Kafka's retention outlasts it",
+        question="After the store comes back, will any message be missing or doubled?",
+        answer="None: the restart continues and every message is written exactly once "
+               "(checked at the end).",
+        phase="store back"))
+    if rode_out:
+        stage.store.restore()
+    _continues(stage, "the store came back")
+
+
+def _long_store_cut(stage: Stage) -> None:
+    kind = stage.settings.checkpoint_store
     stage.step(Step(
         f"The {kind} store goes away mid-run, for good",
         happens="the proxy resets every connection between the app and the store and refuses "
@@ -271,21 +329,6 @@ def _store_cut(stage: Stage) -> None:
                        f"a non-zero exit with {CheckpointStoreLostError.token}",
                        f"exit {code} after {seconds:.0f} s: "
                        f"{str(named)[:200] if named else 'no line'}"))
-    stage.step(Step(
-        "The store is back: a restart continues exactly once",
-        happens="the proxy lets connections through again; the app is started again on the "
-                "same checkpoint",
-        watch="Count = n lines again from where the checkpoint stood; the final verdict",
-        why="the batch that failed had written offsets/N (or not): either way the restart "
-            "replays or plans it from the checkpoint on the store, and the exactly-once sink "
-            "keeps each message's lines once",
-        production="a store outage costs time, not data, as long as Kafka's retention outlasts it",
-        question="After the store comes back, will any message be missing or doubled?",
-        answer="None: the restart continues and every message is written exactly once "
-               "(checked at the end).",
-        phase="store back"))
-    stage.store.restore()
-    _continues(stage, "the store came back")
 
 
 # -- torn writes --------------------------------------------------------------------------------
@@ -516,9 +559,9 @@ SCENARIO = Scenario(
     title="the checkpoint's storage fails: torn writes after a power loss, a full disk, a store cut",
     summary="Torn writes as a power loss leaves them (an empty offsets/N, a half commits/N, a "
             "half state delta): what inspect says, what Spark's restart does, the repair; a "
-            "full disk under the checkpoint; on --checkpoint-store s3 the store cut mid-run. "
-            "Every message exactly once in the end.",
+            "full disk under the checkpoint; on --checkpoint-store s3 or hdfs the store cut "
+            "mid-run. Every message exactly once in the end.",
     origin="production: a checkpoint on failing storage",
     run=run,
-    checkpoint_stores=("local", "s3"),
+    checkpoint_stores=("local", "s3", "hdfs"),
 )

@@ -86,7 +86,8 @@ _WRITE_CONDITION = re.compile(r"\[(CANNOT_WRITE_STATE_STORE\.[A-Z_]+)\]")
 # A checkpoint store that stopped answering mid-run: S3A's and the AWS SDK's words after their
 # retries, or Hadoop's IPC client's for a NameNode gone.
 _STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection refused|"
-                         r"failed on connection exception|ConnectException)[^\n]*")
+                         r"failed on connection exception|ConnectException|"
+                         r"End of File Exception between)[^\n]*")
 
 _S3A_CALL = re.compile(r"(\w+ on s3a://\S+?):? \S*SdkClientException: (Unable to execute HTTP "
                        r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
@@ -264,20 +265,27 @@ def _torn_log_file(match: re.Match[str]) -> TornFileError:
     return torn_file_error(Path(local), how)
 
 
+def _after_wrapper(line: str) -> str:
+    """Spark's STREAM_FAILED line without its query ids: the cause it names, up to its link."""
+    said = line.split("terminated with exception: ", 1)[-1]
+    return said.split("; For more details see", 1)[0][:300]
+
+
 def _store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostError | None:
     """The store's client gave up on a checkpoint store that no longer answers (not Kafka's:
     the words must come with the store's client or URI)."""
     if settings.local_checkpoint:
         return None
     gone = _STORE_GONE.search(text)
-    if gone is None or not any(word in text for word in ("s3a", "S3A", "hdfs", "DFSClient")):
+    if gone is None or not any(word in text for word in ("s3a", "S3A", "hdfs", "DFSClient",
+                                                         "org.apache.hadoop.ipc")):
         return None
     url = settings.checkpoint_store_url or settings.checkpoint_store
     s3 = _S3A_CALL.search(text)  # the call and the SDK's reason, without Spark's wrapping
-    said = f"{s3.group(1)}: {s3.group(2)}" if s3 else gone.group(0).strip()[-300:]
+    said = f"{s3.group(1)}: {s3.group(2)}" if s3 else _after_wrapper(gone.group(0).strip())
     return CheckpointStoreLostError(
         f"{said[:400]} [playground: the {settings.checkpoint_store} checkpoint "
-        f"store at {url} stopped answering while the query ran, after its client's retries. "
+        f"store at {url} stopped answering while the query ran, and its client gave up. "
         f"The checkpoint is intact: start the app again once the store answers (--supervise "
         f"does it for you)]")
 

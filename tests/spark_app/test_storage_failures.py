@@ -36,6 +36,7 @@ def test_a_store_gone_mid_run_is_retriable_and_not_a_broken_checkpoint() -> None
         "commits/.0.c1c35f94.tmp: Unable to execute HTTP request: Connect to 127.0.0.1:46701 "
         "[/127.0.0.1] failed: Connection refused (SDK Attempt Count: 6) [playground: ")
     assert "http://127.0.0.1:46701 stopped answering" in str(error)
+    assert "start the app again once the store answers" in str(error)
     assert "delete" not in str(error)
 
 
@@ -65,3 +66,24 @@ def test_a_full_disk_names_the_checkpoint_and_says_free_space(tmp_path: Path) ->
                                  "org.apache.hadoop.fs.FSError: java.io.IOException: No space")
     assert f"the disk under {tmp_path} is full" in str(error) and "free space" in str(error)
     assert type(error_in_text(f"spark_app: {error}")) is CheckpointDiskFullError
+
+
+# Spark 4.2.0 with HDFS's client when the proxy in front of the NameNode reset its connection.
+HDFS_GONE = (
+    '[STREAM_FAILED] Query [id = 0ac9, runId = ff23] terminated with exception: End of File '
+    'Exception between local host is: "vm/127.0.0.1"; destination host is: "localhost":53509; : '
+    'java.io.EOFException; For more details see:  http://wiki.apache.org/hadoop/EOFException '
+    'SQLSTATE: XXKST\njava.io.EOFException: End of File Exception between local host is: '
+    '"vm/127.0.0.1"; destination host is: "localhost":53509; : java.io.EOFException\n'
+    '\tat org.apache.hadoop.ipc.Client.call(Client.java:1530)')
+
+
+def test_a_namenode_gone_mid_run_is_the_store_too() -> None:
+    settings = SparkAppSettings(checkpoint_store="hdfs",
+                                checkpoint_store_url="hdfs://127.0.0.1:53509")
+    error = explain_failure(RuntimeError(HDFS_GONE), settings)
+    assert isinstance(error, CheckpointStoreLostError)
+    assert str(error).startswith("CHECKPOINT_STORE.UNREACHABLE: End of File Exception between "
+                                 'local host is: "vm/127.0.0.1"; destination host is: '
+                                 '"localhost":53509; : java.io.EOFException [playground: the '
+                                 "hdfs checkpoint store at hdfs://127.0.0.1:53509 stopped")

@@ -39,3 +39,14 @@ def test_the_s3_store_cut_mid_run(tmp_path: Path) -> None:
     assert facts["store_cut"]["line"].startswith(CheckpointStoreLostError.token)
     assert checks_named(result, "store back: after the store came back the restart continues")
     assert checks_named(result, "final: exactly once")
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_the_hdfs_namenode_cut_mid_run(tmp_path: Path) -> None:
+    result = run_scenario("storage-outage", tmp_path / "reports", "--checkpoint-store", "hdfs")
+    facts = result["facts"]
+    assert facts["short_store_cut"] == "exited"  # HDFS's client does not ride it out
+    assert facts["short_store_cut_exit"]["line"].startswith(CheckpointStoreLostError.token)
+    assert checks_named(result, "store back: after the store came back the restart continues")
+    assert checks_named(result, "final: exactly once")
