@@ -89,7 +89,7 @@ _STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection re
                          r"failed on connection exception|ConnectException|"
                          r"End of File Exception between)[^\n]*")
 
-_S3A_CALL = re.compile(r"(\w+ on s3a://\S+?):? \S*SdkClientException: (Unable to execute HTTP "
+_S3A_CALL = re.compile(r"(\w[\w ]*? on \S+?):? \S*SdkClientException: (Unable to execute HTTP "
                        r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
                        re.MULTILINE)
 

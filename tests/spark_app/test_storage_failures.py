@@ -40,6 +40,22 @@ def test_a_store_gone_mid_run_is_retriable_and_not_a_broken_checkpoint() -> None
     assert "delete" not in str(error)
 
 
+def test_a_put_that_met_the_cut_is_quoted_the_same_way() -> None:
+    """The third run met the cut writing a commit (S3A names the key, not the URI)."""
+    said = ("[STREAM_FAILED] Query [id = a, runId = b] terminated with exception: Writing Object on "
+            "work/cp/commits/.1.afcb.tmp: software.amazon.awssdk.core.exception.SdkClientException"
+            ": Unable to execute HTTP request: Connect to 127.0.0.1:35353 [/127.0.0.1] failed: "
+            "Connection refused (SDK Attempt Count: 6):    software.amazon.awssdk.core.exception."
+            "SdkClientException: Unable to execute HTTP request SQLSTATE: XXKST\n"
+            "java.net.ConnectException: Writing Object on work/cp/commits/.1.afcb.tmp\n"
+            "\tat org.apache.hadoop.fs.s3a.S3AUtils.translateException(S3AUtils.java:213)")
+    error = explain_failure(RuntimeError(said), _on_s3())
+    assert str(error).startswith(
+        "CHECKPOINT_STORE.UNREACHABLE: Writing Object on work/cp/commits/.1.afcb.tmp: Unable to "
+        "execute HTTP request: Connect to 127.0.0.1:35353 [/127.0.0.1] failed: Connection refused "
+        "(SDK Attempt Count: 6) [playground: ")
+
+
 def test_the_store_lost_line_round_trips() -> None:
     error = explain_failure(RuntimeError(S3_GONE), _on_s3())
     again = error_in_text(f"spark_app: {error}")
