@@ -25,7 +25,10 @@ __all__ = [
     "SourceOptionError",
     "CheckpointError",
     "CheckpointStoreError",
+    "CheckpointStoreLostError",
+    "CheckpointDiskFullError",
     "StateSchemaChangedError",
+    "TornFileError",
     "StateStoreOptionError",
     "ConnectorUnavailableError",
     "GroupOffsetsError",
@@ -81,6 +84,23 @@ class CheckpointStoreError(SparkAppError):
 
     token = "CHECKPOINT_STORE"
     exit_code = 2
+
+
+class CheckpointStoreLostError(CheckpointStoreError):
+    """The checkpoint store stopped answering while the query ran: a checkpoint write or read
+    failed once the store's client gave up (S3A after minutes of retries, HDFS's IPC client at
+    once on a reset call). The checkpoint itself is intact, so the same run may succeed once
+    the store is back."""
+
+    token = "CHECKPOINT_STORE.UNREACHABLE"
+    exit_code = 1
+    retriable = True
+
+
+class CheckpointDiskFullError(SparkAppError):
+    """A checkpoint write failed because the disk under the checkpoint is full (ENOSPC)."""
+
+    token = "CHECKPOINT_DISK_FULL"
 
 
 class JavaMissingError(SparkAppError):
@@ -166,6 +186,14 @@ class StateSchemaChangedError(CheckpointError):
     token = "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED"
 
 
+class TornFileError(CheckpointError):
+    """A checkpoint file Spark wrote is empty or cut short: a write torn by a crash of the
+    machine (a power loss), since the file system had not flushed it. The remedy depends on
+    which file it is (spark_app/checkpoint/torn.py), so the line says which."""
+
+    token = "CHECKPOINT_UNUSABLE.TORN_FILE"
+
+
 class StateStoreOptionError(SparkAppError):
     """A state store, checkpoint format or counter this Spark refuses (or would silently
     ignore), said before Spark starts; in Spark's words where Spark itself refuses it."""
@@ -191,7 +219,8 @@ _ERRORS: dict[str, type[SparkAppError]] = {
                                CouldNotReadOffsetRangeError, PartitionOffsetChangedError,
                                AddedPartitionNotFromZeroError, PartitionsDeletedError,
                                InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
-                               StateSchemaChangedError,
+                               StateSchemaChangedError, TornFileError, CheckpointStoreLostError,
+                               CheckpointDiskFullError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
                                StateStoreOptionError, StreamFailedError)
 }

@@ -21,6 +21,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.manual_offsets",
     "scenarios.catalog.kafka_outage",
     "scenarios.catalog.slow_checkpoint",
+    "scenarios.catalog.storage_outage",
     "scenarios.catalog.spark_upgrade",
     "scenarios.catalog.executor_loss",
     "scenarios.catalog.worker_loss",

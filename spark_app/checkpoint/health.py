@@ -11,6 +11,9 @@ can start from the folder at all. Two kinds of damage stop it before any Kafka o
 - a state file gone. The HDFS-backed state store (Spark's default, and this app's) rebuilds
   version V (= last committed batch + 1) from the newest `V'.snapshot` at or below V plus every
   `v.delta` after it; one missing delta is CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS.
+- a state file cut short by a crash of the machine (its lz4 stream ends early): Spark 4.2
+  fails the first batch with CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, without naming the file
+  (found by storage-outage); `torn_state_file` names it and the repair.
 
 Usage: `for blocker in restart_blockers(Path("checkpoints")): print(blocker.sentence())`
 """
@@ -20,10 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from spark_app.checkpoint.lz4_block import ends_cleanly
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.runtime.spark_version import installed_spark_version
 
-__all__ = ["RestartBlocker", "restart_blockers", "spark_checks_metadata"]
+__all__ = ["RestartBlocker", "restart_blockers", "spark_checks_metadata", "torn_state_file"]
 
 HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
@@ -36,9 +40,10 @@ class RestartBlocker:
     condition: str
     missing: str
     remedy: str
+    problem: str = "is missing"
 
     def sentence(self) -> str:
-        return (f"a restart will fail with {self.condition}: {self.missing} is missing. "
+        return (f"a restart will fail with {self.condition}: {self.missing} {self.problem}. "
                 f"{self.remedy}")
 
 
@@ -55,6 +60,9 @@ def restart_blockers(checkpoint: Path, spark_version: str | None = None) -> list
         return []
     blockers = _missing_metadata(info, spark_version or installed_spark_version())
     blockers += _missing_state_files(info)
+    torn = torn_state_file(info)
+    if torn is not None:
+        blockers.append(torn)
     return blockers
 
 
@@ -95,3 +103,41 @@ def _missing_deltas(store: Path, version: int) -> list[Path]:
     base = max((v for v in snapshots if v <= version), default=0)
     return [store / f"{v}.delta" for v in range(base + 1, version + 1)
             if not (store / f"{v}.delta").is_file()]
+
+
+def torn_state_file(info: CheckpointInfo) -> RestartBlocker | None:
+    """The first state file the next batch loads that is cut short (an lz4 stream without its
+    end), with the repair: run the batch that wrote it again."""
+    if info.last_committed is None or info.conf.get(PROVIDER_CONF, HDFS_PROVIDER) != HDFS_PROVIDER:
+        return None
+    version = info.last_committed.batch_id + 1
+    for store in _state_stores(info):
+        for path in _loaded_files(store, version):
+            if ends_cleanly(path.read_bytes()) is False:
+                return RestartBlocker("CANNOT_LOAD_STATE_STORE.UNCATEGORIZED", str(path),
+                                      _state_repair(info, path),
+                                      problem="is cut short (a write torn by a crash of the "
+                                              "machine)")
+    return None
+
+
+def _state_repair(info: CheckpointInfo, path: Path) -> str:
+    written_by = int(path.name.split(".")[0]) - 1  # batch N writes version N + 1
+    if info.last_committed is None or written_by != info.last_committed.batch_id:
+        return ("Restore it from a copy, or start over on a new checkpoint folder (the count "
+                "restarts at 0).")
+    later = [n for n in info.offset_ids if n > written_by]
+    offsets = f", offsets/{', offsets/'.join(str(n) for n in later)}" if later else ""
+    return (f"Run batch {written_by} again: delete {path.name}, commits/{written_by}{offsets} "
+            f"(each with its .crc); Spark loads version {written_by} and writes {path.name} anew "
+            f"(an idempotent sink, like this app's exactly-once one, writes nothing twice).")
+
+
+def _loaded_files(store: Path, version: int) -> list[Path]:
+    """The snapshot and deltas Spark reads to load `version`, oldest first, those present."""
+    snapshots = [int(p.name.split(".")[0]) for p in store.glob("*.snapshot")
+                 if p.name.split(".")[0].isdigit()]
+    base = max((v for v in snapshots if v <= version), default=0)
+    files = [store / f"{base}.snapshot"] if base else []
+    files += [store / f"{v}.delta" for v in range(base + 1, version + 1)]
+    return [f for f in files if f.is_file()]

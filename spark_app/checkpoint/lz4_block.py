@@ -17,7 +17,7 @@ import struct
 
 from spark_app.errors import CheckpointError
 
-__all__ = ["MAGIC", "decompress", "decompress_block"]
+__all__ = ["MAGIC", "decompress", "decompress_block", "ends_cleanly"]
 
 MAGIC = b"LZ4Block"
 _HEADER = struct.Struct("<Biii")  # token, compressed length, original length, checksum
@@ -76,3 +76,21 @@ def _length(src: bytes, i: int, nibble: int) -> tuple[int, int]:
             if extra != 255:
                 break
     return length, i
+
+
+def ends_cleanly(data: bytes) -> bool | None:
+    """Whether a block stream holds every block it announces and its end mark; None when
+    `data` is not an lz4 block stream at all (another codec wrote it). A file cut short by a
+    crash of the machine ends inside a block, or before the end mark."""
+    if not data.startswith(MAGIC):
+        return None
+    at = 0
+    while at + len(MAGIC) + _HEADER.size <= len(data):
+        if data[at:at + len(MAGIC)] != MAGIC:
+            return False
+        _, packed, size, _ = _HEADER.unpack_from(data, at + len(MAGIC))
+        at += len(MAGIC) + _HEADER.size
+        if size == 0:
+            return True
+        at += packed
+    return False

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spark_app.checkpoint.torn import torn_file_error
 from spark_app.errors import CheckpointError
 from spark_app.offsets import Offsets, parse_offsets
 
@@ -107,6 +108,10 @@ def read_log_file(path: Path) -> tuple[str, list[str]]:
     except (OSError, UnicodeDecodeError) as err:
         raise CheckpointError(f"cannot read {path}: {err}. If the checkpoint is damaged, "
                               f"delete the folder to start over (state is lost).") from err
+    if not text.strip():
+        # Zero bytes, or only the zeros some file systems show after a crash: the name of a
+        # renamed file reached the disk, its data did not.
+        raise torn_file_error(path, "is empty")
     lines = text.split("\n")
     version = lines[0].strip()
     if not (version.startswith("v") and version[1:].isdigit()):
@@ -120,8 +125,8 @@ def _json_line(path: Path, line: str) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as err:
-        raise CheckpointError(f"{path} holds a line that is not JSON ({line[:40]!r}). "
-                              f"Delete the checkpoint folder to start over.") from err
+        raise torn_file_error(path, f"holds a line that is not JSON ({line[:40]!r}), as if cut "
+                                    f"short") from err
 
 
 def _source_offsets(path: Path, line: str) -> Offsets | None:
@@ -140,8 +145,8 @@ def read_offset_file(path: Path, committed_at_ms: int | None = None) -> BatchOff
     _, lines = read_log_file(path)
     lines = [line for line in lines if line.strip()]
     if not lines:
-        raise CheckpointError(f"{path} has no batch metadata; it was cut short while written. "
-                              f"Delete it (and any later batch) or the whole checkpoint.")
+        raise torn_file_error(path, "has its version line but no batch metadata: it was cut "
+                                    "short")
     meta = _json_line(path, lines[0])
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path}: batch metadata is not a JSON object")
@@ -202,6 +207,8 @@ def read_checkpoint(path: Path) -> CheckpointInfo:
         last_id = commit_ids[-1]
         last_committed = read_offset_file(path / "offsets" / str(last_id),
                                           _mtime_ms(path / "commits" / str(last_id)))
+    if commit_ids:
+        _check_commit(path / "commits" / str(commit_ids[-1]))
     initial = _initial_offsets(path)
     if offset_ids and offset_ids[-1] not in committed:
         pending = read_offset_file(path / "offsets" / str(offset_ids[-1]))
@@ -214,6 +221,16 @@ def read_checkpoint(path: Path) -> CheckpointInfo:
                           offset_ids=offset_ids, commit_ids=commit_ids,
                           last_committed=last_committed, pending=pending,
                           initial_offsets=initial, pending_start=pending_start)
+
+
+def _check_commit(path: Path) -> None:
+    """The newest `commits/N`, which a restart reads to know whether batch N finished: a
+    version line and a JSON object, or a TornFileError saying what to do."""
+    _, lines = read_log_file(path)
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        raise torn_file_error(path, "has its version line but no metadata: it was cut short")
+    _json_line(path, lines[0])
 
 
 def committed_batches(path: Path) -> list[BatchOffsets]:

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spark_app.checkpoint.torn import torn_file_error
 from spark_app.checkpoint.reader import read_log_file
 from spark_app.errors import CheckpointError
 from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
@@ -170,8 +171,8 @@ def _meta_line(path: Path) -> dict[str, Any]:
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as err:
-        raise CheckpointError(f"{path} holds a line that is not JSON ({text[:40]!r}); it was cut "
-                              f"short or edited. Delete the checkpoint folder to start over.") from err
+        raise torn_file_error(path, f"holds a line that is not JSON ({text[:40]!r}), as if cut "
+                                    f"short") from err
     return meta if isinstance(meta, dict) else {}
 
 

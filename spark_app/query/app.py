@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 import signal
 import sys
 import threading
@@ -21,14 +22,17 @@ from datetime import datetime
 from typing import Any
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
+from spark_app.checkpoint.health import RestartBlocker, torn_state_file
+from spark_app.checkpoint.torn import torn_file_error
 from spark_app.query.counter import count_messages
 from spark_app.checkpoint.state_data_source import commit_format
 from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointError, KafkaUnreachableError, SourceOptionError, SparkAppError,
-                              StateStoreOptionError, StreamFailedError, unwrap)
+from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointStoreLostError,
+                              KafkaUnreachableError, SourceOptionError, SparkAppError,
+                              StateStoreOptionError, StreamFailedError, TornFileError, unwrap)
 from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
                                      STOPPED_JVM_GONE,
                                      OutputGate, interrupted_line, stop_between_batches,
@@ -66,6 +70,29 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
 # Spark's conditions for state it cannot load, with the sentence after them (up to the file).
 _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
                               re.MULTILINE)
+
+# Spark's words for a checkpoint log file torn by a crash of the machine (measured on 4.2.0,
+# storage-outage): an empty offsets/N or commits/N ("Failed to read log file F. Incomplete log
+# file[ in the offset commit log]"), one cut short under Hadoop's local .crc ("Checksum error:
+# F at 0 exp: … got: …"), or without it (Jackson's "Unexpected end-of-input", no file named).
+_TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
+                            r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
+
+
+# ENOSPC in Java's words, with the file it was writing when Hadoop says which.
+_DISK_FULL = re.compile(r"[^\n]*No space left on device[^\n]*")
+_WRITE_CONDITION = re.compile(r"\[(CANNOT_WRITE_STATE_STORE\.[A-Z_]+)\]")
+
+# A checkpoint store that stopped answering mid-run: S3A's and the AWS SDK's words after their
+# retries, or Hadoop's IPC client's for a NameNode gone.
+_STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection refused|"
+                         r"failed on connection exception|ConnectException|"
+                         r"End of File Exception between)[^\n]*")
+
+_S3A_CALL = re.compile(r"(\w[\w ]*? on \S+?):? \S*SdkClientException: (Unable to execute HTTP "
+                       r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
+                       re.MULTILINE)
+
 
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
 # its words): the sentence after the exception's name says which settings.
@@ -185,8 +212,27 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     refusal = find_schema_refusal("\n".join(message_lines[:6]))
     if refusal is not None:
         return refusal.error(settings.checkpoint_dir)
+    # The storage under the checkpoint first: a state file or a log file that cannot be read
+    # because the disk is full or the store is gone is not a damaged checkpoint.
+    full = _DISK_FULL.search(text)
+    if full is not None:
+        condition = _WRITE_CONDITION.search(text)  # the state store's, when it met the disk
+        said = f"[{condition.group(1)}] " if condition else ""
+        return CheckpointDiskFullError(
+            f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the "
+            f"disk under {settings.checkpoint_dir} is full. Spark writes each checkpoint file "
+            f"under a temporary name and renames it, so the failed write left no torn file: free "
+            f"space there and start the app again]")
+    lost = _store_lost(text, settings)
+    if lost is not None:
+        return lost
     state_error = _STATE_CONDITION.search("\n".join(message_lines))
     if state_error is not None:
+        torn_state = _torn_state_file(settings)
+        if torn_state is not None:  # Spark's condition does not name the file: we can
+            return TornFileError(f"{state_error.group(0)[:300].strip()} [playground: "
+                                 f"{torn_state.missing} {torn_state.problem}. "
+                                 f"{torn_state.remedy}]")
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
@@ -194,6 +240,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
                                f"{state_error.group(0)[:600]}. Restore the missing state file, or "
                                f"delete the folder to start over (the count restarts).")
+    torn = _TORN_LOG_FILE.search(text)
+    if torn is not None:
+        return _torn_log_file(torn)
     if any(word in head for word in _CHECKPOINT_WORDS):
         return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
                                f"query ({first[:300]}). Run the code that wrote it, or delete the "
@@ -201,6 +250,54 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _torn_log_file(match: re.Match[str]) -> TornFileError:
+    """Spark's failure on a torn offsets/N or commits/N, with the repair for that file."""
+    where = match.group("log") or match.group("crc")
+    how = (f"cannot be read ({match.group('why').strip()})" if match.group("log")
+           else "does not match its checksum (Hadoop's .crc beside it)")
+    local = where.removeprefix("file:")
+    if local == where and "://" in where:  # on a store: only the file's name can be given
+        return TornFileError(f"{where} {how}, as if cut short. Delete it if it is the newest "
+                             f"offsets/N without commits/N, or the newest commits/N; else restore "
+                             f"it or start over.")
+    return torn_file_error(Path(local), how)
+
+
+def _after_wrapper(line: str) -> str:
+    """Spark's STREAM_FAILED line without its query ids: the cause it names, up to its link."""
+    said = line.split("terminated with exception: ", 1)[-1]
+    return said.split("; For more details see", 1)[0][:300]
+
+
+def _store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostError | None:
+    """The store's client gave up on a checkpoint store that no longer answers (not Kafka's:
+    the words must come with the store's client or URI)."""
+    if settings.local_checkpoint:
+        return None
+    gone = _STORE_GONE.search(text)
+    if gone is None or not any(word in text for word in ("s3a", "S3A", "hdfs", "DFSClient",
+                                                         "org.apache.hadoop.ipc")):
+        return None
+    url = settings.checkpoint_store_url or settings.checkpoint_store
+    s3 = _S3A_CALL.search(text)  # the call and the SDK's reason, without Spark's wrapping
+    said = f"{s3.group(1)}: {s3.group(2)}" if s3 else _after_wrapper(gone.group(0).strip())
+    return CheckpointStoreLostError(
+        f"{said[:400]} [playground: the {settings.checkpoint_store} checkpoint "
+        f"store at {url} stopped answering while the query ran, and its client gave up. "
+        f"The checkpoint is intact: start the app again once the store answers (--supervise "
+        f"does it for you)]")
+
+
+def _torn_state_file(settings: SparkAppSettings) -> RestartBlocker | None:
+    """A state file of a local checkpoint cut short by a crash of the machine, if any."""
+    if not settings.local_checkpoint:
+        return None
+    try:
+        return torn_state_file(read_checkpoint(settings.checkpoint_dir))
+    except (CheckpointError, OSError):
+        return None  # the failure is explained without it
 
 
 def _offsets_now(settings: SparkAppSettings, tp: TopicPartition) -> tuple[int, int] | None:

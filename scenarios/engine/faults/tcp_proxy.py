@@ -59,6 +59,13 @@ class TcpProxy:
         """Close the listening socket and every connection (what `cut` does)."""
         listener, self._listener = self._listener, None
         if listener is not None:
+            # shutdown wakes the accept thread; close alone does not on Linux, and the socket
+            # then keeps listening until a client comes (storage-outage on hdfs: no client
+            # came after the app died at the cut, and restore() met EADDRINUSE).
+            try:
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             listener.close()
         with self._lock:
             sockets, self._open = self._open, set()

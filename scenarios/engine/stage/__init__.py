@@ -10,7 +10,8 @@ A scenario module receives a `Stage` and tells its story with the stage's parts:
   kill, stop and start one;
 - `stage.network`: cut and restore the link between the app and Kafka;
 - `stage.store`: the checkpoint store of the run (`--checkpoint-store hdfs|s3`), started before
-  the first app and stopped last;
+  the first app and stopped last; behind a proxy the scenario can cut;
+- `stage.disk`: a small tmpfs mounted on a folder (root only), filled and freed;
 - `stage.output`: verify the output log, against what was sent too, and wait for a value,
   messages or batches.
 
@@ -41,6 +42,7 @@ from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage.app import AppPart
 from scenarios.engine.stage.brokers import BrokersPart
+from scenarios.engine.stage.disk import DiskPart
 from scenarios.engine.stage.kafka import KafkaPart
 from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
@@ -49,7 +51,7 @@ from scenarios.engine.stage.time_spent import TimeSpent
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.timeline import Timeline
 
-__all__ = ["AppPart", "BrokersPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart"]
+__all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart"]
 
 
 class Stage:
@@ -75,6 +77,7 @@ class Stage:
         self.app = AppPart(self, self.folders)
         self.network = NetworkPart(self)
         self.store = StorePart(self)
+        self.disk = DiskPart(self)
         self.output = OutputPart(self, self.app)
 
     # -- life cycle -----------------------------------------------------------------------------
@@ -98,6 +101,7 @@ class Stage:
             self.store.stop()  # first, gently: SIGTERM lets it remove its data
             self.group.stop()
         finally:
+            self.disk.close()  # after every process that could write there
             self.timeline.app_down()
             self.kafka.close()
 

@@ -8,8 +8,14 @@ after the store answered (a NameNode with a live DataNode, s3proxy answering HTT
 stops it with SIGTERM before anything else, so it removes its data; a kill -9 of the scenario
 leaves its data folder in the scenario's own folder, which the next run starts by removing.
 
+With `behind_proxy=True` the app reaches the store through a TCP proxy of ours
+(scenarios/engine/faults/tcp_proxy.py, kafka-outage's), which `cut()` and `restore()` break
+and mend: the store goes away for the app only, while the stage still reads the checkpoint
+through the store's own address.
+
 Usage:
     url = stage.store.start()     # None for "local"; else hdfs://127.0.0.1:PORT or http://…
+    stage.store.start(behind_proxy=True); stage.app.start(); stage.store.cut(); stage.store.restore()
 """
 
 from __future__ import annotations
@@ -18,11 +24,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from urllib.parse import urlsplit, urlunsplit
+
 from checkpoint_stores import checkpoint_location
 from checkpoint_stores.cli import parse_ready_line, web_address
 from checkpoint_stores.mirror import StoreApi, copy_down, delete
 from scenarios.engine.apps import free_port
+from scenarios.engine.faults.tcp_proxy import TcpProxy
 from scenarios.engine.processes import ManagedProcess
+from scenarios.errors import StepFailed
 
 if TYPE_CHECKING:
     from scenarios.engine.settings import RunSettings
@@ -54,6 +64,7 @@ class StorePart:
         self.url: str | None = None
         self.started_in: float | None = None  # seconds the store took to answer
         self.api: StoreApi | None = None  # its HTTP API, for reading the checkpoint
+        self.proxy: TcpProxy | None = None  # between the app and the store, when asked for
 
     def location(self, folder: Path) -> str:
         """Where the app's checkpoint `folder` lives on the store."""
@@ -71,10 +82,14 @@ class StorePart:
         if self.api is not None:
             delete(self.api, self.location(folder))
 
-    def start(self) -> str | None:
-        """Start the store once (idempotent); its URL for the app, None when local."""
+    def start(self, behind_proxy: bool = False) -> str | None:
+        """Start the store once (idempotent); its URL for the app, None when local. With
+        `behind_proxy` (before the app's first start) that URL is a proxy's, which `cut()` cuts."""
         kind = self._stage.settings.checkpoint_store
         if kind == "local" or self.url is not None:
+            if behind_proxy and self.proxy is None and kind != "local":
+                raise StepFailed("put the store behind its proxy before the app's first start: "
+                                 "call stage.store.start(behind_proxy=True) first")
             return self.url
         stage = self._stage
         argv = [sys.executable, "-m", "checkpoint_stores", kind, "--port", str(free_port()),
@@ -90,9 +105,41 @@ class StorePart:
         stage.fact("checkpoint_store", {"kind": kind, "url": self.url,
                                         "start_sec": self.started_in})
         stage.say(f"{kind} checkpoint store ready at {self.url} in {self.started_in:.1f} s")
+        if behind_proxy:
+            self.url = self._behind_proxy(self.url)
         return self.url
 
+    def _behind_proxy(self, url: str) -> str:
+        """A proxy from a free port to the store's; the store's URL with the proxy's port."""
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port
+        if port is None:
+            raise StepFailed(f"the store's URL {url} names no port to put a proxy in front of")
+        self.proxy = TcpProxy(free_port(), (host, port)).start()
+        proxied = urlunsplit(parts._replace(netloc=f"{host}:{self.proxy.listen_port}"))
+        self._stage.say(f"the app reaches the store through a proxy at {proxied}")
+        return proxied
+
+    def _cuttable(self) -> TcpProxy:
+        if self.proxy is None:
+            raise StepFailed("the store can be cut only when started with "
+                             "stage.store.start(behind_proxy=True)")
+        return self.proxy
+
+    def cut(self) -> None:
+        """The store goes away for the app: its connections are reset, new ones refused."""
+        self._cuttable().cut()
+        self._stage.timeline.event("store cut", "crash")
+        self._stage.say("the network between the Spark app and the checkpoint store is cut")
+
+    def restore(self) -> None:
+        self._cuttable().restore()
+        self._stage.timeline.event("store back", "start")
+        self._stage.say("the network between the Spark app and the checkpoint store is back")
+
     def stop(self) -> None:
-        """SIGTERM: the store stops its JVM and removes its data (idempotent)."""
+        """SIGTERM: the store stops its JVM and removes its data (idempotent); the proxy closes."""
+        if self.proxy is not None:
+            self.proxy.stop()
         if self.process is not None and self.process.running:
             self.process.terminate(timeout=60)

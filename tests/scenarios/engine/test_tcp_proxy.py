@@ -51,3 +51,22 @@ def _tp():  # kafka-python's TopicPartition for the raw consumer call
 def test_a_malformed_second_listener_is_one_line() -> None:
     args = main_parser().parse_args(["--second-listener", "19000:127.0.0.1"])
     assert "--second-listener must be PORT=HOST:PORT" in (check_args(args) or "")
+
+
+def test_a_cut_with_no_client_waiting_can_be_restored_at_once() -> None:
+    """No connection comes during the cut (the app died at it, as on hdfs): the accept thread
+    must not keep the port listening, or restore() fails with EADDRINUSE."""
+    import socket as _socket
+
+    from scenarios.engine.apps import free_port
+    from scenarios.engine.faults.tcp_proxy import TcpProxy
+
+    with _socket.socket() as target:
+        target.bind(("127.0.0.1", 0))
+        target.listen(1)
+        with TcpProxy(free_port(), target.getsockname()) as proxy:
+            for _ in range(3):
+                proxy.cut()
+                proxy.restore()
+            with _socket.create_connection(("127.0.0.1", proxy.listen_port), timeout=5):
+                pass
