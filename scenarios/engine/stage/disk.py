@@ -4,8 +4,9 @@ A full disk under a checkpoint cannot be shown on the machine's own disk without
 for everyone; a tmpfs of a few MiB mounted on the checkpoint folder fills in a moment and
 takes nothing else down. Mounting needs root (CAP_SYS_ADMIN): `unavailable()` says in one line
 why it cannot run here, and the scenario skips that part with the reason. The stage unmounts
-it when it closes, whatever happened; a kill -9 of the scenario leaves the mount, which
-`umount FOLDER` removes.
+it when it closes, whatever happened; and since a kill -9 of the scenario closes nothing, a
+watcher started beside the mount (a shell of its own session, so it outlives us) unmounts it
+within a second of our process's end, however it ended.
 
 Usage:
     stage.disk.mount(stage.folders.checkpoints, size_mib=8)
@@ -37,6 +38,7 @@ class DiskPart:
     def __init__(self, stage: Stage) -> None:
         self._stage = stage
         self.folder: Path | None = None
+        self._watcher: subprocess.Popen[bytes] | None = None
 
     @staticmethod
     def unavailable() -> str | None:
@@ -60,6 +62,7 @@ class DiskPart:
             raise StepFailed(f"mount of a {size_mib} MiB tmpfs on {folder} failed: "
                              f"{done.stderr.strip() or done.returncode}")
         self.folder = folder
+        self._watcher = _unmount_when_gone(os.getpid(), folder)
         self._stage.say(f"a {size_mib} MiB tmpfs is mounted on {folder}")
 
     def _mounted(self) -> Path:
@@ -111,3 +114,15 @@ class DiskPart:
         folder, self.folder = self.folder, None
         if folder is not None:
             subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=30)
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.kill()
+            watcher.wait(timeout=10)
+
+
+def _unmount_when_gone(pid: int, folder: Path) -> subprocess.Popen[bytes]:
+    """A shell that waits for `pid` to end, then unmounts `folder` (a no-op if we did)."""
+    script = f'while kill -0 {pid} 2>/dev/null; do sleep 1; done; umount -l "$1" 2>/dev/null'
+    return subprocess.Popen(["sh", "-c", script, "unmount-when-gone", str(folder)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
