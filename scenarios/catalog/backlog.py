@@ -135,7 +135,7 @@ def _uncapped(stage: Stage, backlog: int) -> Way:
         question="How many batches does the backlog take, how long does the first one run, and "
                  "what is the lag when it ends?",
         answer="One batch holds the whole backlog (checked), the longest batch of the run "
-               "(about 8 s for 50,000 rows on a loaded 2-core machine); the messages the "
+               "(4 to 8 s for 50,000 rows on 2 cores, quiet to loaded); the messages the "
                "steady producer sent meanwhile are the lag once it is committed. Spark's own "
                "maxOffsetsBehindLatest says 0: it counts from the latest offset the batch was "
                "planned with (docs/scenarios.md#backlog has the figures of each way).",
@@ -176,10 +176,11 @@ def _capped(stage: Stage, backlog: int, cap: int) -> Way:
         question=f"With maxOffsetsPerTrigger={cap:,}: how many batches, how big is the "
                  "largest, and is the catch-up slower than one giant batch?",
         answer=f"About {CAP_SHARE} batches of {cap:,} rows, none bigger (checked), each far "
-               "shorter than the giant one, and the lag falls step by step. In our runs the "
-               "batches took about as long in all as the giant one (each batch's fixed cost "
-               "against less work per row), and the memory peak was not lower: at this message "
-               "size the rows are small beside Spark's own footprint (see the table).",
+               "shorter than the giant one, and the lag falls step by step. Not faster: in our "
+               "runs the capped batches took about twice as long in all (each batch has a "
+               "fixed cost, about half a second on 2 cores), and the memory peak was not "
+               "lower, the rows being small beside Spark's own footprint "
+               "(docs/scenarios.md#backlog).",
         phase="maxOffsetsPerTrigger"))
     target = stage.kafka.send_backlog(backlog).latest
     replayed = _pending_batch(stage)
