@@ -83,6 +83,10 @@ def main_parser() -> argparse.ArgumentParser:
     app.add_argument("--send-timeout-sec", type=float, metavar="SEC",
                      help=f"give up on a send not acknowledged in this time (default {d.send_timeout_sec:g})")
     app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
+    app.add_argument("--burst", action="store_true", default=None,
+                     help="with --count: send the N messages as fast as Kafka takes them, without "
+                          "waiting for each acknowledgement (a backlog in seconds; --interval-sec "
+                          "and Enter do not apply)")
     app.add_argument("--first-value", type=int, metavar="N",
                      help="the first value to send (default: one after the highest value in the topic)")
     app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
@@ -173,6 +177,8 @@ def _check(given: dict[str, object]) -> str | None:
         value = given.get(name)
         if isinstance(value, (int, float)) and value < 0:
             return f"--{name.replace('_', '-')} must not be negative, got {value}"
+    if given.get("burst") and given.get("count") is None:
+        return "--burst needs --count N: a burst without an end would fill the disk"
     for name in ("data_dir", "log_dir"):
         folder = given.get(name)
         if isinstance(folder, Path) and folder.exists() and not folder.is_dir():

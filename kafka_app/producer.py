@@ -165,8 +165,9 @@ class ProducerApp:
         rows += [
             ("first value", f"{first}" + ("" if s.first_value is not None or first == 1
                                           else " (continuing after the messages already in the topic)")),
-            ("sending", f"one message every {s.interval_sec:g} s, acks={s.acks}"
-                        + (f", {s.count} in all" if s.count is not None else "")),
+            ("sending", (f"a burst of {s.count} messages, as fast as Kafka takes them, acks={s.acks}"
+                         if s.burst else f"one message every {s.interval_sec:g} s, acks={s.acks}"
+                         + (f", {s.count} in all" if s.count is not None else ""))),
             ("log", str(s.log_dir / "kafka.log")),
         ]
         hint = "Press Enter to send a negative key (the Spark app crashes on it). Ctrl-C stops."
@@ -177,6 +178,8 @@ class ProducerApp:
         self, producer: KafkaProducer, offsets: TopicOffsets, keys: NegativeKeys, topic: TopicState, first: int
     ) -> int:
         s = self._settings
+        if s.burst and s.count is not None:
+            return self._send_burst(producer, offsets, topic, first, s.count)
         sent = 0
         due = time.monotonic()
         while s.count is None or sent < s.count:
@@ -193,6 +196,32 @@ class ProducerApp:
             # After a stall (a suspended process, a slow Kafka) carry on at the interval, no burst.
             due = max(due + s.interval_sec, time.monotonic())
         return sent
+
+    def _send_burst(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState,
+                    first: int, count: int) -> int:
+        """`count` messages sent back to back, the acknowledgements awaited in order
+        afterwards. The line of each says the window as it stood once that message was stored:
+        the end offset grows by one per message, as with one message at a time."""
+        start = offsets.window()
+        pending = []
+        for value in range(first, first + count):
+            if self._stop.is_set():
+                break
+            pending.append((value, producer.send(topic.name, key=str(value).encode(),
+                                                 value=str(value).encode(),
+                                                 partition=partition_for(value, topic.partitions))))
+        producer.flush(timeout=self._settings.send_timeout_sec)
+        for sent, (value, future) in enumerate(pending, start=1):
+            try:
+                future.get(timeout=self._settings.send_timeout_sec)
+            except kafka.errors.KafkaError as error:
+                raise SendFailed(f"Kafka did not acknowledge {value} -> {value} (message {sent} "
+                                 f"of the burst): {type(error).__name__} {error}") from error
+            window = OffsetWindow(start.earliest, start.latest + sent, start.per_partition)
+            line = format_message(topic.name, window, value, value)
+            self._console.message(line, negative=False)
+            _log.info("%s", line)
+        return len(pending)
 
     def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> OffsetWindow:
         future = producer.send(

@@ -53,6 +53,10 @@ class ProducerAppSettings:
     send_timeout_sec: float = 30.0
     # None: run until stopped; a number stops after that many messages (tests, scenarios).
     count: int | None = None
+    # With `count`: send those messages as fast as Kafka takes them, each without waiting for
+    # the one before to be acknowledged (the client batches them), as a backlog arrives while
+    # a consumer is down (the backlog scenario). Each line is still printed once acknowledged.
+    burst: bool = False
     # None: continue after the highest value in the topic. A number: start there, as a producer
     # that keeps its own sequence does after Kafka lost messages it had acknowledged
     # (broker-failover); the topic's highest value would then send lost values again.

@@ -110,6 +110,26 @@ def _pattern(text: str) -> str:
     return text
 
 
+def _duration(text: str) -> str:
+    """maxTriggerDelay as the connector reads it (Spark's timeStringAsMs), in its words."""
+    from spark_app.source.options import parse_time_ms
+
+    try:
+        parse_time_ms(text)
+    except SourceOptionError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def _rate_limits(args: argparse.Namespace) -> None:
+    """The connector's check across the two limits (KafkaSourceProvider), before Spark starts."""
+    low, high = args.min_offsets_per_trigger, args.max_offsets_per_trigger
+    if low is not None and high is not None and low > high:
+        raise SourceOptionError(f"java.lang.IllegalArgumentException: The value of "
+                                f"minOffsetPerTrigger({low}) is higher than the "
+                                f"maxOffsetsPerTrigger({high}).")
+
+
 def _group_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a consumer group name, got an empty string")
@@ -153,7 +173,19 @@ def main_parser() -> argparse.ArgumentParser:
                         'checkpoint')
     p.add_argument("--fail-on-data-loss", type=_bool, default=_DEFAULTS.fail_on_data_loss,
                    metavar="true|false")
-    p.add_argument("--max-offsets-per-trigger", type=_positive_int, default=None, metavar="N")
+    p.add_argument("--trigger", choices=["processing-time", "available-now"],
+                   default=_DEFAULTS.trigger,
+                   help="processing-time: a batch every --trigger-sec (the default); "
+                        "available-now: Trigger.AvailableNow, read what Kafka holds at the "
+                        "start in batches the rate limits allow, then stop (a backfill)")
+    p.add_argument("--max-offsets-per-trigger", type=_positive_int, default=None, metavar="N",
+                   help="read at most about N offsets a batch (maxOffsetsPerTrigger)")
+    p.add_argument("--min-offsets-per-trigger", type=_positive_int, default=None, metavar="N",
+                   help="hold a batch back until N offsets wait, or --max-trigger-delay has "
+                        "passed (minOffsetsPerTrigger)")
+    p.add_argument("--max-trigger-delay", type=_duration, default=None, metavar="DURATION",
+                   help="with --min-offsets-per-trigger: the longest a batch is held back, "
+                        "e.g. 30s or 15m (maxTriggerDelay; the connector's default 15m)")
     p.add_argument("--sink", choices=["exactly-once", "at-least-once"], default=_DEFAULTS.sink)
     p.add_argument("--on-negative-key", choices=["crash-once", "crash-always", "ignore"],
                    default=_DEFAULTS.on_negative_key)
@@ -350,6 +382,7 @@ def _store_url(args: argparse.Namespace) -> str | None:
 
 
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
+    _rate_limits(args)
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers, topic=args.topic,
         subscribe_pattern=args.subscribe_pattern, source=_source(args),
@@ -357,7 +390,9 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir, trigger_sec=args.trigger_sec,
         checkpoint_store=args.checkpoint_store, checkpoint_store_url=_store_url(args),
         starting_offsets=args.starting_offsets, fail_on_data_loss=args.fail_on_data_loss,
-        max_offsets_per_trigger=args.max_offsets_per_trigger, sink=args.sink,
+        trigger=args.trigger, max_offsets_per_trigger=args.max_offsets_per_trigger,
+        min_offsets_per_trigger=args.min_offsets_per_trigger,
+        max_trigger_delay=args.max_trigger_delay, sink=args.sink,
         on_negative_key=args.on_negative_key, shuffle_partitions=args.shuffle_partitions,
         master=args.master, ui=args.ui, ui_port=args.ui_port,
         offsets_from_group=args.offsets_from_group,

@@ -14,7 +14,7 @@ from typing import Literal
 from checkpoint_stores import StoreKind, checkpoint_location
 from spark_app.runtime.class_cache import default_cache_dir
 
-__all__ = ["SparkAppSettings", "SinkMode", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
+__all__ = ["SparkAppSettings", "SinkMode", "TriggerKind", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
            "StateEncoding",
            "StateStoreKind", "CounterKind",
            "OUTPUT_FILE_NAME",
@@ -27,6 +27,10 @@ StateSchema = Literal["v1", "v2", "v2-renamed", "v2-narrowed"]
 StateEncoding = Literal["unsaferow", "avro"]
 SourceKind = Literal["python", "spark-kafka"]
 StateStoreKind = Literal["hdfs", "rocksdb"]
+# processing-time: a batch every --trigger-sec while the app runs (the seed's); available-now:
+# Trigger.AvailableNow, read what Kafka holds at the start, in batches the rate limits allow,
+# then stop by itself (a backfill).
+TriggerKind = Literal["processing-time", "available-now"]
 CounterKind = Literal["apply-in-pandas-with-state", "transform-with-state"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
@@ -61,7 +65,13 @@ class SparkAppSettings:
     # "earliest" is the seed's "smallest": a new query reads everything Kafka still holds.
     starting_offsets: str = "earliest"
     fail_on_data_loss: bool = True
+    trigger: TriggerKind = "processing-time"
     max_offsets_per_trigger: int | None = None
+    # The connector's minOffsetsPerTrigger and maxTriggerDelay (a duration such as 30s or 15m,
+    # the connector's default 15m): a batch waits until that many offsets are there, or the
+    # delay has passed since the last batch. None: the option is not given to the source.
+    min_offsets_per_trigger: int | None = None
+    max_trigger_delay: str | None = None
     sink: SinkMode = "exactly-once"
     on_negative_key: NegativeKeyPolicy = "crash-once"
     master: str = "local[2]"

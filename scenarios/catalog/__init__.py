@@ -18,6 +18,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.upgrade",
     "scenarios.catalog.query_changes",
     "scenarios.catalog.partitions_added",
+    "scenarios.catalog.backlog",
     "scenarios.catalog.manual_offsets",
     "scenarios.catalog.kafka_outage",
     "scenarios.catalog.slow_checkpoint",

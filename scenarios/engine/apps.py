@@ -201,6 +201,24 @@ class KafkaSide:
         self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
         return self.producer
 
+    def send_burst(self, count: int, timeout: float = 300.0) -> ManagedProcess:
+        """`count` messages as fast as Kafka takes them (`python -m kafka_app --count N
+        --burst`), continuing after the highest value in the topic; returns once all are
+        acknowledged. Stop the steady producer first: two producers would send the same values."""
+        producer_settings = ProducerAppSettings(
+            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
+            partitions=self.partitions, retention_sec=self.retention_sec,
+            segment_sec=self.timings.segment_sec, log_dir=self.folders.log,
+            replication_factor=self.brokers if self.cluster is not None else 1,
+            count=count, burst=True)
+        burst = self.group.start(f"burst-{len(self.group.processes)}",
+                                 [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
+        code = burst.wait_exit(timeout, progress=self.progress)
+        if code != 0:
+            raise ProcessError(f"the burst of {count} messages failed with exit code {code}: "
+                               f"{burst.tail()}")
+        return burst
+
     def _sent_a_message(self, output: str) -> bool:
         """Whether the producer's console shows a message sent to this topic."""
         lines = (parse_message(line) for line in output.splitlines())

@@ -430,11 +430,12 @@ class SparkApp:
     def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
         s = replace(self.settings, starting_offsets=self._starting_offsets)
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
-        return (_counted(records, s).writeStream.outputMode("update")
-                .foreachBatch(handler)
-                .option("checkpointLocation", s.checkpoint_location)
-                .trigger(processingTime=f"{s.trigger_sec} seconds")
-                .start())
+        writer = (_counted(records, s).writeStream.outputMode("update")
+                  .foreachBatch(handler)
+                  .option("checkpointLocation", s.checkpoint_location))
+        if s.trigger == "available-now":
+            return writer.trigger(availableNow=True).start()
+        return writer.trigger(processingTime=f"{s.trigger_sec} seconds").start()
 
     def run(self) -> None:
         self._install_signals()

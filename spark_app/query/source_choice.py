@@ -42,6 +42,10 @@ def source_options(settings: SparkAppSettings) -> dict[str, str]:
                "failOnDataLoss": str(settings.fail_on_data_loss).lower()}
     if settings.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(settings.max_offsets_per_trigger)
+    if settings.min_offsets_per_trigger:
+        options["minOffsetsPerTrigger"] = str(settings.min_offsets_per_trigger)
+    if settings.max_trigger_delay:
+        options["maxTriggerDelay"] = settings.max_trigger_delay
     for pair in settings.source_options:  # given last: they may override the app's own
         key, _, value = pair.partition("=")
         options[key.strip()] = value

@@ -52,10 +52,14 @@ from spark_app.source.rows import HEADERS_COLUMN, columns, record_batch, schema_
 from spark_app.source.options import SourceOptions, kafka_client_settings
 from spark_app.runtime.spark_version import installed_spark_version
 
-try:  # Admission control (ReadLimit) for Python sources came with PySpark 4.2.
-    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, ReadMinRows
-except ModuleNotFoundError:  # PySpark 4.0 and 4.1
+try:  # Admission control (ReadLimit) and Trigger.AvailableNow for Python sources: PySpark 4.2.
+    from pyspark.sql.streaming.datasource import (ReadAllAvailable, ReadLimit, ReadMaxRows,
+                                                  ReadMinRows, SupportsTriggerAvailableNow)
+except ModuleNotFoundError:  # PySpark 4.0 and 4.1: Spark runs AvailableNow as one batch
     ReadAllAvailable = ReadLimit = ReadMaxRows = ReadMinRows = None  # type: ignore[assignment,misc]
+
+    class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
+        """Absent before PySpark 4.2; a reader without it gets Spark's one-batch fallback."""
 
 __all__ = ["KafkaSource", "KafkaStreamReader", "KafkaRange", "SOURCE_NAME", "SCHEMA",
            "HEADERS_FIELD", "ADMISSION_CONTROL", "executor_group_id"]
@@ -126,8 +130,15 @@ def _compact_offsets_json() -> None:
         json._default_encoder = json.JSONEncoder(separators=(",", ":"))  # type: ignore[attr-defined]
 
 
-class KafkaStreamReader(DataSourceStreamReader):
-    """Plans batches on the driver (offsets, data loss at planning) and reads them in tasks."""
+class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Plans batches on the driver (offsets, data loss at planning) and reads them in tasks.
+
+    Trigger.AvailableNow as the connector runs it (KafkaMicroBatchStream): the latest offsets
+    when the query starts are the target, and every batch is planned toward them under the
+    rate limits, so a backfill is many bounded batches. Without the mixin Spark falls back to
+    one batch of everything, whatever maxOffsetsPerTrigger says (seen on PySpark 4.2.0: "does
+    not support Trigger.AvailableNow. Falling back to single batch execution").
+    """
 
     def __init__(self, options: SourceOptions) -> None:
         self.options = options
@@ -135,11 +146,12 @@ class KafkaStreamReader(DataSourceStreamReader):
         self._reader: OffsetReader | None = None
         self._group: GroupOffsets | None = None
         self._latest: Offsets | None = None
+        self._target: Offsets | None = None  # Trigger.AvailableNow's end, fixed at the start
         low = options.min_offsets_per_trigger
         self._delay = TriggerDelay(low, options.max_trigger_delay_ms) if low is not None else None
 
     # The driver's live clients and planning state: a task's copy starts without them.
-    _DRIVER_ONLY = ("_reader", "_group", "_latest", "_delay")
+    _DRIVER_ONLY = ("_reader", "_group", "_latest", "_delay", "_target")
 
     def __getstate__(self) -> dict[str, object]:
         # Tasks receive a pickled copy of this reader. Everything travels but the driver-only
@@ -165,6 +177,11 @@ class KafkaStreamReader(DataSourceStreamReader):
             _info(self.options, f"Initial offsets: {offsets_to_text(offsets)}")
         return offsets_to_json(offsets)
 
+    def prepareForTriggerAvailableNow(self) -> None:
+        """The connector's allDataForTriggerAvailableNow: the latest offsets now, no later."""
+        self._target = self._offsets().latest(parse_offsets(self.initialOffset()))
+        _info(self.options, f"Trigger.AvailableNow: reading up to {offsets_to_text(self._target)}")
+
     def getDefaultReadLimit(self) -> "ReadLimit":
         """KafkaMicroBatchStream.getDefaultReadLimit, as far as Python's ReadLimit goes: the
         minimum and the delay are applied in latestOffset (there is no composite limit)."""
@@ -177,7 +194,7 @@ class KafkaStreamReader(DataSourceStreamReader):
     def latestOffset(self, start: dict | None = None, limit: "ReadLimit | None" = None) -> dict:
         """The end of the next batch. PySpark 4.0/4.1 call it without arguments (read all)."""
         known = parse_offsets(start) if start is not None else None
-        latest = self._offsets().latest(known)
+        latest = self._target if self._target is not None else self._offsets().latest(known)
         self._latest = latest
         if known is None or limit is None or isinstance(limit, ReadAllAvailable):
             return offsets_to_json(latest)

@@ -62,6 +62,7 @@ def test_values_go_round_robin_over_partitions() -> None:
         (["--partitions", "0"], "--partitions must be positive"),
         (["--interval-sec", "-1"], "--interval-sec must not be negative"),
         (["--port", "70000"], "--port must be 1..65535"),
+        (["--burst"], "--burst needs --count N"),
     ],
 )
 def test_bad_options_give_one_line_and_exit_2(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,6 +184,23 @@ def test_grow_partitions_grows_the_topic_and_spreads_the_next_values(
     finally:
         consumer.close()
     assert [ends[tp] for tp in parts] == [4, 1, 1]
+
+
+def test_a_burst_sends_every_value_once_and_prints_a_line_each(
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
+) -> None:
+    bootstrap = embedded_broker.bootstrap_servers
+    _run_app(bootstrap, tmp_path, pipe[0], count=2, topic="Burst")
+    lines = _run_app(bootstrap, tmp_path, pipe[0], count=500, topic="Burst", burst=True)
+    messages = [line for line in lines if line.startswith("Burst [")]
+    assert any("a burst of 500 messages" in line for line in lines)
+    assert messages[0] == "Burst [0:3]: 3 -> 3" and messages[-1] == "Burst [0:502]: 502 -> 502"
+    assert len(messages) == 500
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        assert consumer.end_offsets([TopicPartition("Burst", 0)])[TopicPartition("Burst", 0)] == 502
+    finally:
+        consumer.close()
 
 
 def test_a_line_on_stdin_makes_exactly_one_key_negative(

@@ -20,7 +20,7 @@ PRODUCER_CHANGED = {
     "retention_sec": 3600.0, "acks": "1", "send_timeout_sec": 90.0,
     "first_value": 42,
     "segment_sec": 2.5, "segment_bytes": 2_000_000, "retention_check_sec": 1.0,
-    "retention_initial_delay_sec": 0.0, "interval_sec": 0.5, "count": 10,
+    "retention_initial_delay_sec": 0.0, "interval_sec": 0.5, "count": 10, "burst": True,
     "log_dir": Path("/tmp/log"),
 }
 BROKER_CHANGED = {

@@ -208,6 +208,24 @@ class KafkaPart:
         self._stage.say(f"the producer sends again, with acks={acks}"
                         + (f", from value {first_value}" if first_value is not None else ""))
 
+    def send_backlog(self, count: int) -> OffsetWindow:
+        """A backlog: the steady producer stops, `count` messages follow as fast as Kafka takes
+        them (`python -m kafka_app --count N --burst`), and the steady producer goes on after
+        them. Returns the topic's offsets right after the burst."""
+        side = self._started()
+        if self.producer_running:
+            side.stop_producer()
+        started = time.monotonic()
+        with self._stage.spent.timed("kafka burst"):
+            side.send_burst(count)
+        took = time.monotonic() - started
+        window = self.window()
+        self._stage.timeline.event(f"backlog +{count:,}", "note")
+        side.start_producer()
+        self._stage.say(f"a backlog of {count:,} messages sent in {took:.1f} s (up to offset "
+                        f"{window.latest:,}); the steady producer goes on after it")
+        return window
+
     def grow_partitions(self, partitions: int) -> None:
         """Add partitions to the topic, up to `partitions` in all, as an operator would: the
         producer is restarted with `python -m kafka_app --partitions N --grow-partitions`, which

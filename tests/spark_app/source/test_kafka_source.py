@@ -82,3 +82,26 @@ def test_offsets_aged_out_by_real_retention_are_data_loss(embedded_broker, tmp_p
         (tmp_path / "spark.log").read_text()
     source.stop()
     skipping.stop()
+
+
+def test_available_now_plans_capped_batches_up_to_the_offsets_at_its_start(
+        embedded_broker, tmp_path: Path) -> None:
+    """Trigger.AvailableNow as the connector runs it: the target is fixed when Spark calls
+    prepareForTriggerAvailableNow, later messages are not read, the cap still applies."""
+    from pyspark.sql.streaming.datasource import ReadMaxRows, SupportsTriggerAvailableNow
+
+    bootstrap = embedded_broker.bootstrap_servers
+    create_topic(bootstrap)
+    send_counter(bootstrap, range(1, 26))
+    source = reader(bootstrap, tmp_path, maxOffsetsPerTrigger="10",
+                    checkpointLocation=str(tmp_path / "cp"))
+    assert isinstance(source, SupportsTriggerAvailableNow)
+    start = source.initialOffset()
+    source.prepareForTriggerAvailableNow()
+    send_counter(bootstrap, range(26, 31))  # after the start: not part of this backfill
+    ends, position = [], start
+    while (end := source.latestOffset(position, ReadMaxRows(10))) != position:
+        ends.append(end["Experience"]["0"])
+        position = end
+    assert ends == [10, 20, 25]
+    source.stop()
