@@ -71,7 +71,7 @@ def main_parser() -> argparse.ArgumentParser:
     run.add_argument("names", nargs="+", metavar="NAME", help="scenario names, or all")
     run.add_argument("--fast", action="store_true",
                      help="short retention and intervals (retention 5 s, checks every 1 s) for CI")
-    run.add_argument("--report", type=Path, metavar="DIR",
+    run.add_argument("--report", type=_folder, metavar="DIR",
                      help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
                           "(and keep each scenario's folders under DIR/<scenario>/)")
     pacing = run.add_mutually_exclusive_group()
@@ -121,7 +121,7 @@ def main_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--offline", action="store_true",
                         help=f"with --spark: every version on {OFFLINE.name}, e.g. for a Spark "
                              "whose connector Maven Central does not serve (4.3.0)")
-    matrix.add_argument("--report", type=Path, metavar="DIR",
+    matrix.add_argument("--report", type=_folder, metavar="DIR",
                         help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
                              "version) and "
                              "each version's scenario reports under DIR/<version>/")
@@ -129,9 +129,9 @@ def main_parser() -> argparse.ArgumentParser:
     _add_scenario_options(matrix)
     merge = commands.add_parser(
         "merge", help="join the report folders of a run split with --shard into one")
-    merge.add_argument("shards", nargs="+", type=Path, metavar="DIR",
+    merge.add_argument("shards", nargs="+", type=_folder, metavar="DIR",
                        help="the --report folders of the shards (of a run, or of a matrix)")
-    merge.add_argument("--into", type=Path, required=True, metavar="DIR",
+    merge.add_argument("--into", type=_folder, required=True, metavar="DIR",
                        help="where the joined index.html, junit.xml and reports go")
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
@@ -288,6 +288,13 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.report is not None:
         print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
     return matrix.exit_code
+
+
+def _folder(text: str) -> Path:
+    """A report folder, made absolute here: each scenario's processes run in folders of their
+    own, where a relative path would name another place (seen: a run that waited 300 s for
+    output written under a nested copy of the path)."""
+    return Path(text).expanduser().resolve()
 
 
 def _stores(text: str) -> list[str]:

@@ -39,3 +39,12 @@ def test_a_job_gets_the_runs_options_but_its_own_name_folder_and_scenario_option
     assert _options_for_a_job(argv, names, "endless-retention") == ["--fast", "--stack",
                                                                     "embedded/python"]
     assert _options_for_a_job(["run", "all", "-j3", "--fast"], ["all"], "chaos") == ["--fast"]
+
+
+def test_report_folders_are_absolute_whatever_was_typed(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    parser = main_parser()
+    assert parser.parse_args(["run", "all", "--report", "reports"]).report == tmp_path / "reports"
+    assert parser.parse_args(["matrix", "--stack", "all", "--report", "r"]).report == tmp_path / "r"
+    merged = parser.parse_args(["merge", "a", "b", "--into", "m"])
+    assert merged.shards == [tmp_path / "a", tmp_path / "b"] and merged.into == tmp_path / "m"
