@@ -26,24 +26,24 @@ Usage: `python -m scenarios run state-ttl-and-timers --fast`
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scenarios.checker.expectations import check, exactly_once
+from scenarios.checker.state_events import (batch_reaching, event_precedes, events_at,
+                                            first_batch_at_or_after, timers_due)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import StateSchemaChangedError, error_in_text
-from spark_app.lines.output_line import EventLine, parse_line
+from spark_app.lines.output_line import EventLine
 from spark_app.runtime.state_store import ENCODING_CONF
-from spark_app.lines.state_events import IDLE_TIMER, TTL_EXPIRED, details_in
+from spark_app.lines.state_events import TTL_EXPIRED, details_in
 
-__all__ = ["SCENARIO", "run", "Times", "times_for", "TWS_TTL", "events_at", "timers_due",
-           "event_precedes",
-           "first_batch_at_or_after", "batch_reaching", "refused_class"]
+__all__ = ["SCENARIO", "run", "Times", "times_for", "TWS_TTL", "refused_class"]
 
 # transformWithState with what TTL, timers and schema evolution need: RocksDB (TWS refuses
 # HDFS), changelogs (the State Data Source's change feed reads them) and Avro encoding.
@@ -436,36 +436,6 @@ def _narrowed(stage: Stage, times: Times, total: int) -> None:
 
 
 # -- pure helpers (tests/scenarios/catalog/test_state_ttl_and_timers.py) -----------------------
-
-def events_at(events: Sequence[EventLine], kind: str, count: int) -> list[EventLine]:
-    """The events of `kind` that happened after `count`."""
-    return [e for e in events if e.kind == kind and e.count == count]
-
-
-def timers_due(events: Sequence[EventLine], due_ms: int) -> list[EventLine]:
-    """The idle-timer events of the timer due at `due_ms`."""
-    return [e for e in events if e.kind == IDLE_TIMER and details_in(e.text).get("due_ms") == due_ms]
-
-
-def event_precedes(lines: Sequence[str], kind: str, count: int, next_count: int) -> bool:
-    """Whether the `kind` event after `count` is the line right before `Count = next_count`."""
-    parsed = [parse_line(line) for line in lines if line.strip()]
-    for before, line in zip(parsed, parsed[1:]):
-        if getattr(line, "count", None) == next_count and not isinstance(line, EventLine) \
-                and isinstance(before, EventLine):
-            return before.kind == kind and before.count == count
-    return False
-
-
-def batch_reaching(batches: Sequence[BatchOffsets], value: int) -> BatchOffsets | None:
-    """The batch whose end offsets reach `value` messages (the topic starts at offset 0)."""
-    return next((b for b in batches if (b.end_total or 0) >= value), None)
-
-
-def first_batch_at_or_after(batches: Sequence[BatchOffsets], ms: int) -> BatchOffsets | None:
-    """The first batch whose processing time (batchTimestampMs) is `ms` or later."""
-    return next((b for b in batches if (b.batch_timestamp_ms or 0) >= ms), None)
-
 
 def refused_class(line: str) -> str | None:
     """Spark's error class named in the app's refusal line."""

@@ -7,9 +7,9 @@ from datetime import datetime
 
 import pytest
 
-from scenarios.catalog.state_ttl_and_timers import (TWS_TTL, batch_reaching, event_precedes,
-                                                    events_at, first_batch_at_or_after,
-                                                    refused_class, times_for, timers_due)
+from scenarios.catalog.state_ttl_and_timers import TWS_TTL, refused_class, times_for
+from scenarios.checker.state_events import (batch_reaching, event_precedes, events_at,
+                                            first_batch_at_or_after, timers_due)
 from scenarios.checker.verify import verify
 from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.checkpoint.state_data_source import (StateReport, StoreLayout, TtlChange,
