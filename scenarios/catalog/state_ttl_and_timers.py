@@ -26,7 +26,6 @@ Usage: `python -m scenarios run state-ttl-and-timers --fast`
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,11 +105,20 @@ def run(stage: Stage) -> None:
     _pinned_avro(stage)
     paused = _pause_live(stage, times)
     pending = _kill_with_timer_pending(stage, times)
-    _read_state(stage, times, paused, pending)
-    _restart_evolved(stage, times, pending)
+    due = _read_state(stage, times, paused, pending)
+    _restart_evolved(stage, times, pending, due)
     _renamed(stage, times)
     total = _finish(stage)
     _narrowed(stage, times, total)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """What a pause of the producer left for the next phases: its last value, and when the batch
+    that counted it ran (None where no phase needs it)."""
+
+    last_value: int
+    last_ms: int | None = None
 
 
 def _pinned_avro(stage: Stage) -> None:
@@ -135,7 +143,7 @@ def _wait_for_timer(stage: Stage, due_ms: int, timeout: float = 180.0) -> EventL
     return stage.app.wait_while_up(fired, f"the idle timer due at {due_ms}", timeout=timeout)
 
 
-def _pause_live(stage: Stage, times: Times) -> dict[str, Any]:
+def _pause_live(stage: Stage, times: Times) -> Pause:
     stage.step(Step(
         "Pause the producer: the timer fires, then last_seen expires",
         happens=f"the producer stops; the app keeps running; after {times.ttl_sec:g} s the "
@@ -188,10 +196,10 @@ def _pause_live(stage: Stage, times: Times) -> dict[str, Any]:
                        event_precedes(lines, TTL_EXPIRED, total, total + 1),
                        f"`Event ttl-expired after count {total}` right before `Count = "
                        f"{total + 1}`", seen.text), phase="pause")
-    return {"last_value": total, "last_ms": last_ms}
+    return Pause(total, last_ms)
 
 
-def _kill_with_timer_pending(stage: Stage, times: Times) -> dict[str, Any]:
+def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
     stage.step(Step(
         "Pause again and kill -9 the app before its timer is due",
         happens=f"the producer stops; as soon as the app has written the last message, kill -9 "
@@ -214,21 +222,22 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> dict[str, Any]:
     stage.expect(check("the timer had not fired before the kill", not early,
                        f"no `Event idle-timer` due {due}",
                        f"{len(early)} such line(s)"), phase="kill")
-    return {"last_value": total}
+    return Pause(total)
 
 
-def _read_state(stage: Stage, times: Times, paused: Mapping[str, Any],
-                pending: Mapping[str, Any]) -> None:
+def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> int | None:
+    """Read the stopped checkpoint's state; the pending timer's due time (None when the pauses'
+    batches are no longer in the checkpoint)."""
     checkpoints = stage.folders.checkpoints
     batches = committed_batches(checkpoints)
-    first = batch_reaching(batches, paused["last_value"])
-    last = batch_reaching(batches, pending["last_value"])
+    first = batch_reaching(batches, paused.last_value)
+    last = batch_reaching(batches, pending.last_value)
     if first is None or last is None:
         stage.expect(check("the batches of both pauses are still in the checkpoint", False,
-                           f"batches ending at {paused['last_value']} and "
-                           f"{pending['last_value']}", f"{len(batches)} committed batches"),
+                           f"batches ending at {paused.last_value} and "
+                           f"{pending.last_value}", f"{len(batches)} committed batches"),
                      phase="read")
-        return
+        return None
     stage.step(Step(
         "Read the stopped checkpoint with the State Data Source",
         happens=f"python -m spark_app inspect --state-batch {first.batch_id} --json: "
@@ -278,9 +287,10 @@ def _read_state(stage: Stage, times: Times, paused: Mapping[str, Any],
     stage.expect(check("the pending timer is in the checkpoint", timers == [due],
                        f"[{due}] (offsets/{last.batch_id}'s batchTimestampMs + {idle_ms})",
                        timers), phase="read")
+    return due
 
 
-def _restart_evolved(stage: Stage, times: Times, pending: Mapping[str, Any]) -> None:
+def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None) -> None:
     stage.step(Step(
         "Restart with a field added to the count's state (--state-schema v2), then messages",
         happens="the app starts on the same checkpoint with `count bigint, last_update_ms "
@@ -303,7 +313,7 @@ def _restart_evolved(stage: Stage, times: Times, pending: Mapping[str, Any]) -> 
                "only in the first batch with new messages, since no idle batch runs after a restart "
                "(all checked)."))
     schemas = _schema_files(stage)
-    total, due = pending["last_value"], stage.facts.get("pending_timer_ms")
+    total = pending.last_value
     # A batch planned before the kill and not committed is replayed as it was planned (same
     # offsets, same time, before the timer's due time): the new decisions come after it.
     info = read_checkpoint(stage.folders.checkpoints)
