@@ -19,6 +19,7 @@ SCENARIO_MODULES = (
     "scenarios.catalog.query_changes",
     "scenarios.catalog.partitions_added",
     "scenarios.catalog.backlog",
+    "scenarios.catalog.checkpoint_moved_and_shared",
     "scenarios.catalog.manual_offsets",
     "scenarios.catalog.kafka_outage",
     "scenarios.catalog.slow_checkpoint",
