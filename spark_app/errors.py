@@ -36,6 +36,7 @@ __all__ = [
     "SparkVersionError",
     "ClusterError",
     "AppRunningError",
+    "CheckpointSharedError",
     "NotACheckpointError",
     "unwrap",
     "error_in_text",
@@ -194,6 +195,14 @@ class TornFileError(CheckpointError):
     token = "CHECKPOINT_UNUSABLE.TORN_FILE"
 
 
+class CheckpointSharedError(SparkAppError):
+    """Another query wrote a batch's offsets/N or commits/N of this checkpoint first: two apps
+    run on one checkpoint (checkpoint-moved-and-shared). The checkpoint is sound; "delete the
+    folder" would be the wrong advice, so this is not a CheckpointError."""
+
+    token = "CHECKPOINT_SHARED"
+
+
 class StateStoreOptionError(SparkAppError):
     """A state store, checkpoint format or counter this Spark refuses (or would silently
     ignore), said before Spark starts; in Spark's words where Spark itself refuses it."""
@@ -220,7 +229,7 @@ _ERRORS: dict[str, type[SparkAppError]] = {
                                AddedPartitionNotFromZeroError, PartitionsDeletedError,
                                InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
                                StateSchemaChangedError, TornFileError, CheckpointStoreLostError,
-                               CheckpointDiskFullError,
+                               CheckpointDiskFullError, CheckpointSharedError,
                                GroupOffsetsError, SparkVersionError, ClusterError,
                                StateStoreOptionError, StreamFailedError)
 }

@@ -30,8 +30,8 @@ from spark_app.runtime.state_store import (as_pinned, check_state_store,
                                            format_downgrade_refusal, pinned_format_note,
                                            pinned_store_note)
 from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointStoreLostError,
-                              KafkaUnreachableError, SourceOptionError, SparkAppError,
+from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointSharedError,
+                              CheckpointStoreLostError, KafkaUnreachableError, SourceOptionError, SparkAppError,
                               StateStoreOptionError, StreamFailedError, TornFileError, unwrap)
 from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
                                      STOPPED_JVM_GONE,
@@ -75,6 +75,10 @@ _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(
 # storage-outage): an empty offsets/N or commits/N ("Failed to read log file F. Incomplete log
 # file[ in the offset commit log]"), one cut short under Hadoop's local .crc ("Checksum error:
 # F at 0 exp: … got: …"), or without it (Jackson's "Unexpected end-of-input", no file named).
+# Spark's words when offsets/N or commits/N was written first by another query on the same
+# checkpoint (HDFSMetadataLog.add found the file): "… Multiple streaming jobs detected for 26."
+_CONCURRENT_LOG_UPDATE = re.compile(r"\[CONCURRENT_STREAM_LOG_UPDATE\][^\n]*?detected for "
+                                    r"(?P<batch>\d+)\.?")
 _TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
                             r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
 
@@ -200,6 +204,9 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     known = known_spark_bug(text, settings, installed_spark_version())
     if known is not None:
         return known
+    shared = _CONCURRENT_LOG_UPDATE.search(text)
+    if shared is not None:
+        return _shared_checkpoint(shared, settings)
     refused = _KAFKA_CONFIG_REFUSED.search(text)
     if refused is not None:
         return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "
@@ -250,6 +257,18 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
     return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
                              f"{settings.spark_log_file})")
+
+
+def _shared_checkpoint(match: re.Match[str], settings: SparkAppSettings) -> CheckpointSharedError:
+    """Another app wrote batch N's offsets or commit first: say so, and not "delete the folder"
+    (what checkpoint-moved-and-shared saw: the checkpoint stays sound, the other app goes on)."""
+    batch = match.group("batch")
+    return CheckpointSharedError(
+        f"{match.group(0).rstrip('.')}. [playground: another query wrote batch {batch} of "
+        f"{settings.checkpoint_dir} first: two apps run on this checkpoint. This one stopped; "
+        f"the other goes on, and the checkpoint is sound: do not delete it. Any output this app "
+        f"wrote for batch {batch} was written by the other too. Run one app per checkpoint: stop "
+        f"the old job before starting the new one]")
 
 
 def _torn_log_file(match: re.Match[str]) -> TornFileError:

@@ -1,12 +1,13 @@
 """The app's one line when the checkpoint's storage fails mid-run (storage-outage's findings):
-a store that stopped answering, a full disk. Spark's words are from the scenario's runs."""
+a store that stopped answering, a full disk; and a second app on the same checkpoint
+(checkpoint-moved-and-shared). Spark's words are from the scenarios' runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointStoreLostError,
-                              error_in_text, unwrap)
+from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointSharedError,
+                              CheckpointStoreLostError, error_in_text, unwrap)
 from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 
@@ -103,3 +104,20 @@ def test_a_namenode_gone_mid_run_is_the_store_too() -> None:
                                  'local host is: "vm/127.0.0.1"; destination host is: '
                                  '"localhost":53509; : java.io.EOFException [playground: the '
                                  "hdfs checkpoint store at hdfs://127.0.0.1:53509 stopped")
+
+
+# Spark 4.2.0, checkpoint-moved-and-shared: a second app on the checkpoint replayed the pending
+# batch 26 and found commits/26 already written by the first.
+SHARED = ("[STREAM_FAILED] Query [id = 8991f0f0-a849-4854-a21f-8fda11c0ceca, runId = 1a4ac626-"
+          "95c0-4399-ab8a-d6d845166a77] terminated with exception: [CONCURRENT_STREAM_LOG_UPDATE] "
+          "Concurrent update to the log. Multiple streaming jobs detected for 26. SQLSTATE: 40000")
+
+
+def test_a_second_writer_on_the_checkpoint_is_named_and_the_folder_is_not_to_be_deleted() -> None:
+    error = explain_failure(RuntimeError(SHARED), SparkAppSettings(checkpoint_dir=Path("cp")))
+    assert isinstance(error, CheckpointSharedError) and not isinstance(error, CheckpointError)
+    assert str(error).startswith("CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] Concurrent "
+                                 "update to the log. Multiple streaming jobs detected for 26. "
+                                 "[playground: another query wrote batch 26 of cp first")
+    assert "do not delete it" in str(error)
+    assert isinstance(error_in_text(f"spark_app: {error}"), CheckpointSharedError)
