@@ -1,4 +1,4 @@
-"""Move a checkpoint folder, then run two apps on one checkpoint at once.
+"""Move a checkpoint folder, then run two apps on one checkpoint at once, then two on two copies.
 
 The checkpoint is a folder of plain files: copied to a new path (`cp -a`, as a migration to a
 new disk or bucket does), the app started on the copy resumes from its last committed batch
@@ -16,24 +16,36 @@ Usage: `python -m scenarios run checkpoint-moved-and-shared --fast`
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from scenarios.checker.expectations import check, equals, exactly_once
-from scenarios.checker.shared_checkpoint import concurrent_write_words, counted_values, overlap
+from scenarios.checker.expectations import check, equals
+from scenarios.checker.shared_checkpoint import (batch_holding, collided_on, counted_values,
+                                                 overlap)
+from scenarios.checker.verify import ranges_of
 from scenarios.engine.registry import Scenario
-from scenarios.engine.stage import AppPart, Stage
+from scenarios.engine.stage import AppPart, OutputPart, Stage
 from scenarios.engine.waiting import wait_until
+from scenarios.errors import StepFailed
 from scenarios.report.narration import Step
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import committed_batches
+from spark_app.errors import CheckpointSharedError, error_in_text
 
 __all__ = ["SCENARIO", "run"]
 
-# How long the two apps run together once the second has started, at most (seconds).
+# How long the two apps may run together after the second wrote its first message, at most
+# (seconds): they collide on the next batch's log files, a second or two in every run seen.
 SHARED_WINDOW_SEC = 60.0
+
+SHARED_ANSWER = (
+    "Only the collision on the checkpoint's own logs: whichever app comes second to a batch's "
+    "offsets/N or commits/N stops with CONCURRENT_STREAM_LOG_UPDATE, and the other goes on "
+    "(checked). Spark does not see the outputs: an app that replayed the pending batch wrote "
+    "its output before failing on commits/N, so that batch is in both logs, with the same "
+    "counts; nothing else is doubled and the count stays right (checked at the end).")
 
 
 def run(stage: Stage) -> None:
@@ -50,7 +62,9 @@ def run(stage: Stage) -> None:
     stage.kafka.start()
     original_id = _first_run(stage)
     moved = _moved(stage, original_id)
-    _shared(stage, moved)
+    second, job, doubled = _shared(stage, moved)
+    _old_path(stage, (stage.app, second), job, moved)
+    _final(stage, (stage.app, second), job, doubled)
 
 
 def _query_id(stage: Stage, folder: Path, name: str) -> str | None:
@@ -124,69 +138,183 @@ def _committed_end(folder: Path) -> int:
     return sum((batches[-1].end or {}).values()) if batches else 0
 
 
-def _shared(stage: Stage, moved: Path) -> None:
+def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...]]:
+    """Start a second app on the copy the first runs on; the second, the app that goes on (the
+    job from now on), and the values both wrote."""
     stage.step(Step(
         "A second app on the same checkpoint while the first runs",
-        happens="a second Spark app, its own --log-dir, the same --checkpoint-dir, started while "
-                "the first goes on",
-        watch="whether either app stops with CONCURRENT_STREAM_LOG_UPDATE, and what each "
-              "output log holds",
-        why="two Spark applications share no memory: each checks only that the next batch's "
-            "offsets/N and commits/N do not exist yet when it writes them",
-        question="What will Spark detect, and what happens to the two outputs?",
-        answer="(observed)",
-        production="one writer per checkpoint: stop the old job before the new one starts, and "
-                   "hold a lock or lease outside Spark; Spark's check for an active query only "
-                   "sees the queries of one session",
+        happens="a second Spark app with its own --log-dir and the same --checkpoint-dir starts "
+                "while the first goes on, as a deploy that starts the new job before the old one "
+                "has stopped",
+        watch="which app stops, with which words, and what each output log holds",
+        why="two Spark applications share no memory: each only finds, when it writes a batch's "
+            "offsets/N or commits/N, that the file is already there (HDFSMetadataLog.add); "
+            "Spark's check for a query already active (ConcurrentQueryAlreadyRunning) sees the "
+            "queries of one session only",
+        question="What will Spark detect, and what happens to the two outputs and the count?",
+        answer=SHARED_ANSWER,
+        production="one writer per checkpoint: stop the old job (and see it exit) before the new "
+                   "one starts, and hold a lock or lease outside Spark for the checkpoint's path; "
+                   "Spark's own check only covers one session, and its log check fires only "
+                   "after the batch's output was written",
         phase="shared"))
     first = stage.app
     second = first.beside("second")
+    stage.timeline.event("second app on the same checkpoint", "start")
     second.start(checkpoint_dir=moved)
     second_out = stage.output.of(second)
-    started = time.monotonic()
+    ended = _first_to_stop(stage, first, second, second_out)
+    stage.fact("stopped_app", ended.name if ended else None)
+    survivor = second if ended is first else first
+    stage.expect(check("exactly one of the two apps stopped, the other goes on",
+                       ended is not None and survivor.running,
+                       "one stopped, one running",
+                       f"{ended.name if ended else 'none'} stopped, "
+                       f"{survivor.name} {'running' if survivor.running else 'stopped'}"))
+    if ended is None:
+        raise StepFailed("neither app stopped while both ran on one checkpoint: "
+                         f"{SHARED_WINDOW_SEC:g} s after the second's first output")
+    stage.timeline.event(f"{ended.name} stopped (exit {ended.process.returncode})", "crash")
+    said = error_in_text(ended.last_words())
+    stage.fact("stopped_app_line", str(said) if said else ended.last_words())
+    log = stage.fact("collided_on", collided_on(ended.spark_log()))
+    stage.say(f"{ended.name} said: {said}")
+    stage.say(f"its spark.log: the collision was on {log}/N ("
+              + {"offsets": "planning the batch: markMicroBatchStart",
+                 "commits": "ending the batch, after its output: markMicroBatchEnd"}.get(
+                  log or "", "not found") + ")")
+    stage.expect(check("the app that stopped named a second writer",
+                       isinstance(said, CheckpointSharedError)
+                       and "CONCURRENT_STREAM_LOG_UPDATE" in str(said),
+                       "CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] … Multiple streaming "
+                       "jobs detected for N", str(said)[:160] if said else ended.last_words()))
+    stage.output.of(survivor).wait_for_more(3)
+    ends = {b.batch_id: sum((b.end or {}).values()) for b in committed_batches(moved)}
+    both = overlap(counted_values(first.folders.output_log),
+                   counted_values(second.folders.output_log))
+    batch = batch_holding(ends, both.both)
+    stage.fact("written_by_both", list(both.both))
+    stage.fact("written_by_both_batch", batch)
+    stage.say(f"written by both apps: {_ranges(both.both) or 'nothing'}"
+              + (f" (batch {batch})" if batch is not None else ""))
+    stage.expect(check("what both wrote is at most one batch, counted alike",
+                       (not both.both or batch is not None) and not both.counts_differ,
+                       "at most one batch's values (the batch the stopped app ran too), "
+                       "the same counts in both logs",
+                       f"{_ranges(both.both) or 'nothing'}"
+                       + (f" = batch {batch}" if batch is not None else " (not one batch)")
+                       + f"; counts differ on {_ranges(both.counts_differ) or 'none'}"))
+    if ended is first:
+        stage.timeline.app_down()
+    return second, survivor, both.both
 
-    def settled() -> str | None:
-        if not first.running:
-            return "first"
-        if not second.running:
-            return "second"
-        if second_out.verify().messages >= 2 * stage.timings.run_for_messages and \
-                time.monotonic() - started > SHARED_WINDOW_SEC:
-            return "neither"
-        return None
 
-    ended = wait_until(settled, timeout=stage.timings.spark_start_timeout_sec + SHARED_WINDOW_SEC,
-                       what="one of the two apps to stop, or both to run a while",
-                       poll=0.5, progress=stage.narrator.waiting)
-    stage.fact("first_to_stop", ended)
-    for app in (first, second):
-        code = app.process.returncode
-        text = app.output() + app.spark_log()
-        words = concurrent_write_words(text)
-        stage.fact(f"{app.name}_exit", code)
-        stage.fact(f"{app.name}_words", list(words))
-        stage.say(f"{app.name}: running={app.running} exit={code} words={words}")
-        if not app.running:
-            stage.say(f"{app.name}'s last words: {app.last_words()}")
-    a = counted_values(first.folders.output_log)
-    b = counted_values(second.folders.output_log)
-    both = overlap(a, b)
-    stage.fact("overlap", {"only_first": len(both.only_first), "only_second": len(both.only_second),
-                           "both": list(both.both), "counts_differ": list(both.counts_differ)})
-    stage.say(f"second wrote {len(b)} messages: {b[:5]}…{b[-5:]}")
-    stage.say(f"overlap: both {both.both}, counts differ {both.counts_differ}")
-    stage.say(json.dumps({"batches": [bt.batch_id for bt in committed_batches(moved)][-10:]}))
-    for app in (first, second):
-        if app.running:
-            app.stop()
+def _first_to_stop(stage: Stage, first: AppPart, second: AppPart,
+                   second_out: OutputPart) -> AppPart | None:
+    """Wait until one of the two apps stops; None if both still run SHARED_WINDOW_SEC after the
+    second wrote its first message (or started, if it never writes)."""
+    since: list[float] = []
+
+    def settled() -> AppPart | bool | None:
+        for app in (first, second):
+            if not app.running:
+                return app
+        if not since and second_out.verify().messages > 0:
+            since.append(time.monotonic())
+        return bool(since) and time.monotonic() - since[0] > SHARED_WINDOW_SEC or None
+
+    found = wait_until(settled, timeout=stage.timings.spark_start_timeout_sec + SHARED_WINDOW_SEC,
+                       what="one of the two apps on the checkpoint to stop", poll=0.3,
+                       progress=stage.narrator.waiting)
+    return found if isinstance(found, AppPart) else None
+
+
+def _old_path(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart, moved: Path) -> None:
+    """The original folder, still on disk, started by mistake beside the job on the copy."""
+    stage.step(Step(
+        "The old folder started by mistake beside the job",
+        happens="a third app starts on the original folder (still on disk after the copy) while "
+                "the job runs on the copy",
+        watch="whether either app notices the other, and what the third writes",
+        why="two folders are two checkpoints to Spark: nothing is shared to collide on, although "
+            "both hold the same query id; the old one resumes where the first run stopped",
+        question="Will Spark notice two apps running the same query from two folders?",
+        answer="No: both run without an error, with the same query id, and the old folder's app "
+               "writes again every value the job wrote after the move, with the same counts "
+               "(all checked).",
+        production="retire the old path once the copy has committed (delete it, or make it "
+                   "unreadable to the job's account): a copy that can be started will be, and "
+                   "nothing in Spark tells the two apart",
+        phase="old-path"))
+    old = job.beside("old-path")
+    stage.timeline.event("old folder started by mistake", "start")
+    old.start(checkpoint_dir=stage.folders.checkpoints)
+    target = (stage.output.of(job).verify().highest or 0) + 3
+    stage.output.of(old).wait_for_value(target)
+    extra = overlap(_written(apps), counted_values(old.folders.output_log))
+    stage.fact("old_path_written_again", len(extra.both))
+    stage.expect(check("neither app noticed the other", job.running and old.running,
+                       "both running", f"job {'running' if job.running else 'stopped'}, old "
+                       f"folder's app {'running' if old.running else 'stopped'}"))
+    stage.expect(check("the old folder's app wrote the job's values again, counted alike",
+                       not extra.only_second and not extra.counts_differ and len(extra.both) > 0,
+                       "every value it wrote also in the job's output, with the same count",
+                       f"{len(extra.both)} written by both ({_ranges(extra.both)}), only by it: "
+                       f"{_ranges(extra.only_second) or 'none'}, counts differ on "
+                       f"{_ranges(extra.counts_differ) or 'none'}"))
+    ids = {_query_id(stage, folder, f"inspect-{name}") for folder, name in
+           ((stage.folders.checkpoints, "old"), (moved, "job"))}
+    stage.expect(equals("query ids of the two running folders", len(ids), 1,
+                        lambda n: f"{n} query id{'s' if n != 1 else ''}"))
+    old.stop()
+
+
+def _final(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart,
+           doubled: tuple[int, ...]) -> None:
+    stage.step(Step(
+        "One writer again: drain and count",
+        happens="the producer stops; the app still running on the copy drains the topic and stops",
+        watch="its last Count is the number of messages sent",
+        why="both apps read the same state version before their collision, so the state after "
+            "it is the one a single writer would have",
+        question="After the collision, is the count right, and what does a reader of both "
+                 "output logs see?",
+        answer="The count is right (the last Count is the number sent); the two logs hold every "
+               "value, the stopped app's last batch twice, nothing else (checked).",
+        production="a sink that two jobs may write to for a moment must be idempotent on a "
+                   "business key (a MERGE or upsert), not on the batch id: both jobs wrote the "
+                   "same batch id",
+        phase="final"))
+    total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
+    report = stage.output.of(job).wait_for_value(total)
+    job.stop()
+    stage.expect(equals("the last Count", report.final_count, total, lambda n: f"Count = {n}"))
+    both = overlap(*(counted_values(app.folders.output_log) for app in apps))
+    missing = sorted(set(range(1, total + 1)) - set(both.union))
+    stage.expect(check("the two logs together: every value, only the shared batch twice",
+                       not missing and both.both == doubled,
+                       f"1..{total}, twice: {_ranges(doubled) or 'nothing'}",
+                       f"missing {_ranges(missing) or 'none'}, twice: "
+                       f"{_ranges(both.both) or 'nothing'}"))
+
+
+def _written(apps: tuple[AppPart, AppPart]) -> list[tuple[int, int | None]]:
+    """What the job wrote, over both apps that ran on the copy (value, count)."""
+    return [pair for app in apps for pair in counted_values(app.folders.output_log)]
+
+
+def _ranges(values: Iterable[int]) -> str:
+    return ", ".join(str(r) for r in ranges_of(sorted(values)))
 
 
 SCENARIO = Scenario(
     name="checkpoint-moved-and-shared",
-    title="a copied checkpoint resumes as the same query; two apps on one checkpoint",
+    title="a copied checkpoint is the same query; a second writer is caught late, a copy never",
     summary="The stopped app's checkpoint folder is copied to a new path and the app resumes from "
             "the copy: the same query id, exactly once. Then a second app starts on the same "
-            "checkpoint while the first runs; what Spark detects and what each output holds.",
+            "checkpoint while the first runs: one of them stops on Spark's log check, the other "
+            "goes on; what both wrote is compared. Then the old folder is started by mistake: "
+            "nothing notices, every value is written again.",
     origin="production: changing a live job",
     run=run,
 )

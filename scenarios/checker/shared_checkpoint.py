@@ -1,39 +1,30 @@
-"""What two apps on one checkpoint left behind, read without any process: which of Spark's
-words for a concurrent writer an app printed, and how two output logs overlap.
+"""What apps sharing a checkpoint left behind, read without any process: each output log as
+(value, count) pairs, how two of them overlap, and which batch a set of values came from.
 
-A checkpoint has one writer by design; Spark notices a second one only where both write the
-same file of its logs (`offsets/N`, `commits/N`). These helpers let the
-checkpoint-moved-and-shared scenario say which words were met and what each app wrote.
+A checkpoint has one writer by design. When two apps run on one, their output logs are
+compared: what only one wrote, what both wrote, and whether both gave a value the same count
+(they did when both read the same state). The checkpoint-moved-and-shared scenario holds the
+overlap against the checkpoint's batches: what both wrote should be one batch.
 
 Usage:
-    concurrent_write_words(app_output + spark_log)  # ("CONCURRENT_STREAM_LOG_UPDATE", …)
-    overlap([(1, 1), (2, 2)], [(2, 2), (3, 3)])      # Overlap(both=(2,), …)
+    both = overlap(counted_values(first_log), counted_values(second_log))
+    batch_holding({25: 131, 26: 133}, both.both)  # 26: values 132..133 are batch 26's
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from spark_app.lines.output_line import CountLine, MessageLine, parse_line
 
-__all__ = ["CONCURRENT_WORDS", "Overlap", "concurrent_write_words", "counted_values", "overlap"]
+__all__ = ["Overlap", "batch_holding", "collided_on", "counted_values", "overlap"]
 
-# What Spark says when a second writer is seen: its error class for a log file of a batch that
-# another query wrote first, the exception under it, and the check of one session.
-CONCURRENT_WORDS = (
-    "CONCURRENT_STREAM_LOG_UPDATE",
-    "ConcurrentModificationException",
-    "FileAlreadyExistsException",
-    "CONCURRENT_QUERY",
-)
-
-
-
-def concurrent_write_words(text: str) -> tuple[str, ...]:
-    """Spark's words for a concurrent writer found in `text`, in CONCURRENT_WORDS' order."""
-    return tuple(word for word in CONCURRENT_WORDS if word in text)
+# Where in MicroBatchExecution Spark found the other writer's file: planning a batch writes
+# offsets/N (markMicroBatchStart), ending it writes commits/N (markMicroBatchEnd).
+_LOG_WRITERS = {"markMicroBatchStart": "offsets", "markMicroBatchEnd": "commits"}
+_CONCURRENT = "CONCURRENT_STREAM_LOG_UPDATE"
 
 
 def counted_values(path: Path) -> list[tuple[int, int | None]]:
@@ -55,13 +46,13 @@ def counted_values(path: Path) -> list[tuple[int, int | None]]:
 
 @dataclass(frozen=True)
 class Overlap:
-    """Two output logs read as one: what only one of them wrote, what both did, and whether
-    the two agree on the count of each value both wrote."""
+    """Two output logs read as one: what only one of them wrote, what both did, and the values
+    both wrote with different counts."""
 
     only_first: tuple[int, ...]
     only_second: tuple[int, ...]
     both: tuple[int, ...]
-    counts_differ: tuple[int, ...]  # values both wrote, with different counts
+    counts_differ: tuple[int, ...]
 
     @property
     def union(self) -> tuple[int, ...]:
@@ -70,13 +61,40 @@ class Overlap:
 
 def overlap(first: Sequence[tuple[int, int | None]],
             second: Sequence[tuple[int, int | None]]) -> Overlap:
-    """How the messages of two output logs ((value, count) pairs) overlap."""
+    """How the messages of two output logs ((value, count) pairs) overlap; a value written
+    twice in one log is compared by its first count."""
     a, b = _by_value(first), _by_value(second)
     both = sorted(set(a) & set(b))
     return Overlap(only_first=tuple(sorted(set(a) - set(b))),
                    only_second=tuple(sorted(set(b) - set(a))),
                    both=tuple(both),
                    counts_differ=tuple(v for v in both if a[v] != b[v]))
+
+
+def batch_holding(ends: Mapping[int, int], values: Iterable[int]) -> int | None:
+    """The one batch whose messages are all of `values`' (a batch's messages are the values
+    after the previous batch's end offset up to its own: value n sits at offset n - 1, on one
+    partition); None when there are none or they span several batches. `ends`: batch id to
+    its end offset (offsets/N, summed over the partitions)."""
+    wanted = set(values)
+    if not wanted:
+        return None
+    for batch in sorted(ends):
+        start = ends.get(batch - 1, 0 if batch == 0 else None)
+        if start is not None and wanted <= set(range(start + 1, ends[batch] + 1)):
+            return batch
+    return None
+
+
+def collided_on(spark_log: str) -> str | None:
+    """Which of the checkpoint's logs a CONCURRENT_STREAM_LOG_UPDATE was raised on, read from
+    the stack trace under it in spark.log: "offsets" or "commits"; None without one."""
+    at = spark_log.find(_CONCURRENT)
+    if at < 0:
+        return None
+    trace = spark_log[at:at + 4000]
+    found = [(trace.find(method), log) for method, log in _LOG_WRITERS.items() if method in trace]
+    return min(found)[1] if found else None
 
 
 def _by_value(pairs: Iterable[tuple[int, int | None]]) -> dict[int, int | None]:
