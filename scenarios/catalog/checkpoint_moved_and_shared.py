@@ -6,10 +6,17 @@ with the same query id (the `metadata` file), exactly once, the output log and i
 unchanged.
 
 Then a second app starts on the same checkpoint while the first still runs, as when a deploy
-starts the new job before the old one has stopped, or a copy is started by mistake. The two
-are separate Spark applications, so Spark's own check for a query already active (one
-session's) cannot see it. What each app does, and what the two output logs hold, is observed:
-the second gets its own `--log-dir` so the two outputs can be compared.
+starts the new job before the old one has stopped. The two are separate Spark applications, so
+Spark's check for a query already active (one session's) cannot see it; Spark notices only
+when one of them finds a batch's `offsets/N` or `commits/N` already written by the other
+(`CONCURRENT_STREAM_LOG_UPDATE`), and that app stops. Which one, and whether it had already
+written the batch's output, depends on the moment: the scenario checks that exactly one stops,
+that what both wrote is at most one batch, counted alike, and names the log they collided on.
+The second app gets its own `--log-dir`, so the two outputs can be compared.
+
+Then the original folder, still on disk, is started by mistake beside the job on the copy: two
+folders share nothing to collide on, so both run, with the same query id, and every value is
+written again. The ending drains the job and checks the count and the two logs together.
 
 Usage: `python -m scenarios run checkpoint-moved-and-shared --fast`
 """
@@ -55,8 +62,8 @@ def run(stage: Stage) -> None:
         watch="the producer's lines",
         why="every app in this story reads the same topic; only the checkpoint says where",
         question="Does the checkpoint's path matter to Kafka?",
-        answer="No: the app reads the topic with no consumer group; where it resumes is in the "
-               "checkpoint's files, wherever they are.",
+        answer="No: neither Kafka source commits offsets to Kafka; where the query resumes is in "
+               "the checkpoint's files, wherever they are.",
         production="a checkpoint is the query's memory of Kafka; keep it with the job, not with "
                    "the cluster"))
     stage.kafka.start()
@@ -92,7 +99,10 @@ def _first_run(stage: Stage) -> str | None:
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
-    return stage.fact("query_id", _query_id(stage, stage.folders.checkpoints, "inspect-original"))
+    found = stage.fact("query_id", _query_id(stage, stage.folders.checkpoints, "inspect-original"))
+    stage.expect(check("inspect prints the query id from metadata", found is not None,
+                       "a query id", found))
+    return found
 
 
 def _moved(stage: Stage, original_id: str | None) -> Path:
