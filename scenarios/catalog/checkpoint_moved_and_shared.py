@@ -7,7 +7,7 @@ unchanged.
 
 Then a second app starts on the same checkpoint while the first still runs, as when a deploy
 starts the new job before the old one has stopped. The two are separate Spark applications, so
-Spark's check for a query already active (one session's) cannot see it; Spark notices only
+Spark's check for a query already active (within one application) cannot see it; Spark notices only
 when one of them finds a batch's `offsets/N` or `commits/N` already written by the other
 (`CONCURRENT_STREAM_LOG_UPDATE`), and that app stops. Which one, and whether it had already
 written the batch's output, depends on the moment: the scenario checks that exactly one stops,
@@ -159,21 +159,24 @@ def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...
         watch="which app stops, with which words, and what each output log holds",
         why="two Spark applications share no memory: each only finds, when it writes a batch's "
             "offsets/N or commits/N, that the file is already there (HDFSMetadataLog.add); "
-            "Spark's check for a query already active (ConcurrentQueryAlreadyRunning) sees the "
-            "queries of one session only",
+            "Spark's check for a query already active (\"another query with same id is already "
+            "active\", CONCURRENT_QUERY) sees the queries of one Spark application only",
         question="What will Spark detect, and what happens to the two outputs and the count?",
         answer=SHARED_ANSWER,
         production="one writer per checkpoint: stop the old job (and see it exit) before the new "
                    "one starts, and hold a lock or lease outside Spark for the checkpoint's path; "
-                   "Spark's own check only covers one session, and its log check fires only "
-                   "after the batch's output was written",
+                   "Spark's own check only covers one application, and its log check may fire "
+                   "only after the batch's output was written",
         phase="shared"))
     first = stage.app
     second = first.beside("second")
     stage.timeline.event("second app on the same checkpoint", "start")
+    launched = time.monotonic()
     second.start(checkpoint_dir=moved)
     second_out = stage.output.of(second)
     ended = _first_to_stop(stage, first, second, second_out)
+    # Mostly the second app's Spark start: the collision comes with its first batch.
+    stage.fact("second_start_to_stop_sec", round(time.monotonic() - launched, 1))
     stage.fact("stopped_app", ended.name if ended else None)
     survivor = second if ended is first else first
     stage.expect(check("exactly one of the two apps stopped, the other goes on",
@@ -292,8 +295,8 @@ def _final(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart,
         answer="The count is right (the last Count is the number sent); the two logs hold every "
                "value, the stopped app's last batch twice, nothing else (checked).",
         production="a sink that two jobs may write to for a moment must be idempotent on a "
-                   "business key (a MERGE or upsert), not on the batch id: both jobs wrote the "
-                   "same batch id",
+                   "business key (a MERGE or upsert), not only on the query id and batch id: "
+                   "both apps wrote the same batch of the same query id",
         phase="final"))
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     report = stage.output.of(job).wait_for_value(total)

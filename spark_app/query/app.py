@@ -78,7 +78,7 @@ _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(
 # Spark's words when offsets/N or commits/N was written first by another query on the same
 # checkpoint (HDFSMetadataLog.add found the file): "… Multiple streaming jobs detected for 26."
 _CONCURRENT_LOG_UPDATE = re.compile(r"\[CONCURRENT_STREAM_LOG_UPDATE\][^\n]*?detected for "
-                                    r"(?P<batch>\d+)\.?")
+                                    r"(?P<batch>\d+)\.(?:\s*Please make sure [^\n]*?at a time\.)?")
 _TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
                             r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
 
@@ -263,8 +263,9 @@ def _shared_checkpoint(match: re.Match[str], settings: SparkAppSettings) -> Chec
     """Another app wrote batch N's offsets or commit first: say so, and not "delete the folder"
     (what checkpoint-moved-and-shared saw: the checkpoint stays sound, the other app goes on)."""
     batch = match.group("batch")
+    said = " ".join(match.group(0).split())  # Spark's two lines as one
     return CheckpointSharedError(
-        f"{match.group(0).rstrip('.')}. [playground: another query wrote batch {batch} of "
+        f"{said} [playground: another query wrote batch {batch} of "
         f"{settings.checkpoint_dir} first: two apps run on this checkpoint. This one stopped; "
         f"the other goes on, and the checkpoint is sound: do not delete it. Any output this app "
         f"wrote for batch {batch} was written by the other too. Run one app per checkpoint: stop "

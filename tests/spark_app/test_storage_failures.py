@@ -110,7 +110,8 @@ def test_a_namenode_gone_mid_run_is_the_store_too() -> None:
 # batch 26 and found commits/26 already written by the first.
 SHARED = ("[STREAM_FAILED] Query [id = 8991f0f0-a849-4854-a21f-8fda11c0ceca, runId = 1a4ac626-"
           "95c0-4399-ab8a-d6d845166a77] terminated with exception: [CONCURRENT_STREAM_LOG_UPDATE] "
-          "Concurrent update to the log. Multiple streaming jobs detected for 26. SQLSTATE: 40000")
+          "Concurrent update to the log. Multiple streaming jobs detected for 26.\nPlease make sure "
+          "only one streaming job runs on a specific checkpoint location at a time. SQLSTATE: 40000")
 
 
 def test_a_second_writer_on_the_checkpoint_is_named_and_the_folder_is_not_to_be_deleted() -> None:
@@ -118,6 +119,8 @@ def test_a_second_writer_on_the_checkpoint_is_named_and_the_folder_is_not_to_be_
     assert isinstance(error, CheckpointSharedError) and not isinstance(error, CheckpointError)
     assert str(error).startswith("CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] Concurrent "
                                  "update to the log. Multiple streaming jobs detected for 26. "
-                                 "[playground: another query wrote batch 26 of cp first")
+                                 "Please make sure only one streaming job runs on a specific "
+                                 "checkpoint location at a time. [playground: another query "
+                                 "wrote batch 26 of cp first")
     assert "do not delete it" in str(error)
     assert isinstance(error_in_text(f"spark_app: {error}"), CheckpointSharedError)
