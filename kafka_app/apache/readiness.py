@@ -12,7 +12,7 @@ from __future__ import annotations
 import socket
 import struct
 
-__all__ = ["answers_api_versions"]
+__all__ = ["answers_api_versions", "read_exactly"]
 
 _API_VERSIONS, _CORRELATION_ID = 18, 7
 _CLIENT_ID = b"checkpoint-experience-probe"
@@ -24,12 +24,13 @@ def _request() -> bytes:
     return struct.pack(">i", len(body)) + body
 
 
-def _read_exactly(sock: socket.socket, size: int) -> bytes:
+def read_exactly(sock: socket.socket, size: int) -> bytes:
+    """`size` bytes from `sock`, or ConnectionError when the broker closes first."""
     data = b""
     while len(data) < size:
         chunk = sock.recv(size - len(data))
         if not chunk:
-            raise ConnectionError("closed")
+            raise ConnectionError("the broker closed the connection")
         data += chunk
     return data
 
@@ -39,10 +40,10 @@ def answers_api_versions(host: str, port: int, timeout: float = 2.0) -> bool:
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
             sock.sendall(_request())
-            size = struct.unpack(">i", _read_exactly(sock, 4))[0]
+            size = struct.unpack(">i", read_exactly(sock, 4))[0]
             if not 6 <= size <= 1 << 20:
                 return False
-            correlation_id, error_code = struct.unpack(">ih", _read_exactly(sock, 6))
+            correlation_id, error_code = struct.unpack(">ih", read_exactly(sock, 6))
     except (OSError, ConnectionError, struct.error):
         return False
     return correlation_id == _CORRELATION_ID and error_code == 0

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafka_app.apache.readiness import read_exactly
+
 __all__ = ["API_NAMES", "FETCH", "LIST_OFFSETS", "METADATA", "BrokerApis", "FeatureRefused",
            "ask_api_versions", "client_maxima", "jar_version", "metadata_version_names", "spoken", "unknown_level_refusal",
            "update_feature"]
@@ -62,25 +64,15 @@ def spoken(client_max: int, broker: tuple[int, int]) -> int | None:
 
 
 # -- on the wire ---------------------------------------------------------------------------------
-def _read_exactly(sock: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            raise ConnectionError("the broker closed the connection")
-        data += chunk
-    return data
-
-
 def _exchange(host: str, port: int, request, response_class, version: int,  # type: ignore[no-untyped-def]
               timeout: float):
     request.with_header(correlation_id=next(_correlation), client_id=_CLIENT[0])
     with socket.create_connection((host, port), timeout=timeout) as sock:
         sock.sendall(request.encode(version=version, header=True, framed=True))
-        size = struct.unpack(">i", _read_exactly(sock, 4))[0]
+        size = struct.unpack(">i", read_exactly(sock, 4))[0]
         if not 0 < size <= _MAX_FRAME:
             raise ConnectionError(f"a frame of {size} bytes is not a Kafka answer")
-        return response_class.decode(_read_exactly(sock, size), version=version, header=True)
+        return response_class.decode(read_exactly(sock, size), version=version, header=True)
 
 
 def ask_api_versions(host: str, port: int, timeout: float = 5.0) -> BrokerApis:
