@@ -142,8 +142,7 @@ def _uncapped(stage: Stage, backlog: int) -> Way:
         phase="uncapped"))
     target = stage.kafka.send_backlog(backlog).latest
     replayed = _pending_batch(stage)
-    way = _catch_up(stage, "uncapped", target, {})
-    planned = [b for b in _batches(stage) if b.rows and b.batch_id != replayed]
+    way, planned = _catch_up(stage, "uncapped", target, {})
     first = planned[0]
     stage.fact("uncapped_first_batch_rows", first.rows)
     stage.fact("uncapped_first_batch_ms", first.duration_ms)
@@ -183,10 +182,10 @@ def _capped(stage: Stage, backlog: int, cap: int) -> Way:
                "at 200,000 (docs/scenarios.md#backlog).",
         phase="maxOffsetsPerTrigger"))
     target = stage.kafka.send_backlog(backlog).latest
-    replayed = _pending_batch(stage)
-    way = _catch_up(stage, "maxOffsetsPerTrigger", target, {"max_offsets_per_trigger": cap})
-    # A batch the last run planned but did not commit is replayed as recorded, uncapped.
-    batches = [b for b in _batches(stage) if b.rows and b.batch_id != replayed]
+    # A batch the last run planned but did not commit is replayed as recorded, uncapped:
+    # `batches` leaves it out.
+    way, batches = _catch_up(stage, "maxOffsetsPerTrigger", target,
+                             {"max_offsets_per_trigger": cap})
     stage.expect(check("every batch reads at most the cap", max(b.rows for b in batches) <= cap,
                        f"rows <= {cap:,}", f"largest {max(b.rows for b in batches):,}"))
     stage.expect(check("the backlog takes many bounded batches",
@@ -347,8 +346,11 @@ def _short_delay(stage: Stage) -> str:
     return f"{round(2 * MIN_WAITING * stage.timings.interval_sec)}s"
 
 
-def _catch_up(stage: Stage, name: str, target: int, options: dict[str, object]) -> Way:
-    """Start the app with `options`, sample its memory until it committed `target`, stop it."""
+def _catch_up(stage: Stage, name: str, target: int,
+              options: dict[str, object]) -> tuple[Way, list[BatchLine]]:
+    """Start the app with `options`, sample its memory until it committed `target`, stop it;
+    the way as measured, and the batches this start planned that read rows (a batch the last
+    run planned and this start replayed first is not one of them)."""
     replayed = _pending_batch(stage)
     started = stage.timeline.now()
     process = stage.app.start(**options)
@@ -360,16 +362,14 @@ def _catch_up(stage: Stage, name: str, target: int, options: dict[str, object]) 
     # The batch line comes from a listener just after the commit.
     stage.app.wait_while_up(lambda: _batches(stage) or None, "the batch lines")
     stage.app.stop()
-    # The batches that caught up: those up to the one that committed the backlog's end.
-    # The batches that caught up, up to the one that committed the backlog's end; a batch the
-    # last run planned is replayed first, as it was recorded: not one of this way's.
-    caught = [b for b in _batches(stage) if b.rows and sum(b.start.values()) < target
-              and b.batch_id != replayed]
+    planned = [b for b in _batches(stage) if b.rows and b.batch_id != replayed]
+    # The batches that caught up, up to the one that committed the backlog's end.
+    caught = [b for b in planned if sum(b.start.values()) < target]
     way = _way(name, caught, took, rss.samples, lag)
     stage.say(f"{name}: caught up with offset {target:,} in {took:.1f} s from the restart, "
               f"{way.batches} batch(es), biggest {way.biggest:,} rows in {way.biggest_ms} ms, "
               f"peak {way.peak_mib} MiB, {lag:,} behind Kafka's latest then")
-    return way
+    return way, planned
 
 
 def _way(name: str, batches: list[BatchLine], took: float,

@@ -145,7 +145,7 @@ def _moved(stage: Stage, original_id: str | None) -> Path:
 
 def _committed_end(folder: Path) -> int:
     batches = committed_batches(folder)
-    return sum((batches[-1].end or {}).values()) if batches else 0
+    return (batches[-1].end_total or 0) if batches else 0
 
 
 def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...]]:
@@ -202,7 +202,7 @@ def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...
                        "CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] … Multiple streaming "
                        "jobs detected for N", str(said)[:160] if said else ended.last_words()))
     stage.output.of(survivor).wait_for_more(3)
-    ends = {b.batch_id: sum((b.end or {}).values()) for b in committed_batches(moved)}
+    ends = {b.batch_id: b.end_total or 0 for b in committed_batches(moved)}
     both = overlap(counted_values(first.folders.output_log),
                    counted_values(second.folders.output_log))
     batch = batch_holding(ends, both.both)

@@ -31,8 +31,8 @@ from scenarios.report.narration import Step
 from kafka_app.logs import LOG_FILE_NAME
 from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.checkpoint.inspect import report_in_output
-from spark_app.checkpoint.reader import committed_batches
-from spark_app.offsets import Offsets, describe_offsets, offsets_to_json
+from spark_app.checkpoint.reader import BatchOffsets, committed_batches
+from spark_app.offsets import describe_offsets, offsets_to_json
 
 __all__ = ["SCENARIO", "run", "NEW_JOB", "feed_mismatches", "counts_by_batch",
            "output_mismatches", "pick_batch"]
@@ -80,10 +80,10 @@ def _old_job(stage: Stage) -> None:
     stage.app.stop()
 
 
-def counts_by_batch(ends: Mapping[int, Offsets]) -> dict[int, int]:
+def counts_by_batch(batches: Sequence[BatchOffsets]) -> dict[int, int]:
     """The count after each batch: the messages below offsets/N's end, summed over the
     partitions (the old job read the topic from offset 0, every message once)."""
-    return {batch: sum(end.values()) for batch, end in ends.items()}
+    return {b.batch_id: b.end_total or 0 for b in batches}
 
 
 def output_mismatches(counts: Mapping[int, int], values: Sequence[int]) -> list[str]:
@@ -103,7 +103,7 @@ def _read_state(stage: Stage) -> dict[str, Any]:
     checkpoints = stage.folders.checkpoints
     batches = committed_batches(checkpoints)
     last = batches[-1].batch_id
-    counts = counts_by_batch({b.batch_id: b.end or {} for b in batches})
+    counts = counts_by_batch(batches)
     stage.fact("counts_by_offsets", counts)
     at = stage.fact("read_batch", pick_batch(last))
     stage.step(Step(

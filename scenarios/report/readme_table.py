@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scenarios.engine.registry import Scenario, all_scenarios
+from scenarios.report.rewrite import rewrite_or_check
 
 __all__ = ["BEGIN", "END", "table_lines", "with_table", "main_parser", "README"]
 
@@ -58,18 +59,8 @@ def main_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
-    text = README.read_text(encoding="utf-8")
-    try:
-        fresh = with_table(text, all_scenarios())
-    except ValueError as error:
-        print(error, file=sys.stderr)
-        return 2
-    if args.check:
-        stale = fresh != text
-        print("README.md's scenarios table is " + ("stale: run the command above" if stale else "fresh"))
-        return 1 if stale else 0
-    README.write_text(fresh, encoding="utf-8")
-    return 0
+    return rewrite_or_check(README, lambda text: with_table(text, all_scenarios()), args.check,
+                            "README.md's scenarios table is", "run the command above")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scenarios.engine.registry import Scenario, all_scenarios
+from scenarios.report.rewrite import rewrite_or_check
 from scenarios.report.story import WrittenStep, written_steps
 
 __all__ = ["PAGE", "begin", "end", "head_lines", "with_heads", "main", "main_parser"]
@@ -82,18 +83,8 @@ def main_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
-    text = PAGE.read_text(encoding="utf-8")
-    try:
-        fresh = with_heads(text, all_scenarios(), written_steps())
-    except ValueError as error:
-        print(error, file=sys.stderr)
-        return 2
-    if args.check:
-        stale = fresh != text
-        print("docs/scenarios.md's scenario heads are " + ("stale: run " + COMMAND if stale else "fresh"))
-        return 1 if stale else 0
-    PAGE.write_text(fresh, encoding="utf-8")
-    return 0
+    return rewrite_or_check(PAGE, lambda text: with_heads(text, all_scenarios(), written_steps()),
+                            args.check, "docs/scenarios.md's scenario heads are", f"run {COMMAND}")
 
 
 if __name__ == "__main__":

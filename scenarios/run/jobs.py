@@ -36,6 +36,7 @@ def run_in_jobs(scenarios: Sequence[Scenario], argv_of: Callable[[str], list[str
     order given."""
     waiting = list(scenarios)
     running: dict[str, tuple[ManagedProcess, float]] = {}
+    ended: dict[str, ScenarioResult] = {}
     with ProcessGroup(report_dir / JOBS_FOLDER, cwd=PROJECT_ROOT) as group:
         try:
             while waiting or running:
@@ -51,7 +52,7 @@ def run_in_jobs(scenarios: Sequence[Scenario], argv_of: Callable[[str], list[str
                 for name, (process, started) in list(running.items()):
                     if not process.running:
                         del running[name]
-                        result = result_of(report_dir, name, process.returncode)
+                        result = ended[name] = result_of(report_dir, name, process.returncode)
                         narrator.say(f"job {name} ended: {result.verdict} in "
                                      f"{time.monotonic() - started:.0f} s")
                 time.sleep(0.2)
@@ -59,7 +60,7 @@ def run_in_jobs(scenarios: Sequence[Scenario], argv_of: Callable[[str], list[str
             for process, _ in running.values():  # as Ctrl-C would: each job cleans up
                 process.terminate(timeout=STOP_SEC, sig=signal.SIGTERM)
             raise
-    return [result_of(report_dir, s.name, None) for s in scenarios]
+    return [ended[s.name] for s in scenarios]
 
 
 def result_of(report_dir: Path, name: str, code: int | None) -> ScenarioResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from scenarios.catalog.state_reader import (counts_by_batch, feed_mismatches,
                                             output_mismatches, pick_batch)
+from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.offsets import TopicPartition
 
 
@@ -33,9 +34,9 @@ def test_the_batch_read_lies_inside_the_change_feeds_window() -> None:
 
 
 def test_the_count_after_a_batch_is_its_end_offsets_summed() -> None:
-    ends = {0: {TopicPartition("E", 0): 3, TopicPartition("E", 1): 2}, 1: {TopicPartition("E", 0): 4,
-                                                                          TopicPartition("E", 1): 2}}
-    assert counts_by_batch(ends) == {0: 5, 1: 6}
+    batches = [BatchOffsets(0, ({TopicPartition("E", 0): 3, TopicPartition("E", 1): 2},)),
+               BatchOffsets(1, ({TopicPartition("E", 0): 4, TopicPartition("E", 1): 2},))]
+    assert counts_by_batch(batches) == {0: 5, 1: 6}
 
 
 def test_the_output_must_hold_each_count_on_its_value() -> None:
