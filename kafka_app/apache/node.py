@@ -27,6 +27,9 @@ __all__ = ["KafkaNodeProcess", "java_options"]
 # Measured on this 2-core machine: a node idles at ~400 MB RSS with a 512 MB heap ceiling;
 # Kafka's own script asks for 1 GB, more than a playground's few topics need.
 _HEAP = "-Xmx512M"
+# A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9 leaves behind (the
+# failover scenarios kill brokers); nothing of ours reads them (jstat and jcmd would).
+NO_PERF_FILE = "-XX:-UsePerfData"
 _LOGGED_VERSION = re.compile(r"Kafka version: (\S+)")
 _BIND_FAILED = re.compile(r"Socket server failed to bind to (\S+?): Address already in use")
 
@@ -34,7 +37,7 @@ _BIND_FAILED = re.compile(r"Socket server failed to bind to (\S+?): Address alre
 def java_options(log_file: Path) -> list[str]:
     """JVM options of every Kafka JVM we start (the broker and the storage tool)."""
     return [f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}", f"-Dcheckpoint.kafka.log.file={log_file}",
-            "-Djava.awt.headless=true", "-XX:+ExitOnOutOfMemoryError"]
+            "-Djava.awt.headless=true", "-XX:+ExitOnOutOfMemoryError", NO_PERF_FILE]
 
 
 class KafkaNodeProcess:

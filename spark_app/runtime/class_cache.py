@@ -43,12 +43,13 @@ from pathlib import Path
 from maven_jars.cache import cache_root
 
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
+from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
 __all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
            "writing_line", "saved_line", "archive_news", "kill_writers"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
-_QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+_QUIET = f"-Xlog:cds=off -Xlog:cds+dynamic=off {NO_PERF_FILE}"
 # Archives without a `.made-for` file were written by the previous version of this module (at a
 # clean stop). One of this clone's is claimed by its name; another clone's is left alone for a
 # month (that clone may still run the old code and use it), then deleted.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.runtime.jvm_flags import NO_PERF_FILE
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
 from spark_app.settings import SparkAppSettings
@@ -96,7 +97,7 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's
         # native library into /tmp and left it there (executor-loss, worker-loss). They share
         # the driver's folder, which goes when the app does.
-        conf["spark.executor.extraJavaOptions"] = f"-Djava.io.tmpdir={found.jvm_temp_dir}"
+        conf["spark.executor.extraJavaOptions"] = f"-Djava.io.tmpdir={found.jvm_temp_dir} {NO_PERF_FILE}"
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
@@ -136,7 +137,7 @@ def _driver_java_options(log4j: Path, class_cache_options: str,
                          jvm_temp_dir: Path | None = None) -> str:
     # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
     # the C2 compiler threads of a starting JVM compete with the Python workers starting.
-    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1"]
+    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1", NO_PERF_FILE]
     if jvm_temp_dir is not None:
         # What the JVM unpacks or creates there (lz4's and RocksDB's native libraries, Spark's
         # artifacts-* folders) stays behind in /tmp when the JVM is killed; a folder of the

@@ -89,10 +89,16 @@ _JVM_LITTER = ("liblz4-java*", "librocksdbjni*", "artifacts-*", "spark-*", "spar
 
 
 def _ours_in_tmp(since: float) -> list[str]:
-    """What a Spark JVM or the app left in the system's temporary folder since `since`."""
+    """What a Spark JVM or the app left in the system's temporary folder since `since`: also
+    the counters file a killed JVM leaves in hsperfdata_<user>/ (a living JVM's is its own)."""
     tmp = Path(tempfile.gettempdir())
-    return sorted(p.name for pattern in _JVM_LITTER for p in tmp.glob(pattern)
-                  if p.stat().st_mtime >= since)
+    found = [p for pattern in _JVM_LITTER for p in tmp.glob(pattern)]
+    found += [p for p in tmp.glob("hsperfdata_*/*") if not _alive(p.name)]
+    return sorted(str(p.relative_to(tmp)) for p in found if p.stat().st_mtime >= since)
+
+
+def _alive(pid: str) -> bool:
+    return pid.isdigit() and Path(f"/proc/{pid}").exists()
 
 
 def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_path: Path) -> None:

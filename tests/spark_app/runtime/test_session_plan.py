@@ -101,5 +101,15 @@ def test_a_clusters_executors_keep_their_temporary_files_in_the_sessions_folder(
     """Executors on this machine left lz4's native library in /tmp; local[N] has none."""
     found = Found(**{**FOUND.__dict__, "jvm_temp_dir": Path("/tmp/spark_app-session-7-jvm")})
     cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)
-    assert cluster["spark.executor.extraJavaOptions"] == "-Djava.io.tmpdir=/tmp/spark_app-session-7-jvm"
+    options = cluster["spark.executor.extraJavaOptions"].split()
+    assert "-Djava.io.tmpdir=/tmp/spark_app-session-7-jvm" in options
     assert "spark.executor.extraJavaOptions" not in session_conf(SparkAppSettings(), found)
+
+
+def test_no_jvm_of_the_app_writes_its_counters_file_to_tmp() -> None:
+    """A killed JVM left /tmp/hsperfdata_<user>/<pid> behind; the driver and a cluster's
+    executors are started without it."""
+    found = Found(**{**FOUND.__dict__, "jvm_temp_dir": Path("/tmp/spark_app-session-7-jvm")})
+    cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        assert "-XX:-UsePerfData" in cluster[key].split()
