@@ -87,7 +87,9 @@ def _latency(text: str) -> str:
     try:
         LatencySpec.parse(text)
     except CheckpointLatencyError as err:
-        raise argparse.ArgumentTypeError(str(err).split(": ", 1)[1]) from None
+        # argparse names the option itself: "argument --checkpoint-latency: <why>".
+        why = str(err).split(": ", 1)[1].removeprefix("--checkpoint-latency").lstrip(": ")
+        raise argparse.ArgumentTypeError(why) from None
     return text
 
 
@@ -201,7 +203,8 @@ def main_parser() -> argparse.ArgumentParser:
                         "(at-least-once: the last batch may be processed again)")
     p.add_argument("--checkpoint-latency", type=_latency, default=None, metavar="SPEC",
                    help="make every checkpoint write take this long, on Spark's own write path: "
-                        "fixed:500ms or lognormal:mean=2.6s,min=1s,max=20s (seed 000's S3)")
+                        "fixed:500ms or lognormal:mean=2.6s,min=1s,max=20s (seed 000's S3); "
+                        "add @state for the state store's files only (fixed:2s@state)")
     p.add_argument("--event-log-dir", type=Path, default=None, metavar="DIR",
                    help="write Spark's event log (executors added and lost, every task attempt) "
                         "to DIR, as the History Server reads it")

@@ -7,8 +7,8 @@ which has no copy of the state store in memory and loads it from the checkpoint'
 the checkpoint's other job, besides a restarted driver's.
 
 1. The app runs on `local-cluster[2,1,1024]`: a driver and two executor JVMs on this machine,
-   each checkpoint write slowed to 2 s (`--checkpoint-latency`) so a batch's state write lasts
-   long enough to be hit, and Spark's event log on;
+   each state file write slowed to 2 s (`--checkpoint-latency fixed:2s@state`) so a batch's
+   state write lasts long enough to be hit, and Spark's event log on;
 2. while the stateful task writes its .delta file, the executor running it is killed with -9;
 3. Spark's own event log shows the executor removed, the task attempt lost with it, and the
    stateful task done again on the other executor; the count goes on without a restart;
@@ -50,7 +50,7 @@ def run(stage: Stage) -> None:
     t = stage.timings
     stage.step(Step(
         "Kafka, and the counter on two executors (local-cluster)",
-        happens=f"the app's driver starts two executor JVMs ({LOCAL_CLUSTER}); every checkpoint "
+        happens=f"the app's driver starts two executor JVMs ({LOCAL_CLUSTER}); every state file "
                 f"write takes 2 s; Spark writes its event log to log/events/",
         watch="two CoarseGrainedExecutorBackend processes beside the driver; the count as usual",
         why="on a cluster the state store lives in an executor's memory, its files in the "

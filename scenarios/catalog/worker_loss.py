@@ -38,7 +38,7 @@ def run(stage: Stage) -> None:
     stage.step(Step(
         "Kafka, a standalone cluster (a Master, two Workers), and the counter on it",
         happens="a Master and two Workers start from PySpark's spark-class; the app asks the "
-                "Master for executors and gets one on each Worker; checkpoint writes take 2 s",
+                "Master for executors and gets one on each Worker; state file writes take 2 s",
         watch="the Master's web UI (cluster/master.log names it): two ALIVE workers, one app",
         why="on a cluster the driver plans, the executors on the Workers read Kafka and keep "
             "the state; the Master only hands out Workers' resources",
@@ -48,23 +48,32 @@ def run(stage: Stage) -> None:
                  "executors?",
         answer="Two, one on each Worker; the executors read Kafka and keep the state, the driver "
                "plans."))
-    stage.kafka.start()
-    with StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster") as cluster:
-        stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
-                  f"{cluster.alive_workers()} workers alive")
-        events_dir = stage.folders.log / "events"
-        app = stage.app.start(master=cluster.master_url, event_log_dir=events_dir,
-                              checkpoint_latency=CHECKPOINT_LATENCY)
-        stage.output.wait_for_value(stage.timings.run_for_messages)
-        executor = state_executor(stage, events_dir)
-        worker = _worker_of(cluster, executor)
-        stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
-        _kill_worker(stage, cluster, worker, events_dir, executor)
-        stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
-                           f"pid {app.pid} {'running' if app.running else 'exited'}"),
-                     phase="worker")
-        _replacement(stage, cluster, events_dir)
-        _finish(stage)
+    cluster = StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster")
+    try:
+        cluster.begin()  # its JVMs start while Kafka does
+        stage.kafka.start()
+        cluster.wait_until_ready()
+        _on_the_cluster(stage, cluster)
+    finally:
+        cluster.stop()
+
+
+def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
+    stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
+              f"{cluster.alive_workers()} workers alive")
+    events_dir = stage.folders.log / "events"
+    app = stage.app.start(master=cluster.master_url, event_log_dir=events_dir,
+                          checkpoint_latency=CHECKPOINT_LATENCY)
+    stage.output.wait_for_value(stage.timings.run_for_messages)
+    executor = state_executor(stage, events_dir)
+    worker = _worker_of(cluster, executor)
+    stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
+    _kill_worker(stage, cluster, worker, events_dir, executor)
+    stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
+                       f"pid {app.pid} {'running' if app.running else 'exited'}"),
+                 phase="worker")
+    _replacement(stage, cluster, events_dir)
+    _finish(stage)
 
 
 def _worker_of(cluster: StandaloneCluster, executor: str) -> int:

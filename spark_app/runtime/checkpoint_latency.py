@@ -16,7 +16,9 @@ checkpoint storage sits (`spark.sql.streaming.checkpointFileManagerClass`), whic
 where a real S3-backed manager would plug in.
 
 SPEC: `fixed:500ms` or `lognormal:mean=2.6s,min=1s,max=20s[,sigma=0.8]` (sigma of the log,
-default 0.8).
+default 0.8), and `@state` after either for the state store's files only (`fixed:2s@state`):
+the cluster scenarios slow the state write they kill an executor in, and nothing else, so their
+first batch does not wait for slow `metadata`, `offsets/0` and `commits/0` too.
 
 Usage: `LatencySpec.parse("fixed:500ms").spark_conf()`; `SlowCheckpointClasses(folder).ensure()`
 """
@@ -27,7 +29,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spark_app.errors import SparkAppError
@@ -77,9 +80,18 @@ class LatencySpec:
     min_ms: float = 0.0
     max_ms: float = 0.0
     sigma: float = 0.8
+    only: str = ""  # "state": only the files under the checkpoint's state/ folder
 
     @classmethod
     def parse(cls, text: str) -> "LatencySpec":
+        text, _, only = text.partition("@")
+        if only not in ("", "state"):
+            raise CheckpointLatencyError(f"--checkpoint-latency: @{only} is not a choice; "
+                                         f"@state slows the state store's files only")
+        return replace(cls._parse(text), only=only)
+
+    @classmethod
+    def _parse(cls, text: str) -> "LatencySpec":
         kind, _, rest = text.partition(":")
         if kind == "fixed":
             return cls("fixed", _ms(rest))
@@ -101,7 +113,7 @@ class LatencySpec:
         prefix = "spark.hadoop.checkpointexperience.latency"
         return {f"{prefix}.kind": self.kind, f"{prefix}.mean.ms": str(self.mean_ms),
                 f"{prefix}.min.ms": str(self.min_ms), f"{prefix}.max.ms": str(self.max_ms),
-                f"{prefix}.sigma": str(self.sigma)}
+                f"{prefix}.sigma": str(self.sigma), f"{prefix}.only": self.only}
 
 
 _JAVA = """package checkpointexperience;
@@ -117,6 +129,7 @@ public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileMana
     private final Random random = new Random();
     private final String kind;
     private final double meanMs, minMs, maxMs, sigma;
+    private final boolean slow;  // whether this manager's files wait at all
 
     public SlowCheckpointFileManager(Path path, Configuration conf) {{
         super(path, conf);
@@ -125,6 +138,18 @@ public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileMana
         minMs = conf.getDouble(KEY + "min.ms", 0);
         maxMs = conf.getDouble(KEY + "max.ms", 0);
         sigma = conf.getDouble(KEY + "sigma", 0.8);
+        slow = conf.get(KEY + "only", "").isEmpty() || underState(path);
+    }}
+
+    /** A state store's manager is made for <checkpoint>/state/<operator>/<partition>[/<store>];
+     *  offsets/, commits/ and metadata have theirs one level below the checkpoint. */
+    private static boolean underState(Path path) {{
+        Path up = path.getParent();
+        for (int level = 2; level <= 3 && up != null; level++) {{
+            up = up.getParent();
+            if (up != null && "state".equals(up.getName())) return true;
+        }}
+        return false;
     }}
 
     private long drawMs() {{
@@ -137,7 +162,7 @@ public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileMana
     @Override
     public void renameTempFile(Path src, Path dst, boolean overwriteIfPossible) {{
         try {{
-            Thread.sleep(drawMs());  // the object store's PUT, before the file is visible
+            if (slow) Thread.sleep(drawMs());  // the object store's PUT, before the file is visible
         }} catch (InterruptedException e) {{
             Thread.currentThread().interrupt();
         }}
@@ -148,14 +173,16 @@ public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileMana
 
 
 class SlowCheckpointClasses:
-    """The compiled class, kept in `<cache>/slow-checkpoint-<spark version>/`."""
+    """The compiled class, kept in `<cache>/slow-checkpoint-<spark version>-<source hash>/`."""
 
     def __init__(self, cache_dir: Path) -> None:
         import pyspark
 
         self.spark_version = pyspark.__version__
         self.jars = Path(pyspark.__file__).parent / "jars"
-        self.folder = cache_dir / f"slow-checkpoint-{self.spark_version}"
+        # The source's own hash in the name: a changed class is compiled again, not reused.
+        source = hashlib.sha256(_JAVA.encode()).hexdigest()[:8]
+        self.folder = cache_dir / f"slow-checkpoint-{self.spark_version}-{source}"
 
     def ensure(self) -> Path:
         """The class folder for `extraClassPath`, compiled on first use."""

@@ -135,6 +135,13 @@ class StandaloneCluster:
         self.stop()
 
     def start(self) -> None:
+        """Start the Master, then every Worker at once, and wait until all are alive."""
+        self.begin()
+        self.wait_until_ready()
+
+    def begin(self) -> None:
+        """Start the JVMs without waiting for the Workers (the caller may start Kafka meanwhile):
+        the Master first, because a Worker that finds no Master retries only after 5 to 15 s."""
         if self.master is not None:
             return
         check_java()
@@ -146,13 +153,25 @@ class StandaloneCluster:
             self.folder / MASTER_LOG, self._env())
         self._wait_for(lambda status: status.get("status") == "ALIVE", "the Master to start",
                        self.master)
+        # Together, not one after another: each Worker JVM takes seconds to start.
         for _ in range(self.settings.workers):
-            self.add_worker()
+            self._launch_worker()
+
+    def wait_until_ready(self) -> None:
+        """Until the Master counts every Worker started so far alive."""
+        self._wait_for(lambda status: status.get("aliveworkers", 0) >= len(self.workers),
+                       f"{len(self.workers)} workers to register with the Master", *self.workers)
 
     def add_worker(self) -> _Daemon:
         """Start one more Worker and wait until the Master counts it alive."""
-        index = len(self.workers)
         expected = self.alive_workers() + 1
+        worker = self._launch_worker()
+        self._wait_for(lambda status: status.get("aliveworkers", 0) >= expected,
+                       f"{worker.name} to register with the Master", worker)
+        return worker
+
+    def _launch_worker(self) -> _Daemon:
+        index = len(self.workers)
         worker = _Daemon(f"worker-{index}", [
             "org.apache.spark.deploy.worker.Worker", "--host", HOST,
             "--port", str(_free_port()), "--webui-port", str(_free_port()),
@@ -161,8 +180,6 @@ class StandaloneCluster:
             "--work-dir", str(self.folder / f"worker-{index}"), self.master_url],
             self.folder / f"worker-{index}.log", self._env())
         self.workers.append(worker)
-        self._wait_for(lambda status: status.get("aliveworkers", 0) >= expected,
-                       f"worker {index} to register with the Master", worker)
         return worker
 
     def kill_worker(self, index: int) -> None:
@@ -198,14 +215,15 @@ class StandaloneCluster:
                              "SPARK_LOCAL_DIRS": str(self.folder / "local"),
                              "SPARK_DAEMON_JAVA_OPTS": NO_PERF_FILE}
 
-    def _wait_for(self, condition: Any, what: str, starting: _Daemon) -> None:
+    def _wait_for(self, condition: Any, what: str, *starting: _Daemon) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_sec
         while time.monotonic() < deadline:
             if condition(self.status()):
                 return
-            if not starting.alive():
-                raise ClusterError(f"the {starting.name} JVM exited while waiting for {what}; "
-                                   f"see {starting.log}")
+            for daemon in starting:
+                if not daemon.alive():
+                    raise ClusterError(f"the {daemon.name} JVM exited while waiting for {what}; "
+                                       f"see {daemon.log}")
             time.sleep(0.25)
         raise ClusterError(f"timed out after {self.settings.start_timeout_sec:g} s waiting for "
                            f"{what}; see the logs in {self.folder}")

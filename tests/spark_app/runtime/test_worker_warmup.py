@@ -64,3 +64,16 @@ def test_a_warm_up_on_a_stopped_session_logs_and_ends(caplog: pytest.LogCaptureF
     assert not thread.is_alive()
     assert "Python worker warm-up skipped: Cannot call methods on a stopped SparkContext." in caplog.text
     assert JOB_DESCRIPTION.startswith("checkpoint-experience:")
+
+
+class _Context:
+    def __init__(self, master: str, parallelism: int) -> None:
+        self.master, self.defaultParallelism = master, parallelism
+
+
+def test_on_a_cluster_the_warm_up_has_a_task_per_core_so_every_executor_warms_one() -> None:
+    from spark_app.runtime.worker_warmup import _tasks
+
+    assert _tasks(_Context("local[2]", 2)) == 1  # one JVM: one daemon serves every task
+    assert _tasks(_Context("local-cluster[2,1,1024]", 2)) == 2
+    assert _tasks(_Context("spark://127.0.0.1:7077", 3)) == 3
