@@ -28,7 +28,7 @@ from xml.etree import ElementTree
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import ACCESS_KEY, SECRET_KEY
 
-__all__ = ["StoreApi", "copy_down", "delete"]
+__all__ = ["StoreApi", "copy_down", "delete", "list_files"]
 
 _S3_NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 
@@ -47,14 +47,20 @@ def _split(location: str) -> tuple[str, str]:
     return (parts.netloc if parts.scheme == "s3a" else ""), parts.path.strip("/")
 
 
+def list_files(api: StoreApi, location: str) -> list[str]:
+    """Every file under `location`, relative to it (none when it does not exist yet); a file
+    still being written is listed on HDFS, on S3 only once its upload is done."""
+    bucket, prefix = _split(location)
+    return _s3_keys(api, bucket, prefix) if api.kind == "s3" else _hdfs_files(api, "/" + prefix)
+
+
 def copy_down(api: StoreApi, location: str, dest: Path) -> Path:
     """Copy every file under `location` into `dest` (emptied first); `dest` when done, with
     nothing in it when the checkpoint does not exist yet."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     bucket, prefix = _split(location)
-    files = _s3_keys(api, bucket, prefix) if api.kind == "s3" else _hdfs_files(api, "/" + prefix)
-    for relative in files:
+    for relative in list_files(api, location):
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"

@@ -32,7 +32,8 @@ from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.registry import Scenario
 from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.stage import Stage
-from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
+from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after,
+                                              shared_checkpoint_line, show_task_moved,
                                               state_executor, wait_for_state_write)
 
 __all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
@@ -70,6 +71,7 @@ def run(stage: Stage) -> None:
     stage.fact("executors", pids)
     stage.say(f"executors {', '.join(f'{e} (pid {p})' for e, p in sorted(pids.items()))}; the "
               f"count's state lives on executor {executor}")
+    stage.say(shared_checkpoint_line(stage))
     _kill_executor(stage, app, events_dir, executor)
     _kill_driver_for_contrast(stage, events_dir)
     _finish(stage)
@@ -147,4 +149,5 @@ SCENARIO = Scenario(
             "from the checkpoint; timed against a driver kill and restart.",
     origin="seed 002's worker failure",
     run=run,
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

@@ -26,7 +26,8 @@ from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
 from scenarios.engine.stage import Stage
-from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after, show_task_moved,
+from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after,
+                                              shared_checkpoint_line, show_task_moved,
                                               state_executor, wait_for_state_write)
 from scenarios.engine.waiting import wait_until
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
@@ -68,6 +69,7 @@ def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
     executor = state_executor(stage, events_dir)
     worker = _worker_of(cluster, executor)
     stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
+    stage.say(shared_checkpoint_line(stage))
     _kill_worker(stage, cluster, worker, events_dir, executor)
     stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
                        f"pid {app.pid} {'running' if app.running else 'exited'}"),
@@ -159,4 +161,5 @@ SCENARIO = Scenario(
             "replacement Worker gets an executor; exactly once throughout.",
     origin="seed 002's worker failure, a whole machine",
     run=run,
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

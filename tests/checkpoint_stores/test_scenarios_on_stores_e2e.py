@@ -1,5 +1,6 @@
-"""endless-retention and short-retention with the checkpoint on HDFS and on S3, as a user runs
-them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
+"""endless-retention and short-retention with the checkpoint on HDFS and on S3, and the cluster
+scenarios (executor-loss, worker-loss) on HDFS, where a cluster of separate machines keeps it, as
+a user runs them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
 
 Nightly: each run is a store start and four or five Spark starts with their batches on the
 store, 2.5 to 4.5 minutes each on two busy cores, beyond the 3 minutes CI's hour has for the stores
@@ -21,8 +22,9 @@ from scenarios.engine.settings import PROJECT_ROOT
 
 @pytest.mark.nightly
 @pytest.mark.e2e
-@pytest.mark.parametrize("store", ["hdfs", "s3"])
-@pytest.mark.parametrize("scenario", ["endless-retention", "short-retention"])
+@pytest.mark.parametrize(("scenario", "store"), [
+    (scenario, store) for scenario in ("endless-retention", "short-retention")
+    for store in ("hdfs", "s3")] + [("executor-loss", "hdfs"), ("worker-loss", "hdfs")])
 def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
                                                           store: str) -> None:
     report = tmp_path / "reports"

@@ -10,6 +10,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,8 +22,8 @@ from scenarios.engine.waiting import wait_until
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
-__all__ = ["CHECKPOINT_LATENCY", "recovery_after", "show_task_moved", "state_executor",
-           "wait_for_state_write"]
+__all__ = ["CHECKPOINT_LATENCY", "recovery_after", "shared_checkpoint_line", "show_task_moved",
+           "state_executor", "wait_for_state_write"]
 
 # Long enough to hit the stateful task while it writes, short enough for a batch every few seconds.
 # Only the state store's files wait: slow offsets/, commits/ and metadata added 6 s to the
@@ -39,12 +40,29 @@ def state_executor(stage: Stage, events_dir: Path) -> str:
                       progress=stage.narrator.waiting)
 
 
+# A state file while Spark writes it: `.N.delta.<uuid>.tmp`, renamed to `N.delta` when done.
+_WRITING = re.compile(r"\.\d+\.delta\.[^/]*\.tmp")
+
+
 def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
-    """Until a stateful task is writing its .delta file: Spark writes it under a temporary name
-    (`.N.delta.<uuid>.tmp`) and renames it when done, 2 s later here."""
+    """Until a stateful task is writing its .delta file (2 s here), on whichever store holds
+    the checkpoint: locally a glob, on HDFS or S3 a listing through the store's API."""
     folder = stage.folders.checkpoints / "state" / "0" / "0"
-    wait_until(lambda: any(folder.glob(".*.delta.*.tmp")), timeout=timeout, poll=0.05,
-               what="a stateful task writing its .delta file", progress=stage.narrator.waiting)
+    poll = 0.05 if stage.settings.checkpoint_store == "local" else 0.2
+    wait_until(lambda: any(_WRITING.fullmatch(name) for name in stage.store.files(folder)),
+               timeout=timeout, poll=poll, what="a stateful task writing its .delta file",
+               progress=stage.narrator.waiting)
+
+
+def shared_checkpoint_line(stage: Stage) -> str:
+    """Where the checkpoint is, and why every node can reach it there."""
+    if stage.settings.checkpoint_store == "local":
+        return (f"the checkpoint is a local folder ({stage.folders.checkpoints}): that works here "
+                f"only because the driver and every executor run on this machine and share its "
+                f"disk; on machines of their own each would see a folder of its own "
+                f"(--checkpoint-store hdfs puts it where a real cluster keeps it)")
+    return (f"the checkpoint is at {stage.store.location(stage.folders.checkpoints)}: every "
+            f"node reaches it over the network, as on a cluster of separate machines")
 
 
 def recovery_after(stage: Stage, killed_at: float) -> float:

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from checkpoint_stores import checkpoint_location
 from checkpoint_stores.cli import parse_ready_line, web_address
-from checkpoint_stores.mirror import StoreApi, copy_down, delete
+from checkpoint_stores.mirror import StoreApi, copy_down, delete, list_files
 from scenarios.engine.apps import free_port
 from scenarios.engine.faults.tcp_proxy import TcpProxy
 from scenarios.engine.processes import ManagedProcess
@@ -76,6 +76,13 @@ class StorePart:
         if self.api is None:
             return folder
         return copy_down(self.api, self.location(folder), dest)
+
+    def files(self, folder: Path) -> list[str]:
+        """The files under the app's `folder`, relative to it, wherever the checkpoint is."""
+        if self.api is None:
+            return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()] \
+                if folder.is_dir() else []
+        return list_files(self.api, self.location(folder))
 
     def delete_checkpoint(self, folder: Path) -> None:
         """Remove the checkpoint on the store (the caller removes a local one)."""
