@@ -89,7 +89,8 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
                    "query survives as long as its checkpoint is on shared storage",
         question="When the executor holding the state dies, will the app have to restart?",
         answer="No: the driver lives on; Spark removes the executor and runs the stateful task "
-               "again on the other one (all checked)."))
+               "again on the other one (all checked).",
+        phase="executor"))
     wait_for_state_write(stage)
     pid = executor_pids(session=app.pid)[executor]
     killed_ms, killed_at = time.time() * 1000, time.monotonic()
@@ -99,8 +100,8 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
     recovery = stage.fact("executor_recovery_sec", recovery_after(stage, killed_at))
     stage.say(f"the next output line came {recovery} s after the kill")
     stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
-                       f"pid {app.pid} {'running' if app.running else 'exited'}"), phase="executor")
-    show_task_moved(stage, events_dir, executor, killed_ms, phase="executor")
+                       f"pid {app.pid} {'running' if app.running else 'exited'}"))
+    show_task_moved(stage, events_dir, executor, killed_ms)
 
 
 def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
@@ -116,7 +117,8 @@ def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
         question="Which costs more time before the next output line: losing an executor, or the "
                  "driver?",
         answer="The driver: its kill and restart take longer than the executor's recovery "
-               "(checked), because a new application must start."))
+               "(checked), because a new application must start.",
+        phase="contrast"))
     stage.app.kill()
     killed_at = time.monotonic()
     _start_on_two_executors(stage, events_dir)
@@ -125,7 +127,7 @@ def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
     stage.say(f"the next output line came {recovery} s after the kill (executor: {executor} s)")
     stage.expect(check("an executor's loss costs less than the driver's", executor < recovery,
                        "executor recovery shorter than driver kill + restart",
-                       f"executor {executor} s, driver {recovery} s"), phase="contrast")
+                       f"executor {executor} s, driver {recovery} s"))
 
 
 def _finish(stage: Stage) -> None:

@@ -72,8 +72,7 @@ def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
     stage.say(shared_checkpoint_line(stage))
     _kill_worker(stage, cluster, worker, events_dir, executor)
     stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
-                       f"pid {app.pid} {'running' if app.running else 'exited'}"),
-                 phase="worker")
+                       f"pid {app.pid} {'running' if app.running else 'exited'}"))
     _replacement(stage, cluster, events_dir)
     _finish(stage)
 
@@ -99,7 +98,8 @@ def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_d
                    "checkpoint is not on that machine",
         question="When a whole Worker dies with its executor, will the app have to restart?",
         answer="No: the Master marks the worker DEAD, Spark removes the executor and reruns the "
-               "stateful task on the other one, and the driver lives on (all checked)."))
+               "stateful task on the other one, and the driver lives on (all checked).",
+        phase="worker"))
     wait_for_state_write(stage)
     killed_ms, killed_at = time.time() * 1000, time.monotonic()
     cluster.kill_worker(worker)
@@ -109,8 +109,8 @@ def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_d
     dead = wait_until(lambda: _worker_states(cluster).count("DEAD") or None, timeout=60,
                       what="the Master to mark the worker DEAD", progress=stage.narrator.waiting)
     stage.expect(check("the Master marked the worker DEAD", dead == 1, "one worker DEAD",
-                       f"workers: {', '.join(_worker_states(cluster))}"), phase="worker")
-    show_task_moved(stage, events_dir, executor, killed_ms, phase="worker")
+                       f"workers: {', '.join(_worker_states(cluster))}"))
+    show_task_moved(stage, events_dir, executor, killed_ms)
 
 
 def _worker_states(cluster: StandaloneCluster) -> list[str]:
@@ -127,7 +127,8 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
             "manager offers, and the state follows the task through the checkpoint",
         production="autoscaling and replaced nodes need nothing from the query",
         question="Will the new Worker's resources go to the running application?",
-        answer="Yes: it gets an executor on the new Worker (checked), without any restart."))
+        answer="Yes: it gets an executor on the new Worker (checked), without any restart.",
+        phase="replacement"))
     before = {c.executor for c in SparkEvents.read(events_dir).added()}
     cluster.add_worker()
     added = wait_until(lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before
@@ -136,7 +137,7 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
     stage.fact("executors_added_on_replacement", sorted(added))
     stage.expect(check("the replacement worker got an executor", bool(added),
                        "a new executor added to the application",
-                       f"executor(s) {', '.join(sorted(added))} added"), phase="replacement")
+                       f"executor(s) {', '.join(sorted(added))} added"))
     stage.output.wait_for_more(3)
 
 

@@ -5,7 +5,7 @@ count took to go on, and what Spark's own event log recorded of the task moving 
 Usage:
     executor = state_executor(stage, events_dir)
     wait_for_state_write(stage)          # then kill it
-    show_task_moved(stage, events_dir, executor, killed_ms, phase="executor")
+    show_task_moved(stage, events_dir, executor, killed_ms)
 """
 
 from __future__ import annotations
@@ -72,9 +72,9 @@ def recovery_after(stage: Stage, killed_at: float) -> float:
     return round(time.monotonic() - killed_at, 1)
 
 
-def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float,
-                    phase: str) -> None:
-    """What Spark itself recorded: the executor removed, the stateful task run elsewhere."""
+def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float) -> None:
+    """What Spark itself recorded: the executor removed, the stateful task run elsewhere (two
+    checks of the current step)."""
     def moved() -> tuple[SparkEvents, TaskRun] | None:
         events = SparkEvents.read(events_dir)
         elsewhere = [t for t in events.state_tasks()
@@ -90,11 +90,9 @@ def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: fl
                                             f"{t.executor}: {t.reason}" for t in lost])
     stage.expect(check("Spark removed the killed executor", bool(removed),
                        f"SparkListenerExecutorRemoved for executor {executor}",
-                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())),
-                 phase=phase)
+                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())))
     ran_elsewhere = rerun.succeeded and rerun.executor != executor and rerun.finished_ms > killed_ms
     stage.expect(check("the stateful task ran again on the other executor", ran_elsewhere,
                        f"a stateful task done on an executor other than {executor} after the kill",
                        f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
-                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")),
-                 phase=phase)
+                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")))
