@@ -100,7 +100,8 @@ def _kill_the_leader(stage: Stage) -> None:
         question="After the leader dies, will the producer or the Spark app need a restart, and who "
                  "becomes leader?",
         answer="Neither restarts: both ride it out (checked), and an in-sync follower takes over "
-               "(checked)."))
+               "(checked).",
+        phase="acks=all"))
     before = stage.brokers.replicas()
     assert before.leader is not None
     stage.fact("part1_killed_leader", before.leader)
@@ -113,14 +114,13 @@ def _kill_the_leader(stage: Stage) -> None:
     stage.say(f"broker {new_leader} leads after {stage.facts['part1_failover_sec']} s")
     stage.expect(check("an in-sync follower took over", new_leader in before.isr,
                        f"one of {[n for n in before.isr if n != before.leader]}",
-                       f"broker {new_leader}"), phase="acks=all")
+                       f"broker {new_leader}"))
     stage.output.wait_for_value(written + stage.timings.run_for_messages)
     running = stage.kafka.producer_running
     stage.expect(check("the producer rode it out", running, "the same producer, still sending",
-                       "running" if running else "exited"), phase="acks=all")
+                       "running" if running else "exited"))
     stage.expect(check("the app rode it out", stage.app.running,
-                       "the same Spark app, no restart", "running" if stage.app.running else "exited"),
-                 phase="acks=all")
+                       "the same Spark app, no restart", "running" if stage.app.running else "exited"))
     stage.brokers.start([before.leader])
     stage.brokers.wait_for_isr(3)
     stage.say(f"broker {before.leader} is back as a follower and in sync again")
@@ -136,9 +136,10 @@ def _rule_kept(stage: Stage) -> None:
         question="Will any value be missing or doubled after the failover?",
         answer="No: every value sent is in the output exactly once (checked).",
         production="after a broker failover, check the consumer's output against the producers' "
-                   "count once, not by eye"))
+                   "count once, not by eye",
+        phase="acks=all"))
     total = stage.stop_producer_and_drain()
-    stage.expect(exactly_once(stage.output.verify_sent(), total), phase="acks=all")
+    stage.expect(exactly_once(stage.output.verify_sent(), total))
 
 
 # -- part two: the rule broken ---------------------------------------------------------------------
@@ -193,7 +194,8 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
         question="With both followers gone, will acks=1 sends still be acknowledged, and will Spark "
                  "read them?",
         answer="Yes to both: the ISR shrinks to the leader alone (checked) and, with min ISR 1, its "
-               "high watermark moves, so the app reads and counts them."))
+               "high watermark moves, so the app reads and counts them.",
+        phase="acks=1"))
     replicas = stage.brokers.replicas()
     leader = replicas.leader
     assert leader is not None
@@ -206,7 +208,7 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
     alone = stage.brokers.replicas()
     stage.say(f"partition 0: leader {alone.leader}, in sync {list(alone.isr)}")
     stage.expect(check("the leader is alone in sync", alone.isr == (leader,),
-                       f"ISR [{leader}]", f"ISR {list(alone.isr)}"), phase="acks=1")
+                       f"ISR [{leader}]", f"ISR {list(alone.isr)}"))
     stage.output.wait_for_more(stage.timings.run_for_messages)
     acknowledged = stage.kafka.stop_producer().latest
     checkpoint = stage.app.wait_while_up(lambda: _committed_past(stage, acknowledged),
@@ -259,7 +261,8 @@ def _unclean_election(stage: Stage, alone: Alone) -> Election:
         question="When a stale follower becomes leader, what happens to Kafka's latest offset and "
                  "to the messages only the old leader had?",
         answer="The latest offset falls back below the checkpoint's offset, and the acknowledged "
-               "messages after the new leader's log end are lost (all checked)."))
+               "messages after the new leader's log end are lost (all checked).",
+        phase="unclean election"))
     stage.brokers.kill(alone.leader)
     started = time.monotonic()
     stage.brokers.start(alone.followers)
@@ -275,14 +278,12 @@ def _unclean_election(stage: Stage, alone: Alone) -> Election:
               f"ends at offset {log_end}. Values {lost} were acknowledged by broker "
               f"{alone.leader} and are gone ({len(lost)} messages)")
     stage.expect(check("a replica that was not in sync became leader", new_leader in alone.followers,
-                       f"one of the stale followers {list(alone.followers)}", f"broker {new_leader}"),
-                 phase="unclean election")
+                       f"one of the stale followers {list(alone.followers)}", f"broker {new_leader}"))
     stage.expect(check("acknowledged messages are lost", log_end < alone.acknowledged,
                        f"the new leader's log ends below {alone.acknowledged}",
-                       f"it ends at {log_end}"), phase="unclean election")
+                       f"it ends at {log_end}"))
     stage.expect(check("offsets went back below the checkpoint", log_end < alone.checkpoint,
-                       f"below {alone.checkpoint}, where the checkpoint resumes", log_end),
-                 phase="unclean election")
+                       f"below {alone.checkpoint}, where the checkpoint resumes", log_end))
     return Election(new_leader, log_end, elected_at)
 
 
@@ -311,26 +312,25 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
         question="Will the running app go on, or stop, and with which error?",
         answer=f"It stops with a non-zero exit code and {CONDITION}, naming the offset "
                    "changed from the checkpoint's offset to the new leader's log end "
-                   "(all checked)"))
+                   "(all checked)",
+        phase="failOnDataLoss=true"))
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
     stage.fact("part2_refusal_sec", round(time.monotonic() - election.at, 1))
     output = stage.app.output()
     # The app's last line, not the first error named: on the way the source may have warned
     # `Error in attempt 1 getting Kafka offsets: KAFKA_UNREACHABLE …` while no broker answered.
     named = error_in_text(_last_error_line(output))
-    stage.expect(check("the app stops", code != 0, "a non-zero exit code", f"exit code {code}"),
-                 phase="failOnDataLoss=true")
+    stage.expect(check("the app stops", code != 0, "a non-zero exit code", f"exit code {code}"))
     stage.expect(check("the error is Spark's data-loss condition for a changed offset",
                        isinstance(named, PartitionOffsetChangedError), CONDITION,
-                       named.token if named else "no error line"), phase="failOnDataLoss=true")
+                       named.token if named else "no error line"))
     changes = offset_changes_in(output)
     stage.fact("error_offset_change", list(changes[-1]) if changes else None)
     expected = (alone.checkpoint, election.log_end)
     stage.expect(check("the error names the checkpoint's offset and the new log end",
                        bool(changes) and changes[-1] == expected,
                        f"from {expected[0]} to {expected[1]}",
-                       f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words"),
-                 phase="failOnDataLoss=true")
+                       f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words"))
 
 
 def _last_error_line(output: str) -> str:
@@ -358,7 +358,8 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
                  "and where do the lost values stand?",
         answer="None missing, none doubled, every value sent counted; the lost values are in the "
                "output but gone from Kafka, the producer's next message took the new log end's "
-               "offset, and spark.log warns that the offset went back (all checked)."))
+               "offset, and spark.log warns that the offset went back (all checked).",
+        phase="failOnDataLoss=false"))
     stage.app.start(fail_on_data_loss=False)
     first = alone.last_value + 1
     stage.kafka.restart_producer(acks="1", first_value=first)
@@ -373,25 +374,25 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
     at = in_kafka.index(first) if first in in_kafka else None
     stage.expect(check("the producer's next message took the new log end's offset",
                        at == election.log_end, f"value {first} at offset {election.log_end}",
-                       f"value {first} at offset {at}"), phase="failOnDataLoss=false")
+                       f"value {first} at offset {at}"))
     report = stage.output.verify_sent()
     stage.fact("part2_offsets_read_twice", [election.log_end, alone.checkpoint])
-    stage.expect(missing_exactly(report, []), phase="failOnDataLoss=false")
-    stage.expect(duplicated_exactly(report, {}), phase="failOnDataLoss=false")
+    stage.expect(missing_exactly(report, []))
+    stage.expect(duplicated_exactly(report, {}))
     stage.expect(check("every value sent was counted", report.highest == last,
-                       f"highest {last}", f"highest {report.highest}"), phase="failOnDataLoss=false")
+                       f"highest {last}", f"highest {report.highest}"))
     lost = ValueRange(election.log_end + 1, alone.acknowledged)
     gone = set(in_kafka) & set(range(lost.first, lost.last + 1))
     stage.expect(check("the values Kafka lost are counted, and gone from Kafka",
                        not gone and all(v in report.values for v in (lost.first, lost.last)),
                        f"{lost} in the output, none of them in the topic",
-                       f"in the topic: {sorted(gone) or 'none'}"), phase="failOnDataLoss=false")
+                       f"in the topic: {sorted(gone) or 'none'}"))
     warned = offset_changes_in(stage.app.spark_log())
     stage.fact("spark_log_offset_changes", warned)
     stage.expect(check("spark.log warns that the offset went back",
                        (alone.checkpoint, election.log_end) in warned,
                        f"`offset was changed from {alone.checkpoint} to {election.log_end}`",
-                       warned or "no such warning"), phase="failOnDataLoss=false")
+                       warned or "no such warning"))
 
 
 def _old_leader_returns(stage: Stage, alone: Alone) -> None:
@@ -407,11 +408,12 @@ def _old_leader_returns(stage: Stage, alone: Alone) -> None:
                    "producers' side (their logs, an outbox table): plan for it or keep the rule",
         question="When the old leader comes back, will the messages only it had come back with it?",
         answer="No: it truncates its log to the new leader's history and catches up; the ISR is "
-               "three again (checked), and the lost messages are gone from every broker."))
+               "three again (checked), and the lost messages are gone from every broker.",
+        phase="aftermath"))
     stage.brokers.start([alone.leader])
     replicas = stage.brokers.wait_for_isr(3)
     stage.expect(check("all three replicas in sync again", len(replicas.isr) == 3,
-                       "ISR of three", f"ISR {list(replicas.isr)}"), phase="aftermath")
+                       "ISR of three", f"ISR {list(replicas.isr)}"))
 
 
 SCENARIO = Scenario(

@@ -98,7 +98,8 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
                  "mid-write?",
         answer="None of them: after the kills the log holds everything the checkpoint committed, "
                "every value exactly once (checked); a replayed batch is rolled back or skipped by "
-               "the sink's journal."))
+               "the sink's journal.",
+        phase="exactly-once sink"))
     stage.app.start(sink="exactly-once")
     _kill_and_restart(stage, "exactly-once", kills, rng)
     caught_up = stage.catch_up()
@@ -107,8 +108,8 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
     stage.fact("exactly_once_highest", report.highest)
     stage.expect(check("the log holds everything the checkpoint committed",
                        (report.highest or 0) >= caught_up, f"highest value >= {caught_up}",
-                       f"highest value {report.highest}"), phase="exactly-once sink")
-    stage.expect(exactly_once(report, report.highest or 0), phase="exactly-once sink")
+                       f"highest value {report.highest}"))
+    stage.expect(exactly_once(report, report.highest or 0))
     # The producer goes on, so the stop may have caught a batch in flight: the next start
     # replays it, and the at-least-once sink would write its lines again.
     stopped = landing_of(stage, "SIGTERM")
@@ -132,7 +133,8 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
         question="Which kills will write values twice now, and will any value be missing?",
         answer="Only those that landed after the output and before commits/N (and a stop that "
                "caught one): their batch's values are doubled, exactly as predicted (checked); "
-               "nothing is missing and the last value is there."))
+               "nothing is missing and the last value is there.",
+        phase="at-least-once sink"))
     before = Counter(stage.output.verify().values)
     stage.app.start(sink="at-least-once")
     landings = _kill_and_restart(stage, "at-least-once", kills, rng)
@@ -149,11 +151,10 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
     stage.say(f"{doubled} value(s) written more than once, from {caught} of {kills} kill(s) "
               f"that landed between the output and the commit"
               + (" and the stop before this run" if stopped.written else ""))
-    stage.expect(missing_exactly(report, []), phase="at-least-once sink")
+    stage.expect(missing_exactly(report, []))
     stage.expect(check("every message up to the last one", report.highest == total,
-                       f"highest value {total}", f"highest value {report.highest}"),
-                 phase="at-least-once sink")
-    stage.expect(duplicated_exactly(report, predicted), phase="at-least-once sink")
+                       f"highest value {total}", f"highest value {report.highest}"))
+    stage.expect(duplicated_exactly(report, predicted))
 
 
 def _predicted_duplicates(before: Counter[int], landings: list[KillLanding]) -> dict[int, int]:

@@ -191,7 +191,8 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
         question="After many batches, will the checkpoint folder keep growing, or level off?",
         answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
                "bounded and old ones are deleted, the size stops growing, and the output is exactly "
-               "once (all checked)."))
+               "once (all checked).",
+        phase="hdfs"))
     sampler.phase = "hdfs"
     started = time.monotonic()
     app.start(**soak.app_options("hdfs"))
@@ -209,27 +210,26 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
         "offsets/ and commits/ keep the last N batches", not logs,
         f"{soak.retain - 1}..{log_bound(soak.retain)} entries each (N={soak.retain}) in every "
         f"sample from batch {math.ceil(from_batch)} on",
-        "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries")),
-        phase="hdfs")
+        "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries")))
     states = state_problems(settled, bound)
     stage.expect(check(
         "state versions on disk stay bounded", not states,
         f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
         f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
         f"and cleanup each wait for one) + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")), phase="hdfs")
+        "; ".join(states) or _range_text(settled, "state_versions")))
     last = samples[-1].usage
     stage.expect(check(
         "old state versions are deleted", (last.oldest_state_version or 0) > 1,
         "the oldest state version on disk is no longer version 1",
-        f"oldest state version {last.oldest_state_version}"), phase="hdfs")
+        f"oldest state version {last.oldest_state_version}"))
     plateau = plateau_problem(settled)
     stage.expect(check(
         "the folder's size stops growing", plateau is None,
         "the last third of the steady soak no larger than the middle third's largest (+15%)",
-        plateau or _size_text(settled)), phase="hdfs")
+        plateau or _size_text(settled)))
     total = _drain_and_stop(stage, app)
-    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total), phase="hdfs")
+    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
 def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> None:
@@ -252,7 +252,8 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
         question="On RocksDB with the default extra-space ratio, how many state versions will pile "
                  "up before maintenance deletes any?",
         answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
-               "the count stays within that bound (checked)."))
+               "the count stays within that bound (checked).",
+        phase="rocksdb"))
     sampler.phase = "rocksdb"
     stage.kafka.restart_producer(acks="all")
     app.start(**soak.app_options("rocksdb"))
@@ -269,7 +270,7 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
         "state versions on disk stay bounded", not states,
         f"at most {bound} = N {soak.retain} + round(N x ratio) {round(soak.retain * soak.ratio)} "
         f"+ 1 + {math.ceil(per_maintenance)} batches per maintenance + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")), phase="rocksdb")
+        "; ".join(states) or _range_text(settled, "state_versions")))
 
 
 def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
@@ -288,7 +289,8 @@ def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
                    "query you retire; a query stopped for long cleans up at its next start",
         question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
         answer="No: the same files with the same sizes after the wait (checked); only a running "
-               "query cleans up."))
+               "query cleans up.",
+        phase="stopped"))
     _drain_and_stop(stage, app)
     sampler.phase = "stopped"
     before = listing(app.folders.checkpoints)
@@ -307,7 +309,7 @@ def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
     stage.expect(check(
         "a stopped query's checkpoint does not change", changed is None,
         f"the same {len(before)} files, same sizes, after {soak.stopped_wait_sec:g} s",
-        changed or f"the same {len(after)} files"), phase="stopped")
+        changed or f"the same {len(after)} files"))
     return left
 
 
@@ -328,7 +330,8 @@ def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPa
         question="Restarted with ratio 0, what happens to the stale versions the stop left, and how "
                  "high will the state line peak now?",
         answer="The next run deletes them within a few batches, then the versions stay near N with "
-               "a lower peak than with the ratio, and every message is written once (all checked)."))
+               "a lower peak than with the ratio, and every message is written once (all checked).",
+        phase="ratio0"))
     start_batch = measure(app.folders.checkpoints).newest_batch or 0
     sampler.phase = "ratio0"
     stage.kafka.restart_producer(acks="all")
@@ -353,14 +356,13 @@ def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPa
         caught_up is not None and caught_up <= within,
         f"the oldest of the {left.state_versions} versions the stop left (v"
         f"{left.oldest_state_version}) deleted within {within} batches of the restart",
-        f"after {caught_up} batches" if caught_up is not None else "not in this run"),
-        phase="ratio0")
+        f"after {caught_up} batches" if caught_up is not None else "not in this run"))
     states = state_problems(settled, bound)
     stage.expect(check(
         "with ratio 0, state versions stay near N", not states,
         f"at most {bound} = N {soak.retain} + 1 + {math.ceil(per_maintenance)} batches per "
         f"maintenance + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")), phase="ratio0")
+        "; ".join(states) or _range_text(settled, "state_versions")))
     with_ratio = [s.usage.state_versions for s in
                   steady(sampler.of("rocksdb"), soak.retain * (1 + soak.ratio) + MARGIN)]
     without = [s.usage.state_versions for s in settled]
@@ -369,9 +371,9 @@ def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPa
         "the extra-space ratio lets N x ratio stale versions pile up", problem is None,
         f"a peak of at least {soak.retain + round(soak.retain * soak.ratio) - 1} with ratio "
         f"{soak.ratio:g}, and a lower one with 0",
-        problem or f"peaks {max(with_ratio)} and {max(without)}"), phase="ratio0")
+        problem or f"peaks {max(with_ratio)} and {max(without)}"))
     total = _drain_and_stop(stage, app)
-    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total), phase="ratio0")
+    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
 # -- what is said ---------------------------------------------------------------------------------

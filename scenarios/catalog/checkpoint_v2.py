@@ -104,7 +104,8 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
         answer="No: every state file is `<v>_<uuid>`, and on Spark 4.1 and later a `.crc` checksum "
                "sits beside each (checked).",
         production="tools that parse state file names as numbers (cleanup scripts, monitoring) "
-                   "break on format 2: check them before switching"))
+                   "break on format 2: check them before switching",
+        phase="names"))
     versioned = [f for f in files if f.version is not None]
     for f in versioned[:6]:
         stage.say(f"v{f.version} (batch {f.version - 1}): {f.name}")
@@ -112,20 +113,19 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
     nameless = [f.name for f in versioned if f.unique_id is None]
     stage.expect(check("every state file is named <v>_<uuid>", versioned and not nameless,
                        "no `<v>.changelog`/`<v>.zip` without an id",
-                       f"{len(versioned)} files, without an id: {nameless[:3] or 'none'}"),
-                 phase="names")
+                       f"{len(versioned)} files, without an id: {nameless[:3] or 'none'}"))
     names = {f.name for f in files}
     unchecked = [f.name for f in versioned if f"{f.name}.crc" not in names]
     spark = stage.settings.spark_version or installed_spark_version()
     if _line(spark) >= CHECKSUMS_FROM:
         stage.expect(check("Spark's checksum file beside each", not unchecked,
                            "a visible `<file>.crc` (checkpoint.fileChecksum, format 2 only)",
-                           f"missing for {unchecked[:3] or 'none'}"), phase="names")
+                           f"missing for {unchecked[:3] or 'none'}"))
     else:  # found by the version matrix: 4.0 writes none
         checked = [f.name for f in versioned if f.name not in unchecked]
         stage.expect(check(f"no checksum files on Spark {spark}", not checked,
                            "no `<file>.crc`: checkpoint.fileChecksum came in Spark 4.1",
-                           f"`.crc` beside {checked[:3] or 'none'}"), phase="names")
+                           f"`.crc` beside {checked[:3] or 'none'}"))
 
 
 # Spark writes a checksum file beside each state file from this line on
@@ -150,7 +150,8 @@ def _commits_name_ids(stage: Stage) -> None:
                    "by a Spark that knows only `v1` commits: moving back needs a new checkpoint",
         question="Which state file's id will commits/N name?",
         answer="The id of state version N+1 on disk: every commit's id names a state file of its "
-               "version, and the commits are `v2` (checked)."))
+               "version, and the commits are `v2` (checked).",
+        phase="commits"))
     checkpoints = stage.folders.checkpoints
     last = read_checkpoint(checkpoints).last_committed_id or 0
     version, lines = read_log_file(checkpoints / "commits" / str(last))
@@ -162,8 +163,7 @@ def _commits_name_ids(stage: Stage) -> None:
     stage.expect(check("every commit's id names a state file of its version",
                        version == "v2" and committed and not unmatched,
                        "commits/N are v2 and each id is the id of `<N+1>_<id>.*`",
-                       f"{version}, {len(committed)} commits, unmatched versions {unmatched or 'none'}"),
-                 phase="commits")
+                       f"{version}, {len(committed)} commits, unmatched versions {unmatched or 'none'}"))
 
 
 def _lineage(stage: Stage) -> None:
@@ -180,7 +180,8 @@ def _lineage(stage: Stage) -> None:
                    "of loading a file no commit chose",
         question="Where will a changelog's lineage start, and which ids will it list?",
         answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
-               "commits/N name (checked)."))
+               "commits/N name (checked).",
+        phase="lineage"))
     files = list_state_files(_partition(stage))
     committed = committed_ids(stage.folders.checkpoints)
     newest = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)[-3:]
@@ -192,7 +193,7 @@ def _lineage(stage: Stage) -> None:
     stage.fact("lineage", {f.name: read_lineage(_partition(stage) / f.name) for f in newest})
     stage.expect(check("each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
                        newest and not problems, "consecutive versions, ids that commits/N name",
-                       "; ".join(problems[:3]) or "as expected"), phase="lineage")
+                       "; ".join(problems[:3]) or "as expected"))
 
 
 def _short(lineage: list[tuple[int, str]]) -> str:
@@ -239,11 +240,12 @@ def _retried_batch(stage: Stage) -> None:
                  "which one will the commit name?",
         answer="Two: the dead attempt's and the retry's; commits/N names the retry's, later "
                "lineages build on it, inspect lists the dead one as not loaded, and the negative "
-               "key's message is written once (all checked)."))
+               "key's message is written once (all checked).",
+        phase="retry"))
     value = stage.fact("negative_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
     stage.expect(check("the app died on the negative key", code == 255, "exit code 255",
-                       f"exit code {code}"), phase="retry")
+                       f"exit code {code}"))
     checkpoints = stage.folders.checkpoints
     pending = read_checkpoint(checkpoints).pending_id
     version = (pending or 0) + 1
@@ -252,14 +254,14 @@ def _retried_batch(stage: Stage) -> None:
               f"{sorted(i[:8] for i in first_ids)}")
     stage.expect(check("the dead attempt left its state file", pending is not None and
                        len(first_ids) == 1, f"one `<{version}>_<id>.changelog` and no commits/{pending}",
-                       f"pending batch {pending}, ids {sorted(first_ids)}"), phase="retry")
+                       f"pending batch {pending}, ids {sorted(first_ids)}"))
     stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     stage.output.wait_for_value(value + 2)
     stage.output.wait_for_batches(3, more=True)
     _retry_chosen(stage, version, first_ids)
     stage.expect(check("the negative key's message was written once",
                        stage.output.negative_key_lines(value) == 1, "1 line",
-                       f"{stage.output.negative_key_lines(value)} line(s)"), phase="retry")
+                       f"{stage.output.negative_key_lines(value)} line(s)"))
 
 
 def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:

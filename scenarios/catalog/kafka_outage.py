@@ -92,13 +92,14 @@ def _short_outage(stage: Stage) -> None:
         question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
                   "restart it?",
         answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
-               "on."))
+               "on.",
+        phase="short outage"))
     before = _restarts(stage)
     _outage(stage, SHORT_CUT_SEC, "the short outage")
     stage.output.wait_for_more(3)
     after = _restarts(stage)
     stage.expect(check("the app rode out the short outage", after == before,
-                       "no restart", f"{after - before} restart(s)"), phase="short outage")
+                       "no restart", f"{after - before} restart(s)"))
 
 
 def _long_outage(stage: Stage) -> None:
@@ -117,7 +118,8 @@ def _long_outage(stage: Stage) -> None:
         question=f"After {LONG_CUT_SEC:g} s without Kafka, will the app survive, and if it "
                   "fails, with which error will the supervisor restart it?",
         answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
-               "(checked); once the network is back a start catches up from the checkpoint."))
+               "(checked); once the network is back a start catches up from the checkpoint.",
+        phase="long outage"))
     before = _restarts(stage)
 
     def until_restarted() -> None:
@@ -132,8 +134,7 @@ def _long_outage(stage: Stage) -> None:
     unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
     stage.expect(check("the supervisor restarted the app because Kafka was unreachable",
                        unreachable, "every restart: KAFKA_UNREACHABLE",
-                       "; ".join(r[:80] for r in reasons[-3:]) or "no restart"),
-                 phase="long outage")
+                       "; ".join(r[:80] for r in reasons[-3:]) or "no restart"))
 
 
 def _so_far_exactly_once(stage: Stage) -> None:
@@ -145,14 +146,15 @@ def _so_far_exactly_once(stage: Stage) -> None:
             "each message's lines once",
         production="an outage costs time, not data, as long as retention outlasts it",
         question="After two outages and the restarts, will any value be missing or doubled?",
-        answer="None: every message so far exactly once, counts consistent (checked)."))
+        answer="None: every message so far exactly once, counts consistent (checked).",
+        phase="after the outages"))
     report = stage.output.wait_for_more(3)
     stage.fact("highest_after_outages", report.highest)
     stage.expect(check("every message so far exactly once",
                        report.ok and not report.missing and not report.duplicated,
                        f"1..{report.highest} each once, counts consistent",
                        f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
-                       f"{len(report.count_breaks)} count break(s)"), phase="after the outages")
+                       f"{len(report.count_breaks)} count break(s)"))
 
 
 def _outage_longer_than_retention(stage: Stage) -> None:
@@ -174,7 +176,8 @@ def _outage_longer_than_retention(stage: Stage) -> None:
         question="When the checkpoint's offsets were deleted during the outage, will the supervisor "
                  "keep restarting the app?",
         answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
-               "checkpoint position it gives up with a non-zero exit (checked)."))
+               "checkpoint position it gives up with a non-zero exit (checked).",
+        phase="longer than retention"))
     stage.kafka.set_retention(t.retention_sec)
     stage.network.cut()
     # Past everything Kafka held at the cut, not only the checkpoint's offsets: the connector's
@@ -201,8 +204,7 @@ def _outage_longer_than_retention(stage: Stage) -> None:
                        code != 0 and given_up is not None
                        and DataLossError.token in given_up.reason,
                        "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
-                       f"exit code {code}, {gave_up[:200] or 'no such line'}"),
-                 phase="longer than retention")
+                       f"exit code {code}, {gave_up[:200] or 'no such line'}"))
 
 
 def _restart_lines(output: str) -> list[RestartLine]:

@@ -184,7 +184,8 @@ def run(stage: Stage) -> None:
         question="Where will the new version start, and which spark.sql.shuffle.partitions will its "
                  "checkpoint record?",
         answer=f"At the group's offset + 1, and {NEW_SHUFFLE_PARTITIONS}: a new "
-                   "checkpoint takes the new setting (both checked); Count restarts at 1"))
+                   "checkpoint takes the new setting (both checked); Count restarts at 1",
+        phase="code change"))
     stage.app.delete_checkpoint()
     third = _restart(stage, stopped, "after the code change", group,
                      shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
@@ -192,7 +193,7 @@ def run(stage: Stage) -> None:
     stage.expect(check("the new checkpoint uses the new setting",
                        pinned == str(NEW_SHUFFLE_PARTITIONS),
                        f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
-                       f"spark.sql.shuffle.partitions = {pinned}"), phase="code change")
+                       f"spark.sql.shuffle.partitions = {pinned}"))
     _finish(stage, runs, third, [first, third])
 
 
@@ -257,16 +258,17 @@ def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[
                "written twice, as predicted, and Count restarting at each new checkpoint's first "
                "value (all checked).",
         production="after a restart from stored offsets, count the duplicates in your sink (rows "
-                   "against distinct ids)"))
+                   "against distinct ids)",
+        phase="final"))
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     report = stage.output.verify()
     missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])
     stage.fact("duplicated_values", len(duplicated))
     stage.say(f"predicted: {len(duplicated)} value(s) written twice, none missing")
-    stage.expect(missing_exactly(report, missing), phase="final")
-    stage.expect(duplicated_exactly(report, duplicated), phase="final")
-    stage.expect(count_resets_at(report, resets), phase="final")
+    stage.expect(missing_exactly(report, missing))
+    stage.expect(duplicated_exactly(report, duplicated))
+    stage.expect(count_resets_at(report, resets))
 
 
 SCENARIO = Scenario(

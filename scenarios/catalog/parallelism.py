@@ -151,25 +151,25 @@ def _finish(stage: Stage, topic: str) -> None:
         question="Will the output log list the values in the order they were sent?",
         answer="No: within a batch they come partition by partition, so some value is followed by a "
                "smaller one; still every value once with Count = 1..N, and each partition's "
-               "committed offset is its message count (all checked)."))
+               "committed offset is its message count (all checked).",
+        phase="final"))
     final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     stage.catch_up(total)
     stage.app.stop()
     report = stage.output.verify_sent()
-    stage.expect(exactly_once(report, total), phase="final")
+    stage.expect(exactly_once(report, total))
     info = read_checkpoint(stage.folders.checkpoints)
     end = info.last_committed.end if info.last_committed else {}
     actual = [(end or {}).get(TopicPartition(topic, p)) for p in range(PARTITIONS)]
     wanted = _partition_ends(total)
     stage.fact("committed_per_partition", actual)
-    stage.expect(equals("each partition's committed offset is its message count", actual, wanted),
-                 phase="final")
+    stage.expect(equals("each partition's committed offset is its message count", actual, wanted))
     descents = sum(1 for a, b in zip(report.values, report.values[1:]) if b < a)
     stage.fact("values_out_of_send_order", descents)
     stage.expect(check("the log follows partition order within a batch, not send order",
                        descents > 0, "some value followed by a smaller one",
-                       f"{descents} such place(s)"), phase="final")
+                       f"{descents} such place(s)"))
 
 
 SCENARIO = Scenario(

@@ -84,7 +84,8 @@ def run(stage: Stage) -> None:
         question="Before any negative key arrives, will anything look wrong?",
         answer="No: Count = n lines as usual; the bug waits for the bad record.",
         production="test the job on malformed input (negative, null, oversized) before it meets it "
-                   "in production"))
+                   "in production",
+        phase="first crash"))
     stage.app.start(on_negative_key="crash-always")
     stage.output.wait_for_value(stage.timings.run_for_messages)
 
@@ -92,10 +93,10 @@ def run(stage: Stage) -> None:
     first = _crash(stage, value, "first crash")
     stage.expect(check("the pending batch holds the poison pill", first.holds_offset(value - 1),
                        f"offset {value - 1} (value {value}) inside the pending range",
-                       first.describe()), phase="first crash")
+                       first.describe()))
     stage.expect(check("the poison pill is not in the output", (first.highest_written or 0) < value,
                        f"highest value written below {value}",
-                       f"highest value {first.highest_written}"), phase="first crash")
+                       f"highest value {first.highest_written}"))
 
     _crash_loop(stage, value, first, restarts)
     stage.fact("crash_restarts", restarts)
@@ -163,7 +164,8 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
                    "restarts at the same batch id, and cap them (this supervisor's rule)",
         question="Will the supervisor restart the app forever?",
         answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
-               f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)"))
+               f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)",
+        phase="supervised"))
     stage.app.start(on_negative_key="crash-always", supervise=True, give_up_after=tries,
                     max_backoff_sec=2.0)
     code = stage.app.wait_exit(kind="crash")
@@ -175,10 +177,10 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
                        code == CRASH_EXIT_CODE and gave_up is not None and gave_up.failures == tries,
                        f"exit code {CRASH_EXIT_CODE}, `giving up: the app failed {tries} times in "
                        f"a row without its checkpoint moving`",
-                       f"exit code {code}, {said or 'no such line'}"), phase="supervised")
+                       f"exit code {code}, {said or 'no such line'}"))
     after = _stuck_batch(stage)
     stage.expect(check("the checkpoint did not move under the supervisor", after.same_place(first),
-                       first.describe(), after.describe()), phase="supervised")
+                       first.describe(), after.describe()))
 
 
 def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
@@ -213,7 +215,8 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         question="With the fixed code on the same checkpoint, which batch runs first, and with "
                  "which offsets?",
         answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
-               "backlog follows and the count goes on."))
+               "backlog follows and the count goes on.",
+        phase="fixed"))
     stage.app.start(on_negative_key="ignore")
     stage.output.wait_for_value(stage.kafka.window().latest)
     done = {b.batch_id: b for b in committed_batches(stage.folders.checkpoints)}
@@ -222,8 +225,7 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
                        batch is not None and batch.end == stuck.end,
                        f"commits/{stuck.batch_id}, end {offsets_to_text(stuck.end or {})}",
                        "no commit" if batch is None else
-                       f"commits/{batch.batch_id}, end {offsets_to_text(batch.end or {})}"),
-                 phase="fixed")
+                       f"commits/{batch.batch_id}, end {offsets_to_text(batch.end or {})}"))
     stage.step(Step(
         "Stop the producer, let the app catch up, check the output log",
         happens="the scenario verifies the whole log",
@@ -233,11 +235,12 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
         question="How many times will the poison pill's value be in the output at the end?",
         answer="Once, as `-v -> v`, and every other value once too (both checked).",
         production="after fixing forward, check the sink once more: the bad record's id exactly "
-                   "once"))
+                   "once",
+        phase="final"))
     stage.finish_exactly_once()
     written = stage.output.negative_key_lines(value)
     stage.expect(equals("the poison pill is written once", written, 1,
-                        lambda n: f"{n} line(s) `-{value} -> {value}`"), phase="final")
+                        lambda n: f"{n} line(s) `-{value} -> {value}`"))
 
 
 SCENARIO = Scenario(

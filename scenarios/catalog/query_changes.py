@@ -47,14 +47,15 @@ def run(stage: Stage) -> None:
         question="Which of the query's settings does the new checkpoint record?",
         answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
                "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
-        production="read offsets/N's metadata line before a deploy: it is what a restart keeps"))
+        production="read offsets/N's metadata line before a deploy: it is what a restart keeps",
+        phase="first run"))
     stage.kafka.start()
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
     pinned = read_checkpoint(stage.folders.checkpoints).conf.get(SHUFFLE_KEY)
     stage.expect(equals("the checkpoint records the shuffle partitions", pinned, "1",
-                        lambda n: f"{SHUFFLE_KEY}={n} in offsets/N"), phase="first run")
+                        lambda n: f"{SHUFFLE_KEY}={n} in offsets/N"))
     uncapped = _shuffle_partitions(stage)
     _max_offsets(stage, uncapped)
     topics = _second_topic(stage)

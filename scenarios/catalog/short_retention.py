@@ -72,14 +72,15 @@ def run(stage: Stage) -> None:
                    "still exist",
         question="Will Kafka keep the offset the checkpoint resumes from while nobody reads it?",
         answer="No: the scenario waits until Kafka's earliest offset passes it; retention deletes "
-               "by age, read or not."))
+               "by age, read or not.",
+        phase="stopped"))
     stage.app.stop()
     before = stage.output.verify()
     processed = stage.fact("processed_before_outage", before.highest or 0)
     resume_at = stage.fact("checkpoint_resume_offset", stage.app.committed_offset())
     stage.expect(check("checkpoint resumes after the last value written", resume_at == processed,
                        f"offset {processed} (values 1..{processed} at offsets 0..{processed - 1})",
-                       f"offset {resume_at}"), phase="stopped")
+                       f"offset {resume_at}"))
     stage.kafka.set_retention(t.retention_sec)
     aged = stage.kafka.wait_until_aged_out(processed)
     stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at {processed}")
@@ -127,43 +128,40 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
         answer=f"Yes: it exits non-zero with {CONDITION}, naming the topic partition and a "
                  "range that starts at the checkpoint's offset; the batch was planned "
                  "(offsets/N, no commits/N) before the read failed, and nothing new is "
-                 "written"))
+                 "written",
+        phase="data loss"))
     stage.app.start()
     code = stage.app.wait_exit(kind="crash")
     output = stage.app.output()
-    stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"),
-                 phase="data loss")
+    stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"))
     # The app's one line, read back as its error class (the same parser the CLI uses).
     named_error = error_in_text(output)
     stage.expect(check("the error is Spark's data-loss condition for a read",
                        isinstance(named_error, CouldNotReadOffsetRangeError), CONDITION,
-                       named_error.token if named_error else "no error line"), phase="data loss")
+                       named_error.token if named_error else "no error line"))
     topic = stage.kafka.topic
     stage.expect(check("the error names the topic partition", f"{topic}-0" in output,
-                       f"{topic}-0", "present" if f"{topic}-0" in output else "absent"),
-                 phase="data loss")
+                       f"{topic}-0", "present" if f"{topic}-0" in output else "absent"))
     error = output[output.find(DATA_LOSS):] if DATA_LOSS in output else output
     start, end = lost_range_in(error) or (-1, -1)
     stage.fact("error_range", [start, end])
     stage.expect(check("the error's range starts at the checkpoint's offset", start == resume_at,
-                       f"[{resume_at}, …)", f"[{start}, {end})"), phase="data loss")
+                       f"[{resume_at}, …)", f"[{start}, {end})"))
     planned = _planned_batch(stage)
     stage.fact("planned_batch", planned)
     stage.expect(check("Spark planned the batch before the read failed",
                        planned is not None and planned[1] == end,
                        f"offsets/N written and not committed, ending at {end}",
-                       f"batch {planned[0]} ends at {planned[1]}" if planned else "no pending batch"),
-                 phase="data loss")
+                       f"batch {planned[0]} ends at {planned[1]}" if planned else "no pending batch"))
     # Spark's range is the planned batch; what is lost of it ends at Kafka's earliest offset,
     # which the playground adds after Spark's words.
     named = earliest_now_in(error)
     lost_end = stage.fact("lost_until_offset", named if named is not None else end)
     stage.expect(within("the lost offsets end at Kafka's earliest offset", lost_end,
-                        earliest_before, stage.kafka.window().earliest), phase="data loss")
+                        earliest_before, stage.kafka.window().earliest))
     after = stage.output.verify()
     stage.expect(check("nothing new was written", after.highest == resume_at,
-                       f"highest value still {resume_at}", f"highest {after.highest}"),
-                 phase="data loss")
+                       f"highest value still {resume_at}", f"highest {after.highest}"))
 
 
 def _planned_batch(stage: Stage) -> tuple[int, int] | None:
@@ -191,16 +189,16 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
         question="Which values will be missing now, and will Count go on or restart at 1?",
         answer="Exactly the aged-out values (from the one after the last written to Kafka's "
                "earliest offset), which spark.log's skip warnings cover exactly; Count goes on from "
-               "the state without a break or a duplicate."))
+               "the state without a break or a duplicate.",
+        phase="failOnDataLoss=false"))
     resumed, before, after = stage.start_app_and_see_first_value(fail_on_data_loss=False)
     earliest, noticed = before.earliest, after.earliest
     stage.fact("resumed_at_value", resumed)
     report = stage.output.wait_for_more(3)
-    stage.expect(within("resumed at Kafka's earliest offset", resumed - 1, earliest, noticed),
-                 phase="failOnDataLoss=false")
+    stage.expect(within("resumed at Kafka's earliest offset", resumed - 1, earliest, noticed))
     lost = stage.fact("lost_values", ValueRange(processed + 1, resumed - 1))
     stage.say(f"predicted missing: values {lost} (offsets {processed}..{resumed - 2})")
-    stage.expect(missing_exactly(report, [lost]), phase="failOnDataLoss=false")
+    stage.expect(missing_exactly(report, [lost]))
     # One warning per task that skipped: the replayed batch may end before Kafka's earliest
     # offset (it was planned at the failed restart), and the next batch skips the rest.
     skipped = skipped_ranges_in(stage.app.spark_log())
@@ -209,13 +207,12 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
     stage.expect(check("spark.log's skip warnings cover exactly the lost offsets",
                        covered == (processed, resumed - 1),
                        f"skip warnings joining up to [{processed}, {resumed - 1})",
-                       _warned(skipped, covered)), phase="failOnDataLoss=false")
+                       _warned(skipped, covered)))
     stage.expect(check("the count goes on", report.counts_consistent and not report.duplicated,
                        "Count runs on without a break, no duplicates",
                        f"{len(report.count_breaks)} break(s), {len(report.duplicated)} duplicate(s)"
                        + "".join(f"; {b}" for b in report.count_breaks[:3])
-                       + "".join(f"; line {u.line}: {u.problem}" for u in report.unpaired[:3])),
-                 phase="failOnDataLoss=false")
+                       + "".join(f"; line {u.line}: {u.problem}" for u in report.unpaired[:3])))
     stage.app.stop()
     return ValueRange(resumed, stage.output.verify().highest or resumed)
 
@@ -249,19 +246,19 @@ def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
         production="never keep in checkpointed state what you cannot rebuild from a source",
         question="Where will the new query start, and what will Count show there?",
         answer="At Kafka's earliest offset, with Count = 1; the values Kafka still holds that were "
-               "written before appear a second time, as predicted (checked)."))
+               "written before appear a second time, as predicted (checked).",
+        phase="hard reset"))
     stage.app.delete_checkpoint()
     restarted, before, after = stage.start_app_and_see_first_value()
     earliest, noticed = before.earliest, after.earliest
     stage.fact("reset_restarted_at_value", restarted)
     report = stage.output.wait_for_value(max(continued.last, restarted) + 3)
-    stage.expect(within("restarted at Kafka's earliest offset", restarted - 1, earliest, noticed),
-                 phase="hard reset")
+    stage.expect(within("restarted at Kafka's earliest offset", restarted - 1, earliest, noticed))
     missing, duplicated = outcome_of_runs(
         [first, continued, ValueRange(restarted, report.highest or restarted)])
-    stage.expect(missing_exactly(report, missing), phase="hard reset")
-    stage.expect(duplicated_exactly(report, duplicated), phase="hard reset")
-    stage.expect(count_resets_at(report, [restarted]), phase="hard reset")
+    stage.expect(missing_exactly(report, missing))
+    stage.expect(duplicated_exactly(report, duplicated))
+    stage.expect(count_resets_at(report, [restarted]))
     stage.app.stop()
 
 

@@ -137,7 +137,8 @@ def _longer_trigger(stage: Stage) -> None:
                    "then is about the trigger",
         question="With a trigger longer than the writes, will more or fewer batches fall behind?",
         answer="Fewer: a smaller share of batches is slower than the trigger (checked); each batch "
-               "pays the latency once for more messages."))
+               "pays the latency once for more messages.",
+        phase="remedies"))
     stage.app.start(checkpoint_latency=SEED_LATENCY, trigger_sec=LONG_TRIGGER_SEC)
     stage.output.wait_for_batches(3)
     # Not the first batch: it catches up and pays the restart's own writes.
@@ -147,7 +148,7 @@ def _longer_trigger(stage: Stage) -> None:
     after = stage.fact("slow_share_long_trigger", _share_slower(durations, LONG_TRIGGER_SEC))
     stage.expect(check("fewer batches fall behind with the longer trigger", after < before,
                        f"a smaller share of batches slower than the trigger than {before:.0%}",
-                       f"{after:.0%} of {len(durations)}"), phase="remedies")
+                       f"{after:.0%} of {len(durations)}"))
     stage.app.stop()
 
 

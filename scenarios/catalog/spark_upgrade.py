@@ -145,14 +145,15 @@ def _crash_with_a_pending_batch(stage: Stage) -> int:
             "the deploy",
         production="the new version must be able to finish what the old one left half done",
         question="What will the crash leave in the checkpoint for the next Spark?",
-        answer="A pending batch: offsets/N without commits/N, after exit 255 (checked)."))
+        answer="A pending batch: offsets/N without commits/N, after exit 255 (checked).",
+        phase="A"))
     value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
     info = read_checkpoint(stage.folders.checkpoints)
     pending = info.pending_id
     stage.expect(check("Spark A left a pending batch", code == 255 and pending is not None,
                        "exit 255, offsets/N without commits/N",
-                       f"exit {code}, pending batch {pending}"), phase="A")
+                       f"exit {code}, pending batch {pending}"))
     return value
 
 
@@ -169,17 +170,18 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
         question=f"Will Spark {new} finish the batch Spark A left, and how many times will "
                   "the negative-key message be written?",
         answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
-               "stops cleanly with exit 0 (all checked)."))
+               "stops cleanly with exit 0 (all checked).",
+        phase="B"))
     stage.app.start(python=python_b)
     stage.output.wait_for_value(value + 2)
     written = stage.output.negative_key_lines(value)
     stage.expect(check("B replayed A's pending batch once", written == 1,
-                       f"one line `-{value} -> {value}`", f"{written} such line(s)"), phase="B")
+                       f"one line `-{value} -> {value}`", f"{written} such line(s)"))
     report = stage.output.wait_for_more(3)
     stage.expect(check("B counts on exactly once", report.ok, "every value once, counts consistent",
-                       "; ".join(report.summary_lines()[1:])), phase="B")
+                       "; ".join(report.summary_lines()[1:])))
     code = stage.app.stop()
-    stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"), phase="B")
+    stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"))
 
 
 def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,

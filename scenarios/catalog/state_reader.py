@@ -206,12 +206,12 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
                    "until the new job has committed, it is the way back",
         question="What will the new job's first line be: value 1 with Count = 1, or something else?",
         answer="The next value after the old job's last, with its Count: it seeds the old count "
-               "(`Initial state: count …`), and the two logs read as one (all checked)."))
+               "(`Initial state: count …`), and the two logs read as one (all checked).",
+        phase="move"))
     stage.expect(check("the old job's output ends where its state does",
                        old.final_count == count == feed["ends"].get(last),
                        f"final count = state after batch {last} = offsets/{last}'s end",
-                       f"output {old.final_count}, state {count}, offsets {feed['ends'].get(last)}"),
-                 phase="move")
+                       f"output {old.final_count}, state {count}, offsets {feed['ends'].get(last)}"))
     new = stage.app.beside("tws", narrated=False)
     stage.timeline.event("tws start (seeded)", "start")
     new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
@@ -222,16 +222,14 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
     stage.fact("seeded_count", count)
     stage.expect(check("the new job seeds the old count", f"count {count} " in seed
                        and f"after its batch {last} " in seed,
-                       f"Initial state: count {count} … after its batch {last}", seed or "no line"),
-                 phase="move")
+                       f"Initial state: count {count} … after its batch {last}", seed or "no line"))
     both = _both(stage, new)
     stage.expect(check("the count continues across the move",
                        first.lowest == (count or 0) + 1 and both.exactly_once
                        and both.counts_consistent,
                        f"first value {(count or 0) + 1}; the two logs read as one: each value "
                        "once, Count = n on the n-th message",
-                       f"first value {first.lowest}; " + " ".join(both.summary_lines()[:2])),
-                 phase="move")
+                       f"first value {first.lowest}; " + " ".join(both.summary_lines()[:2])))
     stage.output.of(new).wait_for_batches(3)
     stage.fact("tws_first_batches", [{"batch_id": b.batch_id, "rows": b.rows, "count": b.count}
                                       for b in parse_batch_lines(new.output())[:3]])
@@ -252,7 +250,8 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
         question="Restarted with --initial-state-from still given, will it seed the old count again "
                  "and jump back?",
         answer="No: it says `Initial state: not read` and goes on from its own state, no value "
-               "twice (checked); initialState applies only in batch 0."))
+               "twice (checked); initialState applies only in batch 0.",
+        phase="restart"))
     new.stop()
     before = stage.output.of(new).verify()
     new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
@@ -265,8 +264,7 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
                        f"`Initial state: not read …`; counts after {before.final_count} go on, "
                        "no value twice",
                        f"not-read line {'printed' if skipped else 'missing'}; "
-                       + " ".join(both.summary_lines()[:2])),
-                 phase="restart")
+                       + " ".join(both.summary_lines()[:2])))
 
 
 def _finish(stage: Stage, new: AppPart) -> None:
@@ -281,14 +279,15 @@ def _finish(stage: Stage, new: AppPart) -> None:
                    "is exact; check it the way this scenario does before deleting the old "
                    "checkpoint",
         question="Read as one, will the two jobs' logs miss or double any message?",
-        answer="No: every message once, Count = n on the n-th (the final check)."))
+        answer="No: every message once, Count = n on the n-th (the final check).",
+        phase="final"))
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(new).wait_for_value(total)
     new.stop()
     kafka = stage.kafka
     sent = union(read_producer_log(stage.folders.log / LOG_FILE_NAME, kafka.topic),
                  read_topic(kafka.bootstrap_servers, kafka.topic))
-    stage.expect(exactly_once(verify_sent(_both(stage, new), sent), total), phase="final")
+    stage.expect(exactly_once(verify_sent(_both(stage, new), sent), total))
     first_lines = stage.facts.get("tws_first_batches") or []
     if first_lines:
         _read_new_state(stage, new, first_lines[0])
@@ -307,7 +306,8 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
         question="What will the new checkpoint's state hold at batch 0, and how many updates will "
                  "the change feed show for it?",
         answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
-               "the seed, then the count (both checked)."))
+               "the seed, then the count (both checked).",
+        phase="new state"))
     report = _inspect(stage, new.folders.checkpoints, 0, phase="new state")
     state = report.get("state_source") or {}
     for line in report.get("state_source_lines", []):
@@ -318,13 +318,13 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
                        state.get("operator") == "transformWithStateInPandasExec"
                        and state.get("count") == expected == first["count"],
                        f"transformWithStateInPandasExec, count {expected}",
-                       f"{state.get('operator')}, count {state.get('count')}"), phase="new state")
+                       f"{state.get('operator')}, count {state.get('count')}"))
     first_feed = [c["count"] for c in state.get("changes") or [] if c["batch_id"] == 0]
     seeded = stage.facts.get("seeded_count")
     stage.expect(check("the change feed shows the seed as batch 0's first write",
                        first_feed == [seeded, expected],
                        f"batch 0: update {seeded}, then update {expected}",
-                       f"batch 0's updates: {first_feed}"), phase="new state")
+                       f"batch 0's updates: {first_feed}"))
 
 
 def _both(stage: Stage, new: AppPart) -> VerifyReport:

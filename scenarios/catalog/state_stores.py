@@ -270,7 +270,8 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
         question="Asked for RocksDB on an HDFS checkpoint, which store will write the new batches?",
         answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
                "overrules the session, the new versions are `.delta` files and offsets/N still pins "
-               "HDFS, every message once (all checked)."))
+               "HDFS, every message once (all checked).",
+        phase="switch"))
     warned_before = hdfs.spark_log().count(PINNED_WARN)
     versions_before = set(per_version(list_state_files(_partition(hdfs))))
     hdfs.start(state_store="rocksdb", **cadence(stage.settings.fast))
@@ -280,11 +281,11 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
     note = next((line for line in hdfs.output().splitlines() if "pinned in its offset log" in line), "")
     stage.expect(check("the app says the checkpoint keeps HDFS", "Spark keeps hdfs" in note,
                        "a note: Spark keeps hdfs and ignores --state-store rocksdb",
-                       note or "no note"), phase="switch")
+                       note or "no note"))
     warned = hdfs.spark_log().count(PINNED_WARN) - warned_before
     stage.expect(check("Spark warns that the offset log overrules the session", warned >= 1,
                        f"spark.log: {PINNED_WARN} … to '{PROVIDER_CLASSES['hdfs']}'",
-                       f"{warned} such warning(s)"), phase="switch")
+                       f"{warned} such warning(s)"))
     files = list_state_files(_partition(hdfs))
     new = {v: names for v, names in per_version(files).items() if v not in versions_before}
     stage.fact("switch_new_versions", {str(v): names for v, names in new.items()})
@@ -293,12 +294,11 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
                        new and all(any(n.endswith(".delta") for n in names) for names in new.values())
                        and not rocks,
                        "a .delta for every new version, no .zip/.changelog/SST",
-                       f"new {new}, RocksDB files {rocks[:3]}"), phase="switch")
+                       f"new {new}, RocksDB files {rocks[:3]}"))
     pinned = read_checkpoint(hdfs.folders.checkpoints).conf.get(PROVIDER_CONF)
-    stage.expect(equals("the newest offsets/N still pins HDFS", pinned, PROVIDER_CLASSES["hdfs"]),
-                 phase="switch")
+    stage.expect(equals("the newest offsets/N still pins HDFS", pinned, PROVIDER_CLASSES["hdfs"]))
     report = output.verify()
-    stage.expect(exactly_once(report, report.highest or 0), phase="switch")
+    stage.expect(exactly_once(report, report.highest or 0))
 
 
 SCENARIO = Scenario(

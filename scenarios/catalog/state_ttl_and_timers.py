@@ -161,7 +161,8 @@ def _pause_live(stage: Stage, times: Times) -> Pause:
                  "and when does the expiry show?",
         answer="The idle timer fires once, when due, after count N; the expiry shows when messages "
                "come back: `Event ttl-expired after count N` right before Count = N + 1 (both "
-               "checked)."))
+               "checked).",
+        phase="pause"))
     total = stage.fact("pause_1_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -191,11 +192,11 @@ def _pause_live(stage: Stage, times: Times) -> Pause:
                        and timer.count == total and details.get("batch_ms", 0) >= due,
                        f"one `Event idle-timer after count {total}` due {due} (offsets/"
                        f"{last.batch_id}'s batchTimestampMs + the idle time), fired at or after "
-                       "it", timer.text), phase="pause")
+                       "it", timer.text))
     stage.expect(check("the next message found last_seen expired, the count went on",
                        event_precedes(lines, TTL_EXPIRED, total, total + 1),
                        f"`Event ttl-expired after count {total}` right before `Count = "
-                       f"{total + 1}`", seen.text), phase="pause")
+                       f"{total + 1}`", seen.text))
     return Pause(total, last_ms)
 
 
@@ -211,7 +212,8 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
                    "checkpoint, and are lost with it",
         question="Killed before its timer is due, will the timer be lost?",
         answer="Not fired before the kill (checked), and not lost: it is in the committed state and "
-               "fires after the restart, as the next steps show."))
+               "fires after the restart, as the next steps show.",
+        phase="kill"))
     total = stage.fact("pause_2_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -221,7 +223,7 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
     early = timers_due(stage.output.verify().events, due)
     stage.expect(check("the timer had not fired before the kill", not early,
                        f"no `Event idle-timer` due {due}",
-                       f"{len(early)} such line(s)"), phase="kill")
+                       f"{len(early)} such line(s)"))
     return Pause(total)
 
 
@@ -255,7 +257,8 @@ def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> in
         question="Will the stopped checkpoint show last_seen's expiry time and the pending timer?",
         answer="Yes: last_seen expires the TTL after its batch, Spark deleted it in the first batch "
                "past its expiry, and the pending timer is registered, due the last batch's time + "
-               "the idle time (all checked)."))
+               "the idle time (all checked).",
+        phase="read"))
     code, output = stage.app.inspect(
         "--checkpoint-dir", str(checkpoints), "--log-dir", str(stage.folders.root / "inspect-log"),
         "--state-batch", str(first.batch_id), "--json", name="inspect-ttl")
@@ -266,27 +269,27 @@ def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> in
         if "last_seen" in line or "timers" in line or "time mode" in line:
             stage.say(line)
     stage.expect(check("inspect read the state", code == 0 and bool(state),
-                       "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"), phase="read")
+                       "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"))
     ttl_ms, idle_ms = int(times.ttl_sec * 1000), int(times.idle_timer_sec * 1000)
     value = (state.get("ttl_values") or {}).get("last_seen") or {}
     expires = (first.batch_timestamp_ms or 0) + ttl_ms
     stage.expect(check("last_seen expires the TTL after its batch",
                        value.get("expires_ms") == expires,
                        f"ttlExpirationMs = offsets/{first.batch_id}'s batchTimestampMs + {ttl_ms}",
-                       value or "no value"), phase="read")
+                       value or "no value"))
     deletes = [c["batch_id"] for c in state.get("ttl_changes") or [] if c["change_type"] == "delete"]
     evicted = first_batch_at_or_after(batches, expires)
     stage.fact("last_seen_deleted_in", deletes)
     stage.expect(check("Spark evicted last_seen in the first batch past its expiry",
                        evicted is not None and evicted.batch_id in deletes,
                        f"a delete in batch {evicted.batch_id if evicted else '?'}",
-                       f"deletes in batches {deletes}"), phase="read")
+                       f"deletes in batches {deletes}"))
     timers = state.get("timers")
     due = (last.batch_timestamp_ms or 0) + idle_ms
     stage.fact("pending_timer_ms", due)
     stage.expect(check("the pending timer is in the checkpoint", timers == [due],
                        f"[{due}] (offsets/{last.batch_id}'s batchTimestampMs + {idle_ms})",
-                       timers), phase="read")
+                       timers))
     return due
 
 
@@ -311,7 +314,8 @@ def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None
                  "overdue timer fire?",
         answer="Not refused: the field is accepted with a new schema file; the timer fires once, "
                "only in the first batch with new messages, since no idle batch runs after a restart "
-               "(all checked)."))
+               "(all checked).",
+        phase="restart"))
     schemas = _schema_files(stage)
     total = pending.last_value
     # A batch planned before the kill and not committed is replayed as it was planned (same
@@ -332,8 +336,7 @@ def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None
                        len(same) == 1 and timer.count > total
                        and details.get("batch_ms", 0) >= (due or 1),
                        f"one `Event idle-timer` due {due}, after the first new messages "
-                       f"(count > {total})", f"{len(same)}: {timer.count}: {timer.text}"),
-                 phase="restart")
+                       f"(count > {total})", f"{len(same)}: {timer.count}: {timer.text}"))
     after = [b for b in committed_batches(stage.folders.checkpoints) if b.batch_id > before]
     first_end = after[0].end_total if after else None
     stage.fact("first_batch_after_restart", {"batch": after[0].batch_id if after else None,
@@ -342,12 +345,12 @@ def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None
                        first_end is not None and first_end > total,
                        f"the first batch planned after the restart (after batch {before}) reads "
                        f"past offset {total}",
-                       f"its end {first_end}"), phase="restart")
+                       f"its end {first_end}"))
     added = _schema_files(stage)
     stage.fact("state_schema_files", added)
     stage.expect(check("the added field was accepted", len(added) > len(schemas),
                        "the app counts on, a new schema file under state/0/_stateSchema/",
-                       f"schema files {schemas} -> {added}"), phase="restart")
+                       f"schema files {schemas} -> {added}"))
 
 
 def _finish(stage: Stage) -> int:
@@ -360,12 +363,13 @@ def _finish(stage: Stage) -> int:
         question="Do the timer and TTL event lines change the count?",
         answer="No: every message once, Count = n on the n-th (the final check); the event lines "
                "stand between batches.",
-        production="keep what must be exact (a count, a balance) out of TTL'd state"))
+        production="keep what must be exact (a count, a balance) out of TTL'd state",
+        phase="final"))
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     report = stage.output.verify_sent()
     stage.fact("events", [f"{e.kind}@{e.count}" for e in report.events])
-    stage.expect(exactly_once(report, total), phase="final")
+    stage.expect(exactly_once(report, total))
     return total
 
 
@@ -384,7 +388,8 @@ def _renamed(stage: Stage, times: Times) -> None:
         question="Will Spark refuse a renamed field, or accept it, and what happens to the old "
                  "field's values?",
         answer="It accepts it, as a new field (checked: the newest schema file names updated_ms); "
-               "the old values of last_update_ms are dropped without an error."))
+               "the old values of last_update_ms are dropped without an error.",
+        phase="v2-renamed"))
     stage.app.stop()
     schemas = _schema_files(stage)
     highest = stage.output.verify().highest or 0
@@ -401,7 +406,7 @@ def _renamed(stage: Stage, times: Times) -> None:
     stage.expect(check("the rename is accepted, as a new field", named,
                        "the count goes on; the newest schema file names updated_ms",
                        f"schema files {schemas} -> {after}; updated_ms "
-                       + ("named" if named else "not named")), phase="v2-renamed")
+                       + ("named" if named else "not named")))
 
 
 def _narrowed(stage: Stage, times: Times, total: int) -> None:

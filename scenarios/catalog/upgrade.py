@@ -76,13 +76,14 @@ def _run_v1(stage: Stage) -> None:
         answer="No: offsets, state and the state's schema; the run writes every value once "
                "(checked).",
         production="version the job's code and its checkpoint together: the deploy record should "
-                   "say which checkpoint each release ran on"))
+                   "say which checkpoint each release ran on",
+        phase="v1"))
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
     report = stage.output.verify()
     stage.fact("v1_highest", report.highest)
-    stage.expect(exactly_once(report, report.highest or 0), phase="v1")
+    stage.expect(exactly_once(report, report.highest or 0))
 
 
 def _allowed_change(stage: Stage) -> None:
@@ -100,18 +101,19 @@ def _allowed_change(stage: Stage) -> None:
                    "the consumers of the output accept both formats during the switch",
         question="On the same checkpoint with a new output format, will the count start over?",
         answer="No: it goes on, every value once, and the values after the restart are written in "
-               "v2 (both checked)."))
+               "v2 (both checked).",
+        phase="output v2"))
     stage.app.start(output_format="v2")
     stage.output.wait_for_more(stage.timings.run_for_messages)
     stage.app.stop()
     report = stage.output.verify()
     total = stage.fact("v2_format_highest", report.highest or 0)
-    stage.expect(exactly_once(report, total), phase="output v2")
+    stage.expect(exactly_once(report, total))
     new_values = total - (before.highest or 0)
     stage.expect(check("the values after the restart are written in v2",
                        new_values > 0 and report.v2_messages >= new_values,
                        f"at least {new_values} v2 message lines",
-                       f"{report.v2_messages} v2 message lines"), phase="output v2")
+                       f"{report.v2_messages} v2 message lines"))
 
 
 def _refused_change(stage: Stage) -> None:
@@ -135,7 +137,8 @@ def _refused_change(stage: Stage) -> None:
         question="With a field added to the state schema on checkpoint A, will the app start?",
         answer=f"No: it exits 1 with `{REFUSAL_TOKEN}` and {SPARK_ERROR_CLASS}, says how "
                "to upgrade (blue/green), and leaves checkpoint A and the output log "
-               "untouched (all checked)"))
+               "untouched (all checked)",
+        phase="state v2 on A"))
     stage.app.start(output_format="v2", state_schema="v2")
     code = stage.app.wait_exit()
     output = stage.app.output()
@@ -145,17 +148,16 @@ def _refused_change(stage: Stage) -> None:
     stage.expect(check("Spark refused the changed state schema",
                        code == 1 and SPARK_ERROR_CLASS in line,
                        f"exit code 1, `{REFUSAL_TOKEN}: … {SPARK_ERROR_CLASS}`",
-                       f"exit code {code}, {line[:160] or 'no such line'}"), phase="state v2 on A")
+                       f"exit code {code}, {line[:160] or 'no such line'}"))
     stage.expect(check("the app says how to upgrade", "blue/green" in line,
                        "advice: a new --checkpoint-dir beside the old one (blue/green)",
-                       "given" if "blue/green" in line else "missing"), phase="state v2 on A")
+                       "given" if "blue/green" in line else "missing"))
     after = read_checkpoint(checkpoint)
     size = stage.folders.output_log.stat().st_size
     stage.expect(check("checkpoint A and the output log are untouched",
                        after.last_committed_id == before.last_committed_id and size == log_bytes,
                        f"last commit {before.last_committed_id}, log {log_bytes} bytes",
-                       f"last commit {after.last_committed_id}, log {size} bytes"),
-                 phase="state v2 on A")
+                       f"last commit {after.last_committed_id}, log {size} bytes"))
 
 
 def _blue_green(stage: Stage) -> None:
@@ -186,7 +188,8 @@ def _blue_green(stage: Stage) -> None:
                    "to its own, as here); carry counts over yourself if they must not restart",
         question="Where will green's first value be, and with which Count?",
         answer="Where Kafka's end was when green started (checked), with Count = 1: its state is "
-               "new."))
+               "new.",
+        phase="green"))
     before = stage.kafka.window()
     process = green.start(starting_offsets="latest", output_format="v2", state_schema="v2")
     stage.timeline.event("green started", "start")
@@ -195,7 +198,7 @@ def _blue_green(stage: Stage) -> None:
     after = stage.kafka.window()
     stage.fact("green_first_value", first.lowest)
     stage.expect(within("green's first value is where Kafka's end was at its start",
-                        first.lowest or 0, before.latest + 1, after.latest), phase="green")
+                        first.lowest or 0, before.latest + 1, after.latest))
     _stop_blue(stage, green, first.lowest or 0)
     _finish(stage, green)
 
