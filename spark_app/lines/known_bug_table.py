@@ -159,7 +159,7 @@ MUSEUM: tuple[KnownBug, ...] = (
                    "failing file's `.crc` so it loads unchecked, or upgrade to 4.2",
         when_present="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED",
         when_fixed=RAN_ON,
-        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED},
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
     ),
 )
 

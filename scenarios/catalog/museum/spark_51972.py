@@ -7,19 +7,26 @@ file name again, so a data file and a checksum left by different attempts fail t
 (SPARK-54290 made a rewrite skip the checksum when the old file had none; SPARK-56461 turned
 checksums off for format 1 in 4.2). 4.0 has none.
 
-A retry that leaves such a pair needs the two renames torn apart (a kill between them, or an
-object store that took one upload and not the other), too narrow to hit on demand here. So the
-exhibit leaves the pair by hand: after two committed batches it lists the checksum files each
+First a real retry: the app is killed in the middle of a batch, after its state file was
+written, and started again, and the exhibit records whether the retry replaced that file and
+its `.crc`. As run, it did not: the file manager the app uses (Spark's FileSystemBased one, on
+a local disk) keeps a file already in place when its rename finds one, so the dead attempt's
+data file and checksum stay together and the restart goes on. A pair from different attempts
+needs one of the two renames to land and the other not (a kill between them, or an object
+store that took one upload and not the other), too narrow to hit on demand here. So the
+exhibit leaves that pair by hand: after two committed batches it lists the checksum files each
 line wrote, then puts the state file of the version before (with Hadoop's own checksum, so
-Hadoop reads it cleanly) under the newest version's name, keeping Spark's `.crc` of the newest:
-what a retry that wrote the data file of another attempt leaves. A line that verifies refuses
-the restart; a line that does not loads the older count and goes on, rewound.
+Hadoop reads it cleanly) under the newest version's name, keeping Spark's `.crc` of the newest.
+A line that verifies refuses the restart; a line that does not loads the older count and goes
+on, rewound.
 
 Usage: `python -m scenarios run known-bugs --exhibits SPARK-51972 --fast`
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -29,10 +36,12 @@ from scenarios.checker.expectations import check
 from scenarios.engine.observers.state_folder import partition_of
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_files import classify, list_state_files, per_version
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, line_of
 
-__all__ = ["EXHIBIT", "run", "spark_checksums", "delta_pair", "hadoop_crc", "checksums_judged"]
+__all__ = ["EXHIBIT", "run", "spark_checksums", "delta_pair", "hadoop_crc", "checksums_judged",
+           "checksum_value", "retry_judged"]
 
 BUG = bug_named("SPARK-51972")
 
@@ -53,15 +62,108 @@ def run(stage: Stage) -> None:
                 "keeping the newest one's `.crc`; the app starts again",
         watch="`state/0/0/<v>.delta.crc` beside each delta, or none; then whether the restart "
               "refuses the mismatched file or loads it and counts on from an older count",
-        why="format 1 names a version's file by its number only, so a retried batch rewrites "
-            "it in place; if the data file and its checksum come from different attempts, a "
-            "line that checks refuses a file a line that does not check loads without a word",
+        why="format 1 names a version's file by its number only, so a retried batch writes "
+            "the same names again; if the data file and its checksum come from different "
+            "attempts, a line that checks refuses a file a line that does not check loads "
+            "without a word",
         question="On the Spark line this run uses: will Spark's `.crc` files be there with "
                  "format 1, and will the restart stop (which class?) or go on?",
         answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
         production=BUG.workaround))
     if restart.outcome == RAN_ON and lines_before:
         _count_after(stage, lines_before[0])
+    _real_retry(stage)
+
+
+def _real_retry(stage: Stage) -> None:
+    """Kill the app after a batch wrote its state, start it again: the retry's rewrite."""
+    stage.step(Step(
+        f"{BUG.ticket}: a real retry of a batch whose state file was written",
+        happens="the app runs on a new checkpoint; the producer sends a negative key, and the "
+                "app kills its JVM in the middle of that batch, after the batch's state file was "
+                "written and before commits/N; the app starts again and replays the batch",
+        watch="the state file of the replayed version before and after the retry: its inode "
+              "(a replaced file has a new one), its bytes, Spark's checksum in its `.crc`",
+        why="format 1 names a version's file by its number only: the retry writes the same "
+            "name again; whether that replaces the file is the file manager's choice",
+        question="Will the restart after the kill fail on the checksum of the state file the "
+                 "killed attempt left?",
+        answer="No, on every line as run: the retry's rename found the file in place and kept "
+               "it (same inode, bytes and checksum), so data file and `.crc` still come from one "
+               "attempt. A pair from two attempts needs one rename to land and the other not: "
+               "the step before left that by hand",
+        production="on a local or HDFS disk a kept file keeps its checksum; on an object store, "
+                   "where each file is an upload of its own, one upload of the pair can fail"))
+    folder = stage.folders.checkpoints
+    stage.app.start()
+    stage.output.wait_for_batches(2)
+    value = stage.kafka.send_negative_key()
+    code = stage.app.wait_exit(kind="crash")
+    pending = read_checkpoint(folder).pending_id
+    target = partition_of(folder) / f"{(pending or 0) + 1}.delta"
+    before = _fingerprint(target)
+    stage.say(f"killed (exit code {code}) with batch {pending} planned, not committed; "
+              f"{target.name}: {_shown(before)}")
+    stage.app.start()
+    stage.output.wait_for_value(value + 2)
+    stage.app.wait_while_up(
+        lambda: pending in read_checkpoint(folder).commit_ids or None,
+        f"commits/{pending}", poll=0.5)
+    after = _fingerprint(target)
+    stage.app.stop()
+    stage.say(f"after the retry, {target.name}: {_shown(after)}")
+    stage.fact(f"{BUG.ticket} retried file", {"file": target.name, "before": before,
+                                              "after": after})
+    held, actual = retry_judged(pending, before, after)
+    stage.expect(check(f"{BUG.ticket}: a real retry leaves a state file its checksum matches",
+                       held, "the batch committed on the restart; the state file and its "
+                       "checksum unchanged, or replaced together with the same bytes", actual),
+                 phase="museum")
+    stage.app.delete_checkpoint()
+
+
+def retry_judged(pending: int | None, before: dict[str, object] | None,
+                 after: dict[str, object] | None) -> tuple[bool, str]:
+    """Whether a retried batch left a state file that still matches its checksum: the dead
+    attempt's kept as it was, or replaced by the retry with the same bytes and checksum."""
+    if pending is None or before is None or after is None:
+        return False, f"pending batch {pending}; before {_shown(before)}; after {_shown(after)}"
+    kept = before["inode"] == after["inode"] and before["mtime_ns"] == after["mtime_ns"]
+    same = before["sha256"] == after["sha256"] and before["checksum"] == after["checksum"]
+    how = "kept: the retry did not replace it" if kept else "replaced by the retry"
+    spark = "no Spark checksum" if after["checksum"] is None else "Spark's `.crc`"
+    return same, f"batch {pending}'s file {how}; {'same' if same else 'different'} bytes and " \
+                 f"checksum ({spark})"
+
+
+def _fingerprint(path: Path) -> dict[str, object] | None:
+    """Which write a file is (its inode: a rename puts a new one in place) and what it holds."""
+    if not path.exists():
+        return None
+    crc = Path(f"{path}.crc")
+    stat = path.stat()
+    return {"inode": stat.st_ino, "mtime_ns": stat.st_mtime_ns,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+            "checksum": checksum_value(crc.read_text(encoding="utf-8")) if crc.exists() else None,
+            "crc_mtime_ns": crc.stat().st_mtime_ns if crc.exists() else None}
+
+
+def _shown(seen: dict[str, object] | None) -> str:
+    if seen is None:
+        return "missing"
+    spark = f"Spark checksum {seen['checksum']}" if seen["checksum"] is not None else \
+        "no Spark checksum"
+    return f"inode {seen['inode']}, mtime_ns {seen['mtime_ns']}, sha256 {seen['sha256']}…, {spark}"
+
+
+def checksum_value(text: str) -> int | None:
+    """The checksum a Spark `.crc` holds (JSON: algorithm, value, mainFileSize, timestampMs,
+    creator); None for text that is not one."""
+    try:
+        value = json.loads(text).get("value")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
 
 
 def _files_written(stage: Stage, checkpoint: Path) -> None:
@@ -71,6 +173,8 @@ def _files_written(stage: Stage, checkpoint: Path) -> None:
     version = spark_version_of(stage)
     status = BUG.lines.get(line_of(version))
     stage.say(f"Spark's checksum files: {', '.join(found) or 'none'}")
+    if found:  # what one holds: JSON, not Hadoop's binary CRC
+        stage.say(f"{found[0]}: {(checkpoint / found[0]).read_text(encoding='utf-8')[:300]}")
     stage.fact(f"{BUG.ticket} checksum files", found)
     held, expected, actual = checksums_judged(status, deltas, found)
     stage.expect(check(f"{BUG.ticket}: checksum files on format 1", held, expected, actual),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.catalog.museum.spark_51972 import (checksums_judged, delta_pair, hadoop_crc,
-                                                  spark_checksums)
+from scenarios.catalog.museum.spark_51972 import (checksum_value, checksums_judged, delta_pair,
+                                                  hadoop_crc, retry_judged, spark_checksums)
 from spark_app.lines.known_bug_table import ABSENT, FIXED, PRESENT
 
 
@@ -69,3 +69,37 @@ def test_checksum_files_are_judged_by_the_lines_status(status: str | None, found
 
 def test_no_state_files_is_not_checksums_present() -> None:
     assert not checksums_judged(PRESENT, [], [])[0]
+
+
+def test_the_checksum_a_spark_crc_holds() -> None:
+    # As 4.1.1 wrote state/0/0/1.delta.crc in the exhibit (26 Nov 2026).
+    written = ('{"algorithm":"CRC32C","value":2068309322,"mainFileSize":76,'
+               '"timestampMs":1795670441772,"creator":{"executorId":"driver",'
+               '"taskInfo":"Task= 0.0, Stage= 2.0"}}')
+    assert checksum_value(written) == 2068309322
+    assert checksum_value("not json") is None
+    assert checksum_value("[1, 2]") is None
+    assert checksum_value('{"value": "x"}') is None
+
+
+def _print(inode: int = 7, mtime: int = 1, sha: str = "ab",
+           crc: int | None = 5) -> dict[str, object]:
+    return {"inode": inode, "mtime_ns": mtime, "sha256": sha, "checksum": crc, "crc_mtime_ns": 1}
+
+
+def test_a_retry_that_kept_the_dead_attempts_file_holds() -> None:
+    held, actual = retry_judged(3, _print(), _print())
+    assert held and "kept: the retry did not replace it" in actual
+
+
+def test_a_retry_that_replaced_the_file_holds_only_with_the_same_bytes_and_checksum() -> None:
+    held, actual = retry_judged(3, _print(), _print(inode=8, mtime=2))
+    assert held and "replaced by the retry" in actual
+    assert not retry_judged(3, _print(), _print(inode=8, mtime=2, sha="cd"))[0]
+    assert not retry_judged(3, _print(), _print(inode=8, mtime=2, crc=6))[0]
+
+
+def test_no_pending_batch_or_no_file_does_not_hold() -> None:
+    assert not retry_judged(None, _print(), _print())[0]
+    held, actual = retry_judged(3, None, _print())
+    assert not held and "before missing" in actual
