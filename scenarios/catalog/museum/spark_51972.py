@@ -92,8 +92,9 @@ def _real_retry(stage: Stage) -> None:
                "it (same inode, bytes and checksum), so data file and `.crc` still come from one "
                "attempt. A pair from two attempts needs one rename to land and the other not: "
                "the step before left that by hand",
-        production="on a local or HDFS disk a kept file keeps its checksum; on an object store, "
-                   "where each file is an upload of its own, one upload of the pair can fail"))
+        production="on a local disk (as run) the dead attempt's file and its checksum stay "
+                   "together; on an object store each is an upload of its own, and one of the "
+                   "pair can land without the other (SPARK-54290's case)"))
     folder = stage.folders.checkpoints
     stage.app.start()
     stage.output.wait_for_batches(2)
