@@ -92,8 +92,9 @@ SCENARIO = Scenario(
     name="known-bugs",
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
-            "state/, offsets/ and commits/ deleted) and restarts; the outcome is held against "
-            "the table of what each Spark line does (spark_app/lines/known_bug_table.py).",
+            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum) "
+            "and restarts; the outcome is held against the table of what each Spark line does "
+            "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
     run=run,
     options=(ScenarioOption("--exhibits", _exhibits_option, "the museum's exhibits to run, e.g. "

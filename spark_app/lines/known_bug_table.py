@@ -147,6 +147,24 @@ MUSEUM: tuple[KnownBug, ...] = (
         lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED, "4.3": FIXED},
         correction="the notes had the fix in 4.2.0 and 4.1 unconfirmed; 4.1.1 refuses too",
     ),
+    KnownBug(
+        ticket="SPARK-51972",
+        title="a state file under another write's checksum (format 1)",
+        user_sees="4.1 writes its own checksum `<file>.crc` beside every state file, on "
+                  "checkpoint format 1 too, where a retried batch writes the same file name "
+                  "again: a data file and a checksum from different attempts fail the restart "
+                  "(SPARK-54290, SPARK-56461); 4.2 checksums format 2 only, 4.0 not at all",
+        workaround="on 4.1 with format 1, spark.sql.streaming.checkpoint.fileChecksum.enabled="
+                   "false (what 4.2 does for format 1); a restart already refused by a retry's "
+                   "file: delete that file's `.crc` so it loads unchecked, or restore the file",
+        when_present="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED",
+        when_fixed=RAN_ON,
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
+        correction="the notes had a retried batch fail the restart on 4.1; a real retry here "
+                   "(kill -9 after the state file was written) did not on any line: the retry "
+                   "kept the dead attempt's delta and `.crc` in place, so they matched; only a "
+                   "pair from two writes, left by hand, failed it",
+    ),
 )
 
 

@@ -70,6 +70,10 @@ _CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", 
 # Spark's conditions for state it cannot load, with the sentence after them (up to the file).
 _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
                               re.MULTILINE)
+# Spark 4.1's own checksum of a state file (`<file>.crc`) that does not match it, the cause
+# inside CANNOT_LOAD_STATE_STORE.UNCATEGORIZED (the museum's SPARK-51972 exhibit on 4.1.1).
+_CHECKSUM_FAILED = re.compile(
+    r"\[CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED\][^\n]*?File: (\S+)")
 
 # Spark's words for a checkpoint log file torn by a crash of the machine (measured on 4.2.0,
 # storage-outage): an empty offsets/N or commits/N ("Failed to read log file F. Incomplete log
@@ -240,6 +244,17 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
             return TornFileError(f"{state_error.group(0)[:300].strip()} [playground: "
                                  f"{torn_state.missing} {torn_state.problem}. "
                                  f"{torn_state.remedy}]")
+        checksum = _CHECKSUM_FAILED.search(text)
+        if checksum is not None:  # the wrapper says only "an error occurred during loading"
+            return CheckpointError(
+                f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+                f"{state_error.group(0)[:200]} caused by {checksum.group(0).split(']')[0]}] "
+                f"{checksum.group(1).removeprefix('file:')} does not match Spark's "
+                f"checksum beside it (`.crc`). On checkpoint format 1 a retried batch rewrites a "
+                f"state file under the same name, so the two can come from different attempts "
+                f"(SPARK-56461): if the file is a retry's own, delete its `.crc` to load it "
+                f"unchecked, else restore it; spark.sql.streaming.checkpoint.fileChecksum.enabled"
+                f"=false avoids it on 4.1.")
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's

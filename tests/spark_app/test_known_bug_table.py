@@ -95,6 +95,41 @@ def test_a_state_error_inside_foreach_batch_is_named_not_its_wrapper(tmp_path: P
     assert "FOREACH_BATCH_USER_FUNCTION_ERROR" not in found
 
 
+def test_a_checksum_that_does_not_match_is_named_inside_its_wrapper(tmp_path: Path) -> None:
+    """As PySpark 4.1.1 raised it in the SPARK-51972 exhibit (shortened): the state store's
+    wrapper says only that loading failed; the cause names Spark's checksum and the file."""
+    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    raised = ("[STREAM_FAILED] Query [id = aecd, runId = 50cf] terminated with exception: "
+              "[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function "
+              "in foreach batch sink.\n"
+              "py4j.protocol.Py4JJavaError: An error occurred while calling o133.getResult.\n"
+              "Caused by: org.apache.spark.SparkException: [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] "
+              "An error occurred during loading state.  SQLSTATE: 58030\n"
+              "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.cannotLoadStore(x.scala:1)\n"
+              "Caused by: org.apache.spark.SparkException: [CHECKPOINT_FILE_CHECKSUM_VERIFICATION_"
+              "FAILED] Checksum verification failed, the file may be corrupted. File: "
+              "file:/x/checkpoints/state/0/0/3.delta\n"
+              "Expected (file size: 76, checksum: -393683586), Computed (file size: 76, "
+              "checksum: -1285099644). SQLSTATE: XX000")
+    line = f"spark_app: {explain_failure(RuntimeError(raised), settings)}"
+    assert "\n" not in line and "/x/checkpoints/state/0/0/3.delta does not match" in line
+    assert "Restore the missing state file" not in line and "SPARK-56461" in line
+    checksums = bug_named("SPARK-51972")
+    found = error_classes_in(line, (checksums.when_present, checksums.when_fixed))
+    assert found[0] == "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED"
+
+
+@pytest.mark.parametrize(("version", "observed", "held"), [
+    ("4.0.0", RAN_ON, True),   # no checksums before 4.1: the file loads
+    ("4.1.1", "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED", True),
+    ("4.2.0", RAN_ON, True),   # checksums on format 2 only
+    ("4.2.0", "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED", False),  # format 1 checked again
+    ("4.1.1", RAN_ON, False),  # a 4.1 that no longer checks format 1: record it
+])
+def test_the_checksum_exhibit_is_judged_per_line(version: str, observed: str, held: bool) -> None:
+    assert judge(bug_named("SPARK-51972"), version, observed).held == held
+
+
 def test_a_line_without_a_class_has_none() -> None:
     assert error_classes_in("spark_app: KAFKA_UNREACHABLE: no broker at 127.0.0.1:9092") == []
 

@@ -21,6 +21,7 @@ EXHIBIT_MODULES = (
     "scenarios.catalog.museum.spark_55058",
     "scenarios.catalog.museum.spark_54307",
     "scenarios.catalog.museum.spark_53103",
+    "scenarios.catalog.museum.spark_51972",
 )
 
 
