@@ -213,7 +213,9 @@ class StandaloneCluster:
         return os.environ | {"SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": HOST,
                              "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable,
                              "SPARK_LOCAL_DIRS": str(self.folder / "local"),
-                             "SPARK_DAEMON_JAVA_OPTS": NO_PERF_FILE}
+                             # C1 only, as the driver and executors: on two cores a starting
+                             # JVM's C2 compiler threads compete with everything else starting.
+                             "SPARK_DAEMON_JAVA_OPTS": f"-XX:TieredStopAtLevel=1 {NO_PERF_FILE}"}
 
     def _wait_for(self, condition: Any, what: str, *starting: _Daemon) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_sec

@@ -93,11 +93,8 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
             # Hadoop's scratch space too: S3A buffers its uploads in ${hadoop.tmp.dir}/s3a,
             # which is /tmp/hadoop-<user> unless set, and stayed there after every s3 run.
             conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")
-    if found.jvm_temp_dir is not None and not settings.master.startswith("local["):
-        # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's
-        # native library into /tmp and left it there (executor-loss, worker-loss). They share
-        # the driver's folder, which goes when the app does.
-        conf["spark.executor.extraJavaOptions"] = f"-Djava.io.tmpdir={found.jvm_temp_dir} {NO_PERF_FILE}"
+    if not settings.master.startswith("local["):
+        conf["spark.executor.extraJavaOptions"] = _executor_java_options(found.jvm_temp_dir)
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.checkpoint_latency:
         conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
@@ -131,6 +128,16 @@ def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[
     if str(code_root) not in paths:
         env["PYTHONPATH"] = os.pathsep.join([str(code_root), *paths])
     return env
+
+
+def _executor_java_options(jvm_temp_dir: Path | None) -> str:
+    # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's native
+    # library into /tmp and left it there (executor-loss, worker-loss). They share the driver's
+    # folder, which goes when the app does. C1 only, as the driver: on two cores the first
+    # output line of a cluster start came 5 s sooner (23 s to 18 s, BENCHMARKS.md "Cluster
+    # starts").
+    options = [f"-Djava.io.tmpdir={jvm_temp_dir}"] if jvm_temp_dir is not None else []
+    return " ".join([*options, "-XX:TieredStopAtLevel=1", NO_PERF_FILE])
 
 
 def _driver_java_options(log4j: Path, class_cache_options: str,

@@ -113,3 +113,10 @@ def test_no_jvm_of_the_app_writes_its_counters_file_to_tmp() -> None:
     cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)
     for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
         assert "-XX:-UsePerfData" in cluster[key].split()
+
+
+def test_a_clusters_executors_compile_with_c1_only_as_the_driver_does() -> None:
+    """On two cores a starting JVM's C2 threads slowed every cluster start by about 5 s."""
+    cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), FOUND)
+    for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+        assert "-XX:TieredStopAtLevel=1" in cluster[key].split()
