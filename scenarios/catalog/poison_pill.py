@@ -84,8 +84,7 @@ def run(stage: Stage) -> None:
         question="Before any negative key arrives, will anything look wrong?",
         answer="No: Count = n lines as usual; the bug waits for the bad record.",
         production="test the job on malformed input (negative, null, oversized) before it meets it "
-                   "in production",
-        phase="first crash"))
+                   "in production"))
     stage.app.start(on_negative_key="crash-always")
     stage.output.wait_for_value(stage.timings.run_for_messages)
 
@@ -114,7 +113,8 @@ def _send_poison(stage: Stage) -> int:
                    "dead-letter topic instead of throwing",
         question="Where will the app stop, and will the poison pill be in the output?",
         answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
-               "the pill is not in the output (all checked)."))
+               "the pill is not in the output (all checked).",
+        phase="first crash"))
     value = stage.fact("poison_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
     return value
