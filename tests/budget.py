@@ -54,7 +54,7 @@ PARTS: tuple[Part, ...] = (
     Part("Spark's connector against our source", 3.0,
          ("tests/spark_app/test_connector_conformance.py",),
          "one test per connector behaviour our source mirrors, on both sources"),
-    Part("the Spark app end to end", 4.0, ("tests/spark_app/",),
+    Part("the Spark app end to end", 6.0, ("tests/spark_app/",),
          "the app as a process: kill -9, data loss, inspect, clusters, sessions"),
     Part("Kafka: Apache Kafka and the embedded broker", 5.0, ("tests/kafka_app/",),
          "the producer app, Apache Kafka's node, the broker against real clients"),
