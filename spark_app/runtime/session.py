@@ -294,6 +294,11 @@ class SparkSessionResource:
         folder, self.folder = self.folder, None
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+            if folder.exists():
+                # Spark's own cleanup threads may still be writing or removing in it just after
+                # a stop (an empty folder was left once by CI's in-process sessions): try again
+                # when this process exits, as for the JVM's folder.
+                atexit.register(shutil.rmtree, folder, True)
 
     def _stop(self, spark: "SparkSession") -> None:
         try:
