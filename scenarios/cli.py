@@ -225,7 +225,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
-    prefetch_jars(settings, narrator.say)
+    prefetch_jars(settings, narrator.say, scenarios)
     if args.jobs > 1:
         results = _run_in_jobs(scenarios, args, argv, narrator)
     else:
@@ -256,7 +256,7 @@ def _matrix(args: argparse.Namespace) -> int:
                     if v.strip()]
         _stop_like_ctrl_c()
         for version in versions:
-            prefetch_jars(replace(settings, kafka_version=version), print)
+            prefetch_jars(replace(settings, kafka_version=version), print, scenarios)
         matrix = run_kafka_matrix(versions, scenarios, settings, Narrator(), args.report)
         print_matrix(matrix, Console(highlight=False))
         if args.report is not None:
@@ -266,7 +266,7 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.checkpoint_store is not None:
         stores = _stores(args.checkpoint_store)
         _stop_like_ctrl_c()
-        prefetch_jars(settings, print)
+        prefetch_jars(settings, print, scenarios)
         matrix = run_store_matrix(stores, scenarios, settings, Narrator(), args.report)
         folders = "store-<store>/"
     elif args.stack is not None:
@@ -274,14 +274,14 @@ def _matrix(args: argparse.Namespace) -> int:
             parse_stack(s) for s in args.stack.split(",") if s.strip()]
         _stop_like_ctrl_c()
         for stack in stacks:
-            prefetch_jars(stack.applied_to(settings), print)
+            prefetch_jars(stack.applied_to(settings), print, scenarios)
         matrix = run_stack_matrix(stacks, scenarios, settings, Narrator(), args.report)
         folders = "<kafka>-<source>/"
     else:
         versions = [v.strip() for v in args.spark.split(",") if v.strip()]
         _stop_like_ctrl_c()
         for version in versions:  # each version's environment, made here if new, and connector
-            prefetch_jars(on_spark(settings, version, print), print)
+            prefetch_jars(on_spark(settings, version, print), print, scenarios)
         matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
         folders = "<version>/"
     print_matrix(matrix, Console(highlight=False))

@@ -336,4 +336,5 @@ SCENARIO = Scenario(
     origin="production: upgrading Kafka under a running query",
     run=run,
     kafka_brokers=3,
+    kafka_versions=(TARGET,),
 )

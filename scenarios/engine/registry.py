@@ -60,6 +60,9 @@ class Scenario:
     # checkpoint folder without Spark (offsets, commits, deletes), which works on a local
     # folder only so far; the runner skips them on a store, saying why.
     checkpoint_stores: tuple[str, ...] = ("local",)
+    # Apache Kafka versions its brokers move to besides the run's own (kafka-upgrade's target):
+    # fetched with the stack's jars before the first scenario, not half-way through this one.
+    kafka_versions: tuple[str, ...] = ()
     # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
     cases: tuple[tuple[str, str], ...] = ()
 

@@ -10,29 +10,38 @@ scenario starts. With the jars cached each command only checks the cache (under 
 The apps' own prefetch commands do the work, in the Spark app's Python for the connector: the
 version a matrix runs decides which connector it needs.
 
-Usage: `prefetch_jars(settings, narrator.say)` before the scenarios run.
+A scenario that moves its brokers to another Kafka (`Scenario.kafka_versions`, kafka-upgrade's
+target) has that version's jars fetched here too, so that its roll does not wait on a download.
+
+Usage: `prefetch_jars(settings, narrator.say, scenarios)` before the scenarios run.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from maven_jars.prefetch import is_fetched_line
 
+from scenarios.engine.registry import Scenario
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
 
 __all__ = ["prefetch_jars", "prefetch_commands"]
 
 
-def prefetch_commands(settings: RunSettings) -> list[list[str]]:
-    """The commands that fetch what `settings`' stack needs (none for the stand-ins)."""
+def prefetch_commands(settings: RunSettings, scenarios: Sequence[Scenario] = ()
+                      ) -> list[list[str]]:
+    """The commands that fetch what `settings`' stack and `scenarios` need (none for the
+    stand-ins)."""
     commands = []
     if settings.kafka == "apache" and not settings.bootstrap_servers:
         version = ["--kafka-version", settings.kafka_version] if settings.kafka_version else []
         commands.append([sys.executable, "-m", "kafka_app.apache.jars", *version])
+        moved_to = sorted({v for s in scenarios for v in s.kafka_versions} - {settings.kafka_version})
+        commands += [[sys.executable, "-m", "kafka_app.apache.jars", "--kafka-version", v]
+                     for v in moved_to]
     if settings.source == "spark-kafka":
         commands.append([settings.spark_python, "-m", "spark_app.runtime.connector_jars"])
     if settings.checkpoint_store != "local":  # the s3 client's 690 MB only when s3 is asked for
@@ -40,11 +49,12 @@ def prefetch_commands(settings: RunSettings) -> list[list[str]]:
     return commands
 
 
-def prefetch_jars(settings: RunSettings, say: Callable[[str], None]) -> None:
+def prefetch_jars(settings: RunSettings, say: Callable[[str], None],
+                  scenarios: Sequence[Scenario] = ()) -> None:
     """Run each command, passing on what it says while it fetches; with the jars cached only
     its closing line ("… jars in <folder>") comes, and that is left out. A failure is one
     ScenarioError line: the fetch's own."""
-    for command in prefetch_commands(settings):
+    for command in prefetch_commands(settings, scenarios):
         process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
         said: list[str] = []

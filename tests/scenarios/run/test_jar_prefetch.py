@@ -28,12 +28,26 @@ def test_each_stack_fetches_what_it_runs() -> None:
     assert [c[-1] for c in prefetch_commands(external)] == ["spark_app.runtime.connector_jars"]
 
 
+def test_a_scenario_that_moves_its_brokers_to_another_kafka_has_those_jars_fetched_first() -> None:
+    """kafka-upgrade rolls its brokers to 4.4.0: fetched before the first scenario, not while
+    the query runs; a run on 4.4.0 already fetches it, and the stand-ins fetch no Kafka."""
+    from scenarios.catalog.kafka_upgrade import SCENARIO, TARGET
+
+    kafka = [c[3:] for c in prefetch_commands(REAL.applied_to(RunSettings()), [SCENARIO])
+             if c[2] == "kafka_app.apache.jars"]
+    assert kafka == [[], ["--kafka-version", TARGET]]
+    on_target = REAL.applied_to(RunSettings(kafka_version=TARGET))
+    assert [c[3:] for c in prefetch_commands(on_target, [SCENARIO])
+            if c[2] == "kafka_app.apache.jars"] == [["--kafka-version", TARGET]]
+    assert prefetch_commands(OFFLINE.applied_to(RunSettings()), [SCENARIO]) == []
+
+
 def _script(code: str) -> list[str]:
     return [sys.executable, "-c", code]
 
 
 def test_progress_is_passed_on_and_the_cached_line_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jar_prefetch, "prefetch_commands", lambda settings: [_script(
+    monkeypatch.setattr(jar_prefetch, "prefetch_commands", lambda settings, scenarios=(): [_script(
         "print('fetching kafka-4.1.2: 2 jar(s), 0.6 MB, 5 s'); "
         "print('Kafka 4.1.2: 46 jars in /root/.cache/checkpoint-experience/jars/kafka-4.1.2')")])
     said: list[str] = []
@@ -42,7 +56,7 @@ def test_progress_is_passed_on_and_the_cached_line_left_out(monkeypatch: pytest.
 
 
 def test_a_failed_fetch_stops_the_run_with_its_own_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jar_prefetch, "prefetch_commands", lambda settings: [_script(
+    monkeypatch.setattr(jar_prefetch, "prefetch_commands", lambda settings, scenarios=(): [_script(
         "import sys; print('error: could not fetch org.apache.kafka:kafka_2.13:4.1.2 from Maven "
         "Central; --offline runs on the embedded broker', file=sys.stderr); sys.exit(1)")])
     with pytest.raises(ScenarioError) as caught:
