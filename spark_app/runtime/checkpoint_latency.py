@@ -25,11 +25,11 @@ Usage: `LatencySpec.parse("fixed:500ms").spark_conf()`; `SlowCheckpointClasses(f
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
 import tempfile
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 

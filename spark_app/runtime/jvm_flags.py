@@ -1,12 +1,18 @@
-"""JVM flags every Spark JVM we start gets: the driver, a cluster's daemons and executors, the
+"""JVM flags the Spark JVMs we start share: the driver, a cluster's daemons and executors, the
 class archive's writer.
 
-Usage: `[..., NO_PERF_FILE]` in a JVM's options
+Usage: `[..., C1_ONLY, NO_PERF_FILE]` in a JVM's options
 """
 
 from __future__ import annotations
 
-__all__ = ["NO_PERF_FILE"]
+__all__ = ["C1_ONLY", "NO_PERF_FILE"]
+
+# The driver, the executors and a cluster's daemons mostly move data and wait; on two cores the
+# C2 compiler threads of a starting JVM compete with everything else starting (the Python
+# workers, the other JVMs). C1 only brought a cluster start's first output line from 23 s to
+# 18 s (BENCHMARKS.md "Cluster starts").
+C1_ONLY = "-XX:TieredStopAtLevel=1"
 
 # A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9 leaves behind (the
 # scenarios kill JVMs on purpose); nothing of ours reads them (jstat and jcmd would).

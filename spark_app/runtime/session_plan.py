@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
-from spark_app.runtime.jvm_flags import NO_PERF_FILE
+from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
 from spark_app.settings import SparkAppSettings
@@ -133,18 +133,14 @@ def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[
 def _executor_java_options(jvm_temp_dir: Path | None) -> str:
     # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's native
     # library into /tmp and left it there (executor-loss, worker-loss). They share the driver's
-    # folder, which goes when the app does. C1 only, as the driver: on two cores the first
-    # output line of a cluster start came 5 s sooner (23 s to 18 s, BENCHMARKS.md "Cluster
-    # starts").
+    # folder, which goes when the app does.
     options = [f"-Djava.io.tmpdir={jvm_temp_dir}"] if jvm_temp_dir is not None else []
-    return " ".join([*options, "-XX:TieredStopAtLevel=1", NO_PERF_FILE])
+    return " ".join([*options, C1_ONLY, NO_PERF_FILE])
 
 
 def _driver_java_options(log4j: Path, class_cache_options: str,
                          jvm_temp_dir: Path | None = None) -> str:
-    # C1 only: the driver's JVM mostly moves data between Python processes, and on two cores
-    # the C2 compiler threads of a starting JVM compete with the Python workers starting.
-    options = [f"-Dlog4j2.configurationFile=file:{log4j}", "-XX:TieredStopAtLevel=1", NO_PERF_FILE]
+    options = [f"-Dlog4j2.configurationFile=file:{log4j}", C1_ONLY, NO_PERF_FILE]
     if jvm_temp_dir is not None:
         # What the JVM unpacks or creates there (lz4's and RocksDB's native libraries, Spark's
         # artifacts-* folders) stays behind in /tmp when the JVM is killed; a folder of the
