@@ -14,15 +14,14 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
-from types import FrameType
 
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import ProducerAppError
+from kafka_app.interrupts import installed
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.logs import setup_logging
 from kafka_app.settings import ProducerAppSettings
@@ -130,29 +129,18 @@ def _run(settings: ProducerAppSettings, console: ProducerConsole,
     from maven_jars import JarFetchError
 
     # SIGHUP too (a closed terminal): Python's default would end us before Kafka's JVM is stopped.
-    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        setup_logging(settings.log_dir)
-        ProducerApp(settings, console, kafka=choice).run()
-    except KeyboardInterrupt:
-        console.note("stopped")
-    except (ProducerAppError, BrokerError, JarFetchError) as error:
-        return _fail(str(error), code=1)
-    except OSError as error:
-        # A folder we cannot write (--log-dir, --data-dir): the error names the path.
-        return _fail(str(error), code=1)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with installed():
+        try:
+            setup_logging(settings.log_dir)
+            ProducerApp(settings, console, kafka=choice).run()
+        except KeyboardInterrupt:
+            console.note("stopped")
+        except (ProducerAppError, BrokerError, JarFetchError) as error:
+            return _fail(str(error), code=1)
+        except OSError as error:
+            # A folder we cannot write (--log-dir, --data-dir): the error names the path.
+            return _fail(str(error), code=1)
     return 0
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    # SIGTERM stops like Ctrl-C: through the same `with` blocks, so the broker closes cleanly.
-    # A second SIGTERM must not cut that cleanup short; kill -9 still ends a stuck process.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    raise KeyboardInterrupt
 
 
 def _check(given: dict[str, object]) -> str | None:

@@ -18,15 +18,19 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import kafka.errors
 from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient
+from kafka.producer.future import FutureRecordMetadata
 
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import KafkaUnreachable, SendFailed
+from kafka_app.interrupts import held
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
@@ -56,6 +60,10 @@ class ProducerApp:
         self._console = console
         self._stdin_fd = _stdin_fd() if stdin_fd is None else stdin_fd
         self._stop = threading.Event()
+        # Messages handed to Kafka whose line is not printed yet, oldest first. A stop can come
+        # while we wait for Kafka's acknowledgement; the message may still be stored, and its
+        # line is owed (broker-failover's count read one value more than the lines said).
+        self._unprinted: deque[_Sent] = deque()
 
     def stop(self) -> None:
         """Ask the send loop to finish after the current message (thread-safe)."""
@@ -67,6 +75,8 @@ class ProducerApp:
             bootstrap, data_dir = self._kafka(stack)
             topic = self._topic(bootstrap)
             offsets = stack.enter_context(TopicOffsets(bootstrap, topic.name, topic.partitions))
+            # Runs after the producer's close, which delivers what it still held.
+            stack.callback(self._print_delivered, offsets, topic)
             producer = self._producer(bootstrap)
             # Registered after the offsets reader, so it closes before the broker goes away.
             stack.callback(producer.close, 5)
@@ -188,10 +198,7 @@ class ProducerApp:
                 break
             value = first + sent
             key = -value if keys.take() else value
-            window = self._send(producer, offsets, topic, key, value)
-            line = format_message(topic.name, window, key, value)
-            self._console.message(line, negative=key < 0)
-            _log.info("%s", line)
+            self._send(producer, offsets, topic, key, value)
             sent += 1
             # After a stall (a suspended process, a slow Kafka) carry on at the interval, no burst.
             due = max(due + s.interval_sec, time.monotonic())
@@ -203,38 +210,70 @@ class ProducerApp:
         afterwards. The line of each says the window as it stood once that message was stored:
         the end offset grows by one per message, as with one message at a time."""
         start = offsets.window()
-        pending = []
         for value in range(first, first + count):
             if self._stop.is_set():
                 break
-            pending.append((value, producer.send(topic.name, key=str(value).encode(),
-                                                 value=str(value).encode(),
-                                                 partition=partition_for(value, topic.partitions))))
+            self._hand_over(producer, topic, value, value)
         producer.flush(timeout=self._settings.send_timeout_sec)
-        for sent, (value, future) in enumerate(pending, start=1):
-            try:
-                future.get(timeout=self._settings.send_timeout_sec)
-            except kafka.errors.KafkaError as error:
-                raise SendFailed(f"Kafka did not acknowledge {value} -> {value} (message {sent} "
-                                 f"of the burst): {type(error).__name__} {error}") from error
-            window = OffsetWindow(start.earliest, start.latest + sent, start.per_partition)
-            line = format_message(topic.name, window, value, value)
-            self._console.message(line, negative=False)
-            _log.info("%s", line)
-        return len(pending)
+        handed = len(self._unprinted)
+        for sent in range(1, handed + 1):
+            message = self._acknowledged(f" (message {sent} of the burst)")
+            self._print(message, OffsetWindow(start.earliest, start.latest + sent, start.per_partition), topic)
+        return handed
 
-    def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> OffsetWindow:
-        future = producer.send(
-            topic.name,
-            key=str(key).encode(),
-            value=str(value).encode(),
-            partition=partition_for(value, topic.partitions),
-        )
+    def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> None:
+        self._hand_over(producer, topic, key, value)
+        message = self._acknowledged()
+        self._print(message, offsets.window(), topic)
+
+    def _hand_over(self, producer: KafkaProducer, topic: TopicState, key: int, value: int) -> None:
+        future = producer.send(topic.name, key=str(key).encode(), value=str(value).encode(),
+                               partition=partition_for(value, topic.partitions))
+        self._unprinted.append(_Sent(key, value, future))
+
+    def _acknowledged(self, where: str = "") -> _Sent:
+        """The oldest unprinted message once Kafka acknowledged it; SendFailed if it did not."""
+        message = self._unprinted[0]
         try:
-            future.get(timeout=self._settings.send_timeout_sec)
-            return offsets.window()
+            message.future.get(timeout=self._settings.send_timeout_sec)
         except kafka.errors.KafkaError as error:
-            raise SendFailed(f"Kafka did not acknowledge {key} -> {value}: {type(error).__name__} {error}") from error
+            self._unprinted.clear()
+            raise SendFailed(f"Kafka did not acknowledge {message.key} -> {message.value}{where}: "
+                             f"{type(error).__name__} {error}") from error
+        return message
+
+    def _print(self, message: _Sent, window: OffsetWindow, topic: TopicState) -> None:
+        line = format_message(topic.name, window, message.key, message.value)
+        # Printed and forgotten together: a stop here would leave the line torn or owed twice.
+        with held():
+            self._console.message(line, negative=message.key < 0)
+            self._unprinted.popleft()
+        _log.info("%s", line)
+
+    def _print_delivered(self, offsets: TopicOffsets, topic: TopicState) -> None:
+        """At the stop, the line of every message Kafka stored after all, with the window as
+        it stands now (the window it was stored in is past asking)."""
+        while self._unprinted:
+            message = self._unprinted[0]
+            if not (message.future.is_done and message.future.succeeded()):
+                self._unprinted.popleft()
+                continue
+            try:
+                window = offsets.window()
+            except kafka.errors.KafkaError as error:
+                _log.warning("%s -> %s was stored, but the topic's offsets could not be read for "
+                             "its line: %s", message.key, message.value, error)
+                return
+            self._print(message, window, topic)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A message handed to Kafka: its key, its value, and Kafka's answer to come."""
+
+    key: int
+    value: int
+    future: FutureRecordMetadata
 
 
 def _stdin_fd() -> int | None:

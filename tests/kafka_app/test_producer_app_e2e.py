@@ -18,6 +18,7 @@ import pytest
 
 from kafka_app.broker import EmbeddedBroker
 from kafka_app.message_line import ProducerLine, parse_message
+from scenarios.engine.observers.kafka_probe import KafkaProbe
 from scenarios.engine.processes import ManagedProcess
 
 pytestmark = pytest.mark.e2e
@@ -91,6 +92,23 @@ def test_ctrl_c_stops_cleanly(apps: Callable[..., ProducerProcess], free_port: i
     # The broker closed with it: the port is free again.
     with socket.socket() as s:
         s.bind(("127.0.0.1", free_port))
+
+
+def test_a_stop_at_any_moment_leaves_one_line_for_each_message_stored(
+    apps: Callable[..., ProducerProcess], embedded_broker: EmbeddedBroker, tmp_path: Path
+) -> None:
+    # Messages back to back: a SIGTERM mostly lands while the producer waits for Kafka's
+    # acknowledgement, where a stored message once went without its line (broker-failover).
+    bootstrap = embedded_broker.bootstrap_servers
+    printed: list[int] = []
+    for run in range(6):
+        app = apps("--bootstrap-servers", bootstrap, "--log-dir", str(tmp_path / "log"),
+                   "--interval-sec", "0.001")
+        app.messages(10 + 7 * run)
+        assert app.stop_with() == 0
+        printed += [line.value for line in app.sent()]
+    with KafkaProbe(bootstrap, "Experience") as probe:
+        assert probe.values() == printed
 
 
 def test_rerun_with_the_same_data_dir_continues_after_the_highest_value(
