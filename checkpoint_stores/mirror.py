@@ -68,6 +68,32 @@ def copy_down(api: StoreApi, location: str, dest: Path) -> Path:
     return dest
 
 
+def copy_logs_down(api: StoreApi, location: str, dest: Path) -> Path:
+    """Copy what says how far the query got (the last two offsets/N, the last commits/N,
+    sources/ and metadata) into `dest`, emptied first: enough for the checkpoint reader, a
+    few requests however many batches the store holds (the timeline reads it every half
+    second)."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    bucket, prefix = _split(location)
+    for relative in _newest_logs(list_files(api, location)):
+        target = dest / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
+                           else _hdfs_read(api, f"/{prefix}/{relative}"))
+    return dest
+
+
+def _newest_logs(files: list[str]) -> list[str]:
+    def newest(log: str, count: int) -> list[str]:
+        ids = sorted(int(name) for f in files
+                     if f.startswith(log + "/") and (name := f[len(log) + 1:]).isdigit())
+        return [f"{log}/{n}" for n in ids[-count:]]
+
+    kept = [f for f in files if f == "metadata" or f.startswith("sources/")]
+    return kept + newest("offsets", 2) + newest("commits", 1)
+
+
 def delete(api: StoreApi, location: str) -> None:
     """Remove the checkpoint under `location` on the store (nothing when it is not there)."""
     bucket, prefix = _split(location)

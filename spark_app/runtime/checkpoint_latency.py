@@ -26,6 +26,8 @@ Usage: `LatencySpec.parse("fixed:500ms").spark_conf()`; `SlowCheckpointClasses(f
 from __future__ import annotations
 
 import hashlib
+import math
+import random
 import re
 import shutil
 import subprocess
@@ -107,6 +109,14 @@ class LatencySpec:
             raise CheckpointLatencyError(f"--checkpoint-latency: min <= mean <= max does not hold "
                                          f"in {text!r}")
         return spec
+
+    def draw_ms(self, rng: random.Random) -> float:
+        """One write's latency, drawn as the Java class below draws it (the TCP proxy in front
+        of an object store draws here: slow-checkpoint on s3)."""
+        if self.kind != "lognormal":
+            return self.mean_ms
+        mu = math.log(self.mean_ms) - self.sigma ** 2 / 2  # so that the mean is mean_ms
+        return max(self.min_ms, min(self.max_ms, math.exp(mu + self.sigma * rng.gauss())))
 
     def spark_conf(self) -> dict[str, str]:
         """Read by the Java class from the Hadoop configuration (`spark.hadoop.*`)."""

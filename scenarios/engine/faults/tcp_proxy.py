@@ -15,23 +15,37 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable
 from types import TracebackType
+from typing import Protocol
 
-__all__ = ["TcpProxy"]
+__all__ = ["Tap", "TcpProxy"]
 
 _CHUNK = 65536
+
+
+class Tap(Protocol):
+    """Sees each connection's chunks both ways, and may hold a client's chunk back (latency)."""
+
+    def sent(self, connection: int, chunk: bytes) -> float:
+        """A client's chunk, before it goes on; the seconds to hold it first."""
+
+    def answered(self, connection: int, chunk: bytes) -> None:
+        """The server's chunk, before it goes back to the client."""
 
 
 class TcpProxy:
     """Forwards 127.0.0.1:`listen_port` to `target`; start/stop idempotent."""
 
     def __init__(self, listen_port: int, target: tuple[str, int],
-                 record: Callable[[bytes], None] | None = None) -> None:
+                 record: Callable[[bytes], None] | None = None, tap: Tap | None = None) -> None:
         self.listen_port = listen_port
         self.target = target
         # Called with every chunk a client sends (the broker fuzzer records its corpus so).
         self.record = record
+        self.tap = tap
+        self._connections = 0
         self._listener: socket.socket | None = None
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -99,16 +113,16 @@ class TcpProxy:
                     _close(upstream)
                     return
                 self._open.update((client, upstream))
-            for source, sink, record in ((client, upstream, self.record), (upstream, client, None)):
-                threading.Thread(target=self._pump, args=(source, sink, record), daemon=True,
-                                 name="tcp-proxy-pump").start()
+            self._connections += 1
+            for source, sink, to_server in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(target=self._pump, args=(source, sink, to_server, self._connections),
+                                 daemon=True, name="tcp-proxy-pump").start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket,
-              record: Callable[[bytes], None] | None) -> None:
+    def _pump(self, source: socket.socket, sink: socket.socket, to_server: bool,
+              connection: int) -> None:
         try:
             while data := source.recv(_CHUNK):
-                if record is not None:
-                    record(data)
+                self._watch(data, to_server, connection)
                 sink.sendall(data)
         except OSError:
             pass  # one side closed or the proxy was cut
@@ -117,6 +131,16 @@ class TcpProxy:
                 with self._lock:
                     self._open.discard(sock)
                 _close(sock)
+
+    def _watch(self, data: bytes, to_server: bool, connection: int) -> None:
+        if to_server and self.record is not None:
+            self.record(data)
+        if self.tap is None:
+            return
+        if not to_server:
+            self.tap.answered(connection, data)
+        elif (hold := self.tap.sent(connection, data)) > 0:
+            time.sleep(hold)  # this connection's request waits; others go on
 
 
 def _close(sock: socket.socket) -> None:

@@ -104,6 +104,7 @@ class Stage:
             self.disk.close()  # after every process that could write there
             self.timeline.app_down()
             self.kafka.close()
+            self.store.remove_view()  # after the timeline's sampler, its reader
 
     # -- narration and checks -------------------------------------------------------------------
     def step(self, step: Step) -> None:

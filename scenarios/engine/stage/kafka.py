@@ -109,7 +109,7 @@ class KafkaPart:
                   + (f", {brokers} replicas" if brokers != 1 else "")
                   + f", retention {retention_sec:g} s; the producer is sending")
         self._sampler = OffsetSampler(stage.timeline, side.bootstrap_servers, topic,
-                                      lambda: stage.shown_checkpoints).start()
+                                      lambda: stage.store.logs_view(stage.shown_checkpoints)).start()
 
     def _start_proxy(self, side: KafkaSide) -> str:
         assert side.proxy_port is not None and side.second_port is not None

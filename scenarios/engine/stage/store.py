@@ -20,6 +20,7 @@ Usage:
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,9 +29,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from checkpoint_stores import checkpoint_location
 from checkpoint_stores.cli import parse_ready_line, web_address
-from checkpoint_stores.mirror import StoreApi, copy_down, delete, list_files
+from checkpoint_stores.errors import StoreError
+from checkpoint_stores.mirror import StoreApi, copy_down, copy_logs_down, delete, list_files
 from scenarios.engine.apps import free_port
-from scenarios.engine.faults.tcp_proxy import TcpProxy
+from scenarios.engine.faults.tcp_proxy import Tap, TcpProxy
 from scenarios.engine.processes import ManagedProcess
 from scenarios.errors import StepFailed
 
@@ -65,6 +67,7 @@ class StorePart:
         self.started_in: float | None = None  # seconds the store took to answer
         self.api: StoreApi | None = None  # its HTTP API, for reading the checkpoint
         self.proxy: TcpProxy | None = None  # between the app and the store, when asked for
+        self._view = stage.folders.root / "store-view"  # logs_view's copy, removed at the stop
 
     def location(self, folder: Path) -> str:
         """Where the app's checkpoint `folder` lives on the store."""
@@ -76,6 +79,17 @@ class StorePart:
         if self.api is None:
             return folder
         return copy_down(self.api, self.location(folder), dest)
+
+    def logs_view(self, folder: Path) -> Path:
+        """A local folder with how far the app's checkpoint `folder` got, for the checkpoint
+        reader: `folder` itself when local, else a fresh copy of the store's logs (the
+        timeline's committed line on every store)."""
+        if self.api is None or self.process is None or not self.process.running:
+            return folder
+        try:
+            return copy_logs_down(self.api, self.location(folder), self._view)
+        except (StoreError, OSError):
+            return folder  # the store is stopping, or a log was just cleaned up: a gap
 
     def files(self, folder: Path) -> list[str]:
         """The files under the app's `folder`, relative to it, wherever the checkpoint is."""
@@ -89,9 +103,10 @@ class StorePart:
         if self.api is not None:
             delete(self.api, self.location(folder))
 
-    def start(self, behind_proxy: bool = False) -> str | None:
+    def start(self, behind_proxy: bool = False, tap: Tap | None = None) -> str | None:
         """Start the store once (idempotent); its URL for the app, None when local. With
-        `behind_proxy` (before the app's first start) that URL is a proxy's, which `cut()` cuts."""
+        `behind_proxy` (before the app's first start) that URL is a proxy's, which `cut()` cuts;
+        a `tap` on that proxy sees every request and may delay it (slow-checkpoint on s3)."""
         kind = self._stage.settings.checkpoint_store
         if kind == "local" or self.url is not None:
             if behind_proxy and self.proxy is None and kind != "local":
@@ -112,17 +127,17 @@ class StorePart:
         stage.fact("checkpoint_store", {"kind": kind, "url": self.url,
                                         "start_sec": self.started_in})
         stage.say(f"{kind} checkpoint store ready at {self.url} in {self.started_in:.1f} s")
-        if behind_proxy:
-            self.url = self._behind_proxy(self.url)
+        if behind_proxy or tap is not None:
+            self.url = self._behind_proxy(self.url, tap)
         return self.url
 
-    def _behind_proxy(self, url: str) -> str:
+    def _behind_proxy(self, url: str, tap: Tap | None) -> str:
         """A proxy from a free port to the store's; the store's URL with the proxy's port."""
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port
         if port is None:
             raise StepFailed(f"the store's URL {url} names no port to put a proxy in front of")
-        self.proxy = TcpProxy(free_port(), (host, port)).start()
+        self.proxy = TcpProxy(free_port(), (host, port), tap=tap).start()
         proxied = urlunsplit(parts._replace(netloc=f"{host}:{self.proxy.listen_port}"))
         self._stage.say(f"the app reaches the store through a proxy at {proxied}")
         return proxied
@@ -150,3 +165,7 @@ class StorePart:
             self.proxy.stop()
         if self.process is not None and self.process.running:
             self.process.terminate(timeout=60)
+
+    def remove_view(self) -> None:
+        """Remove logs_view's copy, once the timeline has stopped reading it."""
+        shutil.rmtree(self._view, ignore_errors=True)
