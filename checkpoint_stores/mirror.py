@@ -72,11 +72,14 @@ def copy_logs_down(api: StoreApi, location: str, dest: Path) -> Path:
     """Copy what says how far the query got (the last two offsets/N, the last commits/N,
     sources/ and metadata) into `dest`, emptied first: enough for the checkpoint reader, a
     few requests however many batches the store holds (the timeline reads it every half
-    second)."""
+    second). No checkpoint on the store, no `dest`."""
     shutil.rmtree(dest, ignore_errors=True)
+    files = _newest_logs(list_files(api, location))
+    if not files:
+        return dest  # no checkpoint there (yet): no folder here either
     dest.mkdir(parents=True)
     bucket, prefix = _split(location)
-    for relative in _newest_logs(list_files(api, location)):
+    for relative in files:
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"

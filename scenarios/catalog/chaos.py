@@ -175,6 +175,7 @@ SCENARIO = Scenario(
             "predicted from where each kill landed, and counted.",
     origin="seed 001 scenario #1",
     run=run,
+    checkpoint_stores=("local", "hdfs", "s3"),
     options=(
         ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),
         ScenarioOption("--seed", int, f"seed of the random moments (default {DEFAULT_SEED})",

@@ -61,7 +61,7 @@ def _farewell(session: DemoSession) -> None:
     for line in state.verdict.details:
         print(f"[demo]   {line}")
     settings = session.settings
-    print(f"[demo] output log {settings.output_log}, checkpoint {settings.checkpoint_dir}/, "
+    print(f"[demo] output log {settings.output_log}, checkpoint {session.checkpoint_shown}, "
           f"app consoles {settings.log_dir}/demo-producer.out and {settings.log_dir}/demo-spark.out")
 
 

@@ -78,12 +78,15 @@ def _first_offset(info: CheckpointInfo) -> int | None:
     return min(resume.values()) if resume else None
 
 
-def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None) -> CheckpointView:
-    """One line saying where a restart with this checkpoint would continue, and if it can."""
+def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None,
+                    shown_as: str | None = None) -> CheckpointView:
+    """One line saying where a restart with this checkpoint would continue, and if it can;
+    `shown_as` names it where `info.path` is a local copy (a checkpoint on a store)."""
+    name = shown_as or f"{info.path}/"
     if not info.exists:
-        return CheckpointView(summary=f"none at {info.path}/: the next start is a new query, state empty")
+        return CheckpointView(summary=f"none at {name}: the next start is a new query, state empty")
     if info.is_new:
-        return CheckpointView(summary=f"{info.path}/: query started, no batch planned yet")
+        return CheckpointView(summary=f"{name}: query started, no batch planned yet")
     resume = info.resume_from
     where = describe_offsets(resume) if resume else "where the query started"
     fit = _still_in_kafka(_first_offset(info), kafka_earliest)
@@ -97,10 +100,11 @@ def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None) -> 
         last_batch=info.last_committed_id)
 
 
-def read_checkpoint_view(checkpoint_dir: Path, kafka_earliest: int | None = None) -> CheckpointView:
+def read_checkpoint_view(checkpoint_dir: Path, kafka_earliest: int | None = None,
+                         shown_as: str | None = None) -> CheckpointView:
     """The checkpoint folder as it is on disk right now (a damaged one says so)."""
     try:
-        return checkpoint_view(read_checkpoint(checkpoint_dir), kafka_earliest)
+        return checkpoint_view(read_checkpoint(checkpoint_dir), kafka_earliest, shown_as)
     except (CheckpointError, OSError) as error:
         # Spark may be half-way through writing a batch file; the next read settles it.
         return CheckpointView(summary=f"unreadable right now: {error}")

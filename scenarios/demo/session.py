@@ -29,6 +29,7 @@ from scenarios.demo.readings import read_checkpoint_view, read_verdict
 from scenarios.demo.reset import empty_folder
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
+from scenarios.demo.store import DemoStore
 from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
 from scenarios.run.leftovers import describe_leftovers, find_leftovers
@@ -39,6 +40,7 @@ __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
 PRODUCER_READY_SEC = 120.0  # Kafka (a JVM, perhaps its first fetch) and the first message
 STOP_GRACE_SEC = 30.0
 QUIT_GRACE_SEC = 10.0
+STORE_STOP_SEC = 60.0  # a MiniDFSCluster's shutdown, then its data folder removed
 
 
 class OutputTail:
@@ -102,6 +104,9 @@ class DemoSession:
         self._stop_job: _Job | None = None
         self._retention_job: tuple[_Job, int] | None = None
         self._next_reading = 0.0
+        self._store_tail: OutputTail | None = None
+        self._store = None if settings.checkpoint_store == "local" else DemoStore(
+            settings.checkpoint_store, self._group, settings.log_dir / "store-data", settings.log_dir)
 
     # -- life cycle ---------------------------------------------------------------------------
     @property
@@ -115,6 +120,11 @@ class DemoSession:
         self.settings.log_dir.mkdir(parents=True, exist_ok=True)
         if self.settings.starts_fresh:
             self._clear_previous_run()
+        if self._store is not None:
+            store = self._store.start()
+            self._store_tail = OutputTail(store.output_path, store.mark())
+            self._event(f"{self._store.kind} checkpoint store starting (pid {store.pid}); the "
+                        f"Spark app starts once it answers")
         self._producer = self._group.start("producer", self.settings.producer_command(),
                                            output_name="demo-producer")
         self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
@@ -157,8 +167,21 @@ class DemoSession:
                 self._spark.terminate(timeout=QUIT_GRACE_SEC)
             if self._producer is not None and self._producer.running:
                 self._producer.terminate(timeout=QUIT_GRACE_SEC)
+            if self._store is not None and self._store.process is not None and self._store.process.running:
+                # SIGTERM, not the group's kill: the store removes its data as it stops.
+                self._store.process.terminate(timeout=STORE_STOP_SEC)
         finally:
             self._group.stop()
+            if self._store is not None:
+                self._store.close()
+
+    @property
+    def checkpoint_shown(self) -> str:
+        """Where the checkpoint is, as the farewell names it."""
+        folder = self.settings.checkpoint_dir
+        if self._store is not None and self._store.url:
+            return f"{self._store.location(folder)} (gone with the store)"
+        return f"{folder}/"
 
     def __enter__(self) -> "DemoSession":
         return self.start()
@@ -177,8 +200,11 @@ class DemoSession:
         if now >= self._next_reading:
             self._next_reading = now + self.settings.refresh_sec
             self.state = st.with_verdict(self.state, read_verdict(self.settings.output_log))
+            folder, shown = self.settings.checkpoint_dir, None
+            if self._store is not None:
+                folder, shown = self._store.logs_view(folder), self._store.shown(folder)
             self.state = st.with_checkpoint(self.state, read_checkpoint_view(
-                self.settings.checkpoint_dir, self.state.producer.earliest))
+                folder, self.state.producer.earliest, shown))
         return self.state
 
     def _read_output(self) -> None:
@@ -215,6 +241,8 @@ class DemoSession:
             self._spark_wanted = False
             self._event("the producer is gone, so the Spark app is not started; press q")
             return
+        if not self._store_ready():
+            return
         producer_ready = self.state.producer.latest is not None
         if producer_ready or now - self._producer_started_at > PRODUCER_READY_SEC:
             self._spark_wanted = False
@@ -223,10 +251,27 @@ class DemoSession:
                             f"starting the Spark app anyway")
             self._start_spark()
 
+    def _store_ready(self) -> bool:
+        store = self._store
+        if store is None:
+            return True
+        # Until it answers, its lines are the demo's events: a first use fetches its jars.
+        for line in self._store_tail.new_lines() if self._store_tail is not None else []:
+            self._event(f"{store.kind} store: {line}")
+        if store.ready():
+            self._store_tail = None
+            return True
+        if store.process is not None and not store.process.running:
+            self._spark_wanted = False
+            self._event(f"the {store.kind} checkpoint store exited with code "
+                        f"{store.process.returncode}; its output is in {store.process.output_path}")
+        return False
+
     def _start_spark(self) -> None:
         if self._spark is not None:
             self._spark.stop()  # idempotent; closes the previous run's output file
-        self._spark = self._group.start("spark", self.settings.spark_command(), output_name="demo-spark")
+        url = self._store.url if self._store is not None else None
+        self._spark = self._group.start("spark", self.settings.spark_command(url), output_name="demo-spark")
         self._spark_tail = OutputTail(self._spark.output_path, self._spark.mark())
         self._spark_exit_seen = False
         self.state = st.on_spark_started(self.state, self._spark.pid or -1)
@@ -318,10 +363,17 @@ class DemoSession:
         if self.spark_up:
             self._event("d: the Spark app is up; stop it first (s or k), then press d")
             return
-        if not empty_folder(folder):
+        if self._store is not None:
+            if not self._store.delete(folder):
+                self._event(f"d: the {self._store.kind} store does not answer yet; nothing deleted")
+                return
+            where = self._store.location(folder)
+        elif not empty_folder(folder):
             self._event(f"d: there is no checkpoint at {folder}/")
             return
-        self._event(f"d: deleted {folder}/ (the hard reset: next start is a new query, count from 0)")
+        else:
+            where = f"{folder}/"
+        self._event(f"d: deleted {where} (the hard reset: next start is a new query, count from 0)")
         self._next_reading = 0.0
 
     def _change_retention(self) -> None:

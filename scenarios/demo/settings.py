@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from checkpoint_stores import STORES, StoreKind
 from scenarios.demo.retention import RETENTION_CHOICES
 from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
 from kafka_app.kafka_choice import KafkaChoice
@@ -44,6 +45,8 @@ class DemoSettings:
     status_sec: float = 5.0
     python: str = sys.executable
     class_cache_dir: Path | None = None  # None: the Spark app's own default (~/.cache/...)
+    # Where the checkpoint lives: this disk, or HDFS or S3 started by the demo (scenarios/demo/store.py).
+    checkpoint_store: StoreKind = "local"
 
     @property
     def starts_kafka(self) -> bool:
@@ -80,14 +83,17 @@ class DemoSettings:
         choice = KafkaChoice(kafka=self.stack.kafka).to_argv() if self.starts_kafka else []
         return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv(), *choice]
 
-    def spark_settings(self) -> SparkAppSettings:
+    def spark_settings(self, store_url: str | None = None) -> SparkAppSettings:
+        """The app's settings; `store_url` is where the demo's store answered (hdfs, s3)."""
         cache = {} if self.class_cache_dir is None else {"class_cache_dir": self.class_cache_dir}
         return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
                                 source=self.stack.app_source,  # type: ignore[arg-type]
-                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir, **cache)
+                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir,
+                                checkpoint_store=self.checkpoint_store,
+                                checkpoint_store_url=store_url, **cache)
 
-    def spark_command(self) -> list[str]:
-        return [self.python, "-m", "spark_app", *self.spark_settings().to_argv()]
+    def spark_command(self, store_url: str | None = None) -> list[str]:
+        return [self.python, "-m", "spark_app", *self.spark_settings(store_url).to_argv()]
 
 
 def main_parser() -> argparse.ArgumentParser:
@@ -115,6 +121,10 @@ def main_parser() -> argparse.ArgumentParser:
                             "at start (default when the broker starts empty)")
     fresh.add_argument("--keep", dest="fresh", action="store_false",
                        help="keep the checkpoint, the output log and Kafka's data from an earlier run")
+    parser.add_argument("--checkpoint-store", choices=STORES, default="local",
+                        help="keep the checkpoint on this disk (local, the default), or on HDFS or "
+                             "S3 (s3proxy) that the demo starts and stops; on a store it lives as "
+                             "long as the demo")
     parser.add_argument("--class-cache-dir", type=Path, metavar="DIR",
                         help="where the Spark app keeps its class archive (its --class-cache-dir; "
                              "default ~/.cache/checkpoint-experience)")
@@ -136,4 +146,5 @@ def settings_from_args(args: argparse.Namespace) -> DemoSettings:
         interval_sec=args.interval_sec,
         fresh=args.fresh,
         class_cache_dir=args.class_cache_dir,
+        checkpoint_store=args.checkpoint_store,
     )

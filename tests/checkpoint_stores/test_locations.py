@@ -74,11 +74,11 @@ def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> 
     from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage.store import store_unavailable
 
-    chaos, endless = find_scenarios(["chaos", "endless-retention"])
+    local_only, endless = find_scenarios(["state-stores", "endless-retention"])
     on_hdfs = RunSettings(checkpoint_store="hdfs")
-    assert store_unavailable(RunSettings(), chaos.checkpoint_stores) is None
+    assert store_unavailable(RunSettings(), local_only.checkpoint_stores) is None
     assert "works on a local folder only so far, not on hdfs" in \
-        (store_unavailable(on_hdfs, chaos.checkpoint_stores) or "")
+        (store_unavailable(on_hdfs, local_only.checkpoint_stores) or "")
     assert store_unavailable(on_hdfs, endless.checkpoint_stores) is None
 
 

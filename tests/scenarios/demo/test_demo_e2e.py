@@ -214,6 +214,36 @@ def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, fr
     assert not leftovers
 
 
+@pytest.mark.nightly
+@pytest.mark.parametrize("store", ["hdfs", "s3"])
+def test_plain_demo_with_the_checkpoint_on_a_store(tmp_path: Path, free_port: int, store: str) -> None:
+    # Nightly: a store start and two Spark starts on it (the s3 jars are 690 MB on first use).
+    log_dir = tmp_path / "log"
+    demo = PlainDemo([*_demo_args(tmp_path, free_port), "--checkpoint-store", store])
+    prefix = "hdfs://" if store == "hdfs" else "s3a://"
+    try:
+        demo.wait(rf"\[demo\] {store} checkpoint store starting")
+        demo.wait(r"\[status\] .*spark up .*batch \d+ count (\d+)", SPARK_START_SEC,
+                  accept=lambda match: int(match[1]) >= 3)
+        assert (log_dir / "demo-spark.out").read_text().count(f"checkpoints in {prefix}") == 1
+        demo.send("k")
+        demo.wait(r"\[demo\] Spark app down: killed \(kill -9\)")
+        demo.wait(r"\[status\] .*checkpoint .*batch \d+")  # read from the store
+        demo.send("d")
+        demo.wait(rf"\[demo\] d: deleted {prefix}")
+        demo.process.send_signal(signal.SIGINT)
+        assert demo.process.wait(timeout=120) == 0
+        demo.wait(rf"\[demo\] output log .*checkpoint {prefix}\S+ \(gone with the store\)")
+        _no_leftovers(log_dir)
+        assert not (log_dir / "store-data").exists() and not (log_dir / "store-view").exists()
+        assert not (tmp_path / "checkpoints").exists() or not any((tmp_path / "checkpoints").iterdir())
+    finally:
+        if demo.process.poll() is None:
+            demo.process.kill()
+        leftovers = _kill_leftovers(log_dir)
+    assert not leftovers
+
+
 # The demo as the README starts it (through uv, which stands between the terminal and the demo:
 # the terminal's reads and writes fail before uv's copy of SIGHUP arrives), and directly.
 LAUNCHERS = {"uv run": ["uv", "run", "python"], "python": [sys.executable]}

@@ -39,6 +39,22 @@ def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path
     assert spark[spark.index("--checkpoint-dir") + 1] == str(tmp_path / "checkpoints")
 
 
+def test_a_store_gives_the_spark_app_its_url_once_it_answers() -> None:
+    settings = settings_from_args(main_parser().parse_args(["--checkpoint-store", "s3"]))
+    assert settings.checkpoint_store == "s3"
+    spark = settings.spark_command("http://127.0.0.1:40123")
+    assert spark[spark.index("--checkpoint-store") + 1] == "s3"
+    assert spark[spark.index("--checkpoint-store-url") + 1] == "http://127.0.0.1:40123"
+    assert "--checkpoint-store" not in DemoSettings().spark_command()  # local: as before
+
+
+def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main_parser().parse_args(["--checkpoint-store", "gcs"])
+    err = capsys.readouterr().err
+    assert "--checkpoint-store: invalid choice: 'gcs'" in err and "s3" in err
+
+
 def test_an_existing_kafka_replaces_the_embedded_broker() -> None:
     settings = DemoSettings(bootstrap_servers="kafka:9092", retention_sec=3600)
     producer = settings.producer_command()
