@@ -281,7 +281,11 @@ class StateBench(Bench):
             feeding.clear()
             feeder.join()
             stop_app(app)
-        return *timed, measure(self.work / folder / "checkpoints")
+        return *timed, self.checkpoint_usage(folder)
+
+    def checkpoint_usage(self, folder: str) -> CheckpointUsage:
+        """One walk of `folder`'s checkpoint (store_compare.py reads it from its store)."""
+        return measure(self.work / folder / "checkpoints")
 
 
 def rows(results: dict[str, Result], args: argparse.Namespace) -> list[tuple[str, str, dict[str, float]]]:

@@ -45,7 +45,9 @@ def jar_sizes(coordinate: str) -> str:
     return f"{len(jars)} jars, {sum(j['size'] for j in jars) / 1e6:.0f} MB"
 
 
-def one_start(store: str, folder: Path) -> dict[str, float]:
+def start_store(store: str, folder: Path) -> tuple[ManagedProcess, int, dict[str, float]]:
+    """The store started as a user starts it: its process, its JVM's pid, and the figures once
+    it answered (start, to the ready line, memory)."""
     argv = [sys.executable, "-m", "checkpoint_stores", store, "--port", str(free_port()),
             "--data-dir", str(folder / "data"), "--log-dir", str(folder / "log")]
     began = time.monotonic()
@@ -53,21 +55,34 @@ def one_start(store: str, folder: Path) -> dict[str, float]:
                              env={**os.environ, "PYTHONPATH": str(_REPO)}).start()
     try:
         process.wait_for(parse_ready_line, timeout=300, what="the ready line")
-        to_line = time.monotonic() - began
-        ready = parse_ready_line(process.output())
-        assert ready is not None
-        jvm = int(process.output().split("JVM pid ", 1)[1].split(",", 1)[0])
-        figures = {"start_sec": ready[2], "to_ready_line_sec": to_line,
-                   "jvm_rss_mb": memory_kb(jvm, "VmRSS") / 1024,
-                   "jvm_peak_mb": memory_kb(jvm, "VmHWM") / 1024,
-                   "wrapper_rss_mb": memory_kb(process.pid or 0, "VmRSS") / 1024}
-        stopping = time.monotonic()
+    except BaseException:
+        process.stop()
+        raise
+    to_line = time.monotonic() - began
+    ready = parse_ready_line(process.output())
+    assert ready is not None
+    jvm = int(process.output().split("JVM pid ", 1)[1].split(",", 1)[0])
+    return process, jvm, {"start_sec": ready[2], "to_ready_line_sec": to_line,
+                          "jvm_rss_mb": memory_kb(jvm, "VmRSS") / 1024,
+                          "jvm_peak_mb": memory_kb(jvm, "VmHWM") / 1024,
+                          "wrapper_rss_mb": memory_kb(process.pid or 0, "VmRSS") / 1024}
+
+
+def stop_store(process: ManagedProcess, jvm: int) -> float:
+    """SIGTERM until the JVM is gone; the seconds it took."""
+    stopping = time.monotonic()
+    try:
         process.terminate(timeout=60)
         wait_until(lambda: not Path(f"/proc/{jvm}").exists(), timeout=60, what="the JVM to end")
-        figures["stop_sec"] = time.monotonic() - stopping
-        return figures
+        return time.monotonic() - stopping
     finally:
         process.stop()
+
+
+def one_start(store: str, folder: Path) -> dict[str, float]:
+    process, jvm, figures = start_store(store, folder)
+    figures["stop_sec"] = stop_store(process, jvm)
+    return figures
 
 
 def main() -> int:
