@@ -12,7 +12,7 @@ from scenarios.catalog.museum.spark_53560 import (ADDED, BACKLOG, BUG, CAP, CRAS
 from spark_app.lines.known_bug_table import FIXED, PRESENT, RAN_ON, judge
 from spark_app.offsets import TopicPartition
 
-# The app's line as PySpark 4.0.0 printed it in the exhibit (27 Nov 2026, shortened): Spark's
+# The app's line as PySpark 4.0.0 printed it in the exhibit (26 Nov 2026, shortened): Spark's
 # STREAM_FAILED around the connector's bare SparkException, cut by the app.
 LINE_400 = ("spark_app: STREAM_FAILED: [STREAM_FAILED] Query [id = 3b13711c, runId = ae0b9dbb] "
             "terminated with exception: Kafka data source in Trigger.AvailableNow should provide "
