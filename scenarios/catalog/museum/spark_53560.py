@@ -38,7 +38,7 @@ from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import (PRESENT, RAN_ON, bug_named, error_classes_in, judge,
                                              line_of)
-from spark_app.lines.known_spark_bugs import replay_bug_in
+from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
 
 __all__ = ["EXHIBIT", "run", "BACKLOG", "CAP", "CRASH_AT", "GROWN", "ADDED", "outcome_in",
@@ -52,10 +52,11 @@ CRASH_AT = 25     # the value sent with a negative key: the app dies in batch 2 
 GROWN = 3         # partitions after the grow (from 1)
 ADDED = 6         # messages written to the new partitions while the app is down
 
-# The connector's words for the failed check, as the app's line keeps them: its SparkException
-# carries no bracketed class (KafkaExceptions fills the message of the condition named in
-# kafka-error-conditions.json and throws it bare), so the exhibit names it by its words.
-MISMATCH_WORDS = "should provide the same topic partitions in pre-fetched offset to end offset"
+# The connector's words for the failed check: its SparkException carries no bracketed class
+# (KafkaExceptions fills the message of the condition named in kafka-error-conditions.json and
+# throws it bare). The app's line names the condition (spark_app/lines/known_spark_bugs.py);
+# the words name it where a line does not.
+MISMATCH_WORDS = PREFETCH_WORDS
 
 
 def run(stage: Stage) -> None:
