@@ -40,7 +40,8 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
         happens="one topic that keeps everything; each exhibit then runs the app on a new "
                 "checkpoint of its own",
         watch="the producer's lines",
-        why="the exhibits change the checkpoint, not Kafka: one Kafka serves them all",
+        why="the exhibits change the checkpoint, not this topic (one that adds partitions "
+            "does it to a topic of its own): one Kafka serves them all",
         question="Will Kafka's earliest offset move while the exhibits run?",
         answer="No: the topic keeps everything, so every restart's offsets still exist and only "
                "the checkpoint's change decides what the restart does",
@@ -92,7 +93,8 @@ SCENARIO = Scenario(
     name="known-bugs",
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
-            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum) "
+            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum), "
+            "or what it reads (partitions added under an AvailableNow backfill stopped mid-run), "
             "and restarts; the outcome is held against the table of what each Spark line does "
             "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",

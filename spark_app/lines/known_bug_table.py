@@ -165,6 +165,26 @@ MUSEUM: tuple[KnownBug, ...] = (
                    "kept the dead attempt's delta and `.crc` in place, so they matched; only a "
                    "pair from two writes, left by hand, failed it",
     ),
+    KnownBug(
+        ticket="SPARK-53560",
+        title="an AvailableNow backfill stopped mid-run, partitions added, a restart",
+        user_sees="every restart of the backfill fails at once on the batch the stop left "
+                  "planned: the partitions it names differ from those Kafka has now (a crash "
+                  "loop: the same batch, the same error, each time)",
+        workaround="start once with a processing-time trigger (it replays the planned batch "
+                   "and reads the new partitions from offset 0), stop it, then go back to "
+                   "AvailableNow; or run a line with the fix; add partitions only after a "
+                   "backfill finished",
+        when_present="MISMATCHED_TOPIC_PARTITIONS_BETWEEN_END_OFFSET_AND_PREFETCHED",
+        when_fixed=RAN_ON,
+        lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED},
+        correction="the notes left 4.1 unconfirmed; 4.1.1 has the fix: its restart replayed "
+                   "the planned batch (then met SPARK-55271 after the commit, and a second "
+                   "start drained every partition). The connector's exception carries no "
+                   "bracketed class: the outcome is named by its condition in "
+                   "kafka-error-conditions.json, found by its message",
+        needs_connector=True,
+    ),
 )
 
 

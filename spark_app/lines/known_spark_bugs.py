@@ -14,6 +14,12 @@ scenario that meets it reads that line (`replay_bug_in`), expects it on the 4.1 
 (`AFFECTED_LINE`), and starts the app again once, as the line says. Which lines have it is the
 museum's table's to say (spark_app/lines/known_bug_table.py, SPARK-55271): this module reads it there.
 
+The museum found a second (SPARK-53560, 26 Nov 2026): Spark 4.0.0's connector refuses, on
+every restart, the batch a Trigger.AvailableNow run left planned when partitions were added
+to the topic since. Its exception says "The error could be transient - restart your query",
+which is the wrong advice there (each restart fails alike), so the app's line names the bug
+and the way out the museum checked: one start with the processing-time trigger.
+
 Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
 """
 
@@ -27,7 +33,8 @@ from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in"]
+__all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in",
+           "PREFETCH_TICKET", "PREFETCH_CONDITION", "PREFETCH_WORDS"]
 
 TICKET = "SPARK-55271"
 # The Spark line the bug is known on, from the museum's table: anywhere else, meeting it is a
@@ -38,9 +45,20 @@ AFFECTED_LINE = next(line for line, status in bug_named(TICKET).lines.items() if
 METRICS_NPE = 'because the return value of "scala.Option.get()" is null'
 
 
+PREFETCH_TICKET = "SPARK-53560"
+# The connector's exception carries no bracketed class: its condition in the connector's
+# kafka-error-conditions.json, and the words of its message that the app's line keeps.
+PREFETCH_CONDITION = "MISMATCHED_TOPIC_PARTITIONS_BETWEEN_END_OFFSET_AND_PREFETCHED"
+PREFETCH_WORDS = "should provide the same topic partitions in pre-fetched offset to end offset"
+
+
 def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -> StreamFailedError | None:
     """The app's line for a failure that is a known Spark bug, or None."""
-    if settings.source != "spark-kafka" or METRICS_NPE not in text:
+    if settings.source != "spark-kafka":
+        return None
+    if PREFETCH_WORDS in text:
+        return _prefetch_mismatch(settings, spark_version)
+    if METRICS_NPE not in text:
         return None
     return StreamFailedError(
         f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
@@ -85,3 +103,14 @@ def _committed(settings: SparkAppSettings) -> str:
         return (f"; the batch was committed (batch {info.last_committed.batch_id}), "
                 f"{_COMMITTED} from the checkpoint.")
     return "."
+
+
+def _prefetch_mismatch(settings: SparkAppSettings, spark_version: str) -> StreamFailedError:
+    lines = [line for line, status in bug_named(PREFETCH_TICKET).lines.items() if status == PRESENT]
+    return StreamFailedError(
+        f"[{PREFETCH_CONDITION}] Spark {spark_version}'s Kafka connector refused the batch a "
+        f"Trigger.AvailableNow run left planned: partitions were added to the topic since, and "
+        f"every restart with AvailableNow fails alike ({PREFETCH_TICKET}, a bug of the "
+        f"{', '.join(lines)} line). Start once with --trigger processing-time (it replays that "
+        f"batch and reads the new partitions from offset 0), stop it, then run AvailableNow "
+        f"again; or run a line with the fix (details in {settings.spark_log_file})")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_app.query.app import explain_failure
-from spark_app.lines.known_spark_bugs import METRICS_NPE, ReplayBug, known_spark_bug, replay_bug_in
+from spark_app.lines.known_bug_table import bug_named, error_classes_in
+from spark_app.lines.known_spark_bugs import (METRICS_NPE, PREFETCH_CONDITION, PREFETCH_WORDS,
+                                              ReplayBug, known_spark_bug, replay_bug_in)
 from spark_app.settings import SparkAppSettings
 from tests.scenarios.more_helpers import write_batch
 
@@ -63,3 +65,31 @@ def test_a_pending_batch_is_read_as_not_committed(tmp_path: Path) -> None:
                                 log_dir=tmp_path / "log")
     bug = replay_bug_in(str(known_spark_bug(_RAISED, settings, "4.1.1")))
     assert bug is not None and not bug.committed
+
+
+# What PySpark 4.0.0 raised in the museum's SPARK-53560 exhibit (26 Nov 2026, shortened).
+_PREFETCH = ("[STREAM_FAILED] Query [id = 3b13, runId = ae0b] terminated with exception: Kafka "
+             "data source in Trigger.AvailableNow should provide the same topic partitions in "
+             "pre-fetched offset to end offset for each microbatch. The error could be transient "
+             "- restart your query, and report if you still see the same issue.\n"
+             "topic-partitions for pre-fetched offset: Set(t-2, t-0, t-1), topic-partitions for "
+             "end offset: Set(t-0).")
+
+
+def test_the_available_now_mismatch_is_named_with_the_way_out(tmp_path: Path) -> None:
+    assert PREFETCH_WORDS in _PREFETCH
+    settings = SparkAppSettings(source="spark-kafka", log_dir=tmp_path / "log")
+    error = explain_failure(RuntimeError(_PREFETCH), settings)
+    line = str(error)
+    assert error.token == "STREAM_FAILED" and "\n" not in line
+    assert "SPARK-53560" in line and "--trigger processing-time" in line
+    assert "the 4.0 line" in line and "transient" not in line
+    # The museum reads the outcome from the line: the connector's condition, by its name.
+    bug = bug_named("SPARK-53560")
+    assert bug.when_present == PREFETCH_CONDITION
+    assert error_classes_in(line, (bug.when_present,))[0] == PREFETCH_CONDITION
+
+
+def test_our_source_never_reads_as_the_prefetch_bug(tmp_path: Path) -> None:
+    settings = SparkAppSettings(source="python", log_dir=tmp_path / "log")
+    assert "SPARK-53560" not in str(explain_failure(RuntimeError(_PREFETCH), settings))
