@@ -232,8 +232,8 @@ def test_plain_demo_with_the_checkpoint_on_a_store(tmp_path: Path, free_port: in
         demo.send("d")
         demo.wait(rf"\[demo\] d: deleted {prefix}")
         demo.process.send_signal(signal.SIGINT)
-        assert demo.process.wait(timeout=120) == 0
         demo.wait(rf"\[demo\] output log .*checkpoint {prefix}\S+ \(gone with the store\)")
+        assert demo.process.wait(timeout=60) == 0
         _no_leftovers(log_dir)
         assert not (log_dir / "store-data").exists() and not (log_dir / "store-view").exists()
         assert not (tmp_path / "checkpoints").exists() or not any((tmp_path / "checkpoints").iterdir())
