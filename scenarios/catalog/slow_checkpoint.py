@@ -51,22 +51,19 @@ def run(stage: Stage) -> None:
     on_s3 = stage.settings.checkpoint_store == "s3"
     stage.step(Step(
         "Start the Spark app with seed 000's S3 latency on every checkpoint write",
-        happens=(f"on S3 (s3proxy), behind a TCP proxy of ours that holds every upload "
-                 f"1-20 s (mean 2.6 s) before the store sees it; S3A's rename of each file (a "
-                 f"copy and a delete) goes at the store's own speed, and the proxy counts every "
-                 f"request S3A sends; trigger {t.trigger_sec:g} s"
-                 if on_s3 else
-                 f"--checkpoint-latency {SEED_LATENCY}, trigger {t.trigger_sec:g} s: each "
-                 "offsets/N, commits/N and state .delta file takes 1-20 s (mean 2.6 s) to land"),
+        happens=f"trigger {t.trigger_sec:g} s; each offsets/N, commits/N and state .delta file "
+                "takes 1-20 s (mean 2.6 s) to land: on a local folder through "
+                f"--checkpoint-latency {SEED_LATENCY}; with --checkpoint-store s3 a TCP proxy in "
+                "front of s3proxy holds each upload that long, lets S3A's rename (a copy and a "
+                "delete) go at the store's speed, and counts every request",
         watch="batch lines `took N ms` far above the trigger; `Current batch is falling behind` "
               "in log/spark.log; the timeline's committed line steps behind the latest",
         why="every batch writes offsets/N before it runs and commits/N after it, plus the state "
             "store's delta: three slow writes in a row, about 8 s a batch",
         production="measure your checkpoint store's write latency; an object store is not a "
-                   "local disk" + ("; on S3 a checkpoint file is an upload, a copy and a delete, "
-                                   "and S3A adds dozens of HEAD and LIST requests a batch: at "
-                                   "tens of milliseconds each on a real bucket, they cost a "
-                                   "batch seconds before any slow upload" if on_s3 else ""),
+                   "local disk. On S3 a checkpoint file is an upload, a copy and a delete, and "
+                   "S3A adds dozens of HEAD and LIST requests a batch: at tens of milliseconds "
+                   "each on a real bucket, they cost a batch seconds before any slow upload",
         question="With 1-20 s per checkpoint write and a 1 s trigger, will the lag grow without "
                  "end, and will the app's memory grow with it?",
         answer="Neither: batches take longer than the trigger and Spark warns it is falling behind, "

@@ -131,7 +131,7 @@ class StorePart:
             self.url = self._behind_proxy(self.url, tap)
         return self.url
 
-    def _behind_proxy(self, url: str, tap: Tap | None) -> str:
+    def _behind_proxy(self, url: str, tap: Tap | None = None) -> str:
         """A proxy from a free port to the store's; the store's URL with the proxy's port."""
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port
