@@ -59,6 +59,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -82,7 +84,7 @@ from spark_app.runtime.spark_version import installed_spark_version  # noqa: E40
 from spark_app.settings import SparkAppSettings  # noqa: E402
 
 __all__ = ["CONFIGURATIONS", "Configuration", "MemorySampler", "Peaks", "Result", "batches_done",
-           "classify", "rows", "table"]
+           "bench_broker", "classify", "footer", "rows", "table"]
 
 TOPIC = "Experience"  # Bench sends to it
 
@@ -390,35 +392,47 @@ def main() -> int:
     print(f"state_compare: work folder {work}", file=sys.stderr)
     if args.source == "spark-kafka":
         connector_jars(installed_spark_version())  # cached before any clock starts
-    port = free_port()
-    bootstrap = f"127.0.0.1:{port}"
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
-                               "--port", str(port), "--data-dir", str(work / "kafka-data"),
-                               "--log-dir", str(work / "log")],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sampler = MemorySampler(args.sample_sec)
     sampler.start()
     began = time.monotonic()
     try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-        admin.create_topics([NewTopic(TOPIC, 1, 1)])
-        admin.close()
-        bench = StateBench(work, bootstrap, args.source, sampler)
-        print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
-        bench.warm_up(known[chosen[0]])
-        results = {key: bench.run(known[key], args) for key in chosen}
+        with bench_broker(work) as bootstrap:
+            bench = StateBench(work, bootstrap, args.source, sampler)
+            print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
+            bench.warm_up(known[chosen[0]])
+            results = {key: bench.run(known[key], args) for key in chosen}
         print(table(rows(results, args), {key: known[key].label for key in chosen}))
-        load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(f"\n{os.cpu_count()} CPUs, load average {load} (1 / 5 / 15 min) at the end; "
-              f"PySpark {installed_spark_version()}, --source {args.source}; "
-              f"the run took {(time.monotonic() - began) / 60:.1f} min")
+        print(footer(began, f"--source {args.source}"))
         return 0
     finally:
         sampler.stop()
+
+
+@contextmanager
+def bench_broker(work: Path) -> Iterator[str]:
+    """The embedded broker the benches send to, with the topic made; its bootstrap address."""
+    port = free_port()
+    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
+                               "--port", str(port), "--data-dir", str(work / "kafka-data"),
+                               "--log-dir", str(work / "log")],
+                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
+        admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{port}")
+        admin.create_topics([NewTopic(TOPIC, 1, 1)])
+        admin.close()
+        yield f"127.0.0.1:{port}"
+    finally:
         broker.terminate()
         broker.wait(timeout=30)
 
+
+def footer(began: float, what: str) -> str:
+    """The line under a table: the machine, its load, the Spark line, the run's length."""
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (f"\n{os.cpu_count()} CPUs, load average {load} (1 / 5 / 15 min) at the end; "
+            f"PySpark {installed_spark_version()}, {what}; the run took "
+            f"{(time.monotonic() - began) / 60:.1f} min")
 
 if __name__ == "__main__":
     sys.exit(main())

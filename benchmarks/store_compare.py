@@ -20,23 +20,19 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import os
-import socket
-import subprocess
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from kafka.admin import KafkaAdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from broker_process import memory_kb  # noqa: E402
-from spark_latency import wait_for  # noqa: E402
-from state_compare import TOPIC, Configuration, MemorySampler, Result, StateBench, rows, table  # noqa: E402
+from state_compare import (Configuration, MemorySampler, Result, StateBench, bench_broker,  # noqa: E402
+                           footer, rows, table)
 from store_start import start_store, stop_store  # noqa: E402
 
 from checkpoint_stores import checkpoint_location  # noqa: E402
@@ -44,7 +40,6 @@ from checkpoint_stores.cli import parse_ready_line, web_address  # noqa: E402
 from checkpoint_stores.jars import client_jars, server_jars  # noqa: E402
 from checkpoint_stores.mirror import StoreApi, copy_down  # noqa: E402
 from scenarios.checker.folder_usage import CheckpointUsage  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
 from scenarios.engine.observers.checkpoint_size import measure  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
@@ -111,36 +106,23 @@ def main() -> int:
         client_jars(kind)
     work = Path(tempfile.mkdtemp(prefix="store-bench-", dir=REPO / "log"))
     print(f"store_compare: work folder {work}", file=sys.stderr)
-    port = free_port()
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
-                               "--port", str(port), "--data-dir", str(work / "kafka-data"),
-                               "--log-dir", str(work / "log")],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sampler = MemorySampler(args.sample_sec)
     sampler.start()
     began = time.monotonic()
     try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-        admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{port}")
-        admin.create_topics([NewTopic(TOPIC, 1, 1)])
-        admin.close()
-        bench = StoreBench(work, f"127.0.0.1:{port}", "spark-kafka", sampler)
-        bench.warm_up(Configuration("local", "local folder", {}))
-        measured = {kind: _measure_store(bench, kind, args) for kind in STORES}
-        results = {kind: result for kind, (result, _) in measured.items()}
-        stores = {kind: figures for kind, (_, figures) in measured.items()}
-        print(table(rows(results, args) + _store_rows(stores),
-                    {kind: "local folder" if kind == "local" else kind for kind in STORES}))
-        load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-        print(f"\n{os.cpu_count()} CPUs, load average {load} (1 / 5 / 15 min) at the end; "
-              f"PySpark {installed_spark_version()}; the run took "
-              f"{(time.monotonic() - began) / 60:.1f} min; work folder {work} (remove it)")
-        return 0
+        with bench_broker(work) as bootstrap:
+            bench = StoreBench(work, bootstrap, "spark-kafka", sampler)
+            bench.warm_up(Configuration("local", "local folder", {}))
+            measured = {kind: _measure_store(bench, kind, args) for kind in STORES}
     finally:
         sampler.stop()
-        broker.terminate()
-        broker.wait(timeout=30)
-
+    results = {kind: result for kind, (result, _) in measured.items()}
+    stores = {kind: figures for kind, (_, figures) in measured.items()}
+    print(table(rows(results, args) + _store_rows(stores),
+                {kind: "local folder" if kind == "local" else kind for kind in STORES}))
+    print(footer(began, "every app on Spark's connector"))
+    shutil.rmtree(work)  # kept when a measure failed, to look into
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,7 +24,7 @@ from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
 from spark_app.runtime.spark_version import installed_spark_version
 
-__all__ = ["Restart", "restart_after", "spark_version_of"]
+__all__ = ["Restart", "restart_after", "say_prediction", "spark_version_of"]
 
 # Batches the first run commits before the folder is changed: state of more than one version.
 BATCHES_BEFORE = 2
@@ -55,12 +55,7 @@ def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
     stage.app.stop()
     before = read_checkpoint(folder)
     stage.say(change(folder))
-    version = spark_version_of(stage)
-    status = bug.lines.get(line_of(version))
-    stage.say(f"predicted on Spark {version}: " + (
-        f"{bug.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
-        f"{bug.expected_on(line_of(version))}" if status else
-        f"nothing recorded for the {line_of(version)} line: the run records it"))
+    version = say_prediction(stage, bug)
     # The newest commit the change left (none when it deleted commits/): a commit past it is
     # the restart's own.
     left = max(read_checkpoint(folder).commit_ids, default=-1)
@@ -122,3 +117,15 @@ def _restart(stage: Stage, folder: Path, bug: KnownBug, query_id: str | None,
 
 def _short(query_id: str | None) -> str:
     return query_id[:8] if query_id else "none"
+
+
+def say_prediction(stage: Stage, bug: KnownBug) -> str:
+    """The table's prediction for the Spark line this run uses, said before the restart; that
+    Spark version."""
+    version = spark_version_of(stage)
+    status = bug.lines.get(line_of(version))
+    stage.say(f"predicted on Spark {version}: " + (
+        f"{bug.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
+        f"{bug.expected_on(line_of(version))}" if status else
+        f"nothing recorded for the {line_of(version)} line: the run records it"))
+    return version

@@ -29,15 +29,14 @@ from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import spark_version_of
+from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.kafka_probe import KafkaProbe
 from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.lines.known_bug_table import (PRESENT, RAN_ON, bug_named, error_classes_in, judge,
-                                             line_of)
+from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
 
@@ -96,12 +95,7 @@ def run(stage: Stage) -> None:
         stage.app.delete_checkpoint()
         return
     _grow(stage, topic)
-    version = spark_version_of(stage)
-    status = BUG.lines.get(line_of(version))
-    stage.say(f"predicted on Spark {version}: " + (
-        f"{BUG.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
-        f"{BUG.expected_on(line_of(version))}" if status else
-        f"nothing recorded for the {line_of(version)} line: the run records it"))
+    version = say_prediction(stage, BUG)
     outcome, detail = _restart(stage, pending.batch_id, options)
     stage.say(f"observed: {outcome} ({detail})")
     verdict = judge(BUG, version, outcome)
