@@ -58,11 +58,11 @@ class OutputWatcher(threading.Thread):
         super().__init__(daemon=True)
         self.path = path
         self.seen: dict[int, float] = {}
-        self._stop = threading.Event()
+        self._stopping = threading.Event()  # not `_stop`: threading.Thread has its own, called after a fork
 
     def run(self) -> None:
         position = 0
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             if self.path.exists():
                 with open(self.path, encoding="utf-8") as f:
                     f.seek(position)
@@ -76,7 +76,7 @@ class OutputWatcher(threading.Thread):
             time.sleep(0.01)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
 
 
 def start_app(bootstrap: str, work: Path, name: str, *options: str) -> subprocess.Popen[str]:

@@ -147,7 +147,7 @@ class MemorySampler(threading.Thread):
         self._root: int | None = None
         self._key = ""
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._stopping = threading.Event()  # not `_stop`: threading.Thread has its own, called after a fork
 
     def follow(self, root: int, key: str) -> None:
         with self._lock:
@@ -155,7 +155,7 @@ class MemorySampler(threading.Thread):
             self.peaks.setdefault(key, Peaks())
 
     def run(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._stopping.wait(self.interval):
             with self._lock:
                 root, key = self._root, self._key
             if root is not None:
@@ -174,7 +174,7 @@ class MemorySampler(threading.Thread):
         return found
 
     def stop(self) -> None:
-        self._stop.set()
+        self._stopping.set()
 
 
 @dataclass
