@@ -364,8 +364,8 @@ class DemoSession:
             self._event("d: the Spark app is up; stop it first (s or k), then press d")
             return
         if self._store is not None:
-            if not self._store.delete(folder):
-                self._event(f"d: the {self._store.kind} store does not answer yet; nothing deleted")
+            if (failed := self._store.delete(folder)) is not None:
+                self._event(f"d: nothing deleted: {failed}")
                 return
             where = self._store.location(folder)
         elif not empty_folder(folder):

@@ -71,12 +71,15 @@ class DemoStore:
         except (StoreError, OSError):
             return self._view / "none"
 
-    def delete(self, folder: Path) -> bool:
-        """The hard reset on the store; False when it does not answer yet."""
+    def delete(self, folder: Path) -> str | None:
+        """The hard reset on the store; None when done, else why not, in a few words."""
         if self._api is None:
-            return False
-        delete(self._api, self.location(folder))
-        return True
+            return f"the {self.kind} store does not answer yet"
+        try:
+            delete(self._api, self.location(folder))
+        except StoreError as error:
+            return str(error)
+        return None
 
     def close(self) -> None:
         """After the group stopped the store (SIGTERM: it removes its data): the copy goes too."""

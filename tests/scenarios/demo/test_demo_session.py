@@ -105,3 +105,17 @@ def test_retention_of_a_missing_topic_says_why(embedded_broker: object) -> None:
     bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
     with pytest.raises(RetentionChangeError, match="NoSuchTopic|UnknownTopic|refused"):
         set_topic_retention(bootstrap, "NoSuchTopic", 15)
+
+
+def test_a_store_that_has_not_answered_shows_none_and_deletes_nothing(tmp_path: Path) -> None:
+    from scenarios.demo.readings import read_checkpoint_view
+    from scenarios.demo.store import DemoStore
+    from scenarios.engine.processes import ProcessGroup
+
+    store = DemoStore("s3", ProcessGroup(tmp_path / "log"), tmp_path / "data", tmp_path / "log")
+    folder = Path("checkpoints")
+    assert not store.ready()
+    assert store.delete(folder) == "the s3 store does not answer yet"
+    view = read_checkpoint_view(store.logs_view(folder), shown_as=store.shown(folder))
+    assert view.summary == ("none at the s3 store (not answering yet): the next start is a new "
+                            "query, state empty")
