@@ -41,7 +41,8 @@ from spark_app.runtime.spark_version import installed_spark_version
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["check_java", "java_version", "SparkSessionResource", "build_session", "jvm_pid"]
+__all__ = ["check_java", "java_version", "SparkSessionResource", "build_session", "jvm_pid",
+           "sweep_own_folders"]
 
 _MIN_JAVA = 17
 _PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
@@ -229,7 +230,23 @@ def _session_folder() -> Path:
         pid = old.name.removeprefix(_FOLDER_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
+    global _sweep_registered
+    if not _sweep_registered:
+        _sweep_registered = True
+        atexit.register(sweep_own_folders)
     return Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
+
+
+_sweep_registered = False
+
+
+def sweep_own_folders() -> None:
+    """At this process's exit, every session folder of ours that is still there. A folder
+    removed at stop() can come back empty: PySpark keeps the JVM, and when it ends later (a
+    test ending it to start another, CI's pytest on 26 Nov) its shutdown touched the folder
+    again. No later start of ours would remove it while this process lives."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}{os.getpid()}-*"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class SparkSessionResource:
@@ -293,12 +310,9 @@ class SparkSessionResource:
     def _remove_folder(self) -> None:
         folder, self.folder = self.folder, None
         if folder is not None:
+            # What comes back after this (Spark's cleanup still at work, the JVM's shutdown)
+            # goes at this process's exit: sweep_own_folders.
             shutil.rmtree(folder, ignore_errors=True)
-            if folder.exists():
-                # Spark's own cleanup threads may still be writing or removing in it just after
-                # a stop (an empty folder was left once by CI's in-process sessions): try again
-                # when this process exits, as for the JVM's folder.
-                atexit.register(shutil.rmtree, folder, True)
 
     def _stop(self, spark: "SparkSession") -> None:
         try:

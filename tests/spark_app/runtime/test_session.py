@@ -52,6 +52,28 @@ def test_the_folder_of_a_killed_app_is_removed_by_the_next_start(temp_dir: Path)
     assert mine.name.startswith(f"spark_app-session-{os.getpid()}-")
 
 
+def test_at_exit_every_folder_of_this_process_goes_and_no_other(temp_dir: Path) -> None:
+    # An empty one as the JVM's late shutdown left it in CI, and the JVM's own folder.
+    back = temp_dir / f"spark_app-session-{os.getpid()}-xyz"
+    jvm = temp_dir / f"spark_app-session-{os.getpid()}-jvm"
+    other = temp_dir / f"spark_app-session-{os.getppid()}-def"  # another app's, still running
+    for folder in (back, jvm, other):
+        folder.mkdir()
+    session.sweep_own_folders()
+    assert [p.name for p in temp_dir.iterdir()] == [other.name]
+
+
+def test_a_process_that_made_a_session_folder_sweeps_its_own_at_exit(temp_dir: Path) -> None:
+    # A real process: the sweep is registered by the first session folder, and runs at exit.
+    script = ("import os, pathlib; from spark_app.runtime import session; "
+              "session._session_folder(); "
+              "pathlib.Path(session.tempfile.gettempdir(), f'spark_app-session-{os.getpid()}-late').mkdir()")
+    done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(temp_dir)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert list(temp_dir.iterdir()) == []
+
+
 def test_the_launchers_environment_is_set_for_the_launch_only() -> None:
     before = dict(os.environ)
     wanted = {**before, "PYSPARK_PYTHON": "/venv/bin/python"}
