@@ -59,12 +59,7 @@ def copy_down(api: StoreApi, location: str, dest: Path) -> Path:
     nothing in it when the checkpoint does not exist yet."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    bucket, prefix = _split(location)
-    for relative in list_files(api, location):
-        target = dest / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
-                           else _hdfs_read(api, f"/{prefix}/{relative}"))
+    _copy_files(api, location, list_files(api, location), dest)
     return dest
 
 
@@ -75,16 +70,21 @@ def copy_logs_down(api: StoreApi, location: str, dest: Path) -> Path:
     second). No checkpoint on the store, no `dest`."""
     shutil.rmtree(dest, ignore_errors=True)
     files = _newest_logs(list_files(api, location))
-    if not files:
-        return dest  # no checkpoint there (yet): no folder here either
-    dest.mkdir(parents=True)
+    if files:  # no checkpoint there (yet): no folder here either
+        dest.mkdir(parents=True)
+        _copy_files(api, location, files, dest)
+    return dest
+
+
+def _copy_files(api: StoreApi, location: str, files: list[str], dest: Path) -> None:
+    """Each of `files` (relative to `location`) read from the store into the same place
+    under `dest`."""
     bucket, prefix = _split(location)
     for relative in files:
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
                            else _hdfs_read(api, f"/{prefix}/{relative}"))
-    return dest
 
 
 def _newest_logs(files: list[str]) -> list[str]:
