@@ -27,7 +27,7 @@ _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
 from benchmarks.broker_process import memory_kb  # noqa: E402
-from checkpoint_stores.cli import parse_ready_line  # noqa: E402
+from checkpoint_stores.cli import parse_ready_line, store_command  # noqa: E402
 from checkpoint_stores.jars import CLIENTS, SERVERS  # noqa: E402
 from maven_jars.cache import MANIFEST, entry_dir  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
@@ -48,8 +48,7 @@ def jar_sizes(coordinate: str) -> str:
 def start_store(store: str, folder: Path) -> tuple[ManagedProcess, int, dict[str, float]]:
     """The store started as a user starts it: its process, its JVM's pid, and the figures once
     it answered (start, to the ready line, memory)."""
-    argv = [sys.executable, "-m", "checkpoint_stores", store, "--port", str(free_port()),
-            "--data-dir", str(folder / "data"), "--log-dir", str(folder / "log")]
+    argv = store_command(store, free_port(), folder / "data", folder / "log")
     began = time.monotonic()
     process = ManagedProcess(store, argv, output=folder / "out.log", cwd=_REPO,
                              env={**os.environ, "PYTHONPATH": str(_REPO)}).start()

@@ -27,9 +27,16 @@ from checkpoint_stores.locations import DEFAULT_PORTS, REMOTE_STORES
 from checkpoint_stores.server import StoreServer
 
 __all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "web_address", "make_server",
-           "check_data_dir"]
+           "check_data_dir", "store_command"]
 
 _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
+
+
+def store_command(store: str, port: int, data_dir: Path, log_dir: Path) -> list[str]:
+    """How our other processes start a store (the stage, the demo, the benchmarks): this
+    command, whose ready line they then wait for."""
+    return [sys.executable, "-m", "checkpoint_stores", store, "--port", str(port),
+            "--data-dir", str(data_dir), "--log-dir", str(log_dir)]
 
 
 def ready_line(server: StoreServer) -> str:

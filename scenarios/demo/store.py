@@ -14,11 +14,10 @@ Usage:
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 from checkpoint_stores import StoreKind, checkpoint_location
-from checkpoint_stores.cli import parse_ready_line, web_address
+from checkpoint_stores.cli import parse_ready_line, store_command, web_address
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.mirror import StoreApi, copy_logs_down, delete
 from scenarios.engine.apps import free_port
@@ -39,8 +38,7 @@ class DemoStore:
         self._api: StoreApi | None = None
 
     def start(self) -> ManagedProcess:
-        argv = [sys.executable, "-m", "checkpoint_stores", self.kind, "--port", str(free_port()),
-                "--data-dir", str(self._data_dir), "--log-dir", str(self._log_dir)]
+        argv = store_command(self.kind, free_port(), self._data_dir, self._log_dir)
         self.process = self._group.start(f"{self.kind}-store", argv, output_name=f"demo-{self.kind}-store")
         return self.process
 

@@ -21,14 +21,13 @@ Usage:
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from urllib.parse import urlsplit, urlunsplit
 
 from checkpoint_stores import checkpoint_location
-from checkpoint_stores.cli import parse_ready_line, web_address
+from checkpoint_stores.cli import parse_ready_line, store_command, web_address
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.mirror import StoreApi, copy_down, copy_logs_down, delete, list_files
 from scenarios.engine.apps import free_port
@@ -114,9 +113,8 @@ class StorePart:
                                  "call stage.store.start(behind_proxy=True) first")
             return self.url
         stage = self._stage
-        argv = [sys.executable, "-m", "checkpoint_stores", kind, "--port", str(free_port()),
-                "--data-dir", str(stage.folders.root / "store-data"),
-                "--log-dir", str(stage.folders.log)]
+        argv = store_command(kind, free_port(), stage.folders.root / "store-data",
+                             stage.folders.log)
         with stage.spent.timed(f"{kind} store start"):
             self.process = stage.group.start(f"{kind}-store", argv)
             ready = self.process.wait_for(parse_ready_line, timeout=_START_TIMEOUT_SEC,
