@@ -217,9 +217,8 @@ def _jvm_temp_folder() -> Path:
     process across sessions. Named like the session folders, so the next start removes a killed
     process's; removed when this process exits."""
     folder = Path(tempfile.gettempdir()) / f"{_FOLDER_PREFIX}{os.getpid()}-jvm"
-    if not folder.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        atexit.register(shutil.rmtree, folder, True)
+    folder.mkdir(parents=True, exist_ok=True)
+    _sweep_at_exit()
     return folder
 
 
@@ -230,14 +229,19 @@ def _session_folder() -> Path:
         pid = old.name.removeprefix(_FOLDER_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    global _sweep_registered
-    if not _sweep_registered:
-        _sweep_registered = True
-        atexit.register(sweep_own_folders)
+    _sweep_at_exit()
     return Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
 
 
 _sweep_registered = False
+
+
+def _sweep_at_exit() -> None:
+    """Have sweep_own_folders run when this process exits (once, however often asked)."""
+    global _sweep_registered
+    if not _sweep_registered:
+        _sweep_registered = True
+        atexit.register(sweep_own_folders)
 
 
 def sweep_own_folders() -> None:
