@@ -48,7 +48,6 @@ def run(stage: Stage) -> None:
         answer="The app's: the input is one message per interval throughout, so any growing lag "
                "comes from the app's batches."))
     stage.kafka.start()
-    on_s3 = stage.settings.checkpoint_store == "s3"
     stage.step(Step(
         "Start the Spark app with seed 000's S3 latency on every checkpoint write",
         happens=f"trigger {t.trigger_sec:g} s; each offsets/N, commits/N and state .delta file "
@@ -69,6 +68,7 @@ def run(stage: Stage) -> None:
         answer="Neither: batches take longer than the trigger and Spark warns it is falling behind, "
                "but the lag stays about a batch's worth and memory stays flat (all checked); each "
                "batch reads all that waits, no queue builds up."))
+    on_s3 = stage.settings.checkpoint_store == "s3"
     requests = S3Requests(LatencySpec.parse(SEED_LATENCY)) if on_s3 else None
     if requests is not None:
         stage.store.start(tap=requests)
@@ -76,9 +76,9 @@ def run(stage: Stage) -> None:
     started, since = stage.timeline.now(), time.monotonic()
     with RssSampler(process.pid or 0, interval=1.0) as rss:
         stage.output.wait_for_batches(batches)
-    if requests is not None:
-        _what_s3_costs(stage, requests.between(since, time.monotonic()))
     durations = list(durations_in_output(stage.app.output()).values())
+    if requests is not None:
+        _what_s3_costs(stage, requests.between(since, time.monotonic()), len(durations))
     stage.fact("slow_share_short_trigger", _share_slower(durations[1:], t.trigger_sec))
     _slow_batches(stage, durations)
     _lag_bounded(stage, started)
@@ -136,10 +136,10 @@ def _slow_writes(stage: Stage) -> dict[str, str]:
     return {} if stage.settings.checkpoint_store == "s3" else {"checkpoint_latency": SEED_LATENCY}
 
 
-def _what_s3_costs(stage: Stage, requests: list[S3Request]) -> None:
-    """What S3A asked of the store while the batches ran: each checkpoint file is an upload
+def _what_s3_costs(stage: Stage, requests: list[S3Request], batches: int) -> None:
+    """What S3A asked of the store while the `batches` ran: each checkpoint file is an upload
     of a temporary object, then a rename, which S3 does not have: a copy and a delete."""
-    batches = max(len(durations_in_output(stage.app.output())), 1)
+    batches = max(batches, 1)
     kinds = Counter(r.kind for r in requests)
     stage.fact("s3_requests", dict(kinds))
     per_batch = {k: round(n / batches, 1) for k, n in sorted(kinds.items())}
