@@ -231,6 +231,11 @@ def test_plain_demo_with_the_checkpoint_on_a_store(tmp_path: Path, free_port: in
         demo.wait(r"\[status\] .*checkpoint .*batch \d+")  # read from the store
         demo.send("d")
         demo.wait(rf"\[demo\] d: deleted {prefix}")
+        # A new query on the store after the hard reset; its start also removes the killed
+        # app's temporary folder, which nothing else would (no kill leaves one in /tmp).
+        demo.send("r")
+        demo.wait(r"\[demo\] Spark app started .*start #2")
+        demo.wait(r"\[status\] .*spark up .*count (\d+)", SPARK_START_SEC)
         demo.process.send_signal(signal.SIGINT)
         demo.wait(rf"\[demo\] output log .*checkpoint {prefix}\S+ \(gone with the store\)")
         assert demo.process.wait(timeout=60) == 0
