@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
+import time
 from collections.abc import Sequence
 from types import FrameType
 
@@ -74,7 +74,7 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
     from kafka_app.broker.errors import BrokerError
 
     setup_logging(settings.log_dir)
-    stopping = threading.Event()
+    stopping: list[int] = []  # the signal that stopped us; a list, not an Event (_stopper says why)
     previous = {signum: signal.signal(signum, _stopper(stopping)) for signum in _STOP_SIGNALS}
     kafka = ApacheKafka(settings, brokers=choice.brokers, version=choice.kafka_version)
     try:
@@ -82,7 +82,8 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
         logs = kafka.log_file(1) if choice.brokers == 1 else settings.log_dir / "kafka-server-<id>.log"
         print(f"Apache Kafka {kafka.version} on {kafka.bootstrap_servers}, data in {kafka.data_dir}, "
               f"log in {logs} (Ctrl-C stops)", flush=True)
-        while not stopping.wait(0.5):
+        while not stopping:
+            time.sleep(0.5)
             dead = [node for node in kafka.nodes.values() if not node.running]
             if len(dead) == len(kafka.nodes):
                 print(f"error: {dead[0].failure('after it started')}", file=sys.stderr)
@@ -100,13 +101,15 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
     return 0
 
 
-def _stopper(stopping: threading.Event):  # type: ignore[no-untyped-def]
+def _stopper(stopping: list[int]):  # type: ignore[no-untyped-def]
     def handle(signum: int, frame: FrameType | None) -> None:
-        # While starting, interrupt the start (the `finally` stops what is up); later, just wake
+        # While starting, interrupt the start (the `finally` stops what is up); later, just end
         # the main loop. Further signals are ignored so the cleanup itself is not cut short.
+        # No lock here: the handler runs on the main thread, which may hold that lock when the
+        # signal lands (an Event's set() inside its own wait() would wait for ever).
         for other in _STOP_SIGNALS:
             signal.signal(other, signal.SIG_IGN)
-        if not stopping.is_set():
-            stopping.set()
+        if not stopping:
+            stopping.append(signum)
             raise KeyboardInterrupt
     return handle

@@ -450,12 +450,20 @@ class SparkApp:
 
     def __init__(self, settings: SparkAppSettings) -> None:
         self.settings = settings
-        self._stop = threading.Event()
+        # A plain flag, set by the signal handler and polled by the wait: an Event takes a lock
+        # in set(), and a second signal arriving inside that set() ran the handler again on the
+        # same thread, which waited for its own lock for ever (SIGTERM from `timeout` and from
+        # `uv run` together, 26 Nov: the app hung with its JVM gone).
+        self._stop_asked = False
         self._starting_offsets = settings.starting_offsets
         self._printer: ProgressPrinter | None = None
 
     def request_stop(self, *_: object) -> None:
-        self._stop.set()
+        self._stop_asked = True
+
+    @property
+    def stop_asked(self) -> bool:
+        return self._stop_asked
 
     def _install_signals(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -482,7 +490,7 @@ class SparkApp:
             # prints ~100 lines of Py4J and Java traces. Take it back: Ctrl-C stops as SIGTERM.
             self._install_signals()
             keep_jvm_traces_in_log(spark, self.settings.spark_log_file)
-            if self._stop.is_set():
+            if self._stop_asked:
                 print(STOPPED_BEFORE_START, file=sys.stderr, flush=True)
                 return
             warm_python_worker(spark)
@@ -544,7 +552,7 @@ class SparkApp:
     def _await(self, query: Any, gate: OutputGate,
                commit_exists: Callable[[int], bool] | None = None) -> BaseException | None:
         try:
-            while not self._stop.is_set():
+            while not self._stop_asked:
                 if query.awaitTermination(0.5):
                     break
             if query.isActive:
@@ -553,7 +561,7 @@ class SparkApp:
             failure = query.exception()
         except Exception as err:
             failure = err
-        if failure is not None and not self._stop.is_set():
+        if failure is not None and not self._stop_asked:
             return failure
         gone = failure is not None and jvm_gone(failure)
         if self._printer is not None and not gone:  # the last batch's line, then the stop line
