@@ -78,7 +78,8 @@ def main_parser() -> argparse.ArgumentParser:
                                             "until Ctrl-C or SIGTERM; its data goes with it.")
     p.add_argument("store", choices=REMOTE_STORES)
     p.add_argument("--port", type=int, default=None,
-                   help=f"where it listens on 127.0.0.1 (default {DEFAULT_PORTS})")
+                   help="where it listens on 127.0.0.1 (default: " + ", ".join(
+                       f"{port} for {store}" for store, port in DEFAULT_PORTS.items()) + ")")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="its data, removed at stop (default store-data/STORE)")
     p.add_argument("--log-dir", type=Path, default=Path("log"), help="its log file's folder")

@@ -161,12 +161,7 @@ def main_parser() -> argparse.ArgumentParser:
                    help="another option of the Kafka source, as in .option(KEY, VALUE), e.g. "
                         "fetchOffset.numRetries=5 (repeatable)")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
-    p.add_argument("--checkpoint-store", choices=list(STORES), default=_DEFAULTS.checkpoint_store,
-                   help="where --checkpoint-dir lives: this disk, or its path on HDFS or an S3 "
-                        "endpoint started with `python -m checkpoint_stores hdfs|s3`")
-    p.add_argument("--checkpoint-store-url", default=None, metavar="URL",
-                   help="the store: hdfs://HOST:PORT or http://HOST:PORT[/BUCKET] (default "
-                        "hdfs://127.0.0.1:8020, http://127.0.0.1:9000)")
+    _add_store_options(p, "`python -m checkpoint_stores hdfs|s3` starts one")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
     p.add_argument("--trigger-sec", type=_seconds, default=_DEFAULTS.trigger_sec)
@@ -216,6 +211,15 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-class-cache", action="store_true",
                    help="start the JVM without the classes archive (and do not write one)")
     return p
+
+
+def _add_store_options(p: argparse.ArgumentParser, more: str) -> None:
+    p.add_argument("--checkpoint-store", choices=list(STORES), default=_DEFAULTS.checkpoint_store,
+                   help=f"where --checkpoint-dir lives: this disk, or its path on HDFS or an S3 "
+                        f"endpoint; {more}")
+    p.add_argument("--checkpoint-store-url", default=None, metavar="URL",
+                   help="the store: hdfs://HOST:PORT or http://HOST:PORT[/BUCKET] (default "
+                        "hdfs://127.0.0.1:8020, http://127.0.0.1:9000)")
 
 
 def _add_upgrade_options(p: argparse.ArgumentParser) -> None:
@@ -315,10 +319,12 @@ def inspect_parser() -> argparse.ArgumentParser:
         description="Explain a checkpoint folder: where a restart resumes, the count in state, and "
                     "whether Kafka still holds the offsets it needs.")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    _add_store_options(p, "a store's checkpoint is copied down with Hadoop's client first "
+                          "(its logs only with --no-state)")
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
                    default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
-                   help="where Spark's log goes when reading the state")
+                   help="where Spark's log goes when reading the state (and a store's copy)")
     p.add_argument("--no-state", action="store_true",
                    help="skip reading the count from state (avoids starting Spark)")
     p.add_argument("--state-source", action="store_true",
@@ -455,7 +461,11 @@ def _run_reset(argv: Sequence[str]) -> int:
 def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.checkpoint.inspect import run_inspect
 
-    return run_inspect(inspect_parser().parse_args(argv))
+    args = inspect_parser().parse_args(argv)
+    where = SparkAppSettings(checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir,
+                             checkpoint_store=args.checkpoint_store,
+                             checkpoint_store_url=_store_url(args))
+    return run_inspect(args, where)
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:

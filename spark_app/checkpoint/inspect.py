@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict, dataclass, field
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.checkpoint.health import restart_blockers
-from spark_app.errors import KafkaUnreachableError
+from spark_app.errors import KafkaUnreachableError, SparkAppError
 from spark_app.source.kafka_client import TopicClient
+from spark_app.settings import SparkAppSettings
 from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
 from spark_app.checkpoint.state_schema import schema_version, stored_state_fields
 
@@ -325,11 +328,54 @@ def report_in_output(output: str) -> dict[str, Any] | None:
     return None
 
 
-def run_inspect(args: argparse.Namespace) -> int:
-    """The command: prints the report; exit 0 (the report itself is the answer)."""
-    report = inspect_checkpoint(args.checkpoint_dir, args.bootstrap_servers, not args.no_state,
-                                args.log_dir, state_source=args.state_source or
-                                args.state_batch is not None, state_batch=args.state_batch)
+@contextmanager
+def readable_copy(where: SparkAppSettings) -> Iterator[tuple[Path, str]]:
+    """(a local folder holding the checkpoint, where it lives): the folder itself on local; for
+    a store, a whole copy under the log folder, removed when done (a copy left by a killed run
+    goes at the next). The state comes too, even with --no-state: whether a restart can open
+    the checkpoint depends on which state files are there. Nothing on the store: an empty
+    folder, which reads as no checkpoint."""
+    if where.local_checkpoint:
+        yield where.checkpoint_dir, str(where.checkpoint_dir)
+        return
+    from spark_app.checkpoint.store_copy import NoCheckpointThere, copy_down
+    from spark_app.runtime.checkpoint_store import check_store
+
+    check_store(where)  # one line now, not minutes of Hadoop's retries
+    copy = where.log_dir / "inspect" / "checkpoint-copy"
+    try:
+        try:
+            copy_down(where, copy)
+        except NoCheckpointThere:
+            shutil.rmtree(copy)  # no folder reads as "no checkpoint", an empty one as "new"
+        yield copy, where.checkpoint_location
+    finally:
+        shutil.rmtree(copy.parent, ignore_errors=True)
+
+
+def _located(report: InspectReport, folder: str, location: str) -> InspectReport:
+    """The report with the copy's folder named by where the checkpoint lives."""
+    def on_store(text: str) -> str:
+        return text.replace(folder, location)
+
+    return replace(report, checkpoint=location, blockers=[on_store(b) for b in report.blockers],
+                   state_note=on_store(report.state_note) if report.state_note else None,
+                   state_source_lines=[on_store(line) for line in report.state_source_lines])
+
+
+def run_inspect(args: argparse.Namespace, where: SparkAppSettings | None = None) -> int:
+    """The command: prints the report; exit 0 (the report itself is the answer). `where` names
+    the checkpoint's store; one on HDFS or S3 is read from a copy made with Hadoop's client."""
+    with readable_copy(where or SparkAppSettings(checkpoint_dir=args.checkpoint_dir)) as (folder,
+                                                                                        location):
+        try:
+            report = inspect_checkpoint(folder, args.bootstrap_servers, not args.no_state,
+                                        args.log_dir, state_source=args.state_source or
+                                        args.state_batch is not None, state_batch=args.state_batch)
+        except SparkAppError as error:  # e.g. a torn offsets/N: named where it is, not the copy
+            raise type(error)(str(error).replace(str(folder), location)) from error
+    if location != str(folder):  # a copy's path means nothing to the reader: name the store's
+        report = _located(report, str(folder), location)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

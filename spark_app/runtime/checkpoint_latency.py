@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spark_app.errors import SparkAppError
+from spark_app.runtime.class_cache import pyspark_jars
 
 __all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME",
            "checkpoint_manager_package"]
@@ -189,7 +190,7 @@ class SlowCheckpointClasses:
         import pyspark
 
         self.spark_version = pyspark.__version__
-        self.jars = Path(pyspark.__file__).parent / "jars"
+        self.jars = pyspark_jars()
         # The source's own hash in the name: a changed class is compiled again, not reused.
         source = hashlib.sha256(_JAVA.encode()).hexdigest()[:8]
         self.folder = cache_dir / f"slow-checkpoint-{self.spark_version}-{source}"

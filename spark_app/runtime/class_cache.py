@@ -45,8 +45,8 @@ from maven_jars.cache import cache_root
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
-__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "LEGACY_DAYS",
-           "writing_line", "saved_line", "archive_news", "kill_writers"]
+__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "pyspark_jars",
+           "LEGACY_DAYS", "writing_line", "saved_line", "archive_news", "kill_writers"]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = f"-Xlog:cds=off -Xlog:cds+dynamic=off {NO_PERF_FILE}"
@@ -85,7 +85,8 @@ def default_cache_dir() -> Path:
     return cache_root()
 
 
-def _jars_folder() -> Path:
+def pyspark_jars() -> Path:
+    """PySpark's own jars: Spark, and Hadoop's client (hadoop-client-api/-runtime)."""
     import pyspark
 
     return Path(pyspark.__file__).resolve().parent / "jars"
@@ -116,7 +117,7 @@ class ClassCache:
 
     def __init__(self, folder: Path, java: str, jars: Path | None = None) -> None:
         self.java = java
-        self.jars = jars or _jars_folder()
+        self.jars = jars or pyspark_jars()
         self.archive = folder / _archive_name(java, self.jars)
         self.made_for = self.archive.with_name(self.archive.name + _MADE_FOR)
         # Written by this process's writer; adopted only if a JVM can start on it.

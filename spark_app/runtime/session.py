@@ -31,7 +31,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from spark_app.runtime.class_cache import ArchiveWriter, ClassCache, default_cache_dir, process_alive
+from spark_app.runtime.class_cache import (ArchiveWriter, ClassCache, default_cache_dir,
+                                           process_alive, pyspark_jars)
 from spark_app.runtime.checkpoint_store import store_conf
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.errors import JavaMissingError
@@ -114,12 +115,9 @@ def _checkpoint_files_class() -> str:
     temporary file renamed into place after checking that the target does not exist, so the
     checkpoint's semantics are unchanged.
     """
-    import pyspark
-
     from spark_app.runtime.checkpoint_latency import checkpoint_manager_package
 
-    jars = Path(pyspark.__file__).parent / "jars"
-    return f"{checkpoint_manager_package(jars)}.FileSystemBasedCheckpointFileManager"
+    return f"{checkpoint_manager_package(pyspark_jars())}.FileSystemBasedCheckpointFileManager"
 
 
 def _slow_classes(settings: SparkAppSettings) -> Path | None:
