@@ -34,6 +34,7 @@ from scenarios.demo.view import retention_label
 from scenarios.errors import ScenarioError
 from scenarios.run.leftovers import describe_leftovers, find_leftovers
 from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
 
@@ -172,6 +173,7 @@ class DemoSession:
                 self._store.process.terminate(timeout=STORE_STOP_SEC)
         finally:
             self._group.stop()
+            sweep_dead_sessions()  # an app killed with `k` and not restarted left its folder
             if self._store is not None:
                 self._store.close()
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["check_java", "java_version", "SparkSessionResource", "build_session", "jvm_pid",
-           "sweep_own_folders"]
+           "sweep_own_folders", "sweep_dead_sessions"]
 
 _MIN_JAVA = 17
 _PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
@@ -223,12 +223,18 @@ def _jvm_temp_folder() -> Path:
 def _session_folder() -> Path:
     """A new temporary folder for one session's files. Its name carries our pid, so that the
     next start removes it if this process is killed before stop() (the scenarios kill apps)."""
+    sweep_dead_sessions()
+    _sweep_at_exit()
+    return Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
+
+
+def sweep_dead_sessions() -> None:
+    """Remove the session folders of app processes that are gone (a kill -9 leaves its own
+    behind): at every session start, and when whoever killed an app stops (the demo, a stage)."""
     for old in Path(tempfile.gettempdir()).glob(f"{_FOLDER_PREFIX}*-*"):
         pid = old.name.removeprefix(_FOLDER_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    _sweep_at_exit()
-    return Path(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
 
 
 _sweep_registered = False

@@ -49,6 +49,7 @@ from scenarios.engine.stage.output import OutputPart
 from scenarios.engine.stage.store import StorePart
 from scenarios.engine.stage.time_spent import TimeSpent
 from scenarios.report.narration import Narrator, Step
+from spark_app.runtime.session import sweep_dead_sessions
 from scenarios.report.timeline import Timeline
 
 __all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart"]
@@ -100,6 +101,7 @@ class Stage:
         try:
             self.store.stop()  # first, gently: SIGTERM lets it remove its data
             self.group.stop()
+            sweep_dead_sessions()  # the temporary folders of the apps it killed
         finally:
             self.disk.close()  # after every process that could write there
             self.timeline.app_down()
