@@ -15,9 +15,9 @@ Usage: `python -m scenarios run checkpoint-v2 --fast`
 
 from __future__ import annotations
 
-from pathlib import Path
 from scenarios.checker.expectations import check, exactly_once
-from scenarios.engine.observers.state_folder import cadence, partition_of, snapshot_every
+from scenarios.engine.observers.state_folder import (cadence, listed_state_files, partition_of,
+                                                     snapshot_every)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
@@ -73,20 +73,26 @@ def run(stage: Stage) -> None:
     _back_to_format_1(stage)
 
 
-def _partition(stage: Stage) -> Path:
-    return partition_of(stage.folders.checkpoints)
+def _state_files(stage: Stage) -> list[StateFile]:
+    """The state files, listed wherever the checkpoint is (a store: its listing, no copy)."""
+    return listed_state_files(stage.store.files(stage.folders.checkpoints))
+
+
+def _offsets_listed(stage: Stage) -> list[str]:
+    return sorted(stage.store.files(stage.folders.checkpoints / "offsets"))
 
 
 def _wait_for_lineage(stage: Stage, every: int) -> list[StateFile]:
     """Wait for a changelog whose lineage starts at a snapshot: the snapshot must be uploaded
     (by maintenance) before the batch that writes the changelog begins."""
     def enough() -> list[StateFile] | None:
-        files = list_state_files(_partition(stage))
+        files = _state_files(stage)
         zips = {(f.version, f.unique_id) for f in files if f.kind == "zip"}
         changelogs = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)
         if not zips or not changelogs:
             return None
-        lineage = read_lineage(_partition(stage) / changelogs[-1].name)
+        # The lineage is in the file: on a store, read from a copy, made only once both exist.
+        lineage = read_lineage(partition_of(stage.app.checkpoint_view()) / changelogs[-1].name)
         return files if lineage and lineage[0] in zips else None
 
     return stage.app.wait_while_up(enough, "a changelog whose lineage starts at a snapshot",
@@ -152,13 +158,13 @@ def _commits_name_ids(stage: Stage) -> None:
         answer="The id of state version N+1 on disk: every commit's id names a state file of its "
                "version, and the commits are `v2` (checked).",
         phase="commits"))
-    checkpoints = stage.folders.checkpoints
+    checkpoints = stage.app.checkpoint_view()  # on a store, a copy read through its API
     last = read_checkpoint(checkpoints).last_committed_id or 0
     version, lines = read_log_file(checkpoints / "commits" / str(last))
     stage.say(f"commits/{last}: {version} {' '.join(lines).strip()}")
     stage.fact("last_commit", {"batch": last, "version": version, "body": " ".join(lines).strip()})
     committed = committed_ids(checkpoints)
-    on_disk = unique_ids_by_version(list_state_files(_partition(stage)))
+    on_disk = unique_ids_by_version(list_state_files(partition_of(checkpoints)))
     unmatched = [v for v, ids in committed.items() if not ids <= on_disk.get(v, set())]
     stage.expect(check("every commit's id names a state file of its version",
                        version == "v2" and committed and not unmatched,
@@ -182,15 +188,16 @@ def _lineage(stage: Stage) -> None:
         answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
                "commits/N name (checked).",
         phase="lineage"))
-    files = list_state_files(_partition(stage))
-    committed = committed_ids(stage.folders.checkpoints)
+    view = stage.app.checkpoint_view()
+    files = list_state_files(partition_of(view))
+    committed = committed_ids(view)
     newest = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)[-3:]
     problems: list[str] = []
     for f in newest:
-        lineage = read_lineage(_partition(stage) / f.name)
+        lineage = read_lineage(partition_of(view) / f.name)
         stage.say(f"v{f.version}: lineage {_short(lineage)}")
         problems += lineage_problems(f.version or 0, lineage, files, committed)
-    stage.fact("lineage", {f.name: read_lineage(_partition(stage) / f.name) for f in newest})
+    stage.fact("lineage", {f.name: read_lineage(partition_of(view) / f.name) for f in newest})
     stage.expect(check("each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
                        newest and not problems, "consecutive versions, ids that commits/N name",
                        "; ".join(problems[:3]) or "as expected"))
@@ -246,10 +253,10 @@ def _retried_batch(stage: Stage) -> None:
     code = stage.app.wait_exit(kind="crash")
     stage.expect(check("the app died on the negative key", code == 255, "exit code 255",
                        f"exit code {code}"))
-    checkpoints = stage.folders.checkpoints
+    checkpoints = stage.app.checkpoint_view()
     pending = read_checkpoint(checkpoints).pending_id
     version = (pending or 0) + 1
-    first_ids = unique_ids_by_version(list_state_files(_partition(stage))).get(version, set())
+    first_ids = unique_ids_by_version(list_state_files(partition_of(checkpoints))).get(version, set())
     stage.say(f"batch {pending} was planned, not committed; version {version} on disk: "
               f"{sorted(i[:8] for i in first_ids)}")
     stage.expect(check("the dead attempt left its state file", pending is not None and
@@ -266,8 +273,8 @@ def _retried_batch(stage: Stage) -> None:
 
 def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
     """After the retry: two attempts on disk, the commit and the next lineages name the retry."""
-    checkpoints = stage.folders.checkpoints
-    files = list_state_files(_partition(stage))
+    checkpoints = stage.app.checkpoint_view()
+    files = list_state_files(partition_of(checkpoints))
     on_disk = unique_ids_by_version(files).get(version, set())
     chosen = committed_ids(checkpoints).get(version, set())
     stage.fact("retried_version", {"version": version, "first_attempt": sorted(first_ids),
@@ -281,7 +288,8 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
                        f"on disk {sorted(on_disk)}, committed {sorted(chosen)}"), phase="retry")
     later = [f for f in files if f.kind == "changelog" and (f.version or 0) > version
              and f.unique_id in committed_ids(checkpoints).get(f.version or 0, set())]
-    built_on = {f.name: dict(read_lineage(_partition(stage) / f.name)).get(version) for f in later}
+    built_on = {f.name: dict(read_lineage(partition_of(checkpoints) / f.name)).get(version)
+                for f in later}
     named = {i for i in built_on.values() if i is not None}
     stage.expect(check("later changelogs build on the committed attempt",
                        not named & first_ids and (not named or named == chosen),
@@ -289,7 +297,7 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
                        "never the dead attempt",
                        f"they name {sorted(i[:8] for i in named) or 'no such version (a snapshot came first)'}"),
                  phase="retry")
-    leftover = uncommitted_files(_partition(stage), committed_ids(checkpoints))
+    leftover = uncommitted_files(partition_of(checkpoints), committed_ids(checkpoints))
     stage.fact("left_by_dead_attempts", leftover)
     stage.expect(check("inspect's reading lists the dead attempt's file as not loaded",
                        any(i in name for name in leftover for i in first_ids),
@@ -323,8 +331,7 @@ def _back_to_format_1(stage: Stage) -> None:
                    ("It starts, but Spark keeps format 2: the next commit is v2 again "
                     "(checked)")))
     stage.app.stop()
-    checkpoints = stage.folders.checkpoints
-    offsets_before = sorted((checkpoints / "offsets").iterdir())
+    offsets_before = _offsets_listed(stage)
     stage.app.start(**{**FORMAT_2, "checkpoint_format": 1}, **cadence(stage.settings.fast))
     if refused:
         _refused(stage, offsets_before)
@@ -341,6 +348,7 @@ def _back_to_format_1(stage: Stage) -> None:
                        "start again"))
         stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     stage.output.wait_for_more(3)
+    checkpoints = stage.app.checkpoint_view()
     version, _ = read_log_file(checkpoints / "commits" / str(read_checkpoint(checkpoints).last_committed_id))
     stage.expect(check("the checkpoint stays format 2", version == "v2", "commits/N are v2", version),
                  phase="format 1")
@@ -349,7 +357,7 @@ def _back_to_format_1(stage: Stage) -> None:
     stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
 
 
-def _refused(stage: Stage, offsets_before: list[Path]) -> None:
+def _refused(stage: Stage, offsets_before: list[str]) -> None:
     code = stage.app.wait_exit()
     output = stage.app.output()
     error = error_in_text(output)
@@ -362,7 +370,7 @@ def _refused(stage: Stage, offsets_before: list[Path]) -> None:
                        f"exit {StateStoreOptionError.exit_code}, STATE_STORE_OPTION … "
                        "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] …",
                        f"exit {code}: {line[:200] or 'no such line'}"), phase="format 1")
-    after = sorted((stage.folders.checkpoints / "offsets").iterdir())
+    after = _offsets_listed(stage)
     stage.expect(check("the refused start planned no batch", after == offsets_before,
                        f"offsets/ as before ({len(offsets_before)} files)",
                        f"{len(after)} files"), phase="format 1")
@@ -376,4 +384,5 @@ SCENARIO = Scenario(
             "leaves two attempts' files and the committed one is loaded; format 1 refused.",
     origin="Spark 4's checkpoint format 2",
     run=run,
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from scenarios.checker.expectations import check, equals, exactly_once
-from scenarios.engine.observers.state_folder import cadence, partition_of, snapshot_every
+from scenarios.engine.observers.state_folder import (cadence, listed_state_files, partition_of,
+                                                     snapshot_every)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.report.narration import Step
 from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.checkpoint.state_files import (StateFile, list_state_files, per_version,
-                                              snapshot_versions)
+from spark_app.checkpoint.state_files import StateFile, per_version, snapshot_versions
 from spark_app.checkpoint.state_data_source import files_to_load
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
 
@@ -122,8 +122,9 @@ def _flags(store: Store) -> str:
     return " ".join(flags)
 
 
-def _partition(app: AppPart) -> Path:
-    return partition_of(app.folders.checkpoints)
+def _state_files(stage: Stage, app: AppPart) -> list[StateFile]:
+    """The count's state files, listed wherever the checkpoint is (a store: its listing)."""
+    return listed_state_files(stage.store.files(app.folders.checkpoints))
 
 
 def _wait_for_snapshots(stage: Stage, app: AppPart, store: Store, every: int) -> list[StateFile]:
@@ -132,7 +133,7 @@ def _wait_for_snapshots(stage: Stage, app: AppPart, store: Store, every: int) ->
     wanted, snapshots = 2 * every + 1, 2 if stage.settings.fast else 1
 
     def enough() -> list[StateFile] | None:
-        files = list_state_files(_partition(app))
+        files = _state_files(stage, app)
         versions = [f.version for f in files if f.kind == store.per_batch and f.version]
         return files if max(versions, default=0) >= wanted and \
             len(snapshot_versions(files)) >= snapshots else None
@@ -209,9 +210,10 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
         answer="The newest snapshot at or below the committed version and the deltas or changelogs "
                "after it, then the uncommitted batch again; nothing lost or doubled (checked)."))
     _kill_mid_batch(stage, app)
-    info = read_checkpoint(app.folders.checkpoints)
+    view = app.checkpoint_view()  # on a store, a copy read through its API
+    info = read_checkpoint(view)
     committed = info.last_committed_id if info.last_committed_id is not None else -1
-    loads = files_to_load(_partition(app), committed + 1)
+    loads = files_to_load(partition_of(view), committed + 1)
     replayed = info.pending_id
     stage.say(f"{store.name}: batch {committed + 1} loads {', '.join(loads) or 'nothing'}; "
               + (f"batch {replayed} was planned, not committed: it is replayed" if replayed
@@ -241,8 +243,10 @@ def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
     """kill -9 while a batch is planned (offsets/N written) and not yet committed, so the
     restart has a batch to replay; a batch takes a few hundred ms, so poll often."""
     def in_flight() -> int | None:
-        # Names only: this runs fifty times a second beside a busy Spark.
-        planned, done = (_last_id(app.folders.checkpoints / log) for log in ("offsets", "commits"))
+        # Names only: this runs fifty times a second beside a busy Spark (on a store, as fast
+        # as its listing answers).
+        planned, done = (_last_id(stage, app.folders.checkpoints / log)
+                         for log in ("offsets", "commits"))
         return planned if planned is not None and (done is None or planned > done) else None
 
     batch = app.wait_while_up(in_flight, "a batch in flight", timeout=60, poll=0.02)
@@ -250,8 +254,12 @@ def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
     stage.say(f"killed while batch {batch} was in flight")
 
 
-def _last_id(folder: Path) -> int | None:
-    return max((int(p.name) for p in folder.glob("[0-9]*") if p.name.isdigit()), default=None)
+def _last_id(stage: Stage, folder: Path) -> int | None:
+    if stage.settings.checkpoint_store == "local":
+        names = [p.name for p in folder.glob("[0-9]*")]
+    else:
+        names = stage.store.files(folder)
+    return max((int(name) for name in names if name.isdigit()), default=None)
 
 
 def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
@@ -273,7 +281,7 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
                "HDFS, every message once (all checked).",
         phase="switch"))
     warned_before = hdfs.spark_log().count(PINNED_WARN)
-    versions_before = set(per_version(list_state_files(_partition(hdfs))))
+    versions_before = set(per_version(_state_files(stage, hdfs)))
     hdfs.start(state_store="rocksdb", **cadence(stage.settings.fast))
     output = stage.output.of(hdfs)
     output.wait_for_more(3)
@@ -286,7 +294,7 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
     stage.expect(check("Spark warns that the offset log overrules the session", warned >= 1,
                        f"spark.log: {PINNED_WARN} … to '{PROVIDER_CLASSES['hdfs']}'",
                        f"{warned} such warning(s)"))
-    files = list_state_files(_partition(hdfs))
+    files = _state_files(stage, hdfs)
     new = {v: names for v, names in per_version(files).items() if v not in versions_before}
     stage.fact("switch_new_versions", {str(v): names for v, names in new.items()})
     rocks = [f.name for f in files if f.kind in ("zip", "changelog", "sst")]
@@ -295,7 +303,7 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
                        and not rocks,
                        "a .delta for every new version, no .zip/.changelog/SST",
                        f"new {new}, RocksDB files {rocks[:3]}"))
-    pinned = read_checkpoint(hdfs.folders.checkpoints).conf.get(PROVIDER_CONF)
+    pinned = read_checkpoint(hdfs.checkpoint_view()).conf.get(PROVIDER_CONF)
     stage.expect(equals("the newest offsets/N still pins HDFS", pinned, PROVIDER_CLASSES["hdfs"]))
     report = output.verify()
     stage.expect(exactly_once(report, report.highest or 0))
@@ -309,4 +317,5 @@ SCENARIO = Scenario(
             "message once; then an HDFS checkpoint asked for RocksDB keeps HDFS, with a warning.",
     origin="Spark 4's state stores",
     run=run,
+    checkpoint_stores=("local", "hdfs", "s3"),
 )

@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -51,7 +51,8 @@ from spark_app.lines.known_spark_bugs import known_spark_bug
 from spark_app.query.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
 from spark_app.query.progress import ProgressPrinter, console_writer
-from spark_app.runtime.checkpoint_store import check_store, exists, remote_query_id
+from spark_app.runtime.checkpoint_store import (check_store, exists, remote_commit_format,
+                                                remote_pins, remote_query_id)
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
@@ -146,16 +147,7 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
                       kafka_params={"default.api.timeout.ms": "10000",
                                     "request.timeout.ms": "10000"})
     info, committed_format = _local_view(settings)
-    spark = installed_spark_version()
-    # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
-    check_state_store(as_pinned(settings, info.conf))
-    refusal = format_downgrade_refusal(settings, committed_format, spark)
-    if refusal is not None:
-        raise StateStoreOptionError(refusal)
-    for note in (pinned_store_note(settings, info.conf),
-                 pinned_format_note(settings, committed_format, spark)):
-        if note is not None:
-            print(note, flush=True)
+    _judge_pins(settings, info.conf, committed_format)
     with OffsetReader(options, warn=lambda _: None) as reader:
         partitions = reader.partitions()
         if info.is_new:
@@ -171,12 +163,36 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
 
 def _local_view(settings: SparkAppSettings) -> tuple[CheckpointInfo, int]:
     """The checkpoint as read without Spark, and its commit log's format. A checkpoint on a
-    store (HDFS, S3) is not read here: it counts as new, so the pins and startingOffsets
-    are judged by Spark alone, which reads the store (a local folder of the same name is
-    another checkpoint)."""
+    store (HDFS, S3) is not read here: it counts as new, so startingOffsets and the state
+    store's checks are Spark's, which reads the store (a local folder of the same name is
+    another checkpoint); the pins are judged once Spark is up (_judge_store_pins)."""
     if not settings.local_checkpoint:
         return CheckpointInfo(path=settings.checkpoint_dir, exists=False), 1
     return read_checkpoint(settings.checkpoint_dir), commit_format(settings.checkpoint_dir)[0]
+
+
+def _judge_pins(settings: SparkAppSettings, pinned: Mapping[str, str],
+                committed_format: int) -> None:
+    """What the checkpoint pins against what the app was asked for: a StateStoreOptionError in
+    one line where Spark would fail after planning a batch, a note where it silently keeps
+    the checkpoint's choice."""
+    spark = installed_spark_version()
+    # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
+    check_state_store(as_pinned(settings, pinned))
+    refusal = format_downgrade_refusal(settings, committed_format, spark)
+    if refusal is not None:
+        raise StateStoreOptionError(refusal)
+    for note in (pinned_store_note(settings, pinned),
+                 pinned_format_note(settings, committed_format, spark)):
+        if note is not None:
+            print(note, flush=True)
+
+
+def _judge_store_pins(spark: Any, settings: SparkAppSettings) -> None:
+    """_judge_pins for a checkpoint on a store, read through Spark's Hadoop client once the
+    session is up (preflight runs before it, without a client for the store)."""
+    location = settings.checkpoint_location
+    _judge_pins(settings, remote_pins(spark, location), remote_commit_format(spark, location))
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
@@ -490,6 +506,8 @@ class SparkApp:
             # prints ~100 lines of Py4J and Java traces. Take it back: Ctrl-C stops as SIGTERM.
             self._install_signals()
             keep_jvm_traces_in_log(spark, self.settings.spark_log_file)
+            if not self.settings.local_checkpoint:
+                _judge_store_pins(spark, self.settings)
             if self._stop_asked:
                 print(STOPPED_BEFORE_START, file=sys.stderr, flush=True)
                 return

@@ -14,6 +14,7 @@ Usage:
 
 from __future__ import annotations
 
+import json
 import socket
 from typing import Any
 
@@ -22,7 +23,8 @@ from checkpoint_stores.locations import default_url
 from spark_app.errors import CheckpointStoreError
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["check_store", "store_conf", "exists", "remote_query_id"]
+__all__ = ["check_store", "store_conf", "exists", "remote_query_id", "remote_pins",
+           "remote_commit_format"]
 
 
 def check_store(settings: SparkAppSettings, timeout: float = 3.0) -> None:
@@ -67,23 +69,63 @@ def exists(spark: Any, uri: str) -> bool:
     return bool(path.getFileSystem(spark._jsc.hadoopConfiguration()).exists(path))
 
 
+def _read_text(spark: Any, uri: str) -> str:
+    """A small file on the store, whole, through the session's Hadoop client."""
+    jvm = spark._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    stream = path.getFileSystem(spark._jsc.hadoopConfiguration()).open(path)
+    try:
+        return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream)).decode("utf-8", "replace")
+    finally:
+        stream.close()
+
+
+def _newest(spark: Any, folder_uri: str) -> int | None:
+    """The highest batch id in a log folder on the store (offsets/, commits/); None if none."""
+    jvm = spark._jvm
+    folder = jvm.org.apache.hadoop.fs.Path(folder_uri)
+    fs = folder.getFileSystem(spark._jsc.hadoopConfiguration())
+    if not fs.exists(folder):
+        return None
+    return max((int(name) for status in fs.listStatus(folder)
+                if (name := status.getPath().getName()).isdigit()), default=None)
+
+
+def _log_lines(spark: Any, location: str, log: str) -> list[str]:
+    """The newest `<log>/N` on the store as lines (the version line first); [] when none."""
+    newest = _newest(spark, f"{location}/{log}")
+    if newest is None:
+        return []
+    return _read_text(spark, f"{location}/{log}/{newest}").lstrip("\x00").split("\n")
+
+
+def remote_pins(spark: Any, location: str) -> dict[str, str]:
+    """The settings the newest `offsets/N` on the store pins (its batch metadata's conf, what
+    Spark re-imposes on a restart); empty for a new checkpoint or one it cannot read, which
+    leaves the judgement to Spark."""
+    lines = _log_lines(spark, location, "offsets")
+    try:
+        conf = json.loads(lines[1]).get("conf") or {}
+    except (IndexError, ValueError, AttributeError):
+        return {}  # new, torn or foreign: Spark's own error will say so
+    return {str(key): str(value) for key, value in conf.items()}
+
+
+def remote_commit_format(spark: Any, location: str) -> int:
+    """The checkpoint format of the newest `commits/N` on the store: 2 when it is `v2`, else 1
+    (also before the first commit)."""
+    lines = _log_lines(spark, location, "commits")
+    return 2 if lines and lines[0].strip() == "v2" else 1
+
+
 def remote_query_id(location: str) -> str | None:
     """The query id in `<location>/metadata` on the store, read through the active session's
     Hadoop client (the exactly-once sink keys its journal on it); None before the first start."""
-    import json
-
     from pyspark.sql import SparkSession
 
     spark = SparkSession.getActiveSession()
     if spark is None or not exists(spark, f"{location}/metadata"):
         return None
-    jvm = spark._jvm
-    path = jvm.org.apache.hadoop.fs.Path(f"{location}/metadata")
-    stream = path.getFileSystem(spark._jsc.hadoopConfiguration()).open(path)
-    try:
-        reader = jvm.java.io.BufferedReader(jvm.java.io.InputStreamReader(stream, "UTF-8"))
-        first = (reader.readLine() or "{}").lstrip("\x00")
-    finally:
-        stream.close()
-    value = json.loads(first)
+    first = _read_text(spark, f"{location}/metadata").lstrip("\x00").split("\n", 1)[0]
+    value = json.loads(first or "{}")
     return value.get("id") if isinstance(value, dict) else None

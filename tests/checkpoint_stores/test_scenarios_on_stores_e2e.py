@@ -1,6 +1,7 @@
 """endless-retention and short-retention with the checkpoint on HDFS and on S3, slow-checkpoint on S3
 (the seed's latency held by the proxy in front of s3proxy), and the cluster
-scenarios (executor-loss, worker-loss) on HDFS, chaos's kills on S3, where a cluster of separate machines keeps it, as
+scenarios (executor-loss, worker-loss) on HDFS, chaos's kills on S3, state-stores on both (its
+state files listed on the store), where a cluster of separate machines keeps it, as
 a user runs them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
 
 Nightly: each run is a store start and four or five Spark starts with their batches on the
@@ -26,7 +27,8 @@ from scenarios.engine.settings import PROJECT_ROOT
 @pytest.mark.parametrize(("scenario", "store"), [
     (scenario, store) for scenario in ("endless-retention", "short-retention")
     for store in ("hdfs", "s3")] + [("executor-loss", "hdfs"), ("worker-loss", "hdfs"),
-                                    ("chaos", "s3")])
+                                    ("chaos", "s3"), ("state-stores", "hdfs"),
+                                    ("state-stores", "s3")])
 def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
                                                           store: str) -> None:
     report = tmp_path / "reports"
@@ -39,8 +41,9 @@ def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scena
     assert result["verdict"] == "passed"
     assert result["facts"]["checkpoint_store"]["kind"] == store
     prefix = "hdfs://" if store == "hdfs" else "s3a://"
-    spark_out = (report / scenario / "processes" / "spark-1.out").read_text()
-    assert f"checkpoints in {prefix}" in spark_out
+    # The app's outputs (state-stores names its apps by state store: hdfs-1.out, …).
+    outputs = [p.read_text() for p in (report / scenario / "processes").glob("*.out")]
+    assert any(f"checkpoints in {prefix}" in text for text in outputs)
     assert not (report / scenario / "store-data").exists()  # removed at the stop
     assert not (report / scenario / "checkpoints").exists()  # nothing went to this disk
 

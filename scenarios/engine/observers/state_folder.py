@@ -6,15 +6,19 @@ partition 0: `<checkpoint>/state/0/0/`.
 
 Usage:
     files = list_state_files(partition_of(app.folders.checkpoints))
+    files = listed_state_files(stage.store.files(app.folders.checkpoints))  # any store
     app.start(state_store="rocksdb", **cadence(stage.settings.fast))
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["partition_of", "cadence", "snapshot_every"]
+from spark_app.checkpoint.state_files import StateFile, classify
+
+__all__ = ["partition_of", "listed_state_files", "cadence", "snapshot_every"]
 
 # Spark's default minDeltasForSnapshot; --fast lowers it (and maintenance's interval) so a
 # few seconds show several snapshots.
@@ -24,6 +28,15 @@ FAST_CADENCE = {"snapshot_every": 3, "maintenance_sec": 2.0}
 
 def partition_of(checkpoints: Path) -> Path:
     return checkpoints / "state" / "0" / "0"
+
+
+def listed_state_files(names: Iterable[str]) -> list[StateFile]:
+    """The partition's state files among a checkpoint's file names (relative to it, e.g. a
+    store's listing), as list_state_files finds them in a folder: Hadoop's hidden `.crc`
+    files left out. Names only, so a poll on a store costs a listing, not a copy."""
+    prefix = "state/0/0/"
+    found = (name.removeprefix(prefix) for name in names if name.startswith(prefix))
+    return [classify(name) for name in sorted(found) if not name.rsplit("/", 1)[-1].startswith(".")]
 
 
 def cadence(fast: bool) -> dict[str, Any]:
