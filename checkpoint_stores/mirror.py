@@ -76,15 +76,24 @@ def copy_logs_down(api: StoreApi, location: str, dest: Path) -> Path:
     return dest
 
 
+class _Vanished(StoreError):
+    """The store answered 404: the file was there when listed, and is not any more."""
+
+
 def _copy_files(api: StoreApi, location: str, files: list[str], dest: Path) -> None:
     """Each of `files` (relative to `location`) read from the store into the same place
-    under `dest`."""
+    under `dest`. A file gone since the listing is left out: the query runs on while we copy,
+    renaming its temporary files and cleaning old versions (a copy is a snapshot anyway)."""
     bucket, prefix = _split(location)
     for relative in files:
+        try:
+            data = (_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
+                    else _hdfs_read(api, f"/{prefix}/{relative}"))
+        except _Vanished:
+            continue
         target = dest / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
-                           else _hdfs_read(api, f"/{prefix}/{relative}"))
+        target.write_bytes(data)
 
 
 def _newest_logs(files: list[str]) -> list[str]:
@@ -116,7 +125,8 @@ def _http(url: str, method: str = "GET") -> bytes:
         with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=30) as reply:
             return bytes(reply.read())
     except (OSError, urllib.error.URLError) as error:
-        raise StoreError(f"{method} {url} failed: {error}") from error
+        failure = _Vanished if getattr(error, "code", None) == 404 else StoreError
+        raise failure(f"{method} {url} failed: {error}") from error
 
 
 def _hdfs_files(api: StoreApi, folder: str, below: str = "") -> list[str]:
@@ -151,7 +161,8 @@ def _s3(api: StoreApi, method: str, bucket: str, key: str, query: str = "") -> b
         with urllib.request.urlopen(request, timeout=30) as reply:
             return bytes(reply.read())
     except (OSError, urllib.error.URLError) as error:
-        raise StoreError(f"S3 {method} {resource} failed: {error}") from error
+        failure = _Vanished if getattr(error, "code", None) == 404 else StoreError
+        raise failure(f"S3 {method} {resource} failed: {error}") from error
 
 
 def _s3_keys(api: StoreApi, bucket: str, prefix: str, markers: bool = False) -> list[str]:
