@@ -1,7 +1,7 @@
 """endless-retention and short-retention with the checkpoint on HDFS and on S3, slow-checkpoint on S3
 (the seed's latency held by the proxy in front of s3proxy), and the cluster
-scenarios (executor-loss, worker-loss) on HDFS, chaos's kills on S3, state-stores on both (its
-state files listed on the store), where a cluster of separate machines keeps it, as
+scenarios (executor-loss, worker-loss) on HDFS, chaos's kills on S3, state-stores and checkpoint-v2
+on both (their state files listed on the store, read from a copy), where a cluster of separate machines keeps it, as
 a user runs them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
 
 Nightly: each run is a store start and four or five Spark starts with their batches on the
@@ -27,8 +27,8 @@ from scenarios.engine.settings import PROJECT_ROOT
 @pytest.mark.parametrize(("scenario", "store"), [
     (scenario, store) for scenario in ("endless-retention", "short-retention")
     for store in ("hdfs", "s3")] + [("executor-loss", "hdfs"), ("worker-loss", "hdfs"),
-                                    ("chaos", "s3"), ("state-stores", "hdfs"),
-                                    ("state-stores", "s3")])
+                                    ("chaos", "s3")] + [
+    (scenario, store) for scenario in ("state-stores", "checkpoint-v2") for store in ("hdfs", "s3")])
 def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
                                                           store: str) -> None:
     report = tmp_path / "reports"
