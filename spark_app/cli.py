@@ -319,8 +319,8 @@ def inspect_parser() -> argparse.ArgumentParser:
         description="Explain a checkpoint folder: where a restart resumes, the count in state, and "
                     "whether Kafka still holds the offsets it needs.")
     p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
-    _add_store_options(p, "a store's checkpoint is copied down with Hadoop's client first "
-                          "(its logs only with --no-state)")
+    _add_store_options(p, "a store's checkpoint is copied whole to --log-dir with Hadoop's "
+                          "client first, then read here")
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
                    default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
