@@ -192,7 +192,12 @@ def _judge_store_pins(spark: Any, settings: SparkAppSettings) -> None:
     """_judge_pins for a checkpoint on a store, read through Spark's Hadoop client once the
     session is up (preflight runs before it, without a client for the store)."""
     location = settings.checkpoint_location
-    _judge_pins(settings, remote_pins(spark, location), remote_commit_format(spark, location))
+    try:
+        pinned = remote_pins(spark, location)
+        committed_format = remote_commit_format(spark, location)
+    except Exception:  # Py4J's wrapping of the store's IOException: the query's start meets it too
+        return  # and explains it in one line (_store_lost); a judgement needs the files
+    _judge_pins(settings, pinned, committed_format)
 
 
 def _check_connector(settings: SparkAppSettings) -> None:
