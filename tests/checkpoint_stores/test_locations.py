@@ -74,7 +74,7 @@ def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> 
     from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage.store import store_unavailable
 
-    local_only, endless = find_scenarios(["state-stores", "endless-retention"])
+    local_only, endless = find_scenarios(["query-changes", "endless-retention"])
     on_hdfs = RunSettings(checkpoint_store="hdfs")
     assert store_unavailable(RunSettings(), local_only.checkpoint_stores) is None
     assert "works on a local folder only so far, not on hdfs" in \
