@@ -92,9 +92,16 @@ def _ours_in_tmp(since: float) -> list[str]:
     """What a Spark JVM or the app left in the system's temporary folder since `since`: also
     the counters file a killed JVM leaves in hsperfdata_<user>/ (a living JVM's is its own)."""
     tmp = Path(tempfile.gettempdir())
-    found = [p for pattern in _JVM_LITTER for p in tmp.glob(pattern)]
+    found = [p for pattern in _JVM_LITTER for p in tmp.glob(pattern)
+             if not _alive(_session_pid(p.name))]  # another app running beside the test: its own
     found += [p for p in tmp.glob("hsperfdata_*/*") if not _alive(p.name)]
     return sorted(str(p.relative_to(tmp)) for p in found if p.stat().st_mtime >= since)
+
+
+def _session_pid(name: str) -> str:
+    """The pid in a session folder's name (`spark_app-session-<pid>-…`), else ""."""
+    return name.removeprefix("spark_app-session-").split("-", 1)[0] \
+        if name.startswith("spark_app-session-") else ""
 
 
 def _alive(pid: str) -> bool:
