@@ -99,7 +99,8 @@ SCENARIO = Scenario(
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
             "state/, offsets/ and commits/ deleted, a state file swapped under its checksum), "
             "or what it reads (partitions added under an AvailableNow backfill stopped mid-run, "
-            "Kafka cut while a fresh query looks up its first offsets), and restarts; the outcome is held against the table of what each Spark line does "
+            "Kafka cut at a batch read's first offset look-up), and restarts or reads; the "
+            "outcome is held against the table of what each Spark line does "
             "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
     run=run,

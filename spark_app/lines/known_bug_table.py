@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "UNREACHED", "KnownBug", "Verdict",
-           "bug_named", "error_classes_in", "judge", "line_of"]
+__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "KnownBug", "Verdict", "bug_named",
+           "error_classes_in", "judge", "line_of"]
 
 # A restart that went on without an error (the outcome of a bug that fails silently).
 RAN_ON = "no error: the query went on"
@@ -32,10 +32,6 @@ RAN_ON = "no error: the query went on"
 PRESENT = "present"
 FIXED = "fixed"
 ABSENT = "absent"  # the line predates the change that brought the bug in
-# The line's jar has the bug's code, but the exhibit's path does not reach it: the run shows
-# the fix's outcome there, and says nothing of the bug itself (SPARK-55561: a stream's look-ups
-# are retried on every line; the unretried one is a batch read's).
-UNREACHED = "unreached"
 
 
 @dataclass(frozen=True)
@@ -48,8 +44,7 @@ class KnownBug:
     workaround: str
     when_present: str     # the restart's outcome where the bug is present: an error class or RAN_ON
     when_fixed: str       # ... and where it is fixed (or absent)
-    # "4.2" -> PRESENT | FIXED | ABSENT | UNREACHED
-    lines: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, str] = field(default_factory=dict)  # "4.2" -> PRESENT | FIXED | ABSENT
     # A line's own outcome where a run showed it differs in its words from the status's usual
     # one (an older error class for the same fault): "4.0" -> error class.
     seen: dict[str, str] = field(default_factory=dict)
@@ -192,24 +187,22 @@ MUSEUM: tuple[KnownBug, ...] = (
     ),
     KnownBug(
         ticket="SPARK-55561",
-        title="Kafka cut while a fresh query looks up its first offsets",
-        user_sees="a batch read of Kafka (spark.read.format(\"kafka\")) fails at its first "
-                  "admin timeout on 4.0 and 4.1: fetchPartitionOffsets calls Kafka's admin "
-                  "without retries; a streaming query's look-ups are retried on every line, "
-                  "so a cut shorter than fetchOffset.numRetries x (the admin's timeout + "
-                  "fetchOffset.retryIntervalMs) is ridden out",
-        workaround="for a batch read on 4.0 or 4.1, retry the read itself (or run 4.2); for a "
-                   "stream, size fetchOffset.numRetries and fetchOffset.retryIntervalMs to the "
-                   "outages to ride out, and supervise the app for longer ones",
+        title="Kafka cut at a batch read's first offset look-up",
+        user_sees="a batch read of Kafka (spark.read.format(\"kafka\")) fails at its first admin "
+                  "timeout (a TimeoutException: KAFKA_UNREACHABLE) instead of retrying "
+                  "fetchOffset.numRetries times: fetchPartitionOffsets calls Kafka's admin once. "
+                  "A streaming query's look-ups are retried on every line",
+        workaround="retry the batch read itself (a job retry, or a loop around the read), or "
+                   "run a line with the fix; fetchOffset.numRetries does not help there before it",
         when_present="KAFKA_UNREACHABLE",
         when_fixed=RAN_ON,
-        lines={"4.0": UNREACHED, "4.1": UNREACHED, "4.2": FIXED},
+        lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED},
         correction="the brief had a fresh query's starting offsets go through "
                    "fetchPartitionOffsets; the jars (javap) call it only from "
                    "getOffsetRangesFromUnresolvedOffsets, which only batch reads use (KafkaBatch, "
-                   "KafkaRelation), so the app, which streams, cannot reach the bug: the exhibit "
-                   "holds the streaming path instead, retried on every line; 4.2.0's "
-                   "fetchPartitionOffsets has withRetries, 4.0.0's and 4.1.1's do not",
+                   "KafkaRelation): a stream's first look-ups (fetchEarliestOffsets, "
+                   "fetchLatestOffsets) are retried on every line, and rode out the same cut on "
+                   "4.0.0, 4.1.1 and 4.2.0 alike; the exhibit reads once as a batch to reach it",
         needs_connector=True,
     ),
 )
@@ -243,11 +236,9 @@ class Verdict:
 def judge(bug: KnownBug, version: str, observed: str) -> Verdict:
     """Whether `observed` (an error class, or RAN_ON) is what the table says `version` does."""
     status = bug.status_of(observed)
-    expected_status = bug.lines.get(line_of(version))
     seen = "present" if status == PRESENT else "fixed" if status == FIXED else "neither"
-    if status is not None and observed == bug.expected_on(line_of(version)):
-        seen = expected_status or seen  # the line's own word: absent or unreached, not "fixed"
     actual = f"{seen} on Spark {version}: {observed}"
+    expected_status = bug.lines.get(line_of(version))
     if expected_status is None:
         return Verdict(bug.ticket, version, False,
                        f"a status recorded for the {line_of(version)} line (none yet: run the "
