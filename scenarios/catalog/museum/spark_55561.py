@@ -98,15 +98,17 @@ def _batch_read(stage: Stage) -> None:
                  "fail at its first admin timeout?",
         answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
         production=BUG.workaround))
+    version = say_prediction(stage, BUG)  # before the read: the run then shows it
     mark = len(stage.app.spark_log())
     process = stage.app.start_read(*(f"--source-option={o}" for o in RETRY_OPTIONS))
+    stage.timeline.event("batch read", "start")
     wait_until(lambda: READING_WORDS in process.output() or not process.running,
                timeout=stage.timings.spark_start_timeout_sec, what="the read to start",
                progress=stage.narrator.waiting)
     met, held_sec = _cut_until_met(stage, mark, lambda: process.running)
-    version = say_prediction(stage, BUG)
     code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2,
                              progress=stage.narrator.waiting)
+    stage.timeline.event(f"read exit {code}", "exit" if code == 0 else "crash")
     output = process.output()
     line = process.tail(1).strip()[:400]
     if code == 0 and parse_read_line(output) is not None:
