@@ -1,5 +1,5 @@
-"""Command line of the Spark app: `python -m spark_app [options]`, `python -m spark_app inspect`
-and `python -m spark_app reset [options]`.
+"""Command line of the Spark app: `python -m spark_app [options]`, `python -m spark_app inspect`,
+`python -m spark_app read [options]` and `python -m spark_app reset [options]`.
 
 This is the only place that catches the app's errors: it prints one line saying what went wrong
 and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit: the running app stops as
@@ -26,8 +26,8 @@ from spark_app.lines.output_line import OUTPUT_FORMATS
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
-__all__ = ["main_parser", "inspect_parser", "cluster_parser", "reset_parser", "run_cli",
-           "settings_from_args"]
+__all__ = ["main_parser", "inspect_parser", "cluster_parser", "read_parser", "reset_parser",
+           "run_cli", "settings_from_args"]
 
 _DEFAULTS = SparkAppSettings()
 
@@ -339,6 +339,24 @@ def inspect_parser() -> argparse.ArgumentParser:
     return p
 
 
+def read_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m spark_app read",
+        description="Read the topic once as a batch query through Spark's Kafka connector "
+                    "(spark.read.format(\"kafka\"), earliest to latest) and print the records "
+                    "per partition; no checkpoint, no output log.")
+    p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
+                   default=_DEFAULTS.bootstrap_servers, metavar="HOST:PORT")
+    p.add_argument("--topic", type=_topics, default=_DEFAULTS.topic)
+    p.add_argument("--source-option", dest="source_options", action="append", default=[],
+                   type=_source_option, metavar="KEY=VALUE",
+                   help="any other option of the connector's reader, e.g. "
+                        "fetchOffset.numRetries=5 (repeatable)")
+    p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
+                   help="where Spark's log goes (spark.log)")
+    return p
+
+
 def reset_parser() -> argparse.ArgumentParser:
     """The app's own options (its command line can be given as it is, a typo is refused); only
     --checkpoint-dir and --log-dir are used."""
@@ -458,6 +476,16 @@ def _run_reset(argv: Sequence[str]) -> int:
     return 0
 
 
+def _run_read(argv: Sequence[str]) -> int:
+    args = read_parser().parse_args(argv)
+    check_spark_version()
+    from spark_app.query.topic_read import read_topic  # pulls in pyspark: only when reading
+
+    return read_topic(SparkAppSettings(bootstrap_servers=args.bootstrap_servers, topic=args.topic,
+                                       source_options=tuple(args.source_options),
+                                       log_dir=args.log_dir))
+
+
 def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.checkpoint.inspect import run_inspect
 
@@ -477,6 +505,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _run_cluster(argv[1:])
         if argv[:1] == ["reset"]:
             return _run_reset(argv[1:])
+        if argv[:1] == ["read"]:
+            return _run_read(argv[1:])
         return _run_app(argv)
     except KeyboardInterrupt:  # Ctrl-C before the app took SIGINT over (e.g. importing pyspark)
         print("spark_app: stopped (Ctrl-C)", file=sys.stderr, flush=True)

@@ -142,6 +142,8 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return spark_cli.cluster_parser(), args[1:]
         if first == ["reset"]:
             return spark_cli.reset_parser(), args[1:]
+        if first == ["read"]:
+            return spark_cli.read_parser(), args[1:]
         return spark_cli.main_parser(), args
     if module == "checkpoint_stores":
         from checkpoint_stores.cli import main_parser as stores_parser

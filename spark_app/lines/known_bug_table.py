@@ -185,6 +185,26 @@ MUSEUM: tuple[KnownBug, ...] = (
                    "kafka-error-conditions.json, found by its message",
         needs_connector=True,
     ),
+    KnownBug(
+        ticket="SPARK-55561",
+        title="Kafka cut at a batch read's first offset look-up",
+        user_sees="a batch read of Kafka (spark.read.format(\"kafka\")) fails at its first admin "
+                  "timeout (a TimeoutException: KAFKA_UNREACHABLE) instead of retrying "
+                  "fetchOffset.numRetries times: fetchPartitionOffsets calls Kafka's admin once. "
+                  "A streaming query's look-ups are retried on every line",
+        workaround="retry the batch read itself (a job retry, or a loop around the read), or "
+                   "run a line with the fix; fetchOffset.numRetries does not help there before it",
+        when_present="KAFKA_UNREACHABLE",
+        when_fixed=RAN_ON,
+        lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED},
+        correction="the brief had a fresh query's starting offsets go through "
+                   "fetchPartitionOffsets; the jars (javap) call it only from "
+                   "getOffsetRangesFromUnresolvedOffsets, which only batch reads use (KafkaBatch, "
+                   "KafkaRelation): a stream's first look-ups (fetchEarliestOffsets, "
+                   "fetchLatestOffsets) are retried on every line, and rode out the same cut on "
+                   "4.0.0, 4.1.1 and 4.2.0 alike; the exhibit reads once as a batch to reach it",
+        needs_connector=True,
+    ),
 )
 
 

@@ -47,6 +47,7 @@ from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source.options import SourceOptions
 from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.lines.start_lines import new_checkpoint_line
 from spark_app.lines.known_spark_bugs import known_spark_bug
 from spark_app.query.negative_key import NegativeKeyPolicy
 from spark_app.offsets import TopicPartition
@@ -153,9 +154,7 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
         if info.is_new:
             resolve_starting_offsets(options, reader)
     if info.is_new and settings.local_checkpoint:
-        print(f"New checkpoint: starting from startingOffsets={settings.starting_offsets} (the "
-              f"seed's choice, passed explicitly; Spark's Kafka connector defaults to latest)",
-              flush=True)
+        print(new_checkpoint_line(settings.starting_offsets), flush=True)
     if settings.offsets_from_group is None:
         return None
     return _start_from_group(settings, settings.offsets_from_group, info.is_new, partitions)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.cli import main_parser, run_cli, settings_from_args
+from spark_app.cli import main_parser, read_parser, run_cli, settings_from_args
 from spark_app.source.data_loss import could_not_read
 from spark_app.errors import (CouldNotReadOffsetRangeError, DataLossError, KafkaUnreachableError,
                               unwrap)
@@ -163,3 +163,15 @@ def test_ctrl_c_before_the_app_runs_is_one_line_and_exit_130(
     assert run_cli([]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == "spark_app: stopped (Ctrl-C)\n"
+
+
+def test_read_takes_the_apps_kafka_options_and_refuses_a_bad_one_before_spark(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = read_parser().parse_args(["--bootstrap-servers", "127.0.0.1:9092", "--topic", "T",
+                                     "--source-option", "fetchOffset.numRetries=5"])
+    assert (args.bootstrap_servers, args.topic, args.source_options) == \
+        ("127.0.0.1:9092", "T", ["fetchOffset.numRetries=5"])
+    with pytest.raises(SystemExit) as exited:
+        run_cli(["read", "--bootstrap-servers", "nohost"])
+    assert exited.value.code == 2
+    assert "expected HOST:PORT" in capsys.readouterr().err

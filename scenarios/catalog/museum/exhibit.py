@@ -25,6 +25,9 @@ __all__ = ["Exhibit"]
 class Exhibit:
     bug: KnownBug
     run: Callable[[Stage], None] | None = None
+    # It cuts the network between the app and Kafka (stage.network): the museum's Kafka is then
+    # started behind the proxy, for every exhibit of the run.
+    behind_proxy: bool = False
 
     @property
     def name(self) -> str:

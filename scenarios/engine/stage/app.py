@@ -246,6 +246,16 @@ class AppPart:
                                  progress=self._stage.narrator.waiting)
         return code, process.output()
 
+    def start_read(self, *args: str, name: str = "read") -> ManagedProcess:
+        """`python -m spark_app read ARGS…` (one batch read of the topic through Spark's
+        connector) on the app's PySpark, with this app's Kafka and log folder; the process, to
+        watch and wait for."""
+        kafka, settings = self._stage.kafka, self._stage.settings
+        argv = [settings.spark_python or sys.executable, "-m", "spark_app", "read",
+                "--bootstrap-servers", kafka.app_bootstrap_servers, "--topic", kafka.topic,
+                "--log-dir", str(self.folders.log), *args]
+        return self._stage.group.start(name, argv)
+
     def committed_offset(self) -> int | None:
         """The offset the checkpoint resumes from (summed over partitions), if any."""
         return committed_offset(self.checkpoint_view())

@@ -1,0 +1,29 @@
+"""The Kafka-cut exhibit end to end (`run known-bugs --exhibits SPARK-55561 --fast`) on the
+default stack. Marked nightly: CI's hour is full (docs/testing.md#nightly lists its time: a
+batch read and a stream, each a Spark start under a cut of 9 to 16 s: 44 to 53 s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spark_app.lines.known_bug_table import RAN_ON, bug_named, line_of
+from tests.scenarios.more_helpers import run_scenario
+
+BUG = bug_named("SPARK-55561")
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_a_cut_at_the_first_look_up_fails_a_batch_read_only_where_the_table_says(
+        tmp_path: Path) -> None:
+    result = run_scenario("known-bugs", tmp_path / "reports", "--exhibits", BUG.ticket)
+    seen = result["facts"][BUG.ticket]
+    assert seen["outcome"] == BUG.expected_on(line_of(seen["spark"]))
+    checks = {c["name"]: c for c in result["checks"]}
+    assert checks[f"museum: {BUG.ticket}: the cut met the read's first offset look-up"]["held"]
+    assert checks[f"museum: {BUG.ticket}: {BUG.title}"]["held"]
+    # The stream's look-ups are retried on every line: the same cut is ridden out.
+    assert result["facts"][f"{BUG.ticket} stream"]["outcome"] == RAN_ON
+    assert checks[f"museum: {BUG.ticket}: a stream rides out the cut at its first look-up"]["held"]
