@@ -93,7 +93,8 @@ SCENARIO = Scenario(
     name="known-bugs",
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
-            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum), "
+            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
+            "byte flipped in a format-2 snapshot zip), "
             "or what it reads (partitions added under an AvailableNow backfill stopped mid-run), "
             "and restarts; the outcome is held against the table of what each Spark line does "
             "(spark_app/lines/known_bug_table.py).",
