@@ -180,7 +180,7 @@ MUSEUM: tuple[KnownBug, ...] = (
         when_present=RAN_ON,
         when_fixed="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED in spark.log; the snapshot "
                    "passed over, the query went on",
-        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED},
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
         seen={"4.0": RAN_ON},
         correction="the notes had the restart refused with "
                    "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED after the fix; 4.2.0 did not "
