@@ -97,10 +97,11 @@ SCENARIO = Scenario(
     name="known-bugs",
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
-            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum), "
-            "or what it reads (partitions added under an AvailableNow backfill stopped mid-run, "
-            "Kafka cut at a batch read's first offset look-up), and restarts or reads; the "
-            "outcome is held against the table of what each Spark line does "
+            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
+            "byte flipped in a format-2 snapshot zip), or what it reads (partitions added under "
+            "an AvailableNow backfill stopped mid-run, Kafka cut at a batch read's first offset "
+            "look-up), and restarts or reads; the outcome is held against the table of what "
+            "each Spark line does "
             "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
     run=run,

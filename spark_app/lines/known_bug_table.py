@@ -166,6 +166,30 @@ MUSEUM: tuple[KnownBug, ...] = (
                    "pair from two writes, left by hand, failed it",
     ),
     KnownBug(
+        ticket="SPARK-51988",
+        title="a byte flipped in the RocksDB snapshot zip a format-2 restart loads",
+        user_sees="before the fix the restart loads a snapshot zip that no longer matches the "
+                  "checksum Spark wrote beside it (`<v>_<id>.zip.crc`) without a word; with it "
+                  "Spark logs CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED for the zip at ERROR "
+                  "in spark.log, passes the snapshot over and builds the state without it: the "
+                  "query goes on, the app prints nothing",
+        workaround="restore the zip from a copy taken with the rest of the checkpoint; on a line "
+                   "that loads it unchecked, compare each zip with its `.crc` (a CRC32C of the "
+                   "whole file) before a restart, since Spark will not; on one with the fix, "
+                   "watch spark.log for the checksum error, since the query will not stop",
+        when_present=RAN_ON,
+        when_fixed="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED in spark.log; the snapshot "
+                   "passed over, the query went on",
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
+        seen={"4.0": RAN_ON},
+        correction="the notes had the restart refused with "
+                   "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED after the fix; 4.2.0 did not "
+                   "stop: its check failed on the zip (in spark.log, at ERROR), and its "
+                   "automatic snapshot repair (spark.sql.streaming.stateStore."
+                   "autoSnapshotRepair.enabled, on by default) passed the snapshot over and "
+                   "rebuilt the state from the changelogs; the count went on right",
+    ),
+    KnownBug(
         ticket="SPARK-53560",
         title="an AvailableNow backfill stopped mid-run, partitions added, a restart",
         user_sees="every restart of the backfill fails at once on the batch the stop left "

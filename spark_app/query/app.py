@@ -76,6 +76,9 @@ _STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(
 # inside CANNOT_LOAD_STATE_STORE.UNCATEGORIZED (the museum's SPARK-51972 exhibit on 4.1.1).
 _CHECKSUM_FAILED = re.compile(
     r"\[CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED\][^\n]*?File: (\S+)")
+# A checkpoint format 2 state file: named by the attempt that wrote it (`<v>_<uuid>.zip`), so
+# no retry writes it again (the SPARK-51988 exhibit's snapshot zip on 4.2.0).
+_FORMAT_2_STATE_FILE = re.compile(r"/\d+_[0-9a-f-]{36}\.(zip|changelog)$")
 
 # Spark's words for a checkpoint log file torn by a crash of the machine (measured on 4.2.0,
 # storage-outage): an empty offsets/N or commits/N ("Failed to read log file F. Incomplete log
@@ -270,11 +273,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
                 f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
                 f"{state_error.group(0)[:200]} caused by {checksum.group(0).split(']')[0]}] "
                 f"{checksum.group(1).removeprefix('file:')} does not match Spark's "
-                f"checksum beside it (`.crc`). On checkpoint format 1 a retried batch rewrites a "
-                f"state file under the same name, so the two can come from different attempts "
-                f"(SPARK-56461): if the file is a retry's own, delete its `.crc` to load it "
-                f"unchecked, else restore it; spark.sql.streaming.checkpoint.fileChecksum.enabled"
-                f"=false avoids it on 4.1.")
+                f"checksum beside it (`.crc`). {_checksum_advice(checksum.group(1))}")
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
@@ -305,6 +304,23 @@ def _shared_checkpoint(match: re.Match[str], settings: SparkAppSettings) -> Chec
         f"the other goes on, and the checkpoint is sound: do not delete it. Any output this app "
         f"wrote for batch {batch} was written by the other too. Run one app per checkpoint: stop "
         f"the old job before starting the new one]")
+
+
+def _checksum_advice(path: str) -> str:
+    """What to do about a state file that does not match its checksum, by how it is named."""
+    kind = _FORMAT_2_STATE_FILE.search(path)
+    if kind is not None:
+        repair = (" For a snapshot zip with changelog checkpointing, Spark 4.2's "
+                  "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled=true (its default) "
+                  "passes the snapshot over and rebuilds the state from the changelogs instead "
+                  "(SPARK-51988)." if kind.group(1) == "zip" else "")
+        return ("A checkpoint format 2 file is named by the attempt that wrote it, so no retry "
+                "wrote it again: it changed after it was written (the storage). Restore it from a "
+                f"copy of the checkpoint.{repair}")
+    return ("On checkpoint format 1 a retried batch rewrites a state file under the same name, so "
+            "the two can come from different attempts (SPARK-56461): if the file is a retry's "
+            "own, delete its `.crc` to load it unchecked, else restore it; "
+            "spark.sql.streaming.checkpoint.fileChecksum.enabled=false avoids it on 4.1.")
 
 
 def _torn_log_file(match: re.Match[str]) -> TornFileError:

@@ -119,6 +119,29 @@ def test_a_checksum_that_does_not_match_is_named_inside_its_wrapper(tmp_path: Pa
     assert found[0] == "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED"
 
 
+def test_a_format_2_zip_that_does_not_match_is_storage_not_a_retry(tmp_path: Path) -> None:
+    """As PySpark 4.2.0 raised it in the SPARK-51988 exhibit with automatic snapshot repair off
+    (shortened): the zip is named by its attempt, so the format-1 advice (a retry's own file,
+    delete its `.crc`) would be wrong; the line says restore it, or let the repair pass it over."""
+    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    zip_name = "3_0fea0a77-f20f-4f0f-aff5-73822e34cfb1.zip"
+    raised = ("[STREAM_FAILED] Query [id = aecd, runId = 50cf] terminated with exception: "
+              "[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function "
+              "in foreach batch sink.\n"
+              "Caused by: org.apache.spark.SparkException: [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] "
+              "An error occurred during loading state.  SQLSTATE: 58030\n"
+              "Caused by: org.apache.spark.SparkException: [CHECKPOINT_FILE_CHECKSUM_VERIFICATION_"
+              "FAILED] Checksum verification failed, the file may be corrupted. File: "
+              f"file:/x/checkpoints/state/0/0/{zip_name}\n"
+              "Expected (file size: 3763, checksum: 1), Computed (file size: 3763, checksum: 2).")
+    line = f"spark_app: {explain_failure(RuntimeError(raised), settings)}"
+    assert "\n" not in line and f"/x/checkpoints/state/0/0/{zip_name} does not match" in line
+    assert "format 2" in line and "Restore it from a copy" in line
+    assert "autoSnapshotRepair.enabled" in line and "delete its `.crc`" not in line
+    found = error_classes_in(line, (bug_named("SPARK-51988").when_fixed,))
+    assert "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED" in found
+
+
 @pytest.mark.parametrize(("version", "observed", "held"), [
     ("4.0.0", RAN_ON, True),   # no checksums before 4.1: the file loads
     ("4.1.1", "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED", True),

@@ -22,6 +22,7 @@ EXHIBIT_MODULES = (
     "scenarios.catalog.museum.spark_54307",
     "scenarios.catalog.museum.spark_53103",
     "scenarios.catalog.museum.spark_51972",
+    "scenarios.catalog.museum.spark_51988",
     "scenarios.catalog.museum.spark_53560",
     "scenarios.catalog.museum.spark_55561",
 )

@@ -7,12 +7,15 @@ commits a batch (`RAN_ON`); the exhibit's verdict holds that against the museum'
 the checkpoint is deleted, so the next exhibit starts from nothing on the same Kafka.
 
 Usage: `outcome = restart_after(stage, bug, change=lambda folder: ..., step=Step(...))`
+(`options=` the app's settings for both starts, e.g. another state store; `wait_for=` a wait of
+the exhibit's own after the commits, e.g. for a snapshot; `observed=` the exhibit's own reading
+of a restart, e.g. one that went on after Spark logged a failure it recovered from)
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,13 +48,22 @@ def spark_version_of(stage: Stage) -> str:
 
 
 def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
-                  step: Step) -> Restart:
-    """Run the exhibit: first run, `change(checkpoint)` (returns what it did), restart, verdict."""
+                  step: Step, options: Mapping[str, object] | None = None,
+                  wait_for: Callable[[Path], None] | None = None,
+                  observed: Callable[[Restart], Restart] | None = None) -> Restart:
+    """Run the exhibit: first run, `change(checkpoint)` (returns what it did), restart, verdict.
+    Both starts take `options` (a start's settings are its own: a restart without them would
+    run the app's defaults); `wait_for(checkpoint)` waits, after the commits, for what the
+    change needs; `observed(restart)` reads the restart's outcome where the app's exit or
+    commit alone does not tell the bug from its fix."""
     folder = stage.folders.checkpoints
     started = time.monotonic()
+    settings = dict(options or {})
     stage.step(step)
-    stage.app.start()
+    stage.app.start(**settings)
     _wait_for_commits(stage, folder, BATCHES_BEFORE)
+    if wait_for is not None:
+        wait_for(folder)
     stage.app.stop()
     before = read_checkpoint(folder)
     stage.say(change(folder))
@@ -59,7 +71,9 @@ def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
     # The newest commit the change left (none when it deleted commits/): a commit past it is
     # the restart's own.
     left = max(read_checkpoint(folder).commit_ids, default=-1)
-    restart = _restart(stage, folder, bug, before.query_id, left)
+    restart = _restart(stage, folder, bug, before.query_id, left, settings)
+    if observed is not None:
+        restart = observed(restart)
     stage.say(f"observed: {restart.outcome} ({restart.detail})")
     verdict = judge(bug, version, restart.outcome)
     stage.fact(bug.ticket, {"spark": version, "outcome": restart.outcome, "status": verdict.status,
@@ -81,9 +95,9 @@ def _wait_for_commits(stage: Stage, folder: Path, batches: int) -> None:
 
 
 def _restart(stage: Stage, folder: Path, bug: KnownBug, query_id: str | None,
-             last_commit: int) -> Restart:
+             last_commit: int, options: Mapping[str, object]) -> Restart:
     """Start again; wait until the app exits (refused) or commits past `last_commit` (went on)."""
-    stage.app.start()
+    stage.app.start(**options)
 
     def ended() -> str | None:
         if not stage.app.running:

@@ -1,0 +1,30 @@
+"""The snapshot-zip exhibit end to end (`run known-bugs --exhibits SPARK-51988 --fast`) on the
+default stack. Marked nightly: CI's hour is full (docs/testing.md#nightly lists its time: two
+Spark starts on RocksDB with checkpoint format 2, the first until a snapshot is uploaded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spark_app.lines.known_bug_table import RAN_ON, bug_named, line_of
+from tests.scenarios.more_helpers import run_scenario
+
+BUG = bug_named("SPARK-51988")
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_the_snapshot_zip_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
+    result = run_scenario("known-bugs", tmp_path / "reports", "--exhibits", BUG.ticket)
+    seen = result["facts"][BUG.ticket]
+    assert seen["outcome"] == BUG.expected_on(line_of(seen["spark"]))
+    checks = {c["name"]: c for c in result["checks"]}
+    assert checks[f"museum: {BUG.ticket}: {BUG.title}"]["held"]
+    # The byte flipped was in the zip the restart loads, and left its files as they were.
+    flip = result["facts"][f"{BUG.ticket} flip"]
+    assert flip["zip"].endswith(".zip") and flip["files_unchanged"]
+    assert checks[f"museum: {BUG.ticket}: the flipped zip still opens, its files unchanged"]["held"]
+    if seen["outcome"] in (RAN_ON, BUG.when_fixed):  # it went on: the count is right
+        assert checks[f"museum: {BUG.ticket}: the restart went on, the count right"]["held"]
