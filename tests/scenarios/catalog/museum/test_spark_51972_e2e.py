@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.lines.known_bug_table import bug_named, line_of
-from tests.scenarios.more_helpers import run_scenario
+from spark_app.lines.known_bug_table import bug_named
+from tests.scenarios.catalog.museum.exhibit_run import run_exhibit
 
 BUG = bug_named("SPARK-51972")
 
@@ -17,11 +17,7 @@ BUG = bug_named("SPARK-51972")
 @pytest.mark.e2e
 @pytest.mark.nightly
 def test_the_checksum_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
-    result = run_scenario("known-bugs", tmp_path / "reports", "--exhibits", BUG.ticket)
-    seen = result["facts"][BUG.ticket]
-    assert seen["outcome"] == BUG.expected_on(line_of(seen["spark"]))
-    checks = {c["name"] for c in result["checks"]}
-    assert f"museum: {BUG.ticket}: {BUG.title}" in checks
+    result, seen, checks = run_exhibit(tmp_path, BUG)
     assert f"museum: {BUG.ticket}: checksum files on format 1" in checks
     assert f"museum: {BUG.ticket}: a real retry leaves a state file its checksum matches" in checks
     # The real retry had a batch planned and not committed, and found its state file.

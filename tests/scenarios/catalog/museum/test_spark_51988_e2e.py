@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.lines.known_bug_table import RAN_ON, bug_named, line_of
-from tests.scenarios.more_helpers import run_scenario
+from spark_app.lines.known_bug_table import RAN_ON, bug_named
+from tests.scenarios.catalog.museum.exhibit_run import run_exhibit
 
 BUG = bug_named("SPARK-51988")
 
@@ -17,11 +17,7 @@ BUG = bug_named("SPARK-51988")
 @pytest.mark.e2e
 @pytest.mark.nightly
 def test_the_snapshot_zip_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
-    result = run_scenario("known-bugs", tmp_path / "reports", "--exhibits", BUG.ticket)
-    seen = result["facts"][BUG.ticket]
-    assert seen["outcome"] == BUG.expected_on(line_of(seen["spark"]))
-    checks = {c["name"]: c for c in result["checks"]}
-    assert checks[f"museum: {BUG.ticket}: {BUG.title}"]["held"]
+    result, seen, checks = run_exhibit(tmp_path, BUG)
     # The byte flipped was in the zip the restart loads, and left its files as they were.
     flip = result["facts"][f"{BUG.ticket} flip"]
     assert flip["zip"].endswith(".zip") and flip["files_unchanged"]
