@@ -27,8 +27,9 @@ from pathlib import Path
 from spark_app.checkpoint.lz4_block import decompress
 from spark_app.errors import CheckpointError
 
-__all__ = ["StateFile", "classify", "list_state_files", "per_version", "snapshot_versions",
-           "unique_ids_by_version", "changelog_head", "read_lineage", "SNAPSHOT_KINDS"]
+__all__ = ["StateFile", "classify", "spark_checksum", "list_state_files", "per_version",
+           "snapshot_versions", "unique_ids_by_version", "changelog_head", "read_lineage",
+           "SNAPSHOT_KINDS"]
 
 _VERSIONED = re.compile(r"^(\d+)(?:_([0-9a-f-]{36}))?\.(delta|snapshot|zip|changelog)$")
 SNAPSHOT_KINDS = ("snapshot", "zip")
@@ -57,6 +58,20 @@ def classify(name: str) -> StateFile:
     if name.startswith("_metadata/"):
         return StateFile(name, "metadata")
     return StateFile(name, "other")
+
+
+def spark_checksum(text: str) -> tuple[int, int | None] | None:
+    """(value, size of the file it covers, None when absent) of a Spark `.crc` beside a state
+    file (JSON: algorithm, a CRC32C as a signed int, mainFileSize, timestampMs, creator); None
+    for text that is not one."""
+    try:
+        found = json.loads(text)
+        value, size = found.get("value"), found.get("mainFileSize")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(value, int):
+        return None
+    return value, size if isinstance(size, int) else None
 
 
 def list_state_files(partition_dir: Path) -> list[StateFile]:

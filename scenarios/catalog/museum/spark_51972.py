@@ -26,7 +26,6 @@ Usage: `python -m scenarios run known-bugs --exhibits SPARK-51972 --fast`
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from scenarios.engine.observers.state_folder import partition_of
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.checkpoint.state_files import classify, list_state_files, per_version
+from spark_app.checkpoint.state_files import classify, list_state_files, per_version, spark_checksum
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, line_of
 
 __all__ = ["EXHIBIT", "run", "spark_checksums", "delta_pair", "hadoop_crc", "checksums_judged",
@@ -160,11 +159,8 @@ def _shown(seen: dict[str, object] | None) -> str:
 def checksum_value(text: str) -> int | None:
     """The checksum a Spark `.crc` holds (JSON: algorithm, value, mainFileSize, timestampMs,
     creator); None for text that is not one."""
-    try:
-        value = json.loads(text).get("value")
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, int) else None
+    found = spark_checksum(text)
+    return found[0] if found else None
 
 
 def _files_written(stage: Stage, checkpoint: Path) -> None:

@@ -32,7 +32,6 @@ Usage: `python -m scenarios run known-bugs --exhibits SPARK-51988 --fast`
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from io import BytesIO
@@ -47,6 +46,7 @@ from scenarios.engine.observers.state_folder import cadence, partition_of
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.state_data_source import store_layout
+from spark_app.checkpoint.state_files import spark_checksum
 from spark_app.errors import CheckpointError
 from spark_app.lines.known_bug_table import RAN_ON, bug_named
 
@@ -175,11 +175,10 @@ def zip_contents(data: bytes) -> dict[str, bytes]:
 def spark_checksum_matches(data: bytes, crc_text: str) -> bool | None:
     """Whether Spark's `.crc` (JSON: a CRC32C of the whole file as a signed int, and its size)
     matches `data`; None when the text is not one."""
-    try:
-        seen = json.loads(crc_text)
-        value, size = int(seen["value"]), int(seen["mainFileSize"])
-    except (ValueError, KeyError, TypeError):
+    found = spark_checksum(crc_text)
+    if found is None or found[1] is None:
         return None
+    value, size = found
     computed = crc32c.crc32c(data)
     signed = computed - (1 << 32) if computed >= 1 << 31 else computed
     return signed == value and size == len(data)

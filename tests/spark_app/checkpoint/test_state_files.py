@@ -89,3 +89,15 @@ def test_lz4_blocks_raw_and_compressed_with_an_overlapping_match() -> None:
 def test_not_an_lz4_stream_is_a_checkpoint_error() -> None:
     with pytest.raises(CheckpointError, match="not an lz4 block stream"):
         decompress(b"SomethingElse-and-more-bytes-here")
+
+
+def test_a_spark_checksum_reads_as_its_value_and_the_size_it_covers() -> None:
+    from spark_app.checkpoint.state_files import spark_checksum
+
+    written = ('{"algorithm":"CRC32C","value":-393683586,"mainFileSize":3763,'
+               '"timestampMs":1764150000000,"creator":"x"}')
+    assert spark_checksum(written) == (-393683586, 3763)
+    assert spark_checksum('{"value": 7}') == (7, None)
+    assert spark_checksum("not json") is None
+    assert spark_checksum("[1, 2]") is None
+    assert spark_checksum('{"value": "x", "mainFileSize": 3}') is None
