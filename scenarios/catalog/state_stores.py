@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from scenarios.checker.expectations import check, equals, exactly_once
@@ -245,21 +244,12 @@ def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
     def in_flight() -> int | None:
         # Names only: this runs fifty times a second beside a busy Spark (on a store, as fast
         # as its listing answers).
-        planned, done = (_last_id(stage, app.folders.checkpoints / log)
-                         for log in ("offsets", "commits"))
-        return planned if planned is not None and (done is None or planned > done) else None
+        planned, done = stage.store.newest_batches(app.folders.checkpoints)
+        return planned if planned > done else None  # -1 for none: no batch yet, none in flight
 
     batch = app.wait_while_up(in_flight, "a batch in flight", timeout=60, poll=0.02)
     app.kill()
     stage.say(f"killed while batch {batch} was in flight")
-
-
-def _last_id(stage: Stage, folder: Path) -> int | None:
-    if stage.settings.checkpoint_store == "local":
-        names = [p.name for p in folder.glob("[0-9]*")]
-    else:
-        names = stage.store.files(folder)
-    return max((int(name) for name in names if name.isdigit()), default=None)
 
 
 def _switch_provider(stage: Stage, hdfs: AppPart) -> None:

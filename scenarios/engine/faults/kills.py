@@ -11,11 +11,9 @@ Usage: `landing = kill_at(stage, "mid-batch", random.Random(1))`
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections import Counter
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scenarios.checker.kill_landing import KillLanding, batch_values
@@ -27,29 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["KILL_MOMENTS", "kill_at", "landing_of", "wait_for_batches"]
 
 KILL_MOMENTS = ("batch boundary", "mid-batch", "mid-write")
-
-
-def _newest(stage: Stage) -> tuple[int, int]:
-    """The highest batch id in `offsets/` and in `commits/` (-1 when empty), without parsing;
-    on a store, from one listing of it (a few milliseconds a poll, not the local folder's
-    microseconds)."""
-    if stage.settings.checkpoint_store != "local":
-        names = stage.store.files(stage.folders.checkpoints)
-        return _highest(names, "offsets/"), _highest(names, "commits/")
-    return (_highest(_listed(stage.folders.checkpoints / "offsets")),
-            _highest(_listed(stage.folders.checkpoints / "commits")))
-
-
-def _listed(folder: Path) -> list[str]:
-    try:
-        return os.listdir(folder)
-    except FileNotFoundError:
-        return []
-
-
-def _highest(names: list[str], prefix: str = "") -> int:
-    ids = (name.removeprefix(prefix) for name in names if name.startswith(prefix))
-    return max((int(i) for i in ids if i.isdigit()), default=-1)
 
 
 def _output_size(stage: Stage) -> int:
@@ -69,10 +44,10 @@ def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
         # Deliberate randomness inside the pause before the next trigger, not a synchronisation.
         time.sleep(rng.uniform(0.0, 0.3))
     elif moment == "mid-batch":
-        seen = _newest(stage)[0]
+        seen = stage.store.newest_batches(stage.folders.checkpoints)[0]
 
         def planned() -> bool:
-            offsets, commits = _newest(stage)
+            offsets, commits = stage.store.newest_batches(stage.folders.checkpoints)
             return offsets > max(seen, commits)
 
         stage.app.wait_while_up(planned, "Spark to plan the next batch (a new offsets/N)",

@@ -20,6 +20,7 @@ Usage:
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +97,23 @@ class StorePart:
             return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()] \
                 if folder.is_dir() else []
         return list_files(self.api, self.location(folder))
+
+    def newest_batches(self, folder: Path) -> tuple[int, int]:
+        """The highest batch id in `offsets/` and in `commits/` of the app's checkpoint
+        `folder` (-1 when none), from the names alone: the kills aim with it every few
+        milliseconds. Local: two directory reads; on a store: a listing of each log folder,
+        not of the whole checkpoint and its state."""
+        return self._highest(folder / "offsets"), self._highest(folder / "commits")
+
+    def _highest(self, log: Path) -> int:
+        if self.api is None:
+            try:
+                names = os.listdir(log)
+            except FileNotFoundError:
+                names = []
+        else:
+            names = list_files(self.api, self.location(log))
+        return max((int(name) for name in names if name.isdigit()), default=-1)
 
     def delete_checkpoint(self, folder: Path) -> None:
         """Remove the checkpoint on the store (the caller removes a local one)."""
