@@ -30,6 +30,8 @@ _log = logging.getLogger("kafka_app.topic_setup")
 # How long new partitions may take to show in Kafka's metadata, and how often to look.
 _GROW_TIMEOUT_SEC = 10.0
 _GROW_POLL_SEC = 0.1
+# How long a broker of a cluster may take to learn of a topic the controller just created.
+_METADATA_TIMEOUT_SEC = 10.0
 
 
 @dataclass(frozen=True)
@@ -141,12 +143,19 @@ def _apply_configs(admin: KafkaAdminClient, name: str, configs: Mapping[str, str
 
 
 def _partition_count(admin: KafkaAdminClient, name: str) -> int:
-    try:
-        described = admin.describe_topics([name])
-    except kafka.errors.KafkaError as error:
-        raise TopicSetupFailed(f"could not describe topic {name!r}: {type(error).__name__}") from error
-    for topic in described:
-        if topic["name"] == name and topic["error_code"] == 0:
-            return len(topic["partitions"])
-    raise TopicSetupFailed(f"topic {name!r} is missing from Kafka's metadata: {described}")
-
+    """The topic's partition count, from whichever broker the admin client asks. On a cluster
+    a broker learns of a new topic a moment after the controller created it, so a broker that
+    has not yet answers UNKNOWN_TOPIC_OR_PARTITION: asked again until _METADATA_TIMEOUT_SEC."""
+    deadline = time.monotonic() + _METADATA_TIMEOUT_SEC
+    while True:
+        try:
+            described = admin.describe_topics([name])
+        except kafka.errors.KafkaError as error:
+            raise TopicSetupFailed(f"could not describe topic {name!r}: {type(error).__name__}") from error
+        for topic in described:
+            if topic["name"] == name and topic["error_code"] == 0:
+                return len(topic["partitions"])
+        if time.monotonic() > deadline:
+            raise TopicSetupFailed(f"topic {name!r} is missing from Kafka's metadata after "
+                                   f"{_METADATA_TIMEOUT_SEC:g} s: {described}")
+        time.sleep(_GROW_POLL_SEC)

@@ -60,3 +60,33 @@ def test_refused_settings_say_which(admin: KafkaAdminClient) -> None:
 def test_illegal_topic_name_is_refused(admin: KafkaAdminClient) -> None:
     with pytest.raises(TopicSetupFailed, match="InvalidTopicError"):
         ensure_topic(admin, "no/slashes", 1, {"retention.ms": "1000"})
+
+
+class _LaggingBroker:
+    """The admin client as it is when it asks a broker of a cluster that has not yet learnt
+    of a topic the controller just created (seen in CI with three Apache Kafka nodes): the
+    first `lag` descriptions say UNKNOWN_TOPIC_OR_PARTITION, later ones the real answer."""
+
+    def __init__(self, admin: KafkaAdminClient, lag: int) -> None:
+        self._admin, self._lag = admin, lag
+
+    def describe_topics(self, names: list[str]) -> list[dict]:
+        if self._lag > 0:
+            self._lag -= 1
+            return [{"error_code": 3, "name": n, "partitions": []} for n in names]
+        return self._admin.describe_topics(names)
+
+    def __getattr__(self, attribute: str):
+        return getattr(self._admin, attribute)
+
+
+def test_a_broker_that_has_not_yet_learnt_of_the_topic_is_asked_again(admin: KafkaAdminClient) -> None:
+    state = ensure_topic(_LaggingBroker(admin, lag=3), "Experience", 2, {"retention.ms": "15000"})
+    assert state.created and state.partitions == 2
+
+
+def test_a_topic_no_broker_knows_is_refused_after_the_wait(
+        admin: KafkaAdminClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kafka_app.topic_setup._METADATA_TIMEOUT_SEC", 0.3)
+    with pytest.raises(TopicSetupFailed, match="missing from Kafka's metadata after 0.3 s"):
+        ensure_topic(_LaggingBroker(admin, lag=1000), "Experience", 1, {"retention.ms": "15000"})
