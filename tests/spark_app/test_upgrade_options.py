@@ -21,7 +21,9 @@ from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 from tests.spark_app.test_app_e2e import START_SEC
 
-pytestmark = pytest.mark.spark
+# Nightly to keep CI's hour: the upgrade scenario in CI's scenarios part runs the same three
+# starts (v2 output continues, v2 state refused with the same error class, a new checkpoint).
+pytestmark = [pytest.mark.spark, pytest.mark.nightly]
 
 
 def args(bootstrap: str, folder: Path, *extra: str) -> list[str]:
