@@ -56,9 +56,11 @@ def _ms(seconds: float | None) -> int | None:
 
 
 def idle_delay_ms(seconds: float | None) -> int | None:
-    """The idle timer's delay in ms: 0 and below kept as given (a timer at, or before, the
-    batch's own processing time), unlike a TTL, which Spark wants positive."""
-    return None if seconds is None else round(seconds * 1000)
+    """The idle timer's delay in ms: a positive one at least 1 ms, as a TTL; 0 and below kept
+    as given (a timer at, or before, the batch's own processing time)."""
+    if seconds is None or seconds > 0:
+        return _ms(seconds)
+    return round(seconds * 1000)
 
 
 class RunningCountProcessor(StatefulProcessor):

@@ -121,8 +121,9 @@ def test_the_phases_put_a_timer_at_the_batchs_time_and_a_minute_before_it() -> N
 
 # --- the app's option ----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("given", "ms"), [("0", 0), ("-60", -60_000), ("0.0004", 0),
-                                           ("6.5", 6500), ("0.001", 1)])
+@pytest.mark.parametrize(("given", "ms"), [("0", 0), ("-0", 0), ("-60", -60_000),
+                                           ("-0.0004", 0), ("6.5", 6500), ("0.001", 1),
+                                           ("0.0004", 1)])  # positive: at least 1 ms, as before
 def test_the_idle_timer_may_be_due_at_or_before_its_batchs_time(given: str, ms: int) -> None:
     args = main_parser().parse_args(["--counter", "transform-with-state", "--state-store",
                                      "rocksdb", "--idle-timer-sec", given])
