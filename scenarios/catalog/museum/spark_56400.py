@@ -101,16 +101,17 @@ class Firing:
                 f"ms from the previous batch's time), {where}")
 
 
-def armed_timers(batches: Sequence[BatchOffsets], idle_ms: int) -> list[tuple[BatchOffsets, int, int]]:
+def armed_timers(batches: Sequence[BatchOffsets],
+                 idle_ms: int) -> list[tuple[BatchOffsets, int, int]]:
     """Each committed batch after the first that read messages and has a committed batch after
     it: (the batch, its timer's due time, the previous batch's time), oldest first."""
     found = []
     for before, batch, after in zip(batches, batches[1:], batches[2:]):
-        if None in (before.batch_timestamp_ms, batch.batch_timestamp_ms) or not after.committed:
+        previous_ms, batch_ms = before.batch_timestamp_ms, batch.batch_timestamp_ms
+        if previous_ms is None or batch_ms is None or not after.committed:
             continue
         if (batch.end_total or 0) > (before.end_total or 0):
-            assert batch.batch_timestamp_ms is not None and before.batch_timestamp_ms is not None
-            found.append((batch, batch.batch_timestamp_ms + idle_ms, before.batch_timestamp_ms))
+            found.append((batch, batch_ms + idle_ms, previous_ms))
     return found
 
 

@@ -39,7 +39,7 @@ def fired(due_ms: int, batch_ms: int, idle_ms: int = 0) -> str:
     return format_event_line(IDLE_TIMER, 1, describe(event), NOW).rstrip("\n")
 
 
-def test_the_batches_with_messages_after_the_first_and_before_the_last_arm_the_judged_timers() -> None:
+def test_batches_with_messages_after_the_first_and_before_the_last_arm_the_timers() -> None:
     armed = armed_timers(BATCHES, idle_ms=0)
     assert [(b.batch_id, due, previous) for b, due, previous in armed] == [
         (1, T0 + 1000, T0), (2, T0 + 2000, T0 + 1000), (4, T0 + 4000, T0 + 3000)]
@@ -93,7 +93,8 @@ def test_the_exhibits_outcome_is_the_bugs_if_any_phase_shows_it() -> None:
 def test_a_firing_in_words() -> None:
     firing = Firing(4, T0 + 3000 - 60_000, T0 + 3000, 1, 5)
     assert firing.at_or_before_previous and firing.in_time  # the next batch: in time
-    assert not Firing(4, T0, T0 - 1, 1, 6).in_time and not Firing(4, T0, T0 - 1, 1, 4).at_or_before_previous
+    assert not Firing(4, T0, T0 - 1, 1, 6).in_time  # two batches later: late
+    assert not Firing(4, T0, T0 - 1, 1, 4).at_or_before_previous
     assert not Firing(4, T0, T0 - 1, 1, None).in_time  # fired in a batch not committed
     assert "-60000 ms from the previous batch's time), fired in batch 5" in firing.words()
 
@@ -132,8 +133,8 @@ def test_the_idle_timer_may_be_due_at_or_before_its_batchs_time(given: str, ms: 
 
 
 @pytest.mark.parametrize("given", ["nan", "inf", "-inf", "soon"])
-def test_the_idle_timer_refuses_what_is_no_finite_number(given: str,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_idle_timer_refuses_what_is_no_finite_number(
+        given: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main_parser().parse_args(["--idle-timer-sec", given])
     assert exited.value.code == 2 and "--idle-timer-sec" in capsys.readouterr().err
