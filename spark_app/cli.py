@@ -64,6 +64,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _timer_seconds(text: str) -> float:
+    """An idle timer's delay: any finite number of seconds. 0 puts the timer at the batch's own
+    processing time and a negative one before it, already due when it is registered: the
+    timers a scan bounded below by the previous batch's time would pass over (SPARK-56400)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds, got {text}")
+    return value
+
+
 def _bootstrap_servers(text: str) -> str:
     for server in text.split(","):
         host, _, port = server.strip().rpartition(":")
@@ -276,10 +289,14 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
                    help="transform-with-state only: keep a second value state, last_seen, with "
                         "a TTL of S s (the count has none); a message that finds it expired "
                         "writes an `Event ttl-expired` line first (ProcessingTime mode)")
-    p.add_argument("--idle-timer-sec", type=_seconds, default=None, metavar="S",
+    p.add_argument("--idle-timer-sec", type=_timer_seconds, default=None, metavar="S",
                    help="transform-with-state only: a processing-time timer per key, due S s "
-                        "after its last message; when it fires the output log gets an "
-                        "`Event idle-timer` line (timers are checkpointed)")
+                        "after the processing time of its last batch with messages; when it "
+                        "fires the output log gets an `Event idle-timer` line (timers are "
+                        "checkpointed). S may be 0: due at that batch's own time, so it fires "
+                        "in that batch or the next; or negative: due that long before it, "
+                        "already overdue (a timer at or before the previous batch's time, "
+                        "which a scan bounded below by that time would miss: SPARK-56400)")
     p.add_argument("--state-encoding", choices=["unsaferow", "avro"],
                    default=_DEFAULTS.state_encoding,
                    help="transform-with-state only: how state rows are encoded "

@@ -100,7 +100,9 @@ SCENARIO = Scenario(
             "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
             "byte flipped in a format-2 snapshot zip), or what it reads (partitions added under "
             "an AvailableNow backfill stopped mid-run, Kafka cut at a batch read's first offset "
-            "look-up), and restarts or reads; the outcome is held against the table of what "
+            "look-up), and restarts or reads; or it runs what the bug needs (transformWithState "
+            "timers due at or before their batch's time) and watches; the outcome is held "
+            "against the table of what "
             "each Spark line does "
             "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",

@@ -22,11 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "KnownBug", "Verdict", "bug_named",
-           "error_classes_in", "judge", "line_of"]
+__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "TIMERS_FIRED", "TIMER_NEVER_FIRED",
+           "KnownBug", "Verdict", "bug_named", "error_classes_in", "judge", "line_of"]
 
 # A restart that went on without an error (the outcome of a bug that fails silently).
 RAN_ON = "no error: the query went on"
+# A running exhibit's outcomes where nothing stops (SPARK-56400's timers): every timer fired in
+# the batch that armed it or the next, or one never did.
+TIMERS_FIRED = "every timer fired, in the batch that armed it or the next"
+TIMER_NEVER_FIRED = "a timer never fired"
 
 # A line's status for a bug.
 PRESENT = "present"
@@ -228,6 +232,22 @@ MUSEUM: tuple[KnownBug, ...] = (
                    "fetchLatestOffsets) are retried on every line, and rode out the same cut on "
                    "4.0.0, 4.1.1 and 4.2.0 alike; the exhibit reads once as a batch to reach it",
         needs_connector=True,
+    ),
+    KnownBug(
+        ticket="SPARK-56400",
+        title="a transformWithState timer due at or before its batch's time",
+        user_sees="with SPARK-56400's lower bound on the timer scan (the previous batch's "
+                  "time, exclusive), a processing-time timer registered at or before that time "
+                  "is never scanned: handleExpiredTimer is never called for it and the query "
+                  "goes on as if it had none; SPARK-56566 took the bound out again",
+        workaround="register a timer after the batch's own time (getCurrentProcessingTimeInMs() "
+                   "+ at least 1 ms), never at or before it; on a line with the bound, handle "
+                   "at once in handleInputRows what is due already",
+        when_present=TIMER_NEVER_FIRED,
+        when_fixed=TIMERS_FIRED,
+        # A guard: as run (26 Nov 2026) every timer fired on the four lines; which of them
+        # predate the bound and which have SPARK-56566's code is read in their jars.
+        lines={"4.0": ABSENT, "4.1": ABSENT, "4.2": FIXED, "4.3": FIXED},
     ),
 )
 

@@ -2,7 +2,8 @@
 
 `--idle-timer-sec S` registers a processing-time timer S seconds after each batch with
 messages; when it fires (no message for S seconds), `handleExpiredTimer` emits an
-`idle-timer` event. `--state-ttl-sec S` keeps a second value state, `last_seen`, with a TTL of
+`idle-timer` event. With S 0 or below the timer is due when it is armed (at or before the
+batch's own time) and its event says so. `--state-ttl-sec S` keeps a second value state, `last_seen`, with a TTL of
 S seconds; when a message finds it gone (it expired: no message for more than S seconds),
 `handleInputRows` emits a `ttl-expired` event before the batch's messages. The count has no TTL
 and goes on.
@@ -94,7 +95,12 @@ def events_in(frame: pd.DataFrame) -> list[Event]:
 def describe(event: Event) -> str:
     """The event in words, for its output line (details stay machine-readable in brackets)."""
     d = event.details
-    if event.kind == IDLE_TIMER:
+    if event.kind == IDLE_TIMER and d.get("idle_ms", 0) <= 0:  # due when it was armed
+        when = ("at its batch's own time" if not d.get("idle_ms") else
+                f"{-d['idle_ms'] / 1000:g} s before its batch's own time")
+        text = (f"the timer due {when} ({d.get('due_ms')}) fired in the batch of "
+                f"{d.get('batch_ms')}")
+    elif event.kind == IDLE_TIMER:
         text = (f"no message for {d.get('idle_ms', 0) / 1000:g} s: the timer due at "
                 f"{d.get('due_ms')} fired in the batch of {d.get('batch_ms')}")
     elif event.kind == TTL_EXPIRED:

@@ -45,7 +45,7 @@ from spark_app.query.counter import GROUP_COLUMN, OUTPUT_SCHEMA, message_texts, 
 from spark_app.lines.state_events import (IDLE_TIMER, LAST_SEEN_SCHEMA, LAST_SEEN_VARIABLE, TTL_EXPIRED,
                                     Event, event_frame)
 
-__all__ = ["RunningCountProcessor", "count_messages_tws", "time_mode", "STATE_VARIABLE"]
+__all__ = ["RunningCountProcessor", "count_messages_tws", "idle_delay_ms", "time_mode", "STATE_VARIABLE"]
 
 # The value state's name: the State Data Source needs it (`stateVarName`) to read the count.
 STATE_VARIABLE = "count"
@@ -53,6 +53,14 @@ STATE_VARIABLE = "count"
 
 def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else max(1, round(seconds * 1000))
+
+
+def idle_delay_ms(seconds: float | None) -> int | None:
+    """The idle timer's delay in ms: a positive one at least 1 ms, as a TTL; 0 and below kept
+    as given (a timer at, or before, the batch's own processing time)."""
+    if seconds is None or seconds > 0:
+        return _ms(seconds)
+    return round(seconds * 1000)
 
 
 class RunningCountProcessor(StatefulProcessor):
@@ -63,7 +71,7 @@ class RunningCountProcessor(StatefulProcessor):
                  idle_timer_sec: float | None = None) -> None:
         self.version = state_schema
         self.ttl_ms = _ms(ttl_sec)
-        self.idle_ms = _ms(idle_timer_sec)
+        self.idle_ms = idle_delay_ms(idle_timer_sec)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -99,7 +107,9 @@ class RunningCountProcessor(StatefulProcessor):
         """One idle timer per key, due `idle_ms` after the last batch with messages. A timer
         already due is left to fire: after a restart Spark runs no batch until new messages
         come (it has no last execution to ask for an idle one), and then handles this batch's
-        rows before its expired timers, so a timer due while the app was down fires here."""
+        rows before its expired timers, so a timer due while the app was down fires here.
+        With `idle_ms` 0 or below the new timer is due already (at or before `now_ms`): it
+        fires after this batch's rows, or in the next batch."""
         for registered in list(self.handle.listTimers()):
             if registered > now_ms:
                 self.handle.deleteTimer(registered)
@@ -107,7 +117,8 @@ class RunningCountProcessor(StatefulProcessor):
 
     def handleExpiredTimer(self, key: Any, timerValues: TimerValues,
                            expiredTimerInfo: ExpiredTimerInfo) -> Iterator[pd.DataFrame]:
-        """The key was idle for `idle_ms`: say so once; the next message arms a new timer."""
+        """The key was idle for `idle_ms` (0 or less: the timer was due when it was armed):
+        say so once; the next message arms a new timer."""
         yield event_frame(Event(IDLE_TIMER, self._stored_count(), {
             "idle_ms": self.idle_ms or 0, "due_ms": expiredTimerInfo.getExpiryTimeInMs(),
             "batch_ms": timerValues.getCurrentProcessingTimeInMs()}))

@@ -25,6 +25,7 @@ EXHIBIT_MODULES = (
     "scenarios.catalog.museum.spark_51988",
     "scenarios.catalog.museum.spark_53560",
     "scenarios.catalog.museum.spark_55561",
+    "scenarios.catalog.museum.spark_56400",
 )
 
 
