@@ -289,6 +289,10 @@ def judge(bug: KnownBug, version: str, observed: str) -> Verdict:
                        f"exhibit there and record it in spark_app/lines/known_bug_table.py)",
                        actual, status)
     wanted = bug.expected_on(line_of(version))
+    if observed == wanted:
+        # The outcome alone cannot tell a line that never had the bug from one that fixed it
+        # (both run on); the table can, so a held verdict names the line's status from it.
+        actual = f"{expected_status} on Spark {version}: {observed}"
     return Verdict(bug.ticket, version, observed == wanted, f"{expected_status}: {wanted}",
                    actual, status)
 

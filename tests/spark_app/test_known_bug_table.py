@@ -169,3 +169,13 @@ def test_a_lines_own_words_for_the_same_status_are_its_expected_outcome() -> Non
     assert verdict.status == PRESENT and not verdict.held
     assert older.status_of("CANNOT_LOAD_STATE_STORE.SOME_OLDER_NAME") == PRESENT
     assert older.expected_on("4.9") is None
+
+
+def test_a_held_verdict_names_the_lines_status_so_absent_never_reads_fixed() -> None:
+    """On a line that never had the bug the outcome is the fixed one's; the cell says absent."""
+    guard = bug_named("SPARK-56400")
+    assert guard.lines["4.0"] == ABSENT
+    verdict = judge(guard, "4.0.0", guard.expected_on("4.0"))
+    assert verdict.held and verdict.actual.startswith("absent on Spark 4.0.0: ")
+    missed = judge(guard, "4.0.0", guard.when_present)
+    assert not missed.held and missed.actual.startswith("present on Spark 4.0.0: ")
