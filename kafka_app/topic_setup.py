@@ -27,9 +27,9 @@ from kafka_app.errors import TopicSetupFailed
 __all__ = ["TopicState", "ensure_topic"]
 
 _log = logging.getLogger("kafka_app.topic_setup")
-# How long new partitions may take to show in Kafka's metadata, and how often to look.
+# How long new partitions may take to show in Kafka's metadata, and how often to look there.
 _GROW_TIMEOUT_SEC = 10.0
-_GROW_POLL_SEC = 0.1
+_POLL_SEC = 0.1
 # How long a broker of a cluster may take to learn of a topic the controller just created.
 _METADATA_TIMEOUT_SEC = 10.0
 
@@ -98,7 +98,7 @@ def _add_partitions(admin: KafkaAdminClient, name: str, before: int, total: int)
         if time.monotonic() > deadline:
             raise TopicSetupFailed(f"Kafka accepted {total} partitions for topic {name!r} but "
                                    f"its metadata still shows fewer after {_GROW_TIMEOUT_SEC:g} s")
-        time.sleep(_GROW_POLL_SEC)
+        time.sleep(_POLL_SEC)
 
 
 def _create(admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str],
@@ -158,4 +158,4 @@ def _partition_count(admin: KafkaAdminClient, name: str) -> int:
         if time.monotonic() > deadline:
             raise TopicSetupFailed(f"topic {name!r} is missing from Kafka's metadata after "
                                    f"{_METADATA_TIMEOUT_SEC:g} s: {described}")
-        time.sleep(_GROW_POLL_SEC)
+        time.sleep(_POLL_SEC)

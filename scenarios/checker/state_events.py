@@ -13,12 +13,17 @@ from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.lines.output_line import EventLine, parse_line
 from spark_app.lines.state_events import IDLE_TIMER, details_in
 
-__all__ = ["batch_reaching", "event_precedes", "events_at", "first_batch_at_or_after", "timers_due"]
+__all__ = ["batch_reaching", "event_precedes", "events_at", "events_in_lines", "first_batch_at_or_after", "timers_due"]
 
 
 def events_at(events: Sequence[EventLine], kind: str, count: int) -> list[EventLine]:
     """The events of `kind` that happened after `count`."""
     return [e for e in events if e.kind == kind and e.count == count]
+
+
+def events_in_lines(lines: Sequence[str]) -> list[EventLine]:
+    """The event lines among output-log lines."""
+    return [e for e in map(parse_line, lines) if isinstance(e, EventLine)]
 
 
 def timers_due(events: Sequence[EventLine], due_ms: int) -> list[EventLine]:

@@ -33,16 +33,16 @@ from pathlib import Path
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction, spark_version_of
 from scenarios.checker.expectations import check
-from scenarios.checker.state_events import timers_due
+from scenarios.checker.state_events import events_in_lines, timers_due
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches
 from spark_app.lines.known_bug_table import bug_named, judge
-from spark_app.lines.output_line import EventLine, parse_line
+from spark_app.lines.output_line import EventLine
 from spark_app.lines.state_events import details_in
 
 __all__ = ["EXHIBIT", "run", "TWS", "PHASES", "ARMED", "Phase", "Firing", "armed_timers",
-           "firings", "events_in_lines", "phase_outcome", "outcome_of"]
+           "firings", "phase_outcome", "outcome_of"]
 
 BUG = bug_named("SPARK-56400")
 
@@ -126,11 +126,6 @@ def firings(batches: Sequence[BatchOffsets], events: Sequence[EventLine],
         fired_in = by_time.get(details_in(seen[0].text).get("batch_ms")) if seen else None
         found.append(Firing(batch.batch_id, due, previous, len(seen), fired_in))
     return found
-
-
-def events_in_lines(lines: Sequence[str]) -> list[EventLine]:
-    """The event lines among output-log lines."""
-    return [e for e in map(parse_line, lines) if isinstance(e, EventLine)]
 
 
 def phase_outcome(found: Sequence[Firing]) -> str:

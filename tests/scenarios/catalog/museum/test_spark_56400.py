@@ -9,8 +9,8 @@ from datetime import datetime
 import pytest
 
 from scenarios.catalog.museum.spark_56400 import (ARMED, BUG, PHASES, TWS, Firing, armed_timers,
-                                                  events_in_lines, firings, outcome_of,
-                                                  phase_outcome)
+                                                  firings, outcome_of, phase_outcome)
+from scenarios.checker.state_events import events_in_lines
 from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.lines.known_bug_table import TIMER_NEVER_FIRED, TIMERS_FIRED, judge
