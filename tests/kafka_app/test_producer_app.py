@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka import KafkaConsumer, TopicPartition
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from rich.console import Console
 
 from kafka_app.broker import EmbeddedBroker
 from kafka_app.cli import run_cli
+from kafka_app.interrupts import installed
 from kafka_app.console import ProducerConsole, banner_panel, message_text
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.partitioning import partition_for, value_at
@@ -238,3 +240,30 @@ def test_rerun_after_retention_emptied_the_topic_still_never_repeats_a_value(
         assert offsets.window().earliest == offsets.window().latest == 3, "retention never emptied the topic"
     again = _run_app(bootstrap, tmp_path, pipe[0], count=1, retention_sec=0.5, segment_sec=0.1)
     assert again[-1] == "Experience [3:4]: 4 -> 4"
+
+
+def test_a_stop_right_after_kafka_took_a_message_still_prints_its_line(
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The stop lands inside `send`, once the message is queued for Kafka: the moment CI once
+    # caught, where the message was stored and its line never printed.
+    class _StoppedInSend(KafkaProducer):  # type: ignore[misc]
+        def send(self, *args: Any, **kwargs: Any) -> Any:
+            future = super().send(*args, **kwargs)
+            if int(kwargs["value"]) == 3:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return future
+
+    monkeypatch.setattr("kafka_app.producer.KafkaProducer", _StoppedInSend)
+    out = io.StringIO()
+    settings = ProducerAppSettings(bootstrap_servers=embedded_broker.bootstrap_servers, topic="Stopped",
+                                   interval_sec=0.01, log_dir=tmp_path / "log")
+    with installed(), pytest.raises(KeyboardInterrupt):
+        ProducerApp(settings, ProducerConsole(out, rich_output=False), stdin_fd=pipe[0]).run()
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("Stopped [")]
+    assert [line.rsplit(" -> ", 1)[1] for line in lines] == ["1", "2", "3"]
+    consumer = KafkaConsumer(bootstrap_servers=embedded_broker.bootstrap_servers)
+    try:
+        assert consumer.end_offsets([TopicPartition("Stopped", 0)])[TopicPartition("Stopped", 0)] == 3
+    finally:
+        consumer.close()
