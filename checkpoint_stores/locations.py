@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 from typing import Literal
+import re
 from urllib.parse import urlsplit
 
 __all__ = ["STORES", "REMOTE_STORES", "StoreKind", "DEFAULT_PORTS", "BUCKET", "ACCESS_KEY",
            "SECRET_KEY", "default_url", "store_address", "bucket_of", "checkpoint_location",
-           "hadoop_conf"]
+           "checkpoint_uri", "hadoop_conf"]
 
 StoreKind = Literal["local", "hdfs", "s3"]
 STORES: tuple[StoreKind, ...] = ("local", "hdfs", "s3")
@@ -30,6 +31,8 @@ BUCKET = "checkpoint-experience"
 # s3proxy's credentials for our bucket: it listens on 127.0.0.1 only, so they guard nothing;
 # S3A signs every request with them, as it would against AWS.
 ACCESS_KEY, SECRET_KEY = "checkpoint", "experience"
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_URI_FORMS = "a folder here, hdfs://NAMENODE[:PORT]/PATH or s3a://BUCKET/PATH"
 
 
 def default_url(store: StoreKind) -> str:
@@ -73,6 +76,52 @@ def checkpoint_location(store: StoreKind, url: str | None, checkpoint_dir: Path)
     if store == "hdfs":
         return f"hdfs://{host}:{port}/{path}"
     return f"s3a://{bucket_of(url)}/{path}"
+
+
+def checkpoint_uri(text: str, store_url: str | None) -> tuple[StoreKind, str | None, Path] | None:
+    """`--checkpoint-dir` given as a URI, as Spark's users write a checkpoint's place: (the
+    store, its URL, the folder's path on it); None for a plain folder.
+
+    `hdfs://NAMENODE[:PORT]/PATH` names the NameNode (port 8020 when left out). `s3a://BUCKET/PATH`
+    names the bucket only: the endpoint is `store_url` (ours when None), as S3A takes it from
+    `fs.s3a.endpoint`. `file:///PATH` is a folder here. ValueError in one line for any other
+    scheme, a URI without a folder, or a `store_url` naming another NameNode or bucket.
+    """
+    if not _URI.match(text):
+        return None
+    parts = urlsplit(text)
+    scheme, path = parts.scheme.lower(), parts.path.strip("/")
+    if scheme == "file":
+        return "local", None, Path(parts.path)
+    if scheme in ("s3", "s3n"):
+        raise ValueError(f"{text!r}: Hadoop's S3 client is s3a://; write s3a://{parts.netloc}/{path}")
+    if scheme not in ("hdfs", "s3a"):
+        raise ValueError(f"{text!r}: --checkpoint-dir takes {_URI_FORMS}")
+    if not parts.hostname or not path:
+        raise ValueError(f"{text!r} names no {'NameNode' if scheme == 'hdfs' else 'bucket'} "
+                         f"or no folder: write {_URI_FORMS}")
+    return _hdfs_uri(text, store_url) if scheme == "hdfs" else _s3a_uri(text, store_url)
+
+
+def _hdfs_uri(text: str, store_url: str | None) -> tuple[StoreKind, str, Path]:
+    parts = urlsplit(text)
+    url = f"hdfs://{parts.hostname}:{parts.port or DEFAULT_PORTS['hdfs']}"
+    if store_url is not None and store_address("hdfs", store_url) != store_address("hdfs", url):
+        raise ValueError(f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
+                         "two NameNodes: give one")
+    return "hdfs", url, Path(parts.path.strip("/"))
+
+
+def _s3a_uri(text: str, store_url: str | None) -> tuple[StoreKind, str, Path]:
+    parts = urlsplit(text)
+    endpoint = store_url or default_url("s3")
+    store_address("s3", endpoint)  # the endpoint itself must be an S3 URL
+    named = urlsplit(endpoint).path.strip("/")
+    if named and named != parts.netloc:
+        raise ValueError(f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
+                         "two buckets: give the bucket once")
+    base = endpoint.rstrip("/").removesuffix(f"/{named}") if named else endpoint.rstrip("/")
+    return "s3", f"{base}/{parts.netloc}", Path(parts.path.strip("/"))
 
 
 def hadoop_conf(store: StoreKind, url: str | None) -> dict[str, str]:

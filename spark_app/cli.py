@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from checkpoint_stores import STORES, store_address
-from checkpoint_stores.locations import bucket_of
+from checkpoint_stores.locations import bucket_of, checkpoint_uri
 from spark_app.runtime.cluster import ClusterSettings
 from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.settings import SparkAppSettings
@@ -173,7 +173,8 @@ def main_parser() -> argparse.ArgumentParser:
                    metavar="KEY=VALUE", dest="source_options",
                    help="another option of the Kafka source, as in .option(KEY, VALUE), e.g. "
                         "fetchOffset.numRetries=5 (repeatable)")
-    p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    p.add_argument("--checkpoint-dir", default=str(_DEFAULTS.checkpoint_dir), metavar="DIR|URI",
+                   help=_CHECKPOINT_DIR_HELP)
     _add_store_options(p, "`python -m checkpoint_stores hdfs|s3` starts one")
     p.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir,
                    help="streaming-output.log and spark.log go here")
@@ -224,6 +225,11 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-class-cache", action="store_true",
                    help="start the JVM without the classes archive (and do not write one)")
     return p
+
+
+_CHECKPOINT_DIR_HELP = ("the checkpoint: a folder (on --checkpoint-store), or a URI on a store of "
+                        "yours, hdfs://NAMENODE[:PORT]/PATH or s3a://BUCKET/PATH (the S3 "
+                        "endpoint from --checkpoint-store-url)")
 
 
 def _add_store_options(p: argparse.ArgumentParser, more: str) -> None:
@@ -335,7 +341,8 @@ def inspect_parser() -> argparse.ArgumentParser:
         prog="python -m spark_app inspect",
         description="Explain a checkpoint folder: where a restart resumes, the count in state, and "
                     "whether Kafka still holds the offsets it needs.")
-    p.add_argument("--checkpoint-dir", type=Path, default=_DEFAULTS.checkpoint_dir)
+    p.add_argument("--checkpoint-dir", default=str(_DEFAULTS.checkpoint_dir), metavar="DIR|URI",
+                   help=_CHECKPOINT_DIR_HELP)
     _add_store_options(p, "a store's checkpoint is copied whole to --log-dir with Hadoop's "
                           "client first, then read here")
     p.add_argument("--bootstrap-servers", type=_bootstrap_servers,
@@ -409,6 +416,25 @@ def _source(args: argparse.Namespace) -> str:
     return "python" if args.offline else (args.source or _DEFAULTS.source)
 
 
+def _placed(args: argparse.Namespace) -> None:
+    """--checkpoint-dir as a folder (a Path), or as a URI that sets the store and its URL too;
+    one line when the URI is not one we take or disagrees with --checkpoint-store(-url)."""
+    text = str(args.checkpoint_dir)
+    try:
+        found = checkpoint_uri(text, args.checkpoint_store_url)
+    except ValueError as error:
+        raise CheckpointStoreError(str(error)) from error
+    if found is None:
+        args.checkpoint_dir = Path(text)
+        return
+    store, url, folder = found
+    # local is the default, so it cannot disagree: a URI says where the checkpoint is.
+    if args.checkpoint_store not in ("local", store):
+        raise CheckpointStoreError(f"--checkpoint-dir {text} is on {store}, but --checkpoint-store "
+                                   f"says {args.checkpoint_store}: give one")
+    args.checkpoint_store, args.checkpoint_store_url, args.checkpoint_dir = store, url, folder
+
+
 def _store_url(args: argparse.Namespace) -> str | None:
     """--checkpoint-store-url, checked against --checkpoint-store: one line when they disagree."""
     url = args.checkpoint_store_url
@@ -427,6 +453,7 @@ def _store_url(args: argparse.Namespace) -> str | None:
 
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     _rate_limits(args)
+    _placed(args)
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers, topic=args.topic,
         subscribe_pattern=args.subscribe_pattern, source=_source(args),
@@ -507,6 +534,7 @@ def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.checkpoint.inspect import run_inspect
 
     args = inspect_parser().parse_args(argv)
+    _placed(args)
     where = SparkAppSettings(checkpoint_dir=args.checkpoint_dir, log_dir=args.log_dir,
                              checkpoint_store=args.checkpoint_store,
                              checkpoint_store_url=_store_url(args))

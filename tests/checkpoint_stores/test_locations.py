@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from checkpoint_stores import checkpoint_location, default_url, hadoop_conf, store_address
 from checkpoint_stores.cli import parse_ready_line
-from checkpoint_stores.locations import bucket_of
+from checkpoint_stores.locations import bucket_of, checkpoint_uri
 
 
 def test_default_urls_are_the_usual_ports_on_loopback() -> None:
@@ -94,3 +95,38 @@ def test_a_data_folder_with_other_files_is_refused_not_removed(tmp_path: Path,
     (tmp_path / "blobs").mkdir()
     check_data_dir(tmp_path)  # a killed store's leftovers: fine, removed at the start
     check_data_dir(tmp_path / "new")
+
+
+@pytest.mark.parametrize(("uri", "store_url", "expected"), [
+    ("checkpoints", None, None),
+    ("/abs/cp", None, None),
+    ("file:///abs/cp", None, ("local", None, Path("/abs/cp"))),
+    ("hdfs://nn:8021/team/cp", None, ("hdfs", "hdfs://nn:8021", Path("team/cp"))),
+    ("hdfs://nn/team/cp/", None, ("hdfs", "hdfs://nn:8020", Path("team/cp"))),
+    ("hdfs://nn:8021/cp", "hdfs://nn:8021", ("hdfs", "hdfs://nn:8021", Path("cp"))),
+    ("s3a://mine/team/cp", None, ("s3", "http://127.0.0.1:9000/mine", Path("team/cp"))),
+    ("s3a://mine/cp", "https://minio:9443/", ("s3", "https://minio:9443/mine", Path("cp"))),
+    ("s3a://mine/cp", "http://minio:9000/mine", ("s3", "http://minio:9000/mine", Path("cp"))),
+])
+def test_a_checkpoint_uri_names_its_store_and_folder(uri: str, store_url: str | None,
+                                                      expected: object) -> None:
+    found = checkpoint_uri(uri, store_url)
+    assert found == expected
+    if found is not None and found[0] != "local":
+        store, url, folder = found
+        assert checkpoint_location(store, url, folder) == uri.rstrip("/").replace("nn/", "nn:8020/")
+
+
+@pytest.mark.parametrize(("uri", "store_url", "says"), [
+    ("s3://mine/cp", None, "Hadoop's S3 client is s3a://; write s3a://mine/cp"),
+    ("gs://mine/cp", None, "--checkpoint-dir takes a folder here, hdfs://"),
+    ("hdfs://nn:8020/", None, "names no NameNode or no folder"),
+    ("s3a://mine", None, "names no bucket or no folder"),
+    ("hdfs://nn:8020/cp", "hdfs://other:8020", "name two NameNodes"),
+    ("s3a://mine/cp", "http://minio:9000/theirs", "name two buckets"),
+    ("s3a://mine/cp", "hdfs://nn:8020", "is not an s3 store URL"),
+])
+def test_a_checkpoint_uri_we_cannot_take_is_one_line(uri: str, store_url: str | None, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)) as error:
+        checkpoint_uri(uri, store_url)
+    assert "\n" not in str(error.value)

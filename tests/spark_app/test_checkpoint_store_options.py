@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -62,3 +63,23 @@ def test_the_connector_and_the_store_share_spark_jars() -> None:
     merged = _with_jars({"spark.jars": "/a.jar"}, {"spark.jars": "/b.jar", "spark.hadoop.x": "1"})
     assert merged == {"spark.jars": "/a.jar,/b.jar", "spark.hadoop.x": "1"}
     assert _with_jars({}, {}) == {}
+
+
+def test_a_checkpoint_dir_uri_sets_the_store_as_a_user_writes_it() -> None:
+    settings = _settings("--checkpoint-dir", "hdfs://nn:8021/team/cp")
+    assert (settings.checkpoint_store, settings.checkpoint_location) == ("hdfs", "hdfs://nn:8021/team/cp")
+    settings = _settings("--checkpoint-dir", "s3a://mine/team/cp", "--checkpoint-store-url", "http://minio:9000")
+    assert (settings.checkpoint_store, settings.checkpoint_location) == ("s3", "s3a://mine/team/cp")
+    assert settings.checkpoint_store_url == "http://minio:9000/mine"
+    # Before, the URI became a local folder named 'hdfs:' and the query ran there, silently.
+    assert _settings("--checkpoint-store", "hdfs", "--checkpoint-dir", "hdfs://nn/cp").checkpoint_dir == Path("cp")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--checkpoint-dir", "hdfs://nn:8020/cp", "--checkpoint-store", "s3"], "is on hdfs, but --checkpoint-store says s3"),
+    (["--checkpoint-dir", "gs://b/cp"], "takes a folder here, hdfs://NAMENODE[:PORT]/PATH or s3a://BUCKET/PATH"),
+])
+def test_a_checkpoint_dir_uri_that_does_not_fit_is_one_line(argv: list[str], says: str) -> None:
+    with pytest.raises(CheckpointStoreError, match=re.escape(says)) as error:
+        _settings(*argv)
+    assert str(error.value).startswith("CHECKPOINT_STORE: ") and "\n" not in str(error.value)

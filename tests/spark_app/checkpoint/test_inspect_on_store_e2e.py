@@ -1,5 +1,5 @@
-"""`inspect --checkpoint-store hdfs|s3`: a checkpoint on a store reads as the same folder does
-here, named where it lives. The store is ours (`python -m checkpoint_stores`), the checkpoint
+"""`inspect --checkpoint-store hdfs|s3`, or `--checkpoint-dir hdfs://…|s3a://…`: a checkpoint on
+a store reads as the same folder does here, named where it lives. The store is ours (`python -m checkpoint_stores`), the checkpoint
 put on it through its HTTP API, and `inspect` reads it with Hadoop's own client.
 
 hdfs runs in CI; s3 is nightly, since Spark's S3A client brings the AWS SDK's 686 MB bundle.
@@ -45,13 +45,15 @@ def test_a_checkpoint_on_a_store_reads_as_the_same_folder_here(store: str, embed
     process, url, _ = start_store(store, tmp_path / "store")
     try:
         put_folder(store, process, url, local, "team/cp")
+        location = checkpoint_location(store, url, Path("team/cp"))  # type: ignore[arg-type]
         on_store = ["--checkpoint-store", store, "--checkpoint-store-url", url]
         here = _inspect(tmp_path, bootstrap, "--checkpoint-dir", str(local))
-        there = _inspect(tmp_path, bootstrap, *on_store, "--checkpoint-dir", "team/cp")
+        # As a user names a checkpoint on their own store: its URI, an S3 endpoint beside it.
+        endpoint = ["--checkpoint-store-url", url] if store == "s3" else []
+        there = _inspect(tmp_path, bootstrap, *endpoint, "--checkpoint-dir", location)
         nothing = _inspect(tmp_path, bootstrap, *on_store, "--checkpoint-dir", "team/none")
     finally:
         process.stop()
-    location = checkpoint_location(store, url, Path("team/cp"))  # type: ignore[arg-type]
     assert there["checkpoint"] == location
     assert there["pending_batch"] == 2 and there["resume_from"] == {"Experience": {"0": 120}}
     # Everything else the same, the lost delta named on the store rather than in the copy.
