@@ -24,7 +24,7 @@ from __future__ import annotations
 from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.checker.verify import VerifyReport
 from scenarios.engine.registry import Scenario
-from scenarios.engine.stage import Stage
+from scenarios.engine.stage import Stage, TopicRecord
 from scenarios.report.narration import Step
 from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
@@ -173,7 +173,8 @@ def _second_topic(stage: Stage) -> str:
                f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count goes on, every "
                f"{topic} value once (checked).",
         phase="second topic"))
-    stage.kafka.add_topic(second, [f"more-{n}" for n in range(1, _SECOND_TOPIC_MESSAGES + 1)])
+    stage.kafka.add_topic(second, [TopicRecord(f"more-{n}")
+                                   for n in range(1, _SECOND_TOPIC_MESSAGES + 1)])
     stage.app.start(topic=topics)
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
     _wait_for_foreign(stage, _SECOND_TOPIC_MESSAGES)

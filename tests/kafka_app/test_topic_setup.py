@@ -46,6 +46,14 @@ def test_grow_adds_the_missing_partitions_and_says_from_how_many(admin: KafkaAdm
     assert again.partitions == 3 and again.grown_from is None
 
 
+def test_no_settings_leaves_an_existing_topics_settings_alone(admin: KafkaAdminClient) -> None:
+    # What the stage asks when it grows an exhibit's topic: partitions, nothing else changed.
+    ensure_topic(admin, "Experience", 1, {"retention.ms": "15000"})
+    state = ensure_topic(admin, "Experience", 2, {}, grow=True)
+    assert state.partitions == 2 and state.grown_from == 1 and state.configs == {}
+    assert _topic_configs(admin, "Experience")["retention.ms"] == "15000"
+
+
 def test_grow_never_shrinks(admin: KafkaAdminClient) -> None:
     ensure_topic(admin, "Experience", 3, {"retention.ms": "15000"})
     state = ensure_topic(admin, "Experience", 1, {"retention.ms": "15000"}, grow=True)

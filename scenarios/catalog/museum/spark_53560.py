@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import time
 
-from kafka import KafkaProducer
-from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
-
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.kafka_probe import KafkaProbe
-from scenarios.engine.stage import Stage
+from scenarios.engine.stage import Stage, TopicRecord
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
@@ -127,42 +124,18 @@ def added_messages() -> list[tuple[int, int, int]]:
     return [(1 + i % (GROWN - 1), v, v) for i, v in enumerate(range(first, first + ADDED))]
 
 
-def _send(stage: Stage, topic: str, messages: list[tuple[int | None, int, int]]) -> None:
-    producer = KafkaProducer(bootstrap_servers=stage.kafka.bootstrap_servers, acks="all")
-    try:
-        for partition, key, value in messages:
-            producer.send(topic, key=str(key).encode(), value=str(value).encode(),
-                          partition=partition)
-        producer.flush(timeout=30)
-    finally:
-        producer.close()
-
-
 def _create_topic(stage: Stage, topic: str) -> None:
-    admin = KafkaAdminClient(bootstrap_servers=stage.kafka.bootstrap_servers)
-    try:
-        admin.create_topics([NewTopic(topic, 1, 1)])
-    finally:
-        admin.close()
-    _send(stage, topic, [(0, key, value) for key, value in backlog_messages()])
-    stage.timeline.event(f"{topic}: {BACKLOG} messages", "note")
-    stage.say(f"created {topic} (1 partition) with values 1..{BACKLOG}, value {CRASH_AT} with key "
+    stage.kafka.add_topic(topic, [TopicRecord(str(value), str(key), 0) for key, value in backlog_messages()])
+    stage.say(f"{topic} has 1 partition and values 1..{BACKLOG}, value {CRASH_AT} with key "
               f"-{CRASH_AT}; nothing else writes to it")
 
 
 def _grow(stage: Stage, topic: str) -> None:
-    admin = KafkaAdminClient(bootstrap_servers=stage.kafka.bootstrap_servers)
-    try:
-        admin.create_partitions({topic: NewPartitions(total_count=GROWN)})
-    finally:
-        admin.close()
-    wait_until(lambda: len(_ends(stage, topic)) == GROWN or None, timeout=60,
-               what=f"{topic} to show {GROWN} partitions", progress=stage.narrator.waiting)
-    _send(stage, topic, list(added_messages()))
-    stage.timeline.event(f"partitions 1 -> {GROWN}", "note")
-    stage.say(f"{topic} grew to {GROWN} partitions (CreatePartitions) while the app was down; "
-              f"{ADDED} messages written to the new ones; its end offsets now "
-              f"{offsets_to_text(_ends(stage, topic))}")
+    stage.kafka.grow_topic(topic, GROWN)
+    stage.kafka.write(topic, [TopicRecord(str(value), str(key), partition)
+                              for partition, key, value in added_messages()])
+    stage.say(f"{topic} grew while the app was down; {ADDED} messages written to the new "
+              f"partitions; its end offsets now {offsets_to_text(_ends(stage, topic))}")
 
 
 def _ends(stage: Stage, topic: str) -> Offsets:

@@ -43,7 +43,7 @@ from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage.app import AppPart
 from scenarios.engine.stage.brokers import BrokersPart
 from scenarios.engine.stage.disk import DiskPart
-from scenarios.engine.stage.kafka import KafkaPart
+from scenarios.engine.stage.kafka import KafkaPart, TopicRecord
 from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
 from scenarios.engine.stage.store import StorePart
@@ -52,7 +52,8 @@ from scenarios.report.narration import Narrator, Step
 from spark_app.runtime.session import sweep_dead_sessions
 from scenarios.report.timeline import Timeline
 
-__all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart"]
+__all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart",
+           "TopicRecord"]
 
 
 class Stage:

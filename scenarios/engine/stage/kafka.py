@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kafka import KafkaProducer
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import KafkaAdminClient
 
 from kafka_app.message_line import ProducerLine, parse_message
+from kafka_app.topic_setup import ensure_topic
 from scenarios.engine.apps import KafkaSide, free_port
 from scenarios.engine.faults.tcp_proxy import TcpProxy
 from scenarios.engine.observers.kafka_probe import OffsetWindow
@@ -38,10 +39,20 @@ if TYPE_CHECKING:
     from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage import Stage
 
-__all__ = ["KafkaPart", "brokers_unavailable"]
+__all__ = ["KafkaPart", "TopicRecord", "brokers_unavailable"]
 
 # The Kafka kind that runs a cluster of several brokers on this machine (kafka_app/apache/).
 _CLUSTER_KIND = "apache"
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    """A message the stage writes itself, beside the producer's counter: to a partition of its
+    choosing (None: the producer's default partitioner), with a key or none."""
+
+    value: str
+    key: str | None = None
+    partition: int | None = None
 
 
 def brokers_unavailable(settings: RunSettings, brokers: int) -> str | None:
@@ -278,26 +289,35 @@ class KafkaPart:
         self._stage.timeline.event(label or shown, "note")
         self._stage.say(f"topic {side.topic}: {shown}")
 
-    def add_topic(self, name: str, values: Sequence[str]) -> None:
-        """Create topic `name` (one partition, the run's retention kept by Kafka's default) and
-        write `values` to it, keyless: what a second team's topic holds when a query is told
-        to read it too. The values are not whole numbers, so the output's check counts them
-        apart (foreign messages) from the producer's counter."""
-        bootstrap = self.bootstrap_servers
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    def add_topic(self, name: str, records: Sequence[TopicRecord]) -> None:
+        """Create topic `name` (one partition, Kafka's default retention) and write `records`
+        to it: a second team's topic a query is told to read too, or a topic of an exhibit's
+        own. Created as the producer creates its own (kafka_app's topic setup)."""
+        with KafkaAdminClient(bootstrap_servers=self.bootstrap_servers) as admin:
+            ensure_topic(admin, name, 1, {})
+        self.write(name, records)
+        self._stage.timeline.event(f"topic {name}: {len(records)} messages", "note")
+        self._stage.say(f"created topic {name} and wrote {len(records)} messages to it")
+
+    def grow_topic(self, name: str, partitions: int) -> None:
+        """Add partitions to `name` up to `partitions` (CreatePartitions, as `kafka-topics
+        --alter --partitions` does), returning once each has a leader."""
+        with KafkaAdminClient(bootstrap_servers=self.bootstrap_servers) as admin:
+            grown = ensure_topic(admin, name, partitions, {}, grow=True)
+        self._stage.timeline.event(f"{name}: partitions {grown.grown_from} -> {grown.partitions}", "note")
+        self._stage.say(f"topic {name} grew from {grown.grown_from} to {grown.partitions} "
+                        "partitions (CreatePartitions)")
+
+    def write(self, name: str, records: Sequence[TopicRecord]) -> None:
+        """Write `records` to topic `name`, each acknowledged by Kafka (acks=all) on return."""
+        producer = KafkaProducer(bootstrap_servers=self.bootstrap_servers, acks="all")
         try:
-            admin.create_topics([NewTopic(name, 1, 1)])
-        finally:
-            admin.close()
-        producer = KafkaProducer(bootstrap_servers=bootstrap)
-        try:
-            for value in values:
-                producer.send(name, value=value.encode())
+            for record in records:
+                producer.send(name, value=record.value.encode(), partition=record.partition,
+                              key=None if record.key is None else record.key.encode())
             producer.flush(timeout=30)
         finally:
             producer.close()
-        self._stage.timeline.event(f"topic {name}: {len(values)} messages", "note")
-        self._stage.say(f"created topic {name} and wrote {len(values)} messages to it")
 
     def stop_producer(self) -> OffsetWindow:
         """Stop the producer; returns the topic's final offsets."""
