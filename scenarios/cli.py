@@ -82,7 +82,8 @@ def main_parser() -> argparse.ArgumentParser:
                         help="as --guided, but leave each question on screen SECONDS, then go on "
                              "(no Enter: for a trainer who talks over it)")
     run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                     help="use this Kafka instead of starting one per scenario")
+                     help="use this Kafka instead of starting one")
+    _add_kafka_per_scenario(run)
     add_stack_options(run)
     run.add_argument("--spark", metavar="VERSION",
                      help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
@@ -118,6 +119,7 @@ def main_parser() -> argparse.ArgumentParser:
     matrix.add_argument("names", nargs="*", metavar="NAME",
                         help="scenario names (default: endless-retention)")
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
+    _add_kafka_per_scenario(matrix)
     matrix.add_argument("--offline", action="store_true",
                         help=f"with --spark: every version on {OFFLINE.name}, e.g. for a Spark "
                              "whose connector Maven Central does not serve (4.3.0)")
@@ -161,6 +163,13 @@ def main_parser() -> argparse.ArgumentParser:
     verify.add_argument("--topic", default=_PRODUCER.topic,
                         help="the topic whose messages count as sent (default %(default)s)")
     return parser
+
+
+def _add_kafka_per_scenario(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kafka-per-scenario", action="store_true",
+                        help="start a broker for every scenario; by default a run of several "
+                             "starts one, which each scenario uses with a topic of its own "
+                             "(those that kill, upgrade or cut Kafka always start their own)")
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
@@ -219,6 +228,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers,
+                           share_kafka=not args.kafka_per_scenario,
                            checkpoint_store=args.checkpoint_store)
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
@@ -242,7 +252,8 @@ def _matrix(args: argparse.Namespace) -> int:
     scenarios = _sharded(scenarios, args)
     if not scenarios:
         return 0
-    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast)
+    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
+                           share_kafka=not args.kafka_per_scenario)
     if args.stack is not None and args.offline:
         raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
                             f"(--stack {OFFLINE.name} is the offline one)")

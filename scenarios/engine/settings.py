@@ -72,6 +72,11 @@ class RunSettings:
     # (--offline). The default is the real stack, apache/connector (scenarios/engine/stacks.py).
     bootstrap_servers: str | None = None
     kafka: str = "apache"
+    # The run's own broker, started once for its scenarios (scenarios/run/shared_kafka.py): a
+    # scenario with a single broker reached directly uses it with a topic of its own. None:
+    # each starts its own. `share_kafka` False (--kafka-per-scenario): never one for the run.
+    shared_kafka: str | None = None
+    share_kafka: bool = True
     python: str = sys.executable
     # The Spark app's Kafka source: Spark's own connector (fetched once from Maven Central), or
     # ours (--offline); read by the stage's app part only (scenarios/engine/stage/app.py).

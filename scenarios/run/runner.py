@@ -29,6 +29,7 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
 from scenarios.engine.stage.store import store_unavailable
+from scenarios.run.shared_kafka import shared_kafka
 
 __all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
@@ -38,12 +39,19 @@ def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
     results: list[ScenarioResult] = []
     with run_folder(settings.report_dir) as base:
         narrator.announce(_where_to_watch(base, kept=settings.report_dir is not None))
-        for scenario in scenarios:
-            results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
-            if settings.report_dir is not None:  # after each scenario: a long run shows progress
-                write_reports(results, settings.report_dir)
-                write_index(results, settings.report_dir)
+        with shared_kafka(scenarios, settings, base, narrator) as settings:
+            _run_each(scenarios, settings, narrator, base, results)
     return results
+
+
+def _run_each(scenarios: Sequence[Scenario], settings: RunSettings, narrator: Narrator,
+              base: Path, results: list[ScenarioResult]) -> None:
+    """Run the scenarios in turn into `results`, reports written after each."""
+    for scenario in scenarios:
+        results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
+        if settings.report_dir is not None:  # after each scenario: a long run shows progress
+            write_reports(results, settings.report_dir)
+            write_index(results, settings.report_dir)
 
 
 @contextmanager

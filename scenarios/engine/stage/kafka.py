@@ -99,12 +99,15 @@ class KafkaPart:
         if behind_proxy and external:
             raise StepFailed("this scenario puts a proxy of its own between the Spark app and an "
                              "embedded broker; run it without --bootstrap-servers")
-        # A real Kafka is shared: each scenario run gets its own topic there.
-        topic = f"Experience-{stage.name}-{int(time.time())}" if external else "Experience"
+        # The run's broker serves a single broker reached directly; a cluster or a proxy is
+        # the scenario's own (it kills, upgrades or cuts it).
+        shared = stage.settings.shared_kafka if brokers == 1 and not behind_proxy else None
+        # A Kafka others use too: each scenario run gets its own topic there.
+        topic = f"Experience-{stage.name}-{int(time.time())}" if external or shared else "Experience"
         timings = stage.timings if interval_sec is None else \
             replace(stage.timings, interval_sec=interval_sec)
         side = KafkaSide(stage.group, stage.folders, timings, topic=topic,
-                         retention_sec=retention_sec, bootstrap_servers=external,
+                         retention_sec=retention_sec, bootstrap_servers=external or shared,
                          python=stage.settings.python, progress=stage.narrator.waiting,
                          partitions=partitions, kind=stage.settings.kafka,
                          proxy_port=free_port() if behind_proxy else None, brokers=brokers,
@@ -115,7 +118,8 @@ class KafkaPart:
         self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
         stage.timeline.event("Kafka up", "start")
         side.start_producer()
-        stage.say(f"Kafka at {side.bootstrap_servers}, topic {topic}"
+        stage.say(f"Kafka at {side.bootstrap_servers}" + (" (the run's)" if shared else "")
+                  + f", topic {topic}"
                   + (f" with {partitions} partitions" if partitions != 1 else "")
                   + (f", {brokers} replicas" if brokers != 1 else "")
                   + f", retention {retention_sec:g} s; the producer is sending")
