@@ -2,7 +2,9 @@
 
 A scenario asks for "Kafka", never for one broker by name: which broker runs is the run's
 setting (`RunSettings.kafka`), read here and nowhere else. A Kafka given with
-`--bootstrap-servers` is used as it is, with a topic of the run's own.
+`--bootstrap-servers` is used as it is, with a topic of the run's own; so is the broker a run
+of several scenarios starts for them (`RunSettings.shared_kafka`), unless the scenario needs a
+cluster or a proxy in front of Kafka, which stay its own.
 
 A scenario that needs several brokers says how many (`start(..., brokers=3)`); only Apache
 Kafka runs a cluster here, so on another stack the step refuses in one line, and the runner
