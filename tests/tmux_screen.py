@@ -12,8 +12,11 @@ Usage:
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
+from pathlib import Path
 from types import TracebackType
 
 from scenarios.engine.waiting import wait_until
@@ -58,7 +61,17 @@ class TmuxScreen:
             raise AssertionError(f"{timed_out}; the screen:\n{self.screen()}") from None
 
     def close(self) -> None:
+        """Kill the server, and return once the panes' shells are gone: tmux's hangup reaches
+        them a moment later, and on a loaded machine a test's check for leftover processes
+        had found the shell still there (CI, 26 Nov: its command line names the report)."""
+        pids = [int(pid) for pid in self._tmux("list-panes", "-a", "-F", "#{pane_pid}").split()]
         self._tmux("kill-server")
+        try:
+            wait_until(lambda: not any(_alive(pid) for pid in pids) or None, timeout=15, poll=0.1,
+                       what="the panes' processes to exit")
+        except WaitTimeout:
+            for pid in pids:
+                _kill(pid)
 
     def __enter__(self) -> TmuxScreen:
         return self
@@ -66,3 +79,19 @@ class TmuxScreen:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie (an orphaned shell waits for whoever reaps it; it runs nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
