@@ -11,6 +11,7 @@ skip themselves with a reason when no Docker engine answers or our Kafka image c
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,6 +106,19 @@ def _docker_or_skip() -> None:
         docker_client()
     except NoDockerEngine as error:
         pytest.skip(f"{error} (.ci/run starts one)")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _tmux_sockets_in_pytests_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The terminal tests' tmux servers keep their sockets under pytest's own folder: tmux puts
+    them in $TMUX_TMPDIR/tmux-<uid>/, /tmp by default, and leaves them there when killed."""
+    before = os.environ.get("TMUX_TMPDIR")
+    os.environ["TMUX_TMPDIR"] = str(tmp_path_factory.mktemp("tmux"))
+    yield
+    if before is None:
+        os.environ.pop("TMUX_TMPDIR", None)
+    else:
+        os.environ["TMUX_TMPDIR"] = before
 
 
 @pytest.fixture(scope="session")

@@ -30,7 +30,7 @@ from pathlib import Path
 from kafka_app.apache.config import KafkaNode
 from kafka_app.apache.errors import ApacheKafkaError, KafkaStartFailed, PortBusy
 from kafka_app.apache.jars import DEFAULT_VERSION, OFFLINE_HINT, check_version, classpath
-from kafka_app.apache.node import KafkaNodeProcess, java_options
+from kafka_app.apache.node import NO_PERF_FILE, KafkaNodeProcess, java_options
 from kafka_app.apache.progress import Waiting
 from kafka_app.apache.storage import check_storage
 from kafka_app.broker.settings import BrokerSettings
@@ -63,7 +63,7 @@ def _check_free(host: str, port: int) -> None:
 
 
 def _check_java(java: Path) -> None:
-    out = subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr
+    out = subprocess.run([str(java), NO_PERF_FILE, "-version"], capture_output=True, text=True).stderr
     match = re.search(r'version "(\d+)', out)
     if not match or int(match.group(1)) < 17:
         raise ApacheKafkaError(f"Kafka 4 needs Java 17 or newer, {java} is {match.group(1) if match else 'unknown'}; "

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafka_app.apache.node import NO_PERF_FILE
 from kafka_app.apache.readiness import read_exactly
 
 __all__ = ["API_NAMES", "FETCH", "LIST_OFFSETS", "METADATA", "BrokerApis", "FeatureRefused",
@@ -117,7 +118,7 @@ def client_maxima(jar: Path, apis: Iterable[int] = tuple(API_NAMES), *, javap: s
     (`javap -constants`); one JVM for all of them."""
     apis = list(apis)
     classes = [_MESSAGE_CLASS.format(API_NAMES[key]) for key in apis]
-    out = subprocess.run([javap, "-cp", str(jar), "-constants", *classes], capture_output=True,
+    out = subprocess.run([javap, f"-J{NO_PERF_FILE}", "-cp", str(jar), "-constants", *classes], capture_output=True,
                          text=True, timeout=120)
     found = _highest_by_class(out.stdout)
     missing = [name for name in classes if name not in found]

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from spark_app.errors import SparkAppError
 from spark_app.runtime.class_cache import pyspark_jars
+from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
 __all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME",
            "checkpoint_manager_package"]
@@ -207,7 +208,7 @@ class SlowCheckpointClasses:
             source = Path(work) / "SlowCheckpointFileManager.java"
             source.write_text(_JAVA.format(base_package=checkpoint_manager_package(self.jars)), encoding="utf-8")
             built = Path(work) / "classes"
-            done = subprocess.run([javac, "-nowarn", "-cp", f"{self.jars}/*", "-d", str(built),
+            done = subprocess.run([javac, f"-J{NO_PERF_FILE}", "-nowarn", "-cp", f"{self.jars}/*", "-d", str(built),
                                    str(source)], capture_output=True, text=True, timeout=300)
             if done.returncode != 0:
                 raise CheckpointLatencyError(f"javac could not build the slow checkpoint file "

@@ -33,7 +33,7 @@ from types import TracebackType
 from typing import Any
 
 from spark_app.errors import ClusterError
-from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE
+from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.session import check_java
 
 __all__ = ["ClusterSettings", "StandaloneCluster", "spark_home", "run_cluster", "MASTER_LOG"]
@@ -213,7 +213,8 @@ class StandaloneCluster:
         return os.environ | {"SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": HOST,
                              "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable,
                              "SPARK_LOCAL_DIRS": str(self.folder / "local"),
-                             "SPARK_DAEMON_JAVA_OPTS": f"{C1_ONLY} {NO_PERF_FILE}"}
+                             "SPARK_DAEMON_JAVA_OPTS": f"{C1_ONLY} {NO_PERF_FILE}",
+                             "SPARK_LAUNCHER_OPTS": launcher_opts(os.environ)}
 
     def _wait_for(self, condition: Any, what: str, *starting: _Daemon) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_sec

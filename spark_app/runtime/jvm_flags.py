@@ -1,12 +1,14 @@
 """JVM flags the Spark JVMs we start share: the driver, a cluster's daemons and executors, the
-class archive's writer.
+class archive's writer, and spark-class's launcher.
 
 Usage: `[..., C1_ONLY, NO_PERF_FILE]` in a JVM's options
 """
 
 from __future__ import annotations
 
-__all__ = ["C1_ONLY", "NO_PERF_FILE"]
+from collections.abc import Mapping
+
+__all__ = ["C1_ONLY", "NO_PERF_FILE", "launcher_opts"]
 
 # The driver, the executors and a cluster's daemons mostly move data and wait; on two cores the
 # C2 compiler threads of a starting JVM compete with everything else starting (the Python
@@ -17,3 +19,10 @@ C1_ONLY = "-XX:TieredStopAtLevel=1"
 # A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9 leaves behind (the
 # scenarios kill JVMs on purpose); nothing of ours reads them (jstat and jcmd would).
 NO_PERF_FILE = "-XX:-UsePerfData"
+
+
+def launcher_opts(environ: Mapping[str, str]) -> str:
+    """SPARK_LAUNCHER_OPTS for spark-class's own small JVM (the launcher that builds a driver's or
+    daemon's command, which no spark.* option reaches): as given, with NO_PERF_FILE added."""
+    given = environ.get("SPARK_LAUNCHER_OPTS", "").split()
+    return " ".join(given if NO_PERF_FILE in given else [*given, NO_PERF_FILE])

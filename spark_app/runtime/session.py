@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from spark_app.runtime.class_cache import (ArchiveWriter, ClassCache, default_cache_dir,
                                            process_alive, pyspark_jars)
 from spark_app.runtime.checkpoint_store import store_conf
+from spark_app.runtime.jvm_flags import NO_PERF_FILE
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.errors import JavaMissingError
 from spark_app.settings import SparkAppSettings
@@ -60,7 +61,8 @@ def _java_binary() -> str | None:
 def _java_version_output(java: str, mtime_ns: int) -> str | None:
     """`java -version`'s text, asked once per binary: the preflight and the session both check."""
     try:
-        done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run([java, NO_PERF_FILE, "-version"], capture_output=True, text=True,
+                              timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stderr + done.stdout

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
-from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE
+from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
 from spark_app.settings import SparkAppSettings
@@ -124,6 +124,9 @@ def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     # Loopback only: also keeps Spark from warning that the hostname resolves to 127.0.0.1.
     env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # spark-class's own small JVM (the launcher that builds the driver's command) gets no
+    # spark.driver options; without this it left /tmp/hsperfdata_<user> behind.
+    env["SPARK_LAUNCHER_OPTS"] = launcher_opts(env)
     paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     if str(code_root) not in paths:
         env["PYTHONPATH"] = os.pathsep.join([str(code_root), *paths])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_app.runtime.jvm_flags import NO_PERF_FILE
 from spark_app.runtime.class_cache import (LEGACY_DAYS, ArchiveWriter, ClassCache, archive_news,
                                            kill_writers, saved_line, writing_line)
 
@@ -21,9 +22,10 @@ pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")
 
 
 def run_jvm(options: str, class_path: str) -> None:
-    """A JVM that starts and exits, as Spark's driver JVM does, on `class_path`."""
-    subprocess.run([JAVA, *shlex.split(options), "-cp", class_path, "-version"], check=True,
-                   capture_output=True)
+    """A JVM that starts and exits, as Spark's driver JVM does, on `class_path` (and, like the
+    driver, without a counters file in /tmp)."""
+    subprocess.run([JAVA, NO_PERF_FILE, *shlex.split(options), "-cp", class_path, "-version"],
+                   check=True, capture_output=True)
 
 
 def new_cache(tmp_path: Path, jars_name: str = "jars") -> ClassCache:

@@ -87,7 +87,8 @@ def test_the_jvm_environment_lets_workers_run_our_python_and_import_the_app() ->
 def test_a_users_own_choices_are_kept() -> None:
     given = {"PYSPARK_PYTHON": "/opt/py", "SPARK_LOCAL_IP": "10.0.0.5", "PYTHONPATH": "/repo"}
     env = child_env(given, "/venv/bin/python", Path("/repo"))
-    assert env == given  # the project's folder is not added twice
+    # The project's folder is not added twice; only the launcher's counters flag is added.
+    assert env == given | {"SPARK_LAUNCHER_OPTS": "-XX:-UsePerfData"}
 
 
 def test_planning_changes_nothing_in_this_process() -> None:
@@ -113,6 +114,14 @@ def test_no_jvm_of_the_app_writes_its_counters_file_to_tmp() -> None:
     cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)
     for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
         assert "-XX:-UsePerfData" in cluster[key].split()
+
+
+def test_spark_class_launcher_jvm_writes_no_counters_file_either() -> None:
+    """spark-class starts a small JVM of its own before the driver, which no spark.* option
+    reaches: it left an empty /tmp/hsperfdata_<user> after every fresh-clone CI run."""
+    env = child_env({"SPARK_LAUNCHER_OPTS": "-Xss4m"}, "/usr/bin/python3", Path("/repo"))
+    assert env["SPARK_LAUNCHER_OPTS"].split() == ["-Xss4m", "-XX:-UsePerfData"]
+    assert child_env(env, "/usr/bin/python3", Path("/repo"))["SPARK_LAUNCHER_OPTS"] == env["SPARK_LAUNCHER_OPTS"]
 
 
 def test_a_clusters_executors_compile_with_c1_only_as_the_driver_does() -> None:
