@@ -20,7 +20,7 @@ from types import TracebackType
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.jars import server_jars
 from maven_jars import JarFetchError, find_java
-from maven_jars.jvm import Jvm
+from maven_jars.jvm import NO_PERF_FILE, Jvm
 
 __all__ = ["StoreServer"]
 
@@ -70,7 +70,7 @@ class StoreServer:
         temp = self.data_dir / "tmp"
         temp.mkdir(parents=True, exist_ok=True)
         self.prepare()
-        argv = [str(_java(self.kind)), self.heap, "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError",
+        argv = [str(_java(self.kind)), self.heap, NO_PERF_FILE, "-XX:+ExitOnOutOfMemoryError",
                 "-Djava.awt.headless=true", f"-Djava.io.tmpdir={temp}", *self.jvm_options(),
                 "-cp", classpath, self.main_class, *self.arguments()]
         began = time.monotonic()

@@ -20,6 +20,7 @@ from xml.sax.saxutils import quoteattr
 
 from maven_jars.errors import JarFetchError
 from maven_jars.java import find_java
+from maven_jars.jvm import NO_PERF_FILE
 
 __all__ = ["MAVEN_CENTRAL", "find_ivy_jar", "repository", "run_ivy", "failure_from_log", "parse"]
 
@@ -95,8 +96,7 @@ def run_ivy(coordinates: Sequence[str], retrieve_dir: Path, ivy_cache: Path, log
     work = log_file.parent
     (work / "ivy.xml").write_text(_ivy_module(coordinates, module), encoding="utf-8")
     (work / "ivysettings.xml").write_text(_ivy_settings(), encoding="utf-8")
-    # -XX:-UsePerfData: no /tmp/hsperfdata_<user> folder left behind by a JVM of ours.
-    argv = [str(java), "-XX:-UsePerfData", "-Divy.maven.lookup.sources=false", "-Divy.maven.lookup.javadoc=false",
+    argv = [str(java), NO_PERF_FILE, "-Divy.maven.lookup.sources=false", "-Divy.maven.lookup.javadoc=false",
             "-jar", str(ivy_jar), "-settings", str(work / "ivysettings.xml"),
             "-ivy", str(work / "ivy.xml"), "-confs", "default", "-cache", str(ivy_cache),
             "-retrieve", f"{retrieve_dir}/[artifact]-[revision](-[classifier]).[ext]"]

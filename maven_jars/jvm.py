@@ -25,9 +25,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Jvm"]
+__all__ = ["Jvm", "NO_PERF_FILE"]
 
 _PR_SET_PDEATHSIG = 1
+# Every JVM of ours: a JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9
+# leaves behind (the scenarios kill JVMs on purpose), and even a clean exit leaves the folder;
+# nothing of ours reads them (jstat and jcmd would).
+NO_PERF_FILE = "-XX:-UsePerfData"
 
 
 def _die_with_parent(parent: int) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kafka_app.apache.config import KafkaNode, advertised_host, render, server_properties
 from kafka_app.apache.jars import LOG4J2_CONFIG
-from maven_jars.jvm import Jvm
+from maven_jars.jvm import NO_PERF_FILE, Jvm
 from kafka_app.apache.readiness import answers_api_versions
 from kafka_app.broker.settings import BrokerSettings
 
@@ -27,9 +27,6 @@ __all__ = ["KafkaNodeProcess", "java_options"]
 # Measured on this 2-core machine: a node idles at ~400 MB RSS with a 512 MB heap ceiling;
 # Kafka's own script asks for 1 GB, more than a playground's few topics need.
 _HEAP = "-Xmx512M"
-# A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9 leaves behind (the
-# failover scenarios kill brokers); nothing of ours reads them (jstat and jcmd would).
-NO_PERF_FILE = "-XX:-UsePerfData"
 _LOGGED_VERSION = re.compile(r"Kafka version: (\S+)")
 _BIND_FAILED = re.compile(r"Socket server failed to bind to (\S+?): Address already in use")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from maven_jars import JarFetchError, find_java
-from maven_jars.jvm import Jvm
+from maven_jars.jvm import NO_PERF_FILE, Jvm
 from spark_app.errors import CheckpointStoreError
 from spark_app.runtime.checkpoint_store import store_conf
 from spark_app.runtime.class_cache import pyspark_jars
@@ -68,7 +68,7 @@ def _run_shell(settings: SparkAppSettings, work: Path, sources: list[str], dest:
     extra = [jar for jar in conf.pop("spark.jars", "").split(",") if jar]
     _write_core_site(work, {key.removeprefix(_SPARK_PREFIX): value for key, value in conf.items()})
     classpath = os.pathsep.join([str(work), f"{pyspark_jars()}/*", *extra])
-    jvm = Jvm.start([str(java), "-Xmx256m", "-XX:-UsePerfData", f"-Djava.io.tmpdir={work}",
+    jvm = Jvm.start([str(java), "-Xmx256m", NO_PERF_FILE, f"-Djava.io.tmpdir={work}",
                      "-cp", classpath, "org.apache.hadoop.fs.FsShell", "-get", *sources, str(dest)],
                     output=work / "fs-shell.log")
     try:

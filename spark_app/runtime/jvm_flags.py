@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from maven_jars.jvm import NO_PERF_FILE
+
 __all__ = ["C1_ONLY", "NO_PERF_FILE", "launcher_opts"]
 
 # The driver, the executors and a cluster's daemons mostly move data and wait; on two cores the
@@ -16,9 +18,6 @@ __all__ = ["C1_ONLY", "NO_PERF_FILE", "launcher_opts"]
 # 18 s (BENCHMARKS.md "Cluster starts").
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 
-# A JVM keeps its counters in /tmp/hsperfdata_<user>/<pid>, which a kill -9 leaves behind (the
-# scenarios kill JVMs on purpose); nothing of ours reads them (jstat and jcmd would).
-NO_PERF_FILE = "-XX:-UsePerfData"
 
 
 def launcher_opts(environ: Mapping[str, str]) -> str:
