@@ -217,6 +217,9 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--event-log-dir", type=Path, default=None, metavar="DIR",
                    help="write Spark's event log (executors added and lost, every task attempt) "
                         "to DIR, as the History Server reads it")
+    p.add_argument("--gc-log", type=Path, default=None, metavar="FILE",
+                   help="log the driver JVM's garbage collections to FILE, with a full collection "
+                        "after every 2 s without one: its lines show the live heap a leak grows")
     _add_upgrade_options(p)
     _add_state_store_options(p)
     _add_supervisor_options(p)
@@ -478,6 +481,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         supervise=args.supervise, give_up_after=args.give_up_after,
         max_backoff_sec=args.max_backoff_sec,
         checkpoint_latency=args.checkpoint_latency, event_log_dir=args.event_log_dir,
+        gc_log=args.gc_log,
         class_cache_dir=None if args.no_class_cache else args.class_cache_dir)
 
 

@@ -128,6 +128,9 @@ class SparkAppSettings:
     # Spark's event log (every executor added or lost, every task attempt, as JSON lines) goes
     # to this folder when set: the cluster scenarios read their evidence from it.
     event_log_dir: Path | None = None
+    # The driver JVM logs its collections to this file, with a full collection after every few
+    # seconds without one, so that the log shows the live heap (lines/gc_log.py); None: no log.
+    gc_log: Path | None = None
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
     class_cache_dir: Path | None = field(default_factory=default_cache_dir)
 

@@ -179,6 +179,8 @@ def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "
     settings.log_dir.mkdir(parents=True, exist_ok=True)
     if settings.event_log_dir is not None:
         settings.event_log_dir.mkdir(parents=True, exist_ok=True)
+    if settings.gc_log is not None:  # the JVM refuses to start on a log it cannot open
+        settings.gc_log.parent.mkdir(parents=True, exist_ok=True)
     plan = session_plan(settings, _look_up(settings, folder, classes), os.environ, app_name)
     builder = SparkSession.builder
     for key, value in plan.conf.items():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.lines.gc_log import java_options as gc_log_options
 from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
@@ -69,7 +70,8 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
         "spark.master": settings.master,
         "spark.driver.extraJavaOptions": _driver_java_options(found.log4j_file,
                                                               found.class_cache_options,
-                                                              found.jvm_temp_dir),
+                                                              found.jvm_temp_dir,
+                                                              settings.gc_log),
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.ui.enabled": str(settings.ui).lower(),
@@ -142,8 +144,10 @@ def _executor_java_options(jvm_temp_dir: Path | None) -> str:
 
 
 def _driver_java_options(log4j: Path, class_cache_options: str,
-                         jvm_temp_dir: Path | None = None) -> str:
+                         jvm_temp_dir: Path | None = None, gc_log: Path | None = None) -> str:
     options = [f"-Dlog4j2.configurationFile=file:{log4j}", C1_ONLY, NO_PERF_FILE]
+    if gc_log is not None:
+        options += gc_log_options(gc_log)
     if jvm_temp_dir is not None:
         # What the JVM unpacks or creates there (lz4's and RocksDB's native libraries, Spark's
         # artifacts-* folders) stays behind in /tmp when the JVM is killed; a folder of the

@@ -23,7 +23,7 @@ CHANGED = {
     "master": "local-cluster[2,1,1024]", "shuffle_partitions": 3, "ui": True, "ui_port": 4141,
     "offsets_from_group": "grp", "output_format": "v2", "state_schema": "v2",
     "class_cache_dir": None, "checkpoint_latency": "lognormal:mean=2.6s,min=1s,max=20s",
-    "event_log_dir": Path("events"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
+    "event_log_dir": Path("events"), "gc_log": Path("log/gc.log"), "supervise": True, "give_up_after": 5, "max_backoff_sec": 2.5,
     "state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2,
     "counter": "transform-with-state", "snapshot_every": 3, "maintenance_sec": 1.5,
     "initial_state_from": Path("/tmp/old-cp"), "min_batches_to_retain": 20,

@@ -41,6 +41,15 @@ def test_options_add_their_settings() -> None:
     assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
 
 
+def test_a_gc_log_adds_the_jvms_log_and_its_periodic_full_collections() -> None:
+    options = session_conf(SparkAppSettings(gc_log=Path("/runs/log/gc.log")),
+                           FOUND)["spark.driver.extraJavaOptions"].split()
+    assert "-Xlog:gc:file=/runs/log/gc.log" in options
+    assert "-XX:-G1PeriodicGCInvokesConcurrent" in options  # full collections: the live heap
+    assert not any(o.startswith("-Xlog") for o in
+                   session_conf(SparkAppSettings(), FOUND)["spark.driver.extraJavaOptions"].split())
+
+
 def test_the_jvms_temporary_folder_is_the_processes_own() -> None:
     """lz4's and RocksDB's native libraries and Spark's artifacts-* folders go to java.io.tmpdir:
     in /tmp, every killed JVM left them behind."""
