@@ -4,7 +4,8 @@ Reads a run's report folder (each `<scenario>.json` holds `facts["time_spent"]`,
 scenarios/engine/stage/time_spent.py) and prints one row per scenario and a total: the
 scenario's duration; Kafka's starts (count and seconds); the Spark app's starts up to its first
 output line (count, seconds and the longest); its clean stops; and what is left, the lesson's
-own waiting and steps. With `--run`, it first runs the named scenarios (`python -m scenarios run
+own waiting and steps. Below the table, every scenario past LONG_RUN_SEC (90 s) with what its
+`Scenario.takes` says of its time, or that it says nothing. With `--run`, it first runs the named scenarios (`python -m scenarios run
 … --fast --report DIR`) and prints a CPU probe before and after, so a slow machine can be told
 from a slow run.
 
@@ -25,9 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.spark_latency import cpu_probe_sec  # noqa: E402
-from scenarios.engine.registry import all_scenarios  # noqa: E402
+from scenarios.engine.registry import LONG_RUN_SEC, all_scenarios  # noqa: E402
 
-__all__ = ["Row", "read_rows", "table_lines", "main"]
+__all__ = ["Row", "read_rows", "table_lines", "long_run_lines", "main"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,19 @@ def table_lines(rows: list[Row]) -> list[str]:
     return lines
 
 
+def long_run_lines(rows: list[Row]) -> list[str]:
+    """Every scenario past LONG_RUN_SEC, with what its `takes` says (a trainer plans with it),
+    or that it says nothing: then its `takes`, or its waits, need a look."""
+    takes = {s.name: s.takes for s in all_scenarios()}
+    lines = []
+    for r in rows:
+        if r.total > LONG_RUN_SEC:
+            said = takes.get(r.scenario, "")
+            lines.append(f"over {LONG_RUN_SEC} s: {r.scenario} {r.total:.0f} s, "
+                         + (f"says: {said}" if said else "SAYS NOTHING (Scenario.takes)"))
+    return lines
+
+
 def _total(rows: list[Row]) -> Row:
     return Row("TOTAL", sum(r.total for r in rows),
                kafka_starts=sum(r.kafka_starts for r in rows),
@@ -117,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print(f"no scenario report in {args.report}: give a run's --report folder", file=sys.stderr)
         return 2
-    print("\n".join(table_lines(rows)))
+    print("\n".join([*table_lines(rows), *long_run_lines(rows)]))
     return 0
 
 

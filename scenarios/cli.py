@@ -209,7 +209,8 @@ def _list() -> int:
     for scenario in all_scenarios():
         needs = (f"; needs {scenario.kafka_brokers} Kafka brokers: Apache Kafka"
                  if scenario.kafka_brokers > 1 else "")
-        print(f"{scenario.name:20} {scenario.title} ({scenario.origin}{needs})")
+        takes = f"; {scenario.takes.split(':')[0]} with --fast" if scenario.takes else ""
+        print(f"{scenario.name:20} {scenario.title} ({scenario.origin}{needs}{takes})")
         for case, line in scenario.cases:  # the museum's exhibits, as a group under it
             print(f"  {case:18} {line}")
     return 0

@@ -427,5 +427,7 @@ SCENARIO = Scenario(
             "lost messages stay counted.",
     origin="seed 002, known data-loss cases",
     run=run,
+    takes="about 4 min: three Kafka brokers, a leader killed twice (acks=all, then acks=1 with "
+          "unclean election), the app refused on data loss and restarted",
     kafka_brokers=3,
 )

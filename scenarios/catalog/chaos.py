@@ -175,6 +175,8 @@ SCENARIO = Scenario(
             "predicted from where each kill landed, and counted.",
     origin="seed 001 scenario #1",
     run=run,
+    takes="about 1.5 min: six Spark starts, each after a kill -9 at a random moment, in two "
+          "sink modes",
     checkpoint_stores=("local", "hdfs", "s3"),
     options=(
         ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),

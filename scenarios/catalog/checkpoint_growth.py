@@ -446,6 +446,8 @@ SCENARIO = Scenario(
             "up and keeps state near N.",
     origin="Spark 4's checkpoint retention (ratioExtraSpaceAllowedInCheckpoint)",
     run=run,
+    takes="about 3 min: a soak of hundreds of batches, so that retention and maintenance run "
+          "many times",
     options=(ScenarioOption("--batches", int,
                             "the HDFS soak's length in batches (default 2000, 110 with --fast)"),),
 )

@@ -241,4 +241,6 @@ SCENARIO = Scenario(
             "an outage longer than retention: data loss, and the supervisor gives up.",
     origin="seed 000's network outage",
     run=run,
+    takes="about 2 min: two cuts of the network to Kafka; the long one lasts until the app "
+          "gives up and its supervisor restarts it",
 )

@@ -335,6 +335,8 @@ SCENARIO = Scenario(
             f"and a 4.1.2 broker dies loading the metadata log.",
     origin="production: upgrading Kafka under a running query",
     run=run,
+    takes="about 2 min: three Kafka brokers restarted one at a time, seven times over two "
+          "versions, under a running query",
     kafka_brokers=3,
     kafka_versions=(TARGET,),
 )

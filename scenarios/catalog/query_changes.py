@@ -244,4 +244,6 @@ SCENARIO = Scenario(
             "resumes from the same offsets; exactly once throughout.",
     origin="production: changing a live job",
     run=run,
+    takes="about 1.5 min: five Spark starts on one checkpoint, one change each, each waited for"
+          " to its output",
 )

@@ -269,5 +269,7 @@ SCENARIO = Scenario(
             "trigger stops the warnings.",
     origin="seed 000's S3 checkpoints",
     run=run,
+    takes="about 2.5 min: every checkpoint write waits 1 to 20 s (the lesson's latency, not "
+          "shortened); five batches at a 1 s trigger, three at 20 s",
     checkpoint_stores=("local", "s3"),
 )

@@ -307,5 +307,7 @@ SCENARIO = Scenario(
             "message once; then an HDFS checkpoint asked for RocksDB keeps HDFS, with a warning.",
     origin="Spark 4's state stores",
     run=run,
+    takes="about 2 min: the same count on three state stores, each killed with kill -9 and "
+          "restarted",
     checkpoint_stores=("local", "hdfs", "s3"),
 )

@@ -291,4 +291,6 @@ SCENARIO = Scenario(
             "one on a new checkpoint from latest, and the overlap is counted as duplicates.",
     origin="seed 000",
     run=run,
+    takes="about 2 min: four Spark starts on one checkpoint (one refused on its state schema), "
+          "then a blue and a green app side by side",
 )

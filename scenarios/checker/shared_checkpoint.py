@@ -19,7 +19,7 @@ from pathlib import Path
 
 from spark_app.lines.output_line import CountLine, MessageLine, parse_line
 
-__all__ = ["Overlap", "batch_holding", "collided_on", "counted_values", "overlap"]
+__all__ = ["common_prefix", "Overlap", "batch_holding", "collided_on", "counted_values", "overlap"]
 
 # Where in MicroBatchExecution Spark found the other writer's file: planning a batch writes
 # offsets/N (markMicroBatchStart), ending it writes commits/N (markMicroBatchEnd).
@@ -69,6 +69,16 @@ def overlap(first: Sequence[tuple[int, int | None]],
                    only_second=tuple(sorted(set(b) - set(a))),
                    both=tuple(both),
                    counts_differ=tuple(v for v in both if a[v] != b[v]))
+
+
+def common_prefix(first: Sequence[tuple[int, int | None]],
+                  second: Sequence[tuple[int, int | None]]
+                  ) -> tuple[list[tuple[int, int | None]], list[tuple[int, int | None]]]:
+    """Both logs cut at the lower of their highest values: two apps running side by side are
+    compared on what both had the time to write. Without it, a batch one of them had just
+    written and the other had not yet planned read as written by one only."""
+    last = min(max((v for v, _ in first), default=0), max((v for v, _ in second), default=0))
+    return [p for p in first if p[0] <= last], [p for p in second if p[0] <= last]
 
 
 def batch_holding(ends: Mapping[int, int], values: Iterable[int]) -> int | None:

@@ -65,6 +65,14 @@ class Scenario:
     kafka_versions: tuple[str, ...] = ()
     # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
     cases: tuple[tuple[str, str], ...] = ()
+    # How long a --fast run takes and why, for a scenario past LONG_RUN_SEC ("about 3 min: 270
+    # batches, …"): a trainer plans with it. Empty: under LONG_RUN_SEC. Measured, not guessed:
+    # benchmarks/run_profile.py names every scenario past it that says nothing.
+    takes: str = ""
+
+
+# Issue 35's bound for one scenario with --fast; a longer one says why in `takes`.
+LONG_RUN_SEC = 90
 
 
 def all_scenarios() -> list[Scenario]:

@@ -49,6 +49,8 @@ def head_lines(scenario: Scenario, steps: Sequence[WrittenStep]) -> list[str]:
     """The block: the lesson and its origin, the summary, then each step and its rule."""
     lines = [f"**{_sentence(scenario.title)}** *From: {scenario.origin}.*", "",
              _sentence(scenario.summary), "",
+             *([f"*With `--fast` it takes {_sentence(scenario.takes, capital=False)}*", ""]
+               if scenario.takes else []),
              "The steps, as a run narrates them (`{…}`: a number the run fills in):", ""]
     for number, written in enumerate(steps, start=1):
         step = written.step

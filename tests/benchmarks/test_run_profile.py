@@ -34,3 +34,19 @@ def test_each_scenario_is_split_into_starts_stops_and_the_rest(tmp_path: Path, c
 def test_a_folder_without_reports_is_one_line(tmp_path: Path, capsys) -> None:
     assert main([str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_scenario_past_the_bound_shows_what_it_says_of_its_time(monkeypatch) -> None:
+    from benchmarks import run_profile
+    from scenarios.engine.registry import LONG_RUN_SEC, Scenario
+
+    def scenario(name: str, takes: str = "") -> Scenario:
+        return Scenario(name, "t", "s", "o", run=lambda stage: None, takes=takes)
+
+    monkeypatch.setattr(run_profile, "all_scenarios", lambda: [
+        scenario("soak", "about 3 min: 270 batches"), scenario("quiet"), scenario("quick")])
+    rows = [run_profile.Row("soak", 170.0), run_profile.Row("quiet", LONG_RUN_SEC + 1.0),
+            run_profile.Row("quick", LONG_RUN_SEC - 1.0)]
+    assert run_profile.long_run_lines(rows) == [
+        f"over {LONG_RUN_SEC} s: soak 170 s, says: about 3 min: 270 batches",
+        f"over {LONG_RUN_SEC} s: quiet 91 s, SAYS NOTHING (Scenario.takes)"]

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from scenarios.cli import run_cli
+from scenarios.engine.registry import all_scenarios
 from scenarios.engine.settings import PROJECT_ROOT
 from tests.scenarios.more_helpers import passed_report
 from tests.tmux_screen import TmuxScreen
@@ -71,3 +73,14 @@ def test_list_names_the_three_seed_scenarios() -> None:
     assert done.returncode == 0
     for name in ("endless-retention", "short-retention", "checkpoint-reset"):
         assert name in done.stdout
+
+
+def test_list_says_how_long_a_long_scenario_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """A trainer plans a session with it: the time, not the why (the docs have the why)."""
+    assert run_cli(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for scenario in all_scenarios():
+        line = next(line for line in lines if line.startswith(scenario.name + " "))
+        said = scenario.takes.split(":")[0]
+        assert (f"; {said} with --fast)" in line) == bool(scenario.takes), line
+    assert any(s.takes for s in all_scenarios())

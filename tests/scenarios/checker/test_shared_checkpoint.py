@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.checker.shared_checkpoint import batch_holding, collided_on, counted_values, overlap
+from scenarios.checker.shared_checkpoint import (batch_holding, collided_on, common_prefix,
+                                                 counted_values, overlap)
 from tests.scenarios.more_helpers import write_output
 
 # Spark 4.2.0's trace in the stopped app's spark.log (checkpoint-moved-and-shared), shortened.
@@ -30,6 +31,18 @@ def test_two_logs_overlap_on_what_both_wrote_and_name_a_count_they_disagree_on()
         ((1, 2), (4,), (3,), ())
     assert both.union == (1, 2, 3, 4)
     assert overlap([(3, 3)], [(3, 1)]).counts_differ == (3,)
+
+
+def test_two_running_apps_are_compared_on_what_both_had_the_time_to_write() -> None:
+    """A fresh-clone run beside CI (26 Nov 2026): the old folder's app had written 204..205 in
+    a batch the job, on a loaded machine, had not planned yet; they read as written by it alone."""
+    job = [(v, v) for v in range(31, 204)]
+    old = [(v, v) for v in range(31, 206)]
+    assert overlap(job, old).only_second == (204, 205)
+    cut = overlap(*common_prefix(job, old))
+    assert cut.only_second == () and cut.both == tuple(range(31, 204))
+    assert overlap(*common_prefix(old, job)).only_first == ()  # whichever is ahead
+    assert common_prefix([], old) == ([], [])
 
 
 def test_the_values_both_wrote_are_named_by_their_batch() -> None:
