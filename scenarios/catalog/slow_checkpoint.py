@@ -31,6 +31,7 @@ from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from spark_app.lines.batch_line import durations_in_output
+from spark_app.lines.gc_log import FILE_NAME as GC_LOG  # in the log folder, first start only
 from spark_app.lines.gc_log import PERIODIC_FULL_GC_SEC, LiveHeap, live_heaps
 from spark_app.runtime.checkpoint_latency import LatencySpec
 
@@ -39,7 +40,6 @@ __all__ = ["SCENARIO", "run", "SEED_LATENCY"]
 SEED_LATENCY = "lognormal:mean=2.6s,min=1s,max=20s"
 FALLING_BEHIND = "Current batch is falling behind"
 LONG_TRIGGER_SEC = 20.0
-GC_LOG = "gc.log"  # in the scenario's log folder, from the first start only
 
 
 def run(stage: Stage) -> None:

@@ -486,4 +486,6 @@ SCENARIO = Scenario(
             "a renamed one (silently losing it), and refuses a narrowed one; every message once.",
     origin="Spark 4's transformWithState",
     run=run,
+    takes="about 2 min: four Spark starts on transformWithState, and quiet stretches long enough "
+          "for the state's TTL and the idle timer to pass",
 )

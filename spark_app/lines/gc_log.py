@@ -27,7 +27,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PERIODIC_FULL_GC_SEC", "LiveHeap", "java_options", "live_heaps"]
+__all__ = ["FILE_NAME", "PERIODIC_FULL_GC_SEC", "LiveHeap", "java_options", "live_heaps"]
+
+# What a scenario calls it, in its log folder beside spark.log; the app writes any name given.
+FILE_NAME = "gc.log"
 
 # G1 checks this often whether a collection has run since; at 5 s, a driver collecting
 # young garbage every 3 to 5 s got two full collections a minute, too few for a trend.

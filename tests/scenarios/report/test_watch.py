@@ -22,6 +22,7 @@ from scenarios.cli import main_parser as scenarios_parser
 from scenarios.engine.apps import Folders
 from scenarios.engine.processes import CONSOLE_SUFFIX
 from scenarios.report.story import RUNTIME, written_steps
+from spark_app.lines.gc_log import FILE_NAME as GC_LOG
 from spark_app.runtime.cluster import MASTER_LOG
 from spark_app.settings import OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME
 
@@ -29,7 +30,7 @@ _FOLDERS = Folders(Path("scenario"))
 # The files a run's processes write, by the folder they are in; "*" stands for a node's id or a
 # process's name. worker-loss starts its cluster in "cluster".
 RUN_FILES = {
-    _FOLDERS.log.name: {OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME, PRODUCER_LOG,
+    _FOLDERS.log.name: {OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME, PRODUCER_LOG, GC_LOG,
                         server_log_name(1, 1), server_log_name("*", 3)},
     "cluster": {MASTER_LOG},
     _FOLDERS.processes.name: {f"*{CONSOLE_SUFFIX}"},  # each process's console, named after it
