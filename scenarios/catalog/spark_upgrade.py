@@ -240,6 +240,8 @@ SCENARIO = Scenario(
             "started on B's checkpoint and does what the checkpoint's formats predict.",
     origin="seed 000's upgrades, across Spark versions",
     run=run,
+    takes="about 1.5 min: three Spark starts on two PySpark versions; on a machine's first run "
+          "about a minute more, to build the other version's environment once",
     options=(ScenarioOption("--from", str, "the Spark that writes the checkpoint first "
                             f"(default {OLDEST_LINE_DEFAULT})", metavar="VERSION"),
              ScenarioOption("--to", str, "the Spark it is upgraded to (default: the project's own)",
