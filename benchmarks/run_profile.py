@@ -5,9 +5,9 @@ scenarios/engine/stage/time_spent.py) and prints one row per scenario and a tota
 scenario's duration; Kafka's starts (count and seconds); the Spark app's starts up to its first
 output line (count, seconds and the longest); its clean stops; and what is left, the lesson's
 own waiting and steps. Below the table, every scenario past LONG_RUN_SEC (90 s) with what its
-`Scenario.takes` says of its time, or that it says nothing. With `--run`, it first runs the named scenarios (`python -m scenarios run
-… --fast --report DIR`) and prints a CPU probe before and after, so a slow machine can be told
-from a slow run.
+`Scenario.takes` says of its time, or that it says nothing. With `--run`, it first runs the
+named scenarios (`python -m scenarios run … --fast --report DIR`) and prints a CPU probe before
+and after, so a slow machine can be told from a slow run.
 
 Usage:
     uv run python benchmarks/run_profile.py reports/profile --run all     # run, then profile

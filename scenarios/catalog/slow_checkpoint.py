@@ -132,25 +132,24 @@ def _lag_bounded(stage: Stage, since: float) -> None:
 def _memory_flat(stage: Stage, rss: list[tuple[float, int]], heaps: list[LiveHeap]) -> None:
     """The live heap's last third against its middle third: a queue of pending writes, the
     DStream's, would grow it batch after batch. The resident size is a fact, never checked."""
-    mib = [r / 2**20 for _, r in rss]
-    rss_third = len(mib) // 3
-    mib = [max(mib[rss_third:2 * rss_third], default=0), max(mib[2 * rss_third:], default=0)]
-    stage.fact("rss_mib_middle_end", [round(m) for m in mib])
+    resident = _middle_and_last_third([round(r / 2**20) for _, r in rss])
+    stage.fact("rss_mib_middle_end", list(resident))
     live = [h.mib for h in heaps]
     stage.fact("live_heap_mib", live)
-    third = len(live) // 3
-    settled, end = max(live[third:2 * third], default=0), max(live[2 * third:], default=0)
+    settled, end = _middle_and_last_third(live)
+    # The resident size is said beside the live heap: the number a process monitor shows.
     stage.expect(check("the live heap stays flat (the driver JVM's, after each full collection)",
                        len(live) >= 3 and end <= settled * 1.25,
                        f"last third <= 1.25 x middle third ({settled} MiB), at least 3 "
                        f"collections (one after every {PERIODIC_FULL_GC_SEC} s without any)",
-                       f"{end} MiB, {len(live)} collections" + _rss_said(mib)),
-                 phase="slow storage")
+                       f"{end} MiB, {len(live)} collections; resident size {resident[0]} then "
+                       f"{resident[1]} MiB"), phase="slow storage")
 
 
-def _rss_said(mib: list[float]) -> str:
-    # Shown beside the live heap: the number a process monitor shows, and why it misleads.
-    return f"; resident size {mib[0]:.0f} then {mib[1]:.0f} MiB"
+def _middle_and_last_third(values: list[int]) -> tuple[int, int]:
+    """The largest value of the series' middle third and of its last (0 for an empty one)."""
+    third = len(values) // 3
+    return max(values[third:2 * third], default=0), max(values[2 * third:], default=0)
 
 
 def _gc_log_text(stage: Stage) -> str:
@@ -265,8 +264,7 @@ SCENARIO = Scenario(
     summary="Every checkpoint write takes seed 000's S3 latency (1-20 s, mean 2.6 s) under a 1 s "
             "trigger: batches take seconds, Spark warns it is falling behind, the lag holds at "
             "a batch's worth and the live heap stays flat (no queue, unlike the DStream's); a "
-            "longer "
-            "trigger stops the warnings.",
+            "longer trigger stops the warnings.",
     origin="seed 000's S3 checkpoints",
     run=run,
     takes="about 2.5 min: every checkpoint write waits 1 to 20 s (the lesson's latency, not "

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
 from spark_app.lines.gc_log import java_options as gc_log_options
+from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
 from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
