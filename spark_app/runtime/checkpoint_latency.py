@@ -26,16 +26,19 @@ Usage: `LatencySpec.parse("fixed:500ms").spark_conf()`; `SlowCheckpointClasses(f
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import random
 import re
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spark_app.errors import SparkAppError
+from spark_app.runtime.atomic_file import write_atomically
 from spark_app.runtime.class_cache import pyspark_jars
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
@@ -46,8 +49,6 @@ __all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CL
 def checkpoint_manager_package(jars: Path) -> str:
     """Where this Spark keeps FileSystemBasedCheckpointFileManager: 4.0 and 4.1 had it in
     `...execution.streaming`, later lines moved it to `...execution.streaming.checkpointing`."""
-    import zipfile
-
     for jar in jars.glob("spark-sql_*.jar"):
         names = set(zipfile.ZipFile(jar).namelist())
         if ("org/apache/spark/sql/execution/streaming/checkpointing/"
@@ -185,7 +186,12 @@ public class SlowCheckpointFileManager extends FileSystemBasedCheckpointFileMana
 
 
 class SlowCheckpointClasses:
-    """The compiled class, kept in `<cache>/slow-checkpoint-<spark version>-<source hash>/`."""
+    """The compiled class, in a jar kept as `<cache>/slow-checkpoint-<spark version>-<hash>.jar`.
+
+    A jar on `spark.jars`, not a class folder on `extraClassPath`: Spark puts `extraClassPath`
+    before its own jars on the JVM's class path, and a class-data archive is only used by a JVM
+    whose class path begins as the archive's did. On `spark.jars` the driver and a cluster's
+    executors start on the same class path as every other app, and share its archive."""
 
     def __init__(self, cache_dir: Path) -> None:
         import pyspark
@@ -194,28 +200,40 @@ class SlowCheckpointClasses:
         self.jars = pyspark_jars()
         # The source's own hash in the name: a changed class is compiled again, not reused.
         source = hashlib.sha256(_JAVA.encode()).hexdigest()[:8]
-        self.folder = cache_dir / f"slow-checkpoint-{self.spark_version}-{source}"
+        self.jar = cache_dir / f"slow-checkpoint-{self.spark_version}-{source}.jar"
 
     def ensure(self) -> Path:
-        """The class folder for `extraClassPath`, compiled on first use."""
-        if (self.folder / "checkpointexperience" / "SlowCheckpointFileManager.class").exists():
-            return self.folder
+        """The jar for `spark.jars`, compiled on first use."""
+        if self.jar.exists():
+            return self.jar
         javac = shutil.which("javac")
         if javac is None:
             raise CheckpointLatencyError(f"--checkpoint-latency builds a small Java class with "
                                          f"javac, which was not found: {_HINT}.")
         with tempfile.TemporaryDirectory(prefix="slow-checkpoint-") as work:
             source = Path(work) / "SlowCheckpointFileManager.java"
-            source.write_text(_JAVA.format(base_package=checkpoint_manager_package(self.jars)), encoding="utf-8")
+            source.write_text(_JAVA.format(base_package=checkpoint_manager_package(self.jars)),
+                              encoding="utf-8")
             built = Path(work) / "classes"
-            done = subprocess.run([javac, f"-J{NO_PERF_FILE}", "-nowarn", "-cp", f"{self.jars}/*", "-d", str(built),
-                                   str(source)], capture_output=True, text=True, timeout=300)
+            done = subprocess.run([javac, f"-J{NO_PERF_FILE}", "-nowarn", "-cp", f"{self.jars}/*",
+                                   "-d", str(built), str(source)],
+                                  capture_output=True, text=True, timeout=300)
             if done.returncode != 0:
                 raise CheckpointLatencyError(f"javac could not build the slow checkpoint file "
                                              f"manager for PySpark {self.spark_version}: "
                                              f"{done.stderr.strip().splitlines()[-1:]}")
-            self.folder.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(dir=self.folder.parent))
-            shutil.copytree(built, staging, dirs_exist_ok=True)
-            staging.replace(self.folder)  # whole or not at all, even with two apps at once
-        return self.folder
+            self.jar.parent.mkdir(parents=True, exist_ok=True)
+            # Whole or not at all, even with two apps at once.
+            write_atomically(self.jar, _jar_bytes(built))
+        # The class folder earlier versions kept under the jar's name (a directory).
+        shutil.rmtree(self.jar.with_suffix(""), ignore_errors=True)
+        return self.jar
+
+
+def _jar_bytes(classes: Path) -> bytes:
+    """A jar of the compiled classes: a zip, which is all a class loader needs of a jar."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as jar:
+        for path in sorted(classes.rglob("*.class")):
+            jar.write(path, path.relative_to(classes).as_posix())
+    return buffer.getvalue()

@@ -22,6 +22,7 @@ folder or Java is gone, or whose folder and Java now have another archive (an up
 Usage:
     cache = ClassCache(default_cache_dir(), "/usr/bin/java")
     options = cache.java_options(session_folder / "loaded-classes.txt")  # extraJavaOptions
+    executors = cache.sharing_options()  # a cluster's executors: the same archive, or nothing
     ...                                 # start Spark; after its first batch:
     writer = cache.start_writing(class_path, ["-Xmx1g"])   # None when there is nothing to do
     ...
@@ -139,7 +140,12 @@ class ClassCache:
         if self.writing():
             self.class_list = class_list
             return f"-XX:DumpLoadedClassList={class_list}"
-        return f"-XX:SharedArchiveFile={self.archive} {_QUIET}"
+        return self.sharing_options()
+
+    def sharing_options(self) -> str:
+        """JVM options that map the archive, for other JVMs on the driver's class path (a
+        cluster's executors); none while there is no archive (they never list classes)."""
+        return "" if self.writing() else f"-XX:SharedArchiveFile={self.archive} {_QUIET}"
 
     def _describe(self) -> str:
         return json.dumps({"jars": str(self.jars), "java": str(Path(self.java).resolve())})

@@ -34,7 +34,8 @@ from typing import Any
 
 from spark_app.errors import ClusterError
 from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
-from spark_app.runtime.session import check_java
+from spark_app.runtime.class_cache import ClassCache, default_cache_dir
+from spark_app.runtime.session import check_java, java_binary
 
 __all__ = ["ClusterSettings", "StandaloneCluster", "spark_home", "run_cluster", "MASTER_LOG"]
 
@@ -213,7 +214,7 @@ class StandaloneCluster:
         return os.environ | {"SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": HOST,
                              "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable,
                              "SPARK_LOCAL_DIRS": str(self.folder / "local"),
-                             "SPARK_DAEMON_JAVA_OPTS": f"{C1_ONLY} {NO_PERF_FILE}",
+                             "SPARK_DAEMON_JAVA_OPTS": _daemon_java_options(),
                              "SPARK_LAUNCHER_OPTS": launcher_opts(os.environ)}
 
     def _wait_for(self, condition: Any, what: str, *starting: _Daemon) -> None:
@@ -228,6 +229,13 @@ class StandaloneCluster:
             time.sleep(0.25)
         raise ClusterError(f"timed out after {self.settings.start_timeout_sec:g} s waiting for "
                            f"{what}; see the logs in {self.folder}")
+
+
+def _daemon_java_options() -> str:
+    """C1 only and no counters file, as the app's JVMs; and the app's class archive where one
+    exists: a Master and a Worker start on the class path and heap size the driver has."""
+    archive = ClassCache(default_cache_dir(), java_binary() or "java").sharing_options()
+    return " ".join([C1_ONLY, NO_PERF_FILE, *([archive] if archive else [])])
 
 
 def run_cluster(settings: ClusterSettings, folder: Path) -> int:

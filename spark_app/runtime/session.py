@@ -43,14 +43,15 @@ from spark_app.runtime.spark_version import installed_spark_version
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["check_java", "java_version", "SparkSessionResource", "build_session", "jvm_pid",
+__all__ = ["check_java", "java_binary", "java_version", "SparkSessionResource", "build_session", "jvm_pid",
            "sweep_own_folders", "sweep_dead_sessions"]
 
 _MIN_JAVA = 17
 _PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
 
 
-def _java_binary() -> str | None:
+def java_binary() -> str | None:
+    """The java Spark's launcher runs: $JAVA_HOME's, else the one on PATH."""
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "java").exists():
         return str(Path(home) / "bin" / "java")
@@ -83,7 +84,7 @@ def java_version(java: str) -> int | None:
 
 def check_java() -> None:
     """Raise JavaMissingError unless a Java 17+ runtime is on JAVA_HOME or PATH."""
-    java = _java_binary()
+    java = java_binary()
     if java is None:
         raise JavaMissingError(f"Java was not found (no JAVA_HOME, no `java` on PATH); Spark 4 "
                                f"needs it: {_PACKAGE_HINT}.")
@@ -102,6 +103,7 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
                  log4j_file=log4j, checkpoint_files_class=_checkpoint_files_class(),
                  class_cache_options=(classes.java_options(folder / "loaded-classes.txt")
                                       if classes is not None else ""),
+                 executor_class_options=classes.sharing_options() if classes is not None else "",
                  slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
                  store_conf=store_conf(settings),
                  temp_dir=folder, jvm_temp_dir=_jvm_temp_folder())
@@ -288,9 +290,8 @@ class SparkSessionResource:
     def start(self) -> "SparkSession":
         if self.spark is None:
             check_java()
-            # The class archive is made for one class path; the slow file manager adds to it.
-            if self.settings.class_cache_dir is not None and not self.settings.checkpoint_latency:
-                self._classes = ClassCache(self.settings.class_cache_dir, _java_binary() or "java")
+            if self.settings.class_cache_dir is not None:
+                self._classes = ClassCache(self.settings.class_cache_dir, java_binary() or "java")
             self.folder = _session_folder()
             try:
                 self.spark = build_session(self.settings, folder=self.folder, classes=self._classes)

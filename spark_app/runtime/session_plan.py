@@ -36,7 +36,9 @@ class Found:
     log4j_file: Path  # our log4j2 config, in the session's temporary folder
     checkpoint_files_class: str  # where this Spark keeps FileSystemBasedCheckpointFileManager
     class_cache_options: str = ""  # JVM options of the class-data archive (ClassCache)
-    slow_classes: Path | None = None  # the compiled slow file manager, with --checkpoint-latency
+    # The archive's options for a cluster's executors: only to use one, never to list classes.
+    executor_class_options: str = ""
+    slow_classes: Path | None = None  # the slow file manager's jar, with --checkpoint-latency
     connector_conf: Mapping[str, str] = field(default_factory=dict)  # --source spark-kafka
     store_conf: Mapping[str, str] = field(default_factory=dict)  # --checkpoint-store hdfs|s3
     temp_dir: Path | None = None  # the session's temporary folder: Spark's scratch space too
@@ -96,19 +98,23 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
             # which is /tmp/hadoop-<user> unless set, and stayed there after every s3 run.
             conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")
     if not settings.master.startswith("local["):
-        conf["spark.executor.extraJavaOptions"] = _executor_java_options(found.jvm_temp_dir)
+        conf["spark.executor.extraJavaOptions"] = _executor_java_options(
+            found.jvm_temp_dir, found.executor_class_options)
     conf |= state_store_conf(settings) | retention_conf(settings)
-    if settings.checkpoint_latency:
-        conf |= _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
     if settings.event_log_dir is not None:
         conf |= _event_log_conf(settings.event_log_dir)
-    return conf | _with_jars(found.connector_conf, found.store_conf)
+    slow = (_slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
+            if settings.checkpoint_latency else {})
+    return conf | _with_jars(slow, found.connector_conf, found.store_conf)
 
 
-def _with_jars(connector: Mapping[str, str], store: Mapping[str, str]) -> dict[str, str]:
-    """The connector's and the store's settings, their `spark.jars` lists joined."""
-    merged = dict(connector) | dict(store)
-    jars = [conf["spark.jars"] for conf in (connector, store) if conf.get("spark.jars")]
+def _with_jars(*parts: Mapping[str, str]) -> dict[str, str]:
+    """The parts' settings (the slow file manager's, the connector's, the store's), their
+    `spark.jars` lists joined."""
+    merged: dict[str, str] = {}
+    for part in parts:
+        merged |= part
+    jars = [part["spark.jars"] for part in parts if part.get("spark.jars")]
     if jars:
         merged["spark.jars"] = ",".join(jars)
     return merged
@@ -135,12 +141,15 @@ def child_env(environ: Mapping[str, str], python: str, code_root: Path) -> dict[
     return env
 
 
-def _executor_java_options(jvm_temp_dir: Path | None) -> str:
+def _executor_java_options(jvm_temp_dir: Path | None, class_options: str = "") -> str:
     # A cluster's executors are JVMs of their own on this machine: each unpacked lz4's native
     # library into /tmp and left it there (executor-loss, worker-loss). They share the driver's
     # folder, which goes when the app does.
     options = [f"-Djava.io.tmpdir={jvm_temp_dir}"] if jvm_temp_dir is not None else []
-    return " ".join([*options, C1_ONLY, NO_PERF_FILE])
+    # The driver's class archive: an executor starts on the same class path and heap size, so
+    # it maps the same classes instead of loading them from the jars (two of them at once on
+    # two cores were most of a cluster's start).
+    return " ".join([*options, C1_ONLY, NO_PERF_FILE, *([class_options] if class_options else [])])
 
 
 def _driver_java_options(log4j: Path, class_cache_options: str,
@@ -156,12 +165,12 @@ def _driver_java_options(log4j: Path, class_cache_options: str,
     return " ".join([*options, class_cache_options] if class_cache_options else options)
 
 
-def _slow_checkpoint_conf(latency: str, classes: Path | None) -> dict[str, str]:
-    """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py)."""
-    assert classes is not None, "the slow file manager's classes are looked up with the latency"
+def _slow_checkpoint_conf(latency: str, jar: Path | None) -> dict[str, str]:
+    """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py), from a
+    jar on `spark.jars`: the JVMs' class path stays the one their class archive was made for."""
+    assert jar is not None, "the slow file manager's jar is looked up with the latency"
     return {"spark.sql.streaming.checkpointFileManagerClass": CLASS_NAME,
-            "spark.driver.extraClassPath": str(classes),
-            "spark.executor.extraClassPath": str(classes),
+            "spark.jars": str(jar),
             **LatencySpec.parse(latency).spark_conf()}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -33,13 +34,16 @@ def test_state_only_latency_is_said_to_the_file_manager() -> None:
     assert LatencySpec.parse("fixed:2s").spark_conf()[only] == ""
 
 
-def test_the_class_is_compiled_once_and_kept(tmp_path: Path) -> None:
+def test_the_class_is_compiled_once_into_a_jar_and_kept(tmp_path: Path) -> None:
     classes = SlowCheckpointClasses(tmp_path)
-    folder = classes.ensure()
-    built = folder / "checkpointexperience" / "SlowCheckpointFileManager.class"
-    stamp = built.stat().st_mtime_ns
-    assert SlowCheckpointClasses(tmp_path).ensure() == folder
-    assert built.stat().st_mtime_ns == stamp
+    legacy = classes.jar.with_suffix("")  # where earlier versions kept the class folder
+    (legacy / "checkpointexperience").mkdir(parents=True)
+    jar = classes.ensure()
+    assert zipfile.ZipFile(jar).namelist() == ["checkpointexperience/SlowCheckpointFileManager.class"]
+    stamp = jar.stat().st_mtime_ns
+    assert SlowCheckpointClasses(tmp_path).ensure() == jar
+    assert jar.stat().st_mtime_ns == stamp
+    assert not legacy.exists() and [p.name for p in tmp_path.iterdir()] == [jar.name]
 
 
 @pytest.mark.spark

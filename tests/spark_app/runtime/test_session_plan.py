@@ -27,15 +27,15 @@ def test_the_conf_follows_the_settings() -> None:
 
 def test_options_add_their_settings() -> None:
     found = Found(**{**FOUND.__dict__, "class_cache_options": "-XX:SharedArchiveFile=/c.jsa",
-                     "slow_classes": Path("/cache/slow"),
+                     "slow_classes": Path("/cache/slow.jar"),
                      "connector_conf": {"spark.jars.packages": "org.apache.spark:kafka:4.3.0"}})
     settings = SparkAppSettings(checkpoint_latency="fixed:2s", event_log_dir=Path("/runs/events"))
     conf = session_conf(settings, found)
     assert conf["spark.driver.extraJavaOptions"].endswith(" -XX:SharedArchiveFile=/c.jsa")
-    # The slow file manager replaces Spark's, and its class folder is on both class paths.
+    # The slow file manager replaces Spark's, from a jar on spark.jars.
     assert conf["spark.sql.streaming.checkpointFileManagerClass"] == \
         "checkpointexperience.SlowCheckpointFileManager"
-    assert conf["spark.driver.extraClassPath"] == conf["spark.executor.extraClassPath"] == "/cache/slow"
+    assert conf["spark.jars"] == "/cache/slow.jar"
     assert conf["spark.hadoop.checkpointexperience.latency.kind"] == "fixed"
     assert conf["spark.eventLog.dir"] == "file:///runs/events"
     assert conf["spark.jars.packages"] == "org.apache.spark:kafka:4.3.0"
@@ -138,3 +138,27 @@ def test_a_clusters_executors_compile_with_c1_only_as_the_driver_does() -> None:
     cluster = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), FOUND)
     for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
         assert "-XX:TieredStopAtLevel=1" in cluster[key].split()
+
+
+def test_the_slow_file_manager_leaves_the_class_path_as_the_class_archive_knows_it() -> None:
+    """On extraClassPath its jar came before Spark's own, and no JVM of a slow-checkpoint app
+    could map the class archive: the cluster scenarios started without one."""
+    found = Found(**{**FOUND.__dict__, "slow_classes": Path("/cache/slow.jar"),
+                     "connector_conf": {"spark.jars": "/jars/kafka.jar,/jars/clients.jar"},
+                     "store_conf": {"spark.jars": "/jars/s3.jar"}})
+    conf = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]",
+                                         checkpoint_latency="fixed:2s@state"), found)
+    assert not any(key.endswith("extraClassPath") for key in conf)
+    assert conf["spark.jars"].split(",") == ["/cache/slow.jar", "/jars/kafka.jar",
+                                             "/jars/clients.jar", "/jars/s3.jar"]
+
+
+def test_a_clusters_executors_map_the_drivers_class_archive_once_it_exists() -> None:
+    archive = "-XX:SharedArchiveFile=/c.jsa -Xlog:cds=off"
+    found = Found(**{**FOUND.__dict__, "class_cache_options": "-XX:DumpLoadedClassList=/s/l.txt",
+                     "executor_class_options": archive})
+    executors = session_conf(SparkAppSettings(master="local-cluster[2,1,1024]"), found)[
+        "spark.executor.extraJavaOptions"]
+    assert executors.endswith(archive) and "DumpLoadedClassList" not in executors
+    assert "SharedArchiveFile" not in session_conf(
+        SparkAppSettings(master="local-cluster[2,1,1024]"), FOUND)["spark.executor.extraJavaOptions"]
