@@ -43,8 +43,8 @@ from spark_app.runtime.spark_version import installed_spark_version
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["check_java", "java_binary", "java_version", "SparkSessionResource", "build_session", "jvm_pid",
-           "sweep_own_folders", "sweep_dead_sessions"]
+__all__ = ["check_java", "java_binary", "java_version", "SparkSessionResource", "build_session",
+           "jvm_pid", "sweep_own_folders", "sweep_dead_sessions"]
 
 _MIN_JAVA = 17
 _PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
