@@ -26,7 +26,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from broker_process import KAFKAS, broker_command, started  # noqa: E402
 from spark_latency import _TOOK, OutputWatcher, Sender, start_app, stop_app, wait_for  # noqa: E402
 
+from benchmarks.work_folder import work_folder  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
@@ -120,21 +120,21 @@ def main() -> int:
     parser.add_argument("--kafka", choices=KAFKAS, default="apache")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="fetch-wait-"))
-    connector_jars(installed_spark_version())  # cached before any clock starts
-    port = free_port()
-    bootstrap = f"127.0.0.1:{port}"
-    command = broker_command(port, work / "kafka-data", work / "kafka-log", kafka=args.kafka)
-    with started(command, port, work / "broker.out"):
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-        admin.create_topics([NewTopic("Experience", 1, 1)])
-        admin.close()
-        sender = Sender(bootstrap)
-        results = {s.label: measure(s, work / f"run{i}", bootstrap, sender, args.messages)
-                   for i, s in enumerate(settings(args.lowered))}
-        sender.producer.close()
-    print(table(results, args.lowered))
-    return 0
+    with work_folder(args.work_dir, "fetch-wait-") as work:
+        connector_jars(installed_spark_version())  # cached before any clock starts
+        port = free_port()
+        bootstrap = f"127.0.0.1:{port}"
+        command = broker_command(port, work / "kafka-data", work / "kafka-log", kafka=args.kafka)
+        with started(command, port, work / "broker.out"):
+            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+            admin.create_topics([NewTopic("Experience", 1, 1)])
+            admin.close()
+            sender = Sender(bootstrap)
+            results = {s.label: measure(s, work / f"run{i}", bootstrap, sender, args.messages)
+                       for i, s in enumerate(settings(args.lowered))}
+            sender.producer.close()
+        print(table(results, args.lowered))
+        return 0
 
 
 if __name__ == "__main__":

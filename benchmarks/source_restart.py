@@ -29,7 +29,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, stop_app, wait_for  # noqa: E402
 
+from benchmarks.work_folder import work_folder  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
@@ -183,27 +183,27 @@ def main() -> int:
     parser.add_argument("--backlog", type=int, default=100_000, help="messages to catch up")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="source-bench-"))
-    connector_jars(installed_spark_version())  # cached before any clock starts
-    port = free_port()
-    bootstrap = f"127.0.0.1:{port}"
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
-                               "--port", str(port), "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-        admin.create_topics([NewTopic("Experience", 1, 1)])
-        admin.close()
-        bench = Bench(work, bootstrap)
-        probe_at_start = cpu_probe_sec()
-        results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
-                   for source in SOURCES}
-        print(table(results, args.backlog, probe_at_start))
-        return 0
-    finally:
-        broker.terminate()
-        broker.wait(timeout=30)
+    with work_folder(args.work_dir, "source-bench-") as work:
+        connector_jars(installed_spark_version())  # cached before any clock starts
+        port = free_port()
+        bootstrap = f"127.0.0.1:{port}"
+        broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
+                                   "--port", str(port), "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
+                                  cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
+            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+            admin.create_topics([NewTopic("Experience", 1, 1)])
+            admin.close()
+            bench = Bench(work, bootstrap)
+            probe_at_start = cpu_probe_sec()
+            results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
+                       for source in SOURCES}
+            print(table(results, args.backlog, probe_at_start))
+            return 0
+        finally:
+            broker.terminate()
+            broker.wait(timeout=30)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -35,6 +34,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 
+from benchmarks.work_folder import work_folder  # noqa: E402
 from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
@@ -138,96 +138,95 @@ def main() -> int:
                         help="trigger of the catch-up run: long enough to write the backlog")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="spark-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    bootstrap = f"127.0.0.1:{port}"
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
-                               "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    app = None
-    try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-        admin.create_topics([NewTopic("Experience", 1, 1)])
-        admin.close()
-        producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
-        watcher = OutputWatcher(work / "log" / "streaming-output.log")
-        watcher.start()
-
-        def send(n: int) -> float:
-            sent = time.monotonic()
-            producer.send("Experience", key=str(n).encode(), value=str(n).encode())
-            producer.flush()
-            return sent
-
-        app = start_app(bootstrap, work, "run1")
-        send(1)
-        wait_for(lambda: 1 in watcher.seen, 600, "the first output")
-        # 1. latency at one message per second
-        sent_at: dict[int, float] = {}
-        for n in range(2, args.messages + 2):
-            sent_at[n] = send(n)
-            time.sleep(max(0.0, sent_at[n] + 1.0 - time.monotonic()))
-        last = args.messages + 1
-        wait_for(lambda: last in watcher.seen, 60, "the last latency message")
-        latencies = [watcher.seen[n] - sent_at[n] for n in sent_at]
-        # 2. 1-message batch durations from the console
-        one_row = [int(ms) for rows, ms in _TOOK.findall((work / "run1.out").read_text())
-                   if rows == "1"]
-        stop_app(app)
-        # 3. restart with one message waiting
-        waiting = last + 1
-        send(waiting)
-        started = time.monotonic()
-        app = start_app(bootstrap, work, "run2")
-        wait_for(lambda: waiting in watcher.seen, 600, "the first batch after restart")
-        restart_sec = watcher.seen[waiting] - started
-        stop_app(app)
-        # 4. catch up a backlog: warm up with one message, then write the backlog between two
-        # triggers so that one batch reads it all
-        warm_up = waiting + 1
-        app = start_app(bootstrap, work, "run3", "--trigger-sec", str(args.backlog_trigger_sec))
-        send(warm_up)
-        wait_for(lambda: warm_up in watcher.seen, 600, "the warm-up message")
-        first_backlog = warm_up + 1
-        for n in range(first_backlog, first_backlog + args.backlog):
-            producer.send("Experience", key=str(n).encode(), value=str(n).encode())
-        producer.flush()
-        final = first_backlog + args.backlog - 1
-        wait_for(lambda: final in watcher.seen, 900, "the end of the backlog")
-
-        def backlog_batches() -> list[tuple[int, int]]:
-            # Only the batches reading the backlog (value n sits at offset n - 1).
-            return [(int(rows), int(ms)) for start, rows, ms in
-                    _BATCH.findall((work / "run3.out").read_text())
-                    if start != "start" and int(start) >= first_backlog - 1]
-
-        wait_for(lambda: sum(r for r, _ in backlog_batches()) >= args.backlog, 60, "batch lines")
-        catch_up_sec = sum(ms for _, ms in backlog_batches()) / 1000
-        stop_app(app)
+    with work_folder(args.work_dir, "spark-bench-") as work:
+        port = free_port()
+        bootstrap = f"127.0.0.1:{port}"
+        broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
+                                   "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
+                                  cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         app = None
-        watcher.stop()
-        report = [
-            "| measure | result | target |",
-            "|---|---|---|",
-            f"| latency p50 (1 msg/s, {len(latencies)} msgs) | {statistics.median(latencies):.2f} s | <= 1.5 s |",
-            f"| latency p99 | {percentile(latencies, 0.99):.2f} s | <= 3 s |",
-            f"| 1-message batch (median of {len(one_row)}) | "
-            f"{statistics.median(one_row) / 1000 if one_row else float('nan'):.2f} s | <= 0.4 s |",
-            f"| restart to first batch output | {restart_sec:.1f} s | <= 12 s |",
-            f"| catch-up, exactly-once sink ({args.backlog} msgs in {len(backlog_batches())} "
-            f"batch(es) of {catch_up_sec:.1f} s) | "
-            f"{args.backlog / catch_up_sec:,.0f} msg/s | >= 20,000 msg/s |",
-            f"| machine | {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end | |",
-        ]
-        print("\n".join(report))
-        return 0
-    finally:
-        if app is not None:
+        try:
+            wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
+            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+            admin.create_topics([NewTopic("Experience", 1, 1)])
+            admin.close()
+            producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
+            watcher = OutputWatcher(work / "log" / "streaming-output.log")
+            watcher.start()
+
+            def send(n: int) -> float:
+                sent = time.monotonic()
+                producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+                producer.flush()
+                return sent
+
+            app = start_app(bootstrap, work, "run1")
+            send(1)
+            wait_for(lambda: 1 in watcher.seen, 600, "the first output")
+            # 1. latency at one message per second
+            sent_at: dict[int, float] = {}
+            for n in range(2, args.messages + 2):
+                sent_at[n] = send(n)
+                time.sleep(max(0.0, sent_at[n] + 1.0 - time.monotonic()))
+            last = args.messages + 1
+            wait_for(lambda: last in watcher.seen, 60, "the last latency message")
+            latencies = [watcher.seen[n] - sent_at[n] for n in sent_at]
+            # 2. 1-message batch durations from the console
+            one_row = [int(ms) for rows, ms in _TOOK.findall((work / "run1.out").read_text())
+                       if rows == "1"]
             stop_app(app)
-        broker.terminate()
-        broker.wait(timeout=60)
+            # 3. restart with one message waiting
+            waiting = last + 1
+            send(waiting)
+            started = time.monotonic()
+            app = start_app(bootstrap, work, "run2")
+            wait_for(lambda: waiting in watcher.seen, 600, "the first batch after restart")
+            restart_sec = watcher.seen[waiting] - started
+            stop_app(app)
+            # 4. catch up a backlog: warm up with one message, then write the backlog between two
+            # triggers so that one batch reads it all
+            warm_up = waiting + 1
+            app = start_app(bootstrap, work, "run3", "--trigger-sec", str(args.backlog_trigger_sec))
+            send(warm_up)
+            wait_for(lambda: warm_up in watcher.seen, 600, "the warm-up message")
+            first_backlog = warm_up + 1
+            for n in range(first_backlog, first_backlog + args.backlog):
+                producer.send("Experience", key=str(n).encode(), value=str(n).encode())
+            producer.flush()
+            final = first_backlog + args.backlog - 1
+            wait_for(lambda: final in watcher.seen, 900, "the end of the backlog")
+
+            def backlog_batches() -> list[tuple[int, int]]:
+                # Only the batches reading the backlog (value n sits at offset n - 1).
+                return [(int(rows), int(ms)) for start, rows, ms in
+                        _BATCH.findall((work / "run3.out").read_text())
+                        if start != "start" and int(start) >= first_backlog - 1]
+
+            wait_for(lambda: sum(r for r, _ in backlog_batches()) >= args.backlog, 60, "batch lines")
+            catch_up_sec = sum(ms for _, ms in backlog_batches()) / 1000
+            stop_app(app)
+            app = None
+            watcher.stop()
+            report = [
+                "| measure | result | target |",
+                "|---|---|---|",
+                f"| latency p50 (1 msg/s, {len(latencies)} msgs) | {statistics.median(latencies):.2f} s | <= 1.5 s |",
+                f"| latency p99 | {percentile(latencies, 0.99):.2f} s | <= 3 s |",
+                f"| 1-message batch (median of {len(one_row)}) | "
+                f"{statistics.median(one_row) / 1000 if one_row else float('nan'):.2f} s | <= 0.4 s |",
+                f"| restart to first batch output | {restart_sec:.1f} s | <= 12 s |",
+                f"| catch-up, exactly-once sink ({args.backlog} msgs in {len(backlog_batches())} "
+                f"batch(es) of {catch_up_sec:.1f} s) | "
+                f"{args.backlog / catch_up_sec:,.0f} msg/s | >= 20,000 msg/s |",
+                f"| machine | {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end | |",
+            ]
+            print("\n".join(report))
+            return 0
+        finally:
+            if app is not None:
+                stop_app(app)
+            broker.terminate()
+            broker.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -75,6 +74,7 @@ from broker_process import descendants, memory_kb, process_parents  # noqa: E402
 from source_restart import Bench, Figures  # noqa: E402
 from spark_latency import OutputWatcher, stop_app, wait_for  # noqa: E402
 
+from benchmarks.work_folder import work_folder  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from scenarios.checker.folder_usage import CheckpointUsage  # noqa: E402
 from scenarios.engine.observers.checkpoint_size import measure  # noqa: E402
@@ -381,31 +381,30 @@ def main() -> int:
                         help="how often the app's processes' RSS is read")
     parser.add_argument("--work-dir", type=Path, default=None,
                         help="where the broker, the checkpoints, the logs and each app's console "
-                             "output go (default: a new temporary folder, kept)")
+                             "output go, kept (default: a temporary folder, removed at the end)")
     args = parser.parse_args()
     chosen = args.configs.split(",")
     known = {c.key: c for c in CONFIGURATIONS}
     if unknown := [key for key in chosen if key not in known]:
         parser.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="state-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"state_compare: work folder {work}", file=sys.stderr)
-    if args.source == "spark-kafka":
-        connector_jars(installed_spark_version())  # cached before any clock starts
-    sampler = MemorySampler(args.sample_sec)
-    sampler.start()
-    began = time.monotonic()
-    try:
-        with bench_broker(work) as bootstrap:
-            bench = StateBench(work, bootstrap, args.source, sampler)
-            print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
-            bench.warm_up(known[chosen[0]])
-            results = {key: bench.run(known[key], args) for key in chosen}
-        print(table(rows(results, args), {key: known[key].label for key in chosen}))
-        print(footer(began, f"--source {args.source}"))
-        return 0
-    finally:
-        sampler.stop()
+    with work_folder(args.work_dir, "state-bench-") as work:
+        print(f"state_compare: work folder {work}", file=sys.stderr)
+        if args.source == "spark-kafka":
+            connector_jars(installed_spark_version())  # cached before any clock starts
+        sampler = MemorySampler(args.sample_sec)
+        sampler.start()
+        began = time.monotonic()
+        try:
+            with bench_broker(work) as bootstrap:
+                bench = StateBench(work, bootstrap, args.source, sampler)
+                print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
+                bench.warm_up(known[chosen[0]])
+                results = {key: bench.run(known[key], args) for key in chosen}
+            print(table(rows(results, args), {key: known[key].label for key in chosen}))
+            print(footer(began, f"--source {args.source}"))
+            return 0
+        finally:
+            sampler.stop()
 
 
 @contextmanager
