@@ -14,6 +14,7 @@ from typing import TypeVar
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
 from kafka.admin import NewTopic
 from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.consumer.offsets import ListOffsetsRequest
 from kafka.protocol.metadata.metadata import MetadataRequest
 
 from kafka_app.broker.settings import BrokerSettings
@@ -107,14 +108,25 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
 
 
 def leads_every_partition(port: int, topic: str) -> bool:
-    """Whether Metadata names a leader for every partition of `topic`. Apache Kafka answers
-    CreateTopics once its controller committed the topic, and the broker becomes leader a moment
-    later (a raw Produce then gets NOT_LEADER_OR_FOLLOWER; clients retry it, raw calls do not)."""
+    """Whether the broker serves every partition of `topic` as leader. Metadata naming a leader is
+    not enough on Apache Kafka: its KRaft broker publishes the new image to the metadata cache a
+    moment before its replica manager takes the partition, and in between a raw Produce gets
+    NOT_LEADER_OR_FOLLOWER (clients retry it, raw calls do not; CI met it once). ListOffsets is
+    answered by the replica manager, so it waits for the second step too."""
     request = MetadataRequest[12](topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
                                   allow_auto_topic_creation=False)
     [answer] = raw_call(port, request, 12).topics
-    return answer.error_code == 0 and bool(answer.partitions) and all(
+    named = answer.error_code == 0 and bool(answer.partitions) and all(
         p.error_code == 0 and p.leader_id >= 0 for p in answer.partitions)
+    return named and _answers_list_offsets(port, topic, [p.partition_index for p in answer.partitions])
+
+
+def _answers_list_offsets(port: int, topic: str, partitions: list[int]) -> bool:
+    Offsets = ListOffsetsRequest.ListOffsetsTopic
+    request = ListOffsetsRequest[9](replica_id=-1, isolation_level=0, topics=[Offsets(
+        name=topic, partitions=[Offsets.ListOffsetsPartition(partition_index=index, current_leader_epoch=-1,
+                                                             timestamp=-1) for index in partitions])])
+    return all(p.error_code == 0 for t in raw_call(port, request, 9).topics for p in t.partitions)
 
 
 def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:
