@@ -12,6 +12,7 @@ skip themselves with a reason when no Docker engine answers or our Kafka image c
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,6 +107,19 @@ def _docker_or_skip() -> None:
         docker_client()
     except NoDockerEngine as error:
         pytest.skip(f"{error} (.ci/run starts one)")
+
+
+@pytest.fixture(autouse=True)
+def _stop_signals_as_they_were() -> Iterator[None]:
+    """Each test leaves SIGINT, SIGTERM and SIGHUP as it found them. Tests that run a command's
+    main in this process meet its handlers, which ignore a second signal while cleaning up
+    (scenarios/cli.py): left in place, Ctrl-C on pytest did nothing for the rest of the run."""
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {number: signal.getsignal(number) for number in stops}
+    yield
+    for number, handler in before.items():
+        if signal.getsignal(number) is not handler and handler is not None:
+            signal.signal(number, handler)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -172,6 +172,21 @@ def _environment(env: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(key, None)
 
 
+@contextmanager
+def _temporary_files_in(folder: Path) -> Iterator[None]:
+    """Python's temporary files go into `folder` inside the block, and to the usual place after.
+
+    PySpark's launcher makes a folder in /tmp for the JVM's connection details and removes it
+    once the JVM answers; an app killed in between (the scenarios kill apps as they start) left
+    it there. In the session folder, named with our pid, the next start sweeps it."""
+    before = tempfile.tempdir
+    tempfile.tempdir = str(folder)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = before
+
+
 def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "SparkApp",
                   classes: ClassCache | None = None) -> "SparkSession":
     """Start (or join) the local SparkSession configured for the playground. Its temporary files
@@ -187,7 +202,7 @@ def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "
     builder = SparkSession.builder
     for key, value in plan.conf.items():
         builder = builder.config(key, value)
-    with _environment(plan.env):
+    with _environment(plan.env), _temporary_files_in(folder):
         session = builder.getOrCreate()
     if not settings.master.startswith("local["):
         # Executors of a cluster (local-cluster, spark://) run their Python workers in their own

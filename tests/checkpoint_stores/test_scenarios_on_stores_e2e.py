@@ -13,13 +13,13 @@ store, 2.5 to 4.5 minutes each on two busy cores, beyond the 3 minutes CI's hour
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
+from tests.stopped_gently import run_stoppable
 
 
 @pytest.mark.nightly
@@ -32,10 +32,10 @@ from scenarios.engine.settings import PROJECT_ROOT
 def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
                                                           store: str) -> None:
     report = tmp_path / "reports"
-    done = subprocess.run(
+    done = run_stoppable(
         [sys.executable, "-m", "scenarios", "run", scenario, "--fast",
          "--checkpoint-store", store, "--report", str(report)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1800)
+        cwd=PROJECT_ROOT, timeout=1800)
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
     result = json.loads((report / f"{scenario}.json").read_text())
     assert result["verdict"] == "passed"
@@ -52,10 +52,10 @@ def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scena
 @pytest.mark.e2e
 def test_slow_checkpoint_on_s3_puts_the_seeds_latency_on_the_uploads(tmp_path: Path) -> None:
     report = tmp_path / "reports"
-    done = subprocess.run(
+    done = run_stoppable(
         [sys.executable, "-m", "scenarios", "run", "slow-checkpoint", "--fast",
          "--checkpoint-store", "s3", "--report", str(report)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1800)
+        cwd=PROJECT_ROOT, timeout=1800)
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
     facts = json.loads((report / "slow-checkpoint.json").read_text())["facts"]
     # The proxy held the uploads (the seed's mean is 2.6 s, clamped to 1-20 s) and saw the

@@ -23,6 +23,7 @@ from scenarios.report.narration import Narrator
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
 from spark_app.lines.output_line import OutputRow, format_lines
+from tests.stopped_gently import run_stoppable
 
 __all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]
 
@@ -53,9 +54,9 @@ def idle_stage(root: Path) -> Stage:
 
 def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
     """Run one scenario as a user does, in --fast mode; check the report files; return its JSON."""
-    done = subprocess.run(
+    done = run_stoppable(
         [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir),
-         *options], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1200)
+         *options], cwd=PROJECT_ROOT, timeout=1200)
     assert done.returncode == 0, (done.stdout[-6000:] + done.stderr[-3000:]
                                   + _process_tails(report_dir / name / "processes"))
     return passed_report(name, report_dir)

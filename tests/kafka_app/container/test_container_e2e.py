@@ -20,6 +20,7 @@ import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
 from tests.scenarios.more_helpers import passed_report
+from tests.stopped_gently import run_stoppable
 
 NAME = "checkpoint-reset"
 
@@ -31,10 +32,9 @@ def test_a_scenario_runs_against_kafka_in_a_container(kafka_image: str, tmp_path
     report = tmp_path / "report"
     fast = {"KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS": "1000", "KAFKA_LOG_INITIAL_TASK_DELAY_MS": "0"}
     with KafkaContainer(kafka_image, env=fast) as kafka:
-        done = subprocess.run([sys.executable, "-m", "scenarios", "run", NAME, "--fast",
-                               "--bootstrap-servers", kafka.bootstrap_servers, "--report", str(report)],
-                              cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900,
-                              stdin=subprocess.DEVNULL)
+        done = run_stoppable([sys.executable, "-m", "scenarios", "run", NAME, "--fast",
+                              "--bootstrap-servers", kafka.bootstrap_servers, "--report", str(report)],
+                             cwd=PROJECT_ROOT, timeout=900, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
         result = passed_report(NAME, report)
         # The scenario made its own topic in that Kafka, and read it there.

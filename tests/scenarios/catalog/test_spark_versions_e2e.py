@@ -8,7 +8,6 @@ or two from PyPI), then reuse it.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -19,6 +18,7 @@ from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version
 from spark_app.lines.known_bug_table import bug_named, line_of
 from tests.scenarios.more_helpers import checks_named, run_scenario
+from tests.stopped_gently import run_stoppable
 
 OLDEST = SERVED_LINES[0]  # the oldest line's newest release with a served connector
 
@@ -46,10 +46,10 @@ def test_two_exhibits_hold_each_lines_outcome_in_a_matrix_of_two_versions(tmp_pa
     and the matrix comparing them check by check."""
     report = tmp_path / "matrix"
     versions = [OLDEST, locked_spark_version()]
-    done = subprocess.run(
+    done = run_stoppable(
         [sys.executable, "-m", "scenarios", "matrix", "--spark", ",".join(versions),
          "known-bugs", "--exhibits", ",".join(EXHIBITS), "--fast", "--report", str(report)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1800)
+        cwd=PROJECT_ROOT, timeout=1800)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     matrix = json.loads((report / "matrix.json").read_text())
     assert matrix["versions"] == versions

@@ -24,6 +24,7 @@ import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.stacks import OFFLINE, REAL, STACKS, Stack
+from tests.stopped_gently import run_stoppable
 
 
 
@@ -46,10 +47,9 @@ def test_checkpoint_reset_holds_alike_on_all_four_stacks(tmp_path: Path) -> None
 
 def _holds_alike_on(stacks: list[Stack], names: list[str], tmp_path: Path) -> None:
     report = tmp_path / "reports"
-    done = subprocess.run(
+    done = run_stoppable(
         [sys.executable, "-m", "scenarios", "matrix", "--stack", ",".join(s.name for s in stacks),
-         *names, "--fast", "--report", str(report)],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=3000)
+         *names, "--fast", "--report", str(report)], cwd=PROJECT_ROOT, timeout=3000)
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
 
     matrix = json.loads((report / "matrix.json").read_text())

@@ -13,6 +13,7 @@ import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.report.verdicts import read_result
+from tests.stopped_gently import run_stoppable
 
 NAMES = ("checkpoint-reset", "endless-retention")
 
@@ -21,9 +22,9 @@ NAMES = ("checkpoint-reset", "endless-retention")
 @pytest.mark.nightly
 def test_two_jobs_run_side_by_side_into_one_report(tmp_path: Path) -> None:
     report = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "scenarios", "run", *NAMES, "--fast", "--offline",
-                           "-j", "2", "--report", str(report)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
+    done = run_stoppable([sys.executable, "-m", "scenarios", "run", *NAMES, "--fast", "--offline",
+                          "-j", "2", "--report", str(report)], cwd=PROJECT_ROOT,
+                         timeout=1200, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     started = [line for line in done.stdout.splitlines() if "started (" in line]
     assert any("2 running" in line for line in started), started  # both at once, not in turn

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from scenarios.engine.waiting import wait_until
 from spark_app.runtime import session
-from spark_app.runtime.session import SparkSessionResource, _environment
+from spark_app.runtime.session import SparkSessionResource, _environment, _temporary_files_in
 from spark_app.settings import SparkAppSettings
 
 
@@ -83,6 +84,45 @@ def test_the_launchers_environment_is_set_for_the_launch_only() -> None:
             assert os.environ["PYSPARK_PYTHON"] == "/venv/bin/python" and "PATH" not in os.environ
             raise RuntimeError("getOrCreate failed")
     assert dict(os.environ) == before
+
+
+def test_temporary_files_go_to_the_session_folder_while_it_starts(temp_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "session"
+    folder.mkdir()
+    with pytest.raises(RuntimeError):
+        with _temporary_files_in(folder):
+            assert Path(tempfile.mkdtemp()).parent == folder  # what PySpark's launcher does
+            raise RuntimeError("the JVM did not start")
+    assert tempfile.gettempdir() == str(temp_dir)
+
+
+@pytest.mark.spark
+def test_an_app_killed_while_its_jvm_starts_leaves_only_what_the_next_start_sweeps(temp_dir: Path,
+                                                                                    tmp_path: Path) -> None:
+    """kill -9 between PySpark's making its connection folder and the JVM's answer (the window
+    in which chaos and an interrupted run met it): the folder is in the killed app's session
+    folder, so the next start's sweep leaves /tmp as it was."""
+    script = ("from pathlib import Path; from spark_app.runtime.session import SparkSessionResource; "
+              "from spark_app.settings import SparkAppSettings; "
+              f"SparkSessionResource(SparkAppSettings(master='local[1]', log_dir=Path({str(tmp_path / 'log')!r}))).start()")
+    app = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(temp_dir)},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        connection = wait_until(lambda: next(temp_dir.glob("*/tmp*"), None) or next(temp_dir.glob("tmp*"), None),
+                                timeout=60, what="PySpark's connection folder", poll=0.01)
+    finally:
+        app.kill()
+        app.wait()
+    assert connection.parent.name.startswith(f"spark_app-session-{app.pid}-"), connection
+    wait_until(lambda: not _jvm_of(app.pid), timeout=30, what="the JVM to end with its parent")
+    session.sweep_dead_sessions()
+    assert list(temp_dir.iterdir()) == []
+
+
+def _jvm_of(pid: int) -> bool:
+    """Whether a JVM started by `pid` still runs (it ends when its stdin, our pipe, closes)."""
+    found = subprocess.run(["pgrep", "-f", f"spark_app-session-{pid}-"], capture_output=True, text=True)
+    return bool(found.stdout.strip())
 
 
 @pytest.mark.spark
