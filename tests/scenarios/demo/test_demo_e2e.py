@@ -62,6 +62,16 @@ def _kill_leftovers(log_dir: Path) -> list[int]:
     return leftovers
 
 
+def _signal_masks(pid: int) -> str:
+    """SigIgn and SigCgt of a process (bit 2, 0x2, is SIGINT), as /proc shows them."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as error:
+        return f"no /proc status ({error})"
+    return ", ".join(line.replace("\t", " ") for line in status.splitlines()
+                     if line.startswith(("SigIgn", "SigCgt", "State")))
+
+
 def _poll(check: Callable[[], object], timeout: float, describe: Callable[[], str]) -> object:
     deadline = time.monotonic() + timeout
     while True:
@@ -169,6 +179,19 @@ class PlainDemo:
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=_read_lines, args=(self.process.stdout, self._lines), daemon=True).start()
 
+    def quit_within(self, timeout: float) -> int:
+        """The exit code; if it has not quit by then, a failure that says what it was doing.
+        (Fresh-clone CI saw this demo ignore Ctrl-C once, 27 Nov 2026; its cause is not known
+        yet: the signal masks say whether SIGINT was ignored or caught, the output where it was.)"""
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            masks = _signal_masks(self.process.pid)
+            while not self._lines.empty():
+                self.output.append(self._lines.get())
+            pytest.fail(f"the demo did not quit within {timeout:.0f} s of Ctrl-C; {masks}; "
+                        f"last output:\n" + "\n".join(self.output[-30:]))
+
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(line + "\n")
@@ -204,7 +227,7 @@ def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, fr
         demo.wait(r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)",
                   SPARK_START_SEC)
         demo.process.send_signal(signal.SIGINT)  # Ctrl-C quits like q, through the same cleanup
-        assert demo.process.wait(timeout=60) == 0
+        assert demo.quit_within(60) == 0
         demo.wait(r"\[demo\] final: ")
         _no_leftovers(log_dir)
     finally:
