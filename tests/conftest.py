@@ -112,8 +112,9 @@ def _docker_or_skip() -> None:
 @pytest.fixture(autouse=True)
 def _stop_signals_as_they_were() -> Iterator[None]:
     """Each test leaves SIGINT, SIGTERM and SIGHUP as it found them. Tests that run a command's
-    main in this process meet its handlers, which ignore a second signal while cleaning up
-    (scenarios/cli.py): left in place, Ctrl-C on pytest did nothing for the rest of the run."""
+    main in this process install its handlers for good: after tests/spark_app/test_cli.py, SIGINT
+    called a finished Spark app's request_stop, so Ctrl-C on pytest did nothing for the rest of
+    the run (found by tests/test_stopped_gently.py, which runs after it)."""
     stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     before = {number: signal.getsignal(number) for number in stops}
     yield
