@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -60,6 +61,11 @@ def _kill_leftovers(log_dir: Path) -> list[int]:
         except ProcessLookupError:
             pass
     return leftovers
+
+
+def _no_core_file() -> None:
+    """In the demo's process before it starts: a SIGABRT (quit_within) writes no core file."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _signal_masks(pid: int) -> str:
@@ -172,9 +178,12 @@ class PlainDemo:
     """The demo in its line mode, fed and read through pipes."""
 
     def __init__(self, args: list[str]) -> None:
+        # PYTHONFAULTHANDLER: a SIGABRT makes it print every thread's stack (see quit_within).
         self.process = subprocess.Popen([sys.executable, *LAUNCH, *args], cwd=ROOT, text=True,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT)
+                                        stderr=subprocess.STDOUT,
+                                        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+                                        preexec_fn=_no_core_file)
         self.output: list[str] = []
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=_read_lines, args=(self.process.stdout, self._lines), daemon=True).start()
@@ -187,10 +196,16 @@ class PlainDemo:
             return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             masks = _signal_masks(self.process.pid)
+            self.process.send_signal(signal.SIGABRT)  # its threads' stacks, then it ends
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            time.sleep(0.5)  # the reader thread's last lines
             while not self._lines.empty():
                 self.output.append(self._lines.get())
             pytest.fail(f"the demo did not quit within {timeout:.0f} s of Ctrl-C; {masks}; "
-                        f"last output:\n" + "\n".join(self.output[-30:]))
+                        f"last output, then its threads' stacks:\n" + "\n".join(self.output[-80:]))
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
