@@ -206,13 +206,15 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
 
 
 def _list() -> int:
-    for scenario in all_scenarios():
+    scenarios = all_scenarios()
+    width = max(len(s.name) for s in scenarios)  # every title in one column, however long a name
+    for scenario in scenarios:
         needs = (f"; needs {scenario.kafka_brokers} Kafka brokers: Apache Kafka"
                  if scenario.kafka_brokers > 1 else "")
         takes = f"; {scenario.takes.split(':')[0]} with --fast" if scenario.takes else ""
-        print(f"{scenario.name:20} {scenario.title} ({scenario.origin}{needs}{takes})")
+        print(f"{scenario.name:{width}} {scenario.title} ({scenario.origin}{needs}{takes})")
         for case, line in scenario.cases:  # the museum's exhibits, as a group under it
-            print(f"  {case:18} {line}")
+            print(f"  {case:{width - 2}} {line}")
     return 0
 
 

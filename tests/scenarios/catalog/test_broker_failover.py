@@ -1,29 +1,7 @@
-"""broker-failover without Kafka: the skip on a stack with one broker, and which error line
-is the app's."""
+"""broker-failover without Kafka: which error line is the app's. (Its skip on a stack with one
+broker is tested with every multi-broker scenario's in tests/scenarios/run/test_runner.py.)"""
 
 from __future__ import annotations
-
-import io
-import json
-from pathlib import Path
-
-from scenarios.catalog.broker_failover import SCENARIO
-from scenarios.run.runner import run_scenarios
-from scenarios.engine.stacks import OFFLINE
-from scenarios.engine.settings import RunSettings, Timings
-from scenarios.report.narration import Narrator
-from scenarios.report.verdicts import exit_code
-
-
-def test_on_a_one_broker_stack_it_is_skipped_and_says_why(tmp_path: Path) -> None:
-    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
-    out = io.StringIO()
-    [result] = run_scenarios([SCENARIO], settings, Narrator(stream=out, rich=False))
-    assert result.verdict == "skipped"
-    assert "needs 3 Kafka brokers" in result.skipped and "apache/connector" in result.skipped
-    assert "SKIPPED" in out.getvalue() and not (tmp_path / "broker-failover").exists()
-    assert json.loads((tmp_path / "broker-failover.json").read_text())["verdict"] == "skipped"
-    assert exit_code([result]) == 1  # a run that ran nothing did not pass
 
 
 def test_the_apps_error_is_its_last_line_not_a_warning_before_it() -> None:

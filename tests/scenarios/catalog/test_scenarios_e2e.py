@@ -75,6 +75,17 @@ def test_list_names_the_three_seed_scenarios() -> None:
         assert name in done.stdout
 
 
+def test_list_starts_every_title_in_one_column(capsys: pytest.CaptureFixture[str]) -> None:
+    """A trainer scans the titles down one column; the longest name must not push its own out."""
+    assert run_cli(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    columns = set()
+    for scenario in all_scenarios():
+        line = next(line for line in lines if line.startswith(scenario.name + " "))
+        columns.add(line.index(scenario.title))
+    assert len(columns) == 1, columns
+
+
 def test_list_says_how_long_a_long_scenario_takes(capsys: pytest.CaptureFixture[str]) -> None:
     """A trainer plans a session with it: the time, not the why (the docs have the why)."""
     assert run_cli(["list"]) == 0

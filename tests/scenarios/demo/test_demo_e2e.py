@@ -116,19 +116,25 @@ class Tmux(TmuxScreen):
         return _poll(enough, timeout, self.screen)  # type: ignore[return-value]
 
 
+def _fresh_clones_demo_in_tmux(name: str, run_dir: Path, port: int) -> Tmux:
+    """The demo in a tmux pane as a fresh clone starts it: no class archive yet (an empty
+    `run_dir/class-cache`). The pane stays open after the demo exits, with its exit code."""
+    args = [*_demo_args(run_dir, port), "--class-cache-dir", str(run_dir / "class-cache")]
+    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *args])
+    tmux = Tmux(f"{name}-{os.getpid()}")
+    # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
+    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
+               f"echo DEMO-EXITED $?; sleep 120")
+    return tmux
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Path, free_port: int) -> None:
     """A newcomer's first minutes (issue 37): a clone whose class archive is not written yet,
     Enter while the archive is still being saved, `r` at once, under the seed's 15 s retention:
     the restart must read its offsets before retention deletes them, so the verdict stays OK."""
     log_dir = tmp_path / "log"
-    classes = tmp_path / "class-cache"  # empty: a fresh clone's first run
-    args = [*_demo_args(tmp_path, free_port), "--class-cache-dir", str(classes)]
-    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *args])
-    tmux = Tmux(f"demo-test-{os.getpid()}")
-    # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
-    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
-               f"echo DEMO-EXITED $?; sleep 120")
+    tmux = _fresh_clones_demo_in_tmux("demo-test", tmp_path, free_port)
     try:
         tmux.wait(r"Spark app up \(pid \d+\)", SPARK_START_SEC)
         count = tmux.wait_count_at_least(3, starts=1, timeout=SPARK_START_SEC)
@@ -165,7 +171,7 @@ def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Pat
     finally:
         tmux.close()
         leftovers = _kill_leftovers(log_dir)
-        shutil.rmtree(classes, ignore_errors=True)  # an archive is ~180 MB
+        shutil.rmtree(tmp_path / "class-cache", ignore_errors=True)  # an archive is ~180 MB
     assert not leftovers
 
 
@@ -339,11 +345,7 @@ def test_a_fresh_clones_first_crash_and_restart_maps_the_class_archive_the_first
     retention here is 1 h so that a busy CI machine cannot fail the test; the timing under 15 s
     is measured by hand, see docs/spark-app.md.)"""
     log_dir, cache = tmp_path / "log", tmp_path / "class-cache"
-    args = [*_demo_args(tmp_path, free_port), "--class-cache-dir", str(cache)]
-    command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *args])
-    tmux = Tmux(f"demo-first-{os.getpid()}")
-    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
-               f"echo DEMO-EXITED $?; sleep 120")
+    tmux = _fresh_clones_demo_in_tmux("demo-first", tmp_path, free_port)
     try:
         count = tmux.wait_count_at_least(1, starts=1, timeout=SPARK_START_SEC)
         archive = _poll(lambda: next(cache.glob("*.jsa"), None), SPARK_START_SEC,

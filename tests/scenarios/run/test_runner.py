@@ -11,7 +11,7 @@ import pytest
 
 from scenarios.checker.expectations import check
 from scenarios.report.narration import Narrator
-from scenarios.engine.registry import Scenario
+from scenarios.engine.registry import Scenario, all_scenarios
 from scenarios.report.verdicts import exit_code
 from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
 from scenarios.run.runner import run_scenarios
@@ -83,6 +83,28 @@ def test_a_scenario_needing_more_brokers_than_the_stack_has_is_skipped(tmp_path:
     skipped = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
                if c.find("skipped") is not None]
     assert [c.get("classname") for c in skipped] == ["scenarios.cluster"]
+
+
+def _multi_broker() -> list[Scenario]:
+    return [s for s in all_scenarios() if s.kafka_brokers > 1]
+
+
+def test_the_catalogs_multi_broker_scenarios_are_the_ones_that_kill_or_roll_brokers() -> None:
+    assert {s.name for s in _multi_broker()} == {"broker-failover", "kafka-upgrade"}
+
+
+@pytest.mark.parametrize("chosen", _multi_broker(), ids=lambda s: s.name)
+def test_on_a_one_broker_stack_a_catalog_scenario_is_skipped_and_says_why(
+        chosen: Scenario, tmp_path: Path) -> None:
+    """What a learner on --offline sees: the reason and the stack to choose, nothing started."""
+    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
+    out = io.StringIO()
+    [result] = run_scenarios([chosen], settings, Narrator(stream=out, rich=False))
+    assert result.verdict == "skipped"
+    assert "needs 3 Kafka brokers" in result.skipped and "apache/connector" in result.skipped
+    assert "SKIPPED" in out.getvalue() and not (tmp_path / chosen.name).exists()
+    assert json.loads((tmp_path / f"{chosen.name}.json").read_text())["verdict"] == "skipped"
+    assert exit_code([result]) == 1  # a run that ran nothing did not pass
 
 
 def _folder_seen(seen: list[Path], then=None):
