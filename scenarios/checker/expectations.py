@@ -124,5 +124,7 @@ def outcome_of_runs(runs: Iterable[ValueRange]) -> tuple[tuple[ValueRange, ...],
 
 
 def within(name: str, value: int, low: int, high: int) -> Check:
-    """A number known only to lie between two broker readings taken before and after it was fixed."""
-    return check(name, low <= value <= high, f"between {low} and {high}", value)
+    """A number known only to lie between two broker readings taken before and after it was fixed.
+    Two equal readings pin it: the learner reads `0`, not `between 0 and 0`."""
+    expected = str(low) if low == high else f"between {low} and {high}"
+    return check(name, low <= value <= high, expected, value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.checker.expectations import equals
+from scenarios.checker.expectations import equals, within
 
 
 def test_equals_writes_both_sides_the_same_way_and_holds_only_when_equal() -> None:
@@ -11,3 +11,11 @@ def test_equals_writes_both_sides_the_same_way_and_holds_only_when_equal() -> No
     failed = equals("committed", {"p0": 3}, {"p0": 4})
     assert not failed.held
     assert failed.detail == "expected {'p0': 4}; got {'p0': 3}"
+
+
+def test_within_names_a_range_or_the_one_value_two_equal_readings_pin() -> None:
+    ranged = within("latest: started at Kafka's latest offset", 97, 89, 102)
+    assert ranged.held and ranged.expected == "between 89 and 102" and ranged.actual == "97"
+    pinned = within("earliest: started at Kafka's earliest offset", 0, 0, 0)
+    assert pinned.held and pinned.expected == "0"
+    assert not within("x", 103, 89, 102).held
