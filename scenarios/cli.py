@@ -232,7 +232,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers,
                            share_kafka=not args.kafka_per_scenario,
-                           checkpoint_store=args.checkpoint_store)
+                           checkpoint_store=args.checkpoint_store, class_archive=True)
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
@@ -256,7 +256,7 @@ def _matrix(args: argparse.Namespace) -> int:
     if not scenarios:
         return 0
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
-                           share_kafka=not args.kafka_per_scenario)
+                           share_kafka=not args.kafka_per_scenario, class_archive=True)
     if args.stack is not None and args.offline:
         raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
                             f"(--stack {OFFLINE.name} is the offline one)")

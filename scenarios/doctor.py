@@ -4,8 +4,10 @@ A trainer asks twenty attendees to run this before the day (or at the door): it 
 scenarios need (Linux, Python, Java 17+ and javac, cores, memory, disk, the demo's port, the
 locked PySpark), then prepares what a first use would otherwise fetch or build in the middle of
 a lesson: Apache Kafka's jars and Spark's connector (from Maven Central, once, with progress)
-and spark-upgrade's older PySpark environment. Last, a smoke run of one short scenario, end to
-end, on the default stack (about a minute; `--no-smoke` leaves it out).
+and spark-upgrade's older PySpark environment. Then a smoke run of one short scenario, end to
+end, on the default stack (about a minute; `--no-smoke` leaves it out), and last Spark's class
+archive, written from the classes the smoke run's apps loaded, so that every Spark start of the
+day is a few seconds shorter.
 
 Each finding is one line: `ok` with what was found, or `PROBLEM`/`warning` with what to do.
 The exit code is 1 when the workshop cannot run here (a PROBLEM), 0 otherwise.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.run.leftovers import port_is_free
+from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
 
@@ -204,6 +207,23 @@ def smoke_finding(say: Callable[[str], None]) -> Finding:
                     f"`uv run python -m scenarios run {SMOKE_SCENARIO} --fast` to see why")
 
 
+def archive_finding(say: Callable[[str], None]) -> Finding:
+    """Spark's class archive, written from what the smoke run's apps listed: every later Spark
+    start maps its classes from it (about 4 s sooner on two cores)."""
+    command = [sys.executable, "-m", "spark_app", "class-archive"]
+    say(f"{' '.join(command[1:])}: Spark's class archive, written once (a minute or so)")
+    done = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True)
+    if done.returncode == ARCHIVE_IN_PLACE:
+        return _ok("Spark's class archive is in place: Spark starts in about half the JVM time")
+    if done.returncode == NOTHING_TO_WRITE:
+        return _ok("Spark's class archive is not written yet: the first scenarios write it "
+                   "in the background")
+    last = next((line for line in reversed(done.stdout.splitlines() + done.stderr.splitlines())
+                 if line.strip()), "no output")
+    return _warn(f"Spark's class archive was not written ({last.strip()}): Spark starts "
+                 f"without it, a few seconds slower")
+
+
 # --- the command -----------------------------------------------------------------------------------
 
 def main_parser() -> argparse.ArgumentParser:
@@ -232,6 +252,8 @@ def run_doctor(argv: Sequence[str]) -> int:
         report(prepared_findings(say))
     if not args.no_smoke and not any(f.level == "problem" for f in findings):
         report([smoke_finding(say)])
+    if not any(f.level == "problem" for f in findings):
+        report([archive_finding(say)])
     problems = sum(f.level == "problem" for f in findings)
     warnings = sum(f.level == "warning" for f in findings)
     print(f"doctor: {'NOT READY' if problems else 'ready'}: {problems} problem(s), "

@@ -1,5 +1,6 @@
 """Command line of the Spark app: `python -m spark_app [options]`, `python -m spark_app inspect`,
-`python -m spark_app read [options]` and `python -m spark_app reset [options]`.
+`python -m spark_app read [options]`, `python -m spark_app reset [options]` and
+`python -m spark_app class-archive` (spark_app/runtime/archive_command.py).
 
 This is the only place that catches the app's errors: it prints one line saying what went wrong
 and what to do, and returns 1 (2 for bad usage). Ctrl-C is a normal exit: the running app stops as
@@ -556,6 +557,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _run_reset(argv[1:])
         if argv[:1] == ["read"]:
             return _run_read(argv[1:])
+        if argv[:1] == ["class-archive"]:
+            from spark_app.runtime.archive_command import run_archive
+
+            return run_archive(argv[1:])
         return _run_app(argv)
     except KeyboardInterrupt:  # Ctrl-C before the app took SIGINT over (e.g. importing pyspark)
         print("spark_app: stopped (Ctrl-C)", file=sys.stderr, flush=True)

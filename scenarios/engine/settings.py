@@ -92,6 +92,10 @@ class RunSettings:
     # folder; "hdfs" or "s3", a store the stage starts before the app (stage/store.py) and
     # stops with the scenario, its data with it.
     checkpoint_store: StoreKind = "local"
+    # Write Spark's class archive between scenarios from what their apps listed, until it is in
+    # place (scenarios/run/class_archive.py). The command line's runs do; a test's run of
+    # stand-in scenarios starts no Spark and leaves the machine's cache alone.
+    class_archive: bool = False
 
     @property
     def stack(self) -> str:

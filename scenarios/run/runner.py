@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
 from scenarios.engine.stage.store import store_unavailable
+from scenarios.run.class_archive import archive_in_background
 from scenarios.run.shared_kafka import shared_kafka
 
 __all__ = ["run_folder", "run_scenario", "run_scenarios"]
@@ -39,15 +40,18 @@ def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
     results: list[ScenarioResult] = []
     with run_folder(settings.report_dir) as base:
         narrator.announce(_where_to_watch(base, kept=settings.report_dir is not None))
-        with shared_kafka(scenarios, settings, base, narrator) as settings:
-            _run_each(scenarios, settings, narrator, base, results)
+        with shared_kafka(scenarios, settings, base, narrator) as settings, \
+                archive_in_background(settings, base) as before_each_scenario:
+            _run_each(scenarios, settings, narrator, base, results, before_each_scenario)
     return results
 
 
 def _run_each(scenarios: Sequence[Scenario], settings: RunSettings, narrator: Narrator,
-              base: Path, results: list[ScenarioResult]) -> None:
+              base: Path, results: list[ScenarioResult],
+              before_each: Callable[[], None] = lambda: None) -> None:
     """Run the scenarios in turn into `results`, reports written after each."""
     for scenario in scenarios:
+        before_each()
         results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
         if settings.report_dir is not None:  # after each scenario: a long run shows progress
             write_reports(results, settings.report_dir)

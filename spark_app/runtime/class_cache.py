@@ -9,6 +9,12 @@ background JVM (`java -Xshare:dump`, niced, in the app's process group) turns th
 archive. A kill of the app's group kills the writer too; a stop of the app ends it without
 waiting. The next start without an archive tries again.
 
+What the app listed stays in the folder until an archive is written from it (`….classlist` and
+`….recipe`: the class path and heap the writer must match). A scenario's apps live seconds, not
+the minute a writer needs, so theirs were always killed, and a fresh clone ran every start of a
+`run all` without an archive; the scenario runner now resumes the writer from what they left
+(`python -m spark_app class-archive`), as a process of its own that the run stops at its end.
+
 A JVM that maps a truncated archive crashes, and a writer killed halfway leaves one behind, so
 the archive is written under a name of its own, checked by starting a JVM on it, and only then
 renamed into place. An archive that does not match the JVM (another class path or JDK build) is
@@ -56,6 +62,7 @@ _QUIET = f"-Xlog:cds=off -Xlog:cds+dynamic=off {NO_PERF_FILE}"
 # month (that clone may still run the old code and use it), then deleted.
 LEGACY_DAYS = 30
 _MADE_FOR = ".made-for"
+_KEPT_LIST, _RECIPE = ".classlist", ".recipe"
 
 
 # What the app says on its console about the archive; the demo reads it back (archive_news).
@@ -123,6 +130,10 @@ class ClassCache:
         self.made_for = self.archive.with_name(self.archive.name + _MADE_FOR)
         # Written by this process's writer; adopted only if a JVM can start on it.
         self._candidate = self.archive.with_name(f"{self.archive.name}.{os.getpid()}.tmp")
+        # What an app listed, and the class path and options to write from it: kept until an
+        # archive is written, so that a writer killed with its app can be resumed by another.
+        self.kept_list = self.archive.with_name(self.archive.name + _KEPT_LIST)
+        self.recipe = self.archive.with_name(self.archive.name + _RECIPE)
         self.class_list: Path | None = None  # set once java_options() asked the JVM for the list
 
     def writing(self) -> bool:
@@ -157,9 +168,13 @@ class ClassCache:
         for archive in self.archive.parent.glob("spark-*.jsa"):
             if archive != self.archive and _useless(archive, self.jars, Path(self.java).resolve()):
                 gone.append(archive)
+        for recipe in self.archive.parent.glob(f"spark-*.jsa{_RECIPE}"):
+            if _recipe_useless(recipe, self.recipe, self.jars, Path(self.java).resolve()):
+                gone.append(recipe)
         for path in gone:
             path.unlink(missing_ok=True)
             path.with_name(path.name + _MADE_FOR).unlink(missing_ok=True)
+            path.with_name(path.name.removesuffix(_RECIPE) + _KEPT_LIST).unlink(missing_ok=True)
         return gone
 
     def _claim_legacy(self) -> None:
@@ -182,17 +197,39 @@ class ClassCache:
         archive exists, nothing was listed, or another process is writing it already."""
         if self.class_list is None or not self.writing() or self._someone_writing():
             return None
-        snapshot = self.class_list.with_name(self.class_list.name + ".complete")
         try:
             listed = self.class_list.read_bytes()
             # The JVM may be halfway through a line: keep the complete ones.
-            snapshot.write_bytes(listed[: listed.rfind(b"\n") + 1])
+            write_atomically(self.kept_list, listed[: listed.rfind(b"\n") + 1])
+            write_atomically(self.recipe, json.dumps({**json.loads(self._describe()),
+                                                      "class_path": class_path,
+                                                      "jvm_options": list(jvm_options)}))
             # Claimed now, not when the writer creates it at its end: another app starting
             # meanwhile sees a live writer and does not start a second one.
             self._candidate.touch()
         except OSError:
             return None
-        return ArchiveWriter(self, snapshot, class_path, list(jvm_options), said).start()
+        return ArchiveWriter(self, self.kept_list, class_path, list(jvm_options), said).start()
+
+    def resume_writing(self, said: Callable[[str], None] = lambda _: None) -> "ArchiveWriter | None":
+        """Write the archive from what an earlier app listed and left behind (its own writer
+        was stopped with it); None when the archive exists, nothing was left, or another
+        process is writing it."""
+        if not self.writing() or self._someone_writing() or not self.kept_list.exists():
+            return None
+        try:
+            recipe = json.loads(self.recipe.read_text(encoding="utf-8"))
+            class_path, options = str(recipe["class_path"]), [str(o) for o in recipe["jvm_options"]]
+            self._candidate.touch()
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return ArchiveWriter(self, self.kept_list, class_path, options, said).start()
+
+    def forget_recipe(self) -> None:
+        """Drop what was kept for writing: an archive was written, or writing it failed (the
+        next app lists its classes anew)."""
+        self.recipe.unlink(missing_ok=True)
+        self.kept_list.unlink(missing_ok=True)
 
     def _someone_writing(self) -> bool:
         for other in self.archive.parent.glob(f"{self.archive.name}.*.tmp"):
@@ -240,6 +277,23 @@ def _useless(archive: Path, our_jars: Path, our_java: Path) -> bool:
     if not jars.is_dir() or not java.exists():
         return True
     return jars == our_jars and java == our_java
+
+
+def _recipe_useless(recipe: Path, ours: Path, our_jars: Path, our_java: Path) -> bool:
+    """What was kept for writing an archive that exists by now, for a jars folder or Java that
+    is gone, or for ours under another name (PySpark or Java upgraded in place)."""
+    if recipe.with_name(recipe.name.removesuffix(_RECIPE)).exists():
+        return True
+    try:
+        record = json.loads(recipe.read_text(encoding="utf-8"))
+        jars, java = Path(record["jars"]), Path(record["java"])
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    if not jars.is_dir() or not java.exists():
+        return True
+    return recipe != ours and jars == our_jars and java == our_java
 
 
 # The writers this process started and has not seen end: a crash that skips every clean-up
@@ -297,7 +351,8 @@ class ArchiveWriter:
                 self.adopted = self.cache.adopt(self.class_path, self.jvm_options)
         finally:
             self.cache._candidate.unlink(missing_ok=True)
-            self.class_list.unlink(missing_ok=True)
+            if code >= 0:  # ran to its end: written, or not writable from this list
+                self.cache.forget_recipe()
         if self.adopted:
             self._said(saved_line(self.cache.archive, time.monotonic() - started))
         elif not self._stopping.is_set():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,5 +50,23 @@ def test_ready_without_the_smoke_run(monkeypatch, capsys) -> None:
     monkeypatch.setattr(doctor, "prepared_findings",
                         lambda say: [Finding("warning", "spark-upgrade cannot run here: x")])
     monkeypatch.setattr(doctor, "smoke_finding", lambda say: pytest.fail("smoke run anyway"))
+    monkeypatch.setattr(doctor, "archive_finding", lambda say: Finding("ok", "archive"))
     assert run_cli(["doctor", "--no-smoke"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "doctor: ready: 0 problem(s), 1 warning(s)"
+
+
+@pytest.mark.parametrize("code, level, said", [
+    (0, "ok", "is in place"), (3, "ok", "the first scenarios write it"),
+    (1, "warning", "was not written (java said no)")])
+def test_the_class_archive_is_written_last_and_told_as_it_went(monkeypatch, code: int, level: str,
+                                                               said: str) -> None:
+    ran: list[list[str]] = []
+
+    def command(argv: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        ran.append(argv)
+        return subprocess.CompletedProcess(argv, code, "java said no\n", "")
+
+    monkeypatch.setattr(doctor.subprocess, "run", command)
+    finding = doctor.archive_finding(lambda _: None)
+    assert ran == [[sys.executable, "-m", "spark_app", "class-archive"]]
+    assert finding.level == level and said in finding.what, finding.line()

@@ -79,6 +79,58 @@ def test_stopping_the_app_kills_its_writer_and_keeps_nothing_it_wrote(tmp_path: 
     assert not list(cache.archive.parent.glob("*.tmp"))
 
 
+def test_a_writer_stopped_with_its_app_is_resumed_from_what_the_app_kept(tmp_path: Path) -> None:
+    """A scenario's app lives seconds: its writer is stopped with it, but the list stays, and
+    the next process (the scenario runner's `class-archive`) writes the archive from it."""
+    cache, writer = writing(tmp_path)
+    writer.stop()
+    assert cache.kept_list.stat().st_size > 0
+    assert json.loads(cache.recipe.read_text())["class_path"] == str(cache.jars)
+    (tmp_path / "loaded-classes.txt").unlink()  # the app's session folder is gone with it
+    said: list[str] = []
+
+    later = ClassCache(cache.archive.parent, JAVA, jars=cache.jars)
+    resumed = later.resume_writing(said.append)
+
+    assert resumed is not None and resumed.wait(300) and resumed.adopted, said
+    assert not later.writing()
+    assert sorted(p.name for p in cache.archive.parent.iterdir()) == [cache.archive.name,
+                                                                     cache.made_for.name]
+    assert [archive_news(line) for line in said] == ["writing", "saved"]
+
+
+def test_nothing_is_resumed_without_a_kept_list_or_once_the_archive_exists(tmp_path: Path) -> None:
+    cache = new_cache(tmp_path)
+    assert cache.resume_writing() is None  # no app has listed anything
+    (tmp_path / "second").mkdir()
+    cache, writer = writing(tmp_path / "second")
+    writer.stop()
+    cache.archive.write_bytes(b"written meanwhile by another clone's run")
+    assert cache.resume_writing() is None
+
+
+def test_what_was_kept_goes_once_its_archive_exists_or_its_jars_are_gone(tmp_path: Path) -> None:
+    cache, writer = writing(tmp_path)
+    writer.stop()
+    gone_jars = tmp_path / "deleted-clone-jars"
+    gone_jars.mkdir()
+    other = ClassCache(cache.archive.parent, JAVA, jars=gone_jars)
+    run_jvm(other.java_options(tmp_path / "other-classes.txt"), str(gone_jars))
+    other_writer = other.start_writing(str(gone_jars), [])
+    assert other_writer is not None
+    other_writer.stop()
+    gone_jars.rmdir()
+    assert other.recipe.exists() and cache.recipe.exists()
+
+    cache.java_options(tmp_path / "list")  # every start prunes
+
+    assert not other.recipe.exists() and not other.kept_list.exists()
+    assert cache.recipe.exists() and cache.kept_list.exists()  # still ours to write from
+    cache.archive.write_bytes(b"an archive")
+    cache.prune()
+    assert not cache.recipe.exists() and not cache.kept_list.exists()
+
+
 def test_a_crash_that_skips_every_clean_up_kills_the_writer_first(tmp_path: Path) -> None:
     """The negative key's os._exit runs no stop(): kill_writers() is what it calls instead."""
     cache, writer = writing(tmp_path)
