@@ -145,13 +145,15 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     """
     check_java()
     check_store(settings)
-    if settings.source == "spark-kafka":
-        _check_connector(settings)
     options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
                       kafka_params={"default.api.timeout.ms": "10000",
                                     "request.timeout.ms": "10000"})
     info, committed_format = _local_view(settings)
     _judge_pins(settings, info.conf, committed_format)
+    # After every check that needs nothing fetched: on an empty jar cache this fetches the
+    # connector (10 s or more), and a refused option should not wait for that.
+    if settings.source == "spark-kafka":
+        _check_connector(settings)
     with OffsetReader(options, warn=lambda _: None) as reader:
         partitions = reader.partitions()
         if info.is_new:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -82,10 +83,15 @@ def test_store_kind_reads_the_pinned_class_name() -> None:
 
 
 def test_the_app_refuses_before_starting_spark(tmp_path) -> None:
-    """The command line says why in one line and exits 2, in seconds (no JVM started)."""
+    """The command line says why in one line and exits 2, in seconds (no JVM started), and
+    before fetching anything: on a fresh clone's empty jar cache it used to fetch Spark's
+    connector first, and printed its progress before the refusal."""
+    empty_cache = tmp_path / "jar-cache"
     done = subprocess.run([sys.executable, "-m", "spark_app", "--checkpoint-format", "2",
                            "--checkpoint-dir", str(tmp_path / "ck"), "--bootstrap-servers",
-                           "127.0.0.1:1"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+                           "127.0.0.1:1"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "CHECKPOINT_EXPERIENCE_CACHE": str(empty_cache)})
+    assert not (empty_cache / "jars").exists()
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "spark_app: STATE_STORE_OPTION: --checkpoint-format 2 needs --state-store rocksdb: Spark "
