@@ -150,14 +150,14 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
                                     "request.timeout.ms": "10000"})
     info, committed_format = _local_view(settings)
     _judge_pins(settings, info.conf, committed_format)
-    # After every check that needs nothing fetched: on an empty jar cache this fetches the
-    # connector (10 s or more), and a refused option should not wait for that.
-    if settings.source == "spark-kafka":
-        _check_connector(settings)
-    with OffsetReader(options, warn=lambda _: None) as reader:
+    with OffsetReader(options, warn=lambda _: None) as reader:  # ours, with kafka-python
         partitions = reader.partitions()
         if info.is_new:
             resolve_starting_offsets(options, reader)
+    # After every other check: on an empty jar cache this fetches the connector (10 s or
+    # more), and a refused option or an unreachable Kafka should not wait for that.
+    if settings.source == "spark-kafka":
+        _check_connector(settings)
     if info.is_new and settings.local_checkpoint:
         print(new_checkpoint_line(settings.starting_offsets), flush=True)
     if settings.offsets_from_group is None:

@@ -30,10 +30,14 @@ def test_defaults_follow_the_contract() -> None:
 
 
 def test_unreachable_kafka_is_one_line_and_exit_1(free_port: int, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # An empty jar cache, as a fresh clone's: Kafka is judged before the connector is fetched.
+    monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "jar-cache"))
     code = run_cli(["--bootstrap-servers", f"127.0.0.1:{free_port}", "--checkpoint-dir",
                     str(tmp_path / "cp"), "--log-dir", str(tmp_path / "log")])
     err = capsys.readouterr().err.strip().splitlines()
+    assert not (tmp_path / "jar-cache" / "jars").exists()
     assert code == 1 and len(err) == 1
     assert f"127.0.0.1:{free_port}" in err[0] and "python -m kafka_app" in err[0]
 
