@@ -136,9 +136,9 @@ def _is_transient(failure: BaseException) -> bool:
 def preflight(settings: SparkAppSettings) -> StartChoice | None:
     """Fail fast, before the slow Spark start, on what we can check without Spark: Java, the
     source's options, the checkpoint, Kafka, (for a new checkpoint) startingOffsets, and last
-    the connector's availability, which may fetch its jars once. The source checks these again in Spark, in the connector's
-    words; here a mistake costs a second instead of a Spark start, and Kafka gets one quick
-    try instead of the connector's minutes of retries.
+    the connector's availability, which may fetch its jars once. The source checks these again
+    in Spark, in the connector's words; here a mistake costs a second instead of a Spark start,
+    and Kafka gets one quick try instead of the connector's minutes of retries.
 
     With --offsets-from-group it also decides where the query starts (the group's offsets on a
     fresh checkpoint), on the same look at the checkpoint and at Kafka.

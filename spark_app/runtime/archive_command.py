@@ -16,7 +16,6 @@ it; 1 writing failed.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from spark_app.runtime.class_cache import ClassCache, default_cache_dir
@@ -55,7 +54,3 @@ def run_archive(argv: list[str]) -> int:
     finally:
         writer.stop()  # Ctrl-C: the writer goes too, and what it wrote is discarded
     return ARCHIVE_IN_PLACE if writer.adopted else 1
-
-
-if __name__ == "__main__":
-    sys.exit(run_archive(sys.argv[1:]))
