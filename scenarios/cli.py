@@ -47,6 +47,7 @@ from scenarios.run.jobs import run_in_jobs
 from scenarios.run.merge import merge_reports
 from scenarios.run.runner import run_folder, run_scenarios
 from scenarios.run.shards import Shard
+from scenarios.run.shared_kafka import shared_kafka
 from scenarios.report.pages import write_index
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
@@ -99,6 +100,8 @@ def main_parser() -> argparse.ArgumentParser:
                      help="run N scenarios at a time, each as its own process into one report "
                           "(its narration in <report>/jobs/<name>.out); for machines with more "
                           "cores (default 1)")
+    # Given by `run -j N` to each of its jobs: the run's broker (scenarios/run/shared_kafka.py).
+    run.add_argument("--run-kafka", metavar="HOST:PORT", help=argparse.SUPPRESS)
     _add_shard_option(run)
     _add_scenario_options(run)
     matrix = commands.add_parser(
@@ -231,7 +234,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
                            report_dir=args.report, guided=args.guided,
                            bootstrap_servers=args.bootstrap_servers,
-                           share_kafka=not args.kafka_per_scenario,
+                           share_kafka=not args.kafka_per_scenario, shared_kafka=args.run_kafka,
                            checkpoint_store=args.checkpoint_store, class_archive=True)
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
@@ -240,7 +243,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     settings = on_spark(settings, args.spark, narrator.say)
     prefetch_jars(settings, narrator.say, scenarios)
     if args.jobs > 1:
-        results = _run_in_jobs(scenarios, args, argv, narrator)
+        results = _run_in_jobs(scenarios, args, argv, settings, narrator)
     else:
         results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False))
@@ -337,22 +340,32 @@ def _sharded(scenarios: Sequence[Scenario], args: argparse.Namespace) -> list[Sc
 
 
 def _run_in_jobs(scenarios: Sequence[Scenario], args: argparse.Namespace, argv: Sequence[str],
-                 narrator: Narrator) -> list[ScenarioResult]:
+                 settings: RunSettings, narrator: Narrator) -> list[ScenarioResult]:
     """Each scenario as `python -m scenarios run NAME` with this run's other options, into one
-    report folder (the one given, or a temporary one removed at the end)."""
-    with run_folder(args.report) as base:
+    report folder (the one given, or a temporary one removed at the end), on the run's one
+    Kafka where sharing one is worth it, as a run without -j does: a broker start per job
+    took as much CPU as the second job saved on two cores."""
+    with run_folder(args.report) as base, \
+            shared_kafka(scenarios, settings, base, narrator) as settings:
         results = run_in_jobs(
-            scenarios, lambda name: [sys.executable, "-m", "scenarios", "run", name,
-                                     *_options_for_a_job(argv, args.names, name),
-                                     "--report", str(base)], args.jobs, base, narrator)
+            scenarios, lambda name: _job_command(name, args.names, argv, base, settings),
+            args.jobs, base, narrator)
         write_reports(results, base)
         write_index(results, base)
     return results
 
 
+def _job_command(name: str, names: Sequence[str], argv: Sequence[str], base: Path,
+                 settings: RunSettings) -> list[str]:
+    """The command line of the job that runs `name` into the run's folder `base`."""
+    run_kafka = ["--run-kafka", settings.shared_kafka] if settings.shared_kafka else []
+    return [sys.executable, "-m", "scenarios", "run", name, *_options_for_a_job(argv, names, name),
+            *run_kafka, "--report", str(base)]
+
+
 # Options `run` takes with a value that a job must not get as given: each job runs one
-# scenario into the shared folder, and is not split again.
-_NOT_FOR_A_JOB = ("-j", "--jobs", "--report", "--shard")
+# scenario into the shared folder, on the run's Kafka, and is not split again.
+_NOT_FOR_A_JOB = ("-j", "--jobs", "--report", "--shard", "--run-kafka")
 
 
 def _options_for_a_job(argv: Sequence[str], names: Sequence[str], name: str) -> list[str]:

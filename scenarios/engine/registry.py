@@ -10,6 +10,7 @@ Usage: `for scenario in all_scenarios(): print(scenario.name, scenario.title)`
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,8 @@ from scenarios.errors import UnknownScenario
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
-__all__ = ["SCENARIO_MODULES", "Scenario", "ScenarioOption", "all_scenarios", "find_scenarios"]
+__all__ = ["SCENARIO_MODULES", "Scenario", "ScenarioOption", "all_scenarios", "find_scenarios",
+           "said_minutes"]
 
 
 
@@ -73,6 +75,13 @@ class Scenario:
 
 # Issue 35's bound for one scenario with --fast; a longer one says why in `takes`.
 LONG_RUN_SEC = 90
+
+
+def said_minutes(scenario: Scenario) -> float:
+    """The minutes `scenario.takes` opens with ("about 2.5 min: …"), or 0 for one that says
+    nothing (it takes less than LONG_RUN_SEC). `run -j` starts the longest first with it."""
+    found = re.match(r"about ([0-9.]+) min:", scenario.takes)
+    return float(found.group(1)) if found else 0.0
 
 
 def all_scenarios() -> list[Scenario]:
