@@ -98,8 +98,8 @@ def main_parser() -> argparse.ArgumentParser:
                           "scenario starts before the app and stops after it")
     run.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="run N scenarios at a time, each as its own process into one report "
-                          "(its narration in <report>/jobs/<name>.out); for machines with more "
-                          "cores (default 1)")
+                          "(its narration in <report>/jobs/<name>.out), the longest first; 2 "
+                          "is faster even on two cores (default 1)")
     # Given by `run -j N` to each of its jobs: the run's broker (scenarios/run/shared_kafka.py).
     run.add_argument("--run-kafka", metavar="HOST:PORT", help=argparse.SUPPRESS)
     _add_shard_option(run)
