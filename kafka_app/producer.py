@@ -225,7 +225,8 @@ class ProducerApp:
     def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> None:
         self._hand_over(producer, topic, key, value)
         message = self._acknowledged()
-        self._print(message, offsets.window(), topic)
+        # Kafka took it: a leader that died since must not cost the message its line.
+        self._print(message, offsets.window(patience_sec=self._settings.send_timeout_sec), topic)
 
     def _hand_over(self, producer: KafkaProducer, topic: TopicState, key: int, value: int) -> None:
         # Handed over and remembered together: a stop that landed after `send` queued the

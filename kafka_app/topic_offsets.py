@@ -81,9 +81,19 @@ class TopicOffsets(StartStop):
         self._consumer.close()
         self._consumer = None
 
-    def window(self) -> OffsetWindow:
-        """The current log start and end offsets (one ListOffsets round trip each)."""
-        return read_window(self._require(), self._partitions)
+    def window(self, patience_sec: float = 0.0) -> OffsetWindow:
+        """The current log start and end offsets (one ListOffsets round trip each). With
+        `patience_sec`, a read that timed out is asked again until that much time has passed:
+        when a partition's leader dies, the read waits for the new one as the producer's send
+        did (broker-failover's producer died here once, a message after the kill, beside
+        another scenario: the election took 9.4 s and this read's timeout is 10 s)."""
+        deadline = time.monotonic() + patience_sec
+        while True:
+            try:
+                return read_window(self._require(), self._partitions)
+            except kafka.errors.KafkaTimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
 
     def highest_counter(self) -> int:
         """The counter to continue after: 0 for a topic that never held a message.
