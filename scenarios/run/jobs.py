@@ -1,10 +1,12 @@
 """`run -j N`: the chosen scenarios run N at a time, each as its own `python -m scenarios run
 NAME` process, into one report folder.
 
-Every scenario already has its own free ports and folders, so two can run side by side; what
-they share is the machine. Each job's narration goes to `<report>/jobs/<name>.out` (a
-learner follows one with `tail -f`); this process says when each starts and ends, and when all
-have ended it reads their `<name>.json` back and writes the one index.html and junit.xml.
+Every scenario already has its own folders, and a topic of its own on the run's Kafka (or a
+broker of its own on free ports), so two can run side by side; what they share is the machine
+and that broker. The longest start first, so that none is left to run alone at the end. Each
+job's narration goes to `<report>/jobs/<name>.out` (a learner follows one with `tail -f`);
+this process says when each starts and ends, and when all have ended it reads their
+`<name>.json` back and writes the one index.html and junit.xml.
 Ctrl-C (or SIGTERM) stops every job as Ctrl-C stops a run: each cleans up what it started.
 
 Usage: `results = run_in_jobs(scenarios, lambda name: [...argv...], 2, Path("reports"), narrator)`
