@@ -133,9 +133,9 @@ def _start(stage: Stage, source: str) -> Client | None:
         production="note the finalized metadata.version before an upgrade (kafka-features "
                    "describe): it is what a rollback must come back to",
         question=f"Which {MV} does a fresh {source} cluster finalize: its newest supported level, "
-                 f"or an older one?",
-        answer=f"Its newest production level, which is the top of its supported range "
-               f"(checked).",
+                 "or an older one?",
+        answer="Its newest production level, which is the top of its supported range "
+               "(checked).",
         phase="start"))
     stage.kafka.start(brokers=3)
     client = _client(stage)
@@ -239,17 +239,17 @@ def _roll_back(stage: Stage, client: Client | None, source: str) -> None:
 def _finalize(stage: Stage, source: str) -> None:
     stage.step(Step(
         f"Finalize {MV} at {TARGET}'s level",
-        happens=f"`kafka-features upgrade --metadata` as an UpdateFeatures request: the "
-                f"controller checks that every broker supports the level, then writes it into "
-                f"the metadata log",
+        happens="`kafka-features upgrade --metadata` as an UpdateFeatures request: the "
+                "controller checks that every broker supports the level, then writes it into "
+                "the metadata log",
         watch=f"{MV} in each broker's ApiVersions answer; `Replayed a FeatureLevelRecord setting "
               f"{MV}` in the controller's log",
         why=f"new features of {TARGET} that change what is written (records, metadata) wait for "
             f"this level: the binaries alone never use them. The controller answers once the "
             f"level is in the metadata log; each broker reports it once it has replayed the "
             f"record, a moment later (the step waits for all three)",
-        production=f"finalize only when no rollback of the binaries is needed any more: it is the "
-                   f"point of no return",
+        production="finalize only when no rollback of the binaries is needed any more: it is the "
+                   "point of no return",
         question=f"After the finalize, which {MV} does each broker report?",
         answer=f"{TARGET}'s top level, the same on all three (checked).",
         phase="finalize"))
@@ -269,9 +269,9 @@ def _no_way_back(stage: Stage, source: str) -> None:
         f"Try to go back: {MV} down, then a broker on {source}",
         happens=f"`kafka-features downgrade --metadata` to {source}'s level; then one broker "
                 f"(not the leader) restarted on {source}'s jars; then on {TARGET} again",
-        watch=f"Kafka's refusal of the downgrade; kafka-server-<id>.log of the broker: `No "
-              f"MetadataVersion with feature level` (its broker side) or `Tried to apply "
-              f"FeatureLevelRecord` (its controller side), whichever replays the level first",
+        watch="Kafka's refusal of the downgrade; kafka-server-<id>.log of the broker: `No "
+              "MetadataVersion with feature level` (its broker side) or `Tried to apply "
+              "FeatureLevelRecord` (its controller side), whichever replays the level first",
         why=f"a lower {MV} could drop metadata the higher one wrote, so the controller refuses; "
             f"and {source} cannot read a metadata log at a level it does not know",
         production="after finalizing, the way back is a restore, not a roll: test the new "

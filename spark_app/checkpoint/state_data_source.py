@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING, Any
 
 from spark_app.checkpoint.torn import torn_file_error
 from spark_app.checkpoint.reader import read_log_file
-from spark_app.errors import CheckpointError
 from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 
 if TYPE_CHECKING:

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from spark_app.cli import run_cli
 from spark_app.query.source_choice import connector_package, source_format, source_options
 from spark_app.settings import SparkAppSettings
 from spark_app.source.options import SourceOptions

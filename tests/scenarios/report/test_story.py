@@ -31,7 +31,7 @@ def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None
     workshop = (DOCS / "workshop.md").read_text()
     for path in written:
         assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 10_000
-        assert (DOCS / "img" / path.name).exists(), f"run: uv run python -m scenarios.report.diagrams docs/img"
+        assert (DOCS / "img" / path.name).exists(), "run: uv run python -m scenarios.report.diagrams docs/img"
         assert f"img/{path.name}" in workshop
 
 
