@@ -435,7 +435,10 @@ def _kafka_version(version: str, settings: RunSettings) -> str:
 
 def _stop_like_ctrl_c() -> None:
     """SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
-    every started process is cleaned up."""
+    every started process is cleaned up. Ctrl-C itself is taken too: Python leaves SIGINT
+    ignored where it came in ignored (a script's background job, `nohup … &`), and there a
+    SIGINT (`kill -INT`, `timeout -s INT`) would not stop the run; the apps take it so too."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, hang_up)
 

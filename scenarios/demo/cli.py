@@ -37,7 +37,11 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def _signals_as_interrupt() -> Iterator[None]:
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt),
+    # SIGINT too, though Python raises KeyboardInterrupt for it by default: not where SIGINT
+    # came in ignored (a script's background job, `nohup … &`), which Python keeps, and there
+    # Ctrl-C did nothing. The apps take it the same way (kafka_app/interrupts.py, SparkApp).
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt),
                 signal.SIGHUP: signal.signal(signal.SIGHUP, hang_up)}
     try:
         yield

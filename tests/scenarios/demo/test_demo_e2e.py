@@ -63,8 +63,11 @@ def _kill_leftovers(log_dir: Path) -> list[int]:
     return leftovers
 
 
-def _no_core_file() -> None:
-    """In the demo's process before it starts: a SIGABRT (quit_within) writes no core file."""
+def _started_as_a_background_job() -> None:
+    """In the demo's process before it starts: SIGINT ignored, as a script's `… &` or `nohup`
+    leaves it (Ctrl-C must quit the demo all the same), and no core file from a SIGABRT
+    (quit_within)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
@@ -189,15 +192,16 @@ class PlainDemo:
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT,
                                         env={**os.environ, "PYTHONFAULTHANDLER": "1"},
-                                        preexec_fn=_no_core_file)
+                                        preexec_fn=_started_as_a_background_job)
         self.output: list[str] = []
         self._lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=_read_lines, args=(self.process.stdout, self._lines), daemon=True).start()
 
     def quit_within(self, timeout: float) -> int:
-        """The exit code; if it has not quit by then, a failure that says what it was doing.
-        (Fresh-clone CI saw this demo ignore Ctrl-C once, 27 Nov 2026; its cause is not known
-        yet: the signal masks say whether SIGINT was ignored or caught, the output where it was.)"""
+        """The exit code; if it has not quit by then, a failure that says what it was doing:
+        its signal masks (SIGINT ignored or caught), its output, its threads' stacks. That is
+        how a fresh-clone CI run started in the background showed the demo ignoring Ctrl-C
+        (27 Nov 2026): SIGINT came in ignored and Python kept it so."""
         try:
             return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
