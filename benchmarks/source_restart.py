@@ -9,7 +9,9 @@ checkpoint and output log:
   2. the 1-message batch: send to output line at one message per second (median), and the
      batch's own duration from the console (median `took` of 1-row batches),
   3. restart after kill -9 of the app's whole process group (driver and JVM), one message
-     waiting, to that message's line (median of --restarts),
+     waiting, to that message's line (median of --restarts), with Spark's class archive in
+     place, as a user's restarts are (benchmarks/class_archive.py; the footer says whether the
+     first start had it),
   4. catch-up of a backlog (--backlog, 100k): a running app with a 30 s trigger gets the backlog
      between two triggers, so one warm batch reads it all; the summed `took` of the batches that
      read it, as benchmarks/spark_latency.py measures ours.
@@ -41,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, stop_app, wait_for  # noqa: E402
 
+from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
 from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
@@ -107,6 +110,7 @@ class Bench(Sender):
                 wait_for(lambda: value in watcher.seen, 60, f"{source}: message {value}")
                 figures.latencies.append(watcher.seen[value] - sent)
                 time.sleep(max(0.0, sent + 1.0 - time.monotonic()))
+            wait_for_archive()  # the app's writer is killed with it below: restarts need it
             figures.one_row_ms = [int(ms) for rows, ms in
                                   _TOOK.findall((folder / "run0.out").read_text()) if rows == "1"]
             for attempt in range(1, restarts + 1):
@@ -148,7 +152,8 @@ class Bench(Sender):
             stop_app(app)
 
 
-def table(results: dict[str, Figures], backlog: int, probe_at_start: float) -> str:
+def table(results: dict[str, Figures], backlog: int, probe_at_start: float,
+          archive: ArchiveNote) -> str:
     ours, theirs = results["python"], results["spark-kafka"]
 
     def row(what: str, a: float, b: float, unit: str = "s") -> str:
@@ -172,7 +177,7 @@ def table(results: dict[str, Figures], backlog: int, probe_at_start: float) -> s
     lines.append(f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
                  f"{os.getloadavg()[0]:.1f} at the end; a fixed CPU loop took {probe_at_start:.2f} s "
                  f"at the start and {cpu_probe_sec():.2f} s at the end (the machine's speed); "
-                 f"PySpark {installed_spark_version()}")
+                 f"PySpark {installed_spark_version()}; {archive.footer()}")
     return "\n".join(lines)
 
 
@@ -197,9 +202,10 @@ def main() -> int:
             admin.close()
             bench = Bench(work, bootstrap)
             probe_at_start = cpu_probe_sec()
+            archive = ArchiveNote.now()
             results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
                        for source in SOURCES}
-            print(table(results, args.backlog, probe_at_start))
+            print(table(results, args.backlog, probe_at_start, archive))
             return 0
         finally:
             broker.terminate()
