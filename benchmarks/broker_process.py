@@ -6,6 +6,8 @@ runs under the project's own wrapper. Stopping is SIGTERM, a wait, then SIGKILL;
 JVM dies with its wrapper (PR_SET_PDEATHSIG), so nothing outlives the block.
 
 Usage:
+    with topic_broker(work) as bootstrap:
+        ...  # the embedded broker with the topic Experience, for a benchmark's Spark apps
     with broker_process(port, prefix="fetch-memory-") as process:
         ...  # `python -m kafka_app broker` listens on 127.0.0.1:port until the block ends
     with started(broker_command(port, data, log, kafka="apache"), port, out) as (process, seconds):
@@ -26,7 +28,10 @@ from pathlib import Path
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
+from kafka.admin import KafkaAdminClient, NewTopic  # noqa: E402
+
 from kafka_app.apache.readiness import answers_api_versions  # noqa: E402
+from scenarios.engine.apps import free_port  # noqa: E402
 
 # Either broker's deadline to answer, set by the slower: Apache Kafka formats its storage (a JVM)
 # and starts another, 7 to 30 s measured on this shared machine.
@@ -41,6 +46,23 @@ def broker_command(port: int, data_dir: Path, log_dir: Path, kafka: str = "embed
     """`python -m kafka_app broker` for `kafka` (embedded or apache), listening on 127.0.0.1:port."""
     return [sys.executable, "-m", "kafka_app", "broker", "--kafka", kafka, "--port", str(port),
             "--data-dir", str(data_dir), "--log-dir", str(log_dir), *extra_args]
+
+
+@contextmanager
+def topic_broker(work: Path, topic: str = "Experience", kafka: str = "embedded",
+                 output: Path | None = None) -> Iterator[str]:
+    """`kafka` (the embedded broker unless told) with `topic` made, one partition, data and log
+    in `work`, until the block ends; yields its bootstrap address. The Spark benchmarks' apps
+    read it; named, not left to `kafka_app broker`'s default, which is Apache Kafka."""
+    port = free_port()
+    command = broker_command(port, work / "kafka-data", work / "log", kafka=kafka)
+    with started(command, port, output):
+        admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{port}")
+        try:
+            admin.create_topics([NewTopic(topic, 1, 1)])
+        finally:
+            admin.close()
+        yield f"127.0.0.1:{port}"
 
 
 @contextmanager

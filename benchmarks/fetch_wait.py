@@ -30,15 +30,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafka.admin import KafkaAdminClient, NewTopic
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from broker_process import KAFKAS, broker_command, started  # noqa: E402
+from broker_process import KAFKAS, topic_broker  # noqa: E402
 from spark_latency import _TOOK, OutputWatcher, Sender, start_app, stop_app, wait_for  # noqa: E402
 
 from benchmarks.work_folder import work_folder  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
 
@@ -122,13 +119,7 @@ def main() -> int:
     args = parser.parse_args()
     with work_folder(args.work_dir, "fetch-wait-") as work:
         connector_jars(installed_spark_version())  # cached before any clock starts
-        port = free_port()
-        bootstrap = f"127.0.0.1:{port}"
-        command = broker_command(port, work / "kafka-data", work / "kafka-log", kafka=args.kafka)
-        with started(command, port, work / "broker.out"):
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-            admin.create_topics([NewTopic("Experience", 1, 1)])
-            admin.close()
+        with topic_broker(work, kafka=args.kafka, output=work / "broker.out") as bootstrap:
             sender = Sender(bootstrap)
             results = {s.label: measure(s, work / f"run{i}", bootstrap, sender, args.messages)
                        for i, s in enumerate(settings(args.lowered))}

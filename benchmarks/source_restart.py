@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,17 +34,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafka.admin import KafkaAdminClient, NewTopic
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, stop_app, wait_for  # noqa: E402
 
+from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
@@ -190,16 +187,7 @@ def main() -> int:
     args = parser.parse_args()
     with work_folder(args.work_dir, "source-bench-") as work:
         connector_jars(installed_spark_version())  # cached before any clock starts
-        port = free_port()
-        bootstrap = f"127.0.0.1:{port}"
-        broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
-                                   "--port", str(port), "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
-                                  cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-            admin.create_topics([NewTopic("Experience", 1, 1)])
-            admin.close()
+        with topic_broker(work) as bootstrap:
             bench = Bench(work, bootstrap)
             probe_at_start = cpu_probe_sec()
             archive = ArchiveNote.now()
@@ -207,9 +195,6 @@ def main() -> int:
                        for source in SOURCES}
             print(table(results, args.backlog, probe_at_start, archive))
             return 0
-        finally:
-            broker.terminate()
-            broker.wait(timeout=30)
 
 
 if __name__ == "__main__":

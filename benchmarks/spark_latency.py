@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,15 +29,14 @@ import time
 from pathlib import Path
 
 from kafka import KafkaProducer
-from kafka.admin import KafkaAdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 
+from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
 from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
 _BATCH = re.compile(r"\[(\d+|start), \d+\) rows=(\d+) .*took (\d+) ms")
@@ -140,18 +138,9 @@ def main() -> int:
                         help="trigger of the catch-up run: long enough to write the backlog")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
-    with work_folder(args.work_dir, "spark-bench-") as work:
-        port = free_port()
-        bootstrap = f"127.0.0.1:{port}"
-        broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--port", str(port),
-                                   "--data-dir", str(work / "kafka-data"), "--log-dir", str(work / "log")],
-                                  cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with work_folder(args.work_dir, "spark-bench-") as work, topic_broker(work) as bootstrap:
         app = None
         try:
-            wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
-            admin.create_topics([NewTopic("Experience", 1, 1)])
-            admin.close()
             producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
             watcher = OutputWatcher(work / "log" / "streaming-output.log")
             watcher.start()
@@ -230,8 +219,6 @@ def main() -> int:
         finally:
             if app is not None:
                 stop_app(app)
-            broker.terminate()
-            broker.wait(timeout=60)
 
 
 if __name__ == "__main__":

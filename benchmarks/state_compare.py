@@ -54,31 +54,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-from kafka.admin import KafkaAdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from broker_process import descendants, memory_kb, process_parents  # noqa: E402
+from broker_process import descendants, memory_kb, process_parents, topic_broker  # noqa: E402
 from source_restart import Bench, Figures  # noqa: E402
 from spark_latency import OutputWatcher, stop_app, wait_for  # noqa: E402
 
 from benchmarks.class_archive import wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
 from scenarios.checker.folder_usage import CheckpointUsage  # noqa: E402
 from scenarios.engine.observers.checkpoint_size import measure  # noqa: E402
 from spark_app.lines.batch_line import parse_batch_lines  # noqa: E402
@@ -87,7 +81,7 @@ from spark_app.runtime.spark_version import installed_spark_version  # noqa: E40
 from spark_app.settings import SparkAppSettings  # noqa: E402
 
 __all__ = ["CONFIGURATIONS", "Configuration", "MemorySampler", "Peaks", "Result", "batches_done",
-           "bench_broker", "classify", "footer", "rows", "table"]
+           "classify", "footer", "rows", "table"]
 
 TOPIC = "Experience"  # Bench sends to it
 
@@ -399,7 +393,7 @@ def main() -> int:
         sampler.start()
         began = time.monotonic()
         try:
-            with bench_broker(work) as bootstrap:
+            with topic_broker(work) as bootstrap:
                 bench = StateBench(work, bootstrap, args.source, sampler)
                 print(f"state_compare: warm-up start ({chosen[0]})", file=sys.stderr)
                 bench.warm_up(known[chosen[0]])
@@ -409,25 +403,6 @@ def main() -> int:
             return 0
         finally:
             sampler.stop()
-
-
-@contextmanager
-def bench_broker(work: Path) -> Iterator[str]:
-    """The embedded broker the benches send to, with the topic made; its bootstrap address."""
-    port = free_port()
-    broker = subprocess.Popen([sys.executable, "-m", "kafka_app", "broker", "--kafka", "embedded",
-                               "--port", str(port), "--data-dir", str(work / "kafka-data"),
-                               "--log-dir", str(work / "log")],
-                              cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 60, "the broker")
-        admin = KafkaAdminClient(bootstrap_servers=f"127.0.0.1:{port}")
-        admin.create_topics([NewTopic(TOPIC, 1, 1)])
-        admin.close()
-        yield f"127.0.0.1:{port}"
-    finally:
-        broker.terminate()
-        broker.wait(timeout=30)
 
 
 def footer(began: float, what: str) -> str:

@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: the project's packages are beside this folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from broker_process import memory_kb  # noqa: E402
-from state_compare import (Configuration, MemorySampler, Result, StateBench, bench_broker,  # noqa: E402
+from broker_process import memory_kb, topic_broker  # noqa: E402
+from state_compare import (Configuration, MemorySampler, Result, StateBench,  # noqa: E402
                            footer, rows, table)
 from store_start import start_store, stop_store  # noqa: E402
 
@@ -110,7 +110,7 @@ def main() -> int:
     sampler.start()
     began = time.monotonic()
     try:
-        with bench_broker(work) as bootstrap:
+        with topic_broker(work) as bootstrap:
             bench = StoreBench(work, bootstrap, "spark-kafka", sampler)
             bench.warm_up(Configuration("local", "local folder", {}))
             measured = {kind: _measure_store(bench, kind, args) for kind in STORES}
