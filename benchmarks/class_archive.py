@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarios.engine.waiting import wait_until
+from scenarios.errors import WaitTimeout
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 from spark_app.runtime.class_cache import ClassCache, default_cache_dir
 from spark_app.runtime.session import java_binary
@@ -39,7 +40,7 @@ from spark_app.runtime.session import java_binary
 __all__ = ["ArchiveNote", "archive_in_place", "wait_for_archive"]
 
 REPO = Path(__file__).resolve().parent.parent
-_POLL_SEC = 2.0
+_POLL_SEC = 2.0  # reads a folder; the command runs only while no process writes the archive
 _SAY_EVERY_SEC = 10.0
 
 
@@ -77,21 +78,30 @@ def wait_for_archive(timeout_sec: float = 300.0,
     """Return once the archive is in place: at once if it is, else after the running app's
     writer, or `python -m spark_app class-archive` resuming it, has written it. Raises
     TimeoutError after `timeout_sec` (no app listed its classes, or the writing failed)."""
-    started = time.monotonic()
-    said_at = None
-    while not archive_in_place():
-        waited = time.monotonic() - started
-        if said_at is None or waited - said_at >= _SAY_EVERY_SEC:
-            say(f"waiting for Spark's class archive, written once per machine "
-                f"(about 45 s of CPU), so that restarts are timed as a user's are: {waited:.0f} s")
-            said_at = waited
-        if waited > timeout_sec:
-            raise TimeoutError(f"Spark's class archive was not written in {timeout_sec:.0f} s: "
-                               f"run `uv run python -m spark_app class-archive` to see why")
-        code = subprocess.run([sys.executable, "-m", "spark_app", "class-archive"], cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-        if code not in (ARCHIVE_IN_PLACE, NOTHING_TO_WRITE):
-            raise RuntimeError("writing Spark's class archive failed: run `uv run python -m "
-                               "spark_app class-archive` to see why")
-        if code == NOTHING_TO_WRITE:  # the app's own writer is at work, or has not listed yet
-            time.sleep(_POLL_SEC)
+    if archive_in_place():
+        return
+    say("waiting for Spark's class archive, written once per machine (about 45 s of CPU), so "
+        "that restarts are timed as a user's are")
+    try:
+        wait_until(_written, timeout=timeout_sec, what="Spark's class archive", poll=_POLL_SEC,
+                   progress=lambda what, waited: say(f"still waiting for {what}: {waited:.0f} s"),
+                   progress_every=_SAY_EVERY_SEC)
+    except WaitTimeout as timeout:
+        raise TimeoutError(f"{timeout}: run `uv run python -m spark_app class-archive` to see "
+                           f"why") from None
+
+
+def _written() -> bool:
+    """Whether the archive is in place; while no process writes it, resume the writing from
+    what the app listed (`class-archive` waits for its writer)."""
+    cache = _cache()
+    if not cache.writing():
+        return True
+    if cache.someone_writing():  # the app's own writer, started after its first batch
+        return False
+    code = subprocess.run([sys.executable, "-m", "spark_app", "class-archive"], cwd=REPO,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    if code not in (ARCHIVE_IN_PLACE, NOTHING_TO_WRITE):
+        raise RuntimeError("writing Spark's class archive failed: run `uv run python -m "
+                           "spark_app class-archive` to see why")
+    return code == ARCHIVE_IN_PLACE  # NOTHING_TO_WRITE: the app has not listed its classes yet

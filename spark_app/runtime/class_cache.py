@@ -195,7 +195,7 @@ class ClassCache:
                       said: Callable[[str], None] = lambda _: None) -> "ArchiveWriter | None":
         """Write the archive in the background from the classes listed so far; None when the
         archive exists, nothing was listed, or another process is writing it already."""
-        if self.class_list is None or not self.writing() or self._someone_writing():
+        if self.class_list is None or not self.writing() or self.someone_writing():
             return None
         try:
             listed = self.class_list.read_bytes()
@@ -215,7 +215,7 @@ class ClassCache:
         """Write the archive from what an earlier app listed and left behind (its own writer
         was stopped with it); None when the archive exists, nothing was left, or another
         process is writing it."""
-        if not self.writing() or self._someone_writing() or not self.kept_list.exists():
+        if not self.writing() or self.someone_writing() or not self.kept_list.exists():
             return None
         try:
             recipe = json.loads(self.recipe.read_text(encoding="utf-8"))
@@ -231,7 +231,8 @@ class ClassCache:
         self.recipe.unlink(missing_ok=True)
         self.kept_list.unlink(missing_ok=True)
 
-    def _someone_writing(self) -> bool:
+    def someone_writing(self) -> bool:
+        """Whether another live process is writing the archive (its claimed temporary file)."""
         for other in self.archive.parent.glob(f"{self.archive.name}.*.tmp"):
             pid = other.name.removeprefix(f"{self.archive.name}.").split(".", 1)[0]
             if pid.isdigit() and int(pid) != os.getpid() and process_alive(int(pid)):

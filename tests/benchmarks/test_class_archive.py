@@ -4,12 +4,14 @@ class-archive` in an empty cache folder, where no app has listed its classes."""
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from benchmarks import class_archive
 from benchmarks.class_archive import ArchiveNote, archive_in_place, wait_for_archive
 from spark_app.runtime.class_cache import ClassCache
 from spark_app.runtime.session import java_binary
@@ -67,3 +69,21 @@ def test_no_archive_in_time_says_what_to_run(cache: ClassCache) -> None:
     with pytest.raises(TimeoutError, match=r"run `uv run python -m spark_app class-archive`"):
         wait_for_archive(timeout_sec=1.0, say=said.append)
     assert len(said) >= 1
+
+
+def test_while_the_apps_writer_is_at_work_the_command_is_not_run(
+        cache: ClassCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = subprocess.Popen(["sleep", "30"])  # a live process that claimed the archive
+    try:
+        cache.archive.parent.mkdir(parents=True)
+        cache.archive.with_name(f"{cache.archive.name}.{writer.pid}.tmp").touch()
+        commands: list[object] = []
+        monkeypatch.setattr(class_archive.subprocess, "run",
+                            lambda *args, **kwargs: commands.append(args))
+        written = _write_archive_after(cache, 3.0)
+        wait_for_archive(timeout_sec=120.0, say=lambda _: None)
+        written.join()
+        assert commands == []
+    finally:
+        writer.kill()
+        writer.wait()
