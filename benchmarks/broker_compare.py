@@ -43,9 +43,23 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 
 from benchmarks.broker_process import KAFKAS, broker_command, memory_kb, started, tree_memory_kb  # noqa: E402
 from benchmarks.kafka_throughput import (  # noqa: E402
-    Broker, Client, Pinning, Result, affinity, confluent_consume, confluent_produce, create_topic,
-    first_record_ms, kafka_python_consume, kafka_python_consume_defaults, kafka_python_produce,
-    kafka_python_produce_defaults, load_average, measure, paired, summarise,
+    Broker,
+    Client,
+    Pinning,
+    Result,
+    affinity,
+    confluent_consume,
+    confluent_produce,
+    create_topic,
+    first_record_ms,
+    kafka_python_consume,
+    kafka_python_consume_defaults,
+    kafka_python_produce,
+    kafka_python_produce_defaults,
+    load_average,
+    measure,
+    paired,
+    summarise,
 )
 from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 

@@ -60,7 +60,7 @@ class ArchiveNote:
     before_first_start: bool
 
     @classmethod
-    def now(cls) -> "ArchiveNote":
+    def now(cls) -> ArchiveNote:
         return cls(archive_in_place())
 
     def state(self) -> str:

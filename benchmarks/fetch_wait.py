@@ -81,7 +81,7 @@ def measure(setting: Setting, folder: Path, bootstrap: str, sender: Sender, mess
             raise SystemExit(f"benchmark: the app stopped; see {folder / 'app.err'}")
         for n in range(_WARM_UP + messages):
             value, sent = sender.send()
-            wait_for(lambda: value in watcher.seen, 60, f"message {value}")
+            wait_for(lambda value=value: value in watcher.seen, 60, f"message {value}")
             if n >= _WARM_UP:
                 latencies.append(watcher.seen[value] - sent)
             time.sleep(max(0.0, sent + 1.3 - time.monotonic()))  # not in step with the trigger

@@ -44,8 +44,8 @@ from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
-from spark_app.settings import SparkAppSettings  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
+from spark_app.settings import SparkAppSettings  # noqa: E402
 
 SOURCES = ("python", "spark-kafka")
 _WAIT_SEC = 600
@@ -100,11 +100,11 @@ class Bench(Sender):
             value, _ = self.send()
             started = time.monotonic()
             app = self.start(source, "run0")
-            wait_for(lambda: value in watcher.seen, _WAIT_SEC, f"{source}: first output")
+            wait_for(lambda value=value: value in watcher.seen, _WAIT_SEC, f"{source}: first output")
             figures.first_start = watcher.seen[value] - started
             for _ in range(messages):
                 value, sent = self.send()
-                wait_for(lambda: value in watcher.seen, 60, f"{source}: message {value}")
+                wait_for(lambda value=value: value in watcher.seen, 60, f"{source}: message {value}")
                 figures.latencies.append(watcher.seen[value] - sent)
                 time.sleep(max(0.0, sent + 1.0 - time.monotonic()))
             wait_for_archive()  # the app's writer is killed with it below: restarts need it
@@ -116,7 +116,7 @@ class Bench(Sender):
                 value, _ = self.send()
                 started = time.monotonic()
                 app = self.start(source, f"run{attempt}")
-                wait_for(lambda: value in watcher.seen, _WAIT_SEC, f"{source}: restart {attempt}")
+                wait_for(lambda value=value: value in watcher.seen, _WAIT_SEC, f"{source}: restart {attempt}")
                 figures.restarts.append(watcher.seen[value] - started)
             stop_app(app)
             figures.catch_up_sec = self.catch_up(source, watcher, backlog)

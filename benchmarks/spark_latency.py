@@ -38,6 +38,7 @@ from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
 from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
+
 _TOOK = re.compile(r"rows=(\d+) .*took (\d+) ms")
 _BATCH = re.compile(r"\[(\d+|start), \d+\) rows=(\d+) .*took (\d+) ms")
 

@@ -31,8 +31,7 @@ sys.path.insert(0, str(REPO))  # run as a script: the project's packages are bes
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from broker_process import memory_kb, topic_broker  # noqa: E402
-from state_compare import (Configuration, MemorySampler, Result, StateBench,  # noqa: E402
-                           footer, rows, table)
+from state_compare import Configuration, MemorySampler, Result, StateBench, footer, rows, table  # noqa: E402
 from store_start import start_store, stop_store  # noqa: E402
 
 from checkpoint_stores import checkpoint_location  # noqa: E402

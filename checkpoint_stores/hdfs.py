@@ -12,12 +12,12 @@ Usage:
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 from checkpoint_stores.server import StoreServer
-import socket
-from pathlib import Path
 
 __all__ = ["HdfsServer"]
 

@@ -12,9 +12,9 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 from typing import Literal
-import re
 from urllib.parse import urlsplit
 
 __all__ = ["STORES", "REMOTE_STORES", "StoreKind", "DEFAULT_PORTS", "BUCKET", "ACCESS_KEY",

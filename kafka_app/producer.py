@@ -34,10 +34,10 @@ from kafka_app.interrupts import held
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
+from kafka_app.partitioning import partition_for
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
 from kafka_app.topic_setup import TopicState, ensure_topic
-from kafka_app.partitioning import partition_for
 
 # format_message stays importable from here; kafka_app/message_line.py owns the line.
 __all__ = ["ProducerApp", "format_message"]

@@ -30,28 +30,34 @@ from types import FrameType
 
 from rich.console import Console
 
-from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from checkpoint_stores import STORES
+from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
-from scenarios.errors import ScenarioError
+from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
+from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 from scenarios.engine.hangup import hang_up
-from scenarios.report.narration import Narrator
 from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
+from scenarios.engine.settings import RunSettings, Timings
+from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
+from scenarios.errors import ScenarioError
+from scenarios.report.narration import Narrator
+from scenarios.report.pages import write_index
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 from scenarios.run.jar_prefetch import prefetch_jars
-from scenarios.run.matrix import on_spark, print_matrix, run_kafka_matrix, run_matrix
-from scenarios.run.matrix import run_stack_matrix, run_store_matrix
-from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.run.jobs import run_in_jobs
+from scenarios.run.matrix import (
+    on_spark,
+    print_matrix,
+    run_kafka_matrix,
+    run_matrix,
+    run_stack_matrix,
+    run_store_matrix,
+)
 from scenarios.run.merge import merge_reports
 from scenarios.run.runner import run_folder, run_scenarios
 from scenarios.run.shards import Shard
 from scenarios.run.shared_kafka import shared_kafka
-from scenarios.report.pages import write_index
-from scenarios.engine.settings import RunSettings, Timings
-from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
-from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 
 __all__ = ["main_parser", "run_cli"]
 

@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.run.leftovers import port_is_free
-from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
+from scenarios.run.leftovers import port_is_free
+from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 
 __all__ = ["Finding", "run_doctor", "machine_findings"]
 
@@ -176,8 +176,8 @@ def machine_findings() -> list[Finding]:
 def prepared_findings(say: Callable[[str], None]) -> list[Finding]:
     """Fetch the default stack's jars and build spark-upgrade's older PySpark, with progress."""
     from scenarios.catalog.spark_upgrade import OLDEST_LINE_DEFAULT
-    from scenarios.run.jar_prefetch import prefetch_jars
     from scenarios.engine.spark_envs import spark_python
+    from scenarios.run.jar_prefetch import prefetch_jars
 
     found = []
     try:

@@ -32,7 +32,6 @@ from pathlib import Path
 
 from maven_jars.cache import cache_root
 from maven_jars.errors import JarFetchError
-
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.errors import ScenarioError
 
@@ -88,8 +87,8 @@ def _drop_build_trees(cache: Path) -> None:
 def _copy_jars(kit: Path, say: Callable[[str], None]) -> None:
     """The jar cache's entries the default stack uses, fetched first if they are not yet."""
     from kafka_app.apache.jars import DEFAULT_VERSION, kafka_jars
-    from spark_app.runtime.connector_jars import connector_jars
     from scenarios.engine.spark_envs import locked_spark_version
+    from spark_app.runtime.connector_jars import connector_jars
 
     say("jars: Apache Kafka's and Spark's connector")
     jars = kafka_jars(DEFAULT_VERSION) + connector_jars(locked_spark_version())

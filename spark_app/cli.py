@@ -20,12 +20,12 @@ from pathlib import Path
 
 from checkpoint_stores import STORES, store_address
 from checkpoint_stores.locations import bucket_of, checkpoint_uri
-from spark_app.runtime.cluster import ClusterSettings
-from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
-from spark_app.settings import SparkAppSettings
-from spark_app.lines.output_line import OUTPUT_FORMATS
-from spark_app.runtime.spark_version import check_spark_version
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
+from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
+from spark_app.lines.output_line import OUTPUT_FORMATS
+from spark_app.runtime.cluster import ClusterSettings
+from spark_app.runtime.spark_version import check_spark_version
+from spark_app.settings import SparkAppSettings
 
 __all__ = ["main_parser", "inspect_parser", "cluster_parser", "read_parser", "reset_parser",
            "run_cli", "settings_from_args"]

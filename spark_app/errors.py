@@ -117,7 +117,7 @@ class KafkaUnreachableError(SparkAppError):
     retriable = True
 
     @classmethod
-    def at(cls, bootstrap_servers: str, detail: str = "") -> "KafkaUnreachableError":
+    def at(cls, bootstrap_servers: str, detail: str = "") -> KafkaUnreachableError:
         why = f" ({detail})" if detail else ""
         return cls(f"no Kafka broker answers at {bootstrap_servers}{why}. Start one with "
                    f"`python -m kafka_app` or pass --bootstrap-servers HOST:PORT.")

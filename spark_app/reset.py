@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 
 from spark_app.errors import AppRunningError, NotACheckpointError
-from spark_app.settings import OUTPUT_FILE_NAME, SparkAppSettings
 from spark_app.query.sink import JOURNAL_SUFFIX
+from spark_app.settings import OUTPUT_FILE_NAME, SparkAppSettings
 
 __all__ = ["reset", "running_apps", "KEPT", "aside_name"]
 

@@ -151,7 +151,7 @@ def kafka_image() -> str:
 
 
 @pytest.fixture
-def kafka_container(kafka_image: str) -> Iterator["object"]:
+def kafka_container(kafka_image: str) -> Iterator[object]:
     """One Kafka node in a container of our image, published on 127.0.0.1:PORT, ready for
     clients; removed at the end. `kafka_container.bootstrap_servers` is its address."""
     from kafka_app.container.container import KafkaContainer
@@ -167,7 +167,7 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def embedded_broker(tmp_path: Path, free_port: int) -> Iterator["object"]:
+def embedded_broker(tmp_path: Path, free_port: int) -> Iterator[object]:
     """A running embedded broker on a free port, with its data in a temporary folder.
 
     Yields the EmbeddedBroker; `broker.bootstrap_servers` is its "127.0.0.1:PORT".

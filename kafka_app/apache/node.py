@@ -18,9 +18,9 @@ from pathlib import Path
 
 from kafka_app.apache.config import KafkaNode, advertised_host, render, server_properties
 from kafka_app.apache.jars import LOG4J2_CONFIG
-from maven_jars.jvm import NO_PERF_FILE, Jvm
 from kafka_app.apache.readiness import answers_api_versions
 from kafka_app.broker.settings import BrokerSettings
+from maven_jars.jvm import NO_PERF_FILE, Jvm
 
 __all__ = ["KafkaNodeProcess", "java_options"]
 

@@ -52,7 +52,7 @@ def base_tag() -> str:
     return f"{BASE_REPOSITORY}:{_SUITE}-{base_inputs()[:12]}"
 
 
-def ensure_base(client: "object", *, progress: bool = True, mirror: str = DEBIAN_MIRROR) -> str:
+def ensure_base(client: object, *, progress: bool = True, mirror: str = DEBIAN_MIRROR) -> str:
     """The base image's tag, importing (and first bootstrapping) it only when it is missing."""
     import docker.errors
 

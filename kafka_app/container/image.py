@@ -87,7 +87,7 @@ def image_inputs(base: str, files: dict[str, Path | bytes]) -> str:
     return digest.hexdigest()
 
 
-def docker_client() -> "object":
+def docker_client() -> object:
     """A client of the Docker engine, or NoDockerEngine saying what to do."""
     try:
         import docker
@@ -103,7 +103,7 @@ def docker_client() -> "object":
     return client
 
 
-def ensure_image(version: str = DEFAULT_VERSION, *, progress: bool = True, client: "object | None" = None,
+def ensure_image(version: str = DEFAULT_VERSION, *, progress: bool = True, client: object | None = None,
                  mirror: str = DEBIAN_MIRROR) -> str:
     """The tag of our Kafka image for `version`, built only when no image has these inputs."""
     import docker.errors
@@ -122,7 +122,7 @@ def ensure_image(version: str = DEFAULT_VERSION, *, progress: bool = True, clien
     return tag
 
 
-def _build(client: "object", tag: str, dockerfile: str, files: dict[str, Path | bytes], *,
+def _build(client: object, tag: str, dockerfile: str, files: dict[str, Path | bytes], *,
            progress: bool) -> None:
     import docker.errors
 

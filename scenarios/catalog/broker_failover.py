@@ -35,8 +35,8 @@ from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
-from spark_app.lines.data_loss_lines import offset_changes_in
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
+from spark_app.lines.data_loss_lines import offset_changes_in
 
 __all__ = ["SCENARIO", "run"]
 

@@ -27,11 +27,11 @@ from collections import Counter
 from dataclasses import asdict
 
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
-from scenarios.report.narration import Step
-from scenarios.engine.registry import Scenario, ScenarioOption
 from scenarios.checker.kill_landing import KillLanding
 from scenarios.engine.faults.kills import KILL_MOMENTS, kill_at, landing_of, wait_for_batches
+from scenarios.engine.registry import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
 
 __all__ = ["SCENARIO", "run", "DEFAULT_SEED"]
 

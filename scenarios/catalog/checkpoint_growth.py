@@ -29,10 +29,20 @@ from pathlib import Path
 from typing import Any
 
 from scenarios.checker.expectations import check, exactly_once
-from scenarios.checker.folder_bounds import (MARGIN, batch_rate, caught_up_after,
-                                             hdfs_state_bound, log_bound, log_problems,
-                                             plateau_problem, ratio_problem, rocksdb_state_bound,
-                                             state_problems, steady, unchanged_problem)
+from scenarios.checker.folder_bounds import (
+    MARGIN,
+    batch_rate,
+    caught_up_after,
+    hdfs_state_bound,
+    log_bound,
+    log_problems,
+    plateau_problem,
+    ratio_problem,
+    rocksdb_state_bound,
+    state_problems,
+    steady,
+    unchanged_problem,
+)
 from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.checkpoint_size import CheckpointSampler, listing, measure
 from scenarios.engine.registry import Scenario, ScenarioOption

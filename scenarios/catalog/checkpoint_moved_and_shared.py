@@ -29,8 +29,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from scenarios.checker.expectations import check, equals
-from scenarios.checker.shared_checkpoint import (batch_holding, collided_on, common_prefix,
-                                                 counted_values, overlap)
+from scenarios.checker.shared_checkpoint import (
+    batch_holding,
+    collided_on,
+    common_prefix,
+    counted_values,
+    overlap,
+)
 from scenarios.checker.verify import ranges_of
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, OutputPart, Stage

@@ -10,12 +10,17 @@ Usage: `python -m scenarios run checkpoint-reset --fast`
 
 from __future__ import annotations
 
-from scenarios.checker.expectations import count_resets_at, duplicated_exactly, missing_exactly
-from scenarios.checker.expectations import outcome_of_runs, within
-from scenarios.report.narration import Step
+from scenarios.checker.expectations import (
+    count_resets_at,
+    duplicated_exactly,
+    missing_exactly,
+    outcome_of_runs,
+    within,
+)
+from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.checker.verify import ValueRange
+from scenarios.report.narration import Step
 
 __all__ = ["SCENARIO", "run"]
 

@@ -16,15 +16,23 @@ Usage: `python -m scenarios run checkpoint-v2 --fast`
 from __future__ import annotations
 
 from scenarios.checker.expectations import check, exactly_once
-from scenarios.engine.observers.state_folder import (cadence, listed_state_files, partition_of,
-                                                     snapshot_every)
+from scenarios.engine.observers.state_folder import (
+    cadence,
+    listed_state_files,
+    partition_of,
+    snapshot_every,
+)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
-from spark_app.checkpoint.state_files import (StateFile, list_state_files, read_lineage,
-                                              unique_ids_by_version)
 from spark_app.checkpoint.state_data_source import committed_ids, uncommitted_files
+from spark_app.checkpoint.state_files import (
+    StateFile,
+    list_state_files,
+    read_lineage,
+    unique_ids_by_version,
+)
 from spark_app.errors import StateStoreOptionError, error_in_text
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.runtime.state_store import format_downgrade_refusal

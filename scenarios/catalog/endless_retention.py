@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scenarios.checker.expectations import check, equals
-from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
 
 __all__ = ["SCENARIO", "run"]
 

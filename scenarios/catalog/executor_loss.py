@@ -27,14 +27,19 @@ import time
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.report.narration import Step
+from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.registry import Scenario
-from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.stage import Stage
-from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after,
-                                              shared_checkpoint_line, show_task_moved,
-                                              state_executor, wait_for_state_write)
+from scenarios.engine.stage.executors import (
+    CHECKPOINT_LATENCY,
+    recovery_after,
+    shared_checkpoint_line,
+    show_task_moved,
+    state_executor,
+    wait_for_state_write,
+)
+from scenarios.report.narration import Step
 
 __all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
 

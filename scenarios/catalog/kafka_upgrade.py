@@ -24,8 +24,16 @@ from dataclasses import dataclass
 
 from kafka_app.apache.errors import ApacheKafkaError
 from kafka_app.apache.jars import DEFAULT_VERSION
-from kafka_app.apache.versions import (API_NAMES, BrokerApis, FeatureRefused, client_maxima, jar_version,
-                                       metadata_version_names, spoken, unknown_level_refusal)
+from kafka_app.apache.versions import (
+    API_NAMES,
+    BrokerApis,
+    FeatureRefused,
+    client_maxima,
+    jar_version,
+    metadata_version_names,
+    spoken,
+    unknown_level_refusal,
+)
 from scenarios.checker.expectations import check, equals
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
@@ -157,7 +165,7 @@ def _roll_to(stage: Stage, version: str, order: list[int]) -> list[float]:
         stage.brokers.wait_for_isr(3)
         logged = stage.brokers.logged_version(node)
         stage.expect(equals(f"broker {node} runs {version}", logged, version,
-                            lambda v: f"`Kafka version: {v}` in kafka-server-{node}.log"))
+                            lambda v, node=node: f"`Kafka version: {v}` in kafka-server-{node}.log"))
         stage.output.wait_for_more(2)
     return away
 

@@ -20,15 +20,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.checker.expectations import check, count_resets_at, duplicated_exactly, missing_exactly
-from scenarios.checker.expectations import outcome_of_runs
-from scenarios.report.narration import Step
+from scenarios.checker.expectations import (
+    check,
+    count_resets_at,
+    duplicated_exactly,
+    missing_exactly,
+    outcome_of_runs,
+)
+from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.checker.verify import ValueRange
+from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
-from spark_app.query.group_offsets import group_start_in
 from spark_app.offsets import TopicPartition, describe_offsets
+from spark_app.query.group_offsets import group_start_in
 
 __all__ = ["SCENARIO", "Resume", "run"]
 

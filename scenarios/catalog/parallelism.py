@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import random
 
-from scenarios.engine.faults.kills import kill_at
 from scenarios.checker.expectations import check, equals, exactly_once
-from scenarios.report.narration import Step
+from scenarios.engine.faults.kills import kill_at
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from spark_app.lines.batch_line import BatchLine, parse_batch_lines
+from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.offsets import TopicPartition, offsets_to_text
 
 __all__ = ["PARTITIONS", "SCENARIO", "run"]

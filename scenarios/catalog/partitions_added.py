@@ -38,8 +38,8 @@ from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import PartitionsDeletedError, error_in_text
-from spark_app.offsets import TopicPartition, offsets_to_text
 from spark_app.lines.output_line import MessageLine
+from spark_app.offsets import TopicPartition, offsets_to_text
 
 __all__ = ["GROWN_DOWN", "GROWN_LIVE", "SCENARIO", "WAITING_IN_NEW", "run"]
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scenarios.checker.expectations import check, equals
-from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import committed_batches, read_checkpoint
-from spark_app.query.negative_key import CRASH, crash_line_in
 from spark_app.offsets import Offsets, offsets_to_text
+from spark_app.query.negative_key import CRASH, crash_line_in
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, supervisor_lines
 
 __all__ = ["SCENARIO", "StuckBatch", "run"]

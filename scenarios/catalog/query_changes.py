@@ -26,8 +26,8 @@ from scenarios.checker.verify import VerifyReport
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage, TopicRecord
 from scenarios.report.narration import Step
-from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 
 __all__ = ["SCENARIO", "CAP", "NEW_SHUFFLE_PARTITIONS", "SHUFFLE_KEY", "run"]
 

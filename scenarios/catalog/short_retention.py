@@ -11,17 +11,27 @@ Usage: `python -m scenarios run short-retention --fast`
 
 from __future__ import annotations
 
-
-from scenarios.checker.expectations import check, count_resets_at, outcome_of_runs, within
-from scenarios.checker.expectations import duplicated_exactly, missing_exactly
-from scenarios.report.narration import Step
+from scenarios.checker.expectations import (
+    check,
+    count_resets_at,
+    duplicated_exactly,
+    missing_exactly,
+    outcome_of_runs,
+    within,
+)
+from scenarios.checker.verify import ValueRange
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.checker.verify import ValueRange
+from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in, lost_range_in
-from spark_app.lines.data_loss_lines import skip_warning_as_printed, skipped_ranges_in
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
+from spark_app.lines.data_loss_lines import (
+    SKIP_WARNING_GREP,
+    earliest_now_in,
+    lost_range_in,
+    skip_warning_as_printed,
+    skipped_ranges_in,
+)
 
 __all__ = ["SCENARIO", "run"]
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from scenarios.checker.expectations import check
 from scenarios.engine.faults.s3_requests import S3Request, S3Requests
 from scenarios.engine.observers.memory import RssSampler
-from scenarios.report.narration import Step
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Step
 from spark_app.lines.batch_line import durations_in_output
 from spark_app.lines.gc_log import FILE_NAME as GC_LOG  # in the log folder, first start only
 from spark_app.lines.gc_log import PERIODIC_FULL_GC_SEC, LiveHeap, live_heaps

@@ -22,16 +22,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kafka_app.logs import LOG_FILE_NAME
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_sent
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.report.narration import Step
-from kafka_app.logs import LOG_FILE_NAME
-from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches
+from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.offsets import describe_offsets, offsets_to_json
 
 __all__ = ["SCENARIO", "run", "NEW_JOB", "feed_mismatches", "counts_by_batch",

@@ -20,15 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scenarios.checker.expectations import check, equals, exactly_once
-from scenarios.engine.observers.state_folder import (cadence, listed_state_files, partition_of,
-                                                     snapshot_every)
+from scenarios.engine.observers.state_folder import (
+    cadence,
+    listed_state_files,
+    partition_of,
+    snapshot_every,
+)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.report.narration import Step
-from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.checkpoint.state_files import StateFile, per_version, snapshot_versions
 from spark_app.checkpoint.state_data_source import files_to_load
+from spark_app.checkpoint.state_files import StateFile, per_version, snapshot_versions
+from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
 
 __all__ = ["SCENARIO", "run", "Store", "STORES", "layout_problems"]

@@ -30,8 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from scenarios.checker.expectations import check, exactly_once
-from scenarios.checker.state_events import (batch_reaching, event_precedes, events_at,
-                                            first_batch_at_or_after, timers_due)
+from scenarios.checker.state_events import (
+    batch_reaching,
+    event_precedes,
+    events_at,
+    first_batch_at_or_after,
+    timers_due,
+)
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Step
@@ -39,8 +44,8 @@ from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import StateSchemaChangedError, error_in_text
 from spark_app.lines.output_line import EventLine
-from spark_app.runtime.state_store import ENCODING_CONF
 from spark_app.lines.state_events import TTL_EXPIRED, details_in
+from spark_app.runtime.state_store import ENCODING_CONF
 
 __all__ = ["SCENARIO", "run", "Times", "times_for", "TWS_TTL", "refused_class"]
 

@@ -34,8 +34,12 @@ from scenarios.engine.stage import Stage
 from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.errors import (CheckpointDiskFullError, CheckpointStoreLostError, TornFileError,
-                              error_in_text)
+from spark_app.errors import (
+    CheckpointDiskFullError,
+    CheckpointStoreLostError,
+    TornFileError,
+    error_in_text,
+)
 
 __all__ = ["SCENARIO", "Restart", "run", "spark_condition", "tear", "crc_of"]
 

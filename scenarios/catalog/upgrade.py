@@ -24,15 +24,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.checker.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
-                                    missing_exactly, within)
-from scenarios.report.narration import Step
+from scenarios.checker.expectations import (
+    check,
+    count_resets_at,
+    duplicated_exactly,
+    exactly_once,
+    missing_exactly,
+    within,
+)
+from scenarios.checker.verify import ValueRange, VerifyReport, verify
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, Stage
-from scenarios.checker.verify import ValueRange, VerifyReport, verify
+from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.errors import StateSchemaChangedError
 from spark_app.checkpoint.state_schema import REFUSAL_CLASSES
+from spark_app.errors import StateSchemaChangedError
 
 __all__ = ["SCENARIO", "REFUSAL_TOKEN", "SPARK_ERROR_CLASS", "overlap", "run"]
 
@@ -272,7 +278,7 @@ def _union(stage: Stage, green_log: Path, blue: VerifyReport, green: VerifyRepor
                        not union.missing and union.highest == total,
                        f"1..{total} all present", f"missing {union.missing_count}, "
                        f"highest {union.highest}"), phase="union")
-    stage.expect(duplicated_exactly(union, {v: 2 for v in range(both.first, both.last + 1)}
+    stage.expect(duplicated_exactly(union, dict.fromkeys(range(both.first, both.last + 1), 2)
                                     if both else {}), phase="union")
     stage.expect(check("the overlap is not empty (green started before blue stopped)",
                        both is not None, "at least one value in both logs", both or "none"),

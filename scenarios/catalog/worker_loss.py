@@ -22,14 +22,19 @@ import time
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.report.narration import Step
-from scenarios.engine.registry import Scenario
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
+from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.engine.stage.executors import (CHECKPOINT_LATENCY, recovery_after,
-                                              shared_checkpoint_line, show_task_moved,
-                                              state_executor, wait_for_state_write)
+from scenarios.engine.stage.executors import (
+    CHECKPOINT_LATENCY,
+    recovery_after,
+    shared_checkpoint_line,
+    show_task_moved,
+    state_executor,
+    wait_for_state_write,
+)
 from scenarios.engine.waiting import wait_until
+from scenarios.report.narration import Step
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 
 __all__ = ["SCENARIO", "run"]

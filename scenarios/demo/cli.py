@@ -24,8 +24,8 @@ from scenarios.demo.session import DemoSession
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
-from scenarios.errors import ScenarioError
 from scenarios.engine.hangup import detach_from_terminal, hang_up
+from scenarios.errors import ScenarioError
 
 __all__ = ["run_demo"]
 

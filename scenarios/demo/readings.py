@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.demo.state import CheckpointView, Verdict
 from scenarios.checker.verify import VerifyReport, verify_file
+from scenarios.demo.state import CheckpointView, Verdict
 from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.errors import CheckpointError
 from spark_app.offsets import describe_offsets

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scenarios.demo.errors import RetentionChangeError
-from scenarios.errors import StepFailed
 from scenarios.engine.observers.kafka_probe import KafkaProbe
+from scenarios.errors import StepFailed
 
 __all__ = ["RETENTION_CHOICES", "next_retention", "set_topic_retention"]
 

@@ -31,9 +31,9 @@ from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.store import DemoStore
 from scenarios.demo.view import retention_label
+from scenarios.engine.processes import ManagedProcess, ProcessGroup
 from scenarios.errors import ScenarioError
 from scenarios.run.leftovers import describe_leftovers, find_leftovers
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
 from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
@@ -114,7 +114,7 @@ class DemoSession:
     def started(self) -> bool:
         return self._producer is not None
 
-    def start(self) -> "DemoSession":
+    def start(self) -> DemoSession:
         if self._producer is not None:
             return self
         self._refuse_leftovers()
@@ -185,7 +185,7 @@ class DemoSession:
             return f"{self._store.location(folder)} (gone with the store)"
         return f"{folder}/"
 
-    def __enter__(self) -> "DemoSession":
+    def __enter__(self) -> DemoSession:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpoint_stores import STORES, StoreKind
-from scenarios.demo.retention import RETENTION_CHOICES
-from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
+from scenarios.demo.retention import RETENTION_CHOICES
+from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["DemoSettings", "main_parser", "settings_from_args"]

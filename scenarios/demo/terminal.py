@@ -43,7 +43,7 @@ def run_live(session: DemoSession, console: Console, keys: TextIO) -> None:
             live.update(render(session.tick()), refresh=True)
 
 
-def _read_lines(stream: TextIO, lines: "queue.Queue[str | None]") -> None:
+def _read_lines(stream: TextIO, lines: queue.Queue[str | None]) -> None:
     for line in stream:
         lines.put(line)
     lines.put(None)  # end of input

@@ -16,7 +16,14 @@ from rich.table import Table
 from rich.text import Text
 
 from scenarios.demo.last_words import read_last_words
-from scenarios.demo.state import RECENT_LINES, DemoState, ProducerView, SparkPhase, SparkView, Verdict
+from scenarios.demo.state import (
+    RECENT_LINES,
+    DemoState,
+    ProducerView,
+    SparkPhase,
+    SparkView,
+    Verdict,
+)
 
 __all__ = ["KEYS_HELP", "render", "status_line", "retention_label"]
 

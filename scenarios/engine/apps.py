@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scenarios.errors import ProcessError
-from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
-from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
-from scenarios.engine.settings import Timings
-from scenarios.engine.waiting import Progress, wait_until
 from checkpoint_stores import StoreKind
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import parse_message
 from kafka_app.settings import ProducerAppSettings
+from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
+from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
+from scenarios.engine.settings import Timings
+from scenarios.engine.waiting import Progress, wait_until
+from scenarios.errors import ProcessError
 from spark_app.settings import SourceKind, SparkAppSettings
 
 if TYPE_CHECKING:

@@ -27,9 +27,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, TypeVar
 
-from scenarios.errors import ProcessError
 from scenarios.engine.hangup import die_with_parent
 from scenarios.engine.waiting import Progress, wait_until
+from scenarios.errors import ProcessError
 
 __all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive", "CONSOLE_SUFFIX"]
 

@@ -33,8 +33,11 @@ from pathlib import Path
 
 from scenarios.errors import ScenarioError
 from spark_app.runtime.class_cache import default_cache_dir
-from spark_app.runtime.spark_version import (NEW_PYARROW_FROM, PYARROW_LIMIT_BEFORE_4_2,
-                                     installed_spark_version)
+from spark_app.runtime.spark_version import (
+    NEW_PYARROW_FROM,
+    PYARROW_LIMIT_BEFORE_4_2,
+    installed_spark_version,
+)
 
 __all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version",
            "requirements", "uv_path", "pyarrow_requirement", "spark_python"]

@@ -71,7 +71,7 @@ def with_heads(page: str, scenarios: Sequence[Scenario], steps: Sequence[Written
             raise ValueError(f"docs/scenarios.md has no block for {scenario.name}: put the lines "
                              f"{begin(scenario.name)!r} and {end(scenario.name)!r} under its heading "
                              f"`## {scenario.name}`, then run {COMMAND}")
-        page = pattern.sub(lambda _: block, page)
+        page = pattern.sub(lambda _, block=block: block, page)
     return page
 
 

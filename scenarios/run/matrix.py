@@ -25,15 +25,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from scenarios.engine.registry import Scenario
+from scenarios.engine.settings import RunSettings
+from scenarios.engine.spark_envs import locked_spark_version, spark_python
+from scenarios.engine.stacks import Stack
 from scenarios.report.matrix_row import MatrixRow
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import Column, write_matrix_page
-from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, write_junit
 from scenarios.run.runner import run_scenarios
-from scenarios.engine.settings import RunSettings
-from scenarios.engine.stacks import Stack
-from scenarios.engine.spark_envs import locked_spark_version, spark_python
 
 __all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix",
            "run_store_matrix", "write_matrix"]

@@ -20,15 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
-from scenarios.report.narration import Narrator
-from scenarios.report.pages import write_index
 from scenarios.engine.processes import CONSOLE_SUFFIX
 from scenarios.engine.registry import Scenario
-from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
 from scenarios.engine.stage.store import store_unavailable
+from scenarios.report.narration import Narrator
+from scenarios.report.pages import write_index
+from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.run.class_archive import archive_in_background
 from scenarios.run.shared_kafka import shared_kafka
 

@@ -24,13 +24,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.checkpoint.health import restart_blockers
-from spark_app.errors import KafkaUnreachableError, SparkAppError
-from spark_app.source.kafka_client import TopicClient
-from spark_app.settings import SparkAppSettings
-from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
+from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint
 from spark_app.checkpoint.state_schema import schema_version, stored_state_fields
+from spark_app.errors import KafkaUnreachableError, SparkAppError
+from spark_app.offsets import Offsets, TopicPartition, describe_offsets, offsets_to_json
+from spark_app.settings import SparkAppSettings
+from spark_app.source.kafka_client import TopicClient
 
 if TYPE_CHECKING:
     from spark_app.checkpoint.state_data_source import StateReport
@@ -179,7 +179,7 @@ def _find_count(value: object) -> int | None:
 
 
 def _read_state(checkpoint: Path, with_state: bool, state_source: bool, committed: bool,
-                blocked: bool, log_dir: Path, state_batch: int | None = None) -> tuple[int | None, str | None, "StateReport | None"]:
+                blocked: bool, log_dir: Path, state_batch: int | None = None) -> tuple[int | None, str | None, StateReport | None]:
     """The count in state (and, with `state_source`, the State Data Source's full report)."""
     if not with_state and not state_source:
         return None, "not read (--no-state)", None

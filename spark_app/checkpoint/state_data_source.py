@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spark_app.checkpoint.torn import torn_file_error
 from spark_app.checkpoint.reader import read_log_file
+from spark_app.checkpoint.torn import torn_file_error
 from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 
 if TYPE_CHECKING:
@@ -287,7 +287,7 @@ def statestore_options(path: Path) -> dict[str, str]:
     return {"stateVarName": "count"} if tws else {}
 
 
-def reader_settings(path: Path, log_dir: Path) -> "SparkAppSettings":
+def reader_settings(path: Path, log_dir: Path) -> SparkAppSettings:
     """A small session for reading, on the store and format that wrote the checkpoint.
 
     The format matters: it is not pinned in the offsets, and the State Data Source (4.3.0)
@@ -407,7 +407,7 @@ def _with_time(spark: Any, location: str, report: StateReport, properties: Mappi
     values: dict[str, dict[str, Any] | None] = {}
     changes: list[TtlChange] = []
     for name in (v["name"] for v in variables if v["ttl"]):
-        def read(**options: Any) -> Any:
+        def read(name: str = name, **options: Any) -> Any:
             return (spark.read.format("statestore").option("stateVarName", name)
                     .options(**{k: str(o) for k, o in options.items()}).load(location))
 

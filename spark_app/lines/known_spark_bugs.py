@@ -29,8 +29,8 @@ import re
 from dataclasses import dataclass
 
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.errors import CheckpointError, StreamFailedError
+from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in",

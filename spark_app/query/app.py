@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 import signal
 import sys
 import threading
@@ -19,48 +18,74 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
 from spark_app.checkpoint.health import RestartBlocker, torn_state_file
-from spark_app.checkpoint.torn import torn_file_error
-from spark_app.query.counter import count_messages
+from spark_app.checkpoint.reader import CheckpointInfo, read_checkpoint, read_query_id
 from spark_app.checkpoint.state_data_source import commit_format
-from spark_app.runtime.state_store import (as_pinned, check_state_store,
-                                           format_downgrade_refusal, pinned_format_note,
-                                           pinned_store_note)
-from spark_app.source.data_loss import connector_data_loss
-from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointSharedError,
-                              CheckpointStoreLostError, KafkaUnreachableError, SourceOptionError, SparkAppError,
-                              StateStoreOptionError, StreamFailedError, TornFileError, unwrap)
-from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_CLEANLY,
-                                     STOPPED_JVM_GONE,
-                                     OutputGate, interrupted_line, stop_between_batches,
-                                     stopped_before_output)
-from spark_app.query.group_offsets import StartChoice, choose_start
-from spark_app.source.kafka_client import GroupOffsets, TopicClient
-from spark_app.query.source_choice import check_connector_available, source_format, source_options
+from spark_app.checkpoint.state_schema import find_schema_refusal
+from spark_app.checkpoint.torn import torn_file_error
+from spark_app.errors import (
+    CheckpointDiskFullError,
+    CheckpointError,
+    CheckpointSharedError,
+    CheckpointStoreLostError,
+    KafkaUnreachableError,
+    SourceOptionError,
+    SparkAppError,
+    StateStoreOptionError,
+    StreamFailedError,
+    TornFileError,
+    unwrap,
+)
+from spark_app.lines.known_spark_bugs import known_spark_bug
+from spark_app.lines.output_line import OutputRow, format_event_line, format_lines
+from spark_app.lines.start_lines import new_checkpoint_line
+from spark_app.lines.state_events import IDLE_TIMER, Event, describe, events_in, is_event
+from spark_app.offsets import TopicPartition
 from spark_app.query.connector_group import BatchStartCommitter
-from spark_app.source.kafka_source import KafkaSource
+from spark_app.query.counter import count_messages
+from spark_app.query.graceful_stop import (
+    STOPPED_BEFORE_OUTPUT,
+    STOPPED_BEFORE_START,
+    STOPPED_CLEANLY,
+    STOPPED_JVM_GONE,
+    OutputGate,
+    interrupted_line,
+    stop_between_batches,
+    stopped_before_output,
+)
+from spark_app.query.group_offsets import StartChoice, choose_start
+from spark_app.query.negative_key import NegativeKeyPolicy
+from spark_app.query.progress import ProgressPrinter, console_writer
+from spark_app.query.sink import open_sink
+from spark_app.query.source_choice import check_connector_available, source_format, source_options
+from spark_app.runtime.checkpoint_store import (
+    check_store,
+    exists,
+    remote_commit_format,
+    remote_pins,
+    remote_query_id,
+)
 from spark_app.runtime.jvm_end import jvm_gone, keep_jvm_traces_in_log
 from spark_app.runtime.log_file import log_to
-from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
-from spark_app.source.options import SourceOptions
-from spark_app.runtime.spark_version import installed_spark_version
-from spark_app.lines.start_lines import new_checkpoint_line
-from spark_app.lines.known_spark_bugs import known_spark_bug
-from spark_app.query.negative_key import NegativeKeyPolicy
-from spark_app.offsets import TopicPartition
-from spark_app.query.progress import ProgressPrinter, console_writer
-from spark_app.runtime.checkpoint_store import (check_store, exists, remote_commit_format,
-                                                remote_pins, remote_query_id)
 from spark_app.runtime.session import SparkSessionResource, check_java, jvm_pid
+from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.runtime.state_store import (
+    as_pinned,
+    check_state_store,
+    format_downgrade_refusal,
+    pinned_format_note,
+    pinned_store_note,
+)
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
-from spark_app.lines.output_line import OutputRow, format_event_line, format_lines
-from spark_app.lines.state_events import IDLE_TIMER, Event, describe, events_in, is_event
-from spark_app.query.sink import open_sink
-from spark_app.checkpoint.state_schema import find_schema_refusal
+from spark_app.source.data_loss import connector_data_loss
+from spark_app.source.kafka_client import GroupOffsets, TopicClient
+from spark_app.source.kafka_source import KafkaSource
+from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
+from spark_app.source.options import SourceOptions
 
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
 

@@ -37,13 +37,29 @@ from typing import Any
 import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql.group import GroupedData
-from pyspark.sql.streaming.stateful_processor import (ExpiredTimerInfo, StatefulProcessor,
-                                                      StatefulProcessorHandle, TimerValues)
+from pyspark.sql.streaming.stateful_processor import (
+    ExpiredTimerInfo,
+    StatefulProcessor,
+    StatefulProcessorHandle,
+    TimerValues,
+)
 
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
-from spark_app.query.counter import GROUP_COLUMN, OUTPUT_SCHEMA, message_texts, number_rows, state_value
-from spark_app.lines.state_events import (IDLE_TIMER, LAST_SEEN_SCHEMA, LAST_SEEN_VARIABLE, TTL_EXPIRED,
-                                    Event, event_frame)
+from spark_app.lines.state_events import (
+    IDLE_TIMER,
+    LAST_SEEN_SCHEMA,
+    LAST_SEEN_VARIABLE,
+    TTL_EXPIRED,
+    Event,
+    event_frame,
+)
+from spark_app.query.counter import (
+    GROUP_COLUMN,
+    OUTPUT_SCHEMA,
+    message_texts,
+    number_rows,
+    state_value,
+)
 
 __all__ = ["RunningCountProcessor", "count_messages_tws", "idle_delay_ms", "time_mode", "STATE_VARIABLE"]
 

@@ -23,8 +23,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from spark_app.offsets import EARLIEST, LATEST, Offsets, TopicPartition, describe_offsets
-from spark_app.offsets import offsets_to_text, parse_offsets
+from spark_app.offsets import (
+    EARLIEST,
+    LATEST,
+    Offsets,
+    TopicPartition,
+    describe_offsets,
+    offsets_to_text,
+    parse_offsets,
+)
 
 __all__ = ["group_start_in", "StartChoice", "choose_start", "start_offsets_to_commit"]
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_data_source import count_in, statestore_options
-from spark_app.query.counter import GROUP_COLUMN
 from spark_app.errors import StateStoreOptionError
+from spark_app.query.counter import GROUP_COLUMN
 
 __all__ = ["SeedCount", "read_seed", "initial_state", "seed_line", "skipped_line"]
 

@@ -23,8 +23,8 @@ import re
 import signal
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 from spark_app.lines.line_template import LineTemplate
 from spark_app.lines.output_line import OutputRow

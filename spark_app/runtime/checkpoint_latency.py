@@ -88,7 +88,7 @@ class LatencySpec:
     only: str = ""  # "state": only the files under the checkpoint's state/ folder
 
     @classmethod
-    def parse(cls, text: str) -> "LatencySpec":
+    def parse(cls, text: str) -> LatencySpec:
         text, _, only = text.partition("@")
         if only not in ("", "state"):
             raise CheckpointLatencyError(f"--checkpoint-latency: @{only} is not a choice; "
@@ -96,7 +96,7 @@ class LatencySpec:
         return replace(cls._parse(text), only=only)
 
     @classmethod
-    def _parse(cls, text: str) -> "LatencySpec":
+    def _parse(cls, text: str) -> LatencySpec:
         kind, _, rest = text.partition(":")
         if kind == "fixed":
             return cls("fixed", _ms(rest))

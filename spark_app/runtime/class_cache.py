@@ -48,7 +48,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from maven_jars.cache import cache_root
-
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
@@ -192,7 +191,7 @@ class ClassCache:
         return gone
 
     def start_writing(self, class_path: str, jvm_options: Sequence[str],
-                      said: Callable[[str], None] = lambda _: None) -> "ArchiveWriter | None":
+                      said: Callable[[str], None] = lambda _: None) -> ArchiveWriter | None:
         """Write the archive in the background from the classes listed so far; None when the
         archive exists, nothing was listed, or another process is writing it already."""
         if self.class_list is None or not self.writing() or self.someone_writing():
@@ -211,7 +210,7 @@ class ClassCache:
             return None
         return ArchiveWriter(self, self.kept_list, class_path, list(jvm_options), said).start()
 
-    def resume_writing(self, said: Callable[[str], None] = lambda _: None) -> "ArchiveWriter | None":
+    def resume_writing(self, said: Callable[[str], None] = lambda _: None) -> ArchiveWriter | None:
         """Write the archive from what an earlier app listed and left behind (its own writer
         was stopped with it); None when the archive exists, nothing was left, or another
         process is writing it."""
@@ -299,7 +298,7 @@ def _recipe_useless(recipe: Path, ours: Path, our_jars: Path, our_java: Path) ->
 
 # The writers this process started and has not seen end: a crash that skips every clean-up
 # (the negative key's os._exit) kills them first, so none outlives the app.
-_RUNNING: set["ArchiveWriter"] = set()
+_RUNNING: set[ArchiveWriter] = set()
 
 
 def kill_writers() -> None:
@@ -333,7 +332,7 @@ class ArchiveWriter:
                 f"-XX:SharedArchiveFile={self.cache._candidate}", *self.jvm_options,
                 "-cp", self.class_path]
 
-    def start(self) -> "ArchiveWriter":
+    def start(self) -> ArchiveWriter:
         # Not a session of its own: a kill of the app's process group reaches it too.
         self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -33,8 +33,8 @@ from types import TracebackType
 from typing import Any
 
 from spark_app.errors import ClusterError
-from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.class_cache import ClassCache, default_cache_dir
+from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.session import check_java, java_binary
 
 __all__ = ["ClusterSettings", "StandaloneCluster", "spark_home", "run_cluster", "MASTER_LOG"]
@@ -123,7 +123,7 @@ class StandaloneCluster:
     def ui_url(self) -> str:
         return f"http://{HOST}:{self.ui_port}"
 
-    def __enter__(self) -> "StandaloneCluster":
+    def __enter__(self) -> StandaloneCluster:
         try:
             self.start()
         except BaseException:

@@ -25,9 +25,8 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from maven_jars import JarFetchError, resolve_jars
-from maven_jars.prefetch import prefetch_main
 from maven_jars.ivy import MAVEN_CENTRAL, repository
-
+from maven_jars.prefetch import prefetch_main
 from spark_app.errors import ConnectorUnavailableError
 
 __all__ = ["CONNECTOR_ARTIFACT", "connector_coordinate", "connector_jars", "is_excluded",

@@ -31,14 +31,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from spark_app.runtime.class_cache import (ArchiveWriter, ClassCache, default_cache_dir,
-                                           process_alive, pyspark_jars)
+from spark_app.errors import JavaMissingError
 from spark_app.runtime.checkpoint_store import store_conf
+from spark_app.runtime.class_cache import (
+    ArchiveWriter,
+    ClassCache,
+    default_cache_dir,
+    process_alive,
+    pyspark_jars,
+)
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
-from spark_app.errors import JavaMissingError
-from spark_app.settings import SparkAppSettings
 from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.settings import SparkAppSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -58,7 +63,7 @@ def java_binary() -> str | None:
     return shutil.which("java")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _java_version_output(java: str, mtime_ns: int) -> str | None:
     """`java -version`'s text, asked once per binary: the preflight and the session both check."""
     try:
@@ -188,7 +193,7 @@ def _temporary_files_in(folder: Path) -> Iterator[None]:
 
 
 def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "SparkApp",
-                  classes: ClassCache | None = None) -> "SparkSession":
+                  classes: ClassCache | None = None) -> SparkSession:
     """Start (or join) the local SparkSession configured for the playground. Its temporary files
     go to `folder`, which the caller removes once the session stopped (SparkSessionResource)."""
     from pyspark.sql import SparkSession  # importing pyspark is slow; only when Spark is needed
@@ -222,7 +227,7 @@ def _code_archive(folder: Path) -> Path:
     return archive
 
 
-def jvm_pid(spark: "SparkSession") -> int:
+def jvm_pid(spark: SparkSession) -> int:
     """The pid of the JVM behind the session, to kill it as the seed's halt(-1) did."""
     return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
 
@@ -289,20 +294,20 @@ class SparkSessionResource:
 
     def __init__(self, settings: SparkAppSettings) -> None:
         self.settings = settings
-        self.spark: "SparkSession | None" = None
+        self.spark: SparkSession | None = None
         self.folder: Path | None = None
         self._classes: ClassCache | None = None
         self.archive_writer: ArchiveWriter | None = None
         self._archive_asked = False
 
-    def __enter__(self) -> "SparkSession":
+    def __enter__(self) -> SparkSession:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
 
-    def start(self) -> "SparkSession":
+    def start(self) -> SparkSession:
         if self.spark is None:
             check_java()
             if self.settings.class_cache_dir is not None:
@@ -342,7 +347,7 @@ class SparkSessionResource:
             # goes at this process's exit: sweep_own_folders.
             shutil.rmtree(folder, ignore_errors=True)
 
-    def _stop(self, spark: "SparkSession") -> None:
+    def _stop(self, spark: SparkSession) -> None:
         try:
             spark.stop()
         except ConnectionError:
@@ -357,7 +362,7 @@ def _say(text: str) -> None:
     logging.getLogger("spark_app").info(text)
 
 
-def _archive_after_first_batch(resource: SparkSessionResource, spark: "SparkSession") -> Any:
+def _archive_after_first_batch(resource: SparkSessionResource, spark: SparkSession) -> Any:
     """A listener that starts the class archive's writer after the first batch that read data:
     by then the JVM has loaded the classes a query needs, and the learner has seen the app work.
     The class path and heap size are the driver JVM's own, asked now (the writer must match)."""

@@ -23,12 +23,11 @@ Usage:
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 
 from spark_app.errors import StateStoreOptionError
 from spark_app.settings import SparkAppSettings
-
 
 __all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF", "SNAPSHOT_CONF",
            "MAINTENANCE_CONF", "ENCODING_CONF",

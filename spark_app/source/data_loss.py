@@ -24,9 +24,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from spark_app.errors import (AddedPartitionNotFromZeroError, CouldNotReadOffsetRangeError,
-                              DataLossError, InitialOffsetNotFoundError,
-                              PartitionOffsetChangedError, PartitionsDeletedError)
+from spark_app.errors import (
+    AddedPartitionNotFromZeroError,
+    CouldNotReadOffsetRangeError,
+    DataLossError,
+    InitialOffsetNotFoundError,
+    PartitionOffsetChangedError,
+    PartitionsDeletedError,
+)
 from spark_app.lines.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
 from spark_app.offsets import TopicPartition
 

@@ -246,7 +246,7 @@ class GroupOffsets(_ConsumerHolder):
         self.group = group
 
     def _consumer_settings(self) -> dict[str, object]:
-        return dict(group_id=self.group, request_timeout_ms=self._timeout_ms)
+        return {"group_id": self.group, "request_timeout_ms": self._timeout_ms}
 
     def commit(self, offsets: Offsets) -> None:
         """Store `offsets` (the next offset to read, per partition) for the group."""

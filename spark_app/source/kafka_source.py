@@ -37,24 +37,39 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
-from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, DataLossReporter, could_not_read
 from spark_app.errors import SourceOptionError
+from spark_app.lines.data_loss_lines import skipped_text
+from spark_app.offsets import (
+    Offsets,
+    TopicPartition,
+    offsets_to_json,
+    offsets_to_text,
+    parse_offsets,
+)
 from spark_app.query.group_offsets import start_offsets_to_commit
+from spark_app.runtime.log_file import log_to
+from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.source.data_loss import (
+    FAIL_ON_DATA_LOSS_FALSE_TEXT,
+    DataLossReporter,
+    could_not_read,
+)
 from spark_app.source.initial_offsets import InitialOffsetsFile
 from spark_app.source.kafka_client import GroupOffsets, OffsetGone, TopicClient
-from spark_app.runtime.log_file import log_to
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
-from spark_app.lines.data_loss_lines import skipped_text
-from spark_app.offsets import Offsets, TopicPartition, offsets_to_json, offsets_to_text, parse_offsets
+from spark_app.source.options import SourceOptions, kafka_client_settings
 from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from spark_app.source.rows import HEADERS_COLUMN, columns, record_batch, schema_text
-from spark_app.source.options import SourceOptions, kafka_client_settings
-from spark_app.runtime.spark_version import installed_spark_version
 
 try:  # Admission control (ReadLimit) and Trigger.AvailableNow for Python sources: PySpark 4.2.
-    from pyspark.sql.streaming.datasource import (ReadAllAvailable, ReadLimit, ReadMaxRows,
-                                                  ReadMinRows, SupportsTriggerAvailableNow)
+    from pyspark.sql.streaming.datasource import (
+        ReadAllAvailable,
+        ReadLimit,
+        ReadMaxRows,
+        ReadMinRows,
+        SupportsTriggerAvailableNow,
+    )
 except ModuleNotFoundError:  # PySpark 4.0 and 4.1: Spark runs AvailableNow as one batch
     ReadAllAvailable = ReadLimit = ReadMaxRows = ReadMinRows = None  # type: ignore[assignment,misc]
 
@@ -182,7 +197,7 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._target = self._offsets().latest(parse_offsets(self.initialOffset()))
         _info(self.options, f"Trigger.AvailableNow: reading up to {offsets_to_text(self._target)}")
 
-    def getDefaultReadLimit(self) -> "ReadLimit":
+    def getDefaultReadLimit(self) -> ReadLimit:
         """KafkaMicroBatchStream.getDefaultReadLimit, as far as Python's ReadLimit goes: the
         minimum and the delay are applied in latestOffset (there is no composite limit)."""
         if self.options.max_offsets_per_trigger is not None:
@@ -191,7 +206,7 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return ReadMinRows(self.options.min_offsets_per_trigger)
         return ReadAllAvailable()
 
-    def latestOffset(self, start: dict | None = None, limit: "ReadLimit | None" = None) -> dict:
+    def latestOffset(self, start: dict | None = None, limit: ReadLimit | None = None) -> dict:
         """The end of the next batch. PySpark 4.0/4.1 call it without arguments (read all)."""
         known = parse_offsets(start) if start is not None else None
         latest = self._target if self._target is not None else self._offsets().latest(known)
@@ -315,7 +330,7 @@ class _ClientSpec:
     settings: tuple[tuple[str, Any], ...]
 
     @classmethod
-    def of(cls, options: SourceOptions) -> "_ClientSpec":
+    def of(cls, options: SourceOptions) -> _ClientSpec:
         # A task waits for Kafka as long as the connector's executors do (pollTimeoutMs).
         settings = kafka_client_settings(options.kafka_params)
         return cls(options.bootstrap_servers, options.poll_timeout_ms / 1000,

@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TypeVar
 
-from spark_app.source.data_loss import java_set
 from spark_app.errors import KafkaUnreachableError, SourceOptionError
-from spark_app.source.kafka_client import TopicClient
 from spark_app.offsets import EARLIEST, LATEST, Offsets, TopicPartition, parse_offsets
+from spark_app.source.data_loss import java_set
+from spark_app.source.kafka_client import TopicClient
 from spark_app.source.options import SourceOptions, Subscription, kafka_client_settings
 
 __all__ = ["OffsetReader", "resolve_starting_offsets", "check_admin_timeouts"]
@@ -66,7 +66,7 @@ class OffsetReader:
         timeout = options.kafka_params.get("default.api.timeout.ms", str(_ATTEMPT_TIMEOUT_MS))
         self._timeout_sec = int(timeout) / 1000
 
-    def __enter__(self) -> "OffsetReader":
+    def __enter__(self) -> OffsetReader:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -176,7 +176,7 @@ def _by_timestamp(options: SourceOptions, reader: OffsetReader) -> Offsets:
     """startingTimestamp (every partition) or startingOffsetsByTimestamp (JSON per partition)."""
     assigned = reader.partitions()
     if options.starting_timestamp is not None:
-        stamps = {tp: options.starting_timestamp for tp in assigned}
+        stamps = dict.fromkeys(assigned, options.starting_timestamp)
     else:
         stamps = _parse_specific(options.starting_offsets_by_timestamp or "")
     found = reader.offsets_for_times(stamps)

@@ -111,7 +111,7 @@ class SourceOptions:
     offsets_group: str | None = None
 
     @classmethod
-    def parse(cls, options: Mapping[str, Any]) -> "SourceOptions":
+    def parse(cls, options: Mapping[str, Any]) -> SourceOptions:
         """Validate as the connector does, in its order; SourceOptionError with its words."""
         params = {str(k).lower(): str(v) for k, v in options.items()}
         _validate(params)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from checkpoint_stores.locations import BUCKET
 from checkpoint_stores import mirror
+from checkpoint_stores.locations import BUCKET
 from checkpoint_stores.mirror import StoreApi, copy_down, delete
 from scenarios.engine.waiting import wait_until
 from tests.checkpoint_stores.store_helpers import s3_request, start_store, web_url, webhdfs_put

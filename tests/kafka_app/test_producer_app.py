@@ -17,8 +17,8 @@ from rich.console import Console
 
 from kafka_app.broker import EmbeddedBroker
 from kafka_app.cli import run_cli
-from kafka_app.interrupts import installed
 from kafka_app.console import ProducerConsole, banner_panel, message_text
+from kafka_app.interrupts import installed
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.partitioning import partition_for, value_at
 from kafka_app.producer import ProducerApp, format_message

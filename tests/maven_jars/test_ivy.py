@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from maven_jars import JarFetchError, resolve_jars
-from maven_jars import ivy
+from maven_jars import JarFetchError, ivy, resolve_jars
 
 
-def publish(repo: Path, group: str, artifact: str, version: str, deps: list[str] = []) -> None:
+def publish(repo: Path, group: str, artifact: str, version: str, deps: tuple[str, ...] = ()) -> None:
     """A jar and its POM in Maven's layout, as Maven Central serves them."""
     folder = repo / group.replace(".", "/") / artifact / version
     folder.mkdir(parents=True)
@@ -32,7 +31,7 @@ def publish(repo: Path, group: str, artifact: str, version: str, deps: list[str]
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "repo"
     publish(root, "org.example", "dep", "2.0")
-    publish(root, "org.example", "tiny", "1.0", ["org.example:dep:2.0"])
+    publish(root, "org.example", "tiny", "1.0", ("org.example:dep:2.0",))
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_MAVEN_REPO", root.as_uri())
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "cache"))
     return root

@@ -19,9 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from scenarios.report.narration import Narrator
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Narrator
 from spark_app.lines.output_line import OutputRow, format_lines
 from tests.stopped_gently import run_stoppable
 

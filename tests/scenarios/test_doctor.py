@@ -10,8 +10,15 @@ import pytest
 
 from scenarios import doctor
 from scenarios.cli import run_cli
-from scenarios.doctor import (Finding, cores_finding, disk_finding, memory_finding,
-                              platform_finding, port_finding, python_finding)
+from scenarios.doctor import (
+    Finding,
+    cores_finding,
+    disk_finding,
+    memory_finding,
+    platform_finding,
+    port_finding,
+    python_finding,
+)
 
 
 def test_each_finding_says_what_to_do_when_it_is_not_ok() -> None:

@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from scenarios.errors import WaitTimeout
 from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.waiting import wait_until as _poll
+from scenarios.errors import WaitTimeout
 
 __all__ = ["AppProcess", "wait_until", "REPO_ROOT"]
 
@@ -21,7 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_until(condition: Callable[[], bool], timeout: float, what: str,
-               app: "AppProcess | None" = None) -> None:
+               app: AppProcess | None = None) -> None:
     """Poll `condition` until it holds; fail naming `what` (and the app's output) otherwise."""
     def check() -> bool:
         if condition():

@@ -61,7 +61,7 @@ def delete_records(bootstrap: str, before: int, topic: str = "Experience", parti
         admin.close()
 
 
-def rows_of(source: "KafkaStreamReader", start: dict, end: dict) -> list[dict]:
+def rows_of(source: KafkaStreamReader, start: dict, end: dict) -> list[dict]:
     """Plan [start, end) with the source and read every task, as Spark's workers would."""
     out: list[dict] = []
     for partition in source.partitions(start, end):

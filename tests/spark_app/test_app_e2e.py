@@ -122,7 +122,7 @@ def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_
         for round_ in range(2):
             with AppProcess(tmp_path, args) as app:
                 before = highest_count(tmp_path)
-                wait_until(lambda: highest_count(tmp_path) > before, START_SEC,
+                wait_until(lambda before=before: highest_count(tmp_path) > before, START_SEC,
                            f"output in round {round_}", app)
                 time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
     finally:

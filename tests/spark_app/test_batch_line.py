@@ -8,8 +8,15 @@ import io
 import pytest
 from rich.console import Console
 
-from spark_app.lines.batch_line import (BatchLine, Lag, batch_line_from_progress, durations_in_output,
-                                  lag_in_output, parse_batch_line, parse_batch_lines)
+from spark_app.lines.batch_line import (
+    BatchLine,
+    Lag,
+    batch_line_from_progress,
+    durations_in_output,
+    lag_in_output,
+    parse_batch_line,
+    parse_batch_lines,
+)
 from spark_app.offsets import TopicPartition
 
 P = [TopicPartition("Experience", p) for p in range(3)]

@@ -9,15 +9,19 @@ from pathlib import Path
 import pytest
 
 from spark_app.cli import main_parser, read_parser, run_cli, settings_from_args
-from spark_app.source.data_loss import could_not_read
-from spark_app.errors import (CouldNotReadOffsetRangeError, DataLossError, KafkaUnreachableError,
-                              unwrap)
+from spark_app.errors import (
+    CouldNotReadOffsetRangeError,
+    DataLossError,
+    JavaMissingError,
+    KafkaUnreachableError,
+    unwrap,
+)
+from spark_app.lines.batch_line import batch_line_from_progress
+from spark_app.lines.output_line import OutputRow
 from spark_app.offsets import TopicPartition
 from spark_app.query.negative_key import NegativeKeyPolicy
-from spark_app.lines.batch_line import batch_line_from_progress
 from spark_app.runtime.session import check_java
-from spark_app.errors import JavaMissingError
-from spark_app.lines.output_line import OutputRow
+from spark_app.source.data_loss import could_not_read
 from tests.spark_app.kafka_helpers import create_topic
 
 

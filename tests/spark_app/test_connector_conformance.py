@@ -17,21 +17,32 @@ import pytest
 from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, ReadMinRows
 
+from scenarios.checker.verify import ValueRange
+from spark_app.errors import (
+    AddedPartitionNotFromZeroError,
+    CheckpointError,
+    CouldNotReadOffsetRangeError,
+    InitialOffsetNotFoundError,
+    KafkaUnreachableError,
+    PartitionOffsetChangedError,
+    PartitionsDeletedError,
+    SourceOptionError,
+)
+from spark_app.lines.batch_line import batch_line_from_progress, lag_in_output
+from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in
+from spark_app.offsets import TopicPartition, offsets_to_json
 from spark_app.source import kafka_source
 from spark_app.source.data_loss import FAIL_ON_DATA_LOSS_FALSE_TEXT, SPARK_DATA_LOSS_TEXT
-from spark_app.lines.data_loss_lines import SKIP_WARNING_GREP, earliest_now_in
-from spark_app.errors import (AddedPartitionNotFromZeroError, CheckpointError,
-                              CouldNotReadOffsetRangeError, InitialOffsetNotFoundError,
-                              KafkaUnreachableError, PartitionOffsetChangedError,
-                              PartitionsDeletedError, SourceOptionError)
-from spark_app.source.kafka_source import KafkaRange, KafkaSource, KafkaStreamReader, executor_group_id
+from spark_app.source.kafka_source import (
+    KafkaRange,
+    KafkaSource,
+    KafkaStreamReader,
+    executor_group_id,
+)
 from spark_app.source.offset_ranges import OffsetRange, split_ranges
 from spark_app.source.offset_reader import OffsetReader
-from spark_app.offsets import TopicPartition, offsets_to_json
-from spark_app.lines.batch_line import batch_line_from_progress, lag_in_output
-from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from spark_app.source.options import SourceOptions, parse_time_ms
-from scenarios.checker.verify import ValueRange
+from spark_app.source.rate_limit import TriggerDelay, rate_limit
 from tests.spark_app.kafka_helpers import create_topic, delete_records, rows_of, send_counter
 
 TP0, TP1, TP2 = (TopicPartition("Experience", p) for p in range(3))
@@ -1134,8 +1145,8 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
 def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> None:
     """The connector says TimeoutException where ours says KAFKA_UNREACHABLE; the app's line
     names KAFKA_UNREACHABLE for both (the supervisor restarts it), the connector's words after."""
-    from spark_app.query.app import explain_failure
     from spark_app.errors import KafkaUnreachableError
+    from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
 
     for words in ("Timed out waiting for a node assignment. Call: describeTopics",

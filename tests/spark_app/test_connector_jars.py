@@ -14,9 +14,14 @@ import pytest
 
 from spark_app.cli import run_cli
 from spark_app.errors import ConnectorUnavailableError
-from spark_app.runtime.connector_jars import (connector_jars, is_excluded, newest_served,
-                                              served_versions)
+from spark_app.runtime.connector_jars import (
+    connector_jars,
+    is_excluded,
+    newest_served,
+    served_versions,
+)
 from spark_app.runtime.spark_version import installed_spark_version
+
 
 def metadata(artifact: str, versions: list[str]) -> str:
     listed = "".join(f"<version>{v}</version>" for v in versions)

@@ -3,9 +3,14 @@ offsets they name (short-retention and kafka-outage read them); reworded, they a
 
 from __future__ import annotations
 
-from spark_app.lines.data_loss_lines import (could_not_read_text, earliest_now_in, lost_range_in,
-                                       skipped_ranges_in, skipped_text)
 from spark_app.errors import error_in_text
+from spark_app.lines.data_loss_lines import (
+    could_not_read_text,
+    earliest_now_in,
+    lost_range_in,
+    skipped_ranges_in,
+    skipped_text,
+)
 from spark_app.offsets import TopicPartition
 from spark_app.source.data_loss import could_not_read
 

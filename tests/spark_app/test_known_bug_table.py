@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.query.app import explain_failure
-from spark_app.lines.known_bug_table import (ABSENT, FIXED, MUSEUM, PRESENT, RAN_ON, bug_named,
-                                       error_classes_in, judge, line_of)
+from spark_app.lines.known_bug_table import (
+    ABSENT,
+    FIXED,
+    MUSEUM,
+    PRESENT,
+    RAN_ON,
+    bug_named,
+    error_classes_in,
+    judge,
+    line_of,
+)
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET
+from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 
 METADATA = bug_named("SPARK-55058")

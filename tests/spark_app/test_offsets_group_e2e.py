@@ -13,9 +13,9 @@ import pytest
 
 from scenarios.checker.verify import ValueRange, verify_file
 from spark_app.checkpoint.reader import committed_batches
-from spark_app.source.kafka_client import GroupOffsets
 from spark_app.offsets import TopicPartition
 from spark_app.settings import SparkAppSettings
+from spark_app.source.kafka_client import GroupOffsets
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
@@ -65,6 +65,6 @@ def test_a_fresh_checkpoint_resumes_from_the_committed_start_offsets(
     report = verify_file(tmp_path / "log" / "streaming-output.log")
     assert report.missing == ()
     replayed = ValueRange(committed + 1, 40)
-    assert report.duplicated == {v: 2 for v in range(replayed.first, replayed.last + 1)}
+    assert report.duplicated == dict.fromkeys(range(replayed.first, replayed.last + 1), 2)
     # A fresh checkpoint is fresh state: the count starts again at the first replayed value.
     assert report.count_resets == (committed + 1,)

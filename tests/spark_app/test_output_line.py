@@ -6,8 +6,15 @@ from datetime import datetime
 
 import pytest
 
-from spark_app.lines.output_line import CountLine, MessageLine, OutputRow, format_event_line, format_lines
-from spark_app.lines.output_line import parse_line, written_at
+from spark_app.lines.output_line import (
+    CountLine,
+    MessageLine,
+    OutputRow,
+    format_event_line,
+    format_lines,
+    parse_line,
+    written_at,
+)
 
 NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
 

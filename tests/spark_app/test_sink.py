@@ -115,8 +115,8 @@ def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
 
 def test_foreign_messages_are_written_escaped_and_bounded_and_verified() -> None:
     from scenarios.checker.verify import verify
-    from spark_app.query.negative_key import is_negative
     from spark_app.lines.output_line import FOREIGN_FIELD_CHARS, output_field
+    from spark_app.query.negative_key import is_negative
 
     assert [output_field(t) for t in ("42", "-7", None)] == ["42", "-7", "null"]
     assert output_field("a\nb\x00c") == '"a\\nb\\u0000c"'

@@ -17,8 +17,13 @@ import pytest
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
-from tests.spark_app.test_app_e2e import (START_SEC, CounterProducer, catch_up_exactly_once,
-                                          highest_count, inspect)
+from tests.spark_app.test_app_e2e import (
+    START_SEC,
+    CounterProducer,
+    catch_up_exactly_once,
+    highest_count,
+    inspect,
+)
 
 pytestmark = [pytest.mark.spark, pytest.mark.e2e]  # a Spark app and its producer, as processes
 

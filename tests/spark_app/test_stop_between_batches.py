@@ -14,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.query.graceful_stop import (OutputGate, StopBeforeOutput, stop_between_batches,
-                                     stopped_before_output)
+from spark_app.query.graceful_stop import (
+    OutputGate,
+    StopBeforeOutput,
+    stop_between_batches,
+    stopped_before_output,
+)
 
 
 class SimulatedQuery:
@@ -111,9 +115,14 @@ def test_a_query_that_never_wrote_is_stopped_at_once(tmp_path: Path) -> None:
 def test_every_stop_line_reads_back_as_one_and_batch_lines_do_not() -> None:
     """The app's last line after a stop is found on a screen by `is_stop_line` (the Ctrl-C test
     counts them); a batch's line or an error line is not one."""
-    from spark_app.query.graceful_stop import (STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START,
-                                         STOPPED_CLEANLY, STOPPED_JVM_GONE, interrupted_line,
-                                         is_stop_line)
+    from spark_app.query.graceful_stop import (
+        STOPPED_BEFORE_OUTPUT,
+        STOPPED_BEFORE_START,
+        STOPPED_CLEANLY,
+        STOPPED_JVM_GONE,
+        interrupted_line,
+        is_stop_line,
+    )
 
     for line in (STOPPED_CLEANLY, STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_JVM_GONE,
                  interrupted_line("STREAM_FAILED")):

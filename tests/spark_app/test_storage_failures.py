@@ -6,8 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_app.errors import (CheckpointDiskFullError, CheckpointError, CheckpointSharedError,
-                              CheckpointStoreLostError, error_in_text, unwrap)
+from spark_app.errors import (
+    CheckpointDiskFullError,
+    CheckpointError,
+    CheckpointSharedError,
+    CheckpointStoreLostError,
+    error_in_text,
+    unwrap,
+)
 from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 

@@ -15,10 +15,18 @@ import textwrap
 import time
 from pathlib import Path
 
-
-from spark_app.supervisor import (GIVE_UP, RESTART, SAY_PREFIX, GiveUpLine, RestartLine, Supervisor,
-                                  SupervisorSettings, child_argv, parse_supervisor_line,
-                                  supervisor_lines)
+from spark_app.supervisor import (
+    GIVE_UP,
+    RESTART,
+    SAY_PREFIX,
+    GiveUpLine,
+    RestartLine,
+    Supervisor,
+    SupervisorSettings,
+    child_argv,
+    parse_supervisor_line,
+    supervisor_lines,
+)
 
 FAST = SupervisorSettings(give_up_after=3, first_backoff_sec=0.01, max_backoff_sec=0.05)
 

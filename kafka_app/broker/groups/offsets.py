@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from kafka_app.broker.storage.atomic_file import write_atomically
 from kafka_app.broker.errors import OffsetMetadataTooLarge
+from kafka_app.broker.storage.atomic_file import write_atomically
 
 __all__ = ["CommittedOffsets", "MAX_METADATA_CHARS", "NO_LEADER_EPOCH"]
 

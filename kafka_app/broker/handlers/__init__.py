@@ -14,7 +14,10 @@ from typing import Any
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.api_message import ApiMessage
 
-from kafka_app.broker.handlers.admin import handle_describe_configs, handle_incremental_alter_configs
+from kafka_app.broker.handlers.admin import (
+    handle_describe_configs,
+    handle_incremental_alter_configs,
+)
 from kafka_app.broker.handlers.cluster import handle_api_versions, handle_metadata
 from kafka_app.broker.handlers.context import BrokerContext
 from kafka_app.broker.handlers.create_topics import handle_create_topics

@@ -19,8 +19,8 @@ from kafka_app.broker.handlers.fetch_memory import FetchLease, FetchMemory
 from kafka_app.broker.settings import BrokerSettings
 
 if TYPE_CHECKING:
-    from kafka_app.broker.groups.offsets import CommittedOffsets
     from kafka_app.broker.groups.coordinator import GroupCoordinator
+    from kafka_app.broker.groups.offsets import CommittedOffsets
     from kafka_app.broker.storage.data_dir import Storage
 
 __all__ = ["AppendSignal", "BrokerContext", "NODE_ID", "CLUSTER_ID", "each_name_once"]

@@ -18,8 +18,12 @@ from kafka.protocol.admin.topics import (
     DeleteTopicsResponse,
 )
 
-from kafka_app.broker.errors import (BrokerError, InvalidReplicaAssignment, InvalidRequest,
-                                     UnknownTopicOrPartition)
+from kafka_app.broker.errors import (
+    BrokerError,
+    InvalidReplicaAssignment,
+    InvalidRequest,
+    UnknownTopicOrPartition,
+)
 from kafka_app.broker.handlers.context import NODE_ID, BrokerContext, each_name_once
 from kafka_app.broker.storage.data_dir import check_partition_increase
 

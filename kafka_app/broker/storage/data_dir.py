@@ -24,11 +24,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 
+from kafka_app.broker.errors import (
+    InvalidPartitions,
+    InvalidTopic,
+    PolicyViolation,
+    StorageCorrupt,
+    TopicAlreadyExists,
+    UnknownTopicOrPartition,
+)
 from kafka_app.broker.storage.atomic_file import write_atomically
 from kafka_app.broker.storage.clock import wall_clock_ms
 from kafka_app.broker.storage.dir_failure import DataDirHealth
-from kafka_app.broker.errors import (InvalidPartitions, InvalidTopic, PolicyViolation,
-                                     StorageCorrupt, TopicAlreadyExists, UnknownTopicOrPartition)
 from kafka_app.broker.storage.log import PartitionLog
 from kafka_app.broker.storage.retention import RetentionEvent
 from kafka_app.broker.storage.topic_config import TopicConfig

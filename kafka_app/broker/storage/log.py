@@ -21,14 +21,30 @@ from typing import NamedTuple, TypeVar
 from kafka.errors import UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
 
+from kafka_app.broker.errors import (
+    CorruptRecord,
+    KafkaStorageError,
+    OffsetOutOfRange,
+    RecordTooLarge,
+)
 from kafka_app.broker.storage.atomic_file import write_atomically
 from kafka_app.broker.storage.dir_failure import DataDirHealth
 from kafka_app.broker.storage.log_recovery import read_checkpoint, recover_segments
-from kafka_app.broker.errors import CorruptRecord, KafkaStorageError, OffsetOutOfRange, RecordTooLarge
 from kafka_app.broker.storage.producer_state import ProducerState
-from kafka_app.broker.storage.record_batch import BatchHeader, check_content, iter_batches, set_base_offset
-from kafka_app.broker.storage.retention import (REASON_SIZE, REASON_TIME, RetentionEvent, SegmentSummary,
-                                        expired_by_size, expired_by_time)
+from kafka_app.broker.storage.record_batch import (
+    BatchHeader,
+    check_content,
+    iter_batches,
+    set_base_offset,
+)
+from kafka_app.broker.storage.retention import (
+    REASON_SIZE,
+    REASON_TIME,
+    RetentionEvent,
+    SegmentSummary,
+    expired_by_size,
+    expired_by_time,
+)
 from kafka_app.broker.storage.segment import DELETED_SUFFIX, Segment
 from kafka_app.broker.storage.timestamps import stamp_timestamps
 from kafka_app.broker.storage.topic_config import LOG_APPEND_TIME, TopicConfig

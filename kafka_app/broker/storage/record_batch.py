@@ -14,8 +14,8 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kafka_app.broker.storage.checksum import crc32c
 from kafka_app.broker.errors import CorruptRecord, InvalidRecord
+from kafka_app.broker.storage.checksum import crc32c
 
 __all__ = ["BatchHeader", "HEADER_SIZE", "LOG_OVERHEAD", "iter_batches", "parse_header",
            "check_crc", "check_content", "set_base_offset"]

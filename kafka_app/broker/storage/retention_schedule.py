@@ -12,8 +12,8 @@ import logging
 
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.settings import BrokerSettings
-from kafka_app.broker.storage.retention import RetentionEvent
 from kafka_app.broker.storage.data_dir import Storage
+from kafka_app.broker.storage.retention import RetentionEvent
 from kafka_app.broker.storage.topic_config import TopicConfig
 
 __all__ = ["run_retention", "describe_event"]

@@ -25,8 +25,8 @@ from dataclasses import replace
 from kafka.errors import CorruptRecordError, UnsupportedCodecError
 from kafka.record.default_records import DefaultRecordBatch
 
-from kafka_app.broker.storage.checksum import crc32c
 from kafka_app.broker.errors import BrokerError, InvalidRecord
+from kafka_app.broker.storage.checksum import crc32c
 from kafka_app.broker.storage.record_batch import HEADER_SIZE, BatchHeader
 from kafka_app.broker.storage.topic_config import LOG_APPEND_TIME, TopicConfig
 

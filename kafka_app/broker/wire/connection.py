@@ -56,7 +56,8 @@ async def read_frame(reader: asyncio.StreamReader, max_frame_bytes: int) -> byte
         prefix = await reader.readexactly(4)
     except asyncio.IncompleteReadError as eof:
         if eof.partial:
-            raise MalformedRequest(f"connection closed inside a length prefix ({len(eof.partial)} of 4 bytes)")
+            raise MalformedRequest(
+                f"connection closed inside a length prefix ({len(eof.partial)} of 4 bytes)") from eof
         return None
     size = int.from_bytes(prefix, "big", signed=True)
     if size > max_frame_bytes:
@@ -78,7 +79,8 @@ class Connection:
         self._ctx = dataclasses.replace(ctx, fetch_lease=ctx.fetch_memory.lease())
         self._reader = reader
         self._writer = writer
-        self.peer = "%s:%s" % (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        host, port = (writer.get_extra_info("peername") or ("?", "?"))[:2]
+        self.peer = f"{host}:{port}"
         # For the connection limit (connection_limit.py): who has been idle the longest.
         self.last_active = time.monotonic()
         self.busy = False

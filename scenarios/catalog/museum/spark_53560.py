@@ -59,7 +59,7 @@ def run(stage: Stage) -> None:
     topic = f"{stage.kafka.topic}-spark-53560"
     folder = stage.folders.checkpoints
     started = time.monotonic()
-    options = dict(topic=topic, trigger="available-now", max_offsets_per_trigger=CAP)
+    options = {"topic": topic, "trigger": "available-now", "max_offsets_per_trigger": CAP}
     stage.step(Step(
         f"{BUG.ticket}: an AvailableNow backfill stopped mid-run, partitions added, a restart",
         happens=f"a topic of its own, {topic}, gets {BACKLOG} messages in one partition; the app "

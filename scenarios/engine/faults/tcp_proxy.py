@@ -51,14 +51,14 @@ class TcpProxy:
         self._lock = threading.Lock()
         self.cuts = 0
 
-    def __enter__(self) -> "TcpProxy":
+    def __enter__(self) -> TcpProxy:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
 
-    def start(self) -> "TcpProxy":
+    def start(self) -> TcpProxy:
         if self._listener is None:
             listener = socket.socket()
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -49,8 +49,8 @@ from scenarios.engine.stage.output import OutputPart
 from scenarios.engine.stage.store import StorePart
 from scenarios.engine.stage.time_spent import TimeSpent
 from scenarios.report.narration import Narrator, Step
-from spark_app.runtime.session import sweep_dead_sessions
 from scenarios.report.timeline import Timeline
+from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart",
            "TopicRecord"]

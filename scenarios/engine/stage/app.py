@@ -24,8 +24,8 @@ from scenarios.engine.apps import Folders, SparkLauncher
 from scenarios.engine.observers.sampler import committed_offset, planned_offset
 from scenarios.engine.processes import ManagedProcess, wait_while_alive
 from scenarios.errors import ProcessError, StepFailed
-from spark_app.lines.batch_line import lag_in_output
 from spark_app.errors import DataLossError, error_in_text
+from spark_app.lines.batch_line import lag_in_output
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET, replay_bug_in
 from spark_app.settings import SPARK_LOG_FILE_NAME
 

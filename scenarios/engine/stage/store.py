@@ -24,7 +24,6 @@ import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
-
 from urllib.parse import urlsplit, urlunsplit
 
 from checkpoint_stores import checkpoint_location

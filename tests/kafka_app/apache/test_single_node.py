@@ -21,8 +21,15 @@ from kafka.admin import NewTopic
 from kafka_app.apache.cluster import ApacheKafka
 from kafka_app.apache.storage import CLUSTER_ID_FILE
 from kafka_app.broker.settings import BrokerSettings
-from tests.kafka_app.apache.helpers import (cli_process, free_port, kafka_jvms, stdout_lines,
-                                           stop_with, wait_for_line, wait_gone)
+from tests.kafka_app.apache.helpers import (
+    cli_process,
+    free_port,
+    kafka_jvms,
+    stdout_lines,
+    stop_with,
+    wait_for_line,
+    wait_gone,
+)
 from tests.kafka_app.broker.broker_helpers import quick_broker_settings
 
 

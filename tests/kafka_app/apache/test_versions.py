@@ -6,8 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_app.apache.versions import (FETCH, LIST_OFFSETS, METADATA, _highest_by_class, ask_api_versions,
-                                       jar_version, metadata_version_names, spoken, unknown_level_refusal)
+from kafka_app.apache.versions import (
+    FETCH,
+    LIST_OFFSETS,
+    METADATA,
+    _highest_by_class,
+    ask_api_versions,
+    jar_version,
+    metadata_version_names,
+    spoken,
+    unknown_level_refusal,
+)
 from kafka_app.broker import EmbeddedBroker
 
 

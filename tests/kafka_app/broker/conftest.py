@@ -19,7 +19,12 @@ import pytest
 from kafka.admin import NewTopic
 
 from tests.kafka_app.broker.both_brokers import APACHE_NODE_ID, RunningBroker, own_broker
-from tests.kafka_app.broker.broker_helpers import admin, quick_broker_settings, topic_names, wait_until
+from tests.kafka_app.broker.broker_helpers import (
+    admin,
+    quick_broker_settings,
+    topic_names,
+    wait_until,
+)
 
 
 @pytest.fixture(scope="session")

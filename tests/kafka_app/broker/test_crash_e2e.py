@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError
-from kafka.structs import OffsetAndMetadata
-
 from kafka.protocol.producer.produce import ProduceRequest
 from kafka.record.default_records import DefaultRecordBatchBuilder
+from kafka.structs import OffsetAndMetadata
 
 from tests.kafka_app.broker.broker_helpers import create_topic, listening, raw_call, wait_until
 

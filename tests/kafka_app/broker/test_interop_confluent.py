@@ -9,7 +9,12 @@ from collections.abc import Callable
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
-from tests.kafka_app.broker.broker_helpers import committed_offset, create_topic, delete_records_before, wait_until
+from tests.kafka_app.broker.broker_helpers import (
+    committed_offset,
+    create_topic,
+    delete_records_before,
+    wait_until,
+)
 
 _DEADLINE_SEC = 20
 

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios.catalog.backlog import (BACKLOG, CAP_SHARE, FAST_BACKLOG, MIN_WAITING, SCENARIO,
-                                       Way, capped_parts_unavailable)
+from scenarios.catalog.backlog import (
+    BACKLOG,
+    CAP_SHARE,
+    FAST_BACKLOG,
+    MIN_WAITING,
+    SCENARIO,
+    Way,
+    capped_parts_unavailable,
+)
 from scenarios.engine.registry import find_scenarios
 
 

@@ -16,8 +16,8 @@ import pytest
 
 from scenarios.catalog.chaos import SCENARIO, _moments, _predicted_duplicates
 from scenarios.checker.kill_landing import KillLanding, batch_values
-from scenarios.engine.faults.kills import KILL_MOMENTS, landing_of
 from scenarios.cli import _with_options, main_parser
+from scenarios.engine.faults.kills import KILL_MOMENTS, landing_of
 from scenarios.engine.settings import PROJECT_ROOT
 from spark_app.offsets import TopicPartition
 from tests.scenarios.more_helpers import idle_stage, write_batch, write_output

@@ -8,10 +8,20 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog.checkpoint_growth import soak_for
-from scenarios.checker.folder_bounds import (MARGIN, batch_rate, caught_up_after,
-                                             hdfs_state_bound, log_bound, log_problems,
-                                             plateau_problem, ratio_problem, rocksdb_state_bound,
-                                             state_problems, steady, unchanged_problem)
+from scenarios.checker.folder_bounds import (
+    MARGIN,
+    batch_rate,
+    caught_up_after,
+    hdfs_state_bound,
+    log_bound,
+    log_problems,
+    plateau_problem,
+    ratio_problem,
+    rocksdb_state_bound,
+    state_problems,
+    steady,
+    unchanged_problem,
+)
 from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.checkpoint_size import CheckpointSampler, listing, measure
 from scenarios.report.timeline import Timeline

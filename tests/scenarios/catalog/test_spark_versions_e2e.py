@@ -54,7 +54,7 @@ def test_two_exhibits_hold_each_lines_outcome_in_a_matrix_of_two_versions(tmp_pa
     matrix = json.loads((report / "matrix.json").read_text())
     assert matrix["versions"] == versions
     rows = {row["check"]: row for row in matrix["rows"]}
-    assert rows["verdict"]["cells"] == {v: "PASSED" for v in versions}
+    assert rows["verdict"]["cells"] == dict.fromkeys(versions, "PASSED")
     suites = [s.get("name") for s in ET.parse(report / "junit.xml").getroot().iter("testsuite")]
     assert suites == [f"scenarios on PySpark {v}" for v in versions]
     for version in versions:

@@ -27,7 +27,6 @@ from scenarios.engine.stacks import OFFLINE, REAL, STACKS, Stack
 from tests.stopped_gently import run_stoppable
 
 
-
 @pytest.mark.e2e
 def test_short_retention_holds_alike_on_the_default_and_the_offline_stack(tmp_path: Path) -> None:
     _holds_alike_on([REAL, OFFLINE], ["short-retention"], tmp_path)

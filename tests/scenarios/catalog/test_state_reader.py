@@ -3,8 +3,12 @@ reads, inspect's JSON found in a noisy output (no Spark)."""
 
 from __future__ import annotations
 
-from scenarios.catalog.state_reader import (counts_by_batch, feed_mismatches,
-                                            output_mismatches, pick_batch)
+from scenarios.catalog.state_reader import (
+    counts_by_batch,
+    feed_mismatches,
+    output_mismatches,
+    pick_batch,
+)
 from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.offsets import TopicPartition
 

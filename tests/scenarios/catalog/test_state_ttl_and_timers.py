@@ -8,21 +8,44 @@ from datetime import datetime
 import pytest
 
 from scenarios.catalog.state_ttl_and_timers import TWS_TTL, refused_class, times_for
-from scenarios.checker.state_events import (batch_reaching, event_precedes, events_at,
-                                            first_batch_at_or_after, timers_due)
+from scenarios.checker.state_events import (
+    batch_reaching,
+    event_precedes,
+    events_at,
+    first_batch_at_or_after,
+    timers_due,
+)
 from scenarios.checker.verify import verify
 from spark_app.checkpoint.reader import BatchOffsets
-from spark_app.checkpoint.state_data_source import (StateReport, StoreLayout, TtlChange,
-                                               operator_properties, variables_of)
+from spark_app.checkpoint.state_data_source import (
+    StateReport,
+    StoreLayout,
+    TtlChange,
+    operator_properties,
+    variables_of,
+)
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS, find_schema_refusal
 from spark_app.cli import main_parser, settings_from_args
-from spark_app.query.counter_tws import time_mode
+from spark_app.lines.output_line import (
+    EventLine,
+    OutputRow,
+    format_event_line,
+    format_lines,
+    parse_line,
+)
+from spark_app.lines.state_events import (
+    IDLE_TIMER,
+    TTL_EXPIRED,
+    Event,
+    describe,
+    details_in,
+    event_frame,
+    events_in,
+)
 from spark_app.offsets import TopicPartition
-from spark_app.lines.output_line import EventLine, OutputRow, format_event_line, format_lines, parse_line
+from spark_app.query.counter_tws import time_mode
 from spark_app.runtime.state_store import ENCODING_CONF, state_store_conf, tws_only_refusal
 from spark_app.settings import SparkAppSettings
-from spark_app.lines.state_events import (IDLE_TIMER, TTL_EXPIRED, Event, describe, event_frame,
-                                    events_in, details_in)
 
 NOW = datetime(2026, 11, 24, 18, 40, 2, 123000)
 

@@ -16,12 +16,19 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from kafka_app.logs import setup_logging
 from kafka_app.message_line import PRODUCER_LOGGER, ProducerLine, format_message, parse_log_line
 from kafka_app.topic_offsets import OffsetWindow
-from scenarios.engine.apps import KafkaSide, free_port
-from scenarios.cli import run_cli
-from scenarios.checker.sent_record import (SentRecord, SentRecordUnreadable, read_producer_log, read_topic,
-                                   sent_from_log_lines, sent_from_values, union)
-from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.checker.sent_record import (
+    SentRecord,
+    SentRecordUnreadable,
+    read_producer_log,
+    read_topic,
+    sent_from_log_lines,
+    sent_from_values,
+    union,
+)
 from scenarios.checker.verify import ValueRange
+from scenarios.cli import run_cli
+from scenarios.engine.apps import KafkaSide, free_port
+from scenarios.engine.settings import PROJECT_ROOT
 from tests.scenarios.more_helpers import idle_stage, write_output
 
 WINDOW = OffsetWindow(earliest=89, latest=109, per_partition=((89, 109),))

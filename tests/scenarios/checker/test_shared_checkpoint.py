@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.checker.shared_checkpoint import (batch_holding, collided_on, common_prefix,
-                                                 counted_values, overlap)
+from scenarios.checker.shared_checkpoint import (
+    batch_holding,
+    collided_on,
+    common_prefix,
+    counted_values,
+    overlap,
+)
 from tests.scenarios.more_helpers import write_output
 
 # Spark 4.2.0's trace in the stopped app's spark.log (checkpoint-moved-and-shared), shortened.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import run_cli
 from scenarios.checker.verify import ValueRange, ranges_of, verify, verify_file
+from scenarios.cli import run_cli
 
 STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import run_cli
 from scenarios.checker.expectations import exactly_once
 from scenarios.checker.sent_record import SentRecord
 from scenarios.checker.verify import ValueRange, verify, verify_sent
+from scenarios.cli import run_cli
 
 STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
 PRODUCER = "[INFO] [2026-11-23 02:31:33,163] [kafka_app.producer]: "

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.run import leftovers as leftovers_module
 from scenarios.demo.session import DEMO_MARK_VARIABLE
+from scenarios.run import leftovers as leftovers_module
 from tests.tmux_screen import TmuxScreen
 
 pytestmark = pytest.mark.e2e
@@ -178,7 +178,7 @@ def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Pat
     assert not leftovers
 
 
-def _read_lines(stream, lines: "queue.Queue[str]") -> None:  # type: ignore[no-untyped-def]
+def _read_lines(stream, lines: queue.Queue[str]) -> None:  # type: ignore[no-untyped-def]
     for line in stream:
         lines.put(line.rstrip("\n"))
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import textwrap
 import time
-import sys
 from pathlib import Path
 
 import pytest
 
-from scenarios.errors import ProcessError, WaitTimeout
 from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.waiting import wait_until
+from scenarios.errors import ProcessError, WaitTimeout
 
 # A parent that starts a long-lived child (as the PySpark driver starts its JVM) and prints its pid.
 PARENT_WITH_CHILD = """
@@ -141,10 +141,10 @@ def test_start_failure_is_a_process_error(tmp_path: Path) -> None:
 def test_cleanup_holds_back_a_second_signal(tmp_path: Path) -> None:
     import signal
 
-    from scenarios.engine.processes import _signals_held
-
     # A second thread, as kafka-python and Spark start: the kernel may hand it the signal.
     import threading
+
+    from scenarios.engine.processes import _signals_held
 
     done = threading.Event()
     bystander = threading.Thread(target=done.wait, daemon=True)

@@ -13,12 +13,20 @@ import pytest
 
 from scenarios.checker.expectations import check
 from scenarios.cli import main_parser
-from scenarios.run.matrix import run_stack_matrix
 from scenarios.engine.registry import Scenario
 from scenarios.engine.settings import RunSettings
-from scenarios.engine.stacks import DEFAULT, OFFLINE, REAL, STACKS, chosen_stack, parse_stack, stack_of
+from scenarios.engine.stacks import (
+    DEFAULT,
+    OFFLINE,
+    REAL,
+    STACKS,
+    chosen_stack,
+    parse_stack,
+    stack_of,
+)
 from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
+from scenarios.run.matrix import run_stack_matrix
 
 
 def test_the_four_stacks_and_their_spelling() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.report.narration import Narrator
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Narrator
 
 
 @pytest.mark.e2e

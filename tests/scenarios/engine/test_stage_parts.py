@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 import io
 import sys
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest

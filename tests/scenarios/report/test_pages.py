@@ -11,15 +11,15 @@ import json
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.run.matrix import Matrix
 from scenarios.engine.registry import Scenario
-from scenarios.run.runner import run_scenarios
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.pages import Column, render_index, render_matrix, write_index
 from scenarios.report.timeline import Timeline
 from scenarios.report.verdicts import ScenarioResult, write_reports
+from scenarios.run.matrix import Matrix
+from scenarios.run.runner import run_scenarios
 from tests.scenarios.report.html_tree import Element, parse
 
 TRACEBACK = 'Traceback (most recent call last):\n  File "stage.py", line 9\nWaitTimeout: value 9'

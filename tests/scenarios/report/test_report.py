@@ -9,12 +9,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from scenarios.checker.expectations import (check, count_resets_at, duplicated_exactly, exactly_once,
-                                    missing_exactly, outcome_of_runs, within)
-from scenarios.report.narration import Narrator, Step
-from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
-from scenarios.report.timeline import Timeline
+from scenarios.checker.expectations import (
+    check,
+    count_resets_at,
+    duplicated_exactly,
+    exactly_once,
+    missing_exactly,
+    outcome_of_runs,
+    within,
+)
 from scenarios.checker.verify import ValueRange, verify
+from scenarios.report.narration import Narrator, Step
+from scenarios.report.timeline import Timeline
+from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 
 STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
 

@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from scenarios.run import jar_prefetch
-from scenarios.run.jar_prefetch import prefetch_commands, prefetch_jars
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import OFFLINE, REAL, Stack
 from scenarios.errors import ScenarioError
+from scenarios.run import jar_prefetch
+from scenarios.run.jar_prefetch import prefetch_commands, prefetch_jars
 
 
 def test_each_stack_fetches_what_it_runs() -> None:

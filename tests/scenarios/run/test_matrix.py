@@ -13,18 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import run_cli
 from scenarios.checker.expectations import check
+from scenarios.cli import run_cli
 from scenarios.engine import spark_envs
-from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix, run_store_matrix
-from scenarios.run.runner import kafka_version_of
+from scenarios.engine.registry import Scenario
+from scenarios.engine.settings import RunSettings
+from scenarios.engine.spark_envs import (
+    SparkEnvError,
+    locked_spark_version,
+    pyarrow_requirement,
+    spark_python,
+)
 from scenarios.engine.stacks import OFFLINE
 from scenarios.report.narration import Narrator
-from scenarios.engine.registry import Scenario
 from scenarios.report.verdicts import ScenarioResult, verdict_lines
-from scenarios.engine.settings import RunSettings
-from scenarios.engine.spark_envs import (SparkEnvError, locked_spark_version, pyarrow_requirement,
-                                  spark_python)
+from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix, run_store_matrix
+from scenarios.run.runner import kafka_version_of
 
 
 def result(version: str, actual: str, held: bool = True, seconds: float = 60) -> ScenarioResult:

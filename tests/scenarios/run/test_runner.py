@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from scenarios.checker.expectations import check
-from scenarios.report.narration import Narrator
-from scenarios.engine.registry import Scenario, all_scenarios
-from scenarios.report.verdicts import exit_code
 from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
-from scenarios.run.runner import run_scenarios
-from scenarios.engine.stacks import OFFLINE
+from scenarios.engine.registry import Scenario, all_scenarios
 from scenarios.engine.settings import RunSettings, Timings
+from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.stage import Stage
+from scenarios.report.narration import Narrator
+from scenarios.report.verdicts import exit_code
+from scenarios.run.runner import run_scenarios
 from spark_app.errors import CheckpointError
 
 

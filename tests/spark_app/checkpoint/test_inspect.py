@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from spark_app.checkpoint.inspect import inspect_checkpoint, render_text
-from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
 from tests.spark_app.checkpoint.test_reader import make_checkpoint
+from tests.spark_app.kafka_helpers import create_topic, delete_records, send_counter
 
 
 def test_aged_out_offsets_predict_a_failing_restart(embedded_broker, tmp_path: Path) -> None:

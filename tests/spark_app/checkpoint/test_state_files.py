@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from spark_app.checkpoint.lz4_block import MAGIC, decompress, decompress_block
-from spark_app.checkpoint.state_files import (changelog_head, classify, list_state_files,
-                                              per_version, read_lineage, snapshot_versions,
-                                              unique_ids_by_version)
+from spark_app.checkpoint.state_files import (
+    changelog_head,
+    classify,
+    list_state_files,
+    per_version,
+    read_lineage,
+    snapshot_versions,
+    unique_ids_by_version,
+)
 from spark_app.errors import CheckpointError
 
 DATA = Path(__file__).parent.parent / "data"

@@ -42,7 +42,7 @@ def test_format_2_is_read_from_the_commit_log_and_picks_the_committed_attempt(tm
     root = make_checkpoint(tmp_path, [10, 20], committed=1)
     pin(root, 1, "rocksdb")
     (root / "commits" / "0").write_text(
-        'v2\n{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["%s"]]}}' % ID_B)
+        'v2\n{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["' + ID_B + '"]]}}')
     store = root / "state" / "0" / "0"
     (store / "1.delta").unlink()
     touch(store, f"1_{ID_A}.zip", f"1_{ID_B}.zip")  # a retried attempt left two files

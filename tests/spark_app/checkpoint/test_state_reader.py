@@ -14,8 +14,13 @@ from typing import Any
 
 import pytest
 
-from spark_app.checkpoint.state_data_source import (BatchChange, StateReport, _ask_spark, reader_settings,
-                                              store_layout)
+from spark_app.checkpoint.state_data_source import (
+    BatchChange,
+    StateReport,
+    _ask_spark,
+    reader_settings,
+    store_layout,
+)
 from spark_app.runtime.state_store import CHANGELOG_CONF, FORMAT_CONF, state_store_conf
 from spark_app.settings import SparkAppSettings
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spark_app.checkpoint.state_schema import find_schema_refusal
 from spark_app.errors import CheckpointError, StateSchemaChangedError, unwrap
 from spark_app.settings import SparkAppSettings
-from spark_app.checkpoint.state_schema import find_schema_refusal
 
 REFUSED = (Path(__file__).parents[1] / "data" / "state_schema_refused.txt").read_text()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from spark_app.runtime.atomic_file import create_once, replace_durably, write_atomically
 
+
 def test_a_living_writers_temporary_file_is_left_alone(tmp_path: Path) -> None:
     target = tmp_path / "journal"
     # Another writer of this process (a thread), or a racing create_once, between its write and

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from spark_app.runtime.checkpoint_latency import CheckpointLatencyError, LatencySpec, SlowCheckpointClasses
+from spark_app.runtime.checkpoint_latency import (
+    CheckpointLatencyError,
+    LatencySpec,
+    SlowCheckpointClasses,
+)
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter

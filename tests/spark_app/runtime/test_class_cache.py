@@ -13,9 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from spark_app.runtime.class_cache import (
+    LEGACY_DAYS,
+    ArchiveWriter,
+    ClassCache,
+    archive_news,
+    kill_writers,
+    saved_line,
+    writing_line,
+)
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
-from spark_app.runtime.class_cache import (LEGACY_DAYS, ArchiveWriter, ClassCache, archive_news,
-                                           kill_writers, saved_line, writing_line)
 
 JAVA = shutil.which("java")
 pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")

@@ -12,12 +12,20 @@ from pathlib import Path
 import pytest
 
 from spark_app.errors import StateStoreOptionError
-from spark_app.runtime.state_store import (CHANGELOG_CONF, FORMAT_CONF, PROVIDER_CLASSES,
-                                           PROVIDER_CONF, as_pinned, check_state_store,
-                                           format_downgrade_refusal, pinned_format_note,
-                                           pinned_store_note, state_store_conf,
-                                           state_store_refusal,
-                                           store_kind)
+from spark_app.runtime.state_store import (
+    CHANGELOG_CONF,
+    FORMAT_CONF,
+    PROVIDER_CLASSES,
+    PROVIDER_CONF,
+    as_pinned,
+    check_state_store,
+    format_downgrade_refusal,
+    pinned_format_note,
+    pinned_store_note,
+    state_store_conf,
+    state_store_refusal,
+    store_kind,
+)
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT
 

@@ -7,8 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kafka.errors import (IllegalGenerationError, KafkaConnectionError, KafkaTimeoutError,
-                          NodeNotReadyError, OffsetOutOfRangeError)
+from kafka.errors import (
+    IllegalGenerationError,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    NodeNotReadyError,
+    OffsetOutOfRangeError,
+)
 
 from spark_app.errors import GroupOffsetsError, KafkaUnreachableError
 from spark_app.offsets import TopicPartition

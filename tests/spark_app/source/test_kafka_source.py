@@ -13,10 +13,10 @@ import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 
 from spark_app.errors import CouldNotReadOffsetRangeError, KafkaUnreachableError
+from spark_app.offsets import TopicPartition
 from spark_app.source.kafka_client import TopicClient
 from spark_app.source.kafka_source import KafkaStreamReader
 from spark_app.source.options import SourceOptions
-from spark_app.offsets import TopicPartition
 from tests.spark_app.kafka_helpers import create_topic, rows_of, send_counter, set_retention
 
 TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)

@@ -6,9 +6,9 @@ import asyncio
 import time
 from pathlib import Path
 
-from kafka_app.broker.groups.offsets import CommittedOffsets
 from kafka_app.broker.errors import ErrorCode
 from kafka_app.broker.groups.coordinator import GroupCoordinator, JoinRequest, JoinResult
+from kafka_app.broker.groups.offsets import CommittedOffsets
 
 _DEADLINE_SEC = 5
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from confluent_kafka import Consumer, TopicPartition
 
 from kafka_app.broker import BrokerSettings
-from tests.kafka_app.broker.broker_helpers import create_topic, wait_until
 from tests.kafka_app.broker.both_brokers import own_broker
+from tests.kafka_app.broker.broker_helpers import create_topic, wait_until
 
 _DEADLINE_SEC = 20
 # Long enough that the second member's JoinGroup lands inside it on a loaded 2-core CI machine:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from confluent_kafka import (Consumer, KafkaError, KafkaException, Producer, TopicPartition)
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, OffsetSpec
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.errors import TransactionalIdAuthorizationFailedError

@@ -39,7 +39,7 @@ def _batch_count(records: bytes) -> int:
 def _three_batches_per_partition(bootstrap: str, topic: str) -> None:
     create_topic(bootstrap, topic, partitions=2)
     producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
-    for i in range(3):
+    for _ in range(3):
         for partition in (0, 1):
             producer.send(topic, value=b"x" * 100, partition=partition).get(10)  # one batch each
     producer.close(5)

@@ -14,13 +14,23 @@ import pytest
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions
 from kafka.admin import NewPartitions as KafkaPythonNewPartitions
-from kafka.errors import (InvalidPartitionsError, InvalidReplicationAssignmentError,
-                          UnknownTopicOrPartitionError)
+from kafka.errors import (
+    InvalidPartitionsError,
+    InvalidReplicationAssignmentError,
+    UnknownTopicOrPartitionError,
+)
 from kafka.protocol.admin.topics import CreatePartitionsRequest, DeleteTopicsRequest
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
-from tests.kafka_app.broker.broker_helpers import (admin, create_topic, own_node, partition_count,
-                                                  raw_call, topic_names, wait_until)
+from tests.kafka_app.broker.broker_helpers import (
+    admin,
+    create_topic,
+    own_node,
+    partition_count,
+    raw_call,
+    topic_names,
+    wait_until,
+)
 
 _DEADLINE_SEC = 20
 

@@ -9,8 +9,11 @@ import logging
 import pytest
 
 from kafka_app.broker.handlers.fetch_memory import FetchMemory
-from tests.kafka_app.broker.handlers.test_broker_fetch import (_batch_count, _fetch,
-                                                                _three_batches_per_partition)
+from tests.kafka_app.broker.handlers.test_broker_fetch import (
+    _batch_count,
+    _fetch,
+    _three_batches_per_partition,
+)
 
 
 def test_a_lease_holds_room_until_released() -> None:

@@ -11,14 +11,19 @@ import struct
 import time
 
 import pytest
-from confluent_kafka import (TIMESTAMP_CREATE_TIME, TIMESTAMP_LOG_APPEND_TIME, Consumer,
-                             KafkaError, Producer, TopicPartition)
-
+from confluent_kafka import (
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME,
+    Consumer,
+    KafkaError,
+    Producer,
+    TopicPartition,
+)
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from kafka_app.broker.storage.checksum import crc32c
-from kafka_app.broker.storage.record_batch import iter_batches
 from kafka_app.broker.storage.data_dir import Storage
+from kafka_app.broker.storage.record_batch import iter_batches
 from tests.kafka_app.broker.broker_helpers import create_topic, log_end, log_start, wait_until
 
 _DEADLINE_SEC = 20

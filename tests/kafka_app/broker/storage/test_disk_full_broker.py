@@ -24,12 +24,21 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_app.broker.broker_helpers import leads_every_partition, wait_until
-from tests.kafka_app.broker.disk_full_helpers import (BROKER_KINDS, KAFKA_STORAGE_ERROR,
-                                                      BrokerLauncher, SmallDisk, alter_config,
-                                                      commit_offset, committed_offset,
-                                                      consume_from, create_topic_code,
-                                                      delete_records, describe_config,
-                                                      fetch_error, produce)
+from tests.kafka_app.broker.disk_full_helpers import (
+    BROKER_KINDS,
+    KAFKA_STORAGE_ERROR,
+    BrokerLauncher,
+    SmallDisk,
+    alter_config,
+    commit_offset,
+    committed_offset,
+    consume_from,
+    create_topic_code,
+    delete_records,
+    describe_config,
+    fetch_error,
+    produce,
+)
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from kafka_app.broker.errors import KafkaStorageError, StorageCorrupt
-from kafka_app.broker.storage import data_dir, log as log_module, segment as segment_module
+from kafka_app.broker.storage import data_dir
+from kafka_app.broker.storage import log as log_module
+from kafka_app.broker.storage import segment as segment_module
 from kafka_app.broker.storage.data_dir import CLEAN_SHUTDOWN_FILE, Storage
 from kafka_app.broker.storage.record_batch import iter_batches, set_base_offset
 from kafka_app.broker.storage.segment import segment_file_name

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from kafka_app.broker.storage.clock import ManualClock
 from kafka_app.broker.errors import CorruptRecord, OffsetOutOfRange, RecordTooLarge, StorageCorrupt
-from kafka_app.broker.storage.log import LOG_START_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, PartitionLog
+from kafka_app.broker.storage.clock import ManualClock
+from kafka_app.broker.storage.log import (
+    LOG_START_CHECKPOINT,
+    RECOVERY_POINT_CHECKPOINT,
+    PartitionLog,
+)
 from kafka_app.broker.storage.topic_config import TopicConfig
 from tests.kafka_app.broker.storage_helpers import batch, batch_of, decode
 

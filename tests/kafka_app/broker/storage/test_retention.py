@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from kafka_app.broker.storage.clock import ManualClock
 from kafka_app.broker.errors import OffsetOutOfRange
-from kafka_app.broker.storage.retention import SegmentSummary, expired_by_size, expired_by_time
+from kafka_app.broker.storage.clock import ManualClock
 from kafka_app.broker.storage.data_dir import Storage
+from kafka_app.broker.storage.retention import SegmentSummary, expired_by_size, expired_by_time
 from tests.kafka_app.broker.storage_helpers import batch_of
 
 BATCH = len(batch_of(4))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_app.broker.storage.checksum import crc32c
 from kafka_app.broker.errors import CorruptRecord
+from kafka_app.broker.storage.checksum import crc32c
 from kafka_app.broker.storage.record_batch import iter_batches, parse_header, set_base_offset
 from kafka_app.broker.storage.segment import Segment, segment_file_name
 from tests.kafka_app.broker.storage_helpers import batch, batch_of, decode

@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from kafka_app.broker.errors import (InvalidConfig, InvalidPartitions, InvalidTopic,
-                                     TopicAlreadyExists, UnknownTopicOrPartition)
+from kafka_app.broker.errors import (
+    InvalidConfig,
+    InvalidPartitions,
+    InvalidTopic,
+    TopicAlreadyExists,
+    UnknownTopicOrPartition,
+)
 from kafka_app.broker.storage.data_dir import TOPICS_FILE, Storage, validate_topic_name
 from tests.kafka_app.broker.storage_helpers import batch_of, decode
 

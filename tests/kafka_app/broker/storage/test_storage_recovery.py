@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
+from kafka_app.broker.errors import (
+    InvalidPartitions,
+    InvalidProducerEpoch,
+    InvalidRecord,
+    OutOfOrderSequence,
+    StorageCorrupt,
+)
 from kafka_app.broker.storage.checksum import crc32c
-from kafka_app.broker.errors import (InvalidPartitions, InvalidProducerEpoch, InvalidRecord,
-                                     OutOfOrderSequence, StorageCorrupt)
 from kafka_app.broker.storage.data_dir import CLEAN_SHUTDOWN_FILE, MAX_PARTITIONS, Storage
 from tests.kafka_app.broker.storage_helpers import batch_of, decode
 

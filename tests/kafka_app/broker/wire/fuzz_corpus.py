@@ -26,7 +26,6 @@ from typing import Any
 
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import KafkaAdminClient, NewTopic
-
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.schemas.fields.array import ArrayField
 from kafka.protocol.schemas.fields.simple import SimpleField

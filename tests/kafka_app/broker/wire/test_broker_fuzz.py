@@ -32,7 +32,13 @@ import pytest
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
 from scenarios.engine.apps import free_port
 from tests.kafka_app.broker.broker_helpers import api_versions_answered, create_topic, recv_frame
-from tests.kafka_app.broker.wire.fuzz_corpus import Seed, build_corpus, client_session, mutate, recorded_corpus
+from tests.kafka_app.broker.wire.fuzz_corpus import (
+    Seed,
+    build_corpus,
+    client_session,
+    mutate,
+    recorded_corpus,
+)
 
 SEED = int(os.environ.get("BROKER_FUZZ_SEED", "13"))
 FAST_CASES = int(os.environ.get("BROKER_FUZZ_CASES", "3000"))

@@ -12,8 +12,8 @@ from kafka.protocol.consumer.fetch import FetchRequest
 from kafka.protocol.consumer.group import JoinGroupRequest
 from kafka.structs import OffsetAndMetadata
 
-from kafka_app.broker.groups.offsets import MAX_METADATA_CHARS
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
+from kafka_app.broker.groups.offsets import MAX_METADATA_CHARS
 from kafka_app.broker.handlers import fetch as fetch_handler
 from kafka_app.broker.handlers.create_topics import MAX_PARTITIONS_PER_REQUEST
 from tests.kafka_app.broker.broker_helpers import create_topic, raw_call

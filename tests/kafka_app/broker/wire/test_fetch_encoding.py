@@ -4,11 +4,11 @@ codec writes, for every version the broker serves and for the shapes the handler
 from __future__ import annotations
 
 import pytest
+from kafka.protocol.api_key import ApiKey
 from kafka.protocol.consumer.fetch import FetchResponse
 
 from kafka_app.broker.wire.fetch_encoding import encode_fetch_response
 from kafka_app.broker.wire.versions import API_VERSIONS
-from kafka.protocol.api_key import ApiKey
 from tests.kafka_app.broker.storage_helpers import batch
 
 _Topic = FetchResponse.FetchableTopicResponse

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.catalog.museum.spark_51972 import (checksum_value, checksums_judged, delta_pair,
-                                                  hadoop_crc, retry_judged, spark_checksums)
+from scenarios.catalog.museum.spark_51972 import (
+    checksum_value,
+    checksums_judged,
+    delta_pair,
+    hadoop_crc,
+    retry_judged,
+    spark_checksums,
+)
 from spark_app.lines.known_bug_table import ABSENT, FIXED, PRESENT
 
 

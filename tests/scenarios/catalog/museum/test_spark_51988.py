@@ -12,9 +12,17 @@ from pathlib import Path
 import crc32c
 import pytest
 
-from scenarios.catalog.museum.spark_51988 import (BUG, FLIP_AT, FLIP_MASK, count_judged, flipped,
-                                                  outcome_seen, snapshot_to_load,
-                                                  spark_checksum_matches, zip_contents)
+from scenarios.catalog.museum.spark_51988 import (
+    BUG,
+    FLIP_AT,
+    FLIP_MASK,
+    count_judged,
+    flipped,
+    outcome_seen,
+    snapshot_to_load,
+    spark_checksum_matches,
+    zip_contents,
+)
 from spark_app.lines.known_bug_table import RAN_ON, judge
 
 CHECKSUM_FAILED = "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED"

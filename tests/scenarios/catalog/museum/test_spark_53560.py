@@ -6,9 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios.catalog.museum.spark_53560 import (ADDED, BACKLOG, BUG, CAP, CRASH_AT, GROWN,
-                                                  MISMATCH_WORDS, added_messages,
-                                                  backlog_messages, drained, outcome_in)
+from scenarios.catalog.museum.spark_53560 import (
+    ADDED,
+    BACKLOG,
+    BUG,
+    CAP,
+    CRASH_AT,
+    GROWN,
+    MISMATCH_WORDS,
+    added_messages,
+    backlog_messages,
+    drained,
+    outcome_in,
+)
 from spark_app.lines.known_bug_table import FIXED, PRESENT, RAN_ON, judge
 from spark_app.offsets import TopicPartition
 

@@ -7,12 +7,18 @@ from __future__ import annotations
 import pytest
 
 from scenarios.catalog.known_bugs import chosen_exhibits
-from scenarios.catalog.museum.spark_55561 import (API_TIMEOUT_MS, BUG, EXHIBIT, NUM_RETRIES,
-                                                  RETRY_INTERVAL_MS, RETRY_OPTIONS,
-                                                  failed_attempts, retry_window_sec)
+from scenarios.catalog.museum.spark_55561 import (
+    API_TIMEOUT_MS,
+    BUG,
+    EXHIBIT,
+    NUM_RETRIES,
+    RETRY_INTERVAL_MS,
+    RETRY_OPTIONS,
+    failed_attempts,
+    retry_window_sec,
+)
 from spark_app.lines.known_bug_table import FIXED, PRESENT, RAN_ON, judge
-from spark_app.lines.read_lines import (READING_WORDS, parse_read_line, read_line,
-                                        reading_line)
+from spark_app.lines.read_lines import READING_WORDS, parse_read_line, read_line, reading_line
 from spark_app.lines.start_lines import NEW_CHECKPOINT_WORDS, new_checkpoint_line
 
 # spark.log as PySpark 4.2.0 wrote it in the exhibit (26 Nov 2026, shortened): the connector's

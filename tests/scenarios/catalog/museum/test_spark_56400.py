@@ -8,13 +8,22 @@ from datetime import datetime
 
 import pytest
 
-from scenarios.catalog.museum.spark_56400 import (ARMED, BUG, PHASES, TWS, Firing, armed_timers,
-                                                  firings, outcome_of, phase_outcome)
+from scenarios.catalog.museum.spark_56400 import (
+    ARMED,
+    BUG,
+    PHASES,
+    TWS,
+    Firing,
+    armed_timers,
+    firings,
+    outcome_of,
+    phase_outcome,
+)
 from scenarios.checker.state_events import events_in_lines
 from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.lines.known_bug_table import TIMER_NEVER_FIRED, TIMERS_FIRED, judge
-from spark_app.lines.output_line import format_event_line, format_lines, OutputRow
+from spark_app.lines.output_line import OutputRow, format_event_line, format_lines
 from spark_app.lines.state_events import IDLE_TIMER, Event, describe
 from spark_app.offsets import TopicPartition
 from spark_app.query.counter_tws import idle_delay_ms, time_mode
