@@ -99,12 +99,23 @@ class Target:
 
 
 TARGETS = (
-    Target("throughput with kafka-python >= 1.0x Kafka's (paired)",
-           tuple(f"{client}: {way} msg/s" for client in ("kafka-python-tuned", "kafka-python-defaults")
-                 for way in ("produce", "consume")), 1.0, at_least=True),
+    Target(
+        "throughput with kafka-python >= 1.0x Kafka's (paired)",
+        tuple(
+            f"{client}: {way} msg/s"
+            for client in ("kafka-python-tuned", "kafka-python-defaults")
+            for way in ("produce", "consume")
+        ),
+        1.0,
+        at_least=True,
+    ),
     Target("first record <= 1.2x Kafka's (median)", ("first record, median",), 1.2, at_least=False),
-    Target("start <= 1/5 of Kafka's (median)",
-           ("start, fresh folder, to ApiVersions", "restart, data on disk, to ApiVersions"), 0.2, at_least=False),
+    Target(
+        "start <= 1/5 of Kafka's (median)",
+        ("start, fresh folder, to ApiVersions", "restart, data on disk, to ApiVersions"),
+        0.2,
+        at_least=False,
+    ),
 )
 
 
@@ -116,7 +127,9 @@ def judge(figures: Sequence[Figure], targets: Sequence[Target] = TARGETS) -> lis
         ratios = {name: by_name[name].ratio for name in target.measures if name in by_name}
         if not ratios:
             continue
-        met = all(r >= target.limit if target.at_least else r <= target.limit for r in ratios.values())
+        met = all(
+            r >= target.limit if target.at_least else r <= target.limit for r in ratios.values()
+        )
         shown = ", ".join(f"{name} x{ratio:.2f}" for name, ratio in ratios.items())
         lines.append(f"target: {target.label}: {'met' if met else 'NOT met'} ({shown})")
     return lines
@@ -127,8 +140,10 @@ def table(figures: Sequence[Figure]) -> str:
     lines = ["| measure | embedded | Apache Kafka | embedded ÷ Apache |", "|---|---:|---:|---:|"]
     for f in figures:
         paired_note = " (paired)" if f.paired_ratio is not None else ""
-        lines.append(f"| {f.what} | {_value(f.embedded, f.unit)} | {_value(f.apache, f.unit)} | "
-                     f"x{f.ratio:.2f}{paired_note} |")
+        lines.append(
+            f"| {f.what} | {_value(f.embedded, f.unit)} | {_value(f.apache, f.unit)} | "
+            f"x{f.ratio:.2f}{paired_note} |"
+        )
     return "\n".join(lines)
 
 
@@ -144,8 +159,11 @@ def _value(value: float, unit: str) -> str:
 
 # --- measuring ------------------------------------------------------------------------------
 
+
 @contextmanager
-def broker(kafka: str, folder: Path, cpus: frozenset[int] = frozenset()) -> Iterator[tuple[Broker, float]]:
+def broker(
+    kafka: str, folder: Path, cpus: frozenset[int] = frozenset()
+) -> Iterator[tuple[Broker, float]]:
     """One broker on a free port with its data in `folder`; yield it and its seconds to answer."""
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
@@ -167,20 +185,28 @@ def throughput(brokers: Sequence[Broker], count: int, rounds: int) -> list[Figur
             measure(one, client, _WARM_UP_MESSAGES, CLIENTS)
     runs: dict[tuple[str, str], list[Result]] = {}
     for number in range(rounds):
-        for one in (brokers if number % 2 == 0 else list(reversed(brokers))):
+        for one in brokers if number % 2 == 0 else list(reversed(brokers)):
             for client in CLIENTS:
                 result = measure(one, client, count, CLIENTS)
                 runs.setdefault((one.name, client), []).append(result)
-                print(f"  round {number + 1}: {NAMES[one.name]} / {client}: produce {result.produced_per_sec:,.0f}/s, "
-                      f"consume {result.consumed_per_sec:,.0f}/s", flush=True)
+                print(
+                    f"  round {number + 1}: {NAMES[one.name]} / {client}: produce {result.produced_per_sec:,.0f}/s, "
+                    f"consume {result.consumed_per_sec:,.0f}/s",
+                    flush=True,
+                )
     figures = []
     for client in CLIENTS:
         ours, theirs = runs[("embedded", client)], runs[("apache", client)]
         for way, rate in (("produce", "produced_per_sec"), ("consume", "consumed_per_sec")):
-            figures.append(Figure(f"{client}: {way} msg/s", "msg/s",
-                                  statistics.median(getattr(r, rate) for r in ours),
-                                  statistics.median(getattr(r, rate) for r in theirs),
-                                  paired_ratio=paired(ours, theirs, rate)))
+            figures.append(
+                Figure(
+                    f"{client}: {way} msg/s",
+                    "msg/s",
+                    statistics.median(getattr(r, rate) for r in ours),
+                    statistics.median(getattr(r, rate) for r in theirs),
+                    paired_ratio=paired(ours, theirs, rate),
+                )
+            )
         # The broker's own share of the produce time: least over the rounds, as in kafka_throughput.py.
         cpu = [summarise(ours).produce_cpu, summarise(theirs).produce_cpu]
         if None not in cpu:
@@ -200,13 +226,22 @@ def first_records(brokers: Sequence[Broker], tries: int) -> list[Figure]:
         for one in brokers:
             times[one.name].append(first_record_ms(one.bootstrap, topics[one.name]))
     print(f"  first record, ms: {times}", flush=True)
-    return [Figure("first record, median", "ms", statistics.median(times["embedded"]), statistics.median(times["apache"])),
-            Figure("first record, best", "ms", min(times["embedded"]), min(times["apache"]))]
+    return [
+        Figure(
+            "first record, median",
+            "ms",
+            statistics.median(times["embedded"]),
+            statistics.median(times["apache"]),
+        ),
+        Figure("first record, best", "ms", min(times["embedded"]), min(times["apache"])),
+    ]
 
 
 def memory(brokers: Sequence[Broker], field: str) -> dict[str, float]:
     """`field` (VmRSS, VmHWM) of each broker's process tree, in MB."""
-    return {one.name: tree_memory_kb(one.pid, field) / 1024 for one in brokers if one.pid is not None}
+    return {
+        one.name: tree_memory_kb(one.pid, field) / 1024 for one in brokers if one.pid is not None
+    }
 
 
 def starts(work: Path, tries: int) -> Figure:
@@ -217,8 +252,12 @@ def starts(work: Path, tries: int) -> Figure:
             with broker(kafka, work / f"fresh-{kafka}-{number}") as (_one, took):
                 seconds[kafka].append(took)
     print(f"  start, fresh folder, s: {seconds}", flush=True)
-    return Figure("start, fresh folder, to ApiVersions", "s", statistics.median(seconds["embedded"]),
-                  statistics.median(seconds["apache"]))
+    return Figure(
+        "start, fresh folder, to ApiVersions",
+        "s",
+        statistics.median(seconds["embedded"]),
+        statistics.median(seconds["apache"]),
+    )
 
 
 def restarts(work: Path, messages: int, tries: int) -> list[Figure]:
@@ -236,11 +275,24 @@ def restarts(work: Path, messages: int, tries: int) -> list[Figure]:
             with broker(kafka, work / f"kept-{kafka}") as (one, took):
                 answer[kafka].append(took)
                 record[kafka].append(took + first_record_ms(one.bootstrap, topic) / 1000)
-    print(f"  restart with {messages:,} messages, s to answer: {answer}, to offset 0: {record}", flush=True)
-    return [Figure("restart, data on disk, to ApiVersions", "s", statistics.median(answer["embedded"]),
-                   statistics.median(answer["apache"])),
-            Figure("restart, data on disk, to record at offset 0", "s", statistics.median(record["embedded"]),
-                   statistics.median(record["apache"]))]
+    print(
+        f"  restart with {messages:,} messages, s to answer: {answer}, to offset 0: {record}",
+        flush=True,
+    )
+    return [
+        Figure(
+            "restart, data on disk, to ApiVersions",
+            "s",
+            statistics.median(answer["embedded"]),
+            statistics.median(answer["apache"]),
+        ),
+        Figure(
+            "restart, data on disk, to record at offset 0",
+            "s",
+            statistics.median(record["embedded"]),
+            statistics.median(record["apache"]),
+        ),
+    ]
 
 
 def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -249,14 +301,41 @@ def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="benchmarks/broker_compare.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=50_000, help="messages per throughput measurement (default 50000)")
-    parser.add_argument("--repeat", type=int, default=3, help="interleaved throughput rounds (default 3)")
-    parser.add_argument("--first-record-tries", type=int, default=7, metavar="N", help="fresh consumers per broker (default 7)")
+    parser = argparse.ArgumentParser(
+        prog="benchmarks/broker_compare.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        default=50_000,
+        help="messages per throughput measurement (default 50000)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="interleaved throughput rounds (default 3)"
+    )
+    parser.add_argument(
+        "--first-record-tries",
+        type=int,
+        default=7,
+        metavar="N",
+        help="fresh consumers per broker (default 7)",
+    )
     parser.add_argument("--starts", type=int, default=3, help="fresh starts per broker (default 3)")
-    parser.add_argument("--restarts", type=int, default=3, help="restarts on the filled folder per broker (default 3)")
-    parser.add_argument("--restart-messages", type=int, default=100_000, help="messages on disk for the restarts (default 100000)")
-    parser.add_argument("--no-pin", action="store_true", help="do not pin brokers and clients to separate CPUs")
+    parser.add_argument(
+        "--restarts",
+        type=int,
+        default=3,
+        help="restarts on the filled folder per broker (default 3)",
+    )
+    parser.add_argument(
+        "--restart-messages",
+        type=int,
+        default=100_000,
+        help="messages on disk for the restarts (default 100000)",
+    )
+    parser.add_argument(
+        "--no-pin", action="store_true", help="do not pin brokers and clients to separate CPUs"
+    )
     return parser
 
 
@@ -272,13 +351,20 @@ def run(args: argparse.Namespace, work: Path, loads: list[str]) -> tuple[list[Fi
         apache = next(one for one in brokers if one.name == "apache")
         assert apache.pid is not None  # this script started it
         wrapper = memory_kb(apache.pid, "VmRSS") / 1024
-        print(f"  RSS after start, MB: {idle}, of which Apache Kafka's Python wrapper {wrapper:.0f}", flush=True)
+        print(
+            f"  RSS after start, MB: {idle}, of which Apache Kafka's Python wrapper {wrapper:.0f}",
+            flush=True,
+        )
         with affinity(pinning.clients):
             figures += throughput(brokers, args.messages, args.repeat)
             loads.append(load_average())
             figures += first_records(brokers, args.first_record_tries)
         busy, peak = memory(brokers, "VmRSS"), memory(brokers, "VmHWM")
-        for what, sizes in (("RSS after start", idle), ("RSS after the work above", busy), ("RSS peak", peak)):
+        for what, sizes in (
+            ("RSS after start", idle),
+            ("RSS after the work above", busy),
+            ("RSS peak", peak),
+        ):
             figures.append(Figure(what, "MB", sizes["embedded"], sizes["apache"]))
     loads.append(load_average())
     figures.append(starts(work, args.starts))
@@ -295,9 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     loads = [load_average()]
     with tempfile.TemporaryDirectory(prefix="broker-compare-") as folder:
         figures, pinning = run(args, Path(folder), loads)
-    print(f"\n{began}; {args.messages:,} messages of 10 bytes, one partition, acks=all, {args.repeat} rounds; "
-          f"{os.cpu_count()} CPUs, throughput: {pinning.describe()}, starts: not pinned; "
-          f"load average {' -> '.join(loads)} (start, after the throughput rounds, before the starts, at the end)\n")
+    print(
+        f"\n{began}; {args.messages:,} messages of 10 bytes, one partition, acks=all, {args.repeat} rounds; "
+        f"{os.cpu_count()} CPUs, throughput: {pinning.describe()}, starts: not pinned; "
+        f"load average {' -> '.join(loads)} (start, after the throughput rounds, before the starts, at the end)\n"
+    )
     print(table(figures))
     print()
     print("\n".join(judge(figures)))

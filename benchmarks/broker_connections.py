@@ -42,8 +42,9 @@ _TOPIC = "crowd"
 @contextmanager
 def broker_process(port: int, max_connections: int) -> Iterator[None]:
     """The embedded broker on `port`, allowing `max_connections` connections at once."""
-    with shared_broker_process(port, "broker-connections-",
-                               ["--max-connections", str(max_connections)]):
+    with shared_broker_process(
+        port, "broker-connections-", ["--max-connections", str(max_connections)]
+    ):
         yield
 
 
@@ -93,8 +94,10 @@ def summary(values: Sequence[float]) -> str:
 
 
 def open_idle(port: int, count: int, stack: ExitStack) -> list[socket.socket]:
-    return [stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
-            for _ in range(count)]
+    return [
+        stack.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+        for _ in range(count)
+    ]
 
 
 def still_open(sockets: Sequence[socket.socket]) -> int:
@@ -132,8 +135,10 @@ def run(args: argparse.Namespace) -> None:
     with broker_process(port, args.max_connections):
         produce_once, close_producer = produce_timer(f"127.0.0.1:{port}")
         try:
-            alone = (sample(lambda: api_versions_ms(port), args.samples),
-                     sample(produce_once, args.samples))
+            alone = (
+                sample(lambda: api_versions_ms(port), args.samples),
+                sample(produce_once, args.samples),
+            )
             stop = threading.Event()
             slow = threading.Thread(target=dribble, args=(port, stop), daemon=True)
             with ExitStack() as stack:
@@ -143,16 +148,20 @@ def run(args: argparse.Namespace) -> None:
                 opened_sec = time.perf_counter() - started
                 # The broker is still accepting (and, past the limit, closing) the crowd.
                 first_ms = api_versions_ms(port)
-                crowded = (sample(lambda: api_versions_ms(port), args.samples),
-                           sample(produce_once, args.samples))
+                crowded = (
+                    sample(lambda: api_versions_ms(port), args.samples),
+                    sample(produce_once, args.samples),
+                )
                 held = still_open(idle)
                 stop.set()
             slow.join(5)
         finally:
             close_producer()
-    print(f"{args.idle} idle connections opened in {opened_sec:.2f} s; the broker still held "
-          f"{held} of them (--max-connections {args.max_connections}); load average "
-          f"{load_average()}; the first ApiVersions after them took {first_ms:.1f} ms\n")
+    print(
+        f"{args.idle} idle connections opened in {opened_sec:.2f} s; the broker still held "
+        f"{held} of them (--max-connections {args.max_connections}); load average "
+        f"{load_average()}; the first ApiVersions after them took {first_ms:.1f} ms\n"
+    )
     print("| normal client | alone: median | p99 | max | with the crowd: median | p99 | max |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     print(f"| ApiVersions, fresh connection (ms) | {summary(alone[0])} | {summary(crowded[0])} |")
@@ -161,11 +170,21 @@ def run(args: argparse.Namespace) -> None:
 
 def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--idle", type=int, default=2000, help="idle connections (default %(default)s)")
-    parser.add_argument("--samples", type=int, default=200,
-                        help="timed requests per measurement (default %(default)s)")
-    parser.add_argument("--max-connections", type=int, default=1000,
-                        help="the broker's --max-connections (default %(default)s)")
+    parser.add_argument(
+        "--idle", type=int, default=2000, help="idle connections (default %(default)s)"
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=200,
+        help="timed requests per measurement (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        help="the broker's --max-connections (default %(default)s)",
+    )
     return parser
 
 

@@ -41,16 +41,35 @@ _STOP_TIMEOUT_SEC = 45.0
 KAFKAS = ("embedded", "apache")
 
 
-def broker_command(port: int, data_dir: Path, log_dir: Path, kafka: str = "embedded",
-                   extra_args: Sequence[str] = ()) -> list[str]:
+def broker_command(
+    port: int,
+    data_dir: Path,
+    log_dir: Path,
+    kafka: str = "embedded",
+    extra_args: Sequence[str] = (),
+) -> list[str]:
     """`python -m kafka_app broker` for `kafka` (embedded or apache), listening on 127.0.0.1:port."""
-    return [sys.executable, "-m", "kafka_app", "broker", "--kafka", kafka, "--port", str(port),
-            "--data-dir", str(data_dir), "--log-dir", str(log_dir), *extra_args]
+    return [
+        sys.executable,
+        "-m",
+        "kafka_app",
+        "broker",
+        "--kafka",
+        kafka,
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        "--log-dir",
+        str(log_dir),
+        *extra_args,
+    ]
 
 
 @contextmanager
-def topic_broker(work: Path, topic: str = "Experience", kafka: str = "embedded",
-                 output: Path | None = None) -> Iterator[str]:
+def topic_broker(
+    work: Path, topic: str = "Experience", kafka: str = "embedded", output: Path | None = None
+) -> Iterator[str]:
     """`kafka` (the embedded broker unless told) with `topic` made, one partition, data and log
     in `work`, until the block ends; yields its bootstrap address. The Spark benchmarks' apps
     read it; named, not left to `kafka_app broker`'s default, which is Apache Kafka."""
@@ -66,19 +85,26 @@ def topic_broker(work: Path, topic: str = "Experience", kafka: str = "embedded",
 
 
 @contextmanager
-def broker_process(port: int, prefix: str,
-                   extra_args: Sequence[str] = ()) -> Iterator[subprocess.Popen[bytes]]:
+def broker_process(
+    port: int, prefix: str, extra_args: Sequence[str] = ()
+) -> Iterator[subprocess.Popen[bytes]]:
     """The embedded broker on `port`, data and log in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix=prefix) as folder:
-        command = broker_command(port, Path(folder, "data"), Path(folder, "log"), extra_args=extra_args)
+        command = broker_command(
+            port, Path(folder, "data"), Path(folder, "log"), extra_args=extra_args
+        )
         with started(command, port) as (process, _seconds):
             yield process
 
 
 @contextmanager
-def started(command: Sequence[str], port: int, output: Path | None = None,
-            timeout: float = APACHE_READY_TIMEOUT_SEC,
-            cpus: frozenset[int] = frozenset()) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
+def started(
+    command: Sequence[str],
+    port: int,
+    output: Path | None = None,
+    timeout: float = APACHE_READY_TIMEOUT_SEC,
+    cpus: frozenset[int] = frozenset(),
+) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
     """Run `command` (on `cpus`, if given, with whatever it starts) until the block ends; yield
     it with the seconds it took to answer ApiVersions.
 
@@ -86,8 +112,14 @@ def started(command: Sequence[str], port: int, output: Path | None = None,
     pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     with open(output or os.devnull, "wb") as out:
         began = time.perf_counter()
-        process = subprocess.Popen(list(command), cwd=_REPO, stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, preexec_fn=pin)
+        process = subprocess.Popen(
+            list(command),
+            cwd=_REPO,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=pin,
+        )
         try:
             wait_for_answer(port, process, timeout)
             yield process, time.perf_counter() - began
@@ -120,6 +152,7 @@ def wait_for_answer(port: int, process: subprocess.Popen[bytes], timeout: float)
 
 # --- memory (Linux /proc; psutil is not a dependency of the project) ----------------------------
 
+
 def memory_kb(pid: int, field: str) -> int:
     """A field of /proc/PID/status in kB: VmRSS (now) or VmHWM (peak since the last reset)."""
     return status_field(Path(f"/proc/{pid}/status").read_text(), field)
@@ -137,7 +170,9 @@ def descendants(pid: int, parents: Mapping[int, int]) -> list[int]:
     """`pid` and every process below it, given each process's parent (child -> parent)."""
     found, frontier = [pid], [pid]
     while frontier:
-        frontier = [child for child, parent in parents.items() if parent in frontier and child not in found]
+        frontier = [
+            child for child, parent in parents.items() if parent in frontier and child not in found
+        ]
         found += frontier
     return found
 

@@ -66,29 +66,41 @@ class ArchiveNote:
     def state(self) -> str:
         if self.before_first_start:
             return "in place from the first start on"
-        return ("written after the run's first start, which ran without it (as a fresh "
-                "machine's does); every later start and every restart had it")
+        return (
+            "written after the run's first start, which ran without it (as a fresh "
+            "machine's does); every later start and every restart had it"
+        )
 
     def footer(self) -> str:
         return f"Spark's class archive: {self.state()}"
 
 
-def wait_for_archive(timeout_sec: float = 300.0,
-                     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> None:
+def wait_for_archive(
+    timeout_sec: float = 300.0,
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr),
+) -> None:
     """Return once the archive is in place: at once if it is, else after the running app's
     writer, or `python -m spark_app class-archive` resuming it, has written it. Raises
     TimeoutError after `timeout_sec` (no app listed its classes, or the writing failed)."""
     if archive_in_place():
         return
-    say("waiting for Spark's class archive, written once per machine (about 45 s of CPU), so "
-        "that restarts are timed as a user's are")
+    say(
+        "waiting for Spark's class archive, written once per machine (about 45 s of CPU), so "
+        "that restarts are timed as a user's are"
+    )
     try:
-        wait_until(_written, timeout=timeout_sec, what="Spark's class archive", poll=_POLL_SEC,
-                   progress=lambda what, waited: say(f"still waiting for {what}: {waited:.0f} s"),
-                   progress_every=_SAY_EVERY_SEC)
+        wait_until(
+            _written,
+            timeout=timeout_sec,
+            what="Spark's class archive",
+            poll=_POLL_SEC,
+            progress=lambda what, waited: say(f"still waiting for {what}: {waited:.0f} s"),
+            progress_every=_SAY_EVERY_SEC,
+        )
     except WaitTimeout as timeout:
-        raise TimeoutError(f"{timeout}: run `uv run python -m spark_app class-archive` to see "
-                           f"why") from None
+        raise TimeoutError(
+            f"{timeout}: run `uv run python -m spark_app class-archive` to see why"
+        ) from None
 
 
 def _written() -> bool:
@@ -99,9 +111,15 @@ def _written() -> bool:
         return True
     if cache.someone_writing():  # the app's own writer, started after its first batch
         return False
-    code = subprocess.run([sys.executable, "-m", "spark_app", "class-archive"], cwd=REPO,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    code = subprocess.run(
+        [sys.executable, "-m", "spark_app", "class-archive"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ).returncode
     if code not in (ARCHIVE_IN_PLACE, NOTHING_TO_WRITE):
-        raise RuntimeError("writing Spark's class archive failed: run `uv run python -m "
-                           "spark_app class-archive` to see why")
+        raise RuntimeError(
+            "writing Spark's class archive failed: run `uv run python -m "
+            "spark_app class-archive` to see why"
+        )
     return code == ARCHIVE_IN_PLACE  # NOTHING_TO_WRITE: the app has not listed its classes yet

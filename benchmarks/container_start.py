@@ -40,9 +40,16 @@ def _remove(client: object, start_from: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--from", dest="start_from", choices=("scratch", "tarball", "image"),
-                        default="tarball", help="what is removed before the build is timed")
-    parser.add_argument("--starts", type=int, default=3, help="containers started one after another")
+    parser.add_argument(
+        "--from",
+        dest="start_from",
+        choices=("scratch", "tarball", "image"),
+        default="tarball",
+        help="what is removed before the build is timed",
+    )
+    parser.add_argument(
+        "--starts", type=int, default=3, help="containers started one after another"
+    )
     args = parser.parse_args(argv)
     if args.starts < 1:
         print("error: --starts must be at least 1", file=sys.stderr)
@@ -61,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         base_sec = time.monotonic() - began
         tag = ensure_image(progress=False, client=client)
         build_sec = time.monotonic() - began
-        print(f"image from {args.start_from}: {build_sec:.1f} s "
-              f"(base {base_sec:.1f} s, Kafka's layer {build_sec - base_sec:.1f} s) -> {tag}")
+        print(
+            f"image from {args.start_from}: {build_sec:.1f} s "
+            f"(base {base_sec:.1f} s, Kafka's layer {build_sec - base_sec:.1f} s) -> {tag}"
+        )
         ready, removed = [], []
         for _ in range(args.starts):
             began = time.monotonic()
@@ -73,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     except ContainerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"container start to Kafka answering: median {statistics.median(ready):.1f} s "
-          f"({', '.join(f'{s:.1f}' for s in ready)}); removal median {statistics.median(removed):.1f} s")
+    print(
+        f"container start to Kafka answering: median {statistics.median(ready):.1f} s "
+        f"({', '.join(f'{s:.1f}' for s in ready)}); removal median {statistics.median(removed):.1f} s"
+    )
     return 0
 
 

@@ -73,17 +73,37 @@ def fill(port: int, megabytes: int) -> None:
     """Create the topic and produce `megabytes` MB as 1 MB batches of 10 kB records."""
     Topic = CreateTopicsRequest.CreatableTopic
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        call(sock, CreateTopicsRequest[7](topics=[Topic(
-            name=_TOPIC, num_partitions=1, replication_factor=1, assignments=[], configs=[])],
-            timeout_ms=5000, validate_only=False), 7)
+        call(
+            sock,
+            CreateTopicsRequest[7](
+                topics=[
+                    Topic(
+                        name=_TOPIC,
+                        num_partitions=1,
+                        replication_factor=1,
+                        assignments=[],
+                        configs=[],
+                    )
+                ],
+                timeout_ms=5000,
+                validate_only=False,
+            ),
+            7,
+        )
         for _ in range(megabytes):
             call(sock, _produce_request(_batch()), 8)
 
 
 def _batch() -> bytes:
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
-                                        batch_size=1 << 24)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 24,
+    )
     for delta in range(95):
         builder.append(delta, int(time.time() * 1000), None, b"v" * 10_000, [])
     return bytes(builder.build())
@@ -91,19 +111,45 @@ def _batch() -> bytes:
 
 def _produce_request(records: bytes) -> ProduceRequest:
     Data = ProduceRequest.TopicProduceData
-    return ProduceRequest[8](transactional_id=None, acks=-1, timeout_ms=10_000, topic_data=[
-        Data(name=_TOPIC, partition_data=[Data.PartitionProduceData(index=0, records=records)])])
+    return ProduceRequest[8](
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=10_000,
+        topic_data=[
+            Data(name=_TOPIC, partition_data=[Data.PartitionProduceData(index=0, records=records)])
+        ],
+    )
 
 
 def fetch_all(port: int, ask_bytes: int) -> int:
     """One Fetch from offset 0 asking `ask_bytes`; the size of the answer in bytes."""
     Topic = FetchRequest.FetchTopic
     request = FetchRequest[12](
-        replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=ask_bytes, isolation_level=0,
-        session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-        topics=[Topic(topic=_TOPIC, partitions=[Topic.FetchPartition(
-            partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1,
-            log_start_offset=-1, partition_max_bytes=ask_bytes)])])
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=ask_bytes,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        forgotten_topics_data=[],
+        rack_id="",
+        topics=[
+            Topic(
+                topic=_TOPIC,
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=0,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=ask_bytes,
+                    )
+                ],
+            )
+        ],
+    )
     with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
         return len(call(sock, request, 12))
 
@@ -134,8 +180,10 @@ def run(args: argparse.Namespace) -> None:
         for round_ in range(1, args.rounds + 1):
             peak, sizes = burst(port, process.pid, args.fetches, args.ask_mb * _MB)
             peaks.append(peak)
-            print(f"round {round_}: {args.fetches} fetches asking {args.ask_mb} MB got "
-                  f"{', '.join(f'{s / _MB:.1f}' for s in sizes)} MB; peak RSS {peak / 1000:.0f} MB")
+            print(
+                f"round {round_}: {args.fetches} fetches asking {args.ask_mb} MB got "
+                f"{', '.join(f'{s / _MB:.1f}' for s in sizes)} MB; peak RSS {peak / 1000:.0f} MB"
+            )
         print(f"peak RSS: {max(peaks) / 1000:.0f} MB (from {before / 1000:.0f} MB)")
 
 

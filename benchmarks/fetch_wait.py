@@ -57,14 +57,19 @@ class Figures:
 
 
 def settings(lowered: int) -> list[Setting]:
-    return [Setting("connector, Kafka's default (500 ms)", ("--source", "spark-kafka")),
-            Setting(f"connector, kafka.fetch.max.wait.ms={lowered}",
-                    ("--source", "spark-kafka", "--source-option",
-                     f"kafka.fetch.max.wait.ms={lowered}")),
-            Setting("ours (`--source python`)", ("--source", "python"))]
+    return [
+        Setting("connector, Kafka's default (500 ms)", ("--source", "spark-kafka")),
+        Setting(
+            f"connector, kafka.fetch.max.wait.ms={lowered}",
+            ("--source", "spark-kafka", "--source-option", f"kafka.fetch.max.wait.ms={lowered}"),
+        ),
+        Setting("ours (`--source python`)", ("--source", "python")),
+    ]
 
 
-def measure(setting: Setting, folder: Path, bootstrap: str, sender: Sender, messages: int) -> Figures:
+def measure(
+    setting: Setting, folder: Path, bootstrap: str, sender: Sender, messages: int
+) -> Figures:
     """Start the app on a fresh checkpoint, send a message every 1.3 s, stop it."""
     folder.mkdir(parents=True)
     watcher = OutputWatcher(folder / "log" / "streaming-output.log")
@@ -75,8 +80,11 @@ def measure(setting: Setting, folder: Path, bootstrap: str, sender: Sender, mess
     try:
         latencies = []
         first, _ = sender.send()
-        wait_for(lambda: first in watcher.seen or app.poll() is not None, _START_SEC,
-                 f"{setting.label}: first output")
+        wait_for(
+            lambda: first in watcher.seen or app.poll() is not None,
+            _START_SEC,
+            f"{setting.label}: first output",
+        )
         if first not in watcher.seen:
             raise SystemExit(f"benchmark: the app stopped; see {folder / 'app.err'}")
         for n in range(_WARM_UP + messages):
@@ -89,31 +97,37 @@ def measure(setting: Setting, folder: Path, bootstrap: str, sender: Sender, mess
         stop_app(app)
         watcher.stop()
     took = [int(ms) for rows, ms in _TOOK.findall((folder / "app.out").read_text()) if rows == "1"]
-    took = took[1 + _WARM_UP:]  # the same batches the latencies leave out: the first and the warm-up
+    took = took[
+        1 + _WARM_UP :
+    ]  # the same batches the latencies leave out: the first and the warm-up
     return Figures(statistics.median(took), statistics.median(latencies), len(took))
 
 
 def table(results: dict[str, Figures], lowered: int) -> str:
     labels = list(results)
     default, low = results[labels[0]], results[labels[1]]
-    lines = ["| measure | " + " | ".join(labels) + " | lowered / default |",
-             "|---|" + "---|" * (len(labels) + 1),
-             "| 1-message batch, median `took` | " +
-             " | ".join(f"{r.took_ms / 1000:.2f} s" for r in results.values()) +
-             f" | {low.took_ms / default.took_ms:.2f} |",
-             "| send to output line, median | " +
-             " | ".join(f"{r.send_to_output_sec:.2f} s" for r in results.values()) +
-             f" | {low.send_to_output_sec / default.send_to_output_sec:.2f} |",
-             f"\nat least {min(r.batches for r in results.values())} batches each, fetch.max.wait.ms lowered "
-             f"to {lowered} ms; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the "
-             f"end; PySpark {installed_spark_version()}"]
+    lines = [
+        "| measure | " + " | ".join(labels) + " | lowered / default |",
+        "|---|" + "---|" * (len(labels) + 1),
+        "| 1-message batch, median `took` | "
+        + " | ".join(f"{r.took_ms / 1000:.2f} s" for r in results.values())
+        + f" | {low.took_ms / default.took_ms:.2f} |",
+        "| send to output line, median | "
+        + " | ".join(f"{r.send_to_output_sec:.2f} s" for r in results.values())
+        + f" | {low.send_to_output_sec / default.send_to_output_sec:.2f} |",
+        f"\nat least {min(r.batches for r in results.values())} batches each, fetch.max.wait.ms lowered "
+        f"to {lowered} ms; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the "
+        f"end; PySpark {installed_spark_version()}",
+    ]
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20, help="1-message batches per setting")
-    parser.add_argument("--lowered", type=int, default=100, help="kafka.fetch.max.wait.ms to compare")
+    parser.add_argument(
+        "--lowered", type=int, default=100, help="kafka.fetch.max.wait.ms to compare"
+    )
     parser.add_argument("--kafka", choices=KAFKAS, default="apache")
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
@@ -121,8 +135,10 @@ def main() -> int:
         connector_jars(installed_spark_version())  # cached before any clock starts
         with topic_broker(work, kafka=args.kafka, output=work / "broker.out") as bootstrap:
             sender = Sender(bootstrap)
-            results = {s.label: measure(s, work / f"run{i}", bootstrap, sender, args.messages)
-                       for i, s in enumerate(settings(args.lowered))}
+            results = {
+                s.label: measure(s, work / f"run{i}", bootstrap, sender, args.messages)
+                for i, s in enumerate(settings(args.lowered))
+            }
             sender.producer.close()
         print(table(results, args.lowered))
         return 0

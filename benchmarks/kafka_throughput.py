@@ -110,6 +110,7 @@ def payloads(count: int) -> Iterator[bytes]:
 
 # --- kafka-python ------------------------------------------------------------------------
 
+
 def kafka_python_produce(bootstrap: str, topic: str, count: int) -> float:
     return _kafka_python_produce(bootstrap, topic, count, acks="all", linger_ms=5, batch_size=65536)
 
@@ -137,15 +138,27 @@ def _kafka_python_produce(bootstrap: str, topic: str, count: int, **settings: ob
 def kafka_python_consume(bootstrap: str, topic: str, count: int) -> float:
     from kafka import KafkaConsumer, TopicPartition
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
-                             fetch_max_bytes=8 * 1024 * 1024, max_partition_fetch_bytes=8 * 1024 * 1024)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        fetch_max_bytes=8 * 1024 * 1024,
+        max_partition_fetch_bytes=8 * 1024 * 1024,
+    )
     try:
         tp = TopicPartition(topic, 0)
         consumer.assign([tp])
         consumer.seek_to_beginning(tp)
-        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500, max_records=1).values()), 1)
+        _until(
+            lambda: sum(len(r) for r in consumer.poll(timeout_ms=500, max_records=1).values()), 1
+        )
         started = time.perf_counter()
-        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500, max_records=100_000).values()), count)
+        _until(
+            lambda: sum(
+                len(r) for r in consumer.poll(timeout_ms=500, max_records=100_000).values()
+            ),
+            count,
+        )
         return time.perf_counter() - started
     finally:
         consumer.close()
@@ -178,8 +191,12 @@ def _fresh_default_consumer_sec(bootstrap: str, topic: str, count: int, max_reco
         tp = TopicPartition(topic, 0)
         consumer.assign([tp])
         consumer.seek_to_beginning(tp)
-        _until(lambda: sum(len(r) for r in consumer.poll(timeout_ms=500,
-                                                          max_records=max_records).values()), count)
+        _until(
+            lambda: sum(
+                len(r) for r in consumer.poll(timeout_ms=500, max_records=max_records).values()
+            ),
+            count,
+        )
         return time.perf_counter() - started
     finally:
         consumer.close()
@@ -198,6 +215,7 @@ def _until(step: Callable[[], int], count: int) -> None:
 
 # --- confluent-kafka (librdkafka) ----------------------------------------------------------
 
+
 def confluent_produce(bootstrap: str, topic: str, count: int) -> float:
     from confluent_kafka import KafkaException, Producer
 
@@ -208,8 +226,15 @@ def confluent_produce(bootstrap: str, topic: str, count: int) -> float:
             failures.append(str(error))
 
     # Delivery reports for failures only: a Python callback per message would measure the client.
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
-                         "enable.idempotence": True, "delivery.report.only.error": True})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": "all",
+            "linger.ms": 5,
+            "enable.idempotence": True,
+            "delivery.report.only.error": True,
+        }
+    )
     producer.produce(topic, value=b"warming-up", partition=0, on_delivery=on_delivery)
     producer.flush(30)
     started = time.perf_counter()
@@ -234,8 +259,14 @@ def confluent_consume(bootstrap: str, topic: str, count: int) -> float:
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
     # assign(), not subscribe(): no consumer group round trips in what we measure.
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex[:8]}",
-                         "enable.auto.commit": False, "fetch.wait.max.ms": 100})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"bench-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "fetch.wait.max.ms": 100,
+        }
+    )
 
     def step(wanted: int) -> int:
         # consume() waits for num_messages or the timeout: never ask for more than remain.
@@ -270,6 +301,7 @@ CLIENTS: dict[str, Client] = {
 
 
 # --- brokers ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Pinning:
@@ -311,8 +343,9 @@ def affinity(cpus: frozenset[int]) -> Iterator[None]:
 
 
 @contextmanager
-def running(name: str, command: Sequence[str], port: int, log: Path,
-            cpus: frozenset[int] = frozenset()) -> Iterator[Broker]:
+def running(
+    name: str, command: Sequence[str], port: int, log: Path, cpus: frozenset[int] = frozenset()
+) -> Iterator[Broker]:
     """Run a broker process (on `cpus`, if given) and yield it; stop it afterwards."""
     with started(command, port, log, cpus=cpus) as (process, _seconds):
         yield Broker(name, f"127.0.0.1:{port}", process.pid)
@@ -320,11 +353,20 @@ def running(name: str, command: Sequence[str], port: int, log: Path,
 
 def tansu_command(binary: str, port: int) -> list[str]:
     url = f"tcp://127.0.0.1:{port}"
-    return [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-            "--storage-engine", "memory://tansu/"]
+    return [
+        binary,
+        "broker",
+        "--listener-url",
+        url,
+        "--advertised-listener-url",
+        url,
+        "--storage-engine",
+        "memory://tansu/",
+    ]
 
 
 # --- measuring -----------------------------------------------------------------------------
+
 
 def create_topic(bootstrap: str, topic: str) -> None:
     from kafka.admin import KafkaAdminClient
@@ -339,9 +381,17 @@ def summarise(runs: Sequence[Result]) -> Summary:
     first = runs[0]
     produced = [r.produced_per_sec for r in runs]
     consumed = [r.consumed_per_sec for r in runs]
-    return Summary(first.broker, first.client, len(runs), max(produced), statistics.median(produced),
-                   max(consumed), statistics.median(consumed),
-                   _least([r.produce_cpu for r in runs]), _least([r.consume_cpu for r in runs]))
+    return Summary(
+        first.broker,
+        first.client,
+        len(runs),
+        max(produced),
+        statistics.median(produced),
+        max(consumed),
+        statistics.median(consumed),
+        _least([r.produce_cpu for r in runs]),
+        _least([r.consume_cpu for r in runs]),
+    )
 
 
 def _least(values: Sequence[float | None]) -> float | None:
@@ -349,8 +399,9 @@ def _least(values: Sequence[float | None]) -> float | None:
     return min(known) if known else None
 
 
-def measure(broker: Broker, client: str, count: int,
-            clients: Mapping[str, Client] = CLIENTS) -> Result:
+def measure(
+    broker: Broker, client: str, count: int, clients: Mapping[str, Client] = CLIENTS
+) -> Result:
     produce, consume = clients[client]
     topic = f"bench-{client}-{uuid.uuid4().hex[:8]}"
     create_topic(broker.bootstrap, topic)
@@ -372,12 +423,16 @@ def table(results: Sequence[Summary]) -> str:
     def cpu(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
 
-    lines = [f"{'broker':<22} {'client':<22} {'produce best':>13} {'median':>9} {'consume best':>13} "
-             f"{'median':>9} {'broker CPU s/100k: produce':>27} {'consume':>8}"]
+    lines = [
+        f"{'broker':<22} {'client':<22} {'produce best':>13} {'median':>9} {'consume best':>13} "
+        f"{'median':>9} {'broker CPU s/100k: produce':>27} {'consume':>8}"
+    ]
     for r in results:
-        lines.append(f"{r.broker:<22} {r.client:<22} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
-                     f"{r.consume_best:>13,.0f} {r.consume_median:>9,.0f} "
-                     f"{cpu(r.produce_cpu):>27} {cpu(r.consume_cpu):>8}")
+        lines.append(
+            f"{r.broker:<22} {r.client:<22} {r.produce_best:>13,.0f} {r.produce_median:>9,.0f} "
+            f"{r.consume_best:>13,.0f} {r.consume_median:>9,.0f} "
+            f"{cpu(r.produce_cpu):>27} {cpu(r.consume_cpu):>8}"
+        )
     return "\n".join(lines)
 
 
@@ -395,11 +450,13 @@ def ratios(runs: dict[tuple[str, str], list[Result]], base: str) -> str:
         if broker == base or not ours:
             continue
         o, t = summarise(ours), summarise(theirs)
-        lines.append(f"{base} / {broker} with {client}: "
-                     f"produce x{o.produce_best / t.produce_best:.2f} best, x{o.produce_median / t.produce_median:.2f} median, "
-                     f"x{paired(ours, theirs, 'produced_per_sec'):.2f} paired; "
-                     f"consume x{o.consume_best / t.consume_best:.2f} best, x{o.consume_median / t.consume_median:.2f} median, "
-                     f"x{paired(ours, theirs, 'consumed_per_sec'):.2f} paired")
+        lines.append(
+            f"{base} / {broker} with {client}: "
+            f"produce x{o.produce_best / t.produce_best:.2f} best, x{o.produce_median / t.produce_median:.2f} median, "
+            f"x{paired(ours, theirs, 'produced_per_sec'):.2f} paired; "
+            f"consume x{o.consume_best / t.consume_best:.2f} best, x{o.consume_median / t.consume_median:.2f} median, "
+            f"x{paired(ours, theirs, 'consumed_per_sec'):.2f} paired"
+        )
     return "\n".join(lines)
 
 
@@ -413,14 +470,21 @@ def targets(runs: dict[tuple[str, str], list[Result]]) -> str:
     lines = []
     ours, peer = runs.get(("embedded", "kafka-python")), runs.get(("tansu", "kafka-python"))
     if ours and peer:
-        produce, consume = paired(ours, peer, "produced_per_sec"), paired(ours, peer, "consumed_per_sec")
+        produce, consume = (
+            paired(ours, peer, "produced_per_sec"),
+            paired(ours, peer, "consumed_per_sec"),
+        )
         met = min(produce, consume) >= ON_PAR
-        lines.append(f"target: kafka-python at least as fast as tansu in this run (paired ratio >= {ON_PAR}): "
-                     f"{'met' if met else 'NOT met'} (produce x{produce:.2f}, consume x{consume:.2f})")
+        lines.append(
+            f"target: kafka-python at least as fast as tansu in this run (paired ratio >= {ON_PAR}): "
+            f"{'met' if met else 'NOT met'} (produce x{produce:.2f}, consume x{consume:.2f})"
+        )
     rd = runs.get(("embedded", "confluent-kafka"))
     if rd:
         met = summarise(rd).produce_best >= 100_000
-        lines.append(f"target: librdkafka produces >= 100,000 msg/s to the embedded broker: {'met' if met else 'NOT met'}")
+        lines.append(
+            f"target: librdkafka produces >= 100,000 msg/s to the embedded broker: {'met' if met else 'NOT met'}"
+        )
     return "\n".join(lines)
 
 
@@ -433,8 +497,10 @@ def first_records(broker: Broker, tries: int) -> list[float]:
 
 
 def first_record_line(name: str, times: Sequence[float]) -> str:
-    return (f"time to first record, {name}, kafka-python defaults: median {statistics.median(times):.0f} ms, "
-            f"best {min(times):.0f} ms, over {len(times)} fresh consumers")
+    return (
+        f"time to first record, {name}, kafka-python defaults: median {statistics.median(times):.0f} ms, "
+        f"best {min(times):.0f} ms, over {len(times)} fresh consumers"
+    )
 
 
 def load_average() -> str:
@@ -446,18 +512,44 @@ def load_average() -> str:
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="benchmarks/kafka_throughput.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--messages", type=int, default=100_000, help="messages per measurement (default 100000)")
-    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds; best and median are shown (default 3)")
-    parser.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}")
-    parser.add_argument("--peer", action="append", default=[], metavar="HOST:PORT",
-                        help="also measure this running Kafka (repeatable)")
-    parser.add_argument("--tansu", metavar="PATH", help="also start this tansu binary (in-memory) and measure it")
-    parser.add_argument("--first-record-tries", type=int, default=5, metavar="N",
-                        help="fresh consumers timed to their first record, per broker (default 5; 0 skips)")
+    parser = argparse.ArgumentParser(
+        prog="benchmarks/kafka_throughput.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--messages", type=int, default=100_000, help="messages per measurement (default 100000)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="interleaved rounds; best and median are shown (default 3)",
+    )
+    parser.add_argument(
+        "--clients", default=",".join(CLIENTS), help=f"comma-separated, of {', '.join(CLIENTS)}"
+    )
+    parser.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="also measure this running Kafka (repeatable)",
+    )
+    parser.add_argument(
+        "--tansu", metavar="PATH", help="also start this tansu binary (in-memory) and measure it"
+    )
+    parser.add_argument(
+        "--first-record-tries",
+        type=int,
+        default=5,
+        metavar="N",
+        help="fresh consumers timed to their first record, per broker (default 5; 0 skips)",
+    )
     parser.add_argument("--no-embedded", action="store_true", help="skip the embedded broker")
-    parser.add_argument("--no-pin", action="store_true",
-                        help="let brokers and clients share every CPU (default: brokers on the last CPU)")
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="let brokers and clients share every CPU (default: brokers on the last CPU)",
+    )
     return parser
 
 
@@ -475,12 +567,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_embedded:
             port = free_port()
             command = broker_command(port, work / "data", work / "log")
-            brokers.append(stack.enter_context(running("embedded", command, port, work / "embedded.out",
-                                                       pinning.brokers)))
+            brokers.append(
+                stack.enter_context(
+                    running("embedded", command, port, work / "embedded.out", pinning.brokers)
+                )
+            )
         if args.tansu:
             port = free_port()
-            brokers.append(stack.enter_context(running("tansu", tansu_command(args.tansu, port), port,
-                                                       work / "tansu.out", pinning.brokers)))
+            brokers.append(
+                stack.enter_context(
+                    running(
+                        "tansu",
+                        tansu_command(args.tansu, port),
+                        port,
+                        work / "tansu.out",
+                        pinning.brokers,
+                    )
+                )
+            )
         brokers += [Broker(f"peer {peer}", peer) for peer in args.peer]
         stack.enter_context(affinity(pinning.clients))
         runs: dict[tuple[str, str], list[Result]] = {}
@@ -491,15 +595,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             for broker in brokers:
                 for client in clients:
                     result = measure(broker, client, args.messages)
-                    print(f"  round {round_number}: {broker.name} / {client}: produce {result.produced_per_sec:,.0f}/s, "
-                          f"consume {result.consumed_per_sec:,.0f}/s", flush=True)
+                    print(
+                        f"  round {round_number}: {broker.name} / {client}: produce {result.produced_per_sec:,.0f}/s, "
+                        f"consume {result.consumed_per_sec:,.0f}/s",
+                        flush=True,
+                    )
                     runs.setdefault((broker.name, client), []).append(result)
             loads.append(load_average())
         results = [summarise(r) for r in runs.values()]
-        first = {b.name: first_records(b, args.first_record_tries) for b in brokers} if args.first_record_tries > 0 else {}
-    print(f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all, {args.repeat} rounds; "
-          f"{os.cpu_count()} CPUs, {pinning.describe()}, "
-          f"load average {' -> '.join(loads)} (start, after each round)\n")
+        first = (
+            {b.name: first_records(b, args.first_record_tries) for b in brokers}
+            if args.first_record_tries > 0
+            else {}
+        )
+    print(
+        f"\n{args.messages:,} messages of 10 bytes each, one partition, acks=all, {args.repeat} rounds; "
+        f"{os.cpu_count()} CPUs, {pinning.describe()}, "
+        f"load average {' -> '.join(loads)} (start, after each round)\n"
+    )
     print(table(results))
     if not args.no_embedded and len({r.broker for r in results}) > 1:
         print()
@@ -508,7 +621,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print("\n".join(first_record_line(name, times) for name, times in first.items()))
         if not args.tansu:
-            print("(no tansu here: pass --tansu PATH to compare; see BENCHMARKS.md for how to get it)")
+            print(
+                "(no tansu here: pass --tansu PATH to compare; see BENCHMARKS.md for how to get it)"
+            )
     summary = targets(runs)
     if summary:
         print()

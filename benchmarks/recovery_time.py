@@ -26,12 +26,24 @@ from benchmarks.work_folder import work_folder  # noqa: E402
 
 # (what died, scenario, fact in its report, what restarts)
 MEASURES = (
-    ("driver (kill -9, restarted at once)", "executor-loss", "driver_recovery_sec",
-     "a new application: driver JVM, executors, Python workers; state loaded from the checkpoint"),
-    ("one executor", "executor-loss", "executor_recovery_sec",
-     "one task, on the other executor, which loads the state from the checkpoint"),
-    ("a worker with its executor", "worker-loss", "worker_recovery_sec",
-     "the same, after the Master learns the worker is gone"),
+    (
+        "driver (kill -9, restarted at once)",
+        "executor-loss",
+        "driver_recovery_sec",
+        "a new application: driver JVM, executors, Python workers; state loaded from the checkpoint",
+    ),
+    (
+        "one executor",
+        "executor-loss",
+        "executor_recovery_sec",
+        "one task, on the other executor, which loads the state from the checkpoint",
+    ),
+    (
+        "a worker with its executor",
+        "worker-loss",
+        "worker_recovery_sec",
+        "the same, after the Master learns the worker is gone",
+    ),
 )
 
 
@@ -41,13 +53,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="keep the scenarios' reports here")
     args = parser.parse_args(argv)
     with work_folder(args.report, "recovery-time-") as report:
-        command = [sys.executable, "-m", "scenarios", "run", "executor-loss", "worker-loss",
-                   "--report", str(report), *(["--fast"] if args.fast else [])]
+        command = [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "run",
+            "executor-loss",
+            "worker-loss",
+            "--report",
+            str(report),
+            *(["--fast"] if args.fast else []),
+        ]
         print(f"running {' '.join(command[1:])} (a few minutes) ...", flush=True)
         env = os.environ | {"PYTHONPATH": str(_REPO)}
         done = subprocess.run(command, cwd=_REPO, env=env, stdout=subprocess.DEVNULL)
-        facts = {name: json.loads((report / f"{name}.json").read_text())["facts"]
-                 for name in ("executor-loss", "worker-loss") if (report / f"{name}.json").is_file()}
+        facts = {
+            name: json.loads((report / f"{name}.json").read_text())["facts"]
+            for name in ("executor-loss", "worker-loss")
+            if (report / f"{name}.json").is_file()
+        }
         load = os.getloadavg()[0]
         print(f"\nrecovery, from the kill to the next output line (load average {load:.1f}):")
         for what, scenario, fact, restarts in MEASURES:

@@ -29,8 +29,19 @@ __all__ = ["main"]
 
 def _run(names: list[str], jobs: int, offline: bool, report: Path) -> tuple[float, float, int]:
     """Wall-clock seconds, the scenarios' own seconds summed, and how many passed."""
-    argv = [sys.executable, "-m", "scenarios", "run", *names, "--fast", "-j", str(jobs),
-            "--report", str(report), *(["--offline"] if offline else [])]
+    argv = [
+        sys.executable,
+        "-m",
+        "scenarios",
+        "run",
+        *names,
+        "--fast",
+        "-j",
+        str(jobs),
+        "--report",
+        str(report),
+        *(["--offline"] if offline else []),
+    ]
     started = time.monotonic()
     subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - started
@@ -39,7 +50,9 @@ def _run(names: list[str], jobs: int, offline: bool, report: Path) -> tuple[floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="benchmarks/run_jobs.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="benchmarks/run_jobs.py", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("names", nargs="+", help="scenario names, or all")
     parser.add_argument("--jobs", type=int, default=2, help="N of -j N (default 2)")
     parser.add_argument("--offline", action="store_true", help="on the stand-ins (embedded/python)")
@@ -53,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     for label, (wall, own, passed) in (("-j 1", one), (f"-j {args.jobs}", many)):
         print(f"| {label} | {wall:.0f} s | {own:.0f} s | {passed} |")
-    print(f"ratio -j 1 / -j {args.jobs}: {one[0] / many[0]:.2f} (above 1: -j {args.jobs} is faster)")
+    print(
+        f"ratio -j 1 / -j {args.jobs}: {one[0] / many[0]:.2f} (above 1: -j {args.jobs} is faster)"
+    )
     return 0
 
 

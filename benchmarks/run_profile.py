@@ -53,12 +53,17 @@ class Row:
 def row_of(report: dict) -> Row:
     spent = report.get("facts", {}).get("time_spent", {})
     kafka, spark = spent.get("kafka start", {}), spent.get("spark start", {})
-    return Row(report["name"], float(report.get("duration_sec") or 0.0),
-               kafka_starts=int(kafka.get("count", 0)), kafka_sec=float(kafka.get("sec", 0.0)),
-               spark_starts=int(spark.get("count", 0)), spark_sec=float(spark.get("sec", 0.0)),
-               spark_max_sec=float(spark.get("max_sec", 0.0)),
-               no_output_starts=int(spent.get("spark start without output", {}).get("count", 0)),
-               stop_sec=float(spent.get("spark stop", {}).get("sec", 0.0)))
+    return Row(
+        report["name"],
+        float(report.get("duration_sec") or 0.0),
+        kafka_starts=int(kafka.get("count", 0)),
+        kafka_sec=float(kafka.get("sec", 0.0)),
+        spark_starts=int(spark.get("count", 0)),
+        spark_sec=float(spark.get("sec", 0.0)),
+        spark_max_sec=float(spark.get("max_sec", 0.0)),
+        no_output_starts=int(spent.get("spark start without output", {}).get("count", 0)),
+        stop_sec=float(spent.get("spark stop", {}).get("sec", 0.0)),
+    )
 
 
 def read_rows(folder: Path) -> list[Row]:
@@ -73,20 +78,26 @@ def read_rows(folder: Path) -> list[Row]:
 
 
 def table_lines(rows: list[Row]) -> list[str]:
-    head = (f"{'scenario':24} {'total s':>8} {'kafka n/s':>11} {'spark n/s (max)':>20} "
-            f"{'stops s':>8} {'rest s':>8}")
+    head = (
+        f"{'scenario':24} {'total s':>8} {'kafka n/s':>11} {'spark n/s (max)':>20} "
+        f"{'stops s':>8} {'rest s':>8}"
+    )
     lines = [head]
     for r in [*rows, _total(rows)]:
         spark = f"{r.spark_starts}/{r.spark_sec:.0f} ({r.spark_max_sec:.0f})"
         if r.no_output_starts:
             spark += f" +{r.no_output_starts}"
-        lines.append(f"{r.scenario:24} {r.total:8.0f} {r.kafka_starts:>4}/{r.kafka_sec:<6.0f} "
-                     f"{spark:>20} {r.stop_sec:8.0f} {r.rest:8.0f}")
+        lines.append(
+            f"{r.scenario:24} {r.total:8.0f} {r.kafka_starts:>4}/{r.kafka_sec:<6.0f} "
+            f"{spark:>20} {r.stop_sec:8.0f} {r.rest:8.0f}"
+        )
     total = _total(rows)
     if total.total:
-        lines.append(f"shares: Kafka starts {total.kafka_sec / total.total:.0%}, Spark starts "
-                     f"{total.spark_sec / total.total:.0%}, stops {total.stop_sec / total.total:.0%},"
-                     f" the rest {total.rest / total.total:.0%} (+N: starts without output)")
+        lines.append(
+            f"shares: Kafka starts {total.kafka_sec / total.total:.0%}, Spark starts "
+            f"{total.spark_sec / total.total:.0%}, stops {total.stop_sec / total.total:.0%},"
+            f" the rest {total.rest / total.total:.0%} (+N: starts without output)"
+        )
     return lines
 
 
@@ -98,33 +109,51 @@ def long_run_lines(rows: list[Row]) -> list[str]:
     for r in rows:
         if r.total > LONG_RUN_SEC:
             said = takes.get(r.scenario, "")
-            lines.append(f"over {LONG_RUN_SEC} s: {r.scenario} {r.total:.0f} s, "
-                         + (f"says: {said}" if said else "SAYS NOTHING (Scenario.takes)"))
+            lines.append(
+                f"over {LONG_RUN_SEC} s: {r.scenario} {r.total:.0f} s, "
+                + (f"says: {said}" if said else "SAYS NOTHING (Scenario.takes)")
+            )
     return lines
 
 
 def _total(rows: list[Row]) -> Row:
-    return Row("TOTAL", sum(r.total for r in rows),
-               kafka_starts=sum(r.kafka_starts for r in rows),
-               kafka_sec=sum(r.kafka_sec for r in rows),
-               spark_starts=sum(r.spark_starts for r in rows),
-               spark_sec=sum(r.spark_sec for r in rows),
-               spark_max_sec=max((r.spark_max_sec for r in rows), default=0.0),
-               no_output_starts=sum(r.no_output_starts for r in rows),
-               stop_sec=sum(r.stop_sec for r in rows))
+    return Row(
+        "TOTAL",
+        sum(r.total for r in rows),
+        kafka_starts=sum(r.kafka_starts for r in rows),
+        kafka_sec=sum(r.kafka_sec for r in rows),
+        spark_starts=sum(r.spark_starts for r in rows),
+        spark_sec=sum(r.spark_sec for r in rows),
+        spark_max_sec=max((r.spark_max_sec for r in rows), default=0.0),
+        no_output_starts=sum(r.no_output_starts for r in rows),
+        stop_sec=sum(r.stop_sec for r in rows),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("report", type=Path, help="the run's report folder")
-    parser.add_argument("--run", nargs="+", metavar="NAME",
-                        help="first run these scenarios (or `all`) with --fast into REPORT")
+    parser.add_argument(
+        "--run",
+        nargs="+",
+        metavar="NAME",
+        help="first run these scenarios (or `all`) with --fast into REPORT",
+    )
     parser.add_argument("--offline", action="store_true", help="with --run: the offline stack")
     args = parser.parse_args(argv)
     if args.run:
         print(f"cpu_probe_sec before: {cpu_probe_sec():.2f}", flush=True)
-        command = [sys.executable, "-m", "scenarios", "run", *args.run, "--fast",
-                   "--report", str(args.report), *(["--offline"] if args.offline else [])]
+        command = [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "run",
+            *args.run,
+            "--fast",
+            "--report",
+            str(args.report),
+            *(["--offline"] if args.offline else []),
+        ]
         subprocess.run(command, check=False)
         print(f"cpu_probe_sec after: {cpu_probe_sec():.2f}")
     rows = read_rows(args.report)

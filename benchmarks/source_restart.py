@@ -76,18 +76,26 @@ class Bench(Sender):
         # at offset n - 1): otherwise the second source's first start would first read all that
         # the first one was sent, the catch-up's backlog included.
         start = self.starts.setdefault(source, self.next_value - 1)
-        return SparkAppSettings(bootstrap_servers=self.bootstrap, source=source,
-                                checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
-                                trigger_sec=trigger_sec,
-                                starting_offsets=json.dumps({"Experience": {"0": start}}))
+        return SparkAppSettings(
+            bootstrap_servers=self.bootstrap,
+            source=source,
+            checkpoint_dir=folder / "checkpoints",
+            log_dir=folder / "log",
+            trigger_sec=trigger_sec,
+            starting_offsets=json.dumps({"Experience": {"0": start}}),
+        )
 
     def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:
         folder = self.work / source
         settings = self.settings(source, trigger_sec)
-        return subprocess.Popen([sys.executable, "-m", "spark_app", *settings.to_argv()], cwd=REPO,
-                                stdout=open(folder / f"{name}.out", "w"),
-                                stderr=open(folder / f"{name}.err", "w"), text=True,
-                                start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "spark_app", *settings.to_argv()],
+            cwd=REPO,
+            stdout=open(folder / f"{name}.out", "w"),
+            stderr=open(folder / f"{name}.err", "w"),
+            text=True,
+            start_new_session=True,
+        )
 
     def measure(self, source: str, messages: int, restarts: int, backlog: int) -> Figures:
         folder = self.work / source
@@ -100,23 +108,34 @@ class Bench(Sender):
             value, _ = self.send()
             started = time.monotonic()
             app = self.start(source, "run0")
-            wait_for(lambda value=value: value in watcher.seen, _WAIT_SEC, f"{source}: first output")
+            wait_for(
+                lambda value=value: value in watcher.seen, _WAIT_SEC, f"{source}: first output"
+            )
             figures.first_start = watcher.seen[value] - started
             for _ in range(messages):
                 value, sent = self.send()
-                wait_for(lambda value=value: value in watcher.seen, 60, f"{source}: message {value}")
+                wait_for(
+                    lambda value=value: value in watcher.seen, 60, f"{source}: message {value}"
+                )
                 figures.latencies.append(watcher.seen[value] - sent)
                 time.sleep(max(0.0, sent + 1.0 - time.monotonic()))
             wait_for_archive()  # the app's writer is killed with it below: restarts need it
-            figures.one_row_ms = [int(ms) for rows, ms in
-                                  _TOOK.findall((folder / "run0.out").read_text()) if rows == "1"]
+            figures.one_row_ms = [
+                int(ms)
+                for rows, ms in _TOOK.findall((folder / "run0.out").read_text())
+                if rows == "1"
+            ]
             for attempt in range(1, restarts + 1):
                 os.killpg(app.pid, signal.SIGKILL)  # kill -9 of driver and JVM together
                 app.wait()
                 value, _ = self.send()
                 started = time.monotonic()
                 app = self.start(source, f"run{attempt}")
-                wait_for(lambda value=value: value in watcher.seen, _WAIT_SEC, f"{source}: restart {attempt}")
+                wait_for(
+                    lambda value=value: value in watcher.seen,
+                    _WAIT_SEC,
+                    f"{source}: restart {attempt}",
+                )
                 figures.restarts.append(watcher.seen[value] - started)
             stop_app(app)
             figures.catch_up_sec = self.catch_up(source, watcher, backlog)
@@ -140,8 +159,11 @@ class Bench(Sender):
 
             def backlog_batches() -> list[tuple[int, int]]:
                 # Value n sits at offset n - 1: the batches starting at or after the backlog.
-                return [(int(rows), int(ms)) for start, rows, ms in _BATCH.findall(out.read_text())
-                        if start != "start" and int(start) >= first - 1]
+                return [
+                    (int(rows), int(ms))
+                    for start, rows, ms in _BATCH.findall(out.read_text())
+                    if start != "start" and int(start) >= first - 1
+                ]
 
             wait_for(lambda: sum(r for r, _ in backlog_batches()) >= backlog, 60, "batch lines")
             return sum(ms for _, ms in backlog_batches()) / 1000
@@ -149,32 +171,50 @@ class Bench(Sender):
             stop_app(app)
 
 
-def table(results: dict[str, Figures], backlog: int, probe_at_start: float,
-          archive: ArchiveNote) -> str:
+def table(
+    results: dict[str, Figures], backlog: int, probe_at_start: float, archive: ArchiveNote
+) -> str:
     ours, theirs = results["python"], results["spark-kafka"]
 
     def row(what: str, a: float, b: float, unit: str = "s") -> str:
         return f"| {what} | {a:.2f} {unit} | {b:.2f} {unit} | {b / a:.2f} |"
 
-    lines = ["| measure | ours (`--source python`) | connector (`--source spark-kafka`) | "
-             "connector / ours |", "|---|---|---|---|",
-             row("first start, jars cached, to first output", ours.first_start, theirs.first_start),
-             row(f"restart after kill -9 to first output (median of {len(ours.restarts)})",
-                 statistics.median(ours.restarts), statistics.median(theirs.restarts)),
-             row(f"1-message batch, send to output line (median of {len(ours.latencies)})",
-                 statistics.median(ours.latencies), statistics.median(theirs.latencies)),
-             row("1-message batch, its duration (median `took`)",
-                 statistics.median(ours.one_row_ms) / 1000, statistics.median(theirs.one_row_ms) / 1000),
-             row(f"catch-up of {backlog:,} messages, batch time", ours.catch_up_sec,
-                 theirs.catch_up_sec),
-             f"| catch-up rate | {backlog / ours.catch_up_sec:,.0f} msg/s | "
-             f"{backlog / theirs.catch_up_sec:,.0f} msg/s | "
-             f"{ours.catch_up_sec / theirs.catch_up_sec:.2f} |"]
-    restarts = ", ".join(f"{s}: " + " / ".join(f"{t:.1f}" for t in results[s].restarts) for s in SOURCES)
-    lines.append(f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
-                 f"{os.getloadavg()[0]:.1f} at the end; a fixed CPU loop took {probe_at_start:.2f} s "
-                 f"at the start and {cpu_probe_sec():.2f} s at the end (the machine's speed); "
-                 f"PySpark {installed_spark_version()}; {archive.footer()}")
+    lines = [
+        "| measure | ours (`--source python`) | connector (`--source spark-kafka`) | "
+        "connector / ours |",
+        "|---|---|---|---|",
+        row("first start, jars cached, to first output", ours.first_start, theirs.first_start),
+        row(
+            f"restart after kill -9 to first output (median of {len(ours.restarts)})",
+            statistics.median(ours.restarts),
+            statistics.median(theirs.restarts),
+        ),
+        row(
+            f"1-message batch, send to output line (median of {len(ours.latencies)})",
+            statistics.median(ours.latencies),
+            statistics.median(theirs.latencies),
+        ),
+        row(
+            "1-message batch, its duration (median `took`)",
+            statistics.median(ours.one_row_ms) / 1000,
+            statistics.median(theirs.one_row_ms) / 1000,
+        ),
+        row(
+            f"catch-up of {backlog:,} messages, batch time", ours.catch_up_sec, theirs.catch_up_sec
+        ),
+        f"| catch-up rate | {backlog / ours.catch_up_sec:,.0f} msg/s | "
+        f"{backlog / theirs.catch_up_sec:,.0f} msg/s | "
+        f"{ours.catch_up_sec / theirs.catch_up_sec:.2f} |",
+    ]
+    restarts = ", ".join(
+        f"{s}: " + " / ".join(f"{t:.1f}" for t in results[s].restarts) for s in SOURCES
+    )
+    lines.append(
+        f"\nrestarts one by one (s): {restarts}; {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end; a fixed CPU loop took {probe_at_start:.2f} s "
+        f"at the start and {cpu_probe_sec():.2f} s at the end (the machine's speed); "
+        f"PySpark {installed_spark_version()}; {archive.footer()}"
+    )
     return "\n".join(lines)
 
 
@@ -191,8 +231,10 @@ def main() -> int:
             bench = Bench(work, bootstrap)
             probe_at_start = cpu_probe_sec()
             archive = ArchiveNote.now()
-            results = {source: bench.measure(source, args.messages, args.restarts, args.backlog)
-                       for source in SOURCES}
+            results = {
+                source: bench.measure(source, args.messages, args.restarts, args.backlog)
+                for source in SOURCES
+            }
             print(table(results, args.backlog, probe_at_start, archive))
             return 0
 

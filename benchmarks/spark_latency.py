@@ -59,7 +59,9 @@ class OutputWatcher(threading.Thread):
         super().__init__(daemon=True)
         self.path = path
         self.seen: dict[int, float] = {}
-        self._stopping = threading.Event()  # not `_stop`: threading.Thread has its own, called after a fork
+        self._stopping = (
+            threading.Event()
+        )  # not `_stop`: threading.Thread has its own, called after a fork
 
     def run(self) -> None:
         position = 0
@@ -82,11 +84,23 @@ class OutputWatcher(threading.Thread):
 
 def start_app(bootstrap: str, work: Path, name: str, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "spark_app", *SparkAppSettings(
-            bootstrap_servers=bootstrap, checkpoint_dir=work / "checkpoints",
-            log_dir=work / "log").to_argv(), *options],
-        cwd=REPO, stdout=open(work / f"{name}.out", "w"), stderr=open(work / f"{name}.err", "w"),
-        text=True, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "spark_app",
+            *SparkAppSettings(
+                bootstrap_servers=bootstrap,
+                checkpoint_dir=work / "checkpoints",
+                log_dir=work / "log",
+            ).to_argv(),
+            *options,
+        ],
+        cwd=REPO,
+        stdout=open(work / f"{name}.out", "w"),
+        stderr=open(work / f"{name}.err", "w"),
+        text=True,
+        start_new_session=True,
+    )
 
 
 def stop_app(app: subprocess.Popen[str]) -> None:
@@ -135,8 +149,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=60, help="messages at 1/s for latency")
     parser.add_argument("--backlog", type=int, default=100_000)
-    parser.add_argument("--backlog-trigger-sec", type=float, default=30.0,
-                        help="trigger of the catch-up run: long enough to write the backlog")
+    parser.add_argument(
+        "--backlog-trigger-sec",
+        type=float,
+        default=30.0,
+        help="trigger of the catch-up run: long enough to write the backlog",
+    )
     parser.add_argument("--work-dir", type=Path, default=None)
     args = parser.parse_args()
     with work_folder(args.work_dir, "spark-bench-") as work, topic_broker(work) as bootstrap:
@@ -165,8 +183,11 @@ def main() -> int:
             wait_for(lambda: last in watcher.seen, 60, "the last latency message")
             latencies = [watcher.seen[n] - sent_at[n] for n in sent_at]
             # 2. 1-message batch durations from the console
-            one_row = [int(ms) for rows, ms in _TOOK.findall((work / "run1.out").read_text())
-                       if rows == "1"]
+            one_row = [
+                int(ms)
+                for rows, ms in _TOOK.findall((work / "run1.out").read_text())
+                if rows == "1"
+            ]
             wait_for_archive()  # before stop_app, which ends the app's own writer
             stop_app(app)
             # 3. restart with one message waiting
@@ -192,11 +213,15 @@ def main() -> int:
 
             def backlog_batches() -> list[tuple[int, int]]:
                 # Only the batches reading the backlog (value n sits at offset n - 1).
-                return [(int(rows), int(ms)) for start, rows, ms in
-                        _BATCH.findall((work / "run3.out").read_text())
-                        if start != "start" and int(start) >= first_backlog - 1]
+                return [
+                    (int(rows), int(ms))
+                    for start, rows, ms in _BATCH.findall((work / "run3.out").read_text())
+                    if start != "start" and int(start) >= first_backlog - 1
+                ]
 
-            wait_for(lambda: sum(r for r, _ in backlog_batches()) >= args.backlog, 60, "batch lines")
+            wait_for(
+                lambda: sum(r for r, _ in backlog_batches()) >= args.backlog, 60, "batch lines"
+            )
             catch_up_sec = sum(ms for _, ms in backlog_batches()) / 1000
             stop_app(app)
             app = None

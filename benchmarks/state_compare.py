@@ -80,8 +80,18 @@ from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 
-__all__ = ["CONFIGURATIONS", "Configuration", "MemorySampler", "Peaks", "Result", "batches_done",
-           "classify", "footer", "rows", "table"]
+__all__ = [
+    "CONFIGURATIONS",
+    "Configuration",
+    "MemorySampler",
+    "Peaks",
+    "Result",
+    "batches_done",
+    "classify",
+    "footer",
+    "rows",
+    "table",
+]
 
 TOPIC = "Experience"  # Bench sends to it
 
@@ -96,10 +106,16 @@ class Configuration:
 CONFIGURATIONS = (
     Configuration("hdfs", "hdfs, applyInPandasWithState", {}),
     Configuration("rocksdb", "rocksdb", {"state_store": "rocksdb"}),
-    Configuration("rocksdb-changelog", "rocksdb + changelog",
-                  {"state_store": "rocksdb", "changelog_checkpointing": True}),
-    Configuration("tws", "transformWithState (rocksdb)",
-                  {"state_store": "rocksdb", "counter": "transform-with-state"}),
+    Configuration(
+        "rocksdb-changelog",
+        "rocksdb + changelog",
+        {"state_store": "rocksdb", "changelog_checkpointing": True},
+    ),
+    Configuration(
+        "tws",
+        "transformWithState (rocksdb)",
+        {"state_store": "rocksdb", "counter": "transform-with-state"},
+    ),
 )
 BASELINE = CONFIGURATIONS[0].key
 KINDS = ("driver JVM", "driver Python", "Python workers")
@@ -144,7 +160,9 @@ class MemorySampler(threading.Thread):
         self._root: int | None = None
         self._key = ""
         self._lock = threading.Lock()
-        self._stopping = threading.Event()  # not `_stop`: threading.Thread has its own, called after a fork
+        self._stopping = (
+            threading.Event()
+        )  # not `_stop`: threading.Thread has its own, called after a fork
 
     def follow(self, root: int, key: str) -> None:
         with self._lock:
@@ -203,10 +221,15 @@ class StateBench(Bench):
     def settings(self, source: str, trigger_sec: float) -> SparkAppSettings:
         config, start = self.folders[source]
         folder = self.work / source
-        return SparkAppSettings(bootstrap_servers=self.bootstrap, source=self.source,
-                                checkpoint_dir=folder / "checkpoints", log_dir=folder / "log",
-                                trigger_sec=trigger_sec,
-                                starting_offsets=json.dumps({TOPIC: {"0": start}}), **config.options)
+        return SparkAppSettings(
+            bootstrap_servers=self.bootstrap,
+            source=self.source,
+            checkpoint_dir=folder / "checkpoints",
+            log_dir=folder / "log",
+            trigger_sec=trigger_sec,
+            starting_offsets=json.dumps({TOPIC: {"0": start}}),
+            **config.options,
+        )
 
     def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:
         app = super().start(source, name, trigger_sec)
@@ -232,8 +255,11 @@ class StateBench(Bench):
             watcher.stop()
 
     def run(self, config: Configuration, args: argparse.Namespace) -> Result:
-        print(f"state_compare: {config.key}: start, {args.messages} 1-message batches, "
-              f"{args.restarts} restart(s), catch-up of {args.backlog:,}", file=sys.stderr)
+        print(
+            f"state_compare: {config.key}: start, {args.messages} 1-message batches, "
+            f"{args.restarts} restart(s), catch-up of {args.backlog:,}",
+            file=sys.stderr,
+        )
         (self.work / config.key).mkdir(parents=True, exist_ok=True)
         self.open(config.key, config)
         figures = self.measure(config.key, args.messages, args.restarts, args.backlog)
@@ -241,8 +267,9 @@ class StateBench(Bench):
         done, seconds, usage = self.soak(config, args.batches, args.trigger_sec, args.rate)
         return Result(figures, usage, done, seconds, self.sampler.peaks[config.key])
 
-    def soak(self, config: Configuration, batches: int, trigger_sec: float,
-             rate: float) -> tuple[int, float, CheckpointUsage]:
+    def soak(
+        self, config: Configuration, batches: int, trigger_sec: float, rate: float
+    ) -> tuple[int, float, CheckpointUsage]:
         """`batches` batches on a fresh checkpoint, fed `rate` messages a second; the folder
         walked after a clean stop. Returns the batches after the first (which waits for the
         app's start), the seconds they took, and the walk."""
@@ -270,10 +297,14 @@ class StateBench(Bench):
                 if done and first is None:
                     first = (done, time.monotonic())
                 if app.poll() is not None:
-                    raise SystemExit(f"benchmark: {config.key}: the soak's app exited "
-                                     f"with {app.returncode}; see {console}")
+                    raise SystemExit(
+                        f"benchmark: {config.key}: the soak's app exited "
+                        f"with {app.returncode}; see {console}"
+                    )
                 if time.monotonic() > deadline:
-                    raise SystemExit(f"benchmark: {config.key}: {done} of {batches} batches in time")
+                    raise SystemExit(
+                        f"benchmark: {config.key}: {done} of {batches} batches in time"
+                    )
                 time.sleep(1.0)
             first = first or (1, started)  # all of them done before the first look
             timed = (done - first[0], time.monotonic() - first[1])
@@ -288,7 +319,9 @@ class StateBench(Bench):
         return measure(self.work / folder / "checkpoints")
 
 
-def rows(results: dict[str, Result], args: argparse.Namespace) -> list[tuple[str, str, dict[str, float]]]:
+def rows(
+    results: dict[str, Result], args: argparse.Namespace
+) -> list[tuple[str, str, dict[str, float]]]:
     """(measure, unit, value per configuration) for the table."""
 
     def each(value) -> dict[str, float]:
@@ -297,28 +330,79 @@ def rows(results: dict[str, Result], args: argparse.Namespace) -> list[tuple[str
     mb = 1024.0
     restarts = len(next(iter(results.values())).figures.restarts)
     table_rows = [
-        ("first start, fresh checkpoint, to first output", "s", each(lambda r: r.figures.first_start)),
-        (f"1-message batch, its duration (median `took` of {args.messages})", "s",
-         each(lambda r: statistics.median(r.figures.one_row_ms) / 1000 if r.figures.one_row_ms else float("nan"))),
-        ("1-message batch, send to output line (median)", "s",
-         each(lambda r: statistics.median(r.figures.latencies) if r.figures.latencies else float("nan"))),
-        (f"restart after kill -9 to first output (median of {restarts})", "s",
-         each(lambda r: statistics.median(r.figures.restarts) if r.figures.restarts else float("nan"))),
-        (f"catch-up of {args.backlog:,} messages, batch time", "s", each(lambda r: r.figures.catch_up_sec)),
+        (
+            "first start, fresh checkpoint, to first output",
+            "s",
+            each(lambda r: r.figures.first_start),
+        ),
+        (
+            f"1-message batch, its duration (median `took` of {args.messages})",
+            "s",
+            each(
+                lambda r: (
+                    statistics.median(r.figures.one_row_ms) / 1000
+                    if r.figures.one_row_ms
+                    else float("nan")
+                )
+            ),
+        ),
+        (
+            "1-message batch, send to output line (median)",
+            "s",
+            each(
+                lambda r: (
+                    statistics.median(r.figures.latencies) if r.figures.latencies else float("nan")
+                )
+            ),
+        ),
+        (
+            f"restart after kill -9 to first output (median of {restarts})",
+            "s",
+            each(
+                lambda r: (
+                    statistics.median(r.figures.restarts) if r.figures.restarts else float("nan")
+                )
+            ),
+        ),
+        (
+            f"catch-up of {args.backlog:,} messages, batch time",
+            "s",
+            each(lambda r: r.figures.catch_up_sec),
+        ),
         ("catch-up rate", "msg/s", each(lambda r: args.backlog / r.figures.catch_up_sec)),
     ]
     for kind in KINDS:
-        table_rows.append((f"RSS max: {kind}" + (", summed" if kind == "Python workers" else ""), "MB",
-                           each(lambda r, kind=kind: r.peaks.kb[kind] / mb)))
+        table_rows.append(
+            (
+                f"RSS max: {kind}" + (", summed" if kind == "Python workers" else ""),
+                "MB",
+                each(lambda r, kind=kind: r.peaks.kb[kind] / mb),
+            )
+        )
     table_rows += [
-        ("RSS max: all the app's processes at one sample", "MB", each(lambda r: r.peaks.total_kb / mb)),
+        (
+            "RSS max: all the app's processes at one sample",
+            "MB",
+            each(lambda r: r.peaks.total_kb / mb),
+        ),
         ("Python workers at once (max)", "", each(lambda r: r.peaks.workers_at_once)),
-        (f"checkpoint after {args.batches:,} batches: size", "kB", each(lambda r: r.usage.total_bytes / 1024)),
-        (f"checkpoint after {args.batches:,} batches: files", "", each(lambda r: r.usage.total_files)),
+        (
+            f"checkpoint after {args.batches:,} batches: size",
+            "kB",
+            each(lambda r: r.usage.total_bytes / 1024),
+        ),
+        (
+            f"checkpoint after {args.batches:,} batches: files",
+            "",
+            each(lambda r: r.usage.total_files),
+        ),
         ("of which state/: size", "kB", each(lambda r: r.usage.bytes.get("state", 0) / 1024)),
         ("of which state/: files", "", each(lambda r: r.usage.files.get("state", 0))),
-        ("soak: seconds per batch, after the first", "s",
-         each(lambda r: r.soak_sec / r.soak_batches if r.soak_batches else float("nan"))),
+        (
+            "soak: seconds per batch, after the first",
+            "s",
+            each(lambda r: r.soak_sec / r.soak_batches if r.soak_batches else float("nan")),
+        ),
     ]
     return table_rows
 
@@ -356,30 +440,66 @@ def table(measures: list[tuple[str, str, dict[str, float]]], labels: dict[str, s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", default=",".join(c.key for c in CONFIGURATIONS),
-                        help="which configurations, comma-separated, in this order; the first is "
-                             "the ratios' base (default: all four, hdfs first)")
-    parser.add_argument("--source", choices=("spark-kafka", "python"), default="spark-kafka",
-                        help="the Kafka source of every configuration: Spark's connector (the "
-                             "app's default) or ours")
-    parser.add_argument("--messages", type=int, default=20,
-                        help="1-message batches, one a second, per configuration")
-    parser.add_argument("--restarts", type=int, default=2,
-                        help="kill -9 of the app's process group and a restart, per configuration")
-    parser.add_argument("--backlog", type=int, default=100_000,
-                        help="messages a warm app catches up in one batch, per configuration")
-    parser.add_argument("--batches", type=int, default=1000,
-                        help="batches of the soak whose checkpoint folder is measured")
-    parser.add_argument("--trigger-sec", type=float, default=0.2,
-                        help="the soak's trigger: short, so the batches follow each other")
-    parser.add_argument("--rate", type=float, default=20.0,
-                        help="messages a second during the soak: enough for every trigger to "
-                             "find data (a trigger without data runs no batch)")
-    parser.add_argument("--sample-sec", type=float, default=0.5,
-                        help="how often the app's processes' RSS is read")
-    parser.add_argument("--work-dir", type=Path, default=None,
-                        help="where the broker, the checkpoints, the logs and each app's console "
-                             "output go, kept (default: a temporary folder, removed at the end)")
+    parser.add_argument(
+        "--configs",
+        default=",".join(c.key for c in CONFIGURATIONS),
+        help="which configurations, comma-separated, in this order; the first is "
+        "the ratios' base (default: all four, hdfs first)",
+    )
+    parser.add_argument(
+        "--source",
+        choices=("spark-kafka", "python"),
+        default="spark-kafka",
+        help="the Kafka source of every configuration: Spark's connector (the "
+        "app's default) or ours",
+    )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        default=20,
+        help="1-message batches, one a second, per configuration",
+    )
+    parser.add_argument(
+        "--restarts",
+        type=int,
+        default=2,
+        help="kill -9 of the app's process group and a restart, per configuration",
+    )
+    parser.add_argument(
+        "--backlog",
+        type=int,
+        default=100_000,
+        help="messages a warm app catches up in one batch, per configuration",
+    )
+    parser.add_argument(
+        "--batches",
+        type=int,
+        default=1000,
+        help="batches of the soak whose checkpoint folder is measured",
+    )
+    parser.add_argument(
+        "--trigger-sec",
+        type=float,
+        default=0.2,
+        help="the soak's trigger: short, so the batches follow each other",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=20.0,
+        help="messages a second during the soak: enough for every trigger to "
+        "find data (a trigger without data runs no batch)",
+    )
+    parser.add_argument(
+        "--sample-sec", type=float, default=0.5, help="how often the app's processes' RSS is read"
+    )
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        default=None,
+        help="where the broker, the checkpoints, the logs and each app's console "
+        "output go, kept (default: a temporary folder, removed at the end)",
+    )
     args = parser.parse_args()
     chosen = args.configs.split(",")
     known = {c.key: c for c in CONFIGURATIONS}
@@ -408,9 +528,12 @@ def main() -> int:
 def footer(began: float, what: str) -> str:
     """The line under a table: the machine, its load, the Spark line, the run's length."""
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"\n{os.cpu_count()} CPUs, load average {load} (1 / 5 / 15 min) at the end; "
-            f"PySpark {installed_spark_version()}, {what}; Spark's class archive in place for "
-            f"every timed start; the run took {(time.monotonic() - began) / 60:.1f} min")
+    return (
+        f"\n{os.cpu_count()} CPUs, load average {load} (1 / 5 / 15 min) at the end; "
+        f"PySpark {installed_spark_version()}, {what}; Spark's class archive in place for "
+        f"every timed start; the run took {(time.monotonic() - began) / 60:.1f} min"
+    )
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -60,19 +60,25 @@ class StoreBench(StateBench):
         if kind == "local":
             return measure(local)
         api, url = self.apis[kind]
-        return measure(copy_down(api, checkpoint_location(kind, url, local), self.work / folder / "copy"))
+        return measure(
+            copy_down(api, checkpoint_location(kind, url, local), self.work / folder / "copy")
+        )
 
 
 def _store_rows(stores: dict[str, dict[str, float]]) -> list[tuple[str, str, dict[str, float]]]:
     def each(key: str) -> dict[str, float]:
         return {kind: stores.get(kind, {}).get(key, float("nan")) for kind in STORES}
 
-    return [("store: start, JVM to first answer", "s", each("start_sec")),
-            ("store: JVM RSS once ready", "MB", each("jvm_rss_mb")),
-            ("store: JVM RSS peak, at the end", "MB", each("jvm_peak_end_mb"))]
+    return [
+        ("store: start, JVM to first answer", "s", each("start_sec")),
+        ("store: JVM RSS once ready", "MB", each("jvm_rss_mb")),
+        ("store: JVM RSS peak, at the end", "MB", each("jvm_peak_end_mb")),
+    ]
 
 
-def _measure_store(bench: StoreBench, kind: str, args: argparse.Namespace) -> tuple[Result, dict[str, float]]:
+def _measure_store(
+    bench: StoreBench, kind: str, args: argparse.Namespace
+) -> tuple[Result, dict[str, float]]:
     if kind == "local":
         return bench.run(Configuration("local", "local folder", {}), args), {}
     process, jvm, figures = start_store(kind, bench.work / f"{kind}-store")
@@ -81,7 +87,9 @@ def _measure_store(bench: StoreBench, kind: str, args: argparse.Namespace) -> tu
         assert ready is not None  # start_store waited for it
         url = ready[1]
         bench.apis[kind] = (StoreApi(kind, web_address(process.output()) or url), url)
-        config = Configuration(kind, f"on {kind}", {"checkpoint_store": kind, "checkpoint_store_url": url})
+        config = Configuration(
+            kind, f"on {kind}", {"checkpoint_store": kind, "checkpoint_store_url": url}
+        )
         result = bench.run(config, args)
         figures["jvm_peak_end_mb"] = memory_kb(jvm, "VmHWM") / 1024
         return result, figures
@@ -93,7 +101,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=10, help="1-message batches per store")
     parser.add_argument("--restarts", type=int, default=2, help="kill -9 and a restart, per store")
-    parser.add_argument("--backlog", type=int, default=20_000, help="messages caught up in one batch")
+    parser.add_argument(
+        "--backlog", type=int, default=20_000, help="messages caught up in one batch"
+    )
     parser.add_argument("--batches", type=int, default=100, help="batches of the measured soak")
     parser.add_argument("--trigger-sec", type=float, default=0.2, help="the soak's trigger")
     parser.add_argument("--rate", type=float, default=20.0, help="messages a second in the soak")
@@ -117,11 +127,16 @@ def main() -> int:
         sampler.stop()
     results = {kind: result for kind, (result, _) in measured.items()}
     stores = {kind: figures for kind, (_, figures) in measured.items()}
-    print(table(rows(results, args) + _store_rows(stores),
-                {kind: "local folder" if kind == "local" else kind for kind in STORES}))
+    print(
+        table(
+            rows(results, args) + _store_rows(stores),
+            {kind: "local folder" if kind == "local" else kind for kind in STORES},
+        )
+    )
     print(footer(began, "every app on Spark's connector"))
     shutil.rmtree(work)  # kept when a measure failed, to look into
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

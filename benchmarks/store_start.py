@@ -50,8 +50,13 @@ def start_store(store: str, folder: Path) -> tuple[ManagedProcess, int, dict[str
     it answered (start, to the ready line, memory)."""
     argv = store_command(store, free_port(), folder / "data", folder / "log")
     began = time.monotonic()
-    process = ManagedProcess(store, argv, output=folder / "out.log", cwd=_REPO,
-                             env={**os.environ, "PYTHONPATH": str(_REPO)}).start()
+    process = ManagedProcess(
+        store,
+        argv,
+        output=folder / "out.log",
+        cwd=_REPO,
+        env={**os.environ, "PYTHONPATH": str(_REPO)},
+    ).start()
     try:
         process.wait_for(parse_ready_line, timeout=300, what="the ready line")
     except BaseException:
@@ -61,10 +66,17 @@ def start_store(store: str, folder: Path) -> tuple[ManagedProcess, int, dict[str
     ready = parse_ready_line(process.output())
     assert ready is not None
     jvm = int(process.output().split("JVM pid ", 1)[1].split(",", 1)[0])
-    return process, jvm, {"start_sec": ready[2], "to_ready_line_sec": to_line,
-                          "jvm_rss_mb": memory_kb(jvm, "VmRSS") / 1024,
-                          "jvm_peak_mb": memory_kb(jvm, "VmHWM") / 1024,
-                          "wrapper_rss_mb": memory_kb(process.pid or 0, "VmRSS") / 1024}
+    return (
+        process,
+        jvm,
+        {
+            "start_sec": ready[2],
+            "to_ready_line_sec": to_line,
+            "jvm_rss_mb": memory_kb(jvm, "VmRSS") / 1024,
+            "jvm_peak_mb": memory_kb(jvm, "VmHWM") / 1024,
+            "wrapper_rss_mb": memory_kb(process.pid or 0, "VmRSS") / 1024,
+        },
+    )
 
 
 def stop_store(process: ManagedProcess, jvm: int) -> float:
@@ -90,15 +102,22 @@ def main() -> int:
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     for store in ("hdfs", "s3"):
-        print(f"{store}: server {SERVERS[store]}: {jar_sizes(SERVERS[store])}"
-              + (f"; Spark's client {CLIENTS[store]}: {jar_sizes(CLIENTS[store])}"
-                 if store in CLIENTS else "; Spark's client: PySpark's own Hadoop client"))
+        print(
+            f"{store}: server {SERVERS[store]}: {jar_sizes(SERVERS[store])}"
+            + (
+                f"; Spark's client {CLIENTS[store]}: {jar_sizes(CLIENTS[store])}"
+                if store in CLIENTS
+                else "; Spark's client: PySpark's own Hadoop client"
+            )
+        )
         with tempfile.TemporaryDirectory(prefix=f"store-bench-{store}-", dir=_REPO / "log") as tmp:
             rounds = [one_start(store, Path(tmp) / str(n)) for n in range(args.rounds)]
         for key in rounds[0]:
             values = [r[key] for r in rounds]
-            print(f"  {key:18} median {statistics.median(values):7.1f}   "
-                  f"(runs: {', '.join(f'{v:.1f}' for v in values)})")
+            print(
+                f"  {key:18} median {statistics.median(values):7.1f}   "
+                f"(runs: {', '.join(f'{v:.1f}' for v in values)})"
+            )
     return 0
 
 

@@ -15,14 +15,22 @@ Usage:
 
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import (
-                                         REMOTE_STORES,
-                                         STORES,
-                                         StoreKind,
-                                         checkpoint_location,
-                                         default_url,
-                                         hadoop_conf,
-                                         store_address,
+    REMOTE_STORES,
+    STORES,
+    StoreKind,
+    checkpoint_location,
+    default_url,
+    hadoop_conf,
+    store_address,
 )
 
-__all__ = ["REMOTE_STORES", "STORES", "StoreError", "StoreKind", "checkpoint_location",
-           "default_url", "hadoop_conf", "store_address"]
+__all__ = [
+    "REMOTE_STORES",
+    "STORES",
+    "StoreError",
+    "StoreKind",
+    "checkpoint_location",
+    "default_url",
+    "hadoop_conf",
+    "store_address",
+]

@@ -26,8 +26,16 @@ from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import DEFAULT_PORTS, REMOTE_STORES
 from checkpoint_stores.server import StoreServer
 
-__all__ = ["main", "main_parser", "ready_line", "parse_ready_line", "web_address", "make_server",
-           "check_data_dir", "store_command"]
+__all__ = [
+    "main",
+    "main_parser",
+    "ready_line",
+    "parse_ready_line",
+    "web_address",
+    "make_server",
+    "check_data_dir",
+    "store_command",
+]
 
 _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 
@@ -35,14 +43,26 @@ _READY = re.compile(r"^(hdfs|s3) store ready at (\S+) in ([\d.]+) s\b")
 def store_command(store: str, port: int, data_dir: Path, log_dir: Path) -> list[str]:
     """How our other processes start a store (the stage, the demo, the benchmarks): this
     command, whose ready line they then wait for."""
-    return [sys.executable, "-m", "checkpoint_stores", store, "--port", str(port),
-            "--data-dir", str(data_dir), "--log-dir", str(log_dir)]
+    return [
+        sys.executable,
+        "-m",
+        "checkpoint_stores",
+        store,
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        "--log-dir",
+        str(log_dir),
+    ]
 
 
 def ready_line(server: StoreServer) -> str:
-    return (f"{server.kind} store ready at {server.url} in {server.started_in or 0.0:.1f} s "
-            f"({server.extras()}JVM pid {server.jvm.pid if server.jvm else '?'}, data in {server.data_dir}); "
-            f"Ctrl-C stops it and removes the data")
+    return (
+        f"{server.kind} store ready at {server.url} in {server.started_in or 0.0:.1f} s "
+        f"({server.extras()}JVM pid {server.jvm.pid if server.jvm else '?'}, data in {server.data_dir}); "
+        f"Ctrl-C stops it and removes the data"
+    )
 
 
 def parse_ready_line(text: str) -> tuple[str, str, float] | None:
@@ -67,21 +87,34 @@ def make_server(store: str, data_dir: Path, port: int, log_dir: Path) -> StoreSe
     # Imported here: `python -m checkpoint_stores --help` needs neither.
     if store == "hdfs":
         from checkpoint_stores.hdfs import HdfsServer
+
         return HdfsServer(data_dir, port, log_dir / "hdfs-store.log")
     from checkpoint_stores.s3 import S3Server
+
     return S3Server(data_dir, port, log_dir / "s3-store.log")
 
 
 def main_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m checkpoint_stores",
-                                description="Run a checkpoint store (HDFS or an S3 endpoint) "
-                                            "until Ctrl-C or SIGTERM; its data goes with it.")
+    p = argparse.ArgumentParser(
+        prog="python -m checkpoint_stores",
+        description="Run a checkpoint store (HDFS or an S3 endpoint) "
+        "until Ctrl-C or SIGTERM; its data goes with it.",
+    )
     p.add_argument("store", choices=REMOTE_STORES)
-    p.add_argument("--port", type=int, default=None,
-                   help="where it listens on 127.0.0.1 (default: " + ", ".join(
-                       f"{port} for {store}" for store, port in DEFAULT_PORTS.items()) + ")")
-    p.add_argument("--data-dir", type=Path, default=None,
-                   help="its data, removed at stop (default store-data/STORE)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="where it listens on 127.0.0.1 (default: "
+        + ", ".join(f"{port} for {store}" for store, port in DEFAULT_PORTS.items())
+        + ")",
+    )
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="its data, removed at stop (default store-data/STORE)",
+    )
     p.add_argument("--log-dir", type=Path, default=Path("log"), help="its log file's folder")
     return p
 
@@ -97,8 +130,10 @@ def check_data_dir(folder: Path) -> None:
         return
     others = sorted(set(os.listdir(folder)) - _OURS)
     if others:
-        raise StoreError(f"--data-dir {folder} holds {', '.join(others[:3])}, which the store did "
-                         f"not write; give a new or empty folder: the store removes it when it stops")
+        raise StoreError(
+            f"--data-dir {folder} holds {', '.join(others[:3])}, which the store did "
+            f"not write; give a new or empty folder: the store removes it when it stops"
+        )
 
 
 def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -122,9 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(ready_line(server), flush=True)
         while server.running:
             time.sleep(0.5)
-        print(f"error: the {args.store} store's JVM exited with code "
-              f"{server.jvm.returncode if server.jvm else None}; see {server.log_file}",
-              file=sys.stderr)
+        print(
+            f"error: the {args.store} store's JVM exited with code "
+            f"{server.jvm.returncode if server.jvm else None}; see {server.log_file}",
+            file=sys.stderr,
+        )
         return 1
     except StoreError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -49,18 +49,32 @@ class HdfsServer(StoreServer):
 
     def arguments(self) -> list[str]:
         # -format: a fresh file system every start (the data folder is removed at stop anyway).
-        return ["-nomr", "-format", "-nnport", str(self.port), "-nnhttpport", str(self.http_port),
-                "-D", f"hdfs.minidfs.basedir={self.data_dir / 'dfs'}",
-                # Loopback only, like every other process the project starts.
-                "-D", "dfs.namenode.rpc-bind-host=127.0.0.1",
-                "-D", "dfs.datanode.address=127.0.0.1:0"]
+        return [
+            "-nomr",
+            "-format",
+            "-nnport",
+            str(self.port),
+            "-nnhttpport",
+            str(self.http_port),
+            "-D",
+            f"hdfs.minidfs.basedir={self.data_dir / 'dfs'}",
+            # Loopback only, like every other process the project starts.
+            "-D",
+            "dfs.namenode.rpc-bind-host=127.0.0.1",
+            "-D",
+            "dfs.datanode.address=127.0.0.1:0",
+        ]
 
     def extras(self) -> str:
         return f"NameNode web UI and WebHDFS at http://127.0.0.1:{self.http_port}, "
 
     def answers(self) -> bool:
         info = _jmx(self.http_port, _NAMENODE_INFO)
-        return info is not None and info.get("Safemode") == "" and info.get("LiveNodes") not in (None, "{}")
+        return (
+            info is not None
+            and info.get("Safemode") == ""
+            and info.get("LiveNodes") not in (None, "{}")
+        )
 
 
 def _jmx(port: int, bean: str) -> dict[str, object] | None:

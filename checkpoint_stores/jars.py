@@ -24,8 +24,10 @@ __all__ = ["SERVERS", "CLIENTS", "server_jars", "client_jars"]
 
 # Hadoop 3.5.0 is the client PySpark 4.2.0 (locked) ships: server and S3A match it.
 HADOOP = "3.5.0"
-SERVERS = {"hdfs": f"org.apache.hadoop:hadoop-client-minicluster:{HADOOP}",
-           "s3": "org.gaul:s3proxy:2.7.0"}
+SERVERS = {
+    "hdfs": f"org.apache.hadoop:hadoop-client-minicluster:{HADOOP}",
+    "s3": "org.gaul:s3proxy:2.7.0",
+}
 CLIENTS = {"s3": f"org.apache.hadoop:hadoop-aws:{HADOOP}"}
 
 
@@ -48,12 +50,16 @@ def client_jars(store: str, *, progress: bool = True) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return prefetch_main(argv, prog="python -m checkpoint_stores.jars",
-                         description="Fetch a checkpoint store's jars (server and Spark's client) "
-                                     "once into the project's cache.",
-                         options=_store_option, errors=(StoreError,),
-                         what=lambda args: f"checkpoint store {args.store}",
-                         fetch=lambda args: server_jars(args.store) + client_jars(args.store))
+    return prefetch_main(
+        argv,
+        prog="python -m checkpoint_stores.jars",
+        description="Fetch a checkpoint store's jars (server and Spark's client) "
+        "once into the project's cache.",
+        options=_store_option,
+        errors=(StoreError,),
+        what=lambda args: f"checkpoint store {args.store}",
+        fetch=lambda args: server_jars(args.store) + client_jars(args.store),
+    )
 
 
 def _store_option(parser: argparse.ArgumentParser) -> None:

@@ -17,9 +17,21 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["STORES", "REMOTE_STORES", "StoreKind", "DEFAULT_PORTS", "BUCKET", "ACCESS_KEY",
-           "SECRET_KEY", "default_url", "store_address", "bucket_of", "checkpoint_location",
-           "checkpoint_uri", "hadoop_conf"]
+__all__ = [
+    "STORES",
+    "REMOTE_STORES",
+    "StoreKind",
+    "DEFAULT_PORTS",
+    "BUCKET",
+    "ACCESS_KEY",
+    "SECRET_KEY",
+    "default_url",
+    "store_address",
+    "bucket_of",
+    "checkpoint_location",
+    "checkpoint_uri",
+    "hadoop_conf",
+]
 
 StoreKind = Literal["local", "hdfs", "s3"]
 STORES: tuple[StoreKind, ...] = ("local", "hdfs", "s3")
@@ -52,8 +64,10 @@ def store_address(store: StoreKind, url: str) -> tuple[str, int]:
     if parts is None or parts.scheme not in _SCHEMES[store] or not parts.hostname or port is None:
         raise ValueError(f"{url!r} is not an {store} store URL like {example}")
     if store == "hdfs" and parts.path not in ("", "/"):
-        raise ValueError(f"{url!r}: an hdfs store URL names the NameNode only ({example}); "
-                         f"the folder is --checkpoint-dir")
+        raise ValueError(
+            f"{url!r}: an hdfs store URL names the NameNode only ({example}); "
+            f"the folder is --checkpoint-dir"
+        )
     return parts.hostname, port
 
 
@@ -94,12 +108,16 @@ def checkpoint_uri(text: str, store_url: str | None) -> tuple[StoreKind, str | N
     if scheme == "file":
         return "local", None, Path(parts.path)
     if scheme in ("s3", "s3n"):
-        raise ValueError(f"{text!r}: Hadoop's S3 client is s3a://; write s3a://{parts.netloc}/{path}")
+        raise ValueError(
+            f"{text!r}: Hadoop's S3 client is s3a://; write s3a://{parts.netloc}/{path}"
+        )
     if scheme not in ("hdfs", "s3a"):
         raise ValueError(f"{text!r}: --checkpoint-dir takes {_URI_FORMS}")
     if not parts.hostname or not path:
-        raise ValueError(f"{text!r} names no {'NameNode' if scheme == 'hdfs' else 'bucket'} "
-                         f"or no folder: write {_URI_FORMS}")
+        raise ValueError(
+            f"{text!r} names no {'NameNode' if scheme == 'hdfs' else 'bucket'} "
+            f"or no folder: write {_URI_FORMS}"
+        )
     return _hdfs_uri(text, store_url) if scheme == "hdfs" else _s3a_uri(text, store_url)
 
 
@@ -107,8 +125,10 @@ def _hdfs_uri(text: str, store_url: str | None) -> tuple[StoreKind, str, Path]:
     parts = urlsplit(text)
     url = f"hdfs://{parts.hostname}:{parts.port or DEFAULT_PORTS['hdfs']}"
     if store_url is not None and store_address("hdfs", store_url) != store_address("hdfs", url):
-        raise ValueError(f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
-                         "two NameNodes: give one")
+        raise ValueError(
+            f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
+            "two NameNodes: give one"
+        )
     return "hdfs", url, Path(parts.path.strip("/"))
 
 
@@ -118,8 +138,10 @@ def _s3a_uri(text: str, store_url: str | None) -> tuple[StoreKind, str, Path]:
     store_address("s3", endpoint)  # the endpoint itself must be an S3 URL
     named = urlsplit(endpoint).path.strip("/")
     if named and named != parts.netloc:
-        raise ValueError(f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
-                         "two buckets: give the bucket once")
+        raise ValueError(
+            f"--checkpoint-dir {text} and --checkpoint-store-url {store_url} name "
+            "two buckets: give the bucket once"
+        )
     base = endpoint.rstrip("/").removesuffix(f"/{named}") if named else endpoint.rstrip("/")
     return "s3", f"{base}/{parts.netloc}", Path(parts.path.strip("/"))
 
@@ -135,9 +157,11 @@ def hadoop_conf(store: StoreKind, url: str | None) -> dict[str, str]:
     host, port = store_address(store, url)
     prefix = "spark.hadoop.fs.s3a."
     secure = url.startswith("https")
-    return {f"{prefix}endpoint": f"{'https' if secure else 'http'}://{host}:{port}",
-            f"{prefix}path.style.access": "true",
-            f"{prefix}access.key": ACCESS_KEY,
-            f"{prefix}secret.key": SECRET_KEY,
-            f"{prefix}connection.ssl.enabled": str(secure).lower(),
-            f"{prefix}endpoint.region": "us-east-1"}
+    return {
+        f"{prefix}endpoint": f"{'https' if secure else 'http'}://{host}:{port}",
+        f"{prefix}path.style.access": "true",
+        f"{prefix}access.key": ACCESS_KEY,
+        f"{prefix}secret.key": SECRET_KEY,
+        f"{prefix}connection.ssl.enabled": str(secure).lower(),
+        f"{prefix}endpoint.region": "us-east-1",
+    }

@@ -87,8 +87,11 @@ def _copy_files(api: StoreApi, location: str, files: list[str], dest: Path) -> N
     bucket, prefix = _split(location)
     for relative in files:
         try:
-            data = (_s3_get(api, bucket, f"{prefix}/{relative}") if api.kind == "s3"
-                    else _hdfs_read(api, f"/{prefix}/{relative}"))
+            data = (
+                _s3_get(api, bucket, f"{prefix}/{relative}")
+                if api.kind == "s3"
+                else _hdfs_read(api, f"/{prefix}/{relative}")
+            )
         except _Vanished:
             continue
         target = dest / relative
@@ -98,8 +101,11 @@ def _copy_files(api: StoreApi, location: str, files: list[str], dest: Path) -> N
 
 def _newest_logs(files: list[str]) -> list[str]:
     def newest(log: str, count: int) -> list[str]:
-        ids = sorted(int(name) for f in files
-                     if f.startswith(log + "/") and (name := f[len(log) + 1:]).isdigit())
+        ids = sorted(
+            int(name)
+            for f in files
+            if f.startswith(log + "/") and (name := f[len(log) + 1 :]).isdigit()
+        )
         return [f"{log}/{n}" for n in ids[-count:]]
 
     kept = [f for f in files if f == "metadata" or f.startswith("sources/")]
@@ -120,9 +126,12 @@ def delete(api: StoreApi, location: str) -> None:
 
 # -- WebHDFS --------------------------------------------------------------------------------------
 
+
 def _http(url: str, method: str = "GET") -> bytes:
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=30) as reply:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, method=method), timeout=30
+        ) as reply:
             return bytes(reply.read())
     except (OSError, urllib.error.URLError) as error:
         failure = _Vanished if getattr(error, "code", None) == 404 else StoreError
@@ -150,13 +159,20 @@ def _hdfs_read(api: StoreApi, path: str) -> bytes:
 
 # -- S3 -------------------------------------------------------------------------------------------
 
+
 def _s3(api: StoreApi, method: str, bucket: str, key: str, query: str = "") -> bytes:
     date = formatdate(usegmt=True)
     resource = f"/{bucket}/{urllib.parse.quote(key)}" if key else f"/{bucket}/"
-    signature = base64.b64encode(hmac.new(SECRET_KEY.encode(), f"{method}\n\n\n{date}\n{resource}"
-                                          .encode(), hashlib.sha1).digest()).decode()
-    request = urllib.request.Request(f"{api.http}{resource}{query}", method=method, headers={
-        "Date": date, "Authorization": f"AWS {ACCESS_KEY}:{signature}"})
+    signature = base64.b64encode(
+        hmac.new(
+            SECRET_KEY.encode(), f"{method}\n\n\n{date}\n{resource}".encode(), hashlib.sha1
+        ).digest()
+    ).decode()
+    request = urllib.request.Request(
+        f"{api.http}{resource}{query}",
+        method=method,
+        headers={"Date": date, "Authorization": f"AWS {ACCESS_KEY}:{signature}"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as reply:
             return bytes(reply.read())
@@ -174,7 +190,7 @@ def _s3_keys(api: StoreApi, bucket: str, prefix: str, markers: bool = False) -> 
         query = f"?prefix={urllib.parse.quote(prefix + '/')}&marker={urllib.parse.quote(marker)}"
         root = ElementTree.fromstring(_s3(api, "GET", bucket, "", query))
         page = [c.findtext(f"{_S3_NS}Key") or "" for c in root.iter(f"{_S3_NS}Contents")]
-        keys += [k[len(prefix) + 1:] for k in page if markers or not k.endswith("/")]
+        keys += [k[len(prefix) + 1 :] for k in page if markers or not k.endswith("/")]
         if root.findtext(f"{_S3_NS}IsTruncated") != "true" or not page:
             return keys
         marker = page[-1]

@@ -47,13 +47,20 @@ class S3Server(StoreServer):
     def prepare(self) -> None:
         blobs = self.data_dir / "blobs"
         (blobs / BUCKET).mkdir(parents=True, exist_ok=True)
-        self._properties.write_text("\n".join([
-            f"s3proxy.endpoint=http://127.0.0.1:{self.port}",
-            "s3proxy.authorization=aws-v2-or-v4",
-            f"s3proxy.identity={ACCESS_KEY}",
-            f"s3proxy.credential={SECRET_KEY}",
-            "jclouds.provider=filesystem",
-            f"jclouds.filesystem.basedir={blobs}", ""]), encoding="utf-8")
+        self._properties.write_text(
+            "\n".join(
+                [
+                    f"s3proxy.endpoint=http://127.0.0.1:{self.port}",
+                    "s3proxy.authorization=aws-v2-or-v4",
+                    f"s3proxy.identity={ACCESS_KEY}",
+                    f"s3proxy.credential={SECRET_KEY}",
+                    "jclouds.provider=filesystem",
+                    f"jclouds.filesystem.basedir={blobs}",
+                    "",
+                ]
+            ),
+            encoding="utf-8",
+        )
         (self.data_dir / "logback.xml").write_text(_LOGBACK, encoding="utf-8")
 
     def jvm_options(self) -> list[str]:

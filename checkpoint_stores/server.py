@@ -32,10 +32,21 @@ class StoreServer:
     main_class = ""
     heap = "-Xmx256m"
 
-    def __init__(self, data_dir: Path, port: int, log_file: Path, *, progress: bool = True,
-                 start_timeout: float = 180.0) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int,
+        log_file: Path,
+        *,
+        progress: bool = True,
+        start_timeout: float = 180.0,
+    ) -> None:
         self.data_dir, self.port = data_dir.resolve(), port
-        self.log_file, self.progress, self.start_timeout = log_file.resolve(), progress, start_timeout
+        self.log_file, self.progress, self.start_timeout = (
+            log_file.resolve(),
+            progress,
+            start_timeout,
+        )
         self.jvm: Jvm | None = None
         self.started_in: float | None = None  # seconds from the JVM's start to its first answer
 
@@ -70,9 +81,19 @@ class StoreServer:
         temp = self.data_dir / "tmp"
         temp.mkdir(parents=True, exist_ok=True)
         self.prepare()
-        argv = [str(_java(self.kind)), self.heap, NO_PERF_FILE, "-XX:+ExitOnOutOfMemoryError",
-                "-Djava.awt.headless=true", f"-Djava.io.tmpdir={temp}", *self.jvm_options(),
-                "-cp", classpath, self.main_class, *self.arguments()]
+        argv = [
+            str(_java(self.kind)),
+            self.heap,
+            NO_PERF_FILE,
+            "-XX:+ExitOnOutOfMemoryError",
+            "-Djava.awt.headless=true",
+            f"-Djava.io.tmpdir={temp}",
+            *self.jvm_options(),
+            "-cp",
+            classpath,
+            self.main_class,
+            *self.arguments(),
+        ]
         began = time.monotonic()
         self.jvm = Jvm.start(argv, output=self.log_file)
         self._wait_until_answering()
@@ -86,13 +107,17 @@ class StoreServer:
         while not self.answers():
             if not self.running:
                 self.stop()
-                raise StoreError(f"the {self.kind} store exited while starting (code "
-                                 f"{self.jvm.returncode if self.jvm else None}): {self._last_line()} "
-                                 f"(log: {self.log_file})")
+                raise StoreError(
+                    f"the {self.kind} store exited while starting (code "
+                    f"{self.jvm.returncode if self.jvm else None}): {self._last_line()} "
+                    f"(log: {self.log_file})"
+                )
             if time.monotonic() > deadline:
                 self.stop()
-                raise StoreError(f"the {self.kind} store did not answer within "
-                                 f"{self.start_timeout:.0f} s; see {self.log_file}")
+                raise StoreError(
+                    f"the {self.kind} store did not answer within "
+                    f"{self.start_timeout:.0f} s; see {self.log_file}"
+                )
             time.sleep(0.2)
 
     def _last_line(self) -> str:
@@ -113,8 +138,12 @@ class StoreServer:
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
 

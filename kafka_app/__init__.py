@@ -7,5 +7,12 @@ modules listed in `__all__`; deeper in, they use only names a module lists in it
 Usage: `python -m kafka_app --help` and `python -m kafka_app.broker --help`
 """
 
-__all__ = ["settings", "message_line", "logs", "topic_offsets", "topic_setup", "partitioning",
-           "kafka_choice"]
+__all__ = [
+    "settings",
+    "message_line",
+    "logs",
+    "topic_offsets",
+    "topic_setup",
+    "partitioning",
+    "kafka_choice",
+]

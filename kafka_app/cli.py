@@ -46,49 +46,110 @@ def main_parser() -> argparse.ArgumentParser:
         argument_default=None,
     )
     kafka = parser.add_argument_group("Kafka")
-    kafka.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                       help="use this Kafka instead of starting one "
-                            "(then the broker options below do not apply)")
-    broker = parser.add_argument_group("the broker this app starts (ignored with --bootstrap-servers)")
+    kafka.add_argument(
+        "--bootstrap-servers",
+        metavar="HOST:PORT",
+        help="use this Kafka instead of starting one (then the broker options below do not apply)",
+    )
+    broker = parser.add_argument_group(
+        "the broker this app starts (ignored with --bootstrap-servers)"
+    )
     broker.add_argument("--host", help=f"address to listen on (default {d.host})")
     broker.add_argument("--port", type=int, help=f"port to listen on (default {d.port})")
-    broker.add_argument("--data-dir", type=Path, metavar="DIR",
-                        help="keep the broker's data here across runs (default: a temporary folder removed on exit)")
-    broker.add_argument("--retention-check-sec", type=float, metavar="SEC",
-                        help=f"how often retention deletes expired segments (default {d.retention_check_sec:g})")
-    broker.add_argument("--retention-initial-delay-sec", type=float, metavar="SEC",
-                        help=f"wait before the first retention check, as Kafka does (default {d.retention_initial_delay_sec:g})")
+    broker.add_argument(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep the broker's data here across runs (default: a temporary folder removed on exit)",
+    )
+    broker.add_argument(
+        "--retention-check-sec",
+        type=float,
+        metavar="SEC",
+        help=f"how often retention deletes expired segments (default {d.retention_check_sec:g})",
+    )
+    broker.add_argument(
+        "--retention-initial-delay-sec",
+        type=float,
+        metavar="SEC",
+        help=f"wait before the first retention check, as Kafka does (default {d.retention_initial_delay_sec:g})",
+    )
     topic = parser.add_argument_group("topic")
     topic.add_argument("--topic", help=f"topic name (default {d.topic})")
-    topic.add_argument("--partitions", type=int, help=f"partitions of a new topic (default {d.partitions})")
-    topic.add_argument("--grow-partitions", action="store_true", default=None,
-                       help="if the topic exists with fewer partitions than --partitions, add "
-                            "partitions up to that many (a key's partition may change; Kafka "
-                            "never removes partitions)")
-    topic.add_argument("--replication-factor", type=int, metavar="N",
-                       help=f"replicas of each partition of a new topic (default {d.replication_factor})")
-    topic.add_argument("--retention-sec", type=float, metavar="SEC",
-                       help=f"retention.ms of the topic, in seconds (default {d.retention_sec:g})")
-    topic.add_argument("--segment-sec", type=float, metavar="SEC",
-                       help=f"segment.ms of the topic, in seconds (default {d.segment_sec:g})")
-    topic.add_argument("--segment-bytes", type=int, metavar="BYTES",
-                       help="segment.bytes of the topic (default: the broker's; Kafka 4 refuses < 1048576)")
+    topic.add_argument(
+        "--partitions", type=int, help=f"partitions of a new topic (default {d.partitions})"
+    )
+    topic.add_argument(
+        "--grow-partitions",
+        action="store_true",
+        default=None,
+        help="if the topic exists with fewer partitions than --partitions, add "
+        "partitions up to that many (a key's partition may change; Kafka "
+        "never removes partitions)",
+    )
+    topic.add_argument(
+        "--replication-factor",
+        type=int,
+        metavar="N",
+        help=f"replicas of each partition of a new topic (default {d.replication_factor})",
+    )
+    topic.add_argument(
+        "--retention-sec",
+        type=float,
+        metavar="SEC",
+        help=f"retention.ms of the topic, in seconds (default {d.retention_sec:g})",
+    )
+    topic.add_argument(
+        "--segment-sec",
+        type=float,
+        metavar="SEC",
+        help=f"segment.ms of the topic, in seconds (default {d.segment_sec:g})",
+    )
+    topic.add_argument(
+        "--segment-bytes",
+        type=int,
+        metavar="BYTES",
+        help="segment.bytes of the topic (default: the broker's; Kafka 4 refuses < 1048576)",
+    )
     app = parser.add_argument_group("producer")
-    app.add_argument("--interval-sec", type=float, metavar="SEC",
-                     help=f"time between messages (default {d.interval_sec:g})")
-    app.add_argument("--acks", choices=("all", "1"),
-                     help=f"acknowledged by every in-sync replica (all) or by the leader alone (1) "
-                          f"(default {d.acks})")
-    app.add_argument("--send-timeout-sec", type=float, metavar="SEC",
-                     help=f"give up on a send not acknowledged in this time (default {d.send_timeout_sec:g})")
-    app.add_argument("--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)")
-    app.add_argument("--burst", action="store_true", default=None,
-                     help="with --count: send the N messages as fast as Kafka takes them, without "
-                          "waiting for each acknowledgement (a backlog in seconds; --interval-sec "
-                          "and Enter do not apply)")
-    app.add_argument("--first-value", type=int, metavar="N",
-                     help="the first value to send (default: one after the highest value in the topic)")
-    app.add_argument("--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})")
+    app.add_argument(
+        "--interval-sec",
+        type=float,
+        metavar="SEC",
+        help=f"time between messages (default {d.interval_sec:g})",
+    )
+    app.add_argument(
+        "--acks",
+        choices=("all", "1"),
+        help=f"acknowledged by every in-sync replica (all) or by the leader alone (1) "
+        f"(default {d.acks})",
+    )
+    app.add_argument(
+        "--send-timeout-sec",
+        type=float,
+        metavar="SEC",
+        help=f"give up on a send not acknowledged in this time (default {d.send_timeout_sec:g})",
+    )
+    app.add_argument(
+        "--count", type=int, metavar="N", help="stop after N messages (default: run until stopped)"
+    )
+    app.add_argument(
+        "--burst",
+        action="store_true",
+        default=None,
+        help="with --count: send the N messages as fast as Kafka takes them, without "
+        "waiting for each acknowledgement (a backlog in seconds; --interval-sec "
+        "and Enter do not apply)",
+    )
+    app.add_argument(
+        "--first-value",
+        type=int,
+        metavar="N",
+        help="the first value to send (default: one after the highest value in the topic)",
+    )
+    app.add_argument(
+        "--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})"
+    )
     KafkaChoice.add_arguments(parser)
     return parser
 
@@ -117,13 +178,16 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     ignored = [f"--{k.replace('_', '-')}" for k in _EMBEDDED_ONLY if k in given]
     ignored += [flag for flag in (a.split("=")[0] for a in args) if flag in _CHOICE_FLAGS]
     if settings.bootstrap_servers is not None and ignored:
-        console.note(f"note: {', '.join(ignored)} apply only to the broker this app starts; "
-                     f"with --bootstrap-servers that Kafka's own settings apply")
+        console.note(
+            f"note: {', '.join(ignored)} apply only to the broker this app starts; "
+            f"with --bootstrap-servers that Kafka's own settings apply"
+        )
     return _run(settings, console, choice)
 
 
-def _run(settings: ProducerAppSettings, console: ProducerConsole,
-         choice: KafkaChoice | None = None) -> int:
+def _run(
+    settings: ProducerAppSettings, console: ProducerConsole, choice: KafkaChoice | None = None
+) -> int:
     from kafka_app.broker.errors import BrokerError
     from kafka_app.producer import ProducerApp
     from maven_jars import JarFetchError
@@ -155,8 +219,17 @@ def _check(given: dict[str, object]) -> str | None:
         # float("nan") and float("inf") parse fine but make a setting that never fires or spins.
         if isinstance(value, float) and not math.isfinite(value):
             return f"--{name.replace('_', '-')} must be a finite number of seconds, got {value}"
-    positive = ("partitions", "replication_factor", "send_timeout_sec", "retention_sec",
-                "segment_sec", "retention_check_sec", "count", "segment_bytes", "first_value")
+    positive = (
+        "partitions",
+        "replication_factor",
+        "send_timeout_sec",
+        "retention_sec",
+        "segment_sec",
+        "retention_check_sec",
+        "count",
+        "segment_bytes",
+        "first_value",
+    )
     for name in positive:
         value = given.get(name)
         if isinstance(value, (int, float)) and value <= 0:
@@ -170,7 +243,9 @@ def _check(given: dict[str, object]) -> str | None:
     for name in ("data_dir", "log_dir"):
         folder = given.get(name)
         if isinstance(folder, Path) and folder.exists() and not folder.is_dir():
-            return f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
+            return (
+                f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
+            )
     port = given.get("port")
     if isinstance(port, int) and not 0 < port < 65536:
         return f"--port must be 1..65535, got {port}"

@@ -38,16 +38,33 @@ class KafkaChoice:
         from kafka_app.apache.jars import DEFAULT_VERSION
 
         group = parser.add_argument_group("which Kafka")
-        group.add_argument("--kafka", choices=KAFKA_KINDS, default=None,
-                           help="apache: Apache Kafka itself, fetched once from Maven Central (needs "
-                                "Java 17; the default); embedded: our Kafka-protocol broker, offline")
-        group.add_argument("--offline", action="store_true", default=None,
-                           help="the embedded broker: nothing is fetched (the same as --kafka embedded)")
-        group.add_argument("--kafka-version", metavar="V", default=None,
-                           help=f"Apache Kafka's version (default {DEFAULT_VERSION}; with --kafka apache)")
-        group.add_argument("--brokers", type=int, metavar="N", default=None,
-                           help="1, or 3 for a KRaft quorum of three nodes with replication factor 3 "
-                                "and min.insync.replicas 2 (with --kafka apache)")
+        group.add_argument(
+            "--kafka",
+            choices=KAFKA_KINDS,
+            default=None,
+            help="apache: Apache Kafka itself, fetched once from Maven Central (needs "
+            "Java 17; the default); embedded: our Kafka-protocol broker, offline",
+        )
+        group.add_argument(
+            "--offline",
+            action="store_true",
+            default=None,
+            help="the embedded broker: nothing is fetched (the same as --kafka embedded)",
+        )
+        group.add_argument(
+            "--kafka-version",
+            metavar="V",
+            default=None,
+            help=f"Apache Kafka's version (default {DEFAULT_VERSION}; with --kafka apache)",
+        )
+        group.add_argument(
+            "--brokers",
+            type=int,
+            metavar="N",
+            default=None,
+            help="1, or 3 for a KRaft quorum of three nodes with replication factor 3 "
+            "and min.insync.replicas 2 (with --kafka apache)",
+        )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> KafkaChoice:
@@ -66,8 +83,10 @@ class KafkaChoice:
         if self.kafka not in KAFKA_KINDS:
             return "--offline and --kafka apache disagree: give one"
         if not self.apache and (self.kafka_version is not None or self.brokers != 1):
-            return ("--kafka-version and --brokers apply to Apache Kafka, not the embedded broker: "
-                    "drop --offline / --kafka embedded")
+            return (
+                "--kafka-version and --brokers apply to Apache Kafka, not the embedded broker: "
+                "drop --offline / --kafka embedded"
+            )
         if self.brokers not in (1, 3):
             return f"--brokers must be 1 or 3 (a KRaft quorum needs a majority), got {self.brokers}"
         return check_version(self.kafka_version) if self.kafka_version is not None else None
@@ -76,7 +95,13 @@ class KafkaChoice:
         """The options as both CLIs read them back: `--kafka` always (a child must not depend
         on a default that may change), the others when they differ from the defaults."""
         default = KafkaChoice()
-        return ["--kafka", self.kafka, *(
-            part for f in fields(self) if f.name != "kafka"
-            and getattr(self, f.name) != getattr(default, f.name)
-            for part in (f"--{f.name.replace('_', '-')}", str(getattr(self, f.name))))]
+        return [
+            "--kafka",
+            self.kafka,
+            *(
+                part
+                for f in fields(self)
+                if f.name != "kafka" and getattr(self, f.name) != getattr(default, f.name)
+                for part in (f"--{f.name.replace('_', '-')}", str(getattr(self, f.name)))
+            ),
+        ]

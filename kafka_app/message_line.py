@@ -46,8 +46,10 @@ def format_message(topic: str, window: OffsetWindow, key: int, value: int) -> st
 
 
 # The seed padded the offsets inside the brackets; reading tolerates that.
-_MESSAGE = re.compile(r"(?P<topic>[A-Za-z0-9._-]+) \[\s*(?P<earliest>\d+)\s*:\s*(?P<latest>\d+)\s*\]: "
-                      r"(?P<key>-?\d+) -> (?P<value>-?\d+)")
+_MESSAGE = re.compile(
+    r"(?P<topic>[A-Za-z0-9._-]+) \[\s*(?P<earliest>\d+)\s*:\s*(?P<latest>\d+)\s*\]: "
+    r"(?P<key>-?\d+) -> (?P<value>-?\d+)"
+)
 # kafka_app/logs.py's layout, `[LEVEL] [TIME] [LOGGER]: MESSAGE`, for the producer's logger.
 _LOG_PREFIX = re.compile(r"\[[A-Z]+\] \[[^\]]*\] \[" + re.escape(PRODUCER_LOGGER) + r"\]: ")
 
@@ -57,11 +59,16 @@ def parse_message(text: str) -> ProducerLine | None:
     match = _MESSAGE.fullmatch(text.strip())
     if match is None:
         return None
-    return ProducerLine(match["topic"], int(match["earliest"]), int(match["latest"]),
-                        int(match["key"]), int(match["value"]))
+    return ProducerLine(
+        match["topic"],
+        int(match["earliest"]),
+        int(match["latest"]),
+        int(match["key"]),
+        int(match["value"]),
+    )
 
 
 def parse_log_line(text: str) -> ProducerLine | None:
     """A line of kafka.log read back; None unless it is the producer's line for a sent message."""
     prefix = _LOG_PREFIX.match(text)
-    return None if prefix is None else parse_message(text[prefix.end():])
+    return None if prefix is None else parse_message(text[prefix.end() :])

@@ -51,7 +51,10 @@ class ProducerApp:
     """Runs the whole app; `run()` returns when stopped (Ctrl-C, SIGTERM, `stop()`, `count`)."""
 
     def __init__(
-        self, settings: ProducerAppSettings, console: ProducerConsole, stdin_fd: int | None = None,
+        self,
+        settings: ProducerAppSettings,
+        console: ProducerConsole,
+        stdin_fd: int | None = None,
         kafka: KafkaChoice | None = None,
     ) -> None:
         self._settings = settings
@@ -111,8 +114,13 @@ class ProducerApp:
         if self._choice.apache:
             from kafka_app.apache.cluster import ApacheKafka
 
-            kafka = stack.enter_context(ApacheKafka(broker_settings, brokers=self._choice.brokers,
-                                                    version=self._choice.kafka_version))
+            kafka = stack.enter_context(
+                ApacheKafka(
+                    broker_settings,
+                    brokers=self._choice.brokers,
+                    version=self._choice.kafka_version,
+                )
+            )
             return kafka.bootstrap_servers, data_dir
         broker = stack.enter_context(EmbeddedBroker(broker_settings))
         return broker.bootstrap_servers, data_dir
@@ -127,10 +135,18 @@ class ProducerApp:
                 request_timeout_ms=_CONNECT_TIMEOUT_MS,
             )
         except kafka.errors.KafkaError as error:
-            raise KafkaUnreachable(bootstrap, "it accepts connections but does not answer as Kafka") from error
+            raise KafkaUnreachable(
+                bootstrap, "it accepts connections but does not answer as Kafka"
+            ) from error
         with admin:
-            return ensure_topic(admin, s.topic, s.partitions, s.topic_configs(),
-                                replication_factor=s.replication_factor, grow=s.grow_partitions)
+            return ensure_topic(
+                admin,
+                s.topic,
+                s.partitions,
+                s.topic_configs(),
+                replication_factor=s.replication_factor,
+                grow=s.grow_partitions,
+            )
 
     def _producer(self, bootstrap: str) -> KafkaProducer:
         try:
@@ -162,23 +178,51 @@ class ProducerApp:
         s = self._settings
         rows = [
             ("Kafka", f"{bootstrap} ({self._kafka_kind()})"),
-            ("topic", f"{topic.name}, {topic.partitions} partition(s)"
-                      + (f", {s.replication_factor} replicas" if s.replication_factor != 1 else "")
-                      + _partitions_note(topic, s)),
-            ("retention", f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "
-                          f"segments roll every {s.segment_sec:g} s (segment.ms={s.segment_ms})"
-                          + (f", segment.bytes={s.segment_bytes}" if s.segment_bytes is not None else "")),
-            ("retention check", f"every {s.retention_check_sec:g} s after {s.retention_initial_delay_sec:g} s"
-                                if s.embedded else "as that Kafka is configured (log.retention.check.interval.ms)"),
+            (
+                "topic",
+                f"{topic.name}, {topic.partitions} partition(s)"
+                + (f", {s.replication_factor} replicas" if s.replication_factor != 1 else "")
+                + _partitions_note(topic, s),
+            ),
+            (
+                "retention",
+                f"{s.retention_sec:g} s (retention.ms={s.retention_ms}), "
+                f"segments roll every {s.segment_sec:g} s (segment.ms={s.segment_ms})"
+                + (f", segment.bytes={s.segment_bytes}" if s.segment_bytes is not None else ""),
+            ),
+            (
+                "retention check",
+                f"every {s.retention_check_sec:g} s after {s.retention_initial_delay_sec:g} s"
+                if s.embedded
+                else "as that Kafka is configured (log.retention.check.interval.ms)",
+            ),
         ]
         if s.embedded:
-            rows.append(("data", str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else "")))
+            rows.append(
+                (
+                    "data",
+                    str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else ""),
+                )
+            )
         rows += [
-            ("first value", f"{first}" + ("" if s.first_value is not None or first == 1
-                                          else " (continuing after the messages already in the topic)")),
-            ("sending", (f"a burst of {s.count} messages, as fast as Kafka takes them, acks={s.acks}"
-                         if s.burst else f"one message every {s.interval_sec:g} s, acks={s.acks}"
-                         + (f", {s.count} in all" if s.count is not None else ""))),
+            (
+                "first value",
+                f"{first}"
+                + (
+                    ""
+                    if s.first_value is not None or first == 1
+                    else " (continuing after the messages already in the topic)"
+                ),
+            ),
+            (
+                "sending",
+                (
+                    f"a burst of {s.count} messages, as fast as Kafka takes them, acks={s.acks}"
+                    if s.burst
+                    else f"one message every {s.interval_sec:g} s, acks={s.acks}"
+                    + (f", {s.count} in all" if s.count is not None else "")
+                ),
+            ),
             ("log", str(s.log_dir / "kafka.log")),
         ]
         hint = "Press Enter to send a negative key (the Spark app crashes on it). Ctrl-C stops."
@@ -186,7 +230,12 @@ class ProducerApp:
         _log.info("producer started: %s", "; ".join(f"{k}: {v}" for k, v in rows))
 
     def _send_loop(
-        self, producer: KafkaProducer, offsets: TopicOffsets, keys: NegativeKeys, topic: TopicState, first: int
+        self,
+        producer: KafkaProducer,
+        offsets: TopicOffsets,
+        keys: NegativeKeys,
+        topic: TopicState,
+        first: int,
     ) -> int:
         s = self._settings
         if s.burst and s.count is not None:
@@ -205,8 +254,14 @@ class ProducerApp:
             due = max(due + s.interval_sec, time.monotonic())
         return sent
 
-    def _send_burst(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState,
-                    first: int, count: int) -> int:
+    def _send_burst(
+        self,
+        producer: KafkaProducer,
+        offsets: TopicOffsets,
+        topic: TopicState,
+        first: int,
+        count: int,
+    ) -> int:
         """`count` messages sent back to back, the acknowledgements awaited in order
         afterwards. The line of each says the window as it stood once that message was stored:
         the end offset grows by one per message, as with one message at a time."""
@@ -219,10 +274,21 @@ class ProducerApp:
         handed = len(self._unprinted)
         for sent in range(1, handed + 1):
             message = self._acknowledged(f" (message {sent} of the burst)")
-            self._print(message, OffsetWindow(start.earliest, start.latest + sent, start.per_partition), topic)
+            self._print(
+                message,
+                OffsetWindow(start.earliest, start.latest + sent, start.per_partition),
+                topic,
+            )
         return handed
 
-    def _send(self, producer: KafkaProducer, offsets: TopicOffsets, topic: TopicState, key: int, value: int) -> None:
+    def _send(
+        self,
+        producer: KafkaProducer,
+        offsets: TopicOffsets,
+        topic: TopicState,
+        key: int,
+        value: int,
+    ) -> None:
         self._hand_over(producer, topic, key, value)
         message = self._acknowledged()
         # Kafka took it: a leader that died since must not cost the message its line.
@@ -233,8 +299,12 @@ class ProducerApp:
         # message but before we noted it left a stored message without its line (CI, once in
         # some hundreds of stops). `send` does not wait here: the topic's partitions are known.
         with held():
-            future = producer.send(topic.name, key=str(key).encode(), value=str(value).encode(),
-                                   partition=partition_for(value, topic.partitions))
+            future = producer.send(
+                topic.name,
+                key=str(key).encode(),
+                value=str(value).encode(),
+                partition=partition_for(value, topic.partitions),
+            )
             self._unprinted.append(_Sent(key, value, future))
 
     def _acknowledged(self, where: str = "") -> _Sent:
@@ -244,8 +314,10 @@ class ProducerApp:
             message.future.get(timeout=self._settings.send_timeout_sec)
         except kafka.errors.KafkaError as error:
             self._unprinted.clear()
-            raise SendFailed(f"Kafka did not acknowledge {message.key} -> {message.value}{where}: "
-                             f"{type(error).__name__} {error}") from error
+            raise SendFailed(
+                f"Kafka did not acknowledge {message.key} -> {message.value}{where}: "
+                f"{type(error).__name__} {error}"
+            ) from error
         return message
 
     def _print(self, message: _Sent, window: OffsetWindow, topic: TopicState) -> None:
@@ -267,8 +339,13 @@ class ProducerApp:
             try:
                 window = offsets.window()
             except kafka.errors.KafkaError as error:
-                _log.warning("%s -> %s was stored, but the topic's offsets could not be read for "
-                             "its line: %s", message.key, message.value, error)
+                _log.warning(
+                    "%s -> %s was stored, but the topic's offsets could not be read for "
+                    "its line: %s",
+                    message.key,
+                    message.value,
+                    error,
+                )
                 return
             self._print(message, window, topic)
 
@@ -300,12 +377,17 @@ def _check_listening(bootstrap: str) -> None:
     for address in bootstrap.split(","):
         host, _, port = address.strip().rpartition(":")
         try:
-            with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_MS / 1000):
+            with socket.create_connection(
+                (host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_MS / 1000
+            ):
                 return
         except OSError as error:
             refused.append(f"{address.strip()} ({error.strerror or error})")
-    raise KafkaUnreachable(bootstrap, f"cannot connect to {', '.join(refused)}; "
-                                      "start Kafka there (docker compose up -d) or drop --bootstrap-servers")
+    raise KafkaUnreachable(
+        bootstrap,
+        f"cannot connect to {', '.join(refused)}; "
+        "start Kafka there (docker compose up -d) or drop --bootstrap-servers",
+    )
 
 
 def _learn_partitions(producer: KafkaProducer, bootstrap: str, topic: TopicState) -> None:
@@ -314,8 +396,9 @@ def _learn_partitions(producer: KafkaProducer, bootstrap: str, topic: TopicState
     try:
         producer.partitions_for(topic.name)
     except kafka.errors.KafkaError as error:
-        raise KafkaUnreachable(bootstrap, f"the producer could not learn topic {topic.name}'s "
-                                          "partitions") from error
+        raise KafkaUnreachable(
+            bootstrap, f"the producer could not learn topic {topic.name}'s partitions"
+        ) from error
 
 
 def _partitions_note(topic: TopicState, settings: ProducerAppSettings) -> str:
@@ -324,6 +407,9 @@ def _partitions_note(topic: TopicState, settings: ProducerAppSettings) -> str:
         return f" (grown from {topic.grown_from}; a value's partition is (v-1) % {topic.partitions} from now on)"
     if topic.partitions == settings.partitions:
         return ""
-    hint = "" if settings.grow_partitions or topic.partitions > settings.partitions \
+    hint = (
+        ""
+        if settings.grow_partitions or topic.partitions > settings.partitions
         else "; --grow-partitions adds the missing ones"
+    )
     return f" (it existed; --partitions {settings.partitions} not applied{hint})"

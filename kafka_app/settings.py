@@ -70,9 +70,16 @@ class ProducerAppSettings:
         (a bool, off by default) is its flag alone."""
         default = ProducerAppSettings()
         changed = ((f.name, getattr(self, f.name)) for f in fields(self))
-        return [part for name, value in changed if value != getattr(default, name)
-                for part in ((f"--{name.replace('_', '-')}",) if isinstance(value, bool)
-                             else (f"--{name.replace('_', '-')}", str(value)))]
+        return [
+            part
+            for name, value in changed
+            if value != getattr(default, name)
+            for part in (
+                (f"--{name.replace('_', '-')}",)
+                if isinstance(value, bool)
+                else (f"--{name.replace('_', '-')}", str(value))
+            )
+        ]
 
     @property
     def embedded(self) -> bool:

@@ -40,15 +40,17 @@ class OffsetWindow:
     per_partition: tuple[tuple[int, int], ...]
 
 
-def read_window(consumer: KafkaConsumer, partitions: list[TopicPartition],
-                timeout_ms: int | None = None) -> OffsetWindow:
+def read_window(
+    consumer: KafkaConsumer, partitions: list[TopicPartition], timeout_ms: int | None = None
+) -> OffsetWindow:
     """The partitions' log start and end offsets, summed and per partition (one ListOffsets
     round trip each); the one way the producer and the scenarios read a topic's window."""
     starts = consumer.beginning_offsets(partitions, timeout_ms=timeout_ms)
     ends = consumer.end_offsets(partitions, timeout_ms=timeout_ms)
     pairs = tuple((starts[tp], ends[tp]) for tp in partitions)
-    return OffsetWindow(earliest=sum(s for s, _ in pairs), latest=sum(e for _, e in pairs),
-                        per_partition=pairs)
+    return OffsetWindow(
+        earliest=sum(s for s, _ in pairs), latest=sum(e for _, e in pairs), per_partition=pairs
+    )
 
 
 class TopicOffsets(StartStop):
@@ -124,7 +126,9 @@ class TopicOffsets(StartStop):
             for tp, records in consumer.poll(timeout_ms=500).items():
                 for record in records:
                     if record.offset >= wanted.get(tp, record.offset + 1):
-                        values.append(_counter(record.topic, record.partition, record.offset, record.value))
+                        values.append(
+                            _counter(record.topic, record.partition, record.offset, record.value)
+                        )
                         wanted.pop(tp, None)
             # Retention may delete the record between our look and the fetch: the consumer then
             # resets to the end, and that partition has nothing left to tell.
@@ -134,8 +138,10 @@ class TopicOffsets(StartStop):
         consumer.unsubscribe()
         if wanted:
             partitions = ", ".join(f"{tp.topic}-{tp.partition}" for tp in wanted)
-            raise TopicUnreadable(f"could not read the last record of {partitions} within {_READ_TIMEOUT_SEC:g} s, "
-                                  "so the counter cannot continue; is Kafka healthy?")
+            raise TopicUnreadable(
+                f"could not read the last record of {partitions} within {_READ_TIMEOUT_SEC:g} s, "
+                "so the counter cannot continue; is Kafka healthy?"
+            )
         return values
 
     def _require(self) -> KafkaConsumer:

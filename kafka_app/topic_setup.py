@@ -47,8 +47,12 @@ class TopicState:
 
 
 def ensure_topic(
-    admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str],
-    replication_factor: int = 1, grow: bool = False,
+    admin: KafkaAdminClient,
+    name: str,
+    partitions: int,
+    configs: Mapping[str, str],
+    replication_factor: int = 1,
+    grow: bool = False,
 ) -> TopicState:
     """Create `name` with `configs`, or apply `configs` to it if it already exists; with
     `grow`, an existing topic with fewer than `partitions` partitions gets the missing ones."""
@@ -62,13 +66,16 @@ def ensure_topic(
         grown_from, actual = actual, _partition_count(admin, name)
     _log.info(
         "topic %s %s with %d partition(s) and %s",
-        name, "created" if created else "exists, settings applied", actual,
+        name,
+        "created" if created else "exists, settings applied",
+        actual,
         ", ".join(f"{k}={v}" for k, v in configs.items()),
     )
     if grown_from is not None:
         _log.info("topic %s grew from %d to %d partition(s)", name, grown_from, actual)
-    return TopicState(name=name, partitions=actual, created=created, configs=dict(configs),
-                      grown_from=grown_from)
+    return TopicState(
+        name=name, partitions=actual, created=created, configs=dict(configs), grown_from=grown_from
+    )
 
 
 def _add_partitions(admin: KafkaAdminClient, name: str, before: int, total: int) -> None:
@@ -78,40 +85,59 @@ def _add_partitions(admin: KafkaAdminClient, name: str, before: int, total: int)
         # raise_errors=False: Kafka's own error message is in the response, as for creation.
         response = admin.create_partitions({name: total}, raise_errors=False)
     except kafka.errors.KafkaError as error:
-        raise TopicSetupFailed(f"could not grow topic {name!r} from {before} to {total} "
-                               f"partitions: {type(error).__name__}") from error
+        raise TopicSetupFailed(
+            f"could not grow topic {name!r} from {before} to {total} "
+            f"partitions: {type(error).__name__}"
+        ) from error
     for result in response.results:
         error_type = kafka.errors.for_code(result.error_code)
         if error_type is not kafka.errors.NoError:
             raise TopicSetupFailed(
                 f"Kafka refused to grow topic {name!r} from {before} to {total} partitions: "
-                f"{error_type.__name__}: {result.error_message or ''}".rstrip(": "))
+                f"{error_type.__name__}: {result.error_message or ''}".rstrip(": ")
+            )
     deadline = time.monotonic() + _GROW_TIMEOUT_SEC
     while True:
         try:
             admin.wait_for_topics([name], timeout_ms=round(_GROW_TIMEOUT_SEC * 1000))
         except kafka.errors.KafkaTimeoutError as error:
-            raise TopicSetupFailed(f"topic {name!r} grew to {total} partitions but has no "
-                                   f"leader after {_GROW_TIMEOUT_SEC:g} s") from error
+            raise TopicSetupFailed(
+                f"topic {name!r} grew to {total} partitions but has no "
+                f"leader after {_GROW_TIMEOUT_SEC:g} s"
+            ) from error
         if _partition_count(admin, name) >= total:
             return
         if time.monotonic() > deadline:
-            raise TopicSetupFailed(f"Kafka accepted {total} partitions for topic {name!r} but "
-                                   f"its metadata still shows fewer after {_GROW_TIMEOUT_SEC:g} s")
+            raise TopicSetupFailed(
+                f"Kafka accepted {total} partitions for topic {name!r} but "
+                f"its metadata still shows fewer after {_GROW_TIMEOUT_SEC:g} s"
+            )
         time.sleep(_POLL_SEC)
 
 
-def _create(admin: KafkaAdminClient, name: str, partitions: int, configs: Mapping[str, str],
-            replication_factor: int) -> bool:
+def _create(
+    admin: KafkaAdminClient,
+    name: str,
+    partitions: int,
+    configs: Mapping[str, str],
+    replication_factor: int,
+) -> bool:
     """Create the topic; False when it already exists."""
-    new_topic = {name: {"num_partitions": partitions, "replication_factor": replication_factor,
-                        "configs": dict(configs)}}
+    new_topic = {
+        name: {
+            "num_partitions": partitions,
+            "replication_factor": replication_factor,
+            "configs": dict(configs),
+        }
+    }
     try:
         # raise_errors=False: Kafka's own error message (e.g. which config it refused) is in the
         # response, and it says more than kafka-python's exception text.
         response = admin.create_topics(new_topic, raise_errors=False)
     except kafka.errors.KafkaError as error:
-        raise TopicSetupFailed(f"could not create topic {name!r}: {type(error).__name__}") from error
+        raise TopicSetupFailed(
+            f"could not create topic {name!r}: {type(error).__name__}"
+        ) from error
     result = next(t for t in response["topics"] if t["name"] == name)
     error_type = kafka.errors.for_code(result["error_code"])
     if error_type is kafka.errors.TopicAlreadyExistsError:
@@ -119,24 +145,32 @@ def _create(admin: KafkaAdminClient, name: str, partitions: int, configs: Mappin
     if error_type is not kafka.errors.NoError:
         raise TopicSetupFailed(
             f"Kafka refused to create topic {name!r} with {partitions} partition(s) and "
-            f"{dict(configs)}: {error_type.__name__}: {result.get('error_message') or ''}".rstrip(": ")
+            f"{dict(configs)}: {error_type.__name__}: {result.get('error_message') or ''}".rstrip(
+                ": "
+            )
         )
     try:
         admin.wait_for_topics([name])
     except kafka.errors.KafkaTimeoutError as error:
-        raise TopicSetupFailed(f"topic {name!r} was created but has no leader after 10 s") from error
+        raise TopicSetupFailed(
+            f"topic {name!r} was created but has no leader after 10 s"
+        ) from error
     return True
 
 
 def _apply_configs(admin: KafkaAdminClient, name: str, configs: Mapping[str, str]) -> None:
     # Incremental, so other settings somebody gave the topic on real Kafka stay as they are.
     resource = ConfigResource(
-        ConfigResourceType.TOPIC, name, configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()}
+        ConfigResourceType.TOPIC,
+        name,
+        configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()},
     )
     try:
         result = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
     except kafka.errors.KafkaError as error:
-        raise TopicSetupFailed(f"could not apply {dict(configs)} to topic {name!r}: {type(error).__name__}") from error
+        raise TopicSetupFailed(
+            f"could not apply {dict(configs)} to topic {name!r}: {type(error).__name__}"
+        ) from error
     outcome = result.get("topic", {}).get(name)
     if outcome != "OK":
         raise TopicSetupFailed(f"Kafka refused {dict(configs)} for topic {name!r}: {outcome}")
@@ -151,11 +185,15 @@ def _partition_count(admin: KafkaAdminClient, name: str) -> int:
         try:
             described = admin.describe_topics([name])
         except kafka.errors.KafkaError as error:
-            raise TopicSetupFailed(f"could not describe topic {name!r}: {type(error).__name__}") from error
+            raise TopicSetupFailed(
+                f"could not describe topic {name!r}: {type(error).__name__}"
+            ) from error
         for topic in described:
             if topic["name"] == name and topic["error_code"] == 0:
                 return len(topic["partitions"])
         if time.monotonic() > deadline:
-            raise TopicSetupFailed(f"topic {name!r} is missing from Kafka's metadata after "
-                                   f"{_METADATA_TIMEOUT_SEC:g} s: {described}")
+            raise TopicSetupFailed(
+                f"topic {name!r} is missing from Kafka's metadata after "
+                f"{_METADATA_TIMEOUT_SEC:g} s: {described}"
+            )
         time.sleep(_POLL_SEC)

@@ -22,8 +22,15 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["MANIFEST", "cache_root", "entry_dir", "load_entry", "write_manifest", "check_jar",
-           "ends_like_a_zip"]
+__all__ = [
+    "MANIFEST",
+    "cache_root",
+    "entry_dir",
+    "load_entry",
+    "write_manifest",
+    "check_jar",
+    "ends_like_a_zip",
+]
 
 MANIFEST = "manifest.json"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")

@@ -28,8 +28,11 @@ MAVEN_CENTRAL = "https://repo1.maven.org/maven2/"
 # Resolving Kafka takes ~25 s here; a stalled connection must not hang a CI run forever.
 _TIMEOUT_SEC = 900.0
 _UNRESOLVED = re.compile(r"::\s+([^\s#]+)#([^\s;]+);(\S+?): (.+)$", re.M)
-_UNREACHABLE = re.compile(r"Server access error at url (\S+) \((java\.net\.\w+|javax\.net\.\S+|"
-                          r"java\.io\.IOException|java\.nio\.\S+)", re.M)
+_UNREACHABLE = re.compile(
+    r"Server access error at url (\S+) \((java\.net\.\w+|javax\.net\.\S+|"
+    r"java\.io\.IOException|java\.nio\.\S+)",
+    re.M,
+)
 
 
 def repository() -> str:
@@ -56,36 +59,55 @@ def find_ivy_jar() -> Path:
     """`pyspark/jars/ivy-*.jar`, found without importing PySpark (which is slow to import)."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
-        raise JarFetchError("jars", "PySpark is not installed, and its Ivy jar does the fetching",
-                            "run `uv sync` in the project")
+        raise JarFetchError(
+            "jars",
+            "PySpark is not installed, and its Ivy jar does the fetching",
+            "run `uv sync` in the project",
+        )
     for location in spec.submodule_search_locations:
         found = sorted(Path(location, "jars").glob("ivy-*.jar"))
         if found:
             return found[-1]
-    raise JarFetchError("jars", f"PySpark at {spec.submodule_search_locations[0]} has no jars/ivy-*.jar",
-                        "reinstall it with `uv sync --reinstall-package pyspark`")
+    raise JarFetchError(
+        "jars",
+        f"PySpark at {spec.submodule_search_locations[0]} has no jars/ivy-*.jar",
+        "reinstall it with `uv sync --reinstall-package pyspark`",
+    )
 
 
 def _ivy_module(coordinates: Sequence[str], module: str) -> str:
-    lines = [f"    <dependency org={quoteattr(g)} name={quoteattr(a)} rev={quoteattr(v)} "
-             f'conf="default->default"/>' for g, a, v in map(parse, coordinates)]
-    return ('<ivy-module version="2.0">\n'
-            f'  <info organisation="checkpoint-experience" module={quoteattr(module)} revision="1"/>\n'
-            '  <configurations><conf name="default"/></configurations>\n'
-            '  <dependencies>\n' + "\n".join(lines) + "\n  </dependencies>\n</ivy-module>\n")
+    lines = [
+        f"    <dependency org={quoteattr(g)} name={quoteattr(a)} rev={quoteattr(v)} "
+        f'conf="default->default"/>'
+        for g, a, v in map(parse, coordinates)
+    ]
+    return (
+        '<ivy-module version="2.0">\n'
+        f'  <info organisation="checkpoint-experience" module={quoteattr(module)} revision="1"/>\n'
+        '  <configurations><conf name="default"/></configurations>\n'
+        "  <dependencies>\n" + "\n".join(lines) + "\n  </dependencies>\n</ivy-module>\n"
+    )
 
 
 def _ivy_settings() -> str:
     # Only the repository: no ~/.ivy2 or ~/.m2, so what we fetch does not depend on what a
     # user's machine happens to hold. The nio lock lets two fetches share one download cache.
-    return ('<ivysettings>\n  <settings defaultResolver="central"/>\n'
-            '  <caches lockStrategy="artifact-lock-nio"/>\n'
-            f'  <resolvers><ibiblio name="central" m2compatible="true" root={quoteattr(repository())}/>'
-            '</resolvers>\n</ivysettings>\n')
+    return (
+        '<ivysettings>\n  <settings defaultResolver="central"/>\n'
+        '  <caches lockStrategy="artifact-lock-nio"/>\n'
+        f'  <resolvers><ibiblio name="central" m2compatible="true" root={quoteattr(repository())}/>'
+        "</resolvers>\n</ivysettings>\n"
+    )
 
 
-def run_ivy(coordinates: Sequence[str], retrieve_dir: Path, ivy_cache: Path, log_file: Path,
-            on_poll: Callable[[], None] = lambda: None, module: str = "fetch") -> None:
+def run_ivy(
+    coordinates: Sequence[str],
+    retrieve_dir: Path,
+    ivy_cache: Path,
+    log_file: Path,
+    on_poll: Callable[[], None] = lambda: None,
+    module: str = "fetch",
+) -> None:
     """Resolve `coordinates` and copy every jar into `retrieve_dir`; JarFetchError if Ivy fails.
 
     `on_poll` is called about five times a second while Ivy runs (the progress display).
@@ -96,12 +118,28 @@ def run_ivy(coordinates: Sequence[str], retrieve_dir: Path, ivy_cache: Path, log
     work = log_file.parent
     (work / "ivy.xml").write_text(_ivy_module(coordinates, module), encoding="utf-8")
     (work / "ivysettings.xml").write_text(_ivy_settings(), encoding="utf-8")
-    argv = [str(java), NO_PERF_FILE, "-Divy.maven.lookup.sources=false", "-Divy.maven.lookup.javadoc=false",
-            "-jar", str(ivy_jar), "-settings", str(work / "ivysettings.xml"),
-            "-ivy", str(work / "ivy.xml"), "-confs", "default", "-cache", str(ivy_cache),
-            "-retrieve", f"{retrieve_dir}/[artifact]-[revision](-[classifier]).[ext]"]
+    argv = [
+        str(java),
+        NO_PERF_FILE,
+        "-Divy.maven.lookup.sources=false",
+        "-Divy.maven.lookup.javadoc=false",
+        "-jar",
+        str(ivy_jar),
+        "-settings",
+        str(work / "ivysettings.xml"),
+        "-ivy",
+        str(work / "ivy.xml"),
+        "-confs",
+        "default",
+        "-cache",
+        str(ivy_cache),
+        "-retrieve",
+        f"{retrieve_dir}/[artifact]-[revision](-[classifier]).[ext]",
+    ]
     with log_file.open("wb") as log:
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         try:
             _wait(process, on_poll, coordinates)
         finally:
@@ -112,12 +150,17 @@ def run_ivy(coordinates: Sequence[str], retrieve_dir: Path, ivy_cache: Path, log
         raise failure_from_log(log_file.read_text(encoding="utf-8", errors="replace"), coordinates)
 
 
-def _wait(process: subprocess.Popen[bytes], on_poll: Callable[[], None], coordinates: Sequence[str]) -> None:
+def _wait(
+    process: subprocess.Popen[bytes], on_poll: Callable[[], None], coordinates: Sequence[str]
+) -> None:
     deadline = time.monotonic() + _TIMEOUT_SEC
     while process.poll() is None:
         if time.monotonic() > deadline:
-            raise JarFetchError(", ".join(coordinates), f"Ivy did not finish within {_TIMEOUT_SEC:.0f} s",
-                                "check the network and try again")
+            raise JarFetchError(
+                ", ".join(coordinates),
+                f"Ivy did not finish within {_TIMEOUT_SEC:.0f} s",
+                "check the network and try again",
+            )
         on_poll()
         time.sleep(0.2)
 
@@ -129,9 +172,14 @@ def failure_from_log(text: str, coordinates: Sequence[str]) -> JarFetchError:
     where = _repository_name()
     unreachable = _UNREACHABLE.search(text)
     if unreachable:
-        return JarFetchError(what, f"{where} cannot be reached ({unreachable.group(2).rsplit('.', 1)[-1]})",
-                             "check the network or proxy and try again")
+        return JarFetchError(
+            what,
+            f"{where} cannot be reached ({unreachable.group(2).rsplit('.', 1)[-1]})",
+            "check the network or proxy and try again",
+        )
     if unresolved:
         return JarFetchError(what, f"not served by {where}", "check the version")
     last = [line.strip() for line in text.splitlines() if line.strip()][-1:] or ["no output"]
-    return JarFetchError(what, f"Ivy failed: {last[0][:200]}", "see the Ivy log in the cache folder")
+    return JarFetchError(
+        what, f"Ivy failed: {last[0][:200]}", "see the Ivy log in the cache folder"
+    )

@@ -57,9 +57,14 @@ class Jvm:
         output.parent.mkdir(parents=True, exist_ok=True)
         parent = os.getpid()
         with output.open("ab") as sink:  # the child keeps its own copy of the descriptor
-            process = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, env=env,
-                                       preexec_fn=lambda: _die_with_parent(parent))
+            process = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                env=env,
+                preexec_fn=lambda: _die_with_parent(parent),
+            )
         return cls(process)
 
     @property

@@ -29,11 +29,16 @@ __all__ = ["prefetch_main", "prefetch", "fetched_line", "is_fetched_line"]
 _FETCHED = re.compile(r": \d+ jars in /")
 
 
-def prefetch_main(argv: Sequence[str] | None, *, prog: str, description: str,
-                  what: Callable[[argparse.Namespace], str],
-                  fetch: Callable[[argparse.Namespace], list[Path]],
-                  errors: tuple[type[Exception], ...],
-                  options: Callable[[argparse.ArgumentParser], None] = lambda parser: None) -> int:
+def prefetch_main(
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    description: str,
+    what: Callable[[argparse.Namespace], str],
+    fetch: Callable[[argparse.Namespace], list[Path]],
+    errors: tuple[type[Exception], ...],
+    options: Callable[[argparse.ArgumentParser], None] = lambda parser: None,
+) -> int:
     """Parse the command line (`options` adds the app's own), then `prefetch`."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     options(parser)
@@ -41,8 +46,9 @@ def prefetch_main(argv: Sequence[str] | None, *, prog: str, description: str,
     return prefetch(lambda: fetch(args), what(args), errors)
 
 
-def prefetch(fetch: Callable[[], list[Path]], what: str,
-             errors: tuple[type[Exception], ...]) -> int:
+def prefetch(
+    fetch: Callable[[], list[Path]], what: str, errors: tuple[type[Exception], ...]
+) -> int:
     """Run `fetch`; print where the jars are (exit 0) or the fetch's one-line error (exit 1)."""
     try:
         jars = fetch()

@@ -24,7 +24,9 @@ _PLAIN_EVERY_SEC = 5.0
 class FetchProgress:
     """Counts the jars downloaded since it started; shows them while the fetch runs."""
 
-    def __init__(self, name: str, watch: Path, *, enabled: bool = True, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, name: str, watch: Path, *, enabled: bool = True, stream: TextIO | None = None
+    ) -> None:
         self.name, self.watch, self.enabled = name, watch, enabled
         self.stream = stream or sys.stderr
         self._before = self._jars()
@@ -44,19 +46,31 @@ class FetchProgress:
             self._live = Status(self._text(), console=Console(file=self.stream))
             self._live.start()  # type: ignore[attr-defined]
         else:
-            print(f"fetching {self.name} (once; later runs use the cache)", file=self.stream, flush=True)
+            print(
+                f"fetching {self.name} (once; later runs use the cache)",
+                file=self.stream,
+                flush=True,
+            )
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if not self.enabled:
             return
         if self._live is not None:
             self._live.stop()  # type: ignore[attr-defined]
         if exc_type is None:
             self.poll()
-            print(f"fetched {self.name}: {self.jars} new jar(s), {self.bytes / 1e6:.1f} MB "
-                  f"in {time.monotonic() - self._start:.0f} s", file=self.stream, flush=True)
+            print(
+                f"fetched {self.name}: {self.jars} new jar(s), {self.bytes / 1e6:.1f} MB "
+                f"in {time.monotonic() - self._start:.0f} s",
+                file=self.stream,
+                flush=True,
+            )
 
     def poll(self) -> None:
         """Count what arrived and refresh the display (cheap: a walk of a few hundred files)."""
@@ -74,9 +88,11 @@ class FetchProgress:
             print(self._text(), file=self.stream, flush=True)
 
     def _text(self) -> str:
-        return (f"fetching {self.name}: {self.poms} POM(s) read, {self.jars} jar(s), "
-                f"{self.bytes / 1e6:.1f} MB, "
-                f"{time.monotonic() - self._start:.0f} s")
+        return (
+            f"fetching {self.name}: {self.poms} POM(s) read, {self.jars} jar(s), "
+            f"{self.bytes / 1e6:.1f} MB, "
+            f"{time.monotonic() - self._start:.0f} s"
+        )
 
     def _count_poms(self) -> int:
         return sum(1 for _ in self.watch.rglob("*.pom")) if self.watch.is_dir() else 0

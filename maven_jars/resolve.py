@@ -59,8 +59,14 @@ def _fetch(coordinates: Sequence[str], name: str, folder: Path, progress: bool) 
     ivy_cache = cache_root() / "ivy-cache"
     try:
         with FetchProgress(name, ivy_cache, enabled=progress) as shown:
-            run_ivy(coordinates, retrieve, ivy_cache, work / "ivy.log", on_poll=shown.poll,
-                    module=f"fetch-{name}")
+            run_ivy(
+                coordinates,
+                retrieve,
+                ivy_cache,
+                work / "ivy.log",
+                on_poll=shown.poll,
+                module=f"fetch-{name}",
+            )
         jars = sorted(retrieve.glob("*.jar"))
         _check_all(jars, coordinates, ivy_cache)
         write_manifest(retrieve, coordinates, jars)
@@ -73,12 +79,17 @@ def _fetch(coordinates: Sequence[str], name: str, folder: Path, progress: bool) 
 
 def _check_all(jars: Sequence[Path], coordinates: Sequence[str], ivy_cache: Path) -> None:
     if not jars:
-        raise JarFetchError(", ".join(coordinates), "Ivy resolved them but copied no jar",
-                            "check the coordinates name jar artifacts")
+        raise JarFetchError(
+            ", ".join(coordinates),
+            "Ivy resolved them but copied no jar",
+            "check the coordinates name jar artifacts",
+        )
     for jar in jars:
         problem = check_jar(jar, deep=True)
         if problem:
             # The download cache holds the damaged file too: drop it so the next try fetches it.
             for cached in ivy_cache.rglob(jar.name):
                 cached.unlink(missing_ok=True)
-            raise JarFetchError(", ".join(coordinates), problem, "run the command again to fetch it anew")
+            raise JarFetchError(
+                ", ".join(coordinates), problem, "run the command again to fetch it anew"
+            )

@@ -76,121 +76,213 @@ def main_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="the scenarios and what each shows")
     run = commands.add_parser("run", help="run scenarios unattended; exit 0 only if all held")
     run.add_argument("names", nargs="+", metavar="NAME", help="scenario names, or all")
-    run.add_argument("--fast", action="store_true",
-                     help="short retention and intervals (retention 5 s, checks every 1 s) for CI")
-    run.add_argument("--report", type=_folder, metavar="DIR",
-                     help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
-                          "(and keep each scenario's folders under DIR/<scenario>/)")
+    run.add_argument(
+        "--fast",
+        action="store_true",
+        help="short retention and intervals (retention 5 s, checks every 1 s) for CI",
+    )
+    run.add_argument(
+        "--report",
+        type=_folder,
+        metavar="DIR",
+        help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
+        "(and keep each scenario's folders under DIR/<scenario>/)",
+    )
     pacing = run.add_mutually_exclusive_group()
-    pacing.add_argument("--guided", action="store_true",
-                        help="on a terminal: each step asks its question and waits for Enter; "
-                             "its answer follows its checks")
-    pacing.add_argument("--projector", type=_seconds, metavar="SECONDS",
-                        help="as --guided, but leave each question on screen SECONDS, then go on "
-                             "(no Enter: for a trainer who talks over it)")
-    run.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                     help="use this Kafka instead of starting one")
+    pacing.add_argument(
+        "--guided",
+        action="store_true",
+        help="on a terminal: each step asks its question and waits for Enter; "
+        "its answer follows its checks",
+    )
+    pacing.add_argument(
+        "--projector",
+        type=_seconds,
+        metavar="SECONDS",
+        help="as --guided, but leave each question on screen SECONDS, then go on "
+        "(no Enter: for a trainer who talks over it)",
+    )
+    run.add_argument(
+        "--bootstrap-servers", metavar="HOST:PORT", help="use this Kafka instead of starting one"
+    )
     _add_kafka_per_scenario(run)
     add_stack_options(run)
-    run.add_argument("--spark", metavar="VERSION",
-                     help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
-                          "with uv on first use (default: the project's own)")
-    run.add_argument("--kafka-version", metavar="VERSION",
-                     help="the Apache Kafka the scenarios start (e.g. 4.0.2 or 4.4.0), its jars "
-                          f"fetched once (default {DEFAULT_KAFKA_VERSION})")
-    run.add_argument("--checkpoint-store", choices=list(STORES), default="local",
-                     help="where the Spark app keeps its checkpoint: the scenario's folder "
-                          "(default), or HDFS (a MiniDFSCluster) or S3 (s3proxy) that each "
-                          "scenario starts before the app and stops after it")
-    run.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
-                     help="run N scenarios at a time, each as its own process into one report "
-                          "(its narration in <report>/jobs/<name>.out), the longest first; 2 "
-                          "is faster even on two cores (default 1)")
+    run.add_argument(
+        "--spark",
+        metavar="VERSION",
+        help="run the Spark app on this PySpark (e.g. 4.0.0), in an environment made "
+        "with uv on first use (default: the project's own)",
+    )
+    run.add_argument(
+        "--kafka-version",
+        metavar="VERSION",
+        help="the Apache Kafka the scenarios start (e.g. 4.0.2 or 4.4.0), its jars "
+        f"fetched once (default {DEFAULT_KAFKA_VERSION})",
+    )
+    run.add_argument(
+        "--checkpoint-store",
+        choices=list(STORES),
+        default="local",
+        help="where the Spark app keeps its checkpoint: the scenario's folder "
+        "(default), or HDFS (a MiniDFSCluster) or S3 (s3proxy) that each "
+        "scenario starts before the app and stops after it",
+    )
+    run.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="run N scenarios at a time, each as its own process into one report "
+        "(its narration in <report>/jobs/<name>.out), the longest first; 2 "
+        "is faster even on two cores (default 1)",
+    )
     # Given by `run -j N` to each of its jobs: the run's broker (scenarios/run/shared_kafka.py).
     run.add_argument("--run-kafka", metavar="HOST:PORT", help=argparse.SUPPRESS)
     _add_shard_option(run)
     _add_scenario_options(run)
     matrix = commands.add_parser(
-        "matrix", help="run scenarios on several PySpark versions, or on several stacks, and "
-                       "compare them check by check")
+        "matrix",
+        help="run scenarios on several PySpark versions, or on several stacks, and "
+        "compare them check by check",
+    )
     columns = matrix.add_mutually_exclusive_group(required=True)
-    columns.add_argument("--spark", metavar="V1,V2,…",
-                         help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)")
-    columns.add_argument("--kafka-version", metavar="V1,V2,…",
-                         help="Apache Kafka versions, e.g. 4.0.2,4.1.2,4.4.0, on the default stack "
-                              "(each version's jars fetched once)")
-    columns.add_argument("--stack", metavar="S1,S2,…",
-                         help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
-                              "for the four (embedded|apache × python|connector)")
-    columns.add_argument("--checkpoint-store", metavar="S1,S2,…",
-                         help="checkpoint stores, e.g. local,hdfs,s3: the scenarios with the "
-                              "checkpoint on each, started per scenario as run does")
-    matrix.add_argument("names", nargs="*", metavar="NAME",
-                        help="scenario names (default: endless-retention)")
+    columns.add_argument(
+        "--spark",
+        metavar="V1,V2,…",
+        help="PySpark versions, e.g. 4.0.0,4.1.1,4.2.0 (each in its own environment)",
+    )
+    columns.add_argument(
+        "--kafka-version",
+        metavar="V1,V2,…",
+        help="Apache Kafka versions, e.g. 4.0.2,4.1.2,4.4.0, on the default stack "
+        "(each version's jars fetched once)",
+    )
+    columns.add_argument(
+        "--stack",
+        metavar="S1,S2,…",
+        help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
+        "for the four (embedded|apache × python|connector)",
+    )
+    columns.add_argument(
+        "--checkpoint-store",
+        metavar="S1,S2,…",
+        help="checkpoint stores, e.g. local,hdfs,s3: the scenarios with the "
+        "checkpoint on each, started per scenario as run does",
+    )
+    matrix.add_argument(
+        "names", nargs="*", metavar="NAME", help="scenario names (default: endless-retention)"
+    )
     matrix.add_argument("--fast", action="store_true", help="short timings, as for run")
     _add_kafka_per_scenario(matrix)
-    matrix.add_argument("--offline", action="store_true",
-                        help=f"with --spark: every version on {OFFLINE.name}, e.g. for a Spark "
-                             "whose connector Maven Central does not serve (4.3.0)")
-    matrix.add_argument("--report", type=_folder, metavar="DIR",
-                        help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
-                             "version) and "
-                             "each version's scenario reports under DIR/<version>/")
+    matrix.add_argument(
+        "--offline",
+        action="store_true",
+        help=f"with --spark: every version on {OFFLINE.name}, e.g. for a Spark "
+        "whose connector Maven Central does not serve (4.3.0)",
+    )
+    matrix.add_argument(
+        "--report",
+        type=_folder,
+        metavar="DIR",
+        help="write matrix.html, matrix.json, matrix.md, junit.xml (a suite per "
+        "version) and "
+        "each version's scenario reports under DIR/<version>/",
+    )
     _add_shard_option(matrix)
     _add_scenario_options(matrix)
     merge = commands.add_parser(
-        "merge", help="join the report folders of a run split with --shard into one")
-    merge.add_argument("shards", nargs="+", type=_folder, metavar="DIR",
-                       help="the --report folders of the shards (of a run, or of a matrix)")
-    merge.add_argument("--into", type=_folder, required=True, metavar="DIR",
-                       help="where the joined index.html, junit.xml and reports go")
+        "merge", help="join the report folders of a run split with --shard into one"
+    )
+    merge.add_argument(
+        "shards",
+        nargs="+",
+        type=_folder,
+        metavar="DIR",
+        help="the --report folders of the shards (of a run, or of a matrix)",
+    )
+    merge.add_argument(
+        "--into",
+        type=_folder,
+        required=True,
+        metavar="DIR",
+        help="where the joined index.html, junit.xml and reports go",
+    )
     # Listed here for --help only: run_cli hands the demo its arguments before parsing, because
     # the demo has options of its own (python -m scenarios demo --help).
-    commands.add_parser("demo", add_help=False,
-                        help="one terminal, both apps, keys to crash, kill, restart and reset")
-    commands.add_parser("doctor", add_help=False,
-                        help="check and prepare this machine for the workshop (--no-smoke: "
-                             "without the one-minute run)")
-    commands.add_parser("kit", add_help=False,
-                        help="write the offline kit for a workshop (kit write DIR), or install "
-                             "from one (sh DIR/install.sh)")
+    commands.add_parser(
+        "demo",
+        add_help=False,
+        help="one terminal, both apps, keys to crash, kill, restart and reset",
+    )
+    commands.add_parser(
+        "doctor",
+        add_help=False,
+        help="check and prepare this machine for the workshop (--no-smoke: "
+        "without the one-minute run)",
+    )
+    commands.add_parser(
+        "kit",
+        add_help=False,
+        help="write the offline kit for a workshop (kit write DIR), or install "
+        "from one (sh DIR/install.sh)",
+    )
     verify = commands.add_parser(
-        "verify", help="check the Spark app's output log: missing, duplicated, count breaks")
-    verify.add_argument("file", nargs="?", type=Path, default=DEFAULT_OUTPUT_LOG,
-                        help=f"the output log (default {DEFAULT_OUTPUT_LOG})")
+        "verify", help="check the Spark app's output log: missing, duplicated, count breaks"
+    )
+    verify.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_OUTPUT_LOG,
+        help=f"the output log (default {DEFAULT_OUTPUT_LOG})",
+    )
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.add_argument(
-        "--sent", metavar="LOG|topic",
+        "--sent",
+        metavar="LOG|topic",
         help="hold the output log against what was sent, so a message lost after the highest "
-             "value written is missing too: the producer's log (log/kafka.log), or the word "
-             "topic for every record Kafka still holds (records retention deleted are not "
-             "there, so the producer's log is the fuller record). Stop the producer and let "
-             "the Spark app catch up first, or the newest messages show as missing")
-    verify.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                        help=f"with --sent topic: the Kafka to read (default {DEFAULT_BOOTSTRAP}, "
-                             "the producer's)")
-    verify.add_argument("--topic", default=_PRODUCER.topic,
-                        help="the topic whose messages count as sent (default %(default)s)")
+        "value written is missing too: the producer's log (log/kafka.log), or the word "
+        "topic for every record Kafka still holds (records retention deleted are not "
+        "there, so the producer's log is the fuller record). Stop the producer and let "
+        "the Spark app catch up first, or the newest messages show as missing",
+    )
+    verify.add_argument(
+        "--bootstrap-servers",
+        metavar="HOST:PORT",
+        help=f"with --sent topic: the Kafka to read (default {DEFAULT_BOOTSTRAP}, the producer's)",
+    )
+    verify.add_argument(
+        "--topic",
+        default=_PRODUCER.topic,
+        help="the topic whose messages count as sent (default %(default)s)",
+    )
     return parser
 
 
 def _add_kafka_per_scenario(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kafka-per-scenario", action="store_true",
-                        help="start a broker for every scenario; by default a run of several "
-                             "starts one, which each scenario uses with a topic of its own "
-                             "(those that kill, upgrade or cut Kafka always start their own)")
+    parser.add_argument(
+        "--kafka-per-scenario",
+        action="store_true",
+        help="start a broker for every scenario; by default a run of several "
+        "starts one, which each scenario uses with a topic of its own "
+        "(those that kill, upgrade or cut Kafka always start their own)",
+    )
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["demo"]:
         from scenarios.demo import run_demo  # rich Live and termios only when asked for
+
         return run_demo(argv[1:])
     if argv[:1] == ["doctor"]:
         from scenarios.doctor import run_doctor
+
         return run_doctor(argv[1:])
     if argv[:1] == ["kit"]:
         from scenarios.kit import run_kit
+
         return run_kit(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
@@ -218,8 +310,11 @@ def _list() -> int:
     scenarios = all_scenarios()
     width = max(len(s.name) for s in scenarios)  # every title in one column, however long a name
     for scenario in scenarios:
-        needs = (f"; needs {scenario.kafka_brokers} Kafka brokers: Apache Kafka"
-                 if scenario.kafka_brokers > 1 else "")
+        needs = (
+            f"; needs {scenario.kafka_brokers} Kafka brokers: Apache Kafka"
+            if scenario.kafka_brokers > 1
+            else ""
+        )
         takes = f"; {scenario.takes.split(':')[0]} with --fast" if scenario.takes else ""
         print(f"{scenario.name:{width}} {scenario.title} ({scenario.origin}{needs}{takes})")
         for case, line in scenario.cases:  # the museum's exhibits, as a group under it
@@ -234,14 +329,21 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if not scenarios:
         return 0
     if args.jobs > 1 and (args.guided or args.projector):
-        raise ScenarioError("--guided and --projector pace one narration; with -j several run at "
-                            "once: choose one")
+        raise ScenarioError(
+            "--guided and --projector pace one narration; with -j several run at once: choose one"
+        )
     narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0)
-    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
-                           report_dir=args.report, guided=args.guided,
-                           bootstrap_servers=args.bootstrap_servers,
-                           share_kafka=not args.kafka_per_scenario, shared_kafka=args.run_kafka,
-                           checkpoint_store=args.checkpoint_store, class_archive=True)
+    settings = RunSettings(
+        timings=Timings.fast() if args.fast else Timings.seed(),
+        fast=args.fast,
+        report_dir=args.report,
+        guided=args.guided,
+        bootstrap_servers=args.bootstrap_servers,
+        share_kafka=not args.kafka_per_scenario,
+        shared_kafka=args.run_kafka,
+        checkpoint_store=args.checkpoint_store,
+        class_archive=True,
+    )
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
@@ -259,32 +361,45 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    scenarios = [_with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])]
+    scenarios = [
+        _with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])
+    ]
     _refuse_stray_options(scenarios, args)
     scenarios = _sharded(scenarios, args)
     if not scenarios:
         return 0
-    settings = RunSettings(timings=Timings.fast() if args.fast else Timings.seed(), fast=args.fast,
-                           share_kafka=not args.kafka_per_scenario, class_archive=True)
+    settings = RunSettings(
+        timings=Timings.fast() if args.fast else Timings.seed(),
+        fast=args.fast,
+        share_kafka=not args.kafka_per_scenario,
+        class_archive=True,
+    )
     if args.stack is not None and args.offline:
-        raise ScenarioError("--offline goes with --spark; with --stack, name the stacks "
-                            f"(--stack {OFFLINE.name} is the offline one)")
+        raise ScenarioError(
+            "--offline goes with --spark; with --stack, name the stacks "
+            f"(--stack {OFFLINE.name} is the offline one)"
+        )
     if args.offline:
         settings = OFFLINE.applied_to(settings)
     if args.kafka_version is not None:
         if args.offline:
-            raise ScenarioError("--kafka-version names Apache Kafka's versions; --offline runs "
-                                "the embedded broker: give one")
-        versions = [_kafka_version(v.strip(), settings) for v in args.kafka_version.split(",")
-                    if v.strip()]
+            raise ScenarioError(
+                "--kafka-version names Apache Kafka's versions; --offline runs "
+                "the embedded broker: give one"
+            )
+        versions = [
+            _kafka_version(v.strip(), settings) for v in args.kafka_version.split(",") if v.strip()
+        ]
         _stop_like_ctrl_c()
         for version in versions:
             prefetch_jars(replace(settings, kafka_version=version), print, scenarios)
         matrix = run_kafka_matrix(versions, scenarios, settings, Narrator(), args.report)
         print_matrix(matrix, Console(highlight=False))
         if args.report is not None:
-            print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
-                  f"kafka-<version>/")
+            print(
+                f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, "
+                f"kafka-<version>/"
+            )
         return matrix.exit_code
     if args.checkpoint_store is not None:
         stores = _stores(args.checkpoint_store)
@@ -293,8 +408,11 @@ def _matrix(args: argparse.Namespace) -> int:
         matrix = run_store_matrix(stores, scenarios, settings, Narrator(), args.report)
         folders = "store-<store>/"
     elif args.stack is not None:
-        stacks = list(STACKS) if args.stack.strip() == "all" else [
-            parse_stack(s) for s in args.stack.split(",") if s.strip()]
+        stacks = (
+            list(STACKS)
+            if args.stack.strip() == "all"
+            else [parse_stack(s) for s in args.stack.split(",") if s.strip()]
+        )
         _stop_like_ctrl_c()
         for stack in stacks:
             prefetch_jars(stack.applied_to(settings), print, scenarios)
@@ -309,7 +427,9 @@ def _matrix(args: argparse.Namespace) -> int:
         folders = "<version>/"
     print_matrix(matrix, Console(highlight=False))
     if args.report is not None:
-        print(f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}")
+        print(
+            f"reports in {args.report}: matrix.html, matrix.md, matrix.json, junit.xml, {folders}"
+        )
     return matrix.exit_code
 
 
@@ -325,15 +445,21 @@ def _stores(text: str) -> list[str]:
     stores = [s.strip() for s in text.split(",") if s.strip()]
     unknown = [s for s in stores if s not in STORES]
     if unknown or not stores:
-        raise ScenarioError(f"--checkpoint-store {text}: {', '.join(unknown) or 'none given'}; the "
-                            f"stores are {', '.join(STORES)}, e.g. --checkpoint-store local,hdfs,s3")
+        raise ScenarioError(
+            f"--checkpoint-store {text}: {', '.join(unknown) or 'none given'}; the "
+            f"stores are {', '.join(STORES)}, e.g. --checkpoint-store local,hdfs,s3"
+        )
     return stores
 
 
 def _add_shard_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--shard", type=_shard, metavar="I/N",
-                        help="run only every N-th of the chosen scenarios, from the I-th: N jobs "
-                             "(1/N … N/N) run each once; join their reports with merge")
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="run only every N-th of the chosen scenarios, from the I-th: N jobs "
+        "(1/N … N/N) run each once; join their reports with merge",
+    )
 
 
 def _sharded(scenarios: Sequence[Scenario], args: argparse.Namespace) -> list[Scenario]:
@@ -345,28 +471,49 @@ def _sharded(scenarios: Sequence[Scenario], args: argparse.Namespace) -> list[Sc
     return mine
 
 
-def _run_in_jobs(scenarios: Sequence[Scenario], args: argparse.Namespace, argv: Sequence[str],
-                 settings: RunSettings, narrator: Narrator) -> list[ScenarioResult]:
+def _run_in_jobs(
+    scenarios: Sequence[Scenario],
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    settings: RunSettings,
+    narrator: Narrator,
+) -> list[ScenarioResult]:
     """Each scenario as `python -m scenarios run NAME` with this run's other options, into one
     report folder (the one given, or a temporary one removed at the end), on the run's one
     Kafka where sharing one is worth it, as a run without -j does: a broker start per job
     took as much CPU as the second job saved on two cores."""
-    with run_folder(args.report) as base, \
-            shared_kafka(scenarios, settings, base, narrator) as settings:
+    with (
+        run_folder(args.report) as base,
+        shared_kafka(scenarios, settings, base, narrator) as settings,
+    ):
         results = run_in_jobs(
-            scenarios, lambda name: _job_command(name, args.names, argv, base, settings),
-            args.jobs, base, narrator)
+            scenarios,
+            lambda name: _job_command(name, args.names, argv, base, settings),
+            args.jobs,
+            base,
+            narrator,
+        )
         write_reports(results, base)
         write_index(results, base)
     return results
 
 
-def _job_command(name: str, names: Sequence[str], argv: Sequence[str], base: Path,
-                 settings: RunSettings) -> list[str]:
+def _job_command(
+    name: str, names: Sequence[str], argv: Sequence[str], base: Path, settings: RunSettings
+) -> list[str]:
     """The command line of the job that runs `name` into the run's folder `base`."""
     run_kafka = ["--run-kafka", settings.shared_kafka] if settings.shared_kafka else []
-    return [sys.executable, "-m", "scenarios", "run", name, *_options_for_a_job(argv, names, name),
-            *run_kafka, "--report", str(base)]
+    return [
+        sys.executable,
+        "-m",
+        "scenarios",
+        "run",
+        name,
+        *_options_for_a_job(argv, names, name),
+        *run_kafka,
+        "--report",
+        str(base),
+    ]
 
 
 # Options `run` takes with a value that a job must not get as given: each job runs one
@@ -377,8 +524,9 @@ _NOT_FOR_A_JOB = ("-j", "--jobs", "--report", "--shard", "--run-kafka")
 def _options_for_a_job(argv: Sequence[str], names: Sequence[str], name: str) -> list[str]:
     """This run's command line for the job that runs `name`: less the command, the scenario
     names, -j, --report, --shard, and the options of other scenarios (with their values)."""
-    dropped = set(_NOT_FOR_A_JOB) | {o.flag for s in all_scenarios() if s.name != name
-                                     for o in s.options}
+    dropped = set(_NOT_FOR_A_JOB) | {
+        o.flag for s in all_scenarios() if s.name != name for o in s.options
+    }
     kept, skip = [], False
     for token in list(argv)[1:]:  # argv[0] is "run"
         flag = token.split("=", 1)[0]
@@ -431,8 +579,10 @@ def _seconds(text: str) -> float:
 def _kafka_version(version: str, settings: RunSettings) -> str:
     """A Kafka version for the brokers the scenarios start, or one line saying why not."""
     if settings.kafka != "apache" or settings.bootstrap_servers:
-        raise ScenarioError(f"--kafka-version {version} applies to the Apache Kafka the scenarios "
-                            f"start; this run uses {settings.stack.split('/')[0]} Kafka")
+        raise ScenarioError(
+            f"--kafka-version {version} applies to the Apache Kafka the scenarios "
+            f"start; this run uses {settings.stack.split('/')[0]} Kafka"
+        )
     wrong = check_kafka_version(version)
     if wrong:
         raise ScenarioError(wrong)
@@ -455,25 +605,35 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
         if scenario.options:
             group = parser.add_argument_group(f"options of {scenario.name}")
             for option in scenario.options:
-                group.add_argument(option.flag, type=option.type, metavar=option.metavar,
-                                   help=option.help)
+                group.add_argument(
+                    option.flag, type=option.type, metavar=option.metavar, help=option.help
+                )
 
 
 def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
     """The scenario with the values given for its own options bound to its run function."""
-    given = {o.dest: getattr(args, o.dest) for o in scenario.options
-             if getattr(args, o.dest) is not None}
+    given = {
+        o.dest: getattr(args, o.dest) for o in scenario.options if getattr(args, o.dest) is not None
+    }
     return replace(scenario, run=partial(scenario.run, **given)) if given else scenario
 
 
 def _refuse_stray_options(chosen: Sequence[Scenario], args: argparse.Namespace) -> None:
     """An option given for a scenario that is not being run is a mistake worth one line."""
     running = {o.dest for s in chosen for o in s.options}
-    stray = {o.flag: s.name for s in all_scenarios() for o in s.options
-             if o.dest not in running and getattr(args, o.dest, None) is not None}
+    stray = {
+        o.flag: s.name
+        for s in all_scenarios()
+        for o in s.options
+        if o.dest not in running and getattr(args, o.dest, None) is not None
+    }
     if stray:
-        raise ScenarioError("; ".join(f"{flag} is an option of {name}, which is not being run"
-                                      for flag, name in stray.items()))
+        raise ScenarioError(
+            "; ".join(
+                f"{flag} is an option of {name}, which is not being run"
+                for flag, name in stray.items()
+            )
+        )
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -490,8 +650,10 @@ def _verify(args: argparse.Namespace) -> int:
         report = verify_file(path)
     except OSError as error:
         reason = error.strerror or str(error)
-        print(f"cannot read {path}: {reason}; run the Spark app first or name the log file",
-              file=sys.stderr)
+        print(
+            f"cannot read {path}: {reason}; run the Spark app first or name the log file",
+            file=sys.stderr,
+        )
         return 2
     if args.sent is not None:
         # Read after the output log: whatever the Spark app wrote was in the record by then.

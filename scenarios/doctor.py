@@ -71,11 +71,14 @@ def _problem(what: str) -> Finding:
 
 # --- the machine ---------------------------------------------------------------------------------
 
+
 def platform_finding(platform: str = sys.platform) -> Finding:
     if platform.startswith("linux"):
         return _ok(f"platform {platform} (tested)")
-    return _warn(f"platform {platform} is not tested: the scenarios and the demo are tested on "
-                 f"Linux only; use a Linux machine, or WSL2 on Windows (README.md, Platforms)")
+    return _warn(
+        f"platform {platform} is not tested: the scenarios and the demo are tested on "
+        f"Linux only; use a Linux machine, or WSL2 on Windows (README.md, Platforms)"
+    )
 
 
 def python_finding(version: tuple[int, int] = sys.version_info[:2]) -> Finding:
@@ -95,8 +98,12 @@ def java_findings() -> list[Finding]:
         return [_problem(str(error))]
     found = [_ok("Java 17+ for Spark and Apache Kafka")]
     if shutil.which("javac") is None:
-        found.append(_warn("no javac: slow-checkpoint compiles its slowed file manager with it; "
-                           "install a JDK (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless)"))
+        found.append(
+            _warn(
+                "no javac: slow-checkpoint compiles its slowed file manager with it; "
+                "install a JDK (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless)"
+            )
+        )
     else:
         found.append(_ok("javac, for slow-checkpoint"))
     return found
@@ -105,21 +112,29 @@ def java_findings() -> list[Finding]:
 def cores_finding(cores: int | None = os.cpu_count()) -> Finding:
     if (cores or 0) >= MIN_CORES:
         return _ok(f"{cores} cores")
-    return _problem(f"{cores or 1} core: Spark's local[2] and Kafka need {MIN_CORES}; give the "
-                    f"virtual machine {MIN_CORES} cores or more")
+    return _problem(
+        f"{cores or 1} core: Spark's local[2] and Kafka need {MIN_CORES}; give the "
+        f"virtual machine {MIN_CORES} cores or more"
+    )
 
 
 def memory_finding(available_gib: float | None) -> Finding:
     if available_gib is None:
-        return _warn("free memory unknown (no /proc/meminfo): the scenarios need about "
-                     f"{MIN_MEMORY_GIB:g} GiB free, {GOOD_MEMORY_GIB:g} for the clusters")
+        return _warn(
+            "free memory unknown (no /proc/meminfo): the scenarios need about "
+            f"{MIN_MEMORY_GIB:g} GiB free, {GOOD_MEMORY_GIB:g} for the clusters"
+        )
     shown = f"{available_gib:.1f} GiB memory available"
     if available_gib < MIN_MEMORY_GIB:
-        return _problem(f"{shown}: the scenarios need {MIN_MEMORY_GIB:g} GiB; close other "
-                        f"programs or give the machine more memory")
+        return _problem(
+            f"{shown}: the scenarios need {MIN_MEMORY_GIB:g} GiB; close other "
+            f"programs or give the machine more memory"
+        )
     if available_gib < GOOD_MEMORY_GIB:
-        return _warn(f"{shown}: enough for the scenarios, tight for executor-loss and "
-                     f"worker-loss (clusters, about {GOOD_MEMORY_GIB:g} GiB)")
+        return _warn(
+            f"{shown}: enough for the scenarios, tight for executor-loss and "
+            f"worker-loss (clusters, about {GOOD_MEMORY_GIB:g} GiB)"
+        )
     return _ok(shown)
 
 
@@ -135,17 +150,21 @@ def available_memory_gib() -> float | None:
 
 def disk_finding(folder: Path, free_gib: float) -> Finding:
     if free_gib < MIN_DISK_GIB:
-        return _problem(f"{free_gib:.1f} GiB free under {folder}: the jars, PySpark's second "
-                        f"environment and the checkpoints need {MIN_DISK_GIB:g} GiB; free some")
+        return _problem(
+            f"{free_gib:.1f} GiB free under {folder}: the jars, PySpark's second "
+            f"environment and the checkpoints need {MIN_DISK_GIB:g} GiB; free some"
+        )
     return _ok(f"{free_gib:.0f} GiB free under {folder}")
 
 
 def port_finding(port: int, free: bool) -> Finding:
     if free:
         return _ok(f"port {port} is free for the demo's Kafka")
-    return _warn(f"port {port} is taken: the demo and `python -m kafka_app` want it; stop what "
-                 f"holds it (`ss -ltnp | grep {port}`), or give them --port / --bootstrap-servers; "
-                 f"the scenarios choose free ports themselves")
+    return _warn(
+        f"port {port} is taken: the demo and `python -m kafka_app` want it; stop what "
+        f"holds it (`ss -ltnp | grep {port}`), or give them --port / --bootstrap-servers; "
+        f"the scenarios choose free ports themselves"
+    )
 
 
 def spark_finding() -> Finding:
@@ -164,14 +183,21 @@ def machine_findings() -> list[Finding]:
 
     cache = cache_root()
     cache.mkdir(parents=True, exist_ok=True)
-    return [platform_finding(), python_finding(), *java_findings(), cores_finding(),
-            memory_finding(available_memory_gib()),
-            disk_finding(PROJECT_ROOT, shutil.disk_usage(PROJECT_ROOT).free / GIB),
-            disk_finding(cache, shutil.disk_usage(cache).free / GIB),
-            port_finding(DEMO_PORT, port_is_free(DEMO_PORT)), spark_finding()]
+    return [
+        platform_finding(),
+        python_finding(),
+        *java_findings(),
+        cores_finding(),
+        memory_finding(available_memory_gib()),
+        disk_finding(PROJECT_ROOT, shutil.disk_usage(PROJECT_ROOT).free / GIB),
+        disk_finding(cache, shutil.disk_usage(cache).free / GIB),
+        port_finding(DEMO_PORT, port_is_free(DEMO_PORT)),
+        spark_finding(),
+    ]
 
 
 # --- what a first use would fetch or build -------------------------------------------------------
+
 
 def prepared_findings(say: Callable[[str], None]) -> list[Finding]:
     """Fetch the default stack's jars and build spark-upgrade's older PySpark, with progress."""
@@ -184,8 +210,12 @@ def prepared_findings(say: Callable[[str], None]) -> list[Finding]:
         prefetch_jars(RunSettings(), say)
         found.append(_ok("Apache Kafka's jars and Spark's connector are in the cache"))
     except ScenarioError as error:
-        found.append(_problem(f"{error} (or run the workshop offline: every command takes "
-                              f"--offline, which needs no jars)"))
+        found.append(
+            _problem(
+                f"{error} (or run the workshop offline: every command takes "
+                f"--offline, which needs no jars)"
+            )
+        )
     try:
         spark_python(OLDEST_LINE_DEFAULT, say)
         found.append(_ok(f"PySpark {OLDEST_LINE_DEFAULT}'s environment for spark-upgrade"))
@@ -201,10 +231,18 @@ def smoke_finding(say: Callable[[str], None]) -> Finding:
     done = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True)
     if done.returncode == 0:
         return _ok(f"smoke run: {SMOKE_SCENARIO} passed end to end")
-    last = next((line for line in reversed(done.stdout.splitlines() + done.stderr.splitlines())
-                 if line.strip()), "no output")
-    return _problem(f"smoke run: {SMOKE_SCENARIO} did not pass ({last.strip()}); run "
-                    f"`uv run python -m scenarios run {SMOKE_SCENARIO} --fast` to see why")
+    last = next(
+        (
+            line
+            for line in reversed(done.stdout.splitlines() + done.stderr.splitlines())
+            if line.strip()
+        ),
+        "no output",
+    )
+    return _problem(
+        f"smoke run: {SMOKE_SCENARIO} did not pass ({last.strip()}); run "
+        f"`uv run python -m scenarios run {SMOKE_SCENARIO} --fast` to see why"
+    )
 
 
 def archive_finding(say: Callable[[str], None]) -> Finding:
@@ -216,21 +254,35 @@ def archive_finding(say: Callable[[str], None]) -> Finding:
     if done.returncode == ARCHIVE_IN_PLACE:
         return _ok("Spark's class archive is in place: Spark starts in about half the JVM time")
     if done.returncode == NOTHING_TO_WRITE:
-        return _ok("Spark's class archive is not written yet: the first scenarios write it "
-                   "in the background")
-    last = next((line for line in reversed(done.stdout.splitlines() + done.stderr.splitlines())
-                 if line.strip()), "no output")
-    return _warn(f"Spark's class archive was not written ({last.strip()}): Spark starts "
-                 f"without it, a few seconds slower")
+        return _ok(
+            "Spark's class archive is not written yet: the first scenarios write it "
+            "in the background"
+        )
+    last = next(
+        (
+            line
+            for line in reversed(done.stdout.splitlines() + done.stderr.splitlines())
+            if line.strip()
+        ),
+        "no output",
+    )
+    return _warn(
+        f"Spark's class archive was not written ({last.strip()}): Spark starts "
+        f"without it, a few seconds slower"
+    )
 
 
 # --- the command -----------------------------------------------------------------------------------
 
+
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios doctor",
-                                     description="Check and prepare this machine for the workshop.")
-    parser.add_argument("--no-smoke", action="store_true",
-                        help="leave out the one-minute smoke run of one scenario")
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios doctor",
+        description="Check and prepare this machine for the workshop.",
+    )
+    parser.add_argument(
+        "--no-smoke", action="store_true", help="leave out the one-minute smoke run of one scenario"
+    )
     return parser
 
 
@@ -256,6 +308,8 @@ def run_doctor(argv: Sequence[str]) -> int:
         report([archive_finding(say)])
     problems = sum(f.level == "problem" for f in findings)
     warnings = sum(f.level == "warning" for f in findings)
-    print(f"doctor: {'NOT READY' if problems else 'ready'}: {problems} problem(s), "
-          f"{warnings} warning(s)")
+    print(
+        f"doctor: {'NOT READY' if problems else 'ready'}: {problems} problem(s), "
+        f"{warnings} warning(s)"
+    )
     return 1 if problems else 0

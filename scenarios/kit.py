@@ -49,7 +49,9 @@ def _uv() -> str:
     return uv_path("the kit is written with uv")
 
 
-def _run(command: Sequence[str], env: dict[str, str] | None = None, cwd: Path = PROJECT_ROOT) -> None:
+def _run(
+    command: Sequence[str], env: dict[str, str] | None = None, cwd: Path = PROJECT_ROOT
+) -> None:
     done = subprocess.run(list(command), cwd=cwd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
@@ -66,11 +68,24 @@ def _fill_uv_cache(kit: Path, say: Callable[[str], None]) -> None:
     scratch = kit / ".scratch"
     try:
         say("uv: the locked packages (PySpark, pandas, pyarrow, …; about 1 GB the first time)")
-        _run([_uv(), "sync", "--frozen", "--quiet"], {**env, "UV_PROJECT_ENVIRONMENT": str(scratch / "project")})
+        _run(
+            [_uv(), "sync", "--frozen", "--quiet"],
+            {**env, "UV_PROJECT_ENVIRONMENT": str(scratch / "project")},
+        )
         say(f"uv: PySpark {OLDEST_LINE_DEFAULT} for spark-upgrade")
         _run([_uv(), "venv", "--quiet", "--python", sys.executable, str(scratch / "older")], env)
-        _run([_uv(), "pip", "install", "--quiet", "--python", str(scratch / "older" / "bin" / "python"),
-              *requirements(OLDEST_LINE_DEFAULT)], env)
+        _run(
+            [
+                _uv(),
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                str(scratch / "older" / "bin" / "python"),
+                *requirements(OLDEST_LINE_DEFAULT),
+            ],
+            env,
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     _drop_build_trees(kit / "uv-cache")
@@ -99,8 +114,10 @@ def _copy_jars(kit: Path, say: Callable[[str], None]) -> None:
 def _bundle(kit: Path, say: Callable[[str], None]) -> None:
     say("git: the repository as a bundle")
     if not (PROJECT_ROOT / ".git").exists():
-        raise ScenarioError(f"{PROJECT_ROOT} is not a git clone; the kit carries the repository "
-                            "as a git bundle, so write it from a clone")
+        raise ScenarioError(
+            f"{PROJECT_ROOT} is not a git clone; the kit carries the repository "
+            "as a git bundle, so write it from a clone"
+        )
     _run(["git", "bundle", "create", "--quiet", str(kit / BUNDLE), "HEAD", "--branches"])
 
 
@@ -134,8 +151,10 @@ def _install(kit: Path, say: Callable[[str], None]) -> None:
 
     missing = [part for part in KIT_PARTS if not (kit / part).exists()]
     if missing:
-        raise ScenarioError(f"{kit} is not a whole kit (no {', '.join(missing)}); write one with "
-                            "`uv run python -m scenarios kit write DIR`")
+        raise ScenarioError(
+            f"{kit} is not a whole kit (no {', '.join(missing)}); write one with "
+            "`uv run python -m scenarios kit write DIR`"
+        )
     say(f"jars: {', '.join(install_jars(kit))} into {cache_root() / 'jars'}")
     # spark_envs makes the older PySpark with uv; pointed at the kit's cache, offline.
     os.environ.update(UV_CACHE_DIR=str(kit / "uv-cache"), UV_OFFLINE="1", UV_LINK_MODE="copy")
@@ -144,13 +163,17 @@ def _install(kit: Path, say: Callable[[str], None]) -> None:
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios kit",
-                                     description="Write or install the offline kit for a workshop.")
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios kit",
+        description="Write or install the offline kit for a workshop.",
+    )
     action = parser.add_subparsers(dest="action", required=True)
     action.add_parser("write", help="write a kit into DIR (needs network, once)").add_argument(
-        "dir", type=Path, metavar="DIR")
-    action.add_parser("install", help="install from a kit (install.sh calls this; no network)"
-                      ).add_argument("dir", type=Path, metavar="DIR")
+        "dir", type=Path, metavar="DIR"
+    )
+    action.add_parser(
+        "install", help="install from a kit (install.sh calls this; no network)"
+    ).add_argument("dir", type=Path, metavar="DIR")
     return parser
 
 

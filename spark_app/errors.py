@@ -52,7 +52,9 @@ class SparkAppError(Exception):
     retriable = False
 
     def __init__(self, message: str) -> None:
-        super().__init__(f"{self.token}: {message}" if not message.startswith(self.token) else message)
+        super().__init__(
+            f"{self.token}: {message}" if not message.startswith(self.token) else message
+        )
 
 
 class SparkVersionError(SparkAppError):
@@ -119,8 +121,10 @@ class KafkaUnreachableError(SparkAppError):
     @classmethod
     def at(cls, bootstrap_servers: str, detail: str = "") -> KafkaUnreachableError:
         why = f" ({detail})" if detail else ""
-        return cls(f"no Kafka broker answers at {bootstrap_servers}{why}. Start one with "
-                   f"`python -m kafka_app` or pass --bootstrap-servers HOST:PORT.")
+        return cls(
+            f"no Kafka broker answers at {bootstrap_servers}{why}. Start one with "
+            f"`python -m kafka_app` or pass --bootstrap-servers HOST:PORT."
+        )
 
 
 class DataLossError(SparkAppError):
@@ -224,19 +228,37 @@ class GroupOffsetsError(SparkAppError):
 
 
 _ERRORS: dict[str, type[SparkAppError]] = {
-    cls.token: cls for cls in (JavaMissingError, KafkaUnreachableError, DataLossError,
-                               CouldNotReadOffsetRangeError, PartitionOffsetChangedError,
-                               AddedPartitionNotFromZeroError, PartitionsDeletedError,
-                               InitialOffsetNotFoundError, SourceOptionError, ConnectorUnavailableError, CheckpointError,
-                               StateSchemaChangedError, TornFileError, CheckpointStoreLostError,
-                               CheckpointDiskFullError, CheckpointSharedError,
-                               GroupOffsetsError, SparkVersionError, ClusterError,
-                               StateStoreOptionError, StreamFailedError)
+    cls.token: cls
+    for cls in (
+        JavaMissingError,
+        KafkaUnreachableError,
+        DataLossError,
+        CouldNotReadOffsetRangeError,
+        PartitionOffsetChangedError,
+        AddedPartitionNotFromZeroError,
+        PartitionsDeletedError,
+        InitialOffsetNotFoundError,
+        SourceOptionError,
+        ConnectorUnavailableError,
+        CheckpointError,
+        StateSchemaChangedError,
+        TornFileError,
+        CheckpointStoreLostError,
+        CheckpointDiskFullError,
+        CheckpointSharedError,
+        GroupOffsetsError,
+        SparkVersionError,
+        ClusterError,
+        StateStoreOptionError,
+        StreamFailedError,
+    )
 }
 # Longest first, so CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED is not read as CHECKPOINT_UNUSABLE.
 _TOKEN_LINE = re.compile(
     r"(?:spark_app\.errors\.\w+: )?("
-    + "|".join(re.escape(t) for t in sorted(_ERRORS, key=len, reverse=True)) + r"): ([^\n]*)")
+    + "|".join(re.escape(t) for t in sorted(_ERRORS, key=len, reverse=True))
+    + r"): ([^\n]*)"
+)
 
 
 def unwrap(error: BaseException) -> SparkAppError | None:

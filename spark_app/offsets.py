@@ -57,7 +57,9 @@ def parse_offsets(value: Mapping[str, Any] | str) -> Offsets:
             raise ValueError(f"offsets of topic {topic!r} must be an object of partitions")
         for partition, offset in partitions.items():
             if isinstance(offset, bool) or not isinstance(offset, int):
-                raise ValueError(f"offset of {topic}-{partition} must be an integer, got {offset!r}")
+                raise ValueError(
+                    f"offset of {topic}-{partition} must be an integer, got {offset!r}"
+                )
             offsets[TopicPartition(str(topic), int(partition))] = offset
     return offsets
 

@@ -33,8 +33,12 @@ KEPT = ".gitkeep"
 _PROC = Path("/proc")
 
 
-def reset(checkpoint_dir: Path, log_dir: Path, now: datetime,
-          running: Callable[[Path], list[int]] | None = None) -> list[str]:
+def reset(
+    checkpoint_dir: Path,
+    log_dir: Path,
+    now: datetime,
+    running: Callable[[Path], list[int]] | None = None,
+) -> list[str]:
     """Empty `checkpoint_dir` and move the output log aside; one line per thing done.
 
     Raises AppRunningError, having changed nothing, when an app runs on `checkpoint_dir`, and
@@ -43,9 +47,11 @@ def reset(checkpoint_dir: Path, log_dir: Path, now: datetime,
     """
     pids = (running or running_apps)(checkpoint_dir)
     if pids:
-        raise AppRunningError(f"the Spark app runs on {checkpoint_dir} (pid "
-                              f"{', '.join(map(str, pids))}): stop it first (Ctrl-C), then "
-                              f"reset again.")
+        raise AppRunningError(
+            f"the Spark app runs on {checkpoint_dir} (pid "
+            f"{', '.join(map(str, pids))}): stop it first (Ctrl-C), then "
+            f"reset again."
+        )
     emptied = _empty(checkpoint_dir)  # first: it refuses a folder that is not a checkpoint
     return [emptied, *_move_aside(log_dir / OUTPUT_FILE_NAME, now)]
 
@@ -56,8 +62,12 @@ _CHECKPOINT_ENTRIES = frozenset({"offsets", "commits", "metadata", "sources", "s
 
 
 def _foreign_entries(folder: Path) -> list[str]:
-    return sorted(e.name for e in folder.iterdir() if e.name not in _CHECKPOINT_ENTRIES
-                  and not (e.name.startswith(".") and e.name.endswith((".crc", ".tmp"))))
+    return sorted(
+        e.name
+        for e in folder.iterdir()
+        if e.name not in _CHECKPOINT_ENTRIES
+        and not (e.name.startswith(".") and e.name.endswith((".crc", ".tmp")))
+    )
 
 
 def _empty(folder: Path) -> str:
@@ -68,7 +78,8 @@ def _empty(folder: Path) -> str:
         raise NotACheckpointError(
             f"{folder} holds {', '.join(foreign[:5])}{' …' if len(foreign) > 5 else ''}, which "
             f"Spark does not write in a checkpoint folder: nothing was removed. Name the app's "
-            f"checkpoint folder with --checkpoint-dir.")
+            f"checkpoint folder with --checkpoint-dir."
+        )
     removed = []
     for entry in sorted(folder.iterdir()):
         if entry.name == KEPT:
@@ -140,7 +151,7 @@ def _app_args(argv: list[str]) -> list[str] | None:
     """The app's options in a command line `python … -m spark_app OPTIONS`; None otherwise."""
     for i in range(len(argv) - 1):
         if argv[i] == "-m" and argv[i + 1] == "spark_app":
-            rest = argv[i + 2:]
+            rest = argv[i + 2 :]
             if rest[:1] and rest[0] in ("reset", "inspect", "cluster"):
                 return None
             return rest
@@ -149,8 +160,7 @@ def _app_args(argv: list[str]) -> list[str] | None:
 
 def _parsed_checkpoint_dir(args: list[str]) -> Path | None:
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--checkpoint-dir", type=Path,
-                        default=SparkAppSettings().checkpoint_dir)
+    parser.add_argument("--checkpoint-dir", type=Path, default=SparkAppSettings().checkpoint_dir)
     try:
         known, _ = parser.parse_known_args(args)
     except SystemExit:  # a command line argparse cannot read: not ours to judge

@@ -14,11 +14,20 @@ from typing import Literal
 from checkpoint_stores import StoreKind, checkpoint_location
 from spark_app.runtime.class_cache import default_cache_dir
 
-__all__ = ["SparkAppSettings", "SinkMode", "TriggerKind", "NegativeKeyPolicy", "OutputFormat", "StateSchema", "SourceKind",
-           "StateEncoding",
-           "StateStoreKind", "CounterKind",
-           "OUTPUT_FILE_NAME",
-           "SPARK_LOG_FILE_NAME"]
+__all__ = [
+    "SparkAppSettings",
+    "SinkMode",
+    "TriggerKind",
+    "NegativeKeyPolicy",
+    "OutputFormat",
+    "StateSchema",
+    "SourceKind",
+    "StateEncoding",
+    "StateStoreKind",
+    "CounterKind",
+    "OUTPUT_FILE_NAME",
+    "SPARK_LOG_FILE_NAME",
+]
 
 SinkMode = Literal["exactly-once", "at-least-once"]
 NegativeKeyPolicy = Literal["crash-once", "crash-always", "ignore"]
@@ -163,8 +172,9 @@ class SparkAppSettings:
     @property
     def checkpoint_location(self) -> str:
         """What Spark is given as `checkpointLocation`: an absolute folder, hdfs://… or s3a://…"""
-        return checkpoint_location(self.checkpoint_store, self.checkpoint_store_url,
-                                   self.checkpoint_dir)
+        return checkpoint_location(
+            self.checkpoint_store, self.checkpoint_store_url, self.checkpoint_dir
+        )
 
     @property
     def local_checkpoint(self) -> bool:

@@ -35,9 +35,18 @@ from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CheckpointError, error_in_text
 from spark_app.lines.line_template import LineTemplate
 
-__all__ = ["SupervisorSettings", "Supervisor", "GIVE_UP", "GiveUpLine", "RESTART", "RestartLine",
-           "SAY_PREFIX",
-           "checkpoint_position", "child_argv", "supervisor_lines"]
+__all__ = [
+    "SupervisorSettings",
+    "Supervisor",
+    "GIVE_UP",
+    "GiveUpLine",
+    "RESTART",
+    "RestartLine",
+    "SAY_PREFIX",
+    "checkpoint_position",
+    "child_argv",
+    "supervisor_lines",
+]
 
 USAGE_EXIT = 2
 SUPERVISOR_FLAGS = {"--supervise": 0, "--give-up-after": 1, "--max-backoff-sec": 1}
@@ -81,25 +90,38 @@ SAY_PREFIX = "supervisor: "
 
 
 # A failure it will retry, and the end of a loop: the lines the scenarios read.
-RestartLine = NamedTuple("RestartLine", [("number", int), ("backoff_sec", float), ("code", int),
-                                         ("reason", str)])
-GiveUpLine = NamedTuple("GiveUpLine", [("failures", int), ("where", str), ("code", int),
-                                       ("reason", str)])
-RESTART = LineTemplate(RestartLine, "restart {number} in {backoff_sec:g} s; the app exited with "
-                       "{code}: {reason}", number=r"\d+", backoff_sec=r"[\d.e+-]+", code=r"-?\d+",
-                       reason=r".*")
-GIVE_UP = LineTemplate(GiveUpLine, "giving up: the app failed {failures} times in a row without "
-                       "its checkpoint moving ({where}); the next restart would fail the same way. "
-                       "Last exit {code}: {reason} Fix the cause (see `python -m spark_app "
-                       "inspect`), then start it again.", failures=r"\d+", where=r"[^)]*",
-                       code=r"-?\d+", reason=r".*")
+RestartLine = NamedTuple(
+    "RestartLine", [("number", int), ("backoff_sec", float), ("code", int), ("reason", str)]
+)
+GiveUpLine = NamedTuple(
+    "GiveUpLine", [("failures", int), ("where", str), ("code", int), ("reason", str)]
+)
+RESTART = LineTemplate(
+    RestartLine,
+    "restart {number} in {backoff_sec:g} s; the app exited with {code}: {reason}",
+    number=r"\d+",
+    backoff_sec=r"[\d.e+-]+",
+    code=r"-?\d+",
+    reason=r".*",
+)
+GIVE_UP = LineTemplate(
+    GiveUpLine,
+    "giving up: the app failed {failures} times in a row without "
+    "its checkpoint moving ({where}); the next restart would fail the same way. "
+    "Last exit {code}: {reason} Fix the cause (see `python -m spark_app "
+    "inspect`), then start it again.",
+    failures=r"\d+",
+    where=r"[^)]*",
+    code=r"-?\d+",
+    reason=r".*",
+)
 
 
 def parse_supervisor_line(line: str) -> RestartLine | GiveUpLine | None:
     """A line of the supervised app's console read back; None unless it is one of these two."""
     if not line.startswith(SAY_PREFIX):
         return None
-    text = line[len(SAY_PREFIX):].rstrip()
+    text = line[len(SAY_PREFIX) :].rstrip()
     return RESTART.read(text) or GIVE_UP.read(text)
 
 
@@ -121,10 +143,13 @@ def _retriable(last_line: str | None) -> bool:
 class Supervisor:
     """Runs `command` until it exits cleanly, is stopped, or fails in a loop."""
 
-    def __init__(self, command: Sequence[str], checkpoint: Path,
-                 settings: SupervisorSettings = SupervisorSettings(),
-                 say: Callable[[str], None] = lambda line: print(f"{SAY_PREFIX}{line}", flush=True)
-                 ) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        checkpoint: Path,
+        settings: SupervisorSettings = SupervisorSettings(),
+        say: Callable[[str], None] = lambda line: print(f"{SAY_PREFIX}{line}", flush=True),
+    ) -> None:
         self.command = list(command)
         self.checkpoint = checkpoint
         self.settings = settings
@@ -160,8 +185,11 @@ class Supervisor:
             if failures_here >= self.settings.give_up_after:
                 self.say(self._give_up_line(failures_here, code, last_line))
                 return code
-            self.say(RESTART.text(RestartLine(self.restarts + 1, backoff, code,
-                                              _without_prefix(last_line))))
+            self.say(
+                RESTART.text(
+                    RestartLine(self.restarts + 1, backoff, code, _without_prefix(last_line))
+                )
+            )
             if self._wait(backoff):
                 return code
             backoff = min(backoff * 2, self.settings.max_backoff_sec)
@@ -169,15 +197,19 @@ class Supervisor:
 
     def _give_up_line(self, failures: int, code: int, last_line: str | None) -> str:
         committed, pending = checkpoint_position(self.checkpoint)
-        where = (f"batch {pending} pending" if pending is not None
-                 else f"last committed batch {committed}")
+        where = (
+            f"batch {pending} pending"
+            if pending is not None
+            else f"last committed batch {committed}"
+        )
         return GIVE_UP.text(GiveUpLine(failures, where, code, _without_prefix(last_line)))
 
     def _run_once(self) -> tuple[int, str | None]:
         """Run the app once, passing its output through; its exit code and last stderr line."""
         last: deque[str] = deque(maxlen=1)
-        self._child = subprocess.Popen(self.command, stderr=subprocess.PIPE, text=True,
-                                       errors="replace")
+        self._child = subprocess.Popen(
+            self.command, stderr=subprocess.PIPE, text=True, errors="replace"
+        )
         assert self._child.stderr is not None
         for line in self._child.stderr:
             sys.stderr.write(line)

@@ -45,37 +45,72 @@ PARTS: tuple[Part, ...] = (
     Part("fast suite", 4.5, why="every unmarked test: no Spark, no end-to-end processes"),
     # 2.5 since landing 46 (2.1 on the CI machine, 1.9 alone here); 2.0, not 3.0, since the four
     # stacks went nightly (landing 42: 5.4 on the CI machine).
-    Part("two stacks, short-retention", 2.5, ("tests/scenarios/catalog/test_stacks_e2e.py",),
-         "short-retention on the default stack and --offline's (the four stacks: nightly)"),
-    Part("Spark lines and known bugs", 3.5,
-         ("tests/scenarios/catalog/test_spark_versions_e2e.py",
-          "tests/scenarios/catalog/museum/"),
-         "another PySpark built once, scenarios on two Spark lines"),
+    Part(
+        "two stacks, short-retention",
+        2.5,
+        ("tests/scenarios/catalog/test_stacks_e2e.py",),
+        "short-retention on the default stack and --offline's (the four stacks: nightly)",
+    ),
+    Part(
+        "Spark lines and known bugs",
+        3.5,
+        ("tests/scenarios/catalog/test_spark_versions_e2e.py", "tests/scenarios/catalog/museum/"),
+        "another PySpark built once, scenarios on two Spark lines",
+    ),
     # 21 since landing 46 (19.6 on the CI machine, 19.7 alone here); 22, not 24, since
     # checkpoint-growth's soak went nightly (2.1 quiet, 3.7 at load 3-13).
-    Part("scenarios, once each on the default stack", 20.5, ("tests/scenarios/catalog/",),
-         "every scenario end to end, as a user runs it"),
-    Part("Spark's connector against our source", 3.5,
-         ("tests/spark_app/test_connector_conformance.py",),
-         "one test per connector behaviour our source mirrors, on both sources"),
-    Part("the Spark app end to end", 5.5, ("tests/spark_app/",),
-         "the app as a process: kill -9, data loss, inspect, clusters, sessions"),
-    Part("Kafka: Apache Kafka and the embedded broker", 5.0, ("tests/kafka_app/",),
-         "the producer app, Apache Kafka's node, the broker against real clients"),
-    Part("what a person sees", 4.5, ("tests/scenarios/demo/", "tests/scenarios/report/",
-                                     "tests/scenarios/engine/test_closed_terminal_e2e.py"),
-         "the demo and narration in tmux, the report in a browser, a closed terminal"),
-    Part("containers", CONTAINERS_MIN, marker="docker",
-         why="our Kafka image: testcontainers' interop and docker-compose.yml, run for real"),
+    Part(
+        "scenarios, once each on the default stack",
+        20.5,
+        ("tests/scenarios/catalog/",),
+        "every scenario end to end, as a user runs it",
+    ),
+    Part(
+        "Spark's connector against our source",
+        3.5,
+        ("tests/spark_app/test_connector_conformance.py",),
+        "one test per connector behaviour our source mirrors, on both sources",
+    ),
+    Part(
+        "the Spark app end to end",
+        5.5,
+        ("tests/spark_app/",),
+        "the app as a process: kill -9, data loss, inspect, clusters, sessions",
+    ),
+    Part(
+        "Kafka: Apache Kafka and the embedded broker",
+        5.0,
+        ("tests/kafka_app/",),
+        "the producer app, Apache Kafka's node, the broker against real clients",
+    ),
+    Part(
+        "what a person sees",
+        4.5,
+        (
+            "tests/scenarios/demo/",
+            "tests/scenarios/report/",
+            "tests/scenarios/engine/test_closed_terminal_e2e.py",
+        ),
+        "the demo and narration in tmux, the report in a browser, a closed terminal",
+    ),
+    Part(
+        "containers",
+        CONTAINERS_MIN,
+        marker="docker",
+        why="our Kafka image: testcontainers' interop and docker-compose.yml, run for real",
+    ),
     # 1.5, not 1.0: measured 1.3 alone and 1.4 to 2.5 beside a run (26 Nov); the rest gave it
     # the half minute (0.8 to 1.0 measured against its 2.0).
-    Part("checkpoint stores", 1.5, ("tests/checkpoint_stores/",),
-         "HDFS and s3proxy started, written to and read through their own APIs, stopped and killed"),
+    Part(
+        "checkpoint stores",
+        1.5,
+        ("tests/checkpoint_stores/",),
+        "HDFS and s3proxy started, written to and read through their own APIs, stopped and killed",
+    ),
     Part("the rest", 1.5, ("tests/",), "benchmarks' end-to-end checks, jar fetching, the stage"),
 )
 
-NIGHTLY = Part("nightly (not in CI's hour)", 0.0,
-               why="marked `nightly`: run by `pytest --nightly`")
+NIGHTLY = Part("nightly (not in CI's hour)", 0.0, why="marked `nightly`: run by `pytest --nightly`")
 
 
 def part_of(path: str, markers: Collection[str]) -> Part:
@@ -100,6 +135,8 @@ def budget_lines(seconds_by_part: Mapping[str, float]) -> list[str]:
         over = "  OVER BUDGET" if minutes > part.budget_min else ""
         lines.append(f"{part.name:45} {minutes:8.1f} {part.budget_min:7.1f}{over}")
     budget = sum(p.budget_min for p in PARTS)
-    lines.append(f"{'total (pytest alone)':45} {total:8.1f} {budget:7.1f}"
-                 + ("  OVER BUDGET" if total > budget else ""))
+    lines.append(
+        f"{'total (pytest alone)':45} {total:8.1f} {budget:7.1f}"
+        + ("  OVER BUDGET" if total > budget else "")
+    )
     return lines

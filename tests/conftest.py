@@ -60,13 +60,16 @@ _SECONDS = pytest.StashKey[dict[str, float]]()
 _LEFT_OUT = pytest.StashKey[int]()
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     root = config.rootpath
     config.stash[_PART] = {
-        item.nodeid: part_of(item.path.relative_to(root).as_posix(),
-                             {m.name for m in item.iter_markers()}).name
-        for item in items}
+        item.nodeid: part_of(
+            item.path.relative_to(root).as_posix(), {m.name for m in item.iter_markers()}
+        ).name
+        for item in items
+    }
     config.stash[_SECONDS] = {}
 
 
@@ -94,8 +97,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.write_line(line)
     left_out = config.stash.get(_LEFT_OUT, 0)
     if left_out:
-        terminalreporter.write_line(f"{left_out} nightly test(s) not run (outside CI's hour): "
-                                    f"`{NIGHTLY_COMMAND}` runs them")
+        terminalreporter.write_line(
+            f"{left_out} nightly test(s) not run (outside CI's hour): `{NIGHTLY_COMMAND}` runs them"
+        )
 
 
 def _docker_or_skip() -> None:
@@ -174,7 +178,11 @@ def embedded_broker(tmp_path: Path, free_port: int) -> Iterator[object]:
     """
     from kafka_app.broker import BrokerSettings, EmbeddedBroker
 
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path / "kafka-data",
-                              retention_check_sec=1, retention_initial_delay_sec=0)
+    settings = BrokerSettings(
+        port=free_port,
+        data_dir=tmp_path / "kafka-data",
+        retention_check_sec=1,
+        retention_initial_delay_sec=0,
+    )
     with EmbeddedBroker(settings) as broker:
         yield broker

@@ -22,13 +22,23 @@ __all__ = ["run_stoppable", "CLEAN_UP_SEC"]
 CLEAN_UP_SEC = 90.0
 
 
-def run_stoppable(command: Sequence[str], timeout: float, cwd: Path | None = None,
-                  stdin: int | None = None,
-                  clean_up_sec: float = CLEAN_UP_SEC) -> subprocess.CompletedProcess[str]:
+def run_stoppable(
+    command: Sequence[str],
+    timeout: float,
+    cwd: Path | None = None,
+    stdin: int | None = None,
+    clean_up_sec: float = CLEAN_UP_SEC,
+) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(command, capture_output=True, text=True, timeout=timeout)`, except that
     a timeout or an interrupt stops the command with SIGTERM and waits for it first."""
-    with subprocess.Popen(list(command), cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
         try:
             out, err = process.communicate(timeout=timeout)
         except BaseException:  # TimeoutExpired, KeyboardInterrupt, pytest's own stop

@@ -83,17 +83,25 @@ def _contract_modules(app: str, name: str) -> list[str]:
     if (REPO / app / f"{name}.py").is_file():
         return [f"{app}.{name}"]
     folder = REPO / app / name
-    return [f"{app}.{name}.{path.stem}" for path in sorted(folder.glob("*.py")) if path.stem != "__init__"]
+    return [
+        f"{app}.{name}.{path.stem}"
+        for path in sorted(folder.glob("*.py"))
+        if path.stem != "__init__"
+    ]
 
 
 def test_the_lines_others_read_are_read_without_starting_spark() -> None:
     """Every module of spark_app/lines/ imports without pyspark: the scenarios, the demo and
     the benchmarks parse the app's lines in processes that never start Spark."""
     modules = _contract_modules("spark_app", "lines")
-    script = ("import sys\n" + "".join(f"import {module}\n" for module in modules)
-              + "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyspark'))")
-    found = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
-                           text=True, check=True).stdout.strip()
+    script = (
+        "import sys\n"
+        + "".join(f"import {module}\n" for module in modules)
+        + "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyspark'))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert found == "[]", f"importing spark_app/lines/ loads {found}"
 
 

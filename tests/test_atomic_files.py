@@ -26,8 +26,10 @@ WRITERS = ("spark_app.runtime.atomic_file", "kafka_app.broker.storage.atomic_fil
 # the rename but before the folder's fsync. Each line replaces one os call in the child.
 DEATHS = {
     "before the rename": "os.replace = lambda *args: os._exit(9)",
-    "before the folder's fsync": ("real = os.fsync; os.fsync = lambda fd: os._exit(9) "
-                                  "if stat.S_ISDIR(os.fstat(fd).st_mode) else real(fd)"),
+    "before the folder's fsync": (
+        "real = os.fsync; os.fsync = lambda fd: os._exit(9) "
+        "if stat.S_ISDIR(os.fstat(fd).st_mode) else real(fd)"
+    ),
 }
 NEW = "new, " * 100_000  # large enough that a half-written file would show
 
@@ -37,17 +39,24 @@ def _write_atomically(module: str) -> Callable[[Path, str], None]:
 
 
 def _write_and_die(module: str, target: Path, death: str) -> None:
-    crash = (f"import os, stat, sys; from pathlib import Path; from {module} import write_atomically; "
-             f"{death}; write_atomically(Path(sys.argv[1]), 'new, ' * 100_000)")
-    died = subprocess.run([sys.executable, "-c", crash, str(target)], cwd=REPO,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    crash = (
+        f"import os, stat, sys; from pathlib import Path; from {module} import write_atomically; "
+        f"{death}; write_atomically(Path(sys.argv[1]), 'new, ' * 100_000)"
+    )
+    died = subprocess.run(
+        [sys.executable, "-c", crash, str(target)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
     assert died.returncode == 9
 
 
 @pytest.mark.parametrize("moment", DEATHS)
 @pytest.mark.parametrize("module", WRITERS)
 def test_a_killed_writer_leaves_the_old_or_the_new_content_and_no_temporary_after_the_next_write(
-        tmp_path: Path, module: str, moment: str) -> None:
+    tmp_path: Path, module: str, moment: str
+) -> None:
     write, target = _write_atomically(module), tmp_path / "topics.json"
     write(target, "old, whole\n")
     _write_and_die(module, target, DEATHS[moment])
@@ -57,7 +66,9 @@ def test_a_killed_writer_leaves_the_old_or_the_new_content_and_no_temporary_afte
 
 
 @pytest.mark.parametrize("module", WRITERS)
-def test_a_writer_killed_before_the_rename_leaves_the_old_content(tmp_path: Path, module: str) -> None:
+def test_a_writer_killed_before_the_rename_leaves_the_old_content(
+    tmp_path: Path, module: str
+) -> None:
     write, target = _write_atomically(module), tmp_path / "journal"
     write(target, "old, whole\n")
     _write_and_die(module, target, DEATHS["before the rename"])
@@ -66,7 +77,8 @@ def test_a_writer_killed_before_the_rename_leaves_the_old_content(tmp_path: Path
 
 @pytest.mark.parametrize("module", WRITERS)
 def test_a_failed_write_changes_nothing_and_leaves_no_temporary_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str
+) -> None:
     write, target = _write_atomically(module), tmp_path / "journal"
     write(target, "old")
 
@@ -81,7 +93,8 @@ def test_a_failed_write_changes_nothing_and_leaves_no_temporary_file(
 
 @pytest.mark.parametrize("module", WRITERS)
 def test_the_file_then_the_folder_is_synced(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str
+) -> None:
     synced: list[str] = []
     real_fsync = os.fsync
 

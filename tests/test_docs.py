@@ -38,6 +38,7 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 # --- reading markdown -------------------------------------------------------------------------
 
+
 def _prose(text: str) -> str:
     """The text outside fenced code blocks and inline code, line count kept."""
     lines, fenced = [], False
@@ -96,6 +97,7 @@ def _is_relative(target: str) -> bool:
 
 # --- links ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(page: Path) -> None:
     broken = []
@@ -113,14 +115,19 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 
 def test_slug_follows_github() -> None:
-    assert slug("Offsets outside Spark: `--offsets-from-group GROUP`") == \
-        "offsets-outside-spark---offsets-from-group-group"
-    assert slug("Real Apache Kafka instead (`docker-compose.yml`)") == \
-        "real-apache-kafka-instead-docker-composeyml"
+    assert (
+        slug("Offsets outside Spark: `--offsets-from-group GROUP`")
+        == "offsets-outside-spark---offsets-from-group-group"
+    )
+    assert (
+        slug("Real Apache Kafka instead (`docker-compose.yml`)")
+        == "real-apache-kafka-instead-docker-composeyml"
+    )
     assert slug("When it fails") == "when-it-fails"
 
 
 # --- commands ---------------------------------------------------------------------------------
+
 
 def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, list[str]]:
     """The parser that `python -m MODULE ARGS` really uses, and the arguments it gets."""
@@ -128,14 +135,18 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
     if module == "scenarios":
         if first == ["demo"]:
             from scenarios.demo.settings import main_parser as demo_parser
+
             return demo_parser(), args[1:]
         if first == ["kit"]:
             from scenarios.kit import main_parser as kit_parser
+
             return kit_parser(), args[1:]
         from scenarios.cli import main_parser as scenarios_parser
+
         return scenarios_parser(), args
     if module == "spark_app":
         from spark_app import cli as spark_cli
+
         if first == ["inspect"]:
             return spark_cli.inspect_parser(), args[1:]
         if first == ["cluster"]:
@@ -147,23 +158,29 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         return spark_cli.main_parser(), args
     if module == "checkpoint_stores":
         from checkpoint_stores.cli import main_parser as stores_parser
+
         return stores_parser(), args
     if module in ("kafka_app", "kafka_app.broker"):
         from kafka_app.broker.cli import main_parser as broker_parser
+
         if module == "kafka_app.broker":
             return broker_parser(), args
         if first == ["broker"]:
             return broker_parser(), args[1:]
         if first == ["image"]:
             from kafka_app.container.cli import main_parser as image_parser
+
             return image_parser(), args[1:]
         from kafka_app.cli import main_parser as producer_parser
+
         return producer_parser(), args
     if module == "scenarios.report.readme_table":
         from scenarios.report.readme_table import main_parser as table_parser
+
         return table_parser(), args
     if module == "scenarios.report.scenario_docs":
         from scenarios.report.scenario_docs import main_parser as heads_parser
+
         return heads_parser(), args
     raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
 
@@ -177,8 +194,9 @@ def shown_commands(page: Path) -> list[str]:
     text = page.read_text(encoding="utf-8")
     shown = [line.split(" #")[0].strip() for line in _code_blocks(text)]
     shown += [span.strip("`") for span in _INLINE_CODE.findall(text)]
-    return sorted({c for c in shown
-                   if c.startswith("uv run python -m ") and not re.search(r"[\[\]…<>|]", c)})
+    return sorted(
+        {c for c in shown if c.startswith("uv run python -m ") and not re.search(r"[\[\]…<>|]", c)}
+    )
 
 
 def readme_commands() -> list[str]:
@@ -190,7 +208,7 @@ def docs_commands() -> list[str]:
 
 
 def _parse(command: str) -> argparse.Namespace:
-    words = shlex.split(command)[len("uv run python -m".split()):]
+    words = shlex.split(command)[len("uv run python -m".split()) :]
     module, args = words[0], words[1:]
     parser, args = _parser_for(module, args)
     try:
@@ -215,8 +233,9 @@ def test_readme_command_parses(command: str, capsys: pytest.CaptureFixture[str])
     known = {s.name for s in all_scenarios()}
     for name in getattr(args, "names", None) or []:
         # NAME and other capitals are placeholders for the reader to fill in.
-        assert name == "all" or name.isupper() or name in known, \
+        assert name == "all" or name.isupper() or name in known, (
             f"`{command}` names {name!r}, which is not a registered scenario"
+        )
 
 
 @pytest.mark.parametrize("command", docs_commands())
@@ -233,10 +252,12 @@ def test_a_wrong_flag_is_caught() -> None:
 
 # --- the README's size and its table of scenarios ---------------------------------------------
 
+
 def test_readme_is_short() -> None:
     lines = README.read_text(encoding="utf-8").count("\n")
-    assert lines < README_MAX_LINES, \
+    assert lines < README_MAX_LINES, (
         f"README.md has {lines} lines; keep it under {README_MAX_LINES} and move detail to docs/"
+    )
 
 
 def scenario_table() -> list[str]:
@@ -253,14 +274,16 @@ def scenario_table() -> list[str]:
 
 def test_scenario_table_matches_the_registry() -> None:
     registered = [s.name for s in all_scenarios()]
-    assert scenario_table() == registered, \
+    assert scenario_table() == registered, (
         "the README's table should name every scenario in run all's order"
+    )
 
 
 def test_scenario_table_is_written_from_the_code() -> None:
     text = README.read_text(encoding="utf-8")
-    assert with_table(text, all_scenarios()) == text, \
+    assert with_table(text, all_scenarios()) == text, (
         "README.md's scenarios table is stale: run uv run python -m scenarios.report.readme_table"
+    )
 
 
 def test_scenario_table_reading_is_checked() -> None:
@@ -269,6 +292,7 @@ def test_scenario_table_reading_is_checked() -> None:
 
 # --- the museum's table, as the docs carry it -------------------------------------------------
 
+
 def museum_rows(page: Path) -> list[dict[str, str]]:
     """The rows of a page's museum table (the table whose first column is `exhibit`), each as
     {"exhibit": ticket, "<version>": cell, …} keyed by the header's versions."""
@@ -276,7 +300,7 @@ def museum_rows(page: Path) -> list[dict[str, str]]:
     start = next(i for i, line in enumerate(lines) if line.startswith("| exhibit |"))
     header = [c.strip() for c in lines[start].strip("|").split("|")]
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -299,5 +323,7 @@ def test_the_museum_table_in_the_docs_is_the_apps_table(page: Path) -> None:
                 continue
             status = bug.lines.get(line_of(version.group(1)))
             first = cell.split(":")[0].split(" ")[0].strip("*")
-            assert first == (status or "—"), f"{page.name}: {ticket} on {column} reads {cell!r}, " \
-                                             f"the table says {status or 'nothing'}"
+            assert first == (status or "—"), (
+                f"{page.name}: {ticket} on {column} reads {cell!r}, "
+                f"the table says {status or 'nothing'}"
+            )

@@ -32,15 +32,22 @@ def _module_name(path: Path, root: Path = REPO) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for package in PACKAGES
-            for path in sorted((REPO / package).rglob("*.py"))}
+    return {
+        _module_name(path): path
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+    }
 
 
 def _imports(tree: ast.Module) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
     """Every import statement in `tree`, and whether it is for type hints only."""
-    type_only = {id(node) for block in ast.walk(tree)
-                 if isinstance(block, ast.If) and _is_type_checking(block)
-                 for statement in block.body for node in ast.walk(statement)}
+    type_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and _is_type_checking(block)
+        for statement in block.body
+        for node in ast.walk(statement)
+    }
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node, id(node) in type_only
@@ -56,7 +63,7 @@ def _targets(node: ast.Import | ast.ImportFrom, package: str, known: set[str]) -
         return {alias.name for alias in node.names} & known
     base = node.module or ""
     if node.level:  # relative: `from . import x`, `from ..y import z`
-        anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
         base = ".".join([*anchor, *([base] if base else [])])
     # `from package import module` reads that module; `from module import name`, the module.
     targets = {f"{base}.{alias.name}" for alias in node.names} & known
@@ -85,8 +92,11 @@ def import_graph() -> dict[str, set[str]]:
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle through each group of modules that reach each other, as a path that ends
     where it starts (a -> b -> a): the shortest through the group's first module by name."""
-    return sorted(_shortest_cycle(min(group), graph, group)
-                  for group in _strongly_connected(graph) if len(group) > 1)
+    return sorted(
+        _shortest_cycle(min(group), graph, group)
+        for group in _strongly_connected(graph)
+        if len(group) > 1
+    )
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -146,11 +156,14 @@ def _shortest_cycle(start: str, graph: dict[str, set[str]], group: set[str]) -> 
 
 def test_the_project_has_no_import_cycle() -> None:
     found = [" -> ".join(cycle) for cycle in cycles(import_graph())]
-    assert not found, ("import cycles; break each by moving what both need into a module "
-                       "neither imports:\n" + "\n".join(found))
+    assert not found, (
+        "import cycles; break each by moving what both need into a module "
+        "neither imports:\n" + "\n".join(found)
+    )
 
 
 # --- the reader itself: it must see what a cycle is made of ------------------------------------
+
 
 def _graph_of(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
     for name, text in files.items():
@@ -163,34 +176,43 @@ def _graph_of(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
 
 def test_a_cycle_through_a_deferred_and_a_type_only_import_is_found(tmp_path: Path) -> None:
     # The shape engine/settings.py and engine/stacks.py had: neither import runs at import time.
-    graph = _graph_of(tmp_path, {
-        "p/__init__.py": "",
-        "p/settings.py": "def stack():\n    from p.stacks import stack_of\n",
-        "p/stacks.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                       "    from p.settings import RunSettings\n",
-        "p/other.py": "from p import settings\nfrom . import stacks\n",
-    })
+    graph = _graph_of(
+        tmp_path,
+        {
+            "p/__init__.py": "",
+            "p/settings.py": "def stack():\n    from p.stacks import stack_of\n",
+            "p/stacks.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from p.settings import RunSettings\n",
+            "p/other.py": "from p import settings\nfrom . import stacks\n",
+        },
+    )
     assert cycles(graph) == [["p.settings", "p.stacks", "p.settings"]]
     assert graph["p.other"] == {"p.settings", "p.stacks"}  # a module, not its package
 
 
 def test_a_three_module_cycle_is_named_in_order(tmp_path: Path) -> None:
     # The shape engine/matrix.py -> engine/runner.py -> report/pages.py -> engine/matrix.py had.
-    graph = _graph_of(tmp_path, {
-        "s/__init__.py": "",
-        "s/matrix.py": "from s.runner import run\n",
-        "s/runner.py": "import s.pages\n",
-        "s/pages.py": "from s.matrix import MatrixRow\n",
-    })
+    graph = _graph_of(
+        tmp_path,
+        {
+            "s/__init__.py": "",
+            "s/matrix.py": "from s.runner import run\n",
+            "s/runner.py": "import s.pages\n",
+            "s/pages.py": "from s.matrix import MatrixRow\n",
+        },
+    )
     assert cycles(graph) == [["s.matrix", "s.runner", "s.pages", "s.matrix"]]
 
 
 def test_a_part_may_name_its_whole_in_type_hints_only(tmp_path: Path) -> None:
     hinted = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from stage import Stage\n"
-    graph = _graph_of(tmp_path, {
-        "stage/__init__.py": "from stage.app import AppPart\n",
-        "stage/app.py": hinted,
-    })
+    graph = _graph_of(
+        tmp_path,
+        {
+            "stage/__init__.py": "from stage.app import AppPart\n",
+            "stage/app.py": hinted,
+        },
+    )
     assert cycles(graph) == []
     graph = _graph_of(tmp_path, {"stage/app.py": "from stage import Stage\n"})  # at run time
     assert cycles(graph) == [["stage", "stage.app", "stage"]]

@@ -24,18 +24,32 @@ def _in(module: str, package: str) -> bool:
 
 
 def _imports_into(importers: str, targets: str) -> list[str]:
-    return sorted(f"{module} -> {target}" for module, imported in GRAPH.items() if _in(module, importers)
-                  for target in imported if _in(target, targets))
+    return sorted(
+        f"{module} -> {target}"
+        for module, imported in GRAPH.items()
+        if _in(module, importers)
+        for target in imported
+        if _in(target, targets)
+    )
 
 
-@pytest.mark.parametrize("below", ["scenarios.engine", "scenarios.catalog", "scenarios.report",
-                                   "scenarios.checker"])
+@pytest.mark.parametrize(
+    "below", ["scenarios.engine", "scenarios.catalog", "scenarios.report", "scenarios.checker"]
+)
 def test_no_layer_below_imports_the_run_layer(below: str) -> None:
     assert _imports_into(below, "scenarios.run") == []
 
 
-@pytest.mark.parametrize("other", ["scenarios.engine", "scenarios.run", "scenarios.report",
-                                   "scenarios.catalog", "scenarios.demo"])
+@pytest.mark.parametrize(
+    "other",
+    [
+        "scenarios.engine",
+        "scenarios.run",
+        "scenarios.report",
+        "scenarios.catalog",
+        "scenarios.demo",
+    ],
+)
 def test_the_checker_is_pure(other: str) -> None:
     assert _imports_into("scenarios.checker", other) == []
 
@@ -47,11 +61,15 @@ def _scenario_of(module: str) -> str:
 
 
 def catalog_cross_imports(graph: dict[str, set[str]]) -> list[str]:
-    return sorted(f"{module} -> {target}" for module, imported in graph.items()
-                  if _in(module, "scenarios.catalog") and module != "scenarios.catalog"
-                  for target in imported
-                  if _in(target, "scenarios.catalog") and target != "scenarios.catalog"
-                  and _scenario_of(target) != _scenario_of(module))
+    return sorted(
+        f"{module} -> {target}"
+        for module, imported in graph.items()
+        if _in(module, "scenarios.catalog") and module != "scenarios.catalog"
+        for target in imported
+        if _in(target, "scenarios.catalog")
+        and target != "scenarios.catalog"
+        and _scenario_of(target) != _scenario_of(module)
+    )
 
 
 def test_no_scenario_module_imports_another() -> None:
@@ -59,9 +77,13 @@ def test_no_scenario_module_imports_another() -> None:
 
 
 def test_the_catalog_rule_refuses_what_it_should() -> None:
-    graph = {"scenarios.catalog.parallelism": {"scenarios.catalog.chaos"},
-             "scenarios.catalog.known_bugs": {"scenarios.catalog.museum.exhibit"},
-             "scenarios.catalog.museum.spark_55058": {"scenarios.catalog.museum.restart"},
-             "scenarios.catalog.museum.restart": {"scenarios.catalog.chaos"}}
-    assert catalog_cross_imports(graph) == ["scenarios.catalog.museum.restart -> scenarios.catalog.chaos",
-                                            "scenarios.catalog.parallelism -> scenarios.catalog.chaos"]
+    graph = {
+        "scenarios.catalog.parallelism": {"scenarios.catalog.chaos"},
+        "scenarios.catalog.known_bugs": {"scenarios.catalog.museum.exhibit"},
+        "scenarios.catalog.museum.spark_55058": {"scenarios.catalog.museum.restart"},
+        "scenarios.catalog.museum.restart": {"scenarios.catalog.chaos"},
+    }
+    assert catalog_cross_imports(graph) == [
+        "scenarios.catalog.museum.restart -> scenarios.catalog.chaos",
+        "scenarios.catalog.parallelism -> scenarios.catalog.chaos",
+    ]

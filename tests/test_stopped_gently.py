@@ -27,19 +27,29 @@ time.sleep(60)
 
 
 def test_a_finished_command_is_returned_like_subprocess_run() -> None:
-    done = run_stoppable([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)"],
-                         timeout=30)
+    done = run_stoppable(
+        [
+            sys.executable,
+            "-c",
+            "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)",
+        ],
+        timeout=30,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (4, "out\n", "err\n")
 
 
-def test_a_timeout_stops_the_command_with_sigterm_and_waits_for_its_clean_up(tmp_path: Path) -> None:
+def test_a_timeout_stops_the_command_with_sigterm_and_waits_for_its_clean_up(
+    tmp_path: Path,
+) -> None:
     mark = tmp_path / "mark"
     with pytest.raises(subprocess.TimeoutExpired):
         run_stoppable([sys.executable, "-c", _CHILD, str(mark)], timeout=1)
     assert mark.read_text() == "cleaned up"
 
 
-def test_an_interrupt_stops_the_command_with_sigterm_and_waits_for_its_clean_up(tmp_path: Path) -> None:
+def test_an_interrupt_stops_the_command_with_sigterm_and_waits_for_its_clean_up(
+    tmp_path: Path,
+) -> None:
     mark = tmp_path / "mark"
     main = threading.main_thread().ident
     assert main is not None

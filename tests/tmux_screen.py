@@ -32,15 +32,33 @@ class TmuxScreen:
         self.name, self.width, self.height = name, width, height
 
     def _tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
-                              timeout=10)
+        done = subprocess.run(
+            ["tmux", "-L", self.name, *args], capture_output=True, text=True, timeout=10
+        )
         return done.stdout
 
     def start(self, command: str) -> None:
         # The history limit applies to panes made after it is set: set it first, in one call.
-        self._tmux("-f", "/dev/null", "start-server", ";", "set-option", "-g", "history-limit",
-                   "100000", ";", "new-session", "-d", "-s", self.name, "-x", str(self.width),
-                   "-y", str(self.height), command)
+        self._tmux(
+            "-f",
+            "/dev/null",
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "history-limit",
+            "100000",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            command,
+        )
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)
@@ -55,8 +73,12 @@ class TmuxScreen:
     def wait(self, pattern: str, timeout: float = 60.0) -> re.Match[str]:
         """The first match of `pattern` in the pane's history; else fail showing the screen."""
         try:
-            return wait_until(lambda: re.search(pattern, self.history()), timeout=timeout,
-                              poll=0.3, what=f"{pattern!r} on the screen")
+            return wait_until(
+                lambda: re.search(pattern, self.history()),
+                timeout=timeout,
+                poll=0.3,
+                what=f"{pattern!r} on the screen",
+            )
         except WaitTimeout as timed_out:
             raise AssertionError(f"{timed_out}; the screen:\n{self.screen()}") from None
 
@@ -67,8 +89,12 @@ class TmuxScreen:
         pids = [int(pid) for pid in self._tmux("list-panes", "-a", "-F", "#{pane_pid}").split()]
         self._tmux("kill-server")
         try:
-            wait_until(lambda: not any(_alive(pid) for pid in pids) or None, timeout=15, poll=0.1,
-                       what="the panes' processes to exit")
+            wait_until(
+                lambda: not any(_alive(pid) for pid in pids) or None,
+                timeout=15,
+                poll=0.1,
+                what="the panes' processes to exit",
+            )
         except WaitTimeout:
             for pid in pids:
                 _kill(pid)
@@ -76,8 +102,12 @@ class TmuxScreen:
     def __enter__(self) -> TmuxScreen:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
 

@@ -23,5 +23,6 @@ def __getattr__(name: str) -> Any:
     # and Python warns that it runs twice.
     if name == "ApacheKafka":
         from kafka_app.apache.cluster import ApacheKafka
+
         return ApacheKafka
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

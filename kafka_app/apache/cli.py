@@ -29,8 +29,10 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 def main_parser() -> argparse.ArgumentParser:
     parser = broker_cli.main_parser()
-    parser.description = ("A Kafka broker for the playground: Apache Kafka itself (the default), "
-                          "or the embedded Kafka-protocol broker (--offline).")
+    parser.description = (
+        "A Kafka broker for the playground: Apache Kafka itself (the default), "
+        "or the embedded Kafka-protocol broker (--offline)."
+    )
     KafkaChoice.add_arguments(parser)
     return parser
 
@@ -63,8 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if choice.brokers > 1 and settings.second_listener is not None:
-        print("error: --second-listener works with one broker (every node would bind its port); "
-              "drop --brokers or --second-listener", file=sys.stderr)
+        print(
+            "error: --second-listener works with one broker (every node would bind its port); "
+            "drop --brokers or --second-listener",
+            file=sys.stderr,
+        )
         return 2
     return _run_apache(settings, choice)
 
@@ -79,9 +84,14 @@ def _run_apache(settings: broker_cli.BrokerSettings, choice: KafkaChoice) -> int
     kafka = ApacheKafka(settings, brokers=choice.brokers, version=choice.kafka_version)
     try:
         kafka.start()
-        logs = kafka.log_file(1) if choice.brokers == 1 else settings.log_dir / "kafka-server-<id>.log"
-        print(f"Apache Kafka {kafka.version} on {kafka.bootstrap_servers}, data in {kafka.data_dir}, "
-              f"log in {logs} (Ctrl-C stops)", flush=True)
+        logs = (
+            kafka.log_file(1) if choice.brokers == 1 else settings.log_dir / "kafka-server-<id>.log"
+        )
+        print(
+            f"Apache Kafka {kafka.version} on {kafka.bootstrap_servers}, data in {kafka.data_dir}, "
+            f"log in {logs} (Ctrl-C stops)",
+            flush=True,
+        )
         while not stopping:
             time.sleep(0.5)
             dead = [node for node in kafka.nodes.values() if not node.running]
@@ -112,4 +122,5 @@ def _stopper(stopping: list[int]):  # type: ignore[no-untyped-def]
         if not stopping:
             stopping.append(signum)
             raise KeyboardInterrupt
+
     return handle

@@ -58,16 +58,22 @@ def _check_free(host: str, port: int) -> None:
             s.bind((host, port))
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise PortBusy(f"port {port} on {host} is in use; stop what uses it or give another --port") from None
+                raise PortBusy(
+                    f"port {port} on {host} is in use; stop what uses it or give another --port"
+                ) from None
             raise ApacheKafkaError(f"cannot listen on {host}:{port}: {error.strerror}") from None
 
 
 def _check_java(java: Path) -> None:
-    out = subprocess.run([str(java), NO_PERF_FILE, "-version"], capture_output=True, text=True).stderr
+    out = subprocess.run(
+        [str(java), NO_PERF_FILE, "-version"], capture_output=True, text=True
+    ).stderr
     match = re.search(r'version "(\d+)', out)
     if not match or int(match.group(1)) < 17:
-        raise ApacheKafkaError(f"Kafka 4 needs Java 17 or newer, {java} is {match.group(1) if match else 'unknown'}; "
-                               f"install openjdk-17-jre-headless or set JAVA_HOME, or {OFFLINE_HINT}")
+        raise ApacheKafkaError(
+            f"Kafka 4 needs Java 17 or newer, {java} is {match.group(1) if match else 'unknown'}; "
+            f"install openjdk-17-jre-headless or set JAVA_HOME, or {OFFLINE_HINT}"
+        )
 
 
 @dataclass(frozen=True)
@@ -88,9 +94,15 @@ def server_log_name(node_id: int | str, brokers: int) -> str:
 class ApacheKafka(StartStop):
     """Apache Kafka on this host, `brokers` combined nodes, its data in `settings.data_dir`."""
 
-    def __init__(self, settings: BrokerSettings | None = None, *, brokers: int = 1,
-                 version: str | None = None, progress: bool = True,
-                 start_timeout: float = _START_TIMEOUT_SEC) -> None:
+    def __init__(
+        self,
+        settings: BrokerSettings | None = None,
+        *,
+        brokers: int = 1,
+        version: str | None = None,
+        progress: bool = True,
+        start_timeout: float = _START_TIMEOUT_SEC,
+    ) -> None:
         self.settings = settings or BrokerSettings()
         self.brokers, self.version = brokers, version or DEFAULT_VERSION
         self.progress, self.start_timeout = progress, start_timeout
@@ -196,7 +208,9 @@ class ApacheKafka(StartStop):
         from kafka.errors import KafkaError
 
         try:
-            admin = KafkaAdminClient(bootstrap_servers=self._live_servers(), request_timeout_ms=5_000)
+            admin = KafkaAdminClient(
+                bootstrap_servers=self._live_servers(), request_timeout_ms=5_000
+            )
             try:
                 described = admin.describe_topics([topic])
             finally:
@@ -211,7 +225,8 @@ class ApacheKafka(StartStop):
                     return PartitionReplicas(
                         leader=leader if leader is not None and leader >= 0 else None,
                         replicas=tuple(part.get("replica_nodes", part.get("replicas", ()))),
-                        isr=tuple(part.get("isr_nodes", part.get("isr", ()))))
+                        isr=tuple(part.get("isr_nodes", part.get("isr", ()))),
+                    )
         return None
 
     # -- internals ---------------------------------------------------------------------------
@@ -222,7 +237,9 @@ class ApacheKafka(StartStop):
         if self.brokers not in SUPPORTED_BROKERS:
             raise ApacheKafkaError(f"--brokers must be 1 or 3 (a KRaft quorum), got {self.brokers}")
         if self.brokers > 1 and self.settings.second_listener is not None:
-            raise ApacheKafkaError("a second listener works with one broker (every node would bind its port)")
+            raise ApacheKafkaError(
+                "a second listener works with one broker (every node would bind its port)"
+            )
         problem = check_version(self.version)
         if problem:
             raise ApacheKafkaError(problem)
@@ -238,9 +255,19 @@ class ApacheKafka(StartStop):
             cp = classpath(self.version, progress=self.progress)
         except JarFetchError as error:
             raise ApacheKafkaError(str(error)) from error
-        self.nodes = {spec.node_id: KafkaNodeProcess(
-            self.settings, spec, specs, java=java, classpath=cp, log_file=self.log_file(spec.node_id),
-            config_dir=self.settings.log_dir, version=self.version) for spec in specs}
+        self.nodes = {
+            spec.node_id: KafkaNodeProcess(
+                self.settings,
+                spec,
+                specs,
+                java=java,
+                classpath=cp,
+                log_file=self.log_file(spec.node_id),
+                config_dir=self.settings.log_dir,
+                version=self.version,
+            )
+            for spec in specs
+        }
         if unformatted:
             self._format(unformatted, self.cluster_id, java, cp)
 
@@ -251,11 +278,25 @@ class ApacheKafka(StartStop):
         self.data_dir = s.data_dir or self._temporary
         assert self.data_dir is not None
         first = s.port or _free_port(s.host)
-        ports = [first] if self.brokers == 1 else [first + i if s.port else _free_port(s.host)
-                                                  for i in range(self.brokers)]
-        folder = (lambda n: self.data_dir) if self.brokers == 1 else (lambda n: self.data_dir / f"node-{n}")
-        return [KafkaNode(node_id=i + 1, port=ports[i], controller_port=_free_port(s.host),
-                          log_dir=folder(i + 1)) for i in range(self.brokers)]
+        ports = (
+            [first]
+            if self.brokers == 1
+            else [first + i if s.port else _free_port(s.host) for i in range(self.brokers)]
+        )
+        folder = (
+            (lambda n: self.data_dir)
+            if self.brokers == 1
+            else (lambda n: self.data_dir / f"node-{n}")
+        )
+        return [
+            KafkaNode(
+                node_id=i + 1,
+                port=ports[i],
+                controller_port=_free_port(s.host),
+                log_dir=folder(i + 1),
+            )
+            for i in range(self.brokers)
+        ]
 
     def _format(self, specs: Sequence[KafkaNode], cluster_id: str, java: Path, cp: str) -> None:
         """`kafka.tools.StorageTool format` for each node, in parallel (a JVM start each)."""
@@ -264,19 +305,43 @@ class ApacheKafka(StartStop):
             node = self.nodes[spec.node_id]
             node.write_properties()
             spec.log_dir.mkdir(parents=True, exist_ok=True)
-            argv = [str(java), "-Xmx256M", *java_options(node.log_file), "-cp", cp, "kafka.tools.StorageTool",
-                    "format", "-t", cluster_id, "-c", str(node.properties_file)]
-            running.append((spec, subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                                   stdin=subprocess.DEVNULL)))
+            argv = [
+                str(java),
+                "-Xmx256M",
+                *java_options(node.log_file),
+                "-cp",
+                cp,
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                cluster_id,
+                "-c",
+                str(node.properties_file),
+            ]
+            running.append(
+                (
+                    spec,
+                    subprocess.Popen(
+                        argv,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                    ),
+                )
+            )
         for spec, process in running:
             out = process.communicate()[0].decode("utf-8", "replace").strip().splitlines()
             if process.returncode != 0:
-                raise ApacheKafkaError(f"formatting Kafka node {spec.node_id}'s storage in {spec.log_dir} "
-                                       f"failed: {out[-1] if out else 'no output'}")
+                raise ApacheKafkaError(
+                    f"formatting Kafka node {spec.node_id}'s storage in {spec.log_dir} "
+                    f"failed: {out[-1] if out else 'no output'}"
+                )
 
     def _wait_ready(self, nodes: Sequence[KafkaNodeProcess]) -> None:
         versions = sorted({node.version or self.version for node in nodes})
-        what = f"Apache Kafka {', '.join(versions)}" + (f" ({len(nodes)} nodes)" if len(nodes) > 1 else "")
+        what = f"Apache Kafka {', '.join(versions)}" + (
+            f" ({len(nodes)} nodes)" if len(nodes) > 1 else ""
+        )
         deadline = time.monotonic() + self.start_timeout
         waiting: list[KafkaNodeProcess] = list(nodes)
         with Waiting(f"{what} to answer", enabled=self.progress) as shown:
@@ -289,7 +354,9 @@ class ApacheKafka(StartStop):
                 if not waiting:
                     break
                 if time.monotonic() > deadline:
-                    raise KafkaStartFailed(f"{what} did not answer within {self.start_timeout:.0f} s "
-                                           f"(log: {waiting[0].log_file})")
+                    raise KafkaStartFailed(
+                        f"{what} did not answer within {self.start_timeout:.0f} s "
+                        f"(log: {waiting[0].log_file})"
+                    )
                 shown.update(f"{len(nodes) - len(waiting)} of {len(nodes)} answer")
                 time.sleep(0.2)

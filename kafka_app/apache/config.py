@@ -74,10 +74,13 @@ def _replication(nodes: int) -> dict[str, str]:
     }
 
 
-def server_properties(settings: BrokerSettings, node: KafkaNode,
-                      voters: Sequence[KafkaNode]) -> dict[str, str]:
+def server_properties(
+    settings: BrokerSettings, node: KafkaNode, voters: Sequence[KafkaNode]
+) -> dict[str, str]:
     """Kafka's configs for `node` of a cluster whose controllers are `voters` (all nodes)."""
-    quorum = ",".join(f"{v.node_id}@{advertised_host(settings.host)}:{v.controller_port}" for v in voters)
+    quorum = ",".join(
+        f"{v.node_id}@{advertised_host(settings.host)}:{v.controller_port}" for v in voters
+    )
     return {
         "process.roles": "broker,controller",
         "node.id": str(node.node_id),
@@ -99,4 +102,6 @@ def server_properties(settings: BrokerSettings, node: KafkaNode,
 
 def render(properties: dict[str, str]) -> str:
     """`server.properties` text; Java properties escape `\\`, and our paths may hold one."""
-    return "".join(f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in properties.items())
+    return "".join(
+        f"{key}={value.replace(chr(92), chr(92) * 2)}\n" for key, value in properties.items()
+    )

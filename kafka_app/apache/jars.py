@@ -38,7 +38,9 @@ TRY = f"Maven Central serves Kafka 4.0.0 to 4.4.0; try {DEFAULT_VERSION} (the de
 def check_version(version: str) -> str | None:
     """One line saying what is wrong with a Kafka version, or None."""
     if not _VERSION.match(version):
-        return f"--kafka-version {version!r} is not a Kafka 4.x version like {DEFAULT_VERSION}; {TRY}"
+        return (
+            f"--kafka-version {version!r} is not a Kafka 4.x version like {DEFAULT_VERSION}; {TRY}"
+        )
     return None
 
 
@@ -61,7 +63,9 @@ def kafka_jars(version: str = DEFAULT_VERSION, *, progress: bool = True) -> list
     """Every jar the broker and its storage tool need, fetched once into the project's cache."""
     problem = check_version(version)
     if problem:
-        raise JarFetchError(f"org.apache.kafka:kafka_2.13:{version}", "not a Kafka 4.x version", TRY)
+        raise JarFetchError(
+            f"org.apache.kafka:kafka_2.13:{version}", "not a Kafka 4.x version", TRY
+        )
     core = f"org.apache.kafka:kafka_2.13:{version}"
     try:
         kafka = resolve_jars([core], name=f"kafka-{version}", progress=progress)
@@ -80,16 +84,24 @@ def classpath(version: str = DEFAULT_VERSION, *, progress: bool = True) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return prefetch_main(argv, prog="python -m kafka_app.apache.jars",
-                         description="Fetch Apache Kafka's jars once into the project's cache.",
-                         options=_version_option, errors=(JarFetchError,),
-                         what=lambda args: f"Kafka {args.kafka_version}",
-                         fetch=lambda args: kafka_jars(args.kafka_version))
+    return prefetch_main(
+        argv,
+        prog="python -m kafka_app.apache.jars",
+        description="Fetch Apache Kafka's jars once into the project's cache.",
+        options=_version_option,
+        errors=(JarFetchError,),
+        what=lambda args: f"Kafka {args.kafka_version}",
+        fetch=lambda args: kafka_jars(args.kafka_version),
+    )
 
 
 def _version_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kafka-version", default=DEFAULT_VERSION, metavar="V",
-                        help="Kafka version (default %(default)s)")
+    parser.add_argument(
+        "--kafka-version",
+        default=DEFAULT_VERSION,
+        metavar="V",
+        help="Kafka version (default %(default)s)",
+    )
 
 
 if __name__ == "__main__":

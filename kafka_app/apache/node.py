@@ -33,16 +33,30 @@ _BIND_FAILED = re.compile(r"Socket server failed to bind to (\S+?): Address alre
 
 def java_options(log_file: Path) -> list[str]:
     """JVM options of every Kafka JVM we start (the broker and the storage tool)."""
-    return [f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}", f"-Dcheckpoint.kafka.log.file={log_file}",
-            "-Djava.awt.headless=true", "-XX:+ExitOnOutOfMemoryError", NO_PERF_FILE]
+    return [
+        f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}",
+        f"-Dcheckpoint.kafka.log.file={log_file}",
+        "-Djava.awt.headless=true",
+        "-XX:+ExitOnOutOfMemoryError",
+        NO_PERF_FILE,
+    ]
 
 
 class KafkaNodeProcess:
     """A Kafka node we start, stop, kill and start again (the failover scenario does all four)."""
 
-    def __init__(self, settings: BrokerSettings, spec: KafkaNode, voters: Sequence[KafkaNode], *,
-                 java: Path, classpath: str, log_file: Path, config_dir: Path,
-                 version: str = "") -> None:
+    def __init__(
+        self,
+        settings: BrokerSettings,
+        spec: KafkaNode,
+        voters: Sequence[KafkaNode],
+        *,
+        java: Path,
+        classpath: str,
+        log_file: Path,
+        config_dir: Path,
+        version: str = "",
+    ) -> None:
         self.settings, self.spec, self.voters = settings, spec, list(voters)
         self.java, self.classpath, self.log_file = java, classpath, log_file.resolve()
         # The Kafka version of `classpath`; a rolling upgrade swaps both while the node is down.
@@ -70,18 +84,28 @@ class KafkaNodeProcess:
             return
         self.write_properties()
         self._log_offset = self.log_file.stat().st_size if self.log_file.exists() else 0
-        argv = [str(self.java), _HEAP, *java_options(self.log_file), "-cp", self.classpath,
-                "kafka.Kafka", str(self.properties_file)]
+        argv = [
+            str(self.java),
+            _HEAP,
+            *java_options(self.log_file),
+            "-cp",
+            self.classpath,
+            "kafka.Kafka",
+            str(self.properties_file),
+        ]
         self.jvm = Jvm.start(argv, output=self.log_file)
 
     def write_properties(self) -> None:
         """`kafka-server-<id>.properties` for this node (the storage tool reads it too)."""
         self.properties_file.parent.mkdir(parents=True, exist_ok=True)
-        self.properties_file.write_text(render(server_properties(self.settings, self.spec, self.voters)),
-                                        encoding="utf-8")
+        self.properties_file.write_text(
+            render(server_properties(self.settings, self.spec, self.voters)), encoding="utf-8"
+        )
 
     def ready(self) -> bool:
-        return self.running and answers_api_versions(advertised_host(self.settings.host), self.spec.port)
+        return self.running and answers_api_versions(
+            advertised_host(self.settings.host), self.spec.port
+        )
 
     def stop(self, timeout: float = 30.0) -> None:
         if self.jvm is not None:
@@ -95,7 +119,9 @@ class KafkaNodeProcess:
         """Run `version`'s jars from the next start on, on the same data folder (the node must be
         stopped: a JVM keeps the jars it started with)."""
         if self.running:
-            raise RuntimeError(f"Kafka node {self.node_id} is running; stop it before changing its jars")
+            raise RuntimeError(
+                f"Kafka node {self.node_id} is running; stop it before changing its jars"
+            )
         self.version, self.classpath = version, classpath
 
     def logged_version(self) -> str | None:
@@ -111,10 +137,14 @@ class KafkaNodeProcess:
         text = self._new_log()
         bound = _BIND_FAILED.search(text)
         if bound:
-            return (f"Kafka node {self.node_id} cannot listen on {bound.group(1)}: the port is in use; "
-                    f"stop what uses it or give another --port")
-        return (f"Kafka node {self.node_id} exited with code {code} {when}: {_first_error(text)} "
-                f"(log: {self.log_file})")
+            return (
+                f"Kafka node {self.node_id} cannot listen on {bound.group(1)}: the port is in use; "
+                f"stop what uses it or give another --port"
+            )
+        return (
+            f"Kafka node {self.node_id} exited with code {code} {when}: {_first_error(text)} "
+            f"(log: {self.log_file})"
+        )
 
     def _new_log(self) -> str:
         try:

@@ -34,8 +34,12 @@ class Waiting:
             self._status.start()  # type: ignore[attr-defined]
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self._status is not None:
             self._status.stop()  # type: ignore[attr-defined]
 

@@ -52,8 +52,10 @@ def _cluster_id(data_dir: Path, nodes: Sequence[KafkaNode]) -> str:
         return path.read_text(encoding="utf-8").strip()
     for node in nodes:
         if read_meta(node.log_dir) is not None:
-            raise DataDirMismatch(f"{node.log_dir} was formatted by a Kafka this project did not "
-                                  f"start (no {CLUSTER_ID_FILE} file beside it); {_WHAT_TO_DO}")
+            raise DataDirMismatch(
+                f"{node.log_dir} was formatted by a Kafka this project did not "
+                f"start (no {CLUSTER_ID_FILE} file beside it); {_WHAT_TO_DO}"
+            )
     cluster_id = new_cluster_id()
     data_dir.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f"{CLUSTER_ID_FILE}.tmp")
@@ -69,16 +71,22 @@ def _check_node(node: KafkaNode, cluster_id: str, data_dir: Path) -> bool:
         present = set(os.listdir(node.log_dir)) - _OURS if node.log_dir.is_dir() else set()
         if present:
             shown = ", ".join(sorted(present)[:3])
-            raise DataDirMismatch(f"{node.log_dir} holds {shown}, not Kafka's data (the embedded "
-                                  f"broker's?); {_WHAT_TO_DO}")
+            raise DataDirMismatch(
+                f"{node.log_dir} holds {shown}, not Kafka's data (the embedded "
+                f"broker's?); {_WHAT_TO_DO}"
+            )
         return True
     if meta.get("cluster.id") != cluster_id:
-        raise DataDirMismatch(f"{node.log_dir} was formatted by another Kafka cluster (cluster.id "
-                              f"{meta.get('cluster.id')}, {data_dir / CLUSTER_ID_FILE} says "
-                              f"{cluster_id}); {_WHAT_TO_DO}")
+        raise DataDirMismatch(
+            f"{node.log_dir} was formatted by another Kafka cluster (cluster.id "
+            f"{meta.get('cluster.id')}, {data_dir / CLUSTER_ID_FILE} says "
+            f"{cluster_id}); {_WHAT_TO_DO}"
+        )
     if meta.get("node.id") != str(node.node_id):
-        raise DataDirMismatch(f"{node.log_dir} holds Kafka node {meta.get('node.id')}'s data, not "
-                              f"node {node.node_id}'s; {_WHAT_TO_DO}")
+        raise DataDirMismatch(
+            f"{node.log_dir} holds Kafka node {meta.get('node.id')}'s data, not "
+            f"node {node.node_id}'s; {_WHAT_TO_DO}"
+        )
     return False
 
 

@@ -29,9 +29,21 @@ from pathlib import Path
 from kafka_app.apache.node import NO_PERF_FILE
 from kafka_app.apache.readiness import read_exactly
 
-__all__ = ["API_NAMES", "FETCH", "LIST_OFFSETS", "METADATA", "BrokerApis", "FeatureRefused",
-           "ask_api_versions", "client_maxima", "jar_version", "metadata_version_names", "spoken", "unknown_level_refusal",
-           "update_feature"]
+__all__ = [
+    "API_NAMES",
+    "FETCH",
+    "LIST_OFFSETS",
+    "METADATA",
+    "BrokerApis",
+    "FeatureRefused",
+    "ask_api_versions",
+    "client_maxima",
+    "jar_version",
+    "metadata_version_names",
+    "spoken",
+    "unknown_level_refusal",
+    "update_feature",
+]
 
 FETCH, LIST_OFFSETS, METADATA = 1, 2, 3
 # The APIs a Kafka source's consumer lives on, with the class naming each in kafka-clients.
@@ -65,8 +77,14 @@ def spoken(client_max: int, broker: tuple[int, int]) -> int | None:
 
 
 # -- on the wire ---------------------------------------------------------------------------------
-def _exchange(host: str, port: int, request, response_class, version: int,  # type: ignore[no-untyped-def]
-              timeout: float):
+def _exchange(
+    host: str,
+    port: int,
+    request,
+    response_class,
+    version: int,  # type: ignore[no-untyped-def]
+    timeout: float,
+):
     request.with_header(correlation_id=next(_correlation), client_id=_CLIENT[0])
     with socket.create_connection((host, port), timeout=timeout) as sock:
         sock.sendall(request.encode(version=version, header=True, framed=True))
@@ -81,50 +99,75 @@ def ask_api_versions(host: str, port: int, timeout: float = 5.0) -> BrokerApis:
     does not answer, and ConnectionError with Kafka's error code when it refuses."""
     from kafka.protocol.metadata.api_versions import ApiVersionsRequest, ApiVersionsResponse
 
-    request = ApiVersionsRequest(client_software_name=_CLIENT[0], client_software_version=_CLIENT[1],
-                                 version=3)
+    request = ApiVersionsRequest(
+        client_software_name=_CLIENT[0], client_software_version=_CLIENT[1], version=3
+    )
     answer = _exchange(host, port, request, ApiVersionsResponse, 3, timeout)
     if answer.error_code != 0:
         raise ConnectionError(f"ApiVersions answered error {answer.error_code}")
     return BrokerApis(
         ranges={a.api_key: (a.min_version, a.max_version) for a in answer.api_keys},
         supported={f.name: (f.min_version, f.max_version) for f in answer.supported_features or ()},
-        finalized={f.name: f.max_version_level for f in answer.finalized_features or ()})
+        finalized={f.name: f.max_version_level for f in answer.finalized_features or ()},
+    )
 
 
-def update_feature(host: str, port: int, feature: str, level: int, *, downgrade: bool = False,
-                   timeout: float = 30.0) -> None:
+def update_feature(
+    host: str,
+    port: int,
+    feature: str,
+    level: int,
+    *,
+    downgrade: bool = False,
+    timeout: float = 30.0,
+) -> None:
     """Finalize `feature` at `level` cluster-wide (`kafka-features upgrade --feature f=level`;
     with `downgrade`, a safe downgrade). Raises FeatureRefused with Kafka's reason."""
     from kafka.protocol.admin.cluster import UpdateFeaturesRequest, UpdateFeaturesResponse
 
     version = 1  # upgrade_type (1 upgrade, 2 safe downgrade) instead of allow_downgrade
-    update = UpdateFeaturesRequest.FeatureUpdateKey(feature=feature, max_version_level=level,
-                                                    upgrade_type=2 if downgrade else 1,
-                                                    version=version)
-    request = UpdateFeaturesRequest(timeout_ms=round(timeout * 1000), feature_updates=[update],
-                                    validate_only=False, version=version)
+    update = UpdateFeaturesRequest.FeatureUpdateKey(
+        feature=feature,
+        max_version_level=level,
+        upgrade_type=2 if downgrade else 1,
+        version=version,
+    )
+    request = UpdateFeaturesRequest(
+        timeout_ms=round(timeout * 1000),
+        feature_updates=[update],
+        validate_only=False,
+        version=version,
+    )
     answer = _exchange(host, port, request, UpdateFeaturesResponse, version, timeout + 5)
     problems = [(answer.error_code, answer.error_message)] + [
-        (r.error_code, r.error_message) for r in answer.results or ()]
+        (r.error_code, r.error_message) for r in answer.results or ()
+    ]
     for code, message in problems:
         if code != 0:
             raise FeatureRefused(f"{message or 'no message'} (error {code})")
 
 
 # -- what a client knows -------------------------------------------------------------------------
-def client_maxima(jar: Path, apis: Iterable[int] = tuple(API_NAMES), *, javap: str = "javap") -> dict[int, int]:
+def client_maxima(
+    jar: Path, apis: Iterable[int] = tuple(API_NAMES), *, javap: str = "javap"
+) -> dict[int, int]:
     """The highest version of each API a kafka-clients jar knows, read off its message classes
     (`javap -constants`); one JVM for all of them."""
     apis = list(apis)
     classes = [_MESSAGE_CLASS.format(API_NAMES[key]) for key in apis]
-    out = subprocess.run([javap, f"-J{NO_PERF_FILE}", "-cp", str(jar), "-constants", *classes], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [javap, f"-J{NO_PERF_FILE}", "-cp", str(jar), "-constants", *classes],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     found = _highest_by_class(out.stdout)
     missing = [name for name in classes if name not in found]
     if missing:
-        raise ValueError(f"javap found no HIGHEST_SUPPORTED_VERSION in {jar.name} for "
-                         f"{', '.join(missing)}: {out.stderr.strip()[:200]}")
+        raise ValueError(
+            f"javap found no HIGHEST_SUPPORTED_VERSION in {jar.name} for "
+            f"{', '.join(missing)}: {out.stderr.strip()[:200]}"
+        )
     return {key: found[name] for key, name in zip(apis, classes)}
 
 
@@ -141,8 +184,10 @@ def _highest_by_class(javap_output: str) -> dict[str, int]:
     return found
 
 
-_LOADED_FEATURES = re.compile(r"metadataVersion=Optional\[([^\]]+)\], finalizedFeatures=\{[^}]*?"
-                              r"metadata\.version=(\d+)")
+_LOADED_FEATURES = re.compile(
+    r"metadataVersion=Optional\[([^\]]+)\], finalizedFeatures=\{[^}]*?"
+    r"metadata\.version=(\d+)"
+)
 
 
 def metadata_version_names(log_text: str) -> dict[int, str]:
@@ -154,9 +199,13 @@ def metadata_version_names(log_text: str) -> dict[int, str]:
 # How a node whose software does not know the finalized metadata.version dies while starting;
 # which part replays the record first is a race: the broker's metadata loader, or the standby
 # controller (both seen on the same cluster, 26 Nov 2026).
-_UNKNOWN_LEVEL = (re.compile(r"No MetadataVersion with feature level (\d+)\.[^\n]*"),
-                  re.compile(r"Tried to apply FeatureLevelRecord[^\n]*?name='metadata\.version', "
-                             r"featureLevel=(\d+)\)[^\n]*"))
+_UNKNOWN_LEVEL = (
+    re.compile(r"No MetadataVersion with feature level (\d+)\.[^\n]*"),
+    re.compile(
+        r"Tried to apply FeatureLevelRecord[^\n]*?name='metadata\.version', "
+        r"featureLevel=(\d+)\)[^\n]*"
+    ),
+)
 
 
 def unknown_level_refusal(log_text: str, level: int) -> str | None:

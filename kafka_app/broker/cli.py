@@ -30,63 +30,122 @@ def main_parser() -> argparse.ArgumentParser:
         prog="python -m kafka_app broker",
         description="An embedded Kafka-protocol broker with Kafka's retention, for offline use.",
     )
-    parser.add_argument("--host", default=_DEFAULTS.host,
-                        help="address to listen on and advertise (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=_DEFAULTS.port,
-                        help="port to listen on (default: %(default)s)")
-    parser.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                        help="where topics and committed offsets live; kept across restarts "
-                             "(default: a temporary folder removed on exit)")
-    parser.add_argument("--retention-check-sec", type=float, default=_DEFAULTS.retention_check_sec,
-                        metavar="N",
-                        help="seconds between retention checks (default: %(default)s)")
-    parser.add_argument("--retention-initial-delay-sec", type=float, metavar="N",
-                        default=_DEFAULTS.retention_initial_delay_sec,
-                        help="seconds before the first retention check, as Kafka (default: %(default)s)")
-    parser.add_argument("--max-frame-bytes", type=int, default=_DEFAULTS.max_frame_bytes, metavar="N",
-                        help="largest request accepted, in bytes (default: %(default)s)")
-    parser.add_argument("--auto-create-topics", action="store_true",
-                        help="create unknown topics when a client asks for their metadata")
-    parser.add_argument("--connections-max-idle-ms", type=int,
-                        default=_DEFAULTS.connections_max_idle_ms, metavar="MS",
-                        help="close a connection that sends no complete request for this long "
-                             "(Kafka's connections.max.idle.ms; default %(default)s)")
-    parser.add_argument("--group-initial-rebalance-delay-ms", type=int, metavar="MS",
-                        default=_DEFAULTS.group_initial_rebalance_delay_ms,
-                        help="how long a new consumer group waits for more members before its "
-                             "first rebalance (Kafka's group.initial.rebalance.delay.ms; "
-                             "default %(default)s; 0 assigns at once)")
-    parser.add_argument("--max-connections", type=int, default=_DEFAULTS.max_connections,
-                        metavar="N",
-                        help="open connections at most; at the limit the one idle the longest "
-                             "is closed (Kafka's max.connections; default %(default)s)")
-    parser.add_argument("--max-partitions", type=int, default=_DEFAULTS.max_partitions,
-                        metavar="N",
-                        help="partitions of all topics together at most; more is refused with "
-                             "POLICY_VIOLATION (default %(default)s)")
-    parser.add_argument("--default-partitions", type=int, default=_DEFAULTS.default_partitions,
-                        metavar="N", help="partitions of a topic created automatically "
-                                          "(with --auto-create-topics)")
-    parser.add_argument("--second-listener", default=None, metavar="PORT=HOST:PORT",
-                        help="a second listener on PORT whose clients are told to connect to "
-                             "HOST:PORT, e.g. a proxy in front of it (Kafka's listeners and "
-                             "advertised.listeners)")
-    parser.add_argument("--log-dir", type=Path, default=_DEFAULTS.log_dir, metavar="DIR",
-                        help="folder of kafka.log (default: %(default)s)")
+    parser.add_argument(
+        "--host",
+        default=_DEFAULTS.host,
+        help="address to listen on and advertise (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=_DEFAULTS.port, help="port to listen on (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where topics and committed offsets live; kept across restarts "
+        "(default: a temporary folder removed on exit)",
+    )
+    parser.add_argument(
+        "--retention-check-sec",
+        type=float,
+        default=_DEFAULTS.retention_check_sec,
+        metavar="N",
+        help="seconds between retention checks (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--retention-initial-delay-sec",
+        type=float,
+        metavar="N",
+        default=_DEFAULTS.retention_initial_delay_sec,
+        help="seconds before the first retention check, as Kafka (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-frame-bytes",
+        type=int,
+        default=_DEFAULTS.max_frame_bytes,
+        metavar="N",
+        help="largest request accepted, in bytes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--auto-create-topics",
+        action="store_true",
+        help="create unknown topics when a client asks for their metadata",
+    )
+    parser.add_argument(
+        "--connections-max-idle-ms",
+        type=int,
+        default=_DEFAULTS.connections_max_idle_ms,
+        metavar="MS",
+        help="close a connection that sends no complete request for this long "
+        "(Kafka's connections.max.idle.ms; default %(default)s)",
+    )
+    parser.add_argument(
+        "--group-initial-rebalance-delay-ms",
+        type=int,
+        metavar="MS",
+        default=_DEFAULTS.group_initial_rebalance_delay_ms,
+        help="how long a new consumer group waits for more members before its "
+        "first rebalance (Kafka's group.initial.rebalance.delay.ms; "
+        "default %(default)s; 0 assigns at once)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=_DEFAULTS.max_connections,
+        metavar="N",
+        help="open connections at most; at the limit the one idle the longest "
+        "is closed (Kafka's max.connections; default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-partitions",
+        type=int,
+        default=_DEFAULTS.max_partitions,
+        metavar="N",
+        help="partitions of all topics together at most; more is refused with "
+        "POLICY_VIOLATION (default %(default)s)",
+    )
+    parser.add_argument(
+        "--default-partitions",
+        type=int,
+        default=_DEFAULTS.default_partitions,
+        metavar="N",
+        help="partitions of a topic created automatically (with --auto-create-topics)",
+    )
+    parser.add_argument(
+        "--second-listener",
+        default=None,
+        metavar="PORT=HOST:PORT",
+        help="a second listener on PORT whose clients are told to connect to "
+        "HOST:PORT, e.g. a proxy in front of it (Kafka's listeners and "
+        "advertised.listeners)",
+    )
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        default=_DEFAULTS.log_dir,
+        metavar="DIR",
+        help="folder of kafka.log (default: %(default)s)",
+    )
     return parser
 
 
 def settings_from_args(args: argparse.Namespace) -> BrokerSettings:
     return BrokerSettings(
-        host=args.host, port=args.port, data_dir=args.data_dir,
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir,
         retention_check_sec=args.retention_check_sec,
         retention_initial_delay_sec=args.retention_initial_delay_sec,
-        max_frame_bytes=args.max_frame_bytes, auto_create_topics=args.auto_create_topics,
+        max_frame_bytes=args.max_frame_bytes,
+        auto_create_topics=args.auto_create_topics,
         default_partitions=args.default_partitions,
-        connections_max_idle_ms=args.connections_max_idle_ms, log_dir=args.log_dir,
+        connections_max_idle_ms=args.connections_max_idle_ms,
+        log_dir=args.log_dir,
         second_listener=args.second_listener,
         group_initial_rebalance_delay_ms=args.group_initial_rebalance_delay_ms,
-        max_connections=args.max_connections, max_partitions=args.max_partitions,
+        max_connections=args.max_connections,
+        max_partitions=args.max_partitions,
     )
 
 
@@ -110,8 +169,10 @@ def check_args(args: argparse.Namespace) -> str | None:
     if args.connections_max_idle_ms <= 0:
         return f"--connections-max-idle-ms must be positive, got {args.connections_max_idle_ms}"
     if args.group_initial_rebalance_delay_ms < 0:
-        return (f"--group-initial-rebalance-delay-ms must not be negative, "
-                f"got {args.group_initial_rebalance_delay_ms}")
+        return (
+            f"--group-initial-rebalance-delay-ms must not be negative, "
+            f"got {args.group_initial_rebalance_delay_ms}"
+        )
     for name in ("max_connections", "max_partitions"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
@@ -122,12 +183,16 @@ def check_args(args: argparse.Namespace) -> str | None:
     if not 0 <= args.port <= 65535:
         return f"--port must be 0..65535, got {args.port}"
     if args.second_listener is not None and not _listener(args.second_listener):
-        return (f"--second-listener must be PORT=HOST:PORT (listen on PORT, advertise HOST:PORT), "
-                f"got {args.second_listener!r}")
+        return (
+            f"--second-listener must be PORT=HOST:PORT (listen on PORT, advertise HOST:PORT), "
+            f"got {args.second_listener!r}"
+        )
     for name in ("data_dir", "log_dir"):
         folder = getattr(args, name)
         if folder is not None and folder.exists() and not folder.is_dir():
-            return f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
+            return (
+                f"--{name.replace('_', '-')} {folder} is a file, not a folder; give a folder path"
+            )
     return None
 
 
@@ -163,8 +228,11 @@ async def _serve(settings: BrokerSettings, log_file: Path) -> None:
         loop.add_signal_handler(signum, stopping.set)
     server = BrokerServer(settings)
     await server.start()
-    print(f"Kafka broker on {settings.host}:{server.port}, data in {server.data_dir}, "
-          f"log in {log_file} (Ctrl-C stops)", flush=True)
+    print(
+        f"Kafka broker on {settings.host}:{server.port}, data in {server.data_dir}, "
+        f"log in {log_file} (Ctrl-C stops)",
+        flush=True,
+    )
     try:
         await stopping.wait()
     finally:

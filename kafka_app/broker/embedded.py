@@ -95,14 +95,20 @@ class EmbeddedBroker(StartStop):
             return
         started: Future[None] = Future()
         self._server = BrokerServer(self.settings)
-        self._thread = threading.Thread(target=self._run, args=(started,),
-                                        name=f"kafka-broker-{self.settings.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run,
+            args=(started,),
+            name=f"kafka-broker-{self.settings.port}",
+            daemon=True,
+        )
         self._thread.start()
         try:
             started.result(timeout=_START_TIMEOUT_SEC)
         except FutureTimeout:
             self.stop()
-            raise BrokerStartTimeout(f"broker did not start within {_START_TIMEOUT_SEC:.0f}s") from None
+            raise BrokerStartTimeout(
+                f"broker did not start within {_START_TIMEOUT_SEC:.0f}s"
+            ) from None
         except BaseException:
             self._join_thread()
             raise

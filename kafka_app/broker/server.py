@@ -42,8 +42,10 @@ class PortInUse(BrokerError):
     """Another process already listens on the port the broker was told to use."""
 
     def __init__(self, host: str, port: int) -> None:
-        super().__init__(f"port {port} on {host} is already in use; "
-                         f"stop whatever listens there or choose another with --port")
+        super().__init__(
+            f"port {port} on {host} is already in use; "
+            f"stop whatever listens there or choose another with --port"
+        )
         self.host = host
         self.port = port
 
@@ -81,12 +83,21 @@ class BrokerServer:
         storage = Storage(self.data_dir, max_partitions=self.settings.max_partitions)
         offsets = CommittedOffsets(self.data_dir / OFFSETS_FILE)
         groups = GroupCoordinator(offsets, self.settings.group_initial_rebalance_delay_ms)
-        self.ctx = BrokerContext(self.settings, storage, offsets, groups,
-                                 advertised_host=advertised_host(self.settings.host))
+        self.ctx = BrokerContext(
+            self.settings,
+            storage,
+            offsets,
+            groups,
+            advertised_host=advertised_host(self.settings.host),
+        )
         try:
             self._server = await asyncio.start_server(
-                self._on_connect, self.settings.host, self.settings.port, reuse_address=True,
-                backlog=_LISTEN_BACKLOG)
+                self._on_connect,
+                self.settings.host,
+                self.settings.port,
+                reuse_address=True,
+                backlog=_LISTEN_BACKLOG,
+            )
         except OSError as error:
             self._close_storage()
             if error.errno == errno.EADDRINUSE:
@@ -95,7 +106,9 @@ class BrokerServer:
         self.ctx.advertised_port = self.port
         await self._start_second_listener()
         self._retention = asyncio.create_task(run_retention(storage, self.settings))
-        log.info("Broker listening on %s:%d, data in %s", self.settings.host, self.port, self.data_dir)
+        log.info(
+            "Broker listening on %s:%d, data in %s", self.settings.host, self.port, self.data_dir
+        )
 
     async def stop(self) -> None:
         """Close the socket and every connection, stop retention, close storage; idempotent."""
@@ -136,22 +149,35 @@ class BrokerServer:
             return
         port, host, advertised_port = address
         # The same storage and groups; only what Metadata and FindCoordinator say differs.
-        advertised = dataclasses.replace(self.ctx, advertised_host=host,
-                                         advertised_port=advertised_port)
+        advertised = dataclasses.replace(
+            self.ctx, advertised_host=host, advertised_port=advertised_port
+        )
         try:
             self._second = await asyncio.start_server(
-                functools.partial(self._on_connect, ctx=advertised), self.settings.host, port,
-                reuse_address=True)
+                functools.partial(self._on_connect, ctx=advertised),
+                self.settings.host,
+                port,
+                reuse_address=True,
+            )
         except OSError as error:
             await self.stop()
             if error.errno == errno.EADDRINUSE:
                 raise PortInUse(self.settings.host, port) from None
             raise
-        log.info("Second listener on %s:%d advertises %s:%d", self.settings.host, port, host,
-                 advertised_port)
+        log.info(
+            "Second listener on %s:%d advertises %s:%d",
+            self.settings.host,
+            port,
+            host,
+            advertised_port,
+        )
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                          ctx: BrokerContext | None = None) -> None:
+    async def _on_connect(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        ctx: BrokerContext | None = None,
+    ) -> None:
         assert self.ctx is not None
         task = asyncio.current_task()
         assert task is not None

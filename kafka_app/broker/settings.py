@@ -69,7 +69,9 @@ class BrokerSettings:
         port, _, advertised = self.second_listener.partition("=")
         host, _, advertised_port = advertised.rpartition(":")
         if not (port.isdigit() and host and advertised_port.isdigit()):
-            raise ValueError(f"second listener must be PORT=HOST:PORT, got {self.second_listener!r}")
+            raise ValueError(
+                f"second listener must be PORT=HOST:PORT, got {self.second_listener!r}"
+            )
         return int(port), host, int(advertised_port)
 
     def __post_init__(self) -> None:

@@ -24,8 +24,15 @@ from kafka_app.container.errors import ImageBuildError
 from kafka_app.container.leftovers import process_alive
 from maven_jars.cache import cache_root
 
-__all__ = ["BASE_REPOSITORY", "DEBIAN_MIRROR", "base_inputs", "base_tag", "ensure_base", "image_dir",
-           "remove_stale"]
+__all__ = [
+    "BASE_REPOSITORY",
+    "DEBIAN_MIRROR",
+    "base_inputs",
+    "base_tag",
+    "ensure_base",
+    "image_dir",
+    "remove_stale",
+]
 
 BASE_REPOSITORY = "checkpoint-experience/debian-jre"
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
@@ -33,8 +40,14 @@ _SUITE = "bookworm"
 # minbase: essential packages and apt only; Kafka needs a JRE, bash and coreutils, nothing else.
 _PACKAGES = ("openjdk-17-jre-headless",)
 # What an image does not need: documentation, man pages, translations, apt's downloaded debs.
-_TRIM = ("usr/share/doc", "usr/share/man", "usr/share/locale", "usr/share/info",
-         "var/cache/apt/archives", "var/lib/apt/lists")
+_TRIM = (
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/locale",
+    "usr/share/info",
+    "var/cache/apt/archives",
+    "var/lib/apt/lists",
+)
 
 
 def image_dir() -> Path:
@@ -78,22 +91,38 @@ def ensure_base(client: object, *, progress: bool = True, mirror: str = DEBIAN_M
 def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
     """debootstrap into a folder beside the tarball, tar it (to a .tmp, renamed), remove the folder."""
     if shutil.which("debootstrap") is None:
-        raise ImageBuildError("debootstrap is not installed, and our Kafka image's Debian base needs it; "
-                              "`apt-get install -y debootstrap` (as root) installs it")
+        raise ImageBuildError(
+            "debootstrap is not installed, and our Kafka image's Debian base needs it; "
+            "`apt-get install -y debootstrap` (as root) installs it"
+        )
     if os.geteuid() != 0:
-        raise ImageBuildError("debootstrap must run as root to build our Kafka image's Debian base; "
-                              "run `python -m kafka_app image` as root once (later builds reuse it)")
+        raise ImageBuildError(
+            "debootstrap must run as root to build our Kafka image's Debian base; "
+            "run `python -m kafka_app image` as root once (later builds reuse it)"
+        )
     tarball.parent.mkdir(parents=True, exist_ok=True)
     rootfs = tarball.with_name(f"{tarball.stem}.rootfs-{os.getpid()}")
     temporary = tarball.with_name(f"{tarball.name}.tmp-{os.getpid()}")
-    command = ["debootstrap", "--variant=minbase", f"--include={','.join(_PACKAGES)}",
-               _SUITE, str(rootfs), mirror]
+    command = [
+        "debootstrap",
+        "--variant=minbase",
+        f"--include={','.join(_PACKAGES)}",
+        _SUITE,
+        str(rootfs),
+        mirror,
+    ]
     process: subprocess.Popen[str] | None = None
     try:
-        with Waiting(f"debootstrap of Debian {_SUITE} with Java 17 (about a minute)",
-                     enabled=progress) as waiting:
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True, stdin=subprocess.DEVNULL)
+        with Waiting(
+            f"debootstrap of Debian {_SUITE} with Java 17 (about a minute)", enabled=progress
+        ) as waiting:
+            process = subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                stdin=subprocess.DEVNULL,
+            )
             last: list[str] = []
             assert process.stdout is not None
             for line in process.stdout:
@@ -101,15 +130,22 @@ def _bootstrap(tarball: Path, *, progress: bool, mirror: str) -> None:
                 if line.startswith("I: "):
                     waiting.update(line[3:].strip())
             if process.wait() != 0:
-                said = next((x for x in reversed(last) if x.startswith("E: ")), last[-1] if last else "")
-                raise ImageBuildError(f"debootstrap of Debian {_SUITE} from {mirror} failed: {said} "
-                                      f"(another mirror: --mirror URL)")
+                said = next(
+                    (x for x in reversed(last) if x.startswith("E: ")), last[-1] if last else ""
+                )
+                raise ImageBuildError(
+                    f"debootstrap of Debian {_SUITE} from {mirror} failed: {said} "
+                    f"(another mirror: --mirror URL)"
+                )
             for trimmed in _TRIM:
                 shutil.rmtree(rootfs / trimmed, ignore_errors=True)
             waiting.update("writing the tarball")
             # GNU tar keeps what a root file system needs (device nodes, owners by number).
-            subprocess.run(["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(temporary), "."],
-                           check=True, stdin=subprocess.DEVNULL)
+            subprocess.run(
+                ["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(temporary), "."],
+                check=True,
+                stdin=subprocess.DEVNULL,
+            )
         os.replace(temporary, tarball)
     finally:
         if process is not None and process.poll() is None:
@@ -152,8 +188,10 @@ def _remove_rootfs(rootfs: Path) -> None:
         subprocess.run(["umount", "--lazy", point], check=False, stdin=subprocess.DEVNULL)
     left = _mounts_under(rootfs)
     if left:
-        raise ImageBuildError(f"{left[0]} is still mounted inside {rootfs}; unmount it "
-                              f"(`umount --lazy {left[0]}`) and remove {rootfs}")
+        raise ImageBuildError(
+            f"{left[0]} is still mounted inside {rootfs}; unmount it "
+            f"(`umount --lazy {left[0]}`) and remove {rootfs}"
+        )
     try:
         shutil.rmtree(rootfs)
     except OSError as error:

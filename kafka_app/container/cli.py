@@ -24,11 +24,19 @@ def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m kafka_app image",
         description="Build our Kafka image (Debian's Java 17 and Apache Kafka's jars, no registry "
-                    "needed) once, and print its tag; it is rebuilt only when an input changes.")
-    parser.add_argument("--kafka-version", default=DEFAULT_VERSION,
-                        help=f"Apache Kafka's version (default {DEFAULT_VERSION})")
-    parser.add_argument("--mirror", default=DEBIAN_MIRROR, metavar="URL",
-                        help=f"Debian mirror for the base (default {DEBIAN_MIRROR})")
+        "needed) once, and print its tag; it is rebuilt only when an input changes.",
+    )
+    parser.add_argument(
+        "--kafka-version",
+        default=DEFAULT_VERSION,
+        help=f"Apache Kafka's version (default {DEFAULT_VERSION})",
+    )
+    parser.add_argument(
+        "--mirror",
+        default=DEBIAN_MIRROR,
+        metavar="URL",
+        help=f"Debian mirror for the base (default {DEBIAN_MIRROR})",
+    )
     return parser
 
 
@@ -49,8 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
         return 130
-    print(f"{tag} ready in {time.monotonic() - start:.0f} s (also tagged {REPOSITORY}:{args.kafka_version})",
-          file=sys.stderr)
+    print(
+        f"{tag} ready in {time.monotonic() - start:.0f} s (also tagged {REPOSITORY}:{args.kafka_version})",
+        file=sys.stderr,
+    )
     print(tag)
     return 0
 

@@ -64,14 +64,22 @@ class KafkaAnswers(WaitStrategy):
             if answers_api_versions(_HOST, port, timeout=1.0):
                 return
             time.sleep(self._poll_interval)  # polling until the deadline above
-        raise TimeoutError(f"Kafka in the container did not answer within {self._startup_timeout:.0f} s")
+        raise TimeoutError(
+            f"Kafka in the container did not answer within {self._startup_timeout:.0f} s"
+        )
 
 
 class KafkaContainer(DockerContainer):
     """Our Kafka image as one container; `bootstrap_servers` is "127.0.0.1:PORT" once started."""
 
-    def __init__(self, image: str, *, port: int | None = None, env: Mapping[str, str] | None = None,
-                 startup_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        image: str,
+        *,
+        port: int | None = None,
+        env: Mapping[str, str] | None = None,
+        startup_timeout: float = 120.0,
+    ) -> None:
         super().__init__(image)
         self.port = port or _free_port()
         # (address, port): Docker publishes on that address only, never on all interfaces.
@@ -81,7 +89,9 @@ class KafkaContainer(DockerContainer):
         for key, value in (env or {}).items():
             self.with_env(key, value)
         self.with_kwargs(labels={OURS_LABEL: CONTAINER_KIND, PID_LABEL: str(os.getpid())})
-        self.waiting_for(KafkaAnswers().with_startup_timeout(int(startup_timeout)).with_poll_interval(0.5))
+        self.waiting_for(
+            KafkaAnswers().with_startup_timeout(int(startup_timeout)).with_poll_interval(0.5)
+        )
 
     @property
     def bootstrap_servers(self) -> str:
@@ -91,4 +101,3 @@ class KafkaContainer(DockerContainer):
         remove_orphans(self.get_docker_client().client)
         super().start()
         return self
-

@@ -30,8 +30,16 @@ from kafka_app.container.base import DEBIAN_MIRROR, ensure_base, image_dir
 from kafka_app.container.errors import ImageBuildError, NoDockerEngine
 from kafka_app.container.leftovers import OURS_LABEL
 
-__all__ = ["REPOSITORY", "INPUTS_LABEL", "OURS_LABEL", "KAFKA_PORT", "container_properties",
-           "docker_client", "ensure_image", "image_inputs"]
+__all__ = [
+    "REPOSITORY",
+    "INPUTS_LABEL",
+    "OURS_LABEL",
+    "KAFKA_PORT",
+    "container_properties",
+    "docker_client",
+    "ensure_image",
+    "image_inputs",
+]
 
 REPOSITORY = "checkpoint-experience/kafka"
 INPUTS_LABEL = "checkpoint-experience.inputs"
@@ -50,17 +58,22 @@ def container_properties() -> str:
 
 
 def _dockerfile(base: str, inputs: str) -> str:
-    healthcheck = f"/opt/kafka/bin/kafka-broker-api-versions.sh --bootstrap-server 127.0.0.1:{KAFKA_PORT}"
-    return "\n".join([
-        f"FROM {base}",
-        "COPY libs/ /opt/kafka/libs/",
-        "COPY bin/ /opt/kafka/bin/",
-        "COPY config/ /opt/kafka/config/",
-        f'LABEL "{INPUTS_LABEL}"="{inputs}" "{OURS_LABEL}"="kafka"',
-        f"EXPOSE {KAFKA_PORT}",
-        f"HEALTHCHECK --interval=2s --timeout=10s --retries=60 CMD {healthcheck}",
-        'ENTRYPOINT ["/opt/kafka/bin/start-kafka"]',
-        ""])
+    healthcheck = (
+        f"/opt/kafka/bin/kafka-broker-api-versions.sh --bootstrap-server 127.0.0.1:{KAFKA_PORT}"
+    )
+    return "\n".join(
+        [
+            f"FROM {base}",
+            "COPY libs/ /opt/kafka/libs/",
+            "COPY bin/ /opt/kafka/bin/",
+            "COPY config/ /opt/kafka/config/",
+            f'LABEL "{INPUTS_LABEL}"="{inputs}" "{OURS_LABEL}"="kafka"',
+            f"EXPOSE {KAFKA_PORT}",
+            f"HEALTHCHECK --interval=2s --timeout=10s --retries=60 CMD {healthcheck}",
+            'ENTRYPOINT ["/opt/kafka/bin/start-kafka"]',
+            "",
+        ]
+    )
 
 
 def _files(jars: list[Path]) -> dict[str, Path | bytes]:
@@ -93,18 +106,27 @@ def docker_client() -> object:
         import docker
         import docker.errors
     except ImportError as error:
-        raise NoDockerEngine("the docker package is not installed; `uv sync` installs it") from error
+        raise NoDockerEngine(
+            "the docker package is not installed; `uv sync` installs it"
+        ) from error
     try:
         client = docker.from_env()
         client.ping()
     except (docker.errors.DockerException, OSError) as error:
-        raise NoDockerEngine("no Docker engine answers; start dockerd (as root: `dockerd &`), or "
-                             "install Docker (`apt-get install -y docker.io`)") from error
+        raise NoDockerEngine(
+            "no Docker engine answers; start dockerd (as root: `dockerd &`), or "
+            "install Docker (`apt-get install -y docker.io`)"
+        ) from error
     return client
 
 
-def ensure_image(version: str = DEFAULT_VERSION, *, progress: bool = True, client: object | None = None,
-                 mirror: str = DEBIAN_MIRROR) -> str:
+def ensure_image(
+    version: str = DEFAULT_VERSION,
+    *,
+    progress: bool = True,
+    client: object | None = None,
+    mirror: str = DEBIAN_MIRROR,
+) -> str:
     """The tag of our Kafka image for `version`, built only when no image has these inputs."""
     import docker.errors
 
@@ -122,8 +144,9 @@ def ensure_image(version: str = DEFAULT_VERSION, *, progress: bool = True, clien
     return tag
 
 
-def _build(client: object, tag: str, dockerfile: str, files: dict[str, Path | bytes], *,
-           progress: bool) -> None:
+def _build(
+    client: object, tag: str, dockerfile: str, files: dict[str, Path | bytes], *, progress: bool
+) -> None:
     import docker.errors
 
     image_dir().mkdir(parents=True, exist_ok=True)
@@ -133,12 +156,24 @@ def _build(client: object, tag: str, dockerfile: str, files: dict[str, Path | by
             _add(tar, "Dockerfile", dockerfile.encode())
             for name, content in files.items():
                 _add(tar, name, content)
-        with Waiting(f"docker build of {tag}", enabled=progress) as waiting, context.open("rb") as stream:
+        with (
+            Waiting(f"docker build of {tag}", enabled=progress) as waiting,
+            context.open("rb") as stream,
+        ):
             try:
-                for chunk in client.api.build(fileobj=stream, custom_context=True, tag=tag, rm=True,  # type: ignore[attr-defined]
-                                              forcerm=True, decode=True, pull=False):
+                for chunk in client.api.build(
+                    fileobj=stream,
+                    custom_context=True,
+                    tag=tag,
+                    rm=True,  # type: ignore[attr-defined]
+                    forcerm=True,
+                    decode=True,
+                    pull=False,
+                ):
                     if "error" in chunk:
-                        raise ImageBuildError(f"docker build of {tag} failed: {chunk['error'].strip()}")
+                        raise ImageBuildError(
+                            f"docker build of {tag} failed: {chunk['error'].strip()}"
+                        )
                     line = str(chunk.get("stream", "")).strip()
                     if line.startswith("Step "):
                         waiting.update(line)

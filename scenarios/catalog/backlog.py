@@ -39,8 +39,16 @@ from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.runtime.spark_version import NEW_PYARROW_FROM, installed_spark_version
 
-__all__ = ["SCENARIO", "BACKLOG", "FAST_BACKLOG", "CAP_SHARE", "MIN_WAITING", "Way",
-           "capped_parts_unavailable", "run"]
+__all__ = [
+    "SCENARIO",
+    "BACKLOG",
+    "FAST_BACKLOG",
+    "CAP_SHARE",
+    "MIN_WAITING",
+    "Way",
+    "capped_parts_unavailable",
+    "run",
+]
 
 BACKLOG = 200_000  # large enough that one batch of it is slow and big on 2 cores
 FAST_BACKLOG = 50_000
@@ -64,10 +72,15 @@ class Way:
     lag_at_end: int  # Kafka's latest offset minus the committed one, once caught up
 
     def row(self) -> dict[str, object]:
-        return {"batches": self.batches, "biggest_batch": self.biggest,
-                "biggest_batch_ms": self.biggest_ms, "catch_up_sec": round(self.catch_up_sec, 1),
-                "batches_sec": round(self.batches_sec, 1), "peak_rss_mib": self.peak_mib,
-                "lag_at_end": self.lag_at_end}
+        return {
+            "batches": self.batches,
+            "biggest_batch": self.biggest,
+            "biggest_batch_ms": self.biggest_ms,
+            "catch_up_sec": round(self.catch_up_sec, 1),
+            "batches_sec": round(self.batches_sec, 1),
+            "peak_rss_mib": self.peak_mib,
+            "lag_at_end": self.lag_at_end,
+        }
 
 
 def capped_parts_unavailable(source: str, spark_version: str) -> str:
@@ -76,9 +89,11 @@ def capped_parts_unavailable(source: str, spark_version: str) -> str:
         return ""
     major, minor = (int(p) for p in spark_version.split(".")[:2])
     if (major, minor) < NEW_PYARROW_FROM:
-        return (f"PySpark {spark_version}'s Python data sources have no admission control "
-                f"(ReadLimit came with 4.2): our source cannot cap a batch or run AvailableNow "
-                f"in bounded batches; the connector (--stack …/connector) can")
+        return (
+            f"PySpark {spark_version}'s Python data sources have no admission control "
+            f"(ReadLimit came with 4.2): our source cannot cap a batch or run AvailableNow "
+            f"in bounded batches; the connector (--stack …/connector) can"
+        )
     return ""
 
 
@@ -86,19 +101,22 @@ def run(stage: Stage) -> None:
     backlog = FAST_BACKLOG if stage.settings.fast else BACKLOG
     cap = stage.fact("max_offsets_per_trigger", backlog // CAP_SHARE)
     stage.fact("backlog", backlog)
-    stage.step(Step(
-        "Start Kafka, the producer and the app on a new checkpoint, then stop the app",
-        happens="endless retention; a steady producer; the app runs a few batches, so the "
-                "checkpoint knows where it stopped",
-        watch="Count = n runs 1, 2, 3…; the committed line follows the latest on the timeline",
-        why="a restart resumes from the checkpoint's offsets: everything sent while the app "
+    stage.step(
+        Step(
+            "Start Kafka, the producer and the app on a new checkpoint, then stop the app",
+            happens="endless retention; a steady producer; the app runs a few batches, so the "
+            "checkpoint knows where it stopped",
+            watch="Count = n runs 1, 2, 3…; the committed line follows the latest on the timeline",
+            why="a restart resumes from the checkpoint's offsets: everything sent while the app "
             "was down is the backlog of the next start",
-        question="While the app is down, where is the backlog kept?",
-        answer="In Kafka only: the checkpoint holds the offset to resume from, Kafka the "
-               "messages after it (endless retention here, so nothing ages out).",
-        production="retention must outlast the longest outage plus the catch-up, or the "
-                   "backlog's head is deleted before it is read (see short-retention)",
-        phase="first run"))
+            question="While the app is down, where is the backlog kept?",
+            answer="In Kafka only: the checkpoint holds the offset to resume from, Kafka the "
+            "messages after it (endless retention here, so nothing ages out).",
+            production="retention must outlast the longest outage plus the catch-up, or the "
+            "backlog's head is deleted before it is read (see short-retention)",
+            phase="first run",
+        )
+    )
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
@@ -121,25 +139,28 @@ def _spark_version(stage: Stage) -> str:
 
 
 def _uncapped(stage: Stage, backlog: int) -> Way:
-    stage.step(Step(
-        f"While the app is down, {backlog:,} messages arrive; restart it uncapped",
-        happens=f"python -m kafka_app --count {backlog} --burst sends the backlog in seconds; "
-                "the app restarts on the same checkpoint with its defaults (no rate limit)",
-        watch="one batch line with rows= the whole backlog and a long `took`; the committed line "
-              "jumps once, late; the app's memory (driver, JVM, Python workers) as it runs",
-        why="without a limit the source plans each batch up to Kafka's latest offset: the "
+    stage.step(
+        Step(
+            f"While the app is down, {backlog:,} messages arrive; restart it uncapped",
+            happens=f"python -m kafka_app --count {backlog} --burst sends the backlog in seconds; "
+            "the app restarts on the same checkpoint with its defaults (no rate limit)",
+            watch="one batch line with rows= the whole backlog and a long `took`; the committed line "
+            "jumps once, late; the app's memory (driver, JVM, Python workers) as it runs",
+            why="without a limit the source plans each batch up to Kafka's latest offset: the "
             "first batch after a restart is everything that waited",
-        production="an uncapped restart after an outage is one batch as big as the outage: "
-                   "its memory, its duration and its retry cost (a failed batch is replayed "
-                   "whole) grow with the backlog",
-        question="How many batches does the backlog take, how long does the first one run, and "
-                 "what is the lag when it ends?",
-        answer="One batch holds the whole backlog (checked), the longest batch of the run "
-               "(4 to 8 s for 50,000 rows on 2 cores, quiet to loaded); the messages the "
-               "steady producer sent meanwhile are the lag once it is committed. Spark's own "
-               "maxOffsetsBehindLatest says 0: it counts from the latest offset the batch was "
-               "planned with (docs/scenarios.md#backlog has the figures of each way).",
-        phase="uncapped"))
+            production="an uncapped restart after an outage is one batch as big as the outage: "
+            "its memory, its duration and its retry cost (a failed batch is replayed "
+            "whole) grow with the backlog",
+            question="How many batches does the backlog take, how long does the first one run, and "
+            "what is the lag when it ends?",
+            answer="One batch holds the whole backlog (checked), the longest batch of the run "
+            "(4 to 8 s for 50,000 rows on 2 cores, quiet to loaded); the messages the "
+            "steady producer sent meanwhile are the lag once it is committed. Spark's own "
+            "maxOffsetsBehindLatest says 0: it counts from the latest offset the batch was "
+            "planned with (docs/scenarios.md#backlog has the figures of each way).",
+            phase="uncapped",
+        )
+    )
     target = stage.kafka.send_backlog(backlog).latest
     replayed = _pending_batch(stage)
     way, planned = _catch_up(stage, "uncapped", target, {})
@@ -147,76 +168,104 @@ def _uncapped(stage: Stage, backlog: int) -> Way:
     stage.fact("uncapped_first_batch_rows", first.rows)
     stage.fact("uncapped_first_batch_ms", first.duration_ms)
     if replayed is not None:
-        stage.say(f"batch {replayed} was planned by the last run and replayed first with the "
-                  "offsets it recorded")
-    stage.expect(check("the first batch planned after the restart reads the whole backlog",
-                       first.rows >= backlog, f"rows >= {backlog:,} in one batch",
-                       f"batch {first.batch_id}: {first.rows:,} rows in {first.duration_ms} ms"))
-    stage.expect(check("it is the longest batch of the run",
-                       first.duration_ms >= max(b.duration_ms for b in planned),
-                       "the backlog's batch took longest",
-                       f"{first.duration_ms} ms (longest {max(b.duration_ms for b in planned)} ms)"))
+        stage.say(
+            f"batch {replayed} was planned by the last run and replayed first with the "
+            "offsets it recorded"
+        )
+    stage.expect(
+        check(
+            "the first batch planned after the restart reads the whole backlog",
+            first.rows >= backlog,
+            f"rows >= {backlog:,} in one batch",
+            f"batch {first.batch_id}: {first.rows:,} rows in {first.duration_ms} ms",
+        )
+    )
+    stage.expect(
+        check(
+            "it is the longest batch of the run",
+            first.duration_ms >= max(b.duration_ms for b in planned),
+            "the backlog's batch took longest",
+            f"{first.duration_ms} ms (longest {max(b.duration_ms for b in planned)} ms)",
+        )
+    )
     _exactly_once_so_far(stage)
     return way
 
 
 def _capped(stage: Stage, backlog: int, cap: int) -> Way:
-    stage.step(Step(
-        f"Another backlog of {backlog:,}; restart with --max-offsets-per-trigger {cap:,}",
-        happens=f"the same checkpoint; each batch may read about {cap:,} offsets "
-                "(maxOffsetsPerTrigger, shared over the partitions by their backlog)",
-        watch=f"batch lines of rows={cap:,}, one after another; the committed line climbs in "
-              "steps",
-        why="the limit is applied when each batch is planned: the source ends the batch "
+    stage.step(
+        Step(
+            f"Another backlog of {backlog:,}; restart with --max-offsets-per-trigger {cap:,}",
+            happens=f"the same checkpoint; each batch may read about {cap:,} offsets "
+            "(maxOffsetsPerTrigger, shared over the partitions by their backlog)",
+            watch=f"batch lines of rows={cap:,}, one after another; the committed line climbs in "
+            "steps",
+            why="the limit is applied when each batch is planned: the source ends the batch "
             "`cap` offsets after its start instead of at the latest offset",
-        production="set maxOffsetsPerTrigger on any query that may restart after an outage: "
-                   "bounded batches, a bounded memory peak, and a failed batch replays only "
-                   "its cap; size it for a batch that fits the trigger interval",
-        question=f"With maxOffsetsPerTrigger={cap:,}: how many batches, how big is the "
-                 "largest, and is the catch-up faster or slower than one giant batch?",
-        answer=f"About {CAP_SHARE} batches of {cap:,} rows, none bigger (checked), each far "
-               "shorter than the giant one, and the lag falls step by step. Not faster: in our "
-               "runs the capped batches took longer in all (twice as long at 50,000, 1.6 times "
-               "at 200,000: each batch has a fixed cost), the catch-up from the restart as "
-               "long at 200,000; the memory peak was no lower at 50,000, about 340 MiB lower "
-               "at 200,000 (docs/scenarios.md#backlog).",
-        phase="maxOffsetsPerTrigger"))
+            production="set maxOffsetsPerTrigger on any query that may restart after an outage: "
+            "bounded batches, a bounded memory peak, and a failed batch replays only "
+            "its cap; size it for a batch that fits the trigger interval",
+            question=f"With maxOffsetsPerTrigger={cap:,}: how many batches, how big is the "
+            "largest, and is the catch-up faster or slower than one giant batch?",
+            answer=f"About {CAP_SHARE} batches of {cap:,} rows, none bigger (checked), each far "
+            "shorter than the giant one, and the lag falls step by step. Not faster: in our "
+            "runs the capped batches took longer in all (twice as long at 50,000, 1.6 times "
+            "at 200,000: each batch has a fixed cost), the catch-up from the restart as "
+            "long at 200,000; the memory peak was no lower at 50,000, about 340 MiB lower "
+            "at 200,000 (docs/scenarios.md#backlog).",
+            phase="maxOffsetsPerTrigger",
+        )
+    )
     target = stage.kafka.send_backlog(backlog).latest
     # A batch the last run planned but did not commit is replayed as recorded, uncapped:
     # `batches` leaves it out.
-    way, batches = _catch_up(stage, "maxOffsetsPerTrigger", target,
-                             {"max_offsets_per_trigger": cap})
-    stage.expect(check("every batch reads at most the cap", max(b.rows for b in batches) <= cap,
-                       f"rows <= {cap:,}", f"largest {max(b.rows for b in batches):,}"))
-    stage.expect(check("the backlog takes many bounded batches",
-                       sum(1 for b in batches if b.rows == cap) >= CAP_SHARE - 1,
-                       f"at least {CAP_SHARE - 1} batches of {cap:,}",
-                       f"{sum(1 for b in batches if b.rows == cap)}"))
+    way, batches = _catch_up(
+        stage, "maxOffsetsPerTrigger", target, {"max_offsets_per_trigger": cap}
+    )
+    stage.expect(
+        check(
+            "every batch reads at most the cap",
+            max(b.rows for b in batches) <= cap,
+            f"rows <= {cap:,}",
+            f"largest {max(b.rows for b in batches):,}",
+        )
+    )
+    stage.expect(
+        check(
+            "the backlog takes many bounded batches",
+            sum(1 for b in batches if b.rows == cap) >= CAP_SHARE - 1,
+            f"at least {CAP_SHARE - 1} batches of {cap:,}",
+            f"{sum(1 for b in batches if b.rows == cap)}",
+        )
+    )
     _exactly_once_so_far(stage)
     return way
 
 
 def _available_now(stage: Stage, backlog: int, cap: int) -> Way:
-    stage.step(Step(
-        f"Another backlog of {backlog:,}; restart with --trigger available-now "
-        f"--max-offsets-per-trigger {cap:,}",
-        happens="Trigger.AvailableNow: at the start the source fixes Kafka's latest offsets as "
-                "the target, and the query runs capped batches up to it, then stops by itself "
-                "(the normal trigger resumes from the same checkpoint in the last step)",
-        watch="capped batch lines, then `Stopped cleanly` and exit 0 without a SIGTERM; the "
-              "committed line stops below the latest, which goes on growing",
-        why="AvailableNow is a trigger, not a source option: the source is asked for its "
+    stage.step(
+        Step(
+            f"Another backlog of {backlog:,}; restart with --trigger available-now "
+            f"--max-offsets-per-trigger {cap:,}",
+            happens="Trigger.AvailableNow: at the start the source fixes Kafka's latest offsets as "
+            "the target, and the query runs capped batches up to it, then stops by itself "
+            "(the normal trigger resumes from the same checkpoint in the last step)",
+            watch="capped batch lines, then `Stopped cleanly` and exit 0 without a SIGTERM; the "
+            "committed line stops below the latest, which goes on growing",
+            why="AvailableNow is a trigger, not a source option: the source is asked for its "
             "target once (prepareForTriggerAvailableNow) and never reads past it, so a "
             "producer that keeps sending cannot keep the backfill running",
-        production="a backfill as a job: run it with AvailableNow (and a cap) from a "
-                   "scheduler, then start the normal trigger on the same checkpoint; nothing is "
-                   "read twice or skipped between the two",
-        question="Does the backfill stop by itself, and does it read what the producer sends "
-                 "after it started?",
-        answer="It stops by itself with exit 0 once it reached the offsets Kafka held at its "
-               "start, in capped batches; what was sent during it is left for the next run "
-               "(all checked).",
-        phase="AvailableNow"))
+            production="a backfill as a job: run it with AvailableNow (and a cap) from a "
+            "scheduler, then start the normal trigger on the same checkpoint; nothing is "
+            "read twice or skipped between the two",
+            question="Does the backfill stop by itself, and does it read what the producer sends "
+            "after it started?",
+            answer="It stops by itself with exit 0 once it reached the offsets Kafka held at its "
+            "start, in capped batches; what was sent during it is left for the next run "
+            "(all checked).",
+            phase="AvailableNow",
+        )
+    )
     target = stage.kafka.send_backlog(backlog).latest
     started = stage.timeline.now()
     process = stage.app.start(trigger=_AVAILABLE_NOW, max_offsets_per_trigger=cap)
@@ -230,98 +279,136 @@ def _available_now(stage: Stage, backlog: int, cap: int) -> Way:
     stage.fact("available_now_exit_code", code)
     stage.fact("available_now_committed_end", end)
     stage.fact("latest_when_available_now_ended", latest)
-    stage.say(f"AvailableNow ran {len(batches)} batches in {took:.1f} s and exited with {code}; "
-              f"it committed up to offset {end:,}, Kafka's latest is now {latest:,}")
-    stage.expect(check("the backfill stops by itself", code == 0, "exit 0, no SIGTERM",
-                       f"exit {code}"))
-    stage.expect(check("it reads the backlog in capped batches",
-                       bool(batches) and max(b.rows for b in batches) <= cap and end >= target,
-                       f"batches <= {cap:,} rows, up to at least offset {target:,}",
-                       f"{len(batches)} batches, largest "
-                       f"{max((b.rows for b in batches), default=0):,}, up to {end:,}"))
-    stage.expect(check("what arrived during the backfill is left for the next run",
-                       end < latest, f"committed end < Kafka's latest ({latest:,})", f"{end:,}"))
+    stage.say(
+        f"AvailableNow ran {len(batches)} batches in {took:.1f} s and exited with {code}; "
+        f"it committed up to offset {end:,}, Kafka's latest is now {latest:,}"
+    )
+    stage.expect(
+        check("the backfill stops by itself", code == 0, "exit 0, no SIGTERM", f"exit {code}")
+    )
+    stage.expect(
+        check(
+            "it reads the backlog in capped batches",
+            bool(batches) and max(b.rows for b in batches) <= cap and end >= target,
+            f"batches <= {cap:,} rows, up to at least offset {target:,}",
+            f"{len(batches)} batches, largest "
+            f"{max((b.rows for b in batches), default=0):,}, up to {end:,}",
+        )
+    )
+    stage.expect(
+        check(
+            "what arrived during the backfill is left for the next run",
+            end < latest,
+            f"committed end < Kafka's latest ({latest:,})",
+            f"{end:,}",
+        )
+    )
     _exactly_once_so_far(stage)
     return way
 
 
 def _available_now_with_minimum(stage: Stage, cap: int) -> None:
     backlog = 2 * cap + cap // 2
-    stage.step(Step(
-        f"A backlog of {backlog:,}; --trigger available-now with --max-offsets-per-trigger "
-        f"{cap:,} and --min-offsets-per-trigger {cap:,}",
-        happens=f"a backfill whose cap and minimum are both {cap:,}: two full batches, then "
-                f"{cap // 2:,} offsets and more wait, below the minimum",
-        watch="two batch lines, then `Stopped cleanly` with offsets still waiting in Kafka",
-        why="AvailableNow ends when the source plans no new batch; a minimum not reached "
+    stage.step(
+        Step(
+            f"A backlog of {backlog:,}; --trigger available-now with --max-offsets-per-trigger "
+            f"{cap:,} and --min-offsets-per-trigger {cap:,}",
+            happens=f"a backfill whose cap and minimum are both {cap:,}: two full batches, then "
+            f"{cap // 2:,} offsets and more wait, below the minimum",
+            watch="two batch lines, then `Stopped cleanly` with offsets still waiting in Kafka",
+            why="AvailableNow ends when the source plans no new batch; a minimum not reached "
             "plans none (the source returns the start as the end), so the backfill ends "
             "early. PySpark's ReadMinRows says so: the semantic does not work properly with "
             "Trigger.AvailableNow",
-        production="do not give a backfill minOffsetsPerTrigger: it stops with the tail "
-                   "unread (nothing is lost, the next run reads it, but the backfill is not "
-                   "complete when the scheduler thinks it is)",
-        question="Does the backfill read the whole backlog when the last part of it is "
-                 "smaller than the minimum?",
-        answer=f"No: it stops with exit 0 after two batches of {cap:,}, leaving at least "
-               f"{cap // 2:,} offsets unread (checked); the next run reads them, once.",
-        phase="AvailableNow with a minimum"))
+            production="do not give a backfill minOffsetsPerTrigger: it stops with the tail "
+            "unread (nothing is lost, the next run reads it, but the backfill is not "
+            "complete when the scheduler thinks it is)",
+            question="Does the backfill read the whole backlog when the last part of it is "
+            "smaller than the minimum?",
+            answer=f"No: it stops with exit 0 after two batches of {cap:,}, leaving at least "
+            f"{cap // 2:,} offsets unread (checked); the next run reads them, once.",
+            phase="AvailableNow with a minimum",
+        )
+    )
     target = stage.kafka.send_backlog(backlog).latest
-    stage.app.start(trigger=_AVAILABLE_NOW, max_offsets_per_trigger=cap,
-                    min_offsets_per_trigger=cap, max_trigger_delay=_LONG_DELAY)
+    stage.app.start(
+        trigger=_AVAILABLE_NOW,
+        max_offsets_per_trigger=cap,
+        min_offsets_per_trigger=cap,
+        max_trigger_delay=_LONG_DELAY,
+    )
     code = stage.app.wait_exit()
     end = stage.app.committed_offset() or 0
     stage.fact("available_now_minimum_committed_end", end)
     stage.fact("available_now_minimum_left_unread", target - end)
-    stage.say(f"the backfill exited with {code}, committed up to {end:,}; the backlog ended at "
-              f"{target:,}: {target - end:,} offsets left unread")
-    stage.expect(check("the backfill stops early, with the tail below the minimum unread",
-                       code == 0 and target - end >= cap // 2,
-                       f"exit 0, at least {cap // 2:,} of the backlog unread",
-                       f"exit {code}, {target - end:,} unread"))
+    stage.say(
+        f"the backfill exited with {code}, committed up to {end:,}; the backlog ended at "
+        f"{target:,}: {target - end:,} offsets left unread"
+    )
+    stage.expect(
+        check(
+            "the backfill stops early, with the tail below the minimum unread",
+            code == 0 and target - end >= cap // 2,
+            f"exit 0, at least {cap // 2:,} of the backlog unread",
+            f"exit {code}, {target - end:,} unread",
+        )
+    )
 
 
 def _resume_with_minimum(stage: Stage, ways: list[Way], bounded: bool) -> None:
     pace = stage.timings.interval_sec
     delay = _short_delay(stage)
-    stage.step(Step(
-        f"Restart with the normal trigger, --min-offsets-per-trigger {MIN_WAITING} and "
-        f"--max-trigger-delay {delay}; then stop the producer",
-        happens=f"the processing-time trigger resumes on the same checkpoint; the steady "
-                f"producer sends a message every {pace:g} s, the trigger fires every "
-                f"{stage.timings.trigger_sec:g} s, but a batch waits until {MIN_WAITING} "
-                f"offsets wait or {delay} passed since the last batch. Then the producer stops "
-                "and the scenario verifies the output against what was sent",
-        watch=f"the first batch starts where the last run ended; then batch lines of about "
-              f"{MIN_WAITING} rows, {MIN_WAITING * pace:g} s apart, instead of one row a second; "
-              f"after the producer stops, the last few messages come {delay} after the last "
-              "batch; every value once",
-        why="minOffsetsPerTrigger is the source's read limit (ReadMinRows): when fewer offsets "
+    stage.step(
+        Step(
+            f"Restart with the normal trigger, --min-offsets-per-trigger {MIN_WAITING} and "
+            f"--max-trigger-delay {delay}; then stop the producer",
+            happens=f"the processing-time trigger resumes on the same checkpoint; the steady "
+            f"producer sends a message every {pace:g} s, the trigger fires every "
+            f"{stage.timings.trigger_sec:g} s, but a batch waits until {MIN_WAITING} "
+            f"offsets wait or {delay} passed since the last batch. Then the producer stops "
+            "and the scenario verifies the output against what was sent",
+            watch=f"the first batch starts where the last run ended; then batch lines of about "
+            f"{MIN_WAITING} rows, {MIN_WAITING * pace:g} s apart, instead of one row a second; "
+            f"after the producer stops, the last few messages come {delay} after the last "
+            "batch; every value once",
+            why="minOffsetsPerTrigger is the source's read limit (ReadMinRows): when fewer offsets "
             "wait, the source returns the batch's start as its end and Spark plans no batch; "
             "maxTriggerDelay bounds how long it holds back. Each way changes how batches are "
             "cut, never which offsets are read: each batch starts at the last one's end",
-        production="a minimum trades latency for fewer, bigger batches (fewer checkpoint and "
-                   "state files); always set maxTriggerDelay with it, or a quiet topic waits "
-                   "the connector's default 15 minutes. Rate limits and triggers may change on "
-                   "every restart without risk to exactly-once",
-        question=f"Where does the normal trigger resume; with minOffsetsPerTrigger="
-                 f"{MIN_WAITING} and a trickle, how big are the batches; and after all these "
-                 "restarts, was any message lost or counted twice?",
-        answer=f"It resumes exactly where the last run ended; every batch after the first (which "
-               f"never waits) holds at least {MIN_WAITING} rows but the last, which the delay "
-               "releases; every value once, Count = 1..N (all checked).",
-        phase="minOffsetsPerTrigger"))
+            production="a minimum trades latency for fewer, bigger batches (fewer checkpoint and "
+            "state files); always set maxTriggerDelay with it, or a quiet topic waits "
+            "the connector's default 15 minutes. Rate limits and triggers may change on "
+            "every restart without risk to exactly-once",
+            question=f"Where does the normal trigger resume; with minOffsetsPerTrigger="
+            f"{MIN_WAITING} and a trickle, how big are the batches; and after all these "
+            "restarts, was any message lost or counted twice?",
+            answer=f"It resumes exactly where the last run ended; every batch after the first (which "
+            f"never waits) holds at least {MIN_WAITING} rows but the last, which the delay "
+            "releases; every value once, Count = 1..N (all checked).",
+            phase="minOffsetsPerTrigger",
+        )
+    )
     end = stage.app.committed_offset() or 0
     limits = {"min_offsets_per_trigger": MIN_WAITING, "max_trigger_delay": delay}
     if not bounded:
-        stage.say("SKIPPED the minimum: this stack's source has no read limits; the normal "
-                  "trigger resumes without one")
+        stage.say(
+            "SKIPPED the minimum: this stack's source has no read limits; the normal "
+            "trigger resumes without one"
+        )
     stage.app.start(**(limits if bounded else {}))
-    resumed = stage.app.wait_while_up(lambda: next(iter(_batches(stage)), None),
-                                      "the first batch after the restart")
+    resumed = stage.app.wait_while_up(
+        lambda: next(iter(_batches(stage)), None), "the first batch after the restart"
+    )
     start = sum(resumed.start.values()) if resumed.start else None
     stage.fact("resumed_from", start)
-    stage.expect(check("the normal trigger resumes where the last run ended", start == end,
-                       f"the first batch starts at {end:,}", f"{start}"))
+    stage.expect(
+        check(
+            "the normal trigger resumes where the last run ended",
+            start == end,
+            f"the first batch starts at {end:,}",
+            f"{start}",
+        )
+    )
     stage.output.wait_for_batches(4)
     total = stage.stop_producer_and_drain()
     stage.app.stop()
@@ -329,16 +416,22 @@ def _resume_with_minimum(stage: Stage, ways: list[Way], bounded: bool) -> None:
     middle = batches[1:-1]
     stage.fact("min_offsets_batch_rows", [b.rows for b in batches])
     if bounded:
-        stage.expect(check("every batch but the first and the last holds at least the minimum",
-                           bool(middle) and min(b.rows for b in middle) >= MIN_WAITING,
-                           f"rows >= {MIN_WAITING} between the first and the last batch",
-                           f"{[b.rows for b in batches]}"))
+        stage.expect(
+            check(
+                "every batch but the first and the last holds at least the minimum",
+                bool(middle) and min(b.rows for b in middle) >= MIN_WAITING,
+                f"rows >= {MIN_WAITING} between the first and the last batch",
+                f"{[b.rows for b in batches]}",
+            )
+        )
     stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
     for way in ways:
-        stage.say(f"{way.name}: {way.batches} batch(es), biggest {way.biggest:,} rows in "
-                  f"{way.biggest_ms} ms, caught up in {way.catch_up_sec:.1f} s from the restart "
-                  f"({way.batches_sec:.1f} s in batches), peak {way.peak_mib} MiB, lag "
-                  f"{way.lag_at_end:,} when it caught up")
+        stage.say(
+            f"{way.name}: {way.batches} batch(es), biggest {way.biggest:,} rows in "
+            f"{way.biggest_ms} ms, caught up in {way.catch_up_sec:.1f} s from the restart "
+            f"({way.batches_sec:.1f} s in batches), peak {way.peak_mib} MiB, lag "
+            f"{way.lag_at_end:,} when it caught up"
+        )
 
 
 def _short_delay(stage: Stage) -> str:
@@ -346,8 +439,9 @@ def _short_delay(stage: Stage) -> str:
     return f"{round(2 * MIN_WAITING * stage.timings.interval_sec)}s"
 
 
-def _catch_up(stage: Stage, name: str, target: int,
-              options: dict[str, object]) -> tuple[Way, list[BatchLine]]:
+def _catch_up(
+    stage: Stage, name: str, target: int, options: dict[str, object]
+) -> tuple[Way, list[BatchLine]]:
     """Start the app with `options`, sample its memory until it committed `target`, stop it;
     the way as measured, and the batches this start planned that read rows (a batch the last
     run planned and this start replayed first is not one of them)."""
@@ -355,8 +449,11 @@ def _catch_up(stage: Stage, name: str, target: int,
     started = stage.timeline.now()
     process = stage.app.start(**options)
     with RssSampler(process.pid or 0, interval=0.5) as rss:
-        stage.app.wait_while_up(lambda: (stage.app.committed_offset() or 0) >= target,
-                                f"the checkpoint to commit offset {target:,}", poll=0.2)
+        stage.app.wait_while_up(
+            lambda: (stage.app.committed_offset() or 0) >= target,
+            f"the checkpoint to commit offset {target:,}",
+            poll=0.2,
+        )
     took = stage.timeline.now() - started
     lag = stage.kafka.window().latest - (stage.app.committed_offset() or 0)
     # The batch line comes from a listener just after the commit.
@@ -366,19 +463,28 @@ def _catch_up(stage: Stage, name: str, target: int,
     # The batches that caught up, up to the one that committed the backlog's end.
     caught = [b for b in planned if sum(b.start.values()) < target]
     way = _way(name, caught, took, rss.samples, lag)
-    stage.say(f"{name}: caught up with offset {target:,} in {took:.1f} s from the restart, "
-              f"{way.batches} batch(es), biggest {way.biggest:,} rows in {way.biggest_ms} ms, "
-              f"peak {way.peak_mib} MiB, {lag:,} behind Kafka's latest then")
+    stage.say(
+        f"{name}: caught up with offset {target:,} in {took:.1f} s from the restart, "
+        f"{way.batches} batch(es), biggest {way.biggest:,} rows in {way.biggest_ms} ms, "
+        f"peak {way.peak_mib} MiB, {lag:,} behind Kafka's latest then"
+    )
     return way, planned
 
 
-def _way(name: str, batches: list[BatchLine], took: float,
-         samples: list[tuple[float, int]], lag: int) -> Way:
+def _way(
+    name: str, batches: list[BatchLine], took: float, samples: list[tuple[float, int]], lag: int
+) -> Way:
     biggest = max(batches, key=lambda b: b.rows, default=None)
-    return Way(name=name, batches=len(batches), biggest=biggest.rows if biggest else 0,
-               biggest_ms=biggest.duration_ms if biggest else 0, catch_up_sec=took,
-               batches_sec=sum(b.duration_ms for b in batches) / 1000,
-               peak_mib=round(max((rss for _, rss in samples), default=0) / 2**20), lag_at_end=lag)
+    return Way(
+        name=name,
+        batches=len(batches),
+        biggest=biggest.rows if biggest else 0,
+        biggest_ms=biggest.duration_ms if biggest else 0,
+        catch_up_sec=took,
+        batches_sec=sum(b.duration_ms for b in batches) / 1000,
+        peak_mib=round(max((rss for _, rss in samples), default=0) / 2**20),
+        lag_at_end=lag,
+    )
 
 
 def _pending_batch(stage: Stage) -> int | None:
@@ -399,15 +505,15 @@ def _exactly_once_so_far(stage: Stage) -> None:
 SCENARIO = Scenario(
     name="backlog",
     title="a backlog after an outage: one giant batch, maxOffsetsPerTrigger, AvailableNow, "
-          "minOffsetsPerTrigger",
+    "minOffsetsPerTrigger",
     summary="The app is down while a backlog of 50k-200k messages arrives, four times on one "
-            "checkpoint. Uncapped, the first batch reads it all (the longest batch of the run); "
-            "maxOffsetsPerTrigger cuts it into bounded batches; AvailableNow backfills "
-            "in capped batches up to the offsets of its start and stops by itself, then the "
-            "normal trigger resumes there; minOffsetsPerTrigger makes fewer, bigger batches, and "
-            "with AvailableNow ends the backfill early. Exactly once throughout.",
+    "checkpoint. Uncapped, the first batch reads it all (the longest batch of the run); "
+    "maxOffsetsPerTrigger cuts it into bounded batches; AvailableNow backfills "
+    "in capped batches up to the offsets of its start and stops by itself, then the "
+    "normal trigger resumes there; minOffsetsPerTrigger makes fewer, bigger batches, and "
+    "with AvailableNow ends the backfill early. Exactly once throughout.",
     origin="production: changing a live job",
     run=run,
     takes="about 3 min: six Spark starts, each catching up a burst of messages (162,500 in "
-          "all), one way of reading a backlog each",
+    "all), one way of reading a backlog each",
 )

@@ -62,46 +62,54 @@ def run(stage: Stage) -> None:
 
 # -- part one: the rule kept ----------------------------------------------------------------------
 def _start(stage: Stage) -> None:
-    stage.step(Step(
-        "Three Kafka brokers, a topic with a replica on each, and the counter",
-        happens="three Apache Kafka nodes form a KRaft quorum; the producer creates the topic "
-                "with replication factor 3 and sends with acks=all; min.insync.replicas is 2",
-        watch="which broker leads partition 0 and which replicas are in sync (the ISR)",
-        why="the leader takes every write and the followers copy it; a write with acks=all is "
+    stage.step(
+        Step(
+            "Three Kafka brokers, a topic with a replica on each, and the counter",
+            happens="three Apache Kafka nodes form a KRaft quorum; the producer creates the topic "
+            "with replication factor 3 and sends with acks=all; min.insync.replicas is 2",
+            watch="which broker leads partition 0 and which replicas are in sync (the ISR)",
+            why="the leader takes every write and the followers copy it; a write with acks=all is "
             "acknowledged once every in-sync replica has it, and refused while fewer than "
             "min.insync.replicas are in sync",
-        production=f"the rule for not losing acknowledged data: {RULE}, with replication "
-                   f"factor 3, so one broker can die with nothing lost and nothing refused",
-        question="With three replicas and min.insync.replicas=2, how many brokers can die before an "
-                 "acks=all send is refused?",
-        answer="One: with two left the ISR still holds 2; a second death leaves one replica in "
-               "sync, below min.insync.replicas, and sends are refused."))
+            production=f"the rule for not losing acknowledged data: {RULE}, with replication "
+            f"factor 3, so one broker can die with nothing lost and nothing refused",
+            question="With three replicas and min.insync.replicas=2, how many brokers can die before an "
+            "acks=all send is refused?",
+            answer="One: with two left the ISR still holds 2; a second death leaves one replica in "
+            "sync, below min.insync.replicas, and sends are refused.",
+        )
+    )
     stage.kafka.start(brokers=3)
     replicas = stage.brokers.replicas()
     stage.fact("replicas", list(replicas.replicas))
-    stage.say(f"partition 0: leader {replicas.leader}, replicas {list(replicas.replicas)}, "
-              f"in sync {list(replicas.isr)}")
+    stage.say(
+        f"partition 0: leader {replicas.leader}, replicas {list(replicas.replicas)}, "
+        f"in sync {list(replicas.isr)}"
+    )
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
 
 
 def _kill_the_leader(stage: Stage) -> None:
-    stage.step(Step(
-        "Part one: kill -9 the partition's leader mid-stream",
-        happens="the leader's JVM dies without a controlled shutdown; after its session times "
-                "out (9 s) the controller elects an in-sync follower; the producer's pending "
-                "send and the Spark app's fetches fail over to the new leader",
-        watch="the producer waits, then goes on with the next offset; the app's batches go "
-              "on without a restart",
-        why="with acks=all every acknowledged message is on every in-sync replica, so the new "
+    stage.step(
+        Step(
+            "Part one: kill -9 the partition's leader mid-stream",
+            happens="the leader's JVM dies without a controlled shutdown; after its session times "
+            "out (9 s) the controller elects an in-sync follower; the producer's pending "
+            "send and the Spark app's fetches fail over to the new leader",
+            watch="the producer waits, then goes on with the next offset; the app's batches go "
+            "on without a restart",
+            why="with acks=all every acknowledged message is on every in-sync replica, so the new "
             "leader has all of them: its log ends where the old one's acknowledged log ended",
-        production="a broker dying is routine: clients retry (delivery.timeout.ms) and the "
-                   "Spark connector's consumers re-fetch metadata; nothing to do by hand",
-        question="After the leader dies, will the producer or the Spark app need a restart, and who "
-                 "becomes leader?",
-        answer="Neither restarts: both ride it out (checked), and an in-sync follower takes over "
-               "(checked).",
-        phase="acks=all"))
+            production="a broker dying is routine: clients retry (delivery.timeout.ms) and the "
+            "Spark connector's consumers re-fetch metadata; nothing to do by hand",
+            question="After the leader dies, will the producer or the Spark app need a restart, and who "
+            "becomes leader?",
+            answer="Neither restarts: both ride it out (checked), and an in-sync follower takes over "
+            "(checked).",
+            phase="acks=all",
+        )
+    )
     before = stage.brokers.replicas()
     assert before.leader is not None
     stage.fact("part1_killed_leader", before.leader)
@@ -112,57 +120,81 @@ def _kill_the_leader(stage: Stage) -> None:
     stage.fact("part1_failover_sec", round(time.monotonic() - started, 1))
     stage.fact("part1_new_leader", new_leader)
     stage.say(f"broker {new_leader} leads after {stage.facts['part1_failover_sec']} s")
-    stage.expect(check("an in-sync follower took over", new_leader in before.isr,
-                       f"one of {[n for n in before.isr if n != before.leader]}",
-                       f"broker {new_leader}"))
+    stage.expect(
+        check(
+            "an in-sync follower took over",
+            new_leader in before.isr,
+            f"one of {[n for n in before.isr if n != before.leader]}",
+            f"broker {new_leader}",
+        )
+    )
     stage.output.wait_for_value(written + stage.timings.run_for_messages)
     running = stage.kafka.producer_running
-    stage.expect(check("the producer rode it out", running, "the same producer, still sending",
-                       "running" if running else "exited"))
-    stage.expect(check("the app rode it out", stage.app.running,
-                       "the same Spark app, no restart", "running" if stage.app.running else "exited"))
+    stage.expect(
+        check(
+            "the producer rode it out",
+            running,
+            "the same producer, still sending",
+            "running" if running else "exited",
+        )
+    )
+    stage.expect(
+        check(
+            "the app rode it out",
+            stage.app.running,
+            "the same Spark app, no restart",
+            "running" if stage.app.running else "exited",
+        )
+    )
     stage.brokers.start([before.leader])
     stage.brokers.wait_for_isr(3)
     stage.say(f"broker {before.leader} is back as a follower and in sync again")
 
 
 def _rule_kept(stage: Stage) -> None:
-    stage.step(Step(
-        "Every message so far counted exactly once",
-        happens="the producer stops; the app drains the topic and keeps running",
-        watch="values 1..N once each, Count = n paired with the n-th message",
-        why="the failover lost nothing and repeated nothing: no acknowledged offset changed, "
+    stage.step(
+        Step(
+            "Every message so far counted exactly once",
+            happens="the producer stops; the app drains the topic and keeps running",
+            watch="values 1..N once each, Count = n paired with the n-th message",
+            why="the failover lost nothing and repeated nothing: no acknowledged offset changed, "
             "so Spark's checkpointed offsets still point at the same messages",
-        question="Will any value be missing or doubled after the failover?",
-        answer="No: every value sent is in the output exactly once (checked).",
-        production="after a broker failover, check the consumer's output against the producers' "
-                   "count once, not by eye",
-        phase="acks=all"))
+            question="Will any value be missing or doubled after the failover?",
+            answer="No: every value sent is in the output exactly once (checked).",
+            production="after a broker failover, check the consumer's output against the producers' "
+            "count once, not by eye",
+            phase="acks=all",
+        )
+    )
     total = stage.stop_producer_and_drain()
     stage.expect(exactly_once(stage.output.verify_sent(), total))
 
 
 # -- part two: the rule broken ---------------------------------------------------------------------
 def _relax_the_rule(stage: Stage) -> None:
-    stage.step(Step(
-        "Part two: break all three guards",
-        happens="the topic takes min.insync.replicas=1 and unclean.leader.election.enable=true; "
-                "the producer starts again with acks=1",
-        watch="nothing changes yet: with three healthy brokers the settings make no difference",
-        why="each guard covers a different hole: acks=1 is acknowledged by the leader alone; "
+    stage.step(
+        Step(
+            "Part two: break all three guards",
+            happens="the topic takes min.insync.replicas=1 and unclean.leader.election.enable=true; "
+            "the producer starts again with acks=1",
+            watch="nothing changes yet: with three healthy brokers the settings make no difference",
+            why="each guard covers a different hole: acks=1 is acknowledged by the leader alone; "
             "min ISR 1 lets the leader go on alone and lets consumers read what only it has "
             "(with min ISR 2, Kafka 4.1 keeps the high watermark where the ISR fell below it, "
             "KIP-966: measured, acks=1 sends were acknowledged and nobody could read them); "
             "unclean election lets a replica that is behind become leader",
-        production="unclean election is off by default and should stay off for data you cannot "
-                   "lose; some teams turn it on to get a partition back after losing every "
-                   "in-sync replica, trading data for availability",
-        question="With three healthy brokers, will anything change once the guards are off?",
-        answer="Nothing visible: the app goes on writing as before; the settings only matter once "
-               "brokers fail."))
-    stage.kafka.set_topic_configs({"min.insync.replicas": "1",
-                                   "unclean.leader.election.enable": "true"},
-                                  label="min ISR 1, unclean on")
+            production="unclean election is off by default and should stay off for data you cannot "
+            "lose; some teams turn it on to get a partition back after losing every "
+            "in-sync replica, trading data for availability",
+            question="With three healthy brokers, will anything change once the guards are off?",
+            answer="Nothing visible: the app goes on writing as before; the settings only matter once "
+            "brokers fail.",
+        )
+    )
+    stage.kafka.set_topic_configs(
+        {"min.insync.replicas": "1", "unclean.leader.election.enable": "true"},
+        label="min ISR 1, unclean on",
+    )
     stage.kafka.restart_producer(acks="1")
     stage.output.wait_for_more(stage.timings.run_for_messages)
 
@@ -179,23 +211,26 @@ class Alone:
 
 
 def _leave_the_leader_alone(stage: Stage) -> Alone:
-    stage.step(Step(
-        "Both followers stop, one after the other; the leader goes on alone",
-        happens="each follower shuts down cleanly and the controller takes it out of the ISR; "
-                "with both gone the KRaft quorum has lost its majority, but the leader keeps "
-                "serving: acks=1 sends are acknowledged, and with the ISR down to the leader "
-                "its high watermark moves, so Spark reads them. Then the producer stops, so "
-                "that nothing but Kafka moves the offsets from here on",
-        watch="the ISR shrinks to the leader alone; the producer and the app go on",
-        why="the followers' logs end where each stopped: every message after that is on one "
+    stage.step(
+        Step(
+            "Both followers stop, one after the other; the leader goes on alone",
+            happens="each follower shuts down cleanly and the controller takes it out of the ISR; "
+            "with both gone the KRaft quorum has lost its majority, but the leader keeps "
+            "serving: acks=1 sends are acknowledged, and with the ISR down to the leader "
+            "its high watermark moves, so Spark reads them. Then the producer stops, so "
+            "that nothing but Kafka moves the offsets from here on",
+            watch="the ISR shrinks to the leader alone; the producer and the app go on",
+            why="the followers' logs end where each stopped: every message after that is on one "
             "disk only, though the producer was told it is stored",
-        production="alert on UnderReplicatedPartitions and UnderMinIsrPartitionCount: with "
-                   "min.insync.replicas=2 these sends would have been refused instead",
-        question="With both followers gone, will acks=1 sends still be acknowledged, and will Spark "
-                 "read them?",
-        answer="Yes to both: the ISR shrinks to the leader alone (checked) and, with min ISR 1, its "
-               "high watermark moves, so the app reads and counts them.",
-        phase="acks=1"))
+            production="alert on UnderReplicatedPartitions and UnderMinIsrPartitionCount: with "
+            "min.insync.replicas=2 these sends would have been refused instead",
+            question="With both followers gone, will acks=1 sends still be acknowledged, and will Spark "
+            "read them?",
+            answer="Yes to both: the ISR shrinks to the leader alone (checked) and, with min ISR 1, its "
+            "high watermark moves, so the app reads and counts them.",
+            phase="acks=1",
+        )
+    )
     replicas = stage.brokers.replicas()
     leader = replicas.leader
     assert leader is not None
@@ -207,12 +242,20 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
         stage.output.wait_for_more(stage.timings.run_for_messages)
     alone = stage.brokers.replicas()
     stage.say(f"partition 0: leader {alone.leader}, in sync {list(alone.isr)}")
-    stage.expect(check("the leader is alone in sync", alone.isr == (leader,),
-                       f"ISR [{leader}]", f"ISR {list(alone.isr)}"))
+    stage.expect(
+        check(
+            "the leader is alone in sync",
+            alone.isr == (leader,),
+            f"ISR [{leader}]",
+            f"ISR {list(alone.isr)}",
+        )
+    )
     stage.output.wait_for_more(stage.timings.run_for_messages)
     acknowledged = stage.kafka.stop_producer().latest
-    checkpoint = stage.app.wait_while_up(lambda: _committed_past(stage, acknowledged),
-                                         "the checkpoint to reach the leader's last offset")
+    checkpoint = stage.app.wait_while_up(
+        lambda: _committed_past(stage, acknowledged),
+        "the checkpoint to reach the leader's last offset",
+    )
     # A message acknowledged while the producer was being stopped may miss its console line;
     # the app read every acknowledged one, so its output knows the last value sent (a CI run
     # sent 141 twice when the next producer started after the printed 140).
@@ -220,8 +263,10 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
     stage.fact("part2_leader", leader)
     stage.fact("part2_acknowledged_end", acknowledged)
     stage.fact("part2_checkpoint_offset", checkpoint)
-    stage.say(f"broker {leader} acknowledged offsets up to {acknowledged}; the app read them "
-              f"all, and its checkpoint resumes at {checkpoint}")
+    stage.say(
+        f"broker {leader} acknowledged offsets up to {acknowledged}; the app read them "
+        f"all, and its checkpoint resumes at {checkpoint}"
+    )
     return Alone(leader, followers, acknowledged, checkpoint, last_value)
 
 
@@ -247,22 +292,25 @@ class Election:
 
 
 def _unclean_election(stage: Stage, alone: Alone) -> Election:
-    stage.step(Step(
-        "kill -9 the leader; the two stale followers come back; Kafka elects one of them",
-        happens="the last in-sync replica dies; the followers start again, elect a controller, "
-                "and it finds no in-sync replica alive: unclean election is allowed, so it makes "
-                "the first live replica in the replica list leader, with the log it has",
-        watch="kafka-server-<id>.log of the controller: `UNCLEAN partition change`; Kafka's "
-              "latest offset falls to the new leader's log end",
-        why="the new leader never got the messages only the old one had: Kafka drops them, "
+    stage.step(
+        Step(
+            "kill -9 the leader; the two stale followers come back; Kafka elects one of them",
+            happens="the last in-sync replica dies; the followers start again, elect a controller, "
+            "and it finds no in-sync replica alive: unclean election is allowed, so it makes "
+            "the first live replica in the replica list leader, with the log it has",
+            watch="kafka-server-<id>.log of the controller: `UNCLEAN partition change`; Kafka's "
+            "latest offset falls to the new leader's log end",
+            why="the new leader never got the messages only the old one had: Kafka drops them, "
             "and the next messages will take the same offsets again",
-        production="with unclean election off the partition would stay offline until the old "
-                   "leader came back with its data: unavailable, not lost. Choose per topic",
-        question="When a stale follower becomes leader, what happens to Kafka's latest offset and "
-                 "to the messages only the old leader had?",
-        answer="The latest offset falls back below the checkpoint's offset, and the acknowledged "
-               "messages after the new leader's log end are lost (all checked).",
-        phase="unclean election"))
+            production="with unclean election off the partition would stay offline until the old "
+            "leader came back with its data: unavailable, not lost. Choose per topic",
+            question="When a stale follower becomes leader, what happens to Kafka's latest offset and "
+            "to the messages only the old leader had?",
+            answer="The latest offset falls back below the checkpoint's offset, and the acknowledged "
+            "messages after the new leader's log end are lost (all checked).",
+            phase="unclean election",
+        )
+    )
     stage.brokers.kill(alone.leader)
     started = time.monotonic()
     stage.brokers.start(alone.followers)
@@ -274,46 +322,68 @@ def _unclean_election(stage: Stage, alone: Alone) -> Election:
     stage.fact("part2_new_leader", new_leader)
     stage.fact("part2_new_leader_log_end", log_end)
     stage.fact("part2_lost_values", lost)
-    stage.say(f"broker {new_leader} leads after {stage.facts['part2_election_sec']} s; its log "
-              f"ends at offset {log_end}. Values {lost} were acknowledged by broker "
-              f"{alone.leader} and are gone ({len(lost)} messages)")
-    stage.expect(check("a replica that was not in sync became leader", new_leader in alone.followers,
-                       f"one of the stale followers {list(alone.followers)}", f"broker {new_leader}"))
-    stage.expect(check("acknowledged messages are lost", log_end < alone.acknowledged,
-                       f"the new leader's log ends below {alone.acknowledged}",
-                       f"it ends at {log_end}"))
-    stage.expect(check("offsets went back below the checkpoint", log_end < alone.checkpoint,
-                       f"below {alone.checkpoint}, where the checkpoint resumes", log_end))
+    stage.say(
+        f"broker {new_leader} leads after {stage.facts['part2_election_sec']} s; its log "
+        f"ends at offset {log_end}. Values {lost} were acknowledged by broker "
+        f"{alone.leader} and are gone ({len(lost)} messages)"
+    )
+    stage.expect(
+        check(
+            "a replica that was not in sync became leader",
+            new_leader in alone.followers,
+            f"one of the stale followers {list(alone.followers)}",
+            f"broker {new_leader}",
+        )
+    )
+    stage.expect(
+        check(
+            "acknowledged messages are lost",
+            log_end < alone.acknowledged,
+            f"the new leader's log ends below {alone.acknowledged}",
+            f"it ends at {log_end}",
+        )
+    )
+    stage.expect(
+        check(
+            "offsets went back below the checkpoint",
+            log_end < alone.checkpoint,
+            f"below {alone.checkpoint}, where the checkpoint resumes",
+            log_end,
+        )
+    )
     return Election(new_leader, log_end, elected_at)
 
 
 def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
-    stage.step(Step(
-        "The running Spark app meets offsets that went back",
-        happens="planning the next batch, Spark asks for the latest offset, finds it below the "
-                "end of the last batch (it retries: `Found incorrect offsets`), writes the batch "
-                f"to offsets/N anyway and, with failOnDataLoss=true, stops with {CONDITION}",
-        watch="the app's last line: `Partition Experience-0 offset was changed from X to Y. This "
-              "could be either 1) a user error … or 2) the kafka topic-partition is deleted and "
-              "re-created`; X is where the checkpoint is, Y the new leader's log end. "
-              "On Spark's connector it comes late: its admin client knew only the dead leader "
-              "(a metadata answer lists live brokers only) and waits out default.api.timeout.ms "
-              "(60 s) before Spark builds a new one from the bootstrap list",
-        why="the connector cannot tell an unclean election from a deleted and recreated topic: "
+    stage.step(
+        Step(
+            "The running Spark app meets offsets that went back",
+            happens="planning the next batch, Spark asks for the latest offset, finds it below the "
+            "end of the last batch (it retries: `Found incorrect offsets`), writes the batch "
+            f"to offsets/N anyway and, with failOnDataLoss=true, stops with {CONDITION}",
+            watch="the app's last line: `Partition Experience-0 offset was changed from X to Y. This "
+            "could be either 1) a user error … or 2) the kafka topic-partition is deleted and "
+            "re-created`; X is where the checkpoint is, Y the new leader's log end. "
+            "On Spark's connector it comes late: its admin client knew only the dead leader "
+            "(a metadata answer lists live brokers only) and waits out default.api.timeout.ms "
+            "(60 s) before Spark builds a new one from the bootstrap list",
+            why="the connector cannot tell an unclean election from a deleted and recreated topic: "
             "either way the offsets it has read no longer mean the messages it read. It only "
             "sees it if it looks while the latest offset is still below its own: had the "
             "producer gone on during those 60 s, the partition would have grown past the "
             "checkpoint's offset first, and Spark would have skipped the messages at the "
             "reused offsets without a word, failOnDataLoss=true or not",
-        production="this stop is what you want: the checkpoint and Kafka disagree and someone "
-                   "must decide what to reprocess. Do not count on it: after an unclean "
-                   "election, compare the checkpoint's offsets (`spark_app inspect`) with the "
-                   "new leader's log end yourself",
-        question="Will the running app go on, or stop, and with which error?",
-        answer=f"It stops with a non-zero exit code and {CONDITION}, naming the offset "
-                   "changed from the checkpoint's offset to the new leader's log end "
-                   "(all checked)",
-        phase="failOnDataLoss=true"))
+            production="this stop is what you want: the checkpoint and Kafka disagree and someone "
+            "must decide what to reprocess. Do not count on it: after an unclean "
+            "election, compare the checkpoint's offsets (`spark_app inspect`) with the "
+            "new leader's log end yourself",
+            question="Will the running app go on, or stop, and with which error?",
+            answer=f"It stops with a non-zero exit code and {CONDITION}, naming the offset "
+            "changed from the checkpoint's offset to the new leader's log end "
+            "(all checked)",
+            phase="failOnDataLoss=true",
+        )
+    )
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
     stage.fact("part2_refusal_sec", round(time.monotonic() - election.at, 1))
     output = stage.app.output()
@@ -321,16 +391,25 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
     # `Error in attempt 1 getting Kafka offsets: KAFKA_UNREACHABLE …` while no broker answered.
     named = error_in_text(_last_error_line(output))
     stage.expect(check("the app stops", code != 0, "a non-zero exit code", f"exit code {code}"))
-    stage.expect(check("the error is Spark's data-loss condition for a changed offset",
-                       isinstance(named, PartitionOffsetChangedError), CONDITION,
-                       named.token if named else "no error line"))
+    stage.expect(
+        check(
+            "the error is Spark's data-loss condition for a changed offset",
+            isinstance(named, PartitionOffsetChangedError),
+            CONDITION,
+            named.token if named else "no error line",
+        )
+    )
     changes = offset_changes_in(output)
     stage.fact("error_offset_change", list(changes[-1]) if changes else None)
     expected = (alone.checkpoint, election.log_end)
-    stage.expect(check("the error names the checkpoint's offset and the new log end",
-                       bool(changes) and changes[-1] == expected,
-                       f"from {expected[0]} to {expected[1]}",
-                       f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words"))
+    stage.expect(
+        check(
+            "the error names the checkpoint's offset and the new log end",
+            bool(changes) and changes[-1] == expected,
+            f"from {expected[0]} to {expected[1]}",
+            f"from {changes[-1][0]} to {changes[-1][1]}" if changes else "no such words",
+        )
+    )
 
 
 def _last_error_line(output: str) -> str:
@@ -339,27 +418,30 @@ def _last_error_line(output: str) -> str:
 
 
 def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
-    stage.step(Step(
-        "Restart the app with failOnDataLoss=false; the producer goes on",
-        happens="Spark replays the batch it planned (from the checkpoint's offset back to the "
-                "new log end), logs the same words as a warning, drops the backwards range and "
-                "goes on from the new log end. A producer starts again at the next value of its "
-                "own sequence (`--first-value`: after the topic's highest value it would send "
-                "the lost values again); its messages take the offsets the lost ones had",
-        watch="spark.log's warning; the output goes on with the producer's next value: no "
-              "value is missing or doubled, yet offsets [new log end, checkpoint) were read "
-              "twice, holding other messages the second time",
-        why="the planned batch pinned the new log end, so the app resumes exactly there. What "
+    stage.step(
+        Step(
+            "Restart the app with failOnDataLoss=false; the producer goes on",
+            happens="Spark replays the batch it planned (from the checkpoint's offset back to the "
+            "new log end), logs the same words as a warning, drops the backwards range and "
+            "goes on from the new log end. A producer starts again at the next value of its "
+            "own sequence (`--first-value`: after the topic's highest value it would send "
+            "the lost values again); its messages take the offsets the lost ones had",
+            watch="spark.log's warning; the output goes on with the producer's next value: no "
+            "value is missing or doubled, yet offsets [new log end, checkpoint) were read "
+            "twice, holding other messages the second time",
+            why="the planned batch pinned the new log end, so the app resumes exactly there. What "
             "it cannot undo: it counted messages Kafka no longer has",
-        production="failOnDataLoss=false turns a loud stop into a warning. After an unclean "
-                   "election, reconcile downstream with the producers' own record of what "
-                   "they sent, or rebuild from a source of truth",
-        question="With failOnDataLoss=false, will any value be missing or doubled in the output, "
-                 "and where do the lost values stand?",
-        answer="None missing, none doubled, every value sent counted; the lost values are in the "
-               "output but gone from Kafka, the producer's next message took the new log end's "
-               "offset, and spark.log warns that the offset went back (all checked).",
-        phase="failOnDataLoss=false"))
+            production="failOnDataLoss=false turns a loud stop into a warning. After an unclean "
+            "election, reconcile downstream with the producers' own record of what "
+            "they sent, or rebuild from a source of truth",
+            question="With failOnDataLoss=false, will any value be missing or doubled in the output, "
+            "and where do the lost values stand?",
+            answer="None missing, none doubled, every value sent counted; the lost values are in the "
+            "output but gone from Kafka, the producer's next message took the new log end's "
+            "offset, and spark.log warns that the offset went back (all checked).",
+            phase="failOnDataLoss=false",
+        )
+    )
     stage.app.start(fail_on_data_loss=False)
     first = alone.last_value + 1
     stage.kafka.restart_producer(acks="1", first_value=first)
@@ -372,62 +454,90 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
     # Offset order from the earliest, which is 0 here (retention is endless): index = offset.
     in_kafka = stage.kafka.values_in_topic()
     at = in_kafka.index(first) if first in in_kafka else None
-    stage.expect(check("the producer's next message took the new log end's offset",
-                       at == election.log_end, f"value {first} at offset {election.log_end}",
-                       f"value {first} at offset {at}"))
+    stage.expect(
+        check(
+            "the producer's next message took the new log end's offset",
+            at == election.log_end,
+            f"value {first} at offset {election.log_end}",
+            f"value {first} at offset {at}",
+        )
+    )
     report = stage.output.verify_sent()
     stage.fact("part2_offsets_read_twice", [election.log_end, alone.checkpoint])
     stage.expect(missing_exactly(report, []))
     stage.expect(duplicated_exactly(report, {}))
-    stage.expect(check("every value sent was counted", report.highest == last,
-                       f"highest {last}", f"highest {report.highest}"))
+    stage.expect(
+        check(
+            "every value sent was counted",
+            report.highest == last,
+            f"highest {last}",
+            f"highest {report.highest}",
+        )
+    )
     lost = ValueRange(election.log_end + 1, alone.acknowledged)
     gone = set(in_kafka) & set(range(lost.first, lost.last + 1))
-    stage.expect(check("the values Kafka lost are counted, and gone from Kafka",
-                       not gone and all(v in report.values for v in (lost.first, lost.last)),
-                       f"{lost} in the output, none of them in the topic",
-                       f"in the topic: {sorted(gone) or 'none'}"))
+    stage.expect(
+        check(
+            "the values Kafka lost are counted, and gone from Kafka",
+            not gone and all(v in report.values for v in (lost.first, lost.last)),
+            f"{lost} in the output, none of them in the topic",
+            f"in the topic: {sorted(gone) or 'none'}",
+        )
+    )
     warned = offset_changes_in(stage.app.spark_log())
     stage.fact("spark_log_offset_changes", warned)
-    stage.expect(check("spark.log warns that the offset went back",
-                       (alone.checkpoint, election.log_end) in warned,
-                       f"`offset was changed from {alone.checkpoint} to {election.log_end}`",
-                       warned or "no such warning"))
+    stage.expect(
+        check(
+            "spark.log warns that the offset went back",
+            (alone.checkpoint, election.log_end) in warned,
+            f"`offset was changed from {alone.checkpoint} to {election.log_end}`",
+            warned or "no such warning",
+        )
+    )
 
 
 def _old_leader_returns(stage: Stage, alone: Alone) -> None:
-    stage.step(Step(
-        "The old leader comes back and throws away what only it had",
-        happens=f"broker {alone.leader} starts, learns the new leader's epoch, truncates its "
-                "log to where the new leader's diverged, and copies the new messages",
-        watch=f"kafka-server-{alone.leader}.log: `Truncating` the partition to the new leader's "
-              "offset; the ISR is three again",
-        why="Kafka keeps one history per partition, the leader's: the acknowledged messages "
+    stage.step(
+        Step(
+            "The old leader comes back and throws away what only it had",
+            happens=f"broker {alone.leader} starts, learns the new leader's epoch, truncates its "
+            "log to where the new leader's diverged, and copies the new messages",
+            watch=f"kafka-server-{alone.leader}.log: `Truncating` the partition to the new leader's "
+            "offset; the ISR is three again",
+            why="Kafka keeps one history per partition, the leader's: the acknowledged messages "
             "are now gone from every broker",
-        production="after an unclean election the lost messages can only come from the "
-                   "producers' side (their logs, an outbox table): plan for it or keep the rule",
-        question="When the old leader comes back, will the messages only it had come back with it?",
-        answer="No: it truncates its log to the new leader's history and catches up; the ISR is "
-               "three again (checked), and the lost messages are gone from every broker.",
-        phase="aftermath"))
+            production="after an unclean election the lost messages can only come from the "
+            "producers' side (their logs, an outbox table): plan for it or keep the rule",
+            question="When the old leader comes back, will the messages only it had come back with it?",
+            answer="No: it truncates its log to the new leader's history and catches up; the ISR is "
+            "three again (checked), and the lost messages are gone from every broker.",
+            phase="aftermath",
+        )
+    )
     stage.brokers.start([alone.leader])
     replicas = stage.brokers.wait_for_isr(3)
-    stage.expect(check("all three replicas in sync again", len(replicas.isr) == 3,
-                       "ISR of three", f"ISR {list(replicas.isr)}"))
+    stage.expect(
+        check(
+            "all three replicas in sync again",
+            len(replicas.isr) == 3,
+            "ISR of three",
+            f"ISR {list(replicas.isr)}",
+        )
+    )
 
 
 SCENARIO = Scenario(
     name="broker-failover",
     title="a Kafka leader dies: acks=all rides it out; an unclean election loses acknowledged data",
     summary="Three Kafka brokers, replication factor 3. Killing the leader with acks=all and "
-            "min.insync.replicas=2 loses nothing. With acks=1, min ISR 1 and unclean election "
-            "on, a stale replica becomes leader: acknowledged messages vanish, offsets go back "
-            "below Spark's checkpoint, the app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED, "
-            "and restarted with failOnDataLoss=false it reads the reused offsets again while the "
-            "lost messages stay counted.",
+    "min.insync.replicas=2 loses nothing. With acks=1, min ISR 1 and unclean election "
+    "on, a stale replica becomes leader: acknowledged messages vanish, offsets go back "
+    "below Spark's checkpoint, the app stops with KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED, "
+    "and restarted with failOnDataLoss=false it reads the reused offsets again while the "
+    "lost messages stay counted.",
     origin="seed 002, known data-loss cases",
     run=run,
     takes="about 4 min: three Kafka brokers, a leader killed twice (acks=all, then acks=1 with "
-          "unclean election), the app refused on data loss and restarted",
+    "unclean election), the app refused on data loss and restarted",
     kafka_brokers=3,
 )

@@ -66,49 +66,60 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
     seed = stage.fact("seed", seed if seed is not None else DEFAULT_SEED)
     rng = random.Random(seed)
     stage.say(f"{kills} kill(s) per sink, seed {seed} (`--kills N --seed S` to vary)")
-    stage.step(Step(
-        "Start Kafka with endless retention, and the producer",
-        happens="a broker and the producer, one message per interval; retention is long, so "
-                "every kill is only about the checkpoint, never about Kafka deleting data",
-        watch="the producer keeps sending while the app is down: each restart has a backlog",
-        why="seed 001's scenario #1: with the data still in Kafka, a restart must catch up "
+    stage.step(
+        Step(
+            "Start Kafka with endless retention, and the producer",
+            happens="a broker and the producer, one message per interval; retention is long, so "
+            "every kill is only about the checkpoint, never about Kafka deleting data",
+            watch="the producer keeps sending while the app is down: each restart has a backlog",
+            why="seed 001's scenario #1: with the data still in Kafka, a restart must catch up "
             "without missing or doubling anything",
-        question="While the app is down between kills, does the producer wait for it?",
-        answer="No: it keeps sending, so every restart starts with a backlog to catch up on.",
-        production="keep retention well above your restart time, so a crash loop can never turn "
-                   "into data loss"))
+            question="While the app is down between kills, does the producer wait for it?",
+            answer="No: it keeps sending, so every restart starts with a backlog to catch up on.",
+            production="keep retention well above your restart time, so a crash loop can never turn "
+            "into data loss",
+        )
+    )
     stage.kafka.start()
     stopped = _exactly_once_run(stage, kills, rng)
     _at_least_once_run(stage, kills, rng, stopped)
 
 
 def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLanding:
-    stage.step(Step(
-        f"Exactly-once sink: {kills} kill -9 at random moments, a restart after each",
-        happens="each kill is aimed at a batch boundary, at a batch in flight (just after "
-                "offsets/N) or at the output (the moment the log grows, before commits/N)",
-        watch="after each kill: which batch has offsets but no commit, and whether its values "
-              "are already in the output log",
-        why="a restart runs the uncommitted batch again with exactly the same offsets; the "
+    stage.step(
+        Step(
+            f"Exactly-once sink: {kills} kill -9 at random moments, a restart after each",
+            happens="each kill is aimed at a batch boundary, at a batch in flight (just after "
+            "offsets/N) or at the output (the moment the log grows, before commits/N)",
+            watch="after each kill: which batch has offsets but no commit, and whether its values "
+            "are already in the output log",
+            why="a restart runs the uncommitted batch again with exactly the same offsets; the "
             "exactly-once sink keeps a journal of (query id, batch id, log size) and rolls back "
             "or skips a batch it has already written",
-        production="foreachBatch is at-least-once; make the output idempotent on the batch id "
-                   "(a transaction, a MERGE, or a journal like this one)",
-        question="Which kill will cost a value: the one at a batch boundary, mid-batch, or "
-                 "mid-write?",
-        answer="None of them: after the kills the log holds everything the checkpoint committed, "
-               "every value exactly once (checked); a replayed batch is rolled back or skipped by "
-               "the sink's journal.",
-        phase="exactly-once sink"))
+            production="foreachBatch is at-least-once; make the output idempotent on the batch id "
+            "(a transaction, a MERGE, or a journal like this one)",
+            question="Which kill will cost a value: the one at a batch boundary, mid-batch, or "
+            "mid-write?",
+            answer="None of them: after the kills the log holds everything the checkpoint committed, "
+            "every value exactly once (checked); a replayed batch is rolled back or skipped by "
+            "the sink's journal.",
+            phase="exactly-once sink",
+        )
+    )
     stage.app.start(sink="exactly-once")
     _kill_and_restart(stage, "exactly-once", kills, rng)
     caught_up = stage.catch_up()
     stage.app.stop()
     report = stage.output.verify()
     stage.fact("exactly_once_highest", report.highest)
-    stage.expect(check("the log holds everything the checkpoint committed",
-                       (report.highest or 0) >= caught_up, f"highest value >= {caught_up}",
-                       f"highest value {report.highest}"))
+    stage.expect(
+        check(
+            "the log holds everything the checkpoint committed",
+            (report.highest or 0) >= caught_up,
+            f"highest value >= {caught_up}",
+            f"highest value {report.highest}",
+        )
+    )
     stage.expect(exactly_once(report, report.highest or 0))
     # The producer goes on, so the stop may have caught a batch in flight: the next start
     # replays it, and the at-least-once sink would write its lines again.
@@ -118,23 +129,25 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
     return stopped
 
 
-def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
-                       stopped: KillLanding) -> None:
-    stage.step(Step(
-        f"At-least-once sink: the same query restarted with a plain append, {kills} more kills",
-        happens="the same checkpoint, now with --sink at-least-once (the code inside foreachBatch "
-                "may change between restarts); the same kind of random kills",
-        watch="a kill that lands after the output and before the commit makes the replay "
-              "append that batch's lines a second time",
-        why="Spark guarantees that the batch runs again, not that its side effects happen once: "
+def _at_least_once_run(stage: Stage, kills: int, rng: random.Random, stopped: KillLanding) -> None:
+    stage.step(
+        Step(
+            f"At-least-once sink: the same query restarted with a plain append, {kills} more kills",
+            happens="the same checkpoint, now with --sink at-least-once (the code inside foreachBatch "
+            "may change between restarts); the same kind of random kills",
+            watch="a kill that lands after the output and before the commit makes the replay "
+            "append that batch's lines a second time",
+            why="Spark guarantees that the batch runs again, not that its side effects happen once: "
             "without a journal the sink cannot tell a replay from a new batch",
-        production="count the duplicates your sink can produce, or make it idempotent; "
-                   "a kill that lands elsewhere costs nothing, so duplicates come and go with luck",
-        question="Which kills will write values twice now, and will any value be missing?",
-        answer="Only those that landed after the output and before commits/N (and a stop that "
-               "caught one): their batch's values are doubled, exactly as predicted (checked); "
-               "nothing is missing and the last value is there.",
-        phase="at-least-once sink"))
+            production="count the duplicates your sink can produce, or make it idempotent; "
+            "a kill that lands elsewhere costs nothing, so duplicates come and go with luck",
+            question="Which kills will write values twice now, and will any value be missing?",
+            answer="Only those that landed after the output and before commits/N (and a stop that "
+            "caught one): their batch's values are doubled, exactly as predicted (checked); "
+            "nothing is missing and the last value is there.",
+            phase="at-least-once sink",
+        )
+    )
     before = Counter(stage.output.verify().values)
     stage.app.start(sink="at-least-once")
     landings = _kill_and_restart(stage, "at-least-once", kills, rng)
@@ -148,12 +161,20 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random,
     doubled = stage.fact("duplicated_values", len(report.duplicated))
     stage.fact("extra_lines", sum(n - 1 for n in report.duplicated.values()))
     caught = sum(1 for k in landings if k.written)
-    stage.say(f"{doubled} value(s) written more than once, from {caught} of {kills} kill(s) "
-              f"that landed between the output and the commit"
-              + (" and the stop before this run" if stopped.written else ""))
+    stage.say(
+        f"{doubled} value(s) written more than once, from {caught} of {kills} kill(s) "
+        f"that landed between the output and the commit"
+        + (" and the stop before this run" if stopped.written else "")
+    )
     stage.expect(missing_exactly(report, []))
-    stage.expect(check("every message up to the last one", report.highest == total,
-                       f"highest value {total}", f"highest value {report.highest}"))
+    stage.expect(
+        check(
+            "every message up to the last one",
+            report.highest == total,
+            f"highest value {total}",
+            f"highest value {report.highest}",
+        )
+    )
     stage.expect(duplicated_exactly(report, predicted))
 
 
@@ -170,17 +191,18 @@ SCENARIO = Scenario(
     name="chaos",
     title="kill -9 at random moments: exactly-once holds; at-least-once doubles what was caught",
     summary="N kill -9 of the Spark app at seeded random moments (batch boundary, mid-batch, "
-            "mid-write), a restart after each; with the exactly-once sink nothing is lost or "
-            "doubled; with the at-least-once sink nothing is lost and the duplicates are "
-            "predicted from where each kill landed, and counted.",
+    "mid-write), a restart after each; with the exactly-once sink nothing is lost or "
+    "doubled; with the at-least-once sink nothing is lost and the duplicates are "
+    "predicted from where each kill landed, and counted.",
     origin="seed 001 scenario #1",
     run=run,
     takes="about 1.5 min: six Spark starts, each after a kill -9 at a random moment, in two "
-          "sink modes",
+    "sink modes",
     checkpoint_stores=("local", "hdfs", "s3"),
     options=(
         ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),
-        ScenarioOption("--seed", int, f"seed of the random moments (default {DEFAULT_SEED})",
-                       metavar="S"),
+        ScenarioOption(
+            "--seed", int, f"seed of the random moments (default {DEFAULT_SEED})", metavar="S"
+        ),
     ),
 )

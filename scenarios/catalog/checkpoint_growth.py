@@ -98,22 +98,42 @@ def soak_for(fast: bool, batches: int | None = None) -> Soak:
     over 2,000 one-second batches; RocksDB's maintenance every 5 s, so that its 60 s do not
     hide the ratio's 30 versions."""
     if fast:
-        soak = Soak(retain=30, ratio=SPARK_EXTRA_SPACE_RATIO, snapshot_every=5,
-                    hdfs_maintenance_sec=1.0, rocksdb_maintenance_sec=1.0, trigger_sec=0.2,
-                    producer_interval_sec=0.05, hdfs_batches=110, rocksdb_batches=100,
-                    ratio_zero_batches=60, sample_sec=1.0, stopped_wait_sec=8.0)
+        soak = Soak(
+            retain=30,
+            ratio=SPARK_EXTRA_SPACE_RATIO,
+            snapshot_every=5,
+            hdfs_maintenance_sec=1.0,
+            rocksdb_maintenance_sec=1.0,
+            trigger_sec=0.2,
+            producer_interval_sec=0.05,
+            hdfs_batches=110,
+            rocksdb_batches=100,
+            ratio_zero_batches=60,
+            sample_sec=1.0,
+            stopped_wait_sec=8.0,
+        )
     else:
-        soak = Soak(retain=SPARK_MIN_BATCHES_TO_RETAIN, ratio=SPARK_EXTRA_SPACE_RATIO,
-                    snapshot_every=SPARK_SNAPSHOT_EVERY, hdfs_maintenance_sec=SPARK_MAINTENANCE_SEC,
-                    rocksdb_maintenance_sec=5.0, trigger_sec=1.0, producer_interval_sec=0.5,
-                    hdfs_batches=2000, rocksdb_batches=400, ratio_zero_batches=250,
-                    sample_sec=5.0, stopped_wait_sec=150.0)
+        soak = Soak(
+            retain=SPARK_MIN_BATCHES_TO_RETAIN,
+            ratio=SPARK_EXTRA_SPACE_RATIO,
+            snapshot_every=SPARK_SNAPSHOT_EVERY,
+            hdfs_maintenance_sec=SPARK_MAINTENANCE_SEC,
+            rocksdb_maintenance_sec=5.0,
+            trigger_sec=1.0,
+            producer_interval_sec=0.5,
+            hdfs_batches=2000,
+            rocksdb_batches=400,
+            ratio_zero_batches=250,
+            sample_sec=5.0,
+            stopped_wait_sec=150.0,
+        )
     if batches is not None:  # never shorter than what lets every cleanup show
         soak = replace(soak, hdfs_batches=max(batches, 3 * soak.retain))
     return soak
 
 
 # -- the story ------------------------------------------------------------------------------------
+
 
 @dataclass
 class _Watched:
@@ -125,18 +145,21 @@ class _Watched:
 def run(stage: Stage, *, batches: int | None = None) -> None:
     soak = soak_for(stage.settings.fast, batches)
     stage.fact("soak", soak.__dict__)
-    stage.step(Step(
-        "Start Kafka and a fast producer",
-        happens=f"one topic that keeps everything; the producer sends a message every "
-                f"{soak.producer_interval_sec:g} s",
-        watch="the producer's lines",
-        why="a micro-batch runs only when there is new data: a message for every trigger "
+    stage.step(
+        Step(
+            "Start Kafka and a fast producer",
+            happens=f"one topic that keeps everything; the producer sends a message every "
+            f"{soak.producer_interval_sec:g} s",
+            watch="the producer's lines",
+            why="a micro-batch runs only when there is new data: a message for every trigger "
             "makes every trigger a batch, and every batch adds files to the checkpoint",
-        question="With a message for every trigger, how many triggers will run no batch?",
-        answer="None: a micro-batch runs whenever there is new data, so every trigger is a batch "
-               "and adds files to the checkpoint.",
-        production="a checkpoint grows with batches, not with data: count batches per hour when you "
-                   "size its storage"))
+            question="With a message for every trigger, how many triggers will run no batch?",
+            answer="None: a micro-batch runs whenever there is new data, so every trigger is a batch "
+            "and adds files to the checkpoint.",
+            production="a checkpoint grows with batches, not with data: count batches per hour when you "
+            "size its storage",
+        )
+    )
     stage.kafka.start(interval_sec=soak.producer_interval_sec)
     # One app per store, each on a checkpoint of its own, labelled by its store on the picture.
     hdfs = stage.app.beside("hdfs", narrated=True)
@@ -155,8 +178,7 @@ def _wait_for_batch(app: AppPart, batch: int, timeout: float) -> int:
     commits = app.folders.checkpoints / "commits"
 
     def reached() -> int | None:
-        newest = max((int(p.name) for p in commits.glob("[0-9]*") if p.name.isdigit()),
-                     default=-1)
+        newest = max((int(p.name) for p in commits.glob("[0-9]*") if p.name.isdigit()), default=-1)
         return newest if newest >= batch else None
 
     return app.wait_while_up(reached, f"batch {batch} committed", timeout=timeout, poll=1.0)
@@ -178,31 +200,37 @@ def _soak_timeout(stage: Stage, soak: Soak, batches: int) -> float:
 
 
 def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> None:
-    stage.step(Step(
-        f"HDFS: soak {soak.hdfs_batches} batches on a new checkpoint",
-        happens=f"the app runs on the HDFS store (Spark's default) with a {soak.trigger_sec:g} s "
-                f"trigger, minBatchesToRetain N={soak.retain}, a snapshot after "
-                f"{soak.snapshot_every} deltas and maintenance every "
-                f"{soak.hdfs_maintenance_sec:g} s"
-                + (" (all three Spark's defaults)" if soak.retain == SPARK_MIN_BATCHES_TO_RETAIN
-                   else "")
-                + f"; a sampler measures the folder every {soak.sample_sec:g} s",
-        watch="the picture's lower panel: files in offsets/ and commits/ climb to 2 x N (each "
-              "entry has Hadoop's hidden .crc beside it) and stay; files in state/ climb past "
-              "N and drop back a snapshot interval at a time; the size levels off",
-        why="after every batch the driver deletes offsets/<n> and commits/<n> older than the "
+    stage.step(
+        Step(
+            f"HDFS: soak {soak.hdfs_batches} batches on a new checkpoint",
+            happens=f"the app runs on the HDFS store (Spark's default) with a {soak.trigger_sec:g} s "
+            f"trigger, minBatchesToRetain N={soak.retain}, a snapshot after "
+            f"{soak.snapshot_every} deltas and maintenance every "
+            f"{soak.hdfs_maintenance_sec:g} s"
+            + (
+                " (all three Spark's defaults)"
+                if soak.retain == SPARK_MIN_BATCHES_TO_RETAIN
+                else ""
+            )
+            + f"; a sampler measures the folder every {soak.sample_sec:g} s",
+            watch="the picture's lower panel: files in offsets/ and commits/ climb to 2 x N (each "
+            "entry has Hadoop's hidden .crc beside it) and stay; files in state/ climb past "
+            "N and drop back a snapshot interval at a time; the size levels off",
+            why="after every batch the driver deletes offsets/<n> and commits/<n> older than the "
             "last N batches; state files are deleted by the store's background maintenance: "
             "it keeps the last N versions and the snapshot they are built on, and deletes what "
             "is older. HDFS ignores ratioExtraSpaceAllowedInCheckpoint (Spark 4.2 reads it "
             "only in the RocksDB store)",
-        production="leave minBatchesToRetain at 100 unless the file count hurts: it is how far "
-                   "back a restart or the State Data Source can go; monitor the checkpoint's "
-                   "file count and size, which must level off after about N batches",
-        question="After many batches, will the checkpoint folder keep growing, or level off?",
-        answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
-               "bounded and old ones are deleted, the size stops growing, and the output is exactly "
-               "once (all checked).",
-        phase="hdfs"))
+            production="leave minBatchesToRetain at 100 unless the file count hurts: it is how far "
+            "back a restart or the State Data Source can go; monitor the checkpoint's "
+            "file count and size, which must level off after about N batches",
+            question="After many batches, will the checkpoint folder keep growing, or level off?",
+            answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
+            "bounded and old ones are deleted, the size stops growing, and the output is exactly "
+            "once (all checked).",
+            phase="hdfs",
+        )
+    )
     sampler.phase = "hdfs"
     started = time.monotonic()
     app.start(**soak.app_options("hdfs"))
@@ -216,54 +244,73 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
     settled = steady(samples, from_batch)
     _say_phase(stage, "hdfs", samples, settled, rate, bound)
     logs = log_problems(settled, soak.retain)
-    stage.expect(check(
-        "offsets/ and commits/ keep the last N batches", not logs,
-        f"{soak.retain - 1}..{log_bound(soak.retain)} entries each (N={soak.retain}) in every "
-        f"sample from batch {math.ceil(from_batch)} on",
-        "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries")))
+    stage.expect(
+        check(
+            "offsets/ and commits/ keep the last N batches",
+            not logs,
+            f"{soak.retain - 1}..{log_bound(soak.retain)} entries each (N={soak.retain}) in every "
+            f"sample from batch {math.ceil(from_batch)} on",
+            "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries"),
+        )
+    )
     states = state_problems(settled, bound)
-    stage.expect(check(
-        "state versions on disk stay bounded", not states,
-        f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
-        f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
-        f"and cleanup each wait for one) + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")))
+    stage.expect(
+        check(
+            "state versions on disk stay bounded",
+            not states,
+            f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
+            f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
+            f"and cleanup each wait for one) + {MARGIN}",
+            "; ".join(states) or _range_text(settled, "state_versions"),
+        )
+    )
     last = samples[-1].usage
-    stage.expect(check(
-        "old state versions are deleted", (last.oldest_state_version or 0) > 1,
-        "the oldest state version on disk is no longer version 1",
-        f"oldest state version {last.oldest_state_version}"))
+    stage.expect(
+        check(
+            "old state versions are deleted",
+            (last.oldest_state_version or 0) > 1,
+            "the oldest state version on disk is no longer version 1",
+            f"oldest state version {last.oldest_state_version}",
+        )
+    )
     plateau = plateau_problem(settled)
-    stage.expect(check(
-        "the folder's size stops growing", plateau is None,
-        "the last third of the steady soak no larger than the middle third's largest (+15%)",
-        plateau or _size_text(settled)))
+    stage.expect(
+        check(
+            "the folder's size stops growing",
+            plateau is None,
+            "the last third of the steady soak no larger than the middle third's largest (+15%)",
+            plateau or _size_text(settled),
+        )
+    )
     total = _drain_and_stop(stage, app)
     stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
 def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> None:
-    stage.step(Step(
-        f"RocksDB: soak {soak.rocksdb_batches} batches with the extra-space ratio "
-        f"{soak.ratio:g}",
-        happens=f"a second app, on RocksDB and a checkpoint of its own, reads the same topic "
-                f"from the start: N={soak.retain}, ratioExtraSpaceAllowedInCheckpoint "
-                f"{soak.ratio:g} (Spark's default), maintenance every "
-                f"{soak.rocksdb_maintenance_sec:g} s",
-        watch=f"state versions (one `<v>.zip` each) climb to N + {round(soak.retain * soak.ratio)} "
-              f"before maintenance deletes the stale ones, all at once: a saw with tall teeth",
-        why="RocksDB's maintenance deletes old versions only once more than round(N x ratio) "
+    stage.step(
+        Step(
+            f"RocksDB: soak {soak.rocksdb_batches} batches with the extra-space ratio "
+            f"{soak.ratio:g}",
+            happens=f"a second app, on RocksDB and a checkpoint of its own, reads the same topic "
+            f"from the start: N={soak.retain}, ratioExtraSpaceAllowedInCheckpoint "
+            f"{soak.ratio:g} (Spark's default), maintenance every "
+            f"{soak.rocksdb_maintenance_sec:g} s",
+            watch=f"state versions (one `<v>.zip` each) climb to N + {round(soak.retain * soak.ratio)} "
+            f"before maintenance deletes the stale ones, all at once: a saw with tall teeth",
+            why="RocksDB's maintenance deletes old versions only once more than round(N x ratio) "
             "stale ones have piled up (minVersionsToDelete): one listing of the folder for a "
             "bunch of deletions, cheaper on object storage, at the price of up to 30% more "
             "versions on disk",
-        production="expect about N x 1.3 versions per state partition on Spark 4 (130 with the "
-                   "defaults), times the shuffle partitions: size alerts from Spark 3 need that "
-                   "headroom",
-        question="On RocksDB with the default extra-space ratio, how many state versions will pile "
-                 "up before maintenance deletes any?",
-        answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
-               "the count stays within that bound (checked).",
-        phase="rocksdb"))
+            production="expect about N x 1.3 versions per state partition on Spark 4 (130 with the "
+            "defaults), times the shuffle partitions: size alerts from Spark 3 need that "
+            "headroom",
+            question="On RocksDB with the default extra-space ratio, how many state versions will pile "
+            "up before maintenance deletes any?",
+            answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
+            "the count stays within that bound (checked).",
+            phase="rocksdb",
+        )
+    )
     sampler.phase = "rocksdb"
     stage.kafka.restart_producer(acks="all")
     app.start(**soak.app_options("rocksdb"))
@@ -276,31 +323,37 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
     settled = steady(samples, soak.retain * (1 + soak.ratio) + per_maintenance + MARGIN)
     _say_phase(stage, "rocksdb", samples, settled, rate, bound)
     states = state_problems(settled, bound)
-    stage.expect(check(
-        "state versions on disk stay bounded", not states,
-        f"at most {bound} = N {soak.retain} + round(N x ratio) {round(soak.retain * soak.ratio)} "
-        f"+ 1 + {math.ceil(per_maintenance)} batches per maintenance + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")))
+    stage.expect(
+        check(
+            "state versions on disk stay bounded",
+            not states,
+            f"at most {bound} = N {soak.retain} + round(N x ratio) {round(soak.retain * soak.ratio)} "
+            f"+ 1 + {math.ceil(per_maintenance)} batches per maintenance + {MARGIN}",
+            "; ".join(states) or _range_text(settled, "state_versions"),
+        )
+    )
 
 
-def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
-             ) -> CheckpointUsage:
-    stage.step(Step(
-        "Stop the RocksDB app and wait",
-        happens=f"the producer stops, the app writes the last message and stops on SIGTERM "
-                f"between two batches; its folder is listed, then watched for "
-                f"{soak.stopped_wait_sec:g} s (many maintenance intervals)",
-        watch="the lower panel's lines go flat: nothing is deleted, the stale versions above N "
-              "stay",
-        why="every deletion is made by the running query: the driver trims the logs after a "
+def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> CheckpointUsage:
+    stage.step(
+        Step(
+            "Stop the RocksDB app and wait",
+            happens=f"the producer stops, the app writes the last message and stops on SIGTERM "
+            f"between two batches; its folder is listed, then watched for "
+            f"{soak.stopped_wait_sec:g} s (many maintenance intervals)",
+            watch="the lower panel's lines go flat: nothing is deleted, the stale versions above N "
+            "stay",
+            why="every deletion is made by the running query: the driver trims the logs after a "
             "batch, the executors' maintenance thread trims the state; a stopped, killed or "
             "abandoned query cleans nothing",
-        production="an abandoned checkpoint keeps its files forever: delete the folder of a "
-                   "query you retire; a query stopped for long cleans up at its next start",
-        question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
-        answer="No: the same files with the same sizes after the wait (checked); only a running "
-               "query cleans up.",
-        phase="stopped"))
+            production="an abandoned checkpoint keeps its files forever: delete the folder of a "
+            "query you retire; a query stopped for long cleans up at its next start",
+            question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
+            answer="No: the same files with the same sizes after the wait (checked); only a running "
+            "query cleans up.",
+            phase="stopped",
+        )
+    )
     _drain_and_stop(stage, app)
     sampler.phase = "stopped"
     before = listing(app.folders.checkpoints)
@@ -312,42 +365,60 @@ def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart
     after = listing(app.folders.checkpoints)
     changed = unchanged_problem(before, after)
     stale = max(0, left.state_versions - soak.retain)
-    stage.fact("stopped", {"files": left.total_files, "bytes": left.total_bytes,
-                           "state_versions": left.state_versions, "stale_state_versions": stale,
-                           "waited_sec": soak.stopped_wait_sec})
+    stage.fact(
+        "stopped",
+        {
+            "files": left.total_files,
+            "bytes": left.total_bytes,
+            "state_versions": left.state_versions,
+            "stale_state_versions": stale,
+            "waited_sec": soak.stopped_wait_sec,
+        },
+    )
     stage.say(f"{stale} state versions beyond N={soak.retain} stay on disk while stopped")
-    stage.expect(check(
-        "a stopped query's checkpoint does not change", changed is None,
-        f"the same {len(before)} files, same sizes, after {soak.stopped_wait_sec:g} s",
-        changed or f"the same {len(after)} files"))
+    stage.expect(
+        check(
+            "a stopped query's checkpoint does not change",
+            changed is None,
+            f"the same {len(before)} files, same sizes, after {soak.stopped_wait_sec:g} s",
+            changed or f"the same {len(after)} files",
+        )
+    )
     return left
 
 
-def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart,
-                left: CheckpointUsage) -> None:
-    stage.step(Step(
-        "Restart the RocksDB checkpoint with --extra-space-ratio 0",
-        happens=f"the same command on the same folder, with "
-                f"spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint=0, for "
-                f"{soak.ratio_zero_batches} more batches",
-        watch="the first maintenance deletes what the stop left; then the state line hugs N, "
-              "with small teeth (one maintenance interval's batches)",
-        why="neither minBatchesToRetain nor the ratio is pinned in the offset log: a restart may "
+def _ratio_zero(
+    stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart, left: CheckpointUsage
+) -> None:
+    stage.step(
+        Step(
+            "Restart the RocksDB checkpoint with --extra-space-ratio 0",
+            happens=f"the same command on the same folder, with "
+            f"spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint=0, for "
+            f"{soak.ratio_zero_batches} more batches",
+            watch="the first maintenance deletes what the stop left; then the state line hugs N, "
+            "with small teeth (one maintenance interval's batches)",
+            why="neither minBatchesToRetain nor the ratio is pinned in the offset log: a restart may "
             "change them; with ratio 0 every maintenance deletes all that is stale (Spark 3's "
             "behaviour), at the cost of a listing every time",
-        production="keep the default ratio on object storage, where listing costs; set 0 where "
-                   "the file count is what hurts (HDFS namenode quotas, inode limits)",
-        question="Restarted with ratio 0, what happens to the stale versions the stop left, and how "
-                 "high will the state line peak now?",
-        answer="The next run deletes them within a few batches, then the versions stay near N with "
-               "a lower peak than with the ratio, and every message is written once (all checked).",
-        phase="ratio0"))
+            production="keep the default ratio on object storage, where listing costs; set 0 where "
+            "the file count is what hurts (HDFS namenode quotas, inode limits)",
+            question="Restarted with ratio 0, what happens to the stale versions the stop left, and how "
+            "high will the state line peak now?",
+            answer="The next run deletes them within a few batches, then the versions stay near N with "
+            "a lower peak than with the ratio, and every message is written once (all checked).",
+            phase="ratio0",
+        )
+    )
     start_batch = measure(app.folders.checkpoints).newest_batch or 0
     sampler.phase = "ratio0"
     stage.kafka.restart_producer(acks="all")
     app.start(**soak.app_options("rocksdb", ratio=0.0))
-    _wait_for_batch(app, start_batch + soak.ratio_zero_batches,
-                    _soak_timeout(stage, soak, soak.ratio_zero_batches))
+    _wait_for_batch(
+        app,
+        start_batch + soak.ratio_zero_batches,
+        _soak_timeout(stage, soak, soak.ratio_zero_batches),
+    )
     sampler.sample()
     samples = sampler.of("ratio0")
     rate = batch_rate(samples)
@@ -359,83 +430,119 @@ def _ratio_zero(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPa
     caught_up = caught_up_after(samples, start_batch, left.oldest_state_version or 0)
     stage.fact("stale_versions_deleted_after_batches", caught_up)
     # From the second half on: the first maintenances have caught up with what the stop left.
-    settled = samples[len(samples) // 2:]
+    settled = samples[len(samples) // 2 :]
     _say_phase(stage, "ratio0", samples, settled, rate, bound)
-    stage.expect(check(
-        "the next run deletes what the stopped one left",
-        caught_up is not None and caught_up <= within,
-        f"the oldest of the {left.state_versions} versions the stop left (v"
-        f"{left.oldest_state_version}) deleted within {within} batches of the restart",
-        f"after {caught_up} batches" if caught_up is not None else "not in this run"))
+    stage.expect(
+        check(
+            "the next run deletes what the stopped one left",
+            caught_up is not None and caught_up <= within,
+            f"the oldest of the {left.state_versions} versions the stop left (v"
+            f"{left.oldest_state_version}) deleted within {within} batches of the restart",
+            f"after {caught_up} batches" if caught_up is not None else "not in this run",
+        )
+    )
     states = state_problems(settled, bound)
-    stage.expect(check(
-        "with ratio 0, state versions stay near N", not states,
-        f"at most {bound} = N {soak.retain} + 1 + {math.ceil(per_maintenance)} batches per "
-        f"maintenance + {MARGIN}",
-        "; ".join(states) or _range_text(settled, "state_versions")))
-    with_ratio = [s.usage.state_versions for s in
-                  steady(sampler.of("rocksdb"), soak.retain * (1 + soak.ratio) + MARGIN)]
+    stage.expect(
+        check(
+            "with ratio 0, state versions stay near N",
+            not states,
+            f"at most {bound} = N {soak.retain} + 1 + {math.ceil(per_maintenance)} batches per "
+            f"maintenance + {MARGIN}",
+            "; ".join(states) or _range_text(settled, "state_versions"),
+        )
+    )
+    with_ratio = [
+        s.usage.state_versions
+        for s in steady(sampler.of("rocksdb"), soak.retain * (1 + soak.ratio) + MARGIN)
+    ]
     without = [s.usage.state_versions for s in settled]
     problem = ratio_problem(with_ratio, without, soak.retain, soak.ratio)
-    stage.expect(check(
-        "the extra-space ratio lets N x ratio stale versions pile up", problem is None,
-        f"a peak of at least {soak.retain + round(soak.retain * soak.ratio) - 1} with ratio "
-        f"{soak.ratio:g}, and a lower one with 0",
-        problem or f"peaks {max(with_ratio)} and {max(without)}"))
+    stage.expect(
+        check(
+            "the extra-space ratio lets N x ratio stale versions pile up",
+            problem is None,
+            f"a peak of at least {soak.retain + round(soak.retain * soak.ratio) - 1} with ratio "
+            f"{soak.ratio:g}, and a lower one with 0",
+            problem or f"peaks {max(with_ratio)} and {max(without)}",
+        )
+    )
     total = _drain_and_stop(stage, app)
     stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
 # -- what is said ---------------------------------------------------------------------------------
 
-def _say_phase(stage: Stage, phase: str, samples: Sequence[FolderSample],
-               settled: Sequence[FolderSample], rate: float, bound: int) -> None:
+
+def _say_phase(
+    stage: Stage,
+    phase: str,
+    samples: Sequence[FolderSample],
+    settled: Sequence[FolderSample],
+    rate: float,
+    bound: int,
+) -> None:
     """The figures of one phase: at its end, its cleanups and its saw, into the report."""
     last = samples[-1].usage
     _say_figures(stage, f"{phase} at its end", last)
     first_log = next((s for s in samples if (s.usage.oldest_batch or 0) > 0), None)
     first_state = next((s for s in samples if (s.usage.oldest_state_version or 1) > 1), None)
-    drops = [(b.usage.newest_batch, a.usage.state_versions, b.usage.state_versions)
-             for a, b in zip(samples, samples[1:])
-             if b.usage.state_versions < a.usage.state_versions]
+    drops = [
+        (b.usage.newest_batch, a.usage.state_versions, b.usage.state_versions)
+        for a, b in zip(samples, samples[1:])
+        if b.usage.state_versions < a.usage.state_versions
+    ]
     counts = [s.usage.state_versions for s in settled]
     sizes = [s.usage.total_bytes for s in settled]
     files = [s.usage.total_files for s in settled]
-    stage.fact(phase, {
-        "end": last.to_dict(), "batches_per_sec": round(rate, 2), "samples": len(samples),
-        "first_log_cleanup_at_batch": first_log.usage.newest_batch if first_log else None,
-        "first_state_cleanup_at_batch": first_state.usage.newest_batch if first_state else None,
-        "state_versions_steady": [min(counts, default=None), max(counts, default=None)],
-        "state_bound": bound,
-        "files_steady": [min(files, default=None), max(files, default=None)],
-        "bytes_steady": [min(sizes, default=None), max(sizes, default=None)],
-        "state_drops": drops[:20]})
-    stage.say(f"{phase}: {rate:.2f} batches/s; logs first trimmed at batch "
-              f"{first_log.usage.newest_batch if first_log else '—'}, state first cleaned at "
-              f"batch {first_state.usage.newest_batch if first_state else '—'}; steady: state "
-              f"versions {min(counts, default='—')}..{max(counts, default='—')}, files "
-              f"{min(files, default='—')}..{max(files, default='—')}; drops e.g. "
-              + (", ".join(f"{a}→{b}" for _, a, b in drops[:5]) or "none"))
+    stage.fact(
+        phase,
+        {
+            "end": last.to_dict(),
+            "batches_per_sec": round(rate, 2),
+            "samples": len(samples),
+            "first_log_cleanup_at_batch": first_log.usage.newest_batch if first_log else None,
+            "first_state_cleanup_at_batch": first_state.usage.newest_batch if first_state else None,
+            "state_versions_steady": [min(counts, default=None), max(counts, default=None)],
+            "state_bound": bound,
+            "files_steady": [min(files, default=None), max(files, default=None)],
+            "bytes_steady": [min(sizes, default=None), max(sizes, default=None)],
+            "state_drops": drops[:20],
+        },
+    )
+    stage.say(
+        f"{phase}: {rate:.2f} batches/s; logs first trimmed at batch "
+        f"{first_log.usage.newest_batch if first_log else '—'}, state first cleaned at "
+        f"batch {first_state.usage.newest_batch if first_state else '—'}; steady: state "
+        f"versions {min(counts, default='—')}..{max(counts, default='—')}, files "
+        f"{min(files, default='—')}..{max(files, default='—')}; drops e.g. "
+        + (", ".join(f"{a}→{b}" for _, a, b in drops[:5]) or "none")
+    )
     if first_state is not None:
         stage.timeline.event(f"{phase}: first state cleanup", "note", at=first_state.at)
 
 
 def _say_figures(stage: Stage, when: str, usage: CheckpointUsage) -> None:
-    parts = ", ".join(f"{name}/ {usage.files[name]} files {usage.bytes[name] / 1024:.0f} KB"
-                      for name in usage.files if usage.files[name])
-    stage.say(f"{when}: batch {usage.newest_batch}, {usage.total_files} files, "
-              f"{usage.total_bytes / 1024:.0f} KB ({parts}); offsets/ entries "
-              f"{usage.offsets_entries} (batches {usage.oldest_batch}..{usage.newest_batch}), "
-              f"commits/ {usage.commits_entries}, state versions {usage.state_versions} "
-              f"(from v{usage.oldest_state_version})")
+    parts = ", ".join(
+        f"{name}/ {usage.files[name]} files {usage.bytes[name] / 1024:.0f} KB"
+        for name in usage.files
+        if usage.files[name]
+    )
+    stage.say(
+        f"{when}: batch {usage.newest_batch}, {usage.total_files} files, "
+        f"{usage.total_bytes / 1024:.0f} KB ({parts}); offsets/ entries "
+        f"{usage.offsets_entries} (batches {usage.oldest_batch}..{usage.newest_batch}), "
+        f"commits/ {usage.commits_entries}, state versions {usage.state_versions} "
+        f"(from v{usage.oldest_state_version})"
+    )
 
 
 def _range_text(samples: Sequence[FolderSample], *names: str) -> str:
     parts = []
     for name in names:
         values = [getattr(s.usage, name) for s in samples]
-        parts.append(f"{name.replace('_', ' ')} {min(values)}..{max(values)}" if values
-                     else f"no {name}")
+        parts.append(
+            f"{name.replace('_', ' ')} {min(values)}..{max(values)}" if values else f"no {name}"
+        )
     return ", ".join(parts)
 
 
@@ -447,17 +554,20 @@ def _size_text(samples: Sequence[FolderSample]) -> str:
 SCENARIO = Scenario(
     name="checkpoint-growth",
     title="a soak of many batches: retention, maintenance and the extra-space ratio bound the "
-          "folder",
+    "folder",
     summary="The count runs hundreds (--fast) or thousands of batches while the checkpoint "
-            "folder is measured by sub-folder. On HDFS, offsets/ and commits/ stay at "
-            "minBatchesToRetain and maintenance keeps state near it (the ratio is ignored); on "
-            "RocksDB, ratioExtraSpaceAllowedInCheckpoint lets 30% more versions pile up before "
-            "a bunch is deleted; a stopped query cleans nothing; a restart with ratio 0 catches "
-            "up and keeps state near N.",
+    "folder is measured by sub-folder. On HDFS, offsets/ and commits/ stay at "
+    "minBatchesToRetain and maintenance keeps state near it (the ratio is ignored); on "
+    "RocksDB, ratioExtraSpaceAllowedInCheckpoint lets 30% more versions pile up before "
+    "a bunch is deleted; a stopped query cleans nothing; a restart with ratio 0 catches "
+    "up and keeps state near N.",
     origin="Spark 4's checkpoint retention (ratioExtraSpaceAllowedInCheckpoint)",
     run=run,
     takes="about 3 min: a soak of hundreds of batches, so that retention and maintenance run "
-          "many times",
-    options=(ScenarioOption("--batches", int,
-                            "the HDFS soak's length in batches (default 2000, 110 with --fast)"),),
+    "many times",
+    options=(
+        ScenarioOption(
+            "--batches", int, "the HDFS soak's length in batches (default 2000, 110 with --fast)"
+        ),
+    ),
 )

@@ -57,20 +57,24 @@ SHARED_ANSWER = (
     "offsets/N or commits/N stops with CONCURRENT_STREAM_LOG_UPDATE, and the other goes on "
     "(checked). Spark does not see the outputs: an app that replayed the pending batch wrote "
     "its output before failing on commits/N, so that batch is in both logs, with the same "
-    "counts; nothing else is doubled and the count stays right (checked at the end).")
+    "counts; nothing else is doubled and the count stays right (checked at the end)."
+)
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        "Start Kafka and the producer",
-        happens="one topic that keeps everything",
-        watch="the producer's lines",
-        why="every app in this story reads the same topic; only the checkpoint says where",
-        question="Does the checkpoint's path matter to Kafka?",
-        answer="No: neither Kafka source commits offsets to Kafka; where the query resumes is in "
-               "the checkpoint's files, wherever they are.",
-        production="a checkpoint is the query's memory of Kafka; keep it with the job, not with "
-                   "the cluster"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="one topic that keeps everything",
+            watch="the producer's lines",
+            why="every app in this story reads the same topic; only the checkpoint says where",
+            question="Does the checkpoint's path matter to Kafka?",
+            answer="No: neither Kafka source commits offsets to Kafka; where the query resumes is in "
+            "the checkpoint's files, wherever they are.",
+            production="a checkpoint is the query's memory of Kafka; keep it with the job, not with "
+            "the cluster",
+        )
+    )
     stage.kafka.start()
     original_id = _first_run(stage)
     moved = _moved(stage, original_id)
@@ -81,8 +85,9 @@ def run(stage: Stage) -> None:
 
 def _query_id(stage: Stage, folder: Path, name: str) -> str | None:
     """The query id as `python -m spark_app inspect` prints it (no Spark start)."""
-    code, output = stage.app.inspect("--checkpoint-dir", str(folder), "--no-state", "--json",
-                                     name=name)
+    code, output = stage.app.inspect(
+        "--checkpoint-dir", str(folder), "--no-state", "--json", name=name
+    )
     report = report_in_output(output) or {}
     found = report.get("query_id")
     stage.say(f"inspect {folder.name}/..: query id {found} (exit {code})")
@@ -90,59 +95,75 @@ def _query_id(stage: Stage, folder: Path, name: str) -> str | None:
 
 
 def _first_run(stage: Stage) -> str | None:
-    stage.step(Step(
-        "First run on the original folder",
-        happens="the app starts on a new checkpoint, counts from earliest and is stopped",
-        watch="Count = n runs 1, 2, 3…; the checkpoint's `metadata` file gets the query id",
-        why="Spark writes the query id once, into `metadata`, when a query starts on an empty "
+    stage.step(
+        Step(
+            "First run on the original folder",
+            happens="the app starts on a new checkpoint, counts from earliest and is stopped",
+            watch="Count = n runs 1, 2, 3…; the checkpoint's `metadata` file gets the query id",
+            why="Spark writes the query id once, into `metadata`, when a query starts on an empty "
             "folder; every later start on that folder keeps it (the run id changes every start)",
-        question="Where does the query id live, and when is it chosen?",
-        answer="In the checkpoint's `metadata` file, written at the first start; inspect prints it.",
-        production="the query id names the query in Spark's listeners and in any sink keyed on it "
-                   "(ours: the exactly-once journal); it is the checkpoint's, not the job's",
-        phase="original"))
+            question="Where does the query id live, and when is it chosen?",
+            answer="In the checkpoint's `metadata` file, written at the first start; inspect prints it.",
+            production="the query id names the query in Spark's listeners and in any sink keyed on it "
+            "(ours: the exactly-once journal); it is the checkpoint's, not the job's",
+            phase="original",
+        )
+    )
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
     found = stage.fact("query_id", _query_id(stage, stage.folders.checkpoints, "inspect-original"))
-    stage.expect(check("inspect prints the query id from metadata", found is not None,
-                       "a query id", found))
+    stage.expect(
+        check("inspect prints the query id from metadata", found is not None, "a query id", found)
+    )
     return found
 
 
 def _moved(stage: Stage, original_id: str | None) -> Path:
     moved = stage.folders.root / "moved" / "checkpoints"
-    stage.step(Step(
-        "Copy the folder to a new path, resume from the copy",
-        happens=f"cp -a of the stopped app's checkpoint to {moved.parent.name}/checkpoints, then "
-                "the same app started with --checkpoint-dir on the copy",
-        watch="the first value after the restart is the one after the last value before it, "
-              "and its Count goes on",
-        why="nothing in a checkpoint names its own path: offsets, commits, state and metadata are "
+    stage.step(
+        Step(
+            "Copy the folder to a new path, resume from the copy",
+            happens=f"cp -a of the stopped app's checkpoint to {moved.parent.name}/checkpoints, then "
+            "the same app started with --checkpoint-dir on the copy",
+            watch="the first value after the restart is the one after the last value before it, "
+            "and its Count goes on",
+            why="nothing in a checkpoint names its own path: offsets, commits, state and metadata are "
             "relative files, so a copy of a stopped query's folder is the same query",
-        question="Started on the copy, does the query start over, skip or double anything, and "
-                 "which query id does it have?",
-        answer="It resumes after the last committed batch: nothing missing, nothing doubled, the "
-               "count goes on, and the query id in the copy's metadata is the original's (all "
-               "checked).",
-        production="move a checkpoint only while its query is stopped, copy the whole folder "
-                   "(hidden .crc files too), then start on the copy and retire the old path",
-        phase="moved"))
+            question="Started on the copy, does the query start over, skip or double anything, and "
+            "which query id does it have?",
+            answer="It resumes after the last committed batch: nothing missing, nothing doubled, the "
+            "count goes on, and the query id in the copy's metadata is the original's (all "
+            "checked).",
+            production="move a checkpoint only while its query is stopped, copy the whole folder "
+            "(hidden .crc files too), then start on the copy and retire the old path",
+            phase="moved",
+        )
+    )
     before = stage.output.verify()
     shutil.copytree(stage.folders.checkpoints, moved, symlinks=True)
     stage.timeline.event("checkpoint copied", "reset")
-    stage.say(f"copied {stage.folders.checkpoints} to {moved} "
-              f"({sum(1 for _ in moved.rglob('*'))} entries)")
+    stage.say(
+        f"copied {stage.folders.checkpoints} to {moved} "
+        f"({sum(1 for _ in moved.rglob('*'))} entries)"
+    )
     stage.app.start(checkpoint_dir=moved)
     stage.shown_checkpoints = moved
     report = stage.output.wait_for_more(stage.timings.run_for_messages)
-    stage.app.wait_while_up(lambda: _committed_end(moved) >= (report.highest or 0),
-                            "the copy to commit what was written", poll=0.2)
-    stage.expect(check("resumed after the last value before the move, nothing lost or doubled",
-                       report.ok and not report.count_breaks,
-                       f"values 1..{report.highest} once, counts 1..{report.highest}",
-                       f"missing {report.missing_count}, doubled {len(report.duplicated)}, "
-                       f"count breaks {len(report.count_breaks)}, last before {before.last_value}"))
+    stage.app.wait_while_up(
+        lambda: _committed_end(moved) >= (report.highest or 0),
+        "the copy to commit what was written",
+        poll=0.2,
+    )
+    stage.expect(
+        check(
+            "resumed after the last value before the move, nothing lost or doubled",
+            report.ok and not report.count_breaks,
+            f"values 1..{report.highest} once, counts 1..{report.highest}",
+            f"missing {report.missing_count}, doubled {len(report.duplicated)}, "
+            f"count breaks {len(report.count_breaks)}, last before {before.last_value}",
+        )
+    )
     moved_id = stage.fact("moved_query_id", _query_id(stage, moved, "inspect-moved"))
     stage.expect(equals("the copy's query id (metadata)", moved_id, original_id))
     return moved
@@ -156,23 +177,26 @@ def _committed_end(folder: Path) -> int:
 def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...]]:
     """Start a second app on the copy the first runs on; the second, the app that goes on (the
     job from now on), and the values both wrote."""
-    stage.step(Step(
-        "A second app on the same checkpoint while the first runs",
-        happens="a second Spark app with its own --log-dir and the same --checkpoint-dir starts "
-                "while the first goes on, as a deploy that starts the new job before the old one "
-                "has stopped",
-        watch="which app stops, with which words, and what each output log holds",
-        why="two Spark applications share no memory: each only finds, when it writes a batch's "
+    stage.step(
+        Step(
+            "A second app on the same checkpoint while the first runs",
+            happens="a second Spark app with its own --log-dir and the same --checkpoint-dir starts "
+            "while the first goes on, as a deploy that starts the new job before the old one "
+            "has stopped",
+            watch="which app stops, with which words, and what each output log holds",
+            why="two Spark applications share no memory: each only finds, when it writes a batch's "
             "offsets/N or commits/N, that the file is already there (HDFSMetadataLog.add); "
             "Spark's check for a query already active (\"another query with same id is already "
-            "active\", CONCURRENT_QUERY) sees the queries of one Spark application only",
-        question="What will Spark detect, and what happens to the two outputs and the count?",
-        answer=SHARED_ANSWER,
-        production="one writer per checkpoint: stop the old job (and see it exit) before the new "
-                   "one starts, and hold a lock or lease outside Spark for the checkpoint's path; "
-                   "Spark's own check only covers one application, and its log check may fire "
-                   "only after the batch's output was written",
-        phase="shared"))
+            'active", CONCURRENT_QUERY) sees the queries of one Spark application only',
+            question="What will Spark detect, and what happens to the two outputs and the count?",
+            answer=SHARED_ANSWER,
+            production="one writer per checkpoint: stop the old job (and see it exit) before the new "
+            "one starts, and hold a lock or lease outside Spark for the checkpoint's path; "
+            "Spark's own check only covers one application, and its log check may fire "
+            "only after the batch's output was written",
+            phase="shared",
+        )
+    )
     first = stage.app
     second = first.beside("second")
     stage.timeline.event("second app on the same checkpoint", "start")
@@ -184,51 +208,73 @@ def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...
     stage.fact("second_start_to_stop_sec", round(time.monotonic() - launched, 1))
     stage.fact("stopped_app", ended.name if ended else None)
     survivor = second if ended is first else first
-    stage.expect(check("exactly one of the two apps stopped, the other goes on",
-                       ended is not None and survivor.running,
-                       "one stopped, one running",
-                       f"{ended.name if ended else 'none'} stopped, "
-                       f"{survivor.name} {'running' if survivor.running else 'stopped'}"))
+    stage.expect(
+        check(
+            "exactly one of the two apps stopped, the other goes on",
+            ended is not None and survivor.running,
+            "one stopped, one running",
+            f"{ended.name if ended else 'none'} stopped, "
+            f"{survivor.name} {'running' if survivor.running else 'stopped'}",
+        )
+    )
     if ended is None:
-        raise StepFailed("neither app stopped while both ran on one checkpoint: "
-                         f"{SHARED_WINDOW_SEC:g} s after the second's first output")
+        raise StepFailed(
+            "neither app stopped while both ran on one checkpoint: "
+            f"{SHARED_WINDOW_SEC:g} s after the second's first output"
+        )
     stage.timeline.event(f"{ended.name} stopped (exit {ended.process.returncode})", "crash")
     said = error_in_text(ended.last_words())
     stage.fact("stopped_app_line", str(said) if said else ended.last_words())
     log = stage.fact("collided_on", collided_on(ended.spark_log()))
     stage.say(f"{ended.name} said: {said}")
-    stage.say(f"its spark.log: the collision was on {log}/N ("
-              + {"offsets": "planning the batch: markMicroBatchStart",
-                 "commits": "ending the batch, after its output: markMicroBatchEnd"}.get(
-                  log or "", "not found") + ")")
-    stage.expect(check("the app that stopped named a second writer",
-                       isinstance(said, CheckpointSharedError)
-                       and "CONCURRENT_STREAM_LOG_UPDATE" in str(said),
-                       "CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] … Multiple streaming "
-                       "jobs detected for N", str(said)[:160] if said else ended.last_words()))
+    stage.say(
+        f"its spark.log: the collision was on {log}/N ("
+        + {
+            "offsets": "planning the batch: markMicroBatchStart",
+            "commits": "ending the batch, after its output: markMicroBatchEnd",
+        }.get(log or "", "not found")
+        + ")"
+    )
+    stage.expect(
+        check(
+            "the app that stopped named a second writer",
+            isinstance(said, CheckpointSharedError) and "CONCURRENT_STREAM_LOG_UPDATE" in str(said),
+            "CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] … Multiple streaming "
+            "jobs detected for N",
+            str(said)[:160] if said else ended.last_words(),
+        )
+    )
     stage.output.of(survivor).wait_for_more(3)
     ends = {b.batch_id: b.end_total or 0 for b in committed_batches(moved)}
-    both = overlap(counted_values(first.folders.output_log),
-                   counted_values(second.folders.output_log))
+    both = overlap(
+        counted_values(first.folders.output_log), counted_values(second.folders.output_log)
+    )
     batch = batch_holding(ends, both.both)
     stage.fact("written_by_both", list(both.both))
     stage.fact("written_by_both_batch", batch)
-    stage.say(f"written by both apps: {_ranges(both.both) or 'nothing'}"
-              + (f" (batch {batch})" if batch is not None else ""))
-    stage.expect(check("what both wrote is at most one batch, counted alike",
-                       (not both.both or batch is not None) and not both.counts_differ,
-                       "at most one batch's values (the batch the stopped app ran too), "
-                       "the same counts in both logs",
-                       f"{_ranges(both.both) or 'nothing'}"
-                       + (f" = batch {batch}" if batch is not None else " (not one batch)")
-                       + f"; counts differ on {_ranges(both.counts_differ) or 'none'}"))
+    stage.say(
+        f"written by both apps: {_ranges(both.both) or 'nothing'}"
+        + (f" (batch {batch})" if batch is not None else "")
+    )
+    stage.expect(
+        check(
+            "what both wrote is at most one batch, counted alike",
+            (not both.both or batch is not None) and not both.counts_differ,
+            "at most one batch's values (the batch the stopped app ran too), "
+            "the same counts in both logs",
+            f"{_ranges(both.both) or 'nothing'}"
+            + (f" = batch {batch}" if batch is not None else " (not one batch)")
+            + f"; counts differ on {_ranges(both.counts_differ) or 'none'}",
+        )
+    )
     if ended is first:
         stage.timeline.app_down()
     return second, survivor, both.both
 
 
-def _first_to_stop(stage: Stage, first: AppPart, second: AppPart,
-                   second_out: OutputPart) -> AppPart | None:
+def _first_to_stop(
+    stage: Stage, first: AppPart, second: AppPart, second_out: OutputPart
+) -> AppPart | None:
     """Wait until one of the two apps stops; None if both still run SHARED_WINDOW_SEC after the
     second wrote its first message (or started, if it never writes)."""
     since: list[float] = []
@@ -241,29 +287,36 @@ def _first_to_stop(stage: Stage, first: AppPart, second: AppPart,
             since.append(time.monotonic())
         return bool(since) and time.monotonic() - since[0] > SHARED_WINDOW_SEC or None
 
-    found = wait_until(settled, timeout=stage.timings.spark_start_timeout_sec + SHARED_WINDOW_SEC,
-                       what="one of the two apps on the checkpoint to stop", poll=0.3,
-                       progress=stage.narrator.waiting)
+    found = wait_until(
+        settled,
+        timeout=stage.timings.spark_start_timeout_sec + SHARED_WINDOW_SEC,
+        what="one of the two apps on the checkpoint to stop",
+        poll=0.3,
+        progress=stage.narrator.waiting,
+    )
     return found if isinstance(found, AppPart) else None
 
 
 def _old_path(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart, moved: Path) -> None:
     """The original folder, still on disk, started by mistake beside the job on the copy."""
-    stage.step(Step(
-        "The old folder started by mistake beside the job",
-        happens="a third app starts on the original folder (still on disk after the copy) while "
-                "the job runs on the copy",
-        watch="whether either app notices the other, and what the third writes",
-        why="two folders are two checkpoints to Spark: nothing is shared to collide on, although "
+    stage.step(
+        Step(
+            "The old folder started by mistake beside the job",
+            happens="a third app starts on the original folder (still on disk after the copy) while "
+            "the job runs on the copy",
+            watch="whether either app notices the other, and what the third writes",
+            why="two folders are two checkpoints to Spark: nothing is shared to collide on, although "
             "both hold the same query id; the old one resumes where the first run stopped",
-        question="Will Spark notice two apps running the same query from two folders?",
-        answer="No: both run without an error, with the same query id, and the old folder's app "
-               "writes again every value the job wrote after the move, with the same counts "
-               "(all checked).",
-        production="retire the old path once the copy has committed (delete it, or make it "
-                   "unreadable to the job's account): a copy that can be started will be, and "
-                   "nothing in Spark tells the two apart",
-        phase="old-path"))
+            question="Will Spark notice two apps running the same query from two folders?",
+            answer="No: both run without an error, with the same query id, and the old folder's app "
+            "writes again every value the job wrote after the move, with the same counts "
+            "(all checked).",
+            production="retire the old path once the copy has committed (delete it, or make it "
+            "unreadable to the job's account): a copy that can be started will be, and "
+            "nothing in Spark tells the two apart",
+            phase="old-path",
+        )
+    )
     old = job.beside("old-path")
     stage.timeline.event("old folder started by mistake", "start")
     old.start(checkpoint_dir=stage.folders.checkpoints)
@@ -273,49 +326,74 @@ def _old_path(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart, moved: 
     # values in its next batch, which a loaded machine may not have run yet).
     extra = overlap(*common_prefix(_written(apps), counted_values(old.folders.output_log)))
     stage.fact("old_path_written_again", len(extra.both))
-    stage.expect(check("neither app noticed the other", job.running and old.running,
-                       "both running", f"job {'running' if job.running else 'stopped'}, old "
-                       f"folder's app {'running' if old.running else 'stopped'}"))
-    stage.expect(check("the old folder's app wrote the job's values again, counted alike",
-                       not extra.only_second and not extra.counts_differ and len(extra.both) > 0,
-                       "every value it wrote also in the job's output, with the same count",
-                       f"{len(extra.both)} written by both ({_ranges(extra.both)}), only by it: "
-                       f"{_ranges(extra.only_second) or 'none'}, counts differ on "
-                       f"{_ranges(extra.counts_differ) or 'none'}"))
-    ids = {_query_id(stage, folder, f"inspect-{name}") for folder, name in
-           ((stage.folders.checkpoints, "old"), (moved, "job"))}
-    stage.expect(equals("query ids of the two running folders", len(ids), 1,
-                        lambda n: f"{n} query id{'s' if n != 1 else ''}"))
+    stage.expect(
+        check(
+            "neither app noticed the other",
+            job.running and old.running,
+            "both running",
+            f"job {'running' if job.running else 'stopped'}, old "
+            f"folder's app {'running' if old.running else 'stopped'}",
+        )
+    )
+    stage.expect(
+        check(
+            "the old folder's app wrote the job's values again, counted alike",
+            not extra.only_second and not extra.counts_differ and len(extra.both) > 0,
+            "every value it wrote also in the job's output, with the same count",
+            f"{len(extra.both)} written by both ({_ranges(extra.both)}), only by it: "
+            f"{_ranges(extra.only_second) or 'none'}, counts differ on "
+            f"{_ranges(extra.counts_differ) or 'none'}",
+        )
+    )
+    ids = {
+        _query_id(stage, folder, f"inspect-{name}")
+        for folder, name in ((stage.folders.checkpoints, "old"), (moved, "job"))
+    }
+    stage.expect(
+        equals(
+            "query ids of the two running folders",
+            len(ids),
+            1,
+            lambda n: f"{n} query id{'s' if n != 1 else ''}",
+        )
+    )
     old.stop()
 
 
-def _final(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart,
-           doubled: tuple[int, ...]) -> None:
-    stage.step(Step(
-        "One writer again: drain and count",
-        happens="the producer stops; the app still running on the copy drains the topic and stops",
-        watch="its last Count is the number of messages sent",
-        why="both apps read the same state version before their collision, so the state after "
+def _final(
+    stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart, doubled: tuple[int, ...]
+) -> None:
+    stage.step(
+        Step(
+            "One writer again: drain and count",
+            happens="the producer stops; the app still running on the copy drains the topic and stops",
+            watch="its last Count is the number of messages sent",
+            why="both apps read the same state version before their collision, so the state after "
             "it is the one a single writer would have",
-        question="After the collision, is the count right, and what does a reader of both "
-                 "output logs see?",
-        answer="The count is right (the last Count is the number sent); the two logs hold every "
-               "value, the stopped app's last batch twice, nothing else (checked).",
-        production="a sink that two jobs may write to for a moment must be idempotent on a "
-                   "business key (a MERGE or upsert), not only on the query id and batch id: "
-                   "both apps wrote the same batch of the same query id",
-        phase="final"))
+            question="After the collision, is the count right, and what does a reader of both "
+            "output logs see?",
+            answer="The count is right (the last Count is the number sent); the two logs hold every "
+            "value, the stopped app's last batch twice, nothing else (checked).",
+            production="a sink that two jobs may write to for a moment must be idempotent on a "
+            "business key (a MERGE or upsert), not only on the query id and batch id: "
+            "both apps wrote the same batch of the same query id",
+            phase="final",
+        )
+    )
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     report = stage.output.of(job).wait_for_value(total)
     job.stop()
     stage.expect(equals("the last Count", report.final_count, total, lambda n: f"Count = {n}"))
     both = overlap(*(counted_values(app.folders.output_log) for app in apps))
     missing = sorted(set(range(1, total + 1)) - set(both.union))
-    stage.expect(check("the two logs together: every value, only the shared batch twice",
-                       not missing and both.both == doubled,
-                       f"1..{total}, twice: {_ranges(doubled) or 'nothing'}",
-                       f"missing {_ranges(missing) or 'none'}, twice: "
-                       f"{_ranges(both.both) or 'nothing'}"))
+    stage.expect(
+        check(
+            "the two logs together: every value, only the shared batch twice",
+            not missing and both.both == doubled,
+            f"1..{total}, twice: {_ranges(doubled) or 'nothing'}",
+            f"missing {_ranges(missing) or 'none'}, twice: {_ranges(both.both) or 'nothing'}",
+        )
+    )
 
 
 def _written(apps: tuple[AppPart, AppPart]) -> list[tuple[int, int | None]]:
@@ -331,12 +409,12 @@ SCENARIO = Scenario(
     name="checkpoint-moved-and-shared",
     title="a copied checkpoint is the same query; a second writer is caught late, a copy never",
     summary="The stopped app's checkpoint folder is copied to a new path and the app resumes from "
-            "the copy: the same query id, exactly once. Then a second app starts on the same "
-            "checkpoint while the first runs: one of them stops on Spark's log check, the other "
-            "goes on; what both wrote is compared. Then the old folder is started by mistake: "
-            "nothing notices, every value is written again.",
+    "the copy: the same query id, exactly once. Then a second app starts on the same "
+    "checkpoint while the first runs: one of them stops on Spark's log check, the other "
+    "goes on; what both wrote is compared. Then the old folder is started by mistake: "
+    "nothing notices, every value is written again.",
     origin="production: changing a live job",
     run=run,
     takes="about 2 min: five Spark starts, two of them beside a running app on the same "
-          "checkpoint, until Spark catches the second writer",
+    "checkpoint, until Spark catches the second writer",
 )

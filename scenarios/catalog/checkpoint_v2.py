@@ -45,33 +45,39 @@ FORMAT_2 = {"state_store": "rocksdb", "changelog_checkpointing": True, "checkpoi
 
 def run(stage: Stage) -> None:
     every = stage.fact("snapshot_every", snapshot_every(stage.settings.fast))
-    stage.step(Step(
-        "Start Kafka and the producer",
-        happens="one topic that keeps everything",
-        watch="the producer's lines",
-        why="a retried batch must read the same offsets again: Kafka keeps them",
-        question="If a batch is retried, will it read the same messages as the first attempt?",
-        answer="Yes: Kafka keeps everything here, and the retry reads the offsets the checkpoint "
-               "planned for that batch.",
-        production="retention must outlast any retry and restart, or a retried batch fails on data "
-                   "loss"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="one topic that keeps everything",
+            watch="the producer's lines",
+            why="a retried batch must read the same offsets again: Kafka keeps them",
+            question="If a batch is retried, will it read the same messages as the first attempt?",
+            answer="Yes: Kafka keeps everything here, and the retry reads the offsets the checkpoint "
+            "planned for that batch.",
+            production="retention must outlast any retry and restart, or a retried batch fails on data "
+            "loss",
+        )
+    )
     stage.kafka.start()
-    stage.step(Step(
-        "Start the app on RocksDB with changelog checkpointing and checkpoint format 2",
-        happens="--state-store rocksdb --changelog-checkpointing --checkpoint-format 2 "
-                "(spark.sql.streaming.stateStore.checkpointFormatVersion=2, an internal conf)",
-        watch="state/0/0/ fills with `<v>_<uuid>.changelog`, a `<v>_<uuid>.zip` every "
-              f"{every} versions, and from Spark 4.1 on Spark's own `.crc` beside each",
-        why="format 1 names a version's file `<v>.changelog` whatever attempt wrote it, so a "
+    stage.step(
+        Step(
+            "Start the app on RocksDB with changelog checkpointing and checkpoint format 2",
+            happens="--state-store rocksdb --changelog-checkpointing --checkpoint-format 2 "
+            "(spark.sql.streaming.stateStore.checkpointFormatVersion=2, an internal conf)",
+            watch="state/0/0/ fills with `<v>_<uuid>.changelog`, a `<v>_<uuid>.zip` every "
+            f"{every} versions, and from Spark 4.1 on Spark's own `.crc` beside each",
+            why="format 1 names a version's file `<v>.changelog` whatever attempt wrote it, so a "
             "retried or speculative task overwrites, or leaves behind, a file under the very "
             "name the next load reads; format 2 names each attempt apart and lets the commit "
             "choose",
-        production="format 2 is still internal in Spark 4.2 (Real-time Mode's stateful queries "
-                   "need it from 4.3); RocksDB only",
-        question="How will the state files be named: `<v>.changelog` as in format 1, or something "
-                 "more?",
-        answer="`<v>_<uuid>.changelog` and `<v>_<uuid>.zip`: each attempt's own id in the name "
-               "(checked in the next step)."))
+            production="format 2 is still internal in Spark 4.2 (Real-time Mode's stateful queries "
+            "need it from 4.3); RocksDB only",
+            question="How will the state files be named: `<v>.changelog` as in format 1, or something "
+            "more?",
+            answer="`<v>_<uuid>.changelog` and `<v>_<uuid>.zip`: each attempt's own id in the name "
+            "(checked in the next step).",
+        )
+    )
     stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     files = _wait_for_lineage(stage, every)
     _unique_names(stage, files)
@@ -93,53 +99,78 @@ def _offsets_listed(stage: Stage) -> list[str]:
 def _wait_for_lineage(stage: Stage, every: int) -> list[StateFile]:
     """Wait for a changelog whose lineage starts at a snapshot: the snapshot must be uploaded
     (by maintenance) before the batch that writes the changelog begins."""
+
     def enough() -> list[StateFile] | None:
         files = _state_files(stage)
         zips = {(f.version, f.unique_id) for f in files if f.kind == "zip"}
-        changelogs = sorted((f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0)
+        changelogs = sorted(
+            (f for f in files if f.kind == "changelog"), key=lambda f: f.version or 0
+        )
         if not zips or not changelogs:
             return None
         # The lineage is in the file: on a store, read from a copy, made only once both exist.
         lineage = read_lineage(partition_of(stage.app.checkpoint_view()) / changelogs[-1].name)
         return files if lineage and lineage[0] in zips else None
 
-    return stage.app.wait_while_up(enough, "a changelog whose lineage starts at a snapshot",
-                                   timeout=stage.timings.spark_start_timeout_sec + 3 * 60, poll=0.5)
+    return stage.app.wait_while_up(
+        enough,
+        "a changelog whose lineage starts at a snapshot",
+        timeout=stage.timings.spark_start_timeout_sec + 3 * 60,
+        poll=0.5,
+    )
 
 
 def _unique_names(stage: Stage, files: list[StateFile]) -> None:
-    stage.step(Step(
-        "The state files' unique names",
-        happens="the scenario lists state/0/0/",
-        watch="every `.changelog` and `.zip` carries the id of the attempt that wrote it",
-        why="the id is made by the task that writes the version; the driver learns it when "
+    stage.step(
+        Step(
+            "The state files' unique names",
+            happens="the scenario lists state/0/0/",
+            watch="every `.changelog` and `.zip` carries the id of the attempt that wrote it",
+            why="the id is made by the task that writes the version; the driver learns it when "
             "the task ends and writes it into commits/N",
-        question="Will any state file be named by its version alone, without an id?",
-        answer="No: every state file is `<v>_<uuid>`, and on Spark 4.1 and later a `.crc` checksum "
-               "sits beside each (checked).",
-        production="tools that parse state file names as numbers (cleanup scripts, monitoring) "
-                   "break on format 2: check them before switching",
-        phase="names"))
+            question="Will any state file be named by its version alone, without an id?",
+            answer="No: every state file is `<v>_<uuid>`, and on Spark 4.1 and later a `.crc` checksum "
+            "sits beside each (checked).",
+            production="tools that parse state file names as numbers (cleanup scripts, monitoring) "
+            "break on format 2: check them before switching",
+            phase="names",
+        )
+    )
     versioned = [f for f in files if f.version is not None]
     for f in versioned[:6]:
         stage.say(f"v{f.version} (batch {f.version - 1}): {f.name}")
     stage.fact("state_files", [f.name for f in versioned[:8]])
     nameless = [f.name for f in versioned if f.unique_id is None]
-    stage.expect(check("every state file is named <v>_<uuid>", versioned and not nameless,
-                       "no `<v>.changelog`/`<v>.zip` without an id",
-                       f"{len(versioned)} files, without an id: {nameless[:3] or 'none'}"))
+    stage.expect(
+        check(
+            "every state file is named <v>_<uuid>",
+            versioned and not nameless,
+            "no `<v>.changelog`/`<v>.zip` without an id",
+            f"{len(versioned)} files, without an id: {nameless[:3] or 'none'}",
+        )
+    )
     names = {f.name for f in files}
     unchecked = [f.name for f in versioned if f"{f.name}.crc" not in names]
     spark = stage.settings.spark_version or installed_spark_version()
     if _line(spark) >= CHECKSUMS_FROM:
-        stage.expect(check("Spark's checksum file beside each", not unchecked,
-                           "a visible `<file>.crc` (checkpoint.fileChecksum, format 2 only)",
-                           f"missing for {unchecked[:3] or 'none'}"))
+        stage.expect(
+            check(
+                "Spark's checksum file beside each",
+                not unchecked,
+                "a visible `<file>.crc` (checkpoint.fileChecksum, format 2 only)",
+                f"missing for {unchecked[:3] or 'none'}",
+            )
+        )
     else:  # found by the version matrix: 4.0 writes none
         checked = [f.name for f in versioned if f.name not in unchecked]
-        stage.expect(check(f"no checksum files on Spark {spark}", not checked,
-                           "no `<file>.crc`: checkpoint.fileChecksum came in Spark 4.1",
-                           f"`.crc` beside {checked[:3] or 'none'}"))
+        stage.expect(
+            check(
+                f"no checksum files on Spark {spark}",
+                not checked,
+                "no `<file>.crc`: checkpoint.fileChecksum came in Spark 4.1",
+                f"`.crc` beside {checked[:3] or 'none'}",
+            )
+        )
 
 
 # Spark writes a checksum file beside each state file from this line on
@@ -153,19 +184,22 @@ def _line(version: str) -> tuple[int, int]:
 
 
 def _commits_name_ids(stage: Stage) -> None:
-    stage.step(Step(
-        "commits/N names the files batch N committed",
-        happens="the scenario reads commits/N: `v2`, then {\"nextBatchWatermarkMs\": …, "
-                "\"stateUniqueIds\": {operator: [[id per store] per partition]}}",
-        watch="the id of commits/N is the id of state version N+1 on disk",
-        why="on a restart the driver reads the last commit and tells each task which attempt "
+    stage.step(
+        Step(
+            "commits/N names the files batch N committed",
+            happens='the scenario reads commits/N: `v2`, then {"nextBatchWatermarkMs": …, '
+            '"stateUniqueIds": {operator: [[id per store] per partition]}}',
+            watch="the id of commits/N is the id of state version N+1 on disk",
+            why="on a restart the driver reads the last commit and tells each task which attempt "
             "to load: a file no commit names is never read",
-        production="a format-2 commit log cannot be read by Spark 4.0's State Data Source or "
-                   "by a Spark that knows only `v1` commits: moving back needs a new checkpoint",
-        question="Which state file's id will commits/N name?",
-        answer="The id of state version N+1 on disk: every commit's id names a state file of its "
-               "version, and the commits are `v2` (checked).",
-        phase="commits"))
+            production="a format-2 commit log cannot be read by Spark 4.0's State Data Source or "
+            "by a Spark that knows only `v1` commits: moving back needs a new checkpoint",
+            question="Which state file's id will commits/N name?",
+            answer="The id of state version N+1 on disk: every commit's id names a state file of its "
+            "version, and the commits are `v2` (checked).",
+            phase="commits",
+        )
+    )
     checkpoints = stage.app.checkpoint_view()  # on a store, a copy read through its API
     last = read_checkpoint(checkpoints).last_committed_id or 0
     version, lines = read_log_file(checkpoints / "commits" / str(last))
@@ -174,28 +208,35 @@ def _commits_name_ids(stage: Stage) -> None:
     committed = committed_ids(checkpoints)
     on_disk = unique_ids_by_version(list_state_files(partition_of(checkpoints)))
     unmatched = [v for v, ids in committed.items() if not ids <= on_disk.get(v, set())]
-    stage.expect(check("every commit's id names a state file of its version",
-                       version == "v2" and committed and not unmatched,
-                       "commits/N are v2 and each id is the id of `<N+1>_<id>.*`",
-                       f"{version}, {len(committed)} commits, unmatched versions {unmatched or 'none'}"))
+    stage.expect(
+        check(
+            "every commit's id names a state file of its version",
+            version == "v2" and committed and not unmatched,
+            "commits/N are v2 and each id is the id of `<N+1>_<id>.*`",
+            f"{version}, {len(committed)} commits, unmatched versions {unmatched or 'none'}",
+        )
+    )
 
 
 def _lineage(stage: Stage) -> None:
-    stage.step(Step(
-        "The lineage in each changelog",
-        happens="the scenario reads the head of the newest changelogs (lz4 blocks, then the "
-                "writer version `v3` and a JSON lineage)",
-        watch="each lists (version, id) from a snapshot up to the version before it: what to "
-              "load and replay to rebuild the state",
-        why="with ids in the names, a version number alone no longer says which file: the "
+    stage.step(
+        Step(
+            "The lineage in each changelog",
+            happens="the scenario reads the head of the newest changelogs (lz4 blocks, then the "
+            "writer version `v3` and a JSON lineage)",
+            watch="each lists (version, id) from a snapshot up to the version before it: what to "
+            "load and replay to rebuild the state",
+            why="with ids in the names, a version number alone no longer says which file: the "
             "lineage says which attempts this state was built on",
-        production="a lineage that does not match the commit is refused "
-                   "(CANNOT_LOAD_STATE_STORE, STATE_STORE_BASE_CHECKPOINT_ID_MISMATCH) instead "
-                   "of loading a file no commit chose",
-        question="Where will a changelog's lineage start, and which ids will it list?",
-        answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
-               "commits/N name (checked).",
-        phase="lineage"))
+            production="a lineage that does not match the commit is refused "
+            "(CANNOT_LOAD_STATE_STORE, STATE_STORE_BASE_CHECKPOINT_ID_MISMATCH) instead "
+            "of loading a file no commit chose",
+            question="Where will a changelog's lineage start, and which ids will it list?",
+            answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
+            "commits/N name (checked).",
+            phase="lineage",
+        )
+    )
     view = stage.app.checkpoint_view()
     files = list_state_files(partition_of(view))
     committed = committed_ids(view)
@@ -206,9 +247,14 @@ def _lineage(stage: Stage) -> None:
         stage.say(f"v{f.version}: lineage {_short(lineage)}")
         problems += lineage_problems(f.version or 0, lineage, files, committed)
     stage.fact("lineage", {f.name: read_lineage(partition_of(view) / f.name) for f in newest})
-    stage.expect(check("each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
-                       newest and not problems, "consecutive versions, ids that commits/N name",
-                       "; ".join(problems[:3]) or "as expected"))
+    stage.expect(
+        check(
+            "each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+            newest and not problems,
+            "consecutive versions, ids that commits/N name",
+            "; ".join(problems[:3]) or "as expected",
+        )
+    )
 
 
 def _short(lineage: list[tuple[int, str]]) -> str:
@@ -219,8 +265,12 @@ def _short(lineage: list[tuple[int, str]]) -> str:
     return "[" + ", ".join(shown) + "]"
 
 
-def lineage_problems(version: int, lineage: list[tuple[int, str]], files: list[StateFile],
-                     committed: dict[int, set[str]]) -> list[str]:
+def lineage_problems(
+    version: int,
+    lineage: list[tuple[int, str]],
+    files: list[StateFile],
+    committed: dict[int, set[str]],
+) -> list[str]:
     """What is wrong with the lineage of state `version` (empty: nothing)."""
     if not lineage:
         return [] if version == 1 else [f"v{version}: no lineage"]
@@ -239,44 +289,62 @@ def lineage_problems(version: int, lineage: list[tuple[int, str]], files: list[S
 
 
 def _retried_batch(stage: Stage) -> None:
-    stage.step(Step(
-        "A batch killed after writing its state: the retry writes a second file",
-        happens="the producer sends a negative key; the app writes the lines before it, then "
-                "SIGKILLs its JVM and exits (the seed's halt), after the batch's state was "
-                "written and before commits/N; then the app is started again",
-        watch="state version N+1 has two files: the dead attempt's and the retry's; commits/N "
-              "names the retry's; the next changelog's lineage names the retry's too",
-        why="a restart re-runs the uncommitted batch with the same offsets; the new attempt "
+    stage.step(
+        Step(
+            "A batch killed after writing its state: the retry writes a second file",
+            happens="the producer sends a negative key; the app writes the lines before it, then "
+            "SIGKILLs its JVM and exits (the seed's halt), after the batch's state was "
+            "written and before commits/N; then the app is started again",
+            watch="state version N+1 has two files: the dead attempt's and the retry's; commits/N "
+            "names the retry's; the next changelog's lineage names the retry's too",
+            why="a restart re-runs the uncommitted batch with the same offsets; the new attempt "
             "gets a new id, so it cannot be confused with the first one",
-        production="the dead attempt's file stays on disk until maintenance cleans old versions; "
-                   "`python -m spark_app inspect --state-source` lists it as left by attempts "
-                   "no commit names",
-        question="After the crash and the retry, how many files will state version N+1 have, and "
-                 "which one will the commit name?",
-        answer="Two: the dead attempt's and the retry's; commits/N names the retry's, later "
-               "lineages build on it, inspect lists the dead one as not loaded, and the negative "
-               "key's message is written once (all checked).",
-        phase="retry"))
+            production="the dead attempt's file stays on disk until maintenance cleans old versions; "
+            "`python -m spark_app inspect --state-source` lists it as left by attempts "
+            "no commit names",
+            question="After the crash and the retry, how many files will state version N+1 have, and "
+            "which one will the commit name?",
+            answer="Two: the dead attempt's and the retry's; commits/N names the retry's, later "
+            "lineages build on it, inspect lists the dead one as not loaded, and the negative "
+            "key's message is written once (all checked).",
+            phase="retry",
+        )
+    )
     value = stage.fact("negative_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
-    stage.expect(check("the app died on the negative key", code == 255, "exit code 255",
-                       f"exit code {code}"))
+    stage.expect(
+        check("the app died on the negative key", code == 255, "exit code 255", f"exit code {code}")
+    )
     checkpoints = stage.app.checkpoint_view()
     pending = read_checkpoint(checkpoints).pending_id
     version = (pending or 0) + 1
-    first_ids = unique_ids_by_version(list_state_files(partition_of(checkpoints))).get(version, set())
-    stage.say(f"batch {pending} was planned, not committed; version {version} on disk: "
-              f"{sorted(i[:8] for i in first_ids)}")
-    stage.expect(check("the dead attempt left its state file", pending is not None and
-                       len(first_ids) == 1, f"one `<{version}>_<id>.changelog` and no commits/{pending}",
-                       f"pending batch {pending}, ids {sorted(first_ids)}"))
+    first_ids = unique_ids_by_version(list_state_files(partition_of(checkpoints))).get(
+        version, set()
+    )
+    stage.say(
+        f"batch {pending} was planned, not committed; version {version} on disk: "
+        f"{sorted(i[:8] for i in first_ids)}"
+    )
+    stage.expect(
+        check(
+            "the dead attempt left its state file",
+            pending is not None and len(first_ids) == 1,
+            f"one `<{version}>_<id>.changelog` and no commits/{pending}",
+            f"pending batch {pending}, ids {sorted(first_ids)}",
+        )
+    )
     stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     stage.output.wait_for_value(value + 2)
     stage.output.wait_for_batches(3, more=True)
     _retry_chosen(stage, version, first_ids)
-    stage.expect(check("the negative key's message was written once",
-                       stage.output.negative_key_lines(value) == 1, "1 line",
-                       f"{stage.output.negative_key_lines(value)} line(s)"))
+    stage.expect(
+        check(
+            "the negative key's message was written once",
+            stage.output.negative_key_lines(value) == 1,
+            "1 line",
+            f"{stage.output.negative_key_lines(value)} line(s)",
+        )
+    )
 
 
 def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
@@ -285,32 +353,60 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
     files = list_state_files(partition_of(checkpoints))
     on_disk = unique_ids_by_version(files).get(version, set())
     chosen = committed_ids(checkpoints).get(version, set())
-    stage.fact("retried_version", {"version": version, "first_attempt": sorted(first_ids),
-                                   "committed": sorted(chosen), "on_disk": sorted(on_disk)})
-    stage.say(f"version {version}: on disk {sorted(i[:8] for i in on_disk)}, commits/{version - 1} "
-              f"names {sorted(i[:8] for i in chosen)}")
-    stage.expect(check("two attempts' files, the commit names the retry's",
-                       len(on_disk) == 2 and len(chosen) == 1 and not chosen & first_ids
-                       and chosen <= on_disk,
-                       f"two ids for version {version}, the committed one new",
-                       f"on disk {sorted(on_disk)}, committed {sorted(chosen)}"), phase="retry")
-    later = [f for f in files if f.kind == "changelog" and (f.version or 0) > version
-             and f.unique_id in committed_ids(checkpoints).get(f.version or 0, set())]
-    built_on = {f.name: dict(read_lineage(partition_of(checkpoints) / f.name)).get(version)
-                for f in later}
+    stage.fact(
+        "retried_version",
+        {
+            "version": version,
+            "first_attempt": sorted(first_ids),
+            "committed": sorted(chosen),
+            "on_disk": sorted(on_disk),
+        },
+    )
+    stage.say(
+        f"version {version}: on disk {sorted(i[:8] for i in on_disk)}, commits/{version - 1} "
+        f"names {sorted(i[:8] for i in chosen)}"
+    )
+    stage.expect(
+        check(
+            "two attempts' files, the commit names the retry's",
+            len(on_disk) == 2 and len(chosen) == 1 and not chosen & first_ids and chosen <= on_disk,
+            f"two ids for version {version}, the committed one new",
+            f"on disk {sorted(on_disk)}, committed {sorted(chosen)}",
+        ),
+        phase="retry",
+    )
+    later = [
+        f
+        for f in files
+        if f.kind == "changelog"
+        and (f.version or 0) > version
+        and f.unique_id in committed_ids(checkpoints).get(f.version or 0, set())
+    ]
+    built_on = {
+        f.name: dict(read_lineage(partition_of(checkpoints) / f.name)).get(version) for f in later
+    }
     named = {i for i in built_on.values() if i is not None}
-    stage.expect(check("later changelogs build on the committed attempt",
-                       not named & first_ids and (not named or named == chosen),
-                       f"lineages name {sorted(i[:8] for i in chosen)} for version {version}, "
-                       "never the dead attempt",
-                       f"they name {sorted(i[:8] for i in named) or 'no such version (a snapshot came first)'}"),
-                 phase="retry")
+    stage.expect(
+        check(
+            "later changelogs build on the committed attempt",
+            not named & first_ids and (not named or named == chosen),
+            f"lineages name {sorted(i[:8] for i in chosen)} for version {version}, "
+            "never the dead attempt",
+            f"they name {sorted(i[:8] for i in named) or 'no such version (a snapshot came first)'}",
+        ),
+        phase="retry",
+    )
     leftover = uncommitted_files(partition_of(checkpoints), committed_ids(checkpoints))
     stage.fact("left_by_dead_attempts", leftover)
-    stage.expect(check("inspect's reading lists the dead attempt's file as not loaded",
-                       any(i in name for name in leftover for i in first_ids),
-                       f"{version}_<dead id>.changelog among files no commit names",
-                       leftover or "none"), phase="retry")
+    stage.expect(
+        check(
+            "inspect's reading lists the dead attempt's file as not loaded",
+            any(i in name for name in leftover for i in first_ids),
+            f"{version}_<dead id>.changelog among files no commit names",
+            leftover or "none",
+        ),
+        phase="retry",
+    )
 
 
 def _back_to_format_1(stage: Stage) -> None:
@@ -318,48 +414,66 @@ def _back_to_format_1(stage: Stage) -> None:
     # What the app does depends on the Spark it runs on: refused before 4.3, kept at 2 on 4.3.
     asked = SparkAppSettings(**{**FORMAT_2, "checkpoint_format": 1})  # type: ignore[arg-type]
     refused = format_downgrade_refusal(asked, 2, spark) is not None
-    stage.step(Step(
-        "Go back to format 1 on this checkpoint",
-        happens="the app is stopped and started with --checkpoint-format 1",
-        watch=("it refuses in one line, STATE_STORE_OPTION, with the words Spark fails with "
-               "(CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, NumberFormatException on `<v>_<uuid>`); "
-               "the checkpoint is left as it was") if refused else
-              "it says Spark keeps format 2, and the next commit is v2 again",
-        why=(f"Spark {spark} does not pin the format in the offsets; a format 1 store lists "
-             "the folder and reads every name as a version number, and `3_<uuid>` is not one: "
-             "its task fails after the batch was planned. The app checks commits/N first")
-            if refused else "Spark 4.3 reads the format from the commit log and keeps it",
-        production="choose the format when the checkpoint is created; going back means a new "
-                   "checkpoint (its state read with the State Data Source, started at the old "
-                   "offsets)",
-        question="Will the app accept --checkpoint-format 1 on this checkpoint?",
-        answer=("No: it refuses in one line (STATE_STORE_OPTION, with "
-                    "CANNOT_LOAD_STATE_STORE), plans no batch, and the checkpoint stays "
-                    "format 2 (checked)") if refused else
-                   ("It starts, but Spark keeps format 2: the next commit is v2 again "
-                    "(checked)")))
+    stage.step(
+        Step(
+            "Go back to format 1 on this checkpoint",
+            happens="the app is stopped and started with --checkpoint-format 1",
+            watch=(
+                "it refuses in one line, STATE_STORE_OPTION, with the words Spark fails with "
+                "(CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, NumberFormatException on `<v>_<uuid>`); "
+                "the checkpoint is left as it was"
+            )
+            if refused
+            else "it says Spark keeps format 2, and the next commit is v2 again",
+            why=(
+                f"Spark {spark} does not pin the format in the offsets; a format 1 store lists "
+                "the folder and reads every name as a version number, and `3_<uuid>` is not one: "
+                "its task fails after the batch was planned. The app checks commits/N first"
+            )
+            if refused
+            else "Spark 4.3 reads the format from the commit log and keeps it",
+            production="choose the format when the checkpoint is created; going back means a new "
+            "checkpoint (its state read with the State Data Source, started at the old "
+            "offsets)",
+            question="Will the app accept --checkpoint-format 1 on this checkpoint?",
+            answer=(
+                "No: it refuses in one line (STATE_STORE_OPTION, with "
+                "CANNOT_LOAD_STATE_STORE), plans no batch, and the checkpoint stays "
+                "format 2 (checked)"
+            )
+            if refused
+            else ("It starts, but Spark keeps format 2: the next commit is v2 again (checked)"),
+        )
+    )
     stage.app.stop()
     offsets_before = _offsets_listed(stage)
     stage.app.start(**{**FORMAT_2, "checkpoint_format": 1}, **cadence(stage.settings.fast))
     if refused:
         _refused(stage, offsets_before)
-        stage.step(Step(
-            "Start again with format 2: the stream goes on",
-            happens="the app starts with --checkpoint-format 2 on the same checkpoint",
-            watch="the count goes on; at the end every message is written once",
-            why="nothing was changed by the refused start",
-            question="After the refused start, will the stream go on where it was, and will any "
-                     "message be lost?",
-            answer="Yes, and none: the commits stay v2 and every message is written exactly once "
-                   "(checked).",
-            production="a refused start that planned no batch changes nothing: fix the option and "
-                       "start again"))
+        stage.step(
+            Step(
+                "Start again with format 2: the stream goes on",
+                happens="the app starts with --checkpoint-format 2 on the same checkpoint",
+                watch="the count goes on; at the end every message is written once",
+                why="nothing was changed by the refused start",
+                question="After the refused start, will the stream go on where it was, and will any "
+                "message be lost?",
+                answer="Yes, and none: the commits stay v2 and every message is written exactly once "
+                "(checked).",
+                production="a refused start that planned no batch changes nothing: fix the option and "
+                "start again",
+            )
+        )
         stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
     stage.output.wait_for_more(3)
     checkpoints = stage.app.checkpoint_view()
-    version, _ = read_log_file(checkpoints / "commits" / str(read_checkpoint(checkpoints).last_committed_id))
-    stage.expect(check("the checkpoint stays format 2", version == "v2", "commits/N are v2", version),
-                 phase="format 1")
+    version, _ = read_log_file(
+        checkpoints / "commits" / str(read_checkpoint(checkpoints).last_committed_id)
+    )
+    stage.expect(
+        check("the checkpoint stays format 2", version == "v2", "commits/N are v2", version),
+        phase="format 1",
+    )
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
@@ -371,25 +485,36 @@ def _refused(stage: Stage, offsets_before: list[str]) -> None:
     error = error_in_text(output)
     line = next((ln for ln in output.splitlines() if StateStoreOptionError.token in ln), "")
     stage.fact("format_1_refusal", line)
-    stage.expect(check("the app refuses format 1 in one line",
-                       code == StateStoreOptionError.exit_code
-                       and isinstance(error, StateStoreOptionError)
-                       and "CANNOT_LOAD_STATE_STORE" in line,
-                       f"exit {StateStoreOptionError.exit_code}, STATE_STORE_OPTION … "
-                       "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] …",
-                       f"exit {code}: {line[:200] or 'no such line'}"), phase="format 1")
+    stage.expect(
+        check(
+            "the app refuses format 1 in one line",
+            code == StateStoreOptionError.exit_code
+            and isinstance(error, StateStoreOptionError)
+            and "CANNOT_LOAD_STATE_STORE" in line,
+            f"exit {StateStoreOptionError.exit_code}, STATE_STORE_OPTION … "
+            "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] …",
+            f"exit {code}: {line[:200] or 'no such line'}",
+        ),
+        phase="format 1",
+    )
     after = _offsets_listed(stage)
-    stage.expect(check("the refused start planned no batch", after == offsets_before,
-                       f"offsets/ as before ({len(offsets_before)} files)",
-                       f"{len(after)} files"), phase="format 1")
+    stage.expect(
+        check(
+            "the refused start planned no batch",
+            after == offsets_before,
+            f"offsets/ as before ({len(offsets_before)} files)",
+            f"{len(after)} files",
+        ),
+        phase="format 1",
+    )
 
 
 SCENARIO = Scenario(
     name="checkpoint-v2",
     title="checkpoint format 2: files per attempt, a lineage, commits that choose; no way back",
     summary="RocksDB with checkpoint format 2: unique state file names, the ids commits/N "
-            "records and the lineage in each changelog; a batch killed after writing its state "
-            "leaves two attempts' files and the committed one is loaded; format 1 refused.",
+    "records and the lineage in each changelog; a batch killed after writing its state "
+    "leaves two attempts' files and the committed one is loaded; format 1 refused.",
     origin="Spark 4's checkpoint format 2",
     run=run,
     checkpoint_stores=("local", "hdfs", "s3"),

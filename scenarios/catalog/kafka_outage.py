@@ -37,9 +37,13 @@ __all__ = ["SCENARIO", "run", "RETRY_OPTIONS"]
 # batch). request.timeout.ms goes down with default.api.timeout.ms:
 # Kafka's admin client refuses an API timeout below the request timeout (30 s by default), and
 # the connector's query then fails as it starts (found on Apache Kafka with the connector).
-RETRY_OPTIONS = ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
-                 "kafka.default.api.timeout.ms=5000", "kafka.request.timeout.ms=5000",
-                 "kafkaConsumer.pollTimeoutMs=8000")
+RETRY_OPTIONS = (
+    "fetchOffset.numRetries=3",
+    "fetchOffset.retryIntervalMs=1000",
+    "kafka.default.api.timeout.ms=5000",
+    "kafka.request.timeout.ms=5000",
+    "kafkaConsumer.pollTimeoutMs=8000",
+)
 GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0
@@ -47,30 +51,40 @@ LONG_CUT_SEC = 40.0
 
 def run(stage: Stage) -> None:
     t = stage.timings
-    stage.step(Step(
-        "Start Kafka, the producer, and a proxy between the Spark app and Kafka",
-        happens="the broker gets a second listener that tells its clients to come back through "
-                "the proxy, as Kafka's advertised listeners do; the producer writes directly",
-        watch="the producer's lines go on whatever happens to the Spark app's network",
-        why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
+    stage.step(
+        Step(
+            "Start Kafka, the producer, and a proxy between the Spark app and Kafka",
+            happens="the broker gets a second listener that tells its clients to come back through "
+            "the proxy, as Kafka's advertised listeners do; the producer writes directly",
+            watch="the producer's lines go on whatever happens to the Spark app's network",
+            why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
             "messages pile up, waiting to be read",
-        production="the same holds for any network partition; retention must outlast it",
-        question="When the Spark app's network to Kafka is cut, will the producer stop too?",
-        answer="No: it writes to Kafka directly; its messages pile up in Kafka, waiting to be read."))
+            production="the same holds for any network partition; retention must outlast it",
+            question="When the Spark app's network to Kafka is cut, will the producer stop too?",
+            answer="No: it writes to Kafka directly; its messages pile up in Kafka, waiting to be read.",
+        )
+    )
     stage.kafka.start(behind_proxy=True)
-    stage.step(Step(
-        "Start the Spark app under its supervisor",
-        happens="python -m spark_app --supervise, with the connector's retry options set to "
-                f"seconds: {', '.join(RETRY_OPTIONS)}",
-        watch="Count = n lines; the supervisor's lines start with `supervisor:`",
-        why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
-        production="run streaming jobs supervised (cluster mode with --supervise, or your "
-                   "orchestrator's restart policy)",
-        question="If the app exits with an error, who starts it again?",
-        answer="Its supervisor (python -m spark_app --supervise), with backoff; its lines start "
-               "with `supervisor:`."))
-    process = stage.app.start(supervise=True, max_backoff_sec=4.0, give_up_after=GIVE_UP_AFTER,
-                              source_options=RETRY_OPTIONS)
+    stage.step(
+        Step(
+            "Start the Spark app under its supervisor",
+            happens="python -m spark_app --supervise, with the connector's retry options set to "
+            f"seconds: {', '.join(RETRY_OPTIONS)}",
+            watch="Count = n lines; the supervisor's lines start with `supervisor:`",
+            why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
+            production="run streaming jobs supervised (cluster mode with --supervise, or your "
+            "orchestrator's restart policy)",
+            question="If the app exits with an error, who starts it again?",
+            answer="Its supervisor (python -m spark_app --supervise), with backoff; its lines start "
+            "with `supervisor:`.",
+        )
+    )
+    process = stage.app.start(
+        supervise=True,
+        max_backoff_sec=4.0,
+        give_up_after=GIVE_UP_AFTER,
+        source_options=RETRY_OPTIONS,
+    )
     stage.output.wait_for_value(t.run_for_messages)
     _short_outage(stage)
     _long_outage(stage)
@@ -80,104 +94,134 @@ def run(stage: Stage) -> None:
 
 
 def _short_outage(stage: Stage) -> None:
-    stage.step(Step(
-        f"A short outage ({SHORT_CUT_SEC:g} s): ridden out",
-        happens="the proxy drops every connection and refuses new ones, then lets them through "
-                "again; the source's look-ups and reads retry meanwhile",
-        watch="no `supervisor: restart` line; the count goes on after the outage",
-        why="the connector retries offset look-ups fetchOffset.numRetries times and waits "
+    stage.step(
+        Step(
+            f"A short outage ({SHORT_CUT_SEC:g} s): ridden out",
+            happens="the proxy drops every connection and refuses new ones, then lets them through "
+            "again; the source's look-ups and reads retry meanwhile",
+            watch="no `supervisor: restart` line; the count goes on after the outage",
+            why="the connector retries offset look-ups fetchOffset.numRetries times and waits "
             "kafkaConsumer.pollTimeoutMs for a read before it fails the query",
-        production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
-                   "partition; a longer one fails the query",
-        question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
-                  "restart it?",
-        answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
-               "on.",
-        phase="short outage"))
+            production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
+            "partition; a longer one fails the query",
+            question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
+            "restart it?",
+            answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
+            "on.",
+            phase="short outage",
+        )
+    )
     before = _restarts(stage)
     _outage(stage, SHORT_CUT_SEC, "the short outage")
     stage.output.wait_for_more(3)
     after = _restarts(stage)
-    stage.expect(check("the app rode out the short outage", after == before,
-                       "no restart", f"{after - before} restart(s)"))
+    stage.expect(
+        check(
+            "the app rode out the short outage",
+            after == before,
+            "no restart",
+            f"{after - before} restart(s)",
+        )
+    )
 
 
 def _long_outage(stage: Stage) -> None:
-    stage.step(Step(
-        f"A long outage ({LONG_CUT_SEC:g} s): the app fails, the supervisor restarts it",
-        happens="the retries run out and the app exits with KAFKA_UNREACHABLE; the supervisor "
-                "restarts it with backoff (1 s, 2 s, 4 s); each start fails fast while Kafka is "
-                "unreachable; once the network is back a start gets through and catches up from "
-                "the checkpoint",
-        watch="`supervisor: restart N in S s; the app exited with 1: KAFKA_UNREACHABLE: …`, then "
-              "Count = n lines again",
-        why="KAFKA_UNREACHABLE is retriable: the supervisor does not count it as a crash loop, "
+    stage.step(
+        Step(
+            f"A long outage ({LONG_CUT_SEC:g} s): the app fails, the supervisor restarts it",
+            happens="the retries run out and the app exits with KAFKA_UNREACHABLE; the supervisor "
+            "restarts it with backoff (1 s, 2 s, 4 s); each start fails fast while Kafka is "
+            "unreachable; once the network is back a start gets through and catches up from "
+            "the checkpoint",
+            watch="`supervisor: restart N in S s; the app exited with 1: KAFKA_UNREACHABLE: …`, then "
+            "Count = n lines again",
+            why="KAFKA_UNREACHABLE is retriable: the supervisor does not count it as a crash loop, "
             "the outage may end; the checkpoint's offsets say where to resume",
-        production="alert on restarts; the backlog is read at full speed after the outage "
-                   "(cap it with maxOffsetsPerTrigger if a batch must stay small)",
-        question=f"After {LONG_CUT_SEC:g} s without Kafka, will the app survive, and if it "
-                  "fails, with which error will the supervisor restart it?",
-        answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
-               "(checked); once the network is back a start catches up from the checkpoint.",
-        phase="long outage"))
+            production="alert on restarts; the backlog is read at full speed after the outage "
+            "(cap it with maxOffsetsPerTrigger if a batch must stay small)",
+            question=f"After {LONG_CUT_SEC:g} s without Kafka, will the app survive, and if it "
+            "fails, with which error will the supervisor restart it?",
+            answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
+            "(checked); once the network is back a start catches up from the checkpoint.",
+            phase="long outage",
+        )
+    )
     before = _restarts(stage)
 
     def until_restarted() -> None:
-        wait_until(lambda: _restarts(stage) > before, timeout=LONG_CUT_SEC,
-                   what="the app to fail and the supervisor to restart it",
-                   progress=stage.narrator.waiting)
+        wait_until(
+            lambda: _restarts(stage) > before,
+            timeout=LONG_CUT_SEC,
+            what="the app to fail and the supervisor to restart it",
+            progress=stage.narrator.waiting,
+        )
 
     _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
     stage.output.wait_for_more(3)
     reasons = [line.reason for line in _restart_lines(stage.app.output())]
     stage.fact("restart_reasons", reasons[-3:])
     unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
-    stage.expect(check("the supervisor restarted the app because Kafka was unreachable",
-                       unreachable, "every restart: KAFKA_UNREACHABLE",
-                       "; ".join(r[:80] for r in reasons[-3:]) or "no restart"))
+    stage.expect(
+        check(
+            "the supervisor restarted the app because Kafka was unreachable",
+            unreachable,
+            "every restart: KAFKA_UNREACHABLE",
+            "; ".join(r[:80] for r in reasons[-3:]) or "no restart",
+        )
+    )
 
 
 def _so_far_exactly_once(stage: Stage) -> None:
-    stage.step(Step(
-        "Check the output log: every message so far exactly once",
-        happens="the scenario verifies the output log while the producer keeps sending",
-        watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
-        why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
+    stage.step(
+        Step(
+            "Check the output log: every message so far exactly once",
+            happens="the scenario verifies the output log while the producer keeps sending",
+            watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
+            why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
             "each message's lines once",
-        production="an outage costs time, not data, as long as retention outlasts it",
-        question="After two outages and the restarts, will any value be missing or doubled?",
-        answer="None: every message so far exactly once, counts consistent (checked).",
-        phase="after the outages"))
+            production="an outage costs time, not data, as long as retention outlasts it",
+            question="After two outages and the restarts, will any value be missing or doubled?",
+            answer="None: every message so far exactly once, counts consistent (checked).",
+            phase="after the outages",
+        )
+    )
     report = stage.output.wait_for_more(3)
     stage.fact("highest_after_outages", report.highest)
-    stage.expect(check("every message so far exactly once",
-                       report.ok and not report.missing and not report.duplicated,
-                       f"1..{report.highest} each once, counts consistent",
-                       f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
-                       f"{len(report.count_breaks)} count break(s)"))
+    stage.expect(
+        check(
+            "every message so far exactly once",
+            report.ok and not report.missing and not report.duplicated,
+            f"1..{report.highest} each once, counts consistent",
+            f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
+            f"{len(report.count_breaks)} count break(s)",
+        )
+    )
 
 
 def _outage_longer_than_retention(stage: Stage) -> None:
     t = stage.timings
-    stage.step(Step(
-        "An outage longer than retention: the supervisor must stop",
-        happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
-                "has deleted every offset it held at the cut, the checkpoint's among them; then "
-                "retention goes back up and the network comes back. The restart meets data loss",
-        watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
-              f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
-              "position",
-        why="data loss is not retriable: no restart brings the deleted offsets back, so a "
+    stage.step(
+        Step(
+            "An outage longer than retention: the supervisor must stop",
+            happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
+            "has deleted every offset it held at the cut, the checkpoint's among them; then "
+            "retention goes back up and the network comes back. The restart meets data loss",
+            watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
+            f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
+            "position",
+            why="data loss is not retriable: no restart brings the deleted offsets back, so a "
             "supervisor that kept restarting would loop forever; this one sees the checkpoint "
             "not moving and stops",
-        production="make retention longer than your longest outage; when it was not, decide: "
-                   "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
-                   "short-retention",
-        question="When the checkpoint's offsets were deleted during the outage, will the supervisor "
-                 "keep restarting the app?",
-        answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
-               "checkpoint position it gives up with a non-zero exit (checked).",
-        phase="longer than retention"))
+            production="make retention longer than your longest outage; when it was not, decide: "
+            "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
+            "short-retention",
+            question="When the checkpoint's offsets were deleted during the outage, will the supervisor "
+            "keep restarting the app?",
+            answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
+            "checkpoint position it gives up with a non-zero exit (checked).",
+            phase="longer than retention",
+        )
+    )
     stage.kafka.set_retention(t.retention_sec)
     stage.network.cut()
     # Past everything Kafka held at the cut, not only the checkpoint's offsets: the connector's
@@ -189,22 +233,28 @@ def _outage_longer_than_retention(stage: Stage) -> None:
     resume_at = stage.app.committed_offset() or 0
     planned = stage.app.planned_offset() or resume_at  # a pending batch ends past the commit
     aged = stage.kafka.wait_until_aged_out(max(planned, cut_at))
-    stage.say(f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at "
-              f"{resume_at}, its last planned batch ends at {planned}, Kafka's latest at the "
-              f"cut was {cut_at}")
+    stage.say(
+        f"retention deleted offsets below {aged.earliest}; the checkpoint resumes at "
+        f"{resume_at}, its last planned batch ends at {planned}, Kafka's latest at the "
+        f"cut was {cut_at}"
+    )
     stage.kafka.set_retention(t.endless_retention_sec)
     stage.network.restore()
     code = stage.app.wait_exit(kind="crash")
     output = stage.app.output()
-    given_up = next((line for line in supervisor_lines(output) if isinstance(line, GiveUpLine)),
-                    None)
+    given_up = next(
+        (line for line in supervisor_lines(output) if isinstance(line, GiveUpLine)), None
+    )
     gave_up = f"{SAY_PREFIX}{GIVE_UP.text(given_up)}" if given_up else ""
     stage.fact("gave_up_line", gave_up)
-    stage.expect(check("the supervisor gives up on data loss",
-                       code != 0 and given_up is not None
-                       and DataLossError.token in given_up.reason,
-                       "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
-                       f"exit code {code}, {gave_up[:200] or 'no such line'}"))
+    stage.expect(
+        check(
+            "the supervisor gives up on data loss",
+            code != 0 and given_up is not None and DataLossError.token in given_up.reason,
+            "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
+            f"exit code {code}, {gave_up[:200] or 'no such line'}",
+        )
+    )
 
 
 def _restart_lines(output: str) -> list[RestartLine]:
@@ -215,8 +265,9 @@ def _restarts(stage: Stage) -> int:
     return len(_restart_lines(stage.app.output()))
 
 
-def _outage(stage: Stage, seconds: float, what: str,
-            first: Callable[[], None] | None = None) -> None:
+def _outage(
+    stage: Stage, seconds: float, what: str, first: Callable[[], None] | None = None
+) -> None:
     """Cut the network, wait for `first` if given, hold the cut `seconds`, restore it."""
     stage.network.cut()
     if first is not None:
@@ -228,19 +279,23 @@ def _outage(stage: Stage, seconds: float, what: str,
 def _hold(stage: Stage, seconds: float, what: str) -> None:
     """The outage itself: a span of time, not a condition to wait for."""
     end = time.monotonic() + seconds
-    wait_until(lambda: time.monotonic() >= end, timeout=seconds + 5, what=what,
-               progress=stage.narrator.waiting)
+    wait_until(
+        lambda: time.monotonic() >= end,
+        timeout=seconds + 5,
+        what=what,
+        progress=stage.narrator.waiting,
+    )
 
 
 SCENARIO = Scenario(
     name="kafka-outage",
     title="the network to Kafka is cut: a short cut is ridden out, a long one supervised",
     summary="A proxy between the Spark app and Kafka is cut for 3 s (the source's retries ride "
-            "it out) and for 40 s (the app fails with KAFKA_UNREACHABLE; the supervisor "
-            "restarts it with backoff until Kafka answers); every message exactly once; then "
-            "an outage longer than retention: data loss, and the supervisor gives up.",
+    "it out) and for 40 s (the app fails with KAFKA_UNREACHABLE; the supervisor "
+    "restarts it with backoff until Kafka answers); every message exactly once; then "
+    "an outage longer than retention: data loss, and the supervisor gives up.",
     origin="seed 000's network outage",
     run=run,
     takes="about 2 min: two cuts of the network to Kafka; the long one lasts until the app "
-          "gives up and its supervisor restarts it",
+    "gives up and its supervisor restarts it",
 )

@@ -44,8 +44,10 @@ __all__ = ["SCENARIO", "run"]
 # The newest org.apache.kafka:kafka_2.13 Maven Central serves (2026-11-26).
 TARGET = "4.4.0"
 MV = "metadata.version"
-RULE = ("one broker at a time, the next only once every partition is fully in sync again; "
-        "metadata.version finalized only when no rollback of the binaries can be needed")
+RULE = (
+    "one broker at a time, the next only once every partition is fully in sync again; "
+    "metadata.version finalized only when no rollback of the binaries can be needed"
+)
 
 
 @dataclass(frozen=True)
@@ -72,17 +74,24 @@ def _client(stage: Stage) -> Client | None:
     """The connector's kafka-clients, its highest versions read off its jar (javap); None when
     the app does not use the connector, or when no javap can read the jar (said in a line)."""
     if stage.settings.source != "spark-kafka":
-        stage.say("the app's python source speaks Kafka through kafka-python; the versions below "
-                  "are the brokers' side only")
+        stage.say(
+            "the app's python source speaks Kafka through kafka-python; the versions below "
+            "are the brokers' side only"
+        )
         return None
     from spark_app.runtime.connector_jars import connector_jars
     from spark_app.runtime.spark_version import installed_spark_version
 
     spark = stage.settings.spark_version or installed_spark_version()
-    jar = next((j for j in connector_jars(spark, progress=False) if j.name.startswith("kafka-clients-")), None)
+    jar = next(
+        (j for j in connector_jars(spark, progress=False) if j.name.startswith("kafka-clients-")),
+        None,
+    )
     javap = shutil.which("javap")
     if jar is None or javap is None:
-        stage.say(f"cannot read the connector's kafka-clients versions ({'no javap: a JDK has one' if jar else 'no kafka-clients jar'})")
+        stage.say(
+            f"cannot read the connector's kafka-clients versions ({'no javap: a JDK has one' if jar else 'no kafka-clients jar'})"
+        )
         return None
     return Client(f"kafka-clients {jar_version(jar)}", client_maxima(jar, javap=javap))
 
@@ -92,20 +101,33 @@ def _versions(stage: Stage, client: Client | None, when: str) -> dict[int, dict[
     spoken_by_node: dict[int, dict[int, int | None]] = {}
     for node in stage.brokers.ids:
         apis = stage.brokers.api_versions(node)
-        offered = ", ".join(f"{API_NAMES[k]} {apis.ranges[k][0]}-{apis.ranges[k][1]}" for k in API_NAMES)
-        line = (f"broker {node} ({stage.brokers.version(node)}): {offered}; {MV} supported "
-                f"{_supported(apis)}, finalized {apis.finalized.get(MV)}")
+        offered = ", ".join(
+            f"{API_NAMES[k]} {apis.ranges[k][0]}-{apis.ranges[k][1]}" for k in API_NAMES
+        )
+        line = (
+            f"broker {node} ({stage.brokers.version(node)}): {offered}; {MV} supported "
+            f"{_supported(apis)}, finalized {apis.finalized.get(MV)}"
+        )
         if client is not None:
             spoken_by_node[node] = {k: spoken(client.maxima[k], apis.ranges[k]) for k in API_NAMES}
             line += f"; {client.name} speaks " + ", ".join(
-                f"{API_NAMES[k]} v{v}" for k, v in spoken_by_node[node].items())
+                f"{API_NAMES[k]} v{v}" for k, v in spoken_by_node[node].items()
+            )
         stage.say(line)
-        stage.fact(f"{when}_broker_{node}", {"version": stage.brokers.version(node),
-                                             "apis": {API_NAMES[k]: list(apis.ranges[k]) for k in API_NAMES},
-                                             "metadata_version": apis.finalized.get(MV),
-                                             "supported_metadata_version": list(apis.supported.get(MV, ()))})
+        stage.fact(
+            f"{when}_broker_{node}",
+            {
+                "version": stage.brokers.version(node),
+                "apis": {API_NAMES[k]: list(apis.ranges[k]) for k in API_NAMES},
+                "metadata_version": apis.finalized.get(MV),
+                "supported_metadata_version": list(apis.supported.get(MV, ())),
+            },
+        )
     if client is not None:
-        stage.fact("client", {"name": client.name, "maxima": {API_NAMES[k]: v for k, v in client.maxima.items()}})
+        stage.fact(
+            "client",
+            {"name": client.name, "maxima": {API_NAMES[k]: v for k, v in client.maxima.items()}},
+        )
     return spoken_by_node
 
 
@@ -129,30 +151,34 @@ def _mv_name(stage: Stage, level: int | None) -> str:
 
 # -- the steps -------------------------------------------------------------------------------------------
 def _start(stage: Stage, source: str) -> Client | None:
-    stage.step(Step(
-        f"Three Kafka {source} brokers, the counter, and what each side speaks",
-        happens=f"three Apache Kafka {source} nodes form a KRaft quorum, each formatted by "
-                f"{source}; the producer creates the topic with three replicas; the app starts",
-        watch=f"per broker: the version ranges it answers to ApiVersions, and {MV}: the levels "
-              f"its software supports and the one the cluster has finalized",
-        why=f"every client opens a connection with ApiVersions and then speaks, per API, the "
+    stage.step(
+        Step(
+            f"Three Kafka {source} brokers, the counter, and what each side speaks",
+            happens=f"three Apache Kafka {source} nodes form a KRaft quorum, each formatted by "
+            f"{source}; the producer creates the topic with three replicas; the app starts",
+            watch=f"per broker: the version ranges it answers to ApiVersions, and {MV}: the levels "
+            f"its software supports and the one the cluster has finalized",
+            why=f"every client opens a connection with ApiVersions and then speaks, per API, the "
             f"highest version both sides know; {MV} is a cluster-wide feature level, written "
             f"into the metadata log when the storage is formatted",
-        production="note the finalized metadata.version before an upgrade (kafka-features "
-                   "describe): it is what a rollback must come back to",
-        question=f"Which {MV} does a fresh {source} cluster finalize: its newest supported level, "
-                 "or an older one?",
-        answer="Its newest production level, which is the top of its supported range "
-               "(checked).",
-        phase="start"))
+            production="note the finalized metadata.version before an upgrade (kafka-features "
+            "describe): it is what a rollback must come back to",
+            question=f"Which {MV} does a fresh {source} cluster finalize: its newest supported level, "
+            "or an older one?",
+            answer="Its newest production level, which is the top of its supported range "
+            "(checked).",
+            phase="start",
+        )
+    )
     stage.kafka.start(brokers=3)
     client = _client(stage)
     level = stage.fact("metadata_version_start", _finalized(stage))
     top = stage.brokers.api_versions(stage.brokers.ids[0]).supported.get(MV, (0, 0))[1]
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
-    stage.expect(equals(f"{MV} finalized by the format", level, top,
-                        lambda n: f"{MV} {_mv_name(stage, n)}"))
+    stage.expect(
+        equals(f"{MV} finalized by the format", level, top, lambda n: f"{MV} {_mv_name(stage, n)}")
+    )
     return client
 
 
@@ -164,8 +190,14 @@ def _roll_to(stage: Stage, version: str, order: list[int]) -> list[float]:
         away.append(round(stage.brokers.restart(node, version), 1))
         stage.brokers.wait_for_isr(3)
         logged = stage.brokers.logged_version(node)
-        stage.expect(equals(f"broker {node} runs {version}", logged, version,
-                            lambda v, node=node: f"`Kafka version: {v}` in kafka-server-{node}.log"))
+        stage.expect(
+            equals(
+                f"broker {node} runs {version}",
+                logged,
+                version,
+                lambda v, node=node: f"`Kafka version: {v}` in kafka-server-{node}.log",
+            )
+        )
         stage.output.wait_for_more(2)
     return away
 
@@ -177,41 +209,66 @@ def _leader_last(stage: Stage) -> list[int]:
 
 
 def _riding(stage: Stage) -> None:
-    stage.expect(check("the app rode it out", stage.app.running, "the same Spark app, no restart",
-                       "running" if stage.app.running else "exited"))
+    stage.expect(
+        check(
+            "the app rode it out",
+            stage.app.running,
+            "the same Spark app, no restart",
+            "running" if stage.app.running else "exited",
+        )
+    )
     running = stage.kafka.producer_running
-    stage.expect(check("the producer rode it out", running, "the same producer, still sending",
-                       "running" if running else "exited"))
+    stage.expect(
+        check(
+            "the producer rode it out",
+            running,
+            "the same producer, still sending",
+            "running" if running else "exited",
+        )
+    )
 
 
-def _roll(stage: Stage, client: Client | None, source: str,
-          first: dict[int, dict[int, int | None]]) -> None:
-    stage.step(Step(
-        f"Roll the brokers to {TARGET}, one at a time, the query running",
-        happens=f"each broker in turn (the partition's leader last) shuts down cleanly and starts "
-                f"again on {TARGET}'s jars, on its own data folder; the next waits until the "
-                f"partition's three replicas are in sync again",
-        watch=f"the timeline's stop and start per broker; `Kafka version: {TARGET}` in each "
-              f"kafka-server-<id>.log; ApiVersions of each broker after the roll",
-        why=f"a {TARGET} broker reads {source}'s log and metadata as they are: the format on "
+def _roll(
+    stage: Stage, client: Client | None, source: str, first: dict[int, dict[int, int | None]]
+) -> None:
+    stage.step(
+        Step(
+            f"Roll the brokers to {TARGET}, one at a time, the query running",
+            happens=f"each broker in turn (the partition's leader last) shuts down cleanly and starts "
+            f"again on {TARGET}'s jars, on its own data folder; the next waits until the "
+            f"partition's three replicas are in sync again",
+            watch=f"the timeline's stop and start per broker; `Kafka version: {TARGET}` in each "
+            f"kafka-server-<id>.log; ApiVersions of each broker after the roll",
+            why=f"a {TARGET} broker reads {source}'s log and metadata as they are: the format on "
             f"disk is what {MV} says, and nobody has raised it",
-        production=f"the rule for a rolling upgrade: {RULE}",
-        question=f"Once all three run {TARGET}, will the connector speak newer protocol versions, "
-                 f"and will {MV} have moved?",
-        answer=f"Neither: the client keeps the versions it knows, the highest both sides share, "
-               f"and {MV} stays at {source}'s level until someone finalizes it (checked).",
-        phase="upgrade"))
+            production=f"the rule for a rolling upgrade: {RULE}",
+            question=f"Once all three run {TARGET}, will the connector speak newer protocol versions, "
+            f"and will {MV} have moved?",
+            answer=f"Neither: the client keeps the versions it knows, the highest both sides share, "
+            f"and {MV} stays at {source}'s level until someone finalizes it (checked).",
+            phase="upgrade",
+        )
+    )
     before = stage.facts["metadata_version_start"]
     stage.fact("upgrade_restart_sec", _roll_to(stage, TARGET, _leader_last(stage)))
     after = _versions(stage, client, "upgraded")
     _riding(stage)
     level = _finalized(stage)
-    stage.expect(equals(f"{MV} unchanged by new binaries", level, before,
-                        lambda n: f"{MV} {_mv_name(stage, n)}"))
+    stage.expect(
+        equals(
+            f"{MV} unchanged by new binaries", level, before, lambda n: f"{MV} {_mv_name(stage, n)}"
+        )
+    )
     if client is not None:
         for node in stage.brokers.ids:
-            stage.expect(equals(f"{client.name} speaks to broker {node} as on {source}",
-                                after[node], first[node], _spoken_text))
+            stage.expect(
+                equals(
+                    f"{client.name} speaks to broker {node} as on {source}",
+                    after[node],
+                    first[node],
+                    _spoken_text,
+                )
+            )
 
 
 def _spoken_text(versions: dict[int, int | None]) -> str:
@@ -222,20 +279,23 @@ def _roll_back(stage: Stage, client: Client | None, source: str) -> None:
     # --fast rolls one broker back and forward (a mixed cluster, four restarts fewer: about two
     # minutes on this machine); a full run rolls all three.
     which = "one broker" if stage.settings.fast else "every broker"
-    stage.step(Step(
-        f"Roll the binaries back to {source}, then forward to {TARGET} again",
-        happens=f"the same roll, {which} restarted on {source}'s jars; then once more on "
-                f"{TARGET}'s",
-        watch=f"`Kafka version: {source}` in the log of {which}; no broker refuses to start",
-        why=f"{MV} is still {source}'s level, which {source} knows: the data on disk is in a "
+    stage.step(
+        Step(
+            f"Roll the binaries back to {source}, then forward to {TARGET} again",
+            happens=f"the same roll, {which} restarted on {source}'s jars; then once more on "
+            f"{TARGET}'s",
+            watch=f"`Kafka version: {source}` in the log of {which}; no broker refuses to start",
+            why=f"{MV} is still {source}'s level, which {source} knows: the data on disk is in a "
             f"format the old binaries read",
-        production="keep the old binaries and the roll-back runbook at hand until the new version "
-                   "has run long enough; before the feature is finalized, a rollback is only "
-                   "another roll",
-        question=f"Will {source} start again on data a {TARGET} broker has written?",
-        answer=f"Yes: {which} starts on {source} (checked), the query runs on, and the cluster "
-               f"is rolled forward again the same way.",
-        phase="rollback"))
+            production="keep the old binaries and the roll-back runbook at hand until the new version "
+            "has run long enough; before the feature is finalized, a rollback is only "
+            "another roll",
+            question=f"Will {source} start again on data a {TARGET} broker has written?",
+            answer=f"Yes: {which} starts on {source} (checked), the query runs on, and the cluster "
+            f"is rolled forward again the same way.",
+            phase="rollback",
+        )
+    )
     order = _leader_last(stage)
     order = order[:1] if stage.settings.fast else order
     stage.fact("rollback_restart_sec", _roll_to(stage, source, order))
@@ -245,57 +305,74 @@ def _roll_back(stage: Stage, client: Client | None, source: str) -> None:
 
 
 def _finalize(stage: Stage, source: str) -> None:
-    stage.step(Step(
-        f"Finalize {MV} at {TARGET}'s level",
-        happens="`kafka-features upgrade --metadata` as an UpdateFeatures request: the "
-                "controller checks that every broker supports the level, then writes it into "
-                "the metadata log",
-        watch=f"{MV} in each broker's ApiVersions answer; `Replayed a FeatureLevelRecord setting "
-              f"{MV}` in the controller's log",
-        why=f"new features of {TARGET} that change what is written (records, metadata) wait for "
+    stage.step(
+        Step(
+            f"Finalize {MV} at {TARGET}'s level",
+            happens="`kafka-features upgrade --metadata` as an UpdateFeatures request: the "
+            "controller checks that every broker supports the level, then writes it into "
+            "the metadata log",
+            watch=f"{MV} in each broker's ApiVersions answer; `Replayed a FeatureLevelRecord setting "
+            f"{MV}` in the controller's log",
+            why=f"new features of {TARGET} that change what is written (records, metadata) wait for "
             f"this level: the binaries alone never use them. The controller answers once the "
             f"level is in the metadata log; each broker reports it once it has replayed the "
             f"record, a moment later (the step waits for all three)",
-        production="finalize only when no rollback of the binaries is needed any more: it is the "
-                   "point of no return",
-        question=f"After the finalize, which {MV} does each broker report?",
-        answer=f"{TARGET}'s top level, the same on all three (checked).",
-        phase="finalize"))
+            production="finalize only when no rollback of the binaries is needed any more: it is the "
+            "point of no return",
+            question=f"After the finalize, which {MV} does each broker report?",
+            answer=f"{TARGET}'s top level, the same on all three (checked).",
+            phase="finalize",
+        )
+    )
     top = stage.brokers.api_versions(stage.brokers.ids[0]).supported[MV][1]
     stage.brokers.update_feature(MV, top)
     levels = {n: stage.brokers.api_versions(n).finalized.get(MV) for n in stage.brokers.ids}
     stage.fact("metadata_version_finalized", top)
     for node, level in levels.items():
-        stage.expect(equals(f"broker {node} reports {MV}", level, top,
-                            lambda n: f"{MV} {_mv_name(stage, n)}"))
-    stage.say(f"{MV}: {_mv_name(stage, stage.facts['metadata_version_start'])} -> {_mv_name(stage, top)}")
+        stage.expect(
+            equals(
+                f"broker {node} reports {MV}", level, top, lambda n: f"{MV} {_mv_name(stage, n)}"
+            )
+        )
+    stage.say(
+        f"{MV}: {_mv_name(stage, stage.facts['metadata_version_start'])} -> {_mv_name(stage, top)}"
+    )
 
 
 def _no_way_back(stage: Stage, source: str) -> None:
     start_level = stage.facts["metadata_version_start"]
-    stage.step(Step(
-        f"Try to go back: {MV} down, then a broker on {source}",
-        happens=f"`kafka-features downgrade --metadata` to {source}'s level; then one broker "
-                f"(not the leader) restarted on {source}'s jars; then on {TARGET} again",
-        watch="Kafka's refusal of the downgrade; kafka-server-<id>.log of the broker: `No "
-              "MetadataVersion with feature level` (its broker side) or `Tried to apply "
-              "FeatureLevelRecord` (its controller side), whichever replays the level first",
-        why=f"a lower {MV} could drop metadata the higher one wrote, so the controller refuses; "
+    stage.step(
+        Step(
+            f"Try to go back: {MV} down, then a broker on {source}",
+            happens=f"`kafka-features downgrade --metadata` to {source}'s level; then one broker "
+            f"(not the leader) restarted on {source}'s jars; then on {TARGET} again",
+            watch="Kafka's refusal of the downgrade; kafka-server-<id>.log of the broker: `No "
+            "MetadataVersion with feature level` (its broker side) or `Tried to apply "
+            "FeatureLevelRecord` (its controller side), whichever replays the level first",
+            why=f"a lower {MV} could drop metadata the higher one wrote, so the controller refuses; "
             f"and {source} cannot read a metadata log at a level it does not know",
-        production="after finalizing, the way back is a restore, not a roll: test the new "
-                   "version before this step, on a cluster you can throw away",
-        question=f"After the finalize, will Kafka lower {MV} again, and will a {source} broker start?",
-        answer=f"Neither: the downgrade is refused (checked) and the {source} broker dies while "
-               f"loading the metadata log (checked); back on {TARGET} it rejoins.",
-        phase="no way back"))
+            production="after finalizing, the way back is a restore, not a roll: test the new "
+            "version before this step, on a cluster you can throw away",
+            question=f"After the finalize, will Kafka lower {MV} again, and will a {source} broker start?",
+            answer=f"Neither: the downgrade is refused (checked) and the {source} broker dies while "
+            f"loading the metadata log (checked); back on {TARGET} it rejoins.",
+            phase="no way back",
+        )
+    )
     try:
         stage.brokers.update_feature(MV, start_level, downgrade=True)
         refusal = "accepted"
     except FeatureRefused as error:
         refusal = str(error)
     stage.fact("downgrade_refusal", refusal)
-    stage.expect(check(f"{MV} downgrade refused", "downgrade" in refusal and refusal != "accepted",
-                       f"refused: Unsupported {MV} downgrade", refusal))
+    stage.expect(
+        check(
+            f"{MV} downgrade refused",
+            "downgrade" in refusal and refusal != "accepted",
+            f"refused: Unsupported {MV} downgrade",
+            refusal,
+        )
+    )
     node = _leader_last(stage)[0]
     try:
         stage.brokers.restart(node, source)
@@ -305,46 +382,60 @@ def _no_way_back(stage: Stage, source: str) -> None:
     log = stage.brokers.log_file(node).read_text(encoding="utf-8", errors="replace")
     reason = unknown_level_refusal(log, stage.facts["metadata_version_finalized"])
     stage.fact("old_broker_refusal", reason or died)
-    stage.expect(check(f"broker {node} cannot start on {source}", bool(died) and reason is not None,
-                       f"it exits, its log refusing level {stage.facts['metadata_version_finalized']}",
-                       reason or died or "it started"))
+    stage.expect(
+        check(
+            f"broker {node} cannot start on {source}",
+            bool(died) and reason is not None,
+            f"it exits, its log refusing level {stage.facts['metadata_version_finalized']}",
+            reason or died or "it started",
+        )
+    )
     stage.brokers.restart(node, TARGET)
     replicas = stage.brokers.wait_for_isr(3)
-    stage.expect(check("all three replicas in sync again", len(replicas.isr) == 3, "ISR of three",
-                       f"ISR {list(replicas.isr)}"))
+    stage.expect(
+        check(
+            "all three replicas in sync again",
+            len(replicas.isr) == 3,
+            "ISR of three",
+            f"ISR {list(replicas.isr)}",
+        )
+    )
     _riding(stage)
 
 
 def _everything_once(stage: Stage) -> None:
-    stage.step(Step(
-        "Every message counted exactly once",
-        happens="the producer stops; the app drains the topic and stops",
-        watch="values 1..N once each, Count = n paired with the n-th message",
-        why="clean shutdowns move leadership before a broker goes, acks=all keeps every "
+    stage.step(
+        Step(
+            "Every message counted exactly once",
+            happens="the producer stops; the app drains the topic and stops",
+            watch="values 1..N once each, Count = n paired with the n-th message",
+            why="clean shutdowns move leadership before a broker goes, acks=all keeps every "
             "acknowledged message on the in-sync replicas, and the checkpoint's offsets point "
             "at the same messages on every version",
-        production="after an upgrade, check the consumer's output against the producers' count "
-                   "once, not by eye",
-        question="Will any value be missing or doubled after every broker restarted, on both versions?",
-        answer="No: every value sent is in the output exactly once (checked).",
-        phase="final"))
+            production="after an upgrade, check the consumer's output against the producers' count "
+            "once, not by eye",
+            question="Will any value be missing or doubled after every broker restarted, on both versions?",
+            answer="No: every value sent is in the output exactly once (checked).",
+            phase="final",
+        )
+    )
     stage.finish_exactly_once()
 
 
 SCENARIO = Scenario(
     name="kafka-upgrade",
     title=f"three Kafka brokers rolled from 4.1.2 to {TARGET} and back under a running query; "
-          f"metadata.version is the point of no return",
+    f"metadata.version is the point of no return",
     summary=f"Three Kafka brokers are restarted one at a time on {TARGET}'s jars, then back on "
-            f"4.1.2's, then on {TARGET}'s again, while the producer and the query run: no "
-            f"restart of either, every message counted once. ApiVersions shows what each broker "
-            f"offers and what the connector's kafka-clients speaks (the same on both versions). "
-            f"Once metadata.version is finalized at {TARGET}'s level, Kafka refuses to lower it "
-            f"and a 4.1.2 broker dies loading the metadata log.",
+    f"4.1.2's, then on {TARGET}'s again, while the producer and the query run: no "
+    f"restart of either, every message counted once. ApiVersions shows what each broker "
+    f"offers and what the connector's kafka-clients speaks (the same on both versions). "
+    f"Once metadata.version is finalized at {TARGET}'s level, Kafka refuses to lower it "
+    f"and a 4.1.2 broker dies loading the metadata log.",
     origin="production: upgrading Kafka under a running query",
     run=run,
     takes="about 2 min: three Kafka brokers restarted one at a time, seven times over two "
-          "versions, under a running query",
+    "versions, under a running query",
     kafka_brokers=3,
     kafka_versions=(TARGET,),
 )

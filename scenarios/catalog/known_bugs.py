@@ -30,23 +30,28 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
     chosen = chosen_exhibits(exhibits)
     for exhibit in chosen:
         if exhibit.run is None:
-            stage.say(f"{exhibit.name} ({exhibit.bug.title}): shown by the scenario "
-                      f"{exhibit.bug.shown_by}; run it there")
+            stage.say(
+                f"{exhibit.name} ({exhibit.bug.title}): shown by the scenario "
+                f"{exhibit.bug.shown_by}; run it there"
+            )
     runnable = [e for e in chosen if e.run is not None]
     if not runnable:
         return
-    stage.step(Step(
-        "Start Kafka and the producer, once for every exhibit",
-        happens="one topic that keeps everything; each exhibit then runs the app on a new "
-                "checkpoint of its own",
-        watch="the producer's lines",
-        why="the exhibits change the checkpoint, not this topic (one that adds partitions "
+    stage.step(
+        Step(
+            "Start Kafka and the producer, once for every exhibit",
+            happens="one topic that keeps everything; each exhibit then runs the app on a new "
+            "checkpoint of its own",
+            watch="the producer's lines",
+            why="the exhibits change the checkpoint, not this topic (one that adds partitions "
             "does it to a topic of its own): one Kafka serves them all",
-        question="Will Kafka's earliest offset move while the exhibits run?",
-        answer="No: the topic keeps everything, so every restart's offsets still exist and only "
-               "the checkpoint's change decides what the restart does",
-        production="before an upgrade, run the museum on the target Spark line: a bug it still "
-                   "has, or a fix it changes, shows as a failed check naming the ticket"))
+            question="Will Kafka's earliest offset move while the exhibits run?",
+            answer="No: the topic keeps everything, so every restart's offsets still exist and only "
+            "the checkpoint's change decides what the restart does",
+            production="before an upgrade, run the museum on the target Spark line: a bug it still "
+            "has, or a fix it changes, shows as a failed check naming the ticket",
+        )
+    )
     skipped = {e.name: why for e in runnable if (why := _skipped_on_stack(stage, e))}
     # The proxy only where an exhibit that runs cuts the network: the others read Kafka directly.
     stage.kafka.start(behind_proxy=any(e.behind_proxy for e in runnable if e.name not in skipped))
@@ -63,8 +68,10 @@ def _skipped_on_stack(stage: Stage, exhibit: Exhibit) -> str:
     if exhibit.bug.needs_connector and stage.settings.source != "spark-kafka":
         return "it is a bug of Spark's own Kafka connector; this stack reads with our source"
     if exhibit.behind_proxy and stage.settings.bootstrap_servers:
-        return ("it cuts the network to Kafka with a proxy of its own, which needs the Kafka "
-                "this run starts (run it without --bootstrap-servers)")
+        return (
+            "it cuts the network to Kafka with a proxy of its own, which needs the Kafka "
+            "this run starts (run it without --bootstrap-servers)"
+        )
     return ""
 
 
@@ -76,8 +83,10 @@ def chosen_exhibits(names: str | None) -> list[Exhibit]:
     wanted = {n.strip().upper() for n in names.split(",") if n.strip()}
     unknown = wanted - {e.name for e in every}
     if unknown or not wanted:
-        raise ScenarioError(f"--exhibits {names}: no exhibit {', '.join(sorted(unknown)) or ''}; "
-                            f"known: {', '.join(e.name for e in every)}")
+        raise ScenarioError(
+            f"--exhibits {names}: no exhibit {', '.join(sorted(unknown)) or ''}; "
+            f"known: {', '.join(e.name for e in every)}"
+        )
     return [e for e in every if e.name in wanted]
 
 
@@ -88,8 +97,11 @@ def _exhibits_option(names: str) -> str:
     except ScenarioError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     if all(e.run is None for e in chosen):  # nothing to run would be a run with no checks
-        raise argparse.ArgumentTypeError("; ".join(
-            f"{e.name} is shown by the scenario {e.bug.shown_by}: run that" for e in chosen))
+        raise argparse.ArgumentTypeError(
+            "; ".join(
+                f"{e.name} is shown by the scenario {e.bug.shown_by}: run that" for e in chosen
+            )
+        )
     return names
 
 
@@ -97,19 +109,25 @@ SCENARIO = Scenario(
     name="known-bugs",
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
-            "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
-            "byte flipped in a format-2 snapshot zip), or what it reads (partitions added under "
-            "an AvailableNow backfill stopped mid-run, Kafka cut at a batch read's first offset "
-            "look-up), and restarts or reads; or it runs what the bug needs (transformWithState "
-            "timers due at or before their batch's time) and watches; the outcome is held "
-            "against the table of what "
-            "each Spark line does "
-            "(spark_app/lines/known_bug_table.py).",
+    "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
+    "byte flipped in a format-2 snapshot zip), or what it reads (partitions added under "
+    "an AvailableNow backfill stopped mid-run, Kafka cut at a batch read's first offset "
+    "look-up), and restarts or reads; or it runs what the bug needs (transformWithState "
+    "timers due at or before their batch's time) and watches; the outcome is held "
+    "against the table of what "
+    "each Spark line does "
+    "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
     run=run,
-    options=(ScenarioOption("--exhibits", _exhibits_option, "the museum's exhibits to run, e.g. "
-                            "SPARK-55058,SPARK-54307 (default: all)", metavar="T1,T2"),),
+    options=(
+        ScenarioOption(
+            "--exhibits",
+            _exhibits_option,
+            "the museum's exhibits to run, e.g. SPARK-55058,SPARK-54307 (default: all)",
+            metavar="T1,T2",
+        ),
+    ),
     cases=tuple((e.name, e.listed) for e in all_exhibits()),
     takes="about 5 min: the exhibits that run, each on a checkpoint of its own, 17 Spark starts "
-          "in all; `--exhibits` picks one or a few",
+    "in all; `--exhibits` picks one or a few",
 )

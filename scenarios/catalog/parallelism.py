@@ -36,51 +36,60 @@ def _partition_ends(total: int) -> list[int]:
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        f"Start Kafka with a topic of {PARTITIONS} partitions, and the producer",
-        happens=f"python -m kafka_app --partitions {PARTITIONS}: value v goes to partition "
-                f"(v-1) % {PARTITIONS}, so consecutive values spread over the partitions",
-        watch="the producer's earliest:latest are summed over the partitions",
-        why="a partition is Kafka's unit of order and of parallelism: one consumer thread per "
+    stage.step(
+        Step(
+            f"Start Kafka with a topic of {PARTITIONS} partitions, and the producer",
+            happens=f"python -m kafka_app --partitions {PARTITIONS}: value v goes to partition "
+            f"(v-1) % {PARTITIONS}, so consecutive values spread over the partitions",
+            watch="the producer's earliest:latest are summed over the partitions",
+            why="a partition is Kafka's unit of order and of parallelism: one consumer thread per "
             "partition at most (seed 002)",
-        production="choose the partition count for the read parallelism you will need; adding "
-                   "partitions later changes which partition a key goes to",
-        question=f"Which partition will value 5 go to, with {PARTITIONS} partitions?",
-        answer=f"Partition {(5 - 1) % PARTITIONS}: value v goes to (v-1) % {PARTITIONS}"))
+            production="choose the partition count for the read parallelism you will need; adding "
+            "partitions later changes which partition a key goes to",
+            question=f"Which partition will value 5 go to, with {PARTITIONS} partitions?",
+            answer=f"Partition {(5 - 1) % PARTITIONS}: value v goes to (v-1) % {PARTITIONS}",
+        )
+    )
     stage.kafka.start(partitions=PARTITIONS)
     topic = stage.kafka.topic
 
-    stage.step(Step(
-        "Start the Spark app: one input partition per Kafka partition",
-        happens="each micro-batch is planned as one offset range per Kafka partition; each range "
-                "is one Spark task, and the tasks run in parallel on local[2]'s two cores",
-        watch="the app's console: `batch N: Experience-0 [a, b), Experience-1 [c, d), "
-              "Experience-2 [e, f) rows=…`; and offsets/N in the checkpoint with three offsets",
-        why="Spark's Kafka source (and ours) maps partitions one to one: no receivers, no "
+    stage.step(
+        Step(
+            "Start the Spark app: one input partition per Kafka partition",
+            happens="each micro-batch is planned as one offset range per Kafka partition; each range "
+            "is one Spark task, and the tasks run in parallel on local[2]'s two cores",
+            watch="the app's console: `batch N: Experience-0 [a, b), Experience-1 [c, d), "
+            "Experience-2 [e, f) rows=…`; and offsets/N in the checkpoint with three offsets",
+            why="Spark's Kafka source (and ours) maps partitions one to one: no receivers, no "
             "consumer group; the checkpoint keeps one offset per partition",
-        production="more Kafka partitions = more parallel read tasks; `minPartitions` in Spark's "
-                   "Kafka source splits large ranges further",
-        question="How many offset ranges will one batch read, and how many offsets will the "
-                 "checkpoint keep per batch?",
-        answer=f"{PARTITIONS} of each: one range per Kafka partition, one offset per "
-               "partition in offsets/N (both checked)"))
+            production="more Kafka partitions = more parallel read tasks; `minPartitions` in Spark's "
+            "Kafka source splits large ranges further",
+            question="How many offset ranges will one batch read, and how many offsets will the "
+            "checkpoint keep per batch?",
+            answer=f"{PARTITIONS} of each: one range per Kafka partition, one offset per "
+            "partition in offsets/N (both checked)",
+        )
+    )
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     _show_parallel_read(stage, topic)
 
-    stage.step(Step(
-        "kill -9 in the middle of a batch, then restart",
-        happens="the kill is aimed just after Spark wrote offsets/N (all three ranges) and "
-                "before it committed the batch",
-        watch="the restart's first batch reads exactly the three ranges the checkpoint holds",
-        why="a restart replays the uncommitted batch with the same end offset for every "
+    stage.step(
+        Step(
+            "kill -9 in the middle of a batch, then restart",
+            happens="the kill is aimed just after Spark wrote offsets/N (all three ranges) and "
+            "before it committed the batch",
+            watch="the restart's first batch reads exactly the three ranges the checkpoint holds",
+            why="a restart replays the uncommitted batch with the same end offset for every "
             "partition; partitions are never replayed or skipped one by one",
-        production="the same holds with hundreds of partitions: the offsets in one offsets/N file "
-                   "are the batch's identity",
-        question="After the restart, will the first batch read the same ranges as the killed one, "
-                 "or new ones?",
-        answer="The same: batch N again with exactly the ranges offsets/N holds, for every "
-               "partition at once (checked)."))
+            production="the same holds with hundreds of partitions: the offsets in one offsets/N file "
+            "are the batch's identity",
+            question="After the restart, will the first batch read the same ranges as the killed one, "
+            "or new ones?",
+            answer="The same: batch N again with exactly the ranges offsets/N holds, for every "
+            "partition at once (checked).",
+        )
+    )
     _kill_and_replay(stage)
     _finish(stage, topic)
 
@@ -90,26 +99,42 @@ def _kill_and_replay(stage: Stage) -> None:
     # The jitter after offsets/N is seeded, so that a run repeats.
     landing = kill_at(stage, "mid-batch", random.Random(1), partitions=PARTITIONS)
     resume = read_checkpoint(stage.folders.checkpoints)
-    stage.fact("kill", {"landed": landing.landed, "batch": landing.batch_id,
-                        "values": list(landing.batch_values)})
+    stage.fact(
+        "kill",
+        {"landed": landing.landed, "batch": landing.batch_id, "values": list(landing.batch_values)},
+    )
     # Each start has its own output file, so this one's first batch line is the restart's first.
     stage.app.start()
     stage.app.wait_while_up(lambda: parse_batch_lines(stage.app.output()), "its first batch line")
     first = parse_batch_lines(stage.app.output())[0]
-    stage.say(f"first batch after the restart: batch {first.batch_id}, "
-              f"{offsets_to_text(first.start)} -> {offsets_to_text(first.end)}")
+    stage.say(
+        f"first batch after the restart: batch {first.batch_id}, "
+        f"{offsets_to_text(first.start)} -> {offsets_to_text(first.end)}"
+    )
     expected_start = resume.resume_from or {}
     if resume.pending is not None:
-        expected = f"batch {resume.pending.batch_id}, {offsets_to_text(expected_start)} -> " \
-                   f"{offsets_to_text(resume.pending.end or {})}"
-        held = (first.batch_id == resume.pending.batch_id and first.start == expected_start
-                and first.end == resume.pending.end)
+        expected = (
+            f"batch {resume.pending.batch_id}, {offsets_to_text(expected_start)} -> "
+            f"{offsets_to_text(resume.pending.end or {})}"
+        )
+        held = (
+            first.batch_id == resume.pending.batch_id
+            and first.start == expected_start
+            and first.end == resume.pending.end
+        )
     else:
         expected = f"a batch starting at {offsets_to_text(expected_start)}"
         held = first.start == expected_start
-    stage.expect(check("the restart replays the checkpoint's ranges", held, expected,
-                       f"batch {first.batch_id}, {offsets_to_text(first.start)} -> "
-                       f"{offsets_to_text(first.end)}"), phase="after kill -9")
+    stage.expect(
+        check(
+            "the restart replays the checkpoint's ranges",
+            held,
+            expected,
+            f"batch {first.batch_id}, {offsets_to_text(first.start)} -> "
+            f"{offsets_to_text(first.end)}",
+        ),
+        phase="after kill -9",
+    )
 
 
 def _wide(output: str) -> list[BatchLine]:
@@ -118,41 +143,60 @@ def _wide(output: str) -> list[BatchLine]:
 
 def _show_parallel_read(stage: Stage, topic: str) -> None:
     # The console line comes from a listener after the batch's commit, a moment after its output.
-    stage.app.wait_while_up(lambda: _wide(stage.app.output()),
-                            f"a batch line with {PARTITIONS} ranges")
+    stage.app.wait_while_up(
+        lambda: _wide(stage.app.output()), f"a batch line with {PARTITIONS} ranges"
+    )
     lines, wide = parse_batch_lines(stage.app.output()), _wide(stage.app.output())
-    stage.say(f"console: batch {wide[-1].batch_id} read "
-              + ", ".join(f"{tp} [{wide[-1].start.get(tp, 'start')}, {end})"
-                          for tp, end in sorted(wide[-1].end.items())))
-    stage.expect(check("a batch reads one range per Kafka partition", bool(wide),
-                       f"a batch line with {PARTITIONS} ranges",
-                       f"{len(wide)} of {len(lines)} batch lines with {PARTITIONS} ranges"),
-                 phase="parallel read")
+    stage.say(
+        f"console: batch {wide[-1].batch_id} read "
+        + ", ".join(
+            f"{tp} [{wide[-1].start.get(tp, 'start')}, {end})"
+            for tp, end in sorted(wide[-1].end.items())
+        )
+    )
+    stage.expect(
+        check(
+            "a batch reads one range per Kafka partition",
+            bool(wide),
+            f"a batch line with {PARTITIONS} ranges",
+            f"{len(wide)} of {len(lines)} batch lines with {PARTITIONS} ranges",
+        ),
+        phase="parallel read",
+    )
     info = read_checkpoint(stage.folders.checkpoints)
     end = info.last_committed.end if info.last_committed else None
     stage.say(f"checkpoint offsets/{info.last_committed_id}: {offsets_to_text(end or {})}")
     partitions = sorted(tp.partition for tp in (end or {}) if tp.topic == topic)
-    stage.expect(check("the checkpoint keeps one offset per partition",
-                       partitions == list(range(PARTITIONS)), list(range(PARTITIONS)), partitions),
-                 phase="parallel read")
+    stage.expect(
+        check(
+            "the checkpoint keeps one offset per partition",
+            partitions == list(range(PARTITIONS)),
+            list(range(PARTITIONS)),
+            partitions,
+        ),
+        phase="parallel read",
+    )
 
 
 def _finish(stage: Stage, topic: str) -> None:
-    stage.step(Step(
-        "Stop the producer, let the app catch up, check the output and the checkpoint",
-        happens="the scenario verifies the log and compares the checkpoint's offsets per "
-                "partition with what the producer sent to each",
-        watch="every value once, Count = 1..N; within a batch the values come partition by "
-              "partition (1, 4, 7, 2, 5, 8…), not in the order they were sent",
-        why="Kafka orders messages within a partition only; the count is consistent because "
+    stage.step(
+        Step(
+            "Stop the producer, let the app catch up, check the output and the checkpoint",
+            happens="the scenario verifies the log and compares the checkpoint's offsets per "
+            "partition with what the producer sent to each",
+            watch="every value once, Count = 1..N; within a batch the values come partition by "
+            "partition (1, 4, 7, 2, 5, 8…), not in the order they were sent",
+            why="Kafka orders messages within a partition only; the count is consistent because "
             "the state numbers each batch's rows in (partition, offset) order, replays included",
-        production="never rely on order across partitions; key your data so that what must "
-                   "stay in order shares a partition",
-        question="Will the output log list the values in the order they were sent?",
-        answer="No: within a batch they come partition by partition, so some value is followed by a "
-               "smaller one; still every value once with Count = 1..N, and each partition's "
-               "committed offset is its message count (all checked).",
-        phase="final"))
+            production="never rely on order across partitions; key your data so that what must "
+            "stay in order shares a partition",
+            question="Will the output log list the values in the order they were sent?",
+            answer="No: within a batch they come partition by partition, so some value is followed by a "
+            "smaller one; still every value once with Count = 1..N, and each partition's "
+            "committed offset is its message count (all checked).",
+            phase="final",
+        )
+    )
     final = stage.kafka.stop_producer()
     total = stage.fact("messages_sent", final.latest)
     stage.catch_up(total)
@@ -167,17 +211,22 @@ def _finish(stage: Stage, topic: str) -> None:
     stage.expect(equals("each partition's committed offset is its message count", actual, wanted))
     descents = sum(1 for a, b in zip(report.values, report.values[1:]) if b < a)
     stage.fact("values_out_of_send_order", descents)
-    stage.expect(check("the log follows partition order within a batch, not send order",
-                       descents > 0, "some value followed by a smaller one",
-                       f"{descents} such place(s)"))
+    stage.expect(
+        check(
+            "the log follows partition order within a batch, not send order",
+            descents > 0,
+            "some value followed by a smaller one",
+            f"{descents} such place(s)",
+        )
+    )
 
 
 SCENARIO = Scenario(
     name="parallelism",
     title=f"{PARTITIONS} Kafka partitions read in parallel; a kill -9; exactly once across them",
     summary=f"A topic with {PARTITIONS} partitions: one Spark input partition per Kafka partition "
-            "(per-batch console line, offsets in the checkpoint), a kill -9 mid-batch whose "
-            "restart replays the same ranges, and every value once with Count = 1..N.",
+    "(per-batch console line, offsets in the checkpoint), a kill -9 mid-batch whose "
+    "restart replays the same ranges, and every value once with Count = 1..N.",
     origin="seed 002",
     run=run,
 )

@@ -50,23 +50,27 @@ _V2 = "v2"  # the output format whose lines name partition and offset
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        "Start Kafka with a topic of 1 partition, the producer, and the app on a new checkpoint",
-        happens="endless retention; python -m spark_app --output-format v2: each output line "
-                "names the partition and offset it was read from (v2 Experience-0@3: 4 -> 4)",
-        watch="Count = n runs 1, 2, 3…; every line says Experience-0",
-        why="the checkpoint's offsets/N holds one offset per topic-partition the query knows",
-        question="How many offsets does offsets/N hold for a topic of one partition?",
-        answer="One, for Experience-0 (checked).",
-        production="offsets/N lists the partitions a query knows: read it to see what a restart "
-                   "resumes, partition by partition",
-        phase="one partition"))
+    stage.step(
+        Step(
+            "Start Kafka with a topic of 1 partition, the producer, and the app on a new checkpoint",
+            happens="endless retention; python -m spark_app --output-format v2: each output line "
+            "names the partition and offset it was read from (v2 Experience-0@3: 4 -> 4)",
+            watch="Count = n runs 1, 2, 3…; every line says Experience-0",
+            why="the checkpoint's offsets/N holds one offset per topic-partition the query knows",
+            question="How many offsets does offsets/N hold for a topic of one partition?",
+            answer="One, for Experience-0 (checked).",
+            production="offsets/N lists the partitions a query knows: read it to see what a restart "
+            "resumes, partition by partition",
+            phase="one partition",
+        )
+    )
     stage.kafka.start()
     stage.app.start(output_format=_V2)
     stage.output.wait_for_value(stage.timings.run_for_messages)
     # The output is written inside the batch, its commit a moment later.
-    known = stage.app.wait_while_up(lambda: _partitions_in_checkpoint(stage) or None,
-                                    "a committed batch in the checkpoint")
+    known = stage.app.wait_while_up(
+        lambda: _partitions_in_checkpoint(stage) or None, "a committed batch in the checkpoint"
+    )
     stage.expect(check("offsets/N holds one partition", known == [0], [0], known))
     _grow_while_running(stage)
     _grow_while_down(stage)
@@ -76,130 +80,186 @@ def run(stage: Stage) -> None:
 
 def _grow_while_running(stage: Stage) -> None:
     topic = stage.kafka.topic
-    stage.step(Step(
-        f"Grow the topic to {GROWN_LIVE} partitions while the query runs",
-        happens=f"python -m kafka_app --partitions {GROWN_LIVE} --grow-partitions: the producer "
-                f"restarts, adds partition 1 (CreatePartitions) and sends every other value to it",
-        watch=f"{topic}-1 appears in the batch lines and in the output (v2 {topic}-1@0: …) "
-              "without a restart of the app",
-        why="the source asks Kafka for the subscription's partitions each time it plans a batch "
+    stage.step(
+        Step(
+            f"Grow the topic to {GROWN_LIVE} partitions while the query runs",
+            happens=f"python -m kafka_app --partitions {GROWN_LIVE} --grow-partitions: the producer "
+            f"restarts, adds partition 1 (CreatePartitions) and sends every other value to it",
+            watch=f"{topic}-1 appears in the batch lines and in the output (v2 {topic}-1@0: …) "
+            "without a restart of the app",
+            why="the source asks Kafka for the subscription's partitions each time it plans a batch "
             "(the connector's admin client on every look-up); a partition missing from the last "
             "offsets/N gets a start of its own: its earliest offset",
-        production="adding partitions to a topic a query reads needs no restart and loses "
-                   "nothing; but a key's next messages may go to another partition (the order "
-                   "per key holds only within a partition)",
-        question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
-                 "the query read the new partition, and from which offset?",
-        answer="Without a restart: the first batch planned after Kafka added the partition names "
-               "it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
-               f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, "
-               "its earliest, then 1, 2… once each (checked).",
-        phase="grown while running"))
+            production="adding partitions to a topic a query reads needs no restart and loses "
+            "nothing; but a key's next messages may go to another partition (the order "
+            "per key holds only within a partition)",
+            question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
+            "the query read the new partition, and from which offset?",
+            answer="Without a restart: the first batch planned after Kafka added the partition names "
+            "it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
+            f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, "
+            "its earliest, then 1, 2… once each (checked).",
+            phase="grown while running",
+        )
+    )
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
-    before = stage.fact("last_batch_before_grow",
-                        max(read_checkpoint(stage.folders.checkpoints).offset_ids, default=None))
+    before = stage.fact(
+        "last_batch_before_grow",
+        max(read_checkpoint(stage.folders.checkpoints).offset_ids, default=None),
+    )
     stage.kafka.grow_partitions(GROWN_LIVE)
     tp = TopicPartition(topic, 1)
-    batch = stage.app.wait_while_up(lambda: _first_batch_naming(stage, tp),
-                                    f"a committed offsets/N naming {tp}")
-    first = stage.app.wait_while_up(lambda: _first_from(stage, 1),
-                                    f"a message from {tp} in the output")
-    read = stage.app.wait_while_up(lambda: _offsets_read(stage, 1, WAITING_IN_NEW),
-                                   f"{WAITING_IN_NEW} messages from {tp} in the output")
+    batch = stage.app.wait_while_up(
+        lambda: _first_batch_naming(stage, tp), f"a committed offsets/N naming {tp}"
+    )
+    first = stage.app.wait_while_up(
+        lambda: _first_from(stage, 1), f"a message from {tp} in the output"
+    )
+    read = stage.app.wait_while_up(
+        lambda: _offsets_read(stage, 1, WAITING_IN_NEW),
+        f"{WAITING_IN_NEW} messages from {tp} in the output",
+    )
     stage.fact("partition_1_first_batch", batch.batch_id)
     stage.fact("partition_1_end_in_first_batch", batch.end[tp])
     stage.fact("partition_1_first_offset", first.offset)
-    stage.say(f"last batch planned before the grow: batch {before} (a batch planned while the "
-              f"producer restarted may not name {tp} yet); {tp} first named by batch "
-              f"{batch.batch_id}, with end offsets {offsets_to_text(batch.end)}; first line "
-              f"from it: {tp}@{first.offset} value {first.value}")
-    stage.expect(check("the running query reads the new partition, no restart",
-                       stage.app.running, "the app still running, a message from partition 1",
-                       f"value {first.value} from {tp}@{first.offset}, app "
-                       f"{'running' if stage.app.running else 'down'}"))
-    stage.expect(check("the new partition is read from its earliest offset", first.offset == 0,
-                       f"first line from {tp} at offset 0", f"offset {first.offset}"))
-    stage.expect(check("its offsets are read in order, none skipped or repeated",
-                       read == list(range(len(read))), f"offsets 0..{len(read) - 1} once each",
-                       f"{read[:12]}{'…' if len(read) > 12 else ''}"))
+    stage.say(
+        f"last batch planned before the grow: batch {before} (a batch planned while the "
+        f"producer restarted may not name {tp} yet); {tp} first named by batch "
+        f"{batch.batch_id}, with end offsets {offsets_to_text(batch.end)}; first line "
+        f"from it: {tp}@{first.offset} value {first.value}"
+    )
+    stage.expect(
+        check(
+            "the running query reads the new partition, no restart",
+            stage.app.running,
+            "the app still running, a message from partition 1",
+            f"value {first.value} from {tp}@{first.offset}, app "
+            f"{'running' if stage.app.running else 'down'}",
+        )
+    )
+    stage.expect(
+        check(
+            "the new partition is read from its earliest offset",
+            first.offset == 0,
+            f"first line from {tp} at offset 0",
+            f"offset {first.offset}",
+        )
+    )
+    stage.expect(
+        check(
+            "its offsets are read in order, none skipped or repeated",
+            read == list(range(len(read))),
+            f"offsets 0..{len(read) - 1} once each",
+            f"{read[:12]}{'…' if len(read) > 12 else ''}",
+        )
+    )
 
 
 def _grow_while_down(stage: Stage) -> None:
     topic = stage.kafka.topic
     tp = TopicPartition(topic, GROWN_DOWN - 1)
-    stage.step(Step(
-        f"Stop the app, grow the topic to {GROWN_DOWN} partitions, restart with "
-        "--starting-offsets latest",
-        happens=f"while the app is down the producer adds partition {GROWN_DOWN - 1} and writes "
-                f"at least {WAITING_IN_NEW} messages to it; the app restarts on the same "
-                "checkpoint, told to start new partitions at latest",
-        watch=f"the first line from {tp} is at offset 0; every message it held is in the output",
-        why="a restart takes its offsets from the checkpoint; a partition the checkpoint does not "
+    stage.step(
+        Step(
+            f"Stop the app, grow the topic to {GROWN_DOWN} partitions, restart with "
+            "--starting-offsets latest",
+            happens=f"while the app is down the producer adds partition {GROWN_DOWN - 1} and writes "
+            f"at least {WAITING_IN_NEW} messages to it; the app restarts on the same "
+            "checkpoint, told to start new partitions at latest",
+            watch=f"the first line from {tp} is at offset 0; every message it held is in the output",
+            why="a restart takes its offsets from the checkpoint; a partition the checkpoint does not "
             "name is started at its earliest offset, whatever startingOffsets says (that option "
             "is read for a new query only); a new partition that does not start at 0 would be "
             "KAFKA_DATA_LOSS.ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO",
-        production="startingOffsets cannot skip the backlog of a partition added while the job "
-                   "was down: it is read from its beginning (cap a large one with "
-                   "maxOffsetsPerTrigger)",
-        question=f"Restarted with --starting-offsets latest while {tp} already holds "
-                 f"{WAITING_IN_NEW} messages: are they read, or skipped?",
-        answer=f"Read: the first batch after the restart starts {tp} at offset 0, its earliest, "
-               "and every message it held is in the output once (checked).",
-        phase="grown while down"))
+            production="startingOffsets cannot skip the backlog of a partition added while the job "
+            "was down: it is read from its beginning (cap a large one with "
+            "maxOffsetsPerTrigger)",
+            question=f"Restarted with --starting-offsets latest while {tp} already holds "
+            f"{WAITING_IN_NEW} messages: are they read, or skipped?",
+            answer=f"Read: the first batch after the restart starts {tp} at offset 0, its earliest, "
+            "and every message it held is in the output once (checked).",
+            phase="grown while down",
+        )
+    )
     stage.app.stop()
     stage.kafka.grow_partitions(GROWN_DOWN)
-    window = wait_until(lambda: _holding(stage, GROWN_DOWN - 1, WAITING_IN_NEW),
-                        timeout=60, what=f"{WAITING_IN_NEW} messages in {tp}",
-                        progress=stage.narrator.waiting)
+    window = wait_until(
+        lambda: _holding(stage, GROWN_DOWN - 1, WAITING_IN_NEW),
+        timeout=60,
+        what=f"{WAITING_IN_NEW} messages in {tp}",
+        progress=stage.narrator.waiting,
+    )
     held = stage.fact("partition_2_held_at_restart", window.per_partition[GROWN_DOWN - 1][1])
-    stage.say(f"{tp} holds {held} message(s) as the app restarts; Kafka's offsets per partition: "
-              + ", ".join(f"{p}: {e}:{latest}" for p, (e, latest) in enumerate(window.per_partition)))
+    stage.say(
+        f"{tp} holds {held} message(s) as the app restarts; Kafka's offsets per partition: "
+        + ", ".join(f"{p}: {e}:{latest}" for p, (e, latest) in enumerate(window.per_partition))
+    )
     stage.app.start(output_format=_V2, starting_offsets="latest")
-    first = stage.app.wait_while_up(lambda: _first_from(stage, GROWN_DOWN - 1),
-                                    f"a message from {tp} in the output")
-    batch = stage.app.wait_while_up(lambda: _first_batch_naming(stage, tp),
-                                    f"a committed offsets/N naming {tp}")
+    first = stage.app.wait_while_up(
+        lambda: _first_from(stage, GROWN_DOWN - 1), f"a message from {tp} in the output"
+    )
+    batch = stage.app.wait_while_up(
+        lambda: _first_batch_naming(stage, tp), f"a committed offsets/N naming {tp}"
+    )
     stage.fact("partition_2_first_batch", batch.batch_id)
     stage.fact("partition_2_first_offset", first.offset)
-    stage.say(f"first batch with {tp}: batch {batch.batch_id}, {offsets_to_text(batch.end)}; "
-              f"first line from it: {tp}@{first.offset} value {first.value}")
-    stage.expect(check("the new partition is read from its earliest offset, not latest",
-                       first.offset == 0, f"first line from {tp} at offset 0",
-                       f"offset {first.offset}"))
-    read = stage.app.wait_while_up(lambda: _offsets_read(stage, GROWN_DOWN - 1, held),
-                                   f"offsets 0..{held - 1} of {tp} in the output")
-    stage.expect(check("every message it held before the restart is read, once each",
-                       read[:held] == list(range(held)), f"offsets 0..{held - 1} of {tp} once",
-                       f"first offsets {read[:held]}"))
+    stage.say(
+        f"first batch with {tp}: batch {batch.batch_id}, {offsets_to_text(batch.end)}; "
+        f"first line from it: {tp}@{first.offset} value {first.value}"
+    )
+    stage.expect(
+        check(
+            "the new partition is read from its earliest offset, not latest",
+            first.offset == 0,
+            f"first line from {tp} at offset 0",
+            f"offset {first.offset}",
+        )
+    )
+    read = stage.app.wait_while_up(
+        lambda: _offsets_read(stage, GROWN_DOWN - 1, held),
+        f"offsets 0..{held - 1} of {tp} in the output",
+    )
+    stage.expect(
+        check(
+            "every message it held before the restart is read, once each",
+            read[:held] == list(range(held)),
+            f"offsets 0..{held - 1} of {tp} once",
+            f"first offsets {read[:held]}",
+        )
+    )
 
 
 def _finish(stage: Stage) -> None:
     topic = stage.kafka.topic
-    stage.step(Step(
-        "Stop the producer, let the app catch up, check the output and the checkpoint",
-        happens="the scenario verifies the output log against what the producer sent, and "
-                "offsets/N against each partition's end offset",
-        watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions; the "
-              "output in send order while the topic had one partition, partition by partition "
-              "within a batch after it grew (a value followed by a smaller one)",
-        why="each partition's offsets are tracked on their own in the checkpoint; the count is "
+    stage.step(
+        Step(
+            "Stop the producer, let the app catch up, check the output and the checkpoint",
+            happens="the scenario verifies the output log against what the producer sent, and "
+            "offsets/N against each partition's end offset",
+            watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions; the "
+            "output in send order while the topic had one partition, partition by partition "
+            "within a batch after it grew (a value followed by a smaller one)",
+            why="each partition's offsets are tracked on their own in the checkpoint; the count is "
             "state, which knows nothing of partitions. Kafka orders messages within a "
             "partition only: once the producer's mapping spreads values over several "
             "partitions, a batch returns them partition by partition",
-        production="after adding partitions, check offsets/N lists them all: a partition "
-                   "missing there is one the query does not read; and what relied on one "
-                   "partition's order (per key, or overall) must not rely on it any more",
-        question="Was any message lost or counted twice while the topic grew twice, and is "
-                 "the output still in the order the values were sent?",
-        answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N holds "
-               f"all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
-               "send order while the topic had one partition, not after it grew (all checked).",
-        phase="final"))
+            production="after adding partitions, check offsets/N lists them all: a partition "
+            "missing there is one the query does not read; and what relied on one "
+            "partition's order (per key, or overall) must not rely on it any more",
+            question="Was any message lost or counted twice while the topic grew twice, and is "
+            "the output still in the order the values were sent?",
+            answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N holds "
+            f"all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
+            "send order while the topic had one partition, not after it grew (all checked).",
+            phase="final",
+        )
+    )
     total = stage.stop_producer_and_drain()
     ends = [latest for _, latest in stage.kafka.window().per_partition]
     # The console line comes from a listener after the batch's commit, a moment after the output.
-    stage.app.wait_while_up(lambda: _committed_ends(stage, topic) == ends or None,
-                            "offsets/N at every partition's end offset")
+    stage.app.wait_while_up(
+        lambda: _committed_ends(stage, topic) == ends or None,
+        "offsets/N at every partition's end offset",
+    )
     stage.app.stop()
     stage.expect(exactly_once(stage.output.verify_sent(), total))
     committed = _committed_ends(stage, topic)
@@ -215,43 +275,55 @@ def _expect_order_changed(stage: Stage) -> None:
     grown_at = next((i for i, m in enumerate(lines) if m.partition == 1), len(lines))
     before = [m.value or 0 for m in lines[:grown_at]]
     after = [m.value or 0 for m in lines[grown_at:]]
-    descents = (sum(1 for a, b in zip(before, before[1:]) if b < a),
-                sum(1 for a, b in zip(after, after[1:]) if b < a))
+    descents = (
+        sum(1 for a, b in zip(before, before[1:]) if b < a),
+        sum(1 for a, b in zip(after, after[1:]) if b < a),
+    )
     stage.fact("values_out_of_send_order_before_and_after_grow", list(descents))
-    stage.expect(check("the output follows send order with one partition, not after the grow",
-                       descents[0] == 0 and descents[1] > 0,
-                       "no value followed by a smaller one before, some after",
-                       f"{descents[0]} such place(s) before the grow, {descents[1]} after"))
+    stage.expect(
+        check(
+            "the output follows send order with one partition, not after the grow",
+            descents[0] == 0 and descents[1] > 0,
+            "no value followed by a smaller one before, some after",
+            f"{descents[0]} such place(s) before the grow, {descents[1]} after",
+        )
+    )
 
 
 def _recreated_smaller(stage: Stage) -> None:
     topic = stage.kafka.topic
     condition = PartitionsDeletedError.token
-    stage.step(Step(
-        "Delete the topic, create it again with 1 partition, restart the app",
-        happens=f"while the app is down the topic's {GROWN_DOWN} partitions and their data are "
-                "deleted (kafka-topics --delete), the topic is created again with one partition "
-                f"and the producer writes at least {WAITING_IN_NEW} messages to it; the app "
-                "restarts on the same checkpoint with failOnDataLoss=true, the default",
-        watch=f"it exits non-zero with {condition}; offsets/N for the new batch is written, "
-              "commits/N is not",
-        why=f"the checkpoint names {topic}-1 and {topic}-2, which Kafka no longer has: the "
+    stage.step(
+        Step(
+            "Delete the topic, create it again with 1 partition, restart the app",
+            happens=f"while the app is down the topic's {GROWN_DOWN} partitions and their data are "
+            "deleted (kafka-topics --delete), the topic is created again with one partition "
+            f"and the producer writes at least {WAITING_IN_NEW} messages to it; the app "
+            "restarts on the same checkpoint with failOnDataLoss=true, the default",
+            watch=f"it exits non-zero with {condition}; offsets/N for the new batch is written, "
+            "commits/N is not",
+            why=f"the checkpoint names {topic}-1 and {topic}-2, which Kafka no longer has: the "
             "source plans the batch (offsets/N) and then refuses to drop two partitions without "
             "a word; it checks deleted partitions before a partition whose offset went back "
             "(PARTITION_OFFSET_CHANGED, the other sign of a recreated topic)",
-        production="a topic recreated under a checkpoint is a new stream: start a new "
-                   "checkpoint, or accept the loss with failOnDataLoss=false (next step)",
-        question=f"The topic now has 1 partition where the checkpoint knows {GROWN_DOWN}: does "
-                 "the restart fail, and with which error?",
-        answer=f"It fails: exit code non-zero with {condition}, naming the partitions that "
-               "disappeared; the batch was planned (offsets/N with one partition) and nothing "
-               "new was written (all checked).",
-        phase="recreated"))
+            production="a topic recreated under a checkpoint is a new stream: start a new "
+            "checkpoint, or accept the loss with failOnDataLoss=false (next step)",
+            question=f"The topic now has 1 partition where the checkpoint knows {GROWN_DOWN}: does "
+            "the restart fail, and with which error?",
+            answer=f"It fails: exit code non-zero with {condition}, naming the partitions that "
+            "disappeared; the batch was planned (offsets/N with one partition) and nothing "
+            "new was written (all checked).",
+            phase="recreated",
+        )
+    )
     written = stage.output.verify().highest
     stage.kafka.recreate_topic(1)
-    window = wait_until(lambda: _holding(stage, 0, WAITING_IN_NEW), timeout=60,
-                        what=f"{WAITING_IN_NEW} messages in the new {topic}-0",
-                        progress=stage.narrator.waiting)
+    window = wait_until(
+        lambda: _holding(stage, 0, WAITING_IN_NEW),
+        timeout=60,
+        what=f"{WAITING_IN_NEW} messages in the new {topic}-0",
+        progress=stage.narrator.waiting,
+    )
     stage.say(f"the new topic holds {window.latest} message(s) as the app restarts")
     stage.app.start(output_format=_V2)
     code = stage.app.wait_exit(kind="crash")
@@ -259,25 +331,46 @@ def _recreated_smaller(stage: Stage) -> None:
     named = error_in_text(output)
     stage.fact("recreated_error", named.token if named else None)
     stage.expect(check("the restart fails", code != 0, "a non-zero exit code", f"exit code {code}"))
-    stage.expect(check("the error is Spark's data-loss condition for deleted partitions",
-                       isinstance(named, PartitionsDeletedError), condition,
-                       str(named)[:200] if named else "no error line"))
+    stage.expect(
+        check(
+            "the error is Spark's data-loss condition for deleted partitions",
+            isinstance(named, PartitionsDeletedError),
+            condition,
+            str(named)[:200] if named else "no error line",
+        )
+    )
     gone = [f"{topic}-{p}" for p in range(1, GROWN_DOWN)]
-    stage.expect(check("the error names the partitions that disappeared",
-                       named is not None and all(g in str(named) for g in gone),
-                       ", ".join(gone), str(named)[:200] if named else "no error line"))
+    stage.expect(
+        check(
+            "the error names the partitions that disappeared",
+            named is not None and all(g in str(named) for g in gone),
+            ", ".join(gone),
+            str(named)[:200] if named else "no error line",
+        )
+    )
     info = read_checkpoint(stage.folders.checkpoints)
     pending = info.pending.end if info.pending is not None else None
     stage.fact("recreated_planned_batch", info.pending_id)
     stage.fact("recreated_planned_end", offsets_to_text(pending) if pending else None)
-    stage.expect(check("the batch was planned with the new topic's one partition",
-                       pending is not None and sorted(tp.partition for tp in pending) == [0],
-                       f"offsets/N naming {topic}-0 alone, no commits/N",
-                       f"batch {info.pending_id}: {offsets_to_text(pending)}" if pending
-                       else "no pending batch"))
+    stage.expect(
+        check(
+            "the batch was planned with the new topic's one partition",
+            pending is not None and sorted(tp.partition for tp in pending) == [0],
+            f"offsets/N naming {topic}-0 alone, no commits/N",
+            f"batch {info.pending_id}: {offsets_to_text(pending)}"
+            if pending
+            else "no pending batch",
+        )
+    )
     after = stage.output.verify()
-    stage.expect(check("nothing new was written", after.highest == written,
-                       f"highest value still {written}", f"highest {after.highest}"))
+    stage.expect(
+        check(
+            "nothing new was written",
+            after.highest == written,
+            f"highest value still {written}",
+            f"highest {after.highest}",
+        )
+    )
     _recreated_lenient(stage, pending[TopicPartition(topic, 0)] if pending else 0)
 
 
@@ -285,23 +378,26 @@ def _recreated_lenient(stage: Stage, planned_end: int) -> None:
     topic = stage.kafka.topic
     first_new = (stage.output.verify().highest or 0) + 1
     lost = ValueRange(first_new, first_new + planned_end - 1)
-    stage.step(Step(
-        "Restart with --fail-on-data-loss false",
-        happens="the same checkpoint; the batch the failed run planned is replayed first",
-        watch=f"warnings in spark.log (partitions deleted, {topic}-0's offset changed); the "
-              "output goes on with the new topic's messages after the planned batch's end",
-        why="with failOnDataLoss=false the source warns instead of failing: the deleted "
+    stage.step(
+        Step(
+            "Restart with --fail-on-data-loss false",
+            happens="the same checkpoint; the batch the failed run planned is replayed first",
+            watch=f"warnings in spark.log (partitions deleted, {topic}-0's offset changed); the "
+            "output goes on with the new topic's messages after the planned batch's end",
+            why="with failOnDataLoss=false the source warns instead of failing: the deleted "
             f"partitions are dropped, and {topic}-0's range, from the checkpoint's offset down "
             "to the new topic's end, is negative and dropped too; the next batch starts at the "
             "end the failed run planned, so the new topic's messages before it are never read",
-        production="failOnDataLoss=false trades a failing query for silent gaps: alert on its "
-                   "warnings (or the dataLoss metrics) if you set it",
-        question="Restarted with failOnDataLoss=false: does the query go on, and does it read "
-                 "the new topic from its first message?",
-        answer="It goes on, but not from the first message: the new topic's messages up to the "
-               f"end the failed run planned ({planned_end} here) are skipped, exactly those; every "
-               "later one is read once (checked).",
-        phase="recreated, failOnDataLoss=false"))
+            production="failOnDataLoss=false trades a failing query for silent gaps: alert on its "
+            "warnings (or the dataLoss metrics) if you set it",
+            question="Restarted with failOnDataLoss=false: does the query go on, and does it read "
+            "the new topic from its first message?",
+            answer="It goes on, but not from the first message: the new topic's messages up to the "
+            f"end the failed run planned ({planned_end} here) are skipped, exactly those; every "
+            "later one is read once (checked).",
+            phase="recreated, failOnDataLoss=false",
+        )
+    )
     stage.fact("recreated_skipped", [lost.first, lost.last] if planned_end else [])
     stage.app.start(output_format=_V2, fail_on_data_loss=False)
     stage.output.wait_for_value(first_new + planned_end + 1)
@@ -313,11 +409,15 @@ def _recreated_lenient(stage: Stage, planned_end: int) -> None:
     stage.app.stop()
     report = stage.output.verify_sent()
     stage.expect(missing_exactly(report, [lost] if planned_end else []))
-    stage.expect(check("every other value once", not report.duplicated and report.highest == total
-                       and not report.count_breaks,
-                       f"1..{total} but the skipped ones, once each",
-                       f"highest {report.highest}, duplicated {len(report.duplicated)}, "
-                       f"count breaks {len(report.count_breaks)}"))
+    stage.expect(
+        check(
+            "every other value once",
+            not report.duplicated and report.highest == total and not report.count_breaks,
+            f"1..{total} but the skipped ones, once each",
+            f"highest {report.highest}, duplicated {len(report.duplicated)}, "
+            f"count breaks {len(report.count_breaks)}",
+        )
+    )
 
 
 def _partitions_in_checkpoint(stage: Stage) -> list[int]:
@@ -335,23 +435,33 @@ def _committed_ends(stage: Stage, topic: str) -> list[int | None]:
 def _first_from(stage: Stage, partition: int) -> MessageLine | None:
     """The first output line read from `partition`, if any yet."""
     topic = stage.kafka.topic
-    return next((line for line in stage.output.message_lines()
-                 if line.topic == topic and line.partition == partition), None)
+    return next(
+        (
+            line
+            for line in stage.output.message_lines()
+            if line.topic == topic and line.partition == partition
+        ),
+        None,
+    )
 
 
 def _offsets_read(stage: Stage, partition: int, held: int) -> list[int] | None:
     """The offsets of `partition` in the output, sorted, once it has at least `held` of them."""
     topic = stage.kafka.topic
-    read = sorted(line.offset or 0 for line in stage.output.message_lines()
-                  if line.topic == topic and line.partition == partition)
+    read = sorted(
+        line.offset or 0
+        for line in stage.output.message_lines()
+        if line.topic == topic and line.partition == partition
+    )
     return read if len(read) >= held else None
 
 
 def _first_batch_naming(stage: Stage, tp: TopicPartition) -> BatchOffsets | None:
     """The first committed batch whose offsets/N names `tp` (read from the checkpoint: a batch
     that read no rows, as one that only found a new empty partition, prints no console line)."""
-    return next((b for b in committed_batches(stage.folders.checkpoints)
-                 if b.end and tp in b.end), None)
+    return next(
+        (b for b in committed_batches(stage.folders.checkpoints) if b.end and tp in b.end), None
+    )
 
 
 def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None:
@@ -363,15 +473,15 @@ def _holding(stage: Stage, partition: int, messages: int) -> OffsetWindow | None
 SCENARIO = Scenario(
     name="partitions-added",
     title="partitions added while the query runs and while it is down: read from offset 0; "
-          "the topic recreated smaller: PARTITIONS_DELETED",
+    "the topic recreated smaller: PARTITIONS_DELETED",
     summary=f"A topic of one partition grows to {GROWN_LIVE} while the query runs (read at the "
-            f"next batch, no restart, from offset 0) and to {GROWN_DOWN} while it is down (read "
-            "from offset 0 after a restart with startingOffsets latest); every message once. "
-            "Then the topic is deleted and created again with one partition: the restart fails "
-            "with KAFKA_DATA_LOSS.PARTITIONS_DELETED, and with failOnDataLoss=false it goes on, "
-            "skipping the new topic's first messages.",
+    f"next batch, no restart, from offset 0) and to {GROWN_DOWN} while it is down (read "
+    "from offset 0 after a restart with startingOffsets latest); every message once. "
+    "Then the topic is deleted and created again with one partition: the restart fails "
+    "with KAFKA_DATA_LOSS.PARTITIONS_DELETED, and with failOnDataLoss=false it goes on, "
+    "skipping the new topic's first messages.",
     origin="production: changing a live job",
     run=run,
     takes="about 1.5 min: four Spark starts, partitions added while the query runs and while "
-          "it is down, then the topic recreated smaller",
+    "it is down, then the topic recreated smaller",
 )

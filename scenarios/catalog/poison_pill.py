@@ -43,13 +43,19 @@ class StuckBatch:
 
     def same_place(self, other: StuckBatch) -> bool:
         return (self.batch_id, self.start, self.end, self.last_commit) == (
-            other.batch_id, other.start, other.end, other.last_commit)
+            other.batch_id,
+            other.start,
+            other.end,
+            other.last_commit,
+        )
 
     def describe(self) -> str:
         if self.batch_id is None or self.end is None:
             return "no pending batch"
-        return (f"batch {self.batch_id} pending, offsets {offsets_to_text(self.start or {})} -> "
-                f"{offsets_to_text(self.end)}, last commit {self.last_commit}")
+        return (
+            f"batch {self.batch_id} pending, offsets {offsets_to_text(self.start or {})} -> "
+            f"{offsets_to_text(self.end)}, last commit {self.last_commit}"
+        )
 
     def holds_offset(self, offset: int) -> bool:
         if self.end is None:
@@ -60,42 +66,63 @@ class StuckBatch:
 def _stuck_batch(stage: Stage) -> StuckBatch:
     info = read_checkpoint(stage.folders.checkpoints)
     log = stage.folders.output_log
-    return StuckBatch(info.pending_id, info.pending_start,
-                      info.pending.end if info.pending else None, info.last_committed_id,
-                      log.stat().st_size if log.exists() else 0, stage.output.verify().highest)
+    return StuckBatch(
+        info.pending_id,
+        info.pending_start,
+        info.pending.end if info.pending else None,
+        info.last_committed_id,
+        log.stat().st_size if log.exists() else 0,
+        stage.output.verify().highest,
+    )
 
 
 def run(stage: Stage) -> None:
     restarts = 2 if stage.settings.fast else 3
-    stage.step(Step(
-        "Start Kafka and the producer",
-        happens="endless retention, so nothing here is about Kafka deleting data",
-        watch="the producer's latest offset keeps growing through everything that follows",
-        why="the messages wait in Kafka; what goes wrong happens in the app",
-        question="While the app crashes again and again, will Kafka's latest offset stop?",
-        answer="No: the producer goes on, so the backlog grows with every crash.",
-        production="alert on consumer lag: a crash-looping job shows as lag that only grows"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="endless retention, so nothing here is about Kafka deleting data",
+            watch="the producer's latest offset keeps growing through everything that follows",
+            why="the messages wait in Kafka; what goes wrong happens in the app",
+            question="While the app crashes again and again, will Kafka's latest offset stop?",
+            answer="No: the producer goes on, so the backlog grows with every crash.",
+            production="alert on consumer lag: a crash-looping job shows as lag that only grows",
+        )
+    )
     stage.kafka.start()
-    stage.step(Step(
-        "Start the Spark app with a bug: it crashes on every negative key",
-        happens="python -m spark_app --on-negative-key crash-always",
-        watch="Count = n lines as usual: the bug sleeps until the bad record comes",
-        why="a poison pill is data the code cannot handle; it is harmless until it arrives",
-        question="Before any negative key arrives, will anything look wrong?",
-        answer="No: Count = n lines as usual; the bug waits for the bad record.",
-        production="test the job on malformed input (negative, null, oversized) before it meets it "
-                   "in production"))
+    stage.step(
+        Step(
+            "Start the Spark app with a bug: it crashes on every negative key",
+            happens="python -m spark_app --on-negative-key crash-always",
+            watch="Count = n lines as usual: the bug sleeps until the bad record comes",
+            why="a poison pill is data the code cannot handle; it is harmless until it arrives",
+            question="Before any negative key arrives, will anything look wrong?",
+            answer="No: Count = n lines as usual; the bug waits for the bad record.",
+            production="test the job on malformed input (negative, null, oversized) before it meets it "
+            "in production",
+        )
+    )
     stage.app.start(on_negative_key="crash-always")
     stage.output.wait_for_value(stage.timings.run_for_messages)
 
     value = _send_poison(stage)
     first = _crash(stage, value, "first crash")
-    stage.expect(check("the pending batch holds the poison pill", first.holds_offset(value - 1),
-                       f"offset {value - 1} (value {value}) inside the pending range",
-                       first.describe()))
-    stage.expect(check("the poison pill is not in the output", (first.highest_written or 0) < value,
-                       f"highest value written below {value}",
-                       f"highest value {first.highest_written}"))
+    stage.expect(
+        check(
+            "the pending batch holds the poison pill",
+            first.holds_offset(value - 1),
+            f"offset {value - 1} (value {value}) inside the pending range",
+            first.describe(),
+        )
+    )
+    stage.expect(
+        check(
+            "the poison pill is not in the output",
+            (first.highest_written or 0) < value,
+            f"highest value written below {value}",
+            f"highest value {first.highest_written}",
+        )
+    )
 
     _crash_loop(stage, value, first, restarts)
     stage.fact("crash_restarts", restarts)
@@ -104,17 +131,20 @@ def run(stage: Stage) -> None:
 
 
 def _send_poison(stage: Stage) -> int:
-    stage.step(Step(
-        "Press Enter in the producer: the next key is negative",
-        happens="one message with a negative key (its value stays positive)",
-        watch="the Spark app exits 255 in the middle of the batch holding it",
-        why="with crash-always the bug is in the code, not in the moment: it will hit again",
-        production="validate input at the edge; route records you cannot handle to a "
-                   "dead-letter topic instead of throwing",
-        question="Where will the app stop, and will the poison pill be in the output?",
-        answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
-               "the pill is not in the output (all checked).",
-        phase="first crash"))
+    stage.step(
+        Step(
+            "Press Enter in the producer: the next key is negative",
+            happens="one message with a negative key (its value stays positive)",
+            watch="the Spark app exits 255 in the middle of the batch holding it",
+            why="with crash-always the bug is in the code, not in the moment: it will hit again",
+            production="validate input at the edge; route records you cannot handle to a "
+            "dead-letter topic instead of throwing",
+            question="Where will the app stop, and will the poison pill be in the output?",
+            answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
+            "the pill is not in the output (all checked).",
+            phase="first crash",
+        )
+    )
     value = stage.fact("poison_value", stage.kafka.send_negative_key())
     stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
     return value
@@ -122,134 +152,195 @@ def _send_poison(stage: Stage) -> int:
 
 def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> None:
     """Restart with the same code `restarts` times: each crash leaves the checkpoint as it was."""
-    stage.step(Step(
-        f"Restart {restarts} times without changing the code",
-        happens="the same command again: the app starts, replays the pending batch, meets the "
-                "same negative key and dies",
-        watch="after each crash the checkpoint shows the same pending batch with the same "
-              "offsets and no new commit, while Kafka's latest offset moves on",
-        why="a restart runs the last uncommitted batch again with exactly the offsets in "
+    stage.step(
+        Step(
+            f"Restart {restarts} times without changing the code",
+            happens="the same command again: the app starts, replays the pending batch, meets the "
+            "same negative key and dies",
+            watch="after each crash the checkpoint shows the same pending batch with the same "
+            "offsets and no new commit, while Kafka's latest offset moves on",
+            why="a restart runs the last uncommitted batch again with exactly the offsets in "
             "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
-        production="a supervisor that restarts the job blindly turns this into a crash loop: "
-                   "alert when restarts keep failing at the same batch id",
-        question="Will restarting the same code get past the poison pill?",
-        answer="No: each restart crashes on the same key, with the same pending batch and offsets, "
-               "and the output log the same size as after the first crash (checked)."))
+            production="a supervisor that restarts the job blindly turns this into a crash loop: "
+            "alert when restarts keep failing at the same batch id",
+            question="Will restarting the same code get past the poison pill?",
+            answer="No: each restart crashes on the same key, with the same pending batch and offsets, "
+            "and the output log the same size as after the first crash (checked).",
+        )
+    )
     for number in range(1, restarts + 1):
         lag_before = stage.kafka.window().latest
         stage.app.start(on_negative_key="crash-always")
         again = _crash(stage, value, f"restart {number}")
-        stage.say(f"Kafka's latest offset was {lag_before} at the restart and is "
-                  f"{stage.kafka.window().latest} now; the app has not moved past batch {again.batch_id}")
-        stage.expect(check("same pending batch, same offsets", again.same_place(first),
-                           first.describe(), again.describe()), phase=f"restart {number}")
-        stage.expect(check("the output log is the same as after the first crash",
-                           again.log_bytes == first.log_bytes,
-                           f"{first.log_bytes} bytes (the half-written batch rolled back and "
-                           f"written again)", f"{again.log_bytes} bytes"), phase=f"restart {number}")
+        stage.say(
+            f"Kafka's latest offset was {lag_before} at the restart and is "
+            f"{stage.kafka.window().latest} now; the app has not moved past batch {again.batch_id}"
+        )
+        stage.expect(
+            check(
+                "same pending batch, same offsets",
+                again.same_place(first),
+                first.describe(),
+                again.describe(),
+            ),
+            phase=f"restart {number}",
+        )
+        stage.expect(
+            check(
+                "the output log is the same as after the first crash",
+                again.log_bytes == first.log_bytes,
+                f"{first.log_bytes} bytes (the half-written batch rolled back and written again)",
+                f"{again.log_bytes} bytes",
+            ),
+            phase=f"restart {number}",
+        )
 
 
 def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
     """The same bug under `--supervise`: restarts with backoff, then a stop, not a loop."""
     tries = 2
-    stage.step(Step(
-        f"Run it under a supervisor: python -m spark_app --supervise --give-up-after {tries}",
-        happens="the supervisor restarts the app after each crash, waiting 1 s, 2 s, ... between "
-                "tries, and reads the checkpoint after each one",
-        watch=f"after {tries} crashes with the checkpoint at the same pending batch it prints "
-              "`giving up` with the batch and the last error, and exits with the app's code",
-        why="a crash that leaves the checkpoint where it was will happen again on the next "
+    stage.step(
+        Step(
+            f"Run it under a supervisor: python -m spark_app --supervise --give-up-after {tries}",
+            happens="the supervisor restarts the app after each crash, waiting 1 s, 2 s, ... between "
+            "tries, and reads the checkpoint after each one",
+            watch=f"after {tries} crashes with the checkpoint at the same pending batch it prints "
+            "`giving up` with the batch and the last error, and exits with the app's code",
+            why="a crash that leaves the checkpoint where it was will happen again on the next "
             "restart; restarting forever only hides the bug and burns resources",
-        production="spark-submit --supervise restarts a failed driver forever: alert on "
-                   "restarts at the same batch id, and cap them (this supervisor's rule)",
-        question="Will the supervisor restart the app forever?",
-        answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
-               f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)",
-        phase="supervised"))
-    stage.app.start(on_negative_key="crash-always", supervise=True, give_up_after=tries,
-                    max_backoff_sec=2.0)
+            production="spark-submit --supervise restarts a failed driver forever: alert on "
+            "restarts at the same batch id, and cap them (this supervisor's rule)",
+            question="Will the supervisor restart the app forever?",
+            answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
+            f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)",
+            phase="supervised",
+        )
+    )
+    stage.app.start(
+        on_negative_key="crash-always", supervise=True, give_up_after=tries, max_backoff_sec=2.0
+    )
     code = stage.app.wait_exit(kind="crash")
-    gave_up = next((line for line in supervisor_lines(stage.app.output())
-                    if isinstance(line, GiveUpLine)), None)
+    gave_up = next(
+        (line for line in supervisor_lines(stage.app.output()) if isinstance(line, GiveUpLine)),
+        None,
+    )
     said = f"{SAY_PREFIX}{GIVE_UP.text(gave_up)}" if gave_up else ""
     stage.say(said or "the supervisor did not say it gave up")
-    stage.expect(check("the supervisor gives up on the crash loop",
-                       code == CRASH_EXIT_CODE and gave_up is not None and gave_up.failures == tries,
-                       f"exit code {CRASH_EXIT_CODE}, `giving up: the app failed {tries} times in "
-                       f"a row without its checkpoint moving`",
-                       f"exit code {code}, {said or 'no such line'}"))
+    stage.expect(
+        check(
+            "the supervisor gives up on the crash loop",
+            code == CRASH_EXIT_CODE and gave_up is not None and gave_up.failures == tries,
+            f"exit code {CRASH_EXIT_CODE}, `giving up: the app failed {tries} times in "
+            f"a row without its checkpoint moving`",
+            f"exit code {code}, {said or 'no such line'}",
+        )
+    )
     after = _stuck_batch(stage)
-    stage.expect(check("the checkpoint did not move under the supervisor", after.same_place(first),
-                       first.describe(), after.describe()))
+    stage.expect(
+        check(
+            "the checkpoint did not move under the supervisor",
+            after.same_place(first),
+            first.describe(),
+            after.describe(),
+        )
+    )
 
 
 def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
     code = stage.app.wait_exit(kind="crash")
     named = crash_line_in(stage.app.output())
-    stage.expect(check("the app crashed on the poison pill",
-                       code == CRASH_EXIT_CODE and named is not None
-                       and (named.key, named.value) == (f"-{value}", f"{value}"),
-                       f"exit code {CRASH_EXIT_CODE}, `Negative key -{value} (value {value})`",
-                       f"exit code {code}, " + (CRASH.text(named) if named else "no crash line")),
-                 phase=phase)
+    stage.expect(
+        check(
+            "the app crashed on the poison pill",
+            code == CRASH_EXIT_CODE
+            and named is not None
+            and (named.key, named.value) == (f"-{value}", f"{value}"),
+            f"exit code {CRASH_EXIT_CODE}, `Negative key -{value} (value {value})`",
+            f"exit code {code}, " + (CRASH.text(named) if named else "no crash line"),
+        ),
+        phase=phase,
+    )
     stuck = _stuck_batch(stage)
     stage.say(f"checkpoint after the crash: {stuck.describe()}")
-    stage.fact(phase.replace(" ", "_"), {"batch": stuck.batch_id, "last_commit": stuck.last_commit,
-                                         "log_bytes": stuck.log_bytes,
-                                         "start": offsets_to_text(stuck.start or {}),
-                                         "end": offsets_to_text(stuck.end or {})})
+    stage.fact(
+        phase.replace(" ", "_"),
+        {
+            "batch": stuck.batch_id,
+            "last_commit": stuck.last_commit,
+            "log_bytes": stuck.log_bytes,
+            "start": offsets_to_text(stuck.start or {}),
+            "end": offsets_to_text(stuck.end or {}),
+        },
+    )
     return stuck
 
 
 def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
-    stage.step(Step(
-        "Fix the code and restart from the same checkpoint",
-        happens="python -m spark_app --on-negative-key ignore: a negative key is now an ordinary "
-                "message, written and counted like the others",
-        watch=f"batch {stuck.batch_id} runs once more with the same offsets and is committed; "
-              "the backlog follows; the count goes on from the state",
-        why="code inside foreachBatch may change between restarts of the same checkpoint; "
+    stage.step(
+        Step(
+            "Fix the code and restart from the same checkpoint",
+            happens="python -m spark_app --on-negative-key ignore: a negative key is now an ordinary "
+            "message, written and counted like the others",
+            watch=f"batch {stuck.batch_id} runs once more with the same offsets and is committed; "
+            "the backlog follows; the count goes on from the state",
+            why="code inside foreachBatch may change between restarts of the same checkpoint; "
             "offsets and state stay valid, so nothing is lost and nothing is redone twice",
-        production="fix forward and keep the checkpoint: deleting it to get past a poison pill "
-                   "loses the state and skips or repeats data (see checkpoint-reset)",
-        question="With the fixed code on the same checkpoint, which batch runs first, and with "
-                 "which offsets?",
-        answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
-               "backlog follows and the count goes on.",
-        phase="fixed"))
+            production="fix forward and keep the checkpoint: deleting it to get past a poison pill "
+            "loses the state and skips or repeats data (see checkpoint-reset)",
+            question="With the fixed code on the same checkpoint, which batch runs first, and with "
+            "which offsets?",
+            answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
+            "backlog follows and the count goes on.",
+            phase="fixed",
+        )
+    )
     stage.app.start(on_negative_key="ignore")
     stage.output.wait_for_value(stage.kafka.window().latest)
     done = {b.batch_id: b for b in committed_batches(stage.folders.checkpoints)}
     batch = done.get(stuck.batch_id) if stuck.batch_id is not None else None
-    stage.expect(check("the stuck batch is committed with its original offsets",
-                       batch is not None and batch.end == stuck.end,
-                       f"commits/{stuck.batch_id}, end {offsets_to_text(stuck.end or {})}",
-                       "no commit" if batch is None else
-                       f"commits/{batch.batch_id}, end {offsets_to_text(batch.end or {})}"))
-    stage.step(Step(
-        "Stop the producer, let the app catch up, check the output log",
-        happens="the scenario verifies the whole log",
-        watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
-        why="the fixed code counts the negative-key message (ignore means: do not crash), so "
+    stage.expect(
+        check(
+            "the stuck batch is committed with its original offsets",
+            batch is not None and batch.end == stuck.end,
+            f"commits/{stuck.batch_id}, end {offsets_to_text(stuck.end or {})}",
+            "no commit"
+            if batch is None
+            else f"commits/{batch.batch_id}, end {offsets_to_text(batch.end or {})}",
+        )
+    )
+    stage.step(
+        Step(
+            "Stop the producer, let the app catch up, check the output log",
+            happens="the scenario verifies the whole log",
+            watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
+            why="the fixed code counts the negative-key message (ignore means: do not crash), so "
             "the final count is every message sent",
-        question="How many times will the poison pill's value be in the output at the end?",
-        answer="Once, as `-v -> v`, and every other value once too (both checked).",
-        production="after fixing forward, check the sink once more: the bad record's id exactly "
-                   "once",
-        phase="final"))
+            question="How many times will the poison pill's value be in the output at the end?",
+            answer="Once, as `-v -> v`, and every other value once too (both checked).",
+            production="after fixing forward, check the sink once more: the bad record's id exactly "
+            "once",
+            phase="final",
+        )
+    )
     stage.finish_exactly_once()
     written = stage.output.negative_key_lines(value)
-    stage.expect(equals("the poison pill is written once", written, 1,
-                        lambda n: f"{n} line(s) `-{value} -> {value}`"))
+    stage.expect(
+        equals(
+            "the poison pill is written once",
+            written,
+            1,
+            lambda n: f"{n} line(s) `-{value} -> {value}`",
+        )
+    )
 
 
 SCENARIO = Scenario(
     name="poison-pill",
     title="a record that always crashes the app: restarts loop at the same offset; fix forward",
     summary="With --on-negative-key crash-always a negative key crashes the app on every restart, "
-            "at the same pending batch and offsets, and a supervisor (--supervise) gives up on "
-            "the loop instead of restarting forever; restarting with the fixed code "
-            "(--on-negative-key ignore) on the same checkpoint gets past it, exactly once.",
+    "at the same pending batch and offsets, and a supervisor (--supervise) gives up on "
+    "the loop instead of restarting forever; restarting with the fixed code "
+    "(--on-negative-key ignore) on the same checkpoint gets past it, exactly once.",
     origin="seed 001 crash",
     run=run,
 )

@@ -38,24 +38,33 @@ _SECOND_TOPIC_MESSAGES = 5
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        "Start Kafka and the producer, then run the app once on a new checkpoint",
-        happens="endless retention; python -m spark_app with its defaults (shuffle partitions 1, "
-                "no cap, subscribe to one topic) writes the checkpoint every later run reuses",
-        watch="Count = n runs 1, 2, 3…",
-        why="the first start of a checkpoint records the query's settings with its first offsets",
-        question="Which of the query's settings does the new checkpoint record?",
-        answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
-               "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
-        production="read offsets/N's metadata line before a deploy: it is what a restart keeps",
-        phase="first run"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer, then run the app once on a new checkpoint",
+            happens="endless retention; python -m spark_app with its defaults (shuffle partitions 1, "
+            "no cap, subscribe to one topic) writes the checkpoint every later run reuses",
+            watch="Count = n runs 1, 2, 3…",
+            why="the first start of a checkpoint records the query's settings with its first offsets",
+            question="Which of the query's settings does the new checkpoint record?",
+            answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
+            "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
+            production="read offsets/N's metadata line before a deploy: it is what a restart keeps",
+            phase="first run",
+        )
+    )
     stage.kafka.start()
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
     pinned = read_checkpoint(stage.folders.checkpoints).conf.get(SHUFFLE_KEY)
-    stage.expect(equals("the checkpoint records the shuffle partitions", pinned, "1",
-                        lambda n: f"{SHUFFLE_KEY}={n} in offsets/N"))
+    stage.expect(
+        equals(
+            "the checkpoint records the shuffle partitions",
+            pinned,
+            "1",
+            lambda n: f"{SHUFFLE_KEY}={n} in offsets/N",
+        )
+    )
     uncapped = _shuffle_partitions(stage)
     _max_offsets(stage, uncapped)
     topics = _second_topic(stage)
@@ -63,23 +72,26 @@ def run(stage: Stage) -> None:
 
 
 def _shuffle_partitions(stage: Stage) -> BatchLine:
-    stage.step(Step(
-        f"Restart with --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
-        happens=f"the session is built with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; the checkpoint "
-                f"says 1",
-        watch=f"the app continues; the offsets/N it writes now still say {SHUFFLE_KEY}=1 and "
-              "the state stays in state/0/0 alone",
-        why="the state is split by the shuffle partitions: a key's state lives in the partition "
+    stage.step(
+        Step(
+            f"Restart with --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
+            happens=f"the session is built with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; the checkpoint "
+            f"says 1",
+            watch=f"the app continues; the offsets/N it writes now still say {SHUFFLE_KEY}=1 and "
+            "the state stays in state/0/0 alone",
+            why="the state is split by the shuffle partitions: a key's state lives in the partition "
             "its hash picks, so another number would look for it in the wrong store; Spark takes "
             "the checkpoint's value over the session's, without a word on the console",
-        production="to change the shuffle partitions of a stateful query, start a new checkpoint "
-                   "(and rebuild or migrate the state); on the old one the new value is ignored",
-        question=f"Restarted with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}: does Spark continue, "
-                 "refuse, or continue and do something else?",
-        answer="It continues and silently does something else: the batches after the restart are "
-               f"recorded with {SHUFFLE_KEY}=1 and the state keeps one partition (both checked); "
-               "every value once so far (checked).",
-        phase="shuffle partitions"))
+            production="to change the shuffle partitions of a stateful query, start a new checkpoint "
+            "(and rebuild or migrate the state); on the old one the new value is ignored",
+            question=f"Restarted with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}: does Spark continue, "
+            "refuse, or continue and do something else?",
+            answer="It continues and silently does something else: the batches after the restart are "
+            f"recorded with {SHUFFLE_KEY}=1 and the state keeps one partition (both checked); "
+            "every value once so far (checked).",
+            phase="shuffle partitions",
+        )
+    )
     before = read_checkpoint(stage.folders.checkpoints).last_committed_id
     stage.app.start(shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
     stage.output.wait_for_more(3)
@@ -88,16 +100,29 @@ def _shuffle_partitions(stage: Stage) -> BatchLine:
     kept = info.conf.get(SHUFFLE_KEY)
     stage.fact("shuffle_partitions_asked", NEW_SHUFFLE_PARTITIONS)
     stage.fact("shuffle_partitions_kept", kept)
-    stage.say(f"asked for {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; offsets/{info.last_committed_id} "
-              f"(written by this run) says {SHUFFLE_KEY}={kept}")
-    stage.expect(check("the batches after the restart keep the checkpoint's value",
-                       kept == "1" and (info.last_committed_id or 0) > (before or 0),
-                       f"{SHUFFLE_KEY}=1 in offsets/N for N > {before}",
-                       f"{SHUFFLE_KEY}={kept} in offsets/{info.last_committed_id}"))
-    stores = sorted(p.name for p in (stage.folders.checkpoints / "state" / "0").iterdir()
-                    if p.name.isdigit())
-    stage.expect(check("the state keeps one partition", stores == ["0"], "state/0/0 only",
-                       ", ".join(f"state/0/{s}" for s in stores) or "no state"))
+    stage.say(
+        f"asked for {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; offsets/{info.last_committed_id} "
+        f"(written by this run) says {SHUFFLE_KEY}={kept}"
+    )
+    stage.expect(
+        check(
+            "the batches after the restart keep the checkpoint's value",
+            kept == "1" and (info.last_committed_id or 0) > (before or 0),
+            f"{SHUFFLE_KEY}=1 in offsets/N for N > {before}",
+            f"{SHUFFLE_KEY}={kept} in offsets/{info.last_committed_id}",
+        )
+    )
+    stores = sorted(
+        p.name for p in (stage.folders.checkpoints / "state" / "0").iterdir() if p.name.isdigit()
+    )
+    stage.expect(
+        check(
+            "the state keeps one partition",
+            stores == ["0"],
+            "state/0/0 only",
+            ", ".join(f"state/0/{s}" for s in stores) or "no state",
+        )
+    )
     done = stage.output.verify()
     stage.expect(exactly_once(done, done.highest or 0))
     # The first batch after a start takes in the backlog sent while Spark started (uncapped).
@@ -105,23 +130,26 @@ def _shuffle_partitions(stage: Stage) -> BatchLine:
 
 
 def _max_offsets(stage: Stage, uncapped: BatchLine) -> None:
-    stage.step(Step(
-        f"Restart with --max-offsets-per-trigger {CAP}",
-        happens=f"the backlog sent while the app restarts is read {CAP} offsets per batch; "
-                f"uncapped, the last restart's largest batch read {uncapped.rows} rows",
-        watch=f"rows={CAP} on the batch lines until the app has caught up",
-        why="a rate limit is read by the source when it plans each batch: the checkpoint holds "
+    stage.step(
+        Step(
+            f"Restart with --max-offsets-per-trigger {CAP}",
+            happens=f"the backlog sent while the app restarts is read {CAP} offsets per batch; "
+            f"uncapped, the last restart's largest batch read {uncapped.rows} rows",
+            watch=f"rows={CAP} on the batch lines until the app has caught up",
+            why="a rate limit is read by the source when it plans each batch: the checkpoint holds "
             "offsets, not the limit, so a new one counts from the next batch planned; a batch "
             "already in offsets/N is replayed exactly, to keep exactly-once",
-        production="set maxOffsetsPerTrigger before a known backlog (a long outage, a replay) "
-                   "and lift it afterwards: both are plain restarts",
-        question=f"Restarted with maxOffsetsPerTrigger={CAP}: does the cap apply at once, and "
-                 "does the count go on?",
-        answer=f"From the next batch planned: every batch planned after the restart reads at "
-               f"most {CAP} rows, and the backlog took several of them; a batch the last run "
-               f"had planned but not committed is replayed first with the size it recorded, "
-               f"uncapped; the count goes on, every value once (checked).",
-        phase="maxOffsetsPerTrigger"))
+            production="set maxOffsetsPerTrigger before a known backlog (a long outage, a replay) "
+            "and lift it afterwards: both are plain restarts",
+            question=f"Restarted with maxOffsetsPerTrigger={CAP}: does the cap apply at once, and "
+            "does the count go on?",
+            answer=f"From the next batch planned: every batch planned after the restart reads at "
+            f"most {CAP} rows, and the backlog took several of them; a batch the last run "
+            f"had planned but not committed is replayed first with the size it recorded, "
+            f"uncapped; the count goes on, every value once (checked).",
+            phase="maxOffsetsPerTrigger",
+        )
+    )
     # A batch the last run planned (offsets/N) but did not commit is replayed with the offsets
     # it recorded, whatever the cap: only batches planned from now on are capped.
     replayed = read_checkpoint(stage.folders.checkpoints).pending_id
@@ -138,16 +166,32 @@ def _max_offsets(stage: Stage, uncapped: BatchLine) -> None:
     stage.fact("replayed_batch", replayed)
     replay = next((b for b in ran if b.batch_id == replayed), None)
     stage.fact("replayed_batch_rows", replay.rows if replay else None)
-    stage.say(f"batch sizes of this run: {[(b.batch_id, b.rows) for b in ran][:12]}; "
-              + (f"batch {replayed} was planned by the last run and replayed as recorded "
-                 f"({replay.rows if replay else 0} rows); " if replayed is not None else "")
-              + f"the uncapped restart's largest was {uncapped.rows}")
-    stage.expect(check("every batch planned after the restart reads at most the cap",
-                       0 < largest <= CAP < uncapped.rows,
-                       f"at most {CAP} rows a batch (uncapped: more than {CAP})",
-                       f"largest {largest} (uncapped: {uncapped.rows})"))
-    stage.expect(check("the backlog took several capped batches", full >= 2,
-                       f"at least 2 batches of {CAP} rows", f"{full}"))
+    stage.say(
+        f"batch sizes of this run: {[(b.batch_id, b.rows) for b in ran][:12]}; "
+        + (
+            f"batch {replayed} was planned by the last run and replayed as recorded "
+            f"({replay.rows if replay else 0} rows); "
+            if replayed is not None
+            else ""
+        )
+        + f"the uncapped restart's largest was {uncapped.rows}"
+    )
+    stage.expect(
+        check(
+            "every batch planned after the restart reads at most the cap",
+            0 < largest <= CAP < uncapped.rows,
+            f"at most {CAP} rows a batch (uncapped: more than {CAP})",
+            f"largest {largest} (uncapped: {uncapped.rows})",
+        )
+    )
+    stage.expect(
+        check(
+            "the backlog took several capped batches",
+            full >= 2,
+            f"at least 2 batches of {CAP} rows",
+            f"{full}",
+        )
+    )
     stage.expect(exactly_once(report, report.highest or 0))
 
 
@@ -155,26 +199,30 @@ def _second_topic(stage: Stage) -> str:
     topic = stage.kafka.topic
     second = f"{topic}-more"
     topics = f"{topic},{second}"
-    stage.step(Step(
-        f"Restart subscribed to a second topic: --topic {topics}",
-        happens=f"topic {second} is created with {_SECOND_TOPIC_MESSAGES} messages (values "
-                f"more-1…, not whole numbers) before the restart",
-        watch=f"the {second} lines appear in the output once each; the count takes them in; "
-              f"the {topic} values go on where they were",
-        why="the checkpoint holds offsets per topic-partition; a partition it has never seen "
+    stage.step(
+        Step(
+            f"Restart subscribed to a second topic: --topic {topics}",
+            happens=f"topic {second} is created with {_SECOND_TOPIC_MESSAGES} messages (values "
+            f"more-1…, not whole numbers) before the restart",
+            watch=f"the {second} lines appear in the output once each; the count takes them in; "
+            f"the {topic} values go on where they were",
+            why="the checkpoint holds offsets per topic-partition; a partition it has never seen "
             "gets a start of its own, and the source starts new partitions at their earliest "
             "offset, whatever startingOffsets says (that option counts for a new query only)",
-        production="adding a topic is a restart, and the new topic is read from its beginning: "
-                   "if it holds years of data, that is the first batch (cap it with "
-                   "maxOffsetsPerTrigger)",
-        question=f"Restarted with a second topic in subscribe, does Spark continue, refuse, or "
-                 f"skip what {second} already holds?",
-        answer=f"It continues and reads {second} from its earliest offset: all "
-               f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count goes on, every "
-               f"{topic} value once (checked).",
-        phase="second topic"))
-    stage.kafka.add_topic(second, [TopicRecord(f"more-{n}")
-                                   for n in range(1, _SECOND_TOPIC_MESSAGES + 1)])
+            production="adding a topic is a restart, and the new topic is read from its beginning: "
+            "if it holds years of data, that is the first batch (cap it with "
+            "maxOffsetsPerTrigger)",
+            question=f"Restarted with a second topic in subscribe, does Spark continue, refuse, or "
+            f"skip what {second} already holds?",
+            answer=f"It continues and reads {second} from its earliest offset: all "
+            f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count goes on, every "
+            f"{topic} value once (checked).",
+            phase="second topic",
+        )
+    )
+    stage.kafka.add_topic(
+        second, [TopicRecord(f"more-{n}") for n in range(1, _SECOND_TOPIC_MESSAGES + 1)]
+    )
     stage.app.start(topic=topics)
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
     _wait_for_foreign(stage, _SECOND_TOPIC_MESSAGES)
@@ -188,20 +236,23 @@ def _second_topic(stage: Stage) -> str:
 def _pattern(stage: Stage, topics: str) -> None:
     topic = stage.kafka.topic
     pattern = f"{topic}(-more)?"
-    stage.step(Step(
-        f"Restart with subscribePattern {pattern} instead of subscribe {topics}",
-        happens="the same two topics, named by a pattern: the source's kind of subscription "
-                "changes, the topic-partitions do not",
-        watch=f"the {topic} values go on where they were; no {topic}-more message appears again",
-        why="the checkpoint's offsets name topic-partitions, not how they were subscribed: a "
+    stage.step(
+        Step(
+            f"Restart with subscribePattern {pattern} instead of subscribe {topics}",
+            happens="the same two topics, named by a pattern: the source's kind of subscription "
+            "changes, the topic-partitions do not",
+            watch=f"the {topic} values go on where they were; no {topic}-more message appears again",
+            why="the checkpoint's offsets name topic-partitions, not how they were subscribed: a "
             "pattern that finds the same partitions resumes from the same offsets",
-        production="switching to a pattern is a restart; check what the pattern matches today "
-                   "(a topic created later that matches it joins, from its earliest offset)",
-        question="Restarted with subscribePattern over the same two topics: does Spark continue, "
-                 "refuse, or read the second topic again?",
-        answer="It continues from the checkpoint's offsets: no second-topic message read again, "
-               "every value once (checked).",
-        phase="subscribePattern"))
+            production="switching to a pattern is a restart; check what the pattern matches today "
+            "(a topic created later that matches it joins, from its earliest offset)",
+            question="Restarted with subscribePattern over the same two topics: does Spark continue, "
+            "refuse, or read the second topic again?",
+            answer="It continues from the checkpoint's offsets: no second-topic message read again, "
+            "every value once (checked).",
+            phase="subscribePattern",
+        )
+    )
     stage.app.start(subscribe_pattern=pattern)
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
     total = stage.stop_producer_and_drain()
@@ -219,31 +270,35 @@ def _wait_for_foreign(stage: Stage, messages: int) -> VerifyReport:
     return stage.app.wait_while_up(read, f"{messages} second-topic messages in the output")
 
 
-def _expect_counted(stage: Stage, report: VerifyReport, foreign: int,
-                    total: int | None = None) -> None:
+def _expect_counted(
+    stage: Stage, report: VerifyReport, foreign: int, total: int | None = None
+) -> None:
     """Every counter value once (up to `total`, when the producer has stopped), the second
     topic's messages `foreign` times in all, and the count taking both in."""
     highest = total if total is not None else report.highest or 0
     stage.expect(equals("second-topic messages read once each", report.foreign_messages, foreign))
-    stage.expect(check("every value once, the count takes both topics in",
-                       report.ok and report.highest == highest
-                       and report.final_count == highest + foreign,
-                       f"1..{highest} each once, final count {highest} + {foreign}",
-                       f"highest {report.highest}, final count {report.final_count}, missing "
-                       f"{len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
-                       f"count breaks {len(report.count_breaks)}"))
+    stage.expect(
+        check(
+            "every value once, the count takes both topics in",
+            report.ok and report.highest == highest and report.final_count == highest + foreign,
+            f"1..{highest} each once, final count {highest} + {foreign}",
+            f"highest {report.highest}, final count {report.final_count}, missing "
+            f"{len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
+            f"count breaks {len(report.count_breaks)}",
+        )
+    )
 
 
 SCENARIO = Scenario(
     name="query-changes",
     title="one checkpoint, one change at a time: shuffle partitions ignored, a cap, a topic "
-          "added, a pattern",
+    "added, a pattern",
     summary="Restarted on the same checkpoint: a new spark.sql.shuffle.partitions is silently "
-            "ignored (offsets/N keeps 1), maxOffsetsPerTrigger caps the next batches, a second "
-            "topic is read from its earliest offset, subscribePattern over the same topics "
-            "resumes from the same offsets; exactly once throughout.",
+    "ignored (offsets/N keeps 1), maxOffsetsPerTrigger caps the next batches, a second "
+    "topic is read from its earliest offset, subscribePattern over the same topics "
+    "resumes from the same offsets; exactly once throughout.",
     origin="production: changing a live job",
     run=run,
     takes="about 1.5 min: five Spark starts on one checkpoint, one change each, each waited for"
-          " to its output",
+    " to its output",
 )

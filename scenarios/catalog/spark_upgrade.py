@@ -56,7 +56,9 @@ class CheckpointFormats:
     def read(cls, checkpoint: Path) -> CheckpointFormats:
         versions = {}
         for log in _LOGS:
-            files = sorted((checkpoint / log).glob("[0-9]*")) + sorted((checkpoint / log).glob("metadata"))
+            files = sorted((checkpoint / log).glob("[0-9]*")) + sorted(
+                (checkpoint / log).glob("metadata")
+            )
             if files:
                 versions[log] = max((read_log_file(f)[0] for f in files), key=lambda v: int(v[1:]))
         schema = checkpoint / "state" / "0" / "0" / "_metadata" / "schema"
@@ -66,9 +68,10 @@ class CheckpointFormats:
 def _schema_v2(data: bytes) -> tuple[str, ...]:
     """The key and value schemas (JSON) of a state schema file of format v2: the version as a
     Java writeUTF, then per schema a chunk count and that many writeUTF chunks."""
+
     def utf(at: int) -> tuple[str, int]:
         size = struct.unpack_from(">H", data, at)[0]
-        return data[at + 2:at + 2 + size].decode("utf-8"), at + 2 + size
+        return data[at + 2 : at + 2 + size].decode("utf-8"), at + 2 + size
 
     version, at = utf(0)
     if version != "v2":
@@ -90,19 +93,26 @@ def _nullable_fields(schema_json: str) -> dict[str, bool]:
 
 def predict_rollback(a_wrote: CheckpointFormats, b_left: CheckpointFormats) -> tuple[bool, str]:
     """Will Spark A resume on the checkpoint B left? (True/False, and why)."""
-    newer = [f"{log} {v} (A writes {a_wrote.log_versions.get(log, 'none')})"
-             for log, v in b_left.log_versions.items()
-             if int(v[1:]) > int(a_wrote.log_versions.get(log, v)[1:])]
+    newer = [
+        f"{log} {v} (A writes {a_wrote.log_versions.get(log, 'none')})"
+        for log, v in b_left.log_versions.items()
+        if int(v[1:]) > int(a_wrote.log_versions.get(log, v)[1:])
+    ]
     if newer:
         return False, "B wrote a log version A does not read: " + ", ".join(newer)
     # A declares what it wrote itself; the check compares that with the schema file B left.
     for declared, stored in zip(a_wrote.state_schemas, b_left.state_schemas):
-        narrowed = [name for name, nullable in _nullable_fields(stored).items()
-                    if not nullable and _nullable_fields(declared).get(name, False)]
+        narrowed = [
+            name
+            for name, nullable in _nullable_fields(stored).items()
+            if not nullable and _nullable_fields(declared).get(name, False)
+        ]
         if narrowed:
-            return False, (f"the stored state schema has {', '.join(narrowed)} not nullable, A "
-                           f"declares it nullable: Spark's schema check refuses a column stored "
-                           f"not nullable that the query declares nullable")
+            return False, (
+                f"the stored state schema has {', '.join(narrowed)} not nullable, A "
+                f"declares it nullable: Spark's schema check refuses a column stored "
+                f"not nullable that the query declares nullable"
+            )
     return True, "every log version and state schema B left is one A writes itself"
 
 
@@ -113,17 +123,20 @@ def run(stage: Stage, **versions: str) -> None:
     stage.fact("spark_from", old)
     stage.fact("spark_to", new)
     t = stage.timings
-    stage.step(Step(
-        f"Kafka, and the counter on Spark {old} (A)",
-        happens=f"the broker and the producer; the app runs on PySpark {old} in its own environment",
-        watch="the output log counts as usual; the checkpoint is written by Spark A",
-        why="a checkpoint holds data (offsets, state, the state's schema), not code: which Spark "
+    stage.step(
+        Step(
+            f"Kafka, and the counter on Spark {old} (A)",
+            happens=f"the broker and the producer; the app runs on PySpark {old} in its own environment",
+            watch="the output log counts as usual; the checkpoint is written by Spark A",
+            why="a checkpoint holds data (offsets, state, the state's schema), not code: which Spark "
             "reads it later is a separate question from which Spark wrote it",
-        production="note the Spark version in the job's deploy record: it is part of what a "
-                   "checkpoint needs to be read back",
-        question="Does a checkpoint record which Spark version wrote it?",
-        answer="Not as such: it holds data (offsets, state, the state's schema) and each log file's "
-               "format version on its first line, not the Spark that wrote it."))
+            production="note the Spark version in the job's deploy record: it is part of what a "
+            "checkpoint needs to be read back",
+            question="Does a checkpoint record which Spark version wrote it?",
+            answer="Not as such: it holds data (offsets, state, the state's schema) and each log file's "
+            "format version on its first line, not the Spark that wrote it.",
+        )
+    )
     stage.kafka.start()
     stage.app.start(python=python_a)
     stage.output.wait_for_value(t.run_for_messages)
@@ -137,113 +150,170 @@ def run(stage: Stage, **versions: str) -> None:
 
 
 def _crash_with_a_pending_batch(stage: Stage) -> int:
-    stage.step(Step(
-        "Spark A crashes in the middle of a batch (negative key)",
-        happens="the app kills itself on the negative key after Spark wrote offsets/N",
-        watch="offsets/N without commits/N: a batch the next Spark must replay",
-        why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed by "
+    stage.step(
+        Step(
+            "Spark A crashes in the middle of a batch (negative key)",
+            happens="the app kills itself on the negative key after Spark wrote offsets/N",
+            watch="offsets/N without commits/N: a batch the next Spark must replay",
+            why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed by "
             "the deploy",
-        production="the new version must be able to finish what the old one left half done",
-        question="What will the crash leave in the checkpoint for the next Spark?",
-        answer="A pending batch: offsets/N without commits/N, after exit 255 (checked).",
-        phase="A"))
+            production="the new version must be able to finish what the old one left half done",
+            question="What will the crash leave in the checkpoint for the next Spark?",
+            answer="A pending batch: offsets/N without commits/N, after exit 255 (checked).",
+            phase="A",
+        )
+    )
     value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
     code = stage.app.wait_exit(kind="crash")
     info = read_checkpoint(stage.folders.checkpoints)
     pending = info.pending_id
-    stage.expect(check("Spark A left a pending batch", code == 255 and pending is not None,
-                       "exit 255, offsets/N without commits/N",
-                       f"exit {code}, pending batch {pending}"))
+    stage.expect(
+        check(
+            "Spark A left a pending batch",
+            code == 255 and pending is not None,
+            "exit 255, offsets/N without commits/N",
+            f"exit {code}, pending batch {pending}",
+        )
+    )
     return value
 
 
 def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
-    stage.step(Step(
-        f"Upgrade: Spark {new} (B) on A's checkpoint",
-        happens="B reads A's offsets, commits and state, replays the pending batch, goes on",
-        watch="the negative-key message is written once; the count continues where A was",
-        why="Spark reads checkpoints written by earlier versions: the log files say their "
+    stage.step(
+        Step(
+            f"Upgrade: Spark {new} (B) on A's checkpoint",
+            happens="B reads A's offsets, commits and state, replays the pending batch, goes on",
+            watch="the negative-key message is written once; the count continues where A was",
+            why="Spark reads checkpoints written by earlier versions: the log files say their "
             "version on their first line, and the state store's files and schema are read "
             "with the same checks as after any restart",
-        production="upgrade in place is supported forward; still copy the checkpoint folder "
-                   "before the first start on the new version (your way back)",
-        question=f"Will Spark {new} finish the batch Spark A left, and how many times will "
-                  "the negative-key message be written?",
-        answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
-               "stops cleanly with exit 0 (all checked).",
-        phase="B"))
+            production="upgrade in place is supported forward; still copy the checkpoint folder "
+            "before the first start on the new version (your way back)",
+            question=f"Will Spark {new} finish the batch Spark A left, and how many times will "
+            "the negative-key message be written?",
+            answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
+            "stops cleanly with exit 0 (all checked).",
+            phase="B",
+        )
+    )
     stage.app.start(python=python_b)
     stage.output.wait_for_value(value + 2)
     written = stage.output.negative_key_lines(value)
-    stage.expect(check("B replayed A's pending batch once", written == 1,
-                       f"one line `-{value} -> {value}`", f"{written} such line(s)"))
+    stage.expect(
+        check(
+            "B replayed A's pending batch once",
+            written == 1,
+            f"one line `-{value} -> {value}`",
+            f"{written} such line(s)",
+        )
+    )
     report = stage.output.wait_for_more(3)
-    stage.expect(check("B counts on exactly once", report.ok, "every value once, counts consistent",
-                       "; ".join(report.summary_lines()[1:])))
+    stage.expect(
+        check(
+            "B counts on exactly once",
+            report.ok,
+            "every value once, counts consistent",
+            "; ".join(report.summary_lines()[1:]),
+        )
+    )
     code = stage.app.stop()
     stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"))
 
 
-def _rollback(stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats,
-              b_left: CheckpointFormats) -> None:
+def _rollback(
+    stage: Stage, old: str, python_a: str, a_wrote: CheckpointFormats, b_left: CheckpointFormats
+) -> None:
     resumes, why = predict_rollback(a_wrote, b_left)
     stage.fact("rollback_prediction", {"resumes": resumes, "why": why})
-    stage.step(Step(
-        f"Roll back: Spark {old} (A) on the checkpoint B left",
-        happens="A starts on the checkpoint B left; the scenario predicts from the checkpoint's "
-                "log versions and state schemas whether A can read it",
-        watch="whether A counts on, or stops with one line naming Spark's reason",
-        why="Spark promises to read older checkpoints, not newer ones: a newer Spark may write a "
+    stage.step(
+        Step(
+            f"Roll back: Spark {old} (A) on the checkpoint B left",
+            happens="A starts on the checkpoint B left; the scenario predicts from the checkpoint's "
+            "log versions and state schemas whether A can read it",
+            watch="whether A counts on, or stops with one line naming Spark's reason",
+            why="Spark promises to read older checkpoints, not newer ones: a newer Spark may write a "
             "log version or a state schema the older one refuses",
-        production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
-                   "from its offsets), or run old and new side by side on separate checkpoints "
-                   "(blue/green, see the upgrade scenario) until the new one is trusted",
-        question=f"Will Spark {old} start on the checkpoint Spark {stage.facts['spark_to']} left, "
-                 "or refuse?",
-        answer=f"As the checkpoint's formats predict: A {'resumes' if resumes else 'refuses'} "
-               f"({why}); nothing is lost or doubled across A, B and the rollback "
-               "(both checked)"))
+            production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
+            "from its offsets), or run old and new side by side on separate checkpoints "
+            "(blue/green, see the upgrade scenario) until the new one is trusted",
+            question=f"Will Spark {old} start on the checkpoint Spark {stage.facts['spark_to']} left, "
+            "or refuse?",
+            answer=f"As the checkpoint's formats predict: A {'resumes' if resumes else 'refuses'} "
+            f"({why}); nothing is lost or doubled across A, B and the rollback "
+            "(both checked)",
+        )
+    )
     before = stage.output.verify().messages
     process = stage.app.start(python=python_a)
     outcome = _rollback_outcome(stage, process, before)
-    stage.expect(check("the rollback does what the checkpoint predicts", outcome[0] == resumes,
-                       f"A {'resumes' if resumes else 'refuses'} ({why})",
-                       f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}"), phase="rollback")
+    stage.expect(
+        check(
+            "the rollback does what the checkpoint predicts",
+            outcome[0] == resumes,
+            f"A {'resumes' if resumes else 'refuses'} ({why})",
+            f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}",
+        ),
+        phase="rollback",
+    )
     if outcome[0]:
         stage.app.stop()
     stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     report = stage.output.verify()
-    stage.expect(check("nothing lost or doubled across A, B and the rollback", report.ok,
-                       "every value 1..highest written once, counts consistent",
-                       "; ".join(report.summary_lines()[1:])), phase="final")
+    stage.expect(
+        check(
+            "nothing lost or doubled across A, B and the rollback",
+            report.ok,
+            "every value 1..highest written once, counts consistent",
+            "; ".join(report.summary_lines()[1:]),
+        ),
+        phase="final",
+    )
 
 
 def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tuple[bool, str]:
     """(resumed, what showed it): A either writes new messages or exits with an error line."""
+
     def seen() -> tuple[bool, str] | None:
         if stage.output.verify().messages > before:
             return True, "it wrote new messages"
         if not process.running:
             error = error_in_text(process.output())
-            return False, (f"{type(error).__name__}: {error}"[:400] if error
-                           else f"exit {process.returncode}: {process.tail(2)}")
+            return False, (
+                f"{type(error).__name__}: {error}"[:400]
+                if error
+                else f"exit {process.returncode}: {process.tail(2)}"
+            )
         return None
 
-    return wait_until(seen, timeout=stage.timings.spark_start_timeout_sec,
-                      what="Spark A to resume or refuse", progress=stage.narrator.waiting)
+    return wait_until(
+        seen,
+        timeout=stage.timings.spark_start_timeout_sec,
+        what="Spark A to resume or refuse",
+        progress=stage.narrator.waiting,
+    )
 
 
 SCENARIO = Scenario(
     name="spark-upgrade",
     title="a checkpoint from one Spark resumed by the next, then rolled back",
     summary="Spark A leaves state and a pending batch; Spark B resumes it exactly once; then A is "
-            "started on B's checkpoint and does what the checkpoint's formats predict.",
+    "started on B's checkpoint and does what the checkpoint's formats predict.",
     origin="seed 000's upgrades, across Spark versions",
     run=run,
     takes="about 1.5 min: three Spark starts on two PySpark versions; on a machine's first run "
-          "about a minute more, to build the other version's environment once",
-    options=(ScenarioOption("--from", str, "the Spark that writes the checkpoint first "
-                            f"(default {OLDEST_LINE_DEFAULT})", metavar="VERSION"),
-             ScenarioOption("--to", str, "the Spark it is upgraded to (default: the project's own)",
-                            metavar="VERSION")),
+    "about a minute more, to build the other version's environment once",
+    options=(
+        ScenarioOption(
+            "--from",
+            str,
+            f"the Spark that writes the checkpoint first (default {OLDEST_LINE_DEFAULT})",
+            metavar="VERSION",
+        ),
+        ScenarioOption(
+            "--to",
+            str,
+            "the Spark it is upgraded to (default: the project's own)",
+            metavar="VERSION",
+        ),
+    ),
 )

@@ -34,25 +34,38 @@ from spark_app.checkpoint.reader import BatchOffsets, committed_batches
 from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.offsets import describe_offsets, offsets_to_json
 
-__all__ = ["SCENARIO", "run", "NEW_JOB", "feed_mismatches", "counts_by_batch",
-           "output_mismatches", "pick_batch"]
+__all__ = [
+    "SCENARIO",
+    "run",
+    "NEW_JOB",
+    "feed_mismatches",
+    "counts_by_batch",
+    "output_mismatches",
+    "pick_batch",
+]
 
 # The new job: transformWithState needs RocksDB; changelog checkpointing gives it a change feed.
-NEW_JOB = {"counter": "transform-with-state", "state_store": "rocksdb",
-           "changelog_checkpointing": True}
+NEW_JOB = {
+    "counter": "transform-with-state",
+    "state_store": "rocksdb",
+    "changelog_checkpointing": True,
+}
 OLD_BATCHES = 8  # committed batches of the old job before the move: a change feed worth reading
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        "Start Kafka and the producer",
-        happens="one topic that keeps everything",
-        watch="the producer's lines",
-        why="the new job starts at the old one's offsets: Kafka must still hold them",
-        question="Where will the new job start reading, and must Kafka still hold it?",
-        answer="At the old job's last committed offsets, so yes: retention must keep them until the "
-               "move is done (endless here).",
-        production="check retention against the time a migration takes before you stop the old job"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="one topic that keeps everything",
+            watch="the producer's lines",
+            why="the new job starts at the old one's offsets: Kafka must still hold them",
+            question="Where will the new job start reading, and must Kafka still hold it?",
+            answer="At the old job's last committed offsets, so yes: retention must keep them until the "
+            "move is done (endless here).",
+            production="check retention against the time a migration takes before you stop the old job",
+        )
+    )
     stage.kafka.start()
     _old_job(stage)
     feed = _read_state(stage)
@@ -63,18 +76,21 @@ def run(stage: Stage) -> None:
 
 def _old_job(stage: Stage) -> None:
     """Run the old job until it has committed OLD_BATCHES batches, then stop it."""
-    stage.step(Step(
-        "The old job: applyInPandasWithState on the HDFS store",
-        happens="the app starts with its defaults on a new checkpoint and counts from earliest",
-        watch="one batch line per batch: `batch N: Experience-0 [a, b) rows=…`; the topic "
-              "starts at offset 0, so the count after batch N is b, offsets/N's end",
-        why="this is the job to move: its count lives in its checkpoint's state, in "
+    stage.step(
+        Step(
+            "The old job: applyInPandasWithState on the HDFS store",
+            happens="the app starts with its defaults on a new checkpoint and counts from earliest",
+            watch="one batch line per batch: `batch N: Experience-0 [a, b) rows=…`; the topic "
+            "starts at offset 0, so the count after batch N is b, offsets/N's end",
+            why="this is the job to move: its count lives in its checkpoint's state, in "
             "`state/0/0/<v>.delta` files only Spark can read",
-        production="applyInPandasWithState's state schema can never change, and PySpark gives "
-                   "it no initial state; its successor transformWithState has both",
-        question="The topic starts at offset 0: after batch N, what will the count be?",
-        answer="offsets/N's end: every message below it has been counted once (checked when the "
-               "state is read)."))
+            production="applyInPandasWithState's state schema can never change, and PySpark gives "
+            "it no initial state; its successor transformWithState has both",
+            question="The topic starts at offset 0: after batch N, what will the count be?",
+            answer="offsets/N's end: every message below it has been counted once (checked when the "
+            "state is read).",
+        )
+    )
     stage.app.start()
     stage.output.wait_for_batches(OLD_BATCHES + 1)
     stage.app.stop()
@@ -89,9 +105,12 @@ def counts_by_batch(batches: Sequence[BatchOffsets]) -> dict[int, int]:
 def output_mismatches(counts: Mapping[int, int], values: Sequence[int]) -> list[str]:
     """Batches whose count is not where the output log has it: the message written with
     Count = c must be the c-th line and hold value c (the value at offset c - 1)."""
-    return [f"batch {batch}: count {c}, output's {c}th message "
-            f"{values[c - 1] if 0 < c <= len(values) else 'missing'}"
-            for batch, c in sorted(counts.items()) if c and not (c <= len(values) and values[c - 1] == c)]
+    return [
+        f"batch {batch}: count {c}, output's {c}th message "
+        f"{values[c - 1] if 0 < c <= len(values) else 'missing'}"
+        for batch, c in sorted(counts.items())
+        if c and not (c <= len(values) and values[c - 1] == c)
+    ]
 
 
 def pick_batch(last: int, window: int = 10) -> int:
@@ -106,56 +125,78 @@ def _read_state(stage: Stage) -> dict[str, Any]:
     counts = counts_by_batch(batches)
     stage.fact("counts_by_offsets", counts)
     at = stage.fact("read_batch", pick_batch(last))
-    stage.step(Step(
-        f"Read the state as batch {at} left it, and the change feed",
-        happens=f"python -m spark_app inspect --state-batch {at} --json: a batch query reads "
-                "`format(\"state-metadata\")`, `format(\"statestore\")` with "
-                f"`batchId={at}`, and `readChangeFeed` from a few batches back",
-        watch="the count at batch N is offsets/N's end, and the output log's message with that "
-              "count holds that value; the change feed has one `update` per batch with rows, "
-              "each the count after that batch",
-        why="the State Data Source replays the store's files (snapshot, then deltas) to the "
+    stage.step(
+        Step(
+            f"Read the state as batch {at} left it, and the change feed",
+            happens=f"python -m spark_app inspect --state-batch {at} --json: a batch query reads "
+            '`format("state-metadata")`, `format("statestore")` with '
+            f"`batchId={at}`, and `readChangeFeed` from a few batches back",
+            watch="the count at batch N is offsets/N's end, and the output log's message with that "
+            "count holds that value; the change feed has one `update` per batch with rows, "
+            "each the count after that batch",
+            why="the State Data Source replays the store's files (snapshot, then deltas) to the "
             "version a batch wrote; the change feed reads only the deltas, so it needs a store "
             "that writes them: HDFS, or RocksDB with changelog checkpointing",
-        production="read state from a stopped query or a copy of its folder; the read is a "
-                   "batch job and starts Spark; `batchId` must not be older than the retained "
-                   "batches (minBatchesToRetain, 100)",
-        question=f"What count will the State Data Source read at batch {at}, and what "
-                  "will the change feed hold?",
-        answer=f"offsets/{at}'s end, which the output log's message with that count "
-               "holds as its value; one update per batch, each the count after it; "
-               "the operator is applyInPandasWithState (all checked)"))
+            production="read state from a stopped query or a copy of its folder; the read is a "
+            "batch job and starts Spark; `batchId` must not be older than the retained "
+            "batches (minBatchesToRetain, 100)",
+            question=f"What count will the State Data Source read at batch {at}, and what "
+            "will the change feed hold?",
+            answer=f"offsets/{at}'s end, which the output log's message with that count "
+            "holds as its value; one update per batch, each the count after it; "
+            "the operator is applyInPandasWithState (all checked)",
+        )
+    )
     report = _inspect(stage, checkpoints, at)
     state = report.get("state_source") or {}
     stage.fact("state_report", state)
     for line in report.get("state_source_lines", []):
         stage.say(line)
     changes = _hold_state(stage, at, state, counts)
-    return {"last": last, "count": changes[-1]["count"] if changes else None,
-            "end": batches[-1].end or {}, "ends": counts}
+    return {
+        "last": last,
+        "count": changes[-1]["count"] if changes else None,
+        "end": batches[-1].end or {},
+        "ends": counts,
+    }
 
 
-def _hold_state(stage: Stage, at: int, state: Mapping[str, Any],
-                counts: Mapping[int, int]) -> list[dict[str, Any]]:
+def _hold_state(
+    stage: Stage, at: int, state: Mapping[str, Any], counts: Mapping[int, int]
+) -> list[dict[str, Any]]:
     """Hold the State Data Source's answers against offsets/N and the output log; the feed."""
     count = state.get("count")
     in_output = output_mismatches(counts, stage.output.verify().values)
-    stage.expect(check(f"the state at batch {at} is its count in offsets and output",
-                       count is not None and count == counts.get(at) and not in_output,
-                       f"count {counts.get(at)} (offsets/{at}'s end), the output's "
-                       f"{counts.get(at)}th message value {counts.get(at)}",
-                       f"statestore batchId={at}: {count}; "
-                       + ("; ".join(in_output[:2]) or "output agrees")), phase="read")
-    stage.expect(check("the operator is applyInPandasWithState",
-                       state.get("operator") == "applyInPandasWithState",
-                       "state-metadata's operatorName", state.get("operator")), phase="read")
+    stage.expect(
+        check(
+            f"the state at batch {at} is its count in offsets and output",
+            count is not None and count == counts.get(at) and not in_output,
+            f"count {counts.get(at)} (offsets/{at}'s end), the output's "
+            f"{counts.get(at)}th message value {counts.get(at)}",
+            f"statestore batchId={at}: {count}; " + ("; ".join(in_output[:2]) or "output agrees"),
+        ),
+        phase="read",
+    )
+    stage.expect(
+        check(
+            "the operator is applyInPandasWithState",
+            state.get("operator") == "applyInPandasWithState",
+            "state-metadata's operatorName",
+            state.get("operator"),
+        ),
+        phase="read",
+    )
     changes = state.get("changes") or []
     problems = feed_mismatches(changes, counts)
-    stage.expect(check("the change feed holds each batch's count",
-                       changes and not problems,
-                       "one update per batch, its count offsets/N's end",
-                       "; ".join(problems[:3]) or f"{len(changes)} batches, each offsets/N's end"),
-                 phase="read")
+    stage.expect(
+        check(
+            "the change feed holds each batch's count",
+            changes and not problems,
+            "one update per batch, its count offsets/N's end",
+            "; ".join(problems[:3]) or f"{len(changes)} batches, each offsets/N's end",
+        ),
+        phase="read",
+    )
     return list(changes)
 
 
@@ -178,11 +219,25 @@ def _inspect(stage: Stage, checkpoint: Path, batch: int, phase: str = "read") ->
     """`python -m spark_app inspect` on a stopped checkpoint, as a user runs it; its JSON."""
     stage.timeline.event(f"inspect batch {batch}")
     code, output = stage.app.inspect(
-        "--checkpoint-dir", str(checkpoint), "--log-dir", str(checkpoint.parent / "inspect-log"),
-        "--state-batch", str(batch), "--json", name=f"inspect-{checkpoint.parent.name}-{batch}")
+        "--checkpoint-dir",
+        str(checkpoint),
+        "--log-dir",
+        str(checkpoint.parent / "inspect-log"),
+        "--state-batch",
+        str(batch),
+        "--json",
+        name=f"inspect-{checkpoint.parent.name}-{batch}",
+    )
     report = report_in_output(output)
-    stage.expect(check("inspect read the state", code == 0 and report is not None,
-                       "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"), phase=phase)
+    stage.expect(
+        check(
+            "inspect read the state",
+            code == 0 and report is not None,
+            "exit 0 and a JSON report",
+            f"exit {code}: {output[-300:]!r}",
+        ),
+        phase=phase,
+    )
     return report or {}
 
 
@@ -190,103 +245,138 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
     old = stage.output.verify()
     last, count, end = feed["last"], feed["count"], feed["end"]
     starting = json.dumps(offsets_to_json(end), separators=(",", ":"))
-    stage.step(Step(
-        "Move the job: transformWithState on a new checkpoint, seeded from the old one",
-        happens="a new app (`tws`) starts with --counter transform-with-state --state-store "
-                f"rocksdb --changelog-checkpointing --initial-state-from <old checkpoint> "
-                f"--starting-offsets '{starting}' on a checkpoint of its own",
-        watch=f"the app says `Initial state: count {count} … after its batch {last}`; its first "
-              f"line is value {(count or 0) + 1} with Count = {(count or 0) + 1}",
-        why=f"the count after batch {last} ({count}) and offsets/{last}'s end "
+    stage.step(
+        Step(
+            "Move the job: transformWithState on a new checkpoint, seeded from the old one",
+            happens="a new app (`tws`) starts with --counter transform-with-state --state-store "
+            f"rocksdb --changelog-checkpointing --initial-state-from <old checkpoint> "
+            f"--starting-offsets '{starting}' on a checkpoint of its own",
+            watch=f"the app says `Initial state: count {count} … after its batch {last}`; its first "
+            f"line is value {(count or 0) + 1} with Count = {(count or 0) + 1}",
+            why=f"the count after batch {last} ({count}) and offsets/{last}'s end "
             f"({describe_offsets(end)}) describe the same moment: the first message the old "
             "job did not count is the first the new one reads, and it counts on from there. "
             "Spark hands the initial state to handleInitialState in the new query's batch 0",
-        production="stop the old job first (two jobs on one topic would both count); take "
-                   "state and offsets from the same committed batch; keep the old checkpoint "
-                   "until the new job has committed, it is the way back",
-        question="What will the new job's first line be: value 1 with Count = 1, or something else?",
-        answer="The next value after the old job's last, with its Count: it seeds the old count "
-               "(`Initial state: count …`), and the two logs read as one (all checked).",
-        phase="move"))
-    stage.expect(check("the old job's output ends where its state does",
-                       old.final_count == count == feed["ends"].get(last),
-                       f"final count = state after batch {last} = offsets/{last}'s end",
-                       f"output {old.final_count}, state {count}, offsets {feed['ends'].get(last)}"))
+            production="stop the old job first (two jobs on one topic would both count); take "
+            "state and offsets from the same committed batch; keep the old checkpoint "
+            "until the new job has committed, it is the way back",
+            question="What will the new job's first line be: value 1 with Count = 1, or something else?",
+            answer="The next value after the old job's last, with its Count: it seeds the old count "
+            "(`Initial state: count …`), and the two logs read as one (all checked).",
+            phase="move",
+        )
+    )
+    stage.expect(
+        check(
+            "the old job's output ends where its state does",
+            old.final_count == count == feed["ends"].get(last),
+            f"final count = state after batch {last} = offsets/{last}'s end",
+            f"output {old.final_count}, state {count}, offsets {feed['ends'].get(last)}",
+        )
+    )
     new = stage.app.beside("tws", narrated=False)
     stage.timeline.event("tws start (seeded)", "start")
-    new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
-              starting_offsets=starting)
+    new.start(
+        **NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(), starting_offsets=starting
+    )
     first = stage.output.of(new).wait_for_value((count or 0) + 1)
     seed = next((ln for ln in new.output().splitlines() if ln.startswith("Initial state:")), "")
     stage.fact("seed_line", seed)
     stage.fact("seeded_count", count)
-    stage.expect(check("the new job seeds the old count", f"count {count} " in seed
-                       and f"after its batch {last} " in seed,
-                       f"Initial state: count {count} … after its batch {last}", seed or "no line"))
+    stage.expect(
+        check(
+            "the new job seeds the old count",
+            f"count {count} " in seed and f"after its batch {last} " in seed,
+            f"Initial state: count {count} … after its batch {last}",
+            seed or "no line",
+        )
+    )
     both = _both(stage, new)
-    stage.expect(check("the count continues across the move",
-                       first.lowest == (count or 0) + 1 and both.exactly_once
-                       and both.counts_consistent,
-                       f"first value {(count or 0) + 1}; the two logs read as one: each value "
-                       "once, Count = n on the n-th message",
-                       f"first value {first.lowest}; " + " ".join(both.summary_lines()[:2])))
+    stage.expect(
+        check(
+            "the count continues across the move",
+            first.lowest == (count or 0) + 1 and both.exactly_once and both.counts_consistent,
+            f"first value {(count or 0) + 1}; the two logs read as one: each value "
+            "once, Count = n on the n-th message",
+            f"first value {first.lowest}; " + " ".join(both.summary_lines()[:2]),
+        )
+    )
     stage.output.of(new).wait_for_batches(3)
-    stage.fact("tws_first_batches", [{"batch_id": b.batch_id, "rows": b.rows, "count": b.count}
-                                      for b in parse_batch_lines(new.output())[:3]])
+    stage.fact(
+        "tws_first_batches",
+        [
+            {"batch_id": b.batch_id, "rows": b.rows, "count": b.count}
+            for b in parse_batch_lines(new.output())[:3]
+        ],
+    )
     return new
 
 
 def _restart_new(stage: Stage, new: AppPart) -> None:
-    stage.step(Step(
-        "Restart the new job with the same command",
-        happens="the `tws` app is stopped and started again, --initial-state-from still given",
-        watch="it says `Initial state: not read …`: its checkpoint has committed batches; the "
-              "count goes on from its own state, no jump back, no value twice",
-        why="Spark applies initialState only in a query's batch 0 (a restart with the same "
+    stage.step(
+        Step(
+            "Restart the new job with the same command",
+            happens="the `tws` app is stopped and started again, --initial-state-from still given",
+            watch="it says `Initial state: not read …`: its checkpoint has committed batches; the "
+            "count goes on from its own state, no jump back, no value twice",
+            why="Spark applies initialState only in a query's batch 0 (a restart with the same "
             "initialState is accepted and ignores it, found on 4.2.0), so the app reads the "
             "old checkpoint only until the new one has committed batch 0",
-        production="the flag can stay in the job's command line; once the new job has "
-                   "committed, the old checkpoint is no longer read and can be archived",
-        question="Restarted with --initial-state-from still given, will it seed the old count again "
-                 "and jump back?",
-        answer="No: it says `Initial state: not read` and goes on from its own state, no value "
-               "twice (checked); initialState applies only in batch 0.",
-        phase="restart"))
+            production="the flag can stay in the job's command line; once the new job has "
+            "committed, the old checkpoint is no longer read and can be archived",
+            question="Restarted with --initial-state-from still given, will it seed the old count again "
+            "and jump back?",
+            answer="No: it says `Initial state: not read` and goes on from its own state, no value "
+            "twice (checked); initialState applies only in batch 0.",
+            phase="restart",
+        )
+    )
     new.stop()
     before = stage.output.of(new).verify()
-    new.start(**NEW_JOB, initial_state_from=stage.folders.checkpoints.resolve(),
-              starting_offsets="earliest")
+    new.start(
+        **NEW_JOB,
+        initial_state_from=stage.folders.checkpoints.resolve(),
+        starting_offsets="earliest",
+    )
     stage.output.of(new).wait_for_value((before.highest or 0) + 2)
     both = _both(stage, new)
     skipped = [ln for ln in new.output().splitlines() if ln.startswith("Initial state: not read")]
-    stage.expect(check("the restart goes on from its own state",
-                       skipped and both.exactly_once and both.counts_consistent,
-                       f"`Initial state: not read …`; counts after {before.final_count} go on, "
-                       "no value twice",
-                       f"not-read line {'printed' if skipped else 'missing'}; "
-                       + " ".join(both.summary_lines()[:2])))
+    stage.expect(
+        check(
+            "the restart goes on from its own state",
+            skipped and both.exactly_once and both.counts_consistent,
+            f"`Initial state: not read …`; counts after {before.final_count} go on, no value twice",
+            f"not-read line {'printed' if skipped else 'missing'}; "
+            + " ".join(both.summary_lines()[:2]),
+        )
+    )
 
 
 def _finish(stage: Stage, new: AppPart) -> None:
-    stage.step(Step(
-        "Stop the producer; every message once across both jobs",
-        happens="the producer stops, the new job drains the topic and stops; the two output "
-                "logs are read as one, the old job's first",
-        watch="values 1..N each once, each `Count = n` the n-th message: the old job wrote "
-              "the first part, the new job the rest",
-        why="the seed (count) and the start (offsets) came from the same committed batch",
-        production="a downstream reader sees the two outputs as one stream only if the move "
-                   "is exact; check it the way this scenario does before deleting the old "
-                   "checkpoint",
-        question="Read as one, will the two jobs' logs miss or double any message?",
-        answer="No: every message once, Count = n on the n-th (the final check).",
-        phase="final"))
+    stage.step(
+        Step(
+            "Stop the producer; every message once across both jobs",
+            happens="the producer stops, the new job drains the topic and stops; the two output "
+            "logs are read as one, the old job's first",
+            watch="values 1..N each once, each `Count = n` the n-th message: the old job wrote "
+            "the first part, the new job the rest",
+            why="the seed (count) and the start (offsets) came from the same committed batch",
+            production="a downstream reader sees the two outputs as one stream only if the move "
+            "is exact; check it the way this scenario does before deleting the old "
+            "checkpoint",
+            question="Read as one, will the two jobs' logs miss or double any message?",
+            answer="No: every message once, Count = n on the n-th (the final check).",
+            phase="final",
+        )
+    )
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(new).wait_for_value(total)
     new.stop()
     kafka = stage.kafka
-    sent = union(read_producer_log(stage.folders.log / LOG_FILE_NAME, kafka.topic),
-                 read_topic(kafka.bootstrap_servers, kafka.topic))
+    sent = union(
+        read_producer_log(stage.folders.log / LOG_FILE_NAME, kafka.topic),
+        read_topic(kafka.bootstrap_servers, kafka.topic),
+    )
     stage.expect(exactly_once(verify_sent(_both(stage, new), sent), total))
     first_lines = stage.facts.get("tws_first_batches") or []
     if first_lines:
@@ -294,37 +384,48 @@ def _finish(stage: Stage, new: AppPart) -> None:
 
 
 def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> None:
-    stage.step(Step(
-        "Read the new checkpoint's batch 0: the seed is in its state",
-        happens="inspect --state-batch 0 on the new checkpoint (stateVarName=count)",
-        watch="operator transformWithStateInPandasExec; the count at batch 0 is the seed plus "
-              "batch 0's rows; the change feed lists batch 0 twice: the seed, then the count",
-        why="handleInitialState wrote the old count into the value state before batch 0's rows "
+    stage.step(
+        Step(
+            "Read the new checkpoint's batch 0: the seed is in its state",
+            happens="inspect --state-batch 0 on the new checkpoint (stateVarName=count)",
+            watch="operator transformWithStateInPandasExec; the count at batch 0 is the seed plus "
+            "batch 0's rows; the change feed lists batch 0 twice: the seed, then the count",
+            why="handleInitialState wrote the old count into the value state before batch 0's rows "
             "were numbered; the store committed both as version 1, and its changelog keeps "
             "every write, not the batch's net change, so the feed shows both",
-        production="the same read checks any migration before the old checkpoint is deleted",
-        question="What will the new checkpoint's state hold at batch 0, and how many updates will "
-                 "the change feed show for it?",
-        answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
-               "the seed, then the count (both checked).",
-        phase="new state"))
+            production="the same read checks any migration before the old checkpoint is deleted",
+            question="What will the new checkpoint's state hold at batch 0, and how many updates will "
+            "the change feed show for it?",
+            answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
+            "the seed, then the count (both checked).",
+            phase="new state",
+        )
+    )
     report = _inspect(stage, new.folders.checkpoints, 0, phase="new state")
     state = report.get("state_source") or {}
     for line in report.get("state_source_lines", []):
         stage.say(line)
     stage.fact("tws_state_report", state)
     expected = (stage.facts.get("seeded_count") or 0) + int(first["rows"])
-    stage.expect(check("batch 0's state = seed + its rows",
-                       state.get("operator") == "transformWithStateInPandasExec"
-                       and state.get("count") == expected == first["count"],
-                       f"transformWithStateInPandasExec, count {expected}",
-                       f"{state.get('operator')}, count {state.get('count')}"))
+    stage.expect(
+        check(
+            "batch 0's state = seed + its rows",
+            state.get("operator") == "transformWithStateInPandasExec"
+            and state.get("count") == expected == first["count"],
+            f"transformWithStateInPandasExec, count {expected}",
+            f"{state.get('operator')}, count {state.get('count')}",
+        )
+    )
     first_feed = [c["count"] for c in state.get("changes") or [] if c["batch_id"] == 0]
     seeded = stage.facts.get("seeded_count")
-    stage.expect(check("the change feed shows the seed as batch 0's first write",
-                       first_feed == [seeded, expected],
-                       f"batch 0: update {seeded}, then update {expected}",
-                       f"batch 0's updates: {first_feed}"))
+    stage.expect(
+        check(
+            "the change feed shows the seed as batch 0's first write",
+            first_feed == [seeded, expected],
+            f"batch 0: update {seeded}, then update {expected}",
+            f"batch 0's updates: {first_feed}",
+        )
+    )
 
 
 def _both(stage: Stage, new: AppPart) -> VerifyReport:
@@ -340,9 +441,9 @@ SCENARIO = Scenario(
     name="state-reader",
     title="read state at batch N and its change feed; move to transformWithState, seeded",
     summary="The State Data Source reads the old applyInPandasWithState job's count at batch N "
-            "and its change feed, checked against the app's batch lines; then the job moves to "
-            "transformWithState on a new checkpoint, seeded with initialState and started at "
-            "the old offsets: every message once across the move.",
+    "and its change feed, checked against the app's batch lines; then the job moves to "
+    "transformWithState on a new checkpoint, seeded with initialState and started at "
+    "the old offsets: every message once across the move.",
     origin="Spark 4's State Data Source and transformWithState",
     run=run,
 )

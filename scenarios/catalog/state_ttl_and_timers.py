@@ -51,8 +51,12 @@ __all__ = ["SCENARIO", "run", "Times", "times_for", "TWS_TTL", "refused_class"]
 
 # transformWithState with what TTL, timers and schema evolution need: RocksDB (TWS refuses
 # HDFS), changelogs (the State Data Source's change feed reads them) and Avro encoding.
-TWS_TTL = {"counter": "transform-with-state", "state_store": "rocksdb",
-           "changelog_checkpointing": True, "state_encoding": "avro"}
+TWS_TTL = {
+    "counter": "transform-with-state",
+    "state_store": "rocksdb",
+    "changelog_checkpointing": True,
+    "state_encoding": "avro",
+}
 EVOLUTION_REFUSAL = "STATE_STORE_INVALID_VALUE_SCHEMA_EVOLUTION"
 
 
@@ -78,32 +82,38 @@ def run(stage: Stage) -> None:
     times = times_for(stage.settings.fast)
     stage.fact("idle_timer_sec", times.idle_timer_sec)
     stage.fact("state_ttl_sec", times.ttl_sec)
-    stage.step(Step(
-        "Start Kafka and the producer",
-        happens="one topic that keeps everything",
-        watch="the producer's lines",
-        why="the scenario pauses the producer twice; Kafka must keep what the app has not read",
-        question="While the producer is paused, will the messages it sent before be lost?",
-        answer="No: Kafka keeps everything here; the app reads what it has not read yet when it "
-               "comes back.",
-        production="a source that may go quiet is normal; retention is what keeps unread messages, "
-                   "not the consumer"))
+    stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="one topic that keeps everything",
+            watch="the producer's lines",
+            why="the scenario pauses the producer twice; Kafka must keep what the app has not read",
+            question="While the producer is paused, will the messages it sent before be lost?",
+            answer="No: Kafka keeps everything here; the app reads what it has not read yet when it "
+            "comes back.",
+            production="a source that may go quiet is normal; retention is what keeps unread messages, "
+            "not the consumer",
+        )
+    )
     stage.kafka.start()
-    stage.step(Step(
-        "Start the count on transformWithState with a TTL and an idle timer",
-        happens=f"--counter transform-with-state --state-store rocksdb --changelog-checkpointing "
-                f"--state-encoding avro --state-ttl-sec {times.ttl_sec:g} --idle-timer-sec "
-                f"{times.idle_timer_sec:g}",
-        watch="offsets/N pins spark.sql.streaming.stateStore.encodingFormat=avro; commits/N "
-              "grow every second even without messages",
-        why="TTL and processing-time timers need timeMode ProcessingTime, where Spark runs a "
+    stage.step(
+        Step(
+            "Start the count on transformWithState with a TTL and an idle timer",
+            happens=f"--counter transform-with-state --state-store rocksdb --changelog-checkpointing "
+            f"--state-encoding avro --state-ttl-sec {times.ttl_sec:g} --idle-timer-sec "
+            f"{times.idle_timer_sec:g}",
+            watch="offsets/N pins spark.sql.streaming.stateStore.encodingFormat=avro; commits/N "
+            "grow every second even without messages",
+            why="TTL and processing-time timers need timeMode ProcessingTime, where Spark runs a "
             "batch every trigger so that timers fire and expired state is evicted while the "
             "source is quiet",
-        production="a ProcessingTime operator costs a (small) batch per trigger even when "
-                   "idle; choose the trigger interval with that in mind",
-        question="With no messages at all for a while, will Spark still run batches?",
-        answer="Yes: in ProcessingTime mode it runs one every trigger, so commits/N grow even when "
-               "idle; and offsets/N pins encodingFormat=avro (checked)."))
+            production="a ProcessingTime operator costs a (small) batch per trigger even when "
+            "idle; choose the trigger interval with that in mind",
+            question="With no messages at all for a while, will Spark still run batches?",
+            answer="Yes: in ProcessingTime mode it runs one every trigger, so commits/N grow even when "
+            "idle; and offsets/N pins encodingFormat=avro (checked).",
+        )
+    )
     stage.app.start(**times.options())
     # Caught up with the producer: batch 0 reads the backlog, the pauses need live batches.
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
@@ -128,19 +138,28 @@ class Pause:
 
 def _pinned_avro(stage: Stage) -> None:
     pinned = read_checkpoint(stage.folders.checkpoints).conf.get(ENCODING_CONF)
-    stage.expect(check("Avro encoding is pinned in the offset log", pinned == "avro",
-                       f"offsets/N: {ENCODING_CONF}=avro", pinned), phase="start")
+    stage.expect(
+        check(
+            "Avro encoding is pinned in the offset log",
+            pinned == "avro",
+            f"offsets/N: {ENCODING_CONF}=avro",
+            pinned,
+        ),
+        phase="start",
+    )
 
 
 def _committed_batch(stage: Stage, value: int) -> BatchOffsets:
     """Wait until the batch that counted `value` has committed; its offsets."""
     return stage.app.wait_while_up(
         lambda: batch_reaching(committed_batches(stage.folders.checkpoints), value),
-        f"the batch that counted {value} to commit")
+        f"the batch that counted {value} to commit",
+    )
 
 
 def _wait_for_timer(stage: Stage, due_ms: int, timeout: float = 180.0) -> EventLine:
     """The idle-timer event of the timer due at `due_ms` (its batch's time + the idle time)."""
+
     def fired() -> EventLine | None:
         found = timers_due(stage.output.verify().events, due_ms)
         return found[0] if found else None
@@ -149,25 +168,28 @@ def _wait_for_timer(stage: Stage, due_ms: int, timeout: float = 180.0) -> EventL
 
 
 def _pause_live(stage: Stage, times: Times) -> Pause:
-    stage.step(Step(
-        "Pause the producer: the timer fires, then last_seen expires",
-        happens=f"the producer stops; the app keeps running; after {times.ttl_sec:g} s the "
-                "producer starts again",
-        watch=f"`Event idle-timer after count N` {times.idle_timer_sec:g} s after the last "
-              "message; when messages come back, `Event ttl-expired after count N` before "
-              "the first of them, and the count going on from N + 1",
-        why="every batch with messages updates last_seen (its TTL starts again) and re-arms "
+    stage.step(
+        Step(
+            "Pause the producer: the timer fires, then last_seen expires",
+            happens=f"the producer stops; the app keeps running; after {times.ttl_sec:g} s the "
+            "producer starts again",
+            watch=f"`Event idle-timer after count N` {times.idle_timer_sec:g} s after the last "
+            "message; when messages come back, `Event ttl-expired after count N` before "
+            "the first of them, and the count going on from N + 1",
+            why="every batch with messages updates last_seen (its TTL starts again) and re-arms "
             "the timer; in the idle batches Spark fires the timer once it is due, and evicts "
             "last_seen once its TTL has passed, so handleInputRows finds no value",
-        production="TTL is how per-key state stops growing forever (users, sessions, devices "
-                   "that went away); give a TTL to what may be forgotten, never to what must "
-                   "be exact",
-        question="During the pause, which event comes first: the idle timer, or last_seen's expiry, "
-                 "and when does the expiry show?",
-        answer="The idle timer fires once, when due, after count N; the expiry shows when messages "
-               "come back: `Event ttl-expired after count N` right before Count = N + 1 (both "
-               "checked).",
-        phase="pause"))
+            production="TTL is how per-key state stops growing forever (users, sessions, devices "
+            "that went away); give a TTL to what may be forgotten, never to what must "
+            "be exact",
+            question="During the pause, which event comes first: the idle timer, or last_seen's expiry, "
+            "and when does the expiry show?",
+            answer="The idle timer fires once, when due, after count N; the expiry shows when messages "
+            "come back: `Event ttl-expired after count N` right before Count = N + 1 (both "
+            "checked).",
+            phase="pause",
+        )
+    )
     total = stage.fact("pause_1_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -179,46 +201,61 @@ def _pause_live(stage: Stage, times: Times) -> Pause:
     stage.say(f"timer fired after count {total}: {timer.text}")
     # Past the TTL of batch {last}'s update of last_seen, plus a batch.
     expiry = last_ms + int(times.ttl_sec * 1000) + 2000
-    stage.app.wait_while_up(lambda: True if time.time() * 1000 >= expiry else None,
-                            "last_seen's TTL to pass", timeout=times.ttl_sec + 60)
+    stage.app.wait_while_up(
+        lambda: True if time.time() * 1000 >= expiry else None,
+        "last_seen's TTL to pass",
+        timeout=times.ttl_sec + 60,
+    )
     stage.kafka.restart_producer(acks="all")
 
     def expired() -> EventLine | None:
         found = events_at(stage.output.verify().events, TTL_EXPIRED, total)
         return found[0] if found else None
 
-    seen = stage.app.wait_while_up(expired, f"last_seen found expired after {total}",
-                                   timeout=120)
+    seen = stage.app.wait_while_up(expired, f"last_seen found expired after {total}", timeout=120)
     stage.output.wait_for_value(total + 2)
     stage.say(f"after the pause: {seen.text}")
     lines = _log_lines(stage)
-    stage.expect(check("the idle timer fired once, when due",
-                       len(timers_due(stage.output.verify().events, due)) == 1
-                       and timer.count == total and details.get("batch_ms", 0) >= due,
-                       f"one `Event idle-timer after count {total}` due {due} (offsets/"
-                       f"{last.batch_id}'s batchTimestampMs + the idle time), fired at or after "
-                       "it", timer.text))
-    stage.expect(check("the next message found last_seen expired, the count went on",
-                       event_precedes(lines, TTL_EXPIRED, total, total + 1),
-                       f"`Event ttl-expired after count {total}` right before `Count = "
-                       f"{total + 1}`", seen.text))
+    stage.expect(
+        check(
+            "the idle timer fired once, when due",
+            len(timers_due(stage.output.verify().events, due)) == 1
+            and timer.count == total
+            and details.get("batch_ms", 0) >= due,
+            f"one `Event idle-timer after count {total}` due {due} (offsets/"
+            f"{last.batch_id}'s batchTimestampMs + the idle time), fired at or after "
+            "it",
+            timer.text,
+        )
+    )
+    stage.expect(
+        check(
+            "the next message found last_seen expired, the count went on",
+            event_precedes(lines, TTL_EXPIRED, total, total + 1),
+            f"`Event ttl-expired after count {total}` right before `Count = {total + 1}`",
+            seen.text,
+        )
+    )
     return Pause(total, last_ms)
 
 
 def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
-    stage.step(Step(
-        "Pause again and kill -9 the app before its timer is due",
-        happens=f"the producer stops; as soon as the app has written the last message, kill -9 "
-                f"(the timer is due {times.idle_timer_sec:g} s after that batch)",
-        watch="no `Event idle-timer` for this pause in the output log: the app died first",
-        why="the timer was registered in the batch that counted the last message, and that "
+    stage.step(
+        Step(
+            "Pause again and kill -9 the app before its timer is due",
+            happens=f"the producer stops; as soon as the app has written the last message, kill -9 "
+            f"(the timer is due {times.idle_timer_sec:g} s after that batch)",
+            watch="no `Event idle-timer` for this pause in the output log: the app died first",
+            why="the timer was registered in the batch that counted the last message, and that "
             "batch committed: it is in the checkpoint's state, in its own column family",
-        production="timers are state: they survive crashes, restarts and redeploys with the "
-                   "checkpoint, and are lost with it",
-        question="Killed before its timer is due, will the timer be lost?",
-        answer="Not fired before the kill (checked), and not lost: it is in the committed state and "
-               "fires after the restart, as the next steps show.",
-        phase="kill"))
+            production="timers are state: they survive crashes, restarts and redeploys with the "
+            "checkpoint, and are lost with it",
+            question="Killed before its timer is due, will the timer be lost?",
+            answer="Not fired before the kill (checked), and not lost: it is in the committed state and "
+            "fires after the restart, as the next steps show.",
+            phase="kill",
+        )
+    )
     total = stage.fact("pause_2_last_value", stage.kafka.stop_producer().latest)
     stage.output.wait_for_value(total)
     last = _committed_batch(stage, total)
@@ -226,9 +263,14 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
     due = (last.batch_timestamp_ms or 0) + int(times.idle_timer_sec * 1000)
     stage.say(f"killed {time.time() * 1000 - due:+.0f} ms from the timer's due time {due}")
     early = timers_due(stage.output.verify().events, due)
-    stage.expect(check("the timer had not fired before the kill", not early,
-                       f"no `Event idle-timer` due {due}",
-                       f"{len(early)} such line(s)"))
+    stage.expect(
+        check(
+            "the timer had not fired before the kill",
+            not early,
+            f"no `Event idle-timer` due {due}",
+            f"{len(early)} such line(s)",
+        )
+    )
     return Pause(total)
 
 
@@ -240,87 +282,126 @@ def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> in
     first = batch_reaching(batches, paused.last_value)
     last = batch_reaching(batches, pending.last_value)
     if first is None or last is None:
-        stage.expect(check("the batches of both pauses are still in the checkpoint", False,
-                           f"batches ending at {paused.last_value} and "
-                           f"{pending.last_value}", f"{len(batches)} committed batches"),
-                     phase="read")
+        stage.expect(
+            check(
+                "the batches of both pauses are still in the checkpoint",
+                False,
+                f"batches ending at {paused.last_value} and {pending.last_value}",
+                f"{len(batches)} committed batches",
+            ),
+            phase="read",
+        )
         return None
-    stage.step(Step(
-        "Read the stopped checkpoint with the State Data Source",
-        happens=f"python -m spark_app inspect --state-batch {first.batch_id} --json: "
-                "`state-metadata`'s operatorProperties, `statestore` with stateVarName=last_seen "
-                "and its change feed, and readRegisteredTimers",
-        watch="last_seen's value carries ttlExpirationMs = the batch's time + the TTL; its "
-              "change feed has an update per batch with messages and a delete in the first "
-              "batch past the expiry; the pending timer is registered, due the last batch's "
-              "time + the idle time",
-        why="TTL and timers are kept as state: a TTL'd value is stored with its expiry and a "
+    stage.step(
+        Step(
+            "Read the stopped checkpoint with the State Data Source",
+            happens=f"python -m spark_app inspect --state-batch {first.batch_id} --json: "
+            "`state-metadata`'s operatorProperties, `statestore` with stateVarName=last_seen "
+            "and its change feed, and readRegisteredTimers",
+            watch="last_seen's value carries ttlExpirationMs = the batch's time + the TTL; its "
+            "change feed has an update per batch with messages and a delete in the first "
+            "batch past the expiry; the pending timer is registered, due the last batch's "
+            "time + the idle time",
+            why="TTL and timers are kept as state: a TTL'd value is stored with its expiry and a "
             "secondary index Spark scans each batch; timers in two column families, by key "
             "and by time",
-        production="this read works on a stopped query or a copy of its folder: check what "
-                   "will expire, and what will fire, before a restart",
-        question="Will the stopped checkpoint show last_seen's expiry time and the pending timer?",
-        answer="Yes: last_seen expires the TTL after its batch, Spark deleted it in the first batch "
-               "past its expiry, and the pending timer is registered, due the last batch's time + "
-               "the idle time (all checked).",
-        phase="read"))
+            production="this read works on a stopped query or a copy of its folder: check what "
+            "will expire, and what will fire, before a restart",
+            question="Will the stopped checkpoint show last_seen's expiry time and the pending timer?",
+            answer="Yes: last_seen expires the TTL after its batch, Spark deleted it in the first batch "
+            "past its expiry, and the pending timer is registered, due the last batch's time + "
+            "the idle time (all checked).",
+            phase="read",
+        )
+    )
     code, output = stage.app.inspect(
-        "--checkpoint-dir", str(checkpoints), "--log-dir", str(stage.folders.root / "inspect-log"),
-        "--state-batch", str(first.batch_id), "--json", name="inspect-ttl")
+        "--checkpoint-dir",
+        str(checkpoints),
+        "--log-dir",
+        str(stage.folders.root / "inspect-log"),
+        "--state-batch",
+        str(first.batch_id),
+        "--json",
+        name="inspect-ttl",
+    )
     report = report_in_output(output) or {}
     state = report.get("state_source") or {}
     stage.fact("state_report", state)
     for line in report.get("state_source_lines", []):
         if "last_seen" in line or "timers" in line or "time mode" in line:
             stage.say(line)
-    stage.expect(check("inspect read the state", code == 0 and bool(state),
-                       "exit 0 and a JSON report", f"exit {code}: {output[-300:]!r}"))
+    stage.expect(
+        check(
+            "inspect read the state",
+            code == 0 and bool(state),
+            "exit 0 and a JSON report",
+            f"exit {code}: {output[-300:]!r}",
+        )
+    )
     ttl_ms, idle_ms = int(times.ttl_sec * 1000), int(times.idle_timer_sec * 1000)
     value = (state.get("ttl_values") or {}).get("last_seen") or {}
     expires = (first.batch_timestamp_ms or 0) + ttl_ms
-    stage.expect(check("last_seen expires the TTL after its batch",
-                       value.get("expires_ms") == expires,
-                       f"ttlExpirationMs = offsets/{first.batch_id}'s batchTimestampMs + {ttl_ms}",
-                       value or "no value"))
-    deletes = [c["batch_id"] for c in state.get("ttl_changes") or [] if c["change_type"] == "delete"]
+    stage.expect(
+        check(
+            "last_seen expires the TTL after its batch",
+            value.get("expires_ms") == expires,
+            f"ttlExpirationMs = offsets/{first.batch_id}'s batchTimestampMs + {ttl_ms}",
+            value or "no value",
+        )
+    )
+    deletes = [
+        c["batch_id"] for c in state.get("ttl_changes") or [] if c["change_type"] == "delete"
+    ]
     evicted = first_batch_at_or_after(batches, expires)
     stage.fact("last_seen_deleted_in", deletes)
-    stage.expect(check("Spark evicted last_seen in the first batch past its expiry",
-                       evicted is not None and evicted.batch_id in deletes,
-                       f"a delete in batch {evicted.batch_id if evicted else '?'}",
-                       f"deletes in batches {deletes}"))
+    stage.expect(
+        check(
+            "Spark evicted last_seen in the first batch past its expiry",
+            evicted is not None and evicted.batch_id in deletes,
+            f"a delete in batch {evicted.batch_id if evicted else '?'}",
+            f"deletes in batches {deletes}",
+        )
+    )
     timers = state.get("timers")
     due = (last.batch_timestamp_ms or 0) + idle_ms
     stage.fact("pending_timer_ms", due)
-    stage.expect(check("the pending timer is in the checkpoint", timers == [due],
-                       f"[{due}] (offsets/{last.batch_id}'s batchTimestampMs + {idle_ms})",
-                       timers))
+    stage.expect(
+        check(
+            "the pending timer is in the checkpoint",
+            timers == [due],
+            f"[{due}] (offsets/{last.batch_id}'s batchTimestampMs + {idle_ms})",
+            timers,
+        )
+    )
     return due
 
 
 def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None) -> None:
-    stage.step(Step(
-        "Restart with a field added to the count's state (--state-schema v2), then messages",
-        happens="the app starts on the same checkpoint with `count bigint, last_update_ms "
-                "bigint` instead of `count bigint`; the producer starts again",
-        watch="no refusal: a new schema file under state/0/_stateSchema/default/; no batch "
-              "until the first new message; in that batch, after its messages, `Event "
-              "idle-timer` with the due time read in the checkpoint",
-        why="with Avro-encoded state Spark checks that the new schema can read the old rows "
+    stage.step(
+        Step(
+            "Restart with a field added to the count's state (--state-schema v2), then messages",
+            happens="the app starts on the same checkpoint with `count bigint, last_update_ms "
+            "bigint` instead of `count bigint`; the producer starts again",
+            watch="no refusal: a new schema file under state/0/_stateSchema/default/; no batch "
+            "until the first new message; in that batch, after its messages, `Event "
+            "idle-timer` with the due time read in the checkpoint",
+            why="with Avro-encoded state Spark checks that the new schema can read the old rows "
             "(an added field reads as null) and keeps both schemas. A restarted query runs no "
             "idle batch (it has no last execution to ask whether one is needed), so the timer "
             "due while the app was down waits for the next batch with data, where Spark "
             "handles the rows first and the expired timers after them",
-        production="evolve transformWithState's value schema by adding (or removing) fields, "
-                   "on a checkpoint created with encodingFormat=avro (pinned: it cannot be "
-                   "switched on later). After a restart, an idle key's overdue timers fire only "
-                   "when some data arrives: do not rely on them to fire on a quiet source",
-        question="With a field added to the state, will the restart be refused, and when will the "
-                 "overdue timer fire?",
-        answer="Not refused: the field is accepted with a new schema file; the timer fires once, "
-               "only in the first batch with new messages, since no idle batch runs after a restart "
-               "(all checked).",
-        phase="restart"))
+            production="evolve transformWithState's value schema by adding (or removing) fields, "
+            "on a checkpoint created with encodingFormat=avro (pinned: it cannot be "
+            "switched on later). After a restart, an idle key's overdue timers fire only "
+            "when some data arrives: do not rely on them to fire on a quiet source",
+            question="With a field added to the state, will the restart be refused, and when will the "
+            "overdue timer fire?",
+            answer="Not refused: the field is accepted with a new schema file; the timer fires once, "
+            "only in the first batch with new messages, since no idle batch runs after a restart "
+            "(all checked).",
+            phase="restart",
+        )
+    )
     schemas = _schema_files(stage)
     total = pending.last_value
     # A batch planned before the kill and not committed is replayed as it was planned (same
@@ -337,39 +418,60 @@ def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None
     stage.output.wait_for_value(total + 3)
     _committed_batch(stage, total + 1)
     same = timers_due(stage.output.verify().events, due or 0)
-    stage.expect(check("the timer registered before the kill fired after the restart",
-                       len(same) == 1 and timer.count > total
-                       and details.get("batch_ms", 0) >= (due or 1),
-                       f"one `Event idle-timer` due {due}, after the first new messages "
-                       f"(count > {total})", f"{len(same)}: {timer.count}: {timer.text}"))
+    stage.expect(
+        check(
+            "the timer registered before the kill fired after the restart",
+            len(same) == 1 and timer.count > total and details.get("batch_ms", 0) >= (due or 1),
+            f"one `Event idle-timer` due {due}, after the first new messages (count > {total})",
+            f"{len(same)}: {timer.count}: {timer.text}",
+        )
+    )
     after = [b for b in committed_batches(stage.folders.checkpoints) if b.batch_id > before]
     first_end = after[0].end_total if after else None
-    stage.fact("first_batch_after_restart", {"batch": after[0].batch_id if after else None,
-                                             "end": first_end, "replayed": info.pending_id})
-    stage.expect(check("no idle batch ran after the restart before new messages",
-                       first_end is not None and first_end > total,
-                       f"the first batch planned after the restart (after batch {before}) reads "
-                       f"past offset {total}",
-                       f"its end {first_end}"))
+    stage.fact(
+        "first_batch_after_restart",
+        {
+            "batch": after[0].batch_id if after else None,
+            "end": first_end,
+            "replayed": info.pending_id,
+        },
+    )
+    stage.expect(
+        check(
+            "no idle batch ran after the restart before new messages",
+            first_end is not None and first_end > total,
+            f"the first batch planned after the restart (after batch {before}) reads "
+            f"past offset {total}",
+            f"its end {first_end}",
+        )
+    )
     added = _schema_files(stage)
     stage.fact("state_schema_files", added)
-    stage.expect(check("the added field was accepted", len(added) > len(schemas),
-                       "the app counts on, a new schema file under state/0/_stateSchema/",
-                       f"schema files {schemas} -> {added}"))
+    stage.expect(
+        check(
+            "the added field was accepted",
+            len(added) > len(schemas),
+            "the app counts on, a new schema file under state/0/_stateSchema/",
+            f"schema files {schemas} -> {added}",
+        )
+    )
 
 
 def _finish(stage: Stage) -> int:
-    stage.step(Step(
-        "Stop the producer; every message once",
-        happens="the producer stops, the app drains the topic and stops",
-        watch="values 1..N each once, each `Count = n` the n-th message; the event lines stand "
-              "between batches and take no part in the count",
-        why="timers and TTL add output, never change the count: the count has no TTL",
-        question="Do the timer and TTL event lines change the count?",
-        answer="No: every message once, Count = n on the n-th (the final check); the event lines "
-               "stand between batches.",
-        production="keep what must be exact (a count, a balance) out of TTL'd state",
-        phase="final"))
+    stage.step(
+        Step(
+            "Stop the producer; every message once",
+            happens="the producer stops, the app drains the topic and stops",
+            watch="values 1..N each once, each `Count = n` the n-th message; the event lines stand "
+            "between batches and take no part in the count",
+            why="timers and TTL add output, never change the count: the count has no TTL",
+            question="Do the timer and TTL event lines change the count?",
+            answer="No: every message once, Count = n on the n-th (the final check); the event lines "
+            "stand between batches.",
+            production="keep what must be exact (a count, a balance) out of TTL'd state",
+            phase="final",
+        )
+    )
     total = stage.stop_producer_and_drain()
     stage.app.stop()
     report = stage.output.verify_sent()
@@ -379,22 +481,25 @@ def _finish(stage: Stage) -> int:
 
 
 def _renamed(stage: Stage, times: Times) -> None:
-    stage.step(Step(
-        "Restart with a field renamed (--state-schema v2-renamed: last_update_ms -> updated_ms)",
-        happens="the app is stopped and started on the checkpoint with `count bigint, "
-                "updated_ms bigint`; the producer keeps sending",
-        watch="no refusal (Spark 4.2.0): a third schema file under state/0/_stateSchema/default/ "
-              "names updated_ms, and the count goes on",
-        why="Avro resolves fields by name: to Spark a renamed field is a field removed plus a "
+    stage.step(
+        Step(
+            "Restart with a field renamed (--state-schema v2-renamed: last_update_ms -> updated_ms)",
+            happens="the app is stopped and started on the checkpoint with `count bigint, "
+            "updated_ms bigint`; the producer keeps sending",
+            watch="no refusal (Spark 4.2.0): a third schema file under state/0/_stateSchema/default/ "
+            "names updated_ms, and the count goes on",
+            why="Avro resolves fields by name: to Spark a renamed field is a field removed plus a "
             "field added, and both are allowed evolutions, so old rows read updated_ms as null; "
             "the value of last_update_ms is dropped without an error",
-        production="a rename is silent data loss for that field: add the new field, copy the "
-                   "value over in handleInputRows, and remove the old one in a later release",
-        question="Will Spark refuse a renamed field, or accept it, and what happens to the old "
-                 "field's values?",
-        answer="It accepts it, as a new field (checked: the newest schema file names updated_ms); "
-               "the old values of last_update_ms are dropped without an error.",
-        phase="v2-renamed"))
+            production="a rename is silent data loss for that field: add the new field, copy the "
+            "value over in handleInputRows, and remove the old one in a later release",
+            question="Will Spark refuse a renamed field, or accept it, and what happens to the old "
+            "field's values?",
+            answer="It accepts it, as a new field (checked: the newest schema file names updated_ms); "
+            "the old values of last_update_ms are dropped without an error.",
+            phase="v2-renamed",
+        )
+    )
     stage.app.stop()
     schemas = _schema_files(stage)
     highest = stage.output.verify().highest or 0
@@ -408,28 +513,35 @@ def _renamed(stage: Stage, times: Times) -> None:
     after = stage.app.wait_while_up(new_schema, "a new state schema file")
     named = '"updated_ms"' in _schema_text(stage, after[-1])
     stage.fact("v2-renamed_schema_file", after[-1])
-    stage.expect(check("the rename is accepted, as a new field", named,
-                       "the count goes on; the newest schema file names updated_ms",
-                       f"schema files {schemas} -> {after}; updated_ms "
-                       + ("named" if named else "not named")))
+    stage.expect(
+        check(
+            "the rename is accepted, as a new field",
+            named,
+            "the count goes on; the newest schema file names updated_ms",
+            f"schema files {schemas} -> {after}; updated_ms " + ("named" if named else "not named"),
+        )
+    )
 
 
 def _narrowed(stage: Stage, times: Times, total: int) -> None:
     schema = "v2-narrowed"
-    stage.step(Step(
-        "Restart with a field narrowed (--state-schema v2-narrowed: count bigint -> int)",
-        happens=f"the producer sends again and the app starts on the checkpoint with "
-                f"--state-schema {schema}",
-        watch=f"it stops in one line, CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED, naming Spark's "
-              f"{EVOLUTION_REFUSAL} and both schemas; the output log does not change",
-        why="Avro can widen an int to a long when reading, never narrow a long to an int: the "
+    stage.step(
+        Step(
+            "Restart with a field narrowed (--state-schema v2-narrowed: count bigint -> int)",
+            happens=f"the producer sends again and the app starts on the checkpoint with "
+            f"--state-schema {schema}",
+            watch=f"it stops in one line, CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED, naming Spark's "
+            f"{EVOLUTION_REFUSAL} and both schemas; the output log does not change",
+            why="Avro can widen an int to a long when reading, never narrow a long to an int: the "
             "old rows could not be read",
-        production="to narrow a field, add a new one and move the values over in code; or move "
-                   "to a new checkpoint, seeded from this one (State Data Source + initialState)",
-        question="Will a narrowed field (bigint -> int) be accepted like the added and renamed "
-                 "ones?",
-        answer=f"No: the app stops in one line, {StateSchemaChangedError.token} naming "
-               f"{EVOLUTION_REFUSAL}, and nothing is written (both checked)"))
+            production="to narrow a field, add a new one and move the values over in code; or move "
+            "to a new checkpoint, seeded from this one (State Data Source + initialState)",
+            question="Will a narrowed field (bigint -> int) be accepted like the added and renamed "
+            "ones?",
+            answer=f"No: the app stops in one line, {StateSchemaChangedError.token} naming "
+            f"{EVOLUTION_REFUSAL}, and nothing is written (both checked)",
+        )
+    )
     before = stage.output.verify().messages
     # Spark checks the schema when it plans a batch, and a restarted query plans one only
     # when there is something new to read.
@@ -441,21 +553,32 @@ def _narrowed(stage: Stage, times: Times, total: int) -> None:
     line = next((ln for ln in output.splitlines() if StateSchemaChangedError.token in ln), "")
     found = refused_class(line)
     stage.fact(f"{schema}_refusal", line)
-    stage.expect(check(f"{schema} is refused with Spark's error class",
-                       code == StateSchemaChangedError.exit_code
-                       and isinstance(error, StateSchemaChangedError)
-                       and found == EVOLUTION_REFUSAL,
-                       f"exit 1, {StateSchemaChangedError.token} … {EVOLUTION_REFUSAL}",
-                       f"exit {code}: {line[:300] or output[-300:]!r}"), phase=schema)
+    stage.expect(
+        check(
+            f"{schema} is refused with Spark's error class",
+            code == StateSchemaChangedError.exit_code
+            and isinstance(error, StateSchemaChangedError)
+            and found == EVOLUTION_REFUSAL,
+            f"exit 1, {StateSchemaChangedError.token} … {EVOLUTION_REFUSAL}",
+            f"exit {code}: {line[:300] or output[-300:]!r}",
+        ),
+        phase=schema,
+    )
     stage.kafka.stop_producer()
     after = stage.output.verify()
-    stage.expect(check("nothing was written", after.messages == before and after.ok
-                       and after.final_count == total,
-                       f"{before} messages, final count {total}",
-                       f"{after.messages} messages, final count {after.final_count}"), phase=schema)
+    stage.expect(
+        check(
+            "nothing was written",
+            after.messages == before and after.ok and after.final_count == total,
+            f"{before} messages, final count {total}",
+            f"{after.messages} messages, final count {after.final_count}",
+        ),
+        phase=schema,
+    )
 
 
 # -- pure helpers (tests/scenarios/catalog/test_state_ttl_and_timers.py) -----------------------
+
 
 def refused_class(line: str) -> str | None:
     """Spark's error class named in the app's refusal line."""
@@ -476,8 +599,9 @@ def _schema_text(stage: Stage, name: str) -> str:
 
 def _schema_files(stage: Stage) -> list[str]:
     folder = stage.folders.checkpoints / "state" / "0" / "_stateSchema" / "default"
-    names = [p.name for p in folder.iterdir() if not p.name.startswith(".")] \
-        if folder.is_dir() else []
+    names = (
+        [p.name for p in folder.iterdir() if not p.name.startswith(".")] if folder.is_dir() else []
+    )
     # `<batch>_<uuid>`: in the order Spark wrote them.
     return sorted(names, key=lambda n: int(n.split("_")[0]) if n.split("_")[0].isdigit() else -1)
 
@@ -486,11 +610,11 @@ SCENARIO = Scenario(
     name="state-ttl-and-timers",
     title="transformWithState: state that expires, a timer that outlives kill -9, schema evolution",
     summary="The count on transformWithState with a TTL'd last_seen and an idle timer: a pause "
-            "fires the timer and expires last_seen; a timer pending at kill -9 fires after the "
-            "restart (read in the checkpoint meanwhile); Avro state accepts an added field, and "
-            "a renamed one (silently losing it), and refuses a narrowed one; every message once.",
+    "fires the timer and expires last_seen; a timer pending at kill -9 fires after the "
+    "restart (read in the checkpoint meanwhile); Avro state accepts an added field, and "
+    "a renamed one (silently losing it), and refuses a narrowed one; every message once.",
     origin="Spark 4's transformWithState",
     run=run,
     takes="about 2 min: four Spark starts on transformWithState, and quiet stretches long enough "
-          "for the state's TTL and the idle timer to pass",
+    "for the state's TTL and the idle timer to pass",
 )

@@ -68,7 +68,7 @@ def tear(path: Path, keep: float) -> tuple[int, int]:
     """Cut `path` to `keep` of its bytes (0: empty, creating it if absent), in place, as a
     power loss leaves a file whose data had not all reached the disk; (bytes before, after)."""
     data = path.read_bytes() if path.exists() else b""
-    kept = data[:int(len(data) * keep)]
+    kept = data[: int(len(data) * keep)]
     path.write_bytes(kept)
     return len(data), len(kept)
 
@@ -122,56 +122,81 @@ def run(stage: Stage) -> None:
 
 # -- the disk fills ----------------------------------------------------------------------------
 def _disk_full(stage: Stage) -> None:
-    stage.step(Step(
-        "The checkpoint's disk fills up while the app runs",
-        happens=f"the checkpoint folder is a {DISK_MIB} MiB tmpfs; a file of ours takes every "
-                "byte left on it while the app runs; the scenario waits for the app to notice",
-        watch="the app's exit and its one line, Spark's exception, and how long it took; then "
-              "inspect: did the failed write leave a torn file?",
-        why="Spark writes each checkpoint file to a temporary name and renames it; a write that "
+    stage.step(
+        Step(
+            "The checkpoint's disk fills up while the app runs",
+            happens=f"the checkpoint folder is a {DISK_MIB} MiB tmpfs; a file of ours takes every "
+            "byte left on it while the app runs; the scenario waits for the app to notice",
+            watch="the app's exit and its one line, Spark's exception, and how long it took; then "
+            "inspect: did the failed write leave a torn file?",
+            why="Spark writes each checkpoint file to a temporary name and renames it; a write that "
             "fails with ENOSPC throws before the rename, so the failed file never gets its name",
-        production="watch the checkpoint volume's free space (and Spark's own retention of "
-                   "100 batches, minBatchesToRetain); a full disk fails the query at its next "
-                   "checkpoint write",
-        question="When the disk is full, does the query fail, and which error names it? Is "
-                 "the checkpoint damaged afterwards?",
-        answer="It fails at its next checkpoint write with No space left on device, which the "
-               "app's line names (CHECKPOINT_DISK_FULL); inspect finds no torn file (all "
-               "checked).",
-        phase="disk full"))
+            production="watch the checkpoint volume's free space (and Spark's own retention of "
+            "100 batches, minBatchesToRetain); a full disk fails the query at its next "
+            "checkpoint write",
+            question="When the disk is full, does the query fail, and which error names it? Is "
+            "the checkpoint damaged afterwards?",
+            answer="It fails at its next checkpoint write with No space left on device, which the "
+            "app's line names (CHECKPOINT_DISK_FULL); inspect finds no torn file (all "
+            "checked).",
+            phase="disk full",
+        )
+    )
     stage.output.wait_for_more(3)  # the app the torn state's repair started runs on
     before = stage.output.verify().highest
     stage.disk.fill()
     full_at = time.monotonic()
-    wait_until(lambda: None if stage.app.running else True, timeout=STORE_GONE_WAIT_SEC,
-               what="the app to meet the full disk", progress=stage.narrator.waiting)
+    wait_until(
+        lambda: None if stage.app.running else True,
+        timeout=STORE_GONE_WAIT_SEC,
+        what="the app to meet the full disk",
+        progress=stage.narrator.waiting,
+    )
     seconds = time.monotonic() - full_at
     code = stage.app.wait_exit(kind="crash")
     output = stage.app.output()
     named = error_in_text(output)
     line = str(named) if named else stage.app.last_words()
-    stage.fact("disk_full", {"seconds_to_exit": round(seconds, 1), "exit_code": code,
-                             "line": line[:600], "spark": spark_condition(output),
-                             "written_after_full": stage.output.verify().highest - before})
+    stage.fact(
+        "disk_full",
+        {
+            "seconds_to_exit": round(seconds, 1),
+            "exit_code": code,
+            "line": line[:600],
+            "spark": spark_condition(output),
+            "written_after_full": stage.output.verify().highest - before,
+        },
+    )
     stage.say(f"the app exited {code} {seconds:.0f} s after the disk filled: {line[:300]}")
-    stage.expect(check("the query fails on the full disk, and the line says so",
-                       code != 0 and isinstance(named, CheckpointDiskFullError),
-                       f"a non-zero exit with {CheckpointDiskFullError.token}",
-                       f"exit {code} after {seconds:.0f} s: {line[:200]}"))
+    stage.expect(
+        check(
+            "the query fails on the full disk, and the line says so",
+            code != 0 and isinstance(named, CheckpointDiskFullError),
+            f"a non-zero exit with {CheckpointDiskFullError.token}",
+            f"exit {code} after {seconds:.0f} s: {line[:200]}",
+        )
+    )
     code, output = _inspect(stage, "--no-state")
-    stage.expect(check("the failed write left no torn file",
-                       code == 0 and "a restart will continue" in output,
-                       "inspect: exit 0, 'a restart will continue'",
-                       f"exit {code}: {_last_line(output)}"))
-    stage.step(Step(
-        "Space is freed: a restart loses nothing",
-        happens="the filler is removed and the app is started again on the same checkpoint",
-        watch="Count = n lines again; the final verdict",
-        why="the batch that failed is planned or replayed from the checkpoint as after any crash",
-        production="free space, then restart: nothing to repair",
-        question="After space is freed, will the restart continue with every message once?",
-        answer="Yes: it continues, and the final check finds every message exactly once.",
-        phase="space freed"))
+    stage.expect(
+        check(
+            "the failed write left no torn file",
+            code == 0 and "a restart will continue" in output,
+            "inspect: exit 0, 'a restart will continue'",
+            f"exit {code}: {_last_line(output)}",
+        )
+    )
+    stage.step(
+        Step(
+            "Space is freed: a restart loses nothing",
+            happens="the filler is removed and the app is started again on the same checkpoint",
+            watch="Count = n lines again; the final verdict",
+            why="the batch that failed is planned or replayed from the checkpoint as after any crash",
+            production="free space, then restart: nothing to repair",
+            question="After space is freed, will the restart continue with every message once?",
+            answer="Yes: it continues, and the final check finds every message exactly once.",
+            phase="space freed",
+        )
+    )
     stage.disk.free()
     _continues(stage, "space was freed")
 
@@ -180,28 +205,38 @@ def _short_store_cut(stage: Stage) -> bool:
     """The short cut; True when the app rode it out (S3A does; HDFS's client does not)."""
     kind = stage.settings.checkpoint_store
     rides_out = kind == "s3"
-    stage.step(Step(
-        f"A short store outage ({SHORT_STORE_CUT_SEC:g} s)",
-        happens=f"the proxy is cut for {SHORT_STORE_CUT_SEC:g} s, then lets connections "
-                "through again",
-        watch="whether the app exits during the cut; Count = n lines after it",
-        why=("the checkpoint write that met the cut is still inside S3A's retries when the "
-             "store answers again, and then succeeds: Spark never learns of the outage"
-             if rides_out else
-             "Hadoop's IPC client does not retry a call whose connection to the NameNode "
-             "was reset (java.io.EOFException), and retries a refused one only "
-             "ipc.client.connect.max.retries times (10, 1 s apart): the checkpoint write fails "
-             "and the query with it"),
-        production=("a store blip shorter than the client's retry budget costs a slow batch, "
-                    "nothing else" if rides_out else
-                    "on HDFS a NameNode blip fails the query: run it supervised (or use an HA "
-                    "NameNode pair, whose client fails over instead)"),
-        question=f"Will a {SHORT_STORE_CUT_SEC:g} s {kind} store outage make the query fail?",
-        answer=("No: the app is still running after it and writes new values (checked)."
-                if rides_out else
-                "Yes, within seconds of the cut: STREAM_FAILED before, now "
-                "CHECKPOINT_STORE.UNREACHABLE; after the cut a restart continues (checked)."),
-        phase="short store cut"))
+    stage.step(
+        Step(
+            f"A short store outage ({SHORT_STORE_CUT_SEC:g} s)",
+            happens=f"the proxy is cut for {SHORT_STORE_CUT_SEC:g} s, then lets connections "
+            "through again",
+            watch="whether the app exits during the cut; Count = n lines after it",
+            why=(
+                "the checkpoint write that met the cut is still inside S3A's retries when the "
+                "store answers again, and then succeeds: Spark never learns of the outage"
+                if rides_out
+                else "Hadoop's IPC client does not retry a call whose connection to the NameNode "
+                "was reset (java.io.EOFException), and retries a refused one only "
+                "ipc.client.connect.max.retries times (10, 1 s apart): the checkpoint write fails "
+                "and the query with it"
+            ),
+            production=(
+                "a store blip shorter than the client's retry budget costs a slow batch, "
+                "nothing else"
+                if rides_out
+                else "on HDFS a NameNode blip fails the query: run it supervised (or use an HA "
+                "NameNode pair, whose client fails over instead)"
+            ),
+            question=f"Will a {SHORT_STORE_CUT_SEC:g} s {kind} store outage make the query fail?",
+            answer=(
+                "No: the app is still running after it and writes new values (checked)."
+                if rides_out
+                else "Yes, within seconds of the cut: STREAM_FAILED before, now "
+                "CHECKPOINT_STORE.UNREACHABLE; after the cut a restart continues (checked)."
+            ),
+            phase="short store cut",
+        )
+    )
     stage.store.cut()
     cut_at = time.monotonic()
     end = cut_at + SHORT_STORE_CUT_SEC
@@ -212,8 +247,12 @@ def _short_store_cut(stage: Stage) -> bool:
             exited_after.append(time.monotonic() - cut_at)
         return time.monotonic() >= end
 
-    wait_until(over, timeout=SHORT_STORE_CUT_SEC + 5, what="the short store outage",
-               progress=stage.narrator.waiting)
+    wait_until(
+        over,
+        timeout=SHORT_STORE_CUT_SEC + 5,
+        what="the short store outage",
+        progress=stage.narrator.waiting,
+    )
     before = stage.output.verify().highest
     stage.store.restore()
     how = _settled(stage, before)
@@ -222,48 +261,67 @@ def _short_store_cut(stage: Stage) -> bool:
         code = stage.app.wait_exit(kind="crash")
         named = error_in_text(stage.app.output())
         seconds = exited_after[0] if exited_after else SHORT_STORE_CUT_SEC
-        stage.fact("short_store_cut_exit", {"seconds_to_exit": round(seconds, 1),
-                                            "exit_code": code, "line": str(named)[:600]})
+        stage.fact(
+            "short_store_cut_exit",
+            {"seconds_to_exit": round(seconds, 1), "exit_code": code, "line": str(named)[:600]},
+        )
         stage.say(f"the app exited {code} within {seconds:.0f} s of the cut: {str(named)[:300]}")
-        stage.expect(check("the query fails on a short NameNode outage, and its line says so",
-                           how == "exited" and isinstance(named, CheckpointStoreLostError),
-                           f"an exit with {CheckpointStoreLostError.token}",
-                           f"{how}: {str(named)[:200] if named else 'no line'}"))
+        stage.expect(
+            check(
+                "the query fails on a short NameNode outage, and its line says so",
+                how == "exited" and isinstance(named, CheckpointStoreLostError),
+                f"an exit with {CheckpointStoreLostError.token}",
+                f"{how}: {str(named)[:200] if named else 'no line'}",
+            )
+        )
         return False
-    stage.expect(check("the app rode out the short store outage", how == "continued",
-                       "still running, new values written", how))
+    stage.expect(
+        check(
+            "the app rode out the short store outage",
+            how == "continued",
+            "still running, new values written",
+            how,
+        )
+    )
     return True
 
 
 def _settled(stage: Stage, before: int, timeout: float | None = None) -> str:
-    """"continued" once the app writes past value `before`, "exited" if it ends first."""
+    """ "continued" once the app writes past value `before`, "exited" if it ends first."""
+
     def settled() -> str | None:
         if not stage.app.running:
             return "exited"
         return "continued" if stage.output.verify().highest > before else None
 
-    return wait_until(settled, timeout=timeout or stage.timings.spark_start_timeout_sec,
-                      what="the app to write a new value or to exit",
-                      progress=stage.narrator.waiting)
+    return wait_until(
+        settled,
+        timeout=timeout or stage.timings.spark_start_timeout_sec,
+        what="the app to write a new value or to exit",
+        progress=stage.narrator.waiting,
+    )
 
 
 # -- the store goes away ------------------------------------------------------------------------
 def _store_cut(stage: Stage) -> None:
     t = stage.timings
     kind = stage.settings.checkpoint_store
-    stage.step(Step(
-        f"Start Kafka, the {kind} checkpoint store behind a proxy, and the Spark app",
-        happens=f"the {kind} store starts; the app reaches it only through a TCP proxy of ours "
-                "(kafka-outage's), which the next step cuts; the stage reads the checkpoint "
-                "through the store's own address",
-        watch="Count = n lines; `checkpoints in s3a://…` on the app's console",
-        why="every batch writes offsets/N before it runs and commits/N after, on the store",
-        production="the checkpoint store is on the path of every batch: its outage is the "
-                   "query's outage",
-        question="Which of the app's writes need the store: the output, the checkpoint, or both?",
-        answer="The checkpoint only: the output log is a local file; but no batch can start "
-               "without writing its offsets/N to the store.",
-        phase="start"))
+    stage.step(
+        Step(
+            f"Start Kafka, the {kind} checkpoint store behind a proxy, and the Spark app",
+            happens=f"the {kind} store starts; the app reaches it only through a TCP proxy of ours "
+            "(kafka-outage's), which the next step cuts; the stage reads the checkpoint "
+            "through the store's own address",
+            watch="Count = n lines; `checkpoints in s3a://…` on the app's console",
+            why="every batch writes offsets/N before it runs and commits/N after, on the store",
+            production="the checkpoint store is on the path of every batch: its outage is the "
+            "query's outage",
+            question="Which of the app's writes need the store: the output, the checkpoint, or both?",
+            answer="The checkpoint only: the output log is a local file; but no batch can start "
+            "without writing its offsets/N to the store.",
+            phase="start",
+        )
+    )
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.store.start(behind_proxy=True)
     stage.app.start()
@@ -271,19 +329,22 @@ def _store_cut(stage: Stage) -> None:
     rode_out = _short_store_cut(stage)  # HDFS's client does not: the app is down already
     if rode_out:
         _long_store_cut(stage)
-    stage.step(Step(
-        "The store is back: a restart continues exactly once",
-        happens="the proxy lets connections through again; the app is started again on the "
-                "same checkpoint",
-        watch="Count = n lines again from where the checkpoint stood; the final verdict",
-        why="the batch that failed had written offsets/N (or not): either way the restart "
+    stage.step(
+        Step(
+            "The store is back: a restart continues exactly once",
+            happens="the proxy lets connections through again; the app is started again on the "
+            "same checkpoint",
+            watch="Count = n lines again from where the checkpoint stood; the final verdict",
+            why="the batch that failed had written offsets/N (or not): either way the restart "
             "replays or plans it from the checkpoint on the store, and the exactly-once sink "
             "keeps each message's lines once",
-        production="a store outage costs time, not data, as long as Kafka's retention outlasts it",
-        question="After the store comes back, will any message be missing or doubled?",
-        answer="None: the restart continues and every message is written exactly once "
-               "(checked at the end).",
-        phase="store back"))
+            production="a store outage costs time, not data, as long as Kafka's retention outlasts it",
+            question="After the store comes back, will any message be missing or doubled?",
+            answer="None: the restart continues and every message is written exactly once "
+            "(checked at the end).",
+            phase="store back",
+        )
+    )
     if rode_out:
         stage.store.restore()
     _continues(stage, "the store came back")
@@ -291,69 +352,88 @@ def _store_cut(stage: Stage) -> None:
 
 def _long_store_cut(stage: Stage) -> None:
     kind = stage.settings.checkpoint_store
-    stage.step(Step(
-        f"The {kind} store goes away mid-run, for good",
-        happens="the proxy resets every connection between the app and the store and refuses "
-                "new ones, as a store whose host went down looks to the app; the producer goes "
-                "on; the scenario waits for the app to give up",
-        watch="the output stops growing; then the app's exit code and its one line, and after "
-              "how long",
-        why="S3A retries a failed request (fs.s3a.retry.limit, 7, with backoff from "
+    stage.step(
+        Step(
+            f"The {kind} store goes away mid-run, for good",
+            happens="the proxy resets every connection between the app and the store and refuses "
+            "new ones, as a store whose host went down looks to the app; the producer goes "
+            "on; the scenario waits for the app to give up",
+            watch="the output stops growing; then the app's exit code and its one line, and after "
+            "how long",
+            why="S3A retries a failed request (fs.s3a.retry.limit, 7, with backoff from "
             "fs.s3a.retry.interval, 500 ms) around the AWS SDK's own attempts; when they run "
             "out the checkpoint write throws and the query fails: Spark does not retry the "
             "driver's checkpoint writes",
-        production="alert on a query that makes no progress, not only on one that dies: the "
-                   "retries keep it silent for minutes first; run it supervised, so it starts "
-                   "again once the store answers; never delete a checkpoint because its store "
-                   "was away",
-        question="When the store stays away, does the query fail, after how long, and with "
-                 "which error?",
-        answer="It fails after S3A's retries, minutes later (the time is in the check), with "
-               "java.net.ConnectException … Connection refused (SDK Attempt Count: 6); the "
-               "app's line is CHECKPOINT_STORE.UNREACHABLE, retriable (checked).",
-        phase="store cut"))
+            production="alert on a query that makes no progress, not only on one that dies: the "
+            "retries keep it silent for minutes first; run it supervised, so it starts "
+            "again once the store answers; never delete a checkpoint because its store "
+            "was away",
+            question="When the store stays away, does the query fail, after how long, and with "
+            "which error?",
+            answer="It fails after S3A's retries, minutes later (the time is in the check), with "
+            "java.net.ConnectException … Connection refused (SDK Attempt Count: 6); the "
+            "app's line is CHECKPOINT_STORE.UNREACHABLE, retriable (checked).",
+            phase="store cut",
+        )
+    )
     before = stage.output.verify().highest
     stage.store.cut()
     cut_at = time.monotonic()
-    gone = wait_until(lambda: None if stage.app.running else True,
-                      timeout=STORE_GONE_WAIT_SEC, what="the app to notice the store is gone",
-                      progress=stage.narrator.waiting)
+    gone = wait_until(
+        lambda: None if stage.app.running else True,
+        timeout=STORE_GONE_WAIT_SEC,
+        what="the app to notice the store is gone",
+        progress=stage.narrator.waiting,
+    )
     seconds = time.monotonic() - cut_at
     code = stage.app.wait_exit(kind="crash")
     output = stage.app.output()
     named = error_in_text(output)
-    stage.fact("store_cut", {"seconds_to_exit": round(seconds, 1), "exit_code": code,
-                             "line": str(named)[:600] if named else stage.app.last_words()[-600:],
-                             "written_after_cut": stage.output.verify().highest - before})
-    stage.say(f"the app exited {code} {seconds:.0f} s after the cut: "
-              f"{str(named)[:300] if named else stage.app.last_words()[-300:]}")
-    stage.expect(check("the query fails once the store is gone, and its line says so",
-                       gone and code != 0 and isinstance(named, CheckpointStoreLostError)
-                       and named.retriable,
-                       f"a non-zero exit with {CheckpointStoreLostError.token}",
-                       f"exit {code} after {seconds:.0f} s: "
-                       f"{str(named)[:200] if named else 'no line'}"))
+    stage.fact(
+        "store_cut",
+        {
+            "seconds_to_exit": round(seconds, 1),
+            "exit_code": code,
+            "line": str(named)[:600] if named else stage.app.last_words()[-600:],
+            "written_after_cut": stage.output.verify().highest - before,
+        },
+    )
+    stage.say(
+        f"the app exited {code} {seconds:.0f} s after the cut: "
+        f"{str(named)[:300] if named else stage.app.last_words()[-300:]}"
+    )
+    stage.expect(
+        check(
+            "the query fails once the store is gone, and its line says so",
+            gone and code != 0 and isinstance(named, CheckpointStoreLostError) and named.retriable,
+            f"a non-zero exit with {CheckpointStoreLostError.token}",
+            f"exit {code} after {seconds:.0f} s: {str(named)[:200] if named else 'no line'}",
+        )
+    )
 
 
 # -- torn writes --------------------------------------------------------------------------------
 def _torn_writes(stage: Stage) -> None:
     t = stage.timings
-    stage.step(Step(
-        "Start Kafka, the producer and the Spark app on a local checkpoint",
-        happens="the app counts every message; Spark writes offsets/N before each batch, the "
-                "state's N+1.delta during it and commits/N after it, each through a temporary "
-                "file renamed into place",
-        watch="Count = n lines; the checkpoint folder's offsets/, commits/ and state/0/0/",
-        why="a rename makes a file appear whole to a running system, but the rename and the "
+    stage.step(
+        Step(
+            "Start Kafka, the producer and the Spark app on a local checkpoint",
+            happens="the app counts every message; Spark writes offsets/N before each batch, the "
+            "state's N+1.delta during it and commits/N after it, each through a temporary "
+            "file renamed into place",
+            watch="Count = n lines; the checkpoint folder's offsets/, commits/ and state/0/0/",
+            why="a rename makes a file appear whole to a running system, but the rename and the "
             "file's bytes reach the disk separately: Hadoop's local file system does not fsync",
-        production="a checkpoint on a local disk survives a crash of the app, not a crash of "
-                   "the machine: keep it on HDFS or an object store",
-        question="Spark writes every checkpoint file to a temporary name and renames it: can a "
-                 "power loss still leave a torn file behind?",
-        answer="Yes: nothing forces the bytes to the disk before the rename (no fsync), so after "
-               "a power loss the name may be there with no bytes or some of them; the next "
-               "steps tear one file each and restart.",
-        phase="start"))
+            production="a checkpoint on a local disk survives a crash of the app, not a crash of "
+            "the machine: keep it on HDFS or an object store",
+            question="Spark writes every checkpoint file to a temporary name and renames it: can a "
+            "power loss still leave a torn file behind?",
+            answer="Yes: nothing forces the bytes to the disk before the rename (no fsync), so after "
+            "a power loss the name may be there with no bytes or some of them; the next "
+            "steps tear one file each and restart.",
+            phase="start",
+        )
+    )
     stage.kafka.start(retention_sec=t.endless_retention_sec)
     stage.app.start()
     stage.output.wait_for_value(t.run_for_messages)
@@ -372,11 +452,18 @@ def _stop_cleanly(stage: Stage) -> int:
 
 
 def _inspect(stage: Stage, *args: str) -> tuple[int, str]:
-    code, output = stage.app.inspect("--checkpoint-dir", str(stage.folders.checkpoints), *args,
-                                     name=f"inspect-{stage.phase}")
+    code, output = stage.app.inspect(
+        "--checkpoint-dir", str(stage.folders.checkpoints), *args, name=f"inspect-{stage.phase}"
+    )
     lines = [line for line in output.splitlines() if line.strip()]
-    verdict = next((line.strip() for line in reversed(lines)
-                    if "verdict:" in line or error_in_text(line) is not None), lines[-1] if lines else "")
+    verdict = next(
+        (
+            line.strip()
+            for line in reversed(lines)
+            if "verdict:" in line or error_in_text(line) is not None
+        ),
+        lines[-1] if lines else "",
+    )
     stage.say(f"inspect exited {code}: {verdict[:300]}")
     stage.fact(f"{stage.phase}_inspect", {"exit_code": code, "says": verdict[:400]})
     return code, output
@@ -396,13 +483,24 @@ def _restart(stage: Stage, timeout: float | None = None, fact: str = "restart") 
         code = stage.app.wait_exit(kind="crash")
         output = stage.app.output()
         named = error_in_text(output)
-        outcome = Restart(False, seconds, code, str(named) if named else stage.app.last_words(),
-                          spark_condition(output))
+        outcome = Restart(
+            False,
+            seconds,
+            code,
+            str(named) if named else stage.app.last_words(),
+            spark_condition(output),
+        )
     stage.say(f"the restart {outcome.words()}")
-    stage.fact(f"{stage.phase}_{fact}", {"continued": outcome.continued,
-                                          "seconds": round(outcome.seconds, 1),
-                                          "exit_code": outcome.exit_code,
-                                          "condition": outcome.condition, "line": outcome.line[:500]})
+    stage.fact(
+        f"{stage.phase}_{fact}",
+        {
+            "continued": outcome.continued,
+            "seconds": round(outcome.seconds, 1),
+            "exit_code": outcome.exit_code,
+            "condition": outcome.condition,
+            "line": outcome.line[:500],
+        },
+    )
     return outcome
 
 
@@ -418,35 +516,46 @@ def _remove(stage: Stage, *paths: Path) -> None:
 def _continues(stage: Stage, what: str) -> None:
     """Start the app after the repair and expect it to write new values."""
     outcome = _restart(stage, fact="repaired")
-    stage.expect(check(f"after {what} the restart continues", outcome.continued,
-                       "new values written", outcome.words()))
+    stage.expect(
+        check(
+            f"after {what} the restart continues",
+            outcome.continued,
+            "new values written",
+            outcome.words(),
+        )
+    )
 
 
 def _torn_offsets(stage: Stage) -> None:
-    stage.step(Step(
-        "Power loss while Spark wrote offsets/N+1: the file is there, empty",
-        happens="the app is stopped cleanly after batch N; an empty offsets/N+1 is written, what "
-                "a power loss leaves when the rename of Spark's next plan reached the disk and "
-                "its bytes did not; then inspect, then a restart",
-        watch="inspect's line and the restart's line: CHECKPOINT_UNUSABLE.TORN_FILE naming "
-              "offsets/N+1 and saying to delete it",
-        why="a restart reads the newest offsets/N to know which batch to run; an empty file has "
+    stage.step(
+        Step(
+            "Power loss while Spark wrote offsets/N+1: the file is there, empty",
+            happens="the app is stopped cleanly after batch N; an empty offsets/N+1 is written, what "
+            "a power loss leaves when the rename of Spark's next plan reached the disk and "
+            "its bytes did not; then inspect, then a restart",
+            watch="inspect's line and the restart's line: CHECKPOINT_UNUSABLE.TORN_FILE naming "
+            "offsets/N+1 and saying to delete it",
+            why="a restart reads the newest offsets/N to know which batch to run; an empty file has "
             "no version line, no batch metadata and no offsets. Spark alone fails at once too: "
             "[STREAM_FAILED] … Failed to read log file …/offsets/N. Incomplete log file",
-        production="a torn offsets/N with no commits/N is the plan of a batch that never ran: "
-                   "deleting it (and its .crc) is safe, Spark plans that batch again",
-        question="What will inspect say about the empty offsets/N+1, and will the restart skip "
-                 "it, or fail, and with which error?",
-        answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming offsets/N+1 and the "
-               "repair (the app before Spark starts, within seconds); after deleting it the "
-               "restart plans the batch again and continues (all checked).",
-        phase="torn offsets"))
+            production="a torn offsets/N with no commits/N is the plan of a batch that never ran: "
+            "deleting it (and its .crc) is safe, Spark plans that batch again",
+            question="What will inspect say about the empty offsets/N+1, and will the restart skip "
+            "it, or fail, and with which error?",
+            answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming offsets/N+1 and the "
+            "repair (the app before Spark starts, within seconds); after deleting it the "
+            "restart plans the batch again and continues (all checked).",
+            phase="torn offsets",
+        )
+    )
     last = _stop_cleanly(stage)
     torn = stage.folders.checkpoints / "offsets" / str(last + 1)
     tear(torn, keep=0.0)
     stage.timeline.event(f"offsets/{last + 1} empty", "crash")
-    stage.say(f"offsets/{last + 1} written empty, as a power loss leaves it (batch {last} "
-              f"was the last committed)")
+    stage.say(
+        f"offsets/{last + 1} written empty, as a power loss leaves it (batch {last} "
+        f"was the last committed)"
+    )
     _refused(stage, torn, f"delete offsets/{last + 1}")
     _remove(stage, torn)
     _continues(stage, f"deleting offsets/{last + 1}")
@@ -457,18 +566,30 @@ def _refused(stage: Stage, torn: Path, repair: str) -> None:
     name = str(torn.relative_to(stage.folders.checkpoints))
     code, output = _inspect(stage, "--no-state")
     said = error_in_text(output)
-    stage.expect(check("inspect names the torn file and its repair",
-                       code != 0 and isinstance(said, TornFileError) and name in str(said)
-                       and repair in str(said),
-                       f"a non-zero exit, {TornFileError.token} naming {name}, '{repair}'",
-                       f"exit {code}: {str(said)[:220] if said else _last_line(output)}"))
+    stage.expect(
+        check(
+            "inspect names the torn file and its repair",
+            code != 0
+            and isinstance(said, TornFileError)
+            and name in str(said)
+            and repair in str(said),
+            f"a non-zero exit, {TornFileError.token} naming {name}, '{repair}'",
+            f"exit {code}: {str(said)[:220] if said else _last_line(output)}",
+        )
+    )
     outcome = _restart(stage)
     named = error_in_text(outcome.line)
-    stage.expect(check("the restart refuses the torn file and names its repair",
-                       not outcome.continued and isinstance(named, TornFileError)
-                       and name in outcome.line and repair in outcome.line,
-                       f"a non-zero exit with {TornFileError.token} naming {name}",
-                       outcome.words()))
+    stage.expect(
+        check(
+            "the restart refuses the torn file and names its repair",
+            not outcome.continued
+            and isinstance(named, TornFileError)
+            and name in outcome.line
+            and repair in outcome.line,
+            f"a non-zero exit with {TornFileError.token} naming {name}",
+            outcome.words(),
+        )
+    )
 
 
 def _last_line(output: str) -> str:
@@ -477,25 +598,28 @@ def _last_line(output: str) -> str:
 
 
 def _torn_commit(stage: Stage) -> None:
-    stage.step(Step(
-        "Power loss just after Spark committed batch N: commits/N cut in half",
-        happens="the app is stopped cleanly after batch N; commits/N is cut to half its bytes "
-                "(Hadoop's .crc beside it kept, as written); then inspect, then a restart",
-        watch="CHECKPOINT_UNUSABLE.TORN_FILE naming commits/N and saying to delete it; after "
-              "that, batch N runs again and writes nothing twice",
-        why="the commit log says which batches finished; a restart reads the newest commits/N "
+    stage.step(
+        Step(
+            "Power loss just after Spark committed batch N: commits/N cut in half",
+            happens="the app is stopped cleanly after batch N; commits/N is cut to half its bytes "
+            "(Hadoop's .crc beside it kept, as written); then inspect, then a restart",
+            watch="CHECKPOINT_UNUSABLE.TORN_FILE naming commits/N and saying to delete it; after "
+            "that, batch N runs again and writes nothing twice",
+            why="the commit log says which batches finished; a restart reads the newest commits/N "
             "to decide whether batch N must run again. Spark alone fails at once too: with "
             "the .crc kept, Hadoop's ChecksumException (Checksum error: …/commits/N); without it "
             "Jackson's JsonEOFException; an empty one, Incomplete log file in the offset commit log",
-        production="a torn commits/N belongs to a batch whose output was written: deleting it "
-                   "makes Spark run batch N again from offsets/N, which only an idempotent sink "
-                   "survives without duplicates",
-        question="Will inspect notice the half commit, and will the restart fail or replay "
-                 "batch N?",
-        answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming commits/N and the "
-               "repair; after deleting it batch N is replayed and the exactly-once sink skips "
-               "what it had written (checked at the end: every message once).",
-        phase="torn commit"))
+            production="a torn commits/N belongs to a batch whose output was written: deleting it "
+            "makes Spark run batch N again from offsets/N, which only an idempotent sink "
+            "survives without duplicates",
+            question="Will inspect notice the half commit, and will the restart fail or replay "
+            "batch N?",
+            answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming commits/N and the "
+            "repair; after deleting it batch N is replayed and the exactly-once sink skips "
+            "what it had written (checked at the end: every message once).",
+            phase="torn commit",
+        )
+    )
     last = _stop_cleanly(stage)
     torn = stage.folders.checkpoints / "commits" / str(last)
     before, after = tear(torn, keep=0.5)
@@ -507,67 +631,91 @@ def _torn_commit(stage: Stage) -> None:
 
 
 def _torn_state(stage: Stage) -> None:
-    stage.step(Step(
-        "Power loss while the state store wrote its delta: N+1.delta cut in half",
-        happens="the app is stopped cleanly after batch N; state/0/0/N+1.delta, the count "
-                "after batch N, is cut to half its bytes; then inspect, then a restart",
-        watch="inspect's verdict; Spark's error class, and the app's line naming the file",
-        why="the HDFS-backed state store rebuilds the count from its newest snapshot and every "
+    stage.step(
+        Step(
+            "Power loss while the state store wrote its delta: N+1.delta cut in half",
+            happens="the app is stopped cleanly after batch N; state/0/0/N+1.delta, the count "
+            "after batch N, is cut to half its bytes; then inspect, then a restart",
+            watch="inspect's verdict; Spark's error class, and the app's line naming the file",
+            why="the HDFS-backed state store rebuilds the count from its newest snapshot and every "
             "delta after it; a delta cut short is an lz4 stream that ends early. Spark meets it "
             "only when the first batch loads the state, and its condition does not name the file",
-        production="a torn state file is repaired by running its batch again: delete the torn "
-                   "N+1.delta, commits/N and any offsets/ after N; Spark loads version N and "
-                   "writes N+1 anew",
-        question="Will inspect see the torn state, and will Spark's restart fail, when, and with "
-                 "which error?",
-        answer="inspect's verdict is that a restart will fail, naming the file; Spark fails at "
-               "its first batch with CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, and the app's line "
-               "(CHECKPOINT_UNUSABLE.TORN_FILE) names the file and the repair; after it the "
-               "count goes on (all checked).",
-        phase="torn state"))
+            production="a torn state file is repaired by running its batch again: delete the torn "
+            "N+1.delta, commits/N and any offsets/ after N; Spark loads version N and "
+            "writes N+1 anew",
+            question="Will inspect see the torn state, and will Spark's restart fail, when, and with "
+            "which error?",
+            answer="inspect's verdict is that a restart will fail, naming the file; Spark fails at "
+            "its first batch with CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, and the app's line "
+            "(CHECKPOINT_UNUSABLE.TORN_FILE) names the file and the repair; after it the "
+            "count goes on (all checked).",
+            phase="torn state",
+        )
+    )
     last = _stop_cleanly(stage)
     delta = stage.folders.checkpoints / "state" / "0" / "0" / f"{last + 1}.delta"
     before, after = tear(delta, keep=0.5)
     stage.timeline.event(f"{last + 1}.delta torn", "crash")
     stage.say(f"state/0/0/{last + 1}.delta cut from {before} to {after} bytes")
     code, output = _inspect(stage)
-    stage.expect(check("inspect says the restart will fail and names the torn state file",
-                       code == 0 and "a restart will FAIL" in output
-                       and f"{delta.name} is cut short" in output,
-                       f"exit 0, 'a restart will FAIL', '{delta.name} is cut short'",
-                       f"exit {code}: {_blocker_line(output)}"))
+    stage.expect(
+        check(
+            "inspect says the restart will fail and names the torn state file",
+            code == 0
+            and "a restart will FAIL" in output
+            and f"{delta.name} is cut short" in output,
+            f"exit 0, 'a restart will FAIL', '{delta.name} is cut short'",
+            f"exit {code}: {_blocker_line(output)}",
+        )
+    )
     outcome = _restart(stage)
     named = error_in_text(outcome.line)
-    stage.expect(check("Spark's restart fails on loading the state",
-                       not outcome.continued and outcome.condition is not None
-                       and outcome.condition.startswith("CANNOT_LOAD_STATE_STORE"),
-                       "a non-zero exit with CANNOT_LOAD_STATE_STORE.…", outcome.words()))
-    stage.expect(check("the app's line names the torn file and the repair",
-                       isinstance(named, TornFileError) and delta.name in outcome.line
-                       and f"commits/{last}" in outcome.line,
-                       f"{TornFileError.token} naming {delta.name} and commits/{last}",
-                       outcome.line[:220] or "no line"))
-    later = [stage.folders.checkpoints / "offsets" / str(n)
-             for n in read_checkpoint(stage.folders.checkpoints).offset_ids if n > last]
+    stage.expect(
+        check(
+            "Spark's restart fails on loading the state",
+            not outcome.continued
+            and outcome.condition is not None
+            and outcome.condition.startswith("CANNOT_LOAD_STATE_STORE"),
+            "a non-zero exit with CANNOT_LOAD_STATE_STORE.…",
+            outcome.words(),
+        )
+    )
+    stage.expect(
+        check(
+            "the app's line names the torn file and the repair",
+            isinstance(named, TornFileError)
+            and delta.name in outcome.line
+            and f"commits/{last}" in outcome.line,
+            f"{TornFileError.token} naming {delta.name} and commits/{last}",
+            outcome.line[:220] or "no line",
+        )
+    )
+    later = [
+        stage.folders.checkpoints / "offsets" / str(n)
+        for n in read_checkpoint(stage.folders.checkpoints).offset_ids
+        if n > last
+    ]
     _remove(stage, delta, stage.folders.checkpoints / "commits" / str(last), *later)
     _continues(stage, f"running batch {last} again")
 
 
 def _blocker_line(output: str) -> str:
-    return next((line.strip()[:240] for line in output.splitlines() if "cut short" in line),
-                _last_line(output))
+    return next(
+        (line.strip()[:240] for line in output.splitlines() if "cut short" in line),
+        _last_line(output),
+    )
 
 
 SCENARIO = Scenario(
     name="storage-outage",
     title="the checkpoint's storage fails: torn writes after a power loss, a full disk, a store cut",
     summary="Torn writes as a power loss leaves them (an empty offsets/N, a half commits/N, a "
-            "half state delta): what inspect says, what Spark's restart does, the repair; a "
-            "full disk under the checkpoint; on --checkpoint-store s3 or hdfs the store cut "
-            "mid-run. Every message exactly once in the end.",
+    "half state delta): what inspect says, what Spark's restart does, the repair; a "
+    "full disk under the checkpoint; on --checkpoint-store s3 or hdfs the store cut "
+    "mid-run. Every message exactly once in the end.",
     origin="production: a checkpoint on failing storage",
     run=run,
     takes="about 2 min: eight Spark starts, on torn files after a power loss and on a full "
-          "disk, each restart checked to continue exactly once",
+    "disk, each restart checked to continue exactly once",
     checkpoint_stores=("local", "s3", "hdfs"),
 )

@@ -41,19 +41,22 @@ __all__ = ["SCENARIO", "run"]
 
 
 def run(stage: Stage) -> None:
-    stage.step(Step(
-        "Kafka, a standalone cluster (a Master, two Workers), and the counter on it",
-        happens="a Master and two Workers start from PySpark's spark-class; the app asks the "
-                "Master for executors and gets one on each Worker; state file writes take 2 s",
-        watch="the Master's web UI (cluster/master.log names it): two ALIVE workers, one app",
-        why="on a cluster the driver plans, the executors on the Workers read Kafka and keep "
+    stage.step(
+        Step(
+            "Kafka, a standalone cluster (a Master, two Workers), and the counter on it",
+            happens="a Master and two Workers start from PySpark's spark-class; the app asks the "
+            "Master for executors and gets one on each Worker; state file writes take 2 s",
+            watch="the Master's web UI (cluster/master.log names it): two ALIVE workers, one app",
+            why="on a cluster the driver plans, the executors on the Workers read Kafka and keep "
             "the state; the Master only hands out Workers' resources",
-        production="the same layout as a real standalone, YARN or Kubernetes cluster: the "
-                   "checkpoint on shared storage is what lets any executor take over",
-        question="How many executors will the app get, and who reads Kafka: the driver or the "
-                 "executors?",
-        answer="Two, one on each Worker; the executors read Kafka and keep the state, the driver "
-               "plans."))
+            production="the same layout as a real standalone, YARN or Kubernetes cluster: the "
+            "checkpoint on shared storage is what lets any executor take over",
+            question="How many executors will the app get, and who reads Kafka: the driver or the "
+            "executors?",
+            answer="Two, one on each Worker; the executors read Kafka and keep the state, the driver "
+            "plans.",
+        )
+    )
     cluster = StandaloneCluster(ClusterSettings(workers=2), stage.folders.root / "cluster")
     try:
         cluster.begin()  # its JVMs start while Kafka does
@@ -65,19 +68,28 @@ def run(stage: Stage) -> None:
 
 
 def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
-    stage.say(f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
-              f"{cluster.alive_workers()} workers alive")
+    stage.say(
+        f"Master {cluster.master_url} (web UI {cluster.ui_url}), "
+        f"{cluster.alive_workers()} workers alive"
+    )
     events_dir = stage.folders.log / "events"
-    app = stage.app.start(master=cluster.master_url, event_log_dir=events_dir,
-                          checkpoint_latency=CHECKPOINT_LATENCY)
+    app = stage.app.start(
+        master=cluster.master_url, event_log_dir=events_dir, checkpoint_latency=CHECKPOINT_LATENCY
+    )
     stage.output.wait_for_value(stage.timings.run_for_messages)
     executor = state_executor(stage, events_dir)
     worker = _worker_of(cluster, executor)
     stage.say(f"the count's state lives on executor {executor}, started by worker {worker}")
     stage.say(shared_checkpoint_line(stage))
     _kill_worker(stage, cluster, worker, events_dir, executor)
-    stage.expect(check("the driver lives on", app.running, "the same app process, no restart",
-                       f"pid {app.pid} {'running' if app.running else 'exited'}"))
+    stage.expect(
+        check(
+            "the driver lives on",
+            app.running,
+            "the same app process, no restart",
+            f"pid {app.pid} {'running' if app.running else 'exited'}",
+        )
+    )
     _replacement(stage, cluster, events_dir)
     _finish(stage)
 
@@ -90,31 +102,45 @@ def _worker_of(cluster: StandaloneCluster, executor: str) -> int:
     raise AssertionError(f"no Worker's process group holds executor {executor}")
 
 
-def _kill_worker(stage: Stage, cluster: StandaloneCluster, worker: int, events_dir: Path,
-                 executor: str) -> None:
-    stage.step(Step(
-        f"kill -9 worker {worker} and its executor while it writes the count's state",
-        happens="the machine is gone: the Worker JVM and the executor it started die together",
-        watch="the Master's workers list: this one DEAD; the app goes on after a pause",
-        why="the Master sees the Worker's connection drop and tells the driver its executor is "
+def _kill_worker(
+    stage: Stage, cluster: StandaloneCluster, worker: int, events_dir: Path, executor: str
+) -> None:
+    stage.step(
+        Step(
+            f"kill -9 worker {worker} and its executor while it writes the count's state",
+            happens="the machine is gone: the Worker JVM and the executor it started die together",
+            watch="the Master's workers list: this one DEAD; the app goes on after a pause",
+            why="the Master sees the Worker's connection drop and tells the driver its executor is "
             "lost; the driver runs the task on the remaining executor, which loads the state "
             "from the checkpoint",
-        production="a lost machine costs one task's rerun and a state load, provided the "
-                   "checkpoint is not on that machine",
-        question="When a whole Worker dies with its executor, will the app have to restart?",
-        answer="No: the Master marks the worker DEAD, Spark removes the executor and reruns the "
-               "stateful task on the other one, and the driver lives on (all checked).",
-        phase="worker"))
+            production="a lost machine costs one task's rerun and a state load, provided the "
+            "checkpoint is not on that machine",
+            question="When a whole Worker dies with its executor, will the app have to restart?",
+            answer="No: the Master marks the worker DEAD, Spark removes the executor and reruns the "
+            "stateful task on the other one, and the driver lives on (all checked).",
+            phase="worker",
+        )
+    )
     wait_for_state_write(stage)
     killed_ms, killed_at = time.time() * 1000, time.monotonic()
     cluster.kill_worker(worker)
     stage.timeline.event(f"kill -9 worker {worker}", "kill")
     recovery = stage.fact("worker_recovery_sec", recovery_after(stage, killed_at))
     stage.say(f"the next output line came {recovery} s after the kill")
-    dead = wait_until(lambda: _worker_states(cluster).count("DEAD") or None, timeout=60,
-                      what="the Master to mark the worker DEAD", progress=stage.narrator.waiting)
-    stage.expect(check("the Master marked the worker DEAD", dead == 1, "one worker DEAD",
-                       f"workers: {', '.join(_worker_states(cluster))}"))
+    dead = wait_until(
+        lambda: _worker_states(cluster).count("DEAD") or None,
+        timeout=60,
+        what="the Master to mark the worker DEAD",
+        progress=stage.narrator.waiting,
+    )
+    stage.expect(
+        check(
+            "the Master marked the worker DEAD",
+            dead == 1,
+            "one worker DEAD",
+            f"workers: {', '.join(_worker_states(cluster))}",
+        )
+    )
     show_task_moved(stage, events_dir, executor, killed_ms)
 
 
@@ -123,39 +149,53 @@ def _worker_states(cluster: StandaloneCluster) -> list[str]:
 
 
 def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> None:
-    stage.step(Step(
-        "A replacement worker joins",
-        happens="a new Worker registers with the Master, which gives the application an "
-                "executor on it (the app asked for every core the cluster has)",
-        watch="SparkListenerExecutorAdded in the event log for a new executor id",
-        why="executors are not pinned to machines: the application takes whatever the cluster "
+    stage.step(
+        Step(
+            "A replacement worker joins",
+            happens="a new Worker registers with the Master, which gives the application an "
+            "executor on it (the app asked for every core the cluster has)",
+            watch="SparkListenerExecutorAdded in the event log for a new executor id",
+            why="executors are not pinned to machines: the application takes whatever the cluster "
             "manager offers, and the state follows the task through the checkpoint",
-        production="autoscaling and replaced nodes need nothing from the query",
-        question="Will the new Worker's resources go to the running application?",
-        answer="Yes: it gets an executor on the new Worker (checked), without any restart.",
-        phase="replacement"))
+            production="autoscaling and replaced nodes need nothing from the query",
+            question="Will the new Worker's resources go to the running application?",
+            answer="Yes: it gets an executor on the new Worker (checked), without any restart.",
+            phase="replacement",
+        )
+    )
     before = {c.executor for c in SparkEvents.read(events_dir).added()}
     cluster.add_worker()
-    added = wait_until(lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before
-                       or None, timeout=120, what="an executor on the new worker",
-                       progress=stage.narrator.waiting)
+    added = wait_until(
+        lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before or None,
+        timeout=120,
+        what="an executor on the new worker",
+        progress=stage.narrator.waiting,
+    )
     stage.fact("executors_added_on_replacement", sorted(added))
-    stage.expect(check("the replacement worker got an executor", bool(added),
-                       "a new executor added to the application",
-                       f"executor(s) {', '.join(sorted(added))} added"))
+    stage.expect(
+        check(
+            "the replacement worker got an executor",
+            bool(added),
+            "a new executor added to the application",
+            f"executor(s) {', '.join(sorted(added))} added",
+        )
+    )
     stage.output.wait_for_more(3)
 
 
 def _finish(stage: Stage) -> None:
-    stage.step(Step(
-        "Stop the producer, let the app catch up, check the output log",
-        happens="no new messages; the app processes what is left and the scenario verifies the log",
-        watch="every value once, the count unbroken across the lost machine",
-        why="the rerun task started from the last committed state version and the batch's "
+    stage.step(
+        Step(
+            "Stop the producer, let the app catch up, check the output log",
+            happens="no new messages; the app processes what is left and the scenario verifies the log",
+            watch="every value once, the count unbroken across the lost machine",
+            why="the rerun task started from the last committed state version and the batch's "
             "planned offsets, which are in the checkpoint, not on the dead machine",
-        production="compare with endless-retention: a driver's death costs a whole restart",
-        question="After losing a machine, will any value be missing or doubled?",
-        answer="None: every value once and the count unbroken (the final check)."))
+            production="compare with endless-retention: a driver's death costs a whole restart",
+            question="After losing a machine, will any value be missing or doubled?",
+            answer="None: every value once and the count unbroken (the final check).",
+        )
+    )
     stage.finish_exactly_once()
 
 
@@ -163,8 +203,8 @@ SCENARIO = Scenario(
     name="worker-loss",
     title="a worker of a standalone cluster dies with its executor; the query goes on",
     summary="A real Master and two Workers; kill -9 of the Worker whose executor writes the "
-            "count's state: the Master marks it DEAD, the task runs on the other Worker, a "
-            "replacement Worker gets an executor; exactly once throughout.",
+    "count's state: the Master marks it DEAD, the task runs on the other Worker, a "
+    "replacement Worker gets an executor; exactly once throughout.",
     origin="seed 002's worker failure, a whole machine",
     run=run,
     checkpoint_stores=("local", "hdfs", "s3"),

@@ -67,14 +67,18 @@ def exactly_once(report: VerifyReport, n: int) -> Check:
     Given a report held against what was sent (`Stage.verify_sent`), also: n messages sent,
     none of them missing (the last ones included), nothing written that was not sent.
     """
-    actual = (f"highest {report.highest}, final count {report.final_count}, "
-              f"missing {_ranges_text(report.missing)}, duplicated {len(report.duplicated)}, "
-              f"count breaks {len(report.count_breaks)}, unpaired {len(report.unpaired)}")
+    actual = (
+        f"highest {report.highest}, final count {report.final_count}, "
+        f"missing {_ranges_text(report.missing)}, duplicated {len(report.duplicated)}, "
+        f"count breaks {len(report.count_breaks)}, unpaired {len(report.unpaired)}"
+    )
     held = report.ok and report.highest == n and report.final_count == n
     expected = f"1..{n} each once, final count {n}"
     if report.sent is not None:
-        actual += (f", sent {report.sent.messages}, "
-                   f"written but not sent {_ranges_text(report.sent.not_sent)}")
+        actual += (
+            f", sent {report.sent.messages}, "
+            f"written but not sent {_ranges_text(report.sent.not_sent)}"
+        )
         held = held and report.sent.messages == n
         expected += f", {n} sent"
     return check("exactly once", held, expected, actual)
@@ -82,8 +86,12 @@ def exactly_once(report: VerifyReport, n: int) -> Check:
 
 def missing_exactly(report: VerifyReport, expected: Iterable[ValueRange]) -> Check:
     wanted = ranges_of(v for r in expected for v in range(r.first, r.last + 1))
-    return check("missing values", report.missing == wanted, _ranges_text(wanted),
-                 _ranges_text(report.missing))
+    return check(
+        "missing values",
+        report.missing == wanted,
+        _ranges_text(wanted),
+        _ranges_text(report.missing),
+    )
 
 
 def duplicated_exactly(report: VerifyReport, expected: Mapping[int, int]) -> Check:
@@ -94,10 +102,12 @@ def duplicated_exactly(report: VerifyReport, expected: Mapping[int, int]) -> Che
             return "none"
         times = sorted(set(d.values()))
         return "; ".join(
-            f"{_ranges_text(ranges_of(v for v, n in d.items() if n == t))} ×{t}" for t in times)
+            f"{_ranges_text(ranges_of(v for v, n in d.items() if n == t))} ×{t}" for t in times
+        )
 
-    return check("duplicated values", report.duplicated == wanted, text(wanted),
-                 text(report.duplicated))
+    return check(
+        "duplicated values", report.duplicated == wanted, text(wanted), text(report.duplicated)
+    )
 
 
 def count_resets_at(report: VerifyReport, values: Iterable[int]) -> Check:

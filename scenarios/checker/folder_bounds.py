@@ -23,9 +23,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from scenarios.checker.folder_usage import FolderSample
 
-__all__ = ["MARGIN", "log_bound", "hdfs_state_bound", "rocksdb_state_bound", "batch_rate",
-           "steady", "log_problems", "state_problems", "plateau_problem", "unchanged_problem",
-           "caught_up_after", "ratio_problem"]
+__all__ = [
+    "MARGIN",
+    "log_bound",
+    "hdfs_state_bound",
+    "rocksdb_state_bound",
+    "batch_rate",
+    "steady",
+    "log_problems",
+    "state_problems",
+    "plateau_problem",
+    "unchanged_problem",
+    "caught_up_after",
+    "ratio_problem",
+]
 
 # A batch or two between a sample and the cleanup that follows it: planned and not yet trimmed.
 MARGIN = 2
@@ -56,7 +67,8 @@ def batch_rate(samples: Sequence[FolderSample]) -> float:
     if len(known) < 2 or known[-1].at <= known[0].at:
         return 0.0
     return (known[-1].usage.newest_batch - known[0].usage.newest_batch) / (  # type: ignore[operator]
-        known[-1].at - known[0].at)
+        known[-1].at - known[0].at
+    )
 
 
 def steady(samples: Sequence[FolderSample], from_batch: float) -> list[FolderSample]:
@@ -90,8 +102,8 @@ def plateau_problem(samples: Sequence[FolderSample], tolerance: float = 0.15) ->
     third = len(samples) // 3
     if third < 2:
         return f"only {len(samples)} samples"
-    middle = max(s.usage.total_bytes for s in samples[third:2 * third])
-    last = max(s.usage.total_bytes for s in samples[2 * third:])
+    middle = max(s.usage.total_bytes for s in samples[third : 2 * third])
+    last = max(s.usage.total_bytes for s in samples[2 * third :])
     if last > middle * (1 + tolerance):
         return f"grew from {middle} to {last} bytes"
     return None
@@ -104,21 +116,30 @@ def unchanged_problem(before: dict[str, int], after: dict[str, int]) -> str | No
     resized = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
     if not (gone or new or resized):
         return None
-    return "; ".join(f"{what} {names[:3]}{'…' if len(names) > 3 else ''}" for what, names in
-                     (("deleted", gone), ("new", new), ("resized", resized)) if names)
+    return "; ".join(
+        f"{what} {names[:3]}{'…' if len(names) > 3 else ''}"
+        for what, names in (("deleted", gone), ("new", new), ("resized", resized))
+        if names
+    )
 
 
-def caught_up_after(samples: Sequence[FolderSample], start_batch: int, oldest: int
-                    ) -> int | None:
+def caught_up_after(samples: Sequence[FolderSample], start_batch: int, oldest: int) -> int | None:
     """How many batches after a restart at `start_batch` state version `oldest` (the oldest a
     stop left) was first gone (None: never, in these samples)."""
-    return next(((s.usage.newest_batch or 0) - start_batch for s in samples
-                 if (s.usage.newest_batch or 0) > start_batch
-                 and (s.usage.oldest_state_version or 0) > oldest), None)
+    return next(
+        (
+            (s.usage.newest_batch or 0) - start_batch
+            for s in samples
+            if (s.usage.newest_batch or 0) > start_batch
+            and (s.usage.oldest_state_version or 0) > oldest
+        ),
+        None,
+    )
 
 
-def ratio_problem(with_ratio: Sequence[int], without: Sequence[int], retain: int,
-                  ratio: float) -> str | None:
+def ratio_problem(
+    with_ratio: Sequence[int], without: Sequence[int], retain: int, ratio: float
+) -> str | None:
     """Whether the ratio showed: with it, the state versions reached N + round(N x ratio) - 1
     or more (one batch of sampling slack); without it, they peaked lower."""
     if not with_ratio or not without:

@@ -36,13 +36,18 @@ class CheckpointUsage:
         return sum(self.bytes.values())
 
     def to_dict(self) -> dict[str, object]:
-        return {"files": dict(self.files), "bytes": dict(self.bytes),
-                "total_files": self.total_files, "total_bytes": self.total_bytes,
-                "offsets_entries": self.offsets_entries, "commits_entries": self.commits_entries,
-                "oldest_batch": self.oldest_batch, "newest_batch": self.newest_batch,
-                "state_versions": self.state_versions,
-                "oldest_state_version": self.oldest_state_version}
-
+        return {
+            "files": dict(self.files),
+            "bytes": dict(self.bytes),
+            "total_files": self.total_files,
+            "total_bytes": self.total_bytes,
+            "offsets_entries": self.offsets_entries,
+            "commits_entries": self.commits_entries,
+            "oldest_batch": self.oldest_batch,
+            "newest_batch": self.newest_batch,
+            "state_versions": self.state_versions,
+            "oldest_state_version": self.oldest_state_version,
+        }
 
 
 @dataclass(frozen=True)

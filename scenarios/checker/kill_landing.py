@@ -18,8 +18,13 @@ __all__ = ["KillLanding", "batch_values"]
 def batch_values(start: Offsets | None, end: Offsets, partitions: int) -> tuple[int, ...]:
     """The values a batch reads, by the producer's partition rule (kafka_app.partitioning)."""
     begin = start or {}
-    return tuple(sorted(value_at(tp.partition, offset, partitions)
-                        for tp, stop in end.items() for offset in range(begin.get(tp, 0), stop)))
+    return tuple(
+        sorted(
+            value_at(tp.partition, offset, partitions)
+            for tp, stop in end.items()
+            for offset in range(begin.get(tp, 0), stop)
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,11 @@ class KillLanding:
         if self.batch_id is None:
             return "every batch was committed: the restart has nothing to replay"
         shown = _values_text(self.batch_values)
-        return (f"batch {self.batch_id} (values {shown}) has offsets but no commit; "
-                f"{len(self.written)} of its {len(self.batch_values)} values were already "
-                f"in the output log")
+        return (
+            f"batch {self.batch_id} (values {shown}) has offsets but no commit; "
+            f"{len(self.written)} of its {len(self.batch_values)} values were already "
+            f"in the output log"
+        )
 
 
 def _values_text(values: tuple[int, ...]) -> str:

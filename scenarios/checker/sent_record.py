@@ -79,8 +79,11 @@ class SentRecord:
 
 def sent_from_log_lines(lines: Iterable[str], topic: str | None, source: str) -> SentRecord:
     """The producer's lines for `topic` (every topic when None) among kafka.log's lines."""
-    values = [line.value for line in map(parse_log_line, lines)
-              if line is not None and (topic is None or line.topic == topic)]
+    values = [
+        line.value
+        for line in map(parse_log_line, lines)
+        if line is not None and (topic is None or line.topic == topic)
+    ]
     return SentRecord(source, tuple(values))
 
 
@@ -105,8 +108,12 @@ def union(logged: SentRecord, held: SentRecord) -> SentRecord:
     The log names every message retention deleted, so the union counts as complete.
     """
     times = Counter(logged.values) | Counter(held.values)
-    return SentRecord(f"{logged.source} and {held.source}", tuple(sorted(times.elements())),
-                      foreign=max(logged.foreign, held.foreign), deleted=0)
+    return SentRecord(
+        f"{logged.source} and {held.source}",
+        tuple(sorted(times.elements())),
+        foreign=max(logged.foreign, held.foreign),
+        deleted=0,
+    )
 
 
 def read_producer_log(path: Path, topic: str | None) -> SentRecord:
@@ -115,8 +122,9 @@ def read_producer_log(path: Path, topic: str | None) -> SentRecord:
         with Path(path).open(encoding="utf-8", errors="replace") as handle:
             lines = handle.readlines()
     except OSError as error:
-        raise SentRecordUnreadable(f"cannot read the producer's log {path}: "
-                                   f"{error.strerror or error}") from error
+        raise SentRecordUnreadable(
+            f"cannot read the producer's log {path}: {error.strerror or error}"
+        ) from error
     record = sent_from_log_lines(lines, topic, str(path))
     if not record.values:
         raise SentRecordUnreadable(_no_lines(path, topic, lines))
@@ -127,10 +135,14 @@ def _no_lines(path: Path, topic: str | None, lines: list[str]) -> str:
     """Why a log gave nothing: another topic's lines, or no producer line at all."""
     others = sorted({line.topic for line in map(parse_log_line, lines) if line is not None})
     if others:
-        return (f"{path} has no producer line for topic {topic}, only for "
-                f"{', '.join(others)}; name the topic with --topic")
-    return (f"{path} has no producer line (`{topic or 'TOPIC'} [earliest:latest]: key -> value`); "
-            "is it the Kafka app's kafka.log?")
+        return (
+            f"{path} has no producer line for topic {topic}, only for "
+            f"{', '.join(others)}; name the topic with --topic"
+        )
+    return (
+        f"{path} has no producer line (`{topic or 'TOPIC'} [earliest:latest]: key -> value`); "
+        "is it the Kafka app's kafka.log?"
+    )
 
 
 def read_topic(bootstrap_servers: str, topic: str, timeout_sec: float = 30.0) -> SentRecord:
@@ -143,12 +155,20 @@ def read_topic(bootstrap_servers: str, topic: str, timeout_sec: float = 30.0) ->
     source = f"topic {topic} at {bootstrap_servers}"
     try:
         consumer = KafkaConsumer(
-            bootstrap_servers=bootstrap_servers, group_id=None, enable_auto_commit=False,
+            bootstrap_servers=bootstrap_servers,
+            group_id=None,
+            enable_auto_commit=False,
             # Retention may delete records under the reader; it then goes on from the new start.
-            auto_offset_reset="earliest", allow_auto_create_topics=False,
-            client_id="scenarios-verify", bootstrap_timeout_ms=5000, request_timeout_ms=10_000)
+            auto_offset_reset="earliest",
+            allow_auto_create_topics=False,
+            client_id="scenarios-verify",
+            bootstrap_timeout_ms=5000,
+            request_timeout_ms=10_000,
+        )
     except kafka.errors.KafkaError as error:
-        raise SentRecordUnreadable(f"Kafka at {bootstrap_servers} does not answer: {error}") from error
+        raise SentRecordUnreadable(
+            f"Kafka at {bootstrap_servers} does not answer: {error}"
+        ) from error
     try:
         values, ends = _read_to_end(consumer, topic, bootstrap_servers, timeout_sec)
     except kafka.errors.KafkaError as error:
@@ -159,8 +179,9 @@ def read_topic(bootstrap_servers: str, topic: str, timeout_sec: float = 30.0) ->
     return sent_from_values(values, source, deleted=max(0, sum(ends) - len(values)))
 
 
-def _read_to_end(consumer: KafkaConsumer, topic: str, bootstrap_servers: str,
-                 timeout_sec: float) -> tuple[list[bytes | None], list[int]]:
+def _read_to_end(
+    consumer: KafkaConsumer, topic: str, bootstrap_servers: str, timeout_sec: float
+) -> tuple[list[bytes | None], list[int]]:
     partitions = consumer.partitions_for_topic(topic)
     if not partitions:
         raise SentRecordUnreadable(f"Kafka at {bootstrap_servers} has no topic {topic}")
@@ -173,8 +194,10 @@ def _read_to_end(consumer: KafkaConsumer, topic: str, bootstrap_servers: str,
     deadline = time.monotonic() + timeout_sec
     while any(consumer.position(tp) < end[tp] for tp in tps):
         if time.monotonic() > deadline:
-            raise SentRecordUnreadable(f"could not read topic {topic} to its end within "
-                                       f"{timeout_sec:g} s; is Kafka at {bootstrap_servers} healthy?")
+            raise SentRecordUnreadable(
+                f"could not read topic {topic} to its end within "
+                f"{timeout_sec:g} s; is Kafka at {bootstrap_servers} healthy?"
+            )
         for tp, records in consumer.poll(timeout_ms=500).items():
             values += [r.value for r in records if r.offset < end[tp]]
     return values, [end[tp] for tp in tps]
@@ -190,5 +213,7 @@ def _check_listening(bootstrap_servers: str) -> None:
                 return
         except (OSError, ValueError) as error:
             refused.append(f"{address.strip()} ({getattr(error, 'strerror', None) or error})")
-    raise SentRecordUnreadable(f"cannot connect to Kafka at {', '.join(refused)}; start it, or "
-                               "name the producer's log instead: --sent log/kafka.log")
+    raise SentRecordUnreadable(
+        f"cannot connect to Kafka at {', '.join(refused)}; start it, or "
+        "name the producer's log instead: --sent log/kafka.log"
+    )

@@ -59,21 +59,24 @@ class Overlap:
         return tuple(sorted({*self.only_first, *self.only_second, *self.both}))
 
 
-def overlap(first: Sequence[tuple[int, int | None]],
-            second: Sequence[tuple[int, int | None]]) -> Overlap:
+def overlap(
+    first: Sequence[tuple[int, int | None]], second: Sequence[tuple[int, int | None]]
+) -> Overlap:
     """How the messages of two output logs ((value, count) pairs) overlap; a value written
     twice in one log is compared by its first count."""
     a, b = _by_value(first), _by_value(second)
     both = sorted(set(a) & set(b))
-    return Overlap(only_first=tuple(sorted(set(a) - set(b))),
-                   only_second=tuple(sorted(set(b) - set(a))),
-                   both=tuple(both),
-                   counts_differ=tuple(v for v in both if a[v] != b[v]))
+    return Overlap(
+        only_first=tuple(sorted(set(a) - set(b))),
+        only_second=tuple(sorted(set(b) - set(a))),
+        both=tuple(both),
+        counts_differ=tuple(v for v in both if a[v] != b[v]),
+    )
 
 
-def common_prefix(first: Sequence[tuple[int, int | None]],
-                  second: Sequence[tuple[int, int | None]]
-                  ) -> tuple[list[tuple[int, int | None]], list[tuple[int, int | None]]]:
+def common_prefix(
+    first: Sequence[tuple[int, int | None]], second: Sequence[tuple[int, int | None]]
+) -> tuple[list[tuple[int, int | None]], list[tuple[int, int | None]]]:
     """Both logs cut at the lower of their highest values: two apps running side by side are
     compared on what both had the time to write. Without it, a batch one of them had just
     written and the other had not yet planned read as written by one only."""
@@ -102,7 +105,7 @@ def collided_on(spark_log: str) -> str | None:
     at = spark_log.find(_CONCURRENT)
     if at < 0:
         return None
-    trace = spark_log[at:at + 4000]
+    trace = spark_log[at : at + 4000]
     found = [(trace.find(method), log) for method, log in _LOG_WRITERS.items() if method in trace]
     return min(found)[1] if found else None
 

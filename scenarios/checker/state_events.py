@@ -13,7 +13,14 @@ from spark_app.checkpoint.reader import BatchOffsets
 from spark_app.lines.output_line import EventLine, parse_line
 from spark_app.lines.state_events import IDLE_TIMER, details_in
 
-__all__ = ["batch_reaching", "event_precedes", "events_at", "events_in_lines", "first_batch_at_or_after", "timers_due"]
+__all__ = [
+    "batch_reaching",
+    "event_precedes",
+    "events_at",
+    "events_in_lines",
+    "first_batch_at_or_after",
+    "timers_due",
+]
 
 
 def events_at(events: Sequence[EventLine], kind: str, count: int) -> list[EventLine]:
@@ -28,15 +35,20 @@ def events_in_lines(lines: Sequence[str]) -> list[EventLine]:
 
 def timers_due(events: Sequence[EventLine], due_ms: int) -> list[EventLine]:
     """The idle-timer events of the timer due at `due_ms`."""
-    return [e for e in events if e.kind == IDLE_TIMER and details_in(e.text).get("due_ms") == due_ms]
+    return [
+        e for e in events if e.kind == IDLE_TIMER and details_in(e.text).get("due_ms") == due_ms
+    ]
 
 
 def event_precedes(lines: Sequence[str], kind: str, count: int, next_count: int) -> bool:
     """Whether the `kind` event after `count` is the line right before `Count = next_count`."""
     parsed = [parse_line(line) for line in lines if line.strip()]
     for before, line in zip(parsed, parsed[1:]):
-        if getattr(line, "count", None) == next_count and not isinstance(line, EventLine) \
-                and isinstance(before, EventLine):
+        if (
+            getattr(line, "count", None) == next_count
+            and not isinstance(line, EventLine)
+            and isinstance(before, EventLine)
+        ):
             return before.kind == kind and before.count == count
     return False
 

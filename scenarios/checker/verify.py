@@ -101,8 +101,10 @@ class CountBreak:
     kind: BreakKind
 
     def __str__(self) -> str:
-        return (f"line {self.line}: value {self.value} has Count = {self.actual}, "
-                f"expected {self.expected} ({self.kind})")
+        return (
+            f"line {self.line}: value {self.value} has Count = {self.actual}, "
+            f"expected {self.expected} ({self.kind})"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,17 +159,23 @@ class SentCheck:
             more = " …" if len(self.not_sent) > 10 else ""
             lines.append(f"written but never sent {self.not_sent_count} value(s): {shown}{more}")
         if self.deleted:
-            lines.append(f"{self.deleted} message(s) were deleted from the topic before it was "
-                         f"read, so {self.unchecked} value(s) written could not be checked and "
-                         "any of those lost cannot be seen; the producer's log is the fuller "
-                         "record: --sent log/kafka.log")
+            lines.append(
+                f"{self.deleted} message(s) were deleted from the topic before it was "
+                f"read, so {self.unchecked} value(s) written could not be checked and "
+                "any of those lost cannot be seen; the producer's log is the fuller "
+                "record: --sent log/kafka.log"
+            )
         if self.resent:
             shown = ", ".join(f"{v}×{n}" for v, n in sorted(self.resent.items())[:10])
-            lines.append(f"the record holds {len(self.resent)} value(s) more than once, each "
-                         f"expected that often (a producer restarted on an emptied topic?): {shown}")
+            lines.append(
+                f"the record holds {len(self.resent)} value(s) more than once, each "
+                f"expected that often (a producer restarted on an emptied topic?): {shown}"
+            )
         if self.foreign:
-            lines.append(f"{self.foreign} message(s) sent with a value that is not a whole "
-                         "number (not the producer's counter): not checked")
+            lines.append(
+                f"{self.foreign} message(s) sent with a value that is not a whole "
+                "number (not the producer's counter): not checked"
+            )
         return lines
 
 
@@ -231,8 +239,13 @@ class VerifyReport:
         """Every value 1..highest (or every value sent) exactly once, nothing written that was
         not sent, the counts run 1, 2, 3… with the messages, and the file is an output log: at
         least one message, and no line that is not ours."""
-        return (self.exactly_once and self.counts_consistent and self.messages > 0
-                and self.ignored_lines == 0 and (self.sent is None or not self.sent.not_sent))
+        return (
+            self.exactly_once
+            and self.counts_consistent
+            and self.messages > 0
+            and self.ignored_lines == 0
+            and (self.sent is None or not self.sent.not_sent)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (duplicates as a list: JSON keys cannot be numbers)."""
@@ -292,11 +305,15 @@ class VerifyReport:
             lines.append("no output lines at all: is this the Spark app's streaming-output.log?")
         if self.first_ignored is not None:
             line, text = self.first_ignored
-            lines.append(f"{self.ignored_lines} line(s) are not output lines, the first at line "
-                         f"{line}: {_clip(text)!r}")
+            lines.append(
+                f"{self.ignored_lines} line(s) are not output lines, the first at line "
+                f"{line}: {_clip(text)!r}"
+            )
         if self.foreign_messages:
-            lines.append(f"{self.foreign_messages} message(s) with a value that is not a whole "
-                         f"number (not the producer's counter): counted, not checked")
+            lines.append(
+                f"{self.foreign_messages} message(s) with a value that is not a whole "
+                f"number (not the producer's counter): counted, not checked"
+            )
         return lines
 
 
@@ -309,12 +326,16 @@ def reading_line(path: Path, report: VerifyReport) -> str:
     if report.runs <= 1:
         return f"read {path}: {runs}"
     log_dir = path.parent
-    flags = "" if log_dir == Path("log") else f" --log-dir {log_dir} (and the app's --checkpoint-dir)"
+    flags = (
+        "" if log_dir == Path("log") else f" --log-dir {log_dir} (and the app's --checkpoint-dir)"
+    )
     starts = ", ".join(str(v) for v in report.count_resets[:10])
     values = "value" if len(report.count_resets) == 1 else "values"
-    return (f"read {path}: {runs} (the count started over at 1 at {values} {starts}): earlier runs "
-            f"are mixed in; to check a new run alone, start clean with "
-            f"`uv run python -m spark_app reset{flags}`")
+    return (
+        f"read {path}: {runs} (the count started over at 1 at {values} {starts}): earlier runs "
+        f"are mixed in; to check a new run alone, start clean with "
+        f"`uv run python -m spark_app reset{flags}`"
+    )
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -352,8 +373,15 @@ def verify(lines: Iterable[str]) -> VerifyReport:
             count = pending[1]
             expected = 1 if previous_count is None else previous_count + 1
             if count != expected:
-                breaks.append(CountBreak(pending[0], line.value if line.value is not None else 0,
-                                         expected, count, _kind(count, expected)))
+                breaks.append(
+                    CountBreak(
+                        pending[0],
+                        line.value if line.value is not None else 0,
+                        expected,
+                        count,
+                        _kind(count, expected),
+                    )
+                )
             previous_count, pending = count, None
         elif isinstance(line, EventLine):
             events.append(line)
@@ -362,9 +390,14 @@ def verify(lines: Iterable[str]) -> VerifyReport:
             first_ignored = first_ignored or (number, text)
     if pending is not None:
         unpaired.append(Unpaired(pending[0], pending[2], "count without message"))
-    return replace(_report(values, breaks, unpaired, ignored, previous_count),
-                   v2_messages=v2_messages, foreign_messages=foreign, first_ignored=first_ignored,
-                   events=tuple(events))
+    return replace(
+        _report(values, breaks, unpaired, ignored, previous_count),
+        v2_messages=v2_messages,
+        foreign_messages=foreign,
+        first_ignored=first_ignored,
+        events=tuple(events),
+    )
+
 
 def _kind(actual: int, expected: int) -> BreakKind:
     if actual > expected:
@@ -372,8 +405,13 @@ def _kind(actual: int, expected: int) -> BreakKind:
     return "reset" if actual == 1 else "rewind"
 
 
-def _report(values: list[int], breaks: list[CountBreak], unpaired: list[Unpaired],
-            ignored: int, final_count: int | None) -> VerifyReport:
+def _report(
+    values: list[int],
+    breaks: list[CountBreak],
+    unpaired: list[Unpaired],
+    ignored: int,
+    final_count: int | None,
+) -> VerifyReport:
     seen = Counter(values)
     highest = max(seen) if seen else None
     return VerifyReport(
@@ -426,8 +464,9 @@ def verify_sent(report: VerifyReport, record: SentRecord) -> VerifyReport:
     written, sent = Counter(report.values), Counter(record.values)
     highest_sent = max(sent) if sent else None
     absent = [v for v in written if v not in sent]
-    checkable = [v for v in absent if record.complete or
-                 (highest_sent is not None and v > highest_sent)]
+    checkable = [
+        v for v in absent if record.complete or (highest_sent is not None and v > highest_sent)
+    ]
     check = SentCheck(
         source=record.source,
         messages=record.messages + record.deleted,

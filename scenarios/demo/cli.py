@@ -40,9 +40,11 @@ def _signals_as_interrupt() -> Iterator[None]:
     # SIGINT too, though Python raises KeyboardInterrupt for it by default: not where SIGINT
     # came in ignored (a script's background job, `nohup … &`), which Python keeps, and there
     # Ctrl-C did nothing. The apps take it the same way (kafka_app/interrupts.py, SparkApp).
-    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
-                signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt),
-                signal.SIGHUP: signal.signal(signal.SIGHUP, hang_up)}
+    previous = {
+        signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+        signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt),
+        signal.SIGHUP: signal.signal(signal.SIGHUP, hang_up),
+    }
     try:
         yield
     finally:
@@ -65,15 +67,19 @@ def _farewell(session: DemoSession) -> None:
     for line in state.verdict.details:
         print(f"[demo]   {line}")
     settings = session.settings
-    print(f"[demo] output log {settings.output_log}, checkpoint {session.checkpoint_shown}, "
-          f"app consoles {settings.log_dir}/demo-producer.out and {settings.log_dir}/demo-spark.out")
+    print(
+        f"[demo] output log {settings.output_log}, checkpoint {session.checkpoint_shown}, "
+        f"app consoles {settings.log_dir}/demo-producer.out and {settings.log_dir}/demo-spark.out"
+    )
 
 
 @contextmanager
 def _cleanup_uninterrupted() -> Iterator[None]:
     # A second Ctrl-C while the apps are being stopped must not leave half of them running.
-    previous = {sig: signal.signal(sig, signal.SIG_IGN)
-                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    previous = {
+        sig: signal.signal(sig, signal.SIG_IGN)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
     try:
         yield
     finally:

@@ -25,8 +25,10 @@ __all__ = ["verdict_from_report", "read_verdict", "checkpoint_view", "read_check
 def _problems(report: VerifyReport) -> str:
     parts = []
     if report.missing:
-        parts.append(f"missing {report.missing_count} ({', '.join(str(r) for r in report.missing[:3])}"
-                     f"{' ...' if len(report.missing) > 3 else ''})")
+        parts.append(
+            f"missing {report.missing_count} ({', '.join(str(r) for r in report.missing[:3])}"
+            f"{' ...' if len(report.missing) > 3 else ''})"
+        )
     if report.duplicated:
         parts.append(f"duplicated {len(report.duplicated)}")
     if report.count_resets:
@@ -45,13 +47,22 @@ def verdict_from_report(report: VerifyReport) -> Verdict:
     """The verifier's report as one headline and a few detail lines."""
     if report.messages == 0:
         return Verdict(ok=None, headline="no messages in the output log yet")
-    figures = (f"{report.distinct} of 1..{report.highest} seen, "
-               f"{report.messages} messages read, last count {report.final_count}")
+    figures = (
+        f"{report.distinct} of 1..{report.highest} seen, "
+        f"{report.messages} messages read, last count {report.final_count}"
+    )
     if report.ok:
-        return Verdict(ok=True, headline=f"every message exactly once: {figures}",
-                       final_count=report.final_count)
-    return Verdict(ok=False, headline=f"{_problems(report)} | {figures}",
-                   details=tuple(report.summary_lines()[2:6]), final_count=report.final_count)
+        return Verdict(
+            ok=True,
+            headline=f"every message exactly once: {figures}",
+            final_count=report.final_count,
+        )
+    return Verdict(
+        ok=False,
+        headline=f"{_problems(report)} | {figures}",
+        details=tuple(report.summary_lines()[2:6]),
+        final_count=report.final_count,
+    )
 
 
 def read_verdict(output_log: Path) -> Verdict:
@@ -78,8 +89,9 @@ def _first_offset(info: CheckpointInfo) -> int | None:
     return min(resume.values()) if resume else None
 
 
-def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None,
-                    shown_as: str | None = None) -> CheckpointView:
+def checkpoint_view(
+    info: CheckpointInfo, kafka_earliest: int | None = None, shown_as: str | None = None
+) -> CheckpointView:
     """One line saying where a restart with this checkpoint would continue, and if it can;
     `shown_as` names it where `info.path` is a local copy (a checkpoint on a store)."""
     name = shown_as or f"{info.path}/"
@@ -92,16 +104,21 @@ def checkpoint_view(info: CheckpointInfo, kafka_earliest: int | None = None,
     fit = _still_in_kafka(_first_offset(info), kafka_earliest)
     if info.pending is not None:
         return CheckpointView(
-            summary=(f"batch {info.pending_id} planned, not committed: a restart replays it from "
-                     f"{where}{fit}"),
-            last_batch=info.last_committed_id)
+            summary=(
+                f"batch {info.pending_id} planned, not committed: a restart replays it from "
+                f"{where}{fit}"
+            ),
+            last_batch=info.last_committed_id,
+        )
     return CheckpointView(
         summary=f"last committed batch {info.last_committed_id}: a restart resumes at {where}{fit}",
-        last_batch=info.last_committed_id)
+        last_batch=info.last_committed_id,
+    )
 
 
-def read_checkpoint_view(checkpoint_dir: Path, kafka_earliest: int | None = None,
-                         shown_as: str | None = None) -> CheckpointView:
+def read_checkpoint_view(
+    checkpoint_dir: Path, kafka_earliest: int | None = None, shown_as: str | None = None
+) -> CheckpointView:
     """The checkpoint folder as it is on disk right now (a damaged one says so)."""
     try:
         return checkpoint_view(read_checkpoint(checkpoint_dir), kafka_earliest, shown_as)

@@ -19,7 +19,10 @@ from scenarios.errors import StepFailed
 
 __all__ = ["RETENTION_CHOICES", "next_retention", "set_topic_retention"]
 
-RETENTION_CHOICES = (15, 3600)  # seed 001: scenario #2 (short) and scenario #1 ("one hour means forever")
+RETENTION_CHOICES = (
+    15,
+    3600,
+)  # seed 001: scenario #2 (short) and scenario #1 ("one hour means forever")
 
 
 def next_retention(current_sec: int, choices: Sequence[int] = RETENTION_CHOICES) -> int:
@@ -29,8 +32,9 @@ def next_retention(current_sec: int, choices: Sequence[int] = RETENTION_CHOICES)
     return choices[0]
 
 
-def set_topic_retention(bootstrap_servers: str, topic: str, retention_sec: int,
-                        timeout_sec: float = 10.0) -> None:
+def set_topic_retention(
+    bootstrap_servers: str, topic: str, retention_sec: int, timeout_sec: float = 10.0
+) -> None:
     """Set `retention.ms` on the topic; raises RetentionChangeError saying why if it fails."""
     try:
         KafkaProbe(bootstrap_servers, topic, timeout_sec).set_retention(retention_sec)

@@ -88,10 +88,13 @@ class _Job:
 class DemoSession:
     """Both apps, their state and the keys' effects; a context manager that always cleans up."""
 
-    def __init__(self, settings: DemoSettings, on_event: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, settings: DemoSettings, on_event: Callable[[str], None] | None = None
+    ) -> None:
         self.settings = settings
-        self.state = st.initial_state(settings.retention_sec,
-                                      str(settings.spark_settings().spark_log_file))
+        self.state = st.initial_state(
+            settings.retention_sec, str(settings.spark_settings().spark_log_file)
+        )
         self._on_event = on_event
         self._group = ProcessGroup(settings.log_dir, env=_app_environment(settings), cwd=Path.cwd())
         self._producer: ManagedProcess | None = None
@@ -106,8 +109,16 @@ class DemoSession:
         self._retention_job: tuple[_Job, int] | None = None
         self._next_reading = 0.0
         self._store_tail: OutputTail | None = None
-        self._store = None if settings.checkpoint_store == "local" else DemoStore(
-            settings.checkpoint_store, self._group, settings.log_dir / "store-data", settings.log_dir)
+        self._store = (
+            None
+            if settings.checkpoint_store == "local"
+            else DemoStore(
+                settings.checkpoint_store,
+                self._group,
+                settings.log_dir / "store-data",
+                settings.log_dir,
+            )
+        )
 
     # -- life cycle ---------------------------------------------------------------------------
     @property
@@ -124,10 +135,13 @@ class DemoSession:
         if self._store is not None:
             store = self._store.start()
             self._store_tail = OutputTail(store.output_path, store.mark())
-            self._event(f"{self._store.kind} checkpoint store starting (pid {store.pid}); the "
-                        f"Spark app starts once it answers")
-        self._producer = self._group.start("producer", self.settings.producer_command(),
-                                           output_name="demo-producer")
+            self._event(
+                f"{self._store.kind} checkpoint store starting (pid {store.pid}); the "
+                f"Spark app starts once it answers"
+            )
+        self._producer = self._group.start(
+            "producer", self.settings.producer_command(), output_name="demo-producer"
+        )
         self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
         self._producer_started_at = time.monotonic()
         self._event(f"producer started (pid {self._producer.pid}), Kafka at {self.settings.kafka}")
@@ -136,8 +150,10 @@ class DemoSession:
     def _refuse_leftovers(self) -> None:
         """Starting beside an earlier run's apps would mix its output log with ours."""
         settings = self.settings
-        found = find_leftovers([settings.log_dir, settings.checkpoint_dir],
-                               [settings.port] if settings.starts_kafka else [])
+        found = find_leftovers(
+            [settings.log_dir, settings.checkpoint_dir],
+            [settings.port] if settings.starts_kafka else [],
+        )
         if found:
             raise PreviousRunStillGoing(describe_leftovers(found))
 
@@ -168,7 +184,11 @@ class DemoSession:
                 self._spark.terminate(timeout=QUIT_GRACE_SEC)
             if self._producer is not None and self._producer.running:
                 self._producer.terminate(timeout=QUIT_GRACE_SEC)
-            if self._store is not None and self._store.process is not None and self._store.process.running:
+            if (
+                self._store is not None
+                and self._store.process is not None
+                and self._store.process.running
+            ):
                 # SIGTERM, not the group's kill: the store removes its data as it stops.
                 self._store.process.terminate(timeout=STORE_STOP_SEC)
         finally:
@@ -188,8 +208,12 @@ class DemoSession:
     def __enter__(self) -> DemoSession:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     # -- what happened since the last look ---------------------------------------------------
@@ -205,8 +229,9 @@ class DemoSession:
             folder, shown = self.settings.checkpoint_dir, None
             if self._store is not None:
                 folder, shown = self._store.logs_view(folder), self._store.shown(folder)
-            self.state = st.with_checkpoint(self.state, read_checkpoint_view(
-                folder, self.state.producer.earliest, shown))
+            self.state = st.with_checkpoint(
+                self.state, read_checkpoint_view(folder, self.state.producer.earliest, shown)
+            )
         return self.state
 
     def _read_output(self) -> None:
@@ -222,7 +247,9 @@ class DemoSession:
         if producer is not None and self.state.producer.exit_code is None and not producer.running:
             code = producer.returncode
             self.state = st.on_producer_exit(self.state, -1 if code is None else code)
-            self._event(f"the producer exited with code {code}; its output is in {producer.output_path}")
+            self._event(
+                f"the producer exited with code {code}; its output is in {producer.output_path}"
+            )
         spark = self._spark
         if spark is None or self._spark_exit_seen or spark.running:
             return
@@ -249,8 +276,10 @@ class DemoSession:
         if producer_ready or now - self._producer_started_at > PRODUCER_READY_SEC:
             self._spark_wanted = False
             if not producer_ready:
-                self._event(f"no message from the producer within {PRODUCER_READY_SEC:.0f} s; "
-                            f"starting the Spark app anyway")
+                self._event(
+                    f"no message from the producer within {PRODUCER_READY_SEC:.0f} s; "
+                    f"starting the Spark app anyway"
+                )
             self._start_spark()
 
     def _store_ready(self) -> bool:
@@ -265,20 +294,26 @@ class DemoSession:
             return True
         if store.process is not None and not store.process.running:
             self._spark_wanted = False
-            self._event(f"the {store.kind} checkpoint store exited with code "
-                        f"{store.process.returncode}; its output is in {store.process.output_path}")
+            self._event(
+                f"the {store.kind} checkpoint store exited with code "
+                f"{store.process.returncode}; its output is in {store.process.output_path}"
+            )
         return False
 
     def _start_spark(self) -> None:
         if self._spark is not None:
             self._spark.stop()  # idempotent; closes the previous run's output file
         url = self._store.url if self._store is not None else None
-        self._spark = self._group.start("spark", self.settings.spark_command(url), output_name="demo-spark")
+        self._spark = self._group.start(
+            "spark", self.settings.spark_command(url), output_name="demo-spark"
+        )
         self._spark_tail = OutputTail(self._spark.output_path, self._spark.mark())
         self._spark_exit_seen = False
         self.state = st.on_spark_started(self.state, self._spark.pid or -1)
-        self._event(f"Spark app started (pid {self._spark.pid}, start #{self.state.spark.starts}); "
-                    f"its console goes to {self._spark.output_path}")
+        self._event(
+            f"Spark app started (pid {self._spark.pid}, start #{self.state.spark.starts}); "
+            f"its console goes to {self._spark.output_path}"
+        )
 
     def _collect_jobs(self) -> None:
         if self._stop_job is not None and self._stop_job.done:
@@ -292,8 +327,10 @@ class DemoSession:
                 self._event(f"retention unchanged: {job.error}")
             else:
                 self.state = st.with_retention(self.state, seconds)
-                self._event(f"retention of {self.settings.topic} set to {retention_label(seconds)} "
-                            f"(retention.ms={seconds * 1000})")
+                self._event(
+                    f"retention of {self.settings.topic} set to {retention_label(seconds)} "
+                    f"(retention.ms={seconds * 1000})"
+                )
 
     # -- what the keys do --------------------------------------------------------------------
     def handle(self, command: Command) -> bool:
@@ -384,7 +421,9 @@ class DemoSession:
             return
         seconds = next_retention(self.state.retention_sec, self.settings.retention_choices)
         settings = self.settings
-        job = _Job("retention", lambda: set_topic_retention(settings.kafka, settings.topic, seconds))
+        job = _Job(
+            "retention", lambda: set_topic_retention(settings.kafka, settings.topic, seconds)
+        )
         self._retention_job = (job, seconds)
         self._event(f"t: setting retention to {retention_label(seconds)}...")
 
@@ -403,5 +442,7 @@ def _app_environment(settings: DemoSettings) -> dict[str, str]:
     # too), so anyone can check that a demo left nothing behind.
     root = str(Path(__file__).resolve().parents[2])
     existing = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": f"{root}{os.pathsep}{existing}" if existing else root,
-            DEMO_MARK_VARIABLE: str(settings.log_dir.resolve())}
+    return {
+        "PYTHONPATH": f"{root}{os.pathsep}{existing}" if existing else root,
+        DEMO_MARK_VARIABLE: str(settings.log_dir.resolve()),
+    }

@@ -75,9 +75,14 @@ class DemoSettings:
 
     def producer_settings(self) -> ProducerAppSettings:
         embedded = {} if self.bootstrap_servers else {"port": self.port, "data_dir": self.data_dir}
-        return ProducerAppSettings(bootstrap_servers=self.bootstrap_servers, topic=self.topic,
-                                   retention_sec=self.retention_sec, interval_sec=self.interval_sec,
-                                   log_dir=self.log_dir, **embedded)
+        return ProducerAppSettings(
+            bootstrap_servers=self.bootstrap_servers,
+            topic=self.topic,
+            retention_sec=self.retention_sec,
+            interval_sec=self.interval_sec,
+            log_dir=self.log_dir,
+            **embedded,
+        )
 
     def producer_command(self) -> list[str]:
         choice = KafkaChoice(kafka=self.stack.kafka).to_argv() if self.starts_kafka else []
@@ -86,11 +91,16 @@ class DemoSettings:
     def spark_settings(self, store_url: str | None = None) -> SparkAppSettings:
         """The app's settings; `store_url` is where the demo's store answered (hdfs, s3)."""
         cache = {} if self.class_cache_dir is None else {"class_cache_dir": self.class_cache_dir}
-        return SparkAppSettings(bootstrap_servers=self.kafka, topic=self.topic,
-                                source=self.stack.app_source,  # type: ignore[arg-type]
-                                checkpoint_dir=self.checkpoint_dir, log_dir=self.log_dir,
-                                checkpoint_store=self.checkpoint_store,
-                                checkpoint_store_url=store_url, **cache)
+        return SparkAppSettings(
+            bootstrap_servers=self.kafka,
+            topic=self.topic,
+            source=self.stack.app_source,  # type: ignore[arg-type]
+            checkpoint_dir=self.checkpoint_dir,
+            log_dir=self.log_dir,
+            checkpoint_store=self.checkpoint_store,
+            checkpoint_store_url=store_url,
+            **cache,
+        )
 
     def spark_command(self, store_url: str | None = None) -> list[str]:
         return [self.python, "-m", "spark_app", *self.spark_settings(store_url).to_argv()]
@@ -100,34 +110,68 @@ def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scenarios demo",
         description="One terminal, both apps: watch the producer, the Spark app, the output "
-                    "log's verdict and the checkpoint; crash, kill, stop, restart and reset with "
-                    "single keys (Enter k s r d t q).")
-    parser.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                        help="use this Kafka instead of the broker the producer starts")
-    parser.add_argument("--port", type=int, default=9092,
-                        help="port of the broker the producer starts (default 9092)")
+        "log's verdict and the checkpoint; crash, kill, stop, restart and reset with "
+        "single keys (Enter k s r d t q).",
+    )
+    parser.add_argument(
+        "--bootstrap-servers",
+        metavar="HOST:PORT",
+        help="use this Kafka instead of the broker the producer starts",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=9092,
+        help="port of the broker the producer starts (default 9092)",
+    )
     parser.add_argument("--topic", default="Experience")
-    parser.add_argument("--run-dir", type=Path, metavar="DIR",
-                        help="put log/, checkpoints/ and kafka-data/ in DIR (kept between runs)")
+    parser.add_argument(
+        "--run-dir",
+        type=Path,
+        metavar="DIR",
+        help="put log/, checkpoints/ and kafka-data/ in DIR (kept between runs)",
+    )
     parser.add_argument("--log-dir", type=Path, help="default log (or RUN_DIR/log)")
-    parser.add_argument("--checkpoint-dir", type=Path,
-                        help="default checkpoints (or RUN_DIR/checkpoints)")
-    parser.add_argument("--retention-sec", type=int, default=15,
-                        help="topic retention at start; t switches between it and seed 001's other one")
+    parser.add_argument(
+        "--checkpoint-dir", type=Path, help="default checkpoints (or RUN_DIR/checkpoints)"
+    )
+    parser.add_argument(
+        "--retention-sec",
+        type=int,
+        default=15,
+        help="topic retention at start; t switches between it and seed 001's other one",
+    )
     parser.add_argument("--interval-sec", type=float, default=1.0, help="seconds between messages")
     fresh = parser.add_mutually_exclusive_group()
-    fresh.add_argument("--fresh", dest="fresh", action="store_true", default=None,
-                       help="delete the checkpoint, the output log and the broker's data folder "
-                            "at start (default when the broker starts empty)")
-    fresh.add_argument("--keep", dest="fresh", action="store_false",
-                       help="keep the checkpoint, the output log and Kafka's data from an earlier run")
-    parser.add_argument("--checkpoint-store", choices=STORES, default="local",
-                        help="keep the checkpoint on this disk (local, the default), or on HDFS or "
-                             "S3 (s3proxy) that the demo starts and stops; on a store it lives as "
-                             "long as the demo")
-    parser.add_argument("--class-cache-dir", type=Path, metavar="DIR",
-                        help="where the Spark app keeps its class archive (its --class-cache-dir; "
-                             "default ~/.cache/checkpoint-experience)")
+    fresh.add_argument(
+        "--fresh",
+        dest="fresh",
+        action="store_true",
+        default=None,
+        help="delete the checkpoint, the output log and the broker's data folder "
+        "at start (default when the broker starts empty)",
+    )
+    fresh.add_argument(
+        "--keep",
+        dest="fresh",
+        action="store_false",
+        help="keep the checkpoint, the output log and Kafka's data from an earlier run",
+    )
+    parser.add_argument(
+        "--checkpoint-store",
+        choices=STORES,
+        default="local",
+        help="keep the checkpoint on this disk (local, the default), or on HDFS or "
+        "S3 (s3proxy) that the demo starts and stops; on a store it lives as "
+        "long as the demo",
+    )
+    parser.add_argument(
+        "--class-cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the Spark app keeps its class archive (its --class-cache-dir; "
+        "default ~/.cache/checkpoint-experience)",
+    )
     add_stack_options(parser)
     return parser
 
@@ -140,7 +184,8 @@ def settings_from_args(args: argparse.Namespace) -> DemoSettings:
         stack=chosen_stack(args),
         topic=args.topic,
         log_dir=args.log_dir or (run_dir / "log" if run_dir else Path("log")),
-        checkpoint_dir=args.checkpoint_dir or (run_dir / "checkpoints" if run_dir else Path("checkpoints")),
+        checkpoint_dir=args.checkpoint_dir
+        or (run_dir / "checkpoints" if run_dir else Path("checkpoints")),
         data_dir=run_dir / "kafka-data" if run_dir and not args.bootstrap_servers else None,
         retention_sec=args.retention_sec,
         interval_sec=args.interval_sec,

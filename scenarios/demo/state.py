@@ -46,6 +46,7 @@ RECENT_LINES = 8
 RECENT_EVENTS = 6
 CRASH_EXIT_CODE = 255  # the Spark app's own halt on a negative key, like halt(-1) in the seed
 
+
 @dataclass(frozen=True)
 class Verdict:
     """The verifier's judgement of the output log, boiled down for one panel."""
@@ -147,7 +148,9 @@ def with_event(state: DemoState, event: str) -> DemoState:
 def on_producer_line(state: DemoState, line: str) -> DemoState:
     """Take one console line of the producer; message lines move earliest:latest."""
     line = line.rstrip("\n")
-    producer = replace(state.producer, up=True, lines=_recent(state.producer.lines, line, RECENT_LINES))
+    producer = replace(
+        state.producer, up=True, lines=_recent(state.producer.lines, line, RECENT_LINES)
+    )
     sent = parse_message(line)
     if sent is not None:
         key = sent.key
@@ -169,7 +172,9 @@ def on_producer_exit(state: DemoState, exit_code: int) -> DemoState:
 def on_negative_key_requested(state: DemoState) -> DemoState:
     """Enter was sent to the producer; the message that carries it shows up later."""
     producer = state.producer
-    return replace(state, producer=replace(producer, negatives_requested=producer.negatives_requested + 1))
+    return replace(
+        state, producer=replace(producer, negatives_requested=producer.negatives_requested + 1)
+    )
 
 
 def on_spark_started(state: DemoState, pid: int) -> DemoState:

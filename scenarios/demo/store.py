@@ -39,7 +39,9 @@ class DemoStore:
 
     def start(self) -> ManagedProcess:
         argv = store_command(self.kind, free_port(), self._data_dir, self._log_dir)
-        self.process = self._group.start(f"{self.kind}-store", argv, output_name=f"demo-{self.kind}-store")
+        self.process = self._group.start(
+            f"{self.kind}-store", argv, output_name=f"demo-{self.kind}-store"
+        )
         return self.process
 
     def ready(self) -> bool:

@@ -31,8 +31,16 @@ TICK_SEC = 0.25  # how often the screen follows the apps; keys are answered at o
 
 def run_live(session: DemoSession, console: Console, keys: TextIO) -> None:
     """Full screen until `q`; the terminal's modes are restored however the loop ends."""
-    with cbreak(keys), Live(render(session.tick()), console=console, screen=True,
-                            auto_refresh=False, transient=False) as live:
+    with (
+        cbreak(keys),
+        Live(
+            render(session.tick()),
+            console=console,
+            screen=True,
+            auto_refresh=False,
+            transient=False,
+        ) as live,
+    ):
         while True:
             key = read_key(keys, timeout=TICK_SEC)
             if key == "":
@@ -52,7 +60,9 @@ def _read_lines(stream: TextIO, lines: queue.Queue[str | None]) -> None:
 def run_plain(session: DemoSession, commands: TextIO, out: TextIO) -> None:
     """Line mode until `q` (or Ctrl-C / SIGTERM); the end of input does not quit by itself."""
     lines: queue.Queue[str | None] = queue.Queue()
-    threading.Thread(target=_read_lines, args=(commands, lines), name="demo-stdin", daemon=True).start()
+    threading.Thread(
+        target=_read_lines, args=(commands, lines), name="demo-stdin", daemon=True
+    ).start()
     next_status = 0.0
     while True:
         try:
@@ -67,8 +77,11 @@ def run_plain(session: DemoSession, commands: TextIO, out: TextIO) -> None:
         elif not idle:
             command = command_for_line(line)
             if command is None:
-                print(f"[demo] unknown command {line.strip()!r}; use enter, k, s, r, d, t or q",
-                      file=out, flush=True)
+                print(
+                    f"[demo] unknown command {line.strip()!r}; use enter, k, s, r, d, t or q",
+                    file=out,
+                    flush=True,
+                )
             elif not session.handle(command):
                 return
         state = session.tick()

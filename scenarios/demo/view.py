@@ -55,7 +55,9 @@ def _offsets(producer: ProducerView) -> str:
 
 def _recent(lines: tuple[str, ...], empty: str) -> list[Text]:
     """The recent lines, padded so both panels keep one height and the screen does not jump."""
-    shown = [Text(line, overflow="ellipsis", no_wrap=True) for line in lines] or [Text(empty, style="dim")]
+    shown = [Text(line, overflow="ellipsis", no_wrap=True) for line in lines] or [
+        Text(empty, style="dim")
+    ]
     return shown + [Text("")] * (RECENT_LINES - len(shown))
 
 
@@ -67,21 +69,34 @@ def _producer_status(producer: ProducerView) -> str:
 
 def _producer_panel(state: DemoState) -> Panel:
     producer = state.producer
-    status = Text(_producer_status(producer), style="green" if producer.up else (
-        "yellow" if producer.exit_code is None else "red"))
+    status = Text(
+        _producer_status(producer),
+        style="green" if producer.up else ("yellow" if producer.exit_code is None else "red"),
+    )
     head = Text.assemble(
-        "producer ", status, f"   {_offsets(producer)}   retention {retention_label(state.retention_sec)}")
-    negatives = f"negative keys asked {producer.negatives_requested}, sent {producer.negatives_seen}"
+        "producer ",
+        status,
+        f"   {_offsets(producer)}   retention {retention_label(state.retention_sec)}",
+    )
+    negatives = (
+        f"negative keys asked {producer.negatives_requested}, sent {producer.negatives_seen}"
+    )
     if producer.last_negative_key is not None:
         negatives += f" (last {producer.last_negative_key})"
     lines = _recent(producer.lines, "waiting for the first message...")
-    return Panel(Group(head, Text(negatives, style="dim"), *lines), title="Kafka producer",
-                 border_style="blue")
+    return Panel(
+        Group(head, Text(negatives, style="dim"), *lines),
+        title="Kafka producer",
+        border_style="blue",
+    )
 
 
 def _spark_status(spark: SparkView) -> Text:
-    style = "green" if spark.phase is SparkPhase.RUNNING else (
-        "yellow" if spark.phase in (SparkPhase.STOPPING, SparkPhase.NOT_STARTED) else "red")
+    style = (
+        "green"
+        if spark.phase is SparkPhase.RUNNING
+        else ("yellow" if spark.phase in (SparkPhase.STOPPING, SparkPhase.NOT_STARTED) else "red")
+    )
     label = spark.phase.value
     if spark.phase is SparkPhase.RUNNING and spark.pid is not None:
         label = f"up (pid {spark.pid})"
@@ -90,7 +105,11 @@ def _spark_status(spark: SparkView) -> Text:
 
 def _figures(state: DemoState) -> tuple[str, str]:
     """Last batch and count: from the console while it says, else from the files on disk."""
-    batch = state.spark.last_batch if state.spark.last_batch is not None else state.checkpoint.last_batch
+    batch = (
+        state.spark.last_batch
+        if state.spark.last_batch is not None
+        else state.checkpoint.last_batch
+    )
     count = state.spark.count if state.spark.count is not None else state.verdict.final_count
     return ("-" if batch is None else str(batch)), ("-" if count is None else str(count))
 
@@ -112,27 +131,38 @@ def _spark_panel(state: DemoState) -> Panel:
 def _verdict_text(verdict: Verdict) -> Text:
     if verdict.ok is None:
         return Text(verdict.headline, style="yellow")
-    return Text(("OK  " if verdict.ok else "NOT OK  ") + verdict.headline,
-                style="bold green" if verdict.ok else "bold red")
+    return Text(
+        ("OK  " if verdict.ok else "NOT OK  ") + verdict.headline,
+        style="bold green" if verdict.ok else "bold red",
+    )
 
 
 def _verdict_panel(verdict: Verdict) -> Panel:
     details = [Text(line, overflow="ellipsis", no_wrap=True) for line in verdict.details]
-    return Panel(Group(_verdict_text(verdict), *details), title="Output log verdict",
-                 border_style="green" if verdict.ok else ("red" if verdict.ok is False else "yellow"))
+    return Panel(
+        Group(_verdict_text(verdict), *details),
+        title="Output log verdict",
+        border_style="green" if verdict.ok else ("red" if verdict.ok is False else "yellow"),
+    )
 
 
 def _last_words_panel(line: str, spark_log: str) -> Panel:
     """The app's last line, short: the condition and what happened on one line, the remedy, and
     where the full text and Spark's trace are (the line itself may hold the whole trace)."""
     words = read_last_words(line)
-    head = Text.assemble((words.condition, "bold red"), ": ", words.what) if words.condition else Text(words.what)
+    head = (
+        Text.assemble((words.condition, "bold red"), ": ", words.what)
+        if words.condition
+        else Text(words.what)
+    )
     body = [head]
     if words.remedy:
         head.no_wrap, head.overflow = True, "ellipsis"
         body.append(Text.assemble(("What to do: ", "bold"), words.remedy))
     body.append(Text(f"The whole message and Spark's trace: {spark_log}", style="dim"))
-    return Panel(Group(*body), title="Spark app's last words", title_align="left", border_style="red")
+    return Panel(
+        Group(*body), title="Spark app's last words", title_align="left", border_style="red"
+    )
 
 
 def _keys_line() -> Text:
@@ -149,19 +179,31 @@ def render(state: DemoState) -> RenderableType:
     apps.add_column(ratio=1)
     apps.add_column(ratio=1)
     apps.add_row(_producer_panel(state), _spark_panel(state))
-    checkpoint = Text.assemble(("checkpoint ", "bold"), Text(state.checkpoint.summary, overflow="ellipsis"))
-    last_words = [_last_words_panel(state.spark.last_words, state.spark_log)] if state.spark.last_words else []
-    events = [Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True)
-              for event in state.events]
-    return Group(apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line())
+    checkpoint = Text.assemble(
+        ("checkpoint ", "bold"), Text(state.checkpoint.summary, overflow="ellipsis")
+    )
+    last_words = (
+        [_last_words_panel(state.spark.last_words, state.spark_log)]
+        if state.spark.last_words
+        else []
+    )
+    events = [
+        Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True) for event in state.events
+    ]
+    return Group(
+        apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line()
+    )
 
 
 def status_line(state: DemoState) -> str:
     """One plain line for a log or a pipe: the same facts as the screen, without colour."""
     producer, spark = state.producer, state.spark
     offsets = "-:-" if producer.latest is None else f"{producer.earliest}:{producer.latest}"
-    verdict = state.verdict.headline if state.verdict.ok is None else (
-        f"{'OK' if state.verdict.ok else 'NOT OK'} {state.verdict.headline}")
+    verdict = (
+        state.verdict.headline
+        if state.verdict.ok is None
+        else (f"{'OK' if state.verdict.ok else 'NOT OK'} {state.verdict.headline}")
+    )
     batch, count = _figures(state)
     return (
         f"producer {_producer_status(producer)} [{offsets}] "

@@ -88,12 +88,23 @@ class Folders:
 class KafkaSide:
     """The broker (unless external) and the producer of one scenario."""
 
-    def __init__(self, group: ProcessGroup, folders: Folders, timings: Timings, *, topic: str,
-                 retention_sec: float, bootstrap_servers: str | None = None,
-                 python: str = sys.executable, progress: Progress | None = None,
-                 partitions: int = 1, proxy_port: int | None = None,
-                 kind: str = "embedded", brokers: int = 1,
-                 kafka_version: str | None = None) -> None:
+    def __init__(
+        self,
+        group: ProcessGroup,
+        folders: Folders,
+        timings: Timings,
+        *,
+        topic: str,
+        retention_sec: float,
+        bootstrap_servers: str | None = None,
+        python: str = sys.executable,
+        progress: Progress | None = None,
+        partitions: int = 1,
+        proxy_port: int | None = None,
+        kind: str = "embedded",
+        brokers: int = 1,
+        kafka_version: str | None = None,
+    ) -> None:
         self.group, self.folders, self.timings = group, folders, timings
         self.kind, self.brokers = kind, brokers
         self.kafka_version = kafka_version  # Apache Kafka's; None: kafka_app's pinned default
@@ -120,20 +131,23 @@ class KafkaSide:
             return
         starters = {"embedded": self._start_embedded_broker, "apache": self._start_apache_kafka}
         if self.kind not in starters:
-            raise ProcessError(f"no way to start a Kafka of kind {self.kind!r} here; known: "
-                               f"{', '.join(starters)}")
+            raise ProcessError(
+                f"no way to start a Kafka of kind {self.kind!r} here; known: {', '.join(starters)}"
+            )
         starters[self.kind]()
 
     def _start_embedded_broker(self) -> None:
-        self._start_broker_process(KafkaChoice(kafka="embedded").to_argv(),
-                                   self.timings.kafka_start_timeout_sec)
+        self._start_broker_process(
+            KafkaChoice(kafka="embedded").to_argv(), self.timings.kafka_start_timeout_sec
+        )
 
     def _start_apache_kafka(self) -> None:
         """Apache Kafka through the same command (`python -m kafka_app broker --kafka apache`):
         one JVM node, fetched once into the project's cache; a JVM takes longer to listen."""
-        self._start_broker_process(KafkaChoice(kafka="apache",
-                                               kafka_version=self.kafka_version).to_argv(),
-                                   2 * self.timings.kafka_start_timeout_sec)
+        self._start_broker_process(
+            KafkaChoice(kafka="apache", kafka_version=self.kafka_version).to_argv(),
+            2 * self.timings.kafka_start_timeout_sec,
+        )
 
     def _start_apache_cluster(self) -> None:
         """`brokers` Apache Kafka nodes owned by this process, not by a `python -m kafka_app
@@ -144,15 +158,24 @@ class KafkaSide:
         from kafka_app.apache.cluster import ApacheKafka
 
         if self.kind != "apache":
-            raise ProcessError(f"{self.brokers} brokers need Apache Kafka; the {self.kind} broker "
-                               f"is one node")
+            raise ProcessError(
+                f"{self.brokers} brokers need Apache Kafka; the {self.kind} broker is one node"
+            )
         t = self.timings
-        settings = BrokerSettings(port=0, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
-                                  retention_check_sec=t.retention_check_sec,
-                                  retention_initial_delay_sec=t.retention_initial_delay_sec)
-        cluster = ApacheKafka(settings, brokers=self.brokers, version=self.kafka_version,
-                              progress=False,
-                              start_timeout=4 * t.kafka_start_timeout_sec)
+        settings = BrokerSettings(
+            port=0,
+            data_dir=self.folders.kafka_data,
+            log_dir=self.folders.log,
+            retention_check_sec=t.retention_check_sec,
+            retention_initial_delay_sec=t.retention_initial_delay_sec,
+        )
+        cluster = ApacheKafka(
+            settings,
+            brokers=self.brokers,
+            version=self.kafka_version,
+            progress=False,
+            start_timeout=4 * t.kafka_start_timeout_sec,
+        )
         self.cluster = cluster
         if self.progress is not None:
             self.progress(f"{self.brokers} Apache Kafka nodes to start", 0.0)
@@ -166,20 +189,34 @@ class KafkaSide:
         if self.proxy_port is not None:
             self.second_port = free_port()
         broker_settings = BrokerSettings(
-            port=port, data_dir=self.folders.kafka_data, log_dir=self.folders.log,
+            port=port,
+            data_dir=self.folders.kafka_data,
+            log_dir=self.folders.log,
             retention_check_sec=t.retention_check_sec,
             retention_initial_delay_sec=t.retention_initial_delay_sec,
-            second_listener=(f"{self.second_port}=127.0.0.1:{self.proxy_port}"
-                             if self.second_port is not None else None))
+            second_listener=(
+                f"{self.second_port}=127.0.0.1:{self.proxy_port}"
+                if self.second_port is not None
+                else None
+            ),
+        )
         self.broker = self.group.start(
-            "broker", [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv(),
-                       *choice_argv])
-        wait_while_alive(self.broker, lambda: _port_open(port), what="listening on its port",
-                         timeout=timeout, name="the broker",
-                         shown_as="the broker to listen", progress=self.progress)
+            "broker",
+            [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv(), *choice_argv],
+        )
+        wait_while_alive(
+            self.broker,
+            lambda: _port_open(port),
+            what="listening on its port",
+            timeout=timeout,
+            name="the broker",
+            shown_as="the broker to listen",
+            progress=self.progress,
+        )
 
-    def start_producer(self, acks: str = "all", first_value: int | None = None,
-                       grow_partitions: bool = False) -> ManagedProcess:
+    def start_producer(
+        self, acks: str = "all", first_value: int | None = None, grow_partitions: bool = False
+    ) -> ManagedProcess:
         """Start (or start again) the producer; returns once it has sent its first message.
         On a cluster the topic gets a replica on every broker. With `grow_partitions` the
         producer first grows the topic to `self.partitions` (`--grow-partitions`)."""
@@ -187,15 +224,28 @@ class KafkaSide:
         name = "producer" if self.producer is None else f"producer-{len(self.group.processes)}"
         cluster = self.cluster is not None
         producer_settings = ProducerAppSettings(
-            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
-            partitions=self.partitions, retention_sec=self.retention_sec,
-            segment_sec=t.segment_sec, interval_sec=t.interval_sec, log_dir=self.folders.log,
-            replication_factor=self.brokers if cluster else 1, acks=acks, first_value=first_value,
-            grow_partitions=grow_partitions, send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0)
+            bootstrap_servers=self.bootstrap_servers,
+            topic=self.topic,
+            partitions=self.partitions,
+            retention_sec=self.retention_sec,
+            segment_sec=t.segment_sec,
+            interval_sec=t.interval_sec,
+            log_dir=self.folders.log,
+            replication_factor=self.brokers if cluster else 1,
+            acks=acks,
+            first_value=first_value,
+            grow_partitions=grow_partitions,
+            send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0,
+        )
         self.producer = self.group.start(
-            name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
-        self.producer.wait_for(self._sent_a_message, timeout=t.kafka_start_timeout_sec,
-                               what="its first message", progress=self.progress)
+            name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()]
+        )
+        self.producer.wait_for(
+            self._sent_a_message,
+            timeout=t.kafka_start_timeout_sec,
+            what="its first message",
+            progress=self.progress,
+        )
         if self.probe is not None:
             self.probe.stop()  # a restarted producer's probe replaces it: close its consumer
         self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
@@ -206,17 +256,25 @@ class KafkaSide:
         --burst`), continuing after the highest value in the topic; returns once all are
         acknowledged. Stop the steady producer first: two producers would send the same values."""
         producer_settings = ProducerAppSettings(
-            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
-            partitions=self.partitions, retention_sec=self.retention_sec,
-            segment_sec=self.timings.segment_sec, log_dir=self.folders.log,
+            bootstrap_servers=self.bootstrap_servers,
+            topic=self.topic,
+            partitions=self.partitions,
+            retention_sec=self.retention_sec,
+            segment_sec=self.timings.segment_sec,
+            log_dir=self.folders.log,
             replication_factor=self.brokers if self.cluster is not None else 1,
-            count=count, burst=True)
-        burst = self.group.start(f"burst-{len(self.group.processes)}",
-                                 [self.python, "-m", "kafka_app", *producer_settings.to_argv()])
+            count=count,
+            burst=True,
+        )
+        burst = self.group.start(
+            f"burst-{len(self.group.processes)}",
+            [self.python, "-m", "kafka_app", *producer_settings.to_argv()],
+        )
         code = burst.wait_exit(timeout, progress=self.progress)
         if code != 0:
-            raise ProcessError(f"the burst of {count} messages failed with exit code {code}: "
-                               f"{burst.tail()}")
+            raise ProcessError(
+                f"the burst of {count} messages failed with exit code {code}: {burst.tail()}"
+            )
         return burst
 
     def _sent_a_message(self, output: str) -> bool:
@@ -240,8 +298,9 @@ class KafkaSide:
         """The topic's earliest and latest offsets now (waits while Kafka does not answer)."""
         probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
         self.probe = probe
-        return wait_until(probe.window, timeout=timeout, what="Kafka's offsets",
-                          progress=self.progress)
+        return wait_until(
+            probe.window, timeout=timeout, what="Kafka's offsets", progress=self.progress
+        )
 
     def probe_values(self) -> list[int]:
         probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
@@ -258,10 +317,19 @@ class KafkaSide:
 class SparkLauncher:
     """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
 
-    def __init__(self, group: ProcessGroup, folders: Folders, bootstrap_servers: str, topic: str,
-                 timings: Timings, python: str = sys.executable, name: str = "spark",
-                 source: SourceKind = "python", checkpoint_store: StoreKind = "local",
-                 checkpoint_store_url: str | None = None) -> None:
+    def __init__(
+        self,
+        group: ProcessGroup,
+        folders: Folders,
+        bootstrap_servers: str,
+        topic: str,
+        timings: Timings,
+        python: str = sys.executable,
+        name: str = "spark",
+        source: SourceKind = "python",
+        checkpoint_store: StoreKind = "local",
+        checkpoint_store_url: str | None = None,
+    ) -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
         # Where the checkpoint folder lives: here, or its path on the stage's store.
         self.checkpoint_store, self.checkpoint_store_url = checkpoint_store, checkpoint_store_url
@@ -279,10 +347,15 @@ class SparkLauncher:
         `python` runs this start on another PySpark's interpreter (scenarios/engine/spark_envs.py)."""
         self.starts += 1
         base: dict[str, object] = dict(
-            bootstrap_servers=self.bootstrap_servers, topic=self.topic,
-            checkpoint_dir=self.folders.checkpoints, log_dir=self.folders.log,
-            trigger_sec=self.timings.trigger_sec, source=self.source,
-            checkpoint_store=self.checkpoint_store, checkpoint_store_url=self.checkpoint_store_url)
+            bootstrap_servers=self.bootstrap_servers,
+            topic=self.topic,
+            checkpoint_dir=self.folders.checkpoints,
+            log_dir=self.folders.log,
+            trigger_sec=self.timings.trigger_sec,
+            source=self.source,
+            checkpoint_store=self.checkpoint_store,
+            checkpoint_store_url=self.checkpoint_store_url,
+        )
         base.update({name: value for name, value in changes.items() if value is not None})
         settings = SparkAppSettings(**base)  # type: ignore[arg-type]
         argv = [python or self.python, "-m", "spark_app", *settings.to_argv()]

@@ -42,8 +42,15 @@ T = TypeVar("T")
 class ManagedProcess:
     """One child process with captured output; start and stop are idempotent."""
 
-    def __init__(self, name: str, argv: Sequence[str], *, output: Path, cwd: Path | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        *,
+        output: Path,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.argv = list(argv)
         self.output_path = output
@@ -61,8 +68,12 @@ class ManagedProcess:
         env = {**os.environ, **(self.env or {}), "PYTHONUNBUFFERED": "1"}
         try:
             self._popen = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=self._out, stderr=subprocess.STDOUT,
-                cwd=self.cwd, env=env,
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=self._out,
+                stderr=subprocess.STDOUT,
+                cwd=self.cwd,
+                env=env,
                 # Its own session, so the group id is its pid and a kill reaches its children too.
                 start_new_session=True,
                 # Out of the terminal's reach, so it must not outlive us, however we end.
@@ -128,7 +139,9 @@ class ManagedProcess:
             try:
                 self._popen.wait(timeout=timeout)
             except subprocess.TimeoutExpired as error:
-                raise ProcessError(f"{self.name} (pid {self._popen.pid}) survived kill -9") from error
+                raise ProcessError(
+                    f"{self.name} (pid {self._popen.pid}) survived kill -9"
+                ) from error
 
     # -- talking to it ------------------------------------------------------------------------
     def send_line(self, text: str = "") -> None:
@@ -157,29 +170,49 @@ class ManagedProcess:
     def tail(self, lines: int = 3) -> str:
         """Its last lines, without Spark's progress bars (drawn with carriage returns)."""
         text = self.output().replace("\r", "\n")
-        kept = [line for line in text.splitlines() if line.strip() and not line.startswith("[Stage")]
+        kept = [
+            line for line in text.splitlines() if line.strip() and not line.startswith("[Stage")
+        ]
         return "\n".join(kept[-lines:])
 
     # -- waiting ------------------------------------------------------------------------------
-    def wait_for(self, pattern: str | Callable[[str], object], *, timeout: float, since: int = 0,
-                 what: str | None = None, progress: Progress | None = None) -> object:
+    def wait_for(
+        self,
+        pattern: str | Callable[[str], object],
+        *,
+        timeout: float,
+        since: int = 0,
+        what: str | None = None,
+        progress: Progress | None = None,
+    ) -> object:
         """Wait until its output (from `since`) matches `pattern` (regex or predicate).
 
         Returns the regex match (or the predicate's result). Raises ProcessError with the last
         lines of output if the process ends first, WaitTimeout if the deadline passes.
         """
+
         def look() -> object:
             text = self.output(since)
             return re.search(pattern, text) if isinstance(pattern, str) else pattern(text)
 
         label = what or (f"output matching {pattern!r}" if isinstance(pattern, str) else "output")
-        return wait_while_alive(self, look, timeout=timeout, what=label, progress=progress,
-                                shown_as=f"{self.name}: {label}")
+        return wait_while_alive(
+            self,
+            look,
+            timeout=timeout,
+            what=label,
+            progress=progress,
+            shown_as=f"{self.name}: {label}",
+        )
 
     def wait_exit(self, timeout: float, progress: Progress | None = None) -> int:
         """Wait for it to end by itself; returns the exit code."""
-        wait_until(lambda: self.returncode is not None, timeout=timeout,
-                   what=f"{self.name} to exit", progress=progress)
+        wait_until(
+            lambda: self.returncode is not None,
+            timeout=timeout,
+            what=f"{self.name} to exit",
+            progress=progress,
+        )
         self.stop()  # its children may outlive it
         return self.returncode if self.returncode is not None else -1
 
@@ -193,16 +226,25 @@ class ManagedProcess:
         return f"ManagedProcess({self.name!r}, pid={self.pid}, running={self.running})"
 
 
-def wait_while_alive(process: ManagedProcess, condition: Callable[[], T | None], *, what: str,
-                     timeout: float, poll: float = 0.2, progress: Progress | None = None,
-                     name: str | None = None, last_words: Callable[[], str] | None = None,
-                     shown_as: str | None = None) -> T:
+def wait_while_alive(
+    process: ManagedProcess,
+    condition: Callable[[], T | None],
+    *,
+    what: str,
+    timeout: float,
+    poll: float = 0.2,
+    progress: Progress | None = None,
+    name: str | None = None,
+    last_words: Callable[[], str] | None = None,
+    shown_as: str | None = None,
+) -> T:
     """Poll `condition` until it returns something true (not None, False or empty), and return
     that; fail at once, with what the process said last, if `process` ends first: a dead app
     never makes the condition true.
 
     Usage: `wait_while_alive(spark, lambda: log_has(10) or None, what="value 10", timeout=60)`
     """
+
     def check() -> T | None:
         alive = process.running  # before looking: what it wrote last is then visible
         found = condition()
@@ -210,8 +252,10 @@ def wait_while_alive(process: ManagedProcess, condition: Callable[[], T | None],
             return found
         if not alive:
             said = last_words() if last_words is not None else process.tail()
-            raise ProcessError(f"{name or process.name} exited with code {process.returncode} "
-                               f"before {what}; last output:\n{said}")
+            raise ProcessError(
+                f"{name or process.name} exited with code {process.returncode} "
+                f"before {what}; last output:\n{said}"
+            )
         return None
 
     return wait_until(check, timeout=timeout, what=shown_as or what, poll=poll, progress=progress)
@@ -230,8 +274,10 @@ def _signals_held() -> Iterator[None]:
         return
     arrived: list[int] = []
     held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {number: signal.signal(number, lambda number, _frame: arrived.append(number))
-                for number in held}
+    previous = {
+        number: signal.signal(number, lambda number, _frame: arrived.append(number))
+        for number in held
+    }
     try:
         yield
     finally:
@@ -244,18 +290,26 @@ def _signals_held() -> Iterator[None]:
 class ProcessGroup:
     """Owns every process a scenario starts; stops them all on exit, newest first."""
 
-    def __init__(self, output_dir: Path, *, cwd: Path | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, output_dir: Path, *, cwd: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
         self.output_dir = output_dir
         self.cwd = cwd
         self.env = env
         self.processes: list[ManagedProcess] = []
 
-    def start(self, name: str, argv: Sequence[str], *, output_name: str | None = None) -> ManagedProcess:
+    def start(
+        self, name: str, argv: Sequence[str], *, output_name: str | None = None
+    ) -> ManagedProcess:
         """Start a process whose output goes to `<output_dir>/<output_name or name>.out`
         (CONSOLE_SUFFIX)."""
-        process = ManagedProcess(name, argv, output=self.output_dir / f"{output_name or name}{CONSOLE_SUFFIX}",
-                                 cwd=self.cwd, env=self.env)
+        process = ManagedProcess(
+            name,
+            argv,
+            output=self.output_dir / f"{output_name or name}{CONSOLE_SUFFIX}",
+            cwd=self.cwd,
+            env=self.env,
+        )
         self.processes.append(process)
         return process.start()
 
@@ -274,6 +328,10 @@ class ProcessGroup:
     def __enter__(self) -> ProcessGroup:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()

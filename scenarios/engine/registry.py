@@ -21,9 +21,14 @@ from scenarios.errors import UnknownScenario
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
-__all__ = ["SCENARIO_MODULES", "Scenario", "ScenarioOption", "all_scenarios", "find_scenarios",
-           "said_minutes"]
-
+__all__ = [
+    "SCENARIO_MODULES",
+    "Scenario",
+    "ScenarioOption",
+    "all_scenarios",
+    "find_scenarios",
+    "said_minutes",
+]
 
 
 @dataclass(frozen=True)
@@ -96,5 +101,6 @@ def find_scenarios(names: list[str]) -> list[Scenario]:
     unknown = [n for n in names if n not in known]
     if unknown:
         raise UnknownScenario(
-            f"no scenario named {', '.join(unknown)}; known: {', '.join(known)} (or all)")
+            f"no scenario named {', '.join(unknown)}; known: {', '.join(known)} (or all)"
+        )
     return [known[n] for n in names]

@@ -49,14 +49,25 @@ class Timings:
         a batch whose offsets age out before it reads them fails with data loss, which is the
         short-retention scenario's point but must not happen while the app is up.
         """
-        return cls(retention_sec=5.0, segment_sec=1.0, retention_check_sec=1.0,
-                   retention_initial_delay_sec=0.0, interval_sec=0.5, run_for_messages=6)
+        return cls(
+            retention_sec=5.0,
+            segment_sec=1.0,
+            retention_check_sec=1.0,
+            retention_initial_delay_sec=0.0,
+            interval_sec=0.5,
+            run_for_messages=6,
+        )
 
     @property
     def aging_out_timeout_sec(self) -> float:
         """Longest a checkpointed offset can take to be deleted by retention, with slack."""
-        return (self.retention_initial_delay_sec + self.retention_sec
-                + 2 * self.retention_check_sec + 2 * self.segment_sec + 60.0)
+        return (
+            self.retention_initial_delay_sec
+            + self.retention_sec
+            + 2 * self.retention_check_sec
+            + 2 * self.segment_sec
+            + 60.0
+        )
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,16 @@ from spark_app.runtime.spark_version import (
     installed_spark_version,
 )
 
-__all__ = ["SERVED_LINES", "SparkEnvError", "environment_folder", "locked_spark_version",
-           "requirements", "uv_path", "pyarrow_requirement", "spark_python"]
+__all__ = [
+    "SERVED_LINES",
+    "SparkEnvError",
+    "environment_folder",
+    "locked_spark_version",
+    "requirements",
+    "uv_path",
+    "pyarrow_requirement",
+    "spark_python",
+]
 
 _VERSION = re.compile(r"4\.\d+\.\d+")
 # Per Spark 4 line, the newest release whose Kafka connector Maven Central served whole on
@@ -79,8 +87,10 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
     if version is None or version == locked_spark_version():
         return sys.executable
     if not _VERSION.fullmatch(version):
-        raise SparkEnvError(f"--spark {version}: give a PySpark 4 release such as 4.0.0 or 4.1.1 "
-                            f"(the project's own is {locked_spark_version()})")
+        raise SparkEnvError(
+            f"--spark {version}: give a PySpark 4 release such as 4.0.0 or 4.1.1 "
+            f"(the project's own is {locked_spark_version()})"
+        )
     folder = environment_folder(version)
     if _made_with(folder) != requirements(version):
         shutil.rmtree(folder, ignore_errors=True)  # made before a requirement was added
@@ -91,9 +101,13 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
 def requirements(version: str) -> list[str]:
     # protobuf: transformWithStateInPandas's workers talk to Spark's state server in it
     # (`--counter transform-with-state`, the state scenarios), as in the project's own lock.
-    return [f"pyspark[sql]=={version}", pyarrow_requirement(version),
-            f"kafka-python=={metadata.version('kafka-python')}", "pandas>=2.2,<3",
-            f"protobuf=={metadata.version('protobuf')}"]
+    return [
+        f"pyspark[sql]=={version}",
+        pyarrow_requirement(version),
+        f"kafka-python=={metadata.version('kafka-python')}",
+        "pandas>=2.2,<3",
+        f"protobuf=={metadata.version('protobuf')}",
+    ]
 
 
 def _made_with(folder: Path) -> list[str] | None:
@@ -108,13 +122,16 @@ def _make(version: str, folder: Path, say: Callable[[str], None]) -> None:
     building = folder.with_name(f".{version}.building-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
     wanted = requirements(version)
-    say(f"making an environment for PySpark {version} in {folder} (first use only; "
-        f"downloads about 450 MB: {', '.join(wanted)})")
+    say(
+        f"making an environment for PySpark {version} in {folder} (first use only; "
+        f"downloads about 450 MB: {', '.join(wanted)})"
+    )
     try:
         _uv("venv", "--quiet", "--relocatable", "--python", sys.executable, str(building))
         _uv("pip", "install", "--python", str(building / "bin" / "python"), *wanted)
-        (building / "ready.json").write_text(json.dumps({"pyspark": version,
-                                                         "requirements": wanted}) + "\n")
+        (building / "ready.json").write_text(
+            json.dumps({"pyspark": version, "requirements": wanted}) + "\n"
+        )
         try:
             building.rename(folder)
         except OSError:  # another run made it meanwhile: keep theirs
@@ -136,8 +153,12 @@ def uv_path(needed_for: str = "--spark needs uv to make the environment of anoth
 def _uv(*args: str) -> None:
     uv = uv_path()
     # uv draws its own download progress on a terminal; off one it stays quiet.
-    done = subprocess.run([uv, *args], stdout=subprocess.DEVNULL,
-                          stderr=None if sys.stderr.isatty() else subprocess.PIPE, text=True)
+    done = subprocess.run(
+        [uv, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=None if sys.stderr.isatty() else subprocess.PIPE,
+        text=True,
+    )
     if done.returncode != 0:
         last = (done.stderr or "").strip().splitlines()[-1:] or ["see its output above"]
         raise SparkEnvError(f"uv {args[0]} failed making a PySpark environment: {last[0]}")

@@ -19,8 +19,21 @@ from typing import Protocol, TypeVar
 
 from scenarios.errors import ScenarioError
 
-__all__ = ["KAFKAS", "SOURCES", "STACKS", "OFFLINE", "REAL", "DEFAULT", "Stack", "StackChoice", "parse_stack", "source_word", "stack_of",
-           "add_stack_options", "chosen_stack"]
+__all__ = [
+    "KAFKAS",
+    "SOURCES",
+    "STACKS",
+    "OFFLINE",
+    "REAL",
+    "DEFAULT",
+    "Stack",
+    "StackChoice",
+    "parse_stack",
+    "source_word",
+    "stack_of",
+    "add_stack_options",
+    "chosen_stack",
+]
 
 KAFKAS = ("embedded", "apache")
 
@@ -75,9 +88,11 @@ def parse_stack(text: str) -> Stack:
     kafka, _, source = text.strip().partition("/")
     source = "connector" if source == "spark-kafka" else source
     if kafka not in KAFKAS or source not in SOURCES:
-        raise ScenarioError(f"unknown stack {text!r}: write KAFKA/SOURCE with KAFKA one of "
-                            f"{', '.join(KAFKAS)} and SOURCE one of {', '.join(SOURCES)}, e.g. "
-                            f"{REAL.name} or {OFFLINE.name}")
+        raise ScenarioError(
+            f"unknown stack {text!r}: write KAFKA/SOURCE with KAFKA one of "
+            f"{', '.join(KAFKAS)} and SOURCE one of {', '.join(SOURCES)}, e.g. "
+            f"{REAL.name} or {OFFLINE.name}"
+        )
     return Stack(kafka, source)
 
 
@@ -93,16 +108,30 @@ def stack_of(settings: StackChoice) -> Stack:
 def add_stack_options(run: argparse.ArgumentParser) -> None:
     """Which Kafka and which source: each alone, both at once (--stack), or --offline."""
     stack = run.add_argument_group("which Kafka, which source (a stack: KAFKA/SOURCE)")
-    stack.add_argument("--kafka", choices=KAFKAS, default=None,
-                       help=f"apache: Apache Kafka itself, fetched once from Maven Central; "
-                            f"embedded: our broker, offline (default {DEFAULT.kafka})")
-    stack.add_argument("--source", choices=sorted(set(SOURCES.values())), default=None,
-                       help=f"the Spark app's Kafka source: spark-kafka (Spark's own connector, "
-                            f"fetched once) or python (ours, offline) (default {DEFAULT.app_source})")
-    stack.add_argument("--stack", metavar="KAFKA/SOURCE", type=parse_stack, default=None,
-                       help=f"both at once: {', '.join(s.name for s in STACKS)}")
-    stack.add_argument("--offline", action="store_true",
-                       help=f"the stand-ins, {OFFLINE.name}: nothing is fetched")
+    stack.add_argument(
+        "--kafka",
+        choices=KAFKAS,
+        default=None,
+        help=f"apache: Apache Kafka itself, fetched once from Maven Central; "
+        f"embedded: our broker, offline (default {DEFAULT.kafka})",
+    )
+    stack.add_argument(
+        "--source",
+        choices=sorted(set(SOURCES.values())),
+        default=None,
+        help=f"the Spark app's Kafka source: spark-kafka (Spark's own connector, "
+        f"fetched once) or python (ours, offline) (default {DEFAULT.app_source})",
+    )
+    stack.add_argument(
+        "--stack",
+        metavar="KAFKA/SOURCE",
+        type=parse_stack,
+        default=None,
+        help=f"both at once: {', '.join(s.name for s in STACKS)}",
+    )
+    stack.add_argument(
+        "--offline", action="store_true", help=f"the stand-ins, {OFFLINE.name}: nothing is fetched"
+    )
 
 
 def chosen_stack(args: argparse.Namespace) -> Stack:
@@ -115,6 +144,8 @@ def chosen_stack(args: argparse.Namespace) -> Stack:
     source = base.source if args.source is None else source_word(args.source)
     chosen = Stack(kafka, source)
     if named and chosen != base:
-        raise ScenarioError(f"--kafka/--source ask for {chosen.name} but "
-                            f"{'--offline' if args.offline else '--stack'} says {base.name}: give one")
+        raise ScenarioError(
+            f"--kafka/--source ask for {chosen.name} but "
+            f"{'--offline' if args.offline else '--stack'} says {base.name}: give one"
+        )
     return chosen

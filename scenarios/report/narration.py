@@ -64,8 +64,14 @@ class Step:
 
     def revealed(self) -> list[tuple[str, str]]:
         """What is shown once the step's checks are on screen (`watch` often names the outcome)."""
-        return _labelled([("Answer", self.answer), ("Watch", self.watch), ("Why", self.why),
-                          ("In production", self.production)])
+        return _labelled(
+            [
+                ("Answer", self.answer),
+                ("Watch", self.watch),
+                ("Why", self.why),
+                ("In production", self.production),
+            ]
+        )
 
     def sections(self) -> list[tuple[str, str]]:
         return self.asked() + self.revealed()
@@ -102,8 +108,9 @@ class Narrator:
     def __post_init__(self) -> None:
         if self.rich is None:
             self.rich = self.stream.isatty()
-        self._console = Console(file=self.stream, force_terminal=self.rich,
-                                highlight=False, soft_wrap=not self.rich)
+        self._console = Console(
+            file=self.stream, force_terminal=self.rich, highlight=False, soft_wrap=not self.rich
+        )
 
     def begin(self, scenario: str, title: str, summary: str) -> None:
         self.end_step()
@@ -139,8 +146,12 @@ class Narrator:
     def _start_live(self) -> None:
         # On a terminal only: off one the lines stay in their files, and nothing is redrawn.
         if self.rich and self._following is not None and self._live is None:
-            self._live = Live(LiveTail(self._following), console=self._console,
-                              refresh_per_second=2, transient=True)
+            self._live = Live(
+                LiveTail(self._following),
+                console=self._console,
+                refresh_per_second=2,
+                transient=True,
+            )
             self._live.start()
 
     def _stop_live(self) -> None:
@@ -168,7 +179,9 @@ class Narrator:
             except EOFError:  # stdin closed or not a terminal: carry on unattended
                 self.guided = False
         elif self.projector_sec > 0:
-            self._console.print(f"  [dim]think about it: the step runs in {self.projector_sec:g} s[/]")
+            self._console.print(
+                f"  [dim]think about it: the step runs in {self.projector_sec:g} s[/]"
+            )
             self.pause(self.projector_sec)
 
     def _show(self, heading: str, sections: list[tuple[str, str]]) -> None:

@@ -32,8 +32,15 @@ from scenarios.report.matrix_row import MatrixRow
 from scenarios.report.narration import WAITING
 from scenarios.report.verdicts import ScenarioResult, jsonable
 
-__all__ = ["Column", "anchor", "render_index", "render_matrix", "scenario_view", "write_index",
-           "write_matrix_page"]
+__all__ = [
+    "Column",
+    "anchor",
+    "render_index",
+    "render_matrix",
+    "scenario_view",
+    "write_index",
+    "write_matrix_page",
+]
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -73,30 +80,46 @@ def write_index(results: Sequence[ScenarioResult], report_dir: Path) -> Path:
 def render_index(results: Sequence[ScenarioResult], report_dir: Path) -> str:
     """The run's page; links are relative to `report_dir`, where index.html goes."""
     views = [scenario_view(r, report_dir) for r in results]
-    counts = {v: sum(r.verdict == v for r in results)
-              for v in ("passed", "failed", "error", "skipped")}
+    counts = {
+        v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error", "skipped")
+    }
     return _template("index.html").render(scenarios=views, counts=counts, generated=_now())
 
 
-def write_matrix_page(rows: Sequence[MatrixRow], columns: Sequence[Column], report_dir: Path,
-                      title: str = "Runs compared") -> Path:
+def write_matrix_page(
+    rows: Sequence[MatrixRow],
+    columns: Sequence[Column],
+    report_dir: Path,
+    title: str = "Runs compared",
+) -> Path:
     """Write `report_dir/matrix.html`: a row per check, a column per run (version or stack)."""
     path = report_dir / "matrix.html"
     _write_atomically(path, render_matrix(rows, columns, title))
     return path
 
 
-def render_matrix(rows: Sequence[MatrixRow], columns: Sequence[Column],
-                  title: str = "Runs compared") -> str:
-    view_rows = [{"scenario": row.scenario, "check": row.check, "differs": row.differs,
-                  "href_anchor": anchor(row.scenario),
-                  # The name once per scenario, as a reader scans a printed table.
-                  "first_of_scenario": i == 0 or rows[i - 1].scenario != row.scenario,
-                  "cells": [_cell_view(row.cells.get(c.key, "—")) for c in columns]}
-                 for i, row in enumerate(rows)]
+def render_matrix(
+    rows: Sequence[MatrixRow], columns: Sequence[Column], title: str = "Runs compared"
+) -> str:
+    view_rows = [
+        {
+            "scenario": row.scenario,
+            "check": row.check,
+            "differs": row.differs,
+            "href_anchor": anchor(row.scenario),
+            # The name once per scenario, as a reader scans a printed table.
+            "first_of_scenario": i == 0 or rows[i - 1].scenario != row.scenario,
+            "cells": [_cell_view(row.cells.get(c.key, "—")) for c in columns],
+        }
+        for i, row in enumerate(rows)
+    ]
     return _template("matrix.html").render(
-        title=title, columns=columns, rows=view_rows, generated=_now(),
-        differing=sum(r["differs"] for r in view_rows))
+        title=title,
+        columns=columns,
+        rows=view_rows,
+        generated=_now(),
+        differing=sum(r["differs"] for r in view_rows),
+    )
 
 
 def scenario_view(result: ScenarioResult, report_dir: Path) -> dict[str, Any]:
@@ -104,13 +127,22 @@ def scenario_view(result: ScenarioResult, report_dir: Path) -> dict[str, Any]:
     checks = sorted(result.checks, key=lambda c: c.held)  # stable: failed first, else as run
     seconds = round(result.duration_sec, 1)  # as the JSON has it, so the two read the same
     return {
-        "name": result.name, "anchor": anchor(result.name), "lesson": result.title,
-        "summary": result.summary, "verdict": result.verdict,
-        "duration": f"{seconds:.0f} s", "duration_sec": seconds,
-        "spark_version": result.spark_version or "—", "stack": result.stack or "—",
-        "held": sum(c.held for c in result.checks), "total": len(result.checks),
-        "checks": checks, "failed_checks": [c for c in checks if not c.held],
-        "error": result.error, "traceback": result.traceback, "skipped": result.skipped,
+        "name": result.name,
+        "anchor": anchor(result.name),
+        "lesson": result.title,
+        "summary": result.summary,
+        "verdict": result.verdict,
+        "duration": f"{seconds:.0f} s",
+        "duration_sec": seconds,
+        "spark_version": result.spark_version or "—",
+        "stack": result.stack or "—",
+        "held": sum(c.held for c in result.checks),
+        "total": len(result.checks),
+        "checks": checks,
+        "failed_checks": [c for c in checks if not c.held],
+        "error": result.error,
+        "traceback": result.traceback,
+        "skipped": result.skipped,
         "steps": _steps(result.narration or _narration_of(result.transcript)),
         "facts": _facts(result.facts),
         "timeline": _picture(result.artifacts.get("timeline"), report_dir),
@@ -120,10 +152,19 @@ def scenario_view(result: ScenarioResult, report_dir: Path) -> dict[str, Any]:
 
 def _cell_view(text: str) -> dict[str, str]:
     """A matrix cell's text with the outcome it starts with, for its mark and colour."""
-    outcome = ("failed" if text.startswith(("DID NOT HOLD", "FAILED")) else
-               "error" if text.startswith("ERROR") else
-               "skipped" if text.startswith("SKIPPED") else
-               "passed" if text.startswith(("held", "PASSED")) else "absent" if text == "—" else "")
+    outcome = (
+        "failed"
+        if text.startswith(("DID NOT HOLD", "FAILED"))
+        else "error"
+        if text.startswith("ERROR")
+        else "skipped"
+        if text.startswith("SKIPPED")
+        else "passed"
+        if text.startswith(("held", "PASSED"))
+        else "absent"
+        if text == "—"
+        else ""
+    )
     return {"text": text, "outcome": outcome}
 
 
@@ -132,8 +173,9 @@ def _steps(narration: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
     for entry in narration:
         if entry["kind"] == "step":
-            steps.append({"title": entry["title"], "sections": entry.get("sections", []),
-                          "remarks": []})
+            steps.append(
+                {"title": entry["title"], "sections": entry.get("sections", []), "remarks": []}
+            )
             continue
         if not steps:  # said before the first step: Kafka's address, an early error
             steps.append({"title": "Before the first step", "sections": [], "remarks": []})
@@ -147,17 +189,23 @@ def _steps(narration: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _same_wait(before: dict[str, Any], after: dict[str, Any]) -> bool:
     """Two progress remarks of one wait ("still waiting for value 6 … (5 s)", "(10 s)")."""
+
     def subject(entry: dict[str, Any]) -> str | None:
         text = entry.get("text", "") if entry["kind"] == "say" else ""
         return text.rsplit(" (", 1)[0] if text.startswith(WAITING) else None
+
     return subject(before) is not None and subject(before) == subject(after)
 
 
 def _narration_of(transcript: Sequence[str]) -> list[dict[str, Any]]:
     """A result made without a Narrator's record (built by hand) has only transcript lines."""
-    return [{"kind": "step", "title": line, "sections": []} if line.startswith("Step ")
-            else {"kind": "say", "text": line.strip(), "at": None}
-            for line in transcript if not line.startswith("== ")]
+    return [
+        {"kind": "step", "title": line, "sections": []}
+        if line.startswith("Step ")
+        else {"kind": "say", "text": line.strip(), "at": None}
+        for line in transcript
+        if not line.startswith("== ")
+    ]
 
 
 def _facts(facts: dict[str, Any]) -> list[dict[str, Any]]:
@@ -168,8 +216,14 @@ def _facts(facts: dict[str, Any]) -> list[dict[str, Any]]:
         if key in _SHOWN_ELSEWHERE:
             continue
         text = _fact_text(value)
-        shown.append({"key": key, "label": key.replace("_", " "), "text": text,
-                      "long": len(text) > _LONG_FACT})
+        shown.append(
+            {
+                "key": key,
+                "label": key.replace("_", " "),
+                "text": text,
+                "long": len(text) > _LONG_FACT,
+            }
+        )
     return shown
 
 
@@ -198,8 +252,11 @@ def _links(result: ScenarioResult, report_dir: Path) -> list[dict[str, str]]:
     if run_dir:
         for folder in _LOG_FOLDERS:
             candidates += [(f"{folder}/{p.name}", p) for p in _files_in(Path(run_dir) / folder)]
-    return [{"label": label, "href": _relative(path, report_dir)}
-            for label, path in candidates if path.is_file()]
+    return [
+        {"label": label, "href": _relative(path, report_dir)}
+        for label, path in candidates
+        if path.is_file()
+    ]
 
 
 def _files_in(folder: Path) -> Iterable[Path]:
@@ -219,10 +276,21 @@ def _now() -> str:
 @cache
 def _environment() -> Environment:
     # Autoescape on for every template: check details and tracebacks are arbitrary text.
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    env.globals["marks"] = {"passed": "✔", "failed": "✘", "error": "⚠", "skipped": "–",
-                            "absent": "–", "": ""}
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["marks"] = {
+        "passed": "✔",
+        "failed": "✘",
+        "error": "⚠",
+        "skipped": "–",
+        "absent": "–",
+        "": "",
+    }
     return env
 
 

@@ -43,24 +43,33 @@ def table_lines(scenarios: Sequence[Scenario]) -> list[str]:
 def with_table(readme: str, scenarios: Sequence[Scenario]) -> str:
     """The README's text with the block between the markers replaced by the table."""
     if BEGIN not in readme or END not in readme:
-        raise ValueError("README.md has lost the scenarios table's markers; put back the two "
-                         f"lines {BEGIN!r} and {END!r} where the table goes")
+        raise ValueError(
+            "README.md has lost the scenarios table's markers; put back the two "
+            f"lines {BEGIN!r} and {END!r} where the table goes"
+        )
     head, rest = readme.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     return "\n".join([head + BEGIN, *table_lines(scenarios), END]) + tail
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.report.readme_table",
-                                     description="Write README.md's table of scenarios from the code.")
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.report.readme_table",
+        description="Write README.md's table of scenarios from the code.",
+    )
     parser.add_argument("--check", action="store_true", help="only say whether README.md is stale")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
-    return rewrite_or_check(README, lambda text: with_table(text, all_scenarios()), args.check,
-                            "README.md's scenarios table is", "run the command above")
+    return rewrite_or_check(
+        README,
+        lambda text: with_table(text, all_scenarios()),
+        args.check,
+        "README.md's scenarios table is",
+        "run the command above",
+    )
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ from pathlib import Path
 __all__ = ["rewrite_or_check"]
 
 
-def rewrite_or_check(page: Path, render: Callable[[str], str], check: bool, what: str,
-                     stale_hint: str) -> int:
+def rewrite_or_check(
+    page: Path, render: Callable[[str], str], check: bool, what: str, stale_hint: str
+) -> int:
     """Render `page` anew from its text. With `check`, print whether it is stale (exit 1) or
     fresh (0) and write nothing; otherwise write it (0). A ValueError from `render` (markers
     missing) is printed and exits 2, the page untouched."""

@@ -47,14 +47,26 @@ def _sentence(text: str, capital: bool = True) -> str:
 
 def head_lines(scenario: Scenario, steps: Sequence[WrittenStep]) -> list[str]:
     """The block: the lesson and its origin, the summary, then each step and its rule."""
-    lines = [f"**{_sentence(scenario.title)}** *From: {scenario.origin}.*", "",
-             _sentence(scenario.summary), "",
-             *([f"*With `--fast` it takes {_sentence(scenario.takes, capital=False)}*", ""]
-               if scenario.takes else []),
-             "The steps, as a run narrates them (`{…}`: a number the run fills in):", ""]
+    lines = [
+        f"**{_sentence(scenario.title)}** *From: {scenario.origin}.*",
+        "",
+        _sentence(scenario.summary),
+        "",
+        *(
+            [f"*With `--fast` it takes {_sentence(scenario.takes, capital=False)}*", ""]
+            if scenario.takes
+            else []
+        ),
+        "The steps, as a run narrates them (`{…}`: a number the run fills in):",
+        "",
+    ]
     for number, written in enumerate(steps, start=1):
         step = written.step
-        rule = f" In production: {_sentence(step.production, capital=False)}" if step.production else ""
+        rule = (
+            f" In production: {_sentence(step.production, capital=False)}"
+            if step.production
+            else ""
+        )
         lines.append(f"{number}. **{_sentence(step.title)}**{rule}")
     return lines
 
@@ -65,28 +77,37 @@ def with_heads(page: str, scenarios: Sequence[Scenario], steps: Sequence[Written
     for scenario in scenarios:
         mine = [s for s in steps if s.scenario == scenario.name]
         block = "\n".join([begin(scenario.name), *head_lines(scenario, mine), end(scenario.name)])
-        pattern = re.compile(re.escape(begin(scenario.name)) + r".*?" + re.escape(end(scenario.name)),
-                             re.DOTALL)
+        pattern = re.compile(
+            re.escape(begin(scenario.name)) + r".*?" + re.escape(end(scenario.name)), re.DOTALL
+        )
         if not pattern.search(page):
-            raise ValueError(f"docs/scenarios.md has no block for {scenario.name}: put the lines "
-                             f"{begin(scenario.name)!r} and {end(scenario.name)!r} under its heading "
-                             f"`## {scenario.name}`, then run {COMMAND}")
+            raise ValueError(
+                f"docs/scenarios.md has no block for {scenario.name}: put the lines "
+                f"{begin(scenario.name)!r} and {end(scenario.name)!r} under its heading "
+                f"`## {scenario.name}`, then run {COMMAND}"
+            )
         page = pattern.sub(lambda _, block=block: block, page)
     return page
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.report.scenario_docs",
-                                     description="Write each scenario's head in docs/scenarios.md "
-                                                 "from its code.")
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.report.scenario_docs",
+        description="Write each scenario's head in docs/scenarios.md from its code.",
+    )
     parser.add_argument("--check", action="store_true", help="only say whether the page is stale")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
-    return rewrite_or_check(PAGE, lambda text: with_heads(text, all_scenarios(), written_steps()),
-                            args.check, "docs/scenarios.md's scenario heads are", f"run {COMMAND}")
+    return rewrite_or_check(
+        PAGE,
+        lambda text: with_heads(text, all_scenarios(), written_steps()),
+        args.check,
+        "docs/scenarios.md's scenario heads are",
+        f"run {COMMAND}",
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,12 @@ def scenario_files() -> list[tuple[str, list[Path]]]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         files = [path]
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and \
-                    node.module.startswith("scenarios.catalog.") and node.module.count(".") == 2:
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("scenarios.catalog.")
+                and node.module.count(".") == 2
+            ):
                 package = _module_file(node.module)
                 if package.name == "__init__.py":  # a sub-package, not another scenario
                     files += [f for f in sorted(package.parent.glob("*.py")) if f not in files]
@@ -81,8 +85,14 @@ def written_steps() -> list[WrittenStep]:
     for name, files in scenario_files():
         for path in files:
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                            and getattr(n.func, "id", "") == "Step"), key=lambda n: n.lineno)
+            calls = sorted(
+                (
+                    n
+                    for n in ast.walk(tree)
+                    if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Step"
+                ),
+                key=lambda n: n.lineno,
+            )
             for call in calls:
                 args = [literal(a) for a in call.args]
                 kwargs = {k.arg: literal(k.value) for k in call.keywords if k.arg}
@@ -94,10 +104,14 @@ def written_steps() -> list[WrittenStep]:
 
 def questions_markdown() -> str:
     """The trainer's question sheet: per scenario, each step's question, answer and rule."""
-    out = ["# Workshop questions, scenario by scenario", "",
-           "Rendered from the scenarios' code by `uv run python -m scenarios.report.story >",
-           "docs/workshop-questions.md`; do not edit by hand. `{…}` is a number the run fills in",
-           "(it is on screen when `run --guided` asks). The plan: [workshop.md](workshop.md).", ""]
+    out = [
+        "# Workshop questions, scenario by scenario",
+        "",
+        "Rendered from the scenarios' code by `uv run python -m scenarios.report.story >",
+        "docs/workshop-questions.md`; do not edit by hand. `{…}` is a number the run fills in",
+        "(it is on screen when `run --guided` asks). The plan: [workshop.md](workshop.md).",
+        "",
+    ]
     scenario = None
     for written in written_steps():
         if written.scenario != scenario:
@@ -105,8 +119,12 @@ def questions_markdown() -> str:
             out += [f"## {scenario}", ""]
         step = written.step
         out.append(f"- **{step.title}**")
-        for label, text in (("Ask", step.question), ("Answer", step.answer),
-                            ("Rule", step.why), ("In production", step.production)):
+        for label, text in (
+            ("Ask", step.question),
+            ("Answer", step.answer),
+            ("Rule", step.why),
+            ("In production", step.production),
+        ):
             if text:
                 out.append(f"  - {label}: {' '.join(text.split())}")
         out.append("")

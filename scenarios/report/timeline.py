@@ -49,7 +49,9 @@ def label_lanes(times: list[float], gap: float) -> list[int]:
     last_in_lane: list[float] = []
     lanes = []
     for at in times:
-        lane = next((i for i, last in enumerate(last_in_lane) if at - last >= gap), len(last_in_lane))
+        lane = next(
+            (i for i, last in enumerate(last_in_lane) if at - last >= gap), len(last_in_lane)
+        )
         if lane == len(last_in_lane):
             last_in_lane.append(at)
         else:
@@ -122,8 +124,11 @@ class Timeline:
         """(time, earliest before, earliest after) for each time the earliest offset moved up."""
         with self._lock:
             known = [s for s in self.samples if s.earliest is not None]
-        return [(b.at, a.earliest, b.earliest) for a, b in zip(known, known[1:])
-                if b.earliest > a.earliest]  # type: ignore[operator]
+        return [
+            (b.at, a.earliest, b.earliest)
+            for a, b in zip(known, known[1:])
+            if b.earliest > a.earliest
+        ]  # type: ignore[operator]
 
     def to_dict(self) -> dict[str, object]:
         with self._lock:
@@ -146,8 +151,9 @@ class Timeline:
             points = list(self.folder_points)
         deletions = self.retention_deletions()
         if points:
-            fig, (ax, folder_ax) = plt.subplots(2, 1, figsize=(11, 9), sharex=True,
-                                                gridspec_kw={"height_ratios": [1, 1.2]})
+            fig, (ax, folder_ax) = plt.subplots(
+                2, 1, figsize=(11, 9), sharex=True, gridspec_kw={"height_ratios": [1, 1.2]}
+            )
         else:
             fig, ax = plt.subplots(figsize=(11, 5.5))
             folder_ax = None
@@ -162,10 +168,17 @@ class Timeline:
             for event, lane in zip(events, label_lanes([e.at for e in events], span * _LABEL_GAP)):
                 colour, style = _EVENT_STYLE[event.kind]
                 ax.axvline(event.at, color=colour, ls=style, lw=1)
-                ax.annotate(event.label, (event.at, 1.0 - lane * _LANE_HEIGHT),
-                            xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
-                            fontsize=7, color=colour,
-                            bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
+                ax.annotate(
+                    event.label,
+                    (event.at, 1.0 - lane * _LANE_HEIGHT),
+                    xycoords=("data", "axes fraction"),
+                    rotation=90,
+                    va="top",
+                    ha="right",
+                    fontsize=7,
+                    color=colour,
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
+                )
             ax.plot([], [], marker="v", color="tab:brown", ls="none", label="retention deleted")
             ax.axvspan(0, 0, color="tab:green", alpha=0.15, label="Spark app up")
             if folder_ax is not None:
@@ -178,8 +191,13 @@ class Timeline:
             # Below the chart, so it never hides the event labels along the top; with the
             # folder's panel below, in the chart's lower right, where the offsets start.
             if folder_ax is None:
-                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=5, fontsize=8,
-                          frameon=False)
+                ax.legend(
+                    loc="upper center",
+                    bbox_to_anchor=(0.5, -0.12),
+                    ncol=5,
+                    fontsize=8,
+                    frameon=False,
+                )
             else:
                 ax.legend(loc="lower right", ncol=2, fontsize=7, framealpha=0.8)
             ax.grid(alpha=0.3)
@@ -198,27 +216,55 @@ class Timeline:
             ys = [float("nan") if getattr(s, name) is None else getattr(s, name) for s in samples]
             return xs, ys
 
-        for name, colour, style in (("latest", "tab:blue", "-"), ("earliest", "tab:brown", "-"),
-                                    ("committed", "tab:green", "-")):
+        for name, colour, style in (
+            ("latest", "tab:blue", "-"),
+            ("earliest", "tab:brown", "-"),
+            ("committed", "tab:green", "-"),
+        ):
             xs, ys = series(name)
-            label = {"latest": "Kafka latest offset", "earliest": "Kafka earliest offset",
-                     "committed": "Spark committed offset (checkpoint)"}[name]
+            label = {
+                "latest": "Kafka latest offset",
+                "earliest": "Kafka earliest offset",
+                "committed": "Spark committed offset (checkpoint)",
+            }[name]
             ax.step(xs, ys, where="post", color=colour, ls=style, lw=1.6, label=label)  # type: ignore[attr-defined]
 
     @staticmethod
-    def _draw_folder(ax: object, points: list[FolderPoint],
-                     periods: list[tuple[float, float]], events: list[Event]) -> None:
+    def _draw_folder(
+        ax: object,
+        points: list[FolderPoint],
+        periods: list[tuple[float, float]],
+        events: list[Event],
+    ) -> None:
         """Files per sub-folder (left axis) and the folder's size in KB (right axis)."""
         xs = [p.at for p in points]
-        parts = [name for name in dict.fromkeys(k for p in points for k in p.files)
-                 if any(p.files.get(name) for p in points)]
-        colours = {"offsets": "tab:blue", "commits": "tab:cyan", "state": "tab:green",
-                   "sources": "tab:gray", "other": "tab:olive"}
+        parts = [
+            name
+            for name in dict.fromkeys(k for p in points for k in p.files)
+            if any(p.files.get(name) for p in points)
+        ]
+        colours = {
+            "offsets": "tab:blue",
+            "commits": "tab:cyan",
+            "state": "tab:green",
+            "sources": "tab:gray",
+            "other": "tab:olive",
+        }
         for name in parts:
-            ax.plot(xs, [p.files.get(name, 0) for p in points], lw=1.4,  # type: ignore[attr-defined]
-                    color=colours.get(name, "tab:pink"), label=f"files in {name}/")
-        ax.plot(xs, [sum(p.files.values()) for p in points], lw=1.8, color="black",  # type: ignore[attr-defined]
-                label="files in all")
+            ax.plot(
+                xs,
+                [p.files.get(name, 0) for p in points],
+                lw=1.4,  # type: ignore[attr-defined]
+                color=colours.get(name, "tab:pink"),
+                label=f"files in {name}/",
+            )
+        ax.plot(
+            xs,
+            [sum(p.files.values()) for p in points],
+            lw=1.8,
+            color="black",  # type: ignore[attr-defined]
+            label="files in all",
+        )
         for start, end in periods:
             ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)  # type: ignore[attr-defined]
         for event in events:
@@ -227,11 +273,23 @@ class Timeline:
         ax.set_ylabel("files in the checkpoint")  # type: ignore[attr-defined]
         ax.grid(alpha=0.3)  # type: ignore[attr-defined]
         size_ax = ax.twinx()  # type: ignore[attr-defined]
-        size_ax.plot(xs, [p.total_bytes / 1024 for p in points], lw=1.6, ls="--",
-                     color="tab:red", label="size (KB, right axis)")
+        size_ax.plot(
+            xs,
+            [p.total_bytes / 1024 for p in points],
+            lw=1.6,
+            ls="--",
+            color="tab:red",
+            label="size (KB, right axis)",
+        )
         size_ax.set_ylabel("size of the checkpoint (KB)")
         size_ax.set_ylim(bottom=0)
         lines, labels = ax.get_legend_handles_labels()  # type: ignore[attr-defined]
         more, more_labels = size_ax.get_legend_handles_labels()
-        ax.legend(lines + more, labels + more_labels, loc="upper left", fontsize=8,  # type: ignore[attr-defined]
-                  ncol=3, framealpha=0.8)
+        ax.legend(
+            lines + more,
+            labels + more_labels,
+            loc="upper left",
+            fontsize=8,  # type: ignore[attr-defined]
+            ncol=3,
+            framealpha=0.8,
+        )

@@ -25,8 +25,17 @@ from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.checker.expectations import Check
 from scenarios.checker.verify import ValueRange
 
-__all__ = ["ScenarioResult", "read_result", "exit_code", "jsonable", "print_verdicts", "verdict_lines",
-           "verdict_table", "write_junit", "write_reports"]
+__all__ = [
+    "ScenarioResult",
+    "read_result",
+    "exit_code",
+    "jsonable",
+    "print_verdicts",
+    "verdict_lines",
+    "verdict_table",
+    "write_junit",
+    "write_reports",
+]
 
 Verdict = Literal["passed", "failed", "error", "skipped"]
 
@@ -91,16 +100,27 @@ class ScenarioResult:
     def from_dict(cls, data: dict[str, Any]) -> ScenarioResult:
         """A result read back from its `<name>.json` (to_dict's output): what a merge of
         reports written by several runs reads. Facts keep their JSON form."""
-        checks = [Check(c["name"], bool(c["held"]), c["expected"], c["actual"])
-                  for c in data.get("checks", [])]
-        return cls(data["name"], data["title"], checks=checks, error=data.get("error"),
-                   traceback=data.get("traceback"), skipped=data.get("skipped"),
-                   duration_sec=float(data.get("duration_sec", 0.0)),
-                   transcript=list(data.get("transcript", [])),
-                   artifacts=dict(data.get("artifacts", {})), facts=dict(data.get("facts", {})),
-                   spark_version=data.get("spark_version", ""), stack=data.get("stack", ""),
-                   kafka_version=data.get("kafka_version", ""), summary=data.get("summary", ""),
-                   narration=list(data.get("narration", [])))
+        checks = [
+            Check(c["name"], bool(c["held"]), c["expected"], c["actual"])
+            for c in data.get("checks", [])
+        ]
+        return cls(
+            data["name"],
+            data["title"],
+            checks=checks,
+            error=data.get("error"),
+            traceback=data.get("traceback"),
+            skipped=data.get("skipped"),
+            duration_sec=float(data.get("duration_sec", 0.0)),
+            transcript=list(data.get("transcript", [])),
+            artifacts=dict(data.get("artifacts", {})),
+            facts=dict(data.get("facts", {})),
+            spark_version=data.get("spark_version", ""),
+            stack=data.get("stack", ""),
+            kafka_version=data.get("kafka_version", ""),
+            summary=data.get("summary", ""),
+            narration=list(data.get("narration", [])),
+        )
 
 
 def read_result(path: Path) -> ScenarioResult:
@@ -111,8 +131,12 @@ def read_result(path: Path) -> ScenarioResult:
 def exit_code(results: Sequence[ScenarioResult]) -> int:
     # A scenario skipped for its stack says so in its line; it does not fail the run (`run all`
     # on the offline stack stays green), but a run that ran nothing is not a pass.
-    return 0 if any(r.verdict == "passed" for r in results) and all(
-        r.verdict in ("passed", "skipped") for r in results) else 1
+    return (
+        0
+        if any(r.verdict == "passed" for r in results)
+        and all(r.verdict in ("passed", "skipped") for r in results)
+        else 1
+    )
 
 
 def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
@@ -131,10 +155,13 @@ def verdict_table(results: Sequence[ScenarioResult]) -> Table:
     colours = {"passed": "green", "failed": "red", "error": "red", "skipped": "yellow"}
     for result in results:
         colour = colours[result.verdict]
-        table.add_row(f"[bold]{result.name}[/]",
-                      f"({result.duration_sec:.0f} s{_on_spark(result)})",
-                      f"[bold {colour}]{result.verdict.upper()}[/]", "",
-                      _short(result.error or result.skipped))
+        table.add_row(
+            f"[bold]{result.name}[/]",
+            f"({result.duration_sec:.0f} s{_on_spark(result)})",
+            f"[bold {colour}]{result.verdict.upper()}[/]",
+            "",
+            _short(result.error or result.skipped),
+        )
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
             table.add_row("", c.name, mark, c.expected, c.actual)
@@ -146,27 +173,36 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
     lines = []
     for result in results:
         held = sum(c.held for c in result.checks)
-        lines.append(f"{result.verdict.upper():6} {result.name}: {held}/{len(result.checks)} "
-                     f"checks held ({result.duration_sec:.0f} s{_on_spark(result)})")
+        lines.append(
+            f"{result.verdict.upper():6} {result.name}: {held}/{len(result.checks)} "
+            f"checks held ({result.duration_sec:.0f} s{_on_spark(result)})"
+        )
         if result.error is not None:
             lines.append(f"    error: {_short(result.error)}")
         if result.skipped is not None:
             lines.append(f"    skipped: {result.skipped}")
-        lines.extend(f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
-                     for c in result.checks if not c.held)
-    counts = {v: sum(r.verdict == v for r in results)
-              for v in ("passed", "failed", "error", "skipped")}
-    lines.append(f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
-                 f"{counts['error']} errors"
-                 + (f", {counts['skipped']} skipped" if counts["skipped"] else ""))
+        lines.extend(
+            f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
+            for c in result.checks
+            if not c.held
+        )
+    counts = {
+        v: sum(r.verdict == v for r in results) for v in ("passed", "failed", "error", "skipped")
+    }
+    lines.append(
+        f"scenarios: {counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['error']} errors"
+        + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
+    )
     return lines
 
 
 def _on_spark(result: ScenarioResult) -> str:
     # Kafka is named when a run chose another than the pinned one (`--kafka-version`).
     other_kafka = result.kafka_version and result.kafka_version != DEFAULT_KAFKA_VERSION
-    return (f", PySpark {result.spark_version}" if result.spark_version else "") + \
-        (f", Kafka {result.kafka_version}" if other_kafka else "")
+    return (f", PySpark {result.spark_version}" if result.spark_version else "") + (
+        f", Kafka {result.kafka_version}" if other_kafka else ""
+    )
 
 
 def jsonable(value: object) -> object:
@@ -191,8 +227,9 @@ def write_reports(results: Sequence[ScenarioResult], report_dir: Path) -> list[P
     written = []
     for result in results:
         path = report_dir / f"{result.name}.json"
-        path.write_text(json.dumps(result.to_dict(), indent=2, default=jsonable) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(result.to_dict(), indent=2, default=jsonable) + "\n", encoding="utf-8"
+        )
         written.append(path)
     junit = report_dir / "junit.xml"
     write_junit(results, junit)
@@ -225,10 +262,16 @@ def _junit_suite(root: ET.Element, results: Sequence[ScenarioResult], version: s
             ET.SubElement(case, "skipped", message=result.skipped)
         if result.error is not None:
             tests, errors = tests + 1, errors + 1
-            case = ET.SubElement(suite, "testcase", classname=classname,
-                                 name="run", time=f"{result.duration_sec:.1f}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=classname,
+                name="run",
+                time=f"{result.duration_sec:.1f}",
+            )
             ET.SubElement(case, "error", message=result.error).text = "\n".join(
-                [*result.transcript, result.traceback or ""])
+                [*result.transcript, result.traceback or ""]
+            )
         for c in result.checks:
             tests += 1
             case = ET.SubElement(suite, "testcase", classname=classname, name=c.name, time="0")

@@ -41,13 +41,16 @@ class _Writer:
         self.tries = 0
 
     def before_scenario(self) -> None:
-        if self.process is not None and (self.process.running
-                                         or self.process.returncode == ARCHIVE_IN_PLACE):
+        if self.process is not None and (
+            self.process.running or self.process.returncode == ARCHIVE_IN_PLACE
+        ):
             return
         self.tries += 1
         self.process = self.group.start(
-            "class-archive", [self.python, "-m", "spark_app", "class-archive"],
-            output_name=f"class-archive-{self.tries}")
+            "class-archive",
+            [self.python, "-m", "spark_app", "class-archive"],
+            output_name=f"class-archive-{self.tries}",
+        )
 
 
 @contextmanager

@@ -30,17 +30,19 @@ from scenarios.errors import ScenarioError
 __all__ = ["prefetch_jars", "prefetch_commands"]
 
 
-def prefetch_commands(settings: RunSettings, scenarios: Sequence[Scenario] = ()
-                      ) -> list[list[str]]:
+def prefetch_commands(settings: RunSettings, scenarios: Sequence[Scenario] = ()) -> list[list[str]]:
     """The commands that fetch what `settings`' stack and `scenarios` need (none for the
     stand-ins)."""
     commands = []
     if settings.kafka == "apache" and not settings.bootstrap_servers:
         version = ["--kafka-version", settings.kafka_version] if settings.kafka_version else []
         commands.append([sys.executable, "-m", "kafka_app.apache.jars", *version])
-        moved_to = sorted({v for s in scenarios for v in s.kafka_versions} - {settings.kafka_version})
-        commands += [[sys.executable, "-m", "kafka_app.apache.jars", "--kafka-version", v]
-                     for v in moved_to]
+        moved_to = sorted(
+            {v for s in scenarios for v in s.kafka_versions} - {settings.kafka_version}
+        )
+        commands += [
+            [sys.executable, "-m", "kafka_app.apache.jars", "--kafka-version", v] for v in moved_to
+        ]
     if settings.source == "spark-kafka":
         commands.append([settings.spark_python, "-m", "spark_app.runtime.connector_jars"])
     if settings.checkpoint_store != "local":  # the s3 client's 690 MB only when s3 is asked for
@@ -48,14 +50,16 @@ def prefetch_commands(settings: RunSettings, scenarios: Sequence[Scenario] = ()
     return commands
 
 
-def prefetch_jars(settings: RunSettings, say: Callable[[str], None],
-                  scenarios: Sequence[Scenario] = ()) -> None:
+def prefetch_jars(
+    settings: RunSettings, say: Callable[[str], None], scenarios: Sequence[Scenario] = ()
+) -> None:
     """Run each command, passing on what it says while it fetches; with the jars cached only
     its closing line ("… jars in <folder>") comes, and that is left out. A failure is one
     ScenarioError line: the fetch's own."""
     for command in prefetch_commands(settings, scenarios):
-        process = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         said: list[str] = []
         assert process.stdout is not None
         for line in process.stdout:
@@ -65,6 +69,8 @@ def prefetch_jars(settings: RunSettings, say: Callable[[str], None],
                 if not is_fetched_line(line):
                     say(line)
         if process.wait() != 0:
-            raise ScenarioError(said[-1].removeprefix("error: ") if said else
-                                f"{' '.join(command[1:])} exited with {process.returncode}")
-
+            raise ScenarioError(
+                said[-1].removeprefix("error: ")
+                if said
+                else f"{' '.join(command[1:])} exited with {process.returncode}"
+            )

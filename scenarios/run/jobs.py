@@ -32,8 +32,13 @@ JOBS_FOLDER = "jobs"
 STOP_SEC = 120.0
 
 
-def run_in_jobs(scenarios: Sequence[Scenario], argv_of: Callable[[str], list[str]], jobs: int,
-                report_dir: Path, narrator: Narrator) -> list[ScenarioResult]:
+def run_in_jobs(
+    scenarios: Sequence[Scenario],
+    argv_of: Callable[[str], list[str]],
+    jobs: int,
+    report_dir: Path,
+    narrator: Narrator,
+) -> list[ScenarioResult]:
     """Run each scenario as `argv_of(name)`, at most `jobs` at a time, the longest first; their
     results, in the order given."""
     # Longest first (by what each says it takes), else in the order given: a long scenario
@@ -49,17 +54,23 @@ def run_in_jobs(scenarios: Sequence[Scenario], argv_of: Callable[[str], list[str
                     scenario = waiting.pop(0)
                     # A report of an earlier run in the same folder must not pass for this one's.
                     (report_dir / f"{scenario.name}.json").unlink(missing_ok=True)
-                    running[scenario.name] = (group.start(scenario.name, argv_of(scenario.name)),
-                                              time.monotonic())
-                    narrator.say(f"job {scenario.name} started ({len(running)} running, "
-                                 f"{len(waiting)} waiting): "
-                                 f"tail -f {report_dir / JOBS_FOLDER / scenario.name}{CONSOLE_SUFFIX}")
+                    running[scenario.name] = (
+                        group.start(scenario.name, argv_of(scenario.name)),
+                        time.monotonic(),
+                    )
+                    narrator.say(
+                        f"job {scenario.name} started ({len(running)} running, "
+                        f"{len(waiting)} waiting): "
+                        f"tail -f {report_dir / JOBS_FOLDER / scenario.name}{CONSOLE_SUFFIX}"
+                    )
                 for name, (process, started) in list(running.items()):
                     if not process.running:
                         del running[name]
                         result = ended[name] = result_of(report_dir, name, process.returncode)
-                        narrator.say(f"job {name} ended: {result.verdict} in "
-                                     f"{time.monotonic() - started:.0f} s")
+                        narrator.say(
+                            f"job {name} ended: {result.verdict} in "
+                            f"{time.monotonic() - started:.0f} s"
+                        )
                 time.sleep(0.2)
         except KeyboardInterrupt:
             for process, _ in running.values():  # as Ctrl-C would: each job cleans up
@@ -75,5 +86,9 @@ def result_of(report_dir: Path, name: str, code: int | None) -> ScenarioResult:
     if path.exists():
         return read_result(path)
     said = f" (exit code {code})" if code is not None else ""
-    return ScenarioResult(name, name, error=f"the job ended{said} before writing its report; "
-                          f"its output: {report_dir / JOBS_FOLDER / name}{CONSOLE_SUFFIX}")
+    return ScenarioResult(
+        name,
+        name,
+        error=f"the job ended{said} before writing its report; "
+        f"its output: {report_dir / JOBS_FOLDER / name}{CONSOLE_SUFFIX}",
+    )

@@ -68,8 +68,11 @@ def describe_leftovers(found: Iterable[Leftover]) -> str:
     found = list(found)
     each = "; ".join(f"pid {f.pid} `{_short(f.command)}` {f.reason}" for f in found)
     pids = " ".join(str(f.pid) for f in found if f.pid)
-    stop = (f"Stop them with `kill {pids}` (`kill -9 {pids}` if they do not stop)" if pids
-            else "Stop that process")
+    stop = (
+        f"Stop them with `kill {pids}` (`kill -9 {pids}` if they do not stop)"
+        if pids
+        else "Stop that process"
+    )
     return f"a previous run is still going: {each}. {stop}, then start again."
 
 

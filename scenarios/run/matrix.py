@@ -35,8 +35,16 @@ from scenarios.report.pages import Column, write_matrix_page
 from scenarios.report.verdicts import ScenarioResult, write_junit
 from scenarios.run.runner import run_scenarios
 
-__all__ = ["Matrix", "on_spark", "print_matrix", "run_kafka_matrix", "run_matrix", "run_stack_matrix",
-           "run_store_matrix", "write_matrix"]
+__all__ = [
+    "Matrix",
+    "on_spark",
+    "print_matrix",
+    "run_kafka_matrix",
+    "run_matrix",
+    "run_stack_matrix",
+    "run_store_matrix",
+    "write_matrix",
+]
 
 _ABSENT = "—"
 
@@ -64,21 +72,35 @@ class Matrix:
     def exit_code(self) -> int:
         every = [r for rs in self.results.values() for r in rs]
         # As a plain run's exit code: a scenario skipped for its stack does not fail it.
-        return 0 if any(r.verdict == "passed" for r in every) and all(
-            r.verdict in ("passed", "skipped") for r in every) else 1
+        return (
+            0
+            if any(r.verdict == "passed" for r in every)
+            and all(r.verdict in ("passed", "skipped") for r in every)
+            else 1
+        )
 
     def rows(self) -> list[MatrixRow]:
         rows = []
         for name in dict.fromkeys(r.name for rs in self.results.values() for r in rs):
-            by_version = {v: next((r for r in rs if r.name == name), None)
-                          for v, rs in self.results.items()}
-            rows.append(MatrixRow(name, "verdict", {v: _verdict_cell(r) for v, r in by_version.items()}))
-            rows.append(MatrixRow(name, "duration", {v: f"{r.duration_sec:.0f} s" if r else _ABSENT
-                                                     for v, r in by_version.items()},
-                                  {v: r.duration_sec for v, r in by_version.items() if r}))
+            by_version = {
+                v: next((r for r in rs if r.name == name), None) for v, rs in self.results.items()
+            }
+            rows.append(
+                MatrixRow(name, "verdict", {v: _verdict_cell(r) for v, r in by_version.items()})
+            )
+            rows.append(
+                MatrixRow(
+                    name,
+                    "duration",
+                    {v: f"{r.duration_sec:.0f} s" if r else _ABSENT for v, r in by_version.items()},
+                    {v: r.duration_sec for v, r in by_version.items() if r},
+                )
+            )
             checks = dict.fromkeys(c.name for r in by_version.values() if r for c in r.checks)
-            rows += [MatrixRow(name, check, {v: _check_cell(r, check) for v, r in by_version.items()})
-                     for check in checks]
+            rows += [
+                MatrixRow(name, check, {v: _check_cell(r, check) for v, r in by_version.items()})
+                for check in checks
+            ]
         return rows
 
     def markdown(self) -> str:
@@ -86,15 +108,23 @@ class Matrix:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for row in self.rows():
             cells = [row.cells[v].replace("|", "\\|") for v in self.columns]
-            lines.append("| " + " | ".join([row.scenario, row.check, *cells,
-                                            "**yes**" if row.differs else ""]) + " |")
+            lines.append(
+                "| "
+                + " | ".join([row.scenario, row.check, *cells, "**yes**" if row.differs else ""])
+                + " |"
+            )
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, object]:
-        return {"versions": self.columns, "exit_code": self.exit_code,
-                "rows": [{"scenario": r.scenario, "check": r.check, "cells": r.cells,
-                          "differs": r.differs} for r in self.rows()],
-                "results": {v: [r.to_dict() for r in rs] for v, rs in self.results.items()}}
+        return {
+            "versions": self.columns,
+            "exit_code": self.exit_code,
+            "rows": [
+                {"scenario": r.scenario, "check": r.check, "cells": r.cells, "differs": r.differs}
+                for r in self.rows()
+            ],
+            "results": {v: [r.to_dict() for r in rs] for v, rs in self.results.items()},
+        }
 
 
 def _verdict_cell(result: ScenarioResult | None) -> str:
@@ -111,50 +141,104 @@ def _check_cell(result: ScenarioResult | None, name: str) -> str:
     return f"{'held' if found.held else 'DID NOT HOLD'}: {found.actual}"
 
 
-def run_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
-               narrator: Narrator, report_dir: Path | None) -> Matrix:
+def run_matrix(
+    versions: Sequence[str],
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    report_dir: Path | None,
+) -> Matrix:
     """Run `scenarios` on each version in turn; reports per version under report_dir/<version>/."""
-    return _run_columns(list(versions), {v: v for v in versions}, scenarios, narrator, report_dir,
-                        lambda v, folder: on_spark(replace(settings, report_dir=folder), v,
-                                                   narrator.say),
-                        lambda v: f"PySpark {v}", "PySpark", "PySpark versions compared")
+    return _run_columns(
+        list(versions),
+        {v: v for v in versions},
+        scenarios,
+        narrator,
+        report_dir,
+        lambda v, folder: on_spark(replace(settings, report_dir=folder), v, narrator.say),
+        lambda v: f"PySpark {v}",
+        "PySpark",
+        "PySpark versions compared",
+    )
 
 
-def run_stack_matrix(stacks: Sequence[Stack], scenarios: Sequence[Scenario], settings: RunSettings,
-                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+def run_stack_matrix(
+    stacks: Sequence[Stack],
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    report_dir: Path | None,
+) -> Matrix:
     """Run `scenarios` on each stack in turn; reports per stack under report_dir/<kafka>-<source>/."""
     by_name = {s.name: s for s in stacks}
-    return _run_columns(list(by_name), {s.name: s.folder for s in stacks}, scenarios, narrator,
-                        report_dir,
-                        lambda name, folder: by_name[name].applied_to(
-                            replace(settings, report_dir=folder)),
-                        lambda name: name, "", "Stacks compared")
+    return _run_columns(
+        list(by_name),
+        {s.name: s.folder for s in stacks},
+        scenarios,
+        narrator,
+        report_dir,
+        lambda name, folder: by_name[name].applied_to(replace(settings, report_dir=folder)),
+        lambda name: name,
+        "",
+        "Stacks compared",
+    )
 
 
-def run_kafka_matrix(versions: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
-                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+def run_kafka_matrix(
+    versions: Sequence[str],
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    report_dir: Path | None,
+) -> Matrix:
     """Run `scenarios` on each Apache Kafka version in turn; reports under
     report_dir/kafka-<version>/."""
-    return _run_columns(list(versions), {v: f"kafka-{v}" for v in versions}, scenarios, narrator,
-                        report_dir,
-                        lambda v, folder: replace(settings, kafka_version=v, report_dir=folder),
-                        lambda v: f"Apache Kafka {v}", "Kafka", "Kafka versions compared")
+    return _run_columns(
+        list(versions),
+        {v: f"kafka-{v}" for v in versions},
+        scenarios,
+        narrator,
+        report_dir,
+        lambda v, folder: replace(settings, kafka_version=v, report_dir=folder),
+        lambda v: f"Apache Kafka {v}",
+        "Kafka",
+        "Kafka versions compared",
+    )
 
 
-def run_store_matrix(stores: Sequence[str], scenarios: Sequence[Scenario], settings: RunSettings,
-                     narrator: Narrator, report_dir: Path | None) -> Matrix:
+def run_store_matrix(
+    stores: Sequence[str],
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    report_dir: Path | None,
+) -> Matrix:
     """Run `scenarios` with the checkpoint on each store in turn (local, hdfs, s3); reports
     under report_dir/store-<store>/."""
-    return _run_columns(list(stores), {s: f"store-{s}" for s in stores}, scenarios, narrator,
-                        report_dir,
-                        lambda s, folder: replace(settings, checkpoint_store=s, report_dir=folder),
-                        lambda s: f"the checkpoint on {s}", "store", "Checkpoint stores compared")
+    return _run_columns(
+        list(stores),
+        {s: f"store-{s}" for s in stores},
+        scenarios,
+        narrator,
+        report_dir,
+        lambda s, folder: replace(settings, checkpoint_store=s, report_dir=folder),
+        lambda s: f"the checkpoint on {s}",
+        "store",
+        "Checkpoint stores compared",
+    )
 
 
-def _run_columns(columns: list[str], folders: dict[str, str], scenarios: Sequence[Scenario],
-                 narrator: Narrator, report_dir: Path | None,
-                 settings_of: Callable[[str, Path | None], RunSettings],
-                 said: Callable[[str], str], label: str, title: str) -> Matrix:
+def _run_columns(
+    columns: list[str],
+    folders: dict[str, str],
+    scenarios: Sequence[Scenario],
+    narrator: Narrator,
+    report_dir: Path | None,
+    settings_of: Callable[[str, Path | None], RunSettings],
+    said: Callable[[str], str],
+    label: str,
+    title: str,
+) -> Matrix:
     """The scenarios once per column, each column's settings from `settings_of(column, its
     report folder)`; the matrix, written to report_dir when given."""
     results: dict[str, list[ScenarioResult]] = {}
@@ -175,13 +259,20 @@ def write_matrix(matrix: Matrix, report_dir: Path, folders: dict[str, str]) -> N
     (report_dir / "matrix.md").write_text(matrix.markdown(), encoding="utf-8")
     written = matrix.to_dict() | {"label": matrix.label, "title": matrix.title, "folders": folders}
     (report_dir / "matrix.json").write_text(
-        json.dumps(written, indent=2, default=str) + "\n", encoding="utf-8")
+        json.dumps(written, indent=2, default=str) + "\n", encoding="utf-8"
+    )
     # Each column's run wrote its own index.html under report_dir/<folder>/: cells link there.
     columns = [Column(folders[v], matrix.heading(v)) for v in dict.fromkeys(matrix.columns)]
-    rows = [replace(row, cells={folders[k]: c for k, c in row.cells.items()},
-                    figures=None if row.figures is None
-                    else {folders[k]: f for k, f in row.figures.items()})
-            for row in matrix.rows()]
+    rows = [
+        replace(
+            row,
+            cells={folders[k]: c for k, c in row.cells.items()},
+            figures=None
+            if row.figures is None
+            else {folders[k]: f for k, f in row.figures.items()},
+        )
+        for row in matrix.rows()
+    ]
     write_matrix_page(rows, columns, report_dir, title=matrix.title)
     write_junit([r for rs in matrix.results.values() for r in rs], report_dir / "junit.xml")
 
@@ -196,8 +287,7 @@ def print_matrix(matrix: Matrix, console: Console) -> None:
         table.add_column(column, overflow="fold")
     for row in matrix.rows():
         style = "bold yellow" if row.differs else ""
-        table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.columns),
-                      style=style)
+        table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.columns), style=style)
     console.print(table)
     compared = {"": "stacks", "store": "stores"}.get(matrix.label, "versions")
     console.print(f"rows in yellow differ between {compared}")

@@ -40,8 +40,9 @@ def merge_reports(shards: Sequence[Path], into: Path) -> Merged:
             raise ScenarioError(f"{shard} is not a folder: give the --report folders of the shards")
     kinds = {(shard / "matrix.json").exists() for shard in shards}
     if len(kinds) > 1:
-        raise ScenarioError("some of these folders hold a matrix and some a run: merge like "
-                            "with like")
+        raise ScenarioError(
+            "some of these folders hold a matrix and some a run: merge like with like"
+        )
     into.mkdir(parents=True, exist_ok=True)
     if kinds == {True}:
         return _merge_matrices(shards, into)
@@ -55,8 +56,10 @@ def _merge_runs(shards: Sequence[Path], into: Path) -> list[ScenarioResult]:
         for path in sorted(shard.glob("*.json")):
             result = read_result(path)
             if result.name in found:
-                raise ScenarioError(f"{result.name} is in more than one of these folders (again in "
-                                    f"{shard}): the shards were not disjoint")
+                raise ScenarioError(
+                    f"{result.name} is in more than one of these folders (again in "
+                    f"{shard}): the shards were not disjoint"
+                )
             found[result.name] = _moved(result, shard, into)
     if not found:
         raise ScenarioError(f"no scenario report (<name>.json) in {', '.join(map(str, shards))}")
@@ -83,7 +86,7 @@ def _moved(result: ScenarioResult, shard: Path, into: Path) -> ScenarioResult:
         if value == old_root:
             result.artifacts[key] = str(into / name)
         elif old_root and value.startswith(old_root + "/"):
-            result.artifacts[key] = str(into / name / value[len(old_root) + 1:])
+            result.artifacts[key] = str(into / name / value[len(old_root) + 1 :])
     if "run_dir" in result.facts:
         result.facts["run_dir"] = str(into / name)
     return result
@@ -99,13 +102,19 @@ def _merge_matrices(shards: Sequence[Path], into: Path) -> Merged:
     first = heads[0]
     folders: dict[str, str] = first.get("folders") or {c: c for c in first["versions"]}
     if any(head["versions"] != first["versions"] for head in heads):
-        raise ScenarioError("these matrices compare different columns: "
-                            + "; ".join(", ".join(h["versions"]) for h in heads))
+        raise ScenarioError(
+            "these matrices compare different columns: "
+            + "; ".join(", ".join(h["versions"]) for h in heads)
+        )
     results: dict[str, list[ScenarioResult]] = {}
     for column in first["versions"]:
         column_shards = [shard / folders[column] for shard in shards]
         results[column] = _merge_runs(column_shards, into / folders[column])
-    matrix = Matrix(list(first["versions"]), results, label=first.get("label", "PySpark"),
-                    title=first.get("title", "PySpark versions compared"))
+    matrix = Matrix(
+        list(first["versions"]),
+        results,
+        label=first.get("label", "PySpark"),
+        title=first.get("title", "PySpark versions compared"),
+    )
     write_matrix(matrix, into, folders)
     return Merged([r for rs in results.values() for r in rs], matrix)

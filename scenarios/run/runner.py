@@ -35,20 +35,28 @@ from scenarios.run.shared_kafka import shared_kafka
 __all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
 
-def run_scenarios(scenarios: Sequence[Scenario], settings: RunSettings,
-                  narrator: Narrator) -> list[ScenarioResult]:
+def run_scenarios(
+    scenarios: Sequence[Scenario], settings: RunSettings, narrator: Narrator
+) -> list[ScenarioResult]:
     results: list[ScenarioResult] = []
     with run_folder(settings.report_dir) as base:
         narrator.announce(_where_to_watch(base, kept=settings.report_dir is not None))
-        with shared_kafka(scenarios, settings, base, narrator) as settings, \
-                archive_in_background(settings, base) as before_each_scenario:
+        with (
+            shared_kafka(scenarios, settings, base, narrator) as settings,
+            archive_in_background(settings, base) as before_each_scenario,
+        ):
             _run_each(scenarios, settings, narrator, base, results, before_each_scenario)
     return results
 
 
-def _run_each(scenarios: Sequence[Scenario], settings: RunSettings, narrator: Narrator,
-              base: Path, results: list[ScenarioResult],
-              before_each: Callable[[], None] = lambda: None) -> None:
+def _run_each(
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    base: Path,
+    results: list[ScenarioResult],
+    before_each: Callable[[], None] = lambda: None,
+) -> None:
     """Run the scenarios in turn into `results`, reports written after each."""
     for scenario in scenarios:
         before_each()
@@ -79,21 +87,30 @@ def run_folder(report_dir: Path | None) -> Iterator[Path]:
 def _where_to_watch(base: Path, *, kept: bool) -> str:
     """The line that lets a learner follow what the narration's "Watch" names, live."""
     fate = "kept" if kept else "removed at the end; --report DIR keeps it"
-    return (f"run folder {base} ({fate}): each process's console is in "
-            f"<scenario>/processes/<name>{CONSOLE_SUFFIX}, e.g. "
-            f"`tail -f {base}/<scenario>/processes/*{CONSOLE_SUFFIX}`")
+    return (
+        f"run folder {base} ({fate}): each process's console is in "
+        f"<scenario>/processes/<name>{CONSOLE_SUFFIX}, e.g. "
+        f"`tail -f {base}/<scenario>/processes/*{CONSOLE_SUFFIX}`"
+    )
 
 
-def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
-                 root: Path) -> ScenarioResult:
+def run_scenario(
+    scenario: Scenario, settings: RunSettings, narrator: Narrator, root: Path
+) -> ScenarioResult:
     """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
-    result = ScenarioResult(scenario.name, scenario.title, spark_version=settings.spark_version,
-                            stack=settings.stack, kafka_version=kafka_version_of(settings),
-                            summary=scenario.summary)
+    result = ScenarioResult(
+        scenario.name,
+        scenario.title,
+        spark_version=settings.spark_version,
+        stack=settings.stack,
+        kafka_version=kafka_version_of(settings),
+        summary=scenario.summary,
+    )
     narrator.transcript.clear()
     narrator.begin(scenario.name, scenario.title, scenario.summary)
-    unavailable = (brokers_unavailable(settings, scenario.kafka_brokers)
-                   or store_unavailable(settings, scenario.checkpoint_stores))
+    unavailable = brokers_unavailable(settings, scenario.kafka_brokers) or store_unavailable(
+        settings, scenario.checkpoint_stores
+    )
     if unavailable is not None:  # checked before the stage starts anything
         result.skipped = unavailable
         narrator.say(f"SKIPPED {unavailable}")
@@ -109,9 +126,11 @@ def run_scenario(scenario: Scenario, settings: RunSettings, narrator: Narrator,
     finally:
         result.duration_sec = time.monotonic() - started
         result.checks = list(stage.checks)
-        result.facts = dict(stage.facts) | {"timeline": stage.timeline.to_dict(),
-                                            "run_dir": str(root),
-                                            "time_spent": _time_spent(stage)}
+        result.facts = dict(stage.facts) | {
+            "timeline": stage.timeline.to_dict(),
+            "run_dir": str(root),
+            "time_spent": _time_spent(stage),
+        }
         result.transcript = list(narrator.transcript)
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
@@ -140,8 +159,9 @@ def _record_error(result: ScenarioResult, error: BaseException, narrator: Narrat
     narrator.say(f"ERROR {result.error}")
 
 
-def _render_timeline(result: ScenarioResult, stage: Stage, scenario: Scenario, png: Path,
-                     narrator: Narrator) -> None:
+def _render_timeline(
+    result: ScenarioResult, stage: Stage, scenario: Scenario, png: Path, narrator: Narrator
+) -> None:
     """The picture is a report of the run: failing to draw it is that scenario's error."""
     try:
         stage.timeline.render(png, f"{scenario.name}: {scenario.title}")

@@ -34,11 +34,13 @@ class Shard:
             shard = cls(int(left), int(right))
             if 1 <= shard.index <= shard.count:
                 return shard
-        raise ScenarioError(f"--shard {text}: give I/N with 1 <= I <= N, e.g. --shard 2/3 for the "
-                            "second of three jobs")
+        raise ScenarioError(
+            f"--shard {text}: give I/N with 1 <= I <= N, e.g. --shard 2/3 for the "
+            "second of three jobs"
+        )
 
     def pick(self, items: Sequence[T]) -> list[T]:
-        return list(items[self.index - 1::self.count])
+        return list(items[self.index - 1 :: self.count])
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"

@@ -41,8 +41,9 @@ def worth_sharing(scenarios: Sequence[Scenario], settings: RunSettings) -> bool:
 
 
 @contextmanager
-def shared_kafka(scenarios: Sequence[Scenario], settings: RunSettings, base: Path,
-                 narrator: Narrator) -> Iterator[RunSettings]:
+def shared_kafka(
+    scenarios: Sequence[Scenario], settings: RunSettings, base: Path, narrator: Narrator
+) -> Iterator[RunSettings]:
     """`settings` with the run's broker in `shared_kafka` while the block runs; the broker is
     stopped however the block ends. `settings` as they are when sharing saves nothing."""
     if not worth_sharing(scenarios, settings):
@@ -51,14 +52,25 @@ def shared_kafka(scenarios: Sequence[Scenario], settings: RunSettings, base: Pat
     folders = Folders(base / FOLDER)
     for folder in (folders.log, folders.processes):
         folder.mkdir(parents=True, exist_ok=True)
-    with ProcessGroup(folders.processes, cwd=folders.root,
-                      env={"PYTHONPATH": str(PROJECT_ROOT)}) as group:
+    with ProcessGroup(
+        folders.processes, cwd=folders.root, env={"PYTHONPATH": str(PROJECT_ROOT)}
+    ) as group:
         # No topic and no producer here: each scenario makes its own.
-        side = KafkaSide(group, folders, settings.timings, topic="", retention_sec=0.0,
-                         python=settings.python, progress=narrator.waiting, kind=settings.kafka,
-                         kafka_version=settings.kafka_version or None)
+        side = KafkaSide(
+            group,
+            folders,
+            settings.timings,
+            topic="",
+            retention_sec=0.0,
+            python=settings.python,
+            progress=narrator.waiting,
+            kind=settings.kafka,
+            kafka_version=settings.kafka_version or None,
+        )
         side.start_broker()
-        narrator.announce(f"one {settings.kafka} Kafka at {side.bootstrap_servers} for this run's "
-                          f"scenarios, each with a topic of its own (those that kill, upgrade or "
-                          f"cut Kafka start their own; --kafka-per-scenario gives each its own)")
+        narrator.announce(
+            f"one {settings.kafka} Kafka at {side.bootstrap_servers} for this run's "
+            f"scenarios, each with a topic of its own (those that kill, upgrade or "
+            f"cut Kafka start their own; --kafka-per-scenario gives each its own)"
+        )
         yield replace(settings, shared_kafka=side.bootstrap_servers)

@@ -43,8 +43,10 @@ class RestartBlocker:
     problem: str = "is missing"
 
     def sentence(self) -> str:
-        return (f"a restart will fail with {self.condition}: {self.missing} {self.problem}. "
-                f"{self.remedy}")
+        return (
+            f"a restart will fail with {self.condition}: {self.missing} {self.problem}. "
+            f"{self.remedy}"
+        )
 
 
 def spark_checks_metadata(spark_version: str) -> bool:
@@ -69,10 +71,14 @@ def restart_blockers(checkpoint: Path, spark_version: str | None = None) -> list
 def _missing_metadata(info: CheckpointInfo, spark_version: str) -> list[RestartBlocker]:
     if (info.path / "metadata").is_file() or not spark_checks_metadata(spark_version):
         return []
-    return [RestartBlocker(
-        "STREAMING_CHECKPOINT_MISSING_METADATA_FILE", f"{info.path / 'metadata'} (the query id)",
-        "Restore the file from a backup, or start over on a new checkpoint folder "
-        "(state is lost); Spark before 4.2 would start under a new query id instead.")]
+    return [
+        RestartBlocker(
+            "STREAMING_CHECKPOINT_MISSING_METADATA_FILE",
+            f"{info.path / 'metadata'} (the query id)",
+            "Restore the file from a backup, or start over on a new checkpoint folder "
+            "(state is lost); Spark before 4.2 would start under a new query id instead.",
+        )
+    ]
 
 
 def _missing_state_files(info: CheckpointInfo) -> list[RestartBlocker]:
@@ -83,10 +89,14 @@ def _missing_state_files(info: CheckpointInfo) -> list[RestartBlocker]:
     if not missing:
         return []
     # Spark stops at the first file it cannot read; naming that one is enough to act on.
-    return [RestartBlocker(
-        "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS", str(missing[0]),
-        "The count cannot be rebuilt without it: restore it, or start over on a new "
-        "checkpoint folder (the count restarts at 0).")]
+    return [
+        RestartBlocker(
+            "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS",
+            str(missing[0]),
+            "The count cannot be rebuilt without it: restore it, or start over on a new "
+            "checkpoint folder (the count restarts at 0).",
+        )
+    ]
 
 
 def _state_stores(info: CheckpointInfo) -> list[Path]:
@@ -98,11 +108,17 @@ def _state_stores(info: CheckpointInfo) -> list[Path]:
 
 def _missing_deltas(store: Path, version: int) -> list[Path]:
     """The deltas between the newest snapshot at or below `version` and `version` that are gone."""
-    snapshots = [int(p.name.split(".")[0]) for p in store.glob("*.snapshot")
-                 if p.name.split(".")[0].isdigit()]
+    snapshots = [
+        int(p.name.split(".")[0])
+        for p in store.glob("*.snapshot")
+        if p.name.split(".")[0].isdigit()
+    ]
     base = max((v for v in snapshots if v <= version), default=0)
-    return [store / f"{v}.delta" for v in range(base + 1, version + 1)
-            if not (store / f"{v}.delta").is_file()]
+    return [
+        store / f"{v}.delta"
+        for v in range(base + 1, version + 1)
+        if not (store / f"{v}.delta").is_file()
+    ]
 
 
 def torn_state_file(info: CheckpointInfo) -> RestartBlocker | None:
@@ -114,29 +130,38 @@ def torn_state_file(info: CheckpointInfo) -> RestartBlocker | None:
     for store in _state_stores(info):
         for path in _loaded_files(store, version):
             if ends_cleanly(path.read_bytes()) is False:
-                return RestartBlocker("CANNOT_LOAD_STATE_STORE.UNCATEGORIZED", str(path),
-                                      _state_repair(info, path),
-                                      problem="is cut short (a write torn by a crash of the "
-                                              "machine)")
+                return RestartBlocker(
+                    "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+                    str(path),
+                    _state_repair(info, path),
+                    problem="is cut short (a write torn by a crash of the machine)",
+                )
     return None
 
 
 def _state_repair(info: CheckpointInfo, path: Path) -> str:
     written_by = int(path.name.split(".")[0]) - 1  # batch N writes version N + 1
     if info.last_committed is None or written_by != info.last_committed.batch_id:
-        return ("Restore it from a copy, or start over on a new checkpoint folder (the count "
-                "restarts at 0).")
+        return (
+            "Restore it from a copy, or start over on a new checkpoint folder (the count "
+            "restarts at 0)."
+        )
     later = [n for n in info.offset_ids if n > written_by]
     offsets = f", offsets/{', offsets/'.join(str(n) for n in later)}" if later else ""
-    return (f"Run batch {written_by} again: delete {path.name}, commits/{written_by}{offsets} "
-            f"(each with its .crc); Spark loads version {written_by} and writes {path.name} anew "
-            f"(an idempotent sink, like this app's exactly-once one, writes nothing twice).")
+    return (
+        f"Run batch {written_by} again: delete {path.name}, commits/{written_by}{offsets} "
+        f"(each with its .crc); Spark loads version {written_by} and writes {path.name} anew "
+        f"(an idempotent sink, like this app's exactly-once one, writes nothing twice)."
+    )
 
 
 def _loaded_files(store: Path, version: int) -> list[Path]:
     """The snapshot and deltas Spark reads to load `version`, oldest first, those present."""
-    snapshots = [int(p.name.split(".")[0]) for p in store.glob("*.snapshot")
-                 if p.name.split(".")[0].isdigit()]
+    snapshots = [
+        int(p.name.split(".")[0])
+        for p in store.glob("*.snapshot")
+        if p.name.split(".")[0].isdigit()
+    ]
     base = max((v for v in snapshots if v <= version), default=0)
     files = [store / f"{base}.snapshot"] if base else []
     files += [store / f"{v}.delta" for v in range(base + 1, version + 1)]

@@ -29,14 +29,16 @@ def decompress(data: bytes, limit: int | None = None) -> bytes:
     out = bytearray()
     at = 0
     while at + len(MAGIC) + _HEADER.size <= len(data) and (limit is None or len(out) < limit):
-        if data[at:at + len(MAGIC)] != MAGIC:
-            raise CheckpointError(f"not an lz4 block stream at byte {at}: a changelog written "
-                                  f"with another stateStore.compression.codec?")
+        if data[at : at + len(MAGIC)] != MAGIC:
+            raise CheckpointError(
+                f"not an lz4 block stream at byte {at}: a changelog written "
+                f"with another stateStore.compression.codec?"
+            )
         token, packed, size, _ = _HEADER.unpack_from(data, at + len(MAGIC))
         at += len(MAGIC) + _HEADER.size
         if size == 0:  # the end mark
             break
-        block = data[at:at + packed]
+        block = data[at : at + packed]
         at += packed
         out += block if token & 0xF0 == _RAW else decompress_block(block, size)
     return bytes(out)
@@ -50,7 +52,7 @@ def decompress_block(src: bytes, size: int) -> bytes:
         token = src[i]
         i += 1
         literals, i = _length(src, i, token >> 4)
-        out += src[i:i + literals]
+        out += src[i : i + literals]
         i += literals
         if i >= len(src) or len(out) >= size:  # the last sequence has literals only
             break
@@ -86,7 +88,7 @@ def ends_cleanly(data: bytes) -> bool | None:
         return None
     at = 0
     while at + len(MAGIC) + _HEADER.size <= len(data):
-        if data[at:at + len(MAGIC)] != MAGIC:
+        if data[at : at + len(MAGIC)] != MAGIC:
             return False
         _, packed, size, _ = _HEADER.unpack_from(data, at + len(MAGIC))
         at += len(MAGIC) + _HEADER.size

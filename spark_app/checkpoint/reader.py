@@ -23,8 +23,15 @@ from spark_app.checkpoint.torn import torn_file_error
 from spark_app.errors import CheckpointError
 from spark_app.offsets import Offsets, parse_offsets
 
-__all__ = ["BatchOffsets", "CheckpointInfo", "read_checkpoint", "committed_batches",
-           "read_offset_file", "read_log_file", "read_query_id"]
+__all__ = [
+    "BatchOffsets",
+    "CheckpointInfo",
+    "read_checkpoint",
+    "committed_batches",
+    "read_offset_file",
+    "read_log_file",
+    "read_query_id",
+]
 
 
 @dataclass(frozen=True)
@@ -106,8 +113,10 @@ def read_log_file(path: Path) -> tuple[str, list[str]]:
     try:
         text = path.read_bytes().lstrip(b"\x00").decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise CheckpointError(f"cannot read {path}: {err}. If the checkpoint is damaged, "
-                              f"delete the folder to start over (state is lost).") from err
+        raise CheckpointError(
+            f"cannot read {path}: {err}. If the checkpoint is damaged, "
+            f"delete the folder to start over (state is lost)."
+        ) from err
     if not text.strip():
         # Zero bytes, or only the zeros some file systems show after a crash: the name of a
         # renamed file reached the disk, its data did not.
@@ -115,9 +124,11 @@ def read_log_file(path: Path) -> tuple[str, list[str]]:
     lines = text.split("\n")
     version = lines[0].strip()
     if not (version.startswith("v") and version[1:].isdigit()):
-        raise CheckpointError(f"{path} does not start with a version line like v1 (found "
-                              f"{version[:20]!r}). It was not written by Spark, or is damaged; "
-                              f"delete the checkpoint folder to start over.")
+        raise CheckpointError(
+            f"{path} does not start with a version line like v1 (found "
+            f"{version[:20]!r}). It was not written by Spark, or is damaged; "
+            f"delete the checkpoint folder to start over."
+        )
     return version, lines[1:]
 
 
@@ -125,8 +136,9 @@ def _json_line(path: Path, line: str) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as err:
-        raise torn_file_error(path, f"holds a line that is not JSON ({line[:40]!r}), as if cut "
-                                    f"short") from err
+        raise torn_file_error(
+            path, f"holds a line that is not JSON ({line[:40]!r}), as if cut short"
+        ) from err
 
 
 def _source_offsets(path: Path, line: str) -> Offsets | None:
@@ -135,9 +147,11 @@ def _source_offsets(path: Path, line: str) -> Offsets | None:
     try:
         return parse_offsets(_json_line(path, line))
     except ValueError as err:
-        raise CheckpointError(f"{path}: source offsets are not in the Kafka shape "
-                              f"{{topic: {{partition: offset}}}} ({err}). Was the checkpoint "
-                              f"written by another kind of source?") from err
+        raise CheckpointError(
+            f"{path}: source offsets are not in the Kafka shape "
+            f"{{topic: {{partition: offset}}}} ({err}). Was the checkpoint "
+            f"written by another kind of source?"
+        ) from err
 
 
 def read_offset_file(path: Path, committed_at_ms: int | None = None) -> BatchOffsets:
@@ -145,8 +159,7 @@ def read_offset_file(path: Path, committed_at_ms: int | None = None) -> BatchOff
     _, lines = read_log_file(path)
     lines = [line for line in lines if line.strip()]
     if not lines:
-        raise torn_file_error(path, "has its version line but no batch metadata: it was cut "
-                                    "short")
+        raise torn_file_error(path, "has its version line but no batch metadata: it was cut short")
     meta = _json_line(path, lines[0])
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path}: batch metadata is not a JSON object")
@@ -205,8 +218,9 @@ def read_checkpoint(path: Path) -> CheckpointInfo:
     pending_start: Offsets | None = None
     if commit_ids and commit_ids[-1] in offset_ids:
         last_id = commit_ids[-1]
-        last_committed = read_offset_file(path / "offsets" / str(last_id),
-                                          _mtime_ms(path / "commits" / str(last_id)))
+        last_committed = read_offset_file(
+            path / "offsets" / str(last_id), _mtime_ms(path / "commits" / str(last_id))
+        )
     if commit_ids:
         _check_commit(path / "commits" / str(commit_ids[-1]))
     initial = _initial_offsets(path)
@@ -217,10 +231,17 @@ def read_checkpoint(path: Path) -> CheckpointInfo:
             pending_start = read_offset_file(path / "offsets" / str(previous)).end
         else:
             pending_start = initial
-    return CheckpointInfo(path=path, exists=True, query_id=read_query_id(path),
-                          offset_ids=offset_ids, commit_ids=commit_ids,
-                          last_committed=last_committed, pending=pending,
-                          initial_offsets=initial, pending_start=pending_start)
+    return CheckpointInfo(
+        path=path,
+        exists=True,
+        query_id=read_query_id(path),
+        offset_ids=offset_ids,
+        commit_ids=commit_ids,
+        last_committed=last_committed,
+        pending=pending,
+        initial_offsets=initial,
+        pending_start=pending_start,
+    )
 
 
 def _check_commit(path: Path) -> None:
@@ -237,5 +258,8 @@ def committed_batches(path: Path) -> list[BatchOffsets]:
     """Every committed batch still in the folder (Spark keeps the last 100), oldest first."""
     path = Path(path)
     offsets = set(_batch_ids(path / "offsets"))
-    return [read_offset_file(path / "offsets" / str(n), _mtime_ms(path / "commits" / str(n)))
-            for n in _batch_ids(path / "commits") if n in offsets]
+    return [
+        read_offset_file(path / "offsets" / str(n), _mtime_ms(path / "commits" / str(n)))
+        for n in _batch_ids(path / "commits")
+        if n in offsets
+    ]

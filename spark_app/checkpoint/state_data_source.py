@@ -47,10 +47,25 @@ from spark_app.runtime.state_store import PROVIDER_CONF, store_kind
 if TYPE_CHECKING:
     from spark_app.settings import SparkAppSettings
 
-__all__ = ["reader_session", "StoreLayout", "BatchChange", "TtlChange", "StateReport", "store_layout",
-           "files_to_load", "operator_properties", "variables_of", "ttl_value",
-           "committed_ids", "uncommitted_files", "commit_format",
-           "read_state", "count_in", "statestore_options", "reader_settings"]
+__all__ = [
+    "reader_session",
+    "StoreLayout",
+    "BatchChange",
+    "TtlChange",
+    "StateReport",
+    "store_layout",
+    "files_to_load",
+    "operator_properties",
+    "variables_of",
+    "ttl_value",
+    "committed_ids",
+    "uncommitted_files",
+    "commit_format",
+    "read_state",
+    "count_in",
+    "statestore_options",
+    "reader_settings",
+]
 
 # How many of the last batches the change feed shows.
 CHANGE_BATCHES = 10
@@ -120,19 +135,26 @@ class StateReport:
         store = f"{lay.kind or lay.provider_class or 'unknown'}"
         if lay.kind == "rocksdb":
             store += ", changelog checkpointing" if lay.changelog else ", snapshot every batch"
-        out = [f"state store: {store}; checkpoint format {lay.format_version}"
-               + (f" (state file ids {', '.join(lay.state_ids)})" if lay.state_ids else "")]
+        out = [
+            f"state store: {store}; checkpoint format {lay.format_version}"
+            + (f" (state file ids {', '.join(lay.state_ids)})" if lay.state_ids else "")
+        ]
         if self.operator is not None:
-            out.append(f"stateful operator: {self.operator}, state for batches "
-                       f"{self.min_batch}..{self.max_batch}")
+            out.append(
+                f"stateful operator: {self.operator}, state for batches "
+                f"{self.min_batch}..{self.max_batch}"
+            )
         if self.count is not None:
             out.append(f"count in state after batch {self.count_batch}: {self.count}")
         if lay.next_batch is not None:
-            out.append(f"batch {lay.next_batch} loads state version {lay.next_batch} from "
-                       f"{', '.join(lay.next_files) or '(no state file yet)'}")
+            out.append(
+                f"batch {lay.next_batch} loads state version {lay.next_batch} from "
+                f"{', '.join(lay.next_files) or '(no state file yet)'}"
+            )
         if lay.uncommitted_files:
-            out.append(f"left by attempts no commit names (not loaded): "
-                       f"{', '.join(lay.uncommitted_files)}")
+            out.append(
+                f"left by attempts no commit names (not loaded): {', '.join(lay.uncommitted_files)}"
+            )
         out.extend(f"batch {c.batch_id}: {c.change_type} count -> {c.count}" for c in self.changes)
         out.extend(self._time_lines())
         out.extend(self.notes)
@@ -142,20 +164,35 @@ class StateReport:
         """transformWithState's variables, TTL'd values and timers, when it has any."""
         if not self.variables:
             return []
-        shown = ", ".join(f"{v['name']} ({v['type']}{', TTL' if v['ttl'] else ''})"
-                          for v in self.variables)
+        shown = ", ".join(
+            f"{v['name']} ({v['type']}{', TTL' if v['ttl'] else ''})" for v in self.variables
+        )
         out = [f"time mode {self.time_mode}; state variables: {shown}"]
         for name, value in self.ttl_values.items():
-            out.append(f"{name} after batch {self.count_batch}: " + (
-                f"{value['value']}, expires at {value['expires_ms']} (ttlExpirationMs)"
-                if value else "no value (expired and evicted, or never set)"))
-        out.extend(f"batch {c.batch_id}: {c.change_type} {c.variable}"
-                   + (f", expires at {c.expires_ms}" if c.expires_ms is not None else
-                      " (evicted: its TTL had passed)" if c.change_type == "delete" else "")
-                   for c in self.ttl_changes)
+            out.append(
+                f"{name} after batch {self.count_batch}: "
+                + (
+                    f"{value['value']}, expires at {value['expires_ms']} (ttlExpirationMs)"
+                    if value
+                    else "no value (expired and evicted, or never set)"
+                )
+            )
+        out.extend(
+            f"batch {c.batch_id}: {c.change_type} {c.variable}"
+            + (
+                f", expires at {c.expires_ms}"
+                if c.expires_ms is not None
+                else " (evicted: its TTL had passed)"
+                if c.change_type == "delete"
+                else ""
+            )
+            for c in self.ttl_changes
+        )
         if self.timers is not None:
-            out.append(f"timers registered after batch {self.max_batch}: "
-                       + (", ".join(str(t) for t in self.timers) or "none"))
+            out.append(
+                f"timers registered after batch {self.max_batch}: "
+                + (", ".join(str(t) for t in self.timers) or "none")
+            )
         return out
 
 
@@ -170,8 +207,9 @@ def _meta_line(path: Path) -> dict[str, Any]:
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as err:
-        raise torn_file_error(path, f"holds a line that is not JSON ({text[:40]!r}), as if cut "
-                                    f"short") from err
+        raise torn_file_error(
+            path, f"holds a line that is not JSON ({text[:40]!r}), as if cut short"
+        ) from err
     return meta if isinstance(meta, dict) else {}
 
 
@@ -200,7 +238,9 @@ def committed_ids(path: Path) -> dict[int, set[str]]:
     ids: dict[int, set[str]] = {}
     for batch in sorted(int(p.name) for p in (path / "commits").glob("[0-9]*") if p.name.isdigit()):
         meta = _meta_line(path / "commits" / str(batch))
-        found = {i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part}
+        found = {
+            i for op in (meta.get("stateUniqueIds") or {}).values() for part in op for i in part
+        }
         if found:
             ids[batch + 1] = found
     return ids
@@ -217,12 +257,16 @@ def _versioned_files(partition_dir: Path) -> Iterator[tuple[int, str | None, str
 def uncommitted_files(partition_dir: Path, committed: Mapping[int, set[str]]) -> list[str]:
     """Format 2: files of an attempt no commit names (a batch retried after a crash leaves
     its first attempt's files; the committed one is loaded)."""
-    return [name for v, file_id, _, name in _versioned_files(partition_dir)
-            if file_id is not None and v in committed and file_id not in committed[v]]
+    return [
+        name
+        for v, file_id, _, name in _versioned_files(partition_dir)
+        if file_id is not None and v in committed and file_id not in committed[v]
+    ]
 
 
-def files_to_load(partition_dir: Path, version: int,
-                  committed: Mapping[int, set[str]] | None = None) -> list[str]:
+def files_to_load(
+    partition_dir: Path, version: int, committed: Mapping[int, set[str]] | None = None
+) -> list[str]:
     """The files a store loads for state `version` (batch version - 1): the newest snapshot at
     or below it, then each delta or changelog after it. Format 2 names them `<v>_<id>`; where
     a commit names the version's id, only that attempt's file counts."""
@@ -231,7 +275,9 @@ def files_to_load(partition_dir: Path, version: int,
     for v, file_id, kind, name in _versioned_files(partition_dir):
         if file_id is None or v not in committed or file_id in committed[v]:
             found.setdefault(v, {})[kind] = name
-    snapshots = [v for v, kinds in found.items() if v <= version and kinds.keys() & {"snapshot", "zip"}]
+    snapshots = [
+        v for v, kinds in found.items() if v <= version and kinds.keys() & {"snapshot", "zip"}
+    ]
     base = max(snapshots, default=0)
     files = [found[base].get("snapshot") or found[base]["zip"]] if base else []
     for v in range(base + 1, version + 1):
@@ -248,14 +294,22 @@ def store_layout(path: Path) -> StoreLayout:
     format_version, ids = commit_format(path)
     committed = committed_ids(path)
     partition = path / "state" / "0" / "0"
-    changelog = partition.is_dir() and any(p.name.endswith(".changelog") for p in partition.iterdir())
+    changelog = partition.is_dir() and any(
+        p.name.endswith(".changelog") for p in partition.iterdir()
+    )
     next_batch = None if last_committed is None else last_committed + 1
     # Batch N+1 (a pending one is replayed) loads state version N+1, the state batch N left.
     files = files_to_load(partition, next_batch, committed) if next_batch is not None else []
-    return StoreLayout(kind=store_kind(provider), provider_class=provider,
-                       format_version=format_version, changelog=bool(changelog), state_ids=ids,
-                       next_batch=next_batch, next_files=files,
-                       uncommitted_files=uncommitted_files(partition, committed))
+    return StoreLayout(
+        kind=store_kind(provider),
+        provider_class=provider,
+        format_version=format_version,
+        changelog=bool(changelog),
+        state_ids=ids,
+        next_batch=next_batch,
+        next_files=files,
+        uncommitted_files=uncommitted_files(partition, committed),
+    )
 
 
 def count_in(value: object) -> int | None:
@@ -274,8 +328,10 @@ def count_in(value: object) -> int | None:
 def _first_line(error: Exception) -> str:
     """Spark's condition line of an error (the one with `[CLASS]`), without Py4J's prefix."""
     lines = [x.strip().lstrip(": ") for x in str(error).splitlines() if x.strip()]
-    line = next((x for x in lines if "[" in x and "]" in x and not x.startswith("at ")),
-                lines[0] if lines else type(error).__name__)
+    line = next(
+        (x for x in lines if "[" in x and "]" in x and not x.startswith("at ")),
+        lines[0] if lines else type(error).__name__,
+    )
     return line[:400]
 
 
@@ -299,8 +355,13 @@ def reader_settings(path: Path, log_dir: Path) -> SparkAppSettings:
 
     # source="python": reading state needs no Kafka source, so the session loads no connector
     # jars (the version matrix met `inspect` failing on 4.3.0, whose connector is not served).
-    settings = SparkAppSettings(checkpoint_dir=path, log_dir=log_dir, master="local[1]",
-                                checkpoint_format=commit_format(path)[0], source="python")
+    settings = SparkAppSettings(
+        checkpoint_dir=path,
+        log_dir=log_dir,
+        master="local[1]",
+        checkpoint_format=commit_format(path)[0],
+        source="python",
+    )
     return as_pinned(settings, _pinned_conf(path))
 
 
@@ -334,11 +395,13 @@ def _collect(frame: Callable[[], Any], what: str, notes: list[str]) -> list[Any]
         return None
 
 
-def _ask_spark(spark: Any, location: str, layout: StoreLayout,
-               batch: int | None = None) -> StateReport:
+def _ask_spark(
+    spark: Any, location: str, layout: StoreLayout, batch: int | None = None
+) -> StateReport:
     notes: list[str] = []
-    rows = _collect(lambda: spark.read.format("state-metadata").load(location),
-                    "state-metadata", notes)
+    rows = _collect(
+        lambda: spark.read.format("state-metadata").load(location), "state-metadata", notes
+    )
     if not rows:
         return StateReport(layout, notes=notes or ["state-metadata: no stateful operator recorded"])
     meta = rows[0]
@@ -355,17 +418,36 @@ def _ask_spark(spark: Any, location: str, layout: StoreLayout,
         notes.append(f"statestore: no rows at batch {at}")
     # The last CHANGE_BATCHES batches, and back to the batch asked for if it is older: what
     # each batch changed from there on (a seeded batch 0 shows its seed write, for one).
-    start = max(int(meta["minBatchId"]),
-                min(int(meta["maxBatchId"]) - CHANGE_BATCHES + 1, at))
-    feed = _collect(lambda: reader().option("readChangeFeed", "true")
-                    .option("changeStartBatchId", start).load(location).orderBy("batch_id"),
-                    "change feed", notes)
-    changes = [BatchChange(int(r["batch_id"]), r["change_type"],
-                           count_in(r["value"].asDict(recursive=True)) if r["value"] else None)
-               for r in feed or []]
-    report = StateReport(layout, operator=meta["operatorName"], min_batch=int(meta["minBatchId"]),
-                         max_batch=int(meta["maxBatchId"]), count=count,
-                         count_batch=at, changes=changes, notes=notes)
+    start = max(int(meta["minBatchId"]), min(int(meta["maxBatchId"]) - CHANGE_BATCHES + 1, at))
+    feed = _collect(
+        lambda: (
+            reader()
+            .option("readChangeFeed", "true")
+            .option("changeStartBatchId", start)
+            .load(location)
+            .orderBy("batch_id")
+        ),
+        "change feed",
+        notes,
+    )
+    changes = [
+        BatchChange(
+            int(r["batch_id"]),
+            r["change_type"],
+            count_in(r["value"].asDict(recursive=True)) if r["value"] else None,
+        )
+        for r in feed or []
+    ]
+    report = StateReport(
+        layout,
+        operator=meta["operatorName"],
+        min_batch=int(meta["minBatchId"]),
+        max_batch=int(meta["maxBatchId"]),
+        count=count,
+        count_batch=at,
+        changes=changes,
+        notes=notes,
+    )
     properties = operator_properties(meta["operatorProperties"])
     if not properties.get("stateVariables"):
         return report
@@ -384,8 +466,14 @@ def operator_properties(text: str | None) -> dict[str, Any]:
 
 def variables_of(properties: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The state variables operatorProperties lists: name, type and whether a TTL is set."""
-    return [{"name": str(v.get("stateName")), "type": str(v.get("stateVariableType")),
-             "ttl": bool(v.get("ttlEnabled"))} for v in properties.get("stateVariables") or []]
+    return [
+        {
+            "name": str(v.get("stateName")),
+            "type": str(v.get("stateVariableType")),
+            "ttl": bool(v.get("ttlEnabled")),
+        }
+        for v in properties.get("stateVariables") or []
+    ]
 
 
 def ttl_value(row: Any) -> dict[str, Any] | None:
@@ -397,8 +485,9 @@ def ttl_value(row: Any) -> dict[str, Any] | None:
     return {"value": wrapped.get("value"), "expires_ms": wrapped.get("ttlExpirationMs")}
 
 
-def _with_time(spark: Any, location: str, report: StateReport, properties: Mapping[str, Any],
-               start: int) -> StateReport:
+def _with_time(
+    spark: Any, location: str, report: StateReport, properties: Mapping[str, Any], start: int
+) -> StateReport:
     """Add transformWithState's TTL'd variables and timers at the report's batch."""
     from dataclasses import replace
 
@@ -407,23 +496,48 @@ def _with_time(spark: Any, location: str, report: StateReport, properties: Mappi
     values: dict[str, dict[str, Any] | None] = {}
     changes: list[TtlChange] = []
     for name in (v["name"] for v in variables if v["ttl"]):
+
         def read(name: str = name, **options: Any) -> Any:
-            return (spark.read.format("statestore").option("stateVarName", name)
-                    .options(**{k: str(o) for k, o in options.items()}).load(location))
+            return (
+                spark.read.format("statestore")
+                .option("stateVarName", name)
+                .options(**{k: str(o) for k, o in options.items()})
+                .load(location)
+            )
 
         rows = _collect(lambda: read(batchId=at), f"statestore {name}", notes)
         values[name] = ttl_value(rows[0]) if rows else None
-        feed = _collect(lambda: read(readChangeFeed="true", changeStartBatchId=start)
-                        .orderBy("batch_id"), f"change feed of {name}", notes)
-        changes += [TtlChange(int(r["batch_id"]), name, r["change_type"],
-                              (ttl_value(r) or {}).get("expires_ms")) for r in feed or []]
+        feed = _collect(
+            lambda: read(readChangeFeed="true", changeStartBatchId=start).orderBy("batch_id"),
+            f"change feed of {name}",
+            notes,
+        )
+        changes += [
+            TtlChange(
+                int(r["batch_id"]), name, r["change_type"], (ttl_value(r) or {}).get("expires_ms")
+            )
+            for r in feed or []
+        ]
     timers = None
     if properties.get("timeMode") in ("ProcessingTime", "EventTime"):
         # After the last committed batch: what the next batch may fire.
-        rows = _collect(lambda: spark.read.format("statestore")
-                        .option("readRegisteredTimers", "true")
-                        .option("batchId", report.max_batch).load(location),
-                        "registered timers", notes)
+        rows = _collect(
+            lambda: (
+                spark.read.format("statestore")
+                .option("readRegisteredTimers", "true")
+                .option("batchId", report.max_batch)
+                .load(location)
+            ),
+            "registered timers",
+            notes,
+        )
         timers = None if rows is None else sorted(int(r["expiration_timestamp_ms"]) for r in rows)
-    return replace(report, notes=notes, time_mode=properties.get("timeMode"),
-                   variables=variables, ttl_values=values, ttl_changes=changes, timers=timers)
+    return replace(
+        report,
+        notes=notes,
+        time_mode=properties.get("timeMode"),
+        variables=variables,
+        ttl_values=values,
+        ttl_changes=changes,
+        timers=timers,
+    )

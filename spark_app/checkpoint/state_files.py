@@ -27,9 +27,18 @@ from pathlib import Path
 from spark_app.checkpoint.lz4_block import decompress
 from spark_app.errors import CheckpointError
 
-__all__ = ["StateFile", "classify", "spark_checksum", "list_state_files", "per_version",
-           "snapshot_versions", "unique_ids_by_version", "changelog_head", "read_lineage",
-           "SNAPSHOT_KINDS"]
+__all__ = [
+    "StateFile",
+    "classify",
+    "spark_checksum",
+    "list_state_files",
+    "per_version",
+    "snapshot_versions",
+    "unique_ids_by_version",
+    "changelog_head",
+    "read_lineage",
+    "SNAPSHOT_KINDS",
+]
 
 _VERSIONED = re.compile(r"^(\d+)(?:_([0-9a-f-]{36}))?\.(delta|snapshot|zip|changelog)$")
 SNAPSHOT_KINDS = ("snapshot", "zip")
@@ -78,8 +87,11 @@ def list_state_files(partition_dir: Path) -> list[StateFile]:
     """Every file under a partition folder but Hadoop's hidden `.<name>.crc`, sorted by name."""
     if not partition_dir.is_dir():
         return []
-    names = (p.relative_to(partition_dir).as_posix() for p in partition_dir.rglob("*")
-             if p.is_file() and not p.name.startswith("."))
+    names = (
+        p.relative_to(partition_dir).as_posix()
+        for p in partition_dir.rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    )
     return [classify(name) for name in sorted(names)]
 
 
@@ -126,7 +138,9 @@ def changelog_head(data: bytes) -> tuple[str, list[tuple[int, str]]]:
     try:
         entries = json.loads(second[0])
     except json.JSONDecodeError as err:
-        raise CheckpointError(f"a {version} changelog whose lineage is not JSON: {second[0][:60]!r}") from err
+        raise CheckpointError(
+            f"a {version} changelog whose lineage is not JSON: {second[0][:60]!r}"
+        ) from err
     return version, [(int(e["version"]), str(e["checkpointUniqueId"])) for e in entries]
 
 
@@ -138,7 +152,7 @@ def _utf(data: bytes, at: int) -> tuple[str, int] | None:
     end = at + 2 + length
     if end > len(data):
         return None
-    return data[at + 2:end].decode("utf-8", errors="replace"), end
+    return data[at + 2 : end].decode("utf-8", errors="replace"), end
 
 
 def read_lineage(changelog: Path) -> list[tuple[int, str]]:

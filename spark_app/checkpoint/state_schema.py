@@ -32,8 +32,14 @@ from pathlib import Path
 
 from spark_app.errors import StateSchemaChangedError
 
-__all__ = ["SchemaRefusal", "find_schema_refusal", "stored_state_fields", "schema_version",
-           "REFUSAL_CLASSES", "STATE_SCHEMAS"]
+__all__ = [
+    "SchemaRefusal",
+    "find_schema_refusal",
+    "stored_state_fields",
+    "schema_version",
+    "REFUSAL_CLASSES",
+    "STATE_SCHEMAS",
+]
 
 # The count's state per `--state-schema` (DDL). applyInPandasWithState refuses a checkpoint
 # written with another one. transformWithState on Avro-encoded state accepts v1 -> v2 (a field
@@ -55,8 +61,9 @@ REFUSAL_CLASSES = (
     "STATE_STORE_INVALID_CONFIG_AFTER_RESTART",
 )
 _CLASS = re.compile(r"\[(" + "|".join(REFUSAL_CLASSES) + r")\]")
-_SCHEMAS = re.compile(r"Existing (?:key|value)_schema=(.*?) and new (?:key|value)_schema=(.*?)\.?$",
-                      re.M)
+_SCHEMAS = re.compile(
+    r"Existing (?:key|value)_schema=(.*?) and new (?:key|value)_schema=(.*?)\.?$", re.M
+)
 # transformWithState on Avro names them the other way round (STATE_STORE_INVALID_VALUE_SCHEMA_
 # EVOLUTION): "Schema evolution is not possible new value_schema=… and old value_schema=…".
 _EVOLUTION = re.compile(r"new value_schema=(.*?) and old value_schema=(.*?)\.?$", re.M)
@@ -77,15 +84,18 @@ class SchemaRefusal:
     def difference(self) -> str:
         if not self.stored_fields or not self.new_fields:
             return ""
-        return (f"; the checkpoint's state has the fields ({', '.join(self.stored_fields)}), "
-                f"this code's state ({', '.join(self.new_fields)})")
+        return (
+            f"; the checkpoint's state has the fields ({', '.join(self.stored_fields)}), "
+            f"this code's state ({', '.join(self.new_fields)})"
+        )
 
     def error(self, checkpoint: Path) -> StateSchemaChangedError:
         return StateSchemaChangedError(
             f"Spark refused the checkpoint in {checkpoint}: {self.error_class}{self.difference()}. "
             f"State written by the old code cannot be read by this one. To upgrade, start this "
             f"version on a new --checkpoint-dir with --starting-offsets latest beside the old one "
-            f"(blue/green), then stop the old one; or run the old code on this checkpoint again.")
+            f"(blue/green), then stop the old one; or run the old code on this checkpoint again."
+        )
 
 
 def _fields(struct_text: str) -> tuple[str, ...]:
@@ -93,8 +103,11 @@ def _fields(struct_text: str) -> tuple[str, ...]:
 
 
 def _typed_fields(struct_text: str) -> tuple[str, ...]:
-    return tuple(f"{name} {kind.removesuffix('Type').lower()}"
-                 for name, kind in _TYPED_FIELD.findall(struct_text) if name != _WRAPPER)
+    return tuple(
+        f"{name} {kind.removesuffix('Type').lower()}"
+        for name, kind in _TYPED_FIELD.findall(struct_text)
+        if name != _WRAPPER
+    )
 
 
 def find_schema_refusal(text: str) -> SchemaRefusal | None:
@@ -108,8 +121,9 @@ def find_schema_refusal(text: str) -> SchemaRefusal | None:
     evolved = _EVOLUTION.search(text)
     if evolved is not None:
         # With types: a narrowed field keeps its name.
-        return SchemaRefusal(found.group(1), _typed_fields(evolved.group(2)),
-                             _typed_fields(evolved.group(1)))
+        return SchemaRefusal(
+            found.group(1), _typed_fields(evolved.group(2)), _typed_fields(evolved.group(1))
+        )
     return SchemaRefusal(found.group(1))
 
 

@@ -68,9 +68,21 @@ def _run_shell(settings: SparkAppSettings, work: Path, sources: list[str], dest:
     extra = [jar for jar in conf.pop("spark.jars", "").split(",") if jar]
     _write_core_site(work, {key.removeprefix(_SPARK_PREFIX): value for key, value in conf.items()})
     classpath = os.pathsep.join([str(work), f"{pyspark_jars()}/*", *extra])
-    jvm = Jvm.start([str(java), "-Xmx256m", NO_PERF_FILE, f"-Djava.io.tmpdir={work}",
-                     "-cp", classpath, "org.apache.hadoop.fs.FsShell", "-get", *sources, str(dest)],
-                    output=work / "fs-shell.log")
+    jvm = Jvm.start(
+        [
+            str(java),
+            "-Xmx256m",
+            NO_PERF_FILE,
+            f"-Djava.io.tmpdir={work}",
+            "-cp",
+            classpath,
+            "org.apache.hadoop.fs.FsShell",
+            "-get",
+            *sources,
+            str(dest),
+        ],
+        output=work / "fs-shell.log",
+    )
     try:
         code = jvm.wait(_TIMEOUT_SEC)
         return -1 if code is None else code
@@ -81,17 +93,24 @@ def _run_shell(settings: SparkAppSettings, work: Path, sources: list[str], dest:
 def _write_core_site(work: Path, settings: dict[str, str]) -> None:
     work.mkdir(parents=True, exist_ok=True)
     settings = {"hadoop.tmp.dir": str(work / "hadoop"), **settings}
-    properties = "".join(f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
-                         for k, v in settings.items())
+    properties = "".join(
+        f"  <property><name>{escape(k)}</name><value>{escape(v)}</value></property>\n"
+        for k, v in settings.items()
+    )
     (work / "core-site.xml").write_text(
-        f'<?xml version="1.0"?>\n<configuration>\n{properties}</configuration>\n', encoding="utf-8")
+        f'<?xml version="1.0"?>\n<configuration>\n{properties}</configuration>\n', encoding="utf-8"
+    )
 
 
 def _failure(location: str, log: str) -> CheckpointStoreError:
     """A failed copy: no checkpoint there, or the shell's own first error in one line."""
-    said = [line.strip() for line in log.splitlines()
-            if line.startswith("get:") or "Exception" in line.split(" ", 1)[0]]
+    said = [
+        line.strip()
+        for line in log.splitlines()
+        if line.startswith("get:") or "Exception" in line.split(" ", 1)[0]
+    ]
     if not said or any("No such file or directory" in line for line in said):
         return NoCheckpointThere(f"no checkpoint at {location}")
-    return CheckpointStoreError(f"could not copy the checkpoint at {location} with Hadoop's "
-                                f"client: {said[0][:300]}")
+    return CheckpointStoreError(
+        f"could not copy the checkpoint at {location} with Hadoop's client: {said[0][:300]}"
+    )

@@ -34,20 +34,32 @@ def repair(path: Path) -> str:
     kind, name = path.parent.name, path.name
     checkpoint = path.parent.parent
     crc = f"{kind}/.{name}.crc"
-    if name.isdigit() and kind == "offsets" and _newest(path.parent) == int(name) \
-            and not (checkpoint / "commits" / name).exists():
-        return (f"Batch {name} never ran (no commits/{name}): delete offsets/{name} and {crc}; "
-                f"Spark plans batch {name} again.")
+    if (
+        name.isdigit()
+        and kind == "offsets"
+        and _newest(path.parent) == int(name)
+        and not (checkpoint / "commits" / name).exists()
+    ):
+        return (
+            f"Batch {name} never ran (no commits/{name}): delete offsets/{name} and {crc}; "
+            f"Spark plans batch {name} again."
+        )
     if name.isdigit() and kind == "commits" and _newest(path.parent) == int(name):
-        return (f"Batch {name} ran and wrote its output: delete commits/{name} and {crc}; Spark "
-                f"runs batch {name} again from offsets/{name} (an idempotent sink, like this app's "
-                f"exactly-once one, writes nothing twice).")
-    return ("Restore it from a copy, or delete the checkpoint folder to start over (the count "
-            "restarts).")
+        return (
+            f"Batch {name} ran and wrote its output: delete commits/{name} and {crc}; Spark "
+            f"runs batch {name} again from offsets/{name} (an idempotent sink, like this app's "
+            f"exactly-once one, writes nothing twice)."
+        )
+    return (
+        "Restore it from a copy, or delete the checkpoint folder to start over (the count "
+        "restarts)."
+    )
 
 
 def torn_file_error(path: Path, how: str) -> TornFileError:
     """The one-line error for a checkpoint file that `how` ("is empty", "ends in the middle of
     its JSON") says is torn, with the repair that fits that file."""
-    return TornFileError(f"{path} {how}: a write torn by a crash of the machine (a power loss "
-                         f"before the file system flushed it), or an edit. {repair(path)}")
+    return TornFileError(
+        f"{path} {how}: a write torn by a crash of the machine (a power loss "
+        f"before the file system flushed it), or an edit. {repair(path)}"
+    )

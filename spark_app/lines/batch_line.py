@@ -18,8 +18,15 @@ from typing import Any, NamedTuple
 
 from spark_app.offsets import Offsets, TopicPartition, parse_offsets
 
-__all__ = ["BatchLine", "Lag", "batch_line_from_progress", "durations_in_output", "lag_in_output",
-           "parse_batch_line", "parse_batch_lines"]
+__all__ = [
+    "BatchLine",
+    "Lag",
+    "batch_line_from_progress",
+    "durations_in_output",
+    "lag_in_output",
+    "parse_batch_line",
+    "parse_batch_lines",
+]
 
 
 class Lag(NamedTuple):
@@ -56,9 +63,11 @@ class BatchLine:
         """The lag under the connector's metric names and formats."""
         if self.lag is None:
             return {}
-        return {"minOffsetsBehindLatest": str(self.lag.min),
-                "maxOffsetsBehindLatest": str(self.lag.max),
-                "avgOffsetsBehindLatest": str(self.lag.avg)}
+        return {
+            "minOffsetsBehindLatest": str(self.lag.min),
+            "maxOffsetsBehindLatest": str(self.lag.max),
+            "avgOffsetsBehindLatest": str(self.lag.avg),
+        }
 
     def _lag(self) -> str:
         lag = self.lag
@@ -70,22 +79,30 @@ class BatchLine:
 
     def plain(self) -> str:
         count = "?" if self.count is None else str(self.count)
-        return (f"batch {self.batch_id}: {self.offset_range()} rows={self.rows} count={count} "
-                f"took {self.duration_ms} ms{self._lag()}")
+        return (
+            f"batch {self.batch_id}: {self.offset_range()} rows={self.rows} count={count} "
+            f"took {self.duration_ms} ms{self._lag()}"
+        )
 
     def rich(self) -> str:
         count = "?" if self.count is None else str(self.count)
-        return (f"[bold cyan]batch {self.batch_id}[/]: {self.offset_range()} "
-                f"rows=[bold]{self.rows}[/] count=[bold green]{count}[/] "
-                f"[dim]took {self.duration_ms} ms{self._lag()}[/]")
+        return (
+            f"[bold cyan]batch {self.batch_id}[/]: {self.offset_range()} "
+            f"rows=[bold]{self.rows}[/] count=[bold green]{count}[/] "
+            f"[dim]took {self.duration_ms} ms{self._lag()}[/]"
+        )
 
 
 # `plain()` read back: the offset ranges, then the counts, then the optional lag. A new query's
 # first batch has no start offset in Spark's progress: the line shows a word instead.
-_LINE = re.compile(r"batch (?P<batch>\d+): (?P<ranges>.*) rows=(?P<rows>\d+) count=(?P<count>-?\d+|\?) "
-                   r"took (?P<took>\d+) ms(?: behind latest: max=(?P<max>-?\d+) "
-                   r"avg=(?P<avg>-?[\d.]+(?:e-?\d+)?) min=(?P<min>-?\d+))?")
-_RANGE = re.compile(r"(?P<topic>\S+)-(?P<partition>\d+) \[(?P<start>\d+|[A-Za-z?]+), (?P<end>\d+)\)")
+_LINE = re.compile(
+    r"batch (?P<batch>\d+): (?P<ranges>.*) rows=(?P<rows>\d+) count=(?P<count>-?\d+|\?) "
+    r"took (?P<took>\d+) ms(?: behind latest: max=(?P<max>-?\d+) "
+    r"avg=(?P<avg>-?[\d.]+(?:e-?\d+)?) min=(?P<min>-?\d+))?"
+)
+_RANGE = re.compile(
+    r"(?P<topic>\S+)-(?P<partition>\d+) \[(?P<start>\d+|[A-Za-z?]+), (?P<end>\d+)\)"
+)
 
 
 def parse_batch_line(text: str) -> BatchLine | None:
@@ -100,11 +117,15 @@ def parse_batch_line(text: str) -> BatchLine | None:
         end[tp] = int(found["end"])
         if found["start"].isdigit():
             start[tp] = int(found["start"])
-    lag = None if match["max"] is None else Lag(int(match["max"]), float(match["avg"]),
-                                                 int(match["min"]))
+    lag = (
+        None
+        if match["max"] is None
+        else Lag(int(match["max"]), float(match["avg"]), int(match["min"]))
+    )
     count = None if match["count"] == "?" else int(match["count"])
-    return BatchLine(int(match["batch"]), start, end, int(match["rows"]), count,
-                     int(match["took"]), lag)
+    return BatchLine(
+        int(match["batch"]), start, end, int(match["rows"]), count, int(match["took"]), lag
+    )
 
 
 def parse_batch_lines(text: str) -> list[BatchLine]:
@@ -137,7 +158,12 @@ def batch_line_from_progress(progress: Any, count: int | None) -> BatchLine:
     data = json.loads(progress.json) if hasattr(progress, "json") else progress
     source = (data.get("sources") or [{}])[0]
     end = _offsets(source.get("endOffset"))
-    return BatchLine(batch_id=int(data.get("batchId", -1)), start=_offsets(source.get("startOffset")),
-                     end=end, rows=int(data.get("numInputRows", 0)), count=count,
-                     duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
-                     lag=Lag.between(end, _offsets(source.get("latestOffset"))))
+    return BatchLine(
+        batch_id=int(data.get("batchId", -1)),
+        start=_offsets(source.get("startOffset")),
+        end=end,
+        rows=int(data.get("numInputRows", 0)),
+        count=count,
+        duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
+        lag=Lag.between(end, _offsets(source.get("latestOffset"))),
+    )

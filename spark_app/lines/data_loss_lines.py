@@ -22,19 +22,31 @@ import re
 
 from spark_app.offsets import TopicPartition
 
-__all__ = ["could_not_read_text", "earliest_now_text", "past_the_topic_text", "skipped_text",
-           "lost_range_in", "earliest_now_in", "skipped_ranges_in", "offset_changes_in",
-           "SKIP_WARNING_GREP", "skip_warning_as_printed"]
+__all__ = [
+    "could_not_read_text",
+    "earliest_now_text",
+    "past_the_topic_text",
+    "skipped_text",
+    "lost_range_in",
+    "earliest_now_in",
+    "skipped_ranges_in",
+    "offset_changes_in",
+    "SKIP_WARNING_GREP",
+    "skip_warning_as_printed",
+]
 
 
 def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str) -> str:
     """Spark's reason for COULD_NOT_READ_OFFSET_RANGE: the batch's range that cannot be read."""
-    return (f"Could not read records in offset [{start}, {end}) for topic partition {tp} "
-            f"with consumer group {group_id}.")
+    return (
+        f"Could not read records in offset [{start}, {end}) for topic partition {tp} "
+        f"with consumer group {group_id}."
+    )
 
 
-def earliest_now_text(tp: TopicPartition, earliest: int, start: int, end: int,
-                      latest: int | None = None) -> str:
+def earliest_now_text(
+    tp: TopicPartition, earliest: int, start: int, end: int, latest: int | None = None
+) -> str:
     """The playground's addition: where Kafka's log starts now, so which offsets are gone.
 
     When Kafka's earliest offset is not above the range's start, retention deleted none of it:
@@ -43,21 +55,29 @@ def earliest_now_text(tp: TopicPartition, earliest: int, start: int, end: int,
     if earliest <= start:
         return past_the_topic_text(tp, earliest, start, latest)
     gone_until = min(earliest, end)
-    return (f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
-            f"{gone_until}) are gone ({gone_until - start} messages).")
+    return (
+        f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
+        f"{gone_until}) are gone ({gone_until - start} messages)."
+    )
 
 
-def past_the_topic_text(tp: TopicPartition, earliest: int, start: int,
-                        latest: int | None) -> str:
+def past_the_topic_text(tp: TopicPartition, earliest: int, start: int, latest: int | None) -> str:
     """Offset `start` was not aged out: Kafka's log of `tp` begins at or below it."""
     if latest is not None and latest > start:
-        return (f"Kafka holds offsets [{earliest}, {latest}) of {tp}: offset {start} was not "
-                f"aged out, yet it could not be read.")
-    holds = (f"Kafka holds offsets [{earliest}, {latest}) of {tp} only" if latest is not None
-             else f"Kafka's earliest offset of {tp} is {earliest}")
-    return (f"{holds}: nothing of the range was aged out; the checkpoint points past the "
-            f"topic's latest offset. The topic was recreated, or this is another broker than "
-            f"the one the checkpoint read (the demo's?).")
+        return (
+            f"Kafka holds offsets [{earliest}, {latest}) of {tp}: offset {start} was not "
+            f"aged out, yet it could not be read."
+        )
+    holds = (
+        f"Kafka holds offsets [{earliest}, {latest}) of {tp} only"
+        if latest is not None
+        else f"Kafka's earliest offset of {tp} is {earliest}"
+    )
+    return (
+        f"{holds}: nothing of the range was aged out; the checkpoint points past the "
+        f"topic's latest offset. The topic was recreated, or this is another broker than "
+        f"the one the checkpoint read (the demo's?)."
+    )
 
 
 def skipped_text(start: int, skipped_to: int) -> str:
@@ -65,15 +85,19 @@ def skipped_text(start: int, skipped_to: int) -> str:
     return f"records in [{start}, {skipped_to}) will be skipped"
 
 
-_COULD_NOT_READ = re.compile(r"Could not read records in offset \[(\d+), (\d+)\) for topic "
-                             r"partition \S+ with consumer group")
+_COULD_NOT_READ = re.compile(
+    r"Could not read records in offset \[(\d+), (\d+)\) for topic "
+    r"partition \S+ with consumer group"
+)
 _EARLIEST_NOW = re.compile(r"Kafka's earliest offset of \S+ is now (\d+), so offsets")
 # The connector 4.2.0 writes this warning over several lines and closes the range with `]`
 # although its end is exclusive (the batch's untilOffset): `records in\n [13, 19] will be\n
 # skipped`; through a log layout that does not fill its template in, the range reads
 # `[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]]`. All three forms count.
-_SKIPPED = re.compile(r"records in \[(?:(\d+), (\d+)[)\]]|MDC\[key=OFFSET, value=(\d+)\], "
-                      r"MDC\[key=UNTIL_OFFSET, value=(\d+)\]\]) will be skipped")
+_SKIPPED = re.compile(
+    r"records in \[(?:(\d+), (\d+)[)\]]|MDC\[key=OFFSET, value=(\d+)\], "
+    r"MDC\[key=UNTIL_OFFSET, value=(\d+)\]\]) will be skipped"
+)
 
 
 # Finds the skip warning's first line in spark.log on either source; -A2 brings the connector's
@@ -85,9 +109,11 @@ def skip_warning_as_printed(source: str) -> str:
     """The skip warning as a learner finds it in spark.log on this source (`spark-kafka` or
     `python`): the connector's own lines differ from the words `skipped_text` quotes."""
     if source == "spark-kafka":
-        return ("`Offset a is out of range, and records in` / `[a, b] will be` / `skipped`, over "
-                "three lines (the connector closes the range with `]` although b is not skipped, "
-                "and its log template may show a as `MDC[key=OFFSET, value=a]`)")
+        return (
+            "`Offset a is out of range, and records in` / `[a, b] will be` / `skipped`, over "
+            "three lines (the connector closes the range with `]` although b is not skipped, "
+            "and its log template may show a as `MDC[key=OFFSET, value=a]`)"
+        )
     return "`Offset a is out of range, and records in [a, b) will be skipped`, on one line"
 
 

@@ -37,8 +37,10 @@ FILE_NAME = "gc.log"
 PERIODIC_FULL_GC_SEC = 2
 
 # "[40.180s][info][gc] GC(19) Pause Full (G1 Periodic Collection) 166M->71M(244M) 110.299ms"
-_PERIODIC_FULL = re.compile(r"^\[(?P<at>\d+(?:\.\d+)?)s\].*Pause Full \(G1 Periodic Collection\)"
-                            r" \d+M->(?P<after>\d+)M\(\d+M\)")
+_PERIODIC_FULL = re.compile(
+    r"^\[(?P<at>\d+(?:\.\d+)?)s\].*Pause Full \(G1 Periodic Collection\)"
+    r" \d+M->(?P<after>\d+)M\(\d+M\)"
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,12 @@ def java_options(log_file: Path, every_sec: int = PERIODIC_FULL_GC_SEC) -> list[
     `every_sec` seconds without any (G1's periodic collection, made a full one)."""
     # G1 named: on a machine with one core or under 1.8 GB the JVM picks the serial collector,
     # which has no periodic collection.
-    return [f"-Xlog:gc:file={log_file.resolve()}", "-XX:+UseG1GC",
-            f"-XX:G1PeriodicGCInterval={every_sec * 1000}", "-XX:-G1PeriodicGCInvokesConcurrent"]
+    return [
+        f"-Xlog:gc:file={log_file.resolve()}",
+        "-XX:+UseG1GC",
+        f"-XX:G1PeriodicGCInterval={every_sec * 1000}",
+        "-XX:-G1PeriodicGCInvokesConcurrent",
+    ]
 
 
 def live_heaps(log_text: str) -> list[LiveHeap]:

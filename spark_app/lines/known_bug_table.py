@@ -22,8 +22,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ABSENT", "FIXED", "MUSEUM", "PRESENT", "RAN_ON", "TIMERS_FIRED", "TIMER_NEVER_FIRED",
-           "KnownBug", "Verdict", "bug_named", "error_classes_in", "judge", "line_of"]
+__all__ = [
+    "ABSENT",
+    "FIXED",
+    "MUSEUM",
+    "PRESENT",
+    "RAN_ON",
+    "TIMERS_FIRED",
+    "TIMER_NEVER_FIRED",
+    "KnownBug",
+    "Verdict",
+    "bug_named",
+    "error_classes_in",
+    "judge",
+    "line_of",
+]
 
 # A restart that went on without an error (the outcome of a bug that fails silently).
 RAN_ON = "no error: the query went on"
@@ -43,11 +56,11 @@ class KnownBug:
     """One exhibit of the museum: a ticket, what a user meets, and each line's status."""
 
     ticket: str
-    title: str            # what is done to the checkpoint (or what runs), in a few words
+    title: str  # what is done to the checkpoint (or what runs), in a few words
     user_sees: str
     workaround: str
-    when_present: str     # the restart's outcome where the bug is present: an error class or RAN_ON
-    when_fixed: str       # ... and where it is fixed (or absent)
+    when_present: str  # the restart's outcome where the bug is present: an error class or RAN_ON
+    when_fixed: str  # ... and where it is fixed (or absent)
     lines: dict[str, str] = field(default_factory=dict)  # "4.2" -> PRESENT | FIXED | ABSENT
     # A line's own outcome where a run showed it differs in its words from the status's usual
     # one (an older error class for the same fault): "4.0" -> error class.
@@ -63,8 +76,10 @@ class KnownBug:
 
     def by_line(self) -> str:
         """What the table records, line by line, in a sentence: the answer an exhibit reveals."""
-        return "; ".join(f"{line}: {status} ({self.expected_on(line)})"
-                         for line, status in sorted(self.lines.items()))
+        return "; ".join(
+            f"{line}: {status} ({self.expected_on(line)})"
+            for line, status in sorted(self.lines.items())
+        )
 
     def expected_on(self, line: str) -> str | None:
         """The outcome the table records for `line` (None: the line was never run)."""
@@ -77,8 +92,10 @@ class KnownBug:
         """Which status an observed outcome is (None: neither the bug's nor the fix's)."""
         for status in (PRESENT, FIXED):
             words = {self.outcome(status)} | {
-                o for line, o in self.seen.items()
-                if (self.lines.get(line) == PRESENT) == (status == PRESENT)}
+                o
+                for line, o in self.seen.items()
+                if (self.lines.get(line) == PRESENT) == (status == PRESENT)
+            }
             if observed in words:
                 return status
         return None
@@ -89,9 +106,9 @@ MUSEUM: tuple[KnownBug, ...] = (
         ticket="SPARK-12693",
         title="retention deleted the checkpoint's next offset",
         user_sees="the restart fails on data loss (KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE, "
-                  "or our source's DATA_LOSS line): the messages Kafka deleted are gone",
+        "or our source's DATA_LOSS line): the messages Kafka deleted are gone",
         workaround="failOnDataLoss=false to accept the loss, or a new checkpoint; in production, "
-                   "retention longer than the longest outage",
+        "retention longer than the longest outage",
         when_present="KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE",
         when_fixed=RAN_ON,
         shown_by="short-retention",
@@ -99,11 +116,11 @@ MUSEUM: tuple[KnownBug, ...] = (
     KnownBug(
         ticket="SPARK-55271",
         title="the 4.1 connector's metrics on a replayed batch",
-        user_sees='the first trigger of a restart that replays a pending batch fails with a '
-                  'NullPointerException in KafkaMicroBatchStream.metrics ("because the return '
-                  'value of "scala.Option.get()" is null"), after the batch was committed',
+        user_sees="the first trigger of a restart that replays a pending batch fails with a "
+        'NullPointerException in KafkaMicroBatchStream.metrics ("because the return '
+        'value of "scala.Option.get()" is null"), after the batch was committed',
         workaround="start the app again (the replayed batch was committed), or run Spark 4.0 "
-                   "or 4.2",
+        "or 4.2",
         when_present="NullPointerException in KafkaMicroBatchStream.metrics",
         when_fixed=RAN_ON,
         lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED},
@@ -114,11 +131,11 @@ MUSEUM: tuple[KnownBug, ...] = (
         ticket="SPARK-55058",
         title="the checkpoint's metadata file deleted",
         user_sees="up to 4.1 nothing: the restart makes a new query id and goes on, so a sink "
-                  "that deduplicates on (query id, batch id) writes batches again; from 4.2 the "
-                  "restart is refused",
+        "that deduplicates on (query id, batch id) writes batches again; from 4.2 the "
+        "restart is refused",
         workaround="keep or restore `metadata` (it holds only the query id); "
-                   "spark.sql.streaming.checkpoint.verifyMetadataExists.enabled=false restores "
-                   "the old behaviour on 4.2",
+        "spark.sql.streaming.checkpoint.verifyMetadataExists.enabled=false restores "
+        "the old behaviour on 4.2",
         when_present=RAN_ON,
         when_fixed="STREAMING_CHECKPOINT_MISSING_METADATA_FILE",
         lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
@@ -127,25 +144,25 @@ MUSEUM: tuple[KnownBug, ...] = (
         ticket="SPARK-54307",
         title="the checkpoint's state/ folder deleted",
         user_sees="the restart fails on the first batch that loads the state; the error names "
-                  "either a state file it cannot read or, with the fix, the missing state folder",
+        "either a state file it cannot read or, with the fix, the missing state folder",
         workaround="restore state/ from a copy taken with the rest of the checkpoint, or start "
-                   "over with a new checkpoint (the count restarts)",
+        "over with a new checkpoint (the count restarts)",
         when_present="CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS",
         when_fixed="STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY",
         lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
         correction="the notes predicted CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE "
-                   "before the fix; 4.0.0 and 4.1.1 on the HDFS store (the app's default) "
-                   "stopped with CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS "
-                   "(1.delta, the first file a load from nothing reads)",
+        "before the fix; 4.0.0 and 4.1.1 on the HDFS store (the app's default) "
+        "stopped with CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS "
+        "(1.delta, the first file a load from nothing reads)",
     ),
     KnownBug(
         ticket="SPARK-53103",
         title="offsets/ and commits/ deleted, state/ kept (a half-done reset)",
         user_sees="before the fix the restart is a new query on the old state folder: the count "
-                  "restarts and the new query's files mix with the old ones; with it, the "
-                  "restart is refused",
+        "restarts and the new query's files mix with the old ones; with it, the "
+        "restart is refused",
         workaround="delete the whole checkpoint folder to reset (state/ included), never only "
-                   "offsets/ and commits/",
+        "offsets/ and commits/",
         when_present=RAN_ON,
         when_fixed="STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY",
         lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED, "4.3": FIXED},
@@ -155,94 +172,94 @@ MUSEUM: tuple[KnownBug, ...] = (
         ticket="SPARK-51972",
         title="a state file under another write's checksum (format 1)",
         user_sees="4.1 writes its own checksum `<file>.crc` beside every state file, on "
-                  "checkpoint format 1 too, where a retried batch writes the same file name "
-                  "again: a data file and a checksum from different attempts fail the restart "
-                  "(SPARK-54290, SPARK-56461); 4.2 checksums format 2 only, 4.0 not at all",
+        "checkpoint format 1 too, where a retried batch writes the same file name "
+        "again: a data file and a checksum from different attempts fail the restart "
+        "(SPARK-54290, SPARK-56461); 4.2 checksums format 2 only, 4.0 not at all",
         workaround="on 4.1 with format 1, spark.sql.streaming.checkpoint.fileChecksum.enabled="
-                   "false (what 4.2 does for format 1); a restart already refused by a retry's "
-                   "file: delete that file's `.crc` so it loads unchecked, or restore the file",
+        "false (what 4.2 does for format 1); a restart already refused by a retry's "
+        "file: delete that file's `.crc` so it loads unchecked, or restore the file",
         when_present="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED",
         when_fixed=RAN_ON,
         lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
         correction="the notes had a retried batch fail the restart on 4.1; a real retry here "
-                   "(kill -9 after the state file was written) did not on any line: the retry "
-                   "kept the dead attempt's delta and `.crc` in place, so they matched; only a "
-                   "pair from two writes, left by hand, failed it",
+        "(kill -9 after the state file was written) did not on any line: the retry "
+        "kept the dead attempt's delta and `.crc` in place, so they matched; only a "
+        "pair from two writes, left by hand, failed it",
     ),
     KnownBug(
         ticket="SPARK-51988",
         title="a byte flipped in the RocksDB snapshot zip a format-2 restart loads",
         user_sees="before the fix the restart loads a snapshot zip that no longer matches the "
-                  "checksum Spark wrote beside it (`<v>_<id>.zip.crc`) without a word; with it "
-                  "Spark logs CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED for the zip at ERROR "
-                  "in spark.log, passes the snapshot over and builds the state without it: the "
-                  "query goes on, the app prints nothing",
+        "checksum Spark wrote beside it (`<v>_<id>.zip.crc`) without a word; with it "
+        "Spark logs CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED for the zip at ERROR "
+        "in spark.log, passes the snapshot over and builds the state without it: the "
+        "query goes on, the app prints nothing",
         workaround="restore the zip from a copy taken with the rest of the checkpoint; on a line "
-                   "that loads it unchecked, compare each zip with its `.crc` (a CRC32C of the "
-                   "whole file) before a restart, since Spark will not; on one with the fix, "
-                   "watch spark.log for the checksum error, since the query will not stop",
+        "that loads it unchecked, compare each zip with its `.crc` (a CRC32C of the "
+        "whole file) before a restart, since Spark will not; on one with the fix, "
+        "watch spark.log for the checksum error, since the query will not stop",
         when_present=RAN_ON,
         when_fixed="CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED in spark.log; the snapshot "
-                   "passed over, the query went on",
+        "passed over, the query went on",
         lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED, "4.3": FIXED},
         seen={"4.0": RAN_ON},
         correction="the notes had the restart refused with "
-                   "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED after the fix; 4.2.0 did not "
-                   "stop: its check failed on the zip (in spark.log, at ERROR), and its "
-                   "automatic snapshot repair (spark.sql.streaming.stateStore."
-                   "autoSnapshotRepair.enabled, on by default) passed the snapshot over and "
-                   "rebuilt the state from the changelogs; the count went on right",
+        "CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED after the fix; 4.2.0 did not "
+        "stop: its check failed on the zip (in spark.log, at ERROR), and its "
+        "automatic snapshot repair (spark.sql.streaming.stateStore."
+        "autoSnapshotRepair.enabled, on by default) passed the snapshot over and "
+        "rebuilt the state from the changelogs; the count went on right",
     ),
     KnownBug(
         ticket="SPARK-53560",
         title="an AvailableNow backfill stopped mid-run, partitions added, a restart",
         user_sees="every restart of the backfill fails at once on the batch the stop left "
-                  "planned: the partitions it names differ from those Kafka has now (a crash "
-                  "loop: the same batch, the same error, each time)",
+        "planned: the partitions it names differ from those Kafka has now (a crash "
+        "loop: the same batch, the same error, each time)",
         workaround="start once with a processing-time trigger (it replays the planned batch "
-                   "and reads the new partitions from offset 0), stop it, then go back to "
-                   "AvailableNow; or run a line with the fix; add partitions only after a "
-                   "backfill finished",
+        "and reads the new partitions from offset 0), stop it, then go back to "
+        "AvailableNow; or run a line with the fix; add partitions only after a "
+        "backfill finished",
         when_present="MISMATCHED_TOPIC_PARTITIONS_BETWEEN_END_OFFSET_AND_PREFETCHED",
         when_fixed=RAN_ON,
         lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED},
         correction="the notes left 4.1 unconfirmed; 4.1.1 has the fix: its restart replayed "
-                   "the planned batch (then met SPARK-55271 after the commit, and a second "
-                   "start drained every partition). The connector's exception carries no "
-                   "bracketed class: the outcome is named by its condition in "
-                   "kafka-error-conditions.json, found by its message",
+        "the planned batch (then met SPARK-55271 after the commit, and a second "
+        "start drained every partition). The connector's exception carries no "
+        "bracketed class: the outcome is named by its condition in "
+        "kafka-error-conditions.json, found by its message",
         needs_connector=True,
     ),
     KnownBug(
         ticket="SPARK-55561",
         title="Kafka cut at a batch read's first offset look-up",
-        user_sees="a batch read of Kafka (spark.read.format(\"kafka\")) fails at its first admin "
-                  "timeout (a TimeoutException: KAFKA_UNREACHABLE) instead of retrying "
-                  "fetchOffset.numRetries times: fetchPartitionOffsets calls Kafka's admin once. "
-                  "A streaming query's look-ups are retried on every line",
+        user_sees='a batch read of Kafka (spark.read.format("kafka")) fails at its first admin '
+        "timeout (a TimeoutException: KAFKA_UNREACHABLE) instead of retrying "
+        "fetchOffset.numRetries times: fetchPartitionOffsets calls Kafka's admin once. "
+        "A streaming query's look-ups are retried on every line",
         workaround="retry the batch read itself (a job retry, or a loop around the read), or "
-                   "run a line with the fix; fetchOffset.numRetries does not help there before it",
+        "run a line with the fix; fetchOffset.numRetries does not help there before it",
         when_present="KAFKA_UNREACHABLE",
         when_fixed=RAN_ON,
         lines={"4.0": PRESENT, "4.1": PRESENT, "4.2": FIXED},
         correction="the brief had a fresh query's starting offsets go through "
-                   "fetchPartitionOffsets; the jars (javap) call it only from "
-                   "getOffsetRangesFromUnresolvedOffsets, which only batch reads use (KafkaBatch, "
-                   "KafkaRelation): a stream's first look-ups (fetchEarliestOffsets, "
-                   "fetchLatestOffsets) are retried on every line, and rode out the same cut on "
-                   "4.0.0, 4.1.1 and 4.2.0 alike; the exhibit reads once as a batch to reach it",
+        "fetchPartitionOffsets; the jars (javap) call it only from "
+        "getOffsetRangesFromUnresolvedOffsets, which only batch reads use (KafkaBatch, "
+        "KafkaRelation): a stream's first look-ups (fetchEarliestOffsets, "
+        "fetchLatestOffsets) are retried on every line, and rode out the same cut on "
+        "4.0.0, 4.1.1 and 4.2.0 alike; the exhibit reads once as a batch to reach it",
         needs_connector=True,
     ),
     KnownBug(
         ticket="SPARK-56400",
         title="a transformWithState timer due at or before its batch's time",
         user_sees="with SPARK-56400's lower bound on the timer scan (the previous batch's "
-                  "time, exclusive), a processing-time timer registered at or before that time "
-                  "is never scanned: handleExpiredTimer is never called for it and the query "
-                  "goes on as if it had none; SPARK-56566 took the bound out again",
+        "time, exclusive), a processing-time timer registered at or before that time "
+        "is never scanned: handleExpiredTimer is never called for it and the query "
+        "goes on as if it had none; SPARK-56566 took the bound out again",
         workaround="register a timer after the batch's own time (getCurrentProcessingTimeInMs() "
-                   "+ at least 1 ms), never at or before it; on a line with the bound, handle "
-                   "at once in handleInputRows what is due already",
+        "+ at least 1 ms), never at or before it; on a line with the bound, handle "
+        "at once in handleInputRows what is due already",
         when_present=TIMER_NEVER_FIRED,
         when_fixed=TIMERS_FIRED,
         # A guard: as run (26 Nov 2026) every timer fired on the four lines; which of them
@@ -255,8 +272,9 @@ MUSEUM: tuple[KnownBug, ...] = (
 def bug_named(ticket: str) -> KnownBug:
     found = next((b for b in MUSEUM if b.ticket == ticket), None)
     if found is None:
-        raise KeyError(f"no exhibit {ticket} in the museum; known: "
-                       f"{', '.join(b.ticket for b in MUSEUM)}")
+        raise KeyError(
+            f"no exhibit {ticket} in the museum; known: {', '.join(b.ticket for b in MUSEUM)}"
+        )
     return found
 
 
@@ -284,17 +302,23 @@ def judge(bug: KnownBug, version: str, observed: str) -> Verdict:
     actual = f"{seen} on Spark {version}: {observed}"
     expected_status = bug.lines.get(line_of(version))
     if expected_status is None:
-        return Verdict(bug.ticket, version, False,
-                       f"a status recorded for the {line_of(version)} line (none yet: run the "
-                       f"exhibit there and record it in spark_app/lines/known_bug_table.py)",
-                       actual, status)
+        return Verdict(
+            bug.ticket,
+            version,
+            False,
+            f"a status recorded for the {line_of(version)} line (none yet: run the "
+            f"exhibit there and record it in spark_app/lines/known_bug_table.py)",
+            actual,
+            status,
+        )
     wanted = bug.expected_on(line_of(version))
     if observed == wanted:
         # The outcome alone cannot tell a line that never had the bug from one that fixed it
         # (both run on); the table can, so a held verdict names the line's status from it.
         actual = f"{expected_status} on Spark {version}: {observed}"
-    return Verdict(bug.ticket, version, observed == wanted, f"{expected_status}: {wanted}",
-                   actual, status)
+    return Verdict(
+        bug.ticket, version, observed == wanted, f"{expected_status}: {wanted}", actual, status
+    )
 
 
 # Spark's error classes as its messages start them: `[STATE_STORE_CHECKPOINT_LOCATION_NOT_EMPTY]`

@@ -33,8 +33,17 @@ from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["known_spark_bug", "METRICS_NPE", "TICKET", "AFFECTED_LINE", "ReplayBug", "replay_bug_in",
-           "PREFETCH_TICKET", "PREFETCH_CONDITION", "PREFETCH_WORDS"]
+__all__ = [
+    "known_spark_bug",
+    "METRICS_NPE",
+    "TICKET",
+    "AFFECTED_LINE",
+    "ReplayBug",
+    "replay_bug_in",
+    "PREFETCH_TICKET",
+    "PREFETCH_CONDITION",
+    "PREFETCH_WORDS",
+]
 
 TICKET = "SPARK-55271"
 # The Spark line the bug is known on, from the museum's table: anywhere else, meeting it is a
@@ -52,7 +61,9 @@ PREFETCH_CONDITION = "MISMATCHED_TOPIC_PARTITIONS_BETWEEN_END_OFFSET_AND_PREFETC
 PREFETCH_WORDS = "should provide the same topic partitions in pre-fetched offset to end offset"
 
 
-def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -> StreamFailedError | None:
+def known_spark_bug(
+    text: str, settings: SparkAppSettings, spark_version: str
+) -> StreamFailedError | None:
     """The app's line for a failure that is a known Spark bug, or None."""
     if settings.source != "spark-kafka":
         return None
@@ -64,7 +75,8 @@ def known_spark_bug(text: str, settings: SparkAppSettings, spark_version: str) -
         f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
         f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the {AFFECTED_LINE} line "
         f"({TICKET}){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
-        f"which do not have it (details in {settings.spark_log_file})")
+        f"which do not have it (details in {settings.spark_log_file})"
+    )
 
 
 # The app's line as `known_spark_bug` writes it and `replay_bug_in` reads it.
@@ -90,7 +102,7 @@ def replay_bug_in(output: str) -> ReplayBug | None:
     found = _APP_LINE.search(output)
     if found is None:
         return None
-    return ReplayBug(found.group(1), _COMMITTED in output[found.start():])
+    return ReplayBug(found.group(1), _COMMITTED in output[found.start() :])
 
 
 def _committed(settings: SparkAppSettings) -> str:
@@ -100,8 +112,10 @@ def _committed(settings: SparkAppSettings) -> str:
     except (CheckpointError, OSError):
         return "."
     if info.pending is None and info.last_committed is not None:
-        return (f"; the batch was committed (batch {info.last_committed.batch_id}), "
-                f"{_COMMITTED} from the checkpoint.")
+        return (
+            f"; the batch was committed (batch {info.last_committed.batch_id}), "
+            f"{_COMMITTED} from the checkpoint."
+        )
     return "."
 
 
@@ -113,4 +127,5 @@ def _prefetch_mismatch(settings: SparkAppSettings, spark_version: str) -> Stream
         f"every restart with AvailableNow fails alike ({PREFETCH_TICKET}, a bug of the "
         f"{', '.join(lines)} line). Start once with --trigger processing-time (it replays that "
         f"batch and reads the new partitions from offset 0), stop it, then run AvailableNow "
-        f"again; or run a line with the fix (details in {settings.spark_log_file})")
+        f"again; or run a line with the fix (details in {settings.spark_log_file})"
+    )

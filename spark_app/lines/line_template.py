@@ -30,9 +30,12 @@ class LineTemplate(Generic[R]):
         self._types: dict[str, Any] = dict(getattr(record, "__annotations__", {}))
         self.template = template
         pieces = _FIELD.split(template)  # literal text and field names, alternating
-        self._pattern = re.compile("".join(
-            re.escape(piece) if index % 2 == 0 else f"(?P<{piece}>{patterns[piece]})"
-            for index, piece in enumerate(pieces)))
+        self._pattern = re.compile(
+            "".join(
+                re.escape(piece) if index % 2 == 0 else f"(?P<{piece}>{patterns[piece]})"
+                for index, piece in enumerate(pieces)
+            )
+        )
 
     def text(self, record: R) -> str:
         return self.template.format(**record._asdict())  # type: ignore[attr-defined]
@@ -48,5 +51,6 @@ class LineTemplate(Generic[R]):
     def _made(self, found: re.Match[str] | None) -> R | None:
         if found is None:
             return None
-        return self._record(**{name: self._types.get(name, str)(value)
-                               for name, value in found.groupdict().items()})
+        return self._record(
+            **{name: self._types.get(name, str)(value) for name, value in found.groupdict().items()}
+        )

@@ -33,9 +33,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-__all__ = ["OutputRow", "CountLine", "MessageLine", "EventLine", "OUTPUT_FORMATS",
-           "FOREIGN_FIELD_CHARS", "format_lines", "format_event_line", "message_text",
-           "output_field", "parse_line", "written_at"]
+__all__ = [
+    "OutputRow",
+    "CountLine",
+    "MessageLine",
+    "EventLine",
+    "OUTPUT_FORMATS",
+    "FOREIGN_FIELD_CHARS",
+    "format_lines",
+    "format_event_line",
+    "message_text",
+    "output_field",
+    "parse_line",
+    "written_at",
+]
 
 OUTPUT_FORMATS = ("v1", "v2")
 FOREIGN_FIELD_CHARS = 64
@@ -88,14 +99,16 @@ def written_at(text: str) -> datetime | None:
     if found is None:
         return None
     return datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S").replace(
-        microsecond=int(found.group(2)) * 1000)
+        microsecond=int(found.group(2)) * 1000
+    )
 
 
 def format_lines(rows: Iterable[OutputRow], now: datetime, output_format: str = "v1") -> str:
     """The seed's two lines per message, with log4j's comma before the milliseconds."""
     prefix = _prefix(now)
-    return "".join(f"{prefix}Count = {row.count}\n{prefix}{message_text(row, output_format)}\n"
-                   for row in rows)
+    return "".join(
+        f"{prefix}Count = {row.count}\n{prefix}{message_text(row, output_format)}\n" for row in rows
+    )
 
 
 def format_event_line(kind: str, count: int, text: str, now: datetime) -> str:
@@ -137,8 +150,13 @@ class EventLine:
 _COUNT = re.compile(r"\[StreamingOutput\]: Count = (-?\d+)\s*$")
 # A field is the producer's whole number, or (any other message) a JSON string or null.
 _FIELD = r'(-?\d+|null|"(?:[^"\\]|\\.)*")'
-_MESSAGE = re.compile(r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(\d+))?: "
-                      + _FIELD + " -> " + _FIELD + r"\s*$")
+_MESSAGE = re.compile(
+    r"\[StreamingOutput\]: (v2 )?([A-Za-z0-9._-]+?)(?:-(\d+)@(\d+))?: "
+    + _FIELD
+    + " -> "
+    + _FIELD
+    + r"\s*$"
+)
 
 
 _EVENT = re.compile(r"\[StreamingOutput\]: Event ([a-z][a-z-]*) after count (-?\d+): (.*?)\s*$")
@@ -156,8 +174,14 @@ def parse_line(text: str) -> CountLine | MessageLine | EventLine | None:
     if message is None:
         return None
     v2, topic, partition, offset, key, value = message.groups()
-    return MessageLine(topic, _whole(value), v2 is not None, int(partition) if partition else None,
-                       int(offset) if offset else None, _whole(key))
+    return MessageLine(
+        topic,
+        _whole(value),
+        v2 is not None,
+        int(partition) if partition else None,
+        int(offset) if offset else None,
+        _whole(key),
+    )
 
 
 def _whole(field: str) -> int | None:

@@ -20,15 +20,19 @@ _READ = re.compile(r"^read (\d+) records of (\S+?)(?::|$)", re.MULTILINE)
 
 
 def reading_line(topic: str, bootstrap_servers: str, spark_version: str) -> str:
-    return (f"{READING_WORDS} {topic} from {bootstrap_servers} through Spark {spark_version}'s "
-            f"Kafka connector, earliest to latest")
+    return (
+        f"{READING_WORDS} {topic} from {bootstrap_servers} through Spark {spark_version}'s "
+        f"Kafka connector, earliest to latest"
+    )
 
 
 def read_line(topic: str, per_partition: dict[int, tuple[int, int, int]]) -> str:
     """The closing line; `per_partition`: partition -> (records, lowest offset, highest)."""
     total = sum(count for count, _, _ in per_partition.values())
-    ranges = ", ".join(f"{topic}-{p} [{low}, {high + 1}) {count}"
-                       for p, (count, low, high) in sorted(per_partition.items()))
+    ranges = ", ".join(
+        f"{topic}-{p} [{low}, {high + 1}) {count}"
+        for p, (count, low, high) in sorted(per_partition.items())
+    )
     return f"read {total} records of {topic}" + (f": {ranges}" if ranges else "")
 
 

@@ -13,5 +13,7 @@ NEW_CHECKPOINT_WORDS = "New checkpoint: starting from startingOffsets="
 
 
 def new_checkpoint_line(starting_offsets: str) -> str:
-    return (f"{NEW_CHECKPOINT_WORDS}{starting_offsets} (the seed's choice, passed explicitly; "
-            f"Spark's Kafka connector defaults to latest)")
+    return (
+        f"{NEW_CHECKPOINT_WORDS}{starting_offsets} (the seed's choice, passed explicitly; "
+        f"Spark's Kafka connector defaults to latest)"
+    )

@@ -26,9 +26,21 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Event", "EVENT_KINDS", "IDLE_TIMER", "TTL_EXPIRED", "LAST_SEEN_VARIABLE",
-           "LAST_SEEN_SCHEMA", "event_frame", "is_event", "events_in", "format_details",
-           "parse_details", "details_in", "describe"]
+__all__ = [
+    "Event",
+    "EVENT_KINDS",
+    "IDLE_TIMER",
+    "TTL_EXPIRED",
+    "LAST_SEEN_VARIABLE",
+    "LAST_SEEN_SCHEMA",
+    "event_frame",
+    "is_event",
+    "events_in",
+    "format_details",
+    "parse_details",
+    "details_in",
+    "describe",
+]
 
 IDLE_TIMER = "idle-timer"
 TTL_EXPIRED = "ttl-expired"
@@ -70,14 +82,16 @@ def details_in(text: str) -> dict[str, int]:
 
 def event_frame(event: Event) -> pd.DataFrame:
     """The event as one output row of the counter's schema (nullable where a message is not)."""
-    return pd.DataFrame({
-        "topic": pd.Series([None], dtype=object),
-        "partition": pd.Series([None], dtype="Int32"),
-        "offset": pd.Series([None], dtype="Int64"),
-        "key": [event.kind],
-        "value": [format_details(event.details)],
-        "count": pd.Series([event.count], dtype="int64"),
-    })
+    return pd.DataFrame(
+        {
+            "topic": pd.Series([None], dtype=object),
+            "partition": pd.Series([None], dtype="Int32"),
+            "offset": pd.Series([None], dtype="Int64"),
+            "key": [event.kind],
+            "value": [format_details(event.details)],
+            "count": pd.Series([event.count], dtype="int64"),
+        }
+    )
 
 
 def is_event(frame: pd.DataFrame) -> Any:
@@ -88,24 +102,32 @@ def is_event(frame: pd.DataFrame) -> Any:
 def events_in(frame: pd.DataFrame) -> list[Event]:
     """The events among a batch's rows, in the order the operator emitted them."""
     rows = frame[is_event(frame)]
-    return [Event(str(kind), int(count), parse_details(str(value)))
-            for kind, value, count in zip(rows["key"], rows["value"], rows["count"])]
+    return [
+        Event(str(kind), int(count), parse_details(str(value)))
+        for kind, value, count in zip(rows["key"], rows["value"], rows["count"])
+    ]
 
 
 def describe(event: Event) -> str:
     """The event in words, for its output line (details stay machine-readable in brackets)."""
     d = event.details
     if event.kind == IDLE_TIMER and d.get("idle_ms", 0) <= 0:  # due when it was armed
-        when = ("at its batch's own time" if not d.get("idle_ms") else
-                f"{-d['idle_ms'] / 1000:g} s before its batch's own time")
-        text = (f"the timer due {when} ({d.get('due_ms')}) fired in the batch of "
-                f"{d.get('batch_ms')}")
+        when = (
+            "at its batch's own time"
+            if not d.get("idle_ms")
+            else f"{-d['idle_ms'] / 1000:g} s before its batch's own time"
+        )
+        text = f"the timer due {when} ({d.get('due_ms')}) fired in the batch of {d.get('batch_ms')}"
     elif event.kind == IDLE_TIMER:
-        text = (f"no message for {d.get('idle_ms', 0) / 1000:g} s: the timer due at "
-                f"{d.get('due_ms')} fired in the batch of {d.get('batch_ms')}")
+        text = (
+            f"no message for {d.get('idle_ms', 0) / 1000:g} s: the timer due at "
+            f"{d.get('due_ms')} fired in the batch of {d.get('batch_ms')}"
+        )
     elif event.kind == TTL_EXPIRED:
-        text = (f"{LAST_SEEN_VARIABLE} had expired (TTL {d.get('ttl_ms', 0) / 1000:g} s): no "
-                f"message for longer than that; the count has no TTL and goes on")
+        text = (
+            f"{LAST_SEEN_VARIABLE} had expired (TTL {d.get('ttl_ms', 0) / 1000:g} s): no "
+            f"message for longer than that; the count has no TTL and goes on"
+        )
     else:
         text = event.kind
     return f"{text} [{format_details(d)}]"

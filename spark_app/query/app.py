@@ -90,17 +90,25 @@ from spark_app.source.options import SourceOptions
 __all__ = ["SparkApp", "BatchHandler", "preflight", "explain_failure"]
 
 # Words in Spark's own errors that mean "this checkpoint does not fit this query".
-_CHECKPOINT_WORDS = ("STATE_STORE", "checkpoint", "Checkpoint", "INCOMPATIBLE", "StateSchema",
-                     "state schema", "CANNOT_LOAD_STATE_STORE", "MISSING_METADATA_FILE")
+_CHECKPOINT_WORDS = (
+    "STATE_STORE",
+    "checkpoint",
+    "Checkpoint",
+    "INCOMPATIBLE",
+    "StateSchema",
+    "state schema",
+    "CANNOT_LOAD_STATE_STORE",
+    "MISSING_METADATA_FILE",
+)
 
 
 # Spark's conditions for state it cannot load, with the sentence after them (up to the file).
-_STATE_CONDITION = re.compile(r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)",
-                              re.MULTILINE)
+_STATE_CONDITION = re.compile(
+    r"\[?(CANNOT_LOAD_STATE_STORE\.[A-Z_]+)\]?[^\n]*?(?:does not exist|$)", re.MULTILINE
+)
 # Spark 4.1's own checksum of a state file (`<file>.crc`) that does not match it, the cause
 # inside CANNOT_LOAD_STATE_STORE.UNCATEGORIZED (the museum's SPARK-51972 exhibit on 4.1.1).
-_CHECKSUM_FAILED = re.compile(
-    r"\[CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED\][^\n]*?File: (\S+)")
+_CHECKSUM_FAILED = re.compile(r"\[CHECKPOINT_FILE_CHECKSUM_VERIFICATION_FAILED\][^\n]*?File: (\S+)")
 # A checkpoint format 2 state file: named by the attempt that wrote it (`<v>_<uuid>.zip`), so
 # no retry writes it again (the SPARK-51988 exhibit's snapshot zip on 4.2.0).
 _FORMAT_2_STATE_FILE = re.compile(r"/\d+_[0-9a-f-]{36}\.(zip|changelog)$")
@@ -111,10 +119,14 @@ _FORMAT_2_STATE_FILE = re.compile(r"/\d+_[0-9a-f-]{36}\.(zip|changelog)$")
 # F at 0 exp: … got: …"), or without it (Jackson's "Unexpected end-of-input", no file named).
 # Spark's words when offsets/N or commits/N was written first by another query on the same
 # checkpoint (HDFSMetadataLog.add found the file): "… Multiple streaming jobs detected for 26."
-_CONCURRENT_LOG_UPDATE = re.compile(r"\[CONCURRENT_STREAM_LOG_UPDATE\][^\n]*?detected for "
-                                    r"(?P<batch>\d+)\.(?:\s*Please make sure [^\n]*?at a time\.)?")
-_TORN_LOG_FILE = re.compile(r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
-                            r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)")
+_CONCURRENT_LOG_UPDATE = re.compile(
+    r"\[CONCURRENT_STREAM_LOG_UPDATE\][^\n]*?detected for "
+    r"(?P<batch>\d+)\.(?:\s*Please make sure [^\n]*?at a time\.)?"
+)
+_TORN_LOG_FILE = re.compile(
+    r"(?:Failed to read log file (?P<log>\S+?)\. (?P<why>Incomplete log "
+    r"file[^\n]*?)(?: SQLSTATE|\n|$))|(?:Checksum error: (?P<crc>\S+) at)"
+)
 
 
 # ENOSPC in Java's words, with the file it was writing when Hadoop says which.
@@ -123,18 +135,24 @@ _WRITE_CONDITION = re.compile(r"\[(CANNOT_WRITE_STATE_STORE\.[A-Z_]+)\]")
 
 # A checkpoint store that stopped answering mid-run: S3A's and the AWS SDK's words after their
 # retries, or Hadoop's IPC client's for a NameNode gone.
-_STORE_GONE = re.compile(r"[^\n]*(?:Unable to execute HTTP request|Connection refused|"
-                         r"failed on connection exception|ConnectException|"
-                         r"End of File Exception between)[^\n]*")
+_STORE_GONE = re.compile(
+    r"[^\n]*(?:Unable to execute HTTP request|Connection refused|"
+    r"failed on connection exception|ConnectException|"
+    r"End of File Exception between)[^\n]*"
+)
 
-_S3A_CALL = re.compile(r"(\w[\w ]*? on \S+?):? \S*SdkClientException: (Unable to execute HTTP "
-                       r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
-                       re.MULTILINE)
+_S3A_CALL = re.compile(
+    r"(\w[\w ]*? on \S+?):? \S*SdkClientException: (Unable to execute HTTP "
+    r"request: [^\n]*?(?:\(SDK Attempt Count: \d+\)|(?= SQLSTATE)|$))",
+    re.MULTILINE,
+)
 
 
 # A Kafka client refusing its configuration when the query starts (the connector's, or ours in
 # its words): the sentence after the exception's name says which settings.
-_KAFKA_CONFIG_REFUSED = re.compile(r"org\.apache\.kafka\.common\.config\.ConfigException: ([^\n]+?\.)(?:\s|$)")
+_KAFKA_CONFIG_REFUSED = re.compile(
+    r"org\.apache\.kafka\.common\.config\.ConfigException: ([^\n]+?\.)(?:\s|$)"
+)
 
 # The connector's failure when Kafka does not answer in time: the driver's admin client ("Timed
 # out waiting for a node assignment") or a task's consumer ("Timeout of 2000ms expired before
@@ -145,8 +163,10 @@ _KAFKA_TIMEOUT = re.compile(r"org\.apache\.kafka\.common\.errors\.TimeoutExcepti
 # Spark gives a Python worker a few seconds to start and connect back; on an overloaded machine
 # importing pyspark can take longer. Nothing was committed, so running the query again from
 # its checkpoint is safe.
-_TRANSIENT_WORDS = ("Python worker failed to connect back",
-                    "EOFException occurred while reading the port number")
+_TRANSIENT_WORDS = (
+    "Python worker failed to connect back",
+    "EOFException occurred while reading the port number",
+)
 _QUERY_ATTEMPTS = 3
 
 # How long a stop waits for Spark to deliver the last batch's progress (its console line): a
@@ -170,9 +190,11 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     """
     check_java()
     check_store(settings)
-    options = replace(SourceOptions.parse(source_options(settings)), fetch_offset_num_retries=1,
-                      kafka_params={"default.api.timeout.ms": "10000",
-                                    "request.timeout.ms": "10000"})
+    options = replace(
+        SourceOptions.parse(source_options(settings)),
+        fetch_offset_num_retries=1,
+        kafka_params={"default.api.timeout.ms": "10000", "request.timeout.ms": "10000"},
+    )
     info, committed_format = _local_view(settings)
     _judge_pins(settings, info.conf, committed_format)
     with OffsetReader(options, warn=lambda _: None) as reader:  # ours, with kafka-python
@@ -200,8 +222,9 @@ def _local_view(settings: SparkAppSettings) -> tuple[CheckpointInfo, int]:
     return read_checkpoint(settings.checkpoint_dir), commit_format(settings.checkpoint_dir)[0]
 
 
-def _judge_pins(settings: SparkAppSettings, pinned: Mapping[str, str],
-                committed_format: int) -> None:
+def _judge_pins(
+    settings: SparkAppSettings, pinned: Mapping[str, str], committed_format: int
+) -> None:
     """What the checkpoint pins against what the app was asked for: a StateStoreOptionError in
     one line where Spark would fail after planning a batch, a note where it silently keeps
     the checkpoint's choice."""
@@ -211,8 +234,10 @@ def _judge_pins(settings: SparkAppSettings, pinned: Mapping[str, str],
     refusal = format_downgrade_refusal(settings, committed_format, spark)
     if refusal is not None:
         raise StateStoreOptionError(refusal)
-    for note in (pinned_store_note(settings, pinned),
-                 pinned_format_note(settings, committed_format, spark)):
+    for note in (
+        pinned_store_note(settings, pinned),
+        pinned_format_note(settings, committed_format, spark),
+    ):
         if note is not None:
             print(note, flush=True)
 
@@ -233,12 +258,21 @@ def _check_connector(settings: SparkAppSettings) -> None:
     check_connector_available(installed_spark_version())
 
 
-def _start_from_group(settings: SparkAppSettings, group: str, checkpoint_is_new: bool,
-                      partitions: list[TopicPartition]) -> StartChoice:
+def _start_from_group(
+    settings: SparkAppSettings,
+    group: str,
+    checkpoint_is_new: bool,
+    partitions: list[TopicPartition],
+) -> StartChoice:
     with GroupOffsets(settings.bootstrap_servers, group) as offsets:
         committed = offsets.committed(partitions)
-    return choose_start(group, checkpoint_is_new=checkpoint_is_new, partitions=partitions,
-                        committed=committed, starting_offsets=settings.starting_offsets)
+    return choose_start(
+        group,
+        checkpoint_is_new=checkpoint_is_new,
+        partitions=partitions,
+        committed=committed,
+        starting_offsets=settings.starting_offsets,
+    )
 
 
 def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAppError:
@@ -252,9 +286,10 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return connector
     timed_out = _KAFKA_TIMEOUT.search(text)
     if timed_out is not None:  # the connector's words for a Kafka it cannot reach
-        return KafkaUnreachableError.at(settings.bootstrap_servers,
-                                        f"Spark's Kafka connector: TimeoutException: "
-                                        f"{timed_out.group(1).strip()[:200]}")
+        return KafkaUnreachableError.at(
+            settings.bootstrap_servers,
+            f"Spark's Kafka connector: TimeoutException: {timed_out.group(1).strip()[:200]}",
+        )
     known = known_spark_bug(text, settings, installed_spark_version())
     if known is not None:
         return known
@@ -263,9 +298,11 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         return _shared_checkpoint(shared, settings)
     refused = _KAFKA_CONFIG_REFUSED.search(text)
     if refused is not None:
-        return SourceOptionError(f"Kafka's client refused the source's kafka.* options: "
-                                 f"{refused.group(1)} Change the --source-option named there "
-                                 f"(e.g. give kafka.request.timeout.ms too) and start again.")
+        return SourceOptionError(
+            f"Kafka's client refused the source's kafka.* options: "
+            f"{refused.group(1)} Change the --source-option named there "
+            f"(e.g. give kafka.request.timeout.ms too) and start again."
+        )
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     # Only the message, not the Java stack trace: Spark's package names mention checkpoints too.
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
@@ -283,7 +320,8 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
             f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the "
             f"disk under {settings.checkpoint_dir} is full. Spark writes each checkpoint file "
             f"under a temporary name and renames it, so the failed write left no torn file: free "
-            f"space there and start the app again]")
+            f"space there and start the app again]"
+        )
     lost = _store_lost(text, settings)
     if lost is not None:
         return lost
@@ -291,33 +329,41 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     if state_error is not None:
         torn_state = _torn_state_file(settings)
         if torn_state is not None:  # Spark's condition does not name the file: we can
-            return TornFileError(f"{state_error.group(0)[:300].strip()} [playground: "
-                                 f"{torn_state.missing} {torn_state.problem}. "
-                                 f"{torn_state.remedy}]")
+            return TornFileError(
+                f"{state_error.group(0)[:300].strip()} [playground: "
+                f"{torn_state.missing} {torn_state.problem}. "
+                f"{torn_state.remedy}]"
+            )
         checksum = _CHECKSUM_FAILED.search(text)
         if checksum is not None:  # the wrapper says only "an error occurred during loading"
             return CheckpointError(
                 f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
                 f"{state_error.group(0)[:200]} caused by {checksum.group(0).split(']')[0]}] "
                 f"{checksum.group(1).removeprefix('file:')} does not match Spark's "
-                f"checksum beside it (`.crc`). {_checksum_advice(checksum.group(1))}")
+                f"checksum beside it (`.crc`). {_checksum_advice(checksum.group(1))}"
+            )
         # A state file Spark cannot read surfaces inside the batch (foreachBatch's job), wrapped
         # in FOREACH_BATCH_USER_FUNCTION_ERROR: name Spark's own condition, not the wrapper
         # (looked for before the wrapper's first line, which would hide it: the museum's
         # SPARK-54307 exhibit on 4.0 and 4.1).
-        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
-                               f"{state_error.group(0)[:600]}. Restore the missing state file, or "
-                               f"delete the folder to start over (the count restarts).")
+        return CheckpointError(
+            f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+            f"{state_error.group(0)[:600]}. Restore the missing state file, or "
+            f"delete the folder to start over (the count restarts)."
+        )
     torn = _TORN_LOG_FILE.search(text)
     if torn is not None:
         return _torn_log_file(torn)
     if any(word in head for word in _CHECKPOINT_WORDS):
-        return CheckpointError(f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
-                               f"query ({first[:300]}). Run the code that wrote it, or delete the "
-                               f"folder to start over (the count restarts).")
+        return CheckpointError(
+            f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
+            f"query ({first[:300]}). Run the code that wrote it, or delete the "
+            f"folder to start over (the count restarts)."
+        )
     detail = " ".join(line.strip() for line in text.splitlines()[-3:] if line.strip())
-    return StreamFailedError(f"{first[:300]} ... {detail[-300:]} (details in "
-                             f"{settings.spark_log_file})")
+    return StreamFailedError(
+        f"{first[:300]} ... {detail[-300:]} (details in {settings.spark_log_file})"
+    )
 
 
 def _shared_checkpoint(match: re.Match[str], settings: SparkAppSettings) -> CheckpointSharedError:
@@ -330,36 +376,50 @@ def _shared_checkpoint(match: re.Match[str], settings: SparkAppSettings) -> Chec
         f"{settings.checkpoint_dir} first: two apps run on this checkpoint. This one stopped; "
         f"the other goes on, and the checkpoint is sound: do not delete it. Any output this app "
         f"wrote for batch {batch} was written by the other too. Run one app per checkpoint: stop "
-        f"the old job before starting the new one]")
+        f"the old job before starting the new one]"
+    )
 
 
 def _checksum_advice(path: str) -> str:
     """What to do about a state file that does not match its checksum, by how it is named."""
     kind = _FORMAT_2_STATE_FILE.search(path)
     if kind is not None:
-        repair = (" For a snapshot zip with changelog checkpointing, Spark 4.2's "
-                  "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled=true (its default) "
-                  "passes the snapshot over and rebuilds the state from the changelogs instead "
-                  "(SPARK-51988)." if kind.group(1) == "zip" else "")
-        return ("A checkpoint format 2 file is named by the attempt that wrote it, so no retry "
-                "wrote it again: it changed after it was written (the storage). Restore it from a "
-                f"copy of the checkpoint.{repair}")
-    return ("On checkpoint format 1 a retried batch rewrites a state file under the same name, so "
-            "the two can come from different attempts (SPARK-56461): if the file is a retry's "
-            "own, delete its `.crc` to load it unchecked, else restore it; "
-            "spark.sql.streaming.checkpoint.fileChecksum.enabled=false avoids it on 4.1.")
+        repair = (
+            " For a snapshot zip with changelog checkpointing, Spark 4.2's "
+            "spark.sql.streaming.stateStore.autoSnapshotRepair.enabled=true (its default) "
+            "passes the snapshot over and rebuilds the state from the changelogs instead "
+            "(SPARK-51988)."
+            if kind.group(1) == "zip"
+            else ""
+        )
+        return (
+            "A checkpoint format 2 file is named by the attempt that wrote it, so no retry "
+            "wrote it again: it changed after it was written (the storage). Restore it from a "
+            f"copy of the checkpoint.{repair}"
+        )
+    return (
+        "On checkpoint format 1 a retried batch rewrites a state file under the same name, so "
+        "the two can come from different attempts (SPARK-56461): if the file is a retry's "
+        "own, delete its `.crc` to load it unchecked, else restore it; "
+        "spark.sql.streaming.checkpoint.fileChecksum.enabled=false avoids it on 4.1."
+    )
 
 
 def _torn_log_file(match: re.Match[str]) -> TornFileError:
     """Spark's failure on a torn offsets/N or commits/N, with the repair for that file."""
     where = match.group("log") or match.group("crc")
-    how = (f"cannot be read ({match.group('why').strip()})" if match.group("log")
-           else "does not match its checksum (Hadoop's .crc beside it)")
+    how = (
+        f"cannot be read ({match.group('why').strip()})"
+        if match.group("log")
+        else "does not match its checksum (Hadoop's .crc beside it)"
+    )
     local = where.removeprefix("file:")
     if local == where and "://" in where:  # on a store: only the file's name can be given
-        return TornFileError(f"{where} {how}, as if cut short. Delete it if it is the newest "
-                             f"offsets/N without commits/N, or the newest commits/N; else restore "
-                             f"it or start over.")
+        return TornFileError(
+            f"{where} {how}, as if cut short. Delete it if it is the newest "
+            f"offsets/N without commits/N, or the newest commits/N; else restore "
+            f"it or start over."
+        )
     return torn_file_error(Path(local), how)
 
 
@@ -375,8 +435,9 @@ def _store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostErr
     if settings.local_checkpoint:
         return None
     gone = _STORE_GONE.search(text)
-    if gone is None or not any(word in text for word in ("s3a", "S3A", "hdfs", "DFSClient",
-                                                         "org.apache.hadoop.ipc")):
+    if gone is None or not any(
+        word in text for word in ("s3a", "S3A", "hdfs", "DFSClient", "org.apache.hadoop.ipc")
+    ):
         return None
     url = settings.checkpoint_store_url or settings.checkpoint_store
     s3 = _S3A_CALL.search(text)  # the call and the SDK's reason, without Spark's wrapping
@@ -385,7 +446,8 @@ def _store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostErr
         f"{said[:400]} [playground: the {settings.checkpoint_store} checkpoint "
         f"store at {url} stopped answering while the query ran, and its client gave up. "
         f"The checkpoint is intact: start the app again once the store answers (--supervise "
-        f"does it for you)]")
+        f"does it for you)]"
+    )
 
 
 def _torn_state_file(settings: SparkAppSettings) -> RestartBlocker | None:
@@ -413,9 +475,13 @@ def _counted(records: Any, settings: SparkAppSettings) -> Any:
     if settings.counter == "transform-with-state":
         from spark_app.query.counter_tws import count_messages_tws  # imports protobuf's client
 
-        return count_messages_tws(records, settings.state_schema, _seeded(records, settings),
-                                  ttl_sec=settings.state_ttl_sec,
-                                  idle_timer_sec=settings.idle_timer_sec)
+        return count_messages_tws(
+            records,
+            settings.state_schema,
+            _seeded(records, settings),
+            ttl_sec=settings.state_ttl_sec,
+            idle_timer_sec=settings.idle_timer_sec,
+        )
     return count_messages(records, settings.state_schema)
 
 
@@ -444,18 +510,26 @@ class BatchHandler:
     def __init__(self, settings: SparkAppSettings, policy: NegativeKeyPolicy) -> None:
         self.settings = settings
         self.policy = policy
-        self.sink = open_sink(settings.sink, settings.output_file,
-                              lambda: read_query_id(settings.checkpoint_dir)
-                              if settings.local_checkpoint
-                              else remote_query_id(settings.checkpoint_location))
+        self.sink = open_sink(
+            settings.sink,
+            settings.output_file,
+            lambda: (
+                read_query_id(settings.checkpoint_dir)
+                if settings.local_checkpoint
+                else remote_query_id(settings.checkpoint_location)
+            ),
+        )
         self.last_count: int | None = None
         # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py).
         self.gate = OutputGate()
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
         self.output_format = settings.output_format
         # The connector commits nothing to Kafka: with --offsets-from-group the handler does.
-        self.commit_start = (BatchStartCommitter(settings) if settings.offsets_from_group
-                             and settings.source == "spark-kafka" else None)
+        self.commit_start = (
+            BatchStartCommitter(settings)
+            if settings.offsets_from_group and settings.source == "spark-kafka"
+            else None
+        )
 
     def close(self) -> None:
         if self.commit_start is not None:
@@ -475,9 +549,17 @@ class BatchHandler:
         # transformWithState's timers and TTL add event rows (no offset) to the messages.
         events = events_in(frame)
         frame = frame[~is_event(frame)].sort_values("count")
-        rows = [OutputRow(t, k, v, int(c), int(p), int(o)) for t, k, v, c, p, o in
-                zip(frame["topic"], frame["key"], frame["value"], frame["count"],
-                    frame["partition"], frame["offset"])]
+        rows = [
+            OutputRow(t, k, v, int(c), int(p), int(o))
+            for t, k, v, c, p, o in zip(
+                frame["topic"],
+                frame["key"],
+                frame["value"],
+                frame["count"],
+                frame["partition"],
+                frame["offset"],
+            )
+        ]
         self.write(batch_id, rows, events)
 
     def write(self, batch_id: int, rows: list[OutputRow], events: Sequence[Event] = ()) -> None:
@@ -504,8 +586,9 @@ class BatchHandler:
         for event in events:
             line = format_event_line(event.kind, event.count, describe(event), now)
             out.write(line)
-            print(f"batch {batch_id}: {line.split('[StreamingOutput]: ', 1)[1]}", end="",
-                  flush=True)
+            print(
+                f"batch {batch_id}: {line.split('[StreamingOutput]: ', 1)[1]}", end="", flush=True
+            )
 
 
 class SparkApp:
@@ -536,9 +619,12 @@ class SparkApp:
     def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
         s = replace(self.settings, starting_offsets=self._starting_offsets)
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
-        writer = (_counted(records, s).writeStream.outputMode("update")
-                  .foreachBatch(handler)
-                  .option("checkpointLocation", s.checkpoint_location))
+        writer = (
+            _counted(records, s)
+            .writeStream.outputMode("update")
+            .foreachBatch(handler)
+            .option("checkpointLocation", s.checkpoint_location)
+        )
         if s.trigger == "available-now":
             return writer.trigger(availableNow=True).start()
         return writer.trigger(processingTime=f"{s.trigger_sec} seconds").start()
@@ -563,8 +649,9 @@ class SparkApp:
                 # Registering a Python data source makes Spark look up every installed one in a
                 # Python process of its own (~1 s); the connector, a JVM source, needs none.
                 spark.dataSource.register(KafkaSource)
-            policy = NegativeKeyPolicy(self.settings.on_negative_key, self.settings.log_dir,
-                                       jvm_pid(spark))
+            policy = NegativeKeyPolicy(
+                self.settings.on_negative_key, self.settings.log_dir, jvm_pid(spark)
+            )
             handler = BatchHandler(self.settings, policy)
             self._printer = ProgressPrinter(console_writer(), lambda: handler.last_count)
             spark.streams.addListener(self._printer)
@@ -582,9 +669,13 @@ class SparkApp:
                 return
             if not _is_transient(failure) or attempt == _QUERY_ATTEMPTS:
                 raise explain_failure(failure, self.settings)
-            print(f"Spark's Python worker did not start in time (is the machine overloaded?); "
-                  f"restarting the query from its checkpoint, attempt {attempt + 1} of "
-                  f"{_QUERY_ATTEMPTS}", file=sys.stderr, flush=True)
+            print(
+                f"Spark's Python worker did not start in time (is the machine overloaded?); "
+                f"restarting the query from its checkpoint, attempt {attempt + 1} of "
+                f"{_QUERY_ATTEMPTS}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def _choose_start(self, choice: StartChoice | None) -> None:
         if choice is not None:
@@ -601,9 +692,12 @@ class SparkApp:
         except Exception as err:  # Spark/Py4J errors: explained by the caller
             return err
         topics = self.settings.subscribe_pattern or self.settings.topic
-        print(f"Streaming {topics} from {self.settings.bootstrap_servers}, "
-              f"checkpoints in {self.settings.checkpoint_location}, output in "
-              f"{self.settings.output_file}", flush=True)
+        print(
+            f"Streaming {topics} from {self.settings.bootstrap_servers}, "
+            f"checkpoints in {self.settings.checkpoint_location}, output in "
+            f"{self.settings.output_file}",
+            flush=True,
+        )
         return self._await(query, handler.gate, self._commit_exists(spark))
 
     def _commit_exists(self, spark: Any) -> Callable[[int], bool] | None:
@@ -614,15 +708,17 @@ class SparkApp:
         location = self.settings.checkpoint_location
         return lambda batch: exists(spark, f"{location}/commits/{batch}")
 
-    def _await(self, query: Any, gate: OutputGate,
-               commit_exists: Callable[[int], bool] | None = None) -> BaseException | None:
+    def _await(
+        self, query: Any, gate: OutputGate, commit_exists: Callable[[int], bool] | None = None
+    ) -> BaseException | None:
         try:
             while not self._stop_asked:
                 if query.awaitTermination(0.5):
                     break
             if query.isActive:
-                stop_between_batches(query, gate, self.settings.checkpoint_dir,
-                                     commit_exists=commit_exists)
+                stop_between_batches(
+                    query, gate, self.settings.checkpoint_dir, commit_exists=commit_exists
+                )
             failure = query.exception()
         except Exception as err:
             failure = err
@@ -641,4 +737,3 @@ class SparkApp:
             line = STOPPED_CLEANLY
         print(line, file=sys.stderr, flush=True)
         return None
-

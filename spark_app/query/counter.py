@@ -30,8 +30,16 @@ from pyspark.sql.streaming.state import GroupState, GroupStateTimeout
 
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 
-__all__ = ["count_messages", "running_count", "state_value", "number_rows", "message_texts",
-           "OUTPUT_SCHEMA", "STATE_SCHEMAS", "GROUP_COLUMN"]
+__all__ = [
+    "count_messages",
+    "running_count",
+    "state_value",
+    "number_rows",
+    "message_texts",
+    "OUTPUT_SCHEMA",
+    "STATE_SCHEMAS",
+    "GROUP_COLUMN",
+]
 
 GROUP_COLUMN = "stream"
 OUTPUT_SCHEMA = "topic string, partition int, offset bigint, key string, value string, count bigint"
@@ -49,14 +57,16 @@ def number_rows(batches: Iterator[pd.DataFrame], before: int) -> pd.DataFrame | 
     frames = [frame for frame in batches if len(frame)]
     if not frames:
         return None
-    rows = pd.concat(frames, ignore_index=True).sort_values(["partition", "offset"],
-                                                            ignore_index=True)
+    rows = pd.concat(frames, ignore_index=True).sort_values(
+        ["partition", "offset"], ignore_index=True
+    )
     rows["count"] = range(before + 1, before + 1 + len(rows))
     return rows[_COLUMNS]
 
 
-def running_count(key: tuple[Any, ...], batches: Iterator[pd.DataFrame],
-                  state: GroupState, version: str = "v1") -> Iterator[pd.DataFrame]:
+def running_count(
+    key: tuple[Any, ...], batches: Iterator[pd.DataFrame], state: GroupState, version: str = "v1"
+) -> Iterator[pd.DataFrame]:
     """Number this batch's rows after the stored count, then store the new total."""
     before = int(state.get[0]) if state.exists else 0
     rows = number_rows(batches, before)
@@ -69,14 +79,23 @@ def running_count(key: tuple[Any, ...], batches: Iterator[pd.DataFrame],
 def message_texts(records: DataFrame) -> DataFrame:
     """The records' columns the counters need, key and value as text, in the one group."""
     # Kafka hands bytes; like every real job, the query says how to read them.
-    texts = records.selectExpr("topic", "partition", "offset", "CAST(key AS STRING) AS key",
-                               "CAST(value AS STRING) AS value")
+    texts = records.selectExpr(
+        "topic",
+        "partition",
+        "offset",
+        "CAST(key AS STRING) AS key",
+        "CAST(value AS STRING) AS value",
+    )
     return texts.withColumn(GROUP_COLUMN, F.lit(0))
 
 
 def count_messages(records: DataFrame, state_schema: str = "v1") -> DataFrame:
     """The records with their running count, as an update-mode stateful stream."""
     count = functools.partial(running_count, version=state_schema)
-    return (message_texts(records).groupBy(GROUP_COLUMN)
-            .applyInPandasWithState(count, OUTPUT_SCHEMA, STATE_SCHEMAS[state_schema], "update",
-                                    GroupStateTimeout.NoTimeout))
+    return (
+        message_texts(records)
+        .groupBy(GROUP_COLUMN)
+        .applyInPandasWithState(
+            count, OUTPUT_SCHEMA, STATE_SCHEMAS[state_schema], "update", GroupStateTimeout.NoTimeout
+        )
+    )

@@ -61,7 +61,13 @@ from spark_app.query.counter import (
     state_value,
 )
 
-__all__ = ["RunningCountProcessor", "count_messages_tws", "idle_delay_ms", "time_mode", "STATE_VARIABLE"]
+__all__ = [
+    "RunningCountProcessor",
+    "count_messages_tws",
+    "idle_delay_ms",
+    "time_mode",
+    "STATE_VARIABLE",
+]
 
 # The value state's name: the State Data Source needs it (`stateVarName`) to read the count.
 STATE_VARIABLE = "count"
@@ -83,8 +89,12 @@ class RunningCountProcessor(StatefulProcessor):
     """Numbers each batch's rows after the stored count, then stores the new total; with a
     TTL or an idle timer, also reports when the key was idle (state_events.py)."""
 
-    def __init__(self, state_schema: str = "v1", ttl_sec: float | None = None,
-                 idle_timer_sec: float | None = None) -> None:
+    def __init__(
+        self,
+        state_schema: str = "v1",
+        ttl_sec: float | None = None,
+        idle_timer_sec: float | None = None,
+    ) -> None:
         self.version = state_schema
         self.ttl_ms = _ms(ttl_sec)
         self.idle_ms = idle_delay_ms(idle_timer_sec)
@@ -93,15 +103,19 @@ class RunningCountProcessor(StatefulProcessor):
         self.handle = handle
         self.count = handle.getValueState(STATE_VARIABLE, STATE_SCHEMAS[self.version])
         # Only the last-seen time expires: a count that expired would restart at 1.
-        self.last_seen = (None if self.ttl_ms is None else
-                          handle.getValueState(LAST_SEEN_VARIABLE, LAST_SEEN_SCHEMA, self.ttl_ms))
+        self.last_seen = (
+            None
+            if self.ttl_ms is None
+            else handle.getValueState(LAST_SEEN_VARIABLE, LAST_SEEN_SCHEMA, self.ttl_ms)
+        )
 
     def _stored_count(self) -> int:
         stored = self.count.get() if self.count.exists() else None
         return int(stored[0]) if stored and stored[0] is not None else 0
 
-    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],
-                        timerValues: TimerValues) -> Iterator[pd.DataFrame]:
+    def handleInputRows(
+        self, key: Any, rows: Iterator[pd.DataFrame], timerValues: TimerValues
+    ) -> Iterator[pd.DataFrame]:
         before = self._stored_count()
         numbered = number_rows(rows, before)
         if numbered is None:
@@ -110,13 +124,15 @@ class RunningCountProcessor(StatefulProcessor):
         now = timerValues.getCurrentProcessingTimeInMs()
         if self.last_seen is not None:
             if before and not self.last_seen.exists():
-                yield event_frame(Event(TTL_EXPIRED, before, {"ttl_ms": self.ttl_ms or 0,
-                                                               "batch_ms": now}))
+                yield event_frame(
+                    Event(TTL_EXPIRED, before, {"ttl_ms": self.ttl_ms or 0, "batch_ms": now})
+                )
             self.last_seen.update((now,))
         if self.idle_ms is not None:
             self._rearm(now)
-        self.count.update(state_value(before + len(numbered), self.version,
-                                      int(time.time() * 1000)))
+        self.count.update(
+            state_value(before + len(numbered), self.version, int(time.time() * 1000))
+        )
         yield numbered
 
     def _rearm(self, now_ms: int) -> None:
@@ -131,16 +147,26 @@ class RunningCountProcessor(StatefulProcessor):
                 self.handle.deleteTimer(registered)
         self.handle.registerTimer(now_ms + (self.idle_ms or 0))
 
-    def handleExpiredTimer(self, key: Any, timerValues: TimerValues,
-                           expiredTimerInfo: ExpiredTimerInfo) -> Iterator[pd.DataFrame]:
+    def handleExpiredTimer(
+        self, key: Any, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
+    ) -> Iterator[pd.DataFrame]:
         """The key was idle for `idle_ms` (0 or less: the timer was due when it was armed):
         say so once; the next message arms a new timer."""
-        yield event_frame(Event(IDLE_TIMER, self._stored_count(), {
-            "idle_ms": self.idle_ms or 0, "due_ms": expiredTimerInfo.getExpiryTimeInMs(),
-            "batch_ms": timerValues.getCurrentProcessingTimeInMs()}))
+        yield event_frame(
+            Event(
+                IDLE_TIMER,
+                self._stored_count(),
+                {
+                    "idle_ms": self.idle_ms or 0,
+                    "due_ms": expiredTimerInfo.getExpiryTimeInMs(),
+                    "batch_ms": timerValues.getCurrentProcessingTimeInMs(),
+                },
+            )
+        )
 
-    def handleInitialState(self, key: Any, initialState: pd.DataFrame,
-                           timerValues: TimerValues) -> None:
+    def handleInitialState(
+        self, key: Any, initialState: pd.DataFrame, timerValues: TimerValues
+    ) -> None:
         """Batch 0 of a seeded checkpoint (`--initial-state-from`): the count the old
         checkpoint held becomes this one's, before the batch's rows are numbered."""
         seeded = int(initialState["count"].iloc[-1])
@@ -157,13 +183,24 @@ def time_mode(ttl_sec: float | None, idle_timer_sec: float | None) -> str:
     return "ProcessingTime" if ttl_sec is not None or idle_timer_sec is not None else "None"
 
 
-def count_messages_tws(records: DataFrame, state_schema: str = "v1",
-                       initial_state: GroupedData | None = None, ttl_sec: float | None = None,
-                       idle_timer_sec: float | None = None) -> DataFrame:
+def count_messages_tws(
+    records: DataFrame,
+    state_schema: str = "v1",
+    initial_state: GroupedData | None = None,
+    ttl_sec: float | None = None,
+    idle_timer_sec: float | None = None,
+) -> DataFrame:
     """The records with their running count, as an update-mode transformWithState stream;
     `initial_state` (initial_state.py) seeds the count in a new checkpoint's batch 0."""
     processor = RunningCountProcessor(state_schema, ttl_sec, idle_timer_sec)
-    return (message_texts(records).groupBy(GROUP_COLUMN)
-            .transformWithStateInPandas(processor, OUTPUT_SCHEMA, "Update",
-                                        time_mode(ttl_sec, idle_timer_sec),
-                                        initialState=initial_state))
+    return (
+        message_texts(records)
+        .groupBy(GROUP_COLUMN)
+        .transformWithStateInPandas(
+            processor,
+            OUTPUT_SCHEMA,
+            "Update",
+            time_mode(ttl_sec, idle_timer_sec),
+            initialState=initial_state,
+        )
+    )

@@ -23,20 +23,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputGate", "StopBeforeOutput", "STOP_WAIT_SEC", "stop_between_batches",
-           "stopped_before_output", "STOPPED_CLEANLY", "STOPPED_BEFORE_OUTPUT",
-           "STOPPED_BEFORE_START", "STOPPED_JVM_GONE", "interrupted_line", "is_stop_line"]
+__all__ = [
+    "OutputGate",
+    "StopBeforeOutput",
+    "STOP_WAIT_SEC",
+    "stop_between_batches",
+    "stopped_before_output",
+    "STOPPED_CLEANLY",
+    "STOPPED_BEFORE_OUTPUT",
+    "STOPPED_BEFORE_START",
+    "STOPPED_JVM_GONE",
+    "interrupted_line",
+    "is_stop_line",
+]
 
 # Bounded so that a batch stuck on an unreachable Kafka cannot hold a stop.
 STOP_WAIT_SEC = 30.0
 
 # The app's last line after a stop (SIGTERM or Ctrl-C), on stderr; each starts with "Stopped".
 STOPPED_CLEANLY = "Stopped cleanly; a restart continues from the checkpoint."
-STOPPED_BEFORE_OUTPUT = ("Stopped cleanly; a batch that began as the stop came wrote nothing and "
-                         "is replayed on the next start.")
+STOPPED_BEFORE_OUTPUT = (
+    "Stopped cleanly; a batch that began as the stop came wrote nothing and "
+    "is replayed on the next start."
+)
 STOPPED_BEFORE_START = "Stopped before the query started; the checkpoint is as it was."
-STOPPED_JVM_GONE = ("Stopped; Spark's JVM had ended already (the interrupt reached it too), so a "
-                    "batch it had not committed is replayed on the next start.")
+STOPPED_JVM_GONE = (
+    "Stopped; Spark's JVM had ended already (the interrupt reached it too), so a "
+    "batch it had not committed is replayed on the next start."
+)
 
 
 def interrupted_line(token: str) -> str:
@@ -61,8 +75,10 @@ class StopBeforeOutput(RuntimeError):
     """A batch reached the output after a stop was asked for: it writes nothing."""
 
     def __init__(self, batch_id: int) -> None:
-        super().__init__(f"{_TOKEN}: batch {batch_id} began after the stop was asked for; it "
-                         f"wrote nothing and is replayed on the next start")
+        super().__init__(
+            f"{_TOKEN}: batch {batch_id} began after the stop was asked for; it "
+            f"wrote nothing and is replayed on the next start"
+        )
 
 
 class OutputGate:
@@ -87,16 +103,23 @@ class OutputGate:
             return self._last_entered
 
 
-def stop_between_batches(query: Any, gate: OutputGate, checkpoint_dir: Path,
-                         timeout: float = STOP_WAIT_SEC,
-                         commit_exists: Callable[[int], bool] | None = None) -> None:
+def stop_between_batches(
+    query: Any,
+    gate: OutputGate,
+    checkpoint_dir: Path,
+    timeout: float = STOP_WAIT_SEC,
+    commit_exists: Callable[[int], bool] | None = None,
+) -> None:
     """Close the gate, let the batch that began writing commit (bounded), then stop.
     `commit_exists` asks a checkpoint store (HDFS, S3) instead of the local folder."""
     began = gate.close()
     if began is not None:
         batch = began
-        committed = ((lambda: commit_exists(batch)) if commit_exists is not None
-                     else (checkpoint_dir / "commits" / str(began)).exists)
+        committed = (
+            (lambda: commit_exists(batch))
+            if commit_exists is not None
+            else (checkpoint_dir / "commits" / str(began)).exists
+        )
         _wait_for_commit(query, committed, timeout)
     query.stop()
 

@@ -56,29 +56,47 @@ def _fallback(starting_offsets: str, tp: TopicPartition) -> int:
     return parse_offsets(starting_offsets).get(tp, EARLIEST)
 
 
-def choose_start(group: str, *, checkpoint_is_new: bool, partitions: list[TopicPartition],
-                 committed: Offsets, starting_offsets: str) -> StartChoice:
+def choose_start(
+    group: str,
+    *,
+    checkpoint_is_new: bool,
+    partitions: list[TopicPartition],
+    committed: Offsets,
+    starting_offsets: str,
+) -> StartChoice:
     """Decide where a query with --offsets-from-group starts, and say why in one line."""
     if not checkpoint_is_new:
         kept = f" ({describe_offsets(committed)})" if committed else ""
-        return StartChoice(starting_offsets, "checkpoint",
-                           f"The checkpoint already holds offsets, so it decides where the query "
-                           f"resumes; the offsets committed for consumer group {group}{kept} are "
-                           f"not used (they are for a fresh checkpoint).")
+        return StartChoice(
+            starting_offsets,
+            "checkpoint",
+            f"The checkpoint already holds offsets, so it decides where the query "
+            f"resumes; the offsets committed for consumer group {group}{kept} are "
+            f"not used (they are for a fresh checkpoint).",
+        )
     mine = {tp: committed[tp] for tp in partitions if tp in committed}
     if not mine:
-        return StartChoice(starting_offsets, "starting-offsets",
-                           f"Fresh checkpoint, and consumer group {group} has no committed offsets "
-                           f"for this topic: starting from --starting-offsets {starting_offsets}.")
+        return StartChoice(
+            starting_offsets,
+            "starting-offsets",
+            f"Fresh checkpoint, and consumer group {group} has no committed offsets "
+            f"for this topic: starting from --starting-offsets {starting_offsets}.",
+        )
     # A partition the group never saw (added since) starts where --starting-offsets says.
     spec = {tp: mine.get(tp, _fallback(starting_offsets, tp)) for tp in partitions}
     others = [tp for tp in partitions if tp not in mine]
-    extra = (f"; {', '.join(map(str, others))} from --starting-offsets {starting_offsets}"
-             if others else "")
-    return StartChoice(offsets_to_text(spec), "group",
-                       f"{_FROM_GROUP.format(group=group)}{describe_offsets(mine)}{extra}. The "
-                       f"batch that was in flight when they were committed is processed again "
-                       f"(at-least-once).")
+    extra = (
+        f"; {', '.join(map(str, others))} from --starting-offsets {starting_offsets}"
+        if others
+        else ""
+    )
+    return StartChoice(
+        offsets_to_text(spec),
+        "group",
+        f"{_FROM_GROUP.format(group=group)}{describe_offsets(mine)}{extra}. The "
+        f"batch that was in flight when they were committed is processed again "
+        f"(at-least-once).",
+    )
 
 
 # The start line's words before the group's offsets; `group_start_in` reads the line back.
@@ -88,12 +106,15 @@ _TP_AT = re.compile(r"(\S+)-(\d+)@(\d+)")
 
 def group_start_in(output: str, group: str) -> Offsets | None:
     """The offsets the app said it started from, committed for `group`; None if it did not say."""
-    said = re.search(re.escape(_FROM_GROUP.format(group=group)) + r"((?:\S+-\d+@\d+(?:, )?)+)",
-                     output)
+    said = re.search(
+        re.escape(_FROM_GROUP.format(group=group)) + r"((?:\S+-\d+@\d+(?:, )?)+)", output
+    )
     if said is None:
         return None
-    return {TopicPartition(topic, int(partition)): int(offset)
-            for topic, partition, offset in _TP_AT.findall(said.group(1))}
+    return {
+        TopicPartition(topic, int(partition)): int(offset)
+        for topic, partition, offset in _TP_AT.findall(said.group(1))
+    }
 
 
 def start_offsets_to_commit(start: Offsets, end: Offsets) -> Offsets:

@@ -45,17 +45,26 @@ def read_seed(spark: Any, checkpoint: Path) -> SeedCount:
     Source (`statestore` at that `batchId`, named explicitly so it is the batch we report)."""
     batch = read_checkpoint(checkpoint).last_committed_id
     if batch is None:
-        raise StateStoreOptionError(f"--initial-state-from {checkpoint}: no committed batch "
-                                    "there, so no state to start from")
+        raise StateStoreOptionError(
+            f"--initial-state-from {checkpoint}: no committed batch "
+            "there, so no state to start from"
+        )
     # PySpark 4.2.0's State Data Source asks for the StateStoreCoordinator, which the
     # streaming query manager creates: touch it first (state_reader.reader_session does too).
     spark.streams  # noqa: B018
-    rows = (spark.read.format("statestore").options(**statestore_options(checkpoint))
-            .option("batchId", batch).load(str(checkpoint.resolve())).collect())
+    rows = (
+        spark.read.format("statestore")
+        .options(**statestore_options(checkpoint))
+        .option("batchId", batch)
+        .load(str(checkpoint.resolve()))
+        .collect()
+    )
     counts = [count_in(row["value"].asDict(recursive=True)) for row in rows if row["value"]]
     if len(counts) != 1 or counts[0] is None:
-        raise StateStoreOptionError(f"--initial-state-from {checkpoint}: expected one count in "
-                                    f"its state at batch {batch}, found {counts}")
+        raise StateStoreOptionError(
+            f"--initial-state-from {checkpoint}: expected one count in "
+            f"its state at batch {batch}, found {counts}"
+        )
     return SeedCount(checkpoint, batch, counts[0])
 
 
@@ -67,11 +76,15 @@ def initial_state(spark: Any, seed: SeedCount) -> Any:
 
 def seed_line(seed: SeedCount) -> str:
     """What the app prints, so a reader of its output sees where the count came from."""
-    return (f"Initial state: count {seed.count} from {seed.checkpoint} after its batch "
-            f"{seed.batch} (State Data Source); Spark applies it in this checkpoint's batch 0 only")
+    return (
+        f"Initial state: count {seed.count} from {seed.checkpoint} after its batch "
+        f"{seed.batch} (State Data Source); Spark applies it in this checkpoint's batch 0 only"
+    )
 
 
 def skipped_line(checkpoint: Path) -> str:
     """What the app prints when its own checkpoint has committed batches: no seed needed."""
-    return (f"Initial state: not read from {checkpoint}; this checkpoint has committed batches "
-            "and goes on from its own state (Spark applies an initial state in batch 0 only)")
+    return (
+        f"Initial state: not read from {checkpoint}; this checkpoint has committed batches "
+        "and goes on from its own state (Spark applies an initial state in batch 0 only)"
+    )

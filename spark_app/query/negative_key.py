@@ -30,8 +30,15 @@ from spark_app.lines.line_template import LineTemplate
 from spark_app.lines.output_line import OutputRow
 from spark_app.runtime.class_cache import kill_writers
 
-__all__ = ["NegativeKeyPolicy", "CRASH_FILE_NAME", "CRASH", "CrashLine", "crash_line_in", "is_negative",
-           "message_id"]
+__all__ = [
+    "NegativeKeyPolicy",
+    "CRASH_FILE_NAME",
+    "CRASH",
+    "CrashLine",
+    "crash_line_in",
+    "is_negative",
+    "message_id",
+]
 
 CRASH_FILE_NAME = "crashed-on.txt"
 _EXIT_CODE = 255  # what halt(-1) looks like to a shell
@@ -40,8 +47,13 @@ _EXIT_CODE = 255  # what halt(-1) looks like to a shell
 # The app's last words on a negative key (stderr), as the poison-pill scenario reads them:
 # `Negative key -7 (value 7): crashing as the seed did (--on-negative-key crash-always)`.
 CrashLine = NamedTuple("CrashLine", [("key", str), ("value", str), ("mode", str)])
-CRASH = LineTemplate(CrashLine, "Negative key {key} (value {value}): crashing as the seed did "
-                     "(--on-negative-key {mode})", key=r"\S+", value=r"\S+", mode=r"[a-z-]+")
+CRASH = LineTemplate(
+    CrashLine,
+    "Negative key {key} (value {value}): crashing as the seed did (--on-negative-key {mode})",
+    key=r"\S+",
+    value=r"\S+",
+    mode=r"[a-z-]+",
+)
 
 
 def crash_line_in(output: str) -> CrashLine | None:
@@ -90,8 +102,11 @@ class NegativeKeyPolicy:
                 f.write(message_id(row) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
-        print(CRASH.text(CrashLine(str(row.key), str(row.value), self.mode)), file=sys.stderr,
-              flush=True)
+        print(
+            CRASH.text(CrashLine(str(row.key), str(row.value), self.mode)),
+            file=sys.stderr,
+            flush=True,
+        )
         kill_writers()  # the class archive's writer, if one runs: nothing of ours outlives us
         if self.jvm_pid is not None:
             os.kill(self.jvm_pid, signal.SIGKILL)

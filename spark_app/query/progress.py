@@ -62,7 +62,9 @@ class ProgressPrinter(StreamingQueryListener):
             durations = json.loads(event.progress.json).get("durationMs", {})
             _log.info("batch %d durations (ms): %s", line.batch_id, json.dumps(durations))
             if line.behind_latest():
-                _log.info("batch %d source metrics: %s", line.batch_id, json.dumps(line.behind_latest()))
+                _log.info(
+                    "batch %d source metrics: %s", line.batch_id, json.dumps(line.behind_latest())
+                )
 
     def onQueryIdle(self, event: Any) -> None:
         return None

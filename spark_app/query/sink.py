@@ -25,8 +25,15 @@ from typing import IO, Protocol
 
 from spark_app.runtime.atomic_file import write_atomically
 
-__all__ = ["JournalEntry", "Journal", "ExactlyOnceSink", "AtLeastOnceSink", "Sink",
-           "open_sink", "JOURNAL_SUFFIX"]
+__all__ = [
+    "JournalEntry",
+    "Journal",
+    "ExactlyOnceSink",
+    "AtLeastOnceSink",
+    "Sink",
+    "open_sink",
+    "JOURNAL_SUFFIX",
+]
 
 JOURNAL_SUFFIX = ".journal"
 
@@ -127,7 +134,8 @@ class ExactlyOnceSink:
         self.journal.save(JournalEntry(query_id, batch_id, start, self._size()))
 
 
-def open_sink(mode: str, path: Path, query_id: Callable[[], str | None]
-              ) -> ExactlyOnceSink | AtLeastOnceSink:
+def open_sink(
+    mode: str, path: Path, query_id: Callable[[], str | None]
+) -> ExactlyOnceSink | AtLeastOnceSink:
     """The sink for `--sink exactly-once|at-least-once`."""
     return ExactlyOnceSink(path, query_id) if mode == "exactly-once" else AtLeastOnceSink(path)

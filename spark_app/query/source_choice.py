@@ -34,12 +34,17 @@ def source_options(settings: SparkAppSettings) -> dict[str, str]:
     """The reader's options. startingOffsets is always given: the app keeps the seed's
     `earliest`, where the connector's own default is `latest`."""
     # Exactly one way to subscribe: the connector refuses both at once.
-    subscription = ({"subscribePattern": settings.subscribe_pattern} if settings.subscribe_pattern
-                    else {"subscribe": settings.topic})
-    options = {"kafka.bootstrap.servers": settings.bootstrap_servers,
-               **subscription,
-               "startingOffsets": settings.starting_offsets,
-               "failOnDataLoss": str(settings.fail_on_data_loss).lower()}
+    subscription = (
+        {"subscribePattern": settings.subscribe_pattern}
+        if settings.subscribe_pattern
+        else {"subscribe": settings.topic}
+    )
+    options = {
+        "kafka.bootstrap.servers": settings.bootstrap_servers,
+        **subscription,
+        "startingOffsets": settings.starting_offsets,
+        "failOnDataLoss": str(settings.fail_on_data_loss).lower(),
+    }
     if settings.max_offsets_per_trigger:
         options["maxOffsetsPerTrigger"] = str(settings.max_offsets_per_trigger)
     if settings.min_offsets_per_trigger:

@@ -39,7 +39,8 @@ def _named(error: SparkAppError, settings: SparkAppSettings) -> SparkAppError:
     return KafkaUnreachableError(
         f"{error} [playground: Spark {version}'s batch read looks its offsets up once, without "
         f"fetchOffset.numRetries ({TICKET}; retried on {fixed}): retry the read, or run {fixed}; "
-        f"details in {settings.spark_log_file}]")
+        f"details in {settings.spark_log_file}]"
+    )
 
 
 def read_topic(settings: SparkAppSettings) -> int:
@@ -49,25 +50,39 @@ def read_topic(settings: SparkAppSettings) -> int:
     # Always the connector (the read is its path); no class archive: one short session.
     settings = replace(settings, source="spark-kafka", class_cache_dir=None)
     log_to(logging.getLogger("spark_app"), settings.spark_log_file)
-    print(reading_line(settings.topic, settings.bootstrap_servers, installed_spark_version()),
-          flush=True)
+    print(
+        reading_line(settings.topic, settings.bootstrap_servers, installed_spark_version()),
+        flush=True,
+    )
     with SparkSessionResource(settings) as spark:
         # The JVM's trace in the error's text, for spark.log: which look-up failed, and whether
         # withRetries was around it.
         spark.conf.set("spark.sql.pyspark.jvmStacktrace.enabled", "true")
         try:
-            rows = (spark.read.format("kafka").options(**source_options(settings))
-                    .option("startingOffsets", "earliest").option("endingOffsets", "latest")
-                    .load().groupBy("partition")
-                    .agg(F.count("*").alias("records"), F.min("offset").alias("low"),
-                         F.max("offset").alias("high"))
-                    .collect())
+            rows = (
+                spark.read.format("kafka")
+                .options(**source_options(settings))
+                .option("startingOffsets", "earliest")
+                .option("endingOffsets", "latest")
+                .load()
+                .groupBy("partition")
+                .agg(
+                    F.count("*").alias("records"),
+                    F.min("offset").alias("low"),
+                    F.max("offset").alias("high"),
+                )
+                .collect()
+            )
         except SparkAppError:
             raise
         except Exception as err:  # Spark/Py4J errors: one of our lines, the trace in spark.log
             logging.getLogger("spark_app").error("the batch read failed: %s", err)
             raise _named(explain_failure(err, settings), settings) from err
-    print(read_line(settings.topic, {int(r["partition"]): (int(r["records"]), int(r["low"]),
-                                                           int(r["high"])) for r in rows}),
-          flush=True)
+    print(
+        read_line(
+            settings.topic,
+            {int(r["partition"]): (int(r["records"]), int(r["low"]), int(r["high"])) for r in rows},
+        ),
+        flush=True,
+    )
     return 0

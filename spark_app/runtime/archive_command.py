@@ -30,10 +30,16 @@ def archive_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m spark_app class-archive",
         description="Write Spark's class archive (about 45 s of CPU, niced) from the classes an "
-                    "earlier run of the app listed, so that every later start takes about 4 s "
-                    "less. Exit 0 once it is in place, 3 if no app has listed classes yet.")
-    p.add_argument("--class-cache-dir", type=Path, default=default_cache_dir(), metavar="DIR",
-                   help="the folder the app keeps its archive in (the app's --class-cache-dir)")
+        "earlier run of the app listed, so that every later start takes about 4 s "
+        "less. Exit 0 once it is in place, 3 if no app has listed classes yet.",
+    )
+    p.add_argument(
+        "--class-cache-dir",
+        type=Path,
+        default=default_cache_dir(),
+        metavar="DIR",
+        help="the folder the app keeps its archive in (the app's --class-cache-dir)",
+    )
     return p
 
 
@@ -46,8 +52,11 @@ def run_archive(argv: list[str]) -> int:
     cache.prune()
     writer = cache.resume_writing(lambda line: print(line, flush=True))
     if writer is None:
-        print("nothing to write Spark's class archive from yet: a run of the app lists its "
-              "classes first (or another process is writing it)", flush=True)
+        print(
+            "nothing to write Spark's class archive from yet: a run of the app lists its "
+            "classes first (or another process is writing it)",
+            flush=True,
+        )
         return NOTHING_TO_WRITE
     try:
         writer.wait()

@@ -56,8 +56,9 @@ def replace_durably(source: Path, target: Path) -> None:
 def _temporary_copy(path: Path, data: bytes | str) -> Path:
     """`data` in a new, fsynced file beside `path` (the same file system, so renames are atomic)."""
     _remove_abandoned_temporaries(path)
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.",
-                                    suffix=".tmp")
+    handle, name = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -73,7 +74,7 @@ def _remove_abandoned_temporaries(path: Path) -> None:
     # Only a dead writer's: a living one (another thread, or a racing create_once in another
     # process) may be about to rename or link its temporary file.
     for temporary in path.parent.glob(f".{path.name}.*.tmp"):
-        writer = temporary.name[len(path.name) + 2:].split(".", 1)[0]
+        writer = temporary.name[len(path.name) + 2 :].split(".", 1)[0]
         if writer.isdigit() and not _alive(int(writer)):
             temporary.unlink(missing_ok=True)
 

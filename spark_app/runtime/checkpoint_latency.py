@@ -42,8 +42,13 @@ from spark_app.runtime.atomic_file import write_atomically
 from spark_app.runtime.class_cache import pyspark_jars
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
-__all__ = ["LatencySpec", "SlowCheckpointClasses", "CheckpointLatencyError", "CLASS_NAME",
-           "checkpoint_manager_package"]
+__all__ = [
+    "LatencySpec",
+    "SlowCheckpointClasses",
+    "CheckpointLatencyError",
+    "CLASS_NAME",
+    "checkpoint_manager_package",
+]
 
 
 def checkpoint_manager_package(jars: Path) -> str:
@@ -51,10 +56,13 @@ def checkpoint_manager_package(jars: Path) -> str:
     `...execution.streaming`, later lines moved it to `...execution.streaming.checkpointing`."""
     for jar in jars.glob("spark-sql_*.jar"):
         names = set(zipfile.ZipFile(jar).namelist())
-        if ("org/apache/spark/sql/execution/streaming/checkpointing/"
-                "FileSystemBasedCheckpointFileManager.class") in names:
+        if (
+            "org/apache/spark/sql/execution/streaming/checkpointing/"
+            "FileSystemBasedCheckpointFileManager.class"
+        ) in names:
             return "org.apache.spark.sql.execution.streaming.checkpointing"
     return "org.apache.spark.sql.execution.streaming"
+
 
 CLASS_NAME = "checkpointexperience.SlowCheckpointFileManager"
 _UNITS_MS = {"ms": 1.0, "s": 1000.0}
@@ -71,8 +79,9 @@ class CheckpointLatencyError(SparkAppError):
 def _ms(text: str) -> float:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*", text)
     if match is None:
-        raise CheckpointLatencyError(f"--checkpoint-latency: {text!r} is not a duration like "
-                                     f"500ms or 2.6s")
+        raise CheckpointLatencyError(
+            f"--checkpoint-latency: {text!r} is not a duration like 500ms or 2.6s"
+        )
     return float(match.group(1)) * _UNITS_MS[match.group(2)]
 
 
@@ -91,8 +100,10 @@ class LatencySpec:
     def parse(cls, text: str) -> LatencySpec:
         text, _, only = text.partition("@")
         if only not in ("", "state"):
-            raise CheckpointLatencyError(f"--checkpoint-latency: @{only} is not a choice; "
-                                         f"@state slows the state store's files only")
+            raise CheckpointLatencyError(
+                f"--checkpoint-latency: @{only} is not a choice; "
+                f"@state slows the state store's files only"
+            )
         return replace(cls._parse(text), only=only)
 
     @classmethod
@@ -101,16 +112,26 @@ class LatencySpec:
         if kind == "fixed":
             return cls("fixed", _ms(rest))
         if kind != "lognormal":
-            raise CheckpointLatencyError(f"--checkpoint-latency must be fixed:500ms or "
-                                         f"lognormal:mean=2.6s,min=1s,max=20s, got {text!r}")
+            raise CheckpointLatencyError(
+                f"--checkpoint-latency must be fixed:500ms or "
+                f"lognormal:mean=2.6s,min=1s,max=20s, got {text!r}"
+            )
         fields = dict(part.split("=", 1) for part in rest.split(",") if "=" in part)
         if "mean" not in fields:
-            raise CheckpointLatencyError(f"--checkpoint-latency lognormal needs mean=…, got {text!r}")
-        spec = cls("lognormal", _ms(fields["mean"]), _ms(fields.get("min", "0ms")),
-                   _ms(fields.get("max", "3600s")), float(fields.get("sigma", "0.8")))
+            raise CheckpointLatencyError(
+                f"--checkpoint-latency lognormal needs mean=…, got {text!r}"
+            )
+        spec = cls(
+            "lognormal",
+            _ms(fields["mean"]),
+            _ms(fields.get("min", "0ms")),
+            _ms(fields.get("max", "3600s")),
+            float(fields.get("sigma", "0.8")),
+        )
         if not spec.min_ms <= spec.mean_ms <= spec.max_ms:
-            raise CheckpointLatencyError(f"--checkpoint-latency: min <= mean <= max does not hold "
-                                         f"in {text!r}")
+            raise CheckpointLatencyError(
+                f"--checkpoint-latency: min <= mean <= max does not hold in {text!r}"
+            )
         return spec
 
     def draw_ms(self, rng: random.Random) -> float:
@@ -118,15 +139,20 @@ class LatencySpec:
         of an object store draws here: slow-checkpoint on s3)."""
         if self.kind != "lognormal":
             return self.mean_ms
-        mu = math.log(self.mean_ms) - self.sigma ** 2 / 2  # so that the mean is mean_ms
+        mu = math.log(self.mean_ms) - self.sigma**2 / 2  # so that the mean is mean_ms
         return max(self.min_ms, min(self.max_ms, math.exp(mu + self.sigma * rng.gauss())))
 
     def spark_conf(self) -> dict[str, str]:
         """Read by the Java class from the Hadoop configuration (`spark.hadoop.*`)."""
         prefix = "spark.hadoop.checkpointexperience.latency"
-        return {f"{prefix}.kind": self.kind, f"{prefix}.mean.ms": str(self.mean_ms),
-                f"{prefix}.min.ms": str(self.min_ms), f"{prefix}.max.ms": str(self.max_ms),
-                f"{prefix}.sigma": str(self.sigma), f"{prefix}.only": self.only}
+        return {
+            f"{prefix}.kind": self.kind,
+            f"{prefix}.mean.ms": str(self.mean_ms),
+            f"{prefix}.min.ms": str(self.min_ms),
+            f"{prefix}.max.ms": str(self.max_ms),
+            f"{prefix}.sigma": str(self.sigma),
+            f"{prefix}.only": self.only,
+        }
 
 
 _JAVA = """package checkpointexperience;
@@ -208,20 +234,37 @@ class SlowCheckpointClasses:
             return self.jar
         javac = shutil.which("javac")
         if javac is None:
-            raise CheckpointLatencyError(f"--checkpoint-latency builds a small Java class with "
-                                         f"javac, which was not found: {_HINT}.")
+            raise CheckpointLatencyError(
+                f"--checkpoint-latency builds a small Java class with "
+                f"javac, which was not found: {_HINT}."
+            )
         with tempfile.TemporaryDirectory(prefix="slow-checkpoint-") as work:
             source = Path(work) / "SlowCheckpointFileManager.java"
-            source.write_text(_JAVA.format(base_package=checkpoint_manager_package(self.jars)),
-                              encoding="utf-8")
+            source.write_text(
+                _JAVA.format(base_package=checkpoint_manager_package(self.jars)), encoding="utf-8"
+            )
             built = Path(work) / "classes"
-            done = subprocess.run([javac, f"-J{NO_PERF_FILE}", "-nowarn", "-cp", f"{self.jars}/*",
-                                   "-d", str(built), str(source)],
-                                  capture_output=True, text=True, timeout=300)
+            done = subprocess.run(
+                [
+                    javac,
+                    f"-J{NO_PERF_FILE}",
+                    "-nowarn",
+                    "-cp",
+                    f"{self.jars}/*",
+                    "-d",
+                    str(built),
+                    str(source),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if done.returncode != 0:
-                raise CheckpointLatencyError(f"javac could not build the slow checkpoint file "
-                                             f"manager for PySpark {self.spark_version}: "
-                                             f"{done.stderr.strip().splitlines()[-1:]}")
+                raise CheckpointLatencyError(
+                    f"javac could not build the slow checkpoint file "
+                    f"manager for PySpark {self.spark_version}: "
+                    f"{done.stderr.strip().splitlines()[-1:]}"
+                )
             self.jar.parent.mkdir(parents=True, exist_ok=True)
             # Whole or not at all, even with two apps at once.
             write_atomically(self.jar, _jar_bytes(built))

@@ -23,8 +23,14 @@ from checkpoint_stores.locations import default_url
 from spark_app.errors import CheckpointStoreError
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["check_store", "store_conf", "exists", "remote_query_id", "remote_pins",
-           "remote_commit_format"]
+__all__ = [
+    "check_store",
+    "store_conf",
+    "exists",
+    "remote_query_id",
+    "remote_pins",
+    "remote_commit_format",
+]
 
 
 def check_store(settings: SparkAppSettings, timeout: float = 3.0) -> None:
@@ -42,7 +48,8 @@ def check_store(settings: SparkAppSettings, timeout: float = 3.0) -> None:
     raise CheckpointStoreError(
         f"the {store} checkpoint store at {url} does not answer ({reason}); start it with "
         f"`python -m checkpoint_stores {store} --port {port}`, or give the URL of yours with "
-        f"--checkpoint-store-url")
+        f"--checkpoint-store-url"
+    )
 
 
 def store_conf(settings: SparkAppSettings) -> dict[str, str]:
@@ -75,7 +82,9 @@ def _read_text(spark: Any, uri: str) -> str:
     path = jvm.org.apache.hadoop.fs.Path(uri)
     stream = path.getFileSystem(spark._jsc.hadoopConfiguration()).open(path)
     try:
-        return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream)).decode("utf-8", "replace")
+        return bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream)).decode(
+            "utf-8", "replace"
+        )
     finally:
         stream.close()
 
@@ -87,8 +96,14 @@ def _newest(spark: Any, folder_uri: str) -> int | None:
     fs = folder.getFileSystem(spark._jsc.hadoopConfiguration())
     if not fs.exists(folder):
         return None
-    return max((int(name) for status in fs.listStatus(folder)
-                if (name := status.getPath().getName()).isdigit()), default=None)
+    return max(
+        (
+            int(name)
+            for status in fs.listStatus(folder)
+            if (name := status.getPath().getName()).isdigit()
+        ),
+        default=None,
+    )
 
 
 def _log_lines(spark: Any, location: str, log: str) -> list[str]:

@@ -51,8 +51,18 @@ from maven_jars.cache import cache_root
 from spark_app.runtime.atomic_file import replace_durably, write_atomically
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 
-__all__ = ["ClassCache", "ArchiveWriter", "default_cache_dir", "process_alive", "pyspark_jars",
-           "LEGACY_DAYS", "writing_line", "saved_line", "archive_news", "kill_writers"]
+__all__ = [
+    "ClassCache",
+    "ArchiveWriter",
+    "default_cache_dir",
+    "process_alive",
+    "pyspark_jars",
+    "LEGACY_DAYS",
+    "writing_line",
+    "saved_line",
+    "archive_news",
+    "kill_writers",
+]
 
 # The JVM reports every class it cannot archive (e.g. from signed jars) on the console.
 _QUIET = f"-Xlog:cds=off -Xlog:cds+dynamic=off {NO_PERF_FILE}"
@@ -78,7 +88,7 @@ def saved_line(archive: Path, seconds: float) -> str:
 
 
 def archive_news(line: str) -> str | None:
-    """"writing" or "saved" for the app's console lines above, else None."""
+    """ "writing" or "saved" for the app's console lines above, else None."""
     if line.startswith(_WRITING):
         return "writing"
     if line.startswith(_SAVED):
@@ -190,8 +200,12 @@ class ClassCache:
                 gone.append(leftover)
         return gone
 
-    def start_writing(self, class_path: str, jvm_options: Sequence[str],
-                      said: Callable[[str], None] = lambda _: None) -> ArchiveWriter | None:
+    def start_writing(
+        self,
+        class_path: str,
+        jvm_options: Sequence[str],
+        said: Callable[[str], None] = lambda _: None,
+    ) -> ArchiveWriter | None:
         """Write the archive in the background from the classes listed so far; None when the
         archive exists, nothing was listed, or another process is writing it already."""
         if self.class_list is None or not self.writing() or self.someone_writing():
@@ -200,9 +214,16 @@ class ClassCache:
             listed = self.class_list.read_bytes()
             # The JVM may be halfway through a line: keep the complete ones.
             write_atomically(self.kept_list, listed[: listed.rfind(b"\n") + 1])
-            write_atomically(self.recipe, json.dumps({**json.loads(self._describe()),
-                                                      "class_path": class_path,
-                                                      "jvm_options": list(jvm_options)}))
+            write_atomically(
+                self.recipe,
+                json.dumps(
+                    {
+                        **json.loads(self._describe()),
+                        "class_path": class_path,
+                        "jvm_options": list(jvm_options),
+                    }
+                ),
+            )
             # Claimed now, not when the writer creates it at its end: another app starting
             # meanwhile sees a live writer and does not start a second one.
             self._candidate.touch()
@@ -244,10 +265,21 @@ class ClassCache:
         if not candidate.exists():
             return False
         try:
-            check = subprocess.run([self.java, "-Xshare:on", f"-XX:SharedArchiveFile={candidate}",
-                                    *_QUIET.split(), "-XX:ErrorFile=/dev/null", *jvm_options,
-                                    "-cp", class_path, "-version"],
-                                   capture_output=True, timeout=120)
+            check = subprocess.run(
+                [
+                    self.java,
+                    "-Xshare:on",
+                    f"-XX:SharedArchiveFile={candidate}",
+                    *_QUIET.split(),
+                    "-XX:ErrorFile=/dev/null",
+                    *jvm_options,
+                    "-cp",
+                    class_path,
+                    "-version",
+                ],
+                capture_output=True,
+                timeout=120,
+            )
             if check.returncode != 0:
                 return False
             write_atomically(self.made_for, self._describe())  # before the archive: never without
@@ -311,8 +343,14 @@ def kill_writers() -> None:
 class ArchiveWriter:
     """One background `java -Xshare:dump`, and the thread that adopts what it wrote."""
 
-    def __init__(self, cache: ClassCache, class_list: Path, class_path: str,
-                 jvm_options: list[str], said: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        cache: ClassCache,
+        class_list: Path,
+        class_path: str,
+        jvm_options: list[str],
+        said: Callable[[str], None],
+    ) -> None:
         self.cache = cache
         self.class_list = class_list
         self.class_path = class_path
@@ -327,15 +365,26 @@ class ArchiveWriter:
         # Niced: it only uses what the app leaves idle. The same -Xmx as the driver, because
         # the JVM refuses an archive written with other compressed-pointer settings.
         nice = ["nice", "-n", "19"] if shutil.which("nice") else []
-        return [*nice, self.cache.java, "-Xshare:dump", *_QUIET.split(),
-                f"-XX:SharedClassListFile={self.class_list}",
-                f"-XX:SharedArchiveFile={self.cache._candidate}", *self.jvm_options,
-                "-cp", self.class_path]
+        return [
+            *nice,
+            self.cache.java,
+            "-Xshare:dump",
+            *_QUIET.split(),
+            f"-XX:SharedClassListFile={self.class_list}",
+            f"-XX:SharedArchiveFile={self.cache._candidate}",
+            *self.jvm_options,
+            "-cp",
+            self.class_path,
+        ]
 
     def start(self) -> ArchiveWriter:
         # Not a session of its own: a kill of the app's process group reaches it too.
-        self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         _RUNNING.add(self)
         self._said(writing_line(self.cache.archive, self.process.pid))
         self._thread.start()
@@ -356,8 +405,10 @@ class ArchiveWriter:
         if self.adopted:
             self._said(saved_line(self.cache.archive, time.monotonic() - started))
         elif not self._stopping.is_set():
-            self._said(f"Spark's class archive was not written (exit code {code}); the next "
-                       f"start tries again")
+            self._said(
+                f"Spark's class archive was not written (exit code {code}); the next "
+                f"start tries again"
+            )
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the writer and its adoption; True once both are over."""

@@ -75,9 +75,13 @@ class _Daemon:
         self.log = log
         with log.open("ab") as out:
             self.process = subprocess.Popen(
-                [str(spark_home() / "bin" / "spark-class"), *args], stdout=out,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                start_new_session=True)
+                [str(spark_home() / "bin" / "spark-class"), *args],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
 
     @property
     def pid(self) -> int:
@@ -131,8 +135,12 @@ class StandaloneCluster:
             raise
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def start(self) -> None:
@@ -148,38 +156,69 @@ class StandaloneCluster:
         check_java()
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "local").mkdir(exist_ok=True)  # SPARK_LOCAL_DIRS (_env)
-        self.master = _Daemon("master", [
-            "org.apache.spark.deploy.master.Master", "--host", HOST,
-            "--port", str(self.master_port), "--webui-port", str(self.ui_port)],
-            self.folder / MASTER_LOG, self._env())
-        self._wait_for(lambda status: status.get("status") == "ALIVE", "the Master to start",
-                       self.master)
+        self.master = _Daemon(
+            "master",
+            [
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                HOST,
+                "--port",
+                str(self.master_port),
+                "--webui-port",
+                str(self.ui_port),
+            ],
+            self.folder / MASTER_LOG,
+            self._env(),
+        )
+        self._wait_for(
+            lambda status: status.get("status") == "ALIVE", "the Master to start", self.master
+        )
         # Together, not one after another: each Worker JVM takes seconds to start.
         for _ in range(self.settings.workers):
             self._launch_worker()
 
     def wait_until_ready(self) -> None:
         """Until the Master counts every Worker started so far alive."""
-        self._wait_for(lambda status: status.get("aliveworkers", 0) >= len(self.workers),
-                       f"{len(self.workers)} workers to register with the Master", *self.workers)
+        self._wait_for(
+            lambda status: status.get("aliveworkers", 0) >= len(self.workers),
+            f"{len(self.workers)} workers to register with the Master",
+            *self.workers,
+        )
 
     def add_worker(self) -> _Daemon:
         """Start one more Worker and wait until the Master counts it alive."""
         expected = self.alive_workers() + 1
         worker = self._launch_worker()
-        self._wait_for(lambda status: status.get("aliveworkers", 0) >= expected,
-                       f"{worker.name} to register with the Master", worker)
+        self._wait_for(
+            lambda status: status.get("aliveworkers", 0) >= expected,
+            f"{worker.name} to register with the Master",
+            worker,
+        )
         return worker
 
     def _launch_worker(self) -> _Daemon:
         index = len(self.workers)
-        worker = _Daemon(f"worker-{index}", [
-            "org.apache.spark.deploy.worker.Worker", "--host", HOST,
-            "--port", str(_free_port()), "--webui-port", str(_free_port()),
-            "--cores", str(self.settings.cores_per_worker),
-            "--memory", self.settings.memory_per_worker,
-            "--work-dir", str(self.folder / f"worker-{index}"), self.master_url],
-            self.folder / f"worker-{index}.log", self._env())
+        worker = _Daemon(
+            f"worker-{index}",
+            [
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                HOST,
+                "--port",
+                str(_free_port()),
+                "--webui-port",
+                str(_free_port()),
+                "--cores",
+                str(self.settings.cores_per_worker),
+                "--memory",
+                self.settings.memory_per_worker,
+                "--work-dir",
+                str(self.folder / f"worker-{index}"),
+                self.master_url,
+            ],
+            self.folder / f"worker-{index}.log",
+            self._env(),
+        )
         self.workers.append(worker)
         return worker
 
@@ -211,11 +250,15 @@ class StandaloneCluster:
         # Loopback only, and executors run Python workers with this interpreter.
         # SPARK_LOCAL_DIRS: a worker's and its executors' scratch folders (spark-<uuid>) in the
         # cluster's folder; in /tmp they outlived every run.
-        return os.environ | {"SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": HOST,
-                             "SPARK_MASTER_HOST": HOST, "PYSPARK_PYTHON": sys.executable,
-                             "SPARK_LOCAL_DIRS": str(self.folder / "local"),
-                             "SPARK_DAEMON_JAVA_OPTS": _daemon_java_options(),
-                             "SPARK_LAUNCHER_OPTS": launcher_opts(os.environ)}
+        return os.environ | {
+            "SPARK_HOME": str(spark_home()),
+            "SPARK_LOCAL_IP": HOST,
+            "SPARK_MASTER_HOST": HOST,
+            "PYSPARK_PYTHON": sys.executable,
+            "SPARK_LOCAL_DIRS": str(self.folder / "local"),
+            "SPARK_DAEMON_JAVA_OPTS": _daemon_java_options(),
+            "SPARK_LAUNCHER_OPTS": launcher_opts(os.environ),
+        }
 
     def _wait_for(self, condition: Any, what: str, *starting: _Daemon) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_sec
@@ -224,11 +267,14 @@ class StandaloneCluster:
                 return
             for daemon in starting:
                 if not daemon.alive():
-                    raise ClusterError(f"the {daemon.name} JVM exited while waiting for {what}; "
-                                       f"see {daemon.log}")
+                    raise ClusterError(
+                        f"the {daemon.name} JVM exited while waiting for {what}; see {daemon.log}"
+                    )
             time.sleep(0.25)
-        raise ClusterError(f"timed out after {self.settings.start_timeout_sec:g} s waiting for "
-                           f"{what}; see the logs in {self.folder}")
+        raise ClusterError(
+            f"timed out after {self.settings.start_timeout_sec:g} s waiting for "
+            f"{what}; see the logs in {self.folder}"
+        )
 
 
 def _daemon_java_options() -> str:
@@ -248,12 +294,18 @@ def run_cluster(settings: ClusterSettings, folder: Path) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _stop)
-    print(f"starting a Spark standalone cluster with {settings.workers} workers "
-          f"(logs in {folder}) ...", flush=True)
+    print(
+        f"starting a Spark standalone cluster with {settings.workers} workers "
+        f"(logs in {folder}) ...",
+        flush=True,
+    )
     with StandaloneCluster(settings, folder) as cluster:
-        print(f"master {cluster.master_url}  (web UI {cluster.ui_url})\n"
-              f"run the app on it: python -m spark_app --master {cluster.master_url}\n"
-              f"Ctrl-C stops the cluster.", flush=True)
+        print(
+            f"master {cluster.master_url}  (web UI {cluster.ui_url})\n"
+            f"run the app on it: python -m spark_app --master {cluster.master_url}\n"
+            f"Ctrl-C stops the cluster.",
+            flush=True,
+        )
         try:
             while not stop:
                 time.sleep(0.2)

@@ -29,8 +29,14 @@ from maven_jars.ivy import MAVEN_CENTRAL, repository
 from maven_jars.prefetch import prefetch_main
 from spark_app.errors import ConnectorUnavailableError
 
-__all__ = ["CONNECTOR_ARTIFACT", "connector_coordinate", "connector_jars", "is_excluded",
-           "newest_served", "served_versions"]
+__all__ = [
+    "CONNECTOR_ARTIFACT",
+    "connector_coordinate",
+    "connector_jars",
+    "is_excluded",
+    "newest_served",
+    "served_versions",
+]
 
 CONNECTOR_GROUP = "org.apache.spark"
 CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10_2.13"
@@ -40,9 +46,23 @@ CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10_2.13"
 _TOKEN_PROVIDER = "spark-token-provider-kafka-0-10_2.13"
 # What Spark's MavenUtils leaves out of `spark.jars.packages` (IVY_DEFAULT_EXCLUDES and
 # `*:scala-library`): the running Spark has them already, in its own version.
-_SPARK_MODULES = ("catalyst_", "core_", "graphx_", "kvstore_", "launcher_", "mllib_",
-                  "mllib-local_", "network-common_", "network-shuffle_", "repl_", "sketch_",
-                  "sql_", "streaming_", "tags_", "unsafe_")
+_SPARK_MODULES = (
+    "catalyst_",
+    "core_",
+    "graphx_",
+    "kvstore_",
+    "launcher_",
+    "mllib_",
+    "mllib-local_",
+    "network-common_",
+    "network-shuffle_",
+    "repl_",
+    "sketch_",
+    "sql_",
+    "streaming_",
+    "tags_",
+    "unsafe_",
+)
 _RELEASE = re.compile(r"\d+\.\d+\.\d+")
 _METADATA_TIMEOUT_SEC = 10.0
 
@@ -94,9 +114,12 @@ def _unavailable(spark_version: str, error: JarFetchError) -> ConnectorUnavailab
         return ConnectorUnavailableError(
             f"{_registry()} does not serve Spark's Kafka connector for the running Spark "
             f"{spark_version} ({CONNECTOR_ARTIFACT} with {_TOKEN_PROVIDER}); the newest it serves is {newest}{also}: "
-            f"install `pyspark[sql]=={newest}`, or run with `--offline` (our Python source), which needs no jars")
-    return ConnectorUnavailableError(f"Spark's Kafka connector: {error}, or run with "
-                                     f"`--offline` (our Python source), which needs no jars")
+            f"install `pyspark[sql]=={newest}`, or run with `--offline` (our Python source), which needs no jars"
+        )
+    return ConnectorUnavailableError(
+        f"Spark's Kafka connector: {error}, or run with "
+        f"`--offline` (our Python source), which needs no jars"
+    )
 
 
 def _registry() -> str:
@@ -136,12 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from spark_app.runtime.spark_version import installed_spark_version
 
     version = installed_spark_version()
-    return prefetch_main(argv, prog="python -m spark_app.runtime.connector_jars",
-                         description="Fetch the running Spark's Kafka connector once into the "
-                                     "project's cache.",
-                         errors=(ConnectorUnavailableError,),
-                         what=lambda args: f"Spark's Kafka connector for {version}",
-                         fetch=lambda args: connector_jars(version))
+    return prefetch_main(
+        argv,
+        prog="python -m spark_app.runtime.connector_jars",
+        description="Fetch the running Spark's Kafka connector once into the project's cache.",
+        errors=(ConnectorUnavailableError,),
+        what=lambda args: f"Spark's Kafka connector for {version}",
+        fetch=lambda args: connector_jars(version),
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,9 @@ def keep_jvm_traces_in_log(spark: Any, log_file: Path) -> None:
     (Py4J's among them) and the accumulator server's errors are written to `log_file`."""
     root = logging.getLogger()
     target = str(log_file.resolve())
-    if not any(isinstance(h, logging.FileHandler) and h.baseFilename == target
-               for h in root.handlers):
+    if not any(
+        isinstance(h, logging.FileHandler) and h.baseFilename == target for h in root.handlers
+    ):
         handler = logging.FileHandler(target, encoding="utf-8")
         handler.setFormatter(logging.Formatter(LOG_FORMAT))
         handler.setLevel(logging.WARNING)
@@ -53,8 +54,11 @@ def keep_jvm_traces_in_log(spark: Any, log_file: Path) -> None:
 
 
 def _log_accumulator_error(request: object, client_address: object) -> None:
-    _ACCUMULATOR_LOG.warning("PySpark's accumulator server lost its connection from the JVM (%s)",
-                 client_address, exc_info=True)
+    _ACCUMULATOR_LOG.warning(
+        "PySpark's accumulator server lost its connection from the JVM (%s)",
+        client_address,
+        exc_info=True,
+    )
 
 
 def jvm_gone(failure: BaseException) -> bool:

@@ -19,7 +19,6 @@ __all__ = ["C1_ONLY", "NO_PERF_FILE", "launcher_opts"]
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 
 
-
 def launcher_opts(environ: Mapping[str, str]) -> str:
     """SPARK_LAUNCHER_OPTS for spark-class's own small JVM (the launcher that builds a driver's or
     daemon's command, which no spark.* option reaches): as given, with NO_PERF_FILE added."""

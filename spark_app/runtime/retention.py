@@ -17,8 +17,13 @@ from __future__ import annotations
 
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["RETAIN_CONF", "RATIO_CONF", "SPARK_MIN_BATCHES_TO_RETAIN", "SPARK_EXTRA_SPACE_RATIO",
-           "retention_conf"]
+__all__ = [
+    "RETAIN_CONF",
+    "RATIO_CONF",
+    "SPARK_MIN_BATCHES_TO_RETAIN",
+    "SPARK_EXTRA_SPACE_RATIO",
+    "retention_conf",
+]
 
 RETAIN_CONF = "spark.sql.streaming.minBatchesToRetain"
 RATIO_CONF = "spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint"

@@ -48,11 +48,21 @@ from spark_app.settings import SparkAppSettings
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["check_java", "java_binary", "java_version", "SparkSessionResource", "build_session",
-           "jvm_pid", "sweep_own_folders", "sweep_dead_sessions"]
+__all__ = [
+    "check_java",
+    "java_binary",
+    "java_version",
+    "SparkSessionResource",
+    "build_session",
+    "jvm_pid",
+    "sweep_own_folders",
+    "sweep_dead_sessions",
+]
 
 _MIN_JAVA = 17
-_PACKAGE_HINT = "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
+_PACKAGE_HINT = (
+    "install Java 17 or newer (Debian/Ubuntu: `sudo apt-get install openjdk-17-jre-headless`)"
+)
 
 
 def java_binary() -> str | None:
@@ -67,8 +77,9 @@ def java_binary() -> str | None:
 def _java_version_output(java: str, mtime_ns: int) -> str | None:
     """`java -version`'s text, asked once per binary: the preflight and the session both check."""
     try:
-        done = subprocess.run([java, NO_PERF_FILE, "-version"], capture_output=True, text=True,
-                              timeout=30)
+        done = subprocess.run(
+            [java, NO_PERF_FILE, "-version"], capture_output=True, text=True, timeout=30
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stderr + done.stdout
@@ -91,27 +102,38 @@ def check_java() -> None:
     """Raise JavaMissingError unless a Java 17+ runtime is on JAVA_HOME or PATH."""
     java = java_binary()
     if java is None:
-        raise JavaMissingError(f"Java was not found (no JAVA_HOME, no `java` on PATH); Spark 4 "
-                               f"needs it: {_PACKAGE_HINT}.")
+        raise JavaMissingError(
+            f"Java was not found (no JAVA_HOME, no `java` on PATH); Spark 4 "
+            f"needs it: {_PACKAGE_HINT}."
+        )
     version = java_version(java)
     if version is None or version < _MIN_JAVA:
         found = f"Java {version}" if version else "a Java whose version could not be read"
-        raise JavaMissingError(f"{java} is {found}, but Spark 4 needs Java {_MIN_JAVA}+: "
-                               f"{_PACKAGE_HINT}, or point JAVA_HOME at one.")
+        raise JavaMissingError(
+            f"{java} is {found}, but Spark 4 needs Java {_MIN_JAVA}+: "
+            f"{_PACKAGE_HINT}, or point JAVA_HOME at one."
+        )
 
 
 def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | None) -> Found:
     """The machine's part of the plan; writes the log4j config into the session's `folder`."""
     log4j = folder / "log4j2.properties"
     log4j.write_text(log4j_text(settings.spark_log_file), encoding="utf-8")
-    return Found(python=sys.executable, code_root=Path(__file__).resolve().parents[2],
-                 log4j_file=log4j, checkpoint_files_class=_checkpoint_files_class(),
-                 class_cache_options=(classes.java_options(folder / "loaded-classes.txt")
-                                      if classes is not None else ""),
-                 executor_class_options=classes.sharing_options() if classes is not None else "",
-                 slow_classes=_slow_classes(settings), connector_conf=_connector_conf(settings),
-                 store_conf=store_conf(settings),
-                 temp_dir=folder, jvm_temp_dir=_jvm_temp_folder())
+    return Found(
+        python=sys.executable,
+        code_root=Path(__file__).resolve().parents[2],
+        log4j_file=log4j,
+        checkpoint_files_class=_checkpoint_files_class(),
+        class_cache_options=(
+            classes.java_options(folder / "loaded-classes.txt") if classes is not None else ""
+        ),
+        executor_class_options=classes.sharing_options() if classes is not None else "",
+        slow_classes=_slow_classes(settings),
+        connector_conf=_connector_conf(settings),
+        store_conf=store_conf(settings),
+        temp_dir=folder,
+        jvm_temp_dir=_jvm_temp_folder(),
+    )
 
 
 def _checkpoint_files_class() -> str:
@@ -192,8 +214,13 @@ def _temporary_files_in(folder: Path) -> Iterator[None]:
         tempfile.tempdir = before
 
 
-def build_session(settings: SparkAppSettings, *, folder: Path, app_name: str = "SparkApp",
-                  classes: ClassCache | None = None) -> SparkSession:
+def build_session(
+    settings: SparkAppSettings,
+    *,
+    folder: Path,
+    app_name: str = "SparkApp",
+    classes: ClassCache | None = None,
+) -> SparkSession:
     """Start (or join) the local SparkSession configured for the playground. Its temporary files
     go to `folder`, which the caller removes once the session stopped (SparkSessionResource)."""
     from pyspark.sql import SparkSession  # importing pyspark is slow; only when Spark is needed
@@ -303,8 +330,12 @@ class SparkSessionResource:
     def __enter__(self) -> SparkSession:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def start(self) -> SparkSession:

@@ -53,27 +53,29 @@ class SessionPlan:
     env: dict[str, str]
 
 
-def session_plan(settings: SparkAppSettings, found: Found, environ: Mapping[str, str],
-                 app_name: str = "SparkApp") -> SessionPlan:
+def session_plan(
+    settings: SparkAppSettings, found: Found, environ: Mapping[str, str], app_name: str = "SparkApp"
+) -> SessionPlan:
     """The session's conf and the JVM's environment. Pure: no side effects, nothing read but its
     arguments (and the working folder, to make the settings' paths absolute).
 
     Usage: `plan = session_plan(settings, found, os.environ)`
     """
-    return SessionPlan(session_conf(settings, found, app_name),
-                       child_env(environ, found.python, found.code_root))
+    return SessionPlan(
+        session_conf(settings, found, app_name), child_env(environ, found.python, found.code_root)
+    )
 
 
-def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "SparkApp"
-                 ) -> dict[str, str]:
+def session_conf(
+    settings: SparkAppSettings, found: Found, app_name: str = "SparkApp"
+) -> dict[str, str]:
     """Every Spark setting the session is built with (later entries win)."""
     conf = {
         "spark.app.name": app_name,
         "spark.master": settings.master,
-        "spark.driver.extraJavaOptions": _driver_java_options(found.log4j_file,
-                                                              found.class_cache_options,
-                                                              found.jvm_temp_dir,
-                                                              settings.gc_log),
+        "spark.driver.extraJavaOptions": _driver_java_options(
+            found.log4j_file, found.class_cache_options, found.jvm_temp_dir, settings.gc_log
+        ),
         "spark.driver.host": "127.0.0.1",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.ui.enabled": str(settings.ui).lower(),
@@ -99,12 +101,16 @@ def session_conf(settings: SparkAppSettings, found: Found, app_name: str = "Spar
             conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")
     if not settings.master.startswith("local["):
         conf["spark.executor.extraJavaOptions"] = _executor_java_options(
-            found.jvm_temp_dir, found.executor_class_options)
+            found.jvm_temp_dir, found.executor_class_options
+        )
     conf |= state_store_conf(settings) | retention_conf(settings)
     if settings.event_log_dir is not None:
         conf |= _event_log_conf(settings.event_log_dir)
-    slow = (_slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
-            if settings.checkpoint_latency else {})
+    slow = (
+        _slow_checkpoint_conf(settings.checkpoint_latency, found.slow_classes)
+        if settings.checkpoint_latency
+        else {}
+    )
     return conf | _with_jars(slow, found.connector_conf, found.store_conf)
 
 
@@ -152,8 +158,12 @@ def _executor_java_options(jvm_temp_dir: Path | None, class_options: str = "") -
     return " ".join([*options, C1_ONLY, NO_PERF_FILE, *([class_options] if class_options else [])])
 
 
-def _driver_java_options(log4j: Path, class_cache_options: str,
-                         jvm_temp_dir: Path | None = None, gc_log: Path | None = None) -> str:
+def _driver_java_options(
+    log4j: Path,
+    class_cache_options: str,
+    jvm_temp_dir: Path | None = None,
+    gc_log: Path | None = None,
+) -> str:
     options = [f"-Dlog4j2.configurationFile=file:{log4j}", C1_ONLY, NO_PERF_FILE]
     if gc_log is not None:
         options += gc_log_options(gc_log)
@@ -169,33 +179,39 @@ def _slow_checkpoint_conf(latency: str, jar: Path | None) -> dict[str, str]:
     """Spark writes its checkpoint through our slow file manager (checkpoint_latency.py), from a
     jar on `spark.jars`: the JVMs' class path stays the one their class archive was made for."""
     assert jar is not None, "the slow file manager's jar is looked up with the latency"
-    return {"spark.sql.streaming.checkpointFileManagerClass": CLASS_NAME,
-            "spark.jars": str(jar),
-            **LatencySpec.parse(latency).spark_conf()}
+    return {
+        "spark.sql.streaming.checkpointFileManagerClass": CLASS_NAME,
+        "spark.jars": str(jar),
+        **LatencySpec.parse(latency).spark_conf(),
+    }
 
 
 def _event_log_conf(folder: Path) -> dict[str, str]:
     """Spark's own record of the run, one JSON event per line; uncompressed so a scenario can
     read it while the app runs (Spark flushes it at every stage's end and executor change)."""
-    return {"spark.eventLog.enabled": "true",
-            "spark.eventLog.dir": folder.resolve().as_uri(),
-            "spark.eventLog.compress": "false"}
+    return {
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": folder.resolve().as_uri(),
+        "spark.eventLog.compress": "false",
+    }
 
 
 def log4j_text(spark_log: Path) -> str:
     """A log4j2 config sending Spark's WARN and above to spark.log and nothing to the console."""
     pattern = "[%p] [%d{yyyy-MM-dd HH:mm:ss,SSS}] [%c{1}]: %m%n"
-    return "\n".join([
-        "rootLogger.level = warn",
-        "rootLogger.appenderRef.file.ref = file",
-        "appender.file.type = File",
-        "appender.file.name = file",
-        f"appender.file.fileName = {spark_log.resolve()}",
-        "appender.file.append = true",
-        "appender.file.layout.type = PatternLayout",
-        f"appender.file.layout.pattern = {pattern}",
-        # Harmless on a laptop and printed on every start.
-        "logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader",
-        "logger.hadoop.level = error",
-        "",
-    ])
+    return "\n".join(
+        [
+            "rootLogger.level = warn",
+            "rootLogger.appenderRef.file.ref = file",
+            "appender.file.type = File",
+            "appender.file.name = file",
+            f"appender.file.fileName = {spark_log.resolve()}",
+            "appender.file.append = true",
+            "appender.file.layout.type = PatternLayout",
+            f"appender.file.layout.pattern = {pattern}",
+            # Harmless on a laptop and printed on every start.
+            "logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader",
+            "logger.hadoop.level = error",
+            "",
+        ]
+    )

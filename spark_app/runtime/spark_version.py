@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from spark_app.errors import SparkVersionError
 
-__all__ = ["NEW_PYARROW_FROM", "NEWEST_MAJOR", "OLDEST_SUPPORTED", "PYARROW_LIMIT_BEFORE_4_2",
-           "check_spark_version", "installed_pyarrow_version", "installed_spark_version"]
+__all__ = [
+    "NEW_PYARROW_FROM",
+    "NEWEST_MAJOR",
+    "OLDEST_SUPPORTED",
+    "PYARROW_LIMIT_BEFORE_4_2",
+    "check_spark_version",
+    "installed_pyarrow_version",
+    "installed_spark_version",
+]
 
 OLDEST_SUPPORTED = (4, 0)
 NEWEST_MAJOR = 4
@@ -53,7 +60,8 @@ def check_spark_version(version: str | None = None, pyarrow: str | None = None) 
             f"PySpark {version} is installed, but this app needs PySpark {oldest} to "
             f"{NEWEST_MAJOR}.x (Python streaming sources exist since 4.0). Run it in the "
             f"project's environment with `uv run python -m spark_app` (its lock has the tested "
-            f"PySpark), or install 'pyspark[sql]>={oldest},<{NEWEST_MAJOR + 1}'.")
+            f"PySpark), or install 'pyspark[sql]>={oldest},<{NEWEST_MAJOR + 1}'."
+        )
     if found < NEW_PYARROW_FROM:
         pyarrow = pyarrow or installed_pyarrow_version()
         if _major_minor(pyarrow)[0] >= PYARROW_LIMIT_BEFORE_4_2:
@@ -61,5 +69,6 @@ def check_spark_version(version: str | None = None, pyarrow: str | None = None) 
                 f"PySpark {version} with pyarrow {pyarrow}: PySpark 4.0 and 4.1 fail in "
                 f"applyInPandasWithState with pyarrow {PYARROW_LIMIT_BEFORE_4_2} or newer. Install "
                 f"'pyarrow<{PYARROW_LIMIT_BEFORE_4_2}' beside it, or let the scenarios make such an "
-                f"environment: `uv run python -m scenarios run NAME --spark {version}`.")
+                f"environment: `uv run python -m scenarios run NAME --spark {version}`."
+            )
     return version

@@ -29,10 +29,24 @@ from dataclasses import replace
 from spark_app.errors import StateStoreOptionError
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["PROVIDER_CLASSES", "PROVIDER_CONF", "CHANGELOG_CONF", "FORMAT_CONF", "SNAPSHOT_CONF",
-           "MAINTENANCE_CONF", "ENCODING_CONF",
-           "state_store_conf", "state_store_refusal", "check_state_store", "tws_only_refusal", "store_kind",
-           "pinned_store_note", "pinned_format_note", "format_downgrade_refusal", "as_pinned"]
+__all__ = [
+    "PROVIDER_CLASSES",
+    "PROVIDER_CONF",
+    "CHANGELOG_CONF",
+    "FORMAT_CONF",
+    "SNAPSHOT_CONF",
+    "MAINTENANCE_CONF",
+    "ENCODING_CONF",
+    "state_store_conf",
+    "state_store_refusal",
+    "check_state_store",
+    "tws_only_refusal",
+    "store_kind",
+    "pinned_store_note",
+    "pinned_format_note",
+    "format_downgrade_refusal",
+    "as_pinned",
+]
 
 _PACKAGE = "org.apache.spark.sql.execution.streaming.state"
 PROVIDER_CLASSES = {
@@ -72,14 +86,18 @@ def state_store_refusal(settings: SparkAppSettings, spark_version: str = "4.3.0"
     """Why Spark `spark_version` would refuse (or silently ignore) this combination; None
     when it runs."""
     if settings.checkpoint_format not in (1, 2):
-        return (f"--checkpoint-format {settings.checkpoint_format}: Spark knows formats 1 and 2 "
-                f"({FORMAT_CONF})")
+        return (
+            f"--checkpoint-format {settings.checkpoint_format}: Spark knows formats 1 and 2 "
+            f"({FORMAT_CONF})"
+        )
     if settings.state_store == "rocksdb":
         return None
     if settings.changelog_checkpointing:
         # Spark reads this conf only in the RocksDB provider: on HDFS it is ignored, silently.
-        return (f"--changelog-checkpointing is a RocksDB option ({CHANGELOG_CONF}) that the HDFS "
-                f"store silently ignores: add --state-store rocksdb")
+        return (
+            f"--changelog-checkpointing is a RocksDB option ({CHANGELOG_CONF}) that the HDFS "
+            f"store silently ignores: add --state-store rocksdb"
+        )
     before_4_1 = tuple(int(p) for p in spark_version.split(".")[:2]) < (4, 1)
     if settings.checkpoint_format == 2:
         return _FORMAT_2_ON_HDFS_4_0 if before_4_1 else _FORMAT_2_ON_HDFS
@@ -91,19 +109,27 @@ def state_store_refusal(settings: SparkAppSettings, spark_version: str = "4.3.0"
 # Spark's own words, as the running Spark raises them (docs/spark-state-verified.md): 4.3.0,
 # and 4.0.5 where they differ (4.1 and 4.2 not run yet: taken to speak as 4.3 does). Spark
 # fails the first batch's task with these, inside foreachBatch's job.
-_FORMAT_2_ON_HDFS_4_0 = ("--checkpoint-format 2 needs --state-store rocksdb: Spark 4.0 fails the "
-                         "first batch with java.lang.NullPointerException: Cannot invoke "
-                         "\"SQLConf.stateStoreCheckpointFormatVersion()\" (HDFS has no format 2)")
-_TWS_ON_HDFS_4_0 = ("--counter transform-with-state needs --state-store rocksdb: Spark refuses it "
-                    "with [UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES] Creating "
-                    "multiple column families with HDFSBackedStateStoreProvider is not supported.")
-_FORMAT_2_ON_HDFS = ("--checkpoint-format 2 needs --state-store rocksdb: Spark refuses it with "
-                     "[STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
-                     "does not support checkpointFormatVersion > 1")
-_TWS_ON_HDFS = ("--counter transform-with-state needs --state-store rocksdb: Spark refuses it with "
-                "[UNSUPPORTED_FEATURE.STORE_BACKEND_NOT_SUPPORTED_FOR_TWS] Store backend "
-                "HDFSBackedStateStoreProvider is not supported by TransformWithState operator. "
-                "Please use RocksDBStateStoreProvider.")
+_FORMAT_2_ON_HDFS_4_0 = (
+    "--checkpoint-format 2 needs --state-store rocksdb: Spark 4.0 fails the "
+    "first batch with java.lang.NullPointerException: Cannot invoke "
+    '"SQLConf.stateStoreCheckpointFormatVersion()" (HDFS has no format 2)'
+)
+_TWS_ON_HDFS_4_0 = (
+    "--counter transform-with-state needs --state-store rocksdb: Spark refuses it "
+    "with [UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES] Creating "
+    "multiple column families with HDFSBackedStateStoreProvider is not supported."
+)
+_FORMAT_2_ON_HDFS = (
+    "--checkpoint-format 2 needs --state-store rocksdb: Spark refuses it with "
+    "[STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
+    "does not support checkpointFormatVersion > 1"
+)
+_TWS_ON_HDFS = (
+    "--counter transform-with-state needs --state-store rocksdb: Spark refuses it with "
+    "[UNSUPPORTED_FEATURE.STORE_BACKEND_NOT_SUPPORTED_FOR_TWS] Store backend "
+    "HDFSBackedStateStoreProvider is not supported by TransformWithState operator. "
+    "Please use RocksDBStateStoreProvider."
+)
 
 
 def tws_only_refusal(settings: SparkAppSettings) -> str | None:
@@ -113,17 +139,25 @@ def tws_only_refusal(settings: SparkAppSettings) -> str | None:
         return None
     # PySpark's applyInPandasWithState has no initialState (Spark's TODO SPARK-40444).
     if settings.initial_state_from is not None:
-        return ("--initial-state-from needs --counter transform-with-state: "
-                "applyInPandasWithState takes no initial state")
+        return (
+            "--initial-state-from needs --counter transform-with-state: "
+            "applyInPandasWithState takes no initial state"
+        )
     if settings.state_ttl_sec is not None:
-        return ("--state-ttl-sec needs --counter transform-with-state: applyInPandasWithState "
-                "has no state TTL (only a timeout per group, GroupStateTimeout)")
+        return (
+            "--state-ttl-sec needs --counter transform-with-state: applyInPandasWithState "
+            "has no state TTL (only a timeout per group, GroupStateTimeout)"
+        )
     if settings.idle_timer_sec is not None:
-        return ("--idle-timer-sec needs --counter transform-with-state: applyInPandasWithState "
-                "has no timers (only a timeout per group, GroupStateTimeout)")
+        return (
+            "--idle-timer-sec needs --counter transform-with-state: applyInPandasWithState "
+            "has no timers (only a timeout per group, GroupStateTimeout)"
+        )
     if settings.state_encoding == "avro":
-        return ("--state-encoding avro needs --counter transform-with-state: Spark lets only "
-                "transformWithState's state schema evolve, and only on Avro-encoded state")
+        return (
+            "--state-encoding avro needs --counter transform-with-state: Spark lets only "
+            "transformWithState's state schema evolve, and only on Avro-encoded state"
+        )
     return None
 
 
@@ -134,12 +168,16 @@ def _counter_refusal(settings: SparkAppSettings) -> str | None:
     from pyspark.sql.group import GroupedData
 
     if not hasattr(GroupedData, "transformWithStateInPandas"):
-        return ("--counter transform-with-state needs PySpark 4.0 or newer "
-                "(GroupedData.transformWithStateInPandas); use apply-in-pandas-with-state")
+        return (
+            "--counter transform-with-state needs PySpark 4.0 or newer "
+            "(GroupedData.transformWithStateInPandas); use apply-in-pandas-with-state"
+        )
     # The workers import it only inside the first batch, where a missing module fails the task.
     if importlib.util.find_spec("google.protobuf") is None:
-        return ("--counter transform-with-state needs protobuf in this Python (its workers talk "
-                "to Spark's state server in it): pip install 'protobuf>=6.33.5,<7'")
+        return (
+            "--counter transform-with-state needs protobuf in this Python (its workers talk "
+            "to Spark's state server in it): pip install 'protobuf>=6.33.5,<7'"
+        )
     return None
 
 
@@ -148,11 +186,9 @@ def check_state_store(settings: SparkAppSettings) -> None:
     run."""
     from spark_app.runtime.spark_version import installed_spark_version
 
-    refusal = (state_store_refusal(settings, installed_spark_version())
-               or _counter_refusal(settings))
+    refusal = state_store_refusal(settings, installed_spark_version()) or _counter_refusal(settings)
     if refusal is not None:
         raise StateStoreOptionError(refusal)
-
 
 
 def as_pinned(settings: SparkAppSettings, pinned: Mapping[str, str]) -> SparkAppSettings:
@@ -167,34 +203,46 @@ def pinned_store_note(settings: SparkAppSettings, pinned: Mapping[str, str]) -> 
     kind = store_kind(pinned.get(PROVIDER_CONF))
     if kind is None or kind == settings.state_store:
         return None
-    return (f"This checkpoint was written with the {kind} state store, pinned in its offset log: "
-            f"Spark keeps {kind} and ignores --state-store {settings.state_store} (a new "
-            f"checkpoint takes a new store)")
+    return (
+        f"This checkpoint was written with the {kind} state store, pinned in its offset log: "
+        f"Spark keeps {kind} and ignores --state-store {settings.state_store} (a new "
+        f"checkpoint takes a new store)"
+    )
 
 
-def pinned_format_note(settings: SparkAppSettings, committed_format: int,
-                       spark_version: str = "4.3.0") -> str | None:
+def pinned_format_note(
+    settings: SparkAppSettings, committed_format: int, spark_version: str = "4.3.0"
+) -> str | None:
     """What a restart of a format 2 checkpoint asked for format 1 really does on Spark 4.3:
     it keeps writing format 2, silently (docs/spark-state-verified.md). Earlier Spark refuses
     it instead (format_downgrade_refusal)."""
     if committed_format != 2 or settings.checkpoint_format != 1 or _before(spark_version, (4, 3)):
         return None
-    return ("This checkpoint was written with checkpoint format 2 (commits/N are v2): Spark "
-            "keeps format 2 and ignores --checkpoint-format 1, without a warning")
+    return (
+        "This checkpoint was written with checkpoint format 2 (commits/N are v2): Spark "
+        "keeps format 2 and ignores --checkpoint-format 1, without a warning"
+    )
 
 
-def format_downgrade_refusal(settings: SparkAppSettings, committed_format: int,
-                             spark_version: str) -> str | None:
+def format_downgrade_refusal(
+    settings: SparkAppSettings, committed_format: int, spark_version: str
+) -> str | None:
     """Format 1 on a format 2 checkpoint, before Spark 4.3: Spark 4.2.0 plans the batch, then
     its task fails to load the state (the format 1 loader reads `3_<uuid>.zip` as version
     "3_<uuid>"), so the app refuses it first, in Spark's words."""
-    if committed_format != 2 or settings.checkpoint_format != 1 or not _before(spark_version, (4, 3)):
+    if (
+        committed_format != 2
+        or settings.checkpoint_format != 1
+        or not _before(spark_version, (4, 3))
+    ):
         return None
-    return (f"--checkpoint-format 1 on a checkpoint written with format 2 (commits/N are v2): "
-            f"Spark {spark_version} fails its first batch with [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] "
-            f"An error occurred during loading state (NumberFormatException: For input string "
-            f"\"<v>_<uuid>\"). Keep --checkpoint-format 2 on this checkpoint; a new checkpoint "
-            f"may take format 1")
+    return (
+        f"--checkpoint-format 1 on a checkpoint written with format 2 (commits/N are v2): "
+        f"Spark {spark_version} fails its first batch with [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] "
+        f"An error occurred during loading state (NumberFormatException: For input string "
+        f'"<v>_<uuid>"). Keep --checkpoint-format 2 on this checkpoint; a new checkpoint '
+        f"may take format 1"
+    )
 
 
 def _before(spark_version: str, line: tuple[int, int]) -> bool:

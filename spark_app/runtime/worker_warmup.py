@@ -32,7 +32,9 @@ from typing import Any
 
 __all__ = ["warm_python_worker", "JOB_DESCRIPTION"]
 
-JOB_DESCRIPTION = "checkpoint-experience: start a Python worker for the counter ahead of the first batch"
+JOB_DESCRIPTION = (
+    "checkpoint-experience: start a Python worker for the counter ahead of the first batch"
+)
 
 
 def warm_python_worker(spark: Any) -> threading.Thread:
@@ -59,5 +61,6 @@ def _run(spark: Any) -> None:
         tasks = _tasks(spark.sparkContext)
         spark.range(tasks, numPartitions=tasks).mapInPandas(_identity, "id long").collect()
     except Exception as error:  # a stop while it runs; the first batch starts its own worker
-        logging.getLogger("spark_app").info("Python worker warm-up skipped: %s",
-                                            str(error).splitlines()[0][:200])
+        logging.getLogger("spark_app").info(
+            "Python worker warm-up skipped: %s", str(error).splitlines()[0][:200]
+        )

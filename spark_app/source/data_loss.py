@@ -35,26 +35,39 @@ from spark_app.errors import (
 from spark_app.lines.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
 from spark_app.offsets import TopicPartition
 
-__all__ = ["DataLossReporter", "SPARK_DATA_LOSS_TEXT", "FAIL_ON_DATA_LOSS_FALSE_TEXT",
-           "RESET_WAY_OUT", "java_set", "could_not_read", "connector_data_loss"]
+__all__ = [
+    "DataLossReporter",
+    "SPARK_DATA_LOSS_TEXT",
+    "FAIL_ON_DATA_LOSS_FALSE_TEXT",
+    "RESET_WAY_OUT",
+    "java_set",
+    "could_not_read",
+    "connector_data_loss",
+]
 
 # The KAFKA_DATA_LOSS condition's main message (its lines joined by spaces).
 SPARK_DATA_LOSS_TEXT = (
     "Some data may have been lost because they are not available in Kafka any more; either the "
     "data was aged out by Kafka or the topic may have been deleted before all the data in the "
     "topic was processed. If you don't want your streaming query to fail on such cases, set the "
-    "source option failOnDataLoss to false. Reason:")
+    "source option failOnDataLoss to false. Reason:"
+)
 # KafkaSourceProvider.INSTRUCTION_FOR_FAIL_ON_DATA_LOSS_FALSE, the tail of every warning.
 FAIL_ON_DATA_LOSS_FALSE_TEXT = (
     "Some data may have been lost because they are not available in Kafka any more; either the "
     "data was aged out by Kafka or the topic may have been deleted before all the data in the "
     "topic was processed. If you want your streaming query to fail on such cases, set the source "
-    'option "failOnDataLoss" to "true".')
-_WAY_OUT = ("To go on without the lost messages restart with --fail-on-data-loss false; to start "
-            "over delete the checkpoint folder (the count restarts).")
+    'option "failOnDataLoss" to "true".'
+)
+_WAY_OUT = (
+    "To go on without the lost messages restart with --fail-on-data-loss false; to start "
+    "over delete the checkpoint folder (the count restarts)."
+)
 # When the checkpoint points past the topic's end, skipping is no way out: only a new checkpoint.
-RESET_WAY_OUT = ("To start clean, stop the app and run `python -m spark_app reset` (with the "
-                 "app's --checkpoint-dir and --log-dir if you gave them; the count restarts).")
+RESET_WAY_OUT = (
+    "To start clean, stop the app and run `python -m spark_app reset` (with the "
+    "app's --checkpoint-dir and --log-dir if you gave them; the count restarts)."
+)
 
 
 def java_set(parts: Iterable[TopicPartition]) -> str:
@@ -62,29 +75,41 @@ def java_set(parts: Iterable[TopicPartition]) -> str:
     return f"Set({', '.join(str(tp) for tp in sorted(parts))})"
 
 
-def _error(kind: type[DataLossError], reason: str, extra: str = "",
-           way_out: str = _WAY_OUT) -> DataLossError:
+def _error(
+    kind: type[DataLossError], reason: str, extra: str = "", way_out: str = _WAY_OUT
+) -> DataLossError:
     ours = f" [playground: {extra} {way_out}]" if extra else f" [playground: {way_out}]"
     return kind(f"{kind.token}: {SPARK_DATA_LOSS_TEXT} {reason}{ours}")
 
 
-def _read_note(tp: TopicPartition, start: int, end: int, earliest: int | None,
-               latest: int | None) -> tuple[str, str]:
+def _read_note(
+    tp: TopicPartition, start: int, end: int, earliest: int | None, latest: int | None
+) -> tuple[str, str]:
     """The playground's addition to a failed read and its way out: deleted offsets can be
     skipped; a range past the topic's end (the topic recreated, another broker) cannot."""
     if earliest is None:
         return "", _WAY_OUT
     past = earliest <= start and (latest is None or latest <= start)
-    return (earliest_now_text(tp, earliest, start, end, latest),
-            RESET_WAY_OUT if past else _WAY_OUT)
+    return (
+        earliest_now_text(tp, earliest, start, end, latest),
+        RESET_WAY_OUT if past else _WAY_OUT,
+    )
 
 
-def could_not_read(tp: TopicPartition, start: int, end: int, group_id: str,
-                   earliest: int | None = None,
-                   latest: int | None = None) -> CouldNotReadOffsetRangeError:
+def could_not_read(
+    tp: TopicPartition,
+    start: int,
+    end: int,
+    group_id: str,
+    earliest: int | None = None,
+    latest: int | None = None,
+) -> CouldNotReadOffsetRangeError:
     """KafkaExceptions.couldNotReadOffsetRange: [first offset not readable, end of the range)."""
-    error = _error(CouldNotReadOffsetRangeError, could_not_read_text(tp, start, end, group_id),
-                   *_read_note(tp, start, end, earliest, latest))
+    error = _error(
+        CouldNotReadOffsetRangeError,
+        could_not_read_text(tp, start, end, group_id),
+        *_read_note(tp, start, end, earliest, latest),
+    )
     assert isinstance(error, CouldNotReadOffsetRangeError)
     return error
 
@@ -102,34 +127,46 @@ class DataLossReporter:
         self.warn(f"{message}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
 
     def initial_offset_not_found(self, parts: set[TopicPartition]) -> None:
-        self._report(f"Cannot find earliest offsets of {java_set(parts)}. Some data may have "
-                     f"been missed",
-                     _error(InitialOffsetNotFoundError, f"Cannot find initial offsets for "
-                            f"partitions {java_set(parts)}. They may have been deleted."))
+        self._report(
+            f"Cannot find earliest offsets of {java_set(parts)}. Some data may have been missed",
+            _error(
+                InitialOffsetNotFoundError,
+                f"Cannot find initial offsets for "
+                f"partitions {java_set(parts)}. They may have been deleted.",
+            ),
+        )
 
     def added_partition_not_from_zero(self, tp: TopicPartition, offset: int) -> None:
-        self._report(f"Added partition {tp} starts from {offset} instead of 0. Some data may "
-                     f"have been missed",
-                     _error(AddedPartitionNotFromZeroError,
-                            f"Added partition {tp} starts from {offset} instead of 0.",
-                            f"offsets [0, {offset}) of {tp} were deleted before the query saw "
-                            f"the partition."))
+        self._report(
+            f"Added partition {tp} starts from {offset} instead of 0. Some data may "
+            f"have been missed",
+            _error(
+                AddedPartitionNotFromZeroError,
+                f"Added partition {tp} starts from {offset} instead of 0.",
+                f"offsets [0, {offset}) of {tp} were deleted before the query saw the partition.",
+            ),
+        )
 
     def partitions_deleted(self, parts: set[TopicPartition]) -> None:
-        self._report(f"{java_set(parts)} are gone. Some data may have been missed.",
-                     _error(PartitionsDeletedError,
-                            f"Partitions {java_set(parts)} have been deleted."))
+        self._report(
+            f"{java_set(parts)} are gone. Some data may have been missed.",
+            _error(PartitionsDeletedError, f"Partitions {java_set(parts)} have been deleted."),
+        )
 
     def partition_offset_changed(self, tp: TopicPartition, before: int, now: int) -> None:
-        self._report(f"Partition {tp}'s offset was changed from {before} to {now}, some data "
-                     f"may have been missed",
-                     _error(PartitionOffsetChangedError,
-                            f"Partition {tp} offset was changed from {before} to {now}. This "
-                            f"could be either 1) a user error that the start offset is set "
-                            f"beyond available offset when starting query, or 2) the kafka "
-                            f"topic-partition is deleted and re-created.",
-                            f"Kafka's latest offset of {tp} ({now}) is below the {before} the "
-                            f"query reached: the topic was most likely deleted and recreated."))
+        self._report(
+            f"Partition {tp}'s offset was changed from {before} to {now}, some data "
+            f"may have been missed",
+            _error(
+                PartitionOffsetChangedError,
+                f"Partition {tp} offset was changed from {before} to {now}. This "
+                f"could be either 1) a user error that the start offset is set "
+                f"beyond available offset when starting query, or 2) the kafka "
+                f"topic-partition is deleted and re-created.",
+                f"Kafka's latest offset of {tp} ({now}) is below the {before} the "
+                f"query reached: the topic was most likely deleted and recreated.",
+            ),
+        )
 
 
 # The connector's KafkaIllegalStateException (4.2.0) reaches Python as Spark's sentence and
@@ -145,9 +182,9 @@ _CONNECTOR_REASONS: tuple[tuple[str, type[DataLossError]], ...] = (
 _REASON = re.compile(r"not available in Kafka any more;.*?Reason: (.+?)(?: SQLSTATE: | === |$)")
 
 
-def connector_data_loss(text: str,
-                        offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None = None
-                        ) -> DataLossError | None:
+def connector_data_loss(
+    text: str, offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None = None
+) -> DataLossError | None:
     """The connector's data-loss failure in `text`, as the error our source raises for it (the
     condition's name first, Spark's words, the reason, the way out); None if there is none.
 
@@ -172,9 +209,11 @@ def connector_data_loss(text: str,
 _TOPIC_PARTITION = re.compile(r"for topic partition (\S+)-(\d+) with")
 
 
-def _kafka_note(kind: type[DataLossError], reason: str,
-                offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None
-                ) -> tuple[str, str]:
+def _kafka_note(
+    kind: type[DataLossError],
+    reason: str,
+    offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None,
+) -> tuple[str, str]:
     """The playground's addition to a failed read, and its way out; ('', the usual) when none."""
     found = _TOPIC_PARTITION.search(reason)
     span = lost_range_in(reason)

@@ -38,8 +38,10 @@ _CRC_CHUNK = 512
 
 def hadoop_crc(data: bytes) -> bytes:
     """The bytes of Hadoop's `.name.crc`: magic `crc\\0`, chunk size, a CRC-32 per 512 bytes."""
-    sums = b"".join(struct.pack(">I", zlib.crc32(data[i:i + _CRC_CHUNK]))
-                    for i in range(0, len(data), _CRC_CHUNK))
+    sums = b"".join(
+        struct.pack(">I", zlib.crc32(data[i : i + _CRC_CHUNK]))
+        for i in range(0, len(data), _CRC_CHUNK)
+    )
     return b"crc\x00" + struct.pack(">i", _CRC_CHUNK) + sums
 
 
@@ -55,8 +57,11 @@ def deserialize(data: bytes, path: Path) -> Offsets:
         raise _unusable(path, "java.lang.IllegalArgumentException: requirement failed")
     if content.startswith("v"):
         if "\n" not in content:
-            raise _unusable(path, "java.lang.IllegalStateException: Log file was malformed: "
-                                  "failed to detect the log file version line.")
+            raise _unusable(
+                path,
+                "java.lang.IllegalStateException: Log file was malformed: "
+                "failed to detect the log file version line.",
+            )
         version_line, content = content.split("\n", 1)
         _validate_version(version_line, path)
     try:
@@ -67,25 +72,32 @@ def deserialize(data: bytes, path: Path) -> Offsets:
 
 def _validate_version(text: str, path: Path) -> None:
     """HDFSMetadataLog.validateVersion."""
-    malformed = (f"java.lang.IllegalStateException: Log file was malformed: failed to read "
-                 f"correct log version from {text}.")
+    malformed = (
+        f"java.lang.IllegalStateException: Log file was malformed: failed to read "
+        f"correct log version from {text}."
+    )
     try:
         version = int(text[1:])
     except ValueError:
         raise _unusable(path, malformed) from None
     if version > VERSION:
-        raise _unusable(path, f"java.lang.IllegalStateException: UnsupportedLogVersion: maximum "
-                              f"supported log version is v{VERSION}, but encountered v{version}. "
-                              f"The log file was produced by a newer version of Spark and cannot "
-                              f"be read by this version. Please upgrade.")
+        raise _unusable(
+            path,
+            f"java.lang.IllegalStateException: UnsupportedLogVersion: maximum "
+            f"supported log version is v{VERSION}, but encountered v{version}. "
+            f"The log file was produced by a newer version of Spark and cannot "
+            f"be read by this version. Please upgrade.",
+        )
     if version <= 0:
         raise _unusable(path, malformed)
 
 
 def _unusable(path: Path, reason: str) -> CheckpointError:
-    return CheckpointError(f"the source's initial offsets in {path} cannot be read: {reason}. "
-                           f"Run the Spark version that wrote it, or delete the checkpoint folder "
-                           f"to start over (the count restarts).")
+    return CheckpointError(
+        f"the source's initial offsets in {path} cannot be read: {reason}. "
+        f"Run the Spark version that wrote it, or delete the checkpoint folder "
+        f"to start over (the count restarts)."
+    )
 
 
 class InitialOffsetsFile:

@@ -67,16 +67,21 @@ class _ConsumerHolder:
     def __enter__(self: _Holder) -> _Holder:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def _consumer_settings(self) -> dict[str, object]:
         raise NotImplementedError
 
     @contextmanager
-    def _kafka_errors(self, refused: Callable[[KafkaError], Exception] | None = None
-                      ) -> Iterator[None]:
+    def _kafka_errors(
+        self, refused: Callable[[KafkaError], Exception] | None = None
+    ) -> Iterator[None]:
         """The one translation of kafka-python's failures into our typed errors.
 
         Inside `with self._kafka_errors():` a KafkaError (or a socket's OSError) becomes
@@ -86,18 +91,24 @@ class _ConsumerHolder:
         try:
             yield
         except (KafkaError, OSError) as err:
-            if refused is not None and isinstance(err, KafkaError) \
-                    and not isinstance(err, (KafkaConnectionError, KafkaTimeoutError)):
+            if (
+                refused is not None
+                and isinstance(err, KafkaError)
+                and not isinstance(err, (KafkaConnectionError, KafkaTimeoutError))
+            ):
                 raise refused(err) from err
             raise KafkaUnreachableError.at(self.bootstrap_servers, type(err).__name__) from err
 
     def start(self: _Holder) -> _Holder:
         if self._consumer is None:
             with self._kafka_errors():
-                self._consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers,
-                                               client_id=_CLIENT_ID, enable_auto_commit=False,
-                                               bootstrap_timeout_ms=self._timeout_ms,
-                                               **self._consumer_settings())
+                self._consumer = KafkaConsumer(
+                    bootstrap_servers=self.bootstrap_servers,
+                    client_id=_CLIENT_ID,
+                    enable_auto_commit=False,
+                    bootstrap_timeout_ms=self._timeout_ms,
+                    **self._consumer_settings(),
+                )
         return self
 
     def stop(self) -> None:
@@ -116,19 +127,28 @@ class TopicClient(_ConsumerHolder):
     `settings` are extra kafka-python settings (the source's `kafka.*` options), applied last.
     """
 
-    def __init__(self, bootstrap_servers: str, timeout_sec: float = 10.0,
-                 settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        timeout_sec: float = 10.0,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(bootstrap_servers, timeout_sec)
         self._settings = dict(settings or {})
 
     def _consumer_settings(self) -> dict[str, object]:
-        return dict(
-            group_id=None,
-            # 'none': an offset below the log start must surface, not be silently reset.
-            auto_offset_reset="none",
-            request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
-            max_partition_fetch_bytes=8 * 1024 * 1024, fetch_max_wait_ms=100,
-            max_poll_records=50_000) | self._settings
+        return (
+            dict(
+                group_id=None,
+                # 'none': an offset below the log start must surface, not be silently reset.
+                auto_offset_reset="none",
+                request_timeout_ms=max(self._timeout_ms, 5000) + 1000,
+                max_partition_fetch_bytes=8 * 1024 * 1024,
+                fetch_max_wait_ms=100,
+                max_poll_records=50_000,
+            )
+            | self._settings
+        )
 
     def refresh_metadata(self) -> None:
         """Ask Kafka for the topics' partitions now, as the connector's admin client does on
@@ -164,13 +184,17 @@ class TopicClient(_ConsumerHolder):
     def latest_of(self, parts: Iterable[TopicPartition]) -> Offsets:
         return self._offsets_of(parts, latest=True)
 
-    def offsets_for_times(self, stamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, int | None]:
+    def offsets_for_times(
+        self, stamps: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int | None]:
         """The first offset at or after each timestamp (ms); None where there is none."""
         wanted = {KafkaTopicPartition(tp.topic, tp.partition): ts for tp, ts in stamps.items()}
         with self._kafka_errors():
             found = self.consumer.offsets_for_times(wanted)
-        return {TopicPartition(tp.topic, tp.partition): (None if at is None else int(at.offset))
-                for tp, at in found.items()}
+        return {
+            TopicPartition(tp.topic, tp.partition): (None if at is None else int(at.offset))
+            for tp, at in found.items()
+        }
 
     def _offsets(self, topic: str, latest: bool) -> Offsets:
         return self._offsets_of(self.partitions(topic), latest)
@@ -189,8 +213,13 @@ class TopicClient(_ConsumerHolder):
                 found = self.consumer.beginning_offsets(tps, timeout_ms=self._timeout_ms)
         return {TopicPartition(tp.topic, tp.partition): int(off) for tp, off in found.items()}
 
-    def fetch_range(self, tp: TopicPartition, start: int, end: int,
-                    poll_timeout_ms: int = int(_STALL_SEC * 1000)) -> Iterator[list[Record]]:
+    def fetch_range(
+        self,
+        tp: TopicPartition,
+        start: int,
+        end: int,
+        poll_timeout_ms: int = int(_STALL_SEC * 1000),
+    ) -> Iterator[list[Record]]:
         """Chunks of records for exactly the offsets in [start, end).
 
         Raises OffsetGone when Kafka no longer holds the offset being fetched, and
@@ -209,8 +238,13 @@ class TopicClient(_ConsumerHolder):
                 except OffsetOutOfRangeError as err:
                     raise OffsetGone(tp, position) from err
             records = polled.get(ktp, [])
-            chunk = [Record(r.offset, r.key, r.value, r.timestamp, r.timestamp_type,
-                            tuple(r.headers or ())) for r in records if r.offset < end]
+            chunk = [
+                Record(
+                    r.offset, r.key, r.value, r.timestamp, r.timestamp_type, tuple(r.headers or ())
+                )
+                for r in records
+                if r.offset < end
+            ]
             # The position, not the last record, says how far we got: compacted gaps and
             # transaction markers advance it without yielding a record.
             new_position = consumer.position(ktp)
@@ -218,9 +252,11 @@ class TopicClient(_ConsumerHolder):
                 position, last_progress = new_position, time.monotonic()
             elif time.monotonic() - last_progress > poll_timeout_ms / 1000:
                 raise KafkaUnreachableError.at(
-                    self.bootstrap_servers, f"java.util.concurrent.TimeoutException: Cannot "
+                    self.bootstrap_servers,
+                    f"java.util.concurrent.TimeoutException: Cannot "
                     f"fetch record for offset {position} in {poll_timeout_ms} milliseconds; "
-                    f"{tp}'s batch ends at {end}")
+                    f"{tp}'s batch ends at {end}",
+                )
             if chunk:
                 yield chunk
 
@@ -253,8 +289,10 @@ class GroupOffsets(_ConsumerHolder):
         if not offsets:
             return
         consumer = self.consumer
-        wanted = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(off, "", -1)
-                  for tp, off in offsets.items()}
+        wanted = {
+            KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(off, "", -1)
+            for tp, off in offsets.items()
+        }
         with self._kafka_errors(refused=lambda err: self._refused("store offsets for", err)):
             consumer.commit(wanted, timeout_ms=self._timeout_ms)
 
@@ -264,14 +302,17 @@ class GroupOffsets(_ConsumerHolder):
         found: Offsets = {}
         with self._kafka_errors(refused=lambda err: self._refused("read the offsets of", err)):
             for tp in partitions:
-                offset = consumer.committed(KafkaTopicPartition(tp.topic, tp.partition),
-                                            timeout_ms=self._timeout_ms)
+                offset = consumer.committed(
+                    KafkaTopicPartition(tp.topic, tp.partition), timeout_ms=self._timeout_ms
+                )
                 if offset is not None and offset >= 0:
                     found[tp] = int(offset)
         return found
 
     def _refused(self, doing: str, err: KafkaError) -> GroupOffsetsError:
-        return GroupOffsetsError(f"Kafka at {self.bootstrap_servers} would not {doing} consumer "
-                                 f"group {self.group} ({type(err).__name__}: {err}). Check that "
-                                 f"no other consumer is an active member of that group, or "
-                                 f"choose another --offsets-from-group.")
+        return GroupOffsetsError(
+            f"Kafka at {self.bootstrap_servers} would not {doing} consumer "
+            f"group {self.group} ({type(err).__name__}: {err}). Check that "
+            f"no other consumer is an active member of that group, or "
+            f"choose another --offsets-from-group."
+        )

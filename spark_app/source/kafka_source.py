@@ -76,8 +76,17 @@ except ModuleNotFoundError:  # PySpark 4.0 and 4.1: Spark runs AvailableNow as o
     class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
         """Absent before PySpark 4.2; a reader without it gets Spark's one-batch fallback."""
 
-__all__ = ["KafkaSource", "KafkaStreamReader", "KafkaRange", "SOURCE_NAME", "SCHEMA",
-           "HEADERS_FIELD", "ADMISSION_CONTROL", "executor_group_id"]
+
+__all__ = [
+    "KafkaSource",
+    "KafkaStreamReader",
+    "KafkaRange",
+    "SOURCE_NAME",
+    "SCHEMA",
+    "HEADERS_FIELD",
+    "ADMISSION_CONTROL",
+    "executor_group_id",
+]
 
 SOURCE_NAME = "experience-kafka"
 ADMISSION_CONTROL = ReadLimit is not None
@@ -101,7 +110,7 @@ def _java_hash(text: str) -> int:
     """Java's String.hashCode, a signed 32-bit int."""
     data, h = text.encode("utf-16-be"), 0
     for i in range(0, len(data), 2):  # Java strings are UTF-16 code units
-        h = (31 * h + int.from_bytes(data[i:i + 2], "big")) & 0xFFFFFFFF
+        h = (31 * h + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
     return h - (1 << 32) if h >= 1 << 31 else h
 
 
@@ -182,12 +191,16 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         """getOrCreateInitialPartitionOffsets: sources/0/0 if it exists, else resolve and write."""
         resolve = lambda: resolve_starting_offsets(self.options, self._offsets())  # noqa: E731
         if self.options.checkpoint_location is None:
-            _warn(self.options, "no checkpointLocation option: the initial offsets are not kept "
-                                "in sources/0/0, so a replay of batch 0 resolves startingOffsets "
-                                "again (Spark's connector would read them from the checkpoint)")
+            _warn(
+                self.options,
+                "no checkpointLocation option: the initial offsets are not kept "
+                "in sources/0/0, so a replay of batch 0 resolves startingOffsets "
+                "again (Spark's connector would read them from the checkpoint)",
+            )
             return offsets_to_json(resolve())
-        offsets, created = InitialOffsetsFile(Path(self.options.checkpoint_location)) \
-            .get_or_create(resolve)
+        offsets, created = InitialOffsetsFile(Path(self.options.checkpoint_location)).get_or_create(
+            resolve
+        )
         if created:
             _info(self.options, f"Initial offsets: {offsets_to_text(offsets)}")
         return offsets_to_json(offsets)
@@ -228,8 +241,9 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         """Plan the batch's tasks (runs after Spark wrote offsets/N), checking for data loss as
         KafkaOffsetReaderAdmin.getOffsetRangesFromResolvedOffsets does, in its order."""
         begin, until = parse_offsets(start), parse_offsets(end)
-        report = DataLossReporter(self.options.fail_on_data_loss,
-                                  lambda text: _warn(self.options, text))
+        report = DataLossReporter(
+            self.options.fail_on_data_loss, lambda text: _warn(self.options, text)
+        )
         added = set(until) - set(begin)
         first_of_added = self._offsets().earliest(sorted(added)) if added else {}
         if set(first_of_added) != added:
@@ -250,8 +264,9 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if self.options.offsets_group:
             # The moment seed 000 stores the batch's start ("fromOffset") outside Spark.
             self._group_client().commit(start_offsets_to_commit({**first_of_added, **begin}, until))
-        tasks = split_ranges(ranges, self.options.min_partitions,
-                             self.options.max_records_per_partition)
+        tasks = split_ranges(
+            ranges, self.options.min_partitions, self.options.max_records_per_partition
+        )
         return [KafkaRange(r.tp.topic, r.tp.partition, r.start, r.end) for r in tasks]
 
     def read(self, partition: KafkaRange) -> Iterator[pa.RecordBatch]:
@@ -261,8 +276,9 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         try:
             while position < end:
                 try:
-                    for chunk in kafka.fetch_range(partition.tp, position, end,
-                                                   self.options.poll_timeout_ms):
+                    for chunk in kafka.fetch_range(
+                        partition.tp, position, end, self.options.poll_timeout_ms
+                    ):
                         yield record_batch(partition.tp, chunk, self.options.include_headers)
                         position = chunk[-1].offset + 1
                     return
@@ -282,25 +298,33 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         where = f"(GroupId: {self.group_id}, TopicPartition: {tp})"
         # No space before the parenthesis: the connector's own line (4.2.0) reads so.
         _warn(self.options, f"Cannot fetch offset {offset}{where}. {FAIL_ON_DATA_LOSS_FALSE_TEXT}")
-        _warn(self.options, f"Some data may be lost. Recovering from the earliest offset: {earliest}")
+        _warn(
+            self.options, f"Some data may be lost. Recovering from the earliest offset: {earliest}"
+        )
         if offset >= latest or earliest >= end:
             skipped_to = end
         elif offset >= earliest:
-            _warn(self.options, f"Found a disappeared offset {offset}. Some data may be lost {where}")
+            _warn(
+                self.options, f"Found a disappeared offset {offset}. Some data may be lost {where}"
+            )
             return offset
         else:
             skipped_to = earliest
-        _warn(self.options, f"The current available offset range is AvailableOffsetRange("
-                            f"{earliest},{latest}). Offset {offset} is out of range, and "
-                            f"{skipped_text(offset, skipped_to)} {where}. "
-                            f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}")
+        _warn(
+            self.options,
+            f"The current available offset range is AvailableOffsetRange("
+            f"{earliest},{latest}). Offset {offset} is out of range, and "
+            f"{skipped_text(offset, skipped_to)} {where}. "
+            f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}",
+        )
         return skipped_to
 
     def _group_client(self) -> GroupOffsets:
         if self._group is None:
             assert self.options.offsets_group is not None
-            self._group = GroupOffsets(self.options.bootstrap_servers,
-                                       self.options.offsets_group).start()
+            self._group = GroupOffsets(
+                self.options.bootstrap_servers, self.options.offsets_group
+            ).start()
         return self._group
 
     def commit(self, end: dict) -> None:
@@ -333,8 +357,11 @@ class _ClientSpec:
     def of(cls, options: SourceOptions) -> _ClientSpec:
         # A task waits for Kafka as long as the connector's executors do (pollTimeoutMs).
         settings = kafka_client_settings(options.kafka_params)
-        return cls(options.bootstrap_servers, options.poll_timeout_ms / 1000,
-                   tuple(sorted(settings.items())))
+        return cls(
+            options.bootstrap_servers,
+            options.poll_timeout_ms / 1000,
+            tuple(sorted(settings.items())),
+        )
 
     def connect(self) -> TopicClient:
         return TopicClient(self.bootstrap_servers, self.timeout_sec, dict(self.settings)).start()
@@ -361,13 +388,17 @@ def _drop_task_client(options: SourceOptions) -> None:
 def _check_version_allows(options: SourceOptions) -> None:
     if ADMISSION_CONTROL:
         return
-    wanted = {"maxOffsetsPerTrigger": options.max_offsets_per_trigger,
-              "minOffsetsPerTrigger": options.min_offsets_per_trigger}
+    wanted = {
+        "maxOffsetsPerTrigger": options.max_offsets_per_trigger,
+        "minOffsetsPerTrigger": options.min_offsets_per_trigger,
+    }
     for name, value in wanted.items():
         if value is not None:
-            raise SourceOptionError(f"{name} needs PySpark 4.2 or later (admission control for "
-                                    f"Python streaming sources); this is PySpark "
-                                    f"{installed_spark_version()}. Leave it out, or upgrade.")
+            raise SourceOptionError(
+                f"{name} needs PySpark 4.2 or later (admission control for "
+                f"Python streaming sources); this is PySpark "
+                f"{installed_spark_version()}. Leave it out, or upgrade."
+            )
 
 
 class KafkaSource(DataSource):
@@ -390,7 +421,9 @@ class KafkaSource(DataSource):
         options = self._options()
         fixed = tuple(c.name for c in columns(options.include_headers))
         if tuple(f.name for f in schema.fields) != fixed:
-            raise SourceOptionError("java.lang.IllegalArgumentException: Kafka source has a fixed "
-                                    "schema and cannot be set with a custom one")
+            raise SourceOptionError(
+                "java.lang.IllegalArgumentException: Kafka source has a fixed "
+                "schema and cannot be set with a custom one"
+            )
         _compact_offsets_json()
         return KafkaStreamReader(options)

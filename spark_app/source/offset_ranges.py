@@ -29,8 +29,9 @@ class OffsetRange:
         return self.end - self.start
 
 
-def split_ranges(ranges: list[OffsetRange], min_partitions: int | None = None,
-                 max_records: int | None = None) -> list[OffsetRange]:
+def split_ranges(
+    ranges: list[OffsetRange], min_partitions: int | None = None, max_records: int | None = None
+) -> list[OffsetRange]:
     """The tasks of a batch: non-empty ranges, split for minPartitions and maxRecordsPerPartition."""
     ranges = [r for r in ranges if r.size > 0]
     if min_partitions is not None and len(ranges) < min_partitions:

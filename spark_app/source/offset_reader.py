@@ -47,7 +47,8 @@ def check_admin_timeouts(kafka_params: Mapping[str, str]) -> None:
         raise KafkaAdminConfigError(
             "Failed to create new KafkaAdminClient; Caused by: "
             "org.apache.kafka.common.config.ConfigException: The specified value of "
-            "default.api.timeout.ms must be no smaller than the value of request.timeout.ms.")
+            "default.api.timeout.ms must be no smaller than the value of request.timeout.ms."
+        )
 
 
 class KafkaAdminConfigError(RuntimeError):
@@ -57,8 +58,12 @@ class KafkaAdminConfigError(RuntimeError):
 class OffsetReader:
     """Subscription, earliest and latest offsets, each look-up retried as the connector does."""
 
-    def __init__(self, options: SourceOptions, warn: Callable[[str], None],
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        options: SourceOptions,
+        warn: Callable[[str], None],
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.options = options
         self._warn = warn
         self._sleep = sleep
@@ -69,8 +74,12 @@ class OffsetReader:
     def __enter__(self) -> OffsetReader:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -81,8 +90,11 @@ class OffsetReader:
     def _kafka(self) -> TopicClient:
         if self._client is None:
             check_admin_timeouts(self.options.kafka_params)
-            self._client = TopicClient(self.options.bootstrap_servers, self._timeout_sec,
-                                       kafka_client_settings(self.options.kafka_params)).start()
+            self._client = TopicClient(
+                self.options.bootstrap_servers,
+                self._timeout_sec,
+                kafka_client_settings(self.options.kafka_params),
+            ).start()
         return self._client
 
     def _with_retries(self, look_up: Callable[[TopicClient], _T]) -> _T:
@@ -105,28 +117,38 @@ class OffsetReader:
 
     def earliest(self, parts: list[TopicPartition] | None = None) -> Offsets:
         return self._with_retries(
-            lambda kafka: kafka.earliest_of(parts if parts is not None
-                                            else _assigned(kafka, self.options.subscription)))
+            lambda kafka: kafka.earliest_of(
+                parts if parts is not None else _assigned(kafka, self.options.subscription)
+            )
+        )
 
     def latest(self, known: Mapping[TopicPartition, int] | None = None) -> Offsets:
         """Latest offsets; asked again (numRetries) while some are below `known`."""
         attempts = max(1, self.options.fetch_offset_num_retries)
         for attempt in range(1, attempts + 1):
             latest = self._with_retries(
-                lambda kafka: kafka.latest_of(_assigned(kafka, self.options.subscription)))
-            wrong = [(tp, known[tp], latest[tp]) for tp in sorted(latest)
-                     if known and tp in known and latest[tp] < known[tp]]
+                lambda kafka: kafka.latest_of(_assigned(kafka, self.options.subscription))
+            )
+            wrong = [
+                (tp, known[tp], latest[tp])
+                for tp in sorted(latest)
+                if known and tp in known and latest[tp] < known[tp]
+            ]
             if not wrong:
                 return latest
             listed = ", ".join(f"({tp}, {before}, {now})" for tp, before, now in wrong)
-            self._warn(f"Found incorrect offsets in some partitions (partition, previous offset, "
-                       f"fetched offset): {listed}")
+            self._warn(
+                f"Found incorrect offsets in some partitions (partition, previous offset, "
+                f"fetched offset): {listed}"
+            )
             if attempt < attempts:
                 self._warn("Retrying to fetch latest offsets because of incorrect offsets")
                 self._sleep(self.options.fetch_offset_retry_interval_ms / 1000)
         return latest
 
-    def offsets_for_times(self, stamps: Mapping[TopicPartition, int]) -> dict[TopicPartition, int | None]:
+    def offsets_for_times(
+        self, stamps: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int | None]:
         return self._with_retries(lambda kafka: kafka.offsets_for_times(dict(stamps)))
 
 
@@ -136,8 +158,12 @@ def _assigned(kafka: TopicClient, subscription: Subscription) -> list[TopicParti
     kafka.refresh_metadata()
     if subscription.kind == "subscribe":
         return [tp for topic in subscription.topics for tp in kafka.partitions(topic)]
-    return [tp for topic in sorted(kafka.topics()) if subscription.matches(topic)
-            for tp in kafka.partitions(topic)]
+    return [
+        tp
+        for topic in sorted(kafka.topics())
+        if subscription.matches(topic)
+        for tp in kafka.partitions(topic)
+    ]
 
 
 def resolve_starting_offsets(options: SourceOptions, reader: OffsetReader) -> Offsets:
@@ -155,10 +181,13 @@ def resolve_starting_offsets(options: SourceOptions, reader: OffsetReader) -> Of
         raise SourceOptionError(
             f"java.lang.AssertionError: assertion failed: If startingOffsets contains specific "
             f"offsets, you must specify all TopicPartitions. Use -1 for latest, -2 for earliest, "
-            f"if you don't care. Specified: {java_set(wanted)} Assigned: {java_set(assigned)}")
+            f"if you don't care. Specified: {java_set(wanted)} Assigned: {java_set(assigned)}"
+        )
     earliest, latest = reader.earliest(sorted(assigned)), reader.latest()
-    return {tp: earliest[tp] if offset == EARLIEST else latest[tp] if offset == LATEST else offset
-            for tp, offset in wanted.items()}
+    return {
+        tp: earliest[tp] if offset == EARLIEST else latest[tp] if offset == LATEST else offset
+        for tp, offset in wanted.items()
+    }
 
 
 def _parse_specific(spec: str) -> Offsets:
@@ -168,8 +197,9 @@ def _parse_specific(spec: str) -> Offsets:
         raise SourceOptionError(
             f'java.lang.IllegalArgumentException: Expected e.g. {{"topicA":{{"0":23,"1":-1}},'
             f'"topicB":{{"0":-2}}}}, got {spec} [playground: startingOffsets (--starting-offsets) '
-            f'takes earliest, latest, or JSON naming every partition, -2 for earliest and -1 '
-            f'for latest]') from err
+            f"takes earliest, latest, or JSON naming every partition, -2 for earliest and -1 "
+            f"for latest]"
+        ) from err
 
 
 def _by_timestamp(options: SourceOptions, reader: OffsetReader) -> Offsets:
@@ -185,7 +215,9 @@ def _by_timestamp(options: SourceOptions, reader: OffsetReader) -> Offsets:
     for tp, stamp in stamps.items():
         offset = found.get(tp)
         if offset is None and options.starting_by_timestamp_strategy == "error":
-            raise SourceOptionError(f"java.lang.IllegalArgumentException: No offset matched from "
-                                    f"request of topic-partition {tp} and timestamp {stamp}.")
+            raise SourceOptionError(
+                f"java.lang.IllegalArgumentException: No offset matched from "
+                f"request of topic-partition {tp} and timestamp {stamp}."
+            )
         out[tp] = offset if offset is not None else latest[tp]
     return out

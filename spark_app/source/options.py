@@ -40,20 +40,30 @@ _UNSUPPORTED = {
         "kafkaConsumer to do it. This will ensure that no data is\nmissed when new "
         "topics/partitions are dynamically subscribed. Note that 'startingoffsets' only\napplies "
         "when a new Streaming query is started, and that resuming will always pick up from where "
-        "the\nquery left off. See the docs for more details."),
+        "the\nquery left off. See the docs for more details."
+    ),
     "kafka.key.deserializer": (
         "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte "
         "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize "
-        "the keys."),
+        "the keys."
+    ),
     "kafka.value.deserializer": (
         "Kafka option 'value.deserializer' is not supported as values are deserialized as byte "
         "arrays with ByteArrayDeserializer. Use DataFrame operations to explicitly deserialize "
-        "the values."),
+        "the values."
+    ),
     "kafka.enable.auto.commit": "Kafka option 'enable.auto.commit' is not supported",
     "kafka.interceptor.classes": "Kafka option 'interceptor.classes' is not supported",
 }
-_TIME_UNITS_MS = {"us": 0.001, "ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000,
-                  "d": 86_400_000}
+_TIME_UNITS_MS = {
+    "us": 0.001,
+    "ms": 1,
+    "s": 1000,
+    "m": 60_000,
+    "min": 60_000,
+    "h": 3_600_000,
+    "d": 86_400_000,
+}
 
 
 @dataclass(frozen=True)
@@ -115,19 +125,25 @@ class SourceOptions:
         """Validate as the connector does, in its order; SourceOptionError with its words."""
         params = {str(k).lower(): str(v) for k, v in options.items()}
         _validate(params)
-        min_rows, max_rows = _long_or_none(params, "minoffsetspertrigger"), \
-            _long_or_none(params, "maxoffsetspertrigger")
+        min_rows, max_rows = (
+            _long_or_none(params, "minoffsetspertrigger"),
+            _long_or_none(params, "maxoffsetspertrigger"),
+        )
         return cls(
             bootstrap_servers=params["kafka.bootstrap.servers"],
             subscription=_subscription(params),
             starting_offsets=params.get("startingoffsets", "latest").strip(),
             starting_timestamp=_long_or_none(
-                params, "startingtimestamp", "java.lang.IllegalArgumentException: Expected a "
-                f"single long value, got {params.get('startingtimestamp')}"),
+                params,
+                "startingtimestamp",
+                "java.lang.IllegalArgumentException: Expected a "
+                f"single long value, got {params.get('startingtimestamp')}",
+            ),
             starting_offsets_by_timestamp=params.get("startingoffsetsbytimestamp"),
             starting_by_timestamp_strategy=_strategy(params),
             fail_on_data_loss=_boolean(params.get("failondataloss", "true")),
-            max_offsets_per_trigger=max_rows, min_offsets_per_trigger=min_rows,
+            max_offsets_per_trigger=max_rows,
+            min_offsets_per_trigger=min_rows,
             max_trigger_delay_ms=parse_time_ms(params.get("maxtriggerdelay", "15m")),
             fetch_offset_num_retries=_int(params.get("fetchoffset.numretries", "3")),
             fetch_offset_retry_interval_ms=_int(params.get("fetchoffset.retryintervalms", "1000")),
@@ -137,10 +153,13 @@ class SourceOptions:
             max_records_per_partition=_long_or_none(params, "maxrecordsperpartition"),
             group_id_prefix=params.get("groupidprefix", "spark-kafka-source"),
             group_id=params.get("kafka.group.id"),
-            kafka_params={k[len("kafka."):]: v for k, v in params.items() if k.startswith("kafka.")},
+            kafka_params={
+                k[len("kafka.") :]: v for k, v in params.items() if k.startswith("kafka.")
+            },
             checkpoint_location=params.get("checkpointlocation") or None,
             log_file=params.get("logfile") or None,
-            offsets_group=params.get("offsetsgroup") or None)
+            offsets_group=params.get("offsetsgroup") or None,
+        )
 
 
 def _fail(text: str) -> SourceOptionError:
@@ -156,11 +175,15 @@ def _validate(params: Mapping[str, str]) -> None:
     given = [s for s in _STRATEGIES if s in params]
     names = ", ".join(_STRATEGIES)
     if not given:
-        raise _fail(f"One of the following options must be specified for Kafka source: {names}. "
-                    f"See the docs for more details.")
+        raise _fail(
+            f"One of the following options must be specified for Kafka source: {names}. "
+            f"See the docs for more details."
+        )
     if len(given) > 1:
-        raise _fail(f"Only one of the following options can be specified for Kafka source: "
-                    f"{names}. See the docs for more details.")
+        raise _fail(
+            f"Only one of the following options can be specified for Kafka source: "
+            f"{names}. See the docs for more details."
+        )
     _validate_strategy(given[0], params[given[0]])
     for name in ("minpartitions", "maxrecordsperpartition"):
         if name in params and _int(params[name]) <= 0:
@@ -170,25 +193,32 @@ def _validate(params: Mapping[str, str]) -> None:
         if key in params:
             raise _fail(text)
     if "kafka.bootstrap.servers" not in params:
-        raise _fail("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka "
-                    "consumer")
+        raise _fail(
+            "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"
+        )
     if "minoffsetspertrigger" in params and "maxoffsetspertrigger" in params:
         low, high = _long(params["minoffsetspertrigger"]), _long(params["maxoffsetspertrigger"])
         if low > high:
-            raise _fail(f"The value of minOffsetPerTrigger({low}) is higher than the "
-                        f"maxOffsetsPerTrigger({high}).")
+            raise _fail(
+                f"The value of minOffsetPerTrigger({low}) is higher than the "
+                f"maxOffsetsPerTrigger({high})."
+            )
 
 
 def _validate_strategy(kind: str, value: str) -> None:
     if kind == "assign" and not value.strip().startswith("{"):
-        raise _fail(f"No topicpartitions to assign as specified value for option 'assign' is "
-                    f"'{value}'")
+        raise _fail(
+            f"No topicpartitions to assign as specified value for option 'assign' is '{value}'"
+        )
     if kind == "subscribe" and not [t for t in value.split(",") if t.strip()]:
-        raise _fail(f"No topics to subscribe to as specified value for option 'subscribe' is "
-                    f"'{value}'")
+        raise _fail(
+            f"No topics to subscribe to as specified value for option 'subscribe' is '{value}'"
+        )
     if kind == "subscribepattern" and not value.strip():
-        raise _fail(f"Pattern to subscribe is empty as specified value for option "
-                    f"'subscribePattern' is '{value}'")
+        raise _fail(
+            f"Pattern to subscribe is empty as specified value for option "
+            f"'subscribePattern' is '{value}'"
+        )
 
 
 def _subscription(params: Mapping[str, str]) -> Subscription:
@@ -218,8 +248,10 @@ def _parse_assign(text: str) -> tuple[TopicPartition, ...]:
 def _strategy(params: Mapping[str, str]) -> str:
     value = params.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
     if value not in ("error", "latest"):
-        raise _fail(f"startingOffsetsByTimestampStrategy must be 'error' or 'latest', got "
-                    f"'{value}' (the connector fails with java.util.NoSuchElementException)")
+        raise _fail(
+            f"startingOffsetsByTimestampStrategy must be 'error' or 'latest', got "
+            f"'{value}' (the connector fails with java.util.NoSuchElementException)"
+        )
     return value
 
 
@@ -235,8 +267,9 @@ def _boolean(value: str) -> bool:
 def _long(value: str, refusal: str | None = None) -> int:
     """Java's Long.parseLong: an optional sign and digits, nothing else."""
     if re.fullmatch(r"[+-]?\d+", value) is None:
-        raise SourceOptionError(refusal or
-                                f'java.lang.NumberFormatException: For input string: "{value}"')
+        raise SourceOptionError(
+            refusal or f'java.lang.NumberFormatException: For input string: "{value}"'
+        )
     return int(value)
 
 
@@ -254,7 +287,8 @@ def parse_time_ms(text: str) -> int:
         raise SourceOptionError(
             "java.lang.NumberFormatException: Time must be specified as seconds (s), "
             "milliseconds (ms), microseconds (us), minutes (m or min), hour (h), or day (d). "
-            f"E.g. 50s, 100ms, or 250us. Failed to parse time string: {text}")
+            f"E.g. 50s, 100ms, or 250us. Failed to parse time string: {text}"
+        )
     return int(int(match.group(1)) * _TIME_UNITS_MS[match.group(2) or "ms"])
 
 
@@ -264,14 +298,25 @@ def kafka_client_settings(kafka_params: Mapping[str, str]) -> dict[str, Any]:
     as a Java client would warn about and ignore an unknown setting."""
     from kafka import KafkaConsumer  # imported here: options parse without a Kafka client
 
-    forced = {"bootstrap_servers", "group_id", "auto_offset_reset", "enable_auto_commit",
-              "key_deserializer", "value_deserializer"}
+    forced = {
+        "bootstrap_servers",
+        "group_id",
+        "auto_offset_reset",
+        "enable_auto_commit",
+        "key_deserializer",
+        "value_deserializer",
+    }
     out: dict[str, Any] = {}
     for key, value in kafka_params.items():
         name = key.replace(".", "_")
         if name in forced or name not in KafkaConsumer.DEFAULT_CONFIG:
             continue
         default = KafkaConsumer.DEFAULT_CONFIG[name]
-        out[name] = (value.lower() == "true" if isinstance(default, bool)
-                     else int(value) if isinstance(default, int) else value)
+        out[name] = (
+            value.lower() == "true"
+            if isinstance(default, bool)
+            else int(value)
+            if isinstance(default, int)
+            else value
+        )
     return out

@@ -28,8 +28,12 @@ from spark_app.offsets import Offsets, TopicPartition
 __all__ = ["rate_limit", "TriggerDelay", "new_records"]
 
 
-def rate_limit(limit: int, start: Mapping[TopicPartition, int], latest: Mapping[TopicPartition, int],
-               earliest_of_new: Mapping[TopicPartition, int]) -> Offsets:
+def rate_limit(
+    limit: int,
+    start: Mapping[TopicPartition, int],
+    latest: Mapping[TopicPartition, int],
+    earliest_of_new: Mapping[TopicPartition, int],
+) -> Offsets:
     """The batch's end offsets when it may read about `limit` offsets in all."""
     sizes: dict[TopicPartition, tuple[int, int]] = {}
     for tp, end in latest.items():
@@ -64,8 +68,9 @@ class TriggerDelay:
     clock_ms: Callable[[], float] = field(default=lambda: time.time() * 1000)
     last_trigger_ms: float = 0.0
 
-    def should_wait(self, start: Mapping[TopicPartition, int],
-                    latest: Mapping[TopicPartition, int]) -> bool:
+    def should_wait(
+        self, start: Mapping[TopicPartition, int], latest: Mapping[TopicPartition, int]
+    ) -> bool:
         now = self.clock_ms()
         if now - self.last_trigger_ms >= self.max_delay_ms:
             self.last_trigger_ms = now

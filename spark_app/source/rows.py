@@ -65,13 +65,20 @@ COLUMNS: tuple[Column, ...] = (
     Column("topic", "string", pa.string(), _same(lambda tp: tp.topic)),
     Column("partition", "int", pa.int32(), _same(lambda tp: tp.partition)),
     Column("offset", "bigint", pa.int64(), _each(lambda r: r.offset)),
-    Column("timestamp", "timestamp", pa.timestamp("us", tz="UTC"),
-           _each(lambda r: r.timestamp_ms * 1000)),
+    Column(
+        "timestamp",
+        "timestamp",
+        pa.timestamp("us", tz="UTC"),
+        _each(lambda r: r.timestamp_ms * 1000),
+    ),
     Column("timestampType", "int", pa.int32(), _each(lambda r: r.timestamp_type)),
 )
-HEADERS_COLUMN = Column("headers", "array<struct<key: string, value: binary>>",
-                        pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])),
-                        _each(_headers))
+HEADERS_COLUMN = Column(
+    "headers",
+    "array<struct<key: string, value: binary>>",
+    pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])),
+    _each(_headers),
+)
 
 
 def columns(include_headers: bool) -> tuple[Column, ...]:
@@ -87,5 +94,7 @@ def schema_text(include_headers: bool) -> str:
 def record_batch(tp: TopicPartition, chunk: list[Record], include_headers: bool) -> pa.RecordBatch:
     """The rows of `chunk`, records of partition `tp`, as one Arrow batch."""
     wanted = columns(include_headers)
-    return pa.RecordBatch.from_arrays([c.array(tp, chunk) for c in wanted],
-                                      schema=pa.schema([(c.name, c.arrow_type) for c in wanted]))
+    return pa.RecordBatch.from_arrays(
+        [c.array(tp, chunk) for c in wanted],
+        schema=pa.schema([(c.name, c.arrow_type) for c in wanted]),
+    )

@@ -14,8 +14,16 @@ from benchmarks import broker_process
 def _figures(produce: float = 1.0, first_ms: float = 110.0, start_s: float = 1.0) -> list:
     apache = 100.0
     return [
-        bench.Figure("kafka-python-tuned: produce msg/s", "msg/s", produce * apache, apache, paired_ratio=produce),
-        bench.Figure("kafka-python-tuned: consume msg/s", "msg/s", 2 * apache, apache, paired_ratio=1.5),
+        bench.Figure(
+            "kafka-python-tuned: produce msg/s",
+            "msg/s",
+            produce * apache,
+            apache,
+            paired_ratio=produce,
+        ),
+        bench.Figure(
+            "kafka-python-tuned: consume msg/s", "msg/s", 2 * apache, apache, paired_ratio=1.5
+        ),
         bench.Figure("first record, median", "ms", first_ms, 100.0),
         bench.Figure("start, fresh folder, to ApiVersions", "s", start_s, 10.0),
     ]
@@ -30,9 +38,18 @@ def test_ratio_is_embedded_over_apache_unless_rounds_were_paired() -> None:
 def test_targets_are_judged_on_every_measure_they_name() -> None:
     lines = bench.judge(_figures())
     assert lines[0].startswith("target: throughput with kafka-python >= 1.0x Kafka's (paired): met")
-    assert "kafka-python-tuned: produce msg/s x1.00, kafka-python-tuned: consume msg/s x1.50" in lines[0]
-    assert lines[1] == "target: first record <= 1.2x Kafka's (median): met (first record, median x1.10)"
-    assert lines[2] == "target: start <= 1/5 of Kafka's (median): met (start, fresh folder, to ApiVersions x0.10)"
+    assert (
+        "kafka-python-tuned: produce msg/s x1.00, kafka-python-tuned: consume msg/s x1.50"
+        in lines[0]
+    )
+    assert (
+        lines[1]
+        == "target: first record <= 1.2x Kafka's (median): met (first record, median x1.10)"
+    )
+    assert (
+        lines[2]
+        == "target: start <= 1/5 of Kafka's (median): met (start, fresh folder, to ApiVersions x0.10)"
+    )
     slower = bench.judge(_figures(produce=0.97, first_ms=121.0, start_s=2.01))
     assert [line.split(": ")[2].split(" (")[0] for line in slower] == ["NOT met"] * 3
 
@@ -65,4 +82,8 @@ def test_status_field_reads_kilobytes() -> None:
 
 
 def test_tree_memory_counts_this_process() -> None:
-    assert broker_process.tree_memory_kb(os.getpid(), "VmRSS") >= broker_process.memory_kb(os.getpid(), "VmRSS") > 0
+    assert (
+        broker_process.tree_memory_kb(os.getpid(), "VmRSS")
+        >= broker_process.memory_kb(os.getpid(), "VmRSS")
+        > 0
+    )

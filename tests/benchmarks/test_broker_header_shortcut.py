@@ -12,8 +12,11 @@ from kafka.protocol.api_key import ApiKey
 from kafka_app.broker.wire.connection import MalformedRequest, _decode, _encode
 from kafka_app.broker.wire.versions import API_VERSIONS
 
-_CASES = [(key, version) for key, spec in API_VERSIONS.items()
-          for version in range(spec.min_version, spec.max_version + 1)]
+_CASES = [
+    (key, version)
+    for key, spec in API_VERSIONS.items()
+    for version in range(spec.min_version, spec.max_version + 1)
+]
 _IDS = [f"{k.name}-v{v}" for k, v in _CASES]
 
 
@@ -29,7 +32,9 @@ def test_response_bytes_match_the_codec(key: ApiKey, version: int) -> None:
 
 @pytest.mark.parametrize("client_id", ["consumer-7", None, ""])
 @pytest.mark.parametrize("key, version", _CASES, ids=_IDS)
-def test_requests_decode_as_the_codec_decodes_them(key: ApiKey, version: int, client_id: str | None) -> None:
+def test_requests_decode_as_the_codec_decodes_them(
+    key: ApiKey, version: int, client_id: str | None
+) -> None:
     spec = API_VERSIONS[key]
     request = spec.request[version]()
     request.with_header(correlation_id=77, client_id=client_id)
@@ -44,8 +49,9 @@ def test_requests_decode_as_the_codec_decodes_them(key: ApiKey, version: int, cl
 def test_tagged_header_fields_are_skipped() -> None:
     # A flexible (v2) request header may carry tagged fields; the body starts after them.
     spec = API_VERSIONS[ApiKey.Metadata]
-    request = spec.request[12](topics=None, allow_auto_topic_creation=False,
-                               include_topic_authorized_operations=False)
+    request = spec.request[12](
+        topics=None, allow_auto_topic_creation=False, include_topic_authorized_operations=False
+    )
     body = bytes(request.encode())
     header = struct.pack(">hhih", ApiKey.Metadata, 12, 5, 2) + b"id"
     tagged = b"\x02" + b"\x00\x03abc" + b"\x81\x01\x01z"  # two fields, the second with tag 129
@@ -54,10 +60,13 @@ def test_tagged_header_fields_are_skipped() -> None:
     assert ours.header.client_id == "id"
 
 
-@pytest.mark.parametrize("frame", [
-    struct.pack(">hhih", 3, 12, 1, 50) + b"short",      # client id runs past the end
-    struct.pack(">hhih", 3, 12, 1, -1) + b"\x05\x00",    # tagged fields promised, not there
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        struct.pack(">hhih", 3, 12, 1, 50) + b"short",  # client id runs past the end
+        struct.pack(">hhih", 3, 12, 1, -1) + b"\x05\x00",  # tagged fields promised, not there
+    ],
+)
 def test_truncated_headers_are_malformed(frame: bytes) -> None:
     with pytest.raises(MalformedRequest):
         _decode(API_VERSIONS[ApiKey.Metadata].request, frame, 12, ApiKey.Metadata)

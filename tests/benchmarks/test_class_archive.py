@@ -26,6 +26,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClassCache:
 
 def _write_archive_after(cache: ClassCache, seconds: float) -> threading.Thread:
     """What the app's own writer does at its end: the archive appears under its name."""
+
     def write() -> None:
         time.sleep(seconds)
         cache.archive.parent.mkdir(parents=True, exist_ok=True)
@@ -37,7 +38,8 @@ def _write_archive_after(cache: ClassCache, seconds: float) -> threading.Thread:
 
 
 def test_the_first_start_is_said_to_have_run_without_the_archive_where_there_was_none(
-        cache: ClassCache) -> None:
+    cache: ClassCache,
+) -> None:
     assert not archive_in_place()
     note = ArchiveNote.now()
     assert "the run's first start, which ran without it" in note.footer()
@@ -61,7 +63,9 @@ def test_the_wait_ends_when_the_apps_writer_has_written_the_archive(cache: Class
     wait_for_archive(timeout_sec=120.0, say=said.append)
     writer.join()
     assert archive_in_place()
-    assert said and said[0].startswith("waiting for Spark's class archive, written once per machine")
+    assert said and said[0].startswith(
+        "waiting for Spark's class archive, written once per machine"
+    )
 
 
 def test_no_archive_in_time_says_what_to_run(cache: ClassCache) -> None:
@@ -72,14 +76,16 @@ def test_no_archive_in_time_says_what_to_run(cache: ClassCache) -> None:
 
 
 def test_while_the_apps_writer_is_at_work_the_command_is_not_run(
-        cache: ClassCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache: ClassCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
     writer = subprocess.Popen(["sleep", "30"])  # a live process that claimed the archive
     try:
         cache.archive.parent.mkdir(parents=True)
         cache.archive.with_name(f"{cache.archive.name}.{writer.pid}.tmp").touch()
         commands: list[object] = []
-        monkeypatch.setattr(class_archive.subprocess, "run",
-                            lambda *args, **kwargs: commands.append(args))
+        monkeypatch.setattr(
+            class_archive.subprocess, "run", lambda *args, **kwargs: commands.append(args)
+        )
         written = _write_archive_after(cache, 3.0)
         wait_for_archive(timeout_sec=120.0, say=lambda _: None)
         written.join()

@@ -18,22 +18,41 @@ _REPO = Path(__file__).resolve().parents[2]
 def test_benchmark_measures_both_clients_on_the_embedded_broker() -> None:
     done = subprocess.run(
         [sys.executable, "benchmarks/kafka_throughput.py", "--messages", "2000", "--repeat", "1"],
-        cwd=_REPO, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        cwd=_REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
-    rows = {m["client"]: m for m in re.finditer(
-        r"^embedded\s+(?P<client>\S+)\s+(?P<produce>[\d,]+)\s+(?P<produce_median>[\d,]+)"
-        r"\s+(?P<consume>[\d,]+)\s+(?P<consume_median>[\d,]+)\s", done.stdout, re.M)}
+    rows = {
+        m["client"]: m
+        for m in re.finditer(
+            r"^embedded\s+(?P<client>\S+)\s+(?P<produce>[\d,]+)\s+(?P<produce_median>[\d,]+)"
+            r"\s+(?P<consume>[\d,]+)\s+(?P<consume_median>[\d,]+)\s",
+            done.stdout,
+            re.M,
+        )
+    }
     assert set(rows) == {"kafka-python", "kafka-python-defaults", "confluent-kafka"}
     for row in rows.values():
-        rates = {name: int(row[name].replace(",", "")) for name in
-                 ("produce", "produce_median", "consume", "consume_median")}
+        rates = {
+            name: int(row[name].replace(",", ""))
+            for name in ("produce", "produce_median", "consume", "consume_median")
+        }
         assert all(rate > 0 for rate in rates.values())
         # One round: its best and its median are the same run.
-        assert rates["produce"] == rates["produce_median"] and rates["consume"] == rates["consume_median"]
+        assert (
+            rates["produce"] == rates["produce_median"]
+            and rates["consume"] == rates["consume_median"]
+        )
     assert "librdkafka produces >= 100,000 msg/s" in done.stdout
     assert "load average" in done.stdout
-    first = re.search(r"^time to first record, embedded, kafka-python defaults: median (\d+) ms", done.stdout, re.M)
+    first = re.search(
+        r"^time to first record, embedded, kafka-python defaults: median (\d+) ms",
+        done.stdout,
+        re.M,
+    )
     assert first and int(first[1]) > 0, done.stdout
     assert "no tansu here" in done.stdout
 
@@ -43,9 +62,23 @@ def test_benchmark_stops_its_broker_even_when_a_measurement_fails(tmp_path: Path
     """The embedded broker runs as its own process; nothing of it may outlive the script."""
     # The broker's data folder is made under TMPDIR, so its command line names tmp_path.
     done = subprocess.run(
-        [sys.executable, "benchmarks/kafka_throughput.py", "--messages", "10", "--repeat", "1",
-         "--clients", "kafka-python", "--peer", "127.0.0.1:1"],
-        cwd=_REPO, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "benchmarks/kafka_throughput.py",
+            "--messages",
+            "10",
+            "--repeat",
+            "1",
+            "--clients",
+            "kafka-python",
+            "--peer",
+            "127.0.0.1:1",
+        ],
+        cwd=_REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
         env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     assert done.returncode != 0, "measuring a peer where nothing listens must fail"
@@ -68,14 +101,25 @@ def _processes_naming(text: str) -> list[str]:
 
 def test_unknown_client_is_refused() -> None:
     done = subprocess.run(
-        [sys.executable, "benchmarks/kafka_throughput.py", "--clients", "kafka-java", "--no-embedded"],
-        cwd=_REPO, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "benchmarks/kafka_throughput.py",
+            "--clients",
+            "kafka-java",
+            "--no-embedded",
+        ],
+        cwd=_REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2 and "unknown client" in done.stderr
 
 
 def _benchmark_module():
-    spec = importlib.util.spec_from_file_location("kafka_throughput", _REPO / "benchmarks" / "kafka_throughput.py")
+    spec = importlib.util.spec_from_file_location(
+        "kafka_throughput", _REPO / "benchmarks" / "kafka_throughput.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while building the class
@@ -100,10 +144,19 @@ def test_tansu_target_is_judged_on_paired_rounds_with_a_noise_margin() -> None:
     bench = _benchmark_module()
 
     def runs(ours_produce: tuple[float, ...]) -> dict:
-        return {("embedded", "kafka-python"): [bench.Result("embedded", "kafka-python", p, 100.0) for p in ours_produce],
-                ("tansu", "kafka-python"): [bench.Result("tansu", "kafka-python", p, 100.0) for p in (100.0, 100.0, 100.0)]}
+        return {
+            ("embedded", "kafka-python"): [
+                bench.Result("embedded", "kafka-python", p, 100.0) for p in ours_produce
+            ],
+            ("tansu", "kafka-python"): [
+                bench.Result("tansu", "kafka-python", p, 100.0) for p in (100.0, 100.0, 100.0)
+            ],
+        }
 
-    assert "tansu in this run (paired ratio >= 0.95): met (produce x0.97, consume x1.00)" in bench.targets(runs((97.0, 99.0, 90.0)))
+    assert (
+        "tansu in this run (paired ratio >= 0.95): met (produce x0.97, consume x1.00)"
+        in bench.targets(runs((97.0, 99.0, 90.0)))
+    )
     assert "NOT met (produce x0.90" in bench.targets(runs((90.0, 99.0, 80.0)))
 
 

@@ -9,15 +9,23 @@ from benchmarks.run_profile import main, read_rows, table_lines
 
 
 def _report(folder: Path, name: str, duration: float, spent: dict) -> None:
-    (folder / f"{name}.json").write_text(json.dumps(
-        {"name": name, "duration_sec": duration, "facts": {"time_spent": spent}}))
+    (folder / f"{name}.json").write_text(
+        json.dumps({"name": name, "duration_sec": duration, "facts": {"time_spent": spent}})
+    )
 
 
 def test_each_scenario_is_split_into_starts_stops_and_the_rest(tmp_path: Path, capsys) -> None:
-    _report(tmp_path, "chaos", 100.0, {"kafka start": {"count": 1, "sec": 7.0},
-                                       "spark start": {"count": 4, "sec": 40.0, "max_sec": 13.0},
-                                       "spark stop": {"count": 1, "sec": 3.0},
-                                       "spark start without output": {"count": 1}})
+    _report(
+        tmp_path,
+        "chaos",
+        100.0,
+        {
+            "kafka start": {"count": 1, "sec": 7.0},
+            "spark start": {"count": 4, "sec": 40.0, "max_sec": 13.0},
+            "spark stop": {"count": 1, "sec": 3.0},
+            "spark start without output": {"count": 1},
+        },
+    )
     _report(tmp_path, "endless-retention", 50.0, {"kafka start": {"count": 1, "sec": 6.0}})
     (tmp_path / "matrix.json").write_text("[]")
     rows = read_rows(tmp_path)
@@ -43,10 +51,21 @@ def test_a_scenario_past_the_bound_shows_what_it_says_of_its_time(monkeypatch) -
     def scenario(name: str, takes: str = "") -> Scenario:
         return Scenario(name, "t", "s", "o", run=lambda stage: None, takes=takes)
 
-    monkeypatch.setattr(run_profile, "all_scenarios", lambda: [
-        scenario("soak", "about 3 min: 270 batches"), scenario("quiet"), scenario("quick")])
-    rows = [run_profile.Row("soak", 170.0), run_profile.Row("quiet", LONG_RUN_SEC + 1.0),
-            run_profile.Row("quick", LONG_RUN_SEC - 1.0)]
+    monkeypatch.setattr(
+        run_profile,
+        "all_scenarios",
+        lambda: [
+            scenario("soak", "about 3 min: 270 batches"),
+            scenario("quiet"),
+            scenario("quick"),
+        ],
+    )
+    rows = [
+        run_profile.Row("soak", 170.0),
+        run_profile.Row("quiet", LONG_RUN_SEC + 1.0),
+        run_profile.Row("quick", LONG_RUN_SEC - 1.0),
+    ]
     assert run_profile.long_run_lines(rows) == [
         f"over {LONG_RUN_SEC} s: soak 170 s, says: about 3 min: 270 batches",
-        f"over {LONG_RUN_SEC} s: quiet 91 s, SAYS NOTHING (Scenario.takes)"]
+        f"over {LONG_RUN_SEC} s: quiet 91 s, SAYS NOTHING (Scenario.takes)",
+    ]

@@ -32,10 +32,25 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 def start_store(store: str, folder: Path, run: int = 1) -> tuple[ManagedProcess, str, int]:
     """(the store's process, its URL from the ready line, its JVM's pid)."""
-    argv = [sys.executable, "-m", "checkpoint_stores", store, "--port", str(free_port()),
-            "--data-dir", str(folder / "data"), "--log-dir", str(folder / "log")]
-    process = ManagedProcess(f"{store}-store", argv, output=folder / f"store-{run}.out", cwd=folder,
-                             env={**os.environ, "PYTHONPATH": str(_ROOT)}).start()
+    argv = [
+        sys.executable,
+        "-m",
+        "checkpoint_stores",
+        store,
+        "--port",
+        str(free_port()),
+        "--data-dir",
+        str(folder / "data"),
+        "--log-dir",
+        str(folder / "log"),
+    ]
+    process = ManagedProcess(
+        f"{store}-store",
+        argv,
+        output=folder / f"store-{run}.out",
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(_ROOT)},
+    ).start()
     process.wait_for(parse_ready_line, timeout=180, what="the ready line")
     _, url, _ = parse_ready_line(process.output()) or ("", "", 0.0)
     jvm = int(re.search(r"JVM pid (\d+)", process.output()).group(1))  # type: ignore[union-attr]
@@ -49,7 +64,9 @@ def web_url(process: ManagedProcess) -> str:
 
 def webhdfs_put(web: str, path: str, data: bytes) -> None:
     """WebHDFS's two-step create: the NameNode redirects to a DataNode, which takes the bytes."""
-    create = urllib.request.Request(f"{web}/webhdfs/v1{path}?op=CREATE&user.name=root", method="PUT")
+    create = urllib.request.Request(
+        f"{web}/webhdfs/v1{path}?op=CREATE&user.name=root", method="PUT"
+    )
     try:
         urllib.request.urlopen(create, timeout=10)
         raise AssertionError("the NameNode should redirect a create to a DataNode")
@@ -70,7 +87,9 @@ def s3_request(url: str, method: str, key: str, data: bytes | None = None) -> by
     headers = {"Date": date, "Authorization": f"AWS {ACCESS_KEY}:{signature.decode()}"}
     if data is not None:
         headers["Content-Type"] = content_type
-    request = urllib.request.Request(f"{url}/{BUCKET}/{key}", data=data, method=method, headers=headers)
+    request = urllib.request.Request(
+        f"{url}/{BUCKET}/{key}", data=data, method=method, headers=headers
+    )
     with urllib.request.urlopen(request, timeout=10) as reply:
         return bytes(reply.read())
 

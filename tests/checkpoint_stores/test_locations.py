@@ -17,32 +17,52 @@ def test_default_urls_are_the_usual_ports_on_loopback() -> None:
     assert default_url("s3") == "http://127.0.0.1:9000"
 
 
-@pytest.mark.parametrize(("store", "url", "folder", "expected"), [
-    ("hdfs", "hdfs://127.0.0.1:8020", Path("checkpoints"), "hdfs://127.0.0.1:8020/checkpoints"),
-    ("hdfs", "hdfs://nn:9000/", Path("/runs/a/checkpoints"), "hdfs://nn:9000/runs/a/checkpoints"),
-    ("s3", "http://127.0.0.1:9000", Path("checkpoints"), "s3a://checkpoint-experience/checkpoints"),
-    ("s3", "http://minio:9000/mine", Path("/x/cp"), "s3a://mine/x/cp"),
-    ("s3", None, Path("cp"), "s3a://checkpoint-experience/cp"),
-])
-def test_the_checkpoint_folder_keeps_its_path_on_the_store(store: str, url: str | None,
-                                                           folder: Path, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("store", "url", "folder", "expected"),
+    [
+        ("hdfs", "hdfs://127.0.0.1:8020", Path("checkpoints"), "hdfs://127.0.0.1:8020/checkpoints"),
+        (
+            "hdfs",
+            "hdfs://nn:9000/",
+            Path("/runs/a/checkpoints"),
+            "hdfs://nn:9000/runs/a/checkpoints",
+        ),
+        (
+            "s3",
+            "http://127.0.0.1:9000",
+            Path("checkpoints"),
+            "s3a://checkpoint-experience/checkpoints",
+        ),
+        ("s3", "http://minio:9000/mine", Path("/x/cp"), "s3a://mine/x/cp"),
+        ("s3", None, Path("cp"), "s3a://checkpoint-experience/cp"),
+    ],
+)
+def test_the_checkpoint_folder_keeps_its_path_on_the_store(
+    store: str, url: str | None, folder: Path, expected: str
+) -> None:
     assert checkpoint_location(store, url, folder) == expected  # type: ignore[arg-type]
 
 
-def test_a_local_checkpoint_is_the_absolute_folder(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_local_checkpoint_is_the_absolute_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert checkpoint_location("local", None, Path("checkpoints")) == str(tmp_path / "checkpoints")
 
 
-@pytest.mark.parametrize(("store", "url", "says"), [
-    ("hdfs", "http://127.0.0.1:8020", "is not an hdfs store URL like hdfs://127.0.0.1:8020"),
-    ("hdfs", "hdfs://127.0.0.1", "is not an hdfs store URL"),
-    ("hdfs", "hdfs://127.0.0.1:8020/cp", "names the NameNode only"),
-    ("s3", "s3a://bucket", "is not an s3 store URL like http://127.0.0.1:9000"),
-    ("s3", "http://host:notaport", "is not an s3 store URL"),
-])
-def test_a_wrong_url_is_one_line_saying_what_one_looks_like(store: str, url: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("store", "url", "says"),
+    [
+        ("hdfs", "http://127.0.0.1:8020", "is not an hdfs store URL like hdfs://127.0.0.1:8020"),
+        ("hdfs", "hdfs://127.0.0.1", "is not an hdfs store URL"),
+        ("hdfs", "hdfs://127.0.0.1:8020/cp", "names the NameNode only"),
+        ("s3", "s3a://bucket", "is not an s3 store URL like http://127.0.0.1:9000"),
+        ("s3", "http://host:notaport", "is not an s3 store URL"),
+    ],
+)
+def test_a_wrong_url_is_one_line_saying_what_one_looks_like(
+    store: str, url: str, says: str
+) -> None:
     with pytest.raises(ValueError, match=says) as error:
         store_address(store, url)  # type: ignore[arg-type]
     assert "\n" not in str(error.value)
@@ -64,8 +84,10 @@ def test_s3a_is_pointed_at_the_endpoint_path_style() -> None:
 
 
 def test_the_ready_line_is_read_back() -> None:
-    text = ("fetching…\nhdfs store ready at hdfs://127.0.0.1:8020 in 8.8 s (JVM pid 7, data in "
-            "/x); Ctrl-C stops it and removes the data\n")
+    text = (
+        "fetching…\nhdfs store ready at hdfs://127.0.0.1:8020 in 8.8 s (JVM pid 7, data in "
+        "/x); Ctrl-C stops it and removes the data\n"
+    )
     assert parse_ready_line(text) == ("hdfs", "hdfs://127.0.0.1:8020", 8.8)
     assert parse_ready_line("hdfs store starting") is None
 
@@ -78,13 +100,15 @@ def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> 
     local_only, endless = find_scenarios(["query-changes", "endless-retention"])
     on_hdfs = RunSettings(checkpoint_store="hdfs")
     assert store_unavailable(RunSettings(), local_only.checkpoint_stores) is None
-    assert "works on a local folder only so far, not on hdfs" in \
-        (store_unavailable(on_hdfs, local_only.checkpoint_stores) or "")
+    assert "works on a local folder only so far, not on hdfs" in (
+        store_unavailable(on_hdfs, local_only.checkpoint_stores) or ""
+    )
     assert store_unavailable(on_hdfs, endless.checkpoint_stores) is None
 
 
-def test_a_data_folder_with_other_files_is_refused_not_removed(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_data_folder_with_other_files_is_refused_not_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from checkpoint_stores.cli import check_data_dir, main
 
     (tmp_path / "notes.txt").write_text("mine")
@@ -97,19 +121,23 @@ def test_a_data_folder_with_other_files_is_refused_not_removed(tmp_path: Path,
     check_data_dir(tmp_path / "new")
 
 
-@pytest.mark.parametrize(("uri", "store_url", "expected"), [
-    ("checkpoints", None, None),
-    ("/abs/cp", None, None),
-    ("file:///abs/cp", None, ("local", None, Path("/abs/cp"))),
-    ("hdfs://nn:8021/team/cp", None, ("hdfs", "hdfs://nn:8021", Path("team/cp"))),
-    ("hdfs://nn/team/cp/", None, ("hdfs", "hdfs://nn:8020", Path("team/cp"))),
-    ("hdfs://nn:8021/cp", "hdfs://nn:8021", ("hdfs", "hdfs://nn:8021", Path("cp"))),
-    ("s3a://mine/team/cp", None, ("s3", "http://127.0.0.1:9000/mine", Path("team/cp"))),
-    ("s3a://mine/cp", "https://minio:9443/", ("s3", "https://minio:9443/mine", Path("cp"))),
-    ("s3a://mine/cp", "http://minio:9000/mine", ("s3", "http://minio:9000/mine", Path("cp"))),
-])
-def test_a_checkpoint_uri_names_its_store_and_folder(uri: str, store_url: str | None,
-                                                      expected: object) -> None:
+@pytest.mark.parametrize(
+    ("uri", "store_url", "expected"),
+    [
+        ("checkpoints", None, None),
+        ("/abs/cp", None, None),
+        ("file:///abs/cp", None, ("local", None, Path("/abs/cp"))),
+        ("hdfs://nn:8021/team/cp", None, ("hdfs", "hdfs://nn:8021", Path("team/cp"))),
+        ("hdfs://nn/team/cp/", None, ("hdfs", "hdfs://nn:8020", Path("team/cp"))),
+        ("hdfs://nn:8021/cp", "hdfs://nn:8021", ("hdfs", "hdfs://nn:8021", Path("cp"))),
+        ("s3a://mine/team/cp", None, ("s3", "http://127.0.0.1:9000/mine", Path("team/cp"))),
+        ("s3a://mine/cp", "https://minio:9443/", ("s3", "https://minio:9443/mine", Path("cp"))),
+        ("s3a://mine/cp", "http://minio:9000/mine", ("s3", "http://minio:9000/mine", Path("cp"))),
+    ],
+)
+def test_a_checkpoint_uri_names_its_store_and_folder(
+    uri: str, store_url: str | None, expected: object
+) -> None:
     found = checkpoint_uri(uri, store_url)
     assert found == expected
     if found is not None and found[0] != "local":
@@ -117,16 +145,21 @@ def test_a_checkpoint_uri_names_its_store_and_folder(uri: str, store_url: str | 
         assert checkpoint_location(store, url, folder) == uri.rstrip("/").replace("nn/", "nn:8020/")
 
 
-@pytest.mark.parametrize(("uri", "store_url", "says"), [
-    ("s3://mine/cp", None, "Hadoop's S3 client is s3a://; write s3a://mine/cp"),
-    ("gs://mine/cp", None, "--checkpoint-dir takes a folder here, hdfs://"),
-    ("hdfs://nn:8020/", None, "names no NameNode or no folder"),
-    ("s3a://mine", None, "names no bucket or no folder"),
-    ("hdfs://nn:8020/cp", "hdfs://other:8020", "name two NameNodes"),
-    ("s3a://mine/cp", "http://minio:9000/theirs", "name two buckets"),
-    ("s3a://mine/cp", "hdfs://nn:8020", "is not an s3 store URL"),
-])
-def test_a_checkpoint_uri_we_cannot_take_is_one_line(uri: str, store_url: str | None, says: str) -> None:
+@pytest.mark.parametrize(
+    ("uri", "store_url", "says"),
+    [
+        ("s3://mine/cp", None, "Hadoop's S3 client is s3a://; write s3a://mine/cp"),
+        ("gs://mine/cp", None, "--checkpoint-dir takes a folder here, hdfs://"),
+        ("hdfs://nn:8020/", None, "names no NameNode or no folder"),
+        ("s3a://mine", None, "names no bucket or no folder"),
+        ("hdfs://nn:8020/cp", "hdfs://other:8020", "name two NameNodes"),
+        ("s3a://mine/cp", "http://minio:9000/theirs", "name two buckets"),
+        ("s3a://mine/cp", "hdfs://nn:8020", "is not an s3 store URL"),
+    ],
+)
+def test_a_checkpoint_uri_we_cannot_take_is_one_line(
+    uri: str, store_url: str | None, says: str
+) -> None:
     with pytest.raises(ValueError, match=re.escape(says)) as error:
         checkpoint_uri(uri, store_url)
     assert "\n" not in str(error.value)

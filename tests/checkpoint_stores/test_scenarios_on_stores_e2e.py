@@ -24,18 +24,40 @@ from tests.stopped_gently import run_stoppable
 
 @pytest.mark.nightly
 @pytest.mark.e2e
-@pytest.mark.parametrize(("scenario", "store"), [
-    (scenario, store) for scenario in ("endless-retention", "short-retention")
-    for store in ("hdfs", "s3")] + [("executor-loss", "hdfs"), ("worker-loss", "hdfs"),
-                                    ("chaos", "s3")] + [
-    (scenario, store) for scenario in ("state-stores", "checkpoint-v2") for store in ("hdfs", "s3")])
-def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scenario: str,
-                                                          store: str) -> None:
+@pytest.mark.parametrize(
+    ("scenario", "store"),
+    [
+        (scenario, store)
+        for scenario in ("endless-retention", "short-retention")
+        for store in ("hdfs", "s3")
+    ]
+    + [("executor-loss", "hdfs"), ("worker-loss", "hdfs"), ("chaos", "s3")]
+    + [
+        (scenario, store)
+        for scenario in ("state-stores", "checkpoint-v2")
+        for store in ("hdfs", "s3")
+    ],
+)
+def test_the_scenario_holds_with_the_checkpoint_on_a_store(
+    tmp_path: Path, scenario: str, store: str
+) -> None:
     report = tmp_path / "reports"
     done = run_stoppable(
-        [sys.executable, "-m", "scenarios", "run", scenario, "--fast",
-         "--checkpoint-store", store, "--report", str(report)],
-        cwd=PROJECT_ROOT, timeout=1800)
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "run",
+            scenario,
+            "--fast",
+            "--checkpoint-store",
+            store,
+            "--report",
+            str(report),
+        ],
+        cwd=PROJECT_ROOT,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
     result = json.loads((report / f"{scenario}.json").read_text())
     assert result["verdict"] == "passed"
@@ -53,9 +75,21 @@ def test_the_scenario_holds_with_the_checkpoint_on_a_store(tmp_path: Path, scena
 def test_slow_checkpoint_on_s3_puts_the_seeds_latency_on_the_uploads(tmp_path: Path) -> None:
     report = tmp_path / "reports"
     done = run_stoppable(
-        [sys.executable, "-m", "scenarios", "run", "slow-checkpoint", "--fast",
-         "--checkpoint-store", "s3", "--report", str(report)],
-        cwd=PROJECT_ROOT, timeout=1800)
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "run",
+            "slow-checkpoint",
+            "--fast",
+            "--checkpoint-store",
+            "s3",
+            "--report",
+            str(report),
+        ],
+        cwd=PROJECT_ROOT,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
     facts = json.loads((report / "slow-checkpoint.json").read_text())["facts"]
     # The proxy held the uploads (the seed's mean is 2.6 s, clamped to 1-20 s) and saw the

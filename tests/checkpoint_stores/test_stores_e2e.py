@@ -49,7 +49,9 @@ def _gone(pid: int) -> bool:
 
 def _webhdfs_roundtrip(web: str, path: str, data: bytes) -> bytes:
     webhdfs_put(web, path, data)
-    with urllib.request.urlopen(f"{web}/webhdfs/v1{path}?op=OPEN&user.name=root", timeout=10) as reply:
+    with urllib.request.urlopen(
+        f"{web}/webhdfs/v1{path}?op=OPEN&user.name=root", timeout=10
+    ) as reply:
         return bytes(reply.read())
 
 

@@ -9,13 +9,21 @@ from kafka_app.topic_offsets import OffsetWindow
 
 def test_a_printed_message_reads_back_as_the_same_message() -> None:
     for key, value in ((7, 7), (-110, 110)):
-        line = format_message("Experience-short-retention-17", OffsetWindow(89, 109, {}), key, value)
-        assert parse_message(line) == ProducerLine("Experience-short-retention-17", 89, 109,
-                                                   key, value)
+        line = format_message(
+            "Experience-short-retention-17", OffsetWindow(89, 109, {}), key, value
+        )
+        assert parse_message(line) == ProducerLine(
+            "Experience-short-retention-17", 89, 109, key, value
+        )
 
 
 def test_the_seeds_padding_is_read_and_other_text_is_not() -> None:
     assert parse_message("Experience [ 89: 109]: 109 -> 109") == ProducerLine(
-        "Experience", 89, 109, 109, 109)
-    for other in ("Experience [0:1]: 1 => 1", "Experience: 1 -> 1", "Press Enter for a negative key"):
+        "Experience", 89, 109, 109, 109
+    )
+    for other in (
+        "Experience [0:1]: 1 => 1",
+        "Experience: 1 -> 1",
+        "Press Enter for a negative key",
+    ):
         assert parse_message(other) is None

@@ -29,9 +29,18 @@ from kafka_app.topic_offsets import OffsetWindow
 def test_defaults_are_the_seeds() -> None:
     s = ProducerAppSettings()
     assert (s.topic, s.partitions, s.retention_sec, s.segment_sec) == ("Experience", 1, 15.0, 1.0)
-    assert (s.retention_check_sec, s.interval_sec, s.port, s.log_dir) == (15.0, 1.0, 9092, Path("log"))
+    assert (s.retention_check_sec, s.interval_sec, s.port, s.log_dir) == (
+        15.0,
+        1.0,
+        9092,
+        Path("log"),
+    )
     assert s.embedded and s.data_dir is None and s.count is None
-    assert s.topic_configs() == {"cleanup.policy": "delete", "retention.ms": "15000", "segment.ms": "1000"}
+    assert s.topic_configs() == {
+        "cleanup.policy": "delete",
+        "retention.ms": "15000",
+        "segment.ms": "1000",
+    }
 
 
 def test_segment_bytes_is_sent_only_when_asked_for() -> None:
@@ -52,8 +61,11 @@ def test_values_go_round_robin_over_partitions() -> None:
         placed: dict[int, list[int]] = {}
         for v in range(1, 40):
             placed.setdefault(partition_for(v, partitions), []).append(v)
-        assert all(value_at(p, o, partitions) == v
-                   for p, values in placed.items() for o, v in enumerate(values))
+        assert all(
+            value_at(p, o, partitions) == v
+            for p, values in placed.items()
+            for o, v in enumerate(values)
+        )
 
 
 @pytest.mark.parametrize(
@@ -67,13 +79,17 @@ def test_values_go_round_robin_over_partitions() -> None:
         (["--burst"], "--burst needs --count N"),
     ],
 )
-def test_bad_options_give_one_line_and_exit_2(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_give_one_line_and_exit_2(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
 
 
-def test_unreachable_kafka_is_one_line_and_exit_1(free_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreachable_kafka_is_one_line_and_exit_1(
+    free_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     started = time.monotonic()
     code = run_cli(["--bootstrap-servers", f"127.0.0.1:{free_port}", "--log-dir", str(tmp_path)])
     err = capsys.readouterr().err
@@ -88,17 +104,27 @@ def test_plain_console_prints_banner_and_lines() -> None:
     console.banner("Kafka app", [("Kafka", "127.0.0.1:1"), ("topic", "Experience")], "Press Enter")
     console.message("Experience [0:1]: -1 -> 1", negative=True)
     assert out.getvalue().splitlines() == [
-        "Kafka app", "  Kafka  127.0.0.1:1", "  topic  Experience", "Press Enter", "Experience [0:1]: -1 -> 1",
+        "Kafka app",
+        "  Kafka  127.0.0.1:1",
+        "  topic  Experience",
+        "Press Enter",
+        "Experience [0:1]: -1 -> 1",
     ]
 
 
 def test_rich_renders_the_same_text() -> None:
     out = io.StringIO()
     console = Console(file=out, width=100, color_system=None)
-    console.print(banner_panel("Kafka app", [("Kafka", "127.0.0.1:1")], "Press Enter to send a negative key"))
+    console.print(
+        banner_panel("Kafka app", [("Kafka", "127.0.0.1:1")], "Press Enter to send a negative key")
+    )
     console.print(message_text("Experience [3:9]: -9 -> 9", negative=True))
     text = out.getvalue()
-    assert "Kafka app" in text and "127.0.0.1:1" in text and "Press Enter to send a negative key" in text
+    assert (
+        "Kafka app" in text
+        and "127.0.0.1:1" in text
+        and "Press Enter to send a negative key" in text
+    )
     assert "Experience [3:9]: -9 -> 9" in text
     assert message_text("x", negative=True).style == "bold red"
 
@@ -137,10 +163,17 @@ def _take_within(keys: NegativeKeys, count: int, seconds: float) -> int:
     return taken
 
 
-def _run_app(bootstrap: str, tmp_path: Path, stdin_fd: int, count: int, **overrides: Any) -> list[str]:
+def _run_app(
+    bootstrap: str, tmp_path: Path, stdin_fd: int, count: int, **overrides: Any
+) -> list[str]:
     out = io.StringIO()
-    settings = ProducerAppSettings(bootstrap_servers=bootstrap, interval_sec=0.05, count=count,
-                                   log_dir=tmp_path / "log", **overrides)
+    settings = ProducerAppSettings(
+        bootstrap_servers=bootstrap,
+        interval_sec=0.05,
+        count=count,
+        log_dir=tmp_path / "log",
+        **overrides,
+    )
     sent = ProducerApp(settings, ProducerConsole(out, rich_output=False), stdin_fd=stdin_fd).run()
     assert sent == count
     return out.getvalue().splitlines()
@@ -151,16 +184,27 @@ def test_app_sends_counter_and_continues_after_highest_value(
 ) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     first = _run_app(bootstrap, tmp_path, pipe[0], count=3)
-    assert first[-3:] == ["Experience [0:1]: 1 -> 1", "Experience [0:2]: 2 -> 2", "Experience [0:3]: 3 -> 3"]
+    assert first[-3:] == [
+        "Experience [0:1]: 1 -> 1",
+        "Experience [0:2]: 2 -> 2",
+        "Experience [0:3]: 3 -> 3",
+    ]
     assert any("Press Enter" in line for line in first)
     second = _run_app(bootstrap, tmp_path, pipe[0], count=2)
     assert second[-2:] == ["Experience [0:4]: 4 -> 4", "Experience [0:5]: 5 -> 5"]
 
 
-def test_app_with_partitions_sums_offsets(embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]) -> None:
+def test_app_with_partitions_sums_offsets(
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     lines = _run_app(bootstrap, tmp_path, pipe[0], count=4, topic="Parts", partitions=2)
-    assert lines[-4:] == ["Parts [0:1]: 1 -> 1", "Parts [0:2]: 2 -> 2", "Parts [0:3]: 3 -> 3", "Parts [0:4]: 4 -> 4"]
+    assert lines[-4:] == [
+        "Parts [0:1]: 1 -> 1",
+        "Parts [0:2]: 2 -> 2",
+        "Parts [0:3]: 3 -> 3",
+        "Parts [0:4]: 4 -> 4",
+    ]
     # Each partition ends on its own highest value; the rerun continues after the larger.
     again = _run_app(bootstrap, tmp_path, pipe[0], count=1, topic="Parts", partitions=2)
     assert again[-1] == "Parts [0:5]: 5 -> 5"
@@ -172,10 +216,13 @@ def test_grow_partitions_grows_the_topic_and_spreads_the_next_values(
     bootstrap = embedded_broker.bootstrap_servers
     _run_app(bootstrap, tmp_path, pipe[0], count=2, topic="Grows")
     kept = _run_app(bootstrap, tmp_path, pipe[0], count=1, topic="Grows", partitions=3)
-    assert any("(it existed; --partitions 3 not applied; --grow-partitions adds the missing ones)"
-               in line for line in kept)
-    grown = _run_app(bootstrap, tmp_path, pipe[0], count=3, topic="Grows", partitions=3,
-                     grow_partitions=True)
+    assert any(
+        "(it existed; --partitions 3 not applied; --grow-partitions adds the missing ones)" in line
+        for line in kept
+    )
+    grown = _run_app(
+        bootstrap, tmp_path, pipe[0], count=3, topic="Grows", partitions=3, grow_partitions=True
+    )
     assert any("3 partition(s) (grown from 1;" in line for line in grown)
     # Values 4, 5, 6 go to partitions 0, 1, 2: the two new partitions get one message each.
     assert grown[-3:] == ["Grows [0:4]: 4 -> 4", "Grows [0:5]: 5 -> 5", "Grows [0:6]: 6 -> 6"]
@@ -237,13 +284,18 @@ def test_rerun_after_retention_emptied_the_topic_still_never_repeats_a_value(
         deadline = time.monotonic() + 30
         while offsets.window().earliest < 3 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert offsets.window().earliest == offsets.window().latest == 3, "retention never emptied the topic"
+        assert offsets.window().earliest == offsets.window().latest == 3, (
+            "retention never emptied the topic"
+        )
     again = _run_app(bootstrap, tmp_path, pipe[0], count=1, retention_sec=0.5, segment_sec=0.1)
     assert again[-1] == "Experience [3:4]: 4 -> 4"
 
 
 def test_a_stop_right_after_kafka_took_a_message_still_prints_its_line(
-    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+    embedded_broker: EmbeddedBroker,
+    tmp_path: Path,
+    pipe: tuple[int, int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The stop lands inside `send`, once the message is queued for Kafka: the moment CI once
     # caught, where the message was stored and its line never printed.
@@ -256,14 +308,20 @@ def test_a_stop_right_after_kafka_took_a_message_still_prints_its_line(
 
     monkeypatch.setattr("kafka_app.producer.KafkaProducer", _StoppedInSend)
     out = io.StringIO()
-    settings = ProducerAppSettings(bootstrap_servers=embedded_broker.bootstrap_servers, topic="Stopped",
-                                   interval_sec=0.01, log_dir=tmp_path / "log")
+    settings = ProducerAppSettings(
+        bootstrap_servers=embedded_broker.bootstrap_servers,
+        topic="Stopped",
+        interval_sec=0.01,
+        log_dir=tmp_path / "log",
+    )
     with installed(), pytest.raises(KeyboardInterrupt):
         ProducerApp(settings, ProducerConsole(out, rich_output=False), stdin_fd=pipe[0]).run()
     lines = [line for line in out.getvalue().splitlines() if line.startswith("Stopped [")]
     assert [line.rsplit(" -> ", 1)[1] for line in lines] == ["1", "2", "3"]
     consumer = KafkaConsumer(bootstrap_servers=embedded_broker.bootstrap_servers)
     try:
-        assert consumer.end_offsets([TopicPartition("Stopped", 0)])[TopicPartition("Stopped", 0)] == 3
+        assert (
+            consumer.end_offsets([TopicPartition("Stopped", 0)])[TopicPartition("Stopped", 0)] == 3
+        )
     finally:
         consumer.close()

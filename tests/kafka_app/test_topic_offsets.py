@@ -22,7 +22,8 @@ GONE_SEC = 12.0  # from the patient read's start: longer than one read's 10 s ti
 
 
 def test_a_window_read_with_patience_outlasts_a_broker_gone_longer_than_its_timeout(
-        tmp_path: Path, free_port: int) -> None:
+    tmp_path: Path, free_port: int
+) -> None:
     settings = quick_broker_settings(free_port, tmp_path / "kafka-data")
     broker = EmbeddedBroker(settings)
     broker.start()

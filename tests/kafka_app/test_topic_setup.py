@@ -31,7 +31,9 @@ def test_new_topic_gets_the_settings(admin: KafkaAdminClient) -> None:
     assert configs["retention.ms"] == "15000" and configs["segment.ms"] == "1000"
 
 
-def test_existing_topic_gets_the_new_settings_and_keeps_its_partitions(admin: KafkaAdminClient) -> None:
+def test_existing_topic_gets_the_new_settings_and_keeps_its_partitions(
+    admin: KafkaAdminClient,
+) -> None:
     ensure_topic(admin, "Experience", 3, {"retention.ms": "15000", "segment.ms": "1000"})
     state = ensure_topic(admin, "Experience", 1, {"retention.ms": "3600000", "segment.ms": "1000"})
     assert not state.created and state.partitions == 3
@@ -88,13 +90,16 @@ class _LaggingBroker:
         return getattr(self._admin, attribute)
 
 
-def test_a_broker_that_has_not_yet_learnt_of_the_topic_is_asked_again(admin: KafkaAdminClient) -> None:
+def test_a_broker_that_has_not_yet_learnt_of_the_topic_is_asked_again(
+    admin: KafkaAdminClient,
+) -> None:
     state = ensure_topic(_LaggingBroker(admin, lag=3), "Experience", 2, {"retention.ms": "15000"})
     assert state.created and state.partitions == 2
 
 
 def test_a_topic_no_broker_knows_is_refused_after_the_wait(
-        admin: KafkaAdminClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    admin: KafkaAdminClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("kafka_app.topic_setup._METADATA_TIMEOUT_SEC", 0.3)
     with pytest.raises(TopicSetupFailed, match="missing from Kafka's metadata after 0.3 s"):
         ensure_topic(_LaggingBroker(admin, lag=1000), "Experience", 1, {"retention.ms": "15000"})

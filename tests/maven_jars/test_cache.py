@@ -37,7 +37,9 @@ def fetches(monkeypatch: pytest.MonkeyPatch) -> list[Sequence[str]]:
     """Every call of the (fake) Ivy; it retrieves two jars."""
     calls: list[Sequence[str]] = []
 
-    def fake_ivy(coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object) -> None:
+    def fake_ivy(
+        coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object
+    ) -> None:
         calls.append(list(coordinates))
         fake_jar(retrieve_dir / "tiny-1.0.jar")
         fake_jar(retrieve_dir / "dep-2.0.jar", "c/D.class")
@@ -46,7 +48,9 @@ def fetches(monkeypatch: pytest.MonkeyPatch) -> list[Sequence[str]]:
     return calls
 
 
-def test_cache_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_cache_root_follows_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("CHECKPOINT_EXPERIENCE_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache_root() == tmp_path / "xdg" / "checkpoint-experience"
@@ -98,7 +102,9 @@ def test_entry_made_for_other_coordinates_is_fetched_again(cache: Path, fetches:
 
 
 def test_a_fetch_that_fails_leaves_no_entry(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def failing(coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object) -> None:
+    def failing(
+        coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object
+    ) -> None:
         fake_jar(retrieve_dir / "half.jar")
         raise JarFetchError(coordinates[0], "not served by Maven Central", "check the version")
 
@@ -108,14 +114,20 @@ def test_a_fetch_that_fails_leaves_no_entry(cache: Path, monkeypatch: pytest.Mon
     assert not entry_dir("tiny-1.0").exists() and not (cache / "jars" / "tiny-1.0.tmp").exists()
 
 
-def test_a_damaged_download_is_refused_in_one_line(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def damaged(coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object) -> None:
+def test_a_damaged_download_is_refused_in_one_line(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def damaged(
+        coordinates: Sequence[str], retrieve_dir: Path, *args: object, **kwargs: object
+    ) -> None:
         (retrieve_dir / "tiny-1.0.jar").write_bytes(b"PK\3\4 not really")
 
     monkeypatch.setattr(resolve_module, "run_ivy", damaged)
     with pytest.raises(JarFetchError) as caught:
         resolve_jars(COORDS, name="tiny-1.0", progress=False)
-    assert "tiny-1.0.jar is not a readable jar" in str(caught.value) and "\n" not in str(caught.value)
+    assert "tiny-1.0.jar is not a readable jar" in str(caught.value) and "\n" not in str(
+        caught.value
+    )
     assert not entry_dir("tiny-1.0").exists()
 
 
@@ -131,7 +143,9 @@ def test_entry_names_cannot_leave_the_cache(cache: Path, fetches: list) -> None:
         resolve_jars(COORDS, name="../evil", progress=False)
 
 
-def test_plain_progress_off_a_terminal(cache: Path, fetches: list, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plain_progress_off_a_terminal(
+    cache: Path, fetches: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stream = io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     resolve_jars(COORDS, name="tiny-1.0")
@@ -145,7 +159,9 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_rich_progress_on_a_terminal(cache: Path, fetches: list, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rich_progress_on_a_terminal(
+    cache: Path, fetches: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stream = _Terminal()
     monkeypatch.setattr("sys.stderr", stream)
     resolve_jars(COORDS, name="tiny-1.0")

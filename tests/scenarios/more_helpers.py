@@ -28,14 +28,21 @@ from tests.stopped_gently import run_stoppable
 __all__ = ["checks_named", "idle_stage", "run_scenario", "write_batch", "write_output"]
 
 
-def write_batch(checkpoint: Path, batch: int, ends: Mapping[int, int], topic: str = "Experience",
-                committed: bool = True) -> None:
+def write_batch(
+    checkpoint: Path,
+    batch: int,
+    ends: Mapping[int, int],
+    topic: str = "Experience",
+    committed: bool = True,
+) -> None:
     """offsets/<batch> with one end offset per partition, and commits/<batch> if committed."""
     (checkpoint / "offsets").mkdir(parents=True, exist_ok=True)
     (checkpoint / "commits").mkdir(parents=True, exist_ok=True)
     meta = {"batchWatermarkMs": 0, "batchTimestampMs": 1, "conf": {}}
     source = {topic: {str(p): o for p, o in ends.items()}}
-    (checkpoint / "offsets" / str(batch)).write_text(f"v1\n{json.dumps(meta)}\n{json.dumps(source)}")
+    (checkpoint / "offsets" / str(batch)).write_text(
+        f"v1\n{json.dumps(meta)}\n{json.dumps(source)}"
+    )
     if committed:
         (checkpoint / "commits" / str(batch)).write_text('v1\n{"nextBatchWatermarkMs":0}')
 
@@ -55,10 +62,23 @@ def idle_stage(root: Path) -> Stage:
 def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:
     """Run one scenario as a user does, in --fast mode; check the report files; return its JSON."""
     done = run_stoppable(
-        [sys.executable, "-m", "scenarios", "run", name, "--fast", "--report", str(report_dir),
-         *options], cwd=PROJECT_ROOT, timeout=1200)
-    assert done.returncode == 0, (done.stdout[-6000:] + done.stderr[-3000:]
-                                  + _process_tails(report_dir / name / "processes"))
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "run",
+            name,
+            "--fast",
+            "--report",
+            str(report_dir),
+            *options,
+        ],
+        cwd=PROJECT_ROOT,
+        timeout=1200,
+    )
+    assert done.returncode == 0, (
+        done.stdout[-6000:] + done.stderr[-3000:] + _process_tails(report_dir / name / "processes")
+    )
     return passed_report(name, report_dir)
 
 
@@ -82,7 +102,9 @@ def _process_tails(folder: Path, lines: int = 12) -> str:
     tails = []
     for out in sorted(folder.glob("*.out")):
         tail = out.read_text(errors="replace").splitlines()[-lines:]
-        tails.append(f"\n--- {out.name} (last {len(tail)} lines)\n" + "\n".join(t[:300] for t in tail))
+        tails.append(
+            f"\n--- {out.name} (last {len(tail)} lines)\n" + "\n".join(t[:300] for t in tail)
+        )
     return "".join(tails)
 
 

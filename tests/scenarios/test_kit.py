@@ -22,7 +22,9 @@ def test_the_install_script_is_valid_shell_and_uses_the_kits_parts() -> None:
     assert "UV_OFFLINE=1" in script  # never a download on the laptop
 
 
-def test_a_partial_kit_is_refused_naming_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_partial_kit_is_refused_naming_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "jars").mkdir()
     assert run_kit(["install", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip()
@@ -31,7 +33,9 @@ def test_a_partial_kit_is_refused_naming_what_is_missing(tmp_path: Path, capsys:
     assert "kit write DIR" in err
 
 
-def test_a_kit_is_not_written_over_a_folder_in_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_kit_is_not_written_over_a_folder_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     assert run_kit(["write", str(tmp_path)]) == 1
     assert "is not empty" in capsys.readouterr().err
@@ -39,7 +43,8 @@ def test_a_kit_is_not_written_over_a_folder_in_use(tmp_path: Path, capsys: pytes
 
 
 def test_jars_go_to_the_project_cache_and_a_second_install_keeps_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     kit = tmp_path / "kit"
     (kit / "jars" / "kafka-9.9.9").mkdir(parents=True)
     (kit / "jars" / "kafka-9.9.9" / "a.jar").write_bytes(b"PK")
@@ -54,20 +59,33 @@ def test_a_kit_written_here_installs_a_clone_with_no_network(tmp_path: Path) -> 
     """Writes a kit (PyPI and Maven Central, about 2 min, 2.6 GB), then installs from it with
     uv offline and Maven pointed at a closed port, and asks doctor whether the laptop is ready."""
     kit, project = tmp_path / "kit", tmp_path / "laptop"
-    written = subprocess.run([sys.executable, "-m", "scenarios", "kit", "write", str(kit)],
-                             cwd=PROJECT_ROOT, capture_output=True, text=True)
+    written = subprocess.run(
+        [sys.executable, "-m", "scenarios", "kit", "write", str(kit)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert written.returncode == 0, written.stdout + written.stderr
     assert all((kit / part).exists() for part in KIT_PARTS)
-    laptop = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg"),
-              "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-              "CHECKPOINT_EXPERIENCE_MAVEN_REPO": "http://127.0.0.1:9/"}
+    laptop = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "CHECKPOINT_EXPERIENCE_MAVEN_REPO": "http://127.0.0.1:9/",
+    }
     laptop.pop("CHECKPOINT_EXPERIENCE_CACHE", None)
     laptop.pop("VIRTUAL_ENV", None)
-    installed = subprocess.run(["sh", str(kit / "install.sh"), str(project)], env=laptop,
-                               capture_output=True, text=True)
+    installed = subprocess.run(
+        ["sh", str(kit / "install.sh"), str(project)], env=laptop, capture_output=True, text=True
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    doctor = subprocess.run(["uv", "run", "--offline", "python", "-m", "scenarios", "doctor", "--no-smoke"],
-                            cwd=project, env=laptop, capture_output=True, text=True)
+    doctor = subprocess.run(
+        ["uv", "run", "--offline", "python", "-m", "scenarios", "doctor", "--no-smoke"],
+        cwd=project,
+        env=laptop,
+        capture_output=True,
+        text=True,
+    )
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert "Apache Kafka's jars and Spark's connector are in the cache" in doctor.stdout
     assert "environment for spark-upgrade" in doctor.stdout

@@ -20,22 +20,27 @@ __all__ = ["AppProcess", "wait_until", "REPO_ROOT"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, what: str,
-               app: AppProcess | None = None) -> None:
+def wait_until(
+    condition: Callable[[], bool], timeout: float, what: str, app: AppProcess | None = None
+) -> None:
     """Poll `condition` until it holds; fail naming `what` (and the app's output) otherwise."""
+
     def check() -> bool:
         if condition():
             return True
         if app is not None and not app.running:
-            raise AssertionError(f"app exited ({app.returncode}) while waiting for {what}:\n"
-                                 f"{app.output_tail()}")
+            raise AssertionError(
+                f"app exited ({app.returncode}) while waiting for {what}:\n{app.output_tail()}"
+            )
         return False
 
     try:
         _poll(check, timeout=timeout, what=what)
     except WaitTimeout:
-        raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}"
-                             + (f":\n{app.output_tail()}" if app else "")) from None
+        raise AssertionError(
+            f"timed out after {timeout:.0f}s waiting for {what}"
+            + (f":\n{app.output_tail()}" if app else "")
+        ) from None
 
 
 class AppProcess(ManagedProcess):
@@ -45,8 +50,12 @@ class AppProcess(ManagedProcess):
 
     def __init__(self, run_dir: Path, args: list[str]) -> None:
         AppProcess._runs += 1
-        super().__init__(f"app-{AppProcess._runs}", [sys.executable, "-m", "spark_app", *args],
-                         output=run_dir / f"app-{AppProcess._runs}.out", cwd=REPO_ROOT)
+        super().__init__(
+            f"app-{AppProcess._runs}",
+            [sys.executable, "-m", "spark_app", *args],
+            output=run_dir / f"app-{AppProcess._runs}.out",
+            cwd=REPO_ROOT,
+        )
 
     def wait_streaming(self, timeout: float) -> None:
         """Until the app says its query runs. A SIGTERM before that finds Python still importing,
@@ -69,4 +78,6 @@ class AppProcess(ManagedProcess):
         try:
             return self.wait_exit(timeout)
         except WaitTimeout:
-            raise AssertionError(f"app did not exit within {timeout:.0f}s:\n{self.output_tail()}") from None
+            raise AssertionError(
+                f"app did not exit within {timeout:.0f}s:\n{self.output_tail()}"
+            ) from None

@@ -19,8 +19,12 @@ if TYPE_CHECKING:
 __all__ = ["create_topic", "send_counter", "delete_records", "rows_of"]
 
 
-def create_topic(bootstrap: str, topic: str = "Experience", partitions: int = 1,
-                 configs: dict[str, str] | None = None) -> None:
+def create_topic(
+    bootstrap: str,
+    topic: str = "Experience",
+    partitions: int = 1,
+    configs: dict[str, str] | None = None,
+) -> None:
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
         admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=configs or {})])
@@ -28,8 +32,13 @@ def create_topic(bootstrap: str, topic: str = "Experience", partitions: int = 1,
         admin.close()
 
 
-def send_counter(bootstrap: str, values: Iterable[int], topic: str = "Experience",
-                 negative: Iterable[int] = (), partition: int | None = None) -> None:
+def send_counter(
+    bootstrap: str,
+    values: Iterable[int],
+    topic: str = "Experience",
+    negative: Iterable[int] = (),
+    partition: int | None = None,
+) -> None:
     """Send key = value = n for each n; keys of values in `negative` are sent as -n."""
     negatives = set(negative)
     producer = KafkaProducer(bootstrap_servers=bootstrap)
@@ -46,13 +55,20 @@ def set_retention(bootstrap: str, retention_ms: str, topic: str = "Experience") 
     """The topic's retention.ms, as `kafka-configs --alter` sets it."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
-        admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic,
-                                            configs={"retention.ms": retention_ms})])
+        admin.alter_configs(
+            [
+                ConfigResource(
+                    ConfigResourceType.TOPIC, topic, configs={"retention.ms": retention_ms}
+                )
+            ]
+        )
     finally:
         admin.close()
 
 
-def delete_records(bootstrap: str, before: int, topic: str = "Experience", partition: int = 0) -> None:
+def delete_records(
+    bootstrap: str, before: int, topic: str = "Experience", partition: int = 0
+) -> None:
     """Kafka's DeleteRecords: the partition's log start offset becomes `before`."""
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:

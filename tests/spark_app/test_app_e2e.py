@@ -33,8 +33,12 @@ START_SEC = 600  # a cold Spark start on a busy two-core machine has taken over 
 
 
 def app_args(bootstrap: str, tmp_path: Path, *extra: str) -> list[str]:
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
-                                log_dir=tmp_path / "log", trigger_sec=0.5)
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / "checkpoints",
+        log_dir=tmp_path / "log",
+        trigger_sec=0.5,
+    )
     return [*settings.to_argv(), *extra]
 
 
@@ -53,8 +57,12 @@ def catch_up_exactly_once(tmp_path: Path, args: list[str], total: int) -> None:
         assert app.terminate() == 0, app.output()
     report = verify_file(tmp_path / "log" / "streaming-output.log")
     assert report.ok, report
-    assert (report.messages, report.final_count, report.missing, report.duplicated) == \
-        (total, total, (), {})
+    assert (report.messages, report.final_count, report.missing, report.duplicated) == (
+        total,
+        total,
+        (),
+        {},
+    )
 
 
 class CounterProducer(threading.Thread):
@@ -92,16 +100,20 @@ def _ours_in_tmp(since: float) -> list[str]:
     """What a Spark JVM or the app left in the system's temporary folder since `since`: also
     the counters file a killed JVM leaves in hsperfdata_<user>/ (a living JVM's is its own)."""
     tmp = Path(tempfile.gettempdir())
-    found = [p for pattern in _JVM_LITTER for p in tmp.glob(pattern)
-             if not _alive(_session_pid(p.name))]  # another app running beside the test: its own
+    found = [
+        p for pattern in _JVM_LITTER for p in tmp.glob(pattern) if not _alive(_session_pid(p.name))
+    ]  # another app running beside the test: its own
     found += [p for p in tmp.glob("hsperfdata_*/*") if not _alive(p.name)]
     return sorted(str(p.relative_to(tmp)) for p in found if p.stat().st_mtime >= since)
 
 
 def _session_pid(name: str) -> str:
     """The pid in a session folder's name (`spark_app-session-<pid>-…`), else ""."""
-    return name.removeprefix("spark_app-session-").split("-", 1)[0] \
-        if name.startswith("spark_app-session-") else ""
+    return (
+        name.removeprefix("spark_app-session-").split("-", 1)[0]
+        if name.startswith("spark_app-session-")
+        else ""
+    )
 
 
 def _alive(pid: str) -> bool:
@@ -122,8 +134,12 @@ def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_
         for round_ in range(2):
             with AppProcess(tmp_path, args) as app:
                 before = highest_count(tmp_path)
-                wait_until(lambda before=before: highest_count(tmp_path) > before, START_SEC,
-                           f"output in round {round_}", app)
+                wait_until(
+                    lambda before=before: highest_count(tmp_path) > before,
+                    START_SEC,
+                    f"output in round {round_}",
+                    app,
+                )
                 time.sleep(rng.uniform(0.0, 3.0))  # the random moment of the kill, not a sync
     finally:
         total = producer.stop()
@@ -154,15 +170,33 @@ def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Pat
 
 
 def inspect(bootstrap: str, tmp_path: Path, *extra: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "spark_app", "inspect", "--checkpoint-dir",
-                           str(tmp_path / "checkpoints"), "--bootstrap-servers", bootstrap,
-                           "--log-dir", str(tmp_path / "log"), "--json", *extra],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=START_SEC)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spark_app",
+            "inspect",
+            "--checkpoint-dir",
+            str(tmp_path / "checkpoints"),
+            "--bootstrap-servers",
+            bootstrap,
+            "--log-dir",
+            str(tmp_path / "log"),
+            "--json",
+            *extra,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=START_SEC,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp_path: Path) -> None:
+def test_data_loss_fails_then_skips_and_inspect_predicts_it(
+    embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 21))
@@ -177,8 +211,10 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
     found = inspect(bootstrap, tmp_path, "--no-state")
     assert found["restart_will_fail"] is True, found
     assert found["partitions"][0]["lost"] == 10
-    assert "resumes at offset 20 of Experience-0 but Kafka's earliest is 30" in \
-        found["partitions"][0]["sentence"]
+    assert (
+        "resumes at offset 20 of Experience-0 but Kafka's earliest is 30"
+        in found["partitions"][0]["sentence"]
+    )
 
     failing = AppProcess(tmp_path, args).start()
     assert failing.wait(START_SEC) == 1, failing.output()
@@ -188,8 +224,9 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
     assert "Could not read records in offset [20, 40) for topic partition Experience-0" in last
     assert "offsets [20, 30) are gone (10 messages)" in last and "--fail-on-data-loss false" in last
     planned = inspect(bootstrap, tmp_path, "--no-state")
-    assert planned["pending_batch"] is not None and planned["pending_range_end"] == \
-        {"Experience": {"0": 40}}
+    assert planned["pending_batch"] is not None and planned["pending_range_end"] == {
+        "Experience": {"0": 40}
+    }
     assert "for [20, 40)" in planned["partitions"][0]["sentence"]
 
     with AppProcess(tmp_path, [*args, "--fail-on-data-loss", "false"]) as app:
@@ -210,14 +247,16 @@ def test_data_loss_fails_then_skips_and_inspect_predicts_it(embedded_broker, tmp
 def jvm_command_line(app: AppProcess) -> str:
     """The command line of the JVM the app's driver started (its child process named java)."""
     assert app.pid is not None
-    found = subprocess.run(["pgrep", "-P", str(app.pid), "java"], capture_output=True,
-                           text=True).stdout.split()
+    found = subprocess.run(
+        ["pgrep", "-P", str(app.pid), "java"], capture_output=True, text=True
+    ).stdout.split()
     assert found, "no JVM under the app's driver"
     return Path(f"/proc/{found[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
 
 def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     """A lost state delta and a lost metadata file: inspect says the restart will fail with the
     condition Spark then really raises, and the app's one line names it."""
     import shutil
@@ -228,7 +267,9 @@ def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
     with AppProcess(tmp_path, args) as app:
         for batch in range(3):  # three batches, so state versions 1..3 exist as deltas
             send_counter(bootstrap, range(5 * batch + 1, 5 * batch + 6))
-            wait_until(lambda b=batch: highest_count(tmp_path) >= 5 * b + 5, START_SEC, "batch", app)
+            wait_until(
+                lambda b=batch: highest_count(tmp_path) >= 5 * b + 5, START_SEC, "batch", app
+            )
         assert app.terminate() == 0, app.output()
     checkpoint = tmp_path / "checkpoints"
     intact = tmp_path / "intact"
@@ -246,7 +287,9 @@ def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
     assert failing.wait(START_SEC) == 1, failing.output()
     last = failing.lines()[-1]
     assert last.startswith("spark_app: CHECKPOINT_UNUSABLE")
-    assert "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS" in last and delta.name in last
+    assert (
+        "CANNOT_LOAD_STATE_STORE.CANNOT_READ_DELTA_FILE_NOT_EXISTS" in last and delta.name in last
+    )
 
     shutil.rmtree(checkpoint)
     shutil.copytree(intact, checkpoint)
@@ -264,7 +307,8 @@ def test_inspect_predicts_what_spark_refuses_when_checkpoint_files_are_gone(
 # the second start leaves the archive as it was.
 @pytest.mark.nightly
 def test_the_first_run_saves_the_class_archive_in_the_background_the_next_start_uses_it(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 4))
@@ -273,8 +317,12 @@ def test_the_first_run_saves_the_class_archive_in_the_background_the_next_start_
     with AppProcess(tmp_path, args) as first:
         wait_until(lambda: highest_count(tmp_path) == 3, START_SEC, "the first output", first)
         # Written after the first batch, while the app runs; its stop does not wait for it.
-        wait_until(lambda: "Saved Spark's class archive" in first.output(), START_SEC,
-                   "the class archive saved", first)
+        wait_until(
+            lambda: "Saved Spark's class archive" in first.output(),
+            START_SEC,
+            "the class archive saved",
+            first,
+        )
         assert "-XX:DumpLoadedClassList=" in jvm_command_line(first)
         assert first.terminate() == 0
     archives = list(cache.glob("*.jsa"))
@@ -283,8 +331,9 @@ def test_the_first_run_saves_the_class_archive_in_the_background_the_next_start_
 
     send_counter(bootstrap, range(4, 6))
     with AppProcess(tmp_path, args) as second:
-        wait_until(lambda: highest_count(tmp_path) == 5, START_SEC, "output after the restart",
-                   second)
+        wait_until(
+            lambda: highest_count(tmp_path) == 5, START_SEC, "output after the restart", second
+        )
         assert f"-XX:SharedArchiveFile={archives[0]}" in jvm_command_line(second)
         assert second.terminate() == 0
     assert [a.stat().st_mtime_ns for a in cache.glob("*.jsa")] == [written]

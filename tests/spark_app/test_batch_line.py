@@ -26,8 +26,15 @@ LINES = [
     BatchLine(1, {P[0]: 4}, {P[0]: 6}, 2, 9, 80, Lag(12, 6.0, 0)),
     BatchLine(2, {P[0]: 6}, {P[0]: 6}, 0, None, 5),  # the count is not known yet: `count=?`
     BatchLine(3, {}, {}, 0, 9, 3),  # nothing planned: the ranges are `-`
-    BatchLine(4, {TopicPartition("Experience-kafka-outage-17", 1): 5},
-              {TopicPartition("Experience-kafka-outage-17", 1): 8}, 3, 12, 1, Lag(1, 0.5, 0)),
+    BatchLine(
+        4,
+        {TopicPartition("Experience-kafka-outage-17", 1): 5},
+        {TopicPartition("Experience-kafka-outage-17", 1): 8},
+        3,
+        12,
+        1,
+        Lag(1, 0.5, 0),
+    ),
 ]
 
 
@@ -44,24 +51,37 @@ def test_the_rich_line_shows_the_same_text() -> None:
 
 def test_a_reworded_line_is_not_read() -> None:
     text = LINES[1].plain()
-    for reworded in (text.replace("rows=", "records="), text.replace("took", "in"),
-                     text.replace("batch ", "micro-batch "), "Stopped cleanly."):
+    for reworded in (
+        text.replace("rows=", "records="),
+        text.replace("took", "in"),
+        text.replace("batch ", "micro-batch "),
+        "Stopped cleanly.",
+    ):
         assert parse_batch_line(reworded) is None
 
 
 def test_the_console_read_back_batch_by_batch() -> None:
-    output = "\n".join(["WARNING: Using incubator modules", LINES[0].plain(), "Count = 3",
-                        LINES[1].plain(), ""])
+    output = "\n".join(
+        ["WARNING: Using incubator modules", LINES[0].plain(), "Count = 3", LINES[1].plain(), ""]
+    )
     assert parse_batch_lines(output) == LINES[:2]
     assert durations_in_output(output) == {0: 900, 1: 80}
     assert lag_in_output(output) == {1: 12}
 
 
 def test_the_line_from_spark_progress_computes_the_lag() -> None:
-    progress = {"batchId": 5, "numInputRows": 2, "durationMs": {"triggerExecution": 40},
-                "sources": [{"startOffset": {"Experience": {"0": 10}},
-                             "endOffset": {"Experience": {"0": 12}},
-                             "latestOffset": {"Experience": {"0": 20}}}]}
+    progress = {
+        "batchId": 5,
+        "numInputRows": 2,
+        "durationMs": {"triggerExecution": 40},
+        "sources": [
+            {
+                "startOffset": {"Experience": {"0": 10}},
+                "endOffset": {"Experience": {"0": 12}},
+                "latestOffset": {"Experience": {"0": 20}},
+            }
+        ],
+    }
     line = batch_line_from_progress(progress, count=12)
     assert line.lag == Lag(8, 8.0, 8)
     assert parse_batch_line(line.plain()) == line

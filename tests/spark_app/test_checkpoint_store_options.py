@@ -38,11 +38,20 @@ def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture
     assert "invalid choice: 'gcs'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--checkpoint-store-url", "hdfs://h:1"], "needs --checkpoint-store hdfs or s3"),
-    (["--checkpoint-store", "hdfs", "--checkpoint-store-url", "http://h:1"], "not an hdfs store URL"),
-    (["--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:1/a/b"], "at most a bucket"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--checkpoint-store-url", "hdfs://h:1"], "needs --checkpoint-store hdfs or s3"),
+        (
+            ["--checkpoint-store", "hdfs", "--checkpoint-store-url", "http://h:1"],
+            "not an hdfs store URL",
+        ),
+        (
+            ["--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:1/a/b"],
+            "at most a bucket",
+        ),
+    ],
+)
 def test_a_wrong_url_is_one_line(argv: list[str], says: str) -> None:
     with pytest.raises(CheckpointStoreError, match=says) as error:
         _settings(*argv)
@@ -53,8 +62,12 @@ def test_a_store_that_does_not_answer_says_how_to_start_one() -> None:
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = _settings("--checkpoint-store", "hdfs", "--checkpoint-store-url", f"hdfs://127.0.0.1:{port}")
-    with pytest.raises(CheckpointStoreError, match=rf"python -m checkpoint_stores hdfs --port {port}"):
+    settings = _settings(
+        "--checkpoint-store", "hdfs", "--checkpoint-store-url", f"hdfs://127.0.0.1:{port}"
+    )
+    with pytest.raises(
+        CheckpointStoreError, match=rf"python -m checkpoint_stores hdfs --port {port}"
+    ):
         check_store(settings)
     check_store(_settings())  # local: nothing to reach
 
@@ -67,18 +80,34 @@ def test_the_connector_and_the_store_share_spark_jars() -> None:
 
 def test_a_checkpoint_dir_uri_sets_the_store_as_a_user_writes_it() -> None:
     settings = _settings("--checkpoint-dir", "hdfs://nn:8021/team/cp")
-    assert (settings.checkpoint_store, settings.checkpoint_location) == ("hdfs", "hdfs://nn:8021/team/cp")
-    settings = _settings("--checkpoint-dir", "s3a://mine/team/cp", "--checkpoint-store-url", "http://minio:9000")
+    assert (settings.checkpoint_store, settings.checkpoint_location) == (
+        "hdfs",
+        "hdfs://nn:8021/team/cp",
+    )
+    settings = _settings(
+        "--checkpoint-dir", "s3a://mine/team/cp", "--checkpoint-store-url", "http://minio:9000"
+    )
     assert (settings.checkpoint_store, settings.checkpoint_location) == ("s3", "s3a://mine/team/cp")
     assert settings.checkpoint_store_url == "http://minio:9000/mine"
     # Before, the URI became a local folder named 'hdfs:' and the query ran there, silently.
-    assert _settings("--checkpoint-store", "hdfs", "--checkpoint-dir", "hdfs://nn/cp").checkpoint_dir == Path("cp")
+    assert _settings(
+        "--checkpoint-store", "hdfs", "--checkpoint-dir", "hdfs://nn/cp"
+    ).checkpoint_dir == Path("cp")
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--checkpoint-dir", "hdfs://nn:8020/cp", "--checkpoint-store", "s3"], "is on hdfs, but --checkpoint-store says s3"),
-    (["--checkpoint-dir", "gs://b/cp"], "takes a folder here, hdfs://NAMENODE[:PORT]/PATH or s3a://BUCKET/PATH"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (
+            ["--checkpoint-dir", "hdfs://nn:8020/cp", "--checkpoint-store", "s3"],
+            "is on hdfs, but --checkpoint-store says s3",
+        ),
+        (
+            ["--checkpoint-dir", "gs://b/cp"],
+            "takes a folder here, hdfs://NAMENODE[:PORT]/PATH or s3a://BUCKET/PATH",
+        ),
+    ],
+)
 def test_a_checkpoint_dir_uri_that_does_not_fit_is_one_line(argv: list[str], says: str) -> None:
     with pytest.raises(CheckpointStoreError, match=re.escape(says)) as error:
         _settings(*argv)

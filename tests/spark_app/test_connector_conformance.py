@@ -65,30 +65,62 @@ def spark_log(tmp_path: Path) -> str:
 
 # --- KafkaSourceProvider: options -------------------------------------------------------------
 
-@pytest.mark.parametrize("given, message", [
-    ({"endingOffsets": "latest"}, "ending offset not valid in streaming queries"),
-    ({"endingOffsetsByTimestamp": "{}"}, "ending timestamp not valid in streaming queries"),
-    ({}, "One of the following options must be specified for Kafka source: subscribe, "
-         "subscribepattern, assign. See the docs for more details."),
-    ({"subscribe": "a", "assign": '{"a":[0]}'},
-     "Only one of the following options can be specified for Kafka source: subscribe, "
-     "subscribepattern, assign. See the docs for more details."),
-    ({"assign": "a"}, "No topicpartitions to assign as specified value for option 'assign' is 'a'"),
-    ({"subscribe": " , "}, "No topics to subscribe to as specified value for option 'subscribe' is ' , '"),
-    ({"subscribePattern": " "},
-     "Pattern to subscribe is empty as specified value for option 'subscribePattern' is ' '"),
-    ({"subscribe": "t", "minPartitions": "0"}, "minPartitions must be positive"),
-    ({"subscribe": "t", "kafka.auto.offset.reset": "earliest"},
-     "Kafka option 'auto.offset.reset' is not supported."),
-    ({"subscribe": "t", "kafka.enable.auto.commit": "true"},
-     "Kafka option 'enable.auto.commit' is not supported"),
-    ({"subscribe": "t", "kafka.value.deserializer": "x"},
-     "Kafka option 'value.deserializer' is not supported as values are deserialized as byte arrays"),
-    ({"subscribe": "t"}, "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"),
-    ({"subscribe": "t", "kafka.bootstrap.servers": "h:1", "minOffsetsPerTrigger": "20",
-      "maxOffsetsPerTrigger": "15"},
-     "The value of minOffsetPerTrigger(20) is higher than the maxOffsetsPerTrigger(15)."),
-])
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"endingOffsets": "latest"}, "ending offset not valid in streaming queries"),
+        ({"endingOffsetsByTimestamp": "{}"}, "ending timestamp not valid in streaming queries"),
+        (
+            {},
+            "One of the following options must be specified for Kafka source: subscribe, "
+            "subscribepattern, assign. See the docs for more details.",
+        ),
+        (
+            {"subscribe": "a", "assign": '{"a":[0]}'},
+            "Only one of the following options can be specified for Kafka source: subscribe, "
+            "subscribepattern, assign. See the docs for more details.",
+        ),
+        (
+            {"assign": "a"},
+            "No topicpartitions to assign as specified value for option 'assign' is 'a'",
+        ),
+        (
+            {"subscribe": " , "},
+            "No topics to subscribe to as specified value for option 'subscribe' is ' , '",
+        ),
+        (
+            {"subscribePattern": " "},
+            "Pattern to subscribe is empty as specified value for option 'subscribePattern' is ' '",
+        ),
+        ({"subscribe": "t", "minPartitions": "0"}, "minPartitions must be positive"),
+        (
+            {"subscribe": "t", "kafka.auto.offset.reset": "earliest"},
+            "Kafka option 'auto.offset.reset' is not supported.",
+        ),
+        (
+            {"subscribe": "t", "kafka.enable.auto.commit": "true"},
+            "Kafka option 'enable.auto.commit' is not supported",
+        ),
+        (
+            {"subscribe": "t", "kafka.value.deserializer": "x"},
+            "Kafka option 'value.deserializer' is not supported as values are deserialized as byte arrays",
+        ),
+        (
+            {"subscribe": "t"},
+            "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer",
+        ),
+        (
+            {
+                "subscribe": "t",
+                "kafka.bootstrap.servers": "h:1",
+                "minOffsetsPerTrigger": "20",
+                "maxOffsetsPerTrigger": "15",
+            },
+            "The value of minOffsetPerTrigger(20) is higher than the maxOffsetsPerTrigger(15).",
+        ),
+    ],
+)
 def test_options_are_validated_in_the_connectors_order_and_words(given: dict, message: str) -> None:
     """KafkaSourceProvider.validateStreamOptions / validateGeneralOptions."""
     with pytest.raises(SourceOptionError) as refused:
@@ -98,9 +130,15 @@ def test_options_are_validated_in_the_connectors_order_and_words(given: dict, me
 
 def test_options_are_case_insensitive_and_unknown_ones_ignored() -> None:
     """KafkaSourceProvider reads a CaseInsensitiveMap and has no unknown-option check."""
-    parsed = SourceOptions.parse({"KAFKA.BOOTSTRAP.SERVERS": "h:1", "SubScribe": "a, b",
-                                  "STARTINGOFFSETS": "EARLIEST", "noSuchOption": "x",
-                                  "topic": "ignored-as-in-the-connector"})
+    parsed = SourceOptions.parse(
+        {
+            "KAFKA.BOOTSTRAP.SERVERS": "h:1",
+            "SubScribe": "a, b",
+            "STARTINGOFFSETS": "EARLIEST",
+            "noSuchOption": "x",
+            "topic": "ignored-as-in-the-connector",
+        }
+    )
     assert parsed.bootstrap_servers == "h:1" and parsed.subscription.topics == ("a", "b")
     assert parsed.starting_offsets == "EARLIEST"
 
@@ -108,10 +146,16 @@ def test_options_are_case_insensitive_and_unknown_ones_ignored() -> None:
 def test_defaults_are_the_connectors() -> None:
     """KafkaSourceProvider defaults: latest, failOnDataLoss true, 15 m delay, 3 retries, 1 s."""
     parsed = SourceOptions.parse(options())
-    assert (parsed.starting_offsets, parsed.fail_on_data_loss, parsed.max_trigger_delay_ms,
-            parsed.fetch_offset_num_retries, parsed.fetch_offset_retry_interval_ms,
-            parsed.poll_timeout_ms, parsed.include_headers, parsed.group_id_prefix) == \
-        ("latest", True, 900_000, 3, 1000, 120_000, False, "spark-kafka-source")
+    assert (
+        parsed.starting_offsets,
+        parsed.fail_on_data_loss,
+        parsed.max_trigger_delay_ms,
+        parsed.fetch_offset_num_retries,
+        parsed.fetch_offset_retry_interval_ms,
+        parsed.poll_timeout_ms,
+        parsed.include_headers,
+        parsed.group_id_prefix,
+    ) == ("latest", True, 900_000, 3, 1000, 120_000, False, "spark-kafka-source")
 
 
 @pytest.mark.parametrize("value", ["yes", "0", " true", "TRUE "])
@@ -126,13 +170,19 @@ def test_numbers_and_time_strings_parse_as_in_spark() -> None:
     """`.toLong` and Utils.timeStringAsMs (maxTriggerDelay)."""
     with pytest.raises(SourceOptionError, match='NumberFormatException: For input string: "1e3"'):
         SourceOptions.parse(options(maxOffsetsPerTrigger="1e3"))
-    assert [parse_time_ms(t) for t in ("15m", "500", "2s", "1h", "3min")] == \
-        [900_000, 500, 2000, 3_600_000, 180_000]
+    assert [parse_time_ms(t) for t in ("15m", "500", "2s", "1h", "3min")] == [
+        900_000,
+        500,
+        2000,
+        3_600_000,
+        180_000,
+    ]
     with pytest.raises(SourceOptionError, match="Time must be specified as seconds"):
         parse_time_ms("5 parsecs")
 
 
 # --- getKafkaOffsetRangeLimit + KafkaOffsetReaderAdmin: where a new query starts ---------------
+
 
 def test_starting_offsets_default_latest_words_and_json(embedded_broker, tmp_path: Path) -> None:
     """getKafkaOffsetRangeLimit (default LatestOffsetRangeLimit) and fetchSpecificOffsets."""
@@ -141,23 +191,30 @@ def test_starting_offsets_default_latest_words_and_json(embedded_broker, tmp_pat
     send_counter(bootstrap, range(1, 6), partition=0)
     send_counter(bootstrap, range(6, 8), partition=1)
     assert reader(bootstrap, tmp_path).initialOffset() == {"Experience": {"0": 5, "1": 2}}
-    assert reader(bootstrap, tmp_path, startingOffsets=" Earliest ").initialOffset() == \
-        {"Experience": {"0": 0, "1": 0}}
-    assert reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":-2,"1":-1}}') \
-        .initialOffset() == {"Experience": {"0": 0, "1": 2}}
+    assert reader(bootstrap, tmp_path, startingOffsets=" Earliest ").initialOffset() == {
+        "Experience": {"0": 0, "1": 0}
+    }
+    assert reader(
+        bootstrap, tmp_path, startingOffsets='{"Experience":{"0":-2,"1":-1}}'
+    ).initialOffset() == {"Experience": {"0": 0, "1": 2}}
     # Offsets beyond the log are taken verbatim; planning reports them later.
-    assert reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":99,"1":0}}') \
-        .initialOffset() == {"Experience": {"0": 99, "1": 0}}
-    with pytest.raises(SourceOptionError, match="you must specify all TopicPartitions.*"
-                                                r"Specified: Set\(Experience-0\) Assigned: "
-                                                r"Set\(Experience-0, Experience-1\)"):
+    assert reader(
+        bootstrap, tmp_path, startingOffsets='{"Experience":{"0":99,"1":0}}'
+    ).initialOffset() == {"Experience": {"0": 99, "1": 0}}
+    with pytest.raises(
+        SourceOptionError,
+        match="you must specify all TopicPartitions.*"
+        r"Specified: Set\(Experience-0\) Assigned: "
+        r"Set\(Experience-0, Experience-1\)",
+    ):
         reader(bootstrap, tmp_path, startingOffsets='{"Experience":{"0":1}}').initialOffset()
     with pytest.raises(SourceOptionError, match=r'Expected e.g. \{"topicA":\{"0":23,"1":-1\},'):
         reader(bootstrap, tmp_path, startingOffsets="{oops").initialOffset()
 
 
-def test_starting_timestamp_finds_the_first_offset_at_or_after_it(embedded_broker,
-                                                                   tmp_path: Path) -> None:
+def test_starting_timestamp_finds_the_first_offset_at_or_after_it(
+    embedded_broker, tmp_path: Path
+) -> None:
     """startingTimestamp with startingOffsetsByTimestampStrategy error / latest."""
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
@@ -166,27 +223,38 @@ def test_starting_timestamp_finds_the_first_offset_at_or_after_it(embedded_broke
         producer.send("Experience", value=b"%d" % i, timestamp_ms=stamp)
     producer.flush(10)
     producer.close()
-    assert reader(bootstrap, tmp_path, startingTimestamp="1500").initialOffset() == \
-        {"Experience": {"0": 1}}
-    with pytest.raises(SourceOptionError, match="No offset matched from request of "
-                                                "topic-partition Experience-0 and timestamp 9000"):
+    assert reader(bootstrap, tmp_path, startingTimestamp="1500").initialOffset() == {
+        "Experience": {"0": 1}
+    }
+    with pytest.raises(
+        SourceOptionError,
+        match="No offset matched from request of topic-partition Experience-0 and timestamp 9000",
+    ):
         reader(bootstrap, tmp_path, startingTimestamp="9000").initialOffset()
-    assert reader(bootstrap, tmp_path, startingTimestamp="9000",
-                  startingOffsetsByTimestampStrategy="latest").initialOffset() == \
-        {"Experience": {"0": 3}}
+    assert reader(
+        bootstrap, tmp_path, startingTimestamp="9000", startingOffsetsByTimestampStrategy="latest"
+    ).initialOffset() == {"Experience": {"0": 3}}
 
 
 # --- KafkaRecordToRowConverter: the rows -------------------------------------------------------
 
+
 def test_rows_have_the_connectors_schema_and_values(embedded_broker, tmp_path: Path) -> None:
     """KafkaRecordToRowConverter.kafkaSchema: binary key/value, timestamp, timestampType."""
-    assert kafka_source.SCHEMA == ("key binary, value binary, topic string, partition int, "
-                                   "offset bigint, timestamp timestamp, timestampType int")
+    assert kafka_source.SCHEMA == (
+        "key binary, value binary, topic string, partition int, "
+        "offset bigint, timestamp timestamp, timestampType int"
+    )
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     producer = KafkaProducer(bootstrap_servers=bootstrap)
-    producer.send("Experience", key=b"\xff8", value=None, timestamp_ms=1_700_000_000_123,
-                  headers=[("h", b"v")])
+    producer.send(
+        "Experience",
+        key=b"\xff8",
+        value=None,
+        timestamp_ms=1_700_000_000_123,
+        headers=[("h", b"v")],
+    )
     producer.send("Experience", key=None, value=b"9")
     producer.flush(10)
     producer.close()
@@ -194,10 +262,21 @@ def test_rows_have_the_connectors_schema_and_values(embedded_broker, tmp_path: P
     (partition,) = source.partitions({"Experience": {"0": 0}}, {"Experience": {"0": 2}})
     batch = pa.Table.from_batches(list(source.read(partition)))  # one or more chunks
     assert [(f.name, str(f.type)) for f in batch.schema] == [
-        ("key", "binary"), ("value", "binary"), ("topic", "string"), ("partition", "int32"),
-        ("offset", "int64"), ("timestamp", "timestamp[us, tz=UTC]"), ("timestampType", "int32")]
+        ("key", "binary"),
+        ("value", "binary"),
+        ("topic", "string"),
+        ("partition", "int32"),
+        ("offset", "int64"),
+        ("timestamp", "timestamp[us, tz=UTC]"),
+        ("timestampType", "int32"),
+    ]
     first, second = batch.to_pylist()
-    assert (first["key"], first["value"], second["key"], second["value"]) == (b"\xff8", None, None, b"9")
+    assert (first["key"], first["value"], second["key"], second["value"]) == (
+        b"\xff8",
+        None,
+        None,
+        b"9",
+    )
     assert first["timestamp"].timestamp() == 1_700_000_000.123 and first["timestampType"] == 0
     with_headers = reader(bootstrap, tmp_path, includeHeaders="true")
     rows = pa.Table.from_batches(list(with_headers.read(partition))).to_pylist()
@@ -210,12 +289,15 @@ def test_a_custom_schema_is_refused() -> None:
     from pyspark.sql.types import StringType, StructField, StructType
 
     source = KafkaSource(options())
-    with pytest.raises(SourceOptionError, match="Kafka source has a fixed schema and cannot be "
-                                                "set with a custom one"):
+    with pytest.raises(
+        SourceOptionError,
+        match="Kafka source has a fixed schema and cannot be set with a custom one",
+    ):
         source.streamReader(StructType([StructField("value", StringType())]))
 
 
 # --- KafkaSourceInitialOffsetWriter: sources/0/0 ------------------------------------------------
+
 
 def test_sources_0_0_is_written_once_byte_for_byte(embedded_broker, tmp_path: Path) -> None:
     """KafkaSourceInitialOffsetWriter.serialize and getOrCreateInitialPartitionOffsets: the
@@ -237,15 +319,21 @@ def test_sources_0_0_is_written_once_byte_for_byte(embedded_broker, tmp_path: Pa
     assert 'Initial offsets: {"Experience":{"0":3}}' in spark_log(tmp_path)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b'\x00v99999\n{"Experience":{"0":3}}',
-     "UnsupportedLogVersion: maximum supported log version is v1, but encountered v99999. The "
-     "log file was produced by a newer version of Spark and cannot be read by this version."),
-    (b"\x00v1", "Log file was malformed: failed to detect the log file version line."),
-    (b"\x00vx\n{}", "Log file was malformed: failed to read correct log version from vx."),
-])
-def test_a_bad_sources_0_0_is_refused_as_spark_refuses_it(tmp_path: Path, content: bytes,
-                                                          message: str) -> None:
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            b'\x00v99999\n{"Experience":{"0":3}}',
+            "UnsupportedLogVersion: maximum supported log version is v1, but encountered v99999. The "
+            "log file was produced by a newer version of Spark and cannot be read by this version.",
+        ),
+        (b"\x00v1", "Log file was malformed: failed to detect the log file version line."),
+        (b"\x00vx\n{}", "Log file was malformed: failed to read correct log version from vx."),
+    ],
+)
+def test_a_bad_sources_0_0_is_refused_as_spark_refuses_it(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     """HDFSMetadataLog.validateVersion and KafkaSourceInitialOffsetWriter.deserialize."""
     (tmp_path / "sources" / "0").mkdir(parents=True)
     (tmp_path / "sources" / "0" / "0").write_bytes(content)
@@ -264,8 +352,10 @@ def test_spark_2_1_sources_0_0_without_a_version_line_is_read(tmp_path: Path) ->
 
 # --- KafkaDataConsumer.get: data loss while reading --------------------------------------------
 
-def test_a_deleted_head_fails_the_read_for_the_range_up_to_the_batch_end(embedded_broker,
-                                                                         tmp_path: Path) -> None:
+
+def test_a_deleted_head_fails_the_read_for_the_range_up_to_the_batch_end(
+    embedded_broker, tmp_path: Path
+) -> None:
     """KafkaExceptions.couldNotReadOffsetRange from KafkaDataConsumer.get: planning succeeds
     (latestOffset and partitions raise nothing), the task fails with [checkpoint, batch end)."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -280,17 +370,23 @@ def test_a_deleted_head_fails_the_read_for_the_range_up_to_the_batch_end(embedde
     with pytest.raises(CouldNotReadOffsetRangeError) as failed:
         list(source.read(task))
     message = str(failed.value)
-    assert message.startswith(f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: {SPARK_DATA_LOSS_TEXT} "
-                              "Could not read records in offset [5, 20) for topic partition "
-                              "Experience-0 with consumer group spark-kafka-source-")
+    assert message.startswith(
+        f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: {SPARK_DATA_LOSS_TEXT} "
+        "Could not read records in offset [5, 20) for topic partition "
+        "Experience-0 with consumer group spark-kafka-source-"
+    )
     assert "-executor." in message
     # Ours, after Spark's words: what is gone and the way out.
-    assert "earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages)" \
-        in message and "--fail-on-data-loss false" in message
+    assert (
+        "earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages)"
+        in message
+        and "--fail-on-data-loss false" in message
+    )
 
 
-def test_a_deleted_head_is_skipped_with_the_connectors_warnings(embedded_broker,
-                                                                tmp_path: Path) -> None:
+def test_a_deleted_head_is_skipped_with_the_connectors_warnings(
+    embedded_broker, tmp_path: Path
+) -> None:
     """KafkaDataConsumer.getEarliestAvailableOffsetBetween with failOnDataLoss=false."""
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
@@ -301,13 +397,17 @@ def test_a_deleted_head_is_skipped_with_the_connectors_warnings(embedded_broker,
     end = source.latestOffset(start, ReadAllAvailable())
     assert [r["offset"] for r in rows_of(source, start, end)] == list(range(12, 20))
     log = spark_log(tmp_path)
-    assert f"Cannot fetch offset 5(GroupId: {source.group_id}, TopicPartition: Experience-0). " \
-           f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}" in log
+    assert (
+        f"Cannot fetch offset 5(GroupId: {source.group_id}, TopicPartition: Experience-0). "
+        f"{FAIL_ON_DATA_LOSS_FALSE_TEXT}" in log
+    )
     assert "Some data may be lost. Recovering from the earliest offset: 12" in log
     assert "records in [5, 12) will be skipped" in log
 
 
-def test_a_stalled_read_times_out_with_the_connectors_words(embedded_broker, tmp_path: Path) -> None:
+def test_a_stalled_read_times_out_with_the_connectors_words(
+    embedded_broker, tmp_path: Path
+) -> None:
     """InternalKafkaConsumer.fetch: `Cannot fetch record for offset <o> in <ms> milliseconds`
     after kafkaConsumer.pollTimeoutMs without progress."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -315,15 +415,18 @@ def test_a_stalled_read_times_out_with_the_connectors_words(embedded_broker, tmp
     send_counter(bootstrap, range(1, 4))
     source = reader(bootstrap, tmp_path, **{"kafkaConsumer.pollTimeoutMs": "1000"})
     task = KafkaRange("Experience", 0, 0, 10)  # a range Kafka cannot fill
-    with pytest.raises(KafkaUnreachableError, match="Cannot fetch record for offset 3 in 1000 "
-                                                    "milliseconds"):
+    with pytest.raises(
+        KafkaUnreachableError, match="Cannot fetch record for offset 3 in 1000 milliseconds"
+    ):
         list(source.read(task))
 
 
 # --- KafkaOffsetReaderAdmin.getOffsetRangesFromResolvedOffsets: data loss at planning ---------
 
+
 def test_a_recreated_topic_fails_at_planning_with_partition_offset_changed(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     """fetchLatestOffsets retries a latest below the known offset, then accepts it;
     planning reports KafkaExceptions.partitionOffsetChanged. latestOffset itself never raises."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -334,17 +437,22 @@ def test_a_recreated_topic_fails_at_planning_with_partition_offset_changed(
     end = source.latestOffset(start, ReadAllAvailable())
     assert end == {"Experience": {"0": 5}}  # what Spark writes to offsets/N
     log = spark_log(tmp_path)
-    assert "Found incorrect offsets in some partitions (partition, previous offset, fetched " \
-           "offset): (Experience-0, 120, 5)" in log
+    assert (
+        "Found incorrect offsets in some partitions (partition, previous offset, fetched "
+        "offset): (Experience-0, 120, 5)" in log
+    )
     assert log.count("Retrying to fetch latest offsets because of incorrect offsets") == 2
     with pytest.raises(PartitionOffsetChangedError) as failed:
         source.partitions(start, end)
-    assert "Partition Experience-0 offset was changed from 120 to 5. This could be either 1) a " \
-           "user error" in str(failed.value)
+    assert (
+        "Partition Experience-0 offset was changed from 120 to 5. This could be either 1) a "
+        "user error" in str(failed.value)
+    )
 
 
 def test_a_recreated_topic_moves_back_with_a_warning_when_data_loss_is_allowed(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     """reportDataLoss with failOnDataLoss=false: warn, drop the negative range; the next batch
     starts at the new topic's offsets (the connector's `rateLimit`/`latestOffset` move back)."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -354,11 +462,14 @@ def test_a_recreated_topic_moves_back_with_a_warning_when_data_loss_is_allowed(
     start = {"Experience": {"0": 120}}
     end = source.latestOffset(start, ReadAllAvailable())
     assert source.partitions(start, end) == []
-    assert "Partition Experience-0's offset was changed from 120 to 5, some data may have been " \
-           f"missed. {FAIL_ON_DATA_LOSS_FALSE_TEXT}" in spark_log(tmp_path)
+    assert (
+        "Partition Experience-0's offset was changed from 120 to 5, some data may have been "
+        f"missed. {FAIL_ON_DATA_LOSS_FALSE_TEXT}" in spark_log(tmp_path)
+    )
     send_counter(bootstrap, range(6, 9))
-    assert [r["offset"] for r in rows_of(source, end, source.latestOffset(end, ReadAllAvailable()))] \
-        == [5, 6, 7]
+    assert [
+        r["offset"] for r in rows_of(source, end, source.latestOffset(end, ReadAllAvailable()))
+    ] == [5, 6, 7]
 
 
 def test_an_added_partition_not_starting_at_zero(embedded_broker, tmp_path: Path) -> None:
@@ -368,13 +479,17 @@ def test_an_added_partition_not_starting_at_zero(embedded_broker, tmp_path: Path
     send_counter(bootstrap, range(1, 5), partition=1)
     delete_records(bootstrap, 2, partition=1)
     start, end = {"Experience": {"0": 0}}, {"Experience": {"0": 0, "1": 4}}
-    with pytest.raises(AddedPartitionNotFromZeroError, match="Added partition Experience-1 starts "
-                                                             "from 2 instead of 0."):
+    with pytest.raises(
+        AddedPartitionNotFromZeroError,
+        match="Added partition Experience-1 starts from 2 instead of 0.",
+    ):
         reader(bootstrap, tmp_path).partitions(start, end)
     allowed = reader(bootstrap, tmp_path, failOnDataLoss="false")
     assert [r["offset"] for r in rows_of(allowed, start, end)] == [2, 3]
-    assert "Added partition Experience-1 starts from 2 instead of 0. Some data may have been " \
-           "missed." in spark_log(tmp_path)
+    assert (
+        "Added partition Experience-1 starts from 2 instead of 0. Some data may have been "
+        "missed." in spark_log(tmp_path)
+    )
 
 
 def test_deleted_and_vanished_partitions(embedded_broker, tmp_path: Path) -> None:
@@ -382,11 +497,17 @@ def test_deleted_and_vanished_partitions(embedded_broker, tmp_path: Path) -> Non
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     source = reader(bootstrap, tmp_path)
-    with pytest.raises(PartitionsDeletedError, match=r"Partitions Set\(Experience-1, Experience-2\) "
-                                                     r"have been deleted\."):
+    with pytest.raises(
+        PartitionsDeletedError,
+        match=r"Partitions Set\(Experience-1, Experience-2\) "
+        r"have been deleted\.",
+    ):
         source.partitions({"Experience": {"0": 0, "1": 3, "2": 4}}, {"Experience": {"0": 0}})
-    with pytest.raises(InitialOffsetNotFoundError, match=r"Cannot find initial offsets for "
-                                                         r"partitions Set\(Experience-7\)"):
+    with pytest.raises(
+        InitialOffsetNotFoundError,
+        match=r"Cannot find initial offsets for "
+        r"partitions Set\(Experience-7\)",
+    ):
         source.partitions({"Experience": {"0": 0}}, {"Experience": {"0": 0, "7": 3}})
     allowed = reader(bootstrap, tmp_path, failOnDataLoss="false")
     assert allowed.partitions({"Experience": {"0": 0, "1": 3}}, {"Experience": {"0": 0}}) == []
@@ -395,15 +516,25 @@ def test_deleted_and_vanished_partitions(embedded_broker, tmp_path: Path) -> Non
 
 # --- KafkaMicroBatchStream: rate limits ---------------------------------------------------------
 
-@pytest.mark.parametrize("limit, start, latest, expected", [
-    (10, {TP0: 0, TP1: 0}, {TP0: 1000, TP1: 1}, {TP0: 9, TP1: 1}),       # floor 9.99, ceil 0.0099
-    (10, {TP0: 0, TP1: 0, TP2: 0}, {TP0: 5, TP1: 5, TP2: 5}, {TP0: 3, TP1: 3, TP2: 3}),  # 9 in all
-    (10, {TP0: 7, TP1: 0}, {TP0: 5, TP1: 30}, {TP0: 5, TP1: 10}),         # negative: to `until`
-    (10, {TP0: 5}, {TP0: 5}, {TP0: 5}),                                   # nothing waiting
-    (100, {TP0: 0}, {TP0: 20}, {TP0: 20}),
-])
-def test_rate_limit_splits_as_the_connector(limit: int, start: dict, latest: dict,
-                                            expected: dict) -> None:
+
+@pytest.mark.parametrize(
+    "limit, start, latest, expected",
+    [
+        (10, {TP0: 0, TP1: 0}, {TP0: 1000, TP1: 1}, {TP0: 9, TP1: 1}),  # floor 9.99, ceil 0.0099
+        (
+            10,
+            {TP0: 0, TP1: 0, TP2: 0},
+            {TP0: 5, TP1: 5, TP2: 5},
+            {TP0: 3, TP1: 3, TP2: 3},
+        ),  # 9 in all
+        (10, {TP0: 7, TP1: 0}, {TP0: 5, TP1: 30}, {TP0: 5, TP1: 10}),  # negative: to `until`
+        (10, {TP0: 5}, {TP0: 5}, {TP0: 5}),  # nothing waiting
+        (100, {TP0: 0}, {TP0: 20}, {TP0: 20}),
+    ],
+)
+def test_rate_limit_splits_as_the_connector(
+    limit: int, start: dict, latest: dict, expected: dict
+) -> None:
     """KafkaMicroBatchStream.rateLimit, rounding included."""
     assert rate_limit(limit, start, latest, {}) == expected
 
@@ -419,7 +550,9 @@ def test_a_limited_query_steps_through_a_lost_range(embedded_broker, tmp_path: P
     assert source.latestOffset({"Experience": {"0": 0}}, ReadMaxRows(5)) == {"Experience": {"0": 5}}
     assert source.reportLatestOffset() == {"Experience": {"0": 20}}
     # ReadAllAvailable has the highest priority (Trigger.AvailableNow, engine overrides).
-    assert source.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable()) == {"Experience": {"0": 20}}
+    assert source.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable()) == {
+        "Experience": {"0": 20}
+    }
 
 
 def test_min_offsets_wait_for_data_or_the_trigger_delay() -> None:
@@ -427,12 +560,12 @@ def test_min_offsets_wait_for_data_or_the_trigger_delay() -> None:
     until maxTriggerDelay; a partition not seen before counts from 0."""
     now = [10_000.0]
     delay = TriggerDelay(min_rows=10, max_delay_ms=5000, clock_ms=lambda: now[0])
-    assert delay.should_wait({TP0: 0}, {TP0: 1}) is False   # first call after a start
+    assert delay.should_wait({TP0: 0}, {TP0: 1}) is False  # first call after a start
     now[0] += 100
-    assert delay.should_wait({TP0: 1}, {TP0: 5}) is True    # 4 < 10
+    assert delay.should_wait({TP0: 1}, {TP0: 5}) is True  # 4 < 10
     assert delay.should_wait({TP0: 1}, {TP0: 5, TP1: 7}) is False  # 4 + 7 from 0
     now[0] += 5000
-    assert delay.should_wait({TP0: 5}, {TP0: 6}) is False   # the delay passed
+    assert delay.should_wait({TP0: 5}, {TP0: 6}) is False  # the delay passed
 
 
 def test_default_read_limit_and_minimum_as_python_allows(embedded_broker, tmp_path: Path) -> None:
@@ -440,7 +573,9 @@ def test_default_read_limit_and_minimum_as_python_allows(embedded_broker, tmp_pa
     so with both the minimum is kept in the reader)."""
     bootstrap = embedded_broker.bootstrap_servers
     assert reader(bootstrap, tmp_path).getDefaultReadLimit() == ReadAllAvailable()
-    assert reader(bootstrap, tmp_path, minOffsetsPerTrigger="3").getDefaultReadLimit() == ReadMinRows(3)
+    assert reader(
+        bootstrap, tmp_path, minOffsetsPerTrigger="3"
+    ).getDefaultReadLimit() == ReadMinRows(3)
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 3))
     source = reader(bootstrap, tmp_path, minOffsetsPerTrigger="5", maxOffsetsPerTrigger="50")
@@ -458,16 +593,24 @@ def test_rate_options_are_refused_before_pyspark_4_2(monkeypatch: pytest.MonkeyP
 
 def test_min_partitions_split_big_ranges() -> None:
     """KafkaOffsetRangeCalculator.getRanges."""
-    ranges = split_ranges([OffsetRange(TP0, 0, 100), OffsetRange(TP1, 0, 4), OffsetRange(TP2, 5, 5)],
-                          min_partitions=4)
-    assert [(r.tp.partition, r.start, r.end) for r in ranges] == \
-        [(0, 0, 33), (0, 33, 66), (0, 66, 100), (1, 0, 4)]
+    ranges = split_ranges(
+        [OffsetRange(TP0, 0, 100), OffsetRange(TP1, 0, 4), OffsetRange(TP2, 5, 5)], min_partitions=4
+    )
+    assert [(r.tp.partition, r.start, r.end) for r in ranges] == [
+        (0, 0, 33),
+        (0, 33, 66),
+        (0, 66, 100),
+        (1, 0, 4),
+    ]
     assert split_ranges([OffsetRange(TP0, 0, 10)]) == [OffsetRange(TP0, 0, 10)]
 
 
 # --- KafkaOffsetReaderAdmin.withRetries: a broker restart between batches ----------------------
 
-def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, free_port: int) -> None:
+
+def test_offset_look_ups_are_retried_across_a_broker_restart(
+    tmp_path: Path, free_port: int
+) -> None:
     """withRetries: numRetries attempts, retryIntervalMs apart, a new client each time; the
     warning `Error in attempt <n> getting Kafka offsets`; the last error when all fail."""
     import threading
@@ -480,10 +623,17 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
         create_topic(bootstrap)
         send_counter(bootstrap, range(1, 4))
     warnings: list[str] = []
-    given = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "5",
-                                                      "fetchOffset.retryIntervalMs": "1000",
-                                                      "kafka.default.api.timeout.ms": "1500",
-                                                      "kafka.request.timeout.ms": "1500"}))
+    given = SourceOptions.parse(
+        options(
+            bootstrap,
+            **{
+                "fetchOffset.numRetries": "5",
+                "fetchOffset.retryIntervalMs": "1000",
+                "kafka.default.api.timeout.ms": "1500",
+                "kafka.request.timeout.ms": "1500",
+            },
+        )
+    )
     later = EmbeddedBroker(settings)
     starter = threading.Timer(2.0, later.start)
     starter.start()
@@ -494,25 +644,44 @@ def test_offset_look_ups_are_retried_across_a_broker_restart(tmp_path: Path, fre
         starter.join()
         later.stop()
     assert warnings and warnings[0].startswith("Error in attempt 1 getting Kafka offsets: ")
-    failing = SourceOptions.parse(options(bootstrap, **{"fetchOffset.numRetries": "2",
-                                                        "fetchOffset.retryIntervalMs": "10",
-                                                        "kafka.default.api.timeout.ms": "500",
-                                                        "kafka.request.timeout.ms": "500"}))
+    failing = SourceOptions.parse(
+        options(
+            bootstrap,
+            **{
+                "fetchOffset.numRetries": "2",
+                "fetchOffset.retryIntervalMs": "10",
+                "kafka.default.api.timeout.ms": "500",
+                "kafka.request.timeout.ms": "500",
+            },
+        )
+    )
     with pytest.raises(KafkaUnreachableError), OffsetReader(failing, lambda _: None) as offsets:
         offsets.latest()
 
 
 # --- KafkaMicroBatchStream.metrics and JsonUtils --------------------------------------------
 
+
 def test_lag_metrics_have_the_connectors_names_and_formula() -> None:
     """KafkaMicroBatchStream.metrics: latest minus consumed per partition; avg as a double."""
-    progress = {"batchId": 4, "numInputRows": 3, "durationMs": {"triggerExecution": 9},
-                "sources": [{"startOffset": {"Experience": {"0": 0, "1": 0}},
-                             "endOffset": {"Experience": {"0": 10, "1": 4}},
-                             "latestOffset": {"Experience": {"0": 22, "1": 4}}}]}
+    progress = {
+        "batchId": 4,
+        "numInputRows": 3,
+        "durationMs": {"triggerExecution": 9},
+        "sources": [
+            {
+                "startOffset": {"Experience": {"0": 0, "1": 0}},
+                "endOffset": {"Experience": {"0": 10, "1": 4}},
+                "latestOffset": {"Experience": {"0": 22, "1": 4}},
+            }
+        ],
+    }
     line = batch_line_from_progress(progress, 14)
-    assert line.behind_latest() == {"minOffsetsBehindLatest": "0", "maxOffsetsBehindLatest": "12",
-                                    "avgOffsetsBehindLatest": "6.0"}
+    assert line.behind_latest() == {
+        "minOffsetsBehindLatest": "0",
+        "maxOffsetsBehindLatest": "12",
+        "avgOffsetsBehindLatest": "6.0",
+    }
     assert line.plain().endswith("behind latest: max=12 avg=6.0 min=0")
     assert lag_in_output(line.plain() + "\n") == {4: 12}  # what the scenario reports read
 
@@ -533,12 +702,18 @@ def test_the_executor_group_id_has_the_connectors_shape(tmp_path: Path) -> None:
 
 # --- Real queries: MicroBatchExecution + the connector, end to end -----------------------------
 
+
 def _app(bootstrap: str, tmp_path: Path, **changes: object):
     from spark_app.settings import SparkAppSettings
     from tests.spark_app.app_process import AppProcess
 
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
-                                log_dir=tmp_path / "log", trigger_sec=0.5, **changes)  # type: ignore[arg-type]
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / "checkpoints",
+        log_dir=tmp_path / "log",
+        trigger_sec=0.5,
+        **changes,
+    )  # type: ignore[arg-type]
     return AppProcess(tmp_path, settings.to_argv())
 
 
@@ -554,7 +729,8 @@ START_SEC = 600
 @pytest.mark.spark
 @pytest.mark.parametrize("source", ["python", "spark-kafka"])
 def test_a_crashed_batch_0_replays_from_sources_0_0_even_after_retention_moved(
-        embedded_broker, tmp_path: Path, source: str) -> None:
+    embedded_broker, tmp_path: Path, source: str
+) -> None:
     """getOrCreateInitialPartitionOffsets: batch 0's replay starts at sources/0/0, not at
     startingOffsets resolved again; Kafka's earliest moved past it, so the replay's read fails
     with COULD_NOT_READ_OFFSET_RANGE for batch 0's range instead of silently losing data."""
@@ -564,8 +740,9 @@ def test_a_crashed_batch_0_replays_from_sources_0_0_even_after_retention_moved(
     crashing = _app(bootstrap, tmp_path, source=source).start()
     assert crashing.wait(START_SEC) == 255, crashing.output()
     assert _report(tmp_path).highest == 10  # values 1..10 written, then the crash at offset 10
-    assert (tmp_path / "checkpoints" / "sources" / "0" / "0").read_bytes() == \
-        b'\x00v1\n{"Experience":{"0":0}}'
+    assert (
+        tmp_path / "checkpoints" / "sources" / "0" / "0"
+    ).read_bytes() == b'\x00v1\n{"Experience":{"0":0}}'
     delete_records(bootstrap, 8)
     failing = _app(bootstrap, tmp_path, source=source).start()
     assert failing.wait(START_SEC) == 1, failing.output()
@@ -578,8 +755,9 @@ def test_a_crashed_batch_0_replays_from_sources_0_0_even_after_retention_moved(
 
 @pytest.mark.spark
 @pytest.mark.parametrize("source", ["python", "spark-kafka"])
-def test_a_crashed_batch_0_from_latest_replays_the_same_range(embedded_broker, tmp_path: Path,
-                                                              source: str) -> None:
+def test_a_crashed_batch_0_from_latest_replays_the_same_range(
+    embedded_broker, tmp_path: Path, source: str
+) -> None:
     """The same file with startingOffsets=latest: what arrived while the app was down is read
     after batch 0's replay, not instead of it; every value of the query exactly once."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -611,32 +789,46 @@ def test_errors_surface_where_spark_raises_them(embedded_broker, tmp_path: Path)
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 4))
-    spark = build_session(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"),
-                          folder=tmp_path)
+    spark = build_session(
+        SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"), folder=tmp_path
+    )
     try:
         spark.dataSource.register(KafkaSource)
         with pytest.raises(Exception, match="One of the following options must be specified"):
             spark.readStream.format("experience-kafka").load()
-        custom = (spark.readStream.format("experience-kafka").schema("value string")
-                  .options(**options(bootstrap)).load())  # Spark asks the source only at start
+        custom = (
+            spark.readStream.format("experience-kafka")
+            .schema("value string")
+            .options(**options(bootstrap))
+            .load()
+        )  # Spark asks the source only at start
         with pytest.raises(Exception, match="Kafka source has a fixed schema"):
             custom.writeStream.format("noop").option(
-                "checkpointLocation", str(tmp_path / "custom")).start().awaitTermination(120)
+                "checkpointLocation", str(tmp_path / "custom")
+            ).start().awaitTermination(120)
         checkpoint = tmp_path / "checkpoint"
         (checkpoint / "sources" / "0").mkdir(parents=True)
         # A checkpoint from the topic's previous life: it had reached offset 120.
         (checkpoint / "sources" / "0" / "0").write_bytes(b'\x00v1\n{"Experience":{"0":120}}')
-        query = (spark.readStream.format("experience-kafka").options(**options(
-            bootstrap, checkpointLocation=str(checkpoint), **FAST)).load()
-            .writeStream.format("noop").option("checkpointLocation", str(checkpoint)).start())
+        query = (
+            spark.readStream.format("experience-kafka")
+            .options(**options(bootstrap, checkpointLocation=str(checkpoint), **FAST))
+            .load()
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
         with pytest.raises(Exception, match="KAFKA_DATA_LOSS.PARTITION_OFFSET_CHANGED"):
             query.awaitTermination(120)
-        assert (checkpoint / "offsets" / "0").exists() and not (checkpoint / "commits" / "0").exists()
+        assert (checkpoint / "offsets" / "0").exists() and not (
+            checkpoint / "commits" / "0"
+        ).exists()
     finally:
         spark.stop()
 
 
 # --- The same, with the topic really deleted and recreated, and partitions really added ------
+
 
 def _recreate(bootstrap: str, partitions: int = 1) -> None:
     from kafka.admin import KafkaAdminClient
@@ -655,7 +847,10 @@ def test_a_topic_deleted_and_recreated_on_our_broker(embedded_broker, tmp_path: 
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 21))
-    strict, lenient = reader(bootstrap, tmp_path), reader(bootstrap, tmp_path, failOnDataLoss="false")
+    strict, lenient = (
+        reader(bootstrap, tmp_path),
+        reader(bootstrap, tmp_path, failOnDataLoss="false"),
+    )
     start = strict.latestOffset({"Experience": {"0": 0}}, ReadAllAvailable())
     assert start == {"Experience": {"0": 20}}  # where the query got to on the old topic
     _recreate(bootstrap)
@@ -666,8 +861,9 @@ def test_a_topic_deleted_and_recreated_on_our_broker(embedded_broker, tmp_path: 
         strict.partitions(start, end)
     assert lenient.partitions(start, end) == []
     send_counter(bootstrap, range(4, 6))
-    assert [r["offset"] for r in rows_of(lenient, end, lenient.latestOffset(end, ReadAllAvailable()))] \
-        == [3, 4]
+    assert [
+        r["offset"] for r in rows_of(lenient, end, lenient.latestOffset(end, ReadAllAvailable()))
+    ] == [3, 4]
 
 
 def test_partitions_added_on_our_broker(embedded_broker, tmp_path: Path) -> None:
@@ -690,13 +886,20 @@ def test_partitions_added_on_our_broker(embedded_broker, tmp_path: Path) -> None
     delete_records(bootstrap, 1, partition=2)
     end = source.latestOffset(start, ReadAllAvailable())
     assert end == {"Experience": {"0": 3, "1": 3, "2": 3}}
-    with pytest.raises(AddedPartitionNotFromZeroError, match="Added partition Experience-2 starts "
-                                                             "from 1 instead of 0"):
+    with pytest.raises(
+        AddedPartitionNotFromZeroError,
+        match="Added partition Experience-2 starts from 1 instead of 0",
+    ):
         source.partitions(start, end)
     lenient = reader(bootstrap, tmp_path, failOnDataLoss="false")
     read = rows_of(lenient, start, end)
-    assert sorted((r["partition"], r["offset"]) for r in read) == \
-        [(1, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
+    assert sorted((r["partition"], r["offset"]) for r in read) == [
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+    ]
 
 
 # --- Both sources, real queries: what a user sees, on ours and on Spark's connector ------------
@@ -724,9 +927,10 @@ def both_session(tmp_path_factory: pytest.TempPathFactory):
             SparkContext._active_spark_context.stop()
         _end_jvm()
     log_dir = tmp_path_factory.mktemp("both-sources-log")
-    spark = build_session(SparkAppSettings(source="spark-kafka", master="local[2]",
-                                           log_dir=log_dir),
-                          folder=tmp_path_factory.mktemp("both-sources-session"))
+    spark = build_session(
+        SparkAppSettings(source="spark-kafka", master="local[2]", log_dir=log_dir),
+        folder=tmp_path_factory.mktemp("both-sources-session"),
+    )
     spark.dataSource.register(KafkaSource)
     yield spark
     spark.stop()
@@ -750,15 +954,25 @@ class Both:
         return Path(re.search(r"appender.file.fileName = (.+)", log4j.read_text()).group(1))
 
     def options(self, **extra: str) -> dict[str, str]:
-        given = {"kafka.bootstrap.servers": self.bootstrap, "subscribe": "Experience",
-                 "startingOffsets": "earliest", **FAST, **extra}
+        given = {
+            "kafka.bootstrap.servers": self.bootstrap,
+            "subscribe": "Experience",
+            "startingOffsets": "earliest",
+            **FAST,
+            **extra,
+        }
         if self.source == "python":
-            given.update(checkpointLocation=str(self.checkpoint),
-                         logFile=str(self.tmp_path / "spark.log"))
+            given.update(
+                checkpointLocation=str(self.checkpoint), logFile=str(self.tmp_path / "spark.log")
+            )
         return given
 
     def load(self, **extra: str):
-        return self.spark.readStream.format(_FORMAT[self.source]).options(**self.options(**extra)).load()
+        return (
+            self.spark.readStream.format(_FORMAT[self.source])
+            .options(**self.options(**extra))
+            .load()
+        )
 
     def run(self, **extra: str) -> None:
         """Start the query, let it read everything Kafka has, stop it; raises its failure."""
@@ -772,9 +986,13 @@ class Both:
         def collect(frame, batch_id: int) -> None:
             self.batches.append((batch_id, [r.asDict() for r in frame.collect()]))
 
-        return (self.load(**extra).writeStream.foreachBatch(collect)
-                .option("checkpointLocation", str(self.checkpoint))
-                .trigger(processingTime="200 milliseconds").start())
+        return (
+            self.load(**extra)
+            .writeStream.foreachBatch(collect)
+            .option("checkpointLocation", str(self.checkpoint))
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
 
     def rows(self) -> list[dict]:
         return [row for _, rows in self.batches for row in rows]
@@ -784,7 +1002,7 @@ class Both:
 
     def log(self) -> str:
         """What the source logged during this test: ours to its logFile, the connector to log4j."""
-        text = self._session_log().read_bytes()[self._log_start:].decode(errors="replace")
+        text = self._session_log().read_bytes()[self._log_start :].decode(errors="replace")
         own = self.tmp_path / "spark.log"
         return text + (own.read_text() if own.exists() else "")
 
@@ -816,17 +1034,31 @@ def test_both_rows_and_schema(both: Both) -> None:
     producer.close()
     assert both.load().schema.simpleString() == (
         "struct<key:binary,value:binary,topic:string,partition:int,offset:bigint,"
-        "timestamp:timestamp,timestampType:int>")
-    assert both.load(includeHeaders="true").schema.simpleString().endswith(
-        ",headers:array<struct<key:string,value:binary>>>")
+        "timestamp:timestamp,timestampType:int>"
+    )
+    assert (
+        both.load(includeHeaders="true")
+        .schema.simpleString()
+        .endswith(",headers:array<struct<key:string,value:binary>>>")
+    )
     both.run(includeHeaders="true")
     first, second = both.rows()
-    assert (bytes(first["key"]), first["value"], first["topic"], first["partition"],
-            first["offset"], first["timestampType"]) == (b"\xff8", None, "Experience", 0, 0, 0)
+    assert (
+        bytes(first["key"]),
+        first["value"],
+        first["topic"],
+        first["partition"],
+        first["offset"],
+        first["timestampType"],
+    ) == (b"\xff8", None, "Experience", 0, 0, 0)
     assert first["timestamp"].timestamp() == stamp / 1000
     assert [(h["key"], bytes(h["value"])) for h in first["headers"]] == [("h", b"v")]
-    assert (second["key"], bytes(second["value"]), second["offset"], second["headers"]) == \
-        (None, b"9", 1, None)
+    assert (second["key"], bytes(second["value"]), second["offset"], second["headers"]) == (
+        None,
+        b"9",
+        1,
+        None,
+    )
 
 
 @pytest.mark.spark
@@ -837,8 +1069,9 @@ def test_both_write_sources_0_0_and_offsets_n_alike(both: Both) -> None:
     both.run()
     written = (both.checkpoint / "sources" / "0" / "0").read_bytes()
     assert written == b'\x00v1\n{"Experience":{"0":0,"1":0}}'
-    assert (both.checkpoint / "sources" / "0" / ".0.crc").read_bytes() == \
-        b"crc\x00" + struct.pack(">i", 512) + struct.pack(">I", zlib.crc32(written))
+    assert (both.checkpoint / "sources" / "0" / ".0.crc").read_bytes() == b"crc\x00" + struct.pack(
+        ">i", 512
+    ) + struct.pack(">I", zlib.crc32(written))
     assert both.offsets_line(0) == '{"Experience":{"0":3,"1":2}}'  # compact, numeric order
 
 
@@ -863,16 +1096,31 @@ def _where_it_fails(both: Both, **given: str) -> tuple[str, str]:
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("extra, message, moment", [
-    ({"subscribe": None}, "One of the following options must be specified for Kafka source: "
-                          "subscribe, subscribepattern, assign.", "load"),
-    ({"kafka.auto.offset.reset": "earliest"}, "Kafka option 'auto.offset.reset' is not supported.",
-     "load"),
-    ({"endingOffsets": "latest"}, "ending offset not valid in streaming queries", "load"),
-    ({"startingOffsets": '{"Experience":{"1":0}}'}, "you must specify all TopicPartitions", "run"),
-])
-def test_both_refuse_bad_options_in_the_connectors_words(both: Both, extra: dict, message: str,
-                                                         moment: str) -> None:
+@pytest.mark.parametrize(
+    "extra, message, moment",
+    [
+        (
+            {"subscribe": None},
+            "One of the following options must be specified for Kafka source: "
+            "subscribe, subscribepattern, assign.",
+            "load",
+        ),
+        (
+            {"kafka.auto.offset.reset": "earliest"},
+            "Kafka option 'auto.offset.reset' is not supported.",
+            "load",
+        ),
+        ({"endingOffsets": "latest"}, "ending offset not valid in streaming queries", "load"),
+        (
+            {"startingOffsets": '{"Experience":{"1":0}}'},
+            "you must specify all TopicPartitions",
+            "run",
+        ),
+    ],
+)
+def test_both_refuse_bad_options_in_the_connectors_words(
+    both: Both, extra: dict, message: str, moment: str
+) -> None:
     """The words, and the moment: at load(), or when the running query plans its first batch."""
     create_topic(both.bootstrap, partitions=2)
     given = {k: v for k, v in {**both.options(), **extra}.items() if v is not None}
@@ -883,7 +1131,8 @@ def test_both_refuse_bad_options_in_the_connectors_words(both: Both, extra: dict
 
 @pytest.mark.spark
 def test_a_bad_fail_on_data_loss_fails_at_load_on_ours_but_only_once_running_on_the_connector(
-        both: Both) -> None:
+    both: Both,
+) -> None:
     """Known difference, kept: ours parses every option at load() (the app's preflight also
     checks them there, before Spark starts); the connector reads failOnDataLoss only when the
     query starts reading. Same words either way. Fails once the moments agree."""
@@ -941,9 +1190,11 @@ def _skipped_range_warning_differs(both: Both, log: str) -> None:
     Fails once the connector's line reads cleanly or ours changes."""
     flat = " ".join(log.split())
     at = flat.find("Cannot fetch offset 5")
-    assert "Cannot fetch offset 5(GroupId: spark-kafka-source-" in flat, flat[at - 200:at + 400]
+    assert "Cannot fetch offset 5(GroupId: spark-kafka-source-" in flat, flat[at - 200 : at + 400]
     if both.source == "spark-kafka":
-        assert "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be" in flat, flat[-3000:]
+        assert "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be" in flat, flat[
+            -3000:
+        ]
     else:
         assert "Offset 5 is out of range, and records in [5, 12) will be skipped" in flat
     _found_as_narrated(log)
@@ -956,7 +1207,7 @@ def _found_as_narrated(log: str) -> None:
     pattern = SKIP_WARNING_GREP.split("'")[1]
     lines = log.splitlines()
     first = next(i for i, line in enumerate(lines) if pattern in line)
-    shown = lines[first:first + 1 + after]
+    shown = lines[first : first + 1 + after]
     assert "skipped" in " ".join(shown), shown
 
 
@@ -1005,8 +1256,10 @@ def test_both_fail_on_a_recreated_topic_and_move_back_when_allowed(both: Both) -
     _recreate(both.bootstrap)
     send_counter(both.bootstrap, range(1, 4))
     text = _failure(both.run)
-    assert "Partition Experience-0 offset was changed from 20 to 3. This could be either 1) a " \
-           "user error" in " ".join(text.split()), text[:2000]
+    assert (
+        "Partition Experience-0 offset was changed from 20 to 3. This could be either 1) a "
+        "user error" in " ".join(text.split())
+    ), text[:2000]
     _names_the_condition_on_ours_only(both, text, "PARTITION_OFFSET_CHANGED")
     both.batches.clear()
     both.run(failOnDataLoss="false")
@@ -1035,8 +1288,13 @@ def test_both_read_added_partitions_and_fail_one_not_from_zero(both: Both) -> No
     _names_the_condition_on_ours_only(both, text, "ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO")
     both.batches.clear()
     both.run(failOnDataLoss="false")
-    assert sorted((r["partition"], r["offset"]) for r in both.rows()) == \
-        [(1, 0), (1, 1), (1, 2), (2, 1), (2, 2)]
+    assert sorted((r["partition"], r["offset"]) for r in both.rows()) == [
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+    ]
 
 
 @pytest.mark.spark
@@ -1048,8 +1306,11 @@ def test_both_fail_when_kafka_stays_down_past_the_retries(both: Both) -> None:
 
     create_topic(both.bootstrap)
     send_counter(both.bootstrap, range(1, 4))
-    bounded = {"fetchOffset.numRetries": "2", "kafka.default.api.timeout.ms": "2000",
-               "kafka.request.timeout.ms": "1000"}
+    bounded = {
+        "fetchOffset.numRetries": "2",
+        "kafka.default.api.timeout.ms": "2000",
+        "kafka.request.timeout.ms": "1000",
+    }
     both.run(**bounded)
     both.broker.stop()
     started = time.monotonic()
@@ -1066,8 +1327,10 @@ def _kafka_down_words_differ(both: Both, text: str) -> None:
     Fails once either says the other's words."""
     ours = "KAFKA_UNREACHABLE: no Kafka broker answers at " in text
     java = "org.apache.kafka.common.errors.TimeoutException" in text
-    assert (ours, java) == ((True, False) if both.source == "python" else (False, True)), \
-        (both.source, text[:1500])
+    assert (ours, java) == ((True, False) if both.source == "python" else (False, True)), (
+        both.source,
+        text[:1500],
+    )
 
 
 # The connector 4.2.0's failure for a restart past retention, as PySpark raised it (shortened).
@@ -1089,17 +1352,23 @@ def test_the_apps_line_names_the_connectors_data_loss_condition(tmp_path: Path) 
     from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
 
-    error = explain_failure(RuntimeError(_CONNECTOR_FAILURE), SparkAppSettings(source="spark-kafka"))
+    error = explain_failure(
+        RuntimeError(_CONNECTOR_FAILURE), SparkAppSettings(source="spark-kafka")
+    )
     assert isinstance(error, CouldNotReadOffsetRangeError)
-    assert str(error).startswith(f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: {SPARK_DATA_LOSS_TEXT} "
-                                 "Could not read records in offset [5, 20) for topic partition "
-                                 "Experience-0 with consumer group spark-kafka-source-e5e2-")
+    assert str(error).startswith(
+        f"KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: {SPARK_DATA_LOSS_TEXT} "
+        "Could not read records in offset [5, 20) for topic partition "
+        "Experience-0 with consumer group spark-kafka-source-e5e2-"
+    )
     changed = _CONNECTOR_FAILURE.replace(
         "Could not read records in offset [5, 20) for topic partition Experience-0\nwith consumer "
         "group spark-kafka-source-e5e2-1861636880-executor.",
-        "Partition Experience-0 offset was changed from 20 to 3.")
-    assert isinstance(explain_failure(RuntimeError(changed), SparkAppSettings()),
-                      PartitionOffsetChangedError)
+        "Partition Experience-0 offset was changed from 20 to 3.",
+    )
+    assert isinstance(
+        explain_failure(RuntimeError(changed), SparkAppSettings()), PartitionOffsetChangedError
+    )
 
 
 def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() -> None:
@@ -1112,7 +1381,8 @@ def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() 
     assert asked == [TopicPartition("Experience", 0)]
     text = str(error)
     assert text.index("Could not read records in offset [5, 20)") < text.index(
-        "Kafka's earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages).")
+        "Kafka's earliest offset of Experience-0 is now 12, so offsets [5, 12) are gone (7 messages)."
+    )
     assert earliest_now_in(text) == 12
     unknown = str(connector_data_loss(_CONNECTOR_FAILURE, lambda tp: None))
     assert "earliest offset" not in unknown and "[5, 20)" in unknown
@@ -1130,12 +1400,18 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
     check_admin_timeouts({})
     with pytest.raises(Exception) as refused:
         check_admin_timeouts({"default.api.timeout.ms": "2000"})
-    words = ("org.apache.kafka.common.config.ConfigException: The specified value of "
-             "default.api.timeout.ms must be no smaller than the value of request.timeout.ms.")
-    assert "Failed to create new KafkaAdminClient" in str(refused.value) and words in str(refused.value)
-    connector = ("[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: Failed to "
-                 "create new KafkaAdminClient SQLSTATE: XXKST\n=== Streaming Query ===\n"
-                 f"Caused by: {words}\n\tat org.apache.kafka.clients.admin.KafkaAdminClient.x")
+    words = (
+        "org.apache.kafka.common.config.ConfigException: The specified value of "
+        "default.api.timeout.ms must be no smaller than the value of request.timeout.ms."
+    )
+    assert "Failed to create new KafkaAdminClient" in str(refused.value) and words in str(
+        refused.value
+    )
+    connector = (
+        "[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: Failed to "
+        "create new KafkaAdminClient SQLSTATE: XXKST\n=== Streaming Query ===\n"
+        f"Caused by: {words}\n\tat org.apache.kafka.clients.admin.KafkaAdminClient.x"
+    )
     for failure in (connector, str(refused.value)):
         line = explain_failure(RuntimeError(failure), SparkAppSettings())
         assert isinstance(line, SourceOptionError), line
@@ -1149,11 +1425,15 @@ def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> 
     from spark_app.query.app import explain_failure
     from spark_app.settings import SparkAppSettings
 
-    for words in ("Timed out waiting for a node assignment. Call: describeTopics",
-                  "Timeout of 2000ms expired before the position for partition Experience-0 "
-                  "could be determined"):
-        failure = (f"[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
-                   f"org.apache.kafka.common.errors.TimeoutException: {words}\n\tat x.y(Z.java:1)")
+    for words in (
+        "Timed out waiting for a node assignment. Call: describeTopics",
+        "Timeout of 2000ms expired before the position for partition Experience-0 "
+        "could be determined",
+    ):
+        failure = (
+            f"[STREAM_FAILED] Query [id = 1, runId = 2] terminated with exception: "
+            f"org.apache.kafka.common.errors.TimeoutException: {words}\n\tat x.y(Z.java:1)"
+        )
         line = explain_failure(RuntimeError(failure), SparkAppSettings(bootstrap_servers="h:9"))
         assert isinstance(line, KafkaUnreachableError) and line.retriable
         assert str(line).startswith("KAFKA_UNREACHABLE: no Kafka broker answers at h:9")

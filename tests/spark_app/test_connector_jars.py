@@ -25,17 +25,28 @@ from spark_app.runtime.spark_version import installed_spark_version
 
 def metadata(artifact: str, versions: list[str]) -> str:
     listed = "".join(f"<version>{v}</version>" for v in versions)
-    return (f'<?xml version="1.0" encoding="UTF-8"?><metadata><groupId>org.apache.spark</groupId>'
-            f"<artifactId>{artifact}</artifactId><versioning><latest>4.2.0-preview5</latest>"
-            f"<versions>{listed}</versions></versioning></metadata>")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><metadata><groupId>org.apache.spark</groupId>'
+        f"<artifactId>{artifact}</artifactId><versioning><latest>4.2.0-preview5</latest>"
+        f"<versions>{listed}</versions></versioning></metadata>"
+    )
 
 
 # As Maven Central listed them on 2026-11-24 (shortened): the connector at 4.1.3 and 4.0.4,
 # its token provider not; a preview newer than any release.
-LISTED = {"spark-sql-kafka-0-10_2.13": ["3.5.9", "4.0.0", "4.0.4", "4.1.1", "4.1.3", "4.2.0",
-                                        "4.2.0-preview5", "4.10.0-preview1"],
-          "spark-token-provider-kafka-0-10_2.13": ["3.5.9", "4.0.0", "4.1.1", "4.2.0",
-                                                   "4.2.0-preview5"]}
+LISTED = {
+    "spark-sql-kafka-0-10_2.13": [
+        "3.5.9",
+        "4.0.0",
+        "4.0.4",
+        "4.1.1",
+        "4.1.3",
+        "4.2.0",
+        "4.2.0-preview5",
+        "4.10.0-preview1",
+    ],
+    "spark-token-provider-kafka-0-10_2.13": ["3.5.9", "4.0.0", "4.1.1", "4.2.0", "4.2.0-preview5"],
+}
 
 
 @pytest.fixture
@@ -59,21 +70,37 @@ def test_the_running_sparks_connector_comes_with_its_dependencies_and_without_sp
     assert any(n.startswith("kafka-clients-3.") for n in names), names
     assert any(n.startswith("commons-pool2-") for n in names), names
     # What Spark's MavenUtils leaves out, and what PySpark ships already, is not handed over.
-    assert not [n for n in names if n.startswith(("spark-sql_", "spark-core_", "spark-tags_",
-                                                  "scala-library"))], names
+    assert not [
+        n
+        for n in names
+        if n.startswith(("spark-sql_", "spark-core_", "spark-tags_", "scala-library"))
+    ], names
     assert not [n for n in names if n.startswith(("hadoop-client", "slf4j-api"))], names
 
 
 def test_spark_modules_and_scala_library_are_excluded_as_spark_does() -> None:
-    assert all(is_excluded(Path(n)) for n in ("spark-sql_2.13-4.2.0.jar", "spark-core_2.13-4.2.0.jar",
-                                              "spark-tags_2.13-4.2.0.jar", "scala-library-2.13.18.jar"))
-    assert not any(is_excluded(Path(n)) for n in ("spark-sql-kafka-0-10_2.13-4.2.0.jar",
-                                                  "spark-token-provider-kafka-0-10_2.13-4.2.0.jar",
-                                                  "kafka-clients-3.9.2.jar"))
+    assert all(
+        is_excluded(Path(n))
+        for n in (
+            "spark-sql_2.13-4.2.0.jar",
+            "spark-core_2.13-4.2.0.jar",
+            "spark-tags_2.13-4.2.0.jar",
+            "scala-library-2.13.18.jar",
+        )
+    )
+    assert not any(
+        is_excluded(Path(n))
+        for n in (
+            "spark-sql-kafka-0-10_2.13-4.2.0.jar",
+            "spark-token-provider-kafka-0-10_2.13-4.2.0.jar",
+            "kafka-clients-3.9.2.jar",
+        )
+    )
 
 
 def test_served_means_the_connector_and_its_token_provider_and_no_preview(
-        file_repository: Path) -> None:
+    file_repository: Path,
+) -> None:
     served = served_versions()
     assert served == ["3.5.9", "4.0.0", "4.1.1", "4.2.0"]
     assert newest_served(served) == "4.2.0"
@@ -90,20 +117,34 @@ def test_a_spark_without_a_served_connector_names_the_newest_served(file_reposit
 
 
 def test_an_unreachable_repository_fails_fast_in_one_line(
-        embedded_broker, tmp_path: Path, free_port: int, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    embedded_broker,
+    tmp_path: Path,
+    free_port: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_MAVEN_REPO", f"http://127.0.0.1:{free_port}/maven2/")
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path / "cache"))
     started = time.monotonic()
-    code = run_cli(["--source", "spark-kafka", "--bootstrap-servers",
-                    embedded_broker.bootstrap_servers, "--checkpoint-dir", str(tmp_path / "cp"),
-                    "--log-dir", str(tmp_path / "log")])
+    code = run_cli(
+        [
+            "--source",
+            "spark-kafka",
+            "--bootstrap-servers",
+            embedded_broker.bootstrap_servers,
+            "--checkpoint-dir",
+            str(tmp_path / "cp"),
+            "--log-dir",
+            str(tmp_path / "log"),
+        ]
+    )
     took = time.monotonic() - started
-    lines = [line for line in capsys.readouterr().err.splitlines()
-             if line.startswith("spark_app:")]
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("spark_app:")]
     assert code == 1 and len(lines) == 1, lines
-    assert lines[0].startswith("spark_app: KAFKA_CONNECTOR_UNAVAILABLE: Spark's Kafka connector: "
-                               "cannot fetch org.apache.spark:spark-sql-kafka-0-10_2.13:")
+    assert lines[0].startswith(
+        "spark_app: KAFKA_CONNECTOR_UNAVAILABLE: Spark's Kafka connector: "
+        "cannot fetch org.apache.spark:spark-sql-kafka-0-10_2.13:"
+    )
     assert "cannot be reached" in lines[0] and "`--offline`" in lines[0]
     assert took < 30, f"took {took:.1f} s"
 
@@ -120,14 +161,22 @@ def test_the_app_runs_on_the_connector(embedded_broker, tmp_path: Path, master: 
 
     create_topic(embedded_broker.bootstrap_servers)
     send_counter(embedded_broker.bootstrap_servers, range(1, 6))
-    settings = SparkAppSettings(bootstrap_servers=embedded_broker.bootstrap_servers,
-                                source="spark-kafka", master=master, trigger_sec=0.5,
-                                checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        bootstrap_servers=embedded_broker.bootstrap_servers,
+        source="spark-kafka",
+        master=master,
+        trigger_sec=0.5,
+        checkpoint_dir=tmp_path / "checkpoints",
+        log_dir=tmp_path / "log",
+    )
     output = tmp_path / "log" / "streaming-output.log"
     with AppProcess(tmp_path, settings.to_argv()) as app:
-        wait_until(lambda: output.exists() and verify_file(output).highest == 5, 600, "value 5", app)
+        wait_until(
+            lambda: output.exists() and verify_file(output).highest == 5, 600, "value 5", app
+        )
         assert app.terminate() == 0, app.output_tail()
     report = verify_file(output)
     assert report.final_count == 5 and not report.duplicated and not report.missing
-    assert (tmp_path / "checkpoints" / "offsets" / "0").read_text().splitlines()[-1] == \
-        '{"Experience":{"0":5}}'
+    assert (tmp_path / "checkpoints" / "offsets" / "0").read_text().splitlines()[
+        -1
+    ] == '{"Experience":{"0":5}}'

@@ -22,8 +22,10 @@ from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None,
-                                                  reason="tmux is not installed")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 START_SEC = 600  # a cold Spark start on a busy two-core machine has taken minutes
 STOP_SEC = 120
@@ -37,8 +39,9 @@ class Pane:
         self.name = name
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
-                              timeout=10).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.name, *args], capture_output=True, text=True, timeout=10
+        ).stdout
 
     def start(self, *argv: str) -> None:
         self._tmux("new-session", "-d", "-s", self.name, "-x", "160", "-y", "50", *argv)
@@ -58,29 +61,37 @@ def test_ctrl_c_stops_the_app_with_one_line(embedded_broker, tmp_path: Path) -> 
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 6))
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
-                                log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / "checkpoints",
+        log_dir=tmp_path / "log",
+    )
     app = shlex.join([sys.executable, "-m", "spark_app", *settings.to_argv()])
     # bash waits for the app and runs the trap on the interrupt; the app keeps the default.
     # COLUMNS/LINES from the test run would pin rich to 80x24 inside the 160x50 pane.
-    script = (f"trap true INT; cd {shlex.quote(str(REPO_ROOT))} && env -u COLUMNS -u LINES {app}; "
-              f"echo APP-EXITED $?; sleep 120")
+    script = (
+        f"trap true INT; cd {shlex.quote(str(REPO_ROOT))} && env -u COLUMNS -u LINES {app}; "
+        f"echo APP-EXITED $?; sleep 120"
+    )
     pane = Pane(f"ctrl-c-test-{os.getpid()}")
     pane.start("bash", "-c", script)
     try:
-        wait_until(lambda: re.search(r"^batch \d+: ", pane.screen(), re.MULTILINE) is not None,
-                   START_SEC, "the first batch line on the screen")
+        wait_until(
+            lambda: re.search(r"^batch \d+: ", pane.screen(), re.MULTILINE) is not None,
+            START_SEC,
+            "the first batch line on the screen",
+        )
         pane.keys("C-c")
         wait_until(lambda: _EXITED.search(pane.screen()) is not None, STOP_SEC, "the app to exit")
         screen = pane.screen()
     finally:
         pane.close()
-    after = screen[screen.rindex("Streaming "):]
+    after = screen[screen.rindex("Streaming ") :]
     assert "Traceback" not in after and "Exception" not in after, screen
     stop_lines = [line for line in screen.splitlines() if is_stop_line(line.removeprefix("^C"))]
     assert len(stop_lines) == 1, screen
     exited = _EXITED.search(screen)
     assert exited is not None and int(exited[1]) in (0, 130), screen
     # The stop line is the app's last: every batch's line came before it.
-    last = after[:after.index("APP-EXITED")].strip().splitlines()[-1]
+    last = after[: after.index("APP-EXITED")].strip().splitlines()[-1]
     assert is_stop_line(last.removeprefix("^C")), screen

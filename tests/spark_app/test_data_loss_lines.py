@@ -31,8 +31,10 @@ def test_without_kafkas_earliest_offset_only_the_range_is_named() -> None:
 
 
 def test_skip_warnings_read_back_in_order_and_reworded_ones_do_not() -> None:
-    log = (f"WARN Offset 5 is out of range, and {skipped_text(5, 9)} (GroupId: g).\n"
-           f"WARN Offset 9 is out of range, and {skipped_text(9, 12)} (GroupId: g).\n")
+    log = (
+        f"WARN Offset 5 is out of range, and {skipped_text(5, 9)} (GroupId: g).\n"
+        f"WARN Offset 9 is out of range, and {skipped_text(9, 12)} (GroupId: g).\n"
+    )
     assert skipped_ranges_in(log) == [(5, 9), (9, 12)]
     assert skipped_ranges_in(log.replace("will be skipped", "are skipped")) == []
     assert lost_range_in("Could not read the records [5, 12)") is None
@@ -40,21 +42,27 @@ def test_skip_warnings_read_back_in_order_and_reworded_ones_do_not() -> None:
 
 def test_the_connectors_unfilled_template_reads_as_the_same_range() -> None:
     # Spark's connector 4.2.0, word for word as it logged a skip in spark.log (failOnDataLoss=false).
-    connector = ("Offset MDC[key=OFFSET, value=5] is out of range, and records in "
-                 "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be "
-                 "skippedMessageWithContext((GroupId: g, TopicPartition: Experience-0). ")
+    connector = (
+        "Offset MDC[key=OFFSET, value=5] is out of range, and records in "
+        "[MDC[key=OFFSET, value=5], MDC[key=UNTIL_OFFSET, value=12]] will be "
+        "skippedMessageWithContext((GroupId: g, TopicPartition: Experience-0). "
+    )
     assert skipped_ranges_in(connector + skipped_text(12, 20)) == [(5, 12), (12, 20)]
 
 
 def test_the_connectors_warning_over_several_lines_reads_as_the_same_range() -> None:
     # Spark's connector 4.2.0 in the app's spark.log, word for word (short-retention on
     # embedded/connector): the range spans lines and closes with `]`; its end is exclusive.
-    connector = ("[WARN] [2026-11-24 12:30:03,630] [KafkaDataConsumer]: \n"
-                 "The current available offset range is AvailableOffsetRange(29,60).\n"
-                 " Offset 13 is out of range, and records in\n [13, 19] will be\n"
-                 " skipped(GroupId: spark-kafka-source-7309-executor, TopicPartition: Experience-0). \n")
+    connector = (
+        "[WARN] [2026-11-24 12:30:03,630] [KafkaDataConsumer]: \n"
+        "The current available offset range is AvailableOffsetRange(29,60).\n"
+        " Offset 13 is out of range, and records in\n [13, 19] will be\n"
+        " skipped(GroupId: spark-kafka-source-7309-executor, TopicPartition: Experience-0). \n"
+    )
     assert skipped_ranges_in(connector + connector.replace("13", "19").replace("19]", "29]")) == [
-        (13, 19), (19, 29)]
+        (13, 19),
+        (19, 29),
+    ]
 
 
 def test_an_offset_that_went_back_reads_the_same_in_the_error_and_the_warning() -> None:
@@ -62,10 +70,14 @@ def test_an_offset_that_went_back_reads_the_same_in_the_error_and_the_warning() 
     reason, then KafkaMicroBatchStream's warning with failOnDataLoss=false."""
     from spark_app.lines.data_loss_lines import offset_changes_in
 
-    error = ("Reason: Partition Experience-0 offset was changed from 107 to 86. This could be "
-             "either 1) a user error ...")
-    warning = ("[WARN] [KafkaMicroBatchStream]: Partition Experience-0's offset was changed from "
-               "107 to 86. This could be either ...")
+    error = (
+        "Reason: Partition Experience-0 offset was changed from 107 to 86. This could be "
+        "either 1) a user error ..."
+    )
+    warning = (
+        "[WARN] [KafkaMicroBatchStream]: Partition Experience-0's offset was changed from "
+        "107 to 86. This could be either ..."
+    )
     assert offset_changes_in(error) == offset_changes_in(warning) == [(107, 86)]
     assert offset_changes_in("nothing here") == []
 
@@ -85,8 +97,9 @@ def test_a_checkpoint_past_the_topics_end_is_not_an_empty_range_but_another_topi
     ours = str(could_not_read(TP, 33, 40, "g", earliest=0, latest=5))
     without_latest = str(could_not_read(TP, 33, 40, "g", earliest=0))
     reason = could_not_read_text(TP, 33, 40, "spark-kafka-source-x-executor")
-    connector = str(connector_data_loss(f"not available in Kafka any more; Reason: {reason}",
-                                        lambda tp: (0, 5)))
+    connector = str(
+        connector_data_loss(f"not available in Kafka any more; Reason: {reason}", lambda tp: (0, 5))
+    )
     for text in (ours, without_latest, connector):
         assert all(start <= end for start, end in _ranges(text)), text
         assert "are gone" not in text and earliest_now_in(text) is None

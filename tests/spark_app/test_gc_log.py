@@ -27,21 +27,29 @@ def test_a_real_jvm_logs_periodic_full_collections_that_show_the_live_heap(tmp_p
     source = tmp_path / "IdleHolder.java"
     source.write_text(_IDLE_HOLDER)
     log = tmp_path / "gc.log"
-    subprocess.run(["java", NO_PERF_FILE, *java_options(log, every_sec=1), str(source)],
-                   check=True, capture_output=True, timeout=60, cwd=tmp_path)
+    subprocess.run(
+        ["java", NO_PERF_FILE, *java_options(log, every_sec=1), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     heaps = live_heaps(log.read_text())
     assert heaps, log.read_text()
     assert all(8 <= h.mib < 64 for h in heaps)  # the 8 MiB held, and little besides
 
 
 def test_only_the_periodic_full_collections_count() -> None:
-    text = ("[0.221s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 28M->21M(380M) 6.875ms\n"
-            "[40.180s][info][gc] GC(19) Pause Full (G1 Periodic Collection) 166M->71M(244M) 110.299ms\n"
-            "[41.000s][info][gc] GC(20) Pause Full (System.gc()) 90M->70M(244M) 80.000ms\n")
+    text = (
+        "[0.221s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 28M->21M(380M) 6.875ms\n"
+        "[40.180s][info][gc] GC(19) Pause Full (G1 Periodic Collection) 166M->71M(244M) 110.299ms\n"
+        "[41.000s][info][gc] GC(20) Pause Full (System.gc()) 90M->70M(244M) 80.000ms\n"
+    )
     assert live_heaps(text) == [LiveHeap(40.18, 71)]
 
 
-def test_the_log_path_is_absolute_so_the_jvm_writes_where_asked(tmp_path: Path,
-                                                                 monkeypatch) -> None:
+def test_the_log_path_is_absolute_so_the_jvm_writes_where_asked(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert f"-Xlog:gc:file={tmp_path / 'log' / 'gc.log'}" in java_options(Path("log/gc.log"))

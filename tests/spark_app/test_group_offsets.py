@@ -25,8 +25,13 @@ TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)
 
 
 def test_a_fresh_checkpoint_starts_from_the_group_offsets() -> None:
-    choice = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1],
-                          committed={TP0: 42, TP1: 7}, starting_offsets="latest")
+    choice = choose_start(
+        "g",
+        checkpoint_is_new=True,
+        partitions=[TP0, TP1],
+        committed={TP0: 42, TP1: 7},
+        starting_offsets="latest",
+    )
     assert choice.origin == "group"
     assert json.loads(choice.spec) == {"Experience": {"0": 42, "1": 7}}
     assert "consumer group g" in choice.message and "Experience-0@42" in choice.message
@@ -34,8 +39,13 @@ def test_a_fresh_checkpoint_starts_from_the_group_offsets() -> None:
 
 def test_the_start_line_reads_back_as_the_offsets_it_names() -> None:
     tp = TopicPartition("Experience-manual-offsets-17", 0)
-    choice = choose_start("spark-app-x", checkpoint_is_new=True, partitions=[tp, TP1],
-                          committed={tp: 12}, starting_offsets="latest")
+    choice = choose_start(
+        "spark-app-x",
+        checkpoint_is_new=True,
+        partitions=[tp, TP1],
+        committed={tp: 12},
+        starting_offsets="latest",
+    )
     output = f"WARNING: Using incubator modules\n{choice.message}\nStreaming …\n"
     assert group_start_in(output, "spark-app-x") == {tp: 12}
     assert group_start_in(output, "another-group") is None
@@ -43,27 +53,49 @@ def test_the_start_line_reads_back_as_the_offsets_it_names() -> None:
 
 
 def test_a_partition_the_group_never_saw_follows_starting_offsets() -> None:
-    latest = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1], committed={TP0: 42},
-                          starting_offsets="latest")
+    latest = choose_start(
+        "g",
+        checkpoint_is_new=True,
+        partitions=[TP0, TP1],
+        committed={TP0: 42},
+        starting_offsets="latest",
+    )
     assert json.loads(latest.spec) == {"Experience": {"0": 42, "1": -1}}
     assert "Experience-1 from --starting-offsets latest" in latest.message
-    given = choose_start("g", checkpoint_is_new=True, partitions=[TP0, TP1], committed={TP0: 42},
-                         starting_offsets='{"Experience":{"1":5}}')
+    given = choose_start(
+        "g",
+        checkpoint_is_new=True,
+        partitions=[TP0, TP1],
+        committed={TP0: 42},
+        starting_offsets='{"Experience":{"1":5}}',
+    )
     assert json.loads(given.spec) == {"Experience": {"0": 42, "1": 5}}
 
 
 def test_an_empty_group_falls_back_to_starting_offsets() -> None:
-    choice = choose_start("g", checkpoint_is_new=True, partitions=[TP0],
-                          committed={TopicPartition("Other", 0): 3}, starting_offsets="earliest")
+    choice = choose_start(
+        "g",
+        checkpoint_is_new=True,
+        partitions=[TP0],
+        committed={TopicPartition("Other", 0): 3},
+        starting_offsets="earliest",
+    )
     assert (choice.spec, choice.origin) == ("earliest", "starting-offsets")
     assert "no committed offsets" in choice.message
 
 
 def test_an_existing_checkpoint_wins_and_says_so() -> None:
-    choice = choose_start("g", checkpoint_is_new=False, partitions=[TP0], committed={TP0: 42},
-                          starting_offsets="earliest")
+    choice = choose_start(
+        "g",
+        checkpoint_is_new=False,
+        partitions=[TP0],
+        committed={TP0: 42},
+        starting_offsets="earliest",
+    )
     assert (choice.spec, choice.origin) == ("earliest", "checkpoint")
-    assert "checkpoint already holds offsets" in choice.message and "Experience-0@42" in choice.message
+    assert (
+        "checkpoint already holds offsets" in choice.message and "Experience-0@42" in choice.message
+    )
 
 
 def test_the_start_of_a_batch_is_committed_for_every_partition_it_covers() -> None:
@@ -88,13 +120,22 @@ def test_an_empty_group_name_is_a_usage_error(capsys: pytest.CaptureFixture[str]
 
 
 def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 21))
-    source = KafkaStreamReader(SourceOptions.parse({
-        "kafka.bootstrap.servers": bootstrap, "subscribe": "Experience", "startingOffsets": "earliest",
-        "offsetsGroup": "manual", "logFile": str(tmp_path / "l")}))
+    source = KafkaStreamReader(
+        SourceOptions.parse(
+            {
+                "kafka.bootstrap.servers": bootstrap,
+                "subscribe": "Experience",
+                "startingOffsets": "earliest",
+                "offsetsGroup": "manual",
+                "logFile": str(tmp_path / "l"),
+            }
+        )
+    )
     try:
         first_end = {"Experience": {"0": 12}}
         source.partitions(source.initialOffset(), first_end)
@@ -107,27 +148,57 @@ def test_planning_a_batch_commits_its_start_and_a_new_query_starts_there(
             assert group.committed([TP1]) == {}
     finally:
         source.stop()
-    settings = settings_from_args(main_parser().parse_args([
-        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offline", "--offsets-from-group", "manual", "--starting-offsets", "latest"]))
+    settings = settings_from_args(
+        main_parser().parse_args(
+            [
+                "--bootstrap-servers",
+                bootstrap,
+                "--checkpoint-dir",
+                str(tmp_path / "fresh"),
+                "--offline",
+                "--offsets-from-group",
+                "manual",
+                "--starting-offsets",
+                "latest",
+            ]
+        )
+    )
     choice = preflight(settings)
     assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}
-    other = preflight(settings_from_args(main_parser().parse_args([
-        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offline", "--offsets-from-group", "nobody", "--starting-offsets", "latest"])))
+    other = preflight(
+        settings_from_args(
+            main_parser().parse_args(
+                [
+                    "--bootstrap-servers",
+                    bootstrap,
+                    "--checkpoint-dir",
+                    str(tmp_path / "fresh"),
+                    "--offline",
+                    "--offsets-from-group",
+                    "nobody",
+                    "--starting-offsets",
+                    "latest",
+                ]
+            )
+        )
+    )
     assert other is not None and other.spec == "latest"
 
 
 def test_on_the_connector_the_running_batch_commits_its_start_from_the_offset_log(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     """Spark's connector commits nothing to Kafka; the app's foreachBatch commits the running
     batch's start (offsets/N-1's end) and only for the batch the offset log says is running."""
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     (tmp_path / "cp").mkdir()
     checkpoint = make_checkpoint(tmp_path / "cp", ends=[5, 12, 20], committed=2)  # batch 2 runs
-    commit = BatchStartCommitter(SparkAppSettings(
-        bootstrap_servers=bootstrap, checkpoint_dir=checkpoint, offsets_from_group="conn"))
+    commit = BatchStartCommitter(
+        SparkAppSettings(
+            bootstrap_servers=bootstrap, checkpoint_dir=checkpoint, offsets_from_group="conn"
+        )
+    )
     try:
         commit(1)  # not the batch the log says is running: nothing is committed
         with GroupOffsets(bootstrap, "conn") as group:
@@ -137,9 +208,18 @@ def test_on_the_connector_the_running_batch_commits_its_start_from_the_offset_lo
             assert group.committed([TP0]) == {TP0: 12}
     finally:
         commit.close()
-    settings = settings_from_args(main_parser().parse_args([
-        "--bootstrap-servers", bootstrap, "--checkpoint-dir", str(tmp_path / "fresh"),
-        "--offsets-from-group", "conn"]))
+    settings = settings_from_args(
+        main_parser().parse_args(
+            [
+                "--bootstrap-servers",
+                bootstrap,
+                "--checkpoint-dir",
+                str(tmp_path / "fresh"),
+                "--offsets-from-group",
+                "conn",
+            ]
+        )
+    )
     assert settings.source == "spark-kafka"
     choice = preflight(settings)
     assert choice is not None and json.loads(choice.spec) == {"Experience": {"0": 12}}

@@ -31,24 +31,44 @@ QUERY_ID = "6b0c6f0e-1111-2222-3333-444455556666"
 
 def group_state(count: int | None) -> GroupState:
     schema = StructType([StructField("count", LongType())])
-    return GroupState(Row(count=count) if count is not None else None, 0, -1,
-                      GroupStateTimeout.NoTimeout, False, False, count is not None, False, False,
-                      -1, b"", schema)
+    return GroupState(
+        Row(count=count) if count is not None else None,
+        0,
+        -1,
+        GroupStateTimeout.NoTimeout,
+        False,
+        False,
+        count is not None,
+        False,
+        False,
+        -1,
+        b"",
+        schema,
+    )
 
 
 def frame(rows: list[tuple[int, int, str]]) -> pd.DataFrame:
     """(partition, offset, value) rows as the source hands them, in any order."""
-    return pd.DataFrame({"topic": ["Experience"] * len(rows), "partition": [r[0] for r in rows],
-                         "offset": [r[1] for r in rows], "key": [r[2] for r in rows],
-                         "value": [r[2] for r in rows]})
+    return pd.DataFrame(
+        {
+            "topic": ["Experience"] * len(rows),
+            "partition": [r[0] for r in rows],
+            "offset": [r[1] for r in rows],
+            "key": [r[2] for r in rows],
+            "value": [r[2] for r in rows],
+        }
+    )
 
 
 def test_running_count_numbers_rows_after_the_stored_count_in_partition_offset_order() -> None:
     state = group_state(5)
     batches = [frame([(1, 0, "c"), (0, 2, "b")]), frame([]), frame([(0, 1, "a")])]
     [out] = list(running_count((0,), iter(batches), state))
-    assert list(zip(out["partition"], out["offset"], out["count"])) == [(0, 1, 6), (0, 2, 7),
-                                                                         (1, 0, 8)]
+    assert list(zip(out["partition"], out["offset"], out["count"])) == [
+        (0, 1, 6),
+        (0, 2, 7),
+        (1, 0, 8),
+    ]
     assert state.get == (8,)
 
 
@@ -85,14 +105,26 @@ WRITER = textwrap.dedent("""
 
 def counted(first: int, last: int, negative: int | None = None) -> list[tuple[object, ...]]:
     """Rows for values first..last with count = value, one negative key among them."""
-    return [("Experience", str(-v if v == negative else v), str(v), v, 0, v - 1)
-            for v in range(first, last + 1)]
+    return [
+        ("Experience", str(-v if v == negative else v), str(v), v, 0, v - 1)
+        for v in range(first, last + 1)
+    ]
 
 
-def write_batch(run: Path, batch_id: int, rows: list[tuple[object, ...]], sink: str = "exactly-once",
-                policy: str = "crash-once") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", WRITER, str(run), sink, policy, str(batch_id),
-                           json.dumps(rows)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+def write_batch(
+    run: Path,
+    batch_id: int,
+    rows: list[tuple[object, ...]],
+    sink: str = "exactly-once",
+    policy: str = "crash-once",
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", WRITER, str(run), sink, policy, str(batch_id), json.dumps(rows)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture

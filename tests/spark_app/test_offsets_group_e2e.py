@@ -26,9 +26,13 @@ TP0 = TopicPartition("Experience", 0)
 
 
 def app_args(bootstrap: str, tmp_path: Path, checkpoint: str, *extra: str) -> list[str]:
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / checkpoint,
-                                log_dir=tmp_path / "log", trigger_sec=0.5,
-                                offsets_from_group="counter")
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / checkpoint,
+        log_dir=tmp_path / "log",
+        trigger_sec=0.5,
+        offsets_from_group="counter",
+    )
     return [*settings.to_argv(), *extra]
 
 
@@ -38,7 +42,8 @@ def highest(tmp_path: Path) -> int:
 
 
 def test_a_fresh_checkpoint_resumes_from_the_committed_start_offsets(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 31))
@@ -61,7 +66,10 @@ def test_a_fresh_checkpoint_resumes_from_the_committed_start_offsets(
         wait_until(lambda: highest(tmp_path) >= 45, START_SEC, "values 41..45", app)
         assert app.terminate() == 0
         said = app.output()
-    assert f"starting from the offsets committed for consumer group counter: Experience-0@{committed}" in said
+    assert (
+        f"starting from the offsets committed for consumer group counter: Experience-0@{committed}"
+        in said
+    )
     report = verify_file(tmp_path / "log" / "streaming-output.log")
     assert report.missing == ()
     replayed = ValueRange(committed + 1, 40)

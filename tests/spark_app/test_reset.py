@@ -31,9 +31,11 @@ def _leftovers(checkpoint: Path, log: Path) -> None:
 
 
 def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    settings = SparkAppSettings(checkpoint_dir=tmp_path / "cp", log_dir=tmp_path / "lg",
-                                sink="at-least-once")
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = SparkAppSettings(
+        checkpoint_dir=tmp_path / "cp", log_dir=tmp_path / "lg", sink="at-least-once"
+    )
     _leftovers(settings.checkpoint_dir, settings.log_dir)
     assert not verify_file(settings.output_file).ok  # the demo's run and the next one, mixed
 
@@ -42,7 +44,9 @@ def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
     lines = capsys.readouterr().out.splitlines()
     assert [p.name for p in settings.checkpoint_dir.iterdir()] == [".gitkeep"]
     moved = sorted(p.name for p in settings.log_dir.iterdir())
-    assert len(moved) == 2 and moved[0].startswith("streaming-output.2") and moved[0].endswith(".log")
+    assert (
+        len(moved) == 2 and moved[0].startswith("streaming-output.2") and moved[0].endswith(".log")
+    )
     assert moved[1] == moved[0] + ".journal"
     assert len(lines) == 3
     assert ".metadata.crc" in lines[0] and "offsets/" in lines[0] and ".gitkeep" not in lines[0]
@@ -51,21 +55,40 @@ def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
 
     assert run_cli(["reset", *settings.to_argv()]) == 0  # nothing left: says so, changes nothing
     again = capsys.readouterr().out.splitlines()
-    assert again == [f"{settings.checkpoint_dir} is empty already",
-                     f"no {settings.output_file} to move aside"]
+    assert again == [
+        f"{settings.checkpoint_dir} is empty already",
+        f"no {settings.output_file} to move aside",
+    ]
 
 
 def test_reset_refuses_while_an_app_runs_on_that_checkpoint(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     checkpoint, log = tmp_path / "cp", tmp_path / "lg"
     _leftovers(checkpoint, log)
     # A process whose command line is the app's, run from tmp_path with a relative folder.
-    app = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", "spark_app",
-                            "--sink", "at-least-once", "--checkpoint-dir", "cp"], cwd=tmp_path)
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time; time.sleep(60)",
+            "-m",
+            "spark_app",
+            "--sink",
+            "at-least-once",
+            "--checkpoint-dir",
+            "cp",
+        ],
+        cwd=tmp_path,
+    )
     try:
         # Right after the fork its command line is still ours: wait for the exec.
-        wait_until(lambda: running_apps(checkpoint) == [app.pid], timeout=10, poll=0.05,
-                   what="the fake app's command line")
+        wait_until(
+            lambda: running_apps(checkpoint) == [app.pid],
+            timeout=10,
+            poll=0.05,
+            what="the fake app's command line",
+        )
         assert running_apps(tmp_path / "other") == []
         assert run_cli(["reset", "--checkpoint-dir", str(checkpoint), "--log-dir", str(log)]) == 1
     finally:
@@ -85,8 +108,9 @@ def test_a_reset_within_the_same_second_does_not_overwrite_the_last_one(tmp_path
     assert aside_name(log, now).name == "streaming-output.20261125-183012-2.log"
 
 
-def test_reset_refuses_a_folder_that_is_not_a_checkpoint(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_reset_refuses_a_folder_that_is_not_a_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A mistyped --checkpoint-dir (a home folder, the repository) must not be emptied."""
     checkpoint, log = tmp_path / "cp", tmp_path / "lg"
     _leftovers(checkpoint, log)

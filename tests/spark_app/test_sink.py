@@ -22,8 +22,10 @@ def lines(path: Path) -> list[str]:
 
 
 def test_format_is_the_seeds_two_lines_with_comma_millis() -> None:
-    text = format_lines([OutputRow("Experience", "890", "890", 890),
-                         OutputRow("Experience", "-891", "891", 891)], NOW)
+    text = format_lines(
+        [OutputRow("Experience", "890", "890", 890), OutputRow("Experience", "-891", "891", 891)],
+        NOW,
+    )
     assert text.splitlines() == [
         "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 890",
         "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Experience: 890 -> 890",
@@ -85,8 +87,9 @@ def test_at_least_once_writes_a_replayed_batch_again(tmp_path: Path) -> None:
 
 
 def test_v2_format_names_partition_and_offset() -> None:
-    text = format_lines([OutputRow("Experience", "-42", "42", 42, partition=0, offset=41)], NOW,
-                        output_format="v2")
+    text = format_lines(
+        [OutputRow("Experience", "-42", "42", 42, partition=0, offset=41)], NOW, output_format="v2"
+    )
     assert text.splitlines() == [
         "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: Count = 42",
         "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: v2 Experience-0@41: -42 -> 42",
@@ -107,8 +110,13 @@ def test_exactly_once_holds_across_a_format_change(tmp_path: Path) -> None:
     upgraded = ExactlyOnceSink(out, lambda: "q1")
     with upgraded.batch(1) as again:
         assert again is not None
-        again.write(format_lines([r._replace(partition=0, offset=r.count - 1) for r in rows(3, 4)],
-                                 NOW, output_format="v2"))
+        again.write(
+            format_lines(
+                [r._replace(partition=0, offset=r.count - 1) for r in rows(3, 4)],
+                NOW,
+                output_format="v2",
+            )
+        )
     report = verify_file(out)
     assert report.ok and report.values == (1, 2, 3, 4) and report.v2_messages == 2
 
@@ -122,8 +130,11 @@ def test_foreign_messages_are_written_escaped_and_bounded_and_verified() -> None
     assert output_field("a\nb\x00c") == '"a\\nb\\u0000c"'
     huge = output_field("A" * 1_000_000)
     assert len(huge) == FOREIGN_FIELD_CHARS + len('"\\u2026"')
-    rows = [OutputRow("Experience", "1", "1", 1), OutputRow("Experience", "-x\n", "\x00" * 10, 2),
-            OutputRow("Experience", "2", "2", 3)]
+    rows = [
+        OutputRow("Experience", "1", "1", 1),
+        OutputRow("Experience", "-x\n", "\x00" * 10, 2),
+        OutputRow("Experience", "2", "2", 3),
+    ]
     text = format_lines(rows, datetime(2016, 1, 8, 16, 18, 10, 25000))
     assert text.count("\n") == 6 and "\x00" not in text
     report = verify(text.splitlines(True))

@@ -32,15 +32,20 @@ COMBINATIONS = {
     "transform-with-state": {"state_store": "rocksdb", "counter": "transform-with-state"},
     "format-2": {"state_store": "rocksdb", "changelog_checkpointing": True, "checkpoint_format": 2},
 }
-OPERATORS = {"apply-in-pandas-with-state": "applyInPandasWithState",
-             "transform-with-state": "transformWithStateInPandasExec"}
+OPERATORS = {
+    "apply-in-pandas-with-state": "applyInPandasWithState",
+    "transform-with-state": "transformWithStateInPandasExec",
+}
 
 
 def state_files(checkpoint: Path) -> list[str]:
     """The state folder's files (Hadoop's hidden .crc aside), relative to state/0."""
     root = checkpoint / "state" / "0"
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                  if p.is_file() and not p.name.startswith("."))
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    )
 
 
 # CI runs transformWithState's, which no scenario kills; the other two are nightly to keep CI's
@@ -49,14 +54,25 @@ def state_files(checkpoint: Path) -> list[str]:
 IN_CI = {"transform-with-state"}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=() if name in IN_CI else pytest.mark.nightly)
-    for name in sorted(COMBINATIONS)])
-def test_crash_then_kill_minus_9_keep_exactly_once(name: str, embedded_broker, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=() if name in IN_CI else pytest.mark.nightly)
+        for name in sorted(COMBINATIONS)
+    ],
+)
+def test_crash_then_kill_minus_9_keep_exactly_once(
+    name: str, embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
-                                log_dir=tmp_path / "log", trigger_sec=0.5, **COMBINATIONS[name])
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / "checkpoints",
+        log_dir=tmp_path / "log",
+        trigger_sec=0.5,
+        **COMBINATIONS[name],
+    )
     args = settings.to_argv()
     send_counter(bootstrap, range(1, 11), negative=[6])
     crashing = AppProcess(tmp_path, args).start()
@@ -77,22 +93,28 @@ def test_crash_then_kill_minus_9_keep_exactly_once(name: str, embedded_broker, t
     assert any(f.endswith(".changelog") for f in files) == settings.changelog_checkpointing, files
     assert not any(f.endswith((".delta", ".snapshot")) for f in files), files
     if settings.counter == "transform-with-state":
-        assert "_metadata/v2/0" in files and any(f.startswith("_stateSchema/default/") for f in files)
+        assert "_metadata/v2/0" in files and any(
+            f.startswith("_stateSchema/default/") for f in files
+        )
     else:
         assert "_metadata/metadata" in files
     check_state_source(bootstrap, tmp_path, settings, total)
 
 
-def check_state_source(bootstrap: str, tmp_path: Path, settings: SparkAppSettings,
-                       total: int) -> None:
+def check_state_source(
+    bootstrap: str, tmp_path: Path, settings: SparkAppSettings, total: int
+) -> None:
     """`inspect --state-source` on the checkpoint the runs left: what a user would check."""
     found = inspect(bootstrap, tmp_path, "--state-source")
     state = found["state_source"]
     assert found["state_count"] == total and state["count"] == total, state
     assert state["operator"] == OPERATORS[settings.counter]
     layout = state["layout"]
-    assert (layout["kind"], layout["format_version"], layout["changelog"]) == \
-        ("rocksdb", settings.checkpoint_format, settings.changelog_checkpointing)
+    assert (layout["kind"], layout["format_version"], layout["changelog"]) == (
+        "rocksdb",
+        settings.checkpoint_format,
+        settings.changelog_checkpointing,
+    )
     assert layout["next_batch"] == found["last_committed_batch"] + 1 and layout["next_files"]
     if settings.checkpoint_format == 2:  # the committed attempt's id names the file loaded last
         assert layout["next_files"][-1].split("_")[1].split(".")[0] in layout["state_ids"]

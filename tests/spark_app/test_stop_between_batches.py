@@ -64,8 +64,9 @@ class SimulatedQuery:
 
 
 @pytest.mark.parametrize("stop_after", [0.0, 0.013, 0.05, 0.101, 0.27])
-def test_every_batch_that_wrote_is_committed_when_the_stop_returns(tmp_path: Path,
-                                                                  stop_after: float) -> None:
+def test_every_batch_that_wrote_is_committed_when_the_stop_returns(
+    tmp_path: Path, stop_after: float
+) -> None:
     gate = OutputGate()
     query = SimulatedQuery(tmp_path, gate, commit_sec=0.04)
     time.sleep(stop_after)
@@ -124,10 +125,17 @@ def test_every_stop_line_reads_back_as_one_and_batch_lines_do_not() -> None:
         is_stop_line,
     )
 
-    for line in (STOPPED_CLEANLY, STOPPED_BEFORE_OUTPUT, STOPPED_BEFORE_START, STOPPED_JVM_GONE,
-                 interrupted_line("STREAM_FAILED")):
+    for line in (
+        STOPPED_CLEANLY,
+        STOPPED_BEFORE_OUTPUT,
+        STOPPED_BEFORE_START,
+        STOPPED_JVM_GONE,
+        interrupted_line("STREAM_FAILED"),
+    ):
         assert is_stop_line(line), line
-    for line in ("batch 3: Experience-0 [2, 3) rows=1 count=3 took 905 ms",
-                 "spark_app: STREAM_FAILED: the query stopped",
-                 "Streaming Experience from 127.0.0.1:9092, checkpoints in checkpoints"):
+    for line in (
+        "batch 3: Experience-0 [2, 3) rows=1 count=3 took 905 ms",
+        "spark_app: STREAM_FAILED: the query stopped",
+        "Streaming Experience from 127.0.0.1:9092, checkpoints in checkpoints",
+    ):
         assert not is_stop_line(line), line

@@ -16,7 +16,9 @@ def _options(*argv: str) -> dict[str, str]:
 
 def test_a_list_of_topics_is_one_subscribe_option_our_source_reads_as_two_topics() -> None:
     options = _options("--topic", "Experience,Experience-more", "--offline")
-    assert options["subscribe"] == "Experience,Experience-more" and "subscribePattern" not in options
+    assert (
+        options["subscribe"] == "Experience,Experience-more" and "subscribePattern" not in options
+    )
     assert SourceOptions.parse(options).subscription.topics == ("Experience", "Experience-more")
 
 
@@ -25,13 +27,17 @@ def test_a_pattern_replaces_subscribe() -> None:
     assert options["subscribePattern"] == "Experience.*" and "subscribe" not in options
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--topic", " , "], "No topics to subscribe to as specified value for option 'subscribe'"),
-    (["--subscribe-pattern", ""], "Pattern to subscribe is empty"),
-    (["--subscribe-pattern", "Exp(.*"], "is not a valid pattern"),
-])
-def test_bad_subscriptions_are_refused_in_one_line(argv: list[str], words: str,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--topic", " , "], "No topics to subscribe to as specified value for option 'subscribe'"),
+        (["--subscribe-pattern", ""], "Pattern to subscribe is empty"),
+        (["--subscribe-pattern", "Exp(.*"], "is not a valid pattern"),
+    ],
+)
+def test_bad_subscriptions_are_refused_in_one_line(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main_parser().parse_args(argv)
     err = capsys.readouterr().err.strip().splitlines()

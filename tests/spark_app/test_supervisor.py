@@ -59,8 +59,13 @@ class Player:
 
     @property
     def command(self) -> list[str]:
-        return [sys.executable, str(self.root / "player.py"), str(self.root / "plan.json"),
-                str(self.root / "runs"), str(self.checkpoint)]
+        return [
+            sys.executable,
+            str(self.root / "player.py"),
+            str(self.root / "plan.json"),
+            str(self.root / "runs"),
+            str(self.checkpoint),
+        ]
 
     @property
     def runs(self) -> int:
@@ -81,8 +86,9 @@ def test_failures_with_progress_are_restarted_with_growing_backoff(tmp_path: Pat
     player = Player(tmp_path, [crash, crash, crash, crash, {"exit": 0}])
     assert player.supervisor().run() == 0
     assert player.runs == 5
-    assert [line.split(";")[0] for line in player.lines] == [f"restart {n} in 0.01 s"
-                                                             for n in range(1, 5)]
+    assert [line.split(";")[0] for line in player.lines] == [
+        f"restart {n} in 0.01 s" for n in range(1, 5)
+    ]
     assert player.lines[0].endswith("; the app exited with 255: (negative key)")
 
 
@@ -93,11 +99,15 @@ def test_a_crash_loop_at_the_same_position_gives_up(tmp_path: Path) -> None:
     assert player.supervisor().run() == 1
     # The first run committed batch 0 and then failed: the first of three failures at (0, -).
     assert player.runs == 3
-    assert player.lines[-1].startswith("giving up: the app failed 3 times in a row without its "
-                                       "checkpoint moving (last committed batch 0)")
+    assert player.lines[-1].startswith(
+        "giving up: the app failed 3 times in a row without its "
+        "checkpoint moving (last committed batch 0)"
+    )
     assert "KAFKA_DATA_LOSS" in player.lines[-1]
-    assert [line.split(";")[0] for line in player.lines[:-1]] == ["restart 1 in 0.01 s",
-                                                                  "restart 2 in 0.02 s"]
+    assert [line.split(";")[0] for line in player.lines[:-1]] == [
+        "restart 1 in 0.01 s",
+        "restart 2 in 0.02 s",
+    ]
 
 
 def test_an_unreachable_kafka_is_waited_for_not_given_up_on(tmp_path: Path) -> None:
@@ -116,9 +126,11 @@ def test_bad_usage_is_not_restarted(tmp_path: Path) -> None:
 
 def test_sigterm_stops_the_app_and_the_supervisor(tmp_path: Path) -> None:
     player = Player(tmp_path, [{"exit": 0, "sleep": 30}, {"exit": 0}])
-    script = (f"import sys; sys.path.insert(0, {str(Path.cwd())!r})\n"
-              f"from spark_app.supervisor import Supervisor\n"
-              f"sys.exit(Supervisor({player.command!r}, __import__('pathlib').Path('x')).run())")
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path.cwd())!r})\n"
+        f"from spark_app.supervisor import Supervisor\n"
+        f"sys.exit(Supervisor({player.command!r}, __import__('pathlib').Path('x')).run())"
+    )
     supervisor = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.monotonic() + 30
     while not (tmp_path / "runs").exists() and time.monotonic() < deadline:
@@ -131,19 +143,31 @@ def test_sigterm_stops_the_app_and_the_supervisor(tmp_path: Path) -> None:
 
 
 def test_child_argv_drops_the_supervisor_options() -> None:
-    argv = ["--supervise", "--sink", "at-least-once", "--give-up-after", "5",
-            "--max-backoff-sec=9", "--trigger-sec", "2"]
+    argv = [
+        "--supervise",
+        "--sink",
+        "at-least-once",
+        "--give-up-after",
+        "5",
+        "--max-backoff-sec=9",
+        "--trigger-sec",
+        "2",
+    ]
     assert child_argv(argv) == ["--sink", "at-least-once", "--trigger-sec", "2"]
 
 
 def test_the_supervisors_lines_read_back_and_a_reworded_one_does_not() -> None:
     restart = RestartLine(3, 0.5, 1, "KAFKA_UNREACHABLE: no Kafka broker answers at x:1.")
     give_up = GiveUpLine(2, "batch 4 pending", 255, "Negative key -7 (value 7): crashing")
-    output = f"Count = 3\n{SAY_PREFIX}{RESTART.text(restart)}\n{SAY_PREFIX}{GIVE_UP.text(give_up)}\n"
+    output = (
+        f"Count = 3\n{SAY_PREFIX}{RESTART.text(restart)}\n{SAY_PREFIX}{GIVE_UP.text(give_up)}\n"
+    )
     assert supervisor_lines(output) == [restart, give_up]
     reworded = f"{SAY_PREFIX}{RESTART.text(restart).replace('restart 3 in', 'restarting 3 after')}"
     assert parse_supervisor_line(reworded) is None
-    assert parse_supervisor_line(RESTART.text(restart)) is None  # the app's own line, not the supervisor's
+    assert (
+        parse_supervisor_line(RESTART.text(restart)) is None
+    )  # the app's own line, not the supervisor's
 
 
 def test_what_the_supervisor_says_is_what_the_scenarios_read(tmp_path: Path) -> None:
@@ -152,5 +176,6 @@ def test_what_the_supervisor_says_is_what_the_scenarios_read(tmp_path: Path) -> 
     player.supervisor().run()
     read = [parse_supervisor_line(f"{SAY_PREFIX}{line}") for line in player.lines]
     assert [type(line) for line in read] == [RestartLine, RestartLine, GiveUpLine]
-    assert read[-1] == GiveUpLine(3, "last committed batch None", 1,
-                                  "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: gone")
+    assert read[-1] == GiveUpLine(
+        3, "last committed batch None", 1, "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: gone"
+    )

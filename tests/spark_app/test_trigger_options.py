@@ -22,13 +22,26 @@ def test_the_default_trigger_is_processing_time_with_no_limits() -> None:
 
 
 def test_the_limits_are_the_connectors_options_and_parse_as_it_does() -> None:
-    options = _options("--max-offsets-per-trigger", "5000", "--min-offsets-per-trigger", "2000",
-                       "--max-trigger-delay", "30s", "--offline")
-    assert (options["maxOffsetsPerTrigger"], options["minOffsetsPerTrigger"],
-            options["maxTriggerDelay"]) == ("5000", "2000", "30s")
+    options = _options(
+        "--max-offsets-per-trigger",
+        "5000",
+        "--min-offsets-per-trigger",
+        "2000",
+        "--max-trigger-delay",
+        "30s",
+        "--offline",
+    )
+    assert (
+        options["maxOffsetsPerTrigger"],
+        options["minOffsetsPerTrigger"],
+        options["maxTriggerDelay"],
+    ) == ("5000", "2000", "30s")
     parsed = SourceOptions.parse(options)
-    assert (parsed.max_offsets_per_trigger, parsed.min_offsets_per_trigger,
-            parsed.max_trigger_delay_ms) == (5000, 2000, 30_000)
+    assert (
+        parsed.max_offsets_per_trigger,
+        parsed.min_offsets_per_trigger,
+        parsed.max_trigger_delay_ms,
+    ) == (5000, 2000, 30_000)
 
 
 def test_available_now_is_a_trigger_not_a_source_option() -> None:
@@ -37,14 +50,21 @@ def test_available_now_is_a_trigger_not_a_source_option() -> None:
     assert not any("vailable" in key for key in source_options(settings))
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--trigger", "once"], "invalid choice: 'once'"),
-    (["--min-offsets-per-trigger", "0"], "expected a positive number, got 0"),
-    (["--max-trigger-delay", "soon"], "Time must be specified as seconds (s), milliseconds (ms)"),
-    (["--max-trigger-delay", "5 weeks"], "Failed to parse time string: 5 weeks"),
-])
-def test_bad_values_are_one_line_exit_2(argv: list[str], words: str,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--trigger", "once"], "invalid choice: 'once'"),
+        (["--min-offsets-per-trigger", "0"], "expected a positive number, got 0"),
+        (
+            ["--max-trigger-delay", "soon"],
+            "Time must be specified as seconds (s), milliseconds (ms)",
+        ),
+        (["--max-trigger-delay", "5 weeks"], "Failed to parse time string: 5 weeks"),
+    ],
+)
+def test_bad_values_are_one_line_exit_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main_parser().parse_args(argv)
     err = capsys.readouterr().err.strip().splitlines()
@@ -52,9 +72,12 @@ def test_bad_values_are_one_line_exit_2(argv: list[str], words: str,
 
 
 def test_a_minimum_above_the_maximum_is_the_connectors_refusal_before_spark(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code = run_cli(["--min-offsets-per-trigger", "500", "--max-offsets-per-trigger", "100"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1
-    assert "The value of minOffsetPerTrigger(500) is higher than the maxOffsetsPerTrigger(100)." \
+    assert (
+        "The value of minOffsetPerTrigger(500) is higher than the maxOffsetsPerTrigger(100)."
         in err[0]
+    )

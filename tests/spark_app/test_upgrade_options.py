@@ -27,8 +27,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.nightly]
 
 
 def args(bootstrap: str, folder: Path, *extra: str) -> list[str]:
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=folder / "checkpoints",
-                                log_dir=folder / "log", trigger_sec=0.5)
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=folder / "checkpoints",
+        log_dir=folder / "log",
+        trigger_sec=0.5,
+    )
     return [*settings.to_argv(), *extra]
 
 
@@ -36,13 +40,18 @@ def run_until(folder: Path, argv: list[str], count: int) -> None:
     """Run the app until its output log's count reaches `count`, then stop it with SIGTERM."""
     out = folder / "log" / "streaming-output.log"
     with AppProcess(folder, argv) as app:
-        wait_until(lambda: out.exists() and (verify_file(out).final_count or 0) >= count,
-                   START_SEC, f"count {count}", app)
+        wait_until(
+            lambda: out.exists() and (verify_file(out).final_count or 0) >= count,
+            START_SEC,
+            f"count {count}",
+            app,
+        )
         assert app.terminate() == 0, app.output()
 
 
 def test_output_v2_continues_state_v2_is_refused_then_works_on_a_new_checkpoint(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     a, b = tmp_path / "a", tmp_path / "b"
@@ -69,8 +78,23 @@ def test_output_v2_continues_state_v2_is_refused_then_works_on_a_new_checkpoint(
 
     run_until(b, args(bootstrap, b, "--state-schema", "v2"), 18)
     assert verify_file(b / "log" / "streaming-output.log").ok
-    done = subprocess.run([sys.executable, "-m", "spark_app", "inspect", "--no-state", "--json",
-                           "--checkpoint-dir", str(b / "checkpoints"), "--bootstrap-servers",
-                           bootstrap], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spark_app",
+            "inspect",
+            "--no-state",
+            "--json",
+            "--checkpoint-dir",
+            str(b / "checkpoints"),
+            "--bootstrap-servers",
+            bootstrap,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     found = json.loads(done.stdout)
     assert (found["state_fields"], found["state_schema"]) == (["count", "last_update_ms"], "v2")

@@ -1,2 +1,1 @@
-"""Consumer groups: the coordinator's membership and assignments, and committed offsets.
-"""
+"""Consumer groups: the coordinator's membership and assignments, and committed offsets."""

@@ -26,8 +26,12 @@ __all__ = ["GroupCoordinator", "JoinRequest", "JoinResult", "SyncResult"]
 
 log = logging.getLogger(__name__)
 
-EMPTY, PREPARING, COMPLETING, STABLE = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE,
-                                        GroupState.COMPLETING_REBALANCE, GroupState.STABLE)
+EMPTY, PREPARING, COMPLETING, STABLE = (
+    GroupState.EMPTY,
+    GroupState.PREPARING_REBALANCE,
+    GroupState.COMPLETING_REBALANCE,
+    GroupState.STABLE,
+)
 # OffsetCommit v9+ answers a commit to an unknown group with GROUP_ID_NOT_FOUND, not ILLEGAL_GENERATION.
 _GROUP_ID_NOT_FOUND_SINCE = 9
 # How often expired sessions are looked for; well below any client's session timeout.
@@ -134,8 +138,13 @@ class GroupCoordinator:
         group.pending_ids.pop(member_id, None)
         member = group.members.get(member_id)
         if member is None:
-            member = _Member(member_id, request.client_id, request.session_timeout_ms,
-                             request.rebalance_timeout_ms, request.protocols)
+            member = _Member(
+                member_id,
+                request.client_id,
+                request.session_timeout_ms,
+                request.rebalance_timeout_ms,
+                request.protocols,
+            )
             group.members[member_id] = member
             group.new_member_added = group.new_member_added or group.initial_rebalance
             log.info("Member %s joins group %s", member_id, group.group_id)
@@ -156,15 +165,18 @@ class GroupCoordinator:
         others = [m for m in group.members.values() if m.member_id != request.member_id]
         offered = {name for name, _ in request.protocols}
         # Everyone must share at least one assignor, or no leader could assign for all of them.
-        if others and not offered & set.intersection(*({n for n, _ in m.protocols} for m in others)):
+        if others and not offered & set.intersection(
+            *({n for n, _ in m.protocols} for m in others)
+        ):
             return ErrorCode.INCONSISTENT_GROUP_PROTOCOL
         known = request.member_id in group.members or request.member_id in group.pending_ids
         if request.member_id and not known:
             return ErrorCode.UNKNOWN_MEMBER_ID
         return None
 
-    async def sync(self, group_id: str, generation: int, member_id: str,
-                   assignments: dict[str, bytes]) -> SyncResult:
+    async def sync(
+        self, group_id: str, generation: int, member_id: str, assignments: dict[str, bytes]
+    ) -> SyncResult:
         group = self._groups.get(group_id)
         member = group.members.get(member_id) if group else None
         if group is None or member is None:
@@ -183,8 +195,12 @@ class GroupCoordinator:
 
     def _complete_sync(self, group: _Group, assignments: dict[str, bytes]) -> None:
         group.enter(STABLE)
-        log.info("Group %s is stable at generation %d with %d member(s)", group.group_id,
-                 group.generation, len(group.members))
+        log.info(
+            "Group %s is stable at generation %d with %d member(s)",
+            group.group_id,
+            group.generation,
+            len(group.members),
+        )
         for member in group.members.values():
             member.assignment = assignments.get(member.member_id, b"")
             if member.syncing is not None and not member.syncing.done():
@@ -193,7 +209,9 @@ class GroupCoordinator:
 
     @staticmethod
     def _sync_result(group: _Group, member: _Member) -> SyncResult:
-        return SyncResult(ErrorCode.NONE, member.assignment, group.protocol_type, group.protocol_name)
+        return SyncResult(
+            ErrorCode.NONE, member.assignment, group.protocol_type, group.protocol_name
+        )
 
     # --- Heartbeat / LeaveGroup / offset commits --------------------------------------------
 
@@ -221,8 +239,13 @@ class GroupCoordinator:
         self._remove(group, member_id, "left")
         return ErrorCode.NONE
 
-    def commit_error(self, group_id: str, generation: int, member_id: str,
-                     version: int = _GROUP_ID_NOT_FOUND_SINCE) -> int:
+    def commit_error(
+        self,
+        group_id: str,
+        generation: int,
+        member_id: str,
+        version: int = _GROUP_ID_NOT_FOUND_SINCE,
+    ) -> int:
         """OffsetCommit's check, Kafka's ClassicGroup.validateOffsetCommit.
 
         Members of the current generation may commit while the group prepares a rebalance (so a
@@ -234,8 +257,11 @@ class GroupCoordinator:
         if group is None:
             if generation < 0:
                 return ErrorCode.NONE
-            return (ErrorCode.GROUP_ID_NOT_FOUND if version >= _GROUP_ID_NOT_FOUND_SINCE
-                    else ErrorCode.ILLEGAL_GENERATION)
+            return (
+                ErrorCode.GROUP_ID_NOT_FOUND
+                if version >= _GROUP_ID_NOT_FOUND_SINCE
+                else ErrorCode.ILLEGAL_GENERATION
+            )
         if generation < 0 and group.state == EMPTY:
             return ErrorCode.NONE
         if generation >= 0 or member_id:
@@ -252,8 +278,11 @@ class GroupCoordinator:
     def close(self) -> list[asyncio.Task[None]]:
         """Stop the session reaper and every pending rebalance; idempotent. Returns the
         cancelled tasks, for a caller on the loop to await (see `stop`)."""
-        tasks = [t for t in [self._reaper, *(g.rebalance for g in self._groups.values())]
-                 if t is not None]
+        tasks = [
+            t
+            for t in [self._reaper, *(g.rebalance for g in self._groups.values())]
+            if t is not None
+        ]
         for task in tasks:
             task.cancel()
         self._reaper = None
@@ -293,7 +322,10 @@ class GroupCoordinator:
             if not (group.new_member_added and remaining):
                 break
             group.new_member_added = False
-            delay, remaining = min(self.initial_rebalance_delay_ms, remaining), max(remaining - delay, 0)
+            delay, remaining = (
+                min(self.initial_rebalance_delay_ms, remaining),
+                max(remaining - delay, 0),
+            )
         group.initial_rebalance = False
         self._complete_join(group)
 
@@ -324,12 +356,19 @@ class GroupCoordinator:
         if group.leader not in group.members:
             group.leader = next(iter(group.members))
         group.enter(COMPLETING)
-        everyone = [(m.member_id, dict(m.protocols)[group.protocol_name]) for m in group.members.values()]
+        everyone = [
+            (m.member_id, dict(m.protocols)[group.protocol_name]) for m in group.members.values()
+        ]
         for member in group.members.values():
             result = JoinResult(
-                ErrorCode.NONE, member.member_id, group.generation, group.protocol_type,
-                group.protocol_name, group.leader,
-                everyone if member.member_id == group.leader else [])
+                ErrorCode.NONE,
+                member.member_id,
+                group.generation,
+                group.protocol_type,
+                group.protocol_name,
+                group.leader,
+                everyone if member.member_id == group.leader else [],
+            )
             if member.joining is not None and not member.joining.done():
                 member.joining.set_result(result)
             member.joining, member.last_seen = None, time.monotonic()
@@ -340,7 +379,9 @@ class GroupCoordinator:
         common = set.intersection(*({name for name, _ in m.protocols} for m in members))
         # The leader's preference order decides among the protocols everyone supports.
         leader = group.members.get(group.leader, members[0])
-        return next((name for name, _ in leader.protocols if name in common), leader.protocols[0][0])
+        return next(
+            (name for name, _ in leader.protocols if name in common), leader.protocols[0][0]
+        )
 
     def _remove(self, group: _Group, member_id: str, why: str) -> None:
         self._drop(group, member_id, why)
@@ -359,9 +400,11 @@ class GroupCoordinator:
         log.info("Member %s %s group %s", member_id, why, group.group_id)
         for pending in (member.joining, member.syncing):
             if pending is not None and not pending.done():
-                pending.set_result(JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
-                                   if pending is member.joining
-                                   else SyncResult(ErrorCode.UNKNOWN_MEMBER_ID))
+                pending.set_result(
+                    JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, member_id)
+                    if pending is member.joining
+                    else SyncResult(ErrorCode.UNKNOWN_MEMBER_ID)
+                )
 
     def _start_reaper(self) -> None:
         if self._reaper is None:
@@ -376,4 +419,6 @@ class GroupCoordinator:
                 for member_id in [m for m, until in group.pending_ids.items() if until < now]:
                     del group.pending_ids[member_id]  # never came back with its id
                 for member in [m for m in group.members.values() if m.expired(now)]:
-                    self._remove(group, member.member_id, "missed its session timeout, removed from")
+                    self._remove(
+                        group, member.member_id, "missed its session timeout, removed from"
+                    )

@@ -62,21 +62,32 @@ class CommittedOffsets:
                 self._remember_epoch(key, epoch)
                 self._lines += 1
             elif number == len(lines):
-                _log.warning("cutting a torn last line off %s: a commit cut short by a crash, "
-                             "never acknowledged", self.path)
+                _log.warning(
+                    "cutting a torn last line off %s: a commit cut short by a crash, "
+                    "never acknowledged",
+                    self.path,
+                )
                 os.truncate(self.path, len(data) - len(line))
             else:
                 _log.warning("skipping unreadable line %d of %s", number, self.path)
 
-    def commit(self, group: str, topic: str, partition: int, offset: int, metadata: str = "",
-               leader_epoch: int = NO_LEADER_EPOCH) -> None:
+    def commit(
+        self,
+        group: str,
+        topic: str,
+        partition: int,
+        offset: int,
+        metadata: str = "",
+        leader_epoch: int = NO_LEADER_EPOCH,
+    ) -> None:
         """Record a committed offset; durable against a process kill once this returns."""
         if self._fd is None:
             raise ValueError(f"{self.path} is closed")
         if metadata and len(metadata) > MAX_METADATA_CHARS:
             raise OffsetMetadataTooLarge(
                 f"offset metadata for {group} {topic}-{partition} is {len(metadata)} characters; "
-                f"offset.metadata.max.bytes is {MAX_METADATA_CHARS}")
+                f"offset.metadata.max.bytes is {MAX_METADATA_CHARS}"
+            )
         key = (group, topic, partition)
         line = _line(key, (offset, metadata or ""), leader_epoch) + "\n"
         size = os.fstat(self._fd).st_size
@@ -109,8 +120,11 @@ class CommittedOffsets:
 
     def committed(self, group: str) -> dict[tuple[str, int], tuple[int, str]]:
         """Everything the group has committed: (topic, partition) -> (offset, metadata)."""
-        return {(topic, partition): value
-                for (g, topic, partition), value in self._offsets.items() if g == group}
+        return {
+            (topic, partition): value
+            for (g, topic, partition), value in self._offsets.items()
+            if g == group
+        }
 
     def delete_topic(self, topic: str) -> int:
         """Forget every group's offsets of a deleted topic, as Kafka's coordinator does when a
@@ -145,8 +159,12 @@ class CommittedOffsets:
     def __enter__(self) -> CommittedOffsets:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
 
@@ -163,8 +181,11 @@ def _parse(line: bytes) -> tuple[_Key, tuple[int, str], int] | None:
         return None
     try:
         entry = json.loads(line)
-        return ((entry["g"], entry["t"], int(entry["p"])), (int(entry["o"]), str(entry["m"])),
-                int(entry.get("e", NO_LEADER_EPOCH)))
+        return (
+            (entry["g"], entry["t"], int(entry["p"])),
+            (int(entry["o"]), str(entry["m"])),
+            int(entry.get("e", NO_LEADER_EPOCH)),
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -172,4 +193,4 @@ def _parse(line: bytes) -> tuple[_Key, tuple[int, str], int] | None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]

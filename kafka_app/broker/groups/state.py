@@ -40,8 +40,9 @@ _VALID_PREVIOUS: dict[GroupState, frozenset[GroupState]] = {
     _S.PREPARING_REBALANCE: frozenset({_S.STABLE, _S.COMPLETING_REBALANCE, _S.EMPTY}),
     _S.COMPLETING_REBALANCE: frozenset({_S.PREPARING_REBALANCE}),
     _S.STABLE: frozenset({_S.COMPLETING_REBALANCE}),
-    _S.DEAD: frozenset({_S.STABLE, _S.PREPARING_REBALANCE, _S.COMPLETING_REBALANCE, _S.EMPTY,
-                        _S.DEAD}),
+    _S.DEAD: frozenset(
+        {_S.STABLE, _S.PREPARING_REBALANCE, _S.COMPLETING_REBALANCE, _S.EMPTY, _S.DEAD}
+    ),
 }
 
 
@@ -49,6 +50,8 @@ def move(group_id: str, current: GroupState, target: GroupState) -> GroupState:
     """`target`, if Kafka allows entering it from `current`; else IllegalGroupTransition."""
     if current not in target.valid_previous:
         allowed = ", ".join(sorted(s.value for s in target.valid_previous))
-        raise IllegalGroupTransition(f"group {group_id} cannot move from {current.value} to "
-                                     f"{target.value} (only from {allowed})")
+        raise IllegalGroupTransition(
+            f"group {group_id} cannot move from {current.value} to "
+            f"{target.value} (only from {allowed})"
+        )
     return target

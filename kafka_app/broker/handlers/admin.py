@@ -32,13 +32,16 @@ _Alterable = IncrementalAlterConfigsRequest.AlterConfigsResource
 _Altered = IncrementalAlterConfigsResponse.AlterConfigsResourceResponse
 
 
-async def handle_describe_configs(ctx: BrokerContext, request: DescribeConfigsRequest,
-                                  version: int) -> DescribeConfigsResponse:
+async def handle_describe_configs(
+    ctx: BrokerContext, request: DescribeConfigsRequest, version: int
+) -> DescribeConfigsResponse:
     results = [_describe_one(ctx, r) for r in request.resources]
     return DescribeConfigsResponse(throttle_time_ms=0, results=results)
 
 
-def _describe_one(ctx: BrokerContext, resource: DescribeConfigsRequest.DescribeConfigsResource) -> _Described:
+def _describe_one(
+    ctx: BrokerContext, resource: DescribeConfigsRequest.DescribeConfigsResource
+) -> _Described:
     kind, name = resource.resource_type, resource.resource_name
     keys = resource.configuration_keys
     rows: list[tuple[str, str, bool]] = []
@@ -48,18 +51,32 @@ def _describe_one(ctx: BrokerContext, resource: DescribeConfigsRequest.DescribeC
         elif kind != BROKER_RESOURCE:
             raise InvalidConfig(f"resource type {kind} has no configs on this broker")
     except BrokerError as error:
-        return _Described(error_code=error.error_code, error_message=str(error),
-                          resource_type=kind, resource_name=name, configs=[])
+        return _Described(
+            error_code=error.error_code,
+            error_message=str(error),
+            resource_type=kind,
+            resource_name=name,
+            configs=[],
+        )
     wanted = set(keys) if keys is not None else None
     configs = [
-        _DescribedConfig(name=key, value=value, read_only=False, is_default=is_default,
-                         config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
-                         is_sensitive=False, synonyms=[], config_type=0, documentation=None)
+        _DescribedConfig(
+            name=key,
+            value=value,
+            read_only=False,
+            is_default=is_default,
+            config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
+            is_sensitive=False,
+            synonyms=[],
+            config_type=0,
+            documentation=None,
+        )
         for key, value, is_default in rows
         if wanted is None or key in wanted
     ]
-    return _Described(error_code=0, error_message=None, resource_type=kind,
-                      resource_name=name, configs=configs)
+    return _Described(
+        error_code=0, error_message=None, resource_type=kind, resource_name=name, configs=configs
+    )
 
 
 async def handle_incremental_alter_configs(
@@ -71,7 +88,8 @@ async def handle_incremental_alter_configs(
     named = Counter((r.resource_type, r.resource_name) for r in request.resources)
     responses = [
         _altered(r, InvalidRequest("Each resource must appear at most once."))
-        if named[r.resource_type, r.resource_name] > 1 else _alter_one(ctx, r, validate_only)
+        if named[r.resource_type, r.resource_name] > 1
+        else _alter_one(ctx, r, validate_only)
         for r in request.resources
     ]
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
@@ -80,8 +98,10 @@ async def handle_incremental_alter_configs(
 def _alter_one(ctx: BrokerContext, resource: _Alterable, validate_only: bool) -> _Altered:
     try:
         if resource.resource_type != TOPIC_RESOURCE:
-            raise InvalidConfig(f"only topic configs can be altered here, "
-                                f"not resource type {resource.resource_type}")
+            raise InvalidConfig(
+                f"only topic configs can be altered here, "
+                f"not resource type {resource.resource_type}"
+            )
         _check_shape(resource.configs)
         sets, deletes = _operations(resource.configs)
         if validate_only:
@@ -94,9 +114,12 @@ def _alter_one(ctx: BrokerContext, resource: _Alterable, validate_only: bool) ->
 
 
 def _altered(resource: _Alterable, error: BrokerError | None) -> _Altered:
-    return _Altered(error_code=error.error_code if error else 0,
-                    error_message=str(error) if error else None,
-                    resource_type=resource.resource_type, resource_name=resource.resource_name)
+    return _Altered(
+        error_code=error.error_code if error else 0,
+        error_message=str(error) if error else None,
+        resource_type=resource.resource_type,
+        resource_name=resource.resource_name,
+    )
 
 
 def _check_shape(configs: list[_Alterable.AlterableConfig]) -> None:
@@ -104,8 +127,11 @@ def _check_shape(configs: list[_Alterable.AlterableConfig]) -> None:
     names = [entry.name for entry in configs]
     if len(set(names)) != len(names):
         raise InvalidRequest("Error due to duplicate config keys")
-    missing = [entry.name for entry in configs
-               if entry.config_operation != OP_DELETE and entry.value is None]
+    missing = [
+        entry.name
+        for entry in configs
+        if entry.config_operation != OP_DELETE and entry.value is None
+    ]
     if missing:
         raise InvalidRequest(f"Null value not supported for : {', '.join(missing)}")
 
@@ -121,5 +147,6 @@ def _operations(configs: list[_Alterable.AlterableConfig]) -> tuple[dict[str, st
             deletes.append(entry.name)
         else:
             raise InvalidConfig(
-                f"config operation {operation} on {entry.name} is not supported; use SET or DELETE")
+                f"config operation {operation} on {entry.name} is not supported; use SET or DELETE"
+            )
     return sets, deletes

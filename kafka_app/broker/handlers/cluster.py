@@ -29,19 +29,23 @@ _Partition = _Topic.MetadataResponsePartition
 def api_versions_body(error_code: int = 0) -> ApiVersionsResponse:
     """The list of APIs and version ranges we advertise (version set by the caller)."""
     keys = [
-        ApiVersionsResponse.ApiVersion(api_key=int(key), min_version=spec.min_version,
-                                       max_version=spec.max_version)
+        ApiVersionsResponse.ApiVersion(
+            api_key=int(key), min_version=spec.min_version, max_version=spec.max_version
+        )
         for key, spec in sorted(API_VERSIONS.items())
     ]
     return ApiVersionsResponse(error_code=error_code, api_keys=keys, throttle_time_ms=0)
 
 
-async def handle_api_versions(ctx: BrokerContext, request: ApiVersionsRequest,
-                              version: int) -> ApiVersionsResponse:
+async def handle_api_versions(
+    ctx: BrokerContext, request: ApiVersionsRequest, version: int
+) -> ApiVersionsResponse:
     return api_versions_body()
 
 
-async def handle_metadata(ctx: BrokerContext, request: MetadataRequest, version: int) -> MetadataResponse:
+async def handle_metadata(
+    ctx: BrokerContext, request: MetadataRequest, version: int
+) -> MetadataResponse:
     requested = request.topics
     # v0 has no null: an empty list means "all topics" there; from v1 null means all, [] means none.
     if requested is None or (version == 0 and not requested):
@@ -56,7 +60,10 @@ async def handle_metadata(ctx: BrokerContext, request: MetadataRequest, version:
         node_id=NODE_ID, host=ctx.advertised_host, port=ctx.advertised_port, rack=None
     )
     return MetadataResponse(
-        throttle_time_ms=0, brokers=[broker], cluster_id=CLUSTER_ID, controller_id=NODE_ID,
+        throttle_time_ms=0,
+        brokers=[broker],
+        cluster_id=CLUSTER_ID,
+        controller_id=NODE_ID,
         topics=topics,
     )
 
@@ -67,14 +74,18 @@ def _describe_topic(ctx: BrokerContext, name: str, auto_create: bool) -> _Topic:
         partitions = ctx.storage.topics().get(name)
         if partitions is None and auto_create:
             ctx.storage.create_topic(name, ctx.settings.default_partitions, {})
-            log.info("Auto-created topic %s with %d partition(s)", name, ctx.settings.default_partitions)
+            log.info(
+                "Auto-created topic %s with %d partition(s)", name, ctx.settings.default_partitions
+            )
             partitions = ctx.settings.default_partitions
         if partitions is None:
             raise UnknownTopicOrPartition(f"unknown topic {name}")
     except BrokerError as error:
         return _Topic(error_code=error.error_code, name=name, is_internal=False, partitions=[])
     return _Topic(
-        error_code=0, name=name, is_internal=False,
+        error_code=0,
+        name=name,
+        is_internal=False,
         partitions=[_partition(index) for index in range(partitions)],
     )
 
@@ -83,6 +94,11 @@ def _partition(index: int) -> _Partition:
     # Leader epoch -1 = "unknown": clients then skip epoch validation (OffsetForLeaderEpoch),
     # which a single node that never changes leaders has no use for.
     return _Partition(
-        error_code=0, partition_index=index, leader_id=NODE_ID, leader_epoch=-1,
-        replica_nodes=[NODE_ID], isr_nodes=[NODE_ID], offline_replicas=[],
+        error_code=0,
+        partition_index=index,
+        leader_id=NODE_ID,
+        leader_epoch=-1,
+        replica_nodes=[NODE_ID],
+        isr_nodes=[NODE_ID],
+        offline_replicas=[],
     )

@@ -40,8 +40,9 @@ _Created = CreateTopicsResponse.CreatableTopicResult
 _CreatedConfig = _Created.CreatableTopicConfigs
 
 
-async def handle_create_topics(ctx: BrokerContext, request: CreateTopicsRequest,
-                               version: int) -> CreateTopicsResponse:
+async def handle_create_topics(
+    ctx: BrokerContext, request: CreateTopicsRequest, version: int
+) -> CreateTopicsResponse:
     topics: list[_Creatable] = request.topics
     try:
         _check_request_total(ctx, topics)
@@ -87,18 +88,34 @@ def _create_one(ctx: BrokerContext, topic: _Creatable, validate_only: bool) -> _
             config = ctx.storage.create_topic(name, partitions, configs)  # storage logs it
     except BrokerError as error:
         return _failed(name, error)
-    return _Created(name=name, error_code=0, error_message=None, num_partitions=partitions,
-                    replication_factor=1, configs=[
-                        _CreatedConfig(name=key, value=value, read_only=False,
-                                       config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
-                                       is_sensitive=False)
-                        for key, value, is_default in config.describe()
-                    ])
+    return _Created(
+        name=name,
+        error_code=0,
+        error_message=None,
+        num_partitions=partitions,
+        replication_factor=1,
+        configs=[
+            _CreatedConfig(
+                name=key,
+                value=value,
+                read_only=False,
+                config_source=SOURCE_DEFAULT if is_default else SOURCE_TOPIC,
+                is_sensitive=False,
+            )
+            for key, value, is_default in config.describe()
+        ],
+    )
 
 
 def _failed(name: str, error: BrokerError) -> _Created:
-    return _Created(name=name, error_code=error.error_code, error_message=str(error),
-                    num_partitions=-1, replication_factor=-1, configs=None)
+    return _Created(
+        name=name,
+        error_code=error.error_code,
+        error_message=str(error),
+        num_partitions=-1,
+        replication_factor=-1,
+        configs=None,
+    )
 
 
 def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
@@ -107,10 +124,12 @@ def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
     factor = topic.replication_factor
     if factor < -1 or factor == 0:
         raise InvalidReplicationFactor(
-            "Replication factor must be larger than 0, or -1 to use the default value.")
+            "Replication factor must be larger than 0, or -1 to use the default value."
+        )
     if factor > 1:
         raise InvalidReplicationFactor(
-            f"replication factor {factor} is impossible on this single-node broker; use 1 or -1")
+            f"replication factor {factor} is impossible on this single-node broker; use 1 or -1"
+        )
     count = topic.num_partitions
     if count < -1 or count == 0:
         raise InvalidPartitions("Number of partitions was set to an invalid non-positive value.")
@@ -120,33 +139,41 @@ def _partition_count(ctx: BrokerContext, topic: _Creatable) -> int:
 def _assigned_partitions(topic: _Creatable) -> int:
     """Kafka's checks of a manual assignment, on a cluster whose only broker is NODE_ID."""
     if topic.replication_factor != -1:
-        raise InvalidRequest("A manual partition assignment was specified, but replication "
-                             "factor was not set to -1.")
+        raise InvalidRequest(
+            "A manual partition assignment was specified, but replication factor was not set to -1."
+        )
     if topic.num_partitions != -1:
-        raise InvalidRequest("A manual partition assignment was specified, but numPartitions "
-                             "was not set to -1.")
+        raise InvalidRequest(
+            "A manual partition assignment was specified, but numPartitions was not set to -1."
+        )
     seen: set[int] = set()
     for assignment in topic.assignments:
         index, brokers = assignment.partition_index, list(assignment.broker_ids)
         if index in seen:
             raise InvalidReplicaAssignment(
-                f"Found multiple manual partition assignments for partition {index}")
+                f"Found multiple manual partition assignments for partition {index}"
+            )
         seen.add(index)
         _check_replicas(brokers)
     if seen != set(range(len(seen))):
-        raise InvalidReplicaAssignment("partitions should be a consecutive 0-based integer sequence")
+        raise InvalidReplicaAssignment(
+            "partitions should be a consecutive 0-based integer sequence"
+        )
     return len(seen)
 
 
 def _check_replicas(brokers: list[int]) -> None:
     if not brokers:
         raise InvalidReplicaAssignment(
-            "The manual partition assignment includes an empty replica list.")
+            "The manual partition assignment includes an empty replica list."
+        )
     for broker in brokers:
         if broker != NODE_ID:
             raise InvalidReplicaAssignment(
                 f"The manual partition assignment includes broker {broker}, but no such "
-                f"broker is registered.")
+                f"broker is registered."
+            )
     if len(brokers) > 1:
         raise InvalidReplicaAssignment(
-            f"The manual partition assignment includes the broker {NODE_ID} more than once.")
+            f"The manual partition assignment includes the broker {NODE_ID} more than once."
+        )

@@ -53,8 +53,15 @@ def _read_all(ctx: BrokerContext, request: FetchRequest) -> tuple[list[_Topic], 
         partitions = []
         for wanted in fetch_topic.partitions:
             limit = min(wanted.partition_max_bytes, budget - size)
-            partition = _read_one(ctx, fetch_topic.topic, wanted.partition, wanted.fetch_offset,
-                                  limit, first=size == 0, committed_only=committed_only)
+            partition = _read_one(
+                ctx,
+                fetch_topic.topic,
+                wanted.partition,
+                wanted.fetch_offset,
+                limit,
+                first=size == 0,
+                committed_only=committed_only,
+            )
             size += len(partition.records)
             failed = failed or partition.error_code != 0
             partitions.append(partition)
@@ -62,8 +69,15 @@ def _read_all(ctx: BrokerContext, request: FetchRequest) -> tuple[list[_Topic], 
     return topics, size, failed
 
 
-def _read_one(ctx: BrokerContext, topic: str, index: int, offset: int, limit: int,
-              first: bool, committed_only: bool) -> _Partition:
+def _read_one(
+    ctx: BrokerContext,
+    topic: str,
+    index: int,
+    offset: int,
+    limit: int,
+    first: bool,
+    committed_only: bool,
+) -> _Partition:
     aborted = [] if committed_only else None
     try:
         log = ctx.storage.partition(topic, index)
@@ -73,13 +87,27 @@ def _read_one(ctx: BrokerContext, topic: str, index: int, offset: int, limit: in
         if not first and len(records) > limit:
             records = b""
         hwm = log.high_watermark
-        return _Partition(partition_index=index, error_code=0, high_watermark=hwm,
-                          last_stable_offset=hwm, log_start_offset=log.log_start_offset,
-                          aborted_transactions=aborted, preferred_read_replica=-1, records=records)
+        return _Partition(
+            partition_index=index,
+            error_code=0,
+            high_watermark=hwm,
+            last_stable_offset=hwm,
+            log_start_offset=log.log_start_offset,
+            aborted_transactions=aborted,
+            preferred_read_replica=-1,
+            records=records,
+        )
     except BrokerError as error:
         # Kafka's ReplicaManager answers a failed read with -1 (unknown) for the high watermark
         # and log start, OFFSET_OUT_OF_RANGE included (measured on 4.1.2): clients ask
         # ListOffsets where to reset, so each client's reset policy shows the same on both.
-        return _Partition(partition_index=index, error_code=error.error_code, high_watermark=-1,
-                          last_stable_offset=-1, log_start_offset=-1,
-                          aborted_transactions=aborted, preferred_read_replica=-1, records=b"")
+        return _Partition(
+            partition_index=index,
+            error_code=error.error_code,
+            high_watermark=-1,
+            last_stable_offset=-1,
+            log_start_offset=-1,
+            aborted_transactions=aborted,
+            preferred_read_replica=-1,
+            records=b"",
+        )

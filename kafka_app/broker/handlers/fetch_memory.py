@@ -54,10 +54,16 @@ class FetchMemory:
         self._capped += 1
         now = time.monotonic()
         if now - self._last_log >= _LOG_EVERY_SEC:
-            log.info("Fetch answers not yet sent hold %d of at most %d record bytes (the broker's "
-                     "fetch memory cap); %d fetch(es) since the last note got less than asked "
-                     "(this one: %d of %d bytes, at least one batch); clients fetch the rest next",
-                     self.in_flight, self.limit_bytes, self._capped, room, wanted)
+            log.info(
+                "Fetch answers not yet sent hold %d of at most %d record bytes (the broker's "
+                "fetch memory cap); %d fetch(es) since the last note got less than asked "
+                "(this one: %d of %d bytes, at least one batch); clients fetch the rest next",
+                self.in_flight,
+                self.limit_bytes,
+                self._capped,
+                room,
+                wanted,
+            )
             self._capped = 0
             self._last_log = now
 

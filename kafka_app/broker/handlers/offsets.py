@@ -30,35 +30,51 @@ _DTopic = DeleteRecordsResponse.DeleteRecordsTopicResult
 _DPartition = _DTopic.DeleteRecordsPartitionResult
 
 
-async def handle_list_offsets(ctx: BrokerContext, request: ListOffsetsRequest,
-                              version: int) -> ListOffsetsResponse:
+async def handle_list_offsets(
+    ctx: BrokerContext, request: ListOffsetsRequest, version: int
+) -> ListOffsetsResponse:
     # Kafka's rule (ListOffsetsRequest.duplicatePartitions): a partition named twice is answered
     # INVALID_REQUEST each time and not looked up, so a request cannot repeat one lookup forever.
     named = Counter((t.name, p.partition_index) for t in request.topics for p in t.partitions)
     topics = [
-        _LTopic(name=topic.name, partitions=[
-            _duplicate(p.partition_index) if named[topic.name, p.partition_index] > 1
-            else _list_one(ctx, topic.name, p.partition_index, p.timestamp)
-            for p in topic.partitions
-        ])
+        _LTopic(
+            name=topic.name,
+            partitions=[
+                _duplicate(p.partition_index)
+                if named[topic.name, p.partition_index] > 1
+                else _list_one(ctx, topic.name, p.partition_index, p.timestamp)
+                for p in topic.partitions
+            ],
+        )
         for topic in request.topics
     ]
     return ListOffsetsResponse(throttle_time_ms=0, topics=topics)
 
 
 def _duplicate(index: int) -> _LPartition:
-    return _LPartition(partition_index=index, error_code=INVALID_REQUEST, timestamp=-1,
-                       offset=-1, leader_epoch=-1)
+    return _LPartition(
+        partition_index=index, error_code=INVALID_REQUEST, timestamp=-1, offset=-1, leader_epoch=-1
+    )
 
 
 def _list_one(ctx: BrokerContext, topic: str, index: int, timestamp: int) -> _LPartition:
     try:
         offset, found_timestamp = _lookup(ctx.storage.partition(topic, index), timestamp)
     except BrokerError as error:
-        return _LPartition(partition_index=index, error_code=error.error_code, timestamp=-1,
-                           offset=-1, leader_epoch=-1)
-    return _LPartition(partition_index=index, error_code=0, timestamp=found_timestamp,
-                       offset=offset, leader_epoch=-1)
+        return _LPartition(
+            partition_index=index,
+            error_code=error.error_code,
+            timestamp=-1,
+            offset=-1,
+            leader_epoch=-1,
+        )
+    return _LPartition(
+        partition_index=index,
+        error_code=0,
+        timestamp=found_timestamp,
+        offset=offset,
+        leader_epoch=-1,
+    )
 
 
 def _lookup(log_: PartitionLog, timestamp: int) -> tuple[int, int]:
@@ -73,12 +89,16 @@ def _lookup(log_: PartitionLog, timestamp: int) -> tuple[int, int]:
     return found if found is not None else (-1, -1)
 
 
-async def handle_delete_records(ctx: BrokerContext, request: DeleteRecordsRequest,
-                                version: int) -> DeleteRecordsResponse:
+async def handle_delete_records(
+    ctx: BrokerContext, request: DeleteRecordsRequest, version: int
+) -> DeleteRecordsResponse:
     topics = [
-        _DTopic(name=topic.name, partitions=[
-            _delete_one(ctx, topic.name, p.partition_index, p.offset) for p in topic.partitions
-        ])
+        _DTopic(
+            name=topic.name,
+            partitions=[
+                _delete_one(ctx, topic.name, p.partition_index, p.offset) for p in topic.partitions
+            ],
+        )
         for topic in request.topics
     ]
     return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)

@@ -24,12 +24,15 @@ log = logging.getLogger(__name__)
 KAFKA_STORAGE_ERROR = 56
 NO_TRANSACTIONS = TransactionsUnsupported(
     "this broker has no transaction coordinator: transactional producers are not supported; "
-    "use an idempotent producer (enable.idempotence) or Apache Kafka")
+    "use an idempotent producer (enable.idempotence) or Apache Kafka"
+)
 _Topic = ProduceResponse.TopicProduceResponse
 _Partition = _Topic.PartitionProduceResponse
 
 
-async def handle_produce(ctx: BrokerContext, request: ProduceRequest, version: int) -> ProduceResponse | None:
+async def handle_produce(
+    ctx: BrokerContext, request: ProduceRequest, version: int
+) -> ProduceResponse | None:
     topics = []
     appended = False
     for topic_data in request.topic_data:
@@ -52,9 +55,13 @@ def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | Non
             raise CorruptRecord(f"empty produce request for {topic}-{partition}")
         log_ = ctx.storage.partition(topic, partition)
         appended = log_.append_batches(records)
-        return _Partition(index=partition, error_code=0, base_offset=appended.base_offset,
-                          log_append_time_ms=appended.log_append_time_ms,
-                          log_start_offset=log_.log_start_offset)
+        return _Partition(
+            index=partition,
+            error_code=0,
+            base_offset=appended.base_offset,
+            log_append_time_ms=appended.log_append_time_ms,
+            log_start_offset=log_.log_start_offset,
+        )
     except BrokerError as error:
         log.warning("Produce to %s-%d refused: %s", topic, partition, error)
         return _failed(partition, error.error_code, str(error))
@@ -65,16 +72,30 @@ def _append(ctx: BrokerContext, topic: str, partition: int, records: bytes | Non
 
 
 def _failed(partition: int, error_code: int, message: str) -> _Partition:
-    return _Partition(index=partition, error_code=error_code, base_offset=-1,
-                      log_append_time_ms=-1, log_start_offset=-1, error_message=message)
+    return _Partition(
+        index=partition,
+        error_code=error_code,
+        base_offset=-1,
+        log_append_time_ms=-1,
+        log_start_offset=-1,
+        error_message=message,
+    )
 
 
-async def handle_init_producer_id(ctx: BrokerContext, request: InitProducerIdRequest,
-                                  version: int) -> InitProducerIdResponse:
+async def handle_init_producer_id(
+    ctx: BrokerContext, request: InitProducerIdRequest, version: int
+) -> InitProducerIdResponse:
     if request.transactional_id is not None:
-        log.warning("Refused transactional producer %r: %s", request.transactional_id, NO_TRANSACTIONS)
-        return InitProducerIdResponse(throttle_time_ms=0, error_code=NO_TRANSACTIONS.error_code,
-                                      producer_id=-1, producer_epoch=-1)
+        log.warning(
+            "Refused transactional producer %r: %s", request.transactional_id, NO_TRANSACTIONS
+        )
+        return InitProducerIdResponse(
+            throttle_time_ms=0,
+            error_code=NO_TRANSACTIONS.error_code,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
     producer_id = next(ctx.producer_ids)
-    return InitProducerIdResponse(throttle_time_ms=0, error_code=0, producer_id=producer_id,
-                                  producer_epoch=0)
+    return InitProducerIdResponse(
+        throttle_time_ms=0, error_code=0, producer_id=producer_id, producer_epoch=0
+    )

@@ -35,11 +35,14 @@ _Growable = CreatePartitionsRequest.CreatePartitionsTopic
 _DUPLICATE = "Duplicate topic name."
 
 
-async def handle_delete_topics(ctx: BrokerContext, request: DeleteTopicsRequest,
-                               version: int) -> DeleteTopicsResponse:
+async def handle_delete_topics(
+    ctx: BrokerContext, request: DeleteTopicsRequest, version: int
+) -> DeleteTopicsResponse:
     twice, once = each_name_once(request.topic_names or [])
-    results = [_Deleted(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
-               for name in twice]
+    results = [
+        _Deleted(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
+        for name in twice
+    ]
     results += [_delete_one(ctx, name) for name in once]
     return DeleteTopicsResponse(throttle_time_ms=0, responses=results)
 
@@ -53,12 +56,15 @@ def _delete_one(ctx: BrokerContext, name: str) -> _Deleted:
     return _Deleted(name=name, error_code=0, error_message=None)
 
 
-async def handle_create_partitions(ctx: BrokerContext, request: CreatePartitionsRequest,
-                                   version: int) -> CreatePartitionsResponse:
+async def handle_create_partitions(
+    ctx: BrokerContext, request: CreatePartitionsRequest, version: int
+) -> CreatePartitionsResponse:
     twice, once = each_name_once(t.name for t in request.topics)
     by_name = {t.name: t for t in request.topics}
-    results = [_Grown(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
-               for name in twice]
+    results = [
+        _Grown(name=name, error_code=InvalidRequest.error_code, error_message=_DUPLICATE)
+        for name in twice
+    ]
     results += [_grow_one(ctx, by_name[name], bool(request.validate_only)) for name in once]
     return CreatePartitionsResponse(throttle_time_ms=0, results=results)
 
@@ -84,9 +90,11 @@ def _check_assignments(topic: _Growable, additional: int) -> None:
     if len(topic.assignments) != additional:
         raise InvalidReplicaAssignment(
             f"Attempted to add {additional} additional partition(s), but only "
-            f"{len(topic.assignments)} assignment(s) were specified.")
+            f"{len(topic.assignments)} assignment(s) were specified."
+        )
     for assignment in topic.assignments:
         if list(assignment.broker_ids) != [NODE_ID]:
             raise InvalidReplicaAssignment(
                 f"assignment {list(assignment.broker_ids)} for topic {topic.name} is impossible: "
-                f"this single-node broker can only place one replica, on broker {NODE_ID}")
+                f"this single-node broker can only place one replica, on broker {NODE_ID}"
+            )

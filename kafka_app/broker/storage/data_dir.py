@@ -39,8 +39,16 @@ from kafka_app.broker.storage.log import PartitionLog
 from kafka_app.broker.storage.retention import RetentionEvent
 from kafka_app.broker.storage.topic_config import TopicConfig
 
-__all__ = ["Storage", "PartitionLog", "RetentionEvent", "validate_topic_name", "TOPICS_FILE",
-           "CLEAN_SHUTDOWN_FILE", "MAX_PARTITIONS", "check_partition_increase"]
+__all__ = [
+    "Storage",
+    "PartitionLog",
+    "RetentionEvent",
+    "validate_topic_name",
+    "TOPICS_FILE",
+    "CLEAN_SHUTDOWN_FILE",
+    "MAX_PARTITIONS",
+    "check_partition_increase",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -61,10 +69,13 @@ def validate_topic_name(name: str) -> None:
     if name in (".", ".."):
         raise InvalidTopic(f"topic name {name!r} is not allowed")
     if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise InvalidTopic(f"topic name is {len(name)} characters long; "
-                           f"the limit is {MAX_TOPIC_NAME_LENGTH}")
+        raise InvalidTopic(
+            f"topic name is {len(name)} characters long; the limit is {MAX_TOPIC_NAME_LENGTH}"
+        )
     if not _LEGAL_TOPIC_NAME.fullmatch(name):
-        raise InvalidTopic(f"topic name {name!r} may only contain letters, digits, '.', '_' and '-'")
+        raise InvalidTopic(
+            f"topic name {name!r} may only contain letters, digits, '.', '_' and '-'"
+        )
 
 
 def check_partition_increase(name: str, current: int, count: int) -> None:
@@ -72,11 +83,14 @@ def check_partition_increase(name: str, current: int, count: int) -> None:
     if count == current:
         raise InvalidPartitions(f"topic {name!r} already has {current} partition(s)")
     if count < current:
-        raise InvalidPartitions(f"topic {name!r} currently has {current} partition(s); {count} "
-                                f"would not be an increase (Kafka never removes partitions)")
+        raise InvalidPartitions(
+            f"topic {name!r} currently has {current} partition(s); {count} "
+            f"would not be an increase (Kafka never removes partitions)"
+        )
     if count > MAX_PARTITIONS:
-        raise InvalidPartitions(f"topic {name!r} may have at most {MAX_PARTITIONS} partitions, "
-                                f"got {count}")
+        raise InvalidPartitions(
+            f"topic {name!r} may have at most {MAX_PARTITIONS} partitions, got {count}"
+        )
 
 
 class _Topic:
@@ -88,8 +102,12 @@ class _Topic:
 class Storage:
     """Every topic of one broker, on disk under `data_dir`."""
 
-    def __init__(self, data_dir: Path, clock: Callable[[], int] = wall_clock_ms,
-                 max_partitions: int | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        clock: Callable[[], int] = wall_clock_ms,
+        max_partitions: int | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self._clock = clock
         # All topics together; None = only the per-topic MAX_PARTITIONS. Topics already on disk
@@ -127,8 +145,9 @@ class Storage:
         if name in self._topics:
             raise TopicAlreadyExists(f"topic {name!r} already exists")
         if not 1 <= partitions <= MAX_PARTITIONS:
-            raise InvalidPartitions(f"topic {name!r} needs 1..{MAX_PARTITIONS} partitions, got "
-                                    f"{partitions}")
+            raise InvalidPartitions(
+                f"topic {name!r} needs 1..{MAX_PARTITIONS} partitions, got {partitions}"
+            )
         self.check_partition_cap(name, partitions)
         config = TopicConfig.from_strings(configs)
         self.health.check()
@@ -141,11 +160,16 @@ class Storage:
             self._write_topics_file({**self._topics, name: _Topic(config, logs)})
         except OSError as error:
             self._discard_new_partitions(logs)
-            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
-                                   f"creating topic {name!r}") from error
+            raise self.health.fail(
+                self.data_dir / TOPICS_FILE, error, f"creating topic {name!r}"
+            ) from error
         self._topics[name] = _Topic(config, logs)
-        _log.info("created topic %s with %d partition(s), configs %s",
-                  name, partitions, config.to_strings() or "default")
+        _log.info(
+            "created topic %s with %d partition(s), configs %s",
+            name,
+            partitions,
+            config.to_strings() or "default",
+        )
         return config
 
     def delete_topic(self, name: str) -> None:
@@ -162,7 +186,9 @@ class Storage:
             del self._topics[name]
             for log in entry.partitions:
                 log.release()
-                doomed = log.folder.with_name(f"{log.folder.name}.{uuid.uuid4().hex}{_DELETED_FOLDER}")
+                doomed = log.folder.with_name(
+                    f"{log.folder.name}.{uuid.uuid4().hex}{_DELETED_FOLDER}"
+                )
                 os.replace(log.folder, doomed)
                 shutil.rmtree(doomed, ignore_errors=True)
         except OSError as error:
@@ -181,12 +207,14 @@ class Storage:
             for partition in range(current, count):
                 self._remove_orphan_folder(name, partition)
                 logs.append(self._open_partition(name, partition, entry.config))
-            self._write_topics_file({**self._topics,
-                                     name: _Topic(entry.config, entry.partitions + logs)})
+            self._write_topics_file(
+                {**self._topics, name: _Topic(entry.config, entry.partitions + logs)}
+            )
         except OSError as error:
             self._discard_new_partitions(logs)
-            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
-                                   f"adding partitions to {name!r}") from error
+            raise self.health.fail(
+                self.data_dir / TOPICS_FILE, error, f"adding partitions to {name!r}"
+            ) from error
         entry.partitions.extend(logs)
         _log.info("topic %s grew from %d to %d partitions", name, current, count)
 
@@ -197,7 +225,8 @@ class Storage:
         if self.max_partitions is not None and held + partitions > self.max_partitions:
             raise PolicyViolation(
                 f"topic {name!r} needs {partitions} partition(s), but the broker holds {held} of "
-                f"at most {self.max_partitions} (--max-partitions)")
+                f"at most {self.max_partitions} (--max-partitions)"
+            )
 
     def partition_count(self) -> int:
         """Partitions of all topics together."""
@@ -214,14 +243,16 @@ class Storage:
         entry = self._topic(topic)
         if not 0 <= partition < len(entry.partitions):
             raise UnknownTopicOrPartition(
-                f"topic {topic!r} has no partition {partition} (it has {len(entry.partitions)})")
+                f"topic {topic!r} has no partition {partition} (it has {len(entry.partitions)})"
+            )
         return entry.partitions[partition]
 
     def topic_config(self, topic: str) -> TopicConfig:
         return self._topic(topic).config
 
-    def alter_topic_config(self, topic: str, sets: Mapping[str, str],
-                           deletes: Iterable[str]) -> TopicConfig:
+    def alter_topic_config(
+        self, topic: str, sets: Mapping[str, str], deletes: Iterable[str]
+    ) -> TopicConfig:
         """Apply IncrementalAlterConfigs SET/DELETE operations; persists; effective at once."""
         entry = self._topic(topic)
         config = entry.config.altered(sets, deletes)
@@ -230,8 +261,9 @@ class Storage:
             # On disk first: a config that could not be saved must not act until a restart drops it.
             self._write_topics_file({**self._topics, topic: _Topic(config, entry.partitions)})
         except OSError as error:
-            raise self.health.fail(self.data_dir / TOPICS_FILE, error,
-                                   f"changing the configs of {topic!r}") from error
+            raise self.health.fail(
+                self.data_dir / TOPICS_FILE, error, f"changing the configs of {topic!r}"
+            ) from error
         entry.config = config
         for log in entry.partitions:
             log.config = config
@@ -266,14 +298,23 @@ class Storage:
         return [self._open_partition(name, p, config) for p in range(count)]
 
     def _open_partition(self, name: str, partition: int, config: TopicConfig) -> PartitionLog:
-        return PartitionLog.open(self._partition_folder(name, partition), name, partition, config,
-                                 self._clock, self.clean_start, self.health)
+        return PartitionLog.open(
+            self._partition_folder(name, partition),
+            name,
+            partition,
+            config,
+            self._clock,
+            self.clean_start,
+            self.health,
+        )
 
     def _discard_new_partitions(self, logs: list[PartitionLog]) -> None:
         """Undo a topic creation or growth that could not be recorded: no folder outlives it."""
         for log in logs:
             log.release()
-            shutil.rmtree(log.folder, ignore_errors=True)  # offline anyway; a start removes leftovers
+            shutil.rmtree(
+                log.folder, ignore_errors=True
+            )  # offline anyway; a start removes leftovers
 
     def _remove_orphan_folder(self, topic: str, partition: int) -> None:
         # topics.json is the source of truth: a folder it does not list was left by a crash
@@ -290,27 +331,37 @@ class Storage:
             document = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             # Empty folders are a crash while creating the first topic; data is something to keep.
-            orphans = sorted(p.name for p in self.data_dir.iterdir()
-                             if _PARTITION_FOLDER.fullmatch(p.name) and _holds_records(p))
+            orphans = sorted(
+                p.name
+                for p in self.data_dir.iterdir()
+                if _PARTITION_FOLDER.fullmatch(p.name) and _holds_records(p)
+            )
             if orphans:
                 raise StorageCorrupt(
                     f"{path} is missing but {self.data_dir} holds partition folders "
                     f"({', '.join(orphans[:3])}{', ...' if len(orphans) > 3 else ''}); restore "
-                    f"{TOPICS_FILE} or move those folders aside") from None
+                    f"{TOPICS_FILE} or move those folders aside"
+                ) from None
             return {}
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise StorageCorrupt(f"{path} is not valid JSON ({error}); restore it from a backup "
-                                 f"or move the data folder aside") from None
+            raise StorageCorrupt(
+                f"{path} is not valid JSON ({error}); restore it from a backup "
+                f"or move the data folder aside"
+            ) from None
         topics = document.get("topics") if isinstance(document, dict) else None
         if not isinstance(topics, dict):
-            raise StorageCorrupt(f"{path} has no \"topics\" object; restore it from a backup")
+            raise StorageCorrupt(f'{path} has no "topics" object; restore it from a backup')
         return {name: _topic_entry(path, name, entry) for name, entry in topics.items()}
 
     def _write_topics_file(self, topics: Mapping[str, _Topic]) -> None:
         """Record `topics` (what the topics will be once this returns) in topics.json."""
-        document = {"version": 1, "topics": {
-            name: {"partitions": len(topic.partitions), "configs": topic.config.to_strings()}
-            for name, topic in topics.items()}}
+        document = {
+            "version": 1,
+            "topics": {
+                name: {"partitions": len(topic.partitions), "configs": topic.config.to_strings()}
+                for name, topic in topics.items()
+            },
+        }
         write_atomically(self.data_dir / TOPICS_FILE, json.dumps(document, indent=2) + "\n")
 
     # ---- lifecycle -----------------------------------------------------------------------------
@@ -322,8 +373,11 @@ class Storage:
         self._closed = True
         if not self.health.online:
             # Kafka writes nothing more to a failed log dir; the next start checks what is there.
-            _log.warning("%s is offline (%s): not flushed and not marked cleanly shut down",
-                         self.data_dir, self.health.offline_reason)
+            _log.warning(
+                "%s is offline (%s): not flushed and not marked cleanly shut down",
+                self.data_dir,
+                self.health.offline_reason,
+            )
         flushed = [log.close() for topic in self._topics.values() for log in topic.partitions]
         if not all(flushed):
             return  # no marker: the next start rechecks what could not be flushed
@@ -332,14 +386,22 @@ class Storage:
         try:
             write_atomically(self.data_dir / CLEAN_SHUTDOWN_FILE, "")
         except OSError as error:
-            _log.warning("could not mark %s cleanly shut down (%s); the next start rechecks "
-                         "the unflushed part of every log", self.data_dir, error)
+            _log.warning(
+                "could not mark %s cleanly shut down (%s); the next start rechecks "
+                "the unflushed part of every log",
+                self.data_dir,
+                error,
+            )
 
     def __enter__(self) -> Storage:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
 
@@ -355,11 +417,17 @@ def _topic_entry(path: Path, name: str, entry: object) -> tuple[int, dict[str, s
         raise StorageCorrupt(f"{path} lists an illegal topic: {error}") from None
     partitions = entry.get("partitions") if isinstance(entry, dict) else None
     configs = entry.get("configs", {}) if isinstance(entry, dict) else None
-    if (not isinstance(partitions, int) or isinstance(partitions, bool)
-            or not 1 <= partitions <= MAX_PARTITIONS):
-        raise StorageCorrupt(f"{path}: topic {name!r} has partitions {partitions!r}; "
-                             f"expected a whole number 1..{MAX_PARTITIONS}")
+    if (
+        not isinstance(partitions, int)
+        or isinstance(partitions, bool)
+        or not 1 <= partitions <= MAX_PARTITIONS
+    ):
+        raise StorageCorrupt(
+            f"{path}: topic {name!r} has partitions {partitions!r}; "
+            f"expected a whole number 1..{MAX_PARTITIONS}"
+        )
     if not isinstance(configs, dict) or not all(isinstance(v, str) for v in configs.values()):
-        raise StorageCorrupt(f"{path}: topic {name!r} has configs {configs!r}; expected "
-                             f"an object of strings")
+        raise StorageCorrupt(
+            f"{path}: topic {name!r} has configs {configs!r}; expected an object of strings"
+        )
     return partitions, configs

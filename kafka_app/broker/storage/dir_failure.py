@@ -39,9 +39,11 @@ class DataDirHealth:
     def check(self) -> None:
         """Raise KafkaStorageError if the folder went offline (every read and write asks first)."""
         if self.offline_reason is not None:
-            raise KafkaStorageError(f"the data folder {self.data_dir} is offline since "
-                                    f"{self.offline_reason}; restart the broker once the disk "
-                                    f"is fixed")
+            raise KafkaStorageError(
+                f"the data folder {self.data_dir} is offline since "
+                f"{self.offline_reason}; restart the broker once the disk "
+                f"is fixed"
+            )
 
     def fail(self, path: Path, error: OSError, step: str) -> KafkaStorageError:
         """Take the folder offline because `step` failed on `path`; return the error to raise."""
@@ -49,6 +51,10 @@ class DataDirHealth:
         if self.offline_reason is None:
             self.offline_reason = reason
             # Kafka's line: "Stopping serving logs in dir ..." (ReplicaManager.handleLogDirFailure).
-            _log.error("Data folder %s is now offline: %s. Every partition answers "
-                       "KAFKA_STORAGE_ERROR until the broker restarts.", self.data_dir, reason)
+            _log.error(
+                "Data folder %s is now offline: %s. Every partition answers "
+                "KAFKA_STORAGE_ERROR until the broker restarts.",
+                self.data_dir,
+                reason,
+            )
         return KafkaStorageError(f"cannot write to disk: {reason}")

@@ -63,6 +63,7 @@ def _guarded(step: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
     """A PartitionLog method that touches the disk: refused while the data folder is offline, and
     an OSError takes the folder offline and becomes KafkaStorageError (`step` names it in the log).
     The method itself writes to disk before it changes memory, so there is nothing to undo."""
+
     def decorate(method: Callable[..., _R]) -> Callable[..., _R]:
         @functools.wraps(method)
         def guarded(self: PartitionLog, *args: object, **kwargs: object) -> _R:
@@ -71,7 +72,9 @@ def _guarded(step: str) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
                 return method(self, *args, **kwargs)
             except OSError as error:
                 raise self._failed(error, step) from error
+
         return guarded
+
     return decorate
 
 
@@ -85,9 +88,17 @@ class AppendResult(NamedTuple):
 class PartitionLog:
     """Segments of one partition; single-threaded, like the server loop that calls it."""
 
-    def __init__(self, folder: Path, topic: str, partition: int, config: TopicConfig,
-                 clock: Callable[[], int], segments: list[Segment], log_start_offset: int,
-                 health: DataDirHealth | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        topic: str,
+        partition: int,
+        config: TopicConfig,
+        clock: Callable[[], int],
+        segments: list[Segment],
+        log_start_offset: int,
+        health: DataDirHealth | None = None,
+    ) -> None:
         self.folder = folder
         # Shared by every log of the data folder: one failed write takes them all offline.
         self._health = health or DataDirHealth(folder)
@@ -103,9 +114,16 @@ class PartitionLog:
         self.producer_state = ProducerState()
 
     @classmethod
-    def open(cls, folder: Path, topic: str, partition: int, config: TopicConfig,
-             clock: Callable[[], int], clean: bool = False,
-             health: DataDirHealth | None = None) -> PartitionLog:
+    def open(
+        cls,
+        folder: Path,
+        topic: str,
+        partition: int,
+        config: TopicConfig,
+        clock: Callable[[], int],
+        clean: bool = False,
+        health: DataDirHealth | None = None,
+    ) -> PartitionLog:
         """Open (or create) the partition folder, recovering segments and the log start offset.
 
         `clean`: the broker stopped cleanly last time, so no batch is CRC-checked again; else
@@ -165,14 +183,21 @@ class PartitionLog:
         headers = self._validated(buffer, now_ms)
         if any(header.producer_id >= 0 for header in headers):
             if len(headers) != 1:
-                raise CorruptRecord(f"an idempotent produce to {self.topic}-{self.partition} must "
-                                    f"carry one record batch, got {len(headers)}")
+                raise CorruptRecord(
+                    f"an idempotent produce to {self.topic}-{self.partition} must "
+                    f"carry one record batch, got {len(headers)}"
+                )
             duplicate = self.producer_state.duplicate_of(headers[0])
             if duplicate is not None:
                 # A resend after a lost acknowledgement: answer with the first write's offset.
-                _log.info("%s-%d: producer %d resent sequence %d, already at offset %d",
-                          self.topic, self.partition, headers[0].producer_id,
-                          headers[0].base_sequence, duplicate)
+                _log.info(
+                    "%s-%d: producer %d resent sequence %d, already at offset %d",
+                    self.topic,
+                    self.partition,
+                    headers[0].producer_id,
+                    headers[0].base_sequence,
+                    duplicate,
+                )
                 return AppendResult(duplicate, NO_APPEND_TIME)
         first_offset = self.log_end_offset
         segment_count, active_size = len(self._segments), self._segments[-1].size
@@ -185,11 +210,14 @@ class PartitionLog:
             raise self._failed(error, "appending to") from error
         for header in written:
             self.producer_state.record(header)
-        append_time = now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
+        append_time = (
+            now_ms if self.config.message_timestamp_type == LOG_APPEND_TIME else NO_APPEND_TIME
+        )
         return AppendResult(first_offset, append_time)
 
-    def _write_batches(self, buffer: bytearray, headers: list[BatchHeader], first_offset: int,
-                       now_ms: int) -> list[BatchHeader]:
+    def _write_batches(
+        self, buffer: bytearray, headers: list[BatchHeader], first_offset: int, now_ms: int
+    ) -> list[BatchHeader]:
         """Stamp offsets and write, rolling where Kafka's rule says; the headers as written."""
         run: list[BatchHeader] = []
         written: list[BatchHeader] = []
@@ -222,8 +250,12 @@ class PartitionLog:
                 active.truncate_to(active_size)
             active.open_for_append()
         except OSError as error:
-            _log.error("%s-%d: could not undo a failed append (%s); the next start checks the log",
-                       self.topic, self.partition, error)
+            _log.error(
+                "%s-%d: could not undo a failed append (%s); the next start checks the log",
+                self.topic,
+                self.partition,
+                error,
+            )
 
     def _failed(self, error: OSError, step: str) -> KafkaStorageError:
         return self._health.fail(self.folder, error, f"{step} {self.topic}-{self.partition}")
@@ -238,7 +270,8 @@ class PartitionLog:
             if header.size > self.config.max_message_bytes:
                 raise RecordTooLarge(
                     f"a {header.size}-byte batch exceeds max.message.bytes="
-                    f"{self.config.max_message_bytes} of topic {self.topic}")
+                    f"{self.config.max_message_bytes} of topic {self.topic}"
+                )
             check_content(buffer, header)
             checked.append(stamp_timestamps(buffer, header, self.config, now_ms))
         return checked
@@ -289,7 +322,9 @@ class PartitionLog:
             raise OffsetOutOfRange(
                 f"offset {offset} is outside {self.topic}-{self.partition}'s range "
                 f"[{self._log_start_offset}, {self.high_watermark}]",
-                log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
+                log_start_offset=self._log_start_offset,
+                high_watermark=self.high_watermark,
+            )
 
     @_guarded("reading")
     def read(self, offset: int, max_bytes: int) -> bytes:
@@ -298,7 +333,7 @@ class PartitionLog:
         if offset == self.high_watermark:
             return b""
         index = bisect_right(self._bases, offset) - 1
-        for segment in self._segments[max(index, 0):]:
+        for segment in self._segments[max(index, 0) :]:
             data = segment.read(offset, max_bytes)
             if data:
                 return data
@@ -308,7 +343,10 @@ class PartitionLog:
     def offset_for_timestamp(self, timestamp_ms: int) -> tuple[int, int] | None:
         """(offset, timestamp) of the first record at or after timestamp_ms, or None."""
         for segment in self._segments:
-            if segment.max_timestamp < timestamp_ms or segment.next_offset <= self._log_start_offset:
+            if (
+                segment.max_timestamp < timestamp_ms
+                or segment.next_offset <= self._log_start_offset
+            ):
                 continue
             # From the batch holding the log start offset: the deleted ones before it would be
             # read and decoded record by record for nothing.
@@ -351,7 +389,9 @@ class PartitionLog:
             raise OffsetOutOfRange(
                 f"cannot delete {self.topic}-{self.partition} records before {before_offset}: "
                 f"the high watermark is {self.high_watermark}",
-                log_start_offset=self._log_start_offset, high_watermark=self.high_watermark)
+                log_start_offset=self._log_start_offset,
+                high_watermark=self.high_watermark,
+            )
         if target > self._log_start_offset:
             # On disk first: if the file cannot be written, nothing moved, in memory either.
             self._write_checkpoint(target)
@@ -360,8 +400,12 @@ class PartitionLog:
             dead = bisect_right(self._bases, target, lo=1) - 1
             if dead > 0:
                 self._drop_leading(dead, self._clock())
-            _log.info("%s-%d: log start offset moved to %d by DeleteRecords",
-                      self.topic, self.partition, target)
+            _log.info(
+                "%s-%d: log start offset moved to %d by DeleteRecords",
+                self.topic,
+                self.partition,
+                target,
+            )
         return self._log_start_offset
 
     @_guarded("retention on")
@@ -369,8 +413,10 @@ class PartitionLog:
         """One retention pass: time rule, then size rule; then purge files past their delay."""
         events = []
         for reason in (REASON_TIME, REASON_SIZE):
-            summaries = [SegmentSummary(s.base_offset, s.size, s.largest_timestamp, s.is_empty)
-                         for s in self._segments]
+            summaries = [
+                SegmentSummary(s.base_offset, s.size, s.largest_timestamp, s.is_empty)
+                for s in self._segments
+            ]
             if reason == REASON_TIME:
                 count = expired_by_time(summaries, self.config.retention_ms, now_ms)
             else:
@@ -389,8 +435,9 @@ class PartitionLog:
             self._write_checkpoint(new_start)  # before anything moves, as DeleteRecords does
         self._log_start_offset = new_start
         deleted = self._drop_leading(count, now_ms)
-        return RetentionEvent(self.topic, self.partition, reason, deleted, old_start,
-                              self._log_start_offset)
+        return RetentionEvent(
+            self.topic, self.partition, reason, deleted, old_start, self._log_start_offset
+        )
 
     def _drop_leading(self, count: int, now_ms: int) -> list[int]:
         """Take the oldest `count` segments out of the log now; their files go after the delay."""
@@ -440,11 +487,17 @@ class PartitionLog:
         except OSError as error:
             # A full disk must not stop the other partitions from closing; without a new
             # recovery point the next start simply rechecks more of this log.
-            _log.warning("%s-%d: could not record the recovery point (%s); the next start "
-                         "rechecks this log", self.topic, self.partition, error)
+            _log.warning(
+                "%s-%d: could not record the recovery point (%s); the next start rechecks this log",
+                self.topic,
+                self.partition,
+                error,
+            )
             return False
         return True
 
     def __repr__(self) -> str:
-        return (f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "
-                f"{self.log_end_offset}), {len(self._segments)} segments)")
+        return (
+            f"PartitionLog({self.topic}-{self.partition}, offsets [{self._log_start_offset}, "
+            f"{self.log_end_offset}), {len(self._segments)} segments)"
+        )

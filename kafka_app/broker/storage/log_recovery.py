@@ -26,14 +26,17 @@ _log = logging.getLogger(__name__)
 _SEGMENT_NAME = re.compile(r"[0-9]{20}" + re.escape(LOG_SUFFIX))
 
 
-def recover_segments(folder: Path, recovery_point: int | None,
-                      visit: Callable[[BatchHeader], None]) -> list[Segment]:
+def recover_segments(
+    folder: Path, recovery_point: int | None, visit: Callable[[BatchHeader], None]
+) -> list[Segment]:
     """Open segments oldest first; CRC-check those at or past `recovery_point` (None: none).
 
     Only the active segment's tail may be cut (a torn last write); damage anywhere else stops
     the start with StorageCorrupt rather than deleting the acknowledged records after it.
     """
-    paths = sorted(path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name))
+    paths = sorted(
+        path for path in folder.glob(f"*{LOG_SUFFIX}") if _SEGMENT_NAME.fullmatch(path.name)
+    )
     paths = _without_empty_leftovers(paths)
     segments: list[Segment] = []
     for position, path in enumerate(paths):
@@ -47,7 +50,8 @@ def recover_segments(folder: Path, recovery_point: int | None,
             raise StorageCorrupt(
                 f"{path} starts at offset {segments[-1].base_offset}, inside {segments[-2].path.name} "
                 f"(which ends at {segments[-2].next_offset - 1}): those offsets were handed out "
-                f"twice; move one of the two files aside")
+                f"twice; move one of the two files aside"
+            )
     return segments
 
 
@@ -64,8 +68,10 @@ def _without_empty_leftovers(paths: list[Path]) -> list[Path]:
     kept = [path for path in paths if path.stat().st_size > 0] or paths[-1:]
     for path in paths:
         if path not in kept:
-            _log.warning("removing %s: an empty segment beside others, left by a roll that did "
-                         "not finish", path)
+            _log.warning(
+                "removing %s: an empty segment beside others, left by a roll that did not finish",
+                path,
+            )
             path.unlink()
     return kept
 

@@ -53,7 +53,8 @@ class ProducerState:
         if header.producer_epoch < producer.epoch:
             raise InvalidProducerEpoch(
                 f"producer {header.producer_id} epoch {header.producer_epoch} is older than "
-                f"epoch {producer.epoch} already written")
+                f"epoch {producer.epoch} already written"
+            )
         last = _last_sequence(header)
         if header.producer_epoch == producer.epoch:
             for first_seq, last_seq, base_offset in producer.batches:
@@ -65,7 +66,8 @@ class ProducerState:
         if header.base_sequence != expected:
             raise OutOfOrderSequence(
                 f"producer {header.producer_id} sent sequence {header.base_sequence}, "
-                f"expected {expected}")
+                f"expected {expected}"
+            )
         return None
 
     def record(self, header: BatchHeader) -> None:

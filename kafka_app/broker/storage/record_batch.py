@@ -17,8 +17,16 @@ from dataclasses import dataclass
 from kafka_app.broker.errors import CorruptRecord, InvalidRecord
 from kafka_app.broker.storage.checksum import crc32c
 
-__all__ = ["BatchHeader", "HEADER_SIZE", "LOG_OVERHEAD", "iter_batches", "parse_header",
-           "check_crc", "check_content", "set_base_offset"]
+__all__ = [
+    "BatchHeader",
+    "HEADER_SIZE",
+    "LOG_OVERHEAD",
+    "iter_batches",
+    "parse_header",
+    "check_crc",
+    "check_content",
+    "set_base_offset",
+]
 
 # base offset, batch length, leader epoch, magic, crc, attributes, last offset delta,
 # first timestamp, max timestamp, producer id, producer epoch, base sequence, records count
@@ -62,26 +70,58 @@ def parse_header(buffer: bytes | bytearray | memoryview, position: int) -> Batch
     """
     remaining = len(buffer) - position
     if remaining < HEADER_SIZE:
-        raise CorruptRecord(f"truncated record batch at byte {position}: "
-                            f"{remaining} bytes left, a header needs {HEADER_SIZE}")
-    (base_offset, length, _epoch, magic, crc, attributes, last_offset_delta, first_ts, max_ts,
-     pid, pepoch, seq, count) = _HEADER.unpack_from(buffer, position)
+        raise CorruptRecord(
+            f"truncated record batch at byte {position}: "
+            f"{remaining} bytes left, a header needs {HEADER_SIZE}"
+        )
+    (
+        base_offset,
+        length,
+        _epoch,
+        magic,
+        crc,
+        attributes,
+        last_offset_delta,
+        first_ts,
+        max_ts,
+        pid,
+        pepoch,
+        seq,
+        count,
+    ) = _HEADER.unpack_from(buffer, position)
     if magic != _MAGIC_V2:
-        raise CorruptRecord(f"record batch at byte {position} has magic {magic}; only v2 is supported")
+        raise CorruptRecord(
+            f"record batch at byte {position} has magic {magic}; only v2 is supported"
+        )
     size = LOG_OVERHEAD + length
     if size < HEADER_SIZE or last_offset_delta < 0 or count < 0:
-        raise CorruptRecord(f"record batch at byte {position} has an impossible header "
-                            f"(length {length}, last offset delta {last_offset_delta})")
+        raise CorruptRecord(
+            f"record batch at byte {position} has an impossible header "
+            f"(length {length}, last offset delta {last_offset_delta})"
+        )
     if size > remaining:
-        raise CorruptRecord(f"truncated record batch at byte {position}: "
-                            f"needs {size} bytes, {remaining} left")
-    return BatchHeader(position, size, base_offset, last_offset_delta, crc, first_ts, max_ts, count,
-                       attributes, pid, pepoch, seq)
+        raise CorruptRecord(
+            f"truncated record batch at byte {position}: needs {size} bytes, {remaining} left"
+        )
+    return BatchHeader(
+        position,
+        size,
+        base_offset,
+        last_offset_delta,
+        crc,
+        first_ts,
+        max_ts,
+        count,
+        attributes,
+        pid,
+        pepoch,
+        seq,
+    )
 
 
 def check_crc(buffer: bytes | bytearray | memoryview, header: BatchHeader) -> None:
     """Raise CorruptRecord unless the batch's stored CRC-32C matches its bytes."""
-    view = memoryview(buffer)[header.position + _CRC_START:header.position + header.size]
+    view = memoryview(buffer)[header.position + _CRC_START : header.position + header.size]
     if crc32c(view) != header.crc:
         raise CorruptRecord(f"record batch at byte {header.position} fails its CRC check")
 
@@ -96,19 +136,25 @@ def check_content(buffer: bytes | bytearray | memoryview, header: BatchHeader) -
     """
     at = f"record batch at byte {header.position}"
     if header.records_count <= 0:
-        raise InvalidRecord(f"{at} reports {header.records_count} records; a batch holds at least one")
+        raise InvalidRecord(
+            f"{at} reports {header.records_count} records; a batch holds at least one"
+        )
     if header.records_count != header.last_offset_delta + 1:
-        raise InvalidRecord(f"{at} reports {header.records_count} records but its offsets span "
-                            f"{header.last_offset_delta + 1} (last offset delta {header.last_offset_delta})")
+        raise InvalidRecord(
+            f"{at} reports {header.records_count} records but its offsets span "
+            f"{header.last_offset_delta + 1} (last offset delta {header.last_offset_delta})"
+        )
     codec = header.attributes & _COMPRESSION_MASK
     if codec > _KNOWN_COMPRESSIONS:
-        raise InvalidRecord(f"{at} names compression codec {codec}; "
-                            f"known are 0-4 (none, gzip, snappy, lz4, zstd)")
+        raise InvalidRecord(
+            f"{at} names compression codec {codec}; known are 0-4 (none, gzip, snappy, lz4, zstd)"
+        )
     if header.attributes & _CONTROL_FLAG:
         raise InvalidRecord(f"{at} is a control batch; clients may not write control records")
     if header.producer_id >= 0 and header.base_sequence < 0:
-        raise InvalidRecord(f"{at} has producer id {header.producer_id} but sequence "
-                            f"{header.base_sequence}")
+        raise InvalidRecord(
+            f"{at} has producer id {header.producer_id} but sequence {header.base_sequence}"
+        )
     if codec == 0:
         found = _count_records(buffer, header.position + HEADER_SIZE, header.position + header.size)
         if found < 0:

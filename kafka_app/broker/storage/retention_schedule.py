@@ -23,8 +23,11 @@ log = logging.getLogger(__name__)
 
 async def run_retention(storage: Storage, settings: BrokerSettings) -> None:
     """Run retention passes forever (until cancelled)."""
-    log.info("Retention checks every %gs, the first after %gs",
-             settings.retention_check_sec, settings.retention_initial_delay_sec)
+    log.info(
+        "Retention checks every %gs, the first after %gs",
+        settings.retention_check_sec,
+        settings.retention_initial_delay_sec,
+    )
     # A schedule, not a synchronisation: Kafka itself sleeps between retention passes.
     await asyncio.sleep(settings.retention_initial_delay_sec)
     while True:
@@ -49,6 +52,8 @@ def describe_event(event: RetentionEvent, config: TopicConfig) -> str:
     limit = config.retention_bytes if event.reason == "retention.bytes" else config.retention_ms
     count = len(event.deleted_segments)
     last = event.new_log_start_offset - 1
-    return (f"Deleted {count} segment(s) (offsets {event.old_log_start_offset}..{last}) of "
-            f"{event.topic}-{event.partition} ({event.reason}={limit} exceeded); "
-            f"log start offset {event.old_log_start_offset} -> {event.new_log_start_offset}")
+    return (
+        f"Deleted {count} segment(s) (offsets {event.old_log_start_offset}..{last}) of "
+        f"{event.topic}-{event.partition} ({event.reason}={limit} exceeded); "
+        f"log start offset {event.old_log_start_offset} -> {event.new_log_start_offset}"
+    )

@@ -62,12 +62,19 @@ class Segment:
     def create(cls, folder: Path, base_offset: int, now_ms: int) -> Segment:
         """A new, empty segment file, opened for appending."""
         segment = cls(folder / segment_file_name(base_offset), base_offset, now_ms)
-        segment._fd = os.open(segment.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC, 0o644)
+        segment._fd = os.open(
+            segment.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC, 0o644
+        )
         return segment
 
     @classmethod
-    def recover(cls, path: Path, verify: bool = True, may_truncate: bool = True,
-                visit: Callable[[BatchHeader], None] | None = None) -> Segment:
+    def recover(
+        cls,
+        path: Path,
+        verify: bool = True,
+        may_truncate: bool = True,
+        visit: Callable[[BatchHeader], None] | None = None,
+    ) -> Segment:
         """Open an existing segment, rebuilding its index from the batch headers.
 
         `verify` also checks every batch's CRC (the part of the log written since the last flush,
@@ -84,29 +91,42 @@ class Segment:
             raise StorageCorrupt(
                 f"{path} is damaged at byte {valid} ({problem}) and later data depends on it; "
                 f"the broker will not delete acknowledged records to start: move the partition "
-                f"folder aside or restore the file from a backup")
+                f"folder aside or restore the file from a backup"
+            )
         if valid < file_size:
-            _log.warning("truncating %s from %d to %d bytes: the tail is not a whole valid batch "
-                         "(most likely a write cut off by a crash): %s", path, file_size, valid, problem)
+            _log.warning(
+                "truncating %s from %d to %d bytes: the tail is not a whole valid batch "
+                "(most likely a write cut off by a crash): %s",
+                path,
+                file_size,
+                valid,
+                problem,
+            )
             os.truncate(path, valid)
         segment.size = valid
         segment.truncated_bytes = file_size - valid
         return segment
 
-    def _scan(self, verify: bool, visit: Callable[[BatchHeader], None] | None) -> tuple[int, str | None]:
+    def _scan(
+        self, verify: bool, visit: Callable[[BatchHeader], None] | None
+    ) -> tuple[int, str | None]:
         """Index every valid batch; return the byte length of the valid prefix and what ended it."""
         file_size = os.path.getsize(self.path)
         if file_size == 0:
             return 0, None
-        with open(self.path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with (
+            open(self.path, "rb") as file,
+            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
             view = memoryview(data)
             try:
                 return self._index_valid_prefix(view, verify, visit)
             finally:
                 view.release()
 
-    def _index_valid_prefix(self, view: memoryview, verify: bool,
-                            visit: Callable[[BatchHeader], None] | None) -> tuple[int, str | None]:
+    def _index_valid_prefix(
+        self, view: memoryview, verify: bool, visit: Callable[[BatchHeader], None] | None
+    ) -> tuple[int, str | None]:
         position = 0
         expected = self.base_offset
         while position < len(view):
@@ -136,8 +156,9 @@ class Segment:
 
     # ---- writing -------------------------------------------------------------------------------
 
-    def append(self, data: bytes | bytearray | memoryview, headers: Sequence[BatchHeader],
-               now_ms: int) -> None:
+    def append(
+        self, data: bytes | bytearray | memoryview, headers: Sequence[BatchHeader], now_ms: int
+    ) -> None:
         """Write whole batches, offsets already stamped; `headers` positions are relative to `data`.
 
         One unbuffered write: once it returns the bytes are in the OS page cache, which outlives
@@ -239,8 +260,9 @@ class Segment:
         finally:
             os.close(fd)
 
-    def batches_from_timestamp(self, timestamp_ms: int,
-                               from_offset: int = 0) -> Iterator[tuple[int, bytes]]:
+    def batches_from_timestamp(
+        self, timestamp_ms: int, from_offset: int = 0
+    ) -> Iterator[tuple[int, bytes]]:
         """(base offset, bytes) of each batch whose max timestamp >= timestamp_ms, from the batch
         holding `from_offset` on, lazily.
 
@@ -274,5 +296,7 @@ class Segment:
         return target
 
     def __repr__(self) -> str:
-        return (f"Segment({self.path.name}, offsets {self.base_offset}..{self.next_offset - 1}, "
-                f"{self.size} bytes)")
+        return (
+            f"Segment({self.path.name}, offsets {self.base_offset}..{self.next_offset - 1}, "
+            f"{self.size} bytes)"
+        )

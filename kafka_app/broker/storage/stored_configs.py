@@ -21,8 +21,9 @@ __all__ = ["STORED_KEYS", "parse_stored"]
 _BROKER_COMPRESSIONS = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 
 
-def _number(minimum: float | None = None, maximum: float | None = None,
-            whole: bool = True) -> Callable[[str, str], str]:
+def _number(
+    minimum: float | None = None, maximum: float | None = None, whole: bool = True
+) -> Callable[[str, str], str]:
     def parse(key: str, text: str) -> str:
         try:
             value: float = int(text.strip()) if whole else float(text.strip())
@@ -30,9 +31,11 @@ def _number(minimum: float | None = None, maximum: float | None = None,
             kind = "an integer" if whole else "a number"
             raise InvalidConfig(f"config {key}={text!r} is not {kind}") from None
         if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            raise InvalidConfig(f"config {key}={text.strip()} is outside "
-                                f"[{minimum if minimum is not None else ''}, "
-                                f"{maximum if maximum is not None else ''}]")
+            raise InvalidConfig(
+                f"config {key}={text.strip()} is outside "
+                f"[{minimum if minimum is not None else ''}, "
+                f"{maximum if maximum is not None else ''}]"
+            )
         return text.strip()
 
     return parse
@@ -52,19 +55,25 @@ def _text(key: str, text: str) -> str:
 def _compression(key: str, text: str) -> str:
     value = text.strip()
     if value not in _BROKER_COMPRESSIONS:
-        raise InvalidConfig(f"config {key}={text!r} is not one of {', '.join(_BROKER_COMPRESSIONS)}")
+        raise InvalidConfig(
+            f"config {key}={text!r} is not one of {', '.join(_BROKER_COMPRESSIONS)}"
+        )
     # Kafka recompresses every batch to the topic's codec; this broker stores batches as sent.
     if value != "producer":
-        raise InvalidConfig(f"config {key}={value} is not supported: this broker stores batches "
-                            f"as the producer compressed them (compression.type=producer); set "
-                            f"the codec on the producer instead")
+        raise InvalidConfig(
+            f"config {key}={value} is not supported: this broker stores batches "
+            f"as the producer compressed them (compression.type=producer); set "
+            f"the codec on the producer instead"
+        )
     return value
 
 
 def _remote_storage(key: str, text: str) -> str:
     value = _boolean(key, text)
     if value == "true":
-        raise InvalidConfig(f"config {key}=true is not supported: this broker has no tiered storage")
+        raise InvalidConfig(
+            f"config {key}=true is not supported: this broker has no tiered storage"
+        )
     return value
 
 

@@ -50,15 +50,18 @@ class InvalidTimestamp(BrokerError):
     error_code = 32
 
 
-def stamp_timestamps(buffer: bytearray, header: BatchHeader, config: TopicConfig,
-                     now_ms: int) -> BatchHeader:
+def stamp_timestamps(
+    buffer: bytearray, header: BatchHeader, config: TopicConfig, now_ms: int
+) -> BatchHeader:
     """Check the batch's record timestamps and rewrite its max timestamp as Kafka does.
 
     Returns the header as it now is in `buffer`; raises InvalidTimestamp.
     """
     if header.attributes & LOG_APPEND_TIME_FLAG:
-        raise InvalidTimestamp(f"record batch at byte {header.position} claims LogAppendTime; "
-                               f"producers must send CreateTime batches")
+        raise InvalidTimestamp(
+            f"record batch at byte {header.position} claims LogAppendTime; "
+            f"producers must send CreateTime batches"
+        )
     if config.message_timestamp_type == LOG_APPEND_TIME:
         return _rewrite(buffer, header, header.attributes | LOG_APPEND_TIME_FLAG, now_ms)
     span = _timestamp_span(buffer, header)
@@ -78,7 +81,8 @@ def _check_window(timestamp: int, config: TopicConfig, now_ms: int) -> None:
         raise InvalidTimestamp(
             f"timestamp {timestamp} is out of range: it must be within [{earliest}, {latest}] "
             f"(message.timestamp.before.max.ms={config.message_timestamp_before_max_ms}, "
-            f"message.timestamp.after.max.ms={config.message_timestamp_after_max_ms})")
+            f"message.timestamp.after.max.ms={config.message_timestamp_after_max_ms})"
+        )
 
 
 def _timestamp_span(buffer: bytearray, header: BatchHeader) -> tuple[int, int] | None:
@@ -97,15 +101,18 @@ def _timestamp_span(buffer: bytearray, header: BatchHeader) -> tuple[int, int] |
 
 
 def _compressed_timestamps(buffer: bytearray, header: BatchHeader) -> list[int] | None:
-    raw = bytes(buffer[header.position:header.position + header.size])
+    raw = bytes(buffer[header.position : header.position + header.size])
     try:
         return [record.timestamp for record in DefaultRecordBatch(raw)]
     except UnsupportedCodecError as error:  # the codec's Python package is not installed
-        log.debug("cannot decompress batch at byte %d to check timestamps: %s", header.position, error)
+        log.debug(
+            "cannot decompress batch at byte %d to check timestamps: %s", header.position, error
+        )
         return None
     except (CorruptRecordError, ValueError, IndexError, EOFError, OSError, zlib.error) as error:
-        raise InvalidRecord(f"record batch at byte {header.position} does not decompress: "
-                            f"{error}") from None
+        raise InvalidRecord(
+            f"record batch at byte {header.position} does not decompress: {error}"
+        ) from None
 
 
 def _plain_timestamps(buffer: bytearray, header: BatchHeader) -> list[int]:
@@ -138,12 +145,14 @@ def _varint(buffer: bytearray, position: int) -> tuple[int, int]:
         shift += 7
 
 
-def _rewrite(buffer: bytearray, header: BatchHeader, attributes: int, max_timestamp: int) -> BatchHeader:
+def _rewrite(
+    buffer: bytearray, header: BatchHeader, attributes: int, max_timestamp: int
+) -> BatchHeader:
     if (attributes, max_timestamp) == (header.attributes, header.max_timestamp):
         return header
     start = header.position
     _ATTRIBUTES.pack_into(buffer, start + _ATTRIBUTES_AT, attributes)
     _TIMESTAMP.pack_into(buffer, start + _MAX_TIMESTAMP_AT, max_timestamp)
-    crc = crc32c(memoryview(buffer)[start + _ATTRIBUTES_AT:start + header.size])
+    crc = crc32c(memoryview(buffer)[start + _ATTRIBUTES_AT : start + header.size])
     _CRC.pack_into(buffer, start + _CRC_AT, crc)
     return replace(header, attributes=attributes, max_timestamp=max_timestamp, crc=crc)

@@ -37,7 +37,9 @@ def _cleanup_policy(key: str, text: str) -> str:
     value = text.strip()
     # Compaction is not implemented; accepting it would silently keep deleting instead.
     if value != "delete":
-        raise InvalidConfig(f"config {key}={text!r} is not supported: this broker only does 'delete'")
+        raise InvalidConfig(
+            f"config {key}={text!r} is not supported: this broker only does 'delete'"
+        )
     return value
 
 
@@ -66,6 +68,7 @@ KNOWN_KEYS: tuple[str, ...] = tuple(_PARSERS)
 
 # Kafka's other topic configs are stored and described but not acted on (stored_configs.py).
 PASSTHROUGH_KEYS: frozenset[str] = STORED_KEYS
+
 
 @dataclass(frozen=True)
 class TopicConfig:
@@ -117,9 +120,11 @@ class TopicConfig:
                 extra[key] = parse_stored(key, str(text))
             else:
                 raise InvalidConfig(
-                    f"unknown topic config {key!r}: not a topic config of Apache Kafka 4.1")
-        return replace(self, **changes, overrides=frozenset(overrides),
-                       extra=tuple(sorted(extra.items())))
+                    f"unknown topic config {key!r}: not a topic config of Apache Kafka 4.1"
+                )
+        return replace(
+            self, **changes, overrides=frozenset(overrides), extra=tuple(sorted(extra.items()))
+        )
 
     def value_string(self, key: str) -> str:
         """The current value of a known key in Kafka's string form."""

@@ -1,2 +1,1 @@
-"""Kafka's wire: connections, framing, bounded decoding, the API versions we speak.
-"""
+"""Kafka's wire: connections, framing, bounded decoding, the API versions we speak."""

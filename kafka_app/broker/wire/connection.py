@@ -57,7 +57,8 @@ async def read_frame(reader: asyncio.StreamReader, max_frame_bytes: int) -> byte
     except asyncio.IncompleteReadError as eof:
         if eof.partial:
             raise MalformedRequest(
-                f"connection closed inside a length prefix ({len(eof.partial)} of 4 bytes)") from eof
+                f"connection closed inside a length prefix ({len(eof.partial)} of 4 bytes)"
+            ) from eof
         return None
     size = int.from_bytes(prefix, "big", signed=True)
     if size > max_frame_bytes:
@@ -67,14 +68,17 @@ async def read_frame(reader: asyncio.StreamReader, max_frame_bytes: int) -> byte
     try:
         return await reader.readexactly(size)
     except asyncio.IncompleteReadError as eof:
-        raise MalformedRequest(f"connection closed after {len(eof.partial)} of {size} frame bytes") from None
+        raise MalformedRequest(
+            f"connection closed after {len(eof.partial)} of {size} frame bytes"
+        ) from None
 
 
 class Connection:
     """Serves one client socket until it closes or sends something undecodable."""
 
-    def __init__(self, ctx: BrokerContext, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, ctx: BrokerContext, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         # Its own lease on the broker's fetch memory, returned once each answer is written.
         self._ctx = dataclasses.replace(ctx, fetch_lease=ctx.fetch_memory.lease())
         self._reader = reader
@@ -125,7 +129,7 @@ class Connection:
         for part in parts:
             view = memoryview(part)
             for start in range(0, len(view), _WRITE_SLICE_BYTES):
-                self._writer.write(view[start:start + _WRITE_SLICE_BYTES])
+                self._writer.write(view[start : start + _WRITE_SLICE_BYTES])
                 await self._writer.drain()
 
     async def _next_frame(self) -> bytes | None:
@@ -134,11 +138,13 @@ class Connection:
         settings = self._ctx.settings
         idle_sec = settings.connections_max_idle_ms / 1000
         try:
-            return await asyncio.wait_for(read_frame(self._reader, settings.max_frame_bytes),
-                                          idle_sec)
+            return await asyncio.wait_for(
+                read_frame(self._reader, settings.max_frame_bytes), idle_sec
+            )
         except asyncio.TimeoutError:
-            raise MalformedRequest(f"no complete request for {idle_sec:g} s "
-                                   f"(connections.max.idle.ms)") from None
+            raise MalformedRequest(
+                f"no complete request for {idle_sec:g} s (connections.max.idle.ms)"
+            ) from None
 
     async def _answer(self, frame: bytes) -> list[bytes] | None:
         api_key, version, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
@@ -151,8 +157,10 @@ class Connection:
             if key == ApiKey.ApiVersions:
                 # Kafka's rule: answer in v0 with the versions we do speak; the client retries lower.
                 return _encode(api_versions_body(UNSUPPORTED_VERSION), 0, correlation_id, False)
-            raise MalformedRequest(f"{key.name} v{version} is not supported "
-                                   f"(we speak v{spec.min_version}-v{spec.max_version})")
+            raise MalformedRequest(
+                f"{key.name} v{version} is not supported "
+                f"(we speak v{spec.min_version}-v{spec.max_version})"
+            )
         request = _decode(spec.request, frame, version, key)
         response = await HANDLERS[key](self._ctx, request, version)
         if response is None:
@@ -173,8 +181,16 @@ def _decode(request_class: type[ApiMessage], frame: bytes, version: int, key: Ap
         raise MalformedRequest(f"cannot decode {key.name} v{version}: {error}") from None
     # The codec reports what the bounds let through (bad UTF-8, a bad tagged field) as
     # whichever low-level error it hits first.
-    except (ValueError, IndexError, KeyError, TypeError, struct.error, UnicodeDecodeError,
-            OverflowError, EOFError) as error:
+    except (
+        ValueError,
+        IndexError,
+        KeyError,
+        TypeError,
+        struct.error,
+        UnicodeDecodeError,
+        OverflowError,
+        EOFError,
+    ) as error:
         raise MalformedRequest(f"cannot decode {key.name} v{version}: {error!r}") from None
     # Handlers that name members after the client (JoinGroup) read it from the header.
     _, _, correlation_id, _ = _HEADER_PREFIX.unpack_from(frame)
@@ -188,7 +204,7 @@ def _parse_header(frame: bytes, flexible: bool) -> tuple[str | None, int]:
     position = _HEADER_PREFIX.size + max(size, 0)
     if position > len(frame):
         raise EOFError(f"client id of {size} bytes runs past the end of the frame")
-    client_id = None if size < 0 else frame[_HEADER_PREFIX.size:position].decode()
+    client_id = None if size < 0 else frame[_HEADER_PREFIX.size : position].decode()
     if flexible:  # tagged fields: a count, then each tag's number, size and bytes
         count, position = read_uvarint(frame, position)
         for _ in range(count):

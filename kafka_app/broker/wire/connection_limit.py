@@ -55,9 +55,13 @@ class ConnectionSlots:
         while len(self._open) >= self.limit:
             victim = self._least_recently_active()
             self.release(victim)
-            log.warning("Closing connection from %s, idle %.1f s: %d connections open "
-                        "(max.connections); a new one needs the room", victim.peer,
-                        time.monotonic() - victim.last_active, self.limit)
+            log.warning(
+                "Closing connection from %s, idle %.1f s: %d connections open "
+                "(max.connections); a new one needs the room",
+                victim.peer,
+                time.monotonic() - victim.last_active,
+                self.limit,
+            )
             victim.close()
         self._open[connection] = None
 

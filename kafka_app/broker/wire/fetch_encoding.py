@@ -52,8 +52,9 @@ def encode_fetch_response(response: FetchResponse, version: int) -> list[bytes]:
     return parts
 
 
-def _partition_fields(partition: FetchResponse.FetchableTopicResponse.PartitionData,
-                      version: int, flexible: bool) -> bytes:
+def _partition_fields(
+    partition: FetchResponse.FetchableTopicResponse.PartitionData, version: int, flexible: bool
+) -> bytes:
     fields = bytearray(_INT32.pack(partition.partition_index))
     fields += _INT16.pack(partition.error_code) + _INT64.pack(partition.high_watermark)
     fields += _INT64.pack(partition.last_stable_offset)

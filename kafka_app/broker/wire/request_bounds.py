@@ -40,8 +40,17 @@ MAX_STRING_BYTES = 0x7FFF
 # requests stay below it: CreateTopics' 10,000 manual assignments are 20,001 entries, a Fetch
 # of all 4,000 partitions (--max-partitions) about 4,000.
 MAX_ENTRIES_PER_REQUEST = 25_000
-_FIXED_SIZES = {"int8": 1, "bool": 1, "int16": 2, "uint16": 2, "int32": 4, "int64": 8,
-                "float64": 8, "uuid": 16, "bitfield": 4}
+_FIXED_SIZES = {
+    "int8": 1,
+    "bool": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "int64": 8,
+    "float64": 8,
+    "uuid": 16,
+    "bitfield": 4,
+}
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 
@@ -77,8 +86,10 @@ class _Walk:
 
     def need(self, position: int, size: int, what: str) -> int:
         if size > len(self.data) - position:
-            raise InvalidRequest(f"{what} needs {size} bytes, but there are only "
-                                 f"{max(len(self.data) - position, 0)} bytes remaining")
+            raise InvalidRequest(
+                f"{what} needs {size} bytes, but there are only "
+                f"{max(len(self.data) - position, 0)} bytes remaining"
+            )
         return position + size
 
     def struct(self, schema: StructField, position: int, nested: bool = True) -> int:
@@ -124,12 +135,16 @@ class _Walk:
             return position
         remaining = len(self.data) - position
         if count > remaining:  # every element takes at least one byte
-            raise InvalidRequest(f"Tried to allocate a collection of size {count}, "
-                                 f"but there are only {remaining} bytes remaining.")
+            raise InvalidRequest(
+                f"Tried to allocate a collection of size {count}, "
+                f"but there are only {remaining} bytes remaining."
+            )
         self.entries += count
         if self.entries > MAX_ENTRIES_PER_REQUEST:
-            raise InvalidRequest(f"more than {MAX_ENTRIES_PER_REQUEST} array entries in one "
-                                 f"request (at {field.name})")
+            raise InvalidRequest(
+                f"more than {MAX_ENTRIES_PER_REQUEST} array entries in one "
+                f"request (at {field.name})"
+            )
         element = field.array_of
         for _ in range(count):
             if isinstance(element, StructField):
@@ -149,8 +164,9 @@ class _Walk:
     def tagged_fields(self, position: int) -> int:
         count, position = read_uvarint(self.data, position)
         if count > len(self.data) - position:
-            raise InvalidRequest(f"{count} tagged fields cannot fit in "
-                                 f"{len(self.data) - position} bytes")
+            raise InvalidRequest(
+                f"{count} tagged fields cannot fit in {len(self.data) - position} bytes"
+            )
         for _ in range(count):
             _, position = read_uvarint(self.data, position)
             size, position = read_uvarint(self.data, position)

@@ -37,8 +37,8 @@ BATCHES_BEFORE = 2
 class Restart:
     """How the restart after the change ended."""
 
-    outcome: str      # Spark's error class, or RAN_ON
-    detail: str       # the app's line, or what the query did when it went on
+    outcome: str  # Spark's error class, or RAN_ON
+    detail: str  # the app's line, or what the query did when it went on
     query_id_before: str | None
     query_id_after: str | None
 
@@ -47,10 +47,15 @@ def spark_version_of(stage: Stage) -> str:
     return stage.settings.spark_version or installed_spark_version()
 
 
-def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
-                  step: Step, options: Mapping[str, object] | None = None,
-                  wait_for: Callable[[Path], None] | None = None,
-                  observed: Callable[[Restart], Restart] | None = None) -> Restart:
+def restart_after(
+    stage: Stage,
+    bug: KnownBug,
+    change: Callable[[Path], str],
+    step: Step,
+    options: Mapping[str, object] | None = None,
+    wait_for: Callable[[Path], None] | None = None,
+    observed: Callable[[Restart], Restart] | None = None,
+) -> Restart:
     """Run the exhibit: first run, `change(checkpoint)` (returns what it did), restart, verdict.
     Both starts take `options` (a start's settings are its own: a restart without them would
     run the app's defaults); `wait_for(checkpoint)` waits, after the commits, for what the
@@ -76,12 +81,21 @@ def restart_after(stage: Stage, bug: KnownBug, change: Callable[[Path], str],
         restart = observed(restart)
     stage.say(f"observed: {restart.outcome} ({restart.detail})")
     verdict = judge(bug, version, restart.outcome)
-    stage.fact(bug.ticket, {"spark": version, "outcome": restart.outcome, "status": verdict.status,
-                            "query_id_before": restart.query_id_before,
-                            "query_id_after": restart.query_id_after,
-                            "seconds": round(time.monotonic() - started, 1)})
-    stage.expect(check(f"{bug.ticket}: {bug.title}", verdict.held, verdict.expected,
-                       verdict.actual), phase="museum")
+    stage.fact(
+        bug.ticket,
+        {
+            "spark": version,
+            "outcome": restart.outcome,
+            "status": verdict.status,
+            "query_id_before": restart.query_id_before,
+            "query_id_after": restart.query_id_after,
+            "seconds": round(time.monotonic() - started, 1),
+        },
+    )
+    stage.expect(
+        check(f"{bug.ticket}: {bug.title}", verdict.held, verdict.expected, verdict.actual),
+        phase="museum",
+    )
     stage.app.delete_checkpoint()
     return restart
 
@@ -94,8 +108,14 @@ def _wait_for_commits(stage: Stage, folder: Path, batches: int) -> None:
     stage.app.wait_while_up(committed, f"{batches} committed batches", poll=0.5)
 
 
-def _restart(stage: Stage, folder: Path, bug: KnownBug, query_id: str | None,
-             last_commit: int, options: Mapping[str, object]) -> Restart:
+def _restart(
+    stage: Stage,
+    folder: Path,
+    bug: KnownBug,
+    query_id: str | None,
+    last_commit: int,
+    options: Mapping[str, object],
+) -> Restart:
     """Start again; wait until the app exits (refused) or commits past `last_commit` (went on)."""
     stage.app.start(**options)
 
@@ -105,9 +125,13 @@ def _restart(stage: Stage, folder: Path, bug: KnownBug, query_id: str | None,
         info = read_checkpoint(folder)
         return "committed" if max(info.commit_ids, default=-1) > last_commit else None
 
-    how = wait_until(ended, timeout=stage.timings.spark_start_timeout_sec * 2, poll=0.5,
-                     what="the restart to commit a batch or to exit",
-                     progress=stage.narrator.waiting)
+    how = wait_until(
+        ended,
+        timeout=stage.timings.spark_start_timeout_sec * 2,
+        poll=0.5,
+        what="the restart to commit a batch or to exit",
+        progress=stage.narrator.waiting,
+    )
     code = None
     if how == "committed":
         stage.app.stop()
@@ -119,8 +143,13 @@ def _restart(stage: Stage, folder: Path, bug: KnownBug, query_id: str | None,
         # trigger that replays the batch a clean stop left planned (SPARK-55271), after
         # committing it. The folder's outcome is the commit; the connector's bug is its own exhibit.
         after_exit = "" if how == "committed" else f"; then exited with code {code}"
-        return Restart(RAN_ON, f"committed a batch; query id {_short(query_id)} -> "
-                       f"{_short(info.query_id)}{after_exit}", query_id, info.query_id)
+        return Restart(
+            RAN_ON,
+            f"committed a batch; query id {_short(query_id)} -> "
+            f"{_short(info.query_id)}{after_exit}",
+            query_id,
+            info.query_id,
+        )
     output = stage.app.output()
     known = (bug.when_present, bug.when_fixed)
     classes = error_classes_in(output, known)
@@ -138,8 +167,13 @@ def say_prediction(stage: Stage, bug: KnownBug) -> str:
     Spark version."""
     version = spark_version_of(stage)
     status = bug.lines.get(line_of(version))
-    stage.say(f"predicted on Spark {version}: " + (
-        f"{bug.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
-        f"{bug.expected_on(line_of(version))}" if status else
-        f"nothing recorded for the {line_of(version)} line: the run records it"))
+    stage.say(
+        f"predicted on Spark {version}: "
+        + (
+            f"{bug.ticket} {status} on the {line_of(version)} line, so the restart ends with: "
+            f"{bug.expected_on(line_of(version))}"
+            if status
+            else f"nothing recorded for the {line_of(version)} line: the run records it"
+        )
+    )
     return version

@@ -39,8 +39,16 @@ from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_files import classify, list_state_files, per_version, spark_checksum
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, line_of
 
-__all__ = ["EXHIBIT", "run", "spark_checksums", "delta_pair", "hadoop_crc", "checksums_judged",
-           "checksum_value", "retry_judged"]
+__all__ = [
+    "EXHIBIT",
+    "run",
+    "spark_checksums",
+    "delta_pair",
+    "hadoop_crc",
+    "checksums_judged",
+    "checksum_value",
+    "retry_judged",
+]
 
 BUG = bug_named("SPARK-51972")
 
@@ -53,22 +61,28 @@ def run(stage: Stage) -> None:
         lines_before.append(_lines(stage.app.folders.output_log))
         return _swap_newest_delta(checkpoint)
 
-    restart = restart_after(stage, BUG, change, Step(
-        f"{BUG.ticket}: checksum files beside the state; a state file from another attempt",
-        happens="the app runs on a new checkpoint (HDFS store, format 1, the defaults) until two "
-                "batches are committed and stops; the scenario lists Spark's checksum files, "
-                "then puts the previous version's delta file under the newest one's name, "
-                "keeping the newest one's `.crc`; the app starts again",
-        watch="`state/0/0/<v>.delta.crc` beside each delta, or none; then whether the restart "
-              "refuses the mismatched file or loads it and counts on from an older count",
-        why="format 1 names a version's file by its number only, so a retried batch writes "
+    restart = restart_after(
+        stage,
+        BUG,
+        change,
+        Step(
+            f"{BUG.ticket}: checksum files beside the state; a state file from another attempt",
+            happens="the app runs on a new checkpoint (HDFS store, format 1, the defaults) until two "
+            "batches are committed and stops; the scenario lists Spark's checksum files, "
+            "then puts the previous version's delta file under the newest one's name, "
+            "keeping the newest one's `.crc`; the app starts again",
+            watch="`state/0/0/<v>.delta.crc` beside each delta, or none; then whether the restart "
+            "refuses the mismatched file or loads it and counts on from an older count",
+            why="format 1 names a version's file by its number only, so a retried batch writes "
             "the same names again; if the data file and its checksum come from different "
             "attempts, a line that checks refuses a file a line that does not check loads "
             "without a word",
-        question="On the Spark line this run uses: will Spark's `.crc` files be there with "
-                 "format 1, and will the restart stop (which class?) or go on?",
-        answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will Spark's `.crc` files be there with "
+            "format 1, and will the restart stop (which class?) or go on?",
+            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
+            production=BUG.workaround,
+        ),
+    )
     if restart.outcome == RAN_ON and lines_before:
         _count_after(stage, lines_before[0])
     _real_retry(stage)
@@ -76,24 +90,27 @@ def run(stage: Stage) -> None:
 
 def _real_retry(stage: Stage) -> None:
     """Kill the app after a batch wrote its state, start it again: the retry's rewrite."""
-    stage.step(Step(
-        f"{BUG.ticket}: a real retry of a batch whose state file was written",
-        happens="the app runs on a new checkpoint; the producer sends a negative key, and the "
-                "app kills its JVM in the middle of that batch, after the batch's state file was "
-                "written and before commits/N; the app starts again and replays the batch",
-        watch="the state file of the replayed version before and after the retry: its inode "
-              "(a replaced file has a new one), its bytes, Spark's checksum in its `.crc`",
-        why="format 1 names a version's file by its number only: the retry writes the same "
+    stage.step(
+        Step(
+            f"{BUG.ticket}: a real retry of a batch whose state file was written",
+            happens="the app runs on a new checkpoint; the producer sends a negative key, and the "
+            "app kills its JVM in the middle of that batch, after the batch's state file was "
+            "written and before commits/N; the app starts again and replays the batch",
+            watch="the state file of the replayed version before and after the retry: its inode "
+            "(a replaced file has a new one), its bytes, Spark's checksum in its `.crc`",
+            why="format 1 names a version's file by its number only: the retry writes the same "
             "name again; whether that replaces the file is the file manager's choice",
-        question="Will the restart after the kill fail on the checksum of the state file the "
-                 "killed attempt left?",
-        answer="No, on every line as run: the retry's rename found the file in place and kept "
-               "it (same inode, bytes and checksum), so data file and `.crc` still come from one "
-               "attempt. A pair from two attempts needs one rename to land and the other not: "
-               "the step before left that by hand",
-        production="on a local disk (as run) the dead attempt's file and its checksum stay "
-                   "together; on an object store each is an upload of its own, and one of the "
-                   "pair can land without the other (SPARK-54290's case)"))
+            question="Will the restart after the kill fail on the checksum of the state file the "
+            "killed attempt left?",
+            answer="No, on every line as run: the retry's rename found the file in place and kept "
+            "it (same inode, bytes and checksum), so data file and `.crc` still come from one "
+            "attempt. A pair from two attempts needs one rename to land and the other not: "
+            "the step before left that by hand",
+            production="on a local disk (as run) the dead attempt's file and its checksum stay "
+            "together; on an object store each is an upload of its own, and one of the "
+            "pair can land without the other (SPARK-54290's case)",
+        )
+    )
     folder = stage.folders.checkpoints
     stage.app.start()
     stage.output.wait_for_batches(2)
@@ -102,28 +119,40 @@ def _real_retry(stage: Stage) -> None:
     pending = read_checkpoint(folder).pending_id
     target = partition_of(folder) / f"{(pending or 0) + 1}.delta"
     before = _fingerprint(target)
-    stage.say(f"killed (exit code {code}) with batch {pending} planned, not committed; "
-              f"{target.name}: {_shown(before)}")
+    stage.say(
+        f"killed (exit code {code}) with batch {pending} planned, not committed; "
+        f"{target.name}: {_shown(before)}"
+    )
     stage.app.start()
     stage.output.wait_for_value(value + 2)
     stage.app.wait_while_up(
         lambda: pending in read_checkpoint(folder).commit_ids or None,
-        f"commits/{pending}", poll=0.5)
+        f"commits/{pending}",
+        poll=0.5,
+    )
     after = _fingerprint(target)
     stage.app.stop()
     stage.say(f"after the retry, {target.name}: {_shown(after)}")
-    stage.fact(f"{BUG.ticket} retried file", {"file": target.name, "before": before,
-                                              "after": after})
+    stage.fact(
+        f"{BUG.ticket} retried file", {"file": target.name, "before": before, "after": after}
+    )
     held, actual = retry_judged(pending, before, after)
-    stage.expect(check(f"{BUG.ticket}: a real retry leaves a state file its checksum matches",
-                       held, "the batch committed on the restart; the state file and its "
-                       "checksum unchanged, or replaced together with the same bytes", actual),
-                 phase="museum")
+    stage.expect(
+        check(
+            f"{BUG.ticket}: a real retry leaves a state file its checksum matches",
+            held,
+            "the batch committed on the restart; the state file and its "
+            "checksum unchanged, or replaced together with the same bytes",
+            actual,
+        ),
+        phase="museum",
+    )
     stage.app.delete_checkpoint()
 
 
-def retry_judged(pending: int | None, before: dict[str, object] | None,
-                 after: dict[str, object] | None) -> tuple[bool, str]:
+def retry_judged(
+    pending: int | None, before: dict[str, object] | None, after: dict[str, object] | None
+) -> tuple[bool, str]:
     """Whether a retried batch left a state file that still matches its checksum: the dead
     attempt's kept as it was, or replaced by the retry with the same bytes and checksum."""
     if pending is None or before is None or after is None:
@@ -132,8 +161,11 @@ def retry_judged(pending: int | None, before: dict[str, object] | None,
     same = before["sha256"] == after["sha256"] and before["checksum"] == after["checksum"]
     how = "kept: the retry did not replace it" if kept else "replaced by the retry"
     spark = "no Spark checksum" if after["checksum"] is None else "Spark's `.crc`"
-    return same, f"batch {pending}'s file {how}; {'same' if same else 'different'} bytes and " \
-                 f"checksum ({spark})"
+    return (
+        same,
+        f"batch {pending}'s file {how}; {'same' if same else 'different'} bytes and "
+        f"checksum ({spark})",
+    )
 
 
 def _fingerprint(path: Path) -> dict[str, object] | None:
@@ -142,17 +174,23 @@ def _fingerprint(path: Path) -> dict[str, object] | None:
         return None
     crc = Path(f"{path}.crc")
     stat = path.stat()
-    return {"inode": stat.st_ino, "mtime_ns": stat.st_mtime_ns,
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
-            "checksum": checksum_value(crc.read_text(encoding="utf-8")) if crc.exists() else None,
-            "crc_mtime_ns": crc.stat().st_mtime_ns if crc.exists() else None}
+    return {
+        "inode": stat.st_ino,
+        "mtime_ns": stat.st_mtime_ns,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+        "checksum": checksum_value(crc.read_text(encoding="utf-8")) if crc.exists() else None,
+        "crc_mtime_ns": crc.stat().st_mtime_ns if crc.exists() else None,
+    }
 
 
 def _shown(seen: dict[str, object] | None) -> str:
     if seen is None:
         return "missing"
-    spark = f"Spark checksum {seen['checksum']}" if seen["checksum"] is not None else \
-        "no Spark checksum"
+    spark = (
+        f"Spark checksum {seen['checksum']}"
+        if seen["checksum"] is not None
+        else "no Spark checksum"
+    )
     return f"inode {seen['inode']}, mtime_ns {seen['mtime_ns']}, sha256 {seen['sha256']}…, {spark}"
 
 
@@ -165,8 +203,11 @@ def checksum_value(text: str) -> int | None:
 
 def _files_written(stage: Stage, checkpoint: Path) -> None:
     found = spark_checksums(checkpoint)
-    deltas = [name for names in per_version(list_state_files(partition_of(checkpoint))).values()
-              for name in names]
+    deltas = [
+        name
+        for names in per_version(list_state_files(partition_of(checkpoint))).values()
+        for name in names
+    ]
     version = spark_version_of(stage)
     status = BUG.lines.get(line_of(version))
     stage.say(f"Spark's checksum files: {', '.join(found) or 'none'}")
@@ -174,8 +215,9 @@ def _files_written(stage: Stage, checkpoint: Path) -> None:
         stage.say(f"{found[0]}: {(checkpoint / found[0]).read_text(encoding='utf-8')[:300]}")
     stage.fact(f"{BUG.ticket} checksum files", found)
     held, expected, actual = checksums_judged(status, deltas, found)
-    stage.expect(check(f"{BUG.ticket}: checksum files on format 1", held, expected, actual),
-                 phase="museum")
+    stage.expect(
+        check(f"{BUG.ticket}: checksum files on format 1", held, expected, actual), phase="museum"
+    )
 
 
 def spark_checksums(checkpoint: Path) -> list[str]:
@@ -183,21 +225,27 @@ def spark_checksums(checkpoint: Path) -> list[str]:
     (Hadoop's local file system hides its own as `.<file>.crc`)."""
     if not checkpoint.is_dir():
         return []
-    return sorted(p.relative_to(checkpoint).as_posix() for p in checkpoint.rglob("*.crc")
-                  if p.is_file() and not p.name.startswith(".")
-                  and classify(p.name).kind == "checksum")
+    return sorted(
+        p.relative_to(checkpoint).as_posix()
+        for p in checkpoint.rglob("*.crc")
+        if p.is_file() and not p.name.startswith(".") and classify(p.name).kind == "checksum"
+    )
 
 
-def checksums_judged(status: str | None, deltas: list[str],
-                     found: list[str]) -> tuple[bool, str, str]:
+def checksums_judged(
+    status: str | None, deltas: list[str], found: list[str]
+) -> tuple[bool, str, str]:
     """Whether the checksum files are what the line's status says: one beside every state
     file where the bug is present (checksums on format 1), none anywhere else."""
     state = [f"state/0/0/{name}" for name in deltas]
     beside = [name for name in state if f"{name}.crc" in found]
     actual = f"{len(beside)} of {len(state)} state files with a `.crc`; all: {found or 'none'}"
     if status == PRESENT:
-        return bool(state) and len(beside) == len(state), \
-            "a `<file>.crc` beside every state file (checksums on format 1)", actual
+        return (
+            bool(state) and len(beside) == len(state),
+            "a `<file>.crc` beside every state file (checksums on format 1)",
+            actual,
+        )
     return not found, "no Spark `.crc` anywhere (no checksums on format 1)", actual
 
 
@@ -235,12 +283,18 @@ def _count_after(stage: Stage, from_line: int) -> None:
     """A restart that went on loaded the older delta: its count breaks where it starts."""
     breaks = [b for b in stage.output.verify().count_breaks if b.line > from_line]
     stage.fact(f"{BUG.ticket} count breaks after the restart", [str(b) for b in breaks])
-    stage.say("the count after the restart: " + ("; ".join(str(b) for b in breaks[:3])
-                                                 or "no break"))
-    stage.expect(check(f"{BUG.ticket}: the file loaded unchecked rewinds the count",
-                       any(b.kind == "rewind" for b in breaks),
-                       "a `rewind`: the restart counts on from the older version's count",
-                       "; ".join(str(b) for b in breaks[:3]) or "no break"), phase="museum")
+    stage.say(
+        "the count after the restart: " + ("; ".join(str(b) for b in breaks[:3]) or "no break")
+    )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the file loaded unchecked rewinds the count",
+            any(b.kind == "rewind" for b in breaks),
+            "a `rewind`: the restart counts on from the older version's count",
+            "; ".join(str(b) for b in breaks[:3]) or "no break",
+        ),
+        phase="museum",
+    )
 
 
 EXHIBIT = Exhibit(BUG, run)

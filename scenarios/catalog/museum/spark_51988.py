@@ -50,8 +50,19 @@ from spark_app.checkpoint.state_files import spark_checksum
 from spark_app.errors import CheckpointError
 from spark_app.lines.known_bug_table import RAN_ON, bug_named
 
-__all__ = ["EXHIBIT", "run", "FORMAT_2", "FLIP_AT", "FLIP_MASK", "flipped", "zip_contents",
-           "snapshot_to_load", "spark_checksum_matches", "count_judged", "outcome_seen"]
+__all__ = [
+    "EXHIBIT",
+    "run",
+    "FORMAT_2",
+    "FLIP_AT",
+    "FLIP_MASK",
+    "flipped",
+    "zip_contents",
+    "snapshot_to_load",
+    "spark_checksum_matches",
+    "count_judged",
+    "outcome_seen",
+]
 
 BUG = bug_named("SPARK-51988")
 
@@ -75,31 +86,40 @@ def run(stage: Stage) -> None:
         log_from.append(len(stage.app.spark_log()))
         zip_name = snapshot_to_load(checkpoint)
         if zip_name is None:
-            raise CheckpointError(f"no snapshot zip in {checkpoint} for the next load: "
-                                  f"{store_layout(checkpoint).next_files}")
+            raise CheckpointError(
+                f"no snapshot zip in {checkpoint} for the next load: "
+                f"{store_layout(checkpoint).next_files}"
+            )
         flipped_zip.append(zip_name)
         return _flip(stage, partition_of(checkpoint) / zip_name)
 
-    restart = restart_after(stage, BUG, change, Step(
-        f"{BUG.ticket}: a byte flipped in the snapshot zip a format-2 restart loads",
-        happens="the app counts on RocksDB with changelog checkpointing and checkpoint format 2 "
-                "until a snapshot `<v>_<id>.zip` exists that a restart will load, and stops "
-                f"cleanly; the scenario flips bit {FLIP_MASK:#04x} of byte {FLIP_AT} of that zip "
-                "(the first entry's modification time: the zip still opens, every file in it "
-                "unchanged), removes Hadoop's hidden checksum of it, and starts the app again",
-        watch="whether Spark's `.crc` beside the zip still matches it (a CRC32C of the whole "
-              "file); then whether the restart refuses the zip, loads it, or passes it over "
-              "(spark.log says which), and whether the count goes on right",
-        why="a snapshot zip is what a restart loads first: its bytes decide the state the "
+    restart = restart_after(
+        stage,
+        BUG,
+        change,
+        Step(
+            f"{BUG.ticket}: a byte flipped in the snapshot zip a format-2 restart loads",
+            happens="the app counts on RocksDB with changelog checkpointing and checkpoint format 2 "
+            "until a snapshot `<v>_<id>.zip` exists that a restart will load, and stops "
+            f"cleanly; the scenario flips bit {FLIP_MASK:#04x} of byte {FLIP_AT} of that zip "
+            "(the first entry's modification time: the zip still opens, every file in it "
+            "unchanged), removes Hadoop's hidden checksum of it, and starts the app again",
+            watch="whether Spark's `.crc` beside the zip still matches it (a CRC32C of the whole "
+            "file); then whether the restart refuses the zip, loads it, or passes it over "
+            "(spark.log says which), and whether the count goes on right",
+            why="a snapshot zip is what a restart loads first: its bytes decide the state the "
             "count goes on from; Spark writes a checksum of it beside it from 4.1, and the "
             "checksum protects only if the load reads it",
-        question="On the Spark line this run uses: will the restart notice that the zip no "
-                 "longer matches its checksum (which error?), or load it and go on, and is "
-                 "the count then right?",
-        answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-        production=BUG.workaround), options={**FORMAT_2, **cadence(stage.settings.fast)},
+            question="On the Spark line this run uses: will the restart notice that the zip no "
+            "longer matches its checksum (which error?), or load it and go on, and is "
+            "the count then right?",
+            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
+            production=BUG.workaround,
+        ),
+        options={**FORMAT_2, **cadence(stage.settings.fast)},
         wait_for=lambda checkpoint: _wait_for_snapshot(stage, checkpoint),
-        observed=lambda restart: _read_spark_log(stage, restart, flipped_zip, log_from))
+        observed=lambda restart: _read_spark_log(stage, restart, flipped_zip, log_from),
+    )
     stage.fact(f"{BUG.ticket} zip", flipped_zip[0] if flipped_zip else None)
     if restart.outcome in (RAN_ON, BUG.when_fixed) and lines_before:  # it went on
         _count_after(stage, lines_before[0])
@@ -123,21 +143,23 @@ def outcome_seen(outcome: str, spark_log: str, zip_name: str) -> tuple[str, str]
     return BUG.when_fixed, f"{said}{failed[0].group(0)[:240]}"
 
 
-def _read_spark_log(stage: Stage, restart: Restart, zips: list[str],
-                    log_from: list[int]) -> Restart:
+def _read_spark_log(
+    stage: Stage, restart: Restart, zips: list[str], log_from: list[int]
+) -> Restart:
     """A restart that went on: did Spark's check fail on the zip first (the restart's part of
     spark.log), and pass the snapshot over?"""
     if not zips:
         return restart
-    text = stage.app.spark_log()[log_from[0] if log_from else 0:]
+    text = stage.app.spark_log()[log_from[0] if log_from else 0 :]
     outcome, said = outcome_seen(restart.outcome, text, zips[0])
     if said:
         stage.say(said)
     stage.fact(f"{BUG.ticket} spark.log", said or "no checksum failure for the zip")
     if outcome == restart.outcome:
         return restart
-    return Restart(outcome, f"{restart.detail}; {said}", restart.query_id_before,
-                   restart.query_id_after)
+    return Restart(
+        outcome, f"{restart.detail}; {said}", restart.query_id_before, restart.query_id_after
+    )
 
 
 def snapshot_to_load(checkpoint: Path) -> str | None:
@@ -152,10 +174,12 @@ def snapshot_to_load(checkpoint: Path) -> str | None:
 
 def _wait_for_snapshot(stage: Stage, checkpoint: Path) -> None:
     """Snapshots come from background maintenance every few versions: wait for one to load."""
-    found = stage.app.wait_while_up(lambda: snapshot_to_load(checkpoint),
-                                    "a snapshot zip that a restart loads",
-                                    timeout=stage.timings.spark_start_timeout_sec + 3 * 60,
-                                    poll=0.5)
+    found = stage.app.wait_while_up(
+        lambda: snapshot_to_load(checkpoint),
+        "a snapshot zip that a restart loads",
+        timeout=stage.timings.spark_start_timeout_sec + 3 * 60,
+        poll=0.5,
+    )
     stage.say(f"a restart now loads {found} first")
 
 
@@ -163,7 +187,7 @@ def flipped(data: bytes) -> bytes:
     """The zip's bytes with the chosen bit flipped (the first entry's modification time)."""
     if not data.startswith(_LOCAL_HEADER) or len(data) <= FLIP_AT:
         raise ValueError("not a zip that starts with a local file header")
-    return data[:FLIP_AT] + bytes([data[FLIP_AT] ^ FLIP_MASK]) + data[FLIP_AT + 1:]
+    return data[:FLIP_AT] + bytes([data[FLIP_AT] ^ FLIP_MASK]) + data[FLIP_AT + 1 :]
 
 
 def zip_contents(data: bytes) -> dict[str, bytes]:
@@ -194,29 +218,64 @@ def _flip(stage: Stage, target: Path) -> str:
     removed = hidden.exists()
     hidden.unlink(missing_ok=True)
     spark_crc = Path(f"{target}.crc")
-    matches = (spark_checksum_matches(before, spark_crc.read_text(encoding="utf-8")),
-               spark_checksum_matches(after, spark_crc.read_text(encoding="utf-8"))) \
-        if spark_crc.exists() else None
+    matches = (
+        (
+            spark_checksum_matches(before, spark_crc.read_text(encoding="utf-8")),
+            spark_checksum_matches(after, spark_crc.read_text(encoding="utf-8")),
+        )
+        if spark_crc.exists()
+        else None
+    )
     same_files = zip_contents(before) == zip_contents(after)
-    stage.fact(f"{BUG.ticket} flip", {
-        "zip": target.name, "offset": FLIP_AT, "byte_before": before[FLIP_AT],
-        "byte_after": after[FLIP_AT], "size": len(before), "files_unchanged": same_files,
-        "spark_crc": spark_crc.exists(), "crc_matches_before_after": matches,
-        "hadoop_crc_removed": removed})
-    stage.expect(check(f"{BUG.ticket}: the flipped zip still opens, its files unchanged",
-                       same_files, "every entry reads back (its CRC-32 holds) with the same bytes",
-                       "the same files" if same_files else "the files differ"), phase="museum")
+    stage.fact(
+        f"{BUG.ticket} flip",
+        {
+            "zip": target.name,
+            "offset": FLIP_AT,
+            "byte_before": before[FLIP_AT],
+            "byte_after": after[FLIP_AT],
+            "size": len(before),
+            "files_unchanged": same_files,
+            "spark_crc": spark_crc.exists(),
+            "crc_matches_before_after": matches,
+            "hadoop_crc_removed": removed,
+        },
+    )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the flipped zip still opens, its files unchanged",
+            same_files,
+            "every entry reads back (its CRC-32 holds) with the same bytes",
+            "the same files" if same_files else "the files differ",
+        ),
+        phase="museum",
+    )
     if matches is not None:
-        stage.expect(check(f"{BUG.ticket}: Spark's `.crc` matched the zip, and no longer does",
-                           matches == (True, False), "matched before the flip, not after",
-                           f"before: {matches[0]}, after: {matches[1]}"), phase="museum")
-    crc_said = ("Spark's `.crc` beside it: " + ("matched before, not after" if matches ==
-                (True, False) else f"before {matches[0]}, after {matches[1]}")
-                if matches is not None else "no Spark `.crc` beside it")
-    return (f"flipped byte {FLIP_AT} of {target.name} ({before[FLIP_AT]:#04x} -> "
-            f"{after[FLIP_AT]:#04x}: the first entry's modification time); the zip opens, "
-            f"{'its files unchanged' if same_files else 'its files CHANGED'}; {crc_said}; "
-            f"Hadoop's hidden checksum {'removed' if removed else 'was not there'}")
+        stage.expect(
+            check(
+                f"{BUG.ticket}: Spark's `.crc` matched the zip, and no longer does",
+                matches == (True, False),
+                "matched before the flip, not after",
+                f"before: {matches[0]}, after: {matches[1]}",
+            ),
+            phase="museum",
+        )
+    crc_said = (
+        "Spark's `.crc` beside it: "
+        + (
+            "matched before, not after"
+            if matches == (True, False)
+            else f"before {matches[0]}, after {matches[1]}"
+        )
+        if matches is not None
+        else "no Spark `.crc` beside it"
+    )
+    return (
+        f"flipped byte {FLIP_AT} of {target.name} ({before[FLIP_AT]:#04x} -> "
+        f"{after[FLIP_AT]:#04x}: the first entry's modification time); the zip opens, "
+        f"{'its files unchanged' if same_files else 'its files CHANGED'}; {crc_said}; "
+        f"Hadoop's hidden checksum {'removed' if removed else 'was not there'}"
+    )
 
 
 def _lines(path: Path) -> int:
@@ -234,10 +293,17 @@ def _count_after(stage: Stage, from_line: int) -> None:
     stage.fact(f"{BUG.ticket} count breaks after the restart", breaks)
     held, actual = count_judged(breaks)
     stage.say(f"the count after the restart: {actual}")
-    stage.expect(check(f"{BUG.ticket}: the restart went on, the count right", held,
-                       "no break in the output log after the restart (the zip's files were "
-                       "unchanged, only its bytes; a snapshot passed over is rebuilt from the "
-                       "changelogs)", actual), phase="museum")
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the restart went on, the count right",
+            held,
+            "no break in the output log after the restart (the zip's files were "
+            "unchanged, only its bytes; a snapshot passed over is rebuilt from the "
+            "changelogs)",
+            actual,
+        ),
+        phase="museum",
+    )
 
 
 EXHIBIT = Exhibit(BUG, run)

@@ -26,18 +26,24 @@ BUG = bug_named("SPARK-53103")
 
 
 def run(stage: Stage) -> None:
-    restart_after(stage, BUG, _delete_logs, Step(
-        f"{BUG.ticket}: delete offsets/ and commits/, keep state/, start again",
-        happens="the app runs on a new checkpoint until two batches are committed and stops; "
-                "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset "
-                "someone did not finish; the app starts again",
-        watch="whether the restart starts a new query on the old state folder or refuses",
-        why="with no offsets Spark starts a new query at batch 0, whose state versions are "
+    restart_after(
+        stage,
+        BUG,
+        _delete_logs,
+        Step(
+            f"{BUG.ticket}: delete offsets/ and commits/, keep state/, start again",
+            happens="the app runs on a new checkpoint until two batches are committed and stops; "
+            "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset "
+            "someone did not finish; the app starts again",
+            watch="whether the restart starts a new query on the old state folder or refuses",
+            why="with no offsets Spark starts a new query at batch 0, whose state versions are "
             "the numbers the old query's files already use",
-        question="On the Spark line this run uses: will the restart stop with an error (which "
-                 "class?) or go on?",
-        answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will the restart stop with an error (which "
+            "class?) or go on?",
+            answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
+            production=BUG.workaround,
+        ),
+    )
 
 
 def _delete_logs(checkpoint: Path) -> str:

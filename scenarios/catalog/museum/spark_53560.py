@@ -37,16 +37,28 @@ from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, error_cl
 from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in
 from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
 
-__all__ = ["EXHIBIT", "run", "BACKLOG", "CAP", "CRASH_AT", "GROWN", "ADDED", "outcome_in",
-           "backlog_messages", "added_messages", "drained", "MISMATCH_WORDS"]
+__all__ = [
+    "EXHIBIT",
+    "run",
+    "BACKLOG",
+    "CAP",
+    "CRASH_AT",
+    "GROWN",
+    "ADDED",
+    "outcome_in",
+    "backlog_messages",
+    "added_messages",
+    "drained",
+    "MISMATCH_WORDS",
+]
 
 BUG = bug_named("SPARK-53560")
 
-BACKLOG = 60      # messages in the topic before the backfill starts, values 1..60
-CAP = 10          # maxOffsetsPerTrigger: six batches for the backlog, so a stop falls mid-run
-CRASH_AT = 25     # the value sent with a negative key: the app dies in batch 2 (values 21..30)
-GROWN = 3         # partitions after the grow (from 1)
-ADDED = 6         # messages written to the new partitions while the app is down
+BACKLOG = 60  # messages in the topic before the backfill starts, values 1..60
+CAP = 10  # maxOffsetsPerTrigger: six batches for the backlog, so a stop falls mid-run
+CRASH_AT = 25  # the value sent with a negative key: the app dies in batch 2 (values 21..30)
+GROWN = 3  # partitions after the grow (from 1)
+ADDED = 6  # messages written to the new partitions while the app is down
 
 # The connector's words for the failed check: its SparkException carries no bracketed class
 # (KafkaExceptions fills the message of the condition named in kafka-error-conditions.json and
@@ -60,34 +72,47 @@ def run(stage: Stage) -> None:
     folder = stage.folders.checkpoints
     started = time.monotonic()
     options = {"topic": topic, "trigger": "available-now", "max_offsets_per_trigger": CAP}
-    stage.step(Step(
-        f"{BUG.ticket}: an AvailableNow backfill stopped mid-run, partitions added, a restart",
-        happens=f"a topic of its own, {topic}, gets {BACKLOG} messages in one partition; the app "
-                f"backfills it with Trigger.AvailableNow, {CAP} offsets a batch, and dies in the "
-                f"third batch (value {CRASH_AT} has a negative key); the topic grows to {GROWN} "
-                f"partitions, {ADDED} messages go to the new ones; the app starts again, "
-                "AvailableNow as before",
-        watch="offsets/N of the batch the crash left planned (one partition) against the "
-              f"topic's {GROWN}; whether the restart replays it or stops, and whether a second "
-              "restart does the same",
-        why="AvailableNow checks each batch it plans against the offsets it fetched once for "
+    stage.step(
+        Step(
+            f"{BUG.ticket}: an AvailableNow backfill stopped mid-run, partitions added, a restart",
+            happens=f"a topic of its own, {topic}, gets {BACKLOG} messages in one partition; the app "
+            f"backfills it with Trigger.AvailableNow, {CAP} offsets a batch, and dies in the "
+            f"third batch (value {CRASH_AT} has a negative key); the topic grows to {GROWN} "
+            f"partitions, {ADDED} messages go to the new ones; the app starts again, "
+            "AvailableNow as before",
+            watch="offsets/N of the batch the crash left planned (one partition) against the "
+            f"topic's {GROWN}; whether the restart replays it or stops, and whether a second "
+            "restart does the same",
+            why="AvailableNow checks each batch it plans against the offsets it fetched once for "
             "the run; a run that starts by replaying an older batch checks that batch too, and "
             "where the fetch happens decides whether the added partitions are in it",
-        question="On the Spark line this run uses: will the restart stop (with which error, "
-                 "every time?) or replay the batch and drain the topic, new partitions included?",
-        answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will the restart stop (with which error, "
+            "every time?) or replay the batch and drain the topic, new partitions included?",
+            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
+            production=BUG.workaround,
+        )
+    )
     _create_topic(stage, topic)
     stage.app.start(**options)
     code = stage.app.wait_exit(timeout=_long(stage), kind="crash")
     pending = read_checkpoint(folder).pending
-    stage.say(f"the backfill died with exit code {code}; planned, not committed: " + (
-        f"batch {pending.batch_id} {offsets_to_text(pending.end or {})}" if pending else "nothing"))
-    stage.expect(check(f"{BUG.ticket}: the backfill stopped mid-run with a batch planned",
-                       pending is not None and code != 0,
-                       "a non-zero exit and an offsets/N without its commits/N",
-                       f"exit code {code}, pending batch "
-                       f"{pending.batch_id if pending else None}"), phase="museum")
+    stage.say(
+        f"the backfill died with exit code {code}; planned, not committed: "
+        + (
+            f"batch {pending.batch_id} {offsets_to_text(pending.end or {})}"
+            if pending
+            else "nothing"
+        )
+    )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the backfill stopped mid-run with a batch planned",
+            pending is not None and code != 0,
+            "a non-zero exit and an offsets/N without its commits/N",
+            f"exit code {code}, pending batch {pending.batch_id if pending else None}",
+        ),
+        phase="museum",
+    )
     if pending is None:
         stage.app.delete_checkpoint()
         return
@@ -96,11 +121,20 @@ def run(stage: Stage) -> None:
     outcome, detail = _restart(stage, pending.batch_id, options)
     stage.say(f"observed: {outcome} ({detail})")
     verdict = judge(BUG, version, outcome)
-    stage.fact(BUG.ticket, {"spark": version, "outcome": outcome, "status": verdict.status,
-                            "pending_batch": pending.batch_id,
-                            "seconds": round(time.monotonic() - started, 1)})
-    stage.expect(check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected,
-                       verdict.actual), phase="museum")
+    stage.fact(
+        BUG.ticket,
+        {
+            "spark": version,
+            "outcome": outcome,
+            "status": verdict.status,
+            "pending_batch": pending.batch_id,
+            "seconds": round(time.monotonic() - started, 1),
+        },
+    )
+    stage.expect(
+        check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
+        phase="museum",
+    )
     if outcome == RAN_ON:
         _drained(stage, topic, options)
     elif verdict.status == PRESENT:
@@ -125,17 +159,28 @@ def added_messages() -> list[tuple[int, int, int]]:
 
 
 def _create_topic(stage: Stage, topic: str) -> None:
-    stage.kafka.add_topic(topic, [TopicRecord(str(value), str(key), 0) for key, value in backlog_messages()])
-    stage.say(f"{topic} has 1 partition and values 1..{BACKLOG}, value {CRASH_AT} with key "
-              f"-{CRASH_AT}; nothing else writes to it")
+    stage.kafka.add_topic(
+        topic, [TopicRecord(str(value), str(key), 0) for key, value in backlog_messages()]
+    )
+    stage.say(
+        f"{topic} has 1 partition and values 1..{BACKLOG}, value {CRASH_AT} with key "
+        f"-{CRASH_AT}; nothing else writes to it"
+    )
 
 
 def _grow(stage: Stage, topic: str) -> None:
     stage.kafka.grow_topic(topic, GROWN)
-    stage.kafka.write(topic, [TopicRecord(str(value), str(key), partition)
-                              for partition, key, value in added_messages()])
-    stage.say(f"{topic} grew while the app was down; {ADDED} messages written to the new "
-              f"partitions; its end offsets now {offsets_to_text(_ends(stage, topic))}")
+    stage.kafka.write(
+        topic,
+        [
+            TopicRecord(str(value), str(key), partition)
+            for partition, key, value in added_messages()
+        ],
+    )
+    stage.say(
+        f"{topic} grew while the app was down; {ADDED} messages written to the new "
+        f"partitions; its end offsets now {offsets_to_text(_ends(stage, topic))}"
+    )
 
 
 def _ends(stage: Stage, topic: str) -> Offsets:
@@ -166,9 +211,13 @@ def _restart(stage: Stage, batch: int, options: dict[str, object]) -> tuple[str,
             return "committed"
         return None if stage.app.running else "exited"
 
-    how = wait_until(ended, timeout=stage.timings.spark_start_timeout_sec * 2, poll=0.5,
-                     what=f"the restart to commit batch {batch} or to exit",
-                     progress=stage.narrator.waiting)
+    how = wait_until(
+        ended,
+        timeout=stage.timings.spark_start_timeout_sec * 2,
+        poll=0.5,
+        what=f"the restart to commit batch {batch} or to exit",
+        progress=stage.narrator.waiting,
+    )
     if how == "committed":
         return RAN_ON, f"replayed and committed batch {batch}"
     code = stage.app.wait_exit(kind="crash")
@@ -195,20 +244,32 @@ def _drained(stage: Stage, topic: str, options: dict[str, object]) -> None:
     # Spark 4.1's connector fails the trigger that replays a batch, after its commit
     # (SPARK-55271, its own exhibit): start once more, as the app's line says.
     if code != 0 and replay_bug_in(stage.app.output()) is not None:
-        stage.say("the replay met SPARK-55271 (the 4.1 connector's metrics) after its commit: "
-                  "started once more, as the app's line says")
+        stage.say(
+            "the replay met SPARK-55271 (the 4.1 connector's metrics) after its commit: "
+            "started once more, as the app's line says"
+        )
         stage.app.start(**options)
         code = stage.app.wait_exit(timeout=_long(stage))
     info = read_checkpoint(folder)
     committed = (info.last_committed.end if info.last_committed else None) or {}
     ends = _ends(stage, topic)
-    stage.fact(f"{BUG.ticket} drained", {"exit_code": code, "committed": offsets_to_text(committed),
-                                         "topic_ends": offsets_to_text(ends)})
-    stage.expect(check(f"{BUG.ticket}: the backfill drains every partition, then stops",
-                       code == 0 and drained(committed, ends),
-                       f"exit code 0; committed {offsets_to_text(ends)}",
-                       f"exit code {code}; committed {offsets_to_text(committed)}"),
-                 phase="museum")
+    stage.fact(
+        f"{BUG.ticket} drained",
+        {
+            "exit_code": code,
+            "committed": offsets_to_text(committed),
+            "topic_ends": offsets_to_text(ends),
+        },
+    )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the backfill drains every partition, then stops",
+            code == 0 and drained(committed, ends),
+            f"exit code 0; committed {offsets_to_text(ends)}",
+            f"exit code {code}; committed {offsets_to_text(committed)}",
+        ),
+        phase="museum",
+    )
 
 
 def _loop_and_way_out(stage: Stage, topic: str, batch: int, options: dict[str, object]) -> None:
@@ -216,8 +277,15 @@ def _loop_and_way_out(stage: Stage, topic: str, batch: int, options: dict[str, o
     replays the batch (no prefetch to check it against) and reads the new partitions."""
     again, detail = _restart(stage, batch, options)
     stage.say(f"a second restart: {again} ({detail})")
-    stage.expect(check(f"{BUG.ticket}: every restart fails alike (a crash loop)",
-                       again == BUG.when_present, BUG.when_present, again), phase="museum")
+    stage.expect(
+        check(
+            f"{BUG.ticket}: every restart fails alike (a crash loop)",
+            again == BUG.when_present,
+            BUG.when_present,
+            again,
+        ),
+        phase="museum",
+    )
     stage.say("the way out: one start with the processing-time trigger replays the batch")
     stage.app.start(topic=topic, max_offsets_per_trigger=CAP)
     folder = stage.folders.checkpoints
@@ -228,12 +296,19 @@ def _loop_and_way_out(stage: Stage, topic: str, batch: int, options: dict[str, o
         end = (info.last_committed.end if info.last_committed else None) or {}
         return end if batch in info.commit_ids and drained(end, ends) else None
 
-    committed = stage.app.wait_while_up(caught_up, f"batch {batch} and every partition's end "
-                                        "committed", timeout=_long(stage))
+    committed = stage.app.wait_while_up(
+        caught_up, f"batch {batch} and every partition's end committed", timeout=_long(stage)
+    )
     stage.app.stop()
-    stage.expect(check(f"{BUG.ticket}: a processing-time run gets past the planned batch",
-                       drained(committed, ends), f"committed {offsets_to_text(ends)}",
-                       f"committed {offsets_to_text(committed)}"), phase="museum")
+    stage.expect(
+        check(
+            f"{BUG.ticket}: a processing-time run gets past the planned batch",
+            drained(committed, ends),
+            f"committed {offsets_to_text(ends)}",
+            f"committed {offsets_to_text(committed)}",
+        ),
+        phase="museum",
+    )
 
 
 EXHIBIT = Exhibit(BUG, run)

@@ -25,18 +25,24 @@ BUG = bug_named("SPARK-54307")
 
 
 def run(stage: Stage) -> None:
-    restart_after(stage, BUG, _delete_state, Step(
-        f"{BUG.ticket}: delete the checkpoint's state/ folder, start again",
-        happens="the app runs on a new checkpoint until two batches are committed and stops; "
-                "state/ (the running count per key) is deleted, offsets/, commits/ and "
-                "metadata stay; the app starts again",
-        watch="the error the restart stops with: which words name what is missing",
-        why="a restart loads the state version the last commit names; the offsets say the "
+    restart_after(
+        stage,
+        BUG,
+        _delete_state,
+        Step(
+            f"{BUG.ticket}: delete the checkpoint's state/ folder, start again",
+            happens="the app runs on a new checkpoint until two batches are committed and stops; "
+            "state/ (the running count per key) is deleted, offsets/, commits/ and "
+            "metadata stay; the app starts again",
+            watch="the error the restart stops with: which words name what is missing",
+            why="a restart loads the state version the last commit names; the offsets say the "
             "batches before were done, so Spark cannot rebuild the state by reading them again",
-        question="On the Spark line this run uses: will the restart stop with an error (which "
-                 "class?) or go on?",
-        answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will the restart stop with an error (which "
+            "class?) or go on?",
+            answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
+            production=BUG.workaround,
+        ),
+    )
 
 
 def _delete_state(checkpoint: Path) -> str:

@@ -36,8 +36,16 @@ from spark_app.lines.known_bug_table import RAN_ON, bug_named, error_classes_in,
 from spark_app.lines.read_lines import READING_WORDS, parse_read_line
 from spark_app.lines.start_lines import NEW_CHECKPOINT_WORDS
 
-__all__ = ["EXHIBIT", "run", "RETRY_OPTIONS", "NUM_RETRIES", "RETRY_INTERVAL_MS",
-           "API_TIMEOUT_MS", "retry_window_sec", "failed_attempts"]
+__all__ = [
+    "EXHIBIT",
+    "run",
+    "RETRY_OPTIONS",
+    "NUM_RETRIES",
+    "RETRY_INTERVAL_MS",
+    "API_TIMEOUT_MS",
+    "retry_window_sec",
+    "failed_attempts",
+]
 
 BUG = bug_named("SPARK-55561")
 
@@ -47,18 +55,23 @@ BUG = bug_named("SPARK-55561")
 NUM_RETRIES = 3
 RETRY_INTERVAL_MS = 1000
 API_TIMEOUT_MS = 5000
-RETRY_OPTIONS = (f"fetchOffset.numRetries={NUM_RETRIES}",
-                 f"fetchOffset.retryIntervalMs={RETRY_INTERVAL_MS}",
-                 f"kafka.default.api.timeout.ms={API_TIMEOUT_MS}",
-                 f"kafka.request.timeout.ms={API_TIMEOUT_MS}")
+RETRY_OPTIONS = (
+    f"fetchOffset.numRetries={NUM_RETRIES}",
+    f"fetchOffset.retryIntervalMs={RETRY_INTERVAL_MS}",
+    f"kafka.default.api.timeout.ms={API_TIMEOUT_MS}",
+    f"kafka.request.timeout.ms={API_TIMEOUT_MS}",
+)
 
 # The connector's warning for a failed look-up inside withRetries (KafkaOffsetReaderAdmin), the
 # same words on 4.0.0, 4.1.1 and 4.2.0.
 _ATTEMPT = re.compile(r"Error in attempt (\d+) getting Kafka offsets")
 
 
-def retry_window_sec(num_retries: int = NUM_RETRIES, interval_ms: int = RETRY_INTERVAL_MS,
-                     api_timeout_ms: int = API_TIMEOUT_MS) -> float:
+def retry_window_sec(
+    num_retries: int = NUM_RETRIES,
+    interval_ms: int = RETRY_INTERVAL_MS,
+    api_timeout_ms: int = API_TIMEOUT_MS,
+) -> float:
     """How long a look-up keeps trying before it fails the query: each attempt waits for the
     admin's timeout, then the interval (withRetries sleeps after every failed attempt)."""
     return num_retries * (api_timeout_ms + interval_ms) / 1000
@@ -77,37 +90,46 @@ def run(stage: Stage) -> None:
 
 
 def _window_words() -> str:
-    return (f"{NUM_RETRIES} attempts of up to {API_TIMEOUT_MS / 1000:g} s, "
-            f"{RETRY_INTERVAL_MS / 1000:g} s apart: about {retry_window_sec():g} s")
+    return (
+        f"{NUM_RETRIES} attempts of up to {API_TIMEOUT_MS / 1000:g} s, "
+        f"{RETRY_INTERVAL_MS / 1000:g} s apart: about {retry_window_sec():g} s"
+    )
 
 
 def _batch_read(stage: Stage) -> None:
-    stage.step(Step(
-        f"{BUG.ticket}: Kafka cut at a batch read's first offset look-up",
-        happens=f"python -m spark_app read: one batch query of the topic through Spark's "
-                f"connector (spark.read.format(\"kafka\"), earliest to latest); Kafka is cut "
-                f"(the proxy between the app and the broker) while its session starts, and "
-                f"lifted once the connector has logged a failed attempt, within the retry window "
-                f"({_window_words()})",
-        watch="spark.log's `Error in attempt N getting Kafka offsets`; the read's closing line "
-              "(`read N records of …`) or its error line",
-        why="a batch read resolves its offsets in fetchPartitionOffsets, whose admin calls a "
+    stage.step(
+        Step(
+            f"{BUG.ticket}: Kafka cut at a batch read's first offset look-up",
+            happens=f"python -m spark_app read: one batch query of the topic through Spark's "
+            f'connector (spark.read.format("kafka"), earliest to latest); Kafka is cut '
+            f"(the proxy between the app and the broker) while its session starts, and "
+            f"lifted once the connector has logged a failed attempt, within the retry window "
+            f"({_window_words()})",
+            watch="spark.log's `Error in attempt N getting Kafka offsets`; the read's closing line "
+            "(`read N records of …`) or its error line",
+            why="a batch read resolves its offsets in fetchPartitionOffsets, whose admin calls a "
             "line either retries like every other look-up or makes once; once, a cut longer "
             "than one admin timeout fails the read",
-        question="On the Spark line this run uses: will the batch read ride out the cut, or "
-                 "fail at its first admin timeout?",
-        answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will the batch read ride out the cut, or "
+            "fail at its first admin timeout?",
+            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
+            production=BUG.workaround,
+        )
+    )
     version = say_prediction(stage, BUG)  # before the read: the run then shows it
     mark = len(stage.app.spark_log())
     process = stage.app.start_read(*(f"--source-option={o}" for o in RETRY_OPTIONS))
     stage.timeline.event("batch read", "start")
-    wait_until(lambda: READING_WORDS in process.output() or not process.running,
-               timeout=stage.timings.spark_start_timeout_sec, what="the read to start",
-               progress=stage.narrator.waiting)
+    wait_until(
+        lambda: READING_WORDS in process.output() or not process.running,
+        timeout=stage.timings.spark_start_timeout_sec,
+        what="the read to start",
+        progress=stage.narrator.waiting,
+    )
     met, held_sec = _cut_until_met(stage, mark, lambda: process.running)
-    code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2,
-                             progress=stage.narrator.waiting)
+    code = process.wait_exit(
+        stage.timings.spark_start_timeout_sec * 2, progress=stage.narrator.waiting
+    )
     stage.timeline.event(f"read exit {code}", "exit" if code == 0 else "crash")
     output = process.output()
     line = process.tail(1).strip()[:400]
@@ -117,48 +139,74 @@ def _batch_read(stage: Stage) -> None:
         classes = error_classes_in(output, (BUG.when_present,))
         outcome = classes[0] if classes else f"exit code {code}, no error class"
     stage.say(f"observed: {outcome} (exit code {code}: {line})")
-    stage.expect(check(f"{BUG.ticket}: the cut met the read's first offset look-up",
-                       bool(met) or code != 0,
-                       "a failed attempt in spark.log while Kafka was cut, or the read's failure",
-                       f"attempts {met or 'none'}, exit code {code}, cut {held_sec:g} s"),
-                 phase="museum")
+    stage.expect(
+        check(
+            f"{BUG.ticket}: the cut met the read's first offset look-up",
+            bool(met) or code != 0,
+            "a failed attempt in spark.log while Kafka was cut, or the read's failure",
+            f"attempts {met or 'none'}, exit code {code}, cut {held_sec:g} s",
+        ),
+        phase="museum",
+    )
     verdict = judge(BUG, version, outcome)
-    stage.fact(BUG.ticket, {"spark": version, "outcome": outcome, "status": verdict.status,
-                            "cut_sec": held_sec, "failed_attempts": met, "exit_code": code,
-                            "all_failed_attempts": failed_attempts(stage.app.spark_log()[mark:])})
-    stage.expect(check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected,
-                       verdict.actual), phase="museum")
+    stage.fact(
+        BUG.ticket,
+        {
+            "spark": version,
+            "outcome": outcome,
+            "status": verdict.status,
+            "cut_sec": held_sec,
+            "failed_attempts": met,
+            "exit_code": code,
+            "all_failed_attempts": failed_attempts(stage.app.spark_log()[mark:]),
+        },
+    )
+    stage.expect(
+        check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
+        phase="museum",
+    )
 
 
 def _stream(stage: Stage) -> None:
     folder = stage.folders.checkpoints
-    stage.step(Step(
-        f"{BUG.ticket}, for contrast: the same cut at a fresh stream's first offset look-up",
-        happens=f"the app on a new checkpoint; after its own check of Kafka, Kafka is cut while "
-                f"Spark starts and lifted once the connector has logged a failed attempt "
-                f"({_window_words()})",
-        watch="spark.log's `Error in attempt N getting Kafka offsets`, then whether the query "
-              "commits its first batch",
-        why="a stream resolves its first offsets in fetchEarliestOffsets and fetchLatestOffsets, "
+    stage.step(
+        Step(
+            f"{BUG.ticket}, for contrast: the same cut at a fresh stream's first offset look-up",
+            happens=f"the app on a new checkpoint; after its own check of Kafka, Kafka is cut while "
+            f"Spark starts and lifted once the connector has logged a failed attempt "
+            f"({_window_words()})",
+            watch="spark.log's `Error in attempt N getting Kafka offsets`, then whether the query "
+            "commits its first batch",
+            why="a stream resolves its first offsets in fetchEarliestOffsets and fetchLatestOffsets, "
             "which every line retries (withRetries): the ticket's path is the batch read's",
-        question="Will the streaming query ride out the same cut on every Spark line?",
-        answer="Yes on 4.0.0, 4.1.1 and 4.2.0 alike (checked): its first batch commits after the "
-               "cut, whatever the line does with a batch read",
-        production="size fetchOffset.numRetries and fetchOffset.retryIntervalMs to the outages a "
-                   "stream must ride out; supervise it for longer ones (kafka-outage)"))
+            question="Will the streaming query ride out the same cut on every Spark line?",
+            answer="Yes on 4.0.0, 4.1.1 and 4.2.0 alike (checked): its first batch commits after the "
+            "cut, whatever the line does with a batch read",
+            production="size fetchOffset.numRetries and fetchOffset.retryIntervalMs to the outages a "
+            "stream must ride out; supervise it for longer ones (kafka-outage)",
+        )
+    )
     mark = len(stage.app.spark_log())
     stage.app.start(source_options=RETRY_OPTIONS)
-    stage.app.wait_while_up(lambda: NEW_CHECKPOINT_WORDS in stage.app.output() or None,
-                            "the app's own check of Kafka to pass")
+    stage.app.wait_while_up(
+        lambda: NEW_CHECKPOINT_WORDS in stage.app.output() or None,
+        "the app's own check of Kafka to pass",
+    )
     met, held_sec = _cut_until_met(stage, mark, lambda: stage.app.running)
     outcome, detail = _outcome(stage)
     stage.say(f"observed: {outcome} ({detail})")
-    stage.fact(f"{BUG.ticket} stream", {"outcome": outcome, "cut_sec": held_sec,
-                                        "failed_attempts": met})
-    stage.expect(check(f"{BUG.ticket}: a stream rides out the cut at its first look-up",
-                       outcome == RAN_ON and bool(met),
-                       f"a failed attempt under the cut, then {RAN_ON}",
-                       f"attempts {met or 'none'}, then {outcome}"), phase="museum")
+    stage.fact(
+        f"{BUG.ticket} stream", {"outcome": outcome, "cut_sec": held_sec, "failed_attempts": met}
+    )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: a stream rides out the cut at its first look-up",
+            outcome == RAN_ON and bool(met),
+            f"a failed attempt under the cut, then {RAN_ON}",
+            f"attempts {met or 'none'}, then {outcome}",
+        ),
+        phase="museum",
+    )
     if stage.app.running:
         stage.app.stop()
     if folder.exists():
@@ -177,9 +225,13 @@ def _cut_until_met(stage: Stage, mark: int, up: Callable[[], bool]) -> tuple[lis
         running = up()
         return (running, attempts) if attempts or not running else None  # a tuple: truthy
 
-    _, attempts = wait_until(seen, timeout=stage.timings.spark_start_timeout_sec * 2, poll=0.25,
-                             what="the connector's first failed look-up under the cut",
-                             progress=stage.narrator.waiting)
+    _, attempts = wait_until(
+        seen,
+        timeout=stage.timings.spark_start_timeout_sec * 2,
+        poll=0.25,
+        what="the connector's first failed look-up under the cut",
+        progress=stage.narrator.waiting,
+    )
     held = round(time.monotonic() - cut_at, 1)
     stage.network.restore()
     stage.say(f"the cut held {held:g} s; failed attempts logged meanwhile: {attempts or 'none'}")
@@ -196,9 +248,13 @@ def _outcome(stage: Stage) -> tuple[str, str]:
             return "committed"
         return None if stage.app.running else "exited"
 
-    how = wait_until(ended, timeout=stage.timings.spark_start_timeout_sec * 2, poll=0.5,
-                     what="the query to commit its first batch or the app to exit",
-                     progress=stage.narrator.waiting)
+    how = wait_until(
+        ended,
+        timeout=stage.timings.spark_start_timeout_sec * 2,
+        poll=0.5,
+        what="the query to commit its first batch or the app to exit",
+        progress=stage.narrator.waiting,
+    )
     if how == "committed":
         return RAN_ON, f"committed batch {min(read_checkpoint(folder).commit_ids)} after the cut"
     code = stage.app.wait_exit(kind="crash")

@@ -41,8 +41,19 @@ from spark_app.lines.known_bug_table import bug_named, judge
 from spark_app.lines.output_line import EventLine
 from spark_app.lines.state_events import details_in
 
-__all__ = ["EXHIBIT", "run", "TWS", "PHASES", "ARMED", "Phase", "Firing", "armed_timers",
-           "firings", "phase_outcome", "outcome_of"]
+__all__ = [
+    "EXHIBIT",
+    "run",
+    "TWS",
+    "PHASES",
+    "ARMED",
+    "Phase",
+    "Firing",
+    "armed_timers",
+    "firings",
+    "phase_outcome",
+    "outcome_of",
+]
 
 BUG = bug_named("SPARK-56400")
 
@@ -64,10 +75,12 @@ class Phase:
         return round(self.idle_sec * 1000)
 
 
-PHASES = (Phase("at its batch's own time", 0.0),
-          # A minute before: at or before the previous batch's time even when batches on a
-          # busy machine take seconds (checked per timer).
-          Phase("before the previous batch's time", -60.0))
+PHASES = (
+    Phase("at its batch's own time", 0.0),
+    # A minute before: at or before the previous batch's time even when batches on a
+    # busy machine take seconds (checked per timer).
+    Phase("before the previous batch's time", -60.0),
+)
 
 
 @dataclass(frozen=True)
@@ -76,9 +89,9 @@ class Firing:
 
     batch_id: int
     due_ms: int
-    previous_ms: int          # the previous batch's processing time: the bug's lower bound
-    events: int               # idle-timer events with this due time (0: it never fired)
-    fired_in: int | None      # the committed batch whose time the first one names, if any
+    previous_ms: int  # the previous batch's processing time: the bug's lower bound
+    events: int  # idle-timer events with this due time (0: it never fired)
+    fired_in: int | None  # the committed batch whose time the first one names, if any
 
     @property
     def at_or_before_previous(self) -> bool:
@@ -87,22 +100,31 @@ class Firing:
     @property
     def in_time(self) -> bool:
         """Fired once, in the batch that armed it or the next one."""
-        return self.events == 1 and self.fired_in is not None \
+        return (
+            self.events == 1
+            and self.fired_in is not None
             and self.fired_in - self.batch_id in (0, 1)
+        )
 
     def words(self) -> str:
         if not self.events:
             where = "never fired"
         else:
-            where = ("fired in a batch not committed" if self.fired_in is None else
-                     f"fired in batch {self.fired_in}")
+            where = (
+                "fired in a batch not committed"
+                if self.fired_in is None
+                else f"fired in batch {self.fired_in}"
+            )
             where += "" if self.events == 1 else f" ({self.events} events)"
-        return (f"batch {self.batch_id}: due {self.due_ms} ({self.due_ms - self.previous_ms:+d} "
-                f"ms from the previous batch's time), {where}")
+        return (
+            f"batch {self.batch_id}: due {self.due_ms} ({self.due_ms - self.previous_ms:+d} "
+            f"ms from the previous batch's time), {where}"
+        )
 
 
-def armed_timers(batches: Sequence[BatchOffsets],
-                 idle_ms: int) -> list[tuple[BatchOffsets, int, int]]:
+def armed_timers(
+    batches: Sequence[BatchOffsets], idle_ms: int
+) -> list[tuple[BatchOffsets, int, int]]:
     """Each committed batch after the first that read messages and has a committed batch after
     it: (the batch, its timer's due time, the previous batch's time), oldest first."""
     found = []
@@ -115,8 +137,9 @@ def armed_timers(batches: Sequence[BatchOffsets],
     return found
 
 
-def firings(batches: Sequence[BatchOffsets], events: Sequence[EventLine],
-            idle_ms: int) -> list[Firing]:
+def firings(
+    batches: Sequence[BatchOffsets], events: Sequence[EventLine], idle_ms: int
+) -> list[Firing]:
     """Each armed timer with the batch its idle-timer event fired in (by the event's batch_ms,
     the batch's processing time in offsets/N)."""
     by_time = {b.batch_timestamp_ms: b.batch_id for b in batches}
@@ -147,35 +170,49 @@ def outcome_of(outcomes: Sequence[str]) -> str:
 
 def run(stage: Stage) -> None:
     started = time.monotonic()
-    outcomes = [phase_outcome(_phase(stage, phase, first=number == 0))
-                for number, phase in enumerate(PHASES)]
+    outcomes = [
+        phase_outcome(_phase(stage, phase, first=number == 0))
+        for number, phase in enumerate(PHASES)
+    ]
     outcome = outcome_of(outcomes)
     version = spark_version_of(stage)
     stage.say(f"observed: {outcome}")
     verdict = judge(BUG, version, outcome)
-    stage.fact(BUG.ticket, {"spark": version, "outcome": outcome, "status": verdict.status,
-                            "phases": dict(zip((p.name for p in PHASES), outcomes)),
-                            "seconds": round(time.monotonic() - started, 1)})
-    stage.expect(check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected,
-                       verdict.actual), phase="museum")
+    stage.fact(
+        BUG.ticket,
+        {
+            "spark": version,
+            "outcome": outcome,
+            "status": verdict.status,
+            "phases": dict(zip((p.name for p in PHASES), outcomes)),
+            "seconds": round(time.monotonic() - started, 1),
+        },
+    )
+    stage.expect(
+        check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
+        phase="museum",
+    )
 
 
 def _phase(stage: Stage, phase: Phase, first: bool) -> list[Firing]:
     folder = stage.folders.checkpoints
-    stage.step(Step(
-        f"{BUG.ticket}: a transformWithState timer due {phase.name}",
-        happens=f"the app counts on transformWithState (RocksDB) on a new checkpoint with "
-                f"--idle-timer-sec {phase.idle_sec:g}: every batch with messages arms the key's "
-                f"timer {_due_words(phase)}; the app runs until {ARMED} such batches (after "
-                "batch 0) each have a committed batch after them, and stops",
-        watch="each timer's `Event idle-timer` line in the output log: its due time, and the "
-              "batch it fired in (batch_ms, a batch's time in offsets/N)",
-        why="a timer scan that starts after the previous batch's time (SPARK-56400) never "
+    stage.step(
+        Step(
+            f"{BUG.ticket}: a transformWithState timer due {phase.name}",
+            happens=f"the app counts on transformWithState (RocksDB) on a new checkpoint with "
+            f"--idle-timer-sec {phase.idle_sec:g}: every batch with messages arms the key's "
+            f"timer {_due_words(phase)}; the app runs until {ARMED} such batches (after "
+            "batch 0) each have a committed batch after them, and stops",
+            watch="each timer's `Event idle-timer` line in the output log: its due time, and the "
+            "batch it fired in (batch_ms, a batch's time in offsets/N)",
+            why="a timer scan that starts after the previous batch's time (SPARK-56400) never "
             "reaches a timer due at or before it; SPARK-56566 scans from the start again",
-        question="On the Spark line this run uses: will every timer fire, in the batch that "
-                 "armed it or the next?",
-        answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-        production=BUG.workaround))
+            question="On the Spark line this run uses: will every timer fire, in the batch that "
+            "armed it or the next?",
+            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
+            production=BUG.workaround,
+        )
+    )
     if first:
         say_prediction(stage, BUG)
     log = stage.app.folders.output_log
@@ -186,26 +223,39 @@ def _phase(stage: Stage, phase: Phase, first: bool) -> list[Firing]:
         batches = committed_batches(folder)
         return batches if len(armed_timers(batches, phase.idle_ms)) >= ARMED else None
 
-    stage.app.wait_while_up(judged, f"{ARMED} batches with messages, each followed by a "
-                            "committed batch", timeout=stage.timings.spark_start_timeout_sec + 120,
-                            poll=0.5)
+    stage.app.wait_while_up(
+        judged,
+        f"{ARMED} batches with messages, each followed by a committed batch",
+        timeout=stage.timings.spark_start_timeout_sec + 120,
+        poll=0.5,
+    )
     stage.app.stop()
     batches = committed_batches(folder)
     found = firings(batches, events_in_lines(_lines(log)[mark:]), phase.idle_ms)
     for firing in found:
         stage.say(firing.words())
-    stage.fact(f"{BUG.ticket} {phase.name}", [asdict(f) | {"in_time": f.in_time}
-                                              for f in found])
+    stage.fact(f"{BUG.ticket} {phase.name}", [asdict(f) | {"in_time": f.in_time} for f in found])
     if phase.idle_ms < 0:  # the case the bound skips: is that what ran?
         below = [f for f in found if not f.at_or_before_previous]
-        stage.expect(check(f"{BUG.ticket}: every timer {phase.name} was due at or before the "
-                           "previous batch's time", not below,
-                           "due time <= the previous batch's time in offsets/N, for each",
-                           "; ".join(f.words() for f in below) or "each one"), phase="museum")
-    stage.expect(check(f"{BUG.ticket}: every timer due {phase.name} fired, in its batch or "
-                       "the next", bool(found) and phase_outcome(found) == BUG.when_fixed,
-                       f"{ARMED} or more timers, each with one event in time",
-                       "; ".join(f.words() for f in found) or "no timer armed"), phase="museum")
+        stage.expect(
+            check(
+                f"{BUG.ticket}: every timer {phase.name} was due at or before the "
+                "previous batch's time",
+                not below,
+                "due time <= the previous batch's time in offsets/N, for each",
+                "; ".join(f.words() for f in below) or "each one",
+            ),
+            phase="museum",
+        )
+    stage.expect(
+        check(
+            f"{BUG.ticket}: every timer due {phase.name} fired, in its batch or the next",
+            bool(found) and phase_outcome(found) == BUG.when_fixed,
+            f"{ARMED} or more timers, each with one event in time",
+            "; ".join(f.words() for f in found) or "no timer armed",
+        ),
+        phase="museum",
+    )
     stage.app.delete_checkpoint()
     return found
 

@@ -1,2 +1,1 @@
-"""Faults the scenarios inject from outside the apps: a network cut (the TCP proxy).
-"""
+"""Faults the scenarios inject from outside the apps: a network cut (the TCP proxy)."""

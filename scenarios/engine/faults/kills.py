@@ -50,14 +50,16 @@ def _aim(stage: Stage, moment: str, rng: random.Random) -> None:
             offsets, commits = stage.store.newest_batches(stage.folders.checkpoints)
             return offsets > max(seen, commits)
 
-        stage.app.wait_while_up(planned, "Spark to plan the next batch (a new offsets/N)",
-                                poll=0.005)
+        stage.app.wait_while_up(
+            planned, "Spark to plan the next batch (a new offsets/N)", poll=0.005
+        )
         time.sleep(rng.uniform(0.0, 0.1))
     else:
         size = _output_size(stage)
         # Polled tightly: between the sink's write and commits/N there are only milliseconds.
-        stage.app.wait_while_up(lambda: _output_size(stage) > size, "the output log to grow",
-                                poll=0.002)
+        stage.app.wait_while_up(
+            lambda: _output_size(stage) > size, "the output log to grow", poll=0.002
+        )
 
 
 def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
@@ -68,8 +70,9 @@ def landing_of(stage: Stage, aimed: str, partitions: int = 1) -> KillLanding:
         return KillLanding(aimed, None, (), (), {})
     values = batch_values(info.pending_start, info.pending.end, partitions)
     written = tuple(v for v in values if in_log[v])
-    return KillLanding(aimed, info.pending.batch_id, values, written,
-                       {v: in_log[v] for v in written})
+    return KillLanding(
+        aimed, info.pending.batch_id, values, written, {v: in_log[v] for v in written}
+    )
 
 
 def kill_at(stage: Stage, moment: str, rng: random.Random, partitions: int = 1) -> KillLanding:

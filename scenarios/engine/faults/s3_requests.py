@@ -62,8 +62,11 @@ class S3Requests:
         if match is None:
             return 0.0  # a body, or the rest of a request
         kind = _kind(match.group(1).decode(), match.group(2).decode(), chunk)
-        held = self._latency.draw_ms(self._rng) / 1000 if (
-            self._latency is not None and kind == "upload") else 0.0
+        held = (
+            self._latency.draw_ms(self._rng) / 1000
+            if (self._latency is not None and kind == "upload")
+            else 0.0
+        )
         request = S3Request(kind, _path(match.group(2).decode()), time.monotonic(), held)
         with self._lock:
             self.requests.append(request)

@@ -38,8 +38,13 @@ class Tap(Protocol):
 class TcpProxy:
     """Forwards 127.0.0.1:`listen_port` to `target`; start/stop idempotent."""
 
-    def __init__(self, listen_port: int, target: tuple[str, int],
-                 record: Callable[[bytes], None] | None = None, tap: Tap | None = None) -> None:
+    def __init__(
+        self,
+        listen_port: int,
+        target: tuple[str, int],
+        record: Callable[[bytes], None] | None = None,
+        tap: Tap | None = None,
+    ) -> None:
         self.listen_port = listen_port
         self.target = target
         # Called with every chunk a client sends (the broker fuzzer records its corpus so).
@@ -54,8 +59,12 @@ class TcpProxy:
     def __enter__(self) -> TcpProxy:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def start(self) -> TcpProxy:
@@ -65,8 +74,9 @@ class TcpProxy:
             listener.bind(("127.0.0.1", self.listen_port))
             listener.listen(64)
             self._listener = listener
-            threading.Thread(target=self._accept, args=(listener,), daemon=True,
-                             name="tcp-proxy-accept").start()
+            threading.Thread(
+                target=self._accept, args=(listener,), daemon=True, name="tcp-proxy-accept"
+            ).start()
         return self
 
     def stop(self) -> None:
@@ -115,11 +125,16 @@ class TcpProxy:
                 self._open.update((client, upstream))
             self._connections += 1
             for source, sink, to_server in ((client, upstream, True), (upstream, client, False)):
-                threading.Thread(target=self._pump, args=(source, sink, to_server, self._connections),
-                                 daemon=True, name="tcp-proxy-pump").start()
+                threading.Thread(
+                    target=self._pump,
+                    args=(source, sink, to_server, self._connections),
+                    daemon=True,
+                    name="tcp-proxy-pump",
+                ).start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket, to_server: bool,
-              connection: int) -> None:
+    def _pump(
+        self, source: socket.socket, sink: socket.socket, to_server: bool, connection: int
+    ) -> None:
         try:
             while data := source.recv(_CHUNK):
                 self._watch(data, to_server, connection)

@@ -65,11 +65,16 @@ def measure(checkpoint: Path) -> CheckpointUsage:
                     versions.setdefault(folder, set()).add(int(match.group(1)))
     offsets = batch_ids["offsets"]
     widest = max(versions.values(), key=len, default=set())
-    return CheckpointUsage(files=files, bytes=sizes, offsets_entries=len(offsets),
-                           commits_entries=len(batch_ids["commits"]),
-                           oldest_batch=min(offsets, default=None),
-                           newest_batch=max(offsets, default=None),
-                           state_versions=len(widest), oldest_state_version=min(widest, default=None))
+    return CheckpointUsage(
+        files=files,
+        bytes=sizes,
+        offsets_entries=len(offsets),
+        commits_entries=len(batch_ids["commits"]),
+        oldest_batch=min(offsets, default=None),
+        newest_batch=max(offsets, default=None),
+        state_versions=len(widest),
+        oldest_state_version=min(widest, default=None),
+    )
 
 
 def listing(checkpoint: Path) -> dict[str, int]:
@@ -93,8 +98,9 @@ class CheckpointSampler(PeriodicSampler):
     `phase` labels the samples that follow (the checks pick their samples by phase).
     """
 
-    def __init__(self, timeline: Timeline, checkpoint: Callable[[], Path],
-                 interval: float = 1.0) -> None:
+    def __init__(
+        self, timeline: Timeline, checkpoint: Callable[[], Path], interval: float = 1.0
+    ) -> None:
         super().__init__(interval, "checkpoint-sampler")
         self.timeline = timeline
         self.checkpoint = checkpoint

@@ -39,14 +39,19 @@ class KafkaProbe:
         if self._consumer is None:
             try:
                 self._consumer = KafkaConsumer(
-                    bootstrap_servers=self.bootstrap_servers, group_id=None,
-                    enable_auto_commit=False, client_id="scenarios-probe",
+                    bootstrap_servers=self.bootstrap_servers,
+                    group_id=None,
+                    enable_auto_commit=False,
+                    client_id="scenarios-probe",
                     request_timeout_ms=self._timeout_ms + 1000,
                     # Partitions added to the topic show within seconds, not kafka-python's 5 min.
                     metadata_max_age_ms=_METADATA_MAX_AGE_MS,
-                    bootstrap_timeout_ms=self._timeout_ms)
+                    bootstrap_timeout_ms=self._timeout_ms,
+                )
             except kafka.errors.KafkaError as error:
-                raise StepFailed(f"Kafka at {self.bootstrap_servers} does not answer: {error}") from error
+                raise StepFailed(
+                    f"Kafka at {self.bootstrap_servers} does not answer: {error}"
+                ) from error
         return self
 
     def stop(self) -> None:
@@ -78,13 +83,19 @@ class KafkaProbe:
     def values(self) -> list[int]:
         """The values of every record in the topic now, partition by partition, in offset order
         (a fresh consumer reads from each partition's earliest to its latest offset)."""
-        consumer = KafkaConsumer(bootstrap_servers=self.bootstrap_servers, group_id=None,
-                                 enable_auto_commit=False, client_id="scenarios-reader",
-                                 request_timeout_ms=self._timeout_ms + 1000,
-                                 consumer_timeout_ms=self._timeout_ms)
+        consumer = KafkaConsumer(
+            bootstrap_servers=self.bootstrap_servers,
+            group_id=None,
+            enable_auto_commit=False,
+            client_id="scenarios-reader",
+            request_timeout_ms=self._timeout_ms + 1000,
+            consumer_timeout_ms=self._timeout_ms,
+        )
         try:
-            tps = [TopicPartition(self.topic, p)
-                   for p in sorted(consumer.partitions_for_topic(self.topic) or ())]
+            tps = [
+                TopicPartition(self.topic, p)
+                for p in sorted(consumer.partitions_for_topic(self.topic) or ())
+            ]
             consumer.assign(tps)
             consumer.seek_to_beginning(*tps)
             ends = consumer.end_offsets(tps)
@@ -109,14 +120,21 @@ class KafkaProbe:
     def set_configs(self, configs: dict[str, str]) -> None:
         """Change topic configs incrementally: the ones not named stay as they are."""
         shown = ", ".join(f"{k}={v}" for k, v in configs.items())
-        resource = ConfigResource(ConfigResourceType.TOPIC, self.topic,
-                                  configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()})
+        resource = ConfigResource(
+            ConfigResourceType.TOPIC,
+            self.topic,
+            configs={k: (AlterConfigOp.SET, v) for k, v in configs.items()},
+        )
         try:
-            admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers,
-                                     client_id="scenarios-admin",
-                                     request_timeout_ms=self._timeout_ms + 1000)
+            admin = KafkaAdminClient(
+                bootstrap_servers=self.bootstrap_servers,
+                client_id="scenarios-admin",
+                request_timeout_ms=self._timeout_ms + 1000,
+            )
         except kafka.errors.KafkaError as error:
-            raise StepFailed(f"Kafka at {self.bootstrap_servers} does not answer: {error}") from error
+            raise StepFailed(
+                f"Kafka at {self.bootstrap_servers} does not answer: {error}"
+            ) from error
         try:
             results = admin.alter_configs([resource], raise_on_unknown=False, incremental=True)
         except kafka.errors.KafkaError as error:
@@ -130,6 +148,10 @@ class KafkaProbe:
     def __enter__(self) -> KafkaProbe:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()

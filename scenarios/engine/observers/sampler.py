@@ -36,8 +36,9 @@ def planned_offset(checkpoint_dir: Path) -> int | None:
     return _summed_end(checkpoint_dir, lambda info: info.pending or info.last_committed)
 
 
-def _summed_end(checkpoint_dir: Path,
-                pick: Callable[[CheckpointInfo], BatchOffsets | None]) -> int | None:
+def _summed_end(
+    checkpoint_dir: Path, pick: Callable[[CheckpointInfo], BatchOffsets | None]
+) -> int | None:
     try:
         info = read_checkpoint(checkpoint_dir)
     except (CheckpointError, OSError):
@@ -49,8 +50,14 @@ def _summed_end(checkpoint_dir: Path,
 class OffsetSampler(PeriodicSampler):
     """Samples into a Timeline until stopped; start/stop are idempotent."""
 
-    def __init__(self, timeline: Timeline, bootstrap_servers: str, topic: str,
-                 checkpoint_dir: Callable[[], Path], interval: float = 0.5) -> None:
+    def __init__(
+        self,
+        timeline: Timeline,
+        bootstrap_servers: str,
+        topic: str,
+        checkpoint_dir: Callable[[], Path],
+        interval: float = 0.5,
+    ) -> None:
         super().__init__(interval, "offset-sampler")
         self.timeline = timeline
         self.checkpoint_dir = checkpoint_dir

@@ -60,8 +60,11 @@ class SparkEvents:
         files = sorted(p for p in folder.rglob("events_*") if p.is_file() and p.suffix != ".crc")
         events = [e for path in files for e in _lines(path)]
         tasks = tuple(_task(e) for e in events if e.get("Event") == "SparkListenerTaskEnd")
-        changes = tuple(_change(e) for e in events if e.get("Event") in (
-            "SparkListenerExecutorAdded", "SparkListenerExecutorRemoved"))
+        changes = tuple(
+            _change(e)
+            for e in events
+            if e.get("Event") in ("SparkListenerExecutorAdded", "SparkListenerExecutorRemoved")
+        )
         return cls(tasks, changes)
 
     def state_stages(self) -> set[int]:
@@ -95,17 +98,26 @@ def _task(event: dict) -> TaskRun:
     why = reason.get("Reason", "")
     if why == "ExecutorLostFailure":
         why = f"ExecutorLostFailure (executor {reason.get('Executor ID')}: {reason.get('Loss Reason', '')})"
-    return TaskRun(stage=event.get("Stage ID", -1), task_id=info.get("Task ID", -1),
-                   attempt=info.get("Attempt", 0), executor=str(info.get("Executor ID", "")),
-                   succeeded=reason.get("Reason") == "Success", reason=why,
-                   finished_ms=info.get("Finish Time", 0),
-                   reports_state=any(_STATE_METRIC in name for name in metrics))
+    return TaskRun(
+        stage=event.get("Stage ID", -1),
+        task_id=info.get("Task ID", -1),
+        attempt=info.get("Attempt", 0),
+        executor=str(info.get("Executor ID", "")),
+        succeeded=reason.get("Reason") == "Success",
+        reason=why,
+        finished_ms=info.get("Finish Time", 0),
+        reports_state=any(_STATE_METRIC in name for name in metrics),
+    )
 
 
 def _change(event: dict) -> ExecutorChange:
     added = event["Event"] == "SparkListenerExecutorAdded"
-    return ExecutorChange(str(event.get("Executor ID")), added, event.get("Timestamp", 0),
-                          "" if added else str(event.get("Removed Reason", "")))
+    return ExecutorChange(
+        str(event.get("Executor ID")),
+        added,
+        event.get("Timestamp", 0),
+        "" if added else str(event.get("Removed Reason", "")),
+    )
 
 
 def executor_pids(session: int | None = None, group: int | None = None) -> dict[str, int]:
@@ -120,19 +132,26 @@ def executor_pids(session: int | None = None, group: int | None = None) -> dict[
     for pid in _pids():
         try:
             words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
-            mine = ((session is None or os.getsid(pid) == session)
-                    and (group is None or os.getpgid(pid) == group))
+            mine = (session is None or os.getsid(pid) == session) and (
+                group is None or os.getpgid(pid) == group
+            )
             parent = _parent_pid(pid)
         except OSError:
             continue  # gone meanwhile
-        if mine and any(w.endswith("CoarseGrainedExecutorBackend") for w in words) \
-                and "--executor-id" in words:
+        if (
+            mine
+            and any(w.endswith("CoarseGrainedExecutorBackend") for w in words)
+            and "--executor-id" in words
+        ):
             candidates.setdefault(words[words.index("--executor-id") + 1], []).append((pid, parent))
     found = {}
     for executor, procs in candidates.items():
         pids = {pid for pid, _ in procs}
-        found[executor] = min(pid for pid, parent in procs if parent not in pids) \
-            if any(parent not in pids for _, parent in procs) else min(pids)
+        found[executor] = (
+            min(pid for pid, parent in procs if parent not in pids)
+            if any(parent not in pids for _, parent in procs)
+            else min(pids)
+        )
     return found
 
 
@@ -143,4 +162,4 @@ def _pids() -> list[int]:
 def _parent_pid(pid: int) -> int:
     """PPid from /proc/PID/stat (the field after the command name in parentheses)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rindex(")") + 2:].split()[1])
+    return int(stat[stat.rindex(")") + 2 :].split()[1])

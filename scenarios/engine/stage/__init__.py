@@ -52,8 +52,17 @@ from scenarios.report.narration import Narrator, Step
 from scenarios.report.timeline import Timeline
 from spark_app.runtime.session import sweep_dead_sessions
 
-__all__ = ["AppPart", "BrokersPart", "DiskPart", "KafkaPart", "NetworkPart", "OutputPart", "Stage", "StorePart",
-           "TopicRecord"]
+__all__ = [
+    "AppPart",
+    "BrokersPart",
+    "DiskPart",
+    "KafkaPart",
+    "NetworkPart",
+    "OutputPart",
+    "Stage",
+    "StorePart",
+    "TopicRecord",
+]
 
 
 class Stage:
@@ -72,8 +81,9 @@ class Stage:
         self.phase = ""  # the current step's (Step.phase): the checks made during it carry it
         self.facts: dict[str, Any] = {}
         self.spent = TimeSpent()  # Kafka and Spark starts, stops: benchmarks/run_profile.py
-        self.group = ProcessGroup(self.folders.processes, cwd=root,
-                                  env={"PYTHONPATH": str(PROJECT_ROOT)})
+        self.group = ProcessGroup(
+            self.folders.processes, cwd=root, env={"PYTHONPATH": str(PROJECT_ROOT)}
+        )
         self.kafka = KafkaPart(self)
         self.brokers = BrokersPart(self)
         self.app = AppPart(self, self.folders)
@@ -91,8 +101,12 @@ class Stage:
         self.narrator.follow(self.folders.processes)  # their latest lines, live on a terminal
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -147,8 +161,11 @@ class Stage:
         """
         target = latest if latest is not None else self.kafka.window().latest
         self.output.wait_for_value(target)
-        self.app.wait_while_up(lambda: (self.app.committed_offset() or 0) >= target,
-                               f"the checkpoint to commit offset {target}", poll=0.1)
+        self.app.wait_while_up(
+            lambda: (self.app.committed_offset() or 0) >= target,
+            f"the checkpoint to commit offset {target}",
+            poll=0.1,
+        )
         return target
 
     def finish_exactly_once(self) -> int:
@@ -159,7 +176,9 @@ class Stage:
         self.expect(exactly_once(self.output.verify_sent(), total), phase="final")
         return total
 
-    def start_app_and_see_first_value(self, **options: Any) -> tuple[int, OffsetWindow, OffsetWindow]:
+    def start_app_and_see_first_value(
+        self, **options: Any
+    ) -> tuple[int, OffsetWindow, OffsetWindow]:
         """Start the app; return the first value it writes and Kafka's offsets around its start.
 
         The app fixes where it starts reading while it starts up. Kafka's offsets read just
@@ -171,6 +190,8 @@ class Stage:
         report = self.output.wait_for_messages(before_messages + 1)
         after = self.kafka.window()
         first = report.values[before_messages]
-        self.say(f"first value written: {first}; Kafka's offsets were {before.earliest}:"
-                 f"{before.latest} before the start, {after.earliest}:{after.latest} when it showed up")
+        self.say(
+            f"first value written: {first}; Kafka's offsets were {before.earliest}:"
+            f"{before.latest} before the start, {after.earliest}:{after.latest} when it showed up"
+        )
         return first, before, after

@@ -40,8 +40,14 @@ T = TypeVar("T")
 class AppPart:
     """One Spark app of the scenario; every step but `start` needs it started once."""
 
-    def __init__(self, stage: Stage, folders: Folders, name: str = "spark",
-                 label: str = "the Spark app", narrated: bool | None = None) -> None:
+    def __init__(
+        self,
+        stage: Stage,
+        folders: Folders,
+        name: str = "spark",
+        label: str = "the Spark app",
+        narrated: bool | None = None,
+    ) -> None:
         self._stage = stage
         self.folders = folders
         self.name, self.label = name, label
@@ -66,12 +72,16 @@ class AppPart:
             # An app named for what it shows (a store) is labelled by name: its options would
             # not fit a label on the picture.
             who = "" if self.name == "spark" else f"{self.name} "
-            timeline.event(f"{who}start {launcher.starts}" + (f" ({shown})" if shown and not who
-                                                             else ""), "start")
+            timeline.event(
+                f"{who}start {launcher.starts}" + (f" ({shown})" if shown and not who else ""),
+                "start",
+            )
             self._stage.shown_checkpoints = self.folders.checkpoints
             timeline.app_up()
-            self._stage.say(f"Spark app {who}started (run {launcher.starts}, pid {process.pid}) "
-                            f"{shown}".rstrip())
+            self._stage.say(
+                f"Spark app {who}started (run {launcher.starts}, pid {process.pid}) "
+                f"{shown}".rstrip()
+            )
         return process
 
     def _new_launcher(self) -> SparkLauncher:
@@ -79,11 +89,18 @@ class AppPart:
         if not kafka.started:
             raise StepFailed(f"start Kafka before {self.label}: call stage.kafka.start() first")
         store_url = self._stage.store.start()
-        return SparkLauncher(self._stage.group, self.folders, kafka.app_bootstrap_servers,
-                             kafka.topic, self._stage.timings, python=settings.spark_python,
-                             name=self.name, source=settings.source,
-                             checkpoint_store=settings.checkpoint_store,
-                             checkpoint_store_url=store_url)
+        return SparkLauncher(
+            self._stage.group,
+            self.folders,
+            kafka.app_bootstrap_servers,
+            kafka.topic,
+            self._stage.timings,
+            python=settings.spark_python,
+            name=self.name,
+            source=settings.source,
+            checkpoint_store=settings.checkpoint_store,
+            checkpoint_store_url=store_url,
+        )
 
     @property
     def _narrated(self) -> bool:
@@ -94,21 +111,30 @@ class AppPart:
     def beside(self, name: str, narrated: bool = False) -> AppPart:
         """A second app on the same Kafka, with folders of its own under the run's folder;
         `narrated`: it speaks and draws on the timeline as the scenario's own app does."""
-        return AppPart(self._stage, Folders(self._stage.folders.root / name), name=name,
-                       label=name, narrated=narrated)
+        return AppPart(
+            self._stage,
+            Folders(self._stage.folders.root / name),
+            name=name,
+            label=name,
+            narrated=narrated,
+        )
 
     @property
     def process(self) -> ManagedProcess:
         """The process of the latest start."""
         if self._launcher is None or self._launcher.current is None:
-            raise StepFailed(f"{self.label} has not been started in this scenario: call "
-                             f"start() first")
+            raise StepFailed(
+                f"{self.label} has not been started in this scenario: call start() first"
+            )
         return self._launcher.current
 
     @property
     def running(self) -> bool:
-        return self._launcher is not None and self._launcher.current is not None \
+        return (
+            self._launcher is not None
+            and self._launcher.current is not None
             and self._launcher.current.running
+        )
 
     def kill(self) -> None:
         """kill -9 of the app's whole process group (driver, JVM, Python workers)."""
@@ -135,11 +161,15 @@ class AppPart:
     def wait_exit(self, timeout: float | None = None, kind: str = "exit") -> int:
         """Wait for the app to end by itself (a crash, a refusal); returns its exit code."""
         process = self.process
-        code = process.wait_exit(timeout or self._stage.timings.spark_start_timeout_sec,
-                                 progress=self._stage.narrator.waiting)
+        code = process.wait_exit(
+            timeout or self._stage.timings.spark_start_timeout_sec,
+            progress=self._stage.narrator.waiting,
+        )
         self._note_lag(process)
         self._went_down(f"exit {code}", "crash" if kind == "crash" else "exit")
-        self._stage.say(f"{'the Spark app' if self._narrated else self.name} exited with code {code}")
+        self._stage.say(
+            f"{'the Spark app' if self._narrated else self.name} exited with code {code}"
+        )
         return code
 
     def _went_down(self, event: str, kind: str) -> None:
@@ -167,20 +197,35 @@ class AppPart:
         """What an app that died said last, with a hint when its own retention overtook it."""
         tail = self.process.tail(2)
         if isinstance(error_in_text(tail), DataLossError):
-            tail += ("\n(retention deleted offsets the running app had planned to read: its "
-                     "batches take longer than retention on this machine; run without --fast, or "
-                     "on a less busy machine)")
+            tail += (
+                "\n(retention deleted offsets the running app had planned to read: its "
+                "batches take longer than retention on this machine; run without --fast, or "
+                "on a less busy machine)"
+            )
         return tail
 
-    def wait_while_up(self, condition: Callable[[], T | None], what: str,
-                      timeout: float | None = None, poll: float = 0.3) -> T:
+    def wait_while_up(
+        self,
+        condition: Callable[[], T | None],
+        what: str,
+        timeout: float | None = None,
+        poll: float = 0.3,
+    ) -> T:
         """Wait for `condition` while the app runs; its death fails the step at once, unless it
         died of Spark 4.1's known connector bug after committing: then it is started again once."""
+
         def wait() -> T:
-            return wait_while_alive(self.process, condition, what=what, poll=poll,
-                                    timeout=timeout or self._stage.timings.spark_start_timeout_sec,
-                                    progress=self._stage.narrator.waiting, name=self.label,
-                                    last_words=self.last_words)
+            return wait_while_alive(
+                self.process,
+                condition,
+                what=what,
+                poll=poll,
+                timeout=timeout or self._stage.timings.spark_start_timeout_sec,
+                progress=self._stage.narrator.waiting,
+                name=self.label,
+                last_words=self.last_words,
+            )
+
         try:
             return wait()
         except ProcessError:
@@ -197,13 +242,20 @@ class AppPart:
         if bug is None or not bug.committed:
             return False
         self._went_down(f"exit ({TICKET})", "crash")
-        self._stage.expect(check(
-            f"Spark's connector bug on a replayed batch ({TICKET})", bug.expected,
-            f"only on Spark {AFFECTED_LINE}.x, the batch committed", f"met on Spark "
-            f"{bug.spark_version}, the batch committed"), phase="restart")
-        self._stage.say(f"Spark {bug.spark_version}'s connector failed after replaying the "
-                        f"pending batch, which it committed ({TICKET}); starting the app again, "
-                        f"as its line says")
+        self._stage.expect(
+            check(
+                f"Spark's connector bug on a replayed batch ({TICKET})",
+                bug.expected,
+                f"only on Spark {AFFECTED_LINE}.x, the batch committed",
+                f"met on Spark {bug.spark_version}, the batch committed",
+            ),
+            phase="restart",
+        )
+        self._stage.say(
+            f"Spark {bug.spark_version}'s connector failed after replaying the "
+            f"pending batch, which it committed ({TICKET}); starting the app again, "
+            f"as its line says"
+        )
         self.start(**self._options)
         return True
 
@@ -222,8 +274,9 @@ class AppPart:
     def checkpoint_view(self) -> Path:
         """The checkpoint as a folder to read: the app's own, or a copy of the store's made now
         (a snapshot: take it again after the app moved on)."""
-        return self._stage.store.checkpoint_copy(self.folders.checkpoints,
-                                                 self.folders.root / "checkpoint-copy")
+        return self._stage.store.checkpoint_copy(
+            self.folders.checkpoints, self.folders.root / "checkpoint-copy"
+        )
 
     def delete_checkpoint(self) -> None:
         """The hard reset: the next start is a new query (no offsets, no state)."""
@@ -239,11 +292,19 @@ class AppPart:
         """`python -m spark_app inspect ARGS…` on the app's PySpark, as a user runs it, with
         this app's Kafka: its exit code and its output (e.g. the JSON of `--json`)."""
         kafka, settings = self._stage.kafka, self._stage.settings
-        argv = [settings.spark_python or sys.executable, "-m", "spark_app", "inspect",
-                "--bootstrap-servers", kafka.app_bootstrap_servers, *args]
+        argv = [
+            settings.spark_python or sys.executable,
+            "-m",
+            "spark_app",
+            "inspect",
+            "--bootstrap-servers",
+            kafka.app_bootstrap_servers,
+            *args,
+        ]
         process = self._stage.group.start(name, argv)
-        code = process.wait_exit(self._stage.timings.spark_start_timeout_sec * 2,
-                                 progress=self._stage.narrator.waiting)
+        code = process.wait_exit(
+            self._stage.timings.spark_start_timeout_sec * 2, progress=self._stage.narrator.waiting
+        )
         return code, process.output()
 
     def start_read(self, *args: str, name: str = "read") -> ManagedProcess:
@@ -251,9 +312,19 @@ class AppPart:
         connector) on the app's PySpark, with this app's Kafka and log folder; the process, to
         watch and wait for."""
         kafka, settings = self._stage.kafka, self._stage.settings
-        argv = [settings.spark_python or sys.executable, "-m", "spark_app", "read",
-                "--bootstrap-servers", kafka.app_bootstrap_servers, "--topic", kafka.topic,
-                "--log-dir", str(self.folders.log), *args]
+        argv = [
+            settings.spark_python or sys.executable,
+            "-m",
+            "spark_app",
+            "read",
+            "--bootstrap-servers",
+            kafka.app_bootstrap_servers,
+            "--topic",
+            kafka.topic,
+            "--log-dir",
+            str(self.folders.log),
+            *args,
+        ]
         return self._stage.group.start(name, argv)
 
     def committed_offset(self) -> int | None:

@@ -43,8 +43,9 @@ class BrokersPart:
     def _cluster(self) -> ApacheKafka:
         side = self._stage.kafka.side
         if side is None or side.cluster is None:
-            raise StepFailed("this Kafka is not a cluster: start it with "
-                             "stage.kafka.start(..., brokers=3) first")
+            raise StepFailed(
+                "this Kafka is not a cluster: start it with stage.kafka.start(..., brokers=3) first"
+            )
         return side.cluster
 
     @property
@@ -55,9 +56,13 @@ class BrokersPart:
     def replicas(self, partition: int = 0) -> PartitionReplicas:
         """Leader, replicas and ISR of the topic's partition (waits while the cluster cannot say)."""
         cluster, topic = self._cluster(), self._stage.kafka.topic
-        return wait_until(lambda: cluster.partition(topic, partition), timeout=_ELECTION_TIMEOUT_SEC,
-                          what=f"the replicas of {topic}-{partition}",
-                          progress=self._stage.narrator.waiting, poll=0.5)
+        return wait_until(
+            lambda: cluster.partition(topic, partition),
+            timeout=_ELECTION_TIMEOUT_SEC,
+            what=f"the replicas of {topic}-{partition}",
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
 
     def leader(self, partition: int = 0) -> int:
         return self.wait_for_leader(partition=partition)
@@ -71,9 +76,15 @@ class BrokersPart:
             return leader if leader is not None and leader != other_than else None
 
         what = f"a leader of {topic}-{partition}" + (
-            f" other than broker {other_than}" if other_than is not None else "")
-        leader = wait_until(elected, timeout=_ELECTION_TIMEOUT_SEC, what=what,
-                            progress=self._stage.narrator.waiting, poll=0.5)
+            f" other than broker {other_than}" if other_than is not None else ""
+        )
+        leader = wait_until(
+            elected,
+            timeout=_ELECTION_TIMEOUT_SEC,
+            what=what,
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
         if other_than is not None:
             self._stage.timeline.event(f"broker {leader} leads", "note")
         return leader
@@ -86,9 +97,13 @@ class BrokersPart:
             now = cluster.partition(topic, partition)
             return now if now is not None and len(now.isr) >= size else None
 
-        return wait_until(in_sync, timeout=_ELECTION_TIMEOUT_SEC,
-                          what=f"{size} in-sync replicas of {topic}-{partition}",
-                          progress=self._stage.narrator.waiting, poll=0.5)
+        return wait_until(
+            in_sync,
+            timeout=_ELECTION_TIMEOUT_SEC,
+            what=f"{size} in-sync replicas of {topic}-{partition}",
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
 
     # -- one node at a time ---------------------------------------------------------------------
     def kill(self, node_id: int) -> None:
@@ -126,9 +141,13 @@ class BrokersPart:
         """What the node answers a client's ApiVersions: version ranges, supported features and
         the cluster's finalized feature levels (metadata.version among them)."""
         node = self._cluster().nodes[node_id]
-        return wait_until(lambda: _answer(node.address), timeout=30,
-                          what=f"broker {node_id} to answer ApiVersions",
-                          progress=self._stage.narrator.waiting, poll=0.5)
+        return wait_until(
+            lambda: _answer(node.address),
+            timeout=30,
+            what=f"broker {node_id} to answer ApiVersions",
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
 
     def restart(self, node_id: int, version: str | None = None) -> float:
         """Stop a node cleanly and start it again on its data folder, on `version`'s jars when
@@ -169,8 +188,13 @@ class BrokersPart:
             answers = [_answer(n.address) for n in live]
             return all(a is not None and a.finalized.get(feature) == level for a in answers)
 
-        wait_until(everywhere, timeout=60, what=f"every broker to report {feature} {level}",
-                   progress=self._stage.narrator.waiting, poll=0.2)
+        wait_until(
+            everywhere,
+            timeout=60,
+            what=f"every broker to report {feature} {level}",
+            progress=self._stage.narrator.waiting,
+            poll=0.2,
+        )
 
 
 def _answer(address: str) -> BrokerApis | None:

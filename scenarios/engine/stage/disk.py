@@ -45,8 +45,10 @@ class DiskPart:
         """Why a tmpfs cannot be mounted here, or None when it can (root on Linux)."""
         if not hasattr(os, "geteuid") or os.geteuid() != 0:
             return "mounting a tmpfs needs root (CAP_SYS_ADMIN); run the scenario as root"
-        if not Path("/proc/filesystems").is_file() or \
-                "tmpfs" not in Path("/proc/filesystems").read_text():
+        if (
+            not Path("/proc/filesystems").is_file()
+            or "tmpfs" not in Path("/proc/filesystems").read_text()
+        ):
             return "this kernel offers no tmpfs"
         return None
 
@@ -55,12 +57,25 @@ class DiskPart:
         if why is not None:
             raise StepFailed(why)
         folder.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mib}m,mode=0755",
-                               "checkpoint-experience", str(folder)],
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [
+                "mount",
+                "-t",
+                "tmpfs",
+                "-o",
+                f"size={size_mib}m,mode=0755",
+                "checkpoint-experience",
+                str(folder),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         if done.returncode != 0:
-            raise StepFailed(f"mount of a {size_mib} MiB tmpfs on {folder} failed: "
-                             f"{done.stderr.strip() or done.returncode}")
+            raise StepFailed(
+                f"mount of a {size_mib} MiB tmpfs on {folder} failed: "
+                f"{done.stderr.strip() or done.returncode}"
+            )
         self.folder = folder
         self._watcher = _unmount_when_gone(os.getpid(), folder)
         self._stage.say(f"a {size_mib} MiB tmpfs is mounted on {folder}")
@@ -99,8 +114,10 @@ class DiskPart:
                             raise
                         break
         self._stage.timeline.event("disk full", "crash")
-        self._stage.say(f"the checkpoint's disk is full: {FILLER} took {written / 2**20:.1f} MiB, "
-                        f"{self.free_bytes()} bytes are left")
+        self._stage.say(
+            f"the checkpoint's disk is full: {FILLER} took {written / 2**20:.1f} MiB, "
+            f"{self.free_bytes()} bytes are left"
+        )
         return written
 
     def free(self) -> None:
@@ -123,6 +140,10 @@ class DiskPart:
 def _unmount_when_gone(pid: int, folder: Path) -> subprocess.Popen[bytes]:
     """A shell that waits for `pid` to end, then unmounts `folder` (a no-op if we did)."""
     script = f'while kill -0 {pid} 2>/dev/null; do sleep 1; done; umount -l "$1" 2>/dev/null'
-    return subprocess.Popen(["sh", "-c", script, "unmount-when-gone", str(folder)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        ["sh", "-c", script, "unmount-when-gone", str(folder)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )

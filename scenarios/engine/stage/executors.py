@@ -22,8 +22,14 @@ from scenarios.engine.waiting import wait_until
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
-__all__ = ["CHECKPOINT_LATENCY", "recovery_after", "shared_checkpoint_line", "show_task_moved",
-           "state_executor", "wait_for_state_write"]
+__all__ = [
+    "CHECKPOINT_LATENCY",
+    "recovery_after",
+    "shared_checkpoint_line",
+    "show_task_moved",
+    "state_executor",
+    "wait_for_state_write",
+]
 
 # Long enough to hit the stateful task while it writes, short enough for a batch every few seconds.
 # Only the state store's files wait: slow offsets/, commits/ and metadata added 6 s to the
@@ -33,11 +39,17 @@ CHECKPOINT_LATENCY = "fixed:2s@state"
 
 def state_executor(stage: Stage, events_dir: Path) -> str:
     """The executor that ran the stateful task last (the state store is cached there)."""
+
     def found() -> str | None:
         done = [t for t in SparkEvents.read(events_dir).state_tasks() if t.succeeded]
         return done[-1].executor if done else None
-    return wait_until(found, timeout=120, what="the event log to show a stateful task",
-                      progress=stage.narrator.waiting)
+
+    return wait_until(
+        found,
+        timeout=120,
+        what="the event log to show a stateful task",
+        progress=stage.narrator.waiting,
+    )
 
 
 # A state file while Spark writes it: `.N.delta.<uuid>.tmp`, renamed to `N.delta` when done.
@@ -49,20 +61,28 @@ def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
     the checkpoint: locally a glob, on HDFS or S3 a listing through the store's API."""
     folder = stage.folders.checkpoints / "state" / "0" / "0"
     poll = 0.05 if stage.settings.checkpoint_store == "local" else 0.2
-    wait_until(lambda: any(_WRITING.fullmatch(name) for name in stage.store.files(folder)),
-               timeout=timeout, poll=poll, what="a stateful task writing its .delta file",
-               progress=stage.narrator.waiting)
+    wait_until(
+        lambda: any(_WRITING.fullmatch(name) for name in stage.store.files(folder)),
+        timeout=timeout,
+        poll=poll,
+        what="a stateful task writing its .delta file",
+        progress=stage.narrator.waiting,
+    )
 
 
 def shared_checkpoint_line(stage: Stage) -> str:
     """Where the checkpoint is, and why every node can reach it there."""
     if stage.settings.checkpoint_store == "local":
-        return (f"the checkpoint is a local folder ({stage.folders.checkpoints}): that works here "
-                f"only because the driver and every executor run on this machine and share its "
-                f"disk; on machines of their own each would see a folder of its own "
-                f"(--checkpoint-store hdfs puts it where a real cluster keeps it)")
-    return (f"the checkpoint is at {stage.store.location(stage.folders.checkpoints)}: every "
-            f"node reaches it over the network, as on a cluster of separate machines")
+        return (
+            f"the checkpoint is a local folder ({stage.folders.checkpoints}): that works here "
+            f"only because the driver and every executor run on this machine and share its "
+            f"disk; on machines of their own each would see a folder of its own "
+            f"(--checkpoint-store hdfs puts it where a real cluster keeps it)"
+        )
+    return (
+        f"the checkpoint is at {stage.store.location(stage.folders.checkpoints)}: every "
+        f"node reaches it over the network, as on a cluster of separate machines"
+    )
 
 
 def recovery_after(stage: Stage, killed_at: float) -> float:
@@ -75,24 +95,47 @@ def recovery_after(stage: Stage, killed_at: float) -> float:
 def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float) -> None:
     """What Spark itself recorded: the executor removed, the stateful task run elsewhere (two
     checks of the current step)."""
+
     def moved() -> tuple[SparkEvents, TaskRun] | None:
         events = SparkEvents.read(events_dir)
-        elsewhere = [t for t in events.state_tasks()
-                     if t.succeeded and t.executor != executor and t.finished_ms > killed_ms]
+        elsewhere = [
+            t
+            for t in events.state_tasks()
+            if t.succeeded and t.executor != executor and t.finished_ms > killed_ms
+        ]
         return (events, elsewhere[0]) if elsewhere and events.removed() else None
 
-    events, rerun = wait_until(moved, timeout=120, what="the event log to show the task moved",
-                               progress=stage.narrator.waiting)
+    events, rerun = wait_until(
+        moved,
+        timeout=120,
+        what="the event log to show the task moved",
+        progress=stage.narrator.waiting,
+    )
     removed = [c for c in events.removed() if c.executor == executor]
     lost = [t for t in events.state_tasks() if not t.succeeded]
     stage.fact("executor_removed", [f"{c.executor}: {c.reason}" for c in events.removed()])
-    stage.fact("state_task_attempts_lost", [f"task {t.task_id} attempt {t.attempt} on executor "
-                                            f"{t.executor}: {t.reason}" for t in lost])
-    stage.expect(check("Spark removed the killed executor", bool(removed),
-                       f"SparkListenerExecutorRemoved for executor {executor}",
-                       "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed())))
+    stage.fact(
+        "state_task_attempts_lost",
+        [
+            f"task {t.task_id} attempt {t.attempt} on executor {t.executor}: {t.reason}"
+            for t in lost
+        ],
+    )
+    stage.expect(
+        check(
+            "Spark removed the killed executor",
+            bool(removed),
+            f"SparkListenerExecutorRemoved for executor {executor}",
+            "; ".join(f"{c.executor}: {c.reason[:120]}" for c in events.removed()),
+        )
+    )
     ran_elsewhere = rerun.succeeded and rerun.executor != executor and rerun.finished_ms > killed_ms
-    stage.expect(check("the stateful task ran again on the other executor", ran_elsewhere,
-                       f"a stateful task done on an executor other than {executor} after the kill",
-                       f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
-                       + (f"; lost before: {lost[-1].reason[:120]}" if lost else "")))
+    stage.expect(
+        check(
+            "the stateful task ran again on the other executor",
+            ran_elsewhere,
+            f"a stateful task done on an executor other than {executor} after the kill",
+            f"task {rerun.task_id} attempt {rerun.attempt} on executor {rerun.executor}"
+            + (f"; lost before: {lost[-1].reason[:120]}" if lost else ""),
+        )
+    )

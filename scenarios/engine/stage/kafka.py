@@ -62,12 +62,16 @@ def brokers_unavailable(settings: RunSettings, brokers: int) -> str | None:
     if brokers <= 1:
         return None
     if settings.bootstrap_servers:
-        return (f"needs {brokers} Kafka brokers it starts and kills itself; a Kafka given with "
-                f"--bootstrap-servers is not ours to kill: drop --bootstrap-servers")
+        return (
+            f"needs {brokers} Kafka brokers it starts and kills itself; a Kafka given with "
+            f"--bootstrap-servers is not ours to kill: drop --bootstrap-servers"
+        )
     if settings.kafka != _CLUSTER_KIND:
-        return (f"needs {brokers} Kafka brokers, and the {settings.kafka} broker is one node: "
-                f"run it on Apache Kafka (--stack {_CLUSTER_KIND}/connector or "
-                f"{_CLUSTER_KIND}/python)")
+        return (
+            f"needs {brokers} Kafka brokers, and the {settings.kafka} broker is one node: "
+            f"run it on Apache Kafka (--stack {_CLUSTER_KIND}/connector or "
+            f"{_CLUSTER_KIND}/python)"
+        )
     return None
 
 
@@ -83,8 +87,14 @@ class KafkaPart:
         self._app_bootstrap = ""
 
     # -- life cycle ---------------------------------------------------------------------------
-    def start(self, retention_sec: float | None = None, partitions: int = 1,
-              behind_proxy: bool = False, brokers: int = 1, interval_sec: float | None = None) -> None:
+    def start(
+        self,
+        retention_sec: float | None = None,
+        partitions: int = 1,
+        behind_proxy: bool = False,
+        brokers: int = 1,
+        interval_sec: float | None = None,
+    ) -> None:
         """The broker and the producer, the topic's retention endless unless `retention_sec` says
         otherwise (most lessons must not lose a message to retention); with `behind_proxy` the app reaches Kafka only through a
         proxy the scenario can cut (`stage.network`), while the producer writes directly.
@@ -99,40 +109,64 @@ class KafkaPart:
             raise StepFailed(f"this scenario {unavailable}")
         external = stage.settings.bootstrap_servers
         if behind_proxy and external:
-            raise StepFailed("this scenario puts a proxy of its own between the Spark app and an "
-                             "embedded broker; run it without --bootstrap-servers")
+            raise StepFailed(
+                "this scenario puts a proxy of its own between the Spark app and an "
+                "embedded broker; run it without --bootstrap-servers"
+            )
         # The run's broker serves a single broker reached directly; a cluster or a proxy is
         # the scenario's own (it kills, upgrades or cuts it).
         shared = stage.settings.shared_kafka if brokers == 1 and not behind_proxy else None
         # A Kafka others use too: each scenario run gets its own topic there.
-        topic = f"Experience-{stage.name}-{int(time.time())}" if external or shared else "Experience"
-        timings = stage.timings if interval_sec is None else \
-            replace(stage.timings, interval_sec=interval_sec)
-        side = KafkaSide(stage.group, stage.folders, timings, topic=topic,
-                         retention_sec=retention_sec, bootstrap_servers=external or shared,
-                         python=stage.settings.python, progress=stage.narrator.waiting,
-                         partitions=partitions, kind=stage.settings.kafka,
-                         proxy_port=free_port() if behind_proxy else None, brokers=brokers,
-                         kafka_version=stage.settings.kafka_version or None)
+        topic = (
+            f"Experience-{stage.name}-{int(time.time())}" if external or shared else "Experience"
+        )
+        timings = (
+            stage.timings
+            if interval_sec is None
+            else replace(stage.timings, interval_sec=interval_sec)
+        )
+        side = KafkaSide(
+            stage.group,
+            stage.folders,
+            timings,
+            topic=topic,
+            retention_sec=retention_sec,
+            bootstrap_servers=external or shared,
+            python=stage.settings.python,
+            progress=stage.narrator.waiting,
+            partitions=partitions,
+            kind=stage.settings.kafka,
+            proxy_port=free_port() if behind_proxy else None,
+            brokers=brokers,
+            kafka_version=stage.settings.kafka_version or None,
+        )
         self._side = side
         with stage.spent.timed("kafka start"):
             side.start_broker()
         self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
         stage.timeline.event("Kafka up", "start")
         side.start_producer()
-        stage.say(f"Kafka at {side.bootstrap_servers}" + (" (the run's)" if shared else "")
-                  + f", topic {topic}"
-                  + (f" with {partitions} partitions" if partitions != 1 else "")
-                  + (f", {brokers} replicas" if brokers != 1 else "")
-                  + f", retention {retention_sec:g} s; the producer is sending")
-        self._sampler = OffsetSampler(stage.timeline, side.bootstrap_servers, topic,
-                                      lambda: stage.store.logs_view(stage.shown_checkpoints)).start()
+        stage.say(
+            f"Kafka at {side.bootstrap_servers}"
+            + (" (the run's)" if shared else "")
+            + f", topic {topic}"
+            + (f" with {partitions} partitions" if partitions != 1 else "")
+            + (f", {brokers} replicas" if brokers != 1 else "")
+            + f", retention {retention_sec:g} s; the producer is sending"
+        )
+        self._sampler = OffsetSampler(
+            stage.timeline,
+            side.bootstrap_servers,
+            topic,
+            lambda: stage.store.logs_view(stage.shown_checkpoints),
+        ).start()
 
     def _start_proxy(self, side: KafkaSide) -> str:
         assert side.proxy_port is not None and side.second_port is not None
         self.proxy = TcpProxy(side.proxy_port, ("127.0.0.1", side.second_port)).start()
-        self._stage.say(f"the Spark app will reach Kafka through a proxy at "
-                        f"127.0.0.1:{side.proxy_port}")
+        self._stage.say(
+            f"the Spark app will reach Kafka through a proxy at 127.0.0.1:{side.proxy_port}"
+        )
         return f"127.0.0.1:{side.proxy_port}"
 
     def close(self) -> None:
@@ -155,8 +189,9 @@ class KafkaPart:
 
     def _started(self) -> KafkaSide:
         if self._side is None:
-            raise StepFailed("Kafka has not been started in this scenario: call "
-                             "stage.kafka.start() first")
+            raise StepFailed(
+                "Kafka has not been started in this scenario: call stage.kafka.start() first"
+            )
         return self._side
 
     # -- what the app and the checks need to know -----------------------------------------
@@ -196,12 +231,15 @@ class KafkaPart:
         mark = side.producer.mark()
         side.send_negative_key()
         self._stage.timeline.event("Enter: negative key", "note")
-        sent = side.producer.wait_for(_negative_line, since=mark, timeout=30,
-                                      what="a message with a negative key")
+        sent = side.producer.wait_for(
+            _negative_line, since=mark, timeout=30, what="a message with a negative key"
+        )
         assert isinstance(sent, ProducerLine)
         if sent.key != -sent.value:
-            raise StepFailed(f"the producer sent key {sent.key} with value {sent.value}; a "
-                             f"negative key must be minus its value")
+            raise StepFailed(
+                f"the producer sent key {sent.key} with value {sent.value}; a "
+                f"negative key must be minus its value"
+            )
         return sent.value
 
     @property
@@ -222,8 +260,10 @@ class KafkaPart:
             self.stop_producer()
         side.start_producer(acks=acks, first_value=first_value)
         self._stage.timeline.event(f"producer acks={acks}", "start")
-        self._stage.say(f"the producer sends again, with acks={acks}"
-                        + (f", from value {first_value}" if first_value is not None else ""))
+        self._stage.say(
+            f"the producer sends again, with acks={acks}"
+            + (f", from value {first_value}" if first_value is not None else "")
+        )
 
     def send_backlog(self, count: int) -> OffsetWindow:
         """A backlog: the steady producer stops, `count` messages follow as fast as Kafka takes
@@ -239,8 +279,10 @@ class KafkaPart:
         window = self.window()
         self._stage.timeline.event(f"backlog +{count:,}", "note")
         side.start_producer()
-        self._stage.say(f"a backlog of {count:,} messages sent in {took:.1f} s (up to offset "
-                        f"{window.latest:,}); the steady producer goes on after it")
+        self._stage.say(
+            f"a backlog of {count:,} messages sent in {took:.1f} s (up to offset "
+            f"{window.latest:,}); the steady producer goes on after it"
+        )
         return window
 
     def grow_partitions(self, partitions: int) -> None:
@@ -255,8 +297,10 @@ class KafkaPart:
         side.partitions = partitions
         side.start_producer(grow_partitions=True)
         self._stage.timeline.event(f"partitions {before} -> {partitions}", "note")
-        self._stage.say(f"topic {side.topic} grew from {before} to {partitions} partitions; the "
-                        f"producer sends value v to partition (v-1) % {partitions} from now on")
+        self._stage.say(
+            f"topic {side.topic} grew from {before} to {partitions} partitions; the "
+            f"producer sends value v to partition (v-1) % {partitions} from now on"
+        )
 
     def recreate_topic(self, partitions: int) -> OffsetWindow:
         """Delete the topic with all its data and create it again with `partitions` partitions
@@ -270,9 +314,12 @@ class KafkaPart:
         try:
             admin.delete_topics([side.topic])
             # Kafka deletes a topic in the background; creating it sooner would find it there.
-            wait_until(lambda: side.topic not in admin.list_topics() or None, timeout=60,
-                       what=f"Kafka to delete topic {side.topic}",
-                       progress=self._stage.narrator.waiting)
+            wait_until(
+                lambda: side.topic not in admin.list_topics() or None,
+                timeout=60,
+                what=f"Kafka to delete topic {side.topic}",
+                progress=self._stage.narrator.waiting,
+            )
         finally:
             admin.close()
         self._stage.timeline.event("topic deleted", "stop")
@@ -280,9 +327,11 @@ class KafkaPart:
         side.partitions = partitions
         side.start_producer(first_value=max(sent, default=0) + 1)
         self._stage.timeline.event(f"topic recreated, {partitions} partition(s)", "start")
-        self._stage.say(f"topic {side.topic} ({before} partitions, {last.latest} messages) deleted "
-                        f"and created again with {partitions}; the producer goes on from value "
-                        f"{max(sent, default=0) + 1}")
+        self._stage.say(
+            f"topic {side.topic} ({before} partitions, {last.latest} messages) deleted "
+            f"and created again with {partitions}; the producer goes on from value "
+            f"{max(sent, default=0) + 1}"
+        )
         return last
 
     def set_topic_configs(self, configs: dict[str, str], label: str = "") -> None:
@@ -310,17 +359,25 @@ class KafkaPart:
         --alter --partitions` does), returning once each has a leader."""
         with KafkaAdminClient(bootstrap_servers=self.bootstrap_servers) as admin:
             grown = ensure_topic(admin, name, partitions, {}, grow=True)
-        self._stage.timeline.event(f"{name}: partitions {grown.grown_from} -> {grown.partitions}", "note")
-        self._stage.say(f"topic {name} grew from {grown.grown_from} to {grown.partitions} "
-                        "partitions (CreatePartitions)")
+        self._stage.timeline.event(
+            f"{name}: partitions {grown.grown_from} -> {grown.partitions}", "note"
+        )
+        self._stage.say(
+            f"topic {name} grew from {grown.grown_from} to {grown.partitions} "
+            "partitions (CreatePartitions)"
+        )
 
     def write(self, name: str, records: Sequence[TopicRecord]) -> None:
         """Write `records` to topic `name`, each acknowledged by Kafka (acks=all) on return."""
         producer = KafkaProducer(bootstrap_servers=self.bootstrap_servers, acks="all")
         try:
             for record in records:
-                producer.send(name, value=record.value.encode(), partition=record.partition,
-                              key=None if record.key is None else record.key.encode())
+                producer.send(
+                    name,
+                    value=record.value.encode(),
+                    partition=record.partition,
+                    key=None if record.key is None else record.key.encode(),
+                )
             producer.flush(timeout=30)
         finally:
             producer.close()
@@ -333,8 +390,12 @@ class KafkaPart:
 
     def wait_for_latest(self, latest: int, what: str, timeout: float = 60.0) -> OffsetWindow:
         """Wait until the producer has brought the topic's latest offset to `latest`."""
-        return wait_until(lambda: _at_least(self.window(), latest), timeout=timeout, what=what,
-                          progress=self._stage.narrator.waiting)
+        return wait_until(
+            lambda: _at_least(self.window(), latest),
+            timeout=timeout,
+            what=what,
+            progress=self._stage.narrator.waiting,
+        )
 
     # -- retention ------------------------------------------------------------------------------
     def set_retention(self, retention_sec: float) -> None:
@@ -347,14 +408,19 @@ class KafkaPart:
 
     def wait_until_aged_out(self, offset: int) -> OffsetWindow:
         """Wait until retention has deleted the segment holding `offset` (earliest > offset)."""
+
         def aged_out() -> OffsetWindow | None:
             window = self.window()
             return window if window.earliest > offset else None
 
         timings = self._stage.timings
-        return wait_until(aged_out, timeout=timings.aging_out_timeout_sec,
-                          what=f"retention to delete offset {offset}",
-                          progress=self._stage.narrator.waiting, poll=0.5)
+        return wait_until(
+            aged_out,
+            timeout=timings.aging_out_timeout_sec,
+            what=f"retention to delete offset {offset}",
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
 
     def wait_until_earliest_settles(self) -> OffsetWindow:
         """Wait until Kafka's earliest offset stays put over two retention checks.
@@ -372,9 +438,13 @@ class KafkaPart:
                 seen.append((now, window.earliest))
             return window if now - seen[-1][0] >= quiet_for else None
 
-        return wait_until(settled, timeout=quiet_for + timings.aging_out_timeout_sec,
-                          what="Kafka's earliest offset to settle",
-                          progress=self._stage.narrator.waiting, poll=0.5)
+        return wait_until(
+            settled,
+            timeout=quiet_for + timings.aging_out_timeout_sec,
+            what="Kafka's earliest offset to settle",
+            progress=self._stage.narrator.waiting,
+            poll=0.5,
+        )
 
 
 def _negative_line(text: str) -> ProducerLine | None:

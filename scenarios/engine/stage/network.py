@@ -32,8 +32,10 @@ class NetworkPart:
     def _proxy(self) -> TcpProxy:
         proxy = self._stage.kafka.proxy
         if proxy is None:
-            raise StepFailed("the network can be cut only between the app and a Kafka started "
-                             "with stage.kafka.start(..., behind_proxy=True)")
+            raise StepFailed(
+                "the network can be cut only between the app and a Kafka started "
+                "with stage.kafka.start(..., behind_proxy=True)"
+            )
         return proxy
 
     def cut(self) -> None:

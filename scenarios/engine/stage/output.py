@@ -68,20 +68,25 @@ class OutputPart:
         """How many message lines of the output log hold the message sent with key -value."""
         text = self._app.folders.output_log.read_text(encoding="utf-8")
         lines = (parse_line(line) for line in text.splitlines())
-        return sum(1 for line in lines if isinstance(line, MessageLine)
-                   and line.key == -value and line.value == value)
+        return sum(
+            1
+            for line in lines
+            if isinstance(line, MessageLine) and line.key == -value and line.value == value
+        )
 
     # -- waits ----------------------------------------------------------------------------------
     def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
         """Wait until the output log holds `value` or higher, while the app keeps running."""
+
         def reached() -> VerifyReport | None:
             report = self.verify()
             return report if report.highest is not None and report.highest >= value else None
 
         where = self._log_name if self._app.name != "spark" else f"the {self._log_name}"
         report = self._app.wait_while_up(reached, f"value {value} in {where}", timeout)
-        self._stage.say(f"{self._log_name} reached value {report.highest} "
-                        f"(count {report.final_count})")
+        self._stage.say(
+            f"{self._log_name} reached value {report.highest} (count {report.final_count})"
+        )
         return report
 
     def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:
@@ -90,6 +95,7 @@ class OutputPart:
 
     def wait_for_messages(self, messages: int, timeout: float | None = None) -> VerifyReport:
         """Wait until the output log holds `messages` messages in all (replays included)."""
+
         def reached() -> VerifyReport | None:
             report = self.verify()
             return report if report.messages >= messages else None
@@ -107,8 +113,9 @@ class OutputPart:
 
         start_sec = self._stage.timings.spark_start_timeout_sec
         if more:
-            return self._app.wait_while_up(done, f"{batches} more batch line(s) from the Spark app",
-                                           start_sec, poll=poll)
+            return self._app.wait_while_up(
+                done, f"{batches} more batch line(s) from the Spark app", start_sec, poll=poll
+            )
         seen = self._app.wait_while_up(done, f"{batches} batches", start_sec * 2, poll=poll)
         self._stage.say(f"the Spark app has run {seen} batches")
         return seen

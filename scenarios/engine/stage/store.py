@@ -51,9 +51,11 @@ def store_unavailable(settings: RunSettings, stores: tuple[str, ...]) -> str | N
     store = settings.checkpoint_store
     if store in stores:
         return None
-    return (f"reads its checkpoint folder without Spark, which works on a local folder only so "
-            f"far, not on {store}: run it without --checkpoint-store (runs on "
-            f"{', '.join(stores)})")
+    return (
+        f"reads its checkpoint folder without Spark, which works on a local folder only so "
+        f"far, not on {store}: run it without --checkpoint-store (runs on "
+        f"{', '.join(stores)})"
+    )
 
 
 class StorePart:
@@ -93,8 +95,11 @@ class StorePart:
     def files(self, folder: Path) -> list[str]:
         """The files under the app's `folder`, relative to it, wherever the checkpoint is."""
         if self.api is None:
-            return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()] \
-                if folder.is_dir() else []
+            return (
+                [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()]
+                if folder.is_dir()
+                else []
+            )
         return list_files(self.api, self.location(folder))
 
     def newest_batches(self, folder: Path) -> tuple[int, int]:
@@ -126,21 +131,28 @@ class StorePart:
         kind = self._stage.settings.checkpoint_store
         if kind == "local" or self.url is not None:
             if behind_proxy and self.proxy is None and kind != "local":
-                raise StepFailed("put the store behind its proxy before the app's first start: "
-                                 "call stage.store.start(behind_proxy=True) first")
+                raise StepFailed(
+                    "put the store behind its proxy before the app's first start: "
+                    "call stage.store.start(behind_proxy=True) first"
+                )
             return self.url
         stage = self._stage
-        argv = store_command(kind, free_port(), stage.folders.root / "store-data",
-                             stage.folders.log)
+        argv = store_command(
+            kind, free_port(), stage.folders.root / "store-data", stage.folders.log
+        )
         with stage.spent.timed(f"{kind} store start"):
             self.process = stage.group.start(f"{kind}-store", argv)
-            ready = self.process.wait_for(parse_ready_line, timeout=_START_TIMEOUT_SEC,
-                                          what=f"the {kind} store to answer",
-                                          progress=stage.narrator.waiting)
+            ready = self.process.wait_for(
+                parse_ready_line,
+                timeout=_START_TIMEOUT_SEC,
+                what=f"the {kind} store to answer",
+                progress=stage.narrator.waiting,
+            )
         _, self.url, self.started_in = ready  # type: ignore[misc]
         self.api = StoreApi(kind, web_address(self.process.output()) or self.url)
-        stage.fact("checkpoint_store", {"kind": kind, "url": self.url,
-                                        "start_sec": self.started_in})
+        stage.fact(
+            "checkpoint_store", {"kind": kind, "url": self.url, "start_sec": self.started_in}
+        )
         stage.say(f"{kind} checkpoint store ready at {self.url} in {self.started_in:.1f} s")
         if behind_proxy or tap is not None:
             self.url = self._behind_proxy(self.url, tap)
@@ -159,8 +171,9 @@ class StorePart:
 
     def _cuttable(self) -> TcpProxy:
         if self.proxy is None:
-            raise StepFailed("the store can be cut only when started with "
-                             "stage.store.start(behind_proxy=True)")
+            raise StepFailed(
+                "the store can be cut only when started with stage.store.start(behind_proxy=True)"
+            )
         return self.proxy
 
     def cut(self) -> None:

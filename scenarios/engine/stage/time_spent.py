@@ -70,8 +70,9 @@ def first_output_after(launches: list[datetime], stamps: list[datetime]) -> list
     ends = [*launches[1:], None]
     found: list[float | None] = []
     for launch, next_launch in zip(launches, ends):
-        first = next((s for s in stamps if s >= launch and (next_launch is None or s < next_launch)),
-                     None)
+        first = next(
+            (s for s in stamps if s >= launch and (next_launch is None or s < next_launch)), None
+        )
         found.append(None if first is None else (first - launch).total_seconds())
     return found
 

@@ -16,8 +16,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["cli_process", "free_port", "kafka_jvms", "start_cli", "stdout_lines", "stop_with",
-           "wait_for_line", "wait_gone"]
+__all__ = [
+    "cli_process",
+    "free_port",
+    "kafka_jvms",
+    "start_cli",
+    "stdout_lines",
+    "stop_with",
+    "wait_for_line",
+    "wait_gone",
+]
 
 
 def free_port() -> int:
@@ -48,10 +56,20 @@ def kafka_jvms(marker: Path | str) -> list[int]:
 
 def start_cli(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     """`python -m kafka_app …` in its own session, stdout and stderr as text pipes."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
-    return subprocess.Popen([sys.executable, "-m", "kafka_app", *argv], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "kafka_app", *argv],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 @contextmanager
@@ -85,7 +103,9 @@ def _collect(process: subprocess.Popen[str]) -> list[str]:
         _LINES[process.pid] = lines
         assert process.stdout is not None
         stdout = process.stdout
-        threading.Thread(target=lambda: lines.extend(iter(stdout.readline, "")), daemon=True).start()
+        threading.Thread(
+            target=lambda: lines.extend(iter(stdout.readline, "")), daemon=True
+        ).start()
     return _LINES[process.pid]
 
 
@@ -105,8 +125,10 @@ def wait_for_line(process: subprocess.Popen[str], prefix: str, timeout: float) -
         if process.poll() is not None:
             time.sleep(0.3)  # let the reader thread take the last lines
             if not any(line.startswith(prefix) for line in lines):
-                raise AssertionError(f"exited {process.returncode} before {prefix!r}: {''.join(lines)} "
-                                     f"{process.stderr.read() if process.stderr else ''}")
+                raise AssertionError(
+                    f"exited {process.returncode} before {prefix!r}: {''.join(lines)} "
+                    f"{process.stderr.read() if process.stderr else ''}"
+                )
         time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
     raise AssertionError(f"no line {prefix!r} within {timeout} s: {''.join(lines)}")

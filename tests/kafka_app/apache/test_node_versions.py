@@ -21,8 +21,16 @@ class _Running:
 
 def _node(tmp_path: Path) -> KafkaNodeProcess:
     spec = KafkaNode(node_id=2, port=1, controller_port=2, log_dir=tmp_path / "node-2")
-    return KafkaNodeProcess(BrokerSettings(port=0), spec, [spec], java=Path("java"), classpath="old.jar",
-                            log_file=tmp_path / "kafka-server-2.log", config_dir=tmp_path, version="4.1.2")
+    return KafkaNodeProcess(
+        BrokerSettings(port=0),
+        spec,
+        [spec],
+        java=Path("java"),
+        classpath="old.jar",
+        log_file=tmp_path / "kafka-server-2.log",
+        config_dir=tmp_path,
+        version="4.1.2",
+    )
 
 
 def test_a_stopped_node_takes_another_versions_jars(tmp_path: Path) -> None:
@@ -42,8 +50,10 @@ def test_a_running_node_keeps_its_jars(tmp_path: Path) -> None:
 def test_the_logged_version_is_the_last_start_s(tmp_path: Path) -> None:
     node = _node(tmp_path)
     assert node.logged_version() is None
-    node.log_file.write_text("INFO Kafka version: 4.1.2 (org.apache.kafka.common.utils.AppInfoParser)\n"
-                             "INFO Kafka version: 4.4.0 (org.apache.kafka.common.utils.AppInfoParser)\n")
+    node.log_file.write_text(
+        "INFO Kafka version: 4.1.2 (org.apache.kafka.common.utils.AppInfoParser)\n"
+        "INFO Kafka version: 4.4.0 (org.apache.kafka.common.utils.AppInfoParser)\n"
+    )
     assert node.logged_version() == "4.4.0"
 
 

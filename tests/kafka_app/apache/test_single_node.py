@@ -94,8 +94,18 @@ def test_retention_deletes_an_expired_segment(kafka: ApacheKafka) -> None:
 @pytest.mark.e2e
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_signal_stops_kafka_and_its_jvm(signum: int, tmp_path: Path) -> None:
-    with cli_process(["broker", "--kafka", "apache", "--port", str(free_port()),
-                      "--data-dir", str(tmp_path / "data")], tmp_path) as cli:
+    with cli_process(
+        [
+            "broker",
+            "--kafka",
+            "apache",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        tmp_path,
+    ) as cli:
         wait_for_line(cli, "Apache Kafka 4", timeout=180)
         stop_with(cli, signum, tmp_path)
         time.sleep(0.3)  # the reader thread takes the last line
@@ -104,8 +114,18 @@ def test_signal_stops_kafka_and_its_jvm(signum: int, tmp_path: Path) -> None:
 
 @pytest.mark.e2e
 def test_kill_9_of_the_parent_takes_the_jvm_along(tmp_path: Path) -> None:
-    with cli_process(["broker", "--kafka", "apache", "--port", str(free_port()),
-                      "--data-dir", str(tmp_path / "data")], tmp_path) as cli:
+    with cli_process(
+        [
+            "broker",
+            "--kafka",
+            "apache",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        tmp_path,
+    ) as cli:
         wait_for_line(cli, "Apache Kafka 4", timeout=180)
         jvms = kafka_jvms(tmp_path)
         assert len(jvms) == 1
@@ -125,10 +145,23 @@ def test_busy_port_is_one_line_and_starts_nothing(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        code, err = run_to_end(["broker", "--kafka", "apache", "--port", str(port),
-                                "--data-dir", str(tmp_path / "data")], tmp_path)
+        code, err = run_to_end(
+            [
+                "broker",
+                "--kafka",
+                "apache",
+                "--port",
+                str(port),
+                "--data-dir",
+                str(tmp_path / "data"),
+            ],
+            tmp_path,
+        )
     assert code == 1
-    assert err.strip() == f"error: port {port} on 127.0.0.1 is in use; stop what uses it or give another --port"
+    assert (
+        err.strip()
+        == f"error: port {port} on 127.0.0.1 is in use; stop what uses it or give another --port"
+    )
     assert kafka_jvms(tmp_path) == []
 
 
@@ -136,9 +169,13 @@ def test_folder_of_another_cluster_is_refused(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     (data / CLUSTER_ID_FILE).write_text("MkU3OEVBNTcwNTJENDM2Qg\n")
-    (data / "meta.properties").write_text("version=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\nnode.id=1\n")
-    code, err = run_to_end(["broker", "--kafka", "apache", "--port", str(free_port()),
-                            "--data-dir", str(data)], tmp_path)
+    (data / "meta.properties").write_text(
+        "version=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\nnode.id=1\n"
+    )
+    code, err = run_to_end(
+        ["broker", "--kafka", "apache", "--port", str(free_port()), "--data-dir", str(data)],
+        tmp_path,
+    )
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "was formatted by another Kafka cluster (cluster.id AAAAAAAAAAAAAAAAAAAAAA" in err
     assert "give another --data-dir" in err and kafka_jvms(tmp_path) == []
@@ -147,8 +184,10 @@ def test_folder_of_another_cluster_is_refused(tmp_path: Path) -> None:
 def test_embedded_broker_data_is_not_taken_for_kafkas(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "Experience-0").mkdir(parents=True)
-    code, err = run_to_end(["broker", "--kafka", "apache", "--port", str(free_port()),
-                            "--data-dir", str(data)], tmp_path)
+    code, err = run_to_end(
+        ["broker", "--kafka", "apache", "--port", str(free_port()), "--data-dir", str(data)],
+        tmp_path,
+    )
     assert code == 1 and "holds Experience-0, not Kafka's data (the embedded broker's?)" in err
 
 
@@ -158,29 +197,70 @@ def test_jvm_dying_while_starting_is_one_line(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         second = busy.getsockname()[1]
-        code, err = run_to_end(["broker", "--kafka", "apache", "--port", str(free_port()),
-                                "--data-dir", str(tmp_path / "data"),
-                                "--second-listener", f"{second}=127.0.0.1:{free_port()}"], tmp_path, 240)
+        code, err = run_to_end(
+            [
+                "broker",
+                "--kafka",
+                "apache",
+                "--port",
+                str(free_port()),
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--second-listener",
+                f"{second}=127.0.0.1:{free_port()}",
+            ],
+            tmp_path,
+            240,
+        )
     assert code == 1 and len(err.strip().splitlines()[-1:]) == 1
     assert f"Kafka node 1 cannot listen on 127.0.0.1:{second}: the port is in use" in err
     assert kafka_jvms(tmp_path) == []
 
 
 @pytest.mark.e2e
-def test_unserved_version_names_versions_to_try(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    code, err = run_to_end(["broker", "--kafka", "apache", "--kafka-version", "4.9.9",
-                            "--port", str(free_port()), "--data-dir", str(tmp_path / "data")], tmp_path)
+def test_unserved_version_names_versions_to_try(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, err = run_to_end(
+        [
+            "broker",
+            "--kafka",
+            "apache",
+            "--kafka-version",
+            "4.9.9",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
+        tmp_path,
+    )
     line = err.strip().splitlines()[-1]
-    assert code == 1 and line.startswith("error: cannot fetch org.apache.kafka:kafka_2.13:4.9.9: "
-                                         "not served by Maven Central")
+    assert code == 1 and line.startswith(
+        "error: cannot fetch org.apache.kafka:kafka_2.13:4.9.9: not served by Maven Central"
+    )
     assert "try 4.1.2" in line and "`--offline` runs the embedded broker" in line
 
 
 @pytest.mark.e2e
 def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
-    with cli_process(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
-                      "--count", "3", "--interval-sec", "0.2", "--log-dir", str(tmp_path / "log")],
-                     tmp_path) as cli:
+    with cli_process(
+        [
+            "--kafka",
+            "apache",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--count",
+            "3",
+            "--interval-sec",
+            "0.2",
+            "--log-dir",
+            str(tmp_path / "log"),
+        ],
+        tmp_path,
+    ) as cli:
         out, err = cli.communicate(timeout=240)
     assert cli.returncode == 0, err
     assert "(Apache Kafka 4.1.2)" in out and (tmp_path / "log" / "kafka-server.log").exists()
@@ -191,8 +271,19 @@ def test_producer_app_starts_apache_kafka_when_told(tmp_path: Path) -> None:
 @pytest.mark.e2e
 def test_producer_app_stops_apache_kafka_on_sighup(tmp_path: Path) -> None:
     """A closed terminal (SIGHUP) stops the app like Ctrl-C: Kafka's JVM is stopped, exit 0."""
-    with cli_process(["--kafka", "apache", "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
-                      "--log-dir", str(tmp_path / "log")], tmp_path) as cli:
+    with cli_process(
+        [
+            "--kafka",
+            "apache",
+            "--port",
+            str(free_port()),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--log-dir",
+            str(tmp_path / "log"),
+        ],
+        tmp_path,
+    ) as cli:
         deadline = time.monotonic() + 180
         while not any(line.startswith("Experience [") for line in stdout_lines(cli)):
             assert cli.poll() is None and time.monotonic() < deadline, "".join(stdout_lines(cli))
@@ -207,11 +298,18 @@ def test_first_retention_check_waits_the_initial_delay(tmp_path: Path) -> None:
     Kafka's own 30 s: were the setting lost, retention would run after 30 s; were it ignored,
     as soon as the records are stored (a few seconds after the start); either fails the test."""
     delay, kafkas_own = 15.0, 30.0
-    settings = BrokerSettings(port=free_port(), data_dir=tmp_path / "data", log_dir=tmp_path / "log",
-                              retention_check_sec=1, retention_initial_delay_sec=delay)
+    settings = BrokerSettings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        log_dir=tmp_path / "log",
+        retention_check_sec=1,
+        retention_initial_delay_sec=delay,
+    )
     started = time.monotonic()
     with ApacheKafka(settings, progress=False) as kafka:
-        create_topic(kafka.bootstrap_servers, "delayed", {"retention.ms": "1000", "segment.ms": "100"})
+        create_topic(
+            kafka.bootstrap_servers, "delayed", {"retention.ms": "1000", "segment.ms": "100"}
+        )
         producer = KafkaProducer(bootstrap_servers=kafka.bootstrap_servers)
         an_hour_ago = int(time.time() * 1000) - 3_600_000
         for i in range(3):
@@ -221,11 +319,16 @@ def test_first_retention_check_waits_the_initial_delay(tmp_path: Path) -> None:
         consumer = KafkaConsumer(bootstrap_servers=kafka.bootstrap_servers)
         part = TopicPartition("delayed", 0)
         try:
-            while consumer.beginning_offsets([part])[part] == 0 and time.monotonic() - started < delay + 120:
+            while (
+                consumer.beginning_offsets([part])[part] == 0
+                and time.monotonic() - started < delay + 120
+            ):
                 time.sleep(0.2)
             moved_after = time.monotonic() - started
             assert consumer.beginning_offsets([part])[part] >= 3
         finally:
             consumer.close()
-    assert delay <= moved_after < kafkas_own, (f"retention ran {moved_after:.1f} s after the start, "
-                                               f"not between the delay and Kafka's own {kafkas_own:g} s")
+    assert delay <= moved_after < kafkas_own, (
+        f"retention ran {moved_after:.1f} s after the start, "
+        f"not between the delay and Kafka's own {kafkas_own:g} s"
+    )

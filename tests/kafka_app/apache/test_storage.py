@@ -17,7 +17,9 @@ def node(n: int, folder: Path) -> KafkaNode:
 
 def formatted(folder: Path, cluster_id: str, node_id: int) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "meta.properties").write_text(f"version=1\ncluster.id={cluster_id}\nnode.id={node_id}\n")
+    (folder / "meta.properties").write_text(
+        f"version=1\ncluster.id={cluster_id}\nnode.id={node_id}\n"
+    )
 
 
 def test_a_new_folder_gets_a_cluster_id_kept_for_the_next_start(tmp_path: Path) -> None:

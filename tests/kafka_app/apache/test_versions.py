@@ -20,44 +20,57 @@ from kafka_app.apache.versions import (
 from kafka_app.broker import EmbeddedBroker
 
 
-@pytest.mark.parametrize(("client_max", "broker", "expected"), [
-    (17, (4, 18), 17),  # kafka-clients 3.9 to Kafka 4.1.2 and 4.4.0: the client's highest
-    (9, (1, 11), 9),    # ListOffsets: 4.4.0's new v11 is left unused by a 3.9 client
-    (20, (4, 18), 18),  # a newer client talks down to the broker's highest
-    (3, (4, 18), None),  # nothing in common: Kafka 4 dropped Fetch below v4
-])
-def test_a_client_speaks_the_highest_version_both_know(client_max: int, broker: tuple[int, int],
-                                                       expected: int | None) -> None:
+@pytest.mark.parametrize(
+    ("client_max", "broker", "expected"),
+    [
+        (17, (4, 18), 17),  # kafka-clients 3.9 to Kafka 4.1.2 and 4.4.0: the client's highest
+        (9, (1, 11), 9),  # ListOffsets: 4.4.0's new v11 is left unused by a 3.9 client
+        (20, (4, 18), 18),  # a newer client talks down to the broker's highest
+        (3, (4, 18), None),  # nothing in common: Kafka 4 dropped Fetch below v4
+    ],
+)
+def test_a_client_speaks_the_highest_version_both_know(
+    client_max: int, broker: tuple[int, int], expected: int | None
+) -> None:
     assert spoken(client_max, broker) == expected
 
 
 def test_javap_constants_are_read_per_class() -> None:
-    out = ("Compiled from \"FetchRequestData.java\"\n"
-           "public class org.apache.kafka.common.message.FetchRequestData implements org.apache.kafka.common.protocol.ApiMessage {\n"
-           "  public static final short LOWEST_SUPPORTED_VERSION = 0;\n"
-           "  public static final short HIGHEST_SUPPORTED_VERSION = 17;\n"
-           "public class org.apache.kafka.common.message.MetadataRequestData implements org.apache.kafka.common.protocol.ApiMessage {\n"
-           "  public static final short HIGHEST_SUPPORTED_VERSION = 12;\n")
-    assert _highest_by_class(out) == {"org.apache.kafka.common.message.FetchRequestData": 17,
-                                      "org.apache.kafka.common.message.MetadataRequestData": 12}
+    out = (
+        'Compiled from "FetchRequestData.java"\n'
+        "public class org.apache.kafka.common.message.FetchRequestData implements org.apache.kafka.common.protocol.ApiMessage {\n"
+        "  public static final short LOWEST_SUPPORTED_VERSION = 0;\n"
+        "  public static final short HIGHEST_SUPPORTED_VERSION = 17;\n"
+        "public class org.apache.kafka.common.message.MetadataRequestData implements org.apache.kafka.common.protocol.ApiMessage {\n"
+        "  public static final short HIGHEST_SUPPORTED_VERSION = 12;\n"
+    )
+    assert _highest_by_class(out) == {
+        "org.apache.kafka.common.message.FetchRequestData": 17,
+        "org.apache.kafka.common.message.MetadataRequestData": 12,
+    }
 
 
 def test_metadata_version_names_come_from_the_nodes_log() -> None:
-    log = ("[2026-11-26 01:47:52,641] INFO [ControllerServer id=1] Loaded new metadata "
-           "FinalizedFeatures(metadataVersion=Optional[4.4-IV2], finalizedFeatures={group.version=1, "
-           "transaction.version=2, eligible.leader.replicas.version=1, metadata.version=33}, "
-           "finalizedFeaturesEpoch=420). (org.apache.kafka.metadata.publisher.FeaturesPublisher)\n"
-           "... metadataVersion=Optional[4.1-IV1], finalizedFeatures={metadata.version=27}, ...\n")
+    log = (
+        "[2026-11-26 01:47:52,641] INFO [ControllerServer id=1] Loaded new metadata "
+        "FinalizedFeatures(metadataVersion=Optional[4.4-IV2], finalizedFeatures={group.version=1, "
+        "transaction.version=2, eligible.leader.replicas.version=1, metadata.version=33}, "
+        "finalizedFeaturesEpoch=420). (org.apache.kafka.metadata.publisher.FeaturesPublisher)\n"
+        "... metadataVersion=Optional[4.1-IV1], finalizedFeatures={metadata.version=27}, ...\n"
+    )
     assert metadata_version_names(log) == {33: "4.4-IV2", 27: "4.1-IV1"}
     assert metadata_version_names("nothing loaded yet") == {}
 
 
-@pytest.mark.parametrize("line", [
-    "Caused by: java.lang.IllegalArgumentException: No MetadataVersion with feature level 33. "
-    "Valid feature levels are from 7 to 29.",
-    "java.lang.RuntimeException: Tried to apply FeatureLevelRecord FeatureLevelRecord(name='metadata.version', "
-    "featureLevel=33), but this controller only supports versions 7-27",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Caused by: java.lang.IllegalArgumentException: No MetadataVersion with feature level 33. "
+        "Valid feature levels are from 7 to 29.",
+        "java.lang.RuntimeException: Tried to apply FeatureLevelRecord FeatureLevelRecord(name='metadata.version', "
+        "featureLevel=33), but this controller only supports versions 7-27",
+    ],
+)
 def test_an_old_node_refusing_the_finalized_level_is_found_on_either_side(line: str) -> None:
     log = f"[...] ERROR Encountered fatal fault: ...\n{line}\n\tat org.apache.kafka...\n"
     found = unknown_level_refusal(log, 33)

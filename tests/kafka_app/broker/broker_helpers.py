@@ -21,15 +21,33 @@ from kafka_app.broker.settings import BrokerSettings
 from scenarios.engine import waiting
 from scenarios.errors import WaitTimeout
 
-__all__ = ["admin", "api_versions_answered", "committed_offset", "create_topic", "delete_records_before",
-           "leads_every_partition", "listening", "log_end", "log_start", "own_node", "partition_count", "quick_broker_settings",
-           "raw_call", "recv_frame", "send_frame", "topic_names", "wait_until"]
+__all__ = [
+    "admin",
+    "api_versions_answered",
+    "committed_offset",
+    "create_topic",
+    "delete_records_before",
+    "leads_every_partition",
+    "listening",
+    "log_end",
+    "log_start",
+    "own_node",
+    "partition_count",
+    "quick_broker_settings",
+    "raw_call",
+    "recv_frame",
+    "send_frame",
+    "topic_names",
+    "wait_until",
+]
 
 T = TypeVar("T")
 _TIMEOUT_SEC = 10.0
 
 
-def send_frame(sock: socket.socket, request: ApiMessage, version: int, correlation_id: int = 1) -> None:
+def send_frame(
+    sock: socket.socket, request: ApiMessage, version: int, correlation_id: int = 1
+) -> None:
     request.API_VERSION = version
     request.with_header(correlation_id=correlation_id, client_id="broker-test")
     sock.sendall(bytes(request.encode(header=True, framed=True)))
@@ -76,9 +94,14 @@ def listening(port: int) -> bool:
 def quick_broker_settings(port: int, data_dir: Path, **overrides: object) -> BrokerSettings:
     """A broker for tests: retention checked every second from the start, groups rebalance at
     once, so no test waits for Kafka's production delays."""
-    return BrokerSettings(port=port, data_dir=data_dir, retention_check_sec=1,
-                          retention_initial_delay_sec=0, group_initial_rebalance_delay_ms=0,
-                          **overrides)  # type: ignore[arg-type]
+    return BrokerSettings(
+        port=port,
+        data_dir=data_dir,
+        retention_check_sec=1,
+        retention_initial_delay_sec=0,
+        group_initial_rebalance_delay_ms=0,
+        **overrides,
+    )  # type: ignore[arg-type]
 
 
 def raw_call(port: int, request: ApiMessage, version: int) -> ApiMessage:
@@ -94,8 +117,9 @@ def admin(bootstrap: str) -> KafkaAdminClient:
     return KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
 
 
-def create_topic(bootstrap: str, name: str, partitions: int = 1,
-                 configs: dict[str, str] | None = None) -> None:
+def create_topic(
+    bootstrap: str, name: str, partitions: int = 1, configs: dict[str, str] | None = None
+) -> None:
     client = admin(bootstrap)
     try:
         result = client.create_topics([NewTopic(name, partitions, 1, topic_configs=configs or {})])
@@ -103,8 +127,11 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1,
         assert not any(errors), result
     finally:
         client.close()
-    wait_until(lambda: leads_every_partition(int(bootstrap.rsplit(":", 1)[1]), name), 30,
-               f"the broker to lead every partition of {name}")
+    wait_until(
+        lambda: leads_every_partition(int(bootstrap.rsplit(":", 1)[1]), name),
+        30,
+        f"the broker to lead every partition of {name}",
+    )
 
 
 def leads_every_partition(port: int, topic: str) -> bool:
@@ -113,33 +140,55 @@ def leads_every_partition(port: int, topic: str) -> bool:
     moment before its replica manager takes the partition, and in between a raw Produce gets
     NOT_LEADER_OR_FOLLOWER (clients retry it, raw calls do not; CI met it once). ListOffsets is
     answered by the replica manager, so it waits for the second step too."""
-    request = MetadataRequest[12](topics=[MetadataRequest.MetadataRequestTopic(name=topic)],
-                                  allow_auto_topic_creation=False)
+    request = MetadataRequest[12](
+        topics=[MetadataRequest.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False
+    )
     [answer] = raw_call(port, request, 12).topics
-    named = answer.error_code == 0 and bool(answer.partitions) and all(
-        p.error_code == 0 and p.leader_id >= 0 for p in answer.partitions)
-    return named and _answers_list_offsets(port, topic, [p.partition_index for p in answer.partitions])
+    named = (
+        answer.error_code == 0
+        and bool(answer.partitions)
+        and all(p.error_code == 0 and p.leader_id >= 0 for p in answer.partitions)
+    )
+    return named and _answers_list_offsets(
+        port, topic, [p.partition_index for p in answer.partitions]
+    )
 
 
 def _answers_list_offsets(port: int, topic: str, partitions: list[int]) -> bool:
     Offsets = ListOffsetsRequest.ListOffsetsTopic
-    request = ListOffsetsRequest[9](replica_id=-1, isolation_level=0, topics=[Offsets(
-        name=topic, partitions=[Offsets.ListOffsetsPartition(partition_index=index, current_leader_epoch=-1,
-                                                             timestamp=-1) for index in partitions])])
+    request = ListOffsetsRequest[9](
+        replica_id=-1,
+        isolation_level=0,
+        topics=[
+            Offsets(
+                name=topic,
+                partitions=[
+                    Offsets.ListOffsetsPartition(
+                        partition_index=index, current_leader_epoch=-1, timestamp=-1
+                    )
+                    for index in partitions
+                ],
+            )
+        ],
+    )
     return all(p.error_code == 0 for t in raw_call(port, request, 9).topics for p in t.partitions)
 
 
-def wait_until(condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1) -> T:
+def wait_until(
+    condition: Callable[[], T], timeout_sec: float, what: str, every_sec: float = 0.1
+) -> T:
     """Poll `condition` until it returns something truthy (the scenarios' own wait, so tests
     and scenarios wait alike); a timeout is a test failure naming `what`."""
     try:
-        return waiting.wait_until(lambda: condition() or None, timeout=timeout_sec, what=what,
-                                  poll=every_sec)
+        return waiting.wait_until(
+            lambda: condition() or None, timeout=timeout_sec, what=what, poll=every_sec
+        )
     except WaitTimeout as timeout:
         raise AssertionError(str(timeout)) from None
 
 
 # ---- what any client can see: the same questions to either broker -----------------------------
+
 
 def own_node(brokers: list[int], node_id: int) -> list[int]:
     """A replica list written for the embedded broker (node 0) in terms of `node_id`."""

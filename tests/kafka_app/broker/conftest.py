@@ -50,7 +50,9 @@ def _warm_up_groups(bootstrap: str) -> None:
         client.create_topics([NewTopic("warm-up", 1, 1)])
     finally:
         client.close()
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "warm-up", "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "warm-up", "enable.auto.commit": False}
+    )
 
     def committed() -> bool:
         try:
@@ -67,15 +69,18 @@ def _warm_up_groups(bootstrap: str) -> None:
 
 @pytest.fixture(params=["embedded", pytest.param("apache", marks=pytest.mark.e2e)])
 def broker_kind(request: pytest.FixtureRequest) -> str:
-    """"embedded" or "apache": for a test that starts its own broker with `own_broker`."""
+    """ "embedded" or "apache": for a test that starts its own broker with `own_broker`."""
     return request.param
 
 
 @pytest.fixture
-def kafka_broker(broker_kind: str, request: pytest.FixtureRequest, tmp_path: Path,
-                 free_port: int) -> Iterator[RunningBroker]:
+def kafka_broker(
+    broker_kind: str, request: pytest.FixtureRequest, tmp_path: Path, free_port: int
+) -> Iterator[RunningBroker]:
     if broker_kind == "embedded":
-        with own_broker("embedded", quick_broker_settings(free_port, tmp_path / "kafka-data")) as broker:
+        with own_broker(
+            "embedded", quick_broker_settings(free_port, tmp_path / "kafka-data")
+        ) as broker:
             yield broker
         return
     kafka = request.getfixturevalue("apache_kafka")
@@ -89,4 +94,6 @@ def kafka_broker(broker_kind: str, request: pytest.FixtureRequest, tmp_path: Pat
             client.delete_topics(sorted(created))
         finally:
             client.close()
-        wait_until(lambda: not (topic_names(bootstrap) & created), 30, "the test's topics to be deleted")
+        wait_until(
+            lambda: not (topic_names(bootstrap) & created), 30, "the test's topics to be deleted"
+        )

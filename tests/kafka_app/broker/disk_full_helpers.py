@@ -37,10 +37,21 @@ from kafka.protocol.producer.produce import ProduceRequest
 from tests.kafka_app.broker.broker_helpers import committed_offset, listening, raw_call, wait_until
 from tests.kafka_app.broker.storage_helpers import batch
 
-__all__ = ["SmallDisk", "BrokerLauncher", "RunningBroker", "produce", "create_topic_code",
-           "delete_records", "alter_config", "describe_config", "fetch_error", "consume_from",
-           "commit_offset", "committed_offset",
-           "KAFKA_STORAGE_ERROR"]
+__all__ = [
+    "SmallDisk",
+    "BrokerLauncher",
+    "RunningBroker",
+    "produce",
+    "create_topic_code",
+    "delete_records",
+    "alter_config",
+    "describe_config",
+    "fetch_error",
+    "consume_from",
+    "commit_offset",
+    "committed_offset",
+    "KAFKA_STORAGE_ERROR",
+]
 
 REPO = Path(__file__).resolve().parents[3]
 KAFKA_STORAGE_ERROR = 56
@@ -71,8 +82,11 @@ class SmallDisk:
             return True
         if shutil.which("mount") is None or os.geteuid() != 0:
             return False
-        result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.size_bytes}", "tmpfs",
-                                 str(self.root)], capture_output=True, text=True)
+        result = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={self.size_bytes}", "tmpfs", str(self.root)],
+            capture_output=True,
+            text=True,
+        )
         self._mounted = result.returncode == 0
         return self._mounted
 
@@ -140,26 +154,54 @@ class BrokerLauncher:
         """A broker on `data_dir`, listening; `fsize_limit` caps each file it writes."""
         # A file-size limit would cap the JVM's own log and metadata log too, and Kafka's
         # segments preallocate nothing a limit could catch first: Apache Kafka gets a tmpfs.
-        assert fsize_limit is None or self.kind == "embedded", "RLIMIT_FSIZE is for the embedded broker"
-        module = ["kafka_app.broker"] if self.kind == "embedded" else ["kafka_app", "broker", "--kafka", "apache"]
-        command = [sys.executable, "-m", *module, "--port", str(self.port),
-                   "--data-dir", str(data_dir), "--log-dir", str(self.log_dir),
-                   "--retention-initial-delay-sec", "600"]
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True,
-                                   preexec_fn=_file_size_limit(fsize_limit))
+        assert fsize_limit is None or self.kind == "embedded", (
+            "RLIMIT_FSIZE is for the embedded broker"
+        )
+        module = (
+            ["kafka_app.broker"]
+            if self.kind == "embedded"
+            else ["kafka_app", "broker", "--kafka", "apache"]
+        )
+        command = [
+            sys.executable,
+            "-m",
+            *module,
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(data_dir),
+            "--log-dir",
+            str(self.log_dir),
+            "--retention-initial-delay-sec",
+            "600",
+        ]
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_file_size_limit(fsize_limit),
+        )
         broker = RunningBroker(process, self.port)
         self._started.append(broker)
-        wait_until(lambda: listening(self.port) or process.poll() is not None, _START_SEC[self.kind],
-                   "the broker to listen")
+        wait_until(
+            lambda: listening(self.port) or process.poll() is not None,
+            _START_SEC[self.kind],
+            "the broker to listen",
+        )
         assert process.poll() is None, process.communicate()
         return broker
 
     def __enter__(self) -> BrokerLauncher:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         # SIGTERM first: Apache Kafka's CLI then stops its JVM before the tmpfs is unmounted.
         for broker in self._started:
             try:
@@ -178,47 +220,87 @@ def _file_size_limit(limit: int | None):
 
 # ---- client calls: one request on a fresh connection, the Kafka error code back -------------
 
+
 def produce(port: int, topic: str, value: bytes) -> tuple[int, int]:
     """(error code, base offset) of one record produced with acks=all, as a producer with
     retries=0 sees it."""
     Data = ProduceRequest.TopicProduceData
-    request = ProduceRequest[8](transactional_id=None, acks=-1, timeout_ms=5_000, topic_data=[
-        Data(name=topic, partition_data=[Data.PartitionProduceData(index=0, records=batch([value]))])])
+    request = ProduceRequest[8](
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=5_000,
+        topic_data=[
+            Data(
+                name=topic,
+                partition_data=[Data.PartitionProduceData(index=0, records=batch([value]))],
+            )
+        ],
+    )
     answer = raw_call(port, request, 8).responses[0].partition_responses[0]
     return answer.error_code, answer.base_offset
 
 
 def create_topic_code(port: int, name: str, configs: dict[str, str] | None = None) -> int:
     Topic = CreateTopicsRequest.CreatableTopic
-    request = CreateTopicsRequest[7](topics=[Topic(
-        name=name, num_partitions=1, replication_factor=1, assignments=[],
-        configs=[Topic.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()])],
-        timeout_ms=5_000, validate_only=False)
+    request = CreateTopicsRequest[7](
+        topics=[
+            Topic(
+                name=name,
+                num_partitions=1,
+                replication_factor=1,
+                assignments=[],
+                configs=[
+                    Topic.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()
+                ],
+            )
+        ],
+        timeout_ms=5_000,
+        validate_only=False,
+    )
     return raw_call(port, request, 7).topics[0].error_code
 
 
 def delete_records(port: int, topic: str, before: int) -> tuple[int, int]:
     """(error code, low watermark) of DeleteRecords on partition 0."""
     Topic = DeleteRecordsRequest.DeleteRecordsTopic
-    request = DeleteRecordsRequest[2](timeout_ms=5_000, topics=[Topic(name=topic, partitions=[
-        Topic.DeleteRecordsPartition(partition_index=0, offset=before)])])
+    request = DeleteRecordsRequest[2](
+        timeout_ms=5_000,
+        topics=[
+            Topic(
+                name=topic,
+                partitions=[Topic.DeleteRecordsPartition(partition_index=0, offset=before)],
+            )
+        ],
+    )
     answer = raw_call(port, request, 2).topics[0].partitions[0]
     return answer.error_code, answer.low_watermark
 
 
 def alter_config(port: int, topic: str, configs: dict[str, str]) -> int:
     Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
-    request = IncrementalAlterConfigsRequest[1](validate_only=False, resources=[Resource(
-        resource_type=2, resource_name=topic, configs=[
-            Resource.AlterableConfig(name=k, config_operation=0, value=v) for k, v in configs.items()])])
+    request = IncrementalAlterConfigsRequest[1](
+        validate_only=False,
+        resources=[
+            Resource(
+                resource_type=2,
+                resource_name=topic,
+                configs=[
+                    Resource.AlterableConfig(name=k, config_operation=0, value=v)
+                    for k, v in configs.items()
+                ],
+            )
+        ],
+    )
     return raw_call(port, request, 1).responses[0].error_code
 
 
 def describe_config(port: int, topic: str, key: str) -> str:
     Resource = DescribeConfigsRequest.DescribeConfigsResource
-    request = DescribeConfigsRequest[4](resources=[Resource(
-        resource_type=2, resource_name=topic, configuration_keys=[key])],
-        include_synonyms=False, include_documentation=False)
+    request = DescribeConfigsRequest[4](
+        resources=[Resource(resource_type=2, resource_name=topic, configuration_keys=[key])],
+        include_synonyms=False,
+        include_documentation=False,
+    )
     [entry] = raw_call(port, request, 4).results[0].configs
     return entry.value
 
@@ -226,20 +308,43 @@ def describe_config(port: int, topic: str, key: str) -> str:
 def fetch_error(port: int, topic: str, offset: int) -> int:
     Topic = FetchRequest.FetchTopic
     request = FetchRequest[12](
-        replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=1 << 20, isolation_level=1,
-        session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-        topics=[Topic(topic=topic, partitions=[Topic.FetchPartition(
-            partition=0, current_leader_epoch=-1, fetch_offset=offset, last_fetched_epoch=-1,
-            log_start_offset=-1, partition_max_bytes=1 << 20)])])
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=1 << 20,
+        isolation_level=1,
+        session_id=0,
+        session_epoch=-1,
+        forgotten_topics_data=[],
+        rack_id="",
+        topics=[
+            Topic(
+                topic=topic,
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=offset,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=1 << 20,
+                    )
+                ],
+            )
+        ],
+    )
     return raw_call(port, request, 12).responses[0].partitions[0].error_code
 
 
-def consume_from(bootstrap: str, topic: str, starts: list[int]) -> dict[int, list[tuple[int, bytes]]]:
+def consume_from(
+    bootstrap: str, topic: str, starts: list[int]
+) -> dict[int, list[tuple[int, bytes]]]:
     """For each start offset, (offset, value) of every record a consumer seeking there gets,
     up to the end offset it saw first."""
     tp = TopicPartition(topic, 0)
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                             auto_offset_reset="none")
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="none"
+    )
     try:
         consumer.assign([tp])
         end = consumer.end_offsets([tp])[tp]
@@ -248,8 +353,9 @@ def consume_from(bootstrap: str, topic: str, starts: list[int]) -> dict[int, lis
         consumer.close()
 
 
-def _read_to(consumer: KafkaConsumer, tp: TopicPartition, start: int,
-             end: int) -> list[tuple[int, bytes]]:
+def _read_to(
+    consumer: KafkaConsumer, tp: TopicPartition, start: int, end: int
+) -> list[tuple[int, bytes]]:
     consumer.seek(tp, start)
     got: list[tuple[int, bytes]] = []
     deadline = time.monotonic() + 20
@@ -263,8 +369,22 @@ def commit_offset(port: int, group: str, topic: str, offset: int, metadata: str)
     """The error code of one OffsetCommit (no generation, as admin tools and `assign()` do)."""
     Topic = OffsetCommitRequest.OffsetCommitRequestTopic
     request = OffsetCommitRequest[8](
-        group_id=group, generation_id_or_member_epoch=-1, member_id="", group_instance_id=None,
-        topics=[Topic(name=topic, partitions=[Topic.OffsetCommitRequestPartition(
-            partition_index=0, committed_offset=offset, committed_leader_epoch=-1,
-            committed_metadata=metadata)])])
+        group_id=group,
+        generation_id_or_member_epoch=-1,
+        member_id="",
+        group_instance_id=None,
+        topics=[
+            Topic(
+                name=topic,
+                partitions=[
+                    Topic.OffsetCommitRequestPartition(
+                        partition_index=0,
+                        committed_offset=offset,
+                        committed_leader_epoch=-1,
+                        committed_metadata=metadata,
+                    )
+                ],
+            )
+        ],
+    )
     return raw_call(port, request, 8).topics[0].partitions[0].error_code

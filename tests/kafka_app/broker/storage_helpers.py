@@ -15,9 +15,15 @@ __all__ = ["batch", "batch_of", "decode", "decode_batches"]
 
 def batch(values: Sequence[bytes], timestamps: Sequence[int] | None = None) -> bytes:
     """One uncompressed v2 batch holding `values`, as a producer would send it."""
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
-                                        batch_size=1 << 24)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 24,
+    )
     stamps = timestamps if timestamps is not None else [1_000 + i for i in range(len(values))]
     for delta, (value, timestamp) in enumerate(zip(values, stamps, strict=True)):
         builder.append(delta, timestamp, None, value, [])
@@ -39,5 +45,8 @@ def decode_batches(data: bytes) -> list[DefaultRecordBatch]:
 
 def decode(data: bytes) -> list[tuple[int, int, bytes]]:
     """(offset, timestamp, value) of every record of a read() result."""
-    return [(record.offset, record.timestamp, record.value)
-            for each in decode_batches(data) for record in each]
+    return [
+        (record.offset, record.timestamp, record.value)
+        for each in decode_batches(data)
+        for record in each
+    ]

@@ -90,8 +90,9 @@ def test_block_reader_reads_nested_maps_and_lists() -> None:
 
 
 def test_a_user_without_variables_gets_the_defaults() -> None:
-    assert with_defaults({"p": ["127.0.0.1:${KAFKA_PORT:-9092}:9092"], "i": "${KAFKA_IMAGE:-a/b:1}"}) == \
-        {"p": ["127.0.0.1:9092:9092"], "i": "a/b:1"}
+    assert with_defaults(
+        {"p": ["127.0.0.1:${KAFKA_PORT:-9092}:9092"], "i": "${KAFKA_IMAGE:-a/b:1}"}
+    ) == {"p": ["127.0.0.1:9092:9092"], "i": "a/b:1"}
 
 
 def test_the_official_image_is_the_version_of_our_image() -> None:
@@ -125,21 +126,26 @@ def _compose_command() -> list[str]:
     plugin = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
     if plugin.returncode == 0:
         return ["docker", "compose"]
-    pytest.skip("neither docker-compose nor `docker compose` is installed "
-                "(`apt-get install -y docker-compose`; .ci/run installs it)")
+    pytest.skip(
+        "neither docker-compose nor `docker compose` is installed "
+        "(`apt-get install -y docker-compose`; .ci/run installs it)"
+    )
 
 
 def _ours(client: Any, project: str) -> dict[str, list[str]]:
     """Containers, networks and volumes of a compose project that are still there."""
     label = {"label": f"com.docker.compose.project={project}"}
-    return {"containers": [c.name for c in client.containers.list(all=True, filters=label)],
-            "networks": [n.name for n in client.networks.list(filters=label)],
-            "volumes": [v.name for v in client.volumes.list(filters=label)]}
+    return {
+        "containers": [c.name for c in client.containers.list(all=True, filters=label)],
+        "networks": [n.name for n in client.networks.list(filters=label)],
+        "volumes": [v.name for v in client.volumes.list(filters=label)],
+    }
 
 
 @pytest.mark.docker
-def test_compose_file_runs_kafka_for_the_producer_app(kafka_image: str, free_port: int,
-                                                     tmp_path: Path) -> None:
+def test_compose_file_runs_kafka_for_the_producer_app(
+    kafka_image: str, free_port: int, tmp_path: Path
+) -> None:
     from confluent_kafka.admin import AdminClient, ConfigResource
 
     from kafka_app.container.image import docker_client
@@ -151,9 +157,13 @@ def test_compose_file_runs_kafka_for_the_producer_app(kafka_image: str, free_por
     env = {**os.environ, "KAFKA_IMAGE": kafka_image, "KAFKA_PORT": str(free_port)}
     bootstrap = f"127.0.0.1:{free_port}"
     try:
-        up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=120)
+        up = subprocess.run(
+            [*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=120
+        )
         assert up.returncode == 0, up.stderr
-        (container,) = client.containers.list(filters={"label": f"com.docker.compose.project={project}"})
+        (container,) = client.containers.list(
+            filters={"label": f"com.docker.compose.project={project}"}
+        )
         # docker-compose's own healthcheck (Kafka answers ApiVersions) says when Kafka is ready.
         health = _wait_healthy(container, timeout=120)
         assert health == "healthy", container.logs(tail=20).decode(errors="replace")
@@ -163,25 +173,53 @@ def test_compose_file_runs_kafka_for_the_producer_app(kafka_image: str, free_por
         # Kafka's own view of its settings (librdkafka's admin client; kafka-python's describes
         # no broker configs).
         librdkafka = AdminClient({"bootstrap.servers": bootstrap})
-        future, = librdkafka.describe_configs([ConfigResource("broker", "1")]).values()
+        (future,) = librdkafka.describe_configs([ConfigResource("broker", "1")]).values()
         broker = future.result(30)
         assert broker["log.retention.check.interval.ms"].value == "15000"
         assert broker["auto.create.topics.enable"].value == "false"
 
-        command = [sys.executable, "-m", "kafka_app", "--bootstrap-servers", bootstrap,
-                   "--interval-sec", "0.2", "--log-dir", str(tmp_path)]
-        first = subprocess.run([*command, "--count", "3"], cwd=_REPO, capture_output=True, text=True,
-                               timeout=120, stdin=subprocess.DEVNULL)
+        command = [
+            sys.executable,
+            "-m",
+            "kafka_app",
+            "--bootstrap-servers",
+            bootstrap,
+            "--interval-sec",
+            "0.2",
+            "--log-dir",
+            str(tmp_path),
+        ]
+        first = subprocess.run(
+            [*command, "--count", "3"],
+            cwd=_REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert first.returncode == 0, first.stderr
-        assert first.stdout.splitlines()[-3:] == [f"Experience [0:{n}]: {n} -> {n}" for n in (1, 2, 3)]
+        assert first.stdout.splitlines()[-3:] == [
+            f"Experience [0:{n}]: {n} -> {n}" for n in (1, 2, 3)
+        ]
         # A re-run finds the topic, re-applies the settings and continues the counter.
-        second = subprocess.run([*command, "--count", "1", "--retention-sec", "3600"], cwd=_REPO,
-                                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        second = subprocess.run(
+            [*command, "--count", "1", "--retention-sec", "3600"],
+            cwd=_REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert second.returncode == 0, second.stderr
         assert second.stdout.splitlines()[-1] == "Experience [0:4]: 4 -> 4"
     finally:
-        down = subprocess.run([*compose, "down", "-v", "--timeout", "10"], env=env,
-                              capture_output=True, text=True, timeout=120)
+        down = subprocess.run(
+            [*compose, "down", "-v", "--timeout", "10"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert down.returncode == 0, down.stderr
     assert _ours(client, project) == {"containers": [], "networks": [], "volumes": []}
 

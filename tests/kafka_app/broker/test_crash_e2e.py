@@ -28,9 +28,24 @@ REPO = Path(__file__).resolve().parents[3]
 
 def _start(port: int, data_dir: Path, log_dir: Path) -> subprocess.Popen[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "kafka_app.broker", "--port", str(port), "--data-dir", str(data_dir),
-         "--log-dir", str(log_dir), "--retention-initial-delay-sec", "600"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kafka_app.broker",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(data_dir),
+            "--log-dir",
+            str(log_dir),
+            "--retention-initial-delay-sec",
+            "600",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_until(lambda: listening(port) or process.poll() is not None, 30, "the broker to listen")
     assert process.poll() is None, process.communicate()
     return process
@@ -46,13 +61,17 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
         process.communicate(timeout=30)
 
 
-def test_kill_9_keeps_acknowledged_messages_and_committed_offsets(tmp_path, free_port, processes) -> None:
+def test_kill_9_keeps_acknowledged_messages_and_committed_offsets(
+    tmp_path, free_port, processes
+) -> None:
     data_dir, log_dir = tmp_path / "data", tmp_path / "log"
     processes.append(_start(free_port, data_dir, log_dir))
     bootstrap = f"127.0.0.1:{free_port}"
     create_topic(bootstrap, "durable", partitions=2)
     tp = TopicPartition("durable", 0)
-    committer = KafkaConsumer(bootstrap_servers=bootstrap, group_id="keeper", enable_auto_commit=False)
+    committer = KafkaConsumer(
+        bootstrap_servers=bootstrap, group_id="keeper", enable_auto_commit=False
+    )
     committer.commit({tp: OffsetAndMetadata(7, "seven", -1)})
     committer.close()
 
@@ -60,8 +79,13 @@ def test_kill_9_keeps_acknowledged_messages_and_committed_offsets(tmp_path, free
     stop = threading.Event()
 
     def produce_until_killed() -> None:
-        producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", retries=0,
-                                 request_timeout_ms=3_000, max_block_ms=3_000)
+        producer = KafkaProducer(
+            bootstrap_servers=bootstrap,
+            acks="all",
+            retries=0,
+            request_timeout_ms=3_000,
+            max_block_ms=3_000,
+        )
         counter = 0
         try:
             while not stop.is_set():
@@ -84,14 +108,22 @@ def test_kill_9_keeps_acknowledged_messages_and_committed_offsets(tmp_path, free
     processes[0].communicate(timeout=30)
 
     processes.append(_start(free_port, data_dir, log_dir))
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=5_000, enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=5_000,
+        enable_auto_commit=False,
+    )
     consumer.assign([tp, TopicPartition("durable", 1)])
     stored = {m.value for m in consumer}
     consumer.close()
-    assert set(acknowledged) <= stored, f"lost {len(set(acknowledged) - stored)} acknowledged messages"
+    assert set(acknowledged) <= stored, (
+        f"lost {len(set(acknowledged) - stored)} acknowledged messages"
+    )
 
-    checker = KafkaConsumer(bootstrap_servers=bootstrap, group_id="keeper", enable_auto_commit=False)
+    checker = KafkaConsumer(
+        bootstrap_servers=bootstrap, group_id="keeper", enable_auto_commit=False
+    )
     try:
         assert checker.committed(tp) == 7
     finally:
@@ -113,9 +145,20 @@ def test_port_in_use_is_one_line_naming_the_port_and_option(tmp_path, free_port)
         taken.bind(("127.0.0.1", free_port))
         taken.listen()
         result = subprocess.run(
-            [sys.executable, "-m", "kafka_app.broker", "--port", str(free_port),
-             "--log-dir", str(tmp_path / "log")],
-            cwd=REPO, capture_output=True, text=True, timeout=60)
+            [
+                sys.executable,
+                "-m",
+                "kafka_app.broker",
+                "--port",
+                str(free_port),
+                "--log-dir",
+                str(tmp_path / "log"),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -123,16 +166,24 @@ def test_port_in_use_is_one_line_naming_the_port_and_option(tmp_path, free_port)
 
 
 def test_kill_9_mid_stream_an_idempotent_producer_resends_without_duplicates(
-        tmp_path, free_port, processes) -> None:
+    tmp_path, free_port, processes
+) -> None:
     """Batches in flight when the broker dies are resent to the restarted broker with the same
     producer id and sequences; the broker rebuilt that state from the log, so none lands twice."""
     data_dir, log_dir = tmp_path / "data", tmp_path / "log"
     processes.append(_start(free_port, data_dir, log_dir))
     bootstrap = f"127.0.0.1:{free_port}"
     create_topic(bootstrap, "once", partitions=1)
-    producer = KafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all",
-                             linger_ms=2, request_timeout_ms=3_000, delivery_timeout_ms=60_000,
-                             retry_backoff_ms=100, reconnect_backoff_ms=100)
+    producer = KafkaProducer(
+        bootstrap_servers=bootstrap,
+        enable_idempotence=True,
+        acks="all",
+        linger_ms=2,
+        request_timeout_ms=3_000,
+        delivery_timeout_ms=60_000,
+        retry_backoff_ms=100,
+        reconnect_backoff_ms=100,
+    )
     futures = []
     stop = threading.Event()
 
@@ -145,7 +196,9 @@ def test_kill_9_mid_stream_an_idempotent_producer_resends_without_duplicates(
     thread = threading.Thread(target=send_until_stopped, daemon=True)
     thread.start()
     try:
-        wait_until(lambda: sum(f.is_done for f in list(futures)) >= 2_000, 30, "2000 sends acknowledged")
+        wait_until(
+            lambda: sum(f.is_done for f in list(futures)) >= 2_000, 30, "2000 sends acknowledged"
+        )
         os.kill(processes[0].pid, signal.SIGKILL)  # many batches are in flight right now
         processes[0].communicate(timeout=30)
         stop.set()
@@ -158,8 +211,12 @@ def test_kill_9_mid_stream_an_idempotent_producer_resends_without_duplicates(
     failed = [f for f in futures if f.failed()]
     assert not failed, f"{len(failed)} sends failed, first: {failed[0].exception!r}"
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=5_000, enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=5_000,
+        enable_auto_commit=False,
+    )
     consumer.assign([TopicPartition("once", 0)])
     stored = [m.value for m in consumer]
     consumer.close()
@@ -170,21 +227,37 @@ def test_kill_9_mid_stream_an_idempotent_producer_resends_without_duplicates(
 
 def _produce_idempotent(port: int, sequence: int) -> int:
     """One Produce as an idempotent producer sends it (id 9000, epoch 0); returns its base offset."""
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=9000, producer_epoch=0, base_sequence=sequence,
-                                        batch_size=1 << 20)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=9000,
+        producer_epoch=0,
+        base_sequence=sequence,
+        batch_size=1 << 20,
+    )
     for delta in range(3):
         builder.append(delta, 1_000, None, b"%d" % (sequence + delta), [])
     Data = ProduceRequest.TopicProduceData
-    request = ProduceRequest[8](transactional_id=None, acks=-1, timeout_ms=5_000, topic_data=[
-        Data(name="once", partition_data=[Data.PartitionProduceData(index=0, records=bytes(builder.build()))])])
+    request = ProduceRequest[8](
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=5_000,
+        topic_data=[
+            Data(
+                name="once",
+                partition_data=[Data.PartitionProduceData(index=0, records=bytes(builder.build()))],
+            )
+        ],
+    )
     partition = raw_call(port, request, 8).responses[0].partition_responses[0]
     assert partition.error_code == 0, partition
     return partition.base_offset
 
 
-def test_a_batch_resent_after_kill_9_is_answered_with_its_first_offset(tmp_path, free_port,
-                                                                      processes) -> None:
+def test_a_batch_resent_after_kill_9_is_answered_with_its_first_offset(
+    tmp_path, free_port, processes
+) -> None:
     """The lost-acknowledgement case made exact: the broker stored sequence 3-5, died before the
     producer heard back, and the producer resends the same batch to the restarted broker."""
     data_dir, log_dir = tmp_path / "data", tmp_path / "log"
@@ -197,8 +270,12 @@ def test_a_batch_resent_after_kill_9_is_answered_with_its_first_offset(tmp_path,
     processes.append(_start(free_port, data_dir, log_dir))
     assert _produce_idempotent(free_port, 3) == 3  # the resend: recognised, not written again
     assert _produce_idempotent(free_port, 6) == 6
-    consumer = KafkaConsumer(bootstrap_servers=f"127.0.0.1:{free_port}", auto_offset_reset="earliest",
-                             consumer_timeout_ms=3_000, enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        bootstrap_servers=f"127.0.0.1:{free_port}",
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=3_000,
+        enable_auto_commit=False,
+    )
     consumer.assign([TopicPartition("once", 0)])
     stored = [m.value for m in consumer]
     consumer.close()

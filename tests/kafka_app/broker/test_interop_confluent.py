@@ -53,14 +53,22 @@ def test_produce_and_consume_in_a_group_read_committed(kafka_broker, idempotence
     values = [b"%d" % i for i in range(200)]
     offsets = _produce(bootstrap, "rd", values, **{"enable.idempotence": idempotence})
     assert len(offsets) == 200
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "rd-readers",
-                         "auto.offset.reset": "earliest", "isolation.level": "read_committed",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "rd-readers",
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         consumer.subscribe(["rd"])
         assert sorted(_consume(consumer, 200), key=int) == values
         consumer.commit(asynchronous=False)
-        committed = consumer.committed([TopicPartition("rd", 0), TopicPartition("rd", 1)], timeout=10)
+        committed = consumer.committed(
+            [TopicPartition("rd", 0), TopicPartition("rd", 1)], timeout=10
+        )
         assert sum(tp.offset for tp in committed) == 200
     finally:
         consumer.close()
@@ -87,8 +95,14 @@ def _aged_out_consumer(kafka_broker, topic: str, group: str, reset: str) -> Cons
     create_topic(bootstrap, topic)
     _produce(bootstrap, topic, [b"%d" % i for i in range(10)])
     delete_records_before(bootstrap, topic, 6)
-    return Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-                     "auto.offset.reset": reset, "enable.auto.commit": False})
+    return Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "auto.offset.reset": reset,
+            "enable.auto.commit": False,
+        }
+    )
 
 
 def test_aged_out_offset_raises_when_reset_is_error(kafka_broker) -> None:
@@ -123,8 +137,14 @@ def test_two_librdkafka_members_rebalance(kafka_broker) -> None:
     create_topic(bootstrap, "pairs", partitions=4)
 
     def member() -> Consumer:
-        consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "pairs",
-                             "session.timeout.ms": 6_000, "heartbeat.interval.ms": 300})
+        consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": "pairs",
+                "session.timeout.ms": 6_000,
+                "heartbeat.interval.ms": 300,
+            }
+        )
         consumer.subscribe(["pairs"])
         return consumer
 
@@ -133,6 +153,7 @@ def test_two_librdkafka_members_rebalance(kafka_broker) -> None:
             for consumer in members:
                 consumer.poll(0.1)
             return [len(c.assignment()) for c in members] == list(counts)
+
         return check
 
     members = [member()]
@@ -161,17 +182,26 @@ def test_commit_in_on_revoke_is_accepted_during_the_rebalance(kafka_broker) -> N
         if partitions and not revoke_commits:
             revoke_commits.append(consumer.commit(asynchronous=False) or [])
 
-    config = {"bootstrap.servers": bootstrap, "group.id": "handover", "enable.auto.commit": False,
-              "auto.offset.reset": "earliest", "session.timeout.ms": 6_000,
-              "heartbeat.interval.ms": 200, "partition.assignment.strategy": "range"}
+    config = {
+        "bootstrap.servers": bootstrap,
+        "group.id": "handover",
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": 6_000,
+        "heartbeat.interval.ms": 200,
+        "partition.assignment.strategy": "range",
+    }
     first = Consumer(config)
     second = Consumer(config)
     try:
         first.subscribe(["handover"], on_revoke=on_revoke)
         assert _consume(first, 5) == [b"%d" % i for i in range(5)]
         second.subscribe(["handover"])
-        wait_until(lambda: first.poll(0.1) is None and second.poll(0.1) is None and revoke_commits,
-                   _DEADLINE_SEC, "the first member to commit in on_revoke")
+        wait_until(
+            lambda: first.poll(0.1) is None and second.poll(0.1) is None and revoke_commits,
+            _DEADLINE_SEC,
+            "the first member to commit in on_revoke",
+        )
         assert [(tp.offset, tp.error) for tp in revoke_commits[0]] == [(5, None)]
     finally:
         first.close()

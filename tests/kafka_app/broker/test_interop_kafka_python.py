@@ -24,8 +24,13 @@ def _produce(bootstrap: str, topic: str, values: list[bytes], **config) -> list[
 
 
 def _consume_all(bootstrap: str, topic: str, count: int, **config) -> list[bytes]:
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=10_000, **config)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=10_000,
+        **config,
+    )
     try:
         values = []
         for message in consumer:
@@ -54,7 +59,9 @@ def test_several_partitions_keep_their_own_offsets(kafka_broker) -> None:
     producer = KafkaProducer(bootstrap_servers=bootstrap)
     metadata = [producer.send("split", value=b"%d" % i, partition=i % 3).get(10) for i in range(9)]
     producer.close(5)
-    assert sorted((m.partition, m.offset) for m in metadata) == [(p, o) for p in range(3) for o in range(3)]
+    assert sorted((m.partition, m.offset) for m in metadata) == [
+        (p, o) for p in range(3) for o in range(3)
+    ]
     assert sorted(_consume_all(bootstrap, "split", 9)) == sorted(b"%d" % i for i in range(9))
 
 
@@ -82,8 +89,9 @@ def test_list_offsets_earliest_latest_and_by_timestamp(kafka_broker) -> None:
 def test_long_poll_returns_as_soon_as_data_arrives(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "late")
-    consumer = KafkaConsumer("late", bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             fetch_max_wait_ms=5_000)
+    consumer = KafkaConsumer(
+        "late", bootstrap_servers=bootstrap, auto_offset_reset="earliest", fetch_max_wait_ms=5_000
+    )
     try:
         consumer.poll(timeout_ms=500)  # joins the partition and starts fetching
         _produce(bootstrap, "late", [b"now"])
@@ -126,9 +134,16 @@ def test_describe_and_incrementally_alter_topic_configs(kafka_broker) -> None:
         assert "segment.ms" not in shown  # defaults are hidden unless asked for, as with Kafka
         everything = client.describe_configs([resource], config_filter="all")["topic"]["conf"]
         assert everything["segment.ms"]["config_source"] == "DEFAULT_CONFIG"
-        client.alter_configs([ConfigResource(
-            ConfigResourceType.TOPIC, "conf",
-            configs={"segment.ms": "1000", "retention.ms": ("DELETE", None)})], incremental=True)
+        client.alter_configs(
+            [
+                ConfigResource(
+                    ConfigResourceType.TOPIC,
+                    "conf",
+                    configs={"segment.ms": "1000", "retention.ms": ("DELETE", None)},
+                )
+            ],
+            incremental=True,
+        )
 
         def described_after_the_change() -> dict | None:
             # Kafka answers the change once its controller committed it; the broker describing
@@ -139,8 +154,10 @@ def test_describe_and_incrementally_alter_topic_configs(kafka_broker) -> None:
         altered = wait_until(described_after_the_change, 10, "segment.ms=1000 to be described")
     finally:
         client.close()
-    assert (altered["retention.ms"]["value"], altered["retention.ms"]["config_source"]) == \
-        ("604800000", "DEFAULT_CONFIG")  # deleted: back to Kafka's default, 7 days
+    assert (altered["retention.ms"]["value"], altered["retention.ms"]["config_source"]) == (
+        "604800000",
+        "DEFAULT_CONFIG",
+    )  # deleted: back to Kafka's default, 7 days
 
 
 def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
@@ -158,12 +175,15 @@ def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
     producer.close(5)
     probe = KafkaConsumer(bootstrap_servers=bootstrap)
     try:
-        wait_until(lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments")
+        wait_until(
+            lambda: probe.beginning_offsets([tp])[tp] >= 5, 10, "retention to delete old segments"
+        )
     finally:
         probe.close()
 
-    strict = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="none",
-                           enable_auto_commit=False)
+    strict = KafkaConsumer(
+        bootstrap_servers=bootstrap, auto_offset_reset="none", enable_auto_commit=False
+    )
     strict.assign([tp])
     strict.seek(tp, 0)
     try:
@@ -172,8 +192,12 @@ def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
     finally:
         strict.close()
 
-    lenient = KafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                            enable_auto_commit=False, consumer_timeout_ms=10_000)
+    lenient = KafkaConsumer(
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        consumer_timeout_ms=10_000,
+    )
     lenient.assign([tp])
     lenient.seek(tp, 0)
     try:
@@ -181,6 +205,7 @@ def test_retention_moves_earliest_and_consumers_react(kafka_broker) -> None:
         assert (first.offset, first.value) == (5, b"new")
     finally:
         lenient.close()
+
 
 def test_retention_bytes_deletes_whole_oldest_segments(kafka_broker) -> None:
     """segment.bytes at Kafka's 1 MiB minimum: ten 100 KiB records fill a segment, so 35 make
@@ -192,9 +217,13 @@ def test_retention_bytes_deletes_whole_oldest_segments(kafka_broker) -> None:
     producer = KafkaProducer(bootstrap_servers=bootstrap, linger_ms=0)
     try:
         for i in range(35):
-            producer.send("sized", value=b"%04d" % i + b"x" * (100 * 1024)).get(10)  # one batch each
+            producer.send("sized", value=b"%04d" % i + b"x" * (100 * 1024)).get(
+                10
+            )  # one batch each
     finally:
         producer.close(5)
     wait_until(lambda: log_start(bootstrap, "sized") > 0, 15, "retention.bytes to delete segments")
     assert log_start(bootstrap, "sized") == 20
-    assert [v[:4] for v in _consume_all(bootstrap, "sized", 15)] == [b"%04d" % i for i in range(20, 35)]
+    assert [v[:4] for v in _consume_all(bootstrap, "sized", 15)] == [
+        b"%04d" % i for i in range(20, 35)
+    ]

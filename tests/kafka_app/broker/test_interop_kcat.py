@@ -21,11 +21,20 @@ def test_kcat_produces_and_consumes(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "cat", partitions=2)
     lines = "".join(f"k{i}:v{i}\n" for i in range(20))
-    produced = subprocess.run([KCAT, "-b", bootstrap, "-P", "-t", "cat", "-K:"], input=lines,
-                              text=True, capture_output=True, timeout=30)
+    produced = subprocess.run(
+        [KCAT, "-b", bootstrap, "-P", "-t", "cat", "-K:"],
+        input=lines,
+        text=True,
+        capture_output=True,
+        timeout=30,
+    )
     assert produced.returncode == 0, produced.stderr
-    consumed = subprocess.run([KCAT, "-b", bootstrap, "-C", "-t", "cat", "-e", "-q",
-                               "-f", "%k=%s\\n"], text=True, capture_output=True, timeout=30)
+    consumed = subprocess.run(
+        [KCAT, "-b", bootstrap, "-C", "-t", "cat", "-e", "-q", "-f", "%k=%s\\n"],
+        text=True,
+        capture_output=True,
+        timeout=30,
+    )
     assert consumed.returncode == 0, consumed.stderr
     assert sorted(consumed.stdout.split()) == sorted(f"k{i}=v{i}" for i in range(20))
 
@@ -33,8 +42,9 @@ def test_kcat_produces_and_consumes(kafka_broker) -> None:
 def test_kcat_lists_metadata(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "listed", partitions=3)
-    listed = subprocess.run([KCAT, "-b", bootstrap, "-L", "-t", "listed"], text=True,
-                            capture_output=True, timeout=30)
+    listed = subprocess.run(
+        [KCAT, "-b", bootstrap, "-L", "-t", "listed"], text=True, capture_output=True, timeout=30
+    )
     assert listed.returncode == 0, listed.stderr
     assert 'topic "listed" with 3 partitions' in listed.stdout
 
@@ -43,11 +53,37 @@ def test_kcat_below_the_log_start_resets_by_its_policy(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "trimmed")
     lines = "".join(f"{i}\n" for i in range(10))
-    subprocess.run([KCAT, "-b", bootstrap, "-P", "-t", "trimmed", "-p", "0"], input=lines, text=True,
-                   check=True, capture_output=True, timeout=30)
+    subprocess.run(
+        [KCAT, "-b", bootstrap, "-P", "-t", "trimmed", "-p", "0"],
+        input=lines,
+        text=True,
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
     delete_records_before(bootstrap, "trimmed", 6)
-    consumed = subprocess.run([KCAT, "-b", bootstrap, "-C", "-t", "trimmed", "-p", "0", "-o", "2", "-e",
-                               "-q", "-X", "auto.offset.reset=earliest", "-f", "%o=%s\\n"],
-                              text=True, capture_output=True, timeout=30)
+    consumed = subprocess.run(
+        [
+            KCAT,
+            "-b",
+            bootstrap,
+            "-C",
+            "-t",
+            "trimmed",
+            "-p",
+            "0",
+            "-o",
+            "2",
+            "-e",
+            "-q",
+            "-X",
+            "auto.offset.reset=earliest",
+            "-f",
+            "%o=%s\\n",
+        ],
+        text=True,
+        capture_output=True,
+        timeout=30,
+    )
     assert consumed.returncode == 0, consumed.stderr
     assert consumed.stdout.split() == ["6=6", "7=7", "8=8", "9=9"]

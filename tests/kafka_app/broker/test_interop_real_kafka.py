@@ -25,8 +25,9 @@ def _round_trip(bootstrap: str) -> None:
         producer.send(topic, value=b"%d" % i, partition=i % 2)
     producer.flush(30)
     producer.close(5)
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                             consumer_timeout_ms=10_000)
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=10_000
+    )
     values = []
     for message in consumer:  # ends after 10 s without records, or once all 20 are in
         values.append(int(message.value))
@@ -48,7 +49,9 @@ def _delete_records_and_configs(bootstrap: str) -> None:
     client = admin(bootstrap)
     try:
         assert client.delete_records({tp: 3})[tp]["low_watermark"] == 3
-        shown = client.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])["topic"][topic]
+        shown = client.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])["topic"][
+            topic
+        ]
         assert shown["retention.ms"]["value"] == "86400000"
         assert shown["retention.ms"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"
     finally:

@@ -22,21 +22,26 @@ def known_difference(request: pytest.FixtureRequest, kind: str, why: str) -> Non
         request.applymarker(pytest.mark.xfail(strict=True, reason=why))
 
 
-def test_topic_segment_bytes_below_one_mib_is_refused(kafka_broker, request: pytest.FixtureRequest) -> None:
+def test_topic_segment_bytes_below_one_mib_is_refused(
+    kafka_broker, request: pytest.FixtureRequest
+) -> None:
     """Kafka 4.1+ (KAFKA-19080) refuses a topic's segment.bytes below 1 MiB; the embedded broker
     keeps accepting 14 bytes and more, because tiny segments make retention visible in a demo."""
     known_difference(request, kafka_broker.kind, "the embedded broker accepts segment.bytes >= 14")
     client = admin(kafka_broker.bootstrap_servers)
     try:
         with pytest.raises(InvalidConfigurationError):
-            client.create_topics([NewTopic("tiny-segments", 1, 1, topic_configs={"segment.bytes": "1000"})])
+            client.create_topics(
+                [NewTopic("tiny-segments", 1, 1, topic_configs={"segment.bytes": "1000"})]
+            )
     finally:
         client.close()
 
 
 @pytest.mark.parametrize("key, value", [("cleanup.policy", "compact"), ("compression.type", "lz4")])
-def test_a_topic_with_compaction_or_broker_compression_is_created(kafka_broker, request: pytest.FixtureRequest,
-                                                                 key: str, value: str) -> None:
+def test_a_topic_with_compaction_or_broker_compression_is_created(
+    kafka_broker, request: pytest.FixtureRequest, key: str, value: str
+) -> None:
     """Kafka compacts and recompresses; the embedded broker does neither and refuses the configs
     that ask for it (INVALID_CONFIG with the reason) rather than store a promise it cannot keep.
     No scenario uses them."""
@@ -50,15 +55,18 @@ def test_a_transactional_producer_initializes(kafka_broker, request: pytest.Fixt
     transactions, and Spark's Kafka source reads committed data either way."""
     known_difference(request, kafka_broker.kind, "the embedded broker has no transactions")
     create_topic(kafka_broker.bootstrap_servers, "tx-topic")
-    producer = Producer({"bootstrap.servers": kafka_broker.bootstrap_servers, "transactional.id": "tx-known"})
+    producer = Producer(
+        {"bootstrap.servers": kafka_broker.bootstrap_servers, "transactional.id": "tx-known"}
+    )
     producer.init_transactions(30)
     producer.begin_transaction()
     producer.produce("tx-topic", b"1")
     producer.abort_transaction(30)
 
 
-def test_a_committed_epoch_the_log_never_had_reads_as_truncation(kafka_broker,
-                                                                  request: pytest.FixtureRequest) -> None:
+def test_a_committed_epoch_the_log_never_had_reads_as_truncation(
+    kafka_broker, request: pytest.FixtureRequest
+) -> None:
     """librdkafka checks a committed leader epoch with OffsetForLeaderEpoch before it fetches.
     Kafka answers it, so an epoch the log never had is a truncation and the consumer resets by its
     policy; the embedded broker does not implement OffsetForLeaderEpoch, so librdkafka resumes at
@@ -71,10 +79,18 @@ def test_a_committed_epoch_the_log_never_had_reads_as_truncation(kafka_broker,
     for i in range(5):
         producer.produce("epochs-known", value=b"%d" % i)
     producer.flush(30)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "epochs-known",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "epochs-known",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
     try:
-        consumer.commit(offsets=[TopicPartition("epochs-known", 0, 3, leader_epoch=7)], asynchronous=False)
+        consumer.commit(
+            offsets=[TopicPartition("epochs-known", 0, 3, leader_epoch=7)], asynchronous=False
+        )
         consumer.assign([TopicPartition("epochs-known", 0)])
         message = None
         deadline = time.monotonic() + 30

@@ -32,12 +32,28 @@ def test_a_scenario_runs_against_kafka_in_a_container(kafka_image: str, tmp_path
     report = tmp_path / "report"
     fast = {"KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS": "1000", "KAFKA_LOG_INITIAL_TASK_DELAY_MS": "0"}
     with KafkaContainer(kafka_image, env=fast) as kafka:
-        done = run_stoppable([sys.executable, "-m", "scenarios", "run", NAME, "--fast",
-                              "--bootstrap-servers", kafka.bootstrap_servers, "--report", str(report)],
-                             cwd=PROJECT_ROOT, timeout=900, stdin=subprocess.DEVNULL)
+        done = run_stoppable(
+            [
+                sys.executable,
+                "-m",
+                "scenarios",
+                "run",
+                NAME,
+                "--fast",
+                "--bootstrap-servers",
+                kafka.bootstrap_servers,
+                "--report",
+                str(report),
+            ],
+            cwd=PROJECT_ROOT,
+            timeout=900,
+            stdin=subprocess.DEVNULL,
+        )
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
         result = passed_report(NAME, report)
         # The scenario made its own topic in that Kafka, and read it there.
-        topics = kafka.get_wrapped_container().exec_run(["ls", "/var/lib/kafka/data"]).output.decode()
+        topics = (
+            kafka.get_wrapped_container().exec_run(["ls", "/var/lib/kafka/data"]).output.decode()
+        )
     assert any(line.startswith(f"Experience-{NAME}-") for line in topics.split()), topics
     assert result["verdict"] == "passed"

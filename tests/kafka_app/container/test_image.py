@@ -49,14 +49,26 @@ def test_the_tag_changes_with_any_input_and_only_then(tmp_path: Path) -> None:
     assert image_inputs("base:1", {**files, "config/server.properties": b"x=1\n"}) != first
 
 
-def test_kafka_variables_override_a_setting_as_apache_kafkas_image_reads_them(tmp_path: Path) -> None:
+def test_kafka_variables_override_a_setting_as_apache_kafkas_image_reads_them(
+    tmp_path: Path,
+) -> None:
     defaults = tmp_path / "server.properties"
     defaults.write_text("log.retention.check.interval.ms=15000\nnode.id=1\n")
-    env = {"PATH": os.environ["PATH"], "KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS": "1000",
-           "KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://127.0.0.1:19092",
-           "KAFKA_SOME__UNDERSCORE___DASH": "a=b", "KAFKA_HEAP_OPTS": "-Xmx1G", "OTHER": "x"}
-    done = subprocess.run([str(_HERE / "kafka-env-properties"), str(defaults)], env=env,
-                          capture_output=True, text=True, check=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS": "1000",
+        "KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://127.0.0.1:19092",
+        "KAFKA_SOME__UNDERSCORE___DASH": "a=b",
+        "KAFKA_HEAP_OPTS": "-Xmx1G",
+        "OTHER": "x",
+    }
+    done = subprocess.run(
+        [str(_HERE / "kafka-env-properties"), str(defaults)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     props = _properties(done.stdout)
     assert props["log.retention.check.interval.ms"] == "1000"
     assert props["node.id"] == "1"
@@ -66,14 +78,28 @@ def test_kafka_variables_override_a_setting_as_apache_kafkas_image_reads_them(tm
 
 
 def test_the_healthcheck_fails_when_nothing_answers(free_port: int) -> None:
-    done = subprocess.run([str(_HERE / "kafka-broker-api-versions.sh"), "--bootstrap-server",
-                           f"127.0.0.1:{free_port}"], capture_output=True, timeout=30)
+    done = subprocess.run(
+        [
+            str(_HERE / "kafka-broker-api-versions.sh"),
+            "--bootstrap-server",
+            f"127.0.0.1:{free_port}",
+        ],
+        capture_output=True,
+        timeout=30,
+    )
     assert done.returncode != 0
 
 
 def test_the_healthcheck_passes_on_a_kafka_that_answers(embedded_broker) -> None:
-    done = subprocess.run([str(_HERE / "kafka-broker-api-versions.sh"), "--bootstrap-server",
-                           embedded_broker.bootstrap_servers], capture_output=True, timeout=30)
+    done = subprocess.run(
+        [
+            str(_HERE / "kafka-broker-api-versions.sh"),
+            "--bootstrap-server",
+            embedded_broker.bootstrap_servers,
+        ],
+        capture_output=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -85,15 +111,25 @@ def test_a_wrong_version_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[st
 
 def test_no_docker_engine_is_one_line_saying_what_to_do(tmp_path: Path) -> None:
     env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-such.sock"}
-    done = subprocess.run([sys.executable, "-m", "kafka_app", "image"], cwd=_HERE.parents[1], env=env,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "kafka_app", "image"],
+        cwd=_HERE.parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 1
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: no Docker engine answers; ")
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(
+        "error: no Docker engine answers; "
+    )
     assert "dockerd" in done.stderr and done.stdout == ""
 
 
-def test_a_killed_builds_leftovers_go_and_a_running_ones_stay(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_killed_builds_leftovers_go_and_a_running_ones_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kafka_app.container import base
 
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path))
@@ -104,8 +140,10 @@ def test_a_killed_builds_leftovers_go_and_a_running_ones_stay(tmp_path: Path,
     (folder / f"kafka-context.tar.tmp-{os.getpid()}").write_bytes(b"being written")
     (folder / "debian-bookworm-jre17-x.tar").write_bytes(b"done")
     base.remove_stale()
-    assert sorted(p.name for p in folder.iterdir()) == \
-        ["debian-bookworm-jre17-x.tar", f"kafka-context.tar.tmp-{os.getpid()}"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "debian-bookworm-jre17-x.tar",
+        f"kafka-context.tar.tmp-{os.getpid()}",
+    ]
 
 
 def _a_dead_pid() -> int:

@@ -28,8 +28,11 @@ def test_only_a_gone_process_containers_are_removed(kafka_image: str) -> None:
     made = {}
     try:
         for who, pid in (("killed", _a_dead_pid()), ("running", os.getpid())):
-            made[who] = client.containers.create(kafka_image, entrypoint=["true"],
-                                                 labels={OURS_LABEL: CONTAINER_KIND, PID_LABEL: str(pid)})
+            made[who] = client.containers.create(
+                kafka_image,
+                entrypoint=["true"],
+                labels={OURS_LABEL: CONTAINER_KIND, PID_LABEL: str(pid)},
+            )
         removed = remove_orphans(client)
         assert made["killed"].name in removed and made["running"].name not in removed
         left = {c.id for c in client.containers.list(all=True)}

@@ -16,10 +16,13 @@ from scenarios.catalog.backlog import (
 from scenarios.engine.registry import find_scenarios
 
 
-@pytest.mark.parametrize("source, version", [("spark-kafka", "4.0.5"), ("spark-kafka", "4.2.0"),
-                                             ("python", "4.2.0"), ("python", "4.3.0")])
+@pytest.mark.parametrize(
+    "source, version",
+    [("spark-kafka", "4.0.5"), ("spark-kafka", "4.2.0"), ("python", "4.2.0"), ("python", "4.3.0")],
+)
 def test_the_capped_ways_run_on_the_connector_and_on_our_source_from_pyspark_4_2(
-        source: str, version: str) -> None:
+    source: str, version: str
+) -> None:
     assert capped_parts_unavailable(source, version) == ""
 
 
@@ -36,11 +39,25 @@ def test_the_sizes_leave_about_ten_capped_batches_and_a_minimum_below_a_cap() ->
 
 
 def test_a_way_is_a_row_of_the_docs_table() -> None:
-    way = Way("uncapped", batches=2, biggest=50_024, biggest_ms=7312, catch_up_sec=21.04,
-              batches_sec=9.96, peak_mib=1168, lag_at_end=26)
-    assert way.row() == {"batches": 2, "biggest_batch": 50_024, "biggest_batch_ms": 7312,
-                         "catch_up_sec": 21.0, "batches_sec": 10.0, "peak_rss_mib": 1168,
-                         "lag_at_end": 26}
+    way = Way(
+        "uncapped",
+        batches=2,
+        biggest=50_024,
+        biggest_ms=7312,
+        catch_up_sec=21.04,
+        batches_sec=9.96,
+        peak_mib=1168,
+        lag_at_end=26,
+    )
+    assert way.row() == {
+        "batches": 2,
+        "biggest_batch": 50_024,
+        "biggest_batch_ms": 7312,
+        "catch_up_sec": 21.0,
+        "batches_sec": 10.0,
+        "peak_rss_mib": 1168,
+        "lag_at_end": 26,
+    }
 
 
 def test_it_is_registered_after_partitions_added() -> None:

@@ -16,7 +16,8 @@ from tests.scenarios.more_helpers import run_scenario
 @pytest.mark.e2e
 @pytest.mark.nightly
 def test_one_giant_batch_then_bounded_batches_a_backfill_that_stops_and_a_minimum(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     reports = tmp_path / "reports"
     result = run_scenario("backlog", reports)
     facts = result["facts"]
@@ -24,8 +25,11 @@ def test_one_giant_batch_then_bounded_batches_a_backfill_that_stops_and_a_minimu
     ways = facts["ways"]
     assert list(ways) == ["uncapped", "maxOffsetsPerTrigger", "AvailableNow"]
     assert ways["uncapped"]["biggest_batch"] >= FAST_BACKLOG
-    assert ways["maxOffsetsPerTrigger"]["biggest_batch"] == ways["AvailableNow"]["biggest_batch"] \
+    assert (
+        ways["maxOffsetsPerTrigger"]["biggest_batch"]
+        == ways["AvailableNow"]["biggest_batch"]
         == cap
+    )
     assert facts["available_now_exit_code"] == 0
     # The normal trigger resumes where the backfill stopped early.
     assert facts["resumed_from"] == facts["available_now_minimum_committed_end"]

@@ -20,7 +20,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_the_rule_rides_out_a_dead_leader_and_an_unclean_election_rewinds_spark(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("broker-failover", tmp_path / "reports", "--stack", "apache/connector")
     facts = result["facts"]
     assert result["stack"] == "apache/connector"
@@ -30,8 +31,10 @@ def test_the_rule_rides_out_a_dead_leader_and_an_unclean_election_rewinds_spark(
     lost_first, lost_last = facts["part2_lost_values"]
     assert lost_last >= lost_first  # acknowledged, then gone
     assert facts["part2_new_leader_log_end"] < facts["part2_checkpoint_offset"]
-    assert facts["error_offset_change"] == [facts["part2_checkpoint_offset"],
-                                            facts["part2_new_leader_log_end"]]
+    assert facts["error_offset_change"] == [
+        facts["part2_checkpoint_offset"],
+        facts["part2_new_leader_log_end"],
+    ]
     assert checks_named(result, "data-loss condition for a changed offset")
     assert checks_named(result, "failOnDataLoss=false: missing values")
     assert checks_named(result, "the values Kafka lost are counted, and gone from Kafka")

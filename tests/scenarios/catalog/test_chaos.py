@@ -97,8 +97,13 @@ def test_without_options_the_scenario_is_unchanged() -> None:
 
 
 def test_an_option_of_a_scenario_not_run_is_one_line_and_exit_2() -> None:
-    done = subprocess.run([sys.executable, "-m", "scenarios", "run", "parallelism", "--kills", "3"],
-                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", "parallelism", "--kills", "3"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == "scenarios: --kills is an option of chaos, which is not being run"
 

@@ -32,8 +32,13 @@ def write(path: Path, text: str = "x") -> None:
     path.write_text(text)
 
 
-def checkpoint_of(root: Path, batches: range, state_versions: range, snapshots: tuple[int, ...] = (),
-                  zips: bool = False) -> Path:
+def checkpoint_of(
+    root: Path,
+    batches: range,
+    state_versions: range,
+    snapshots: tuple[int, ...] = (),
+    zips: bool = False,
+) -> Path:
     """A checkpoint as Spark leaves it: the logs with Hadoop's hidden .crc beside each entry,
     state/0/0 with a delta (or RocksDB zip) per version, metadata, sources/0/0."""
     cp = root / "checkpoints"
@@ -60,8 +65,13 @@ def checkpoint_of(root: Path, batches: range, state_versions: range, snapshots: 
 def test_measure_counts_every_file_by_sub_folder_and_what_a_user_counts(tmp_path: Path) -> None:
     cp = checkpoint_of(tmp_path, range(70, 101), range(66, 102), snapshots=(70, 76))
     usage = measure(cp)
-    assert usage.files == {"offsets": 62, "commits": 62, "state": 36 * 2 + 2 + 2, "sources": 1,
-                           "other": 1}
+    assert usage.files == {
+        "offsets": 62,
+        "commits": 62,
+        "state": 36 * 2 + 2 + 2,
+        "sources": 1,
+        "other": 1,
+    }
     assert usage.bytes["offsets"] == 31 * (103 + 1)
     assert usage.bytes["state"] == 36 * 11 + 2 * 50 + len("schema") + len("op")
     assert usage.total_files == sum(usage.files.values())
@@ -130,13 +140,24 @@ def test_the_timeline_draws_the_folder_panel(tmp_path: Path) -> None:
 
 # -- the checks, on made-up samples -----------------------------------------------------------------
 
-def usage(batch: int, entries: int = 30, versions: int = 30, size: int = 1000,
-          oldest_version: int | None = None) -> CheckpointUsage:
-    return CheckpointUsage(files={"offsets": 2 * entries}, bytes={"offsets": size},
-                           offsets_entries=entries, commits_entries=entries,
-                           oldest_batch=batch - entries + 1, newest_batch=batch,
-                           state_versions=versions,
-                           oldest_state_version=oldest_version or batch - versions + 2)
+
+def usage(
+    batch: int,
+    entries: int = 30,
+    versions: int = 30,
+    size: int = 1000,
+    oldest_version: int | None = None,
+) -> CheckpointUsage:
+    return CheckpointUsage(
+        files={"offsets": 2 * entries},
+        bytes={"offsets": size},
+        offsets_entries=entries,
+        commits_entries=entries,
+        oldest_batch=batch - entries + 1,
+        newest_batch=batch,
+        state_versions=versions,
+        oldest_state_version=oldest_version or batch - versions + 2,
+    )
 
 
 def series(values: list[dict[str, int]], per_sec: float = 2.0) -> list[FolderSample]:
@@ -164,7 +185,10 @@ def test_log_problems() -> None:
     ok = series([{"batch": b, "entries": e} for b, e in ((60, 31), (61, 32), (62, 29))])
     assert log_problems(ok, 30) == []
     grown = series([{"batch": 60, "entries": 31}, {"batch": 90, "entries": 61}])
-    assert log_problems(grown, 30) == ["offsets/ held 31..61 entries", "commits/ held 31..61 entries"]
+    assert log_problems(grown, 30) == [
+        "offsets/ held 31..61 entries",
+        "commits/ held 31..61 entries",
+    ]
     assert log_problems([], 30) == ["no offsets samples", "no commits samples"]
 
 
@@ -186,16 +210,21 @@ def test_plateau_holds_for_a_saw_and_not_for_a_folder_that_grows() -> None:
 def test_ratio_problem() -> None:
     assert ratio_problem([31, 39, 34], [31, 33], 30, 0.3) is None
     assert ratio_problem([31, 35], [31, 33], 30, 0.3) == "peak 35 with ratio 0.3, below 38"
-    assert ratio_problem([31, 39], [31, 39], 30, 0.3) == \
-        "peak 39 with ratio 0, not below 39 with 0.3"
+    assert (
+        ratio_problem([31, 39], [31, 39], 30, 0.3) == "peak 39 with ratio 0, not below 39 with 0.3"
+    )
     assert ratio_problem([], [31], 30, 0.3) == "0 and 1 samples"
 
 
 def test_caught_up_after_a_restart() -> None:
     # Stopped at batch 102 with versions from 68; the restart's first maintenance deletes them.
-    samples = series([{"batch": 102, "versions": 36, "oldest_version": 68},
-                      {"batch": 103, "versions": 37, "oldest_version": 68},
-                      {"batch": 105, "versions": 30, "oldest_version": 76}])
+    samples = series(
+        [
+            {"batch": 102, "versions": 36, "oldest_version": 68},
+            {"batch": 103, "versions": 37, "oldest_version": 68},
+            {"batch": 105, "versions": 30, "oldest_version": 76},
+        ]
+    )
     assert caught_up_after(samples, 102, 68) == 3
     assert caught_up_after(samples[:2], 102, 68) is None
 
@@ -208,7 +237,11 @@ def test_soak_for_fast_seed_and_a_chosen_length() -> None:
     # The seed's HDFS soak runs on Spark's defaults: only the trigger is said.
     assert seed.app_options("hdfs") == {"trigger_sec": 1.0}
     assert fast.app_options("rocksdb", ratio=0.0) == {
-        "trigger_sec": 0.2, "state_store": "rocksdb", "min_batches_to_retain": 30,
-        "maintenance_sec": 1.0, "extra_space_ratio": 0.0}
+        "trigger_sec": 0.2,
+        "state_store": "rocksdb",
+        "min_batches_to_retain": 30,
+        "maintenance_sec": 1.0,
+        "extra_space_ratio": 0.0,
+    }
     assert soak_for(True, batches=500).hdfs_batches == 500
     assert soak_for(True, batches=5).hdfs_batches == 3 * 30  # never too short to show cleanup

@@ -21,16 +21,21 @@ pytestmark = [pytest.mark.e2e, pytest.mark.nightly]
 def test_checkpoint_growth(tmp_path: Path) -> None:
     result = run_scenario("checkpoint-growth", tmp_path / "reports")
     held = {c["name"] for c in result["checks"] if c["held"]}
-    assert {"hdfs: offsets/ and commits/ keep the last N batches",
-            "hdfs: the folder's size stops growing",
-            "stopped: a stopped query's checkpoint does not change",
-            "ratio0: the next run deletes what the stopped one left",
-            "ratio0: the extra-space ratio lets N x ratio stale versions pile up",
-            "hdfs: exactly once", "ratio0: exactly once"} <= held
+    assert {
+        "hdfs: offsets/ and commits/ keep the last N batches",
+        "hdfs: the folder's size stops growing",
+        "stopped: a stopped query's checkpoint does not change",
+        "ratio0: the next run deletes what the stopped one left",
+        "ratio0: the extra-space ratio lets N x ratio stale versions pile up",
+        "hdfs: exactly once",
+        "ratio0: exactly once",
+    } <= held
     facts = result["facts"]
     retain = facts["soak"]["retain"]
     # The logs are trimmed from batch N on, by the driver, whatever the store.
     assert facts["hdfs"]["end"]["offsets_entries"] in range(retain - 1, retain + 3)
     # RocksDB's teeth are taller with the ratio than without.
-    assert facts["rocksdb"]["state_versions_steady"][1] > facts["ratio0"]["state_versions_steady"][1]
+    assert (
+        facts["rocksdb"]["state_versions_steady"][1] > facts["ratio0"]["state_versions_steady"][1]
+    )
     assert facts["stopped"]["waited_sec"] > 0 and facts["samples"] > 50

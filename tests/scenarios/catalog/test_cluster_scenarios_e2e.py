@@ -16,7 +16,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_an_executor_killed_during_the_state_write_costs_a_task_not_the_query(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("executor-loss", tmp_path / "reports")
     facts = result["facts"]
     assert len(facts["executors"]) == 2
@@ -27,7 +28,8 @@ def test_an_executor_killed_during_the_state_write_costs_a_task_not_the_query(
 
 @pytest.mark.e2e
 def test_a_worker_killed_with_its_executor_is_replaced_and_the_count_goes_on(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("worker-loss", tmp_path / "reports")
     facts = result["facts"]
     assert checks_named(result, "the Master marked the worker DEAD")

@@ -21,13 +21,16 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 @pytest.mark.e2e
 @pytest.mark.nightly
 def test_a_rolling_upgrade_and_back_loses_nothing_until_metadata_version_is_finalized(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("kafka-upgrade", tmp_path / "reports", "--stack", "apache/connector")
     facts = result["facts"]
     assert result["stack"] == "apache/connector"
     assert [facts[f"upgraded_broker_{n}"]["version"] for n in (1, 2, 3)] == ["4.4.0"] * 3
     start, upgraded = facts["start_broker_1"], facts["upgraded_broker_1"]
-    assert start["metadata_version"] == upgraded["metadata_version"] == facts["metadata_version_start"]
+    assert (
+        start["metadata_version"] == upgraded["metadata_version"] == facts["metadata_version_start"]
+    )
     assert facts["metadata_version_finalized"] > facts["metadata_version_start"]
     assert facts["client"]["name"].startswith("kafka-clients 3.")
     assert "downgrade" in facts["downgrade_refusal"]

@@ -38,11 +38,12 @@ def test_run_all_includes_the_museum() -> None:
 
 
 def test_list_shows_the_exhibits_as_a_group_under_the_museum(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert run_cli(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("known-bugs "))
-    group = lines[at + 1:at + 1 + len(MUSEUM)]
+    group = lines[at + 1 : at + 1 + len(MUSEUM)]
     assert [line.split()[0] for line in group] == [e.name for e in all_exhibits()]
     assert all(line.startswith("  SPARK-") for line in group)
     assert "shown by short-retention" in next(line for line in group if "SPARK-12693" in line)
@@ -54,14 +55,19 @@ def test_exhibits_is_an_option_of_the_museum_only(capsys: pytest.CaptureFixture[
 
 
 def test_an_unknown_exhibit_is_refused_before_anything_starts(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         run_cli(["run", "known-bugs", "--exhibits", "SPARK-1"])
     assert exit_.value.code == 2
     assert "no exhibit SPARK-1" in capsys.readouterr().err
 
 
-def test_an_exhibit_shown_elsewhere_sends_the_user_there(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_exhibit_shown_elsewhere_sends_the_user_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit):
         run_cli(["run", "known-bugs", "--exhibits", "SPARK-12693"])
-    assert "SPARK-12693 is shown by the scenario short-retention: run that" in capsys.readouterr().err
+    assert (
+        "SPARK-12693 is shown by the scenario short-retention: run that" in capsys.readouterr().err
+    )

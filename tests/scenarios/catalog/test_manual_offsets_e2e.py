@@ -11,7 +11,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_a_fresh_checkpoint_resumes_from_the_group_with_the_replayed_batch_counted(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("manual-offsets", tmp_path / "reports")
     facts = result["facts"]
     killed, stopped = facts["after_kill_9"], facts["after_SIGTERM"]

@@ -11,11 +11,13 @@ P = [TopicPartition("Experience", p) for p in range(3)]
 
 
 def test_batch_lines_give_one_range_per_partition() -> None:
-    output = ("WARNING: Using incubator modules: jdk.incubator.vector\n"
-              "Streaming Experience from 127.0.0.1:1, checkpoints in c, output in o\n"
-              "batch 0: Experience-0 [0, 3), Experience-1 [0, 2), Experience-2 [0, 2) rows=7 "
-              "count=7 took 900 ms\n"
-              "batch 1: Experience-0 [3, 4), Experience-2 [2, 3) rows=2 count=9 took 80 ms\n")
+    output = (
+        "WARNING: Using incubator modules: jdk.incubator.vector\n"
+        "Streaming Experience from 127.0.0.1:1, checkpoints in c, output in o\n"
+        "batch 0: Experience-0 [0, 3), Experience-1 [0, 2), Experience-2 [0, 2) rows=7 "
+        "count=7 took 900 ms\n"
+        "batch 1: Experience-0 [3, 4), Experience-2 [2, 3) rows=2 count=9 took 80 ms\n"
+    )
     first, second = batch_lines(output)
     assert first.batch_id == 0 and first.rows == 7
     assert first.start == {P[0]: 0, P[1]: 0, P[2]: 0}
@@ -29,8 +31,9 @@ def test_topic_names_with_dashes_keep_their_partition_apart() -> None:
 
 
 def test_a_new_querys_first_batch_has_no_start() -> None:
-    (line,) = batch_lines("batch 0: Experience-0 [start, 4), Experience-1 [?, 3) rows=7 "
-                          "count=7 took 5 ms\n")
+    (line,) = batch_lines(
+        "batch 0: Experience-0 [start, 4), Experience-1 [?, 3) rows=7 count=7 took 5 ms\n"
+    )
     assert line.start == {} and line.end == {P[0]: 4, P[1]: 3}
 
 

@@ -14,7 +14,10 @@ def test_three_partitions_read_in_parallel_exactly_once(tmp_path: Path) -> None:
     result = run_scenario("parallelism", tmp_path / "reports")
     facts = result["facts"]
     total = facts["messages_sent"]
-    assert len(facts["committed_per_partition"]) == 3 and sum(facts["committed_per_partition"]) == total
+    assert (
+        len(facts["committed_per_partition"]) == 3
+        and sum(facts["committed_per_partition"]) == total
+    )
     assert checks_named(result, "a batch reads one range per Kafka partition")
     assert checks_named(result, "the restart replays the checkpoint's ranges")
     assert checks_named(result, "final: exactly once")

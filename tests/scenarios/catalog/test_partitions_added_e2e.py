@@ -18,7 +18,8 @@ from tests.scenarios.more_helpers import run_scenario
 @pytest.mark.e2e
 @pytest.mark.nightly
 def test_new_partitions_from_offset_zero_and_a_recreated_topic_fails_then_skips(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     reports = tmp_path / "reports"
     result = run_scenario("partitions-added", reports)
     facts = result["facts"]

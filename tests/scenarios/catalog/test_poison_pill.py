@@ -21,8 +21,9 @@ def test_stuck_batch_is_the_pending_one_with_its_range(tmp_path: Path) -> None:
     stuck = _stuck_batch(idle_stage(_crashed(tmp_path)))
     assert stuck.batch_id == 2 and stuck.last_commit == 1
     assert stuck.highest_written == 6
-    assert stuck.describe() == ('batch 2 pending, offsets {"Experience":{"0":6}} -> '
-                                '{"Experience":{"0":9}}, last commit 1')
+    assert stuck.describe() == (
+        'batch 2 pending, offsets {"Experience":{"0":6}} -> {"Experience":{"0":9}}, last commit 1'
+    )
 
 
 def test_the_poison_pills_offset_is_inside_the_pending_range(tmp_path: Path) -> None:

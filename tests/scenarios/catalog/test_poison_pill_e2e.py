@@ -19,7 +19,11 @@ def test_restarts_crash_at_the_same_offset_until_the_code_is_fixed(tmp_path: Pat
     for number in range(1, restarts + 1):
         again = facts[f"restart_{number}"]
         assert (again["batch"], again["start"], again["end"], again["last_commit"]) == (
-            first["batch"], first["start"], first["end"], first["last_commit"])
+            first["batch"],
+            first["start"],
+            first["end"],
+            first["last_commit"],
+        )
     assert len(checks_named(result, "same pending batch, same offsets")) == restarts
     assert checks_named(result, "the stuck batch is committed with its original offsets")
     assert checks_named(result, "final: exactly once")

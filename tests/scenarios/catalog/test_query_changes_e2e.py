@@ -15,7 +15,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_shuffle_partitions_ignored_cap_applies_new_topic_from_earliest_pattern_resumes(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     reports = tmp_path / "reports"
     result = run_scenario("query-changes", reports)
     facts = result["facts"]

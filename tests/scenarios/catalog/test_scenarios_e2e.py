@@ -38,9 +38,11 @@ def test_a_scenario_on_a_terminal_tells_its_story_and_passes(tmp_path: Path) -> 
     all), the processes' latest lines show live, the run names its folder, and the verdict is
     what a pipe's run gives."""
     report_dir = tmp_path / "reports"
-    command = (f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
-               f"{shlex.quote(sys.executable)} -m scenarios run {NAME} --fast --report "
-               f"{shlex.quote(str(report_dir))}; echo EXIT=$?; sleep 600")
+    command = (
+        f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
+        f"{shlex.quote(sys.executable)} -m scenarios run {NAME} --fast --report "
+        f"{shlex.quote(str(report_dir))}; echo EXIT=$?; sleep 600"
+    )
     with TmuxScreen(f"scenario-{os.getpid()}", width=160, height=50) as tmux:
         tmux.start(command)
         # While a step runs, the app's latest batch line is live under the narration.
@@ -61,15 +63,25 @@ def test_a_scenario_on_a_terminal_tells_its_story_and_passes(tmp_path: Path) -> 
 
 
 def test_unknown_scenario_is_one_line_and_exit_2() -> None:
-    done = subprocess.run([sys.executable, "-m", "scenarios", "run", "no-such-thing"],
-                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "run", "no-such-thing"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "no scenario named no-such-thing" in done.stderr
 
 
 def test_list_names_the_three_seed_scenarios() -> None:
-    done = subprocess.run([sys.executable, "-m", "scenarios", "list"], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "scenarios", "list"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0
     for name in ("endless-retention", "short-retention", "checkpoint-reset"):
         assert name in done.stdout

@@ -11,7 +11,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_slow_storage_falls_behind_without_growing_the_live_heap_and_a_longer_trigger_helps(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     result = run_scenario("slow-checkpoint", tmp_path / "reports")
     facts = result["facts"]
     assert facts["batch_ms_median"] > 1000 and facts["falling_behind_warnings"] > 0

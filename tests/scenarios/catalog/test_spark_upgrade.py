@@ -10,9 +10,15 @@ from scenarios.catalog.spark_upgrade import CheckpointFormats, predict_rollback
 
 
 def schema(nullable_key: bool) -> str:
-    return json.dumps({"type": "struct", "fields": [
-        {"name": "stream", "type": "integer", "nullable": nullable_key, "metadata": {}}]},
-        separators=(",", ":"))
+    return json.dumps(
+        {
+            "type": "struct",
+            "fields": [
+                {"name": "stream", "type": "integer", "nullable": nullable_key, "metadata": {}}
+            ],
+        },
+        separators=(",", ":"),
+    )
 
 
 def write_utf(text: str) -> bytes:
@@ -23,14 +29,23 @@ def write_utf(text: str) -> bytes:
 def checkpoint(root: Path, offsets_version: str, nullable_key: bool) -> Path:
     """A checkpoint as Spark leaves it: logs with their version line, the state schema file v2
     (writeUTF version, then per schema a chunk count and writeUTF chunks)."""
-    for log, text in (("offsets", f"{offsets_version}\n{{}}\n{{}}"), ("commits", "v1\n{}"),
-                      ("state/0/_metadata", "v1\n{}")):
+    for log, text in (
+        ("offsets", f"{offsets_version}\n{{}}\n{{}}"),
+        ("commits", "v1\n{}"),
+        ("state/0/_metadata", "v1\n{}"),
+    ):
         folder = root / log
         folder.mkdir(parents=True)
         (folder / ("metadata" if log.startswith("state") else "0")).write_text(text)
     key, value = schema(nullable_key), schema(True)
-    body = write_utf("v2") + struct.pack(">i", 1) + write_utf(key) \
-        + struct.pack(">i", 2) + write_utf(value[:40]) + write_utf(value[40:])
+    body = (
+        write_utf("v2")
+        + struct.pack(">i", 1)
+        + write_utf(key)
+        + struct.pack(">i", 2)
+        + write_utf(value[:40])
+        + write_utf(value[40:])
+    )
     schema_file = root / "state" / "0" / "0" / "_metadata" / "schema"
     schema_file.parent.mkdir(parents=True)
     schema_file.write_bytes(body)

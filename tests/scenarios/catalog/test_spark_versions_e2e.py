@@ -47,9 +47,23 @@ def test_two_exhibits_hold_each_lines_outcome_in_a_matrix_of_two_versions(tmp_pa
     report = tmp_path / "matrix"
     versions = [OLDEST, locked_spark_version()]
     done = run_stoppable(
-        [sys.executable, "-m", "scenarios", "matrix", "--spark", ",".join(versions),
-         "known-bugs", "--exhibits", ",".join(EXHIBITS), "--fast", "--report", str(report)],
-        cwd=PROJECT_ROOT, timeout=1800)
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "matrix",
+            "--spark",
+            ",".join(versions),
+            "known-bugs",
+            "--exhibits",
+            ",".join(EXHIBITS),
+            "--fast",
+            "--report",
+            str(report),
+        ],
+        cwd=PROJECT_ROOT,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     matrix = json.loads((report / "matrix.json").read_text())
     assert matrix["versions"] == versions

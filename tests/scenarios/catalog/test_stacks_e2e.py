@@ -47,8 +47,21 @@ def test_checkpoint_reset_holds_alike_on_all_four_stacks(tmp_path: Path) -> None
 def _holds_alike_on(stacks: list[Stack], names: list[str], tmp_path: Path) -> None:
     report = tmp_path / "reports"
     done = run_stoppable(
-        [sys.executable, "-m", "scenarios", "matrix", "--stack", ",".join(s.name for s in stacks),
-         *names, "--fast", "--report", str(report)], cwd=PROJECT_ROOT, timeout=3000)
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "matrix",
+            "--stack",
+            ",".join(s.name for s in stacks),
+            *names,
+            "--fast",
+            "--report",
+            str(report),
+        ],
+        cwd=PROJECT_ROOT,
+        timeout=3000,
+    )
     assert done.returncode == 0, done.stdout[-8000:] + done.stderr[-3000:]
 
     matrix = json.loads((report / "matrix.json").read_text())
@@ -56,8 +69,11 @@ def _holds_alike_on(stacks: list[Stack], names: list[str], tmp_path: Path) -> No
     for stack, results in matrix["results"].items():
         assert [r["name"] for r in results] == names, stack
         assert all(r["verdict"] == "passed" for r in results), stack
-    differing = [f"{r['scenario']}: {r['check']}: {r['cells']}" for r in matrix["rows"]
-                 if r["differs"] and r["check"] != "duration"]
+    differing = [
+        f"{r['scenario']}: {r['check']}: {r['cells']}"
+        for r in matrix["rows"]
+        if r["differs"] and r["check"] != "duration"
+    ]
     assert differing == []
     assert (report / "matrix.html").is_file()
     assert all((report / s.folder / "index.html").is_file() for s in stacks)

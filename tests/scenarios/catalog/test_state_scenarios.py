@@ -10,31 +10,52 @@ from scenarios.catalog.state_stores import STORES, layout_problems
 from spark_app.checkpoint.state_files import classify
 
 STORE = {store.name: store for store in STORES}
-A, B, C, D = ("a" * 8 + "-0000-4000-8000-000000000000", "b" * 8 + "-0000-4000-8000-000000000000",
-              "c" * 8 + "-0000-4000-8000-000000000000", "d" * 8 + "-0000-4000-8000-000000000000")
+A, B, C, D = (
+    "a" * 8 + "-0000-4000-8000-000000000000",
+    "b" * 8 + "-0000-4000-8000-000000000000",
+    "c" * 8 + "-0000-4000-8000-000000000000",
+    "d" * 8 + "-0000-4000-8000-000000000000",
+)
 
 
 def files(*names: str) -> list:
     return [classify(name) for name in names]
 
 
-@pytest.mark.parametrize("store, names", [
-    ("hdfs", ["1.delta", "2.delta", "3.delta", "4.delta", "4.snapshot", "5.delta"]),
-    ("rocksdb", ["1.zip", "2.zip", "3.zip", "SSTs/000001-x.sst"]),
-    ("rocksdb-changelog", ["1.changelog", "2.changelog", "3.changelog", "3.zip", "4.changelog",
-                           "SSTs/000001-x.sst"]),
-])
+@pytest.mark.parametrize(
+    "store, names",
+    [
+        ("hdfs", ["1.delta", "2.delta", "3.delta", "4.delta", "4.snapshot", "5.delta"]),
+        ("rocksdb", ["1.zip", "2.zip", "3.zip", "SSTs/000001-x.sst"]),
+        (
+            "rocksdb-changelog",
+            [
+                "1.changelog",
+                "2.changelog",
+                "3.changelog",
+                "3.zip",
+                "4.changelog",
+                "SSTs/000001-x.sst",
+            ],
+        ),
+    ],
+)
 def test_each_stores_own_layout_fits(store: str, names: list[str]) -> None:
     assert layout_problems(STORE[store], files(*names), every=3) == []
 
 
 def test_what_does_not_fit_is_named() -> None:
     hdfs = STORE["hdfs"]
-    assert "versions with a .delta: [1, 3]" in layout_problems(hdfs, files("1.delta", "3.delta",
-                                                                           "3.snapshot"), 3)[0]
-    assert any("unexpected kinds ['zip']" in p
-               for p in layout_problems(hdfs, files("1.delta", "2.delta", "3.delta", "3.snapshot",
-                                                    "3.zip"), 3))
+    assert (
+        "versions with a .delta: [1, 3]"
+        in layout_problems(hdfs, files("1.delta", "3.delta", "3.snapshot"), 3)[0]
+    )
+    assert any(
+        "unexpected kinds ['zip']" in p
+        for p in layout_problems(
+            hdfs, files("1.delta", "2.delta", "3.delta", "3.snapshot", "3.zip"), 3
+        )
+    )
     # Snapshots closer than minDeltasForSnapshot, or none at all.
     changelog = STORE["rocksdb-changelog"]
     close = files("1.changelog", "2.changelog", "2.zip", "3.changelog", "SSTs/x.sst")

@@ -36,21 +36,25 @@ def test_state_stores(tmp_path: Path) -> None:
     assert facts["rocksdb_files_per_version"]["1"] == ["1.zip"]
     assert facts["rocksdb-changelog_files_per_version"]["1"] == ["1.changelog"]
     assert facts["rocksdb-changelog_snapshot_versions"][0] >= facts["snapshot_every"]
-    assert {"switch: Spark warns that the offset log overrules the session",
-            "switch: the new batches were written by HDFS",
-            "switch: exactly once"} <= checks
+    assert {
+        "switch: Spark warns that the offset log overrules the session",
+        "switch: the new batches were written by HDFS",
+        "switch: exactly once",
+    } <= checks
 
 
 def test_checkpoint_v2(tmp_path: Path) -> None:
     result = run_scenario("checkpoint-v2", tmp_path)
     checks, facts = held(result), result["facts"]
-    assert {"names: every state file is named <v>_<uuid>",
-            "commits: every commit's id names a state file of its version",
-            "lineage: each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
-            "retry: two attempts' files, the commit names the retry's",
-            "retry: later changelogs build on the committed attempt",
-            "format 1: the checkpoint stays format 2",
-            "final: exactly once"} <= checks
+    assert {
+        "names: every state file is named <v>_<uuid>",
+        "commits: every commit's id names a state file of its version",
+        "lineage: each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+        "retry: two attempts' files, the commit names the retry's",
+        "retry: later changelogs build on the committed attempt",
+        "format 1: the checkpoint stays format 2",
+        "final: exactly once",
+    } <= checks
     retried = facts["retried_version"]
     assert len(retried["on_disk"]) == 2 and retried["committed"] != retried["first_attempt"]
     assert "CANNOT_LOAD_STATE_STORE" in facts["format_1_refusal"]  # Spark 4.2.0, the lock's
@@ -60,15 +64,17 @@ def test_state_reader(tmp_path: Path) -> None:
     result = run_scenario("state-reader", tmp_path)
     checks, facts = held(result), result["facts"]
     at = facts["read_batch"]
-    assert {f"read: the state at batch {at} is its count in offsets and output",
-            "read: the change feed holds each batch's count",
-            "move: the old job's output ends where its state does",
-            "move: the new job seeds the old count",
-            "move: the count continues across the move",
-            "restart: the restart goes on from its own state",
-            "final: exactly once",
-            "new state: batch 0's state = seed + its rows",
-            "new state: the change feed shows the seed as batch 0's first write"} <= checks
+    assert {
+        f"read: the state at batch {at} is its count in offsets and output",
+        "read: the change feed holds each batch's count",
+        "move: the old job's output ends where its state does",
+        "move: the new job seeds the old count",
+        "move: the count continues across the move",
+        "restart: the restart goes on from its own state",
+        "final: exactly once",
+        "new state: batch 0's state = seed + its rows",
+        "new state: the change feed shows the seed as batch 0's first write",
+    } <= checks
     assert facts["state_report"]["operator"] == "applyInPandasWithState"
     assert facts["tws_state_report"]["operator"] == "transformWithStateInPandasExec"
     assert f"count {facts['seeded_count']} " in facts["seed_line"]

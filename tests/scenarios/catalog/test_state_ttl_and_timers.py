@@ -53,8 +53,11 @@ NOW = datetime(2026, 11, 24, 18, 40, 2, 123000)
 def lines_of(*rows: OutputRow | Event) -> list[str]:
     text = ""
     for row in rows:
-        text += (format_event_line(row.kind, row.count, describe(row), NOW)
-                 if isinstance(row, Event) else format_lines([row], NOW))
+        text += (
+            format_event_line(row.kind, row.count, describe(row), NOW)
+            if isinstance(row, Event)
+            else format_lines([row], NOW)
+        )
     return text.splitlines()
 
 
@@ -71,13 +74,13 @@ def test_an_event_line_reads_back_with_its_kind_count_and_details() -> None:
     parsed = parse_line(line)
     assert isinstance(parsed, EventLine)
     assert (parsed.kind, parsed.count) == (IDLE_TIMER, 42)
-    assert details_in(parsed.text) == {"idle_ms": 6000, "due_ms": 100,
-                                                            "batch_ms": 150}
+    assert details_in(parsed.text) == {"idle_ms": 6000, "due_ms": 100, "batch_ms": 150}
 
 
 def test_the_verifier_passes_over_event_lines_and_keeps_them() -> None:
-    report = verify(lines_of(msg(1), msg(2), timer(2), Event(TTL_EXPIRED, 2, {"ttl_ms": 12000}),
-                             msg(3)))
+    report = verify(
+        lines_of(msg(1), msg(2), timer(2), Event(TTL_EXPIRED, 2, {"ttl_ms": 12000}), msg(3))
+    )
     assert report.ok and report.final_count == 3 and report.ignored_lines == 0
     assert [(e.kind, e.count) for e in report.events] == [(IDLE_TIMER, 2), (TTL_EXPIRED, 2)]
 
@@ -90,9 +93,22 @@ def test_without_events_the_log_is_the_seeds_two_lines_per_message() -> None:
 def test_an_event_row_has_no_offset_and_is_found_among_messages() -> None:
     import pandas as pd
 
-    frame = pd.concat([event_frame(Event(TTL_EXPIRED, 7, {"ttl_ms": 12000, "batch_ms": 5})),
-                       pd.DataFrame({"topic": ["E"], "partition": [0], "offset": [7], "key": ["8"],
-                                     "value": ["8"], "count": [8]})], ignore_index=True)
+    frame = pd.concat(
+        [
+            event_frame(Event(TTL_EXPIRED, 7, {"ttl_ms": 12000, "batch_ms": 5})),
+            pd.DataFrame(
+                {
+                    "topic": ["E"],
+                    "partition": [0],
+                    "offset": [7],
+                    "key": ["8"],
+                    "value": ["8"],
+                    "count": [8],
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     assert events_in(frame) == [Event(TTL_EXPIRED, 7, {"ttl_ms": 12000, "batch_ms": 5})]
 
 
@@ -102,17 +118,23 @@ def test_ttl_or_timer_switch_on_processing_time() -> None:
 
 
 def test_the_options_parse_round_trip_and_set_avro() -> None:
-    settings = SparkAppSettings(**TWS_TTL, state_ttl_sec=12.0, idle_timer_sec=6.0,
-                                state_schema="v2-renamed")
+    settings = SparkAppSettings(
+        **TWS_TTL, state_ttl_sec=12.0, idle_timer_sec=6.0, state_schema="v2-renamed"
+    )
     back = settings_from_args(main_parser().parse_args(settings.to_argv()))
     assert back == settings
     assert state_store_conf(settings)[ENCODING_CONF] == "avro"
     assert ENCODING_CONF not in state_store_conf(SparkAppSettings())
 
 
-@pytest.mark.parametrize("option, flag", [({"state_ttl_sec": 5.0}, "--state-ttl-sec"),
-                                          ({"idle_timer_sec": 5.0}, "--idle-timer-sec"),
-                                          ({"state_encoding": "avro"}, "--state-encoding avro")])
+@pytest.mark.parametrize(
+    "option, flag",
+    [
+        ({"state_ttl_sec": 5.0}, "--state-ttl-sec"),
+        ({"idle_timer_sec": 5.0}, "--idle-timer-sec"),
+        ({"state_encoding": "avro"}, "--state-encoding avro"),
+    ],
+)
 def test_apply_in_pandas_with_state_refuses_each_in_one_line(option: dict, flag: str) -> None:
     refusal = tws_only_refusal(SparkAppSettings(**option))
     assert refusal is not None and refusal.startswith(flag) and "\n" not in refusal
@@ -126,10 +148,12 @@ def test_the_schema_variants_rename_and_narrow_one_field_of_v2() -> None:
 
 
 def test_an_avro_evolution_refusal_names_both_schemas_with_types() -> None:
-    text = ("[STATE_STORE_INVALID_VALUE_SCHEMA_EVOLUTION] Schema evolution is not possible new "
-            "value_schema=StructType(StructField(count,IntegerType,true),StructField("
-            "last_update_ms,LongType,true)) and old value_schema=StructType(StructField(count,"
-            "LongType,true),StructField(last_update_ms,LongType,true))")
+    text = (
+        "[STATE_STORE_INVALID_VALUE_SCHEMA_EVOLUTION] Schema evolution is not possible new "
+        "value_schema=StructType(StructField(count,IntegerType,true),StructField("
+        "last_update_ms,LongType,true)) and old value_schema=StructType(StructField(count,"
+        "LongType,true),StructField(last_update_ms,LongType,true))"
+    )
     refusal = find_schema_refusal(text)
     assert refusal is not None
     assert refusal.stored_fields == ("count long", "last_update_ms long")
@@ -169,16 +193,24 @@ def test_inspect_reads_variables_and_says_ttl_and_timers() -> None:
     properties = operator_properties(
         '{"timeMode":"ProcessingTime","outputMode":"Update","stateVariables":['
         '{"stateName":"count","stateVariableType":"ValueState","ttlEnabled":false},'
-        '{"stateName":"last_seen","stateVariableType":"ValueState","ttlEnabled":true}]}')
+        '{"stateName":"last_seen","stateVariableType":"ValueState","ttlEnabled":true}]}'
+    )
     variables = variables_of(properties)
     assert [v["name"] for v in variables if v["ttl"]] == ["last_seen"]
     assert operator_properties("not json") == {} and operator_properties(None) == {}
-    report = StateReport(StoreLayout(), count_batch=4, max_batch=9, time_mode="ProcessingTime",
-                         variables=variables,
-                         ttl_values={"last_seen": {"value": {"ms": 1}, "expires_ms": 12001}},
-                         ttl_changes=[TtlChange(4, "last_seen", "update", 12001),
-                                      TtlChange(7, "last_seen", "delete", None)],
-                         timers=[20000])
+    report = StateReport(
+        StoreLayout(),
+        count_batch=4,
+        max_batch=9,
+        time_mode="ProcessingTime",
+        variables=variables,
+        ttl_values={"last_seen": {"value": {"ms": 1}, "expires_ms": 12001}},
+        ttl_changes=[
+            TtlChange(4, "last_seen", "update", 12001),
+            TtlChange(7, "last_seen", "delete", None),
+        ],
+        timers=[20000],
+    )
     text = "\n".join(report.lines())
     assert "last_seen (ValueState, TTL)" in text
     assert "batch 7: delete last_seen (evicted: its TTL had passed)" in text
@@ -186,7 +218,8 @@ def test_inspect_reads_variables_and_says_ttl_and_timers() -> None:
 
 
 def test_a_timer_is_found_by_its_due_time() -> None:
-    events = verify(lines_of(msg(1), timer(1), msg(2),
-                             Event(IDLE_TIMER, 2, {"idle_ms": 6000, "due_ms": 200}))).events
+    events = verify(
+        lines_of(msg(1), timer(1), msg(2), Event(IDLE_TIMER, 2, {"idle_ms": 6000, "due_ms": 200}))
+    ).events
     assert [e.count for e in timers_due(events, 200)] == [2]
     assert timers_due(events, 999) == []

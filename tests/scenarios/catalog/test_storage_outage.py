@@ -30,10 +30,14 @@ def test_hadoop_s_checksum_file_sits_beside_with_a_dot() -> None:
 
 
 def test_spark_s_condition_is_the_bracketed_one_else_the_java_exception() -> None:
-    assert spark_condition("x [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] An error") \
+    assert (
+        spark_condition("x [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] An error")
         == "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED"
-    assert spark_condition("[WARN] x\njava.lang.IllegalStateException: Incomplete log file") \
+    )
+    assert (
+        spark_condition("[WARN] x\njava.lang.IllegalStateException: Incomplete log file")
         == "java.lang.IllegalStateException"
+    )
     assert spark_condition("Count = 3") is None
 
 
@@ -85,8 +89,9 @@ def test_a_store_without_its_proxy_cannot_be_cut(tmp_path: Path) -> None:
 
 def test_the_small_disk_says_why_it_cannot_mount(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("os.geteuid", lambda: 1000)
-    assert DiskPart.unavailable() == ("mounting a tmpfs needs root (CAP_SYS_ADMIN); run the "
-                                      "scenario as root")
+    assert DiskPart.unavailable() == (
+        "mounting a tmpfs needs root (CAP_SYS_ADMIN); run the scenario as root"
+    )
 
 
 def test_the_small_disk_must_be_mounted_before_it_fills(tmp_path: Path) -> None:

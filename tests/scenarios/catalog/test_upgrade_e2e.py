@@ -13,7 +13,8 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 @pytest.mark.e2e
 def test_allowed_change_continues_schema_change_refused_blue_green_doubles_the_overlap(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     reports = tmp_path / "reports"
     result = run_scenario("upgrade", reports)
     facts = result["facts"]
@@ -28,7 +29,9 @@ def test_allowed_change_continues_schema_change_refused_blue_green_doubles_the_o
     total = facts["messages_sent"]
     assert blue.ok and blue.v2_messages > 0 and blue.messages > blue.v2_messages
     assert green.v2_messages == green.messages and green.highest == total
-    assert green.lowest == facts["green_first_value"] and green.final_count == total - green.lowest + 1
+    assert (
+        green.lowest == facts["green_first_value"] and green.final_count == total - green.lowest + 1
+    )
     both = Counter(blue.values) + Counter(green.values)
     assert set(both) == set(range(1, total + 1))
     doubled = sorted(v for v, n in both.items() if n == 2)

@@ -44,7 +44,10 @@ def test_the_producers_log_line_reads_back_through_the_real_logging_setup(tmp_pa
         handler.flush()
     lines = path.read_text().splitlines()
     assert [parse_log_line(line) for line in lines] == [
-        ProducerLine("Experience", 89, 109, -110, 110), None, None]
+        ProducerLine("Experience", 89, 109, -110, 110),
+        None,
+        None,
+    ]
 
 
 def test_the_seeds_padded_offsets_are_read_too() -> None:
@@ -54,8 +57,10 @@ def test_the_seeds_padded_offsets_are_read_too() -> None:
 
 def test_log_lines_of_other_topics_are_left_out() -> None:
     prefix = "[INFO] [2026-11-23 02:31:33,163] [kafka_app.producer]: "
-    lines = [f"{prefix}{format_message(t, WINDOW, v, v)}" for t, v in
-             [("Experience", 1), ("Other", 2), ("Experience", 3)]]
+    lines = [
+        f"{prefix}{format_message(t, WINDOW, v, v)}"
+        for t, v in [("Experience", 1), ("Other", 2), ("Experience", 3)]
+    ]
     assert sent_from_log_lines(lines, "Experience", "x").values == (1, 3)
     assert sent_from_log_lines(lines, None, "x").values == (1, 2, 3)
 
@@ -91,10 +96,12 @@ def _produce(bootstrap: str, topic: str, values: list[bytes], partitions: int = 
 
 
 def test_read_topic_reads_every_partition_and_counts_what_retention_deleted(
-        embedded_broker: object) -> None:
+    embedded_broker: object,
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
-    _produce(bootstrap, "Experience", [str(v).encode() for v in range(1, 9)] + [b"kcat"],
-             partitions=2)
+    _produce(
+        bootstrap, "Experience", [str(v).encode() for v in range(1, 9)] + [b"kcat"], partitions=2
+    )
     record = read_topic(bootstrap, "Experience")
     assert sorted(record.values) == list(range(1, 9)) and record.foreign == 1 and record.complete
     # What retention does, asked for directly: partition 0 loses its first two records (1, 3).
@@ -114,7 +121,8 @@ def test_read_topic_says_when_there_is_no_such_topic_or_no_kafka(embedded_broker
 
 
 def test_stage_verify_sent_counts_a_message_the_producer_never_logged(
-        tmp_path: Path, embedded_broker: object) -> None:
+    tmp_path: Path, embedded_broker: object
+) -> None:
     # The producer was stopped after Kafka acknowledged 5 and before it logged the line.
     bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
     _produce(bootstrap, "Experience", [str(v).encode() for v in range(1, 6)])
@@ -122,10 +130,17 @@ def test_stage_verify_sent_counts_a_message_the_producer_never_logged(
     stage.folders.log.mkdir(parents=True)
     prefix = "[INFO] [2026-11-23 02:31:33,163] [kafka_app.producer]: "
     (stage.folders.log / "kafka.log").write_text(
-        "".join(f"{prefix}{format_message('Experience', WINDOW, v, v)}\n" for v in range(1, 5)))
+        "".join(f"{prefix}{format_message('Experience', WINDOW, v, v)}\n" for v in range(1, 5))
+    )
     # Kafka as a started stage knows it, without a producer of the stage's own.
-    stage.kafka._side = KafkaSide(stage.group, stage.folders, stage.timings, topic="Experience",
-                                  retention_sec=3600, bootstrap_servers=bootstrap)
+    stage.kafka._side = KafkaSide(
+        stage.group,
+        stage.folders,
+        stage.timings,
+        topic="Experience",
+        retention_sec=3600,
+        bootstrap_servers=bootstrap,
+    )
     write_output(stage.folders.output_log, range(1, 5))
     report = stage.output.verify_sent()
     assert report.missing == (ValueRange(5, 5),) and not report.ok
@@ -133,20 +148,40 @@ def test_stage_verify_sent_counts_a_message_the_producer_never_logged(
     assert stage.output.verify_sent().ok
 
 
-def test_a_real_producer_run_is_the_record_the_cli_checks(tmp_path: Path, embedded_broker: object,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_real_producer_run_is_the_record_the_cli_checks(
+    tmp_path: Path, embedded_broker: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The producer app as a user runs it sends 1..5; the Spark app's log lost the last one."""
     bootstrap = embedded_broker.bootstrap_servers  # type: ignore[attr-defined]
     done = subprocess.run(
-        [sys.executable, "-m", "kafka_app", "--bootstrap-servers", bootstrap, "--count", "5",
-         "--interval-sec", "0.05", "--log-dir", str(tmp_path / "log")],
-        cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "kafka_app",
+            "--bootstrap-servers",
+            bootstrap,
+            "--count",
+            "5",
+            "--interval-sec",
+            "0.05",
+            "--log-dir",
+            str(tmp_path / "log"),
+        ],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     output = tmp_path / "streaming-output.log"
     write_output(output, range(1, 5))
     assert run_cli(["verify", str(output)]) == 0
     capsys.readouterr()
-    for sent in ([str(tmp_path / "log" / "kafka.log")], ["topic", "--bootstrap-servers", bootstrap]):
+    for sent in (
+        [str(tmp_path / "log" / "kafka.log")],
+        ["topic", "--bootstrap-servers", bootstrap],
+    ):
         assert run_cli(["verify", str(output), "--json", "--sent", *sent]) == 1
         report = json.loads(capsys.readouterr().out)
         assert report["missing"] == [[5, 5]] and report["sent"]["messages"] == 5

@@ -32,8 +32,12 @@ def test_an_output_log_reads_as_values_with_their_counts(tmp_path: Path) -> None
 
 def test_two_logs_overlap_on_what_both_wrote_and_name_a_count_they_disagree_on() -> None:
     both = overlap([(1, 1), (2, 2), (3, 3)], [(3, 3), (4, 4)])
-    assert (both.only_first, both.only_second, both.both, both.counts_differ) == \
-        ((1, 2), (4,), (3,), ())
+    assert (both.only_first, both.only_second, both.both, both.counts_differ) == (
+        (1, 2),
+        (4,),
+        (3,),
+        (),
+    )
     assert both.union == (1, 2, 3, 4)
     assert overlap([(3, 3)], [(3, 1)]).counts_differ == (3,)
 

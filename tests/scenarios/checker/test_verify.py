@@ -25,7 +25,12 @@ def log_of(pairs: list[tuple[int, int]]) -> list[str]:
 def test_clean_log_is_ok() -> None:
     report = verify(log_of([(n, n) for n in range(1, 891)]))
     assert report.ok
-    assert (report.messages, report.distinct, report.highest, report.final_count) == (890, 890, 890, 890)
+    assert (report.messages, report.distinct, report.highest, report.final_count) == (
+        890,
+        890,
+        890,
+        890,
+    )
     assert report.missing == () and report.duplicated == {} and report.count_breaks == ()
 
 
@@ -50,7 +55,8 @@ def test_duplicates_are_counted_and_a_count_rewind_is_flagged() -> None:
     report = verify(log_of(pairs))
     assert report.duplicated == {4: 2, 5: 2}
     assert [(b.kind, b.value, b.expected, b.actual) for b in report.count_breaks] == [
-        ("rewind", 4, 6, 4)]
+        ("rewind", 4, 6, 4)
+    ]
     assert report.missing == () and not report.ok
 
 
@@ -100,8 +106,16 @@ def test_a_huge_value_is_a_gap_not_a_memory_error() -> None:
 
 
 def test_foreign_messages_are_counted_but_not_checked() -> None:
-    lines = pair(1, 1) + [f"{STAMP}Count = 2\n", f'{STAMP}Experience: "hi" -> "hello\\u0000"\n',
-                          f"{STAMP}Count = 3\n", f"{STAMP}Experience: null -> null\n"] + pair(4, 2)
+    lines = (
+        pair(1, 1)
+        + [
+            f"{STAMP}Count = 2\n",
+            f'{STAMP}Experience: "hi" -> "hello\\u0000"\n',
+            f"{STAMP}Count = 3\n",
+            f"{STAMP}Experience: null -> null\n",
+        ]
+        + pair(4, 2)
+    )
     report = verify(lines)
     assert report.ok and report.foreign_messages == 2 and report.final_count == 4
     assert report.distinct == 2 and report.highest == 2
@@ -133,7 +147,11 @@ def test_missing_from_the_start_is_reported() -> None:
 
 
 def test_ranges_of_folds_values() -> None:
-    assert ranges_of([7, 1, 2, 3, 3, 9, 10]) == (ValueRange(1, 3), ValueRange(7, 7), ValueRange(9, 10))
+    assert ranges_of([7, 1, 2, 3, 3, 9, 10]) == (
+        ValueRange(1, 3),
+        ValueRange(7, 7),
+        ValueRange(9, 10),
+    )
     assert str(ValueRange(6, 9)) == "6..9" and str(ValueRange(4, 4)) == "4"
     assert 7 in ValueRange(6, 9) and 10 not in ValueRange(6, 9)
 
@@ -163,8 +181,12 @@ def test_verify_file_and_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_v2_lines_are_read_like_v1_lines() -> None:
     """The upgrade scenario's log: v1 lines, then the same query goes on in --output-format v2."""
-    v2 = [f"{STAMP}Count = 3\n", f"{STAMP}v2 Experience-upgrade-17-0@2: -3 -> 3\n",
-          f"{STAMP}Count = 4\n", f"{STAMP}v2 Experience-1@0: 4 -> 4\n"]
+    v2 = [
+        f"{STAMP}Count = 3\n",
+        f"{STAMP}v2 Experience-upgrade-17-0@2: -3 -> 3\n",
+        f"{STAMP}Count = 4\n",
+        f"{STAMP}v2 Experience-1@0: 4 -> 4\n",
+    ]
     report = verify(log_of([(1, 1), (2, 2)]) + v2)
     assert report.ok and report.values == (1, 2, 3, 4)
     assert (report.v2_messages, report.ignored_lines) == (2, 0)
@@ -172,13 +194,15 @@ def test_v2_lines_are_read_like_v1_lines() -> None:
 
 
 def test_a_v2_line_counted_twice_is_a_duplicate() -> None:
-    report = verify(log_of([(1, 1), (2, 2)]) + [f"{STAMP}Count = 1\n",
-                                                f"{STAMP}v2 Experience-0@1: 2 -> 2\n"])
+    report = verify(
+        log_of([(1, 1), (2, 2)]) + [f"{STAMP}Count = 1\n", f"{STAMP}v2 Experience-0@1: 2 -> 2\n"]
+    )
     assert report.duplicated == {2: 2} and report.count_resets == (2,)
 
 
-def test_cli_never_says_ok_for_what_is_not_an_output_log(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_never_says_ok_for_what_is_not_an_output_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "empty.log").write_bytes(b"")
     (tmp_path / "binary.log").write_bytes(bytes(range(256)) * 20)
     (tmp_path / "spark.log").write_text("26/11/22 23:47:24 INFO Master: Started daemon\n" * 5)
@@ -188,8 +212,9 @@ def test_cli_never_says_ok_for_what_is_not_an_output_log(tmp_path: Path,
         assert capsys.readouterr().out.startswith("NOT OK"), name
 
 
-def test_verify_says_which_file_and_how_many_runs_it_read(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_says_which_file_and_how_many_runs_it_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The demo's run (values 1..33) then the README's terminals on a new checkpoint, whose
     count starts over at 1 from the earliest value Kafka kept (15): two runs in one log."""
     log = tmp_path / "log" / "streaming-output.log"
@@ -200,10 +225,12 @@ def test_verify_says_which_file_and_how_many_runs_it_read(tmp_path: Path,
     assert run_cli(["verify", str(log)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "NOT OK"
-    assert out[1] == (f"read {log}: 2 runs (the count started over at 1 at value 15): earlier "
-                      f"runs are mixed in; to check a new run alone, start clean with `uv run "
-                      f"python -m spark_app reset --log-dir {log.parent} (and the app's "
-                      f"--checkpoint-dir)`")
+    assert out[1] == (
+        f"read {log}: 2 runs (the count started over at 1 at value 15): earlier "
+        f"runs are mixed in; to check a new run alone, start clean with `uv run "
+        f"python -m spark_app reset --log-dir {log.parent} (and the app's "
+        f"--checkpoint-dir)`"
+    )
     assert run_cli(["verify", str(log), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert (data["file"], data["runs"]) == (str(log), 2)
@@ -211,7 +238,9 @@ def test_verify_says_which_file_and_how_many_runs_it_read(tmp_path: Path,
     log.write_text("".join(log_of(demo)))
     assert run_cli(["verify", str(log)]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == [
-        "OK: every message exactly once, counts consistent", f"read {log}: 1 run"]
+        "OK: every message exactly once, counts consistent",
+        f"read {log}: 1 run",
+    ]
 
 
 def test_the_default_log_gets_the_plain_reset_command() -> None:

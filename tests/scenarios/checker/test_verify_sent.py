@@ -19,8 +19,11 @@ PRODUCER = "[INFO] [2026-11-23 02:31:33,163] [kafka_app.producer]: "
 
 def output(values: list[int]) -> list[str]:
     """An output log writing `values` in order, the counts running 1, 2, 3…"""
-    return [line for count, value in enumerate(values, start=1)
-            for line in (f"{STAMP}Count = {count}\n", f"{STAMP}Experience: {value} -> {value}\n")]
+    return [
+        line
+        for count, value in enumerate(values, start=1)
+        for line in (f"{STAMP}Count = {count}\n", f"{STAMP}Experience: {value} -> {value}\n")
+    ]
 
 
 def sent(*values: int, deleted: int = 0, foreign: int = 0) -> SentRecord:
@@ -100,13 +103,16 @@ def test_exactly_once_needs_every_message_sent_when_the_report_knows_them() -> N
     assert exactly_once(verify_sent(report, sent(*range(1, 11))), 10).held
 
 
-def test_cli_reports_the_last_message_lost_from_the_producers_log(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reports_the_last_message_lost_from_the_producers_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = tmp_path / "streaming-output.log"
     log.write_text("".join(output(list(range(1, 11)))))
     kafka_log = tmp_path / "kafka.log"
-    kafka_log.write_text("[INFO] [2026-11-23 02:31:33,100] [kafka_app.broker]: listening\n"
-                         + producer_log(range(1, 12)))
+    kafka_log.write_text(
+        "[INFO] [2026-11-23 02:31:33,100] [kafka_app.broker]: listening\n"
+        + producer_log(range(1, 12))
+    )
     assert run_cli(["verify", str(log)]) == 0
     capsys.readouterr()
     assert run_cli(["verify", str(log), "--sent", str(kafka_log), "--json"]) == 1
@@ -118,12 +124,16 @@ def test_cli_reports_the_last_message_lost_from_the_producers_log(tmp_path: Path
     ("extra", "needle"),
     [
         (["--sent", "MISSING"], "cannot read the producer's log"),
-        (["--sent", "KAFKA_LOG", "--topic", "Other"], "only for Experience; name the topic with --topic"),
+        (
+            ["--sent", "KAFKA_LOG", "--topic", "Other"],
+            "only for Experience; name the topic with --topic",
+        ),
         (["--sent", "OUTPUT"], "is it the Kafka app's kafka.log?"),
     ],
 )
 def test_cli_says_in_one_line_what_is_wrong_with_the_record(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
     log = tmp_path / "streaming-output.log"
     log.write_text("".join(output([1, 2])))
     (tmp_path / "kafka.log").write_text(producer_log(range(1, 3)))
@@ -140,8 +150,13 @@ def test_cli_refuses_bootstrap_servers_without_the_topic_as_record(tmp_path: Pat
     assert exit_.value.code == 2
 
 
-def test_cli_help_says_the_producers_log_is_the_fuller_record(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_help_says_the_producers_log_is_the_fuller_record(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit):
         run_cli(["verify", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "records retention deleted are not there, so the producer's log is the fuller record" in text
+    assert (
+        "records retention deleted are not there, so the producer's log is the fuller record"
+        in text
+    )

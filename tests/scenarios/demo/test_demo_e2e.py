@@ -33,7 +33,9 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[3]
 # The demo as users start it.
 LAUNCH = ["-m", "scenarios", "demo"]
-SPARK_START_SEC = 600.0  # a cold PySpark start took 7 minutes on a machine busy with other Spark tests
+SPARK_START_SEC = (
+    600.0  # a cold PySpark start took 7 minutes on a machine busy with other Spark tests
+)
 STEP_SEC = 120.0
 
 
@@ -77,8 +79,11 @@ def _signal_masks(pid: int) -> str:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError as error:
         return f"no /proc status ({error})"
-    return ", ".join(line.replace("\t", " ") for line in status.splitlines()
-                     if line.startswith(("SigIgn", "SigCgt", "State")))
+    return ", ".join(
+        line.replace("\t", " ")
+        for line in status.splitlines()
+        if line.startswith(("SigIgn", "SigCgt", "State"))
+    )
 
 
 def _poll(check: Callable[[], object], timeout: float, describe: Callable[[], str]) -> object:
@@ -98,8 +103,11 @@ def _demo_args(run_dir: Path, port: int) -> list[str]:
 
 
 def _no_leftovers(log_dir: Path) -> None:
-    _poll(lambda: not _marked_processes(log_dir), 15,
-          lambda: f"processes left behind: {_marked_processes(log_dir)}")
+    _poll(
+        lambda: not _marked_processes(log_dir),
+        15,
+        lambda: f"processes left behind: {_marked_processes(log_dir)}",
+    )
 
 
 class Tmux(TmuxScreen):
@@ -126,13 +134,17 @@ def _fresh_clones_demo_in_tmux(name: str, run_dir: Path, port: int) -> Tmux:
     command = " ".join(shlex.quote(part) for part in [sys.executable, *LAUNCH, *args])
     tmux = Tmux(f"{name}-{os.getpid()}")
     # COLUMNS/LINES inherited from the test run would pin rich to 80x24 inside a 160x50 pane.
-    tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
-               f"echo DEMO-EXITED $?; sleep 120")
+    tmux.start(
+        f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}; "
+        f"echo DEMO-EXITED $?; sleep 120"
+    )
     return tmux
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(tmp_path: Path, free_port: int) -> None:
+def test_live_demo_in_a_terminal_crash_restart_kill_reset_and_quit(
+    tmp_path: Path, free_port: int
+) -> None:
     """A newcomer's first minutes (issue 37): a clone whose class archive is not written yet,
     Enter while the archive is still being saved, `r` at once, under the seed's 15 s retention:
     the restart must read its offsets before retention deletes them, so the verdict stays OK."""
@@ -188,14 +200,21 @@ class PlainDemo:
 
     def __init__(self, args: list[str]) -> None:
         # PYTHONFAULTHANDLER: a SIGABRT makes it print every thread's stack (see quit_within).
-        self.process = subprocess.Popen([sys.executable, *LAUNCH, *args], cwd=ROOT, text=True,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
-                                        preexec_fn=_started_as_a_background_job)
+        self.process = subprocess.Popen(
+            [sys.executable, *LAUNCH, *args],
+            cwd=ROOT,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+            preexec_fn=_started_as_a_background_job,
+        )
         self.output: list[str] = []
         self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=_read_lines, args=(self.process.stdout, self._lines), daemon=True).start()
+        threading.Thread(
+            target=_read_lines, args=(self.process.stdout, self._lines), daemon=True
+        ).start()
 
     def quit_within(self, timeout: float) -> int:
         """The exit code; if it has not quit by then, a failure that says what it was doing:
@@ -214,16 +233,22 @@ class PlainDemo:
             time.sleep(0.5)  # the reader thread's last lines
             while not self._lines.empty():
                 self.output.append(self._lines.get())
-            pytest.fail(f"the demo did not quit within {timeout:.0f} s of Ctrl-C; {masks}; "
-                        f"last output, then its threads' stacks:\n" + "\n".join(self.output[-80:]))
+            pytest.fail(
+                f"the demo did not quit within {timeout:.0f} s of Ctrl-C; {masks}; "
+                f"last output, then its threads' stacks:\n" + "\n".join(self.output[-80:])
+            )
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
-    def wait(self, pattern: str, timeout: float = STEP_SEC,
-             accept: Callable[[re.Match[str]], bool] = bool) -> re.Match[str]:
+    def wait(
+        self,
+        pattern: str,
+        timeout: float = STEP_SEC,
+        accept: Callable[[re.Match[str]], bool] = bool,
+    ) -> re.Match[str]:
         def seen() -> re.Match[str] | None:
             while not self._lines.empty():
                 line = self._lines.get()
@@ -236,12 +261,17 @@ class PlainDemo:
         return _poll(seen, timeout, lambda: "\n".join(self.output[-30:]))  # type: ignore[return-value]
 
 
-def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, free_port: int) -> None:
+def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(
+    tmp_path: Path, free_port: int
+) -> None:
     log_dir = tmp_path / "log"
     demo = PlainDemo(_demo_args(tmp_path, free_port))
     try:
-        demo.wait(r"\[status\] .*spark up .*batch \d+ count (\d+)", SPARK_START_SEC,
-                  accept=lambda match: int(match[1]) >= 3)
+        demo.wait(
+            r"\[status\] .*spark up .*batch \d+ count (\d+)",
+            SPARK_START_SEC,
+            accept=lambda match: int(match[1]) >= 3,
+        )
         demo.send("k")
         demo.wait(r"\[demo\] Spark app down: killed \(kill -9\) \(exit code -9\)")
         demo.send("d")
@@ -249,8 +279,10 @@ def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, fr
         demo.send("r")
         demo.wait(r"\[demo\] Spark app started .*start #2")
         demo.send("")
-        demo.wait(r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)",
-                  SPARK_START_SEC)
+        demo.wait(
+            r"\[demo\] Spark app down: crashed itself on a negative key \(exit code 255\)",
+            SPARK_START_SEC,
+        )
         demo.process.send_signal(signal.SIGINT)  # Ctrl-C quits like q, through the same cleanup
         assert demo.quit_within(60) == 0
         demo.wait(r"\[demo\] final: ")
@@ -264,15 +296,20 @@ def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(tmp_path: Path, fr
 
 @pytest.mark.nightly
 @pytest.mark.parametrize("store", ["hdfs", "s3"])
-def test_plain_demo_with_the_checkpoint_on_a_store(tmp_path: Path, free_port: int, store: str) -> None:
+def test_plain_demo_with_the_checkpoint_on_a_store(
+    tmp_path: Path, free_port: int, store: str
+) -> None:
     # Nightly: a store start and two Spark starts on it (the s3 jars are 690 MB on first use).
     log_dir = tmp_path / "log"
     demo = PlainDemo([*_demo_args(tmp_path, free_port), "--checkpoint-store", store])
     prefix = "hdfs://" if store == "hdfs" else "s3a://"
     try:
         demo.wait(rf"\[demo\] {store} checkpoint store starting")
-        demo.wait(r"\[status\] .*spark up .*batch \d+ count (\d+)", SPARK_START_SEC,
-                  accept=lambda match: int(match[1]) >= 3)
+        demo.wait(
+            r"\[status\] .*spark up .*batch \d+ count (\d+)",
+            SPARK_START_SEC,
+            accept=lambda match: int(match[1]) >= 3,
+        )
         assert (log_dir / "demo-spark.out").read_text().count(f"checkpoints in {prefix}") == 1
         demo.send("k")
         demo.wait(r"\[demo\] Spark app down: killed \(kill -9\)")
@@ -289,7 +326,9 @@ def test_plain_demo_with_the_checkpoint_on_a_store(tmp_path: Path, free_port: in
         assert demo.process.wait(timeout=60) == 0
         _no_leftovers(log_dir)
         assert not (log_dir / "store-data").exists() and not (log_dir / "store-view").exists()
-        assert not (tmp_path / "checkpoints").exists() or not any((tmp_path / "checkpoints").iterdir())
+        assert not (tmp_path / "checkpoints").exists() or not any(
+            (tmp_path / "checkpoints").iterdir()
+        )
     finally:
         if demo.process.poll() is None:
             demo.process.kill()
@@ -304,15 +343,18 @@ LAUNCHERS = {"uv run": ["uv", "run", "python"], "python": [sys.executable]}
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("launcher", list(LAUNCHERS))
-def test_closing_the_demos_terminal_leaves_no_process(tmp_path: Path, free_port: int,
-                                                      launcher: str) -> None:
+def test_closing_the_demos_terminal_leaves_no_process(
+    tmp_path: Path, free_port: int, launcher: str
+) -> None:
     """A closed window or a dropped SSH session is SIGHUP: both apps must go, JVM included,
     within 15 s."""
     if shutil.which(LAUNCHERS[launcher][0]) is None:
         pytest.skip(f"{LAUNCHERS[launcher][0]} is not installed")
     log_dir = tmp_path / "log"
-    command = " ".join(shlex.quote(part) for part in [*LAUNCHERS[launcher], *LAUNCH,
-                                                      *_demo_args(tmp_path, free_port)])
+    command = " ".join(
+        shlex.quote(part)
+        for part in [*LAUNCHERS[launcher], *LAUNCH, *_demo_args(tmp_path, free_port)]
+    )
     tmux = Tmux(f"demo-hup-{os.getpid()}")
     tmux.start(f"cd {shlex.quote(str(ROOT))} && env -u COLUMNS -u LINES {command}")
     try:
@@ -341,7 +383,8 @@ def _command_lines(log_dir: Path) -> list[str]:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_fresh_clones_first_crash_and_restart_maps_the_class_archive_the_first_run_saved(
-        tmp_path: Path, free_port: int) -> None:
+    tmp_path: Path, free_port: int
+) -> None:
     """A fresh clone: no class archive yet. The first run saves it in the background after its
     first batch, the crash (Enter) and `r` bring the app back on it from the checkpoint, and
     every message is counted once. (Before, the archive was written by a stop, so the first
@@ -352,8 +395,11 @@ def test_a_fresh_clones_first_crash_and_restart_maps_the_class_archive_the_first
     tmux = _fresh_clones_demo_in_tmux("demo-first", tmp_path, free_port)
     try:
         count = tmux.wait_count_at_least(1, starts=1, timeout=SPARK_START_SEC)
-        archive = _poll(lambda: next(cache.glob("*.jsa"), None), SPARK_START_SEC,
-                        lambda: f"no class archive in {cache}: {sorted(cache.glob('*'))}")
+        archive = _poll(
+            lambda: next(cache.glob("*.jsa"), None),
+            SPARK_START_SEC,
+            lambda: f"no class archive in {cache}: {sorted(cache.glob('*'))}",
+        )
         tmux.wait(r"class archive: saved")
 
         tmux.keys("Enter")

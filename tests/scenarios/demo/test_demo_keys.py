@@ -13,8 +13,13 @@ def test_every_documented_key_maps_to_its_command() -> None:
     assert command_for_key("\n") is Command.NEGATIVE_KEY
     assert command_for_key("\r") is Command.NEGATIVE_KEY
     assert [command_for_key(k) for k in "ksrdtq"] == [
-        Command.KILL, Command.STOP, Command.RESTART, Command.DELETE_CHECKPOINT,
-        Command.RETENTION, Command.QUIT]
+        Command.KILL,
+        Command.STOP,
+        Command.RESTART,
+        Command.DELETE_CHECKPOINT,
+        Command.RETENTION,
+        Command.QUIT,
+    ]
     assert command_for_key("K") is Command.KILL
     assert command_for_key("x") is None
 

@@ -22,7 +22,8 @@ def _batch(checkpoint: Path, batch_id: int, end: int, committed: bool) -> None:
     (checkpoint / "commits").mkdir(parents=True, exist_ok=True)
     meta = {"batchWatermarkMs": 0, "batchTimestampMs": 1, "conf": {}}
     (checkpoint / "offsets" / str(batch_id)).write_text(
-        f"v1\n{json.dumps(meta)}\n{json.dumps({'Experience': {'0': end}})}")
+        f"v1\n{json.dumps(meta)}\n{json.dumps({'Experience': {'0': end}})}"
+    )
     if committed:
         (checkpoint / "commits" / str(batch_id)).write_text('v1\n{"nextBatchWatermarkMs":0}')
 
@@ -54,11 +55,14 @@ def test_checkpoint_absent_committed_and_pending(tmp_path: Path) -> None:
     _batch(checkpoint, 0, 5, committed=True)
     view = read_checkpoint_view(checkpoint, kafka_earliest=0)
     assert view.last_batch == 0
-    assert view.summary == ("last committed batch 0: a restart resumes at Experience-0@5; "
-                            "still in Kafka (earliest 0)")
+    assert view.summary == (
+        "last committed batch 0: a restart resumes at Experience-0@5; still in Kafka (earliest 0)"
+    )
     _batch(checkpoint, 1, 9, committed=False)
     view = read_checkpoint_view(checkpoint, kafka_earliest=7)
-    assert view.summary.startswith("batch 1 planned, not committed: a restart replays it from Experience-0@5")
+    assert view.summary.startswith(
+        "batch 1 planned, not committed: a restart replays it from Experience-0@5"
+    )
     assert "AGED OUT of Kafka (earliest 7)" in view.summary
 
 

@@ -14,8 +14,9 @@ from scenarios.demo.settings import DemoSettings
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -25,7 +26,9 @@ def repo(tmp_path: Path) -> Path:
     for folder in ("checkpoints", "log"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / ".gitkeep").write_text("")
-    (tmp_path / ".gitignore").write_text("checkpoints/*\n!checkpoints/.gitkeep\nlog/*\n!log/.gitkeep\n")
+    (tmp_path / ".gitignore").write_text(
+        "checkpoints/*\n!checkpoints/.gitkeep\nlog/*\n!log/.gitkeep\n"
+    )
     _git(tmp_path, "add", "-A")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "layout")
     return tmp_path
@@ -41,12 +44,14 @@ def _a_run_was_here(repo: Path) -> None:
 
 
 def _settings(repo: Path, port: int) -> DemoSettings:
-    return DemoSettings(port=port, log_dir=repo / "log", checkpoint_dir=repo / "checkpoints",
-                        fresh=True)
+    return DemoSettings(
+        port=port, log_dir=repo / "log", checkpoint_dir=repo / "checkpoints", fresh=True
+    )
 
 
-def test_the_d_key_empties_the_checkpoint_and_keeps_git_status_clean(repo: Path,
-                                                                      free_port: int) -> None:
+def test_the_d_key_empties_the_checkpoint_and_keeps_git_status_clean(
+    repo: Path, free_port: int
+) -> None:
     _a_run_was_here(repo)
     session = DemoSession(_settings(repo, free_port))
     assert session.handle(Command.DELETE_CHECKPOINT)

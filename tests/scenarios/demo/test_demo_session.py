@@ -25,7 +25,9 @@ def test_defaults_follow_the_apps_and_the_seed() -> None:
 
 
 def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path) -> None:
-    settings = settings_from_args(main_parser().parse_args(["--run-dir", str(tmp_path), "--port", "19999"]))
+    settings = settings_from_args(
+        main_parser().parse_args(["--run-dir", str(tmp_path), "--port", "19999"])
+    )
     assert settings.log_dir == tmp_path / "log"
     assert settings.checkpoint_dir == tmp_path / "checkpoints"
     assert settings.data_dir == tmp_path / "kafka-data"
@@ -84,7 +86,9 @@ def test_output_tail_gives_complete_lines_only(tmp_path: Path) -> None:
 
 
 def _retention_ms(admin: KafkaAdminClient, topic: str) -> str:
-    configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
+    configs = admin.describe_configs(
+        [ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all"
+    )
     return configs["topic"][topic]["retention.ms"]["value"]
 
 
@@ -117,5 +121,6 @@ def test_a_store_that_has_not_answered_shows_none_and_deletes_nothing(tmp_path: 
     assert not store.ready()
     assert store.delete(folder) == "the s3 store does not answer yet"
     view = read_checkpoint_view(store.logs_view(folder), shown_as=store.shown(folder))
-    assert view.summary == ("none at the s3 store (not answering yet): the next start is a new "
-                            "query, state empty")
+    assert view.summary == (
+        "none at the s3 store (not answering yet): the next start is a new query, state empty"
+    )

@@ -18,7 +18,11 @@ from scenarios.demo.state import (
 
 def test_producer_line_moves_earliest_and_latest() -> None:
     state = on_producer_line(initial_state(15), "Experience [ 89:109]: 109 -> 109")
-    assert (state.producer.earliest, state.producer.latest, state.producer.last_value) == (89, 109, 109)
+    assert (state.producer.earliest, state.producer.latest, state.producer.last_value) == (
+        89,
+        109,
+        109,
+    )
     assert state.producer.up
 
 
@@ -52,7 +56,9 @@ def test_spark_exit_is_named_by_what_we_sent_or_its_code() -> None:
     up = on_spark_started(initial_state(15), pid=42)
     assert on_spark_exit(on_spark_signal(up, "SIGKILL"), -9).spark.phase is SparkPhase.KILLED
     assert on_spark_exit(on_spark_signal(up, "SIGTERM"), 0).spark.phase is SparkPhase.STOPPED
-    assert on_spark_exit(on_spark_signal(up, "SIGTERM"), -9).spark.phase is SparkPhase.STOP_TIMED_OUT
+    assert (
+        on_spark_exit(on_spark_signal(up, "SIGTERM"), -9).spark.phase is SparkPhase.STOP_TIMED_OUT
+    )
     assert on_spark_exit(up, 255).spark.phase is SparkPhase.CRASHED
     assert on_spark_exit(up, 1).spark.phase is SparkPhase.FAILED
     assert on_spark_exit(up, 0).spark.phase is SparkPhase.EXITED

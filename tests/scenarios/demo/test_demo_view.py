@@ -40,7 +40,9 @@ def _running_state():
     state = on_spark_started(state, pid=4242)
     state = on_spark_line(state, "batch 9: Experience-0 [9, 11) rows=2 count=11 took 50 ms")
     state = with_verdict(state, Verdict(True, "every message exactly once: 11 of 1..11 seen"))
-    return with_checkpoint(state, CheckpointView("last committed batch 9: a restart resumes at Experience-0@11", 9))
+    return with_checkpoint(
+        state, CheckpointView("last committed batch 9: a restart resumes at Experience-0@11", 9)
+    )
 
 
 def test_screen_shows_both_apps_verdict_checkpoint_and_keys() -> None:
@@ -72,7 +74,9 @@ def test_figures_fall_back_to_the_files_when_the_console_has_none() -> None:
 
 
 def test_a_bad_verdict_shows_its_details() -> None:
-    state = with_verdict(initial_state(15), Verdict(False, "missing 3 (4..6)", ("missing 3 value(s): 4..6",)))
+    state = with_verdict(
+        initial_state(15), Verdict(False, "missing 3 (4..6)", ("missing 3 value(s): 4..6",))
+    )
     screen = _screen(state)
     assert "NOT OK  missing 3 (4..6)" in screen
     assert "missing 3 value(s): 4..6" in screen
@@ -86,19 +90,27 @@ def test_status_line_has_the_same_facts_in_plain_words() -> None:
 
 
 def test_retention_label() -> None:
-    assert [retention_label(s) for s in (15, 60, 90, 3600, 7200)] == ["15 s", "1 min", "90 s", "1 h", "2 h"]
+    assert [retention_label(s) for s in (15, 60, 90, 3600, 7200)] == [
+        "15 s",
+        "1 min",
+        "90 s",
+        "1 h",
+        "2 h",
+    ]
 
 
 def _last_words_panel(screen: str) -> tuple[list[str], str]:
     """The failure panel's rows, and its text with the borders and line breaks taken out."""
-    panel = screen[screen.index("Spark app's last words"):screen.index("Output log verdict")]
+    panel = screen[screen.index("Spark app's last words") : screen.index("Output log verdict")]
     rows = panel.splitlines()[:-1]  # the verdict panel's top border ends it
     return rows, " ".join(row.strip(" │╭╮╰╯─") for row in rows)
 
 
 def test_the_apps_last_words_are_shown_after_a_failure_with_where_the_rest_is() -> None:
-    reason = ("spark_app: KAFKA_UNREACHABLE: no Kafka broker answers at 127.0.0.1:9092. Start one "
-              "with `python -m kafka_app` or pass --bootstrap-servers HOST:PORT.")
+    reason = (
+        "spark_app: KAFKA_UNREACHABLE: no Kafka broker answers at 127.0.0.1:9092. Start one "
+        "with `python -m kafka_app` or pass --bootstrap-servers HOST:PORT."
+    )
     state = on_spark_started(initial_state(15, "run/log/spark.log"), pid=7)
     state = on_spark_line(on_spark_line(state, "Traceback (most recent call last):"), reason)
     state = on_spark_exit(state, 1)
@@ -112,9 +124,13 @@ def test_the_apps_last_words_are_shown_after_a_failure_with_where_the_rest_is() 
 
 # A task's data-loss failure as PySpark raises it on the connector: Spark's words, then the
 # executor's and the driver's Java stack traces, and only then the SQLSTATE.
-_FRAMES = "\n".join(f"\tat org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer.get(KafkaDataConsumer"
-                    f".scala:{100 + i})" if i % 2 else f"\tat org.apache.spark.scheduler.Task.run("
-                    f"Task.scala:{140 + i})" for i in range(90))
+_FRAMES = "\n".join(
+    f"\tat org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer.get(KafkaDataConsumer"
+    f".scala:{100 + i})"
+    if i % 2
+    else f"\tat org.apache.spark.scheduler.Task.run(Task.scala:{140 + i})"
+    for i in range(90)
+)
 _TASK_DATA_LOSS = (
     "[STREAM_FAILED] Query [id = 5c34, runId = be67] terminated with exception: Job aborted due "
     "to stage failure: Task 0 in stage 41.0 failed 1 times, most recent failure: Lost task 0.0 in "
@@ -124,11 +140,17 @@ _TASK_DATA_LOSS = (
     "been deleted before all the data in the\ntopic was processed.\nIf you don't want your "
     "streaming query to fail on such cases, set the source option failOnDataLoss to false.\n"
     "Reason: Could not read records in offset [33, 40) for topic partition Experience-0\nwith "
-    "consumer group spark-kafka-source-e5e2-1861636880-executor.\n" + _FRAMES
-    + "\n\nDriver stacktrace:\n" + _FRAMES + " SQLSTATE: XXKST\n=== Streaming Query ===\n")
+    "consumer group spark-kafka-source-e5e2-1861636880-executor.\n"
+    + _FRAMES
+    + "\n\nDriver stacktrace:\n"
+    + _FRAMES
+    + " SQLSTATE: XXKST\n=== Streaming Query ===\n"
+)
 
 
-def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_short_panel() -> None:
+def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_short_panel() -> (
+    None
+):
     error = connector_data_loss(_TASK_DATA_LOSS, offsets_of=lambda tp: (38, 60))
     assert error is not None
     line = f"spark_app: {error}"  # the app's last line, as its CLI prints it
@@ -142,9 +164,14 @@ def test_a_data_loss_with_the_whole_java_trace_shows_condition_and_remedy_in_a_s
     rows, words = _last_words_panel(screen)
 
     assert len(rows) <= 7, "\n".join(rows)
-    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: Could not read records in offset [33, 40)" in words
-    assert ("What to do: Kafka's earliest offset of Experience-0 is now 38, so offsets [33, 38) are "
-            "gone") in words
+    assert (
+        "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: Could not read records in offset [33, 40)"
+        in words
+    )
+    assert (
+        "What to do: Kafka's earliest offset of Experience-0 is now 38, so offsets [33, 38) are "
+        "gone"
+    ) in words
     assert "restart with --fail-on-data-loss false" in words
     assert "The whole message and Spark's trace: log/spark.log" in words
     assert "KafkaDataConsumer" not in screen

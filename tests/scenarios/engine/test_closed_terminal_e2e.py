@@ -24,9 +24,12 @@ import pytest
 
 from scenarios.engine.settings import PROJECT_ROOT
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("uv") is None,
-                                 reason="needs tmux and uv")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        shutil.which("tmux") is None or shutil.which("uv") is None, reason="needs tmux and uv"
+    ),
+]
 
 MARK = "CHECKPOINT_TERMINAL_TEST"
 SPARK_START_SEC = 600.0  # a cold PySpark start on a busy machine
@@ -62,13 +65,23 @@ class Terminal:
     def __init__(self, name: str, mark: str, command: list[str]) -> None:
         self.name, self.mark = name, mark
         line = " ".join(shlex.quote(part) for part in command)
-        self._tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50",
-                   f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
-                   f"{MARK}={shlex.quote(mark)} uv run {line}")
+        self._tmux(
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "160",
+            "-y",
+            "50",
+            f"cd {shlex.quote(str(PROJECT_ROOT))} && env -u COLUMNS -u LINES "
+            f"{MARK}={shlex.quote(mark)} uv run {line}",
+        )
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
-                              timeout=10).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.name, *args], capture_output=True, text=True, timeout=10
+        ).stdout
 
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.name)
@@ -76,8 +89,11 @@ class Terminal:
     def close_and_expect_nothing_left(self) -> None:
         assert marked(self.mark), "the command under test is not running"
         self._tmux("kill-server")  # the terminal goes away
-        poll(lambda: not marked(self.mark), GONE_WITHIN_SEC,
-             f"nothing left of `{self.mark}` (left: {marked(self.mark)})")
+        poll(
+            lambda: not marked(self.mark),
+            GONE_WITHIN_SEC,
+            f"nothing left of `{self.mark}` (left: {marked(self.mark)})",
+        )
 
     def cleanup(self) -> list[int]:
         self._tmux("kill-server")
@@ -107,24 +123,65 @@ def _output_log_written(log: Path) -> bool:
 
 
 def test_the_producer_goes_with_its_terminal(terminal, tmp_path: Path, free_port: int) -> None:  # type: ignore[no-untyped-def]
-    kafka = terminal(["python", "-m", "kafka_app", "--port", str(free_port), "--data-dir",
-                      str(tmp_path / "data"), "--log-dir", str(tmp_path / "log")])
+    kafka = terminal(
+        [
+            "python",
+            "-m",
+            "kafka_app",
+            "--port",
+            str(free_port),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--log-dir",
+            str(tmp_path / "log"),
+        ]
+    )
     poll(lambda: "Experience [" in kafka.screen(), 120, "the producer's first message")
     kafka.close_and_expect_nothing_left()
 
 
-def test_the_spark_app_goes_with_its_terminal_jvm_and_all(terminal, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                         free_port: int) -> None:
-    producer = subprocess.Popen([sys.executable, "-m", "kafka_app", "--port", str(free_port),
-                                 "--retention-sec", "3600", "--data-dir", str(tmp_path / "data"),
-                                 "--log-dir", str(tmp_path / "kafka-log")], cwd=PROJECT_ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def test_the_spark_app_goes_with_its_terminal_jvm_and_all(
+    terminal,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    free_port: int,
+) -> None:
+    producer = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafka_app",
+            "--port",
+            str(free_port),
+            "--retention-sec",
+            "3600",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--log-dir",
+            str(tmp_path / "kafka-log"),
+        ],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        spark = terminal(["python", "-m", "spark_app", "--bootstrap-servers",
-                          f"127.0.0.1:{free_port}", "--checkpoint-dir", str(tmp_path / "cp"),
-                          "--log-dir", str(tmp_path / "log")])
-        poll(lambda: _output_log_written(tmp_path / "log" / "streaming-output.log"),
-             SPARK_START_SEC, "the Spark app's first output")
+        spark = terminal(
+            [
+                "python",
+                "-m",
+                "spark_app",
+                "--bootstrap-servers",
+                f"127.0.0.1:{free_port}",
+                "--checkpoint-dir",
+                str(tmp_path / "cp"),
+                "--log-dir",
+                str(tmp_path / "log"),
+            ]
+        )
+        poll(
+            lambda: _output_log_written(tmp_path / "log" / "streaming-output.log"),
+            SPARK_START_SEC,
+            "the Spark app's first output",
+        )
         spark.close_and_expect_nothing_left()
     finally:
         producer.terminate()
@@ -133,8 +190,21 @@ def test_the_spark_app_goes_with_its_terminal_jvm_and_all(terminal, tmp_path: Pa
 
 def test_a_scenario_run_goes_with_its_terminal(terminal, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     reports = tmp_path / "reports"
-    run = terminal(["python", "-m", "scenarios", "run", "endless-retention", "--fast",
-                    "--report", str(reports)])
-    poll(lambda: _output_log_written(reports / "endless-retention" / "log" / "streaming-output.log"),
-         SPARK_START_SEC, "the scenario's Spark app's first output")
+    run = terminal(
+        [
+            "python",
+            "-m",
+            "scenarios",
+            "run",
+            "endless-retention",
+            "--fast",
+            "--report",
+            str(reports),
+        ]
+    )
+    poll(
+        lambda: _output_log_written(reports / "endless-retention" / "log" / "streaming-output.log"),
+        SPARK_START_SEC,
+        "the scenario's Spark app's first output",
+    )
     run.close_and_expect_nothing_left()

@@ -117,7 +117,9 @@ def test_lines_to_stdin_and_output_since_a_mark(tmp_path: Path) -> None:
 
 def test_wait_for_fails_fast_when_the_process_ends(tmp_path: Path) -> None:
     with ProcessGroup(tmp_path) as group:
-        quitter = group.start("quitter", [sys.executable, "-c", "print('bye'); raise SystemExit(3)"])
+        quitter = group.start(
+            "quitter", [sys.executable, "-c", "print('bye'); raise SystemExit(3)"]
+        )
         with pytest.raises(ProcessError, match="(?s)exited with code 3.*bye"):
             quitter.wait_for("never printed", timeout=20)
         assert quitter.wait_exit(timeout=5) == 3
@@ -128,8 +130,12 @@ def test_wait_for_times_out_with_what_was_awaited(tmp_path: Path) -> None:
     with ProcessGroup(tmp_path) as group:
         quiet = group.start("quiet", [sys.executable, "-c", "import time; time.sleep(600)"])
         with pytest.raises(WaitTimeout, match="quiet: the magic word"):
-            quiet.wait_for("magic", timeout=1.0, what="the magic word",
-                           progress=lambda what, s: progress.append(s))
+            quiet.wait_for(
+                "magic",
+                timeout=1.0,
+                what="the magic word",
+                progress=lambda what, s: progress.append(s),
+            )
 
 
 def test_start_failure_is_a_process_error(tmp_path: Path) -> None:
@@ -210,7 +216,11 @@ def _alive(pid: int) -> bool:
 def test_a_child_does_not_outlive_a_parent_killed_with_minus_9(tmp_path: Path) -> None:
     """A demo or a scenario run that dies without its cleanup (kill -9, an exception in it)
     takes its apps along: each sits in its own session, out of the terminal's reach."""
-    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import sys, time
         from pathlib import Path
         sys.path.insert(0, {str(Path.cwd())!r})
@@ -219,7 +229,11 @@ def test_a_child_does_not_outlive_a_parent_killed_with_minus_9(tmp_path: Path) -
             "sleeper", [sys.executable, "-c", "import time; time.sleep(120)"])
         print(child.pid, flush=True)
         time.sleep(120)
-        """)], stdout=subprocess.PIPE, text=True)
+        """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert parent.stdout is not None
     child = int(parent.stdout.readline())
     assert _alive(child)

@@ -48,20 +48,30 @@ def test_each_request_is_recorded_and_only_uploads_wait(store_port: int) -> None
         client = http.client.HTTPConnection("127.0.0.1", proxy.listen_port, timeout=10)
         took = {}
         for name, method, path, headers in (
-                ("upload", "PUT", "/bucket/cp/offsets/.0.tmp", {}),
-                ("copy", "PUT", "/bucket/cp/offsets/0", {"x-amz-copy-source": "bucket/cp/offsets/.0.tmp"}),
-                ("delete", "DELETE", "/bucket/cp/offsets/.0.tmp", {}),
-                ("list", "GET", "/bucket?list-type=2&prefix=cp%2Foffsets%2F", {}),
-                ("head", "HEAD", "/bucket/cp/offsets/0", {})):
+            ("upload", "PUT", "/bucket/cp/offsets/.0.tmp", {}),
+            (
+                "copy",
+                "PUT",
+                "/bucket/cp/offsets/0",
+                {"x-amz-copy-source": "bucket/cp/offsets/.0.tmp"},
+            ),
+            ("delete", "DELETE", "/bucket/cp/offsets/.0.tmp", {}),
+            ("list", "GET", "/bucket?list-type=2&prefix=cp%2Foffsets%2F", {}),
+            ("head", "HEAD", "/bucket/cp/offsets/0", {}),
+        ):
             start = time.monotonic()
             client.request(method, path, body=b"v1\n" if method == "PUT" else None, headers=headers)
             client.getresponse().read()
             took[name] = time.monotonic() - start
         client.close()
     kinds = [(r.kind, r.path, r.status) for r in requests.requests]
-    assert kinds == [("upload", "bucket/cp/offsets/.0.tmp", 200), ("copy", "bucket/cp/offsets/0", 200),
-                     ("delete", "bucket/cp/offsets/.0.tmp", 204), ("list", "bucket", 200),
-                     ("head", "bucket/cp/offsets/0", 200)]
+    assert kinds == [
+        ("upload", "bucket/cp/offsets/.0.tmp", 200),
+        ("copy", "bucket/cp/offsets/0", 200),
+        ("delete", "bucket/cp/offsets/.0.tmp", 204),
+        ("list", "bucket", 200),
+        ("head", "bucket/cp/offsets/0", 200),
+    ]
     assert [r.held_sec for r in requests.requests] == [0.3, 0.0, 0.0, 0.0, 0.0]
     assert took["upload"] >= 0.3 and max(took[k] for k in took if k != "upload") < 0.3
     assert all(r.answered_sec is not None and r.answered_sec < 0.3 for r in requests.requests)

@@ -30,8 +30,12 @@ from scenarios.run.matrix import run_stack_matrix
 
 
 def test_the_four_stacks_and_their_spelling() -> None:
-    assert [s.name for s in STACKS] == ["embedded/python", "embedded/connector",
-                                        "apache/python", "apache/connector"]
+    assert [s.name for s in STACKS] == [
+        "embedded/python",
+        "embedded/connector",
+        "apache/python",
+        "apache/connector",
+    ]
     assert parse_stack("apache/spark-kafka") == REAL  # the app's --source word is taken too
     settings = REAL.applied_to(RunSettings())
     assert (settings.kafka, settings.source) == ("apache", "spark-kafka")
@@ -60,9 +64,14 @@ def test_the_flags_name_a_stack_alone_or_together() -> None:
     assert chosen("--stack", "apache/connector", "--kafka", "apache") == REAL
 
 
-@pytest.mark.parametrize("argv", [["--offline", "--kafka", "apache"],
-                                  ["--stack", "apache/connector", "--source", "python"],
-                                  ["--stack", "apache/connector", "--offline"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--offline", "--kafka", "apache"],
+        ["--stack", "apache/connector", "--source", "python"],
+        ["--stack", "apache/connector", "--offline"],
+    ],
+)
 def test_flags_that_disagree_are_refused_in_one_line(argv: list[str]) -> None:
     with pytest.raises(ScenarioError, match="give one"):
         chosen(*argv)
@@ -77,11 +86,19 @@ def test_the_stack_matrix_runs_each_stack_with_its_settings(tmp_path: Path) -> N
     matrix = run_stack_matrix([OFFLINE, REAL], tiny, RunSettings(), Narrator(rich=False), tmp_path)
 
     rows = {row.check: row for row in matrix.rows()}
-    assert rows["end: stack"].cells == {"embedded/python": "held: embedded + python",
-                                        "apache/connector": "held: apache + spark-kafka"}
+    assert rows["end: stack"].cells == {
+        "embedded/python": "held: embedded + python",
+        "apache/connector": "held: apache + spark-kafka",
+    }
     assert rows["end: stack"].differs
-    assert "| scenario | check | embedded/python | apache/connector | differs |" in matrix.markdown()
+    assert (
+        "| scenario | check | embedded/python | apache/connector | differs |" in matrix.markdown()
+    )
     assert json.loads((tmp_path / "matrix.json").read_text())["versions"] == [
-        "embedded/python", "apache/connector"]
+        "embedded/python",
+        "apache/connector",
+    ]
     assert (tmp_path / "apache-connector" / "tiny.json").is_file()
-    assert 'href="apache-connector/index.html#scenario-tiny"' in (tmp_path / "matrix.html").read_text()
+    assert (
+        'href="apache-connector/index.html#scenario-tiny"' in (tmp_path / "matrix.html").read_text()
+    )

@@ -28,15 +28,22 @@ os._exit(9)
 
 
 def _mounted(folder: Path) -> bool:
-    return any(line.split()[1] == str(folder) for line in Path("/proc/mounts").read_text().splitlines())
+    return any(
+        line.split()[1] == str(folder) for line in Path("/proc/mounts").read_text().splitlines()
+    )
 
 
 @pytest.mark.e2e
 @pytest.mark.skipif(DiskPart.unavailable() is not None, reason=str(DiskPart.unavailable()))
 def test_a_killed_scenarios_tmpfs_is_unmounted_by_its_watcher(tmp_path: Path) -> None:
     folder = tmp_path / "checkpoints"
-    done = subprocess.run([sys.executable, "-c", KILLED_AFTER_MOUNT, str(folder)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_MOUNT, str(folder)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 9 and "tmpfs is mounted" in done.stdout, done.stderr
     deadline = time.monotonic() + 10
     while _mounted(folder) and time.monotonic() < deadline:

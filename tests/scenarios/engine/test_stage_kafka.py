@@ -20,8 +20,9 @@ from scenarios.report.narration import Narrator
 @pytest.mark.e2e
 def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
     narrator = Narrator(stream=io.StringIO())
-    stage = Stage("stage-test", RunSettings(timings=Timings.fast(), fast=True), narrator,
-                  tmp_path / "run")
+    stage = Stage(
+        "stage-test", RunSettings(timings=Timings.fast(), fast=True), narrator, tmp_path / "run"
+    )
     with stage:
         stage.kafka.start(retention_sec=2.0)
         assert stage.kafka.bootstrap_servers != "127.0.0.1:9092"
@@ -46,8 +47,12 @@ def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
 def test_kafka_keeps_everything_unless_a_scenario_sets_a_retention(tmp_path: Path) -> None:
     said = io.StringIO()
     timings = Timings.fast()
-    stage = Stage("stage-test", RunSettings(timings=timings, fast=True, kafka="embedded",
-                                            source="python"), Narrator(stream=said), tmp_path / "run")
+    stage = Stage(
+        "stage-test",
+        RunSettings(timings=timings, fast=True, kafka="embedded", source="python"),
+        Narrator(stream=said),
+        tmp_path / "run",
+    )
     with stage:
         stage.kafka.start()
         assert stage.kafka.window().latest >= 1

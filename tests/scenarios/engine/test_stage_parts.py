@@ -73,13 +73,19 @@ def test_the_output_part_reads_an_output_log_without_an_app(tmp_path: Path) -> N
 def test_the_output_part_reads_where_each_v2_message_came_from(tmp_path: Path) -> None:
     stage = idle_stage(tmp_path / "run")
     assert stage.output.message_lines() == []  # no log yet
-    rows = [OutputRow("Experience", str(v), str(v), v, partition=v % 2, offset=v // 2)
-            for v in range(1, 5)]
+    rows = [
+        OutputRow("Experience", str(v), str(v), v, partition=v % 2, offset=v // 2)
+        for v in range(1, 5)
+    ]
     stage.folders.log.mkdir(parents=True)
     stage.folders.output_log.write_text(format_lines(rows, datetime(2026, 1, 1), "v2"))
     lines = stage.output.message_lines()
-    assert [(m.value, m.partition, m.offset) for m in lines] == \
-        [(1, 1, 0), (2, 0, 1), (3, 1, 1), (4, 0, 2)]
+    assert [(m.value, m.partition, m.offset) for m in lines] == [
+        (1, 1, 0),
+        (2, 0, 1),
+        (3, 1, 1),
+        (4, 0, 2),
+    ]
 
 
 def _python(code: str) -> list[str]:
@@ -89,24 +95,34 @@ def _python(code: str) -> list[str]:
 def test_the_wait_fails_at_once_with_the_last_words_of_a_process_that_died(tmp_path: Path) -> None:
     with ProcessGroup(tmp_path) as group:
         dying = group.start("app", _python("print('KAFKA_UNREACHABLE: nobody answers'); exit(3)"))
-        with pytest.raises(ProcessError, match="(?s)app exited with code 3 before value 9.*"
-                                               "KAFKA_UNREACHABLE"):
+        with pytest.raises(
+            ProcessError, match="(?s)app exited with code 3 before value 9.*KAFKA_UNREACHABLE"
+        ):
             wait_while_alive(dying, lambda: None, what="value 9", timeout=60)
 
 
 def test_the_wait_returns_what_the_condition_found_while_the_process_runs(tmp_path: Path) -> None:
     with ProcessGroup(tmp_path) as group:
-        talking = group.start("app", _python("import time; print('ready', flush=True); time.sleep(30)"))
-        found = wait_while_alive(talking, lambda: "ready" in talking.output() or None,
-                                 what="ready", timeout=60)
+        talking = group.start(
+            "app", _python("import time; print('ready', flush=True); time.sleep(30)")
+        )
+        found = wait_while_alive(
+            talking, lambda: "ready" in talking.output() or None, what="ready", timeout=60
+        )
         assert found is True and talking.running
 
 
 def _imported_modules(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-             for alias in node.names}
-    return names | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    names = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    return names | {
+        node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+    }
 
 
 # The museum's exhibits and their shared restart tell their stories with the stage too.
@@ -119,8 +135,14 @@ def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(modu
     banned = ("scenarios.engine.apps", "kafka_app.broker", "spark_app.source")
     assert not [m for m in _imported_modules(path) if m.startswith(banned)]
     text = path.read_text(encoding="utf-8")
-    for reach in ("stage.spark", "stage.proxy", "stage.group", "SparkLauncher", "KafkaSide",
-                  "EmbeddedBroker"):
+    for reach in (
+        "stage.spark",
+        "stage.proxy",
+        "stage.group",
+        "SparkLauncher",
+        "KafkaSide",
+        "EmbeddedBroker",
+    ):
         assert reach not in text, f"{module} reaches through the stage: {reach}"
 
 
@@ -129,17 +151,27 @@ def test_every_step_a_scenario_takes_is_on_the_stage(module: str, tmp_path: Path
     """`stage.X` and `stage.PART.Y` name what exists: a renamed step fails here, not after a
     20-minute run."""
     stage = idle_stage(tmp_path / "run")
-    tree = ast.parse((PROJECT_ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    tree = ast.parse(
+        (PROJECT_ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+    )
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id == "stage":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "stage"
+        ):
             assert hasattr(stage, node.attr), f"{module}:{node.lineno}: stage.{node.attr}"
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
-                and isinstance(node.value.value, ast.Name) and node.value.value.id == "stage" \
-                and node.value.attr in ("kafka", "app", "network", "output", "brokers"):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "stage"
+            and node.value.attr in ("kafka", "app", "network", "output", "brokers")
+        ):
             part = getattr(stage, node.value.attr)
-            assert hasattr(type(part), node.attr) or node.attr in vars(part), \
+            assert hasattr(type(part), node.attr) or node.attr in vars(part), (
                 f"{module}:{node.lineno}: stage.{node.value.attr}.{node.attr}"
+            )
 
 
 def test_no_scenario_description_names_our_issue_tracker() -> None:
@@ -149,9 +181,14 @@ def test_no_scenario_description_names_our_issue_tracker() -> None:
 
 
 def test_the_kind_of_kafka_is_the_runs_setting_and_an_unknown_one_starts_nothing(
-        tmp_path: Path) -> None:
-    stage = Stage("t", RunSettings(kafka="no-such-kafka"), Narrator(stream=io.StringIO(), rich=False),
-                  tmp_path / "run")
+    tmp_path: Path,
+) -> None:
+    stage = Stage(
+        "t",
+        RunSettings(kafka="no-such-kafka"),
+        Narrator(stream=io.StringIO(), rich=False),
+        tmp_path / "run",
+    )
     with pytest.raises(ProcessError, match="no way to start a Kafka of kind 'no-such-kafka'"):
         stage.kafka.start(retention_sec=60)
     assert stage.group.processes == []
@@ -162,8 +199,9 @@ def test_an_empty_answer_is_not_yet_an_answer(tmp_path: Path) -> None:
     answers = iter([[], None, ["batch 3"]])
     with ProcessGroup(tmp_path) as group:
         talking = group.start("app", _python("import time; time.sleep(30)"))
-        assert wait_while_alive(talking, lambda: next(answers), what="three ranges", timeout=30,
-                                poll=0.01) == ["batch 3"]
+        assert wait_while_alive(
+            talking, lambda: next(answers), what="three ranges", timeout=30, poll=0.01
+        ) == ["batch 3"]
 
 
 class _BuggyThenFineLauncher:
@@ -177,15 +215,19 @@ class _BuggyThenFineLauncher:
     def start(self, **options: object):
         self.starts += 1
         self.options.append(options)
-        code = (f"import sys; print({self.line!r}, file=sys.stderr); sys.exit(1)"
-                if self.starts == 1 else "import time; print('value 9', flush=True); time.sleep(60)")
+        code = (
+            f"import sys; print({self.line!r}, file=sys.stderr); sys.exit(1)"
+            if self.starts == 1
+            else "import time; print('value 9', flush=True); time.sleep(60)"
+        )
         self.current = self.group.start(f"spark-{self.starts}", _python(code))
         return self.current
 
 
 @pytest.mark.parametrize("version, expected", [("4.1.1", True), ("4.2.0", False)])
 def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_only(
-        tmp_path: Path, version: str, expected: bool) -> None:
+    tmp_path: Path, version: str, expected: bool
+) -> None:
     from spark_app.lines.known_spark_bugs import known_spark_bug
     from spark_app.settings import SparkAppSettings
     from tests.scenarios.more_helpers import write_batch
@@ -193,8 +235,11 @@ def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_on
     checkpoint = tmp_path / "checkpoints"
     write_batch(checkpoint, 0, {0: 10})
     raised = 'Cannot invoke "x" because the return value of "scala.Option.get()" is null'
-    line = str(known_spark_bug(raised, SparkAppSettings(source="spark-kafka",
-                                                        checkpoint_dir=checkpoint), version))
+    line = str(
+        known_spark_bug(
+            raised, SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint), version
+        )
+    )
     with idle_stage(tmp_path / "run") as stage:
         launcher = _BuggyThenFineLauncher(stage.group, f"error: {line}")
         stage.app._launcher = launcher  # noqa: SLF001 (the stand-in for real Spark)

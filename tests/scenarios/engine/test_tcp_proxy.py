@@ -20,8 +20,9 @@ from tests.spark_app.kafka_helpers import create_topic, send_counter
 
 def test_clients_of_the_proxy_are_cut_and_restored(tmp_path: Path) -> None:
     port, second, proxy_port = free_port(), free_port(), free_port()
-    settings = BrokerSettings(port=port, data_dir=tmp_path / "kafka",
-                              second_listener=f"{second}=127.0.0.1:{proxy_port}")
+    settings = BrokerSettings(
+        port=port, data_dir=tmp_path / "kafka", second_listener=f"{second}=127.0.0.1:{proxy_port}"
+    )
     with EmbeddedBroker(settings), TcpProxy(proxy_port, ("127.0.0.1", second)) as proxy:
         create_topic(f"127.0.0.1:{port}")
         send_counter(f"127.0.0.1:{port}", range(1, 4))

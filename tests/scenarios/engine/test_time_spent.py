@@ -26,11 +26,14 @@ def test_the_summary_counts_kafka_starts_spark_starts_and_stops(tmp_path: Path) 
     with spent.timed("kafka start"):
         pass
     log = tmp_path / "streaming-output.log"
-    log.write_text(format_lines([OutputRow("Experience", "1", "1", 1)], at(7))
-                   + format_lines([OutputRow("Experience", "2", "2", 2)], at(31)))
+    log.write_text(
+        format_lines([OutputRow("Experience", "1", "1", 1)], at(7))
+        + format_lines([OutputRow("Experience", "2", "2", 2)], at(31))
+    )
     summary = spent.summary(log)
     assert summary["kafka start"]["count"] == 1
     assert summary["spark start"] == {"count": 2, "sec": 18.0, "max_sec": 11.0}
     assert "spark start without output" not in summary
-    assert TimeSpent(launches=[at(0)]).summary(tmp_path / "missing.log") == \
-        {"spark start without output": {"count": 1}}
+    assert TimeSpent(launches=[at(0)]).summary(tmp_path / "missing.log") == {
+        "spark start without output": {"count": 1}
+    }

@@ -13,7 +13,20 @@ from html.parser import HTMLParser
 __all__ = ["Element", "parse"]
 
 # Elements without an end tag: they never hold children.
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "wbr",
+}
 
 
 @dataclass

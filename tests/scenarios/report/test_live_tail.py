@@ -18,7 +18,9 @@ STEP = Step("Kill the Spark app", happens="kill -9", question="What is lost?", a
 def _processes(tmp_path: Path) -> Path:
     folder = tmp_path / "processes"
     folder.mkdir()
-    (folder / "producer.out").write_text("Experience [0:11]: 11 -> 11\nExperience [0:12]: 12 -> 12\n")
+    (folder / "producer.out").write_text(
+        "Experience [0:11]: 11 -> 11\nExperience [0:12]: 12 -> 12\n"
+    )
     (folder / "spark-1.out").write_text("batch 7: Experience-0 [11, 12) rows=1 count=12\n")
     (folder / "empty.out").write_text("")
     return folder

@@ -41,11 +41,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-_KILL = Step("Kill the app", happens="kill -9 the driver", watch="the batch line stops",
-             why="offsets/N is written before the batch runs",
-             production="let the supervisor restart it",
-             question="which value does the app write first after its restart?",
-             answer="the first value of the batch it was writing: batch N runs again")
+_KILL = Step(
+    "Kill the app",
+    happens="kill -9 the driver",
+    watch="the batch line stops",
+    why="offsets/N is written before the batch runs",
+    production="let the supervisor restart it",
+    question="which value does the app write first after its restart?",
+    answer="the first value of the batch it was writing: batch N runs again",
+)
 
 
 def test_a_step_on_a_terminal_shows_every_section() -> None:
@@ -59,16 +63,28 @@ def _guided(**pacing: object) -> tuple[io.StringIO, list[tuple[str, int]]]:
     with how much of the screen was written when it began."""
     out = io.StringIO()
     waits: list[tuple[str, int]] = []
-    narrator = Narrator(stream=out, rich=True, **pacing,  # type: ignore[arg-type]
-                        ask=lambda prompt: waits.append(("Enter", len(out.getvalue()))) or "",
-                        pause=lambda seconds: waits.append((f"{seconds:g} s", len(out.getvalue()))))
+    narrator = Narrator(
+        stream=out,
+        rich=True,
+        **pacing,  # type: ignore[arg-type]
+        ask=lambda prompt: waits.append(("Enter", len(out.getvalue()))) or "",
+        pause=lambda seconds: waits.append((f"{seconds:g} s", len(out.getvalue()))),
+    )
     narrator._console.width = 160
     narrator.begin("demo", "a title", "a summary")
     narrator.step(_KILL)
     narrator.say("killed")
     narrator.check("replayed", True, "batch 3 twice")
-    narrator.step(Step("Stop it", happens="SIGTERM", question="does it exit 0?", answer="yes",
-                       why="the gate lets the batch commit", production="a gate of your own"))
+    narrator.step(
+        Step(
+            "Stop it",
+            happens="SIGTERM",
+            question="does it exit 0?",
+            answer="yes",
+            why="the gate lets the batch commit",
+            production="a gate of your own",
+        )
+    )
     narrator.check("exit 0", True, "exited 0")
     narrator.end_step()
     return out, waits
@@ -77,10 +93,21 @@ def _guided(**pacing: object) -> tuple[io.StringIO, list[tuple[str, int]]]:
 def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
     out, waits = _guided(guided=True)
     screen = _unframed(out.getvalue())
-    order = ["Step 1: Kill the app", f"Question: {_KILL.question}", "killed", "PASS replayed",
-             f"Answer: {_KILL.answer}", "Why: offsets/N", "In production: let the supervisor",
-             "Step 2: Stop it", "Question: does it exit 0?", "PASS exit 0", "Answer: yes",
-             "Why: the gate", "In production: a gate of your own"]
+    order = [
+        "Step 1: Kill the app",
+        f"Question: {_KILL.question}",
+        "killed",
+        "PASS replayed",
+        f"Answer: {_KILL.answer}",
+        "Why: offsets/N",
+        "In production: let the supervisor",
+        "Step 2: Stop it",
+        "Question: does it exit 0?",
+        "PASS exit 0",
+        "Answer: yes",
+        "Why: the gate",
+        "In production: a gate of your own",
+    ]
     places = [screen.find(text) for text in order]
     assert -1 not in places, [t for t, p in zip(order, places) if p == -1]
     assert places == sorted(places)
@@ -88,10 +115,11 @@ def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
     # Each wait comes after its question and before the step's first remark.
     raw = _ANSI.sub("", out.getvalue())
     assert [w for w, _ in waits] == ["Enter", "Enter"]
-    for (_, at), question, remark in zip(waits, ["which value does", "does it exit 0?"],
-                                         ["killed", "PASS exit 0"]):
+    for (_, at), question, remark in zip(
+        waits, ["which value does", "does it exit 0?"], ["killed", "PASS exit 0"]
+    ):
         written = _ANSI.sub("", out.getvalue()[:at])
-        assert question in written and remark not in written[written.find(question):]
+        assert question in written and remark not in written[written.find(question) :]
         assert remark in raw
 
 
@@ -103,8 +131,10 @@ def test_projector_paces_itself_instead_of_waiting_for_enter() -> None:
 
 def test_off_a_terminal_nothing_waits_and_the_order_is_the_same() -> None:
     out = io.StringIO()
+
     def refuse(*_: object) -> str:
         raise AssertionError("waited off a terminal")
+
     narrator = Narrator(guided=True, projector_sec=5, stream=out, ask=refuse, pause=refuse)
     narrator.begin("demo", "a title", "a summary")
     narrator.step(_KILL)
@@ -113,11 +143,17 @@ def test_off_a_terminal_nothing_waits_and_the_order_is_the_same() -> None:
     lines = out.getvalue().splitlines()
     assert "\x1b[" not in out.getvalue()
     assert lines[1:] == [
-        "   a summary", "-- Step 1: Kill the app", "   What happens: kill -9 the driver",
-        f"   Question: {_KILL.question}", "   PASS replayed: batch 3 twice",
-        "-- Step 1: Kill the app: the answer", f"   Answer: {_KILL.answer}",
-        "   Watch: the batch line stops", "   Why: offsets/N is written before the batch runs",
-        "   In production: let the supervisor restart it"]
+        "   a summary",
+        "-- Step 1: Kill the app",
+        "   What happens: kill -9 the driver",
+        f"   Question: {_KILL.question}",
+        "   PASS replayed: batch 3 twice",
+        "-- Step 1: Kill the app: the answer",
+        f"   Answer: {_KILL.answer}",
+        "   Watch: the batch line stops",
+        "   Why: offsets/N is written before the batch runs",
+        "   In production: let the supervisor restart it",
+    ]
 
 
 def _catalog_steps() -> list[tuple[str, Step]]:
@@ -131,10 +167,12 @@ _REQUIRED = ("question", "answer", "production")
 
 
 def _catalog_calls() -> list[tuple[str, ast.Call]]:
-    return [(f"{module.stem}:{node.lineno}", node)
-            for module in _CATALOG_FILES
-            for node in ast.walk(ast.parse(module.read_text()))
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Step"]
+    return [
+        (f"{module.stem}:{node.lineno}", node)
+        for module in _CATALOG_FILES
+        for node in ast.walk(ast.parse(module.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Step"
+    ]
 
 
 def test_the_catalog_has_steps_to_render() -> None:

@@ -32,9 +32,16 @@ pytestmark = [pytest.mark.e2e, pytest.mark.spark]
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Known to be needed on our machines: no sandbox as root, no GPU, nothing fetched from outside.
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SCREEN = {"width": 1280, "height": 800}
 REAL_RUN_TIMEOUT_SEC = 900
 
@@ -49,8 +56,13 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
-            viewport=SCREEN, offline=True)  # offline: the page must need no network
+            profile,
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport=SCREEN,
+            offline=True,
+        )  # offline: the page must need no network
         try:
             yield context
         finally:
@@ -90,8 +102,16 @@ def page(browser: Any) -> Iterator[Any]:
 def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report folder of one real quick run, made once per session."""
     folder = tmp_path_factory.mktemp("real-report")
-    command = [sys.executable, "-m", "scenarios", "run", "checkpoint-reset", "--fast",
-               "--report", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "scenarios",
+        "run",
+        "checkpoint-reset",
+        "--fast",
+        "--report",
+        str(folder),
+    ]
     log = folder.parent / "real-run.log"
     with log.open("w") as out:
         run = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=out, stderr=subprocess.STDOUT)
@@ -159,7 +179,8 @@ def test_the_verdict_table_says_what_the_json_says(real_report: Path, page: Any)
 def test_every_link_and_picture_resolves(real_report: Path, browser: Any, page: Any) -> None:
     open_page(page, real_report / "index.html")
     pictures = page.eval_on_selector_all(
-        "img", "els => els.map(i => [i.complete, i.naturalWidth, i.alt])")
+        "img", "els => els.map(i => [i.complete, i.naturalWidth, i.alt])"
+    )
     assert pictures and all(done and width > 0 for done, width, _ in pictures), pictures
     links = page.eval_on_selector_all("a[href]", "els => els.map(a => a.href)")
     fragments = [h for h in links if "#" in h]
@@ -184,8 +205,9 @@ def _opens(page: Any, href: str) -> bool:
     return response is None or response.ok
 
 
-def test_nothing_scrolls_sideways_at_1280(real_report: Path, failing_report: Path,
-                                           page: Any) -> None:
+def test_nothing_scrolls_sideways_at_1280(
+    real_report: Path, failing_report: Path, page: Any
+) -> None:
     for report in (real_report, failing_report):
         open_page(page, report / "index.html")
         wide = page.evaluate("document.documentElement.scrollWidth")
@@ -214,8 +236,7 @@ def _on_screen(element: Any) -> None:
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= SCREEN["height"], box
 
 
-def test_a_traceback_is_folded_on_screen_and_printed_whole(failing_report: Path,
-                                                            page: Any) -> None:
+def test_a_traceback_is_folded_on_screen_and_printed_whole(failing_report: Path, page: Any) -> None:
     open_page(page, failing_report / "index.html")
     traceback = page.locator("#scenario-checkpoint-reset details.traceback")
     assert traceback.locator("summary").is_visible()

@@ -19,7 +19,10 @@ def test_the_table_follows_the_scenarios_and_keeps_the_rest() -> None:
     assert text.endswith(END + "\n\n## More\n")
     assert "old rows" not in text
     first = scenarios[0]
-    assert f"| [`{first.name}`](docs/scenarios.md#{first.name}) | {first.title} | {first.origin} |" in text
+    assert (
+        f"| [`{first.name}`](docs/scenarios.md#{first.name}) | {first.title} | {first.origin} |"
+        in text
+    )
 
 
 def test_a_retitled_scenario_changes_its_row() -> None:

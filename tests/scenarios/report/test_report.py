@@ -27,15 +27,22 @@ STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
 
 
 def log_of(pairs: list[tuple[int, int]]) -> list[str]:
-    return [f"{STAMP}{line}\n" for c, v in pairs for line in (f"Count = {c}", f"Experience: {v} -> {v}")]
+    return [
+        f"{STAMP}{line}\n" for c, v in pairs for line in (f"Count = {c}", f"Experience: {v} -> {v}")
+    ]
 
 
 def results() -> list[ScenarioResult]:
-    good = ScenarioResult("short-retention", "data loss", duration_sec=12.5,
-                          checks=[check("restart fails", True, "exit code != 0", "exit code 1")],
-                          facts={"lost_values": ValueRange(6, 9), "resumed_at": 10})
-    bad = ScenarioResult("endless-retention", "kills",
-                         checks=[check("exactly once", False, "1..10", "1..9")])
+    good = ScenarioResult(
+        "short-retention",
+        "data loss",
+        duration_sec=12.5,
+        checks=[check("restart fails", True, "exit code != 0", "exit code 1")],
+        facts={"lost_values": ValueRange(6, 9), "resumed_at": 10},
+    )
+    bad = ScenarioResult(
+        "endless-retention", "kills", checks=[check("exactly once", False, "1..10", "1..9")]
+    )
     broken = ScenarioResult("checkpoint-reset", "reset", error="WaitTimeout: value 9 never came")
     return [good, bad, broken]
 
@@ -52,7 +59,11 @@ def test_verdicts_and_exit_code() -> None:
 def test_report_files_parse(tmp_path: Path) -> None:
     written = write_reports(results(), tmp_path)
     assert sorted(p.name for p in written) == [
-        "checkpoint-reset.json", "endless-retention.json", "junit.xml", "short-retention.json"]
+        "checkpoint-reset.json",
+        "endless-retention.json",
+        "junit.xml",
+        "short-retention.json",
+    ]
     data = json.loads((tmp_path / "short-retention.json").read_text())
     assert data["verdict"] == "passed" and data["checks"][0]["name"] == "restart fails"
     assert data["facts"] == {"lost_values": [6, 9], "resumed_at": 10}
@@ -73,8 +84,12 @@ def test_verdict_table_names_every_check_on_a_terminal() -> None:
 
 def test_off_a_terminal_one_line_per_scenario_and_per_failed_check() -> None:
     long_check = check("the count goes on " * 8, False, "1..10 " * 20, "1..9 " * 20)
-    bad = ScenarioResult("chaos", "kills", duration_sec=61.2, checks=[
-        check("exactly once", True, "1..10", "1..10"), long_check])
+    bad = ScenarioResult(
+        "chaos",
+        "kills",
+        duration_sec=61.2,
+        checks=[check("exactly once", True, "1..10", "1..10"), long_check],
+    )
     buffer = io.StringIO()
     print_verdicts([*results(), bad], Console(file=buffer, width=80))
     lines = buffer.getvalue().splitlines()
@@ -126,8 +141,9 @@ def test_narration_plain_lines_and_guided_pause_on_a_terminal_only() -> None:
     asked: list[str] = []
     for rich in (False, True):
         buffer = io.StringIO()
-        narrator = Narrator(guided=True, stream=buffer, rich=rich,
-                            ask=lambda prompt: asked.append(prompt) or "")
+        narrator = Narrator(
+            guided=True, stream=buffer, rich=rich, ask=lambda prompt: asked.append(prompt) or ""
+        )
         narrator.begin("demo", "a title", "a summary")
         narrator.step(Step("Kill it", happens="kill -9", why="Spark replays batch N"))
         narrator.check("exactly once", True, "fine")
@@ -152,10 +168,20 @@ def test_event_labels_close_in_time_go_to_separate_lanes() -> None:
 def test_reports_name_the_pyspark_each_scenario_ran_on(tmp_path: Path) -> None:
     """A matrix run holds results of several PySpark versions: JUnit gets a suite per version,
     the lines and the JSON say which version each result is from."""
-    old = ScenarioResult("endless-retention", "kills", spark_version="4.0.5", duration_sec=3,
-                         checks=[check("exactly once", True, "1..10", "1..10")])
-    new = ScenarioResult("endless-retention", "kills", spark_version="4.3.0", duration_sec=4,
-                         checks=[check("exactly once", False, "1..10", "1..9")])
+    old = ScenarioResult(
+        "endless-retention",
+        "kills",
+        spark_version="4.0.5",
+        duration_sec=3,
+        checks=[check("exactly once", True, "1..10", "1..10")],
+    )
+    new = ScenarioResult(
+        "endless-retention",
+        "kills",
+        spark_version="4.3.0",
+        duration_sec=4,
+        checks=[check("exactly once", False, "1..10", "1..9")],
+    )
     write_reports([old, new], tmp_path)
     root = ET.parse(tmp_path / "junit.xml").getroot()
     suites = {s.get("name"): s.get("failures") for s in root.iter("testsuite")}
@@ -163,6 +189,8 @@ def test_reports_name_the_pyspark_each_scenario_ran_on(tmp_path: Path) -> None:
     assert (root.get("tests"), root.get("failures")) == ("2", "1")
     buffer = io.StringIO()
     print_verdicts([old, new], Console(file=buffer, width=80))
-    assert buffer.getvalue().splitlines()[0] == \
-        "PASSED endless-retention: 1/1 checks held (3 s, PySpark 4.0.5)"
+    assert (
+        buffer.getvalue().splitlines()[0]
+        == "PASSED endless-retention: 1/1 checks held (3 s, PySpark 4.0.5)"
+    )
     assert new.to_dict()["spark_version"] == "4.3.0"

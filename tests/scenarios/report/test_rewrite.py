@@ -16,7 +16,8 @@ def upper(text: str) -> str:
 
 
 def test_check_says_stale_and_writes_nothing_then_a_rewrite_makes_it_fresh(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "page.md"
     page.write_text("<!-- x --> old\n")
     assert rewrite_or_check(page, upper, True, "the page is", "run it") == 1
@@ -29,7 +30,8 @@ def test_check_says_stale_and_writes_nothing_then_a_rewrite_makes_it_fresh(
 
 
 def test_a_page_without_markers_is_one_line_and_left_alone(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "page.md"
     page.write_text("written by hand\n")
     assert rewrite_or_check(page, upper, False, "the page is", "run it") == 2

@@ -22,7 +22,8 @@ def test_the_question_sheet_is_rendered_from_the_code_and_not_stale() -> None:
     page = DOCS / "workshop-questions.md"
     assert page.read_text() == questions_markdown(), (
         "docs/workshop-questions.md is stale: uv run python -m scenarios.report.story > "
-        "docs/workshop-questions.md")
+        "docs/workshop-questions.md"
+    )
 
 
 def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None:
@@ -31,7 +32,9 @@ def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None
     workshop = (DOCS / "workshop.md").read_text()
     for path in written:
         assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 10_000
-        assert (DOCS / "img" / path.name).exists(), "run: uv run python -m scenarios.report.diagrams docs/img"
+        assert (DOCS / "img" / path.name).exists(), (
+            "run: uv run python -m scenarios.report.diagrams docs/img"
+        )
         assert f"img/{path.name}" in workshop
 
 
@@ -41,8 +44,9 @@ def test_each_scenarios_walk_through_opens_with_its_story_from_the_code() -> Non
     from scenarios.report.scenario_docs import PAGE, with_heads
 
     text = PAGE.read_text(encoding="utf-8")
-    assert with_heads(text, all_scenarios(), written_steps()) == text, \
+    assert with_heads(text, all_scenarios(), written_steps()) == text, (
         "docs/scenarios.md is stale: run uv run python -m scenarios.report.scenario_docs"
+    )
 
 
 def test_a_walk_through_without_its_markers_is_named_and_the_page_left_alone() -> None:

@@ -30,8 +30,14 @@ _FOLDERS = Folders(Path("scenario"))
 # The files a run's processes write, by the folder they are in; "*" stands for a node's id or a
 # process's name. worker-loss starts its cluster in "cluster".
 RUN_FILES = {
-    _FOLDERS.log.name: {OUTPUT_FILE_NAME, SPARK_LOG_FILE_NAME, PRODUCER_LOG, GC_LOG,
-                        server_log_name(1, 1), server_log_name("*", 3)},
+    _FOLDERS.log.name: {
+        OUTPUT_FILE_NAME,
+        SPARK_LOG_FILE_NAME,
+        PRODUCER_LOG,
+        GC_LOG,
+        server_log_name(1, 1),
+        server_log_name("*", 3),
+    },
     "cluster": {MASTER_LOG},
     _FOLDERS.processes.name: {f"*{CONSOLE_SUFFIX}"},  # each process's console, named after it
 }
@@ -95,18 +101,27 @@ def test_watches_name_files_and_checkpoint_entries_at_all() -> None:
     assert {p.split("/")[0] for p in _CHECKPOINT_PATH.findall(watches)} <= CHECKPOINT_ENTRIES
 
 
-@pytest.mark.parametrize("watch, problem", [
-    ("two lines per message in log/streaming-output.log", None),
-    ("the warning in log/spark-app.log", "no process of a run writes a file named like spark-app.log"),
-    ("kafka-server-<id>.log of the controller", None),
-    ("the Master in cluster/master.log", None),
-    ("the Master in workers/master.log", "a run has no folder workers/"),
-    ("the Master in log/master.log", "no process of a run writes a file named like master.log"),
-    ("the producer's console in processes/producer.out", None),
-    ("the producer's console in processes/producer.log", "a file named like producer.log there"),
-    ("`python -m scenarios verify` reports every value once", None),
-    ("`python -m scenarios verfiy`", "does not parse"),
-])
+@pytest.mark.parametrize(
+    "watch, problem",
+    [
+        ("two lines per message in log/streaming-output.log", None),
+        (
+            "the warning in log/spark-app.log",
+            "no process of a run writes a file named like spark-app.log",
+        ),
+        ("kafka-server-<id>.log of the controller", None),
+        ("the Master in cluster/master.log", None),
+        ("the Master in workers/master.log", "a run has no folder workers/"),
+        ("the Master in log/master.log", "no process of a run writes a file named like master.log"),
+        ("the producer's console in processes/producer.out", None),
+        (
+            "the producer's console in processes/producer.log",
+            "a file named like producer.log there",
+        ),
+        ("`python -m scenarios verify` reports every value once", None),
+        ("`python -m scenarios verfiy`", "does not parse"),
+    ],
+)
 def test_a_wrong_watch_is_named(watch: str, problem: str | None) -> None:
     found = watch_problems(watch)
     if problem is None:

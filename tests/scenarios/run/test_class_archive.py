@@ -37,10 +37,16 @@ def run_three(tmp_path: Path, python: Path, class_archive: bool = True) -> list[
         return Scenario(name=name, title=name, summary="", origin="test", run=held)
 
     # No run-wide Kafka: these stand-ins need none, and it would take seconds to start.
-    settings = RunSettings(timings=Timings.fast(), fast=True, spark_python=str(python),
-                           class_archive=class_archive, share_kafka=False)
-    results = run_scenarios([scenario("a"), scenario("b"), scenario("c")], settings,
-                            Narrator(stream=io.StringIO()))
+    settings = RunSettings(
+        timings=Timings.fast(),
+        fast=True,
+        spark_python=str(python),
+        class_archive=class_archive,
+        share_kafka=False,
+    )
+    results = run_scenarios(
+        [scenario("a"), scenario("b"), scenario("c")], settings, Narrator(stream=io.StringIO())
+    )
     assert [r.verdict for r in results] == ["passed"] * 3
     starts = tmp_path / "starts.txt"
     return starts.read_text().splitlines() if starts.exists() else []

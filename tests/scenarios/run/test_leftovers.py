@@ -26,16 +26,18 @@ LISTENER = textwrap.dedent("""
 
 @pytest.fixture
 def port_holder(free_port: int):
-    process = subprocess.Popen([sys.executable, "-c", LISTENER, str(free_port)],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", LISTENER, str(free_port)], stdout=subprocess.PIPE, text=True
+    )
     assert process.stdout is not None and process.stdout.readline().strip() == "listening"
     yield process
     process.kill()
     process.wait()
 
 
-def test_the_process_holding_a_port_is_named(port_holder: subprocess.Popen[str],
-                                             free_port: int) -> None:
+def test_the_process_holding_a_port_is_named(
+    port_holder: subprocess.Popen[str], free_port: int
+) -> None:
     assert not port_is_free(free_port)
     [found] = find_leftovers([], [free_port])
     assert found.pid == port_holder.pid and found.reason == f"holds port {free_port}"
@@ -60,11 +62,27 @@ def test_an_app_writing_to_our_folders_is_named(tmp_path: Path) -> None:
         app.wait()
 
 
-def test_the_demo_refuses_to_start_beside_them(port_holder: subprocess.Popen[str],
-                                               free_port: int, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "scenarios", "demo", "--port", str(free_port),
-                           "--run-dir", str(tmp_path), "--fresh"], cwd=ROOT, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60)
+def test_the_demo_refuses_to_start_beside_them(
+    port_holder: subprocess.Popen[str], free_port: int, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scenarios",
+            "demo",
+            "--port",
+            str(free_port),
+            "--run-dir",
+            str(tmp_path),
+            "--fresh",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"demo: a previous run is still going: pid {port_holder.pid}")
@@ -72,8 +90,9 @@ def test_the_demo_refuses_to_start_beside_them(port_holder: subprocess.Popen[str
     assert not (tmp_path / "log" / "demo-producer.out").exists()  # nothing was started
 
 
-def test_without_proc_as_on_macos_nothing_is_found_and_nothing_fails(monkeypatch,
-                                                                     tmp_path: Path) -> None:
+def test_without_proc_as_on_macos_nothing_is_found_and_nothing_fails(
+    monkeypatch, tmp_path: Path
+) -> None:
     import scenarios.run.leftovers as leftovers
 
     def no_proc(path: str) -> list[str]:

@@ -32,28 +32,48 @@ from scenarios.run.runner import kafka_version_of
 
 
 def result(version: str, actual: str, held: bool = True, seconds: float = 60) -> ScenarioResult:
-    return ScenarioResult("endless-retention", "kills", spark_version=version, duration_sec=seconds,
-                          checks=[check("exactly once", True, "1..n", "messages seen 4"),
-                                  check("the error", held, "a condition", actual)])
+    return ScenarioResult(
+        "endless-retention",
+        "kills",
+        spark_version=version,
+        duration_sec=seconds,
+        checks=[
+            check("exactly once", True, "1..n", "messages seen 4"),
+            check("the error", held, "a condition", actual),
+        ],
+    )
 
 
 def test_a_renamed_condition_differs_a_different_count_does_not() -> None:
-    matrix = Matrix(["4.0.5", "4.3.0"], {
-        "4.0.5": [result("4.0.5", "KAFKA_DATA_LOSS.OLD_NAME")],
-        "4.3.0": [result("4.3.0", "KAFKA_DATA_LOSS.NEW_NAME")]})
+    matrix = Matrix(
+        ["4.0.5", "4.3.0"],
+        {
+            "4.0.5": [result("4.0.5", "KAFKA_DATA_LOSS.OLD_NAME")],
+            "4.3.0": [result("4.3.0", "KAFKA_DATA_LOSS.NEW_NAME")],
+        },
+    )
     rows = {row.check: row for row in matrix.rows()}
     assert not rows["exactly once"].differs and not rows["verdict"].differs
     assert rows["the error"].differs
-    assert rows["the error"].cells == {"4.0.5": "held: KAFKA_DATA_LOSS.OLD_NAME",
-                                       "4.3.0": "held: KAFKA_DATA_LOSS.NEW_NAME"}
-    assert "| endless-retention | the error | held: KAFKA_DATA_LOSS.OLD_NAME | " \
-           "held: KAFKA_DATA_LOSS.NEW_NAME | **yes** |" in matrix.markdown()
+    assert rows["the error"].cells == {
+        "4.0.5": "held: KAFKA_DATA_LOSS.OLD_NAME",
+        "4.3.0": "held: KAFKA_DATA_LOSS.NEW_NAME",
+    }
+    assert (
+        "| endless-retention | the error | held: KAFKA_DATA_LOSS.OLD_NAME | "
+        "held: KAFKA_DATA_LOSS.NEW_NAME | **yes** |" in matrix.markdown()
+    )
     assert matrix.exit_code == 0
 
 
 def test_an_outcome_that_fails_on_one_version_fails_the_matrix() -> None:
-    matrix = Matrix(["4.0.5", "4.3.0"], {"4.0.5": [result("4.0.5", "x", held=False, seconds=200)],
-                                         "4.3.0": [result("4.3.0", "x", seconds=60)]})
+    matrix = Matrix(
+        ["4.0.5", "4.3.0"],
+        {
+            "4.0.5": [result("4.0.5", "x", held=False, seconds=200)],
+            "4.3.0": [result("4.3.0", "x", seconds=60)],
+        },
+    )
     rows = {row.check: row for row in matrix.rows()}
     assert rows["verdict"].cells == {"4.0.5": "FAILED", "4.3.0": "PASSED"}
     assert rows["the error"].differs and rows["duration"].differs  # 200 s against 60 s
@@ -89,7 +109,8 @@ def test_the_locked_version_needs_no_environment() -> None:
 
 @pytest.mark.parametrize("version", ["3.5.3", "4.1", "latest", "5.0.0"])
 def test_a_version_that_is_not_a_pyspark_4_release_is_one_line(
-        version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    version: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SparkEnvError, match="give a PySpark 4 release such as 4.0.0"):
         spark_python(version)
     assert run_cli(["run", "endless-retention", "--spark", version]) == 2
@@ -97,8 +118,9 @@ def test_a_version_that_is_not_a_pyspark_4_release_is_one_line(
     assert line.startswith(f"scenarios: --spark {version}: give a PySpark 4 release")
 
 
-def test_an_environment_made_without_protobuf_is_made_again(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_environment_made_without_protobuf_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Older environments lack protobuf, which transformWithState's workers need: the next
     use rebuilds them instead of failing inside a state scenario."""
     folder = tmp_path / "4.0.0"
@@ -127,12 +149,14 @@ def test_offline_goes_with_spark_not_with_stack(capsys: pytest.CaptureFixture[st
 def test_a_kafka_matrix_runs_each_version_and_names_it_in_every_report(tmp_path: Path) -> None:
     """Tiny scenarios (no broker) through the real runner: the column, the folder and each
     report carry the Kafka version the run was told."""
+
     def names_it(stage) -> None:
         stage.expect(check("kafka", True, "yes", f"on {stage.settings.kafka_version}"), phase="end")
 
     chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=names_it)]
-    matrix = run_kafka_matrix(["4.0.2", "4.4.0"], chosen, RunSettings(), Narrator(rich=False),
-                              tmp_path)
+    matrix = run_kafka_matrix(
+        ["4.0.2", "4.4.0"], chosen, RunSettings(), Narrator(rich=False), tmp_path
+    )
     assert matrix.exit_code == 0 and matrix.heading("4.0.2") == "Kafka 4.0.2"
     assert "| held: on 4.0.2 | held: on 4.4.0 |" in (tmp_path / "matrix.md").read_text()
     report = json.loads((tmp_path / "kafka-4.4.0" / "tiny.json").read_text())
@@ -142,39 +166,62 @@ def test_a_kafka_matrix_runs_each_version_and_names_it_in_every_report(tmp_path:
 
 def test_the_pinned_kafka_is_in_the_report_but_not_in_the_verdict_line() -> None:
     pinned = kafka_version_of(RunSettings())
-    assert pinned and "Kafka" not in verdict_lines([ScenarioResult("t", "t", kafka_version=pinned)])[0]
+    assert (
+        pinned and "Kafka" not in verdict_lines([ScenarioResult("t", "t", kafka_version=pinned)])[0]
+    )
     assert kafka_version_of(OFFLINE.applied_to(RunSettings())) == ""
     assert kafka_version_of(RunSettings(bootstrap_servers="kafka:9092")) == ""
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["run", "checkpoint-reset", "--kafka-version", "3.9.0"], "is not a Kafka 4.x version"),
-    (["run", "checkpoint-reset", "--kafka-version", "4.0.2", "--offline"],
-     "applies to the Apache Kafka the scenarios start"),
-    (["matrix", "--kafka-version", "4.0.2,4.4.0", "--offline"], "--offline runs the embedded"),
-])
-def test_a_kafka_version_that_cannot_run_is_one_line(argv: list[str], says: str,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["run", "checkpoint-reset", "--kafka-version", "3.9.0"], "is not a Kafka 4.x version"),
+        (
+            ["run", "checkpoint-reset", "--kafka-version", "4.0.2", "--offline"],
+            "applies to the Apache Kafka the scenarios start",
+        ),
+        (["matrix", "--kafka-version", "4.0.2,4.4.0", "--offline"], "--offline runs the embedded"),
+    ],
+)
+def test_a_kafka_version_that_cannot_run_is_one_line(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_cli(argv) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("scenarios: ") and says in line
 
 
-def test_a_store_matrix_runs_each_store_and_skips_a_scenario_that_cannot_use_one(tmp_path: Path) -> None:
+def test_a_store_matrix_runs_each_store_and_skips_a_scenario_that_cannot_use_one(
+    tmp_path: Path,
+) -> None:
     """Tiny scenarios (no broker, no store started) through the real runner: a column per store,
     a folder per store, and a scenario that declares only `local` skipped on hdfs, saying why."""
-    def names_it(stage) -> None:
-        stage.expect(check("store", True, "yes", f"on {stage.settings.checkpoint_store}"), phase="end")
 
-    anywhere = Scenario(name="anywhere", title="t", summary="", origin="test", run=names_it,
-                        checkpoint_stores=("local", "hdfs"))
+    def names_it(stage) -> None:
+        stage.expect(
+            check("store", True, "yes", f"on {stage.settings.checkpoint_store}"), phase="end"
+        )
+
+    anywhere = Scenario(
+        name="anywhere",
+        title="t",
+        summary="",
+        origin="test",
+        run=names_it,
+        checkpoint_stores=("local", "hdfs"),
+    )
     local_only = Scenario(name="local-only", title="t", summary="", origin="test", run=names_it)
-    matrix = run_store_matrix(["local", "hdfs"], [anywhere, local_only], RunSettings(),
-                              Narrator(rich=False), tmp_path)
+    matrix = run_store_matrix(
+        ["local", "hdfs"], [anywhere, local_only], RunSettings(), Narrator(rich=False), tmp_path
+    )
     assert matrix.heading("hdfs") == "store hdfs" and matrix.exit_code == 0
     table = (tmp_path / "matrix.md").read_text()
     assert "| held: on local | held: on hdfs |" in table
-    assert json.loads((tmp_path / "store-hdfs" / "local-only.json").read_text())["verdict"] == "skipped"
+    assert (
+        json.loads((tmp_path / "store-hdfs" / "local-only.json").read_text())["verdict"]
+        == "skipped"
+    )
     assert json.loads((tmp_path / "matrix.json").read_text())["folders"]["hdfs"] == "store-hdfs"
 
 

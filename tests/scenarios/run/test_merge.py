@@ -22,11 +22,18 @@ def result(name: str, root: Path, held: bool = True, version: str = "4.2.0") -> 
     (run_dir / "log").mkdir(parents=True)
     (run_dir / "log" / "streaming-output.log").write_text("Count = 1\n")
     (root / f"{name}.png").write_bytes(b"\x89PNG")
-    return ScenarioResult(name, f"the {name} lesson", duration_sec=30.0, spark_version=version,
-                          checks=[check("exactly once", held, "1..9", "1..9" if held else "1..8")],
-                          facts={"run_dir": str(run_dir), "seen": [1, 2]},
-                          artifacts={"run_dir": str(run_dir),
-                                     "output_log": str(run_dir / "log" / "streaming-output.log")})
+    return ScenarioResult(
+        name,
+        f"the {name} lesson",
+        duration_sec=30.0,
+        spark_version=version,
+        checks=[check("exactly once", held, "1..9", "1..9" if held else "1..8")],
+        facts={"run_dir": str(run_dir), "seen": [1, 2]},
+        artifacts={
+            "run_dir": str(run_dir),
+            "output_log": str(run_dir / "log" / "streaming-output.log"),
+        },
+    )
 
 
 def shard(folder: Path, *names: str, held: bool = True) -> Path:
@@ -53,7 +60,9 @@ def test_shards_join_in_catalog_order_with_paths_into_the_join(tmp_path: Path) -
     assert (into / "index.html").exists() and (into / "chaos.png").exists()
     joined = read_result(into / "checkpoint-reset.json")
     assert joined.verdict == "failed"
-    assert joined.artifacts["output_log"] == str(into / "checkpoint-reset" / "log" / "streaming-output.log")
+    assert joined.artifacts["output_log"] == str(
+        into / "checkpoint-reset" / "log" / "streaming-output.log"
+    )
     assert Path(joined.artifacts["output_log"]).read_text() == "Count = 1\n"
     suites = ET.parse(into / "junit.xml").getroot()
     assert (suites.get("tests"), suites.get("failures")) == ("3", "1")
@@ -80,7 +89,9 @@ def test_matrix_shards_join_column_by_column(tmp_path: Path) -> None:
             column = folder / version
             by_version[version] = [result(n, column, version=version) for n in names]
             write_reports(by_version[version], column)
-        write_matrix(Matrix(["4.0.0", "4.2.0"], by_version), folder, {"4.0.0": "4.0.0", "4.2.0": "4.2.0"})
+        write_matrix(
+            Matrix(["4.0.0", "4.2.0"], by_version), folder, {"4.0.0": "4.0.0", "4.2.0": "4.2.0"}
+        )
         shards.append(folder)
     merged = merge_reports(shards, tmp_path / "merged")
     assert merged.matrix is not None and merged.matrix.exit_code == 0

@@ -39,8 +39,11 @@ def fine(stage: Stage) -> None:
 
 
 def test_any_exception_is_an_error_verdict_and_the_rest_still_run(tmp_path: Path) -> None:
-    chosen = [scenario("asserts", assertion_in_a_helper),
-              scenario("damaged", damaged_checkpoint), scenario("fine", fine)]
+    chosen = [
+        scenario("asserts", assertion_in_a_helper),
+        scenario("damaged", damaged_checkpoint),
+        scenario("fine", fine),
+    ]
     settings = RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)
     results = run_scenarios(chosen, settings, Narrator(stream=io.StringIO()))
     assert [r.verdict for r in results] == ["error", "error", "passed"]
@@ -60,11 +63,14 @@ def test_ctrl_c_still_stops_the_run(tmp_path: Path) -> None:
         raise KeyboardInterrupt
 
     ran: list[str] = []
-    chosen = [scenario("interrupted", interrupted),
-              scenario("after", lambda stage: ran.append("after"))]
+    chosen = [
+        scenario("interrupted", interrupted),
+        scenario("after", lambda stage: ran.append("after")),
+    ]
     with pytest.raises(KeyboardInterrupt):
-        run_scenarios(chosen, RunSettings(timings=Timings.fast(), fast=True),
-                      Narrator(stream=io.StringIO()))
+        run_scenarios(
+            chosen, RunSettings(timings=Timings.fast(), fast=True), Narrator(stream=io.StringIO())
+        )
     assert ran == []
 
 
@@ -72,16 +78,28 @@ def test_a_scenario_needing_more_brokers_than_the_stack_has_is_skipped(tmp_path:
     """Skipped before its stage starts anything, with the reason in its line and in JUnit; it
     does not fail a run in which the others passed."""
     ran: list[str] = []
-    cluster = Scenario(name="cluster", title="t", summary="", origin="test",
-                       run=lambda stage: ran.append("cluster"), kafka_brokers=3)
-    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
-    results = run_scenarios([cluster, scenario("fine", fine)], settings,
-                            Narrator(stream=io.StringIO()))
+    cluster = Scenario(
+        name="cluster",
+        title="t",
+        summary="",
+        origin="test",
+        run=lambda stage: ran.append("cluster"),
+        kafka_brokers=3,
+    )
+    settings = OFFLINE.applied_to(
+        RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)
+    )
+    results = run_scenarios(
+        [cluster, scenario("fine", fine)], settings, Narrator(stream=io.StringIO())
+    )
     assert ran == [] and [r.verdict for r in results] == ["skipped", "passed"]
     assert "the embedded broker is one node" in results[0].skipped
     assert exit_code(results) == 0 and exit_code(results[:1]) == 1
-    skipped = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
-               if c.find("skipped") is not None]
+    skipped = [
+        c
+        for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+        if c.find("skipped") is not None
+    ]
     assert [c.get("classname") for c in skipped] == ["scenarios.cluster"]
 
 
@@ -95,9 +113,12 @@ def test_the_catalogs_multi_broker_scenarios_are_the_ones_that_kill_or_roll_brok
 
 @pytest.mark.parametrize("chosen", _multi_broker(), ids=lambda s: s.name)
 def test_on_a_one_broker_stack_a_catalog_scenario_is_skipped_and_says_why(
-        chosen: Scenario, tmp_path: Path) -> None:
+    chosen: Scenario, tmp_path: Path
+) -> None:
     """What a learner on --offline sees: the reason and the stack to choose, nothing started."""
-    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path))
+    settings = OFFLINE.applied_to(
+        RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path)
+    )
     out = io.StringIO()
     [result] = run_scenarios([chosen], settings, Narrator(stream=out, rich=False))
     assert result.verdict == "skipped"
@@ -113,17 +134,22 @@ def _folder_seen(seen: list[Path], then=None):
         assert stage.folders.root.exists()
         if then is not None:
             then()
+
     return run
 
 
-def test_a_run_without_report_names_its_folder_and_leaves_nothing(tmp_path: Path,
-                                                                   monkeypatch) -> None:
+def test_a_run_without_report_names_its_folder_and_leaves_nothing(
+    tmp_path: Path, monkeypatch
+) -> None:
     """The learner is told where the consoles are; the folder is gone when the run ends."""
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     seen: list[Path] = []
     out = io.StringIO()
-    run_scenarios([scenario("looks", _folder_seen(seen))],
-                  RunSettings(timings=Timings.fast(), fast=True), Narrator(stream=out, rich=False))
+    run_scenarios(
+        [scenario("looks", _folder_seen(seen))],
+        RunSettings(timings=Timings.fast(), fast=True),
+        Narrator(stream=out, rich=False),
+    )
     [root] = seen
     assert f"run folder {root.parent} (removed at the end" in out.getvalue()
     # The pattern the line offers is the one a process's console is written under.
@@ -143,16 +169,20 @@ def test_ctrl_c_removes_the_run_folder_too(tmp_path: Path, monkeypatch) -> None:
 
     seen: list[Path] = []
     with pytest.raises(KeyboardInterrupt):
-        run_scenarios([scenario("interrupted", _folder_seen(seen, ctrl_c))],
-                      RunSettings(timings=Timings.fast(), fast=True),
-                      Narrator(stream=io.StringIO()))
+        run_scenarios(
+            [scenario("interrupted", _folder_seen(seen, ctrl_c))],
+            RunSettings(timings=Timings.fast(), fast=True),
+            Narrator(stream=io.StringIO()),
+        )
     assert seen and list(tmp_path.iterdir()) == []
 
 
 def test_a_report_folder_is_kept_and_said_so(tmp_path: Path) -> None:
     out = io.StringIO()
-    run_scenarios([scenario("fine", fine)],
-                  RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path / "r"),
-                  Narrator(stream=out, rich=False))
+    run_scenarios(
+        [scenario("fine", fine)],
+        RunSettings(timings=Timings.fast(), fast=True, report_dir=tmp_path / "r"),
+        Narrator(stream=out, rich=False),
+    )
     assert f"run folder {tmp_path / 'r'} (kept)" in out.getvalue()
     assert (tmp_path / "r" / "fine.json").exists()

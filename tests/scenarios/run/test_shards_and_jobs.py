@@ -40,20 +40,42 @@ def test_the_command_line_refuses_a_wrong_shard_and_a_wrong_job_count(capsys) ->
 
 
 def test_a_job_gets_the_runs_options_but_its_own_name_folder_and_scenario_options() -> None:
-    argv = ["run", "chaos", "endless-retention", "--fast", "-j", "2", "--report", "r",
-            "--kills", "3", "--shard=1/2", "--stack", "embedded/python"]
+    argv = [
+        "run",
+        "chaos",
+        "endless-retention",
+        "--fast",
+        "-j",
+        "2",
+        "--report",
+        "r",
+        "--kills",
+        "3",
+        "--shard=1/2",
+        "--stack",
+        "embedded/python",
+    ]
     names = ["chaos", "endless-retention"]
-    assert _options_for_a_job(argv, names, "chaos") == ["--fast", "--kills", "3", "--stack",
-                                                        "embedded/python"]
-    assert _options_for_a_job(argv, names, "endless-retention") == ["--fast", "--stack",
-                                                                    "embedded/python"]
+    assert _options_for_a_job(argv, names, "chaos") == [
+        "--fast",
+        "--kills",
+        "3",
+        "--stack",
+        "embedded/python",
+    ]
+    assert _options_for_a_job(argv, names, "endless-retention") == [
+        "--fast",
+        "--stack",
+        "embedded/python",
+    ]
     assert _options_for_a_job(["run", "all", "-j3", "--fast"], ["all"], "chaos") == ["--fast"]
 
 
 def test_a_job_runs_on_the_runs_kafka_not_on_one_given_to_the_run(capsys) -> None:
     argv = ["run", "all", "--fast", "-j", "2", "--run-kafka", "10.0.0.9:1"]
-    on_the_runs = _job_command("chaos", ["all"], argv, Path("/r"),
-                               RunSettings(shared_kafka="127.0.0.1:4242"))
+    on_the_runs = _job_command(
+        "chaos", ["all"], argv, Path("/r"), RunSettings(shared_kafka="127.0.0.1:4242")
+    )
     assert on_the_runs[-4:] == ["--run-kafka", "127.0.0.1:4242", "--report", "/r"]
     assert "10.0.0.9:1" not in on_the_runs and on_the_runs[3:6] == ["run", "chaos", "--fast"]
     assert "--run-kafka" not in _job_command("chaos", ["all"], argv, Path("/r"), RunSettings())
@@ -83,11 +105,16 @@ def test_jobs_start_the_longest_first_and_report_in_the_order_given(tmp_path: Pa
     def scenario(name: str, takes: str = "") -> Scenario:
         return Scenario(name=name, title=name, summary="", origin="test", run=print, takes=takes)
 
-    chosen = [scenario("short"), scenario("longer", "about 2 min: x"),
-              scenario("also-short"), scenario("longest", "about 4.5 min: y")]
+    chosen = [
+        scenario("short"),
+        scenario("longer", "about 2 min: x"),
+        scenario("also-short"),
+        scenario("longest", "about 4.5 min: y"),
+    ]
     said = io.StringIO()
-    results = run_in_jobs(chosen, lambda name: [sys.executable, "-c", "pass"], 1, tmp_path,
-                          Narrator(stream=said))
+    results = run_in_jobs(
+        chosen, lambda name: [sys.executable, "-c", "pass"], 1, tmp_path, Narrator(stream=said)
+    )
     started = re.findall(r"job (\S+) started", said.getvalue())
     assert started == ["longest", "longer", "short", "also-short"]
     # Each stand-in wrote no report: an error naming its output, in the order given.

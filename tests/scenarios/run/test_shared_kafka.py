@@ -21,22 +21,35 @@ from scenarios.run.shared_kafka import worth_sharing
 pytestmark = pytest.mark.e2e
 
 
-def _stand_in(name: str, seen: dict[str, tuple[str, str, int]], behind_proxy: bool = False,
-              brokers: int = 1) -> Scenario:
+def _stand_in(
+    name: str, seen: dict[str, tuple[str, str, int]], behind_proxy: bool = False, brokers: int = 1
+) -> Scenario:
     def run(stage: Stage) -> None:
         stage.kafka.start(behind_proxy=behind_proxy)
-        seen[name] = (stage.kafka.bootstrap_servers, stage.kafka.topic, stage.kafka.window().earliest)
+        seen[name] = (
+            stage.kafka.bootstrap_servers,
+            stage.kafka.topic,
+            stage.kafka.window().earliest,
+        )
         stage.expect(check("the producer sent to its topic", True, "a message", "a message"))
 
-    return Scenario(name=name, title=name, summary="", origin="test", run=run, kafka_brokers=brokers)
+    return Scenario(
+        name=name, title=name, summary="", origin="test", run=run, kafka_brokers=brokers
+    )
 
 
 def _run(tmp_path: Path, *, share: bool) -> tuple[dict[str, tuple[str, str, int]], str]:
     seen: dict[str, tuple[str, str, int]] = {}
-    chosen = [_stand_in("first", seen), _stand_in("second", seen),
-              _stand_in("cut-off", seen, behind_proxy=True)]
-    settings = OFFLINE.applied_to(RunSettings(timings=Timings.fast(), fast=True, share_kafka=share,
-                                              report_dir=tmp_path / "report"))
+    chosen = [
+        _stand_in("first", seen),
+        _stand_in("second", seen),
+        _stand_in("cut-off", seen, behind_proxy=True),
+    ]
+    settings = OFFLINE.applied_to(
+        RunSettings(
+            timings=Timings.fast(), fast=True, share_kafka=share, report_dir=tmp_path / "report"
+        )
+    )
     out = io.StringIO()
     results = run_scenarios(chosen, settings, Narrator(stream=out))
     assert [r.verdict for r in results] == ["passed"] * 3, [r.error for r in results]
@@ -54,8 +67,11 @@ def test_a_run_starts_one_kafka_and_each_scenario_gets_a_topic_of_its_own(tmp_pa
     shared = seen["first"][0]
     assert seen["second"][0] == shared and f"Kafka at {shared}" in said
     assert seen["first"][1] != seen["second"][1]
-    assert all(topic.startswith(f"Experience-{name}-") for name, (_, topic, _) in seen.items()
-               if name != "cut-off")
+    assert all(
+        topic.startswith(f"Experience-{name}-")
+        for name, (_, topic, _) in seen.items()
+        if name != "cut-off"
+    )
     assert seen["second"][2] == 0  # a fresh topic: nothing of the first scenario's in it
     # Cut off behind a proxy, a scenario keeps a broker of its own.
     assert seen["cut-off"][0] != shared and seen["cut-off"][1] == "Experience"
@@ -72,7 +88,9 @@ def test_kafka_per_scenario_starts_one_for_each(tmp_path: Path) -> None:
 
 def test_sharing_needs_two_scenarios_on_one_broker_and_no_kafka_given() -> None:
     def one(name: str, brokers: int = 1) -> Scenario:
-        return Scenario(name=name, title=name, summary="", origin="test", run=print, kafka_brokers=brokers)
+        return Scenario(
+            name=name, title=name, summary="", origin="test", run=print, kafka_brokers=brokers
+        )
 
     settings = RunSettings()
     assert worth_sharing([one("a"), one("b")], settings)

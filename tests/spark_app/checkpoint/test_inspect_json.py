@@ -13,8 +13,11 @@ from tests.spark_app.checkpoint.test_reader import make_checkpoint
 def test_the_printed_report_is_read_back_whole_between_other_lines(tmp_path: Path) -> None:
     checkpoint = make_checkpoint(tmp_path, [5, 9], committed=2)
     report = inspect_checkpoint(checkpoint, None, with_state=False).to_json()
-    output = ('WARNING: Spark says {"not": "the report"}\n' + json.dumps(report, indent=2)
-              + "\nINFO: done\n")
+    output = (
+        'WARNING: Spark says {"not": "the report"}\n'
+        + json.dumps(report, indent=2)
+        + "\nINFO: done\n"
+    )
     assert report_in_output(output) == report
 
 

@@ -25,8 +25,19 @@ pytestmark = pytest.mark.e2e
 
 
 def _inspect(tmp_path: Path, bootstrap: str, *where: str) -> dict[str, Any]:
-    command = [sys.executable, "-m", "spark_app", "inspect", "--json", "--no-state",
-               "--bootstrap-servers", bootstrap, "--log-dir", str(tmp_path / "log"), *where]
+    command = [
+        sys.executable,
+        "-m",
+        "spark_app",
+        "inspect",
+        "--json",
+        "--no-state",
+        "--bootstrap-servers",
+        bootstrap,
+        "--log-dir",
+        str(tmp_path / "log"),
+        *where,
+    ]
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     report = report_in_output(done.stdout)
     assert done.returncode == 0 and report is not None, done.stdout + done.stderr
@@ -34,8 +45,9 @@ def _inspect(tmp_path: Path, bootstrap: str, *where: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("store", ["hdfs", pytest.param("s3", marks=pytest.mark.nightly)])
-def test_a_checkpoint_on_a_store_reads_as_the_same_folder_here(store: str, embedded_broker,
-                                                                tmp_path: Path) -> None:
+def test_a_checkpoint_on_a_store_reads_as_the_same_folder_here(
+    store: str, embedded_broker, tmp_path: Path
+) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 201))
@@ -58,9 +70,11 @@ def test_a_checkpoint_on_a_store_reads_as_the_same_folder_here(store: str, embed
     assert there["pending_batch"] == 2 and there["resume_from"] == {"Experience": {"0": 120}}
     # Everything else the same, the lost delta named on the store rather than in the copy.
     assert there["blockers"] and there["blockers"] == [
-        sentence.replace(str(local), location) for sentence in here["blockers"]]
+        sentence.replace(str(local), location) for sentence in here["blockers"]
+    ]
     differ = ("checkpoint", "blockers")
     assert {k: v for k, v in there.items() if k not in differ} == {
-        k: v for k, v in here.items() if k not in differ}
+        k: v for k, v in here.items() if k not in differ
+    }
     assert nothing["exists"] is False and nothing["checkpoint"].endswith("team/none")
     assert not (tmp_path / "log" / "inspect").exists(), "the copy was left behind"

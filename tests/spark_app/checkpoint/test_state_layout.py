@@ -38,11 +38,14 @@ def test_hdfs_loads_the_newest_snapshot_then_the_deltas_after_it(tmp_path: Path)
     assert (layout.next_batch, layout.next_files) == (12, ["10.snapshot", "11.delta", "12.delta"])
 
 
-def test_format_2_is_read_from_the_commit_log_and_picks_the_committed_attempt(tmp_path: Path) -> None:
+def test_format_2_is_read_from_the_commit_log_and_picks_the_committed_attempt(
+    tmp_path: Path,
+) -> None:
     root = make_checkpoint(tmp_path, [10, 20], committed=1)
     pin(root, 1, "rocksdb")
     (root / "commits" / "0").write_text(
-        'v2\n{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["' + ID_B + '"]]}}')
+        'v2\n{"nextBatchWatermarkMs":0,"stateUniqueIds":{"0":[["' + ID_B + '"]]}}'
+    )
     store = root / "state" / "0" / "0"
     (store / "1.delta").unlink()
     touch(store, f"1_{ID_A}.zip", f"1_{ID_B}.zip")  # a retried attempt left two files
@@ -50,13 +53,19 @@ def test_format_2_is_read_from_the_commit_log_and_picks_the_committed_attempt(tm
     assert (layout.kind, layout.format_version, layout.state_ids) == ("rocksdb", 2, [ID_B])
     assert layout.next_files == [f"1_{ID_B}.zip"]
     assert layout.uncommitted_files == [f"1_{ID_A}.zip"]
-    assert StateReport(layout).lines()[0] == (f"state store: rocksdb, snapshot every batch; "
-                                              f"checkpoint format 2 (state file ids {ID_B})")
+    assert StateReport(layout).lines()[0] == (
+        f"state store: rocksdb, snapshot every batch; checkpoint format 2 (state file ids {ID_B})"
+    )
 
 
 def test_changelogs_replay_after_the_last_uploaded_zip(tmp_path: Path) -> None:
     store = tmp_path / "0"
     touch(store, "1.zip", "1.changelog", "2.changelog", "3.changelog")
     assert files_to_load(store, 3) == ["1.zip", "2.changelog", "3.changelog"]
-    assert files_to_load(store, 5) == ["1.zip", "2.changelog", "3.changelog", "4.(missing)",
-                                       "5.(missing)"]
+    assert files_to_load(store, 5) == [
+        "1.zip",
+        "2.changelog",
+        "3.changelog",
+        "4.(missing)",
+        "5.(missing)",
+    ]

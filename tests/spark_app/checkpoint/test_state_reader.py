@@ -34,8 +34,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from spark_app.runtime.session import SparkSessionResource
 
     log = tmp_path_factory.mktemp("log")
-    with SparkSessionResource(SparkAppSettings(log_dir=log, master="local[1]",
-                                               class_cache_dir=None)) as session:
+    with SparkSessionResource(
+        SparkAppSettings(log_dir=log, master="local[1]", class_cache_dir=None)
+    ) as session:
         yield session
 
 
@@ -51,13 +52,26 @@ def run_three_batches(spark: Any, folder: Path, settings: SparkAppSettings) -> P
     source, checkpoint = folder / "in", folder / "checkpoint"
     source.mkdir(parents=True)
     for batch in range(3):
-        rows = [{"topic": "Experience", "partition": 0, "offset": 3 * batch + i,
-                 "key": str(3 * batch + i + 1), "value": str(3 * batch + i + 1)} for i in range(3)]
+        rows = [
+            {
+                "topic": "Experience",
+                "partition": 0,
+                "offset": 3 * batch + i,
+                "key": str(3 * batch + i + 1),
+                "value": str(3 * batch + i + 1),
+            }
+            for i in range(3)
+        ]
         (source / f"{batch}.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
         records = spark.readStream.schema(INPUT_SCHEMA).json(str(source))
-        query = (_counted(records, settings).writeStream.outputMode("update")
-                 .foreachBatch(lambda frame, _: frame.count())
-                 .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start())
+        query = (
+            _counted(records, settings)
+            .writeStream.outputMode("update")
+            .foreachBatch(lambda frame, _: frame.count())
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
         query.awaitTermination()
         assert query.exception() is None
     return checkpoint
@@ -88,15 +102,17 @@ def test_hdfs_state_its_change_feed_and_the_deltas_the_next_batch_loads(spark, t
 
 
 def test_rocksdb_changelog_format_2_names_files_by_the_committed_ids(spark, tmp_path) -> None:
-    report = report_for(spark, tmp_path, state_store="rocksdb", changelog_checkpointing=True,
-                        checkpoint_format=2)
+    report = report_for(
+        spark, tmp_path, state_store="rocksdb", changelog_checkpointing=True, checkpoint_format=2
+    )
     assert (report.count, report.changes) == (9, COUNTS)
     layout = report.layout
     assert (layout.kind, layout.format_version, layout.changelog) == ("rocksdb", 2, True)
     [state_id] = layout.state_ids
     assert layout.next_files[-1] == f"3_{state_id}.changelog" and len(layout.next_files) == 3
-    assert report.lines()[0].startswith("state store: rocksdb, changelog checkpointing; "
-                                        "checkpoint format 2 (state file ids")
+    assert report.lines()[0].startswith(
+        "state store: rocksdb, changelog checkpointing; checkpoint format 2 (state file ids"
+    )
 
 
 def test_rocksdb_without_changelogs_has_no_change_feed_and_spark_says_why(spark, tmp_path) -> None:
@@ -108,7 +124,12 @@ def test_rocksdb_without_changelogs_has_no_change_feed_and_spark_says_why(spark,
 
 
 def test_transform_with_state_reads_its_count_variable(spark, tmp_path) -> None:
-    report = report_for(spark, tmp_path, state_store="rocksdb", changelog_checkpointing=True,
-                        counter="transform-with-state")
+    report = report_for(
+        spark,
+        tmp_path,
+        state_store="rocksdb",
+        changelog_checkpointing=True,
+        counter="transform-with-state",
+    )
     assert report.operator == "transformWithStateInPandasExec"
     assert (report.count, report.changes) == (9, COUNTS)

@@ -30,8 +30,10 @@ def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> Non
     error = explain_failure(RuntimeError(REFUSED), SparkAppSettings(checkpoint_dir=Path("cp-a")))
     assert isinstance(error, StateSchemaChangedError) and isinstance(error, CheckpointError)
     line = str(error)
-    assert line.startswith("CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: Spark refused the "
-                           "checkpoint in cp-a: STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE")
+    assert line.startswith(
+        "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: Spark refused the "
+        "checkpoint in cp-a: STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+    )
     assert "\n" not in line
     assert "new --checkpoint-dir" in line and "blue/green" in line
 
@@ -45,7 +47,10 @@ def test_the_longer_token_survives_unwrapping() -> None:
 
 
 def test_other_errors_are_not_schema_refusals() -> None:
-    assert find_schema_refusal("[STREAM_FAILED] ... [KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE]") is None
+    assert (
+        find_schema_refusal("[STREAM_FAILED] ... [KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE]")
+        is None
+    )
     bare = find_schema_refusal("[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema ...")
     assert bare is not None and bare.stored_fields == () and "fields" not in bare.difference()
 
@@ -81,5 +86,7 @@ def test_inspect_says_which_state_schema_a_checkpoint_needs(tmp_path: Path, free
     checkpoint = _checkpoint_with_schema(tmp_path / "a", "state_schema_v1.bin")
     report = inspect_checkpoint(checkpoint, f"127.0.0.1:{free_port}", with_state=False)
     assert (report.state_fields, report.state_schema) == (["count"], "v1")
-    assert ("state schema: (count), written with --state-schema v1; Spark refuses a restart with "
-            "another --state-schema") in "\n".join(render_text(report))
+    assert (
+        "state schema: (count), written with --state-schema v1; Spark refuses a restart with "
+        "another --state-schema"
+    ) in "\n".join(render_text(report))

@@ -21,7 +21,8 @@ from tests.spark_app.checkpoint.test_reader import make_checkpoint
 # count's key and value, then the end mark.
 DELTA = bytes.fromhex(
     "4c5a34426c6f636b25220000003c0000009f7bf0075e0000001000010014201300001d00000400040200c019"
-    "00000000000000ffffffff4c5a34426c6f636b15000000000000000000000000")
+    "00000000000000ffffffff4c5a34426c6f636b15000000000000000000000000"
+)
 
 
 def test_the_token_round_trips_through_a_line() -> None:
@@ -36,8 +37,11 @@ def test_the_token_round_trips_through_a_line() -> None:
 def test_an_empty_newest_plan_is_deleted_and_planned_again(tmp_path: Path) -> None:
     make_checkpoint(tmp_path, [5, 9], committed=2)
     (tmp_path / "offsets" / "2").write_bytes(b"")
-    with pytest.raises(TornFileError, match=r"offsets/2 is empty: .*Batch 2 never ran \(no "
-                                            r"commits/2\): delete offsets/2 and offsets/\.2\.crc"):
+    with pytest.raises(
+        TornFileError,
+        match=r"offsets/2 is empty: .*Batch 2 never ran \(no "
+        r"commits/2\): delete offsets/2 and offsets/\.2\.crc",
+    ):
         read_checkpoint(tmp_path)
 
 
@@ -51,8 +55,11 @@ def test_zero_bytes_are_empty_too(tmp_path: Path) -> None:
 def test_a_half_commit_is_named_by_the_reader_and_inspect(tmp_path: Path) -> None:
     make_checkpoint(tmp_path, [5, 9], committed=2)
     (tmp_path / "commits" / "1").write_text('v1\n{"nextBatch')
-    with pytest.raises(TornFileError, match=r"commits/1 holds a line that is not JSON .*Batch 1 "
-                                            r"ran and wrote its output: delete commits/1"):
+    with pytest.raises(
+        TornFileError,
+        match=r"commits/1 holds a line that is not JSON .*Batch 1 "
+        r"ran and wrote its output: delete commits/1",
+    ):
         inspect_checkpoint(tmp_path, None, with_state=False)
 
 
@@ -71,7 +78,7 @@ def test_an_older_torn_file_is_restored_or_started_over(tmp_path: Path) -> None:
 
 def test_an_lz4_stream_cut_short_does_not_end_cleanly() -> None:
     assert ends_cleanly(DELTA) is True and decompress(DELTA)
-    assert ends_cleanly(DELTA[:len(DELTA) // 2]) is False
+    assert ends_cleanly(DELTA[: len(DELTA) // 2]) is False
     assert ends_cleanly(DELTA[:-21]) is False  # every block, but not the end mark
     assert ends_cleanly(b"") is None and ends_cleanly(b"\x00snappy") is None
 
@@ -107,11 +114,11 @@ def test_the_repair_lists_the_plans_made_after_the_torn_batch(tmp_path: Path) ->
 # Spark 4.2.0's words, from storage-outage's runs and a rate-source query on a torn checkpoint.
 _SPARK_SAID = {
     "empty offsets": "[STREAM_FAILED] Query [id = a, runId = b] terminated with exception: Failed "
-                     "to read log file file:{cp}/offsets/2. Incomplete log file SQLSTATE: XXKST",
+    "to read log file file:{cp}/offsets/2. Incomplete log file SQLSTATE: XXKST",
     "half commit under its .crc": "terminated with exception: Checksum error: file:{cp}/commits/1 "
-                                  "at 0 exp: -215302179 got: -653003750 SQLSTATE: XXKST",
+    "at 0 exp: -215302179 got: -653003750 SQLSTATE: XXKST",
     "empty commit": "terminated with exception: Failed to read log file file:{cp}/commits/1. "
-                    "Incomplete log file in the offset commit log SQLSTATE: XXKST",
+    "Incomplete log file in the offset commit log SQLSTATE: XXKST",
 }
 
 
@@ -127,9 +134,11 @@ def test_spark_s_words_for_a_torn_log_file_become_the_line(tmp_path: Path, case:
 def test_spark_s_state_condition_with_a_torn_delta_names_the_file(tmp_path: Path) -> None:
     torn = _torn_state(tmp_path)
     settings = SparkAppSettings(checkpoint_dir=tmp_path)
-    said = ("[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] An error occurred during loading state. "
-            "SQLSTATE: 58030\nCaused by: org.apache.hadoop.fs.ChecksumException: Checksum error: "
-            f"file:{torn} at 0 exp: 1 got: 2")
+    said = (
+        "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] An error occurred during loading state. "
+        "SQLSTATE: 58030\nCaused by: org.apache.hadoop.fs.ChecksumException: Checksum error: "
+        f"file:{torn} at 0 exp: 1 got: 2"
+    )
     error = explain_failure(RuntimeError(said), settings)
     assert isinstance(error, TornFileError)
     assert str(error).startswith(f"{TornFileError.token}: [CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]")

@@ -20,9 +20,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def class_archive(cache_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "spark_app", "class-archive",
-                           "--class-cache-dir", str(cache_dir)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "spark_app", "class-archive", "--class-cache-dir", str(cache_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_nothing_to_write_from_is_exit_3_and_one_line(tmp_path: Path) -> None:
@@ -35,8 +39,11 @@ def test_what_a_stopped_app_kept_becomes_the_archive_then_it_is_in_place(tmp_pat
     assert JAVA is not None
     cache = ClassCache(tmp_path / "cache", JAVA)  # this PySpark's key, as the app's own
     options = cache.java_options(tmp_path / "loaded-classes.txt")
-    subprocess.run([JAVA, NO_PERF_FILE, *shlex.split(options), "-cp", str(pyspark_jars()),
-                    "-version"], check=True, capture_output=True)
+    subprocess.run(
+        [JAVA, NO_PERF_FILE, *shlex.split(options), "-cp", str(pyspark_jars()), "-version"],
+        check=True,
+        capture_output=True,
+    )
     writer = cache.start_writing(str(pyspark_jars()), [])
     assert writer is not None
     writer.stop()  # the app stopped: its writer with it

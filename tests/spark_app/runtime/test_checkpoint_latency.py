@@ -22,11 +22,21 @@ from tests.spark_app.kafka_helpers import create_topic, send_counter
 def test_specs_parse_with_units_and_bounds() -> None:
     assert LatencySpec.parse("fixed:500ms") == LatencySpec("fixed", 500.0)
     seed = LatencySpec.parse("lognormal:mean=2.6s,min=1s,max=20s")
-    assert (seed.kind, seed.mean_ms, seed.min_ms, seed.max_ms, seed.sigma) == \
-        ("lognormal", 2600.0, 1000.0, 20000.0, 0.8)
+    assert (seed.kind, seed.mean_ms, seed.min_ms, seed.max_ms, seed.sigma) == (
+        "lognormal",
+        2600.0,
+        1000.0,
+        20000.0,
+        0.8,
+    )
     assert seed.spark_conf()["spark.hadoop.checkpointexperience.latency.mean.ms"] == "2600.0"
-    for bad in ("slow", "fixed:fast", "lognormal:min=1s", "lognormal:mean=30s,max=20s",
-                "fixed:2s@offsets"):
+    for bad in (
+        "slow",
+        "fixed:fast",
+        "lognormal:min=1s",
+        "lognormal:mean=30s,max=20s",
+        "fixed:2s@offsets",
+    ):
         with pytest.raises(CheckpointLatencyError):
             LatencySpec.parse(bad)
 
@@ -43,7 +53,9 @@ def test_the_class_is_compiled_once_into_a_jar_and_kept(tmp_path: Path) -> None:
     legacy = classes.jar.with_suffix("")  # where earlier versions kept the class folder
     (legacy / "checkpointexperience").mkdir(parents=True)
     jar = classes.ensure()
-    assert zipfile.ZipFile(jar).namelist() == ["checkpointexperience/SlowCheckpointFileManager.class"]
+    assert zipfile.ZipFile(jar).namelist() == [
+        "checkpointexperience/SlowCheckpointFileManager.class"
+    ]
     stamp = jar.stat().st_mtime_ns
     assert SlowCheckpointClasses(tmp_path).ensure() == jar
     assert jar.stat().st_mtime_ns == stamp
@@ -51,21 +63,33 @@ def test_the_class_is_compiled_once_into_a_jar_and_kept(tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
-def test_spark_reports_the_slow_state_writes_in_its_own_durations(embedded_broker, tmp_path: Path) -> None:
+def test_spark_reports_the_slow_state_writes_in_its_own_durations(
+    embedded_broker, tmp_path: Path
+) -> None:
     """With @state the state store's .delta waits (inside addBatch) and offsets/N and commits/N
     do not; every file waiting is slow-checkpoint's own check (its walCommit durations)."""
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
-    settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "cp",
-                                log_dir=tmp_path / "log", checkpoint_latency="fixed:700ms@state",
-                                class_cache_dir=tmp_path / "cache")
+    settings = SparkAppSettings(
+        bootstrap_servers=bootstrap,
+        checkpoint_dir=tmp_path / "cp",
+        log_dir=tmp_path / "log",
+        checkpoint_latency="fixed:700ms@state",
+        class_cache_dir=tmp_path / "cache",
+    )
     spark_log = tmp_path / "log" / "spark.log"
     durations = re.compile(r"batch \d+ durations \(ms\): (\{.*\})")
     with AppProcess(tmp_path, settings.to_argv()) as app:
         for batch in range(3):
             send_counter(bootstrap, range(batch * 3 + 1, batch * 3 + 4))
-            wait_until(lambda b=batch: spark_log.exists() and len(durations.findall(
-                spark_log.read_text())) > b, 600, f"batch {batch}", app)
+            wait_until(
+                lambda b=batch: (
+                    spark_log.exists() and len(durations.findall(spark_log.read_text())) > b
+                ),
+                600,
+                f"batch {batch}",
+                app,
+            )
         assert app.terminate() == 0, app.output_tail()
     seen = [json.loads(text) for text in durations.findall(spark_log.read_text())]
     # One .delta per batch (one shuffle partition) waits in addBatch; offsets/N (walCommit) and

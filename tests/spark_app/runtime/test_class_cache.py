@@ -31,8 +31,11 @@ pytestmark = pytest.mark.skipif(JAVA is None, reason="needs a java on PATH")
 def run_jvm(options: str, class_path: str) -> None:
     """A JVM that starts and exits, as Spark's driver JVM does, on `class_path` (and, like the
     driver, without a counters file in /tmp)."""
-    subprocess.run([JAVA, NO_PERF_FILE, *shlex.split(options), "-cp", class_path, "-version"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [JAVA, NO_PERF_FILE, *shlex.split(options), "-cp", class_path, "-version"],
+        check=True,
+        capture_output=True,
+    )
 
 
 def new_cache(tmp_path: Path, jars_name: str = "jars") -> ClassCache:
@@ -41,7 +44,9 @@ def new_cache(tmp_path: Path, jars_name: str = "jars") -> ClassCache:
     return ClassCache(tmp_path / "cache", JAVA, jars=jars)
 
 
-def test_a_new_cache_lists_classes_then_writes_the_archive_in_the_background(tmp_path: Path) -> None:
+def test_a_new_cache_lists_classes_then_writes_the_archive_in_the_background(
+    tmp_path: Path,
+) -> None:
     cache = new_cache(tmp_path)
     listed = tmp_path / "session" / "loaded-classes.txt"
     listed.parent.mkdir()
@@ -58,8 +63,10 @@ def test_a_new_cache_lists_classes_then_writes_the_archive_in_the_background(tmp
     assert writer.adopted, said
     assert not cache.writing()
     assert f"-XX:SharedArchiveFile={cache.archive}" in cache.java_options(listed)
-    assert sorted(p.name for p in cache.archive.parent.iterdir()) == [cache.archive.name,
-                                                                     cache.made_for.name]
+    assert sorted(p.name for p in cache.archive.parent.iterdir()) == [
+        cache.archive.name,
+        cache.made_for.name,
+    ]
     assert json.loads(cache.made_for.read_text())["jars"] == str(cache.jars)
     assert [archive_news(line) for line in said] == ["writing", "saved"]
     # A JVM on the same class path maps it (-Xshare:on fails when it cannot).
@@ -101,8 +108,10 @@ def test_a_writer_stopped_with_its_app_is_resumed_from_what_the_app_kept(tmp_pat
 
     assert resumed is not None and resumed.wait(300) and resumed.adopted, said
     assert not later.writing()
-    assert sorted(p.name for p in cache.archive.parent.iterdir()) == [cache.archive.name,
-                                                                     cache.made_for.name]
+    assert sorted(p.name for p in cache.archive.parent.iterdir()) == [
+        cache.archive.name,
+        cache.made_for.name,
+    ]
     assert [archive_news(line) for line in said] == ["writing", "saved"]
 
 
@@ -207,7 +216,9 @@ def test_each_start_deletes_the_archives_nothing_can_use_any_more(tmp_path: Path
     deleted = {
         "a deleted clone's": _archive_for(cache, "spark-4.2.0-cccc.jsa", tmp_path / "gone", None),
         "a removed Java's": _archive_for(cache, "spark-4.2.0-dddd.jsa", other_clone, "/no/java"),
-        "this clone's before an upgrade": _archive_for(cache, "spark-4.1.0-eeee.jsa", cache.jars, None),
+        "this clone's before an upgrade": _archive_for(
+            cache, "spark-4.1.0-eeee.jsa", cache.jars, None
+        ),
         "an old version's, a month old": _archive_for(cache, "spark-4.0.0-ffff.jsa", None, None),
     }
     month_ago = time.time() - (LEGACY_DAYS + 1) * 86400

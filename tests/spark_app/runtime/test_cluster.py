@@ -54,8 +54,9 @@ def test_an_error_inside_the_block_still_stops_everything(tmp_path: Path) -> Non
     assert all(gone(pid) for pid in pids)
 
 
-def test_the_app_counts_exactly_once_on_the_standalone_cluster(embedded_broker,
-                                                               tmp_path: Path) -> None:
+def test_the_app_counts_exactly_once_on_the_standalone_cluster(
+    embedded_broker, tmp_path: Path
+) -> None:
     """`python -m spark_app --master spark://...`: executors on both Workers, one checkpoint."""
     from scenarios.checker.verify import verify_file
     from spark_app.settings import SparkAppSettings
@@ -67,12 +68,17 @@ def test_the_app_counts_exactly_once_on_the_standalone_cluster(embedded_broker,
     send_counter(bootstrap, range(1, 21))
     output = tmp_path / "log" / "streaming-output.log"
     with StandaloneCluster(ClusterSettings(workers=2), tmp_path / "cluster") as cluster:
-        settings = SparkAppSettings(bootstrap_servers=bootstrap, checkpoint_dir=tmp_path / "checkpoints",
-                                    log_dir=tmp_path / "log", trigger_sec=0.5,
-                                    master=cluster.master_url)
+        settings = SparkAppSettings(
+            bootstrap_servers=bootstrap,
+            checkpoint_dir=tmp_path / "checkpoints",
+            log_dir=tmp_path / "log",
+            trigger_sec=0.5,
+            master=cluster.master_url,
+        )
         with AppProcess(tmp_path, settings.to_argv()) as app:
-            assert wait_for(lambda: output.exists() and verify_file(output).highest == 20, 600), \
+            assert wait_for(lambda: output.exists() and verify_file(output).highest == 20, 600), (
                 app.output()
+            )
             [running] = cluster.status()["activeapps"]
             assert running["state"] == "RUNNING" and running["cores"] == 2  # one core per Worker
             send_counter(bootstrap, range(21, 31))

@@ -13,7 +13,8 @@ from spark_app.runtime.session import java_binary
 
 
 def test_the_daemons_map_the_apps_class_archive_once_it_exists(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CHECKPOINT_EXPERIENCE_CACHE", str(tmp_path))
     assert _daemon_java_options().split() == ["-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
     archive = ClassCache(default_cache_dir(), java_binary() or "java").archive

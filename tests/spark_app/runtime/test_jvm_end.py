@@ -33,11 +33,13 @@ class _Server(socketserver.BaseServer):
 
 
 def test_py4j_and_the_accumulator_server_write_to_the_log_not_the_terminal(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str], root_handlers: None) -> None:
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], root_handlers: None
+) -> None:
     log = tmp_path / "spark.log"
     server = _Server()
-    keep_jvm_traces_in_log(SimpleNamespace(sparkContext=SimpleNamespace(_accumulatorServer=server)),
-                           log)
+    keep_jvm_traces_in_log(
+        SimpleNamespace(sparkContext=SimpleNamespace(_accumulatorServer=server)), log
+    )
     try:
         raise ConnectionResetError(104, "Connection reset by peer")
     except ConnectionResetError:

@@ -27,8 +27,9 @@ def temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield folder
 
 
-def test_a_session_that_fails_to_start_leaves_no_folder(temp_dir: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_that_fails_to_start_leaves_no_folder(
+    temp_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def failing(settings: SparkAppSettings, *, folder: Path, **kwargs: object) -> None:
         assert folder.parent == temp_dir and folder.is_dir()
         raise RuntimeError("the JVM did not start")
@@ -41,8 +42,12 @@ def test_a_session_that_fails_to_start_leaves_no_folder(temp_dir: Path, tmp_path
 
 
 def test_the_folder_of_a_killed_app_is_removed_by_the_next_start(temp_dir: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     killed = temp_dir / f"spark_app-session-{dead.stdout.strip()}-abc"
     alive = temp_dir / f"spark_app-session-{os.getppid()}-def"  # another app, still running
     for folder in (killed, alive):
@@ -66,11 +71,18 @@ def test_at_exit_every_folder_of_this_process_goes_and_no_other(temp_dir: Path) 
 
 def test_a_process_that_made_a_session_folder_sweeps_its_own_at_exit(temp_dir: Path) -> None:
     # A real process: the sweep is registered by the first session folder, and runs at exit.
-    script = ("import os, pathlib; from spark_app.runtime import session; "
-              "session._session_folder(); "
-              "pathlib.Path(session.tempfile.gettempdir(), f'spark_app-session-{os.getpid()}-late').mkdir()")
-    done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(temp_dir)},
-                          capture_output=True, text=True, timeout=60)
+    script = (
+        "import os, pathlib; from spark_app.runtime import session; "
+        "session._session_folder(); "
+        "pathlib.Path(session.tempfile.gettempdir(), f'spark_app-session-{os.getpid()}-late').mkdir()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TMPDIR": str(temp_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert list(temp_dir.iterdir()) == []
 
@@ -86,7 +98,9 @@ def test_the_launchers_environment_is_set_for_the_launch_only() -> None:
     assert dict(os.environ) == before
 
 
-def test_temporary_files_go_to_the_session_folder_while_it_starts(temp_dir: Path, tmp_path: Path) -> None:
+def test_temporary_files_go_to_the_session_folder_while_it_starts(
+    temp_dir: Path, tmp_path: Path
+) -> None:
     folder = tmp_path / "session"
     folder.mkdir()
     with pytest.raises(RuntimeError):
@@ -97,19 +111,30 @@ def test_temporary_files_go_to_the_session_folder_while_it_starts(temp_dir: Path
 
 
 @pytest.mark.spark
-def test_an_app_killed_while_its_jvm_starts_leaves_only_what_the_next_start_sweeps(temp_dir: Path,
-                                                                                    tmp_path: Path) -> None:
+def test_an_app_killed_while_its_jvm_starts_leaves_only_what_the_next_start_sweeps(
+    temp_dir: Path, tmp_path: Path
+) -> None:
     """kill -9 between PySpark's making its connection folder and the JVM's answer (the window
     in which chaos and an interrupted run met it): the folder is in the killed app's session
     folder, so the next start's sweep leaves /tmp as it was."""
-    script = ("from pathlib import Path; from spark_app.runtime.session import SparkSessionResource; "
-              "from spark_app.settings import SparkAppSettings; "
-              f"SparkSessionResource(SparkAppSettings(master='local[1]', log_dir=Path({str(tmp_path / 'log')!r}))).start()")
-    app = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(temp_dir)},
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = (
+        "from pathlib import Path; from spark_app.runtime.session import SparkSessionResource; "
+        "from spark_app.settings import SparkAppSettings; "
+        f"SparkSessionResource(SparkAppSettings(master='local[1]', log_dir=Path({str(tmp_path / 'log')!r}))).start()"
+    )
+    app = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TMPDIR": str(temp_dir)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        connection = wait_until(lambda: next(temp_dir.glob("*/tmp*"), None) or next(temp_dir.glob("tmp*"), None),
-                                timeout=60, what="PySpark's connection folder", poll=0.01)
+        connection = wait_until(
+            lambda: next(temp_dir.glob("*/tmp*"), None) or next(temp_dir.glob("tmp*"), None),
+            timeout=60,
+            what="PySpark's connection folder",
+            poll=0.01,
+        )
     finally:
         app.kill()
         app.wait()
@@ -121,7 +146,9 @@ def test_an_app_killed_while_its_jvm_starts_leaves_only_what_the_next_start_swee
 
 def _jvm_of(pid: int) -> bool:
     """Whether a JVM started by `pid` still runs (it ends when its stdin, our pipe, closes)."""
-    found = subprocess.run(["pgrep", "-f", f"spark_app-session-{pid}-"], capture_output=True, text=True)
+    found = subprocess.run(
+        ["pgrep", "-f", f"spark_app-session-{pid}-"], capture_output=True, text=True
+    )
     return bool(found.stdout.strip())
 
 
@@ -133,8 +160,11 @@ def test_a_session_leaves_nothing_behind(temp_dir: Path, tmp_path: Path) -> None
     resource = SparkSessionResource(SparkAppSettings(master="local[1]", log_dir=tmp_path / "log"))
     with resource as spark:
         assert resource.folder is not None and (resource.folder / "log4j2.properties").exists()
-        seen = spark.sparkContext.parallelize([0], 1).map(
-            lambda _: (__import__("spark_app").__name__, __import__("sys").executable)).collect()
+        seen = (
+            spark.sparkContext.parallelize([0], 1)
+            .map(lambda _: (__import__("spark_app").__name__, __import__("sys").executable))
+            .collect()
+        )
         assert seen == [("spark_app", sys.executable)]
     # The JVM's own temporary folder outlives the session on purpose: the JVM lives as long as
     # this process (removed at its exit, or by the next start after a kill; the kill -9 e2e

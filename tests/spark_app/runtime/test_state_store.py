@@ -34,7 +34,8 @@ ROCKSDB = SparkAppSettings(state_store="rocksdb")
 
 def test_the_default_is_todays_hdfs_store_and_nothing_else() -> None:
     assert state_store_conf(SparkAppSettings()) == {
-        PROVIDER_CONF: "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"}
+        PROVIDER_CONF: "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+    }
 
 
 def test_rocksdb_with_changelog_and_format_2() -> None:
@@ -42,16 +43,30 @@ def test_rocksdb_with_changelog_and_format_2() -> None:
     check_state_store(settings)
     assert state_store_conf(settings) == {
         PROVIDER_CONF: "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
-        CHANGELOG_CONF: "true", FORMAT_CONF: "2"}
+        CHANGELOG_CONF: "true",
+        FORMAT_CONF: "2",
+    }
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"changelog_checkpointing": True}, "the HDFS store silently ignores: add --state-store rocksdb"),
-    ({"checkpoint_format": 2}, "[STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
-                               "does not support checkpointFormatVersion > 1"),
-    ({"counter": "transform-with-state"}, "[UNSUPPORTED_FEATURE.STORE_BACKEND_NOT_SUPPORTED_FOR_TWS]"),
-    ({"checkpoint_format": 3}, "Spark knows formats 1 and 2"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            {"changelog_checkpointing": True},
+            "the HDFS store silently ignores: add --state-store rocksdb",
+        ),
+        (
+            {"checkpoint_format": 2},
+            "[STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
+            "does not support checkpointFormatVersion > 1",
+        ),
+        (
+            {"counter": "transform-with-state"},
+            "[UNSUPPORTED_FEATURE.STORE_BACKEND_NOT_SUPPORTED_FOR_TWS]",
+        ),
+        ({"checkpoint_format": 3}, "Spark knows formats 1 and 2"),
+    ],
+)
 def test_what_hdfs_cannot_do_is_refused_in_one_line(change: dict, words: str) -> None:
     with pytest.raises(StateStoreOptionError) as refused:
         check_state_store(replace(SparkAppSettings(), **change))
@@ -62,10 +77,12 @@ def test_what_hdfs_cannot_do_is_refused_in_one_line(change: dict, words: str) ->
 
 def test_spark_4_0_refuses_in_other_words() -> None:
     tws = replace(SparkAppSettings(), counter="transform-with-state")
-    assert "[UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES]" in \
-        state_store_refusal(tws, "4.0.5")
-    assert "NullPointerException" in state_store_refusal(replace(SparkAppSettings(),
-                                                                 checkpoint_format=2), "4.0.5")
+    assert "[UNSUPPORTED_FEATURE.STATE_STORE_MULTIPLE_COLUMN_FAMILIES]" in state_store_refusal(
+        tws, "4.0.5"
+    )
+    assert "NullPointerException" in state_store_refusal(
+        replace(SparkAppSettings(), checkpoint_format=2), "4.0.5"
+    )
     assert state_store_refusal(replace(tws, state_store="rocksdb"), "4.0.5") is None
 
 
@@ -95,16 +112,31 @@ def test_the_app_refuses_before_starting_spark(tmp_path) -> None:
     before fetching anything: on a fresh clone's empty jar cache it used to fetch Spark's
     connector first, and printed its progress before the refusal."""
     empty_cache = tmp_path / "jar-cache"
-    done = subprocess.run([sys.executable, "-m", "spark_app", "--checkpoint-format", "2",
-                           "--checkpoint-dir", str(tmp_path / "ck"), "--bootstrap-servers",
-                           "127.0.0.1:1"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "CHECKPOINT_EXPERIENCE_CACHE": str(empty_cache)})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spark_app",
+            "--checkpoint-format",
+            "2",
+            "--checkpoint-dir",
+            str(tmp_path / "ck"),
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CHECKPOINT_EXPERIENCE_CACHE": str(empty_cache)},
+    )
     assert not (empty_cache / "jars").exists()
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "spark_app: STATE_STORE_OPTION: --checkpoint-format 2 needs --state-store rocksdb: Spark "
         "refuses it with [STATE_STORE_CHECKPOINT_IDS_NOT_SUPPORTED] HDFSBackedStateStoreProvider "
-        "does not support checkpointFormatVersion > 1"]
+        "does not support checkpointFormatVersion > 1"
+    ]
 
 
 def test_a_format_2_checkpoint_keeps_format_2_on_4_3_and_the_app_says_so() -> None:
@@ -127,6 +159,8 @@ def test_format_1_on_a_format_2_checkpoint_is_refused_before_4_3_in_sparks_words
 
 def test_an_initial_state_needs_transform_with_state() -> None:
     seeded = replace(ROCKSDB, initial_state_from=Path("old"))
-    with pytest.raises(StateStoreOptionError, match="applyInPandasWithState takes no initial state"):
+    with pytest.raises(
+        StateStoreOptionError, match="applyInPandasWithState takes no initial state"
+    ):
         check_state_store(seeded)
     check_state_store(replace(seeded, counter="transform-with-state"))

@@ -36,7 +36,9 @@ def _worker_pid(key: Any, frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.spark
-def test_the_first_grouped_pandas_task_runs_in_the_worker_the_warm_up_started(tmp_path: Path) -> None:
+def test_the_first_grouped_pandas_task_runs_in_the_worker_the_warm_up_started(
+    tmp_path: Path,
+) -> None:
     settings = SparkAppSettings(master="local[1]", log_dir=tmp_path / "log")
     with SparkSessionResource(settings) as spark:
         warm_python_worker(spark).join(120)
@@ -45,8 +47,12 @@ def test_the_first_grouped_pandas_task_runs_in_the_worker_the_warm_up_started(tm
         assert started_by_warm_up, "no Python process below the JVM after the warm-up"
         assert jobs, "the warm-up ran no job"
         # A grouped pandas function, as the counters are: served by an idle worker, not a new one.
-        pids = (spark.range(1, numPartitions=1).groupBy("id")
-                .applyInPandas(_worker_pid, "pid long").collect())
+        pids = (
+            spark.range(1, numPartitions=1)
+            .groupBy("id")
+            .applyInPandas(_worker_pid, "pid long")
+            .collect()
+        )
     assert pids[0]["pid"] in started_by_warm_up
 
 
@@ -62,7 +68,10 @@ def test_a_warm_up_on_a_stopped_session_logs_and_ends(caplog: pytest.LogCaptureF
         thread = warm_python_worker(_StoppedSession())
         thread.join(10)
     assert not thread.is_alive()
-    assert "Python worker warm-up skipped: Cannot call methods on a stopped SparkContext." in caplog.text
+    assert (
+        "Python worker warm-up skipped: Cannot call methods on a stopped SparkContext."
+        in caplog.text
+    )
     assert JOB_DESCRIPTION.startswith("checkpoint-experience:")
 
 

@@ -36,11 +36,13 @@ class _FailingConsumer:
             if name == self.method:
                 raise self.error
             return answers.get(name)
+
         return call
 
 
-def _with(holder: TopicClient | GroupOffsets, method: str, error: Exception
-          ) -> TopicClient | GroupOffsets:
+def _with(
+    holder: TopicClient | GroupOffsets, method: str, error: Exception
+) -> TopicClient | GroupOffsets:
     holder._consumer = _FailingConsumer(method, error)  # type: ignore[assignment]
     return holder
 
@@ -57,10 +59,13 @@ CALLS: dict[str, Callable[[TopicClient], object]] = {
 
 @pytest.mark.parametrize("method", sorted(CALLS))
 @pytest.mark.parametrize("error", [NodeNotReadyError(), KafkaTimeoutError(), OSError("reset")])
-def test_every_call_reports_an_unreachable_kafka_by_its_address(method: str, error: Exception) -> None:
+def test_every_call_reports_an_unreachable_kafka_by_its_address(
+    method: str, error: Exception
+) -> None:
     client = _with(TopicClient(SERVERS), method, error)
-    with pytest.raises(KafkaUnreachableError, match=f"{SERVERS} \\({type(error).__name__}\\)"
-                                                    f".*python -m kafka_app") as raised:
+    with pytest.raises(
+        KafkaUnreachableError, match=f"{SERVERS} \\({type(error).__name__}\\).*python -m kafka_app"
+    ) as raised:
         CALLS[method](client)  # type: ignore[arg-type]
     assert raised.value.__cause__ is error  # the original stays on the chain for spark.log
 
@@ -74,8 +79,10 @@ def test_a_deleted_offset_is_not_taken_for_an_unreachable_kafka() -> None:
 
 def test_a_group_refusing_a_commit_is_named_as_such() -> None:
     group = _with(GroupOffsets(SERVERS, "manual-offsets"), "commit", IllegalGenerationError())
-    with pytest.raises(GroupOffsetsError, match="would not store offsets for consumer group "
-                                                "manual-offsets .*IllegalGenerationError"):
+    with pytest.raises(
+        GroupOffsetsError,
+        match="would not store offsets for consumer group manual-offsets .*IllegalGenerationError",
+    ):
         group.commit({TP: 3})  # type: ignore[union-attr]
 
 

@@ -23,9 +23,17 @@ TP0, TP1 = TopicPartition("Experience", 0), TopicPartition("Experience", 1)
 
 
 def reader(bootstrap: str, tmp_path: Path, **options: str) -> KafkaStreamReader:
-    return KafkaStreamReader(SourceOptions.parse({
-        "kafka.bootstrap.servers": bootstrap, "subscribe": "Experience",
-        "startingOffsets": "earliest", "logFile": str(tmp_path / "spark.log"), **options}))
+    return KafkaStreamReader(
+        SourceOptions.parse(
+            {
+                "kafka.bootstrap.servers": bootstrap,
+                "subscribe": "Experience",
+                "startingOffsets": "earliest",
+                "logFile": str(tmp_path / "spark.log"),
+                **options,
+            }
+        )
+    )
 
 
 def test_replaying_a_range_yields_the_same_rows(embedded_broker, tmp_path: Path) -> None:
@@ -66,8 +74,11 @@ def test_offsets_aged_out_by_real_retention_are_data_loss(embedded_broker, tmp_p
             time.sleep(0.2)
     assert earliest >= 10, "retention never deleted the first segment"
     end = source.latestOffset(start, ReadAllAvailable())  # planning succeeds, as in Spark
-    with pytest.raises(CouldNotReadOffsetRangeError, match=r"offset \[0, \d+\) for topic partition "
-                                                           r"Experience-0"):
+    with pytest.raises(
+        CouldNotReadOffsetRangeError,
+        match=r"offset \[0, \d+\) for topic partition "
+        r"Experience-0",
+    ):
         rows_of(source, start, end)
     # Retention stops deleting, and two messages arrive that it can no longer touch: the
     # skipping read must return rows, every one from an offset retention kept.
@@ -78,14 +89,17 @@ def test_offsets_aged_out_by_real_retention_are_data_loss(embedded_broker, tmp_p
     offsets = [r["offset"] for r in rows_of(skipping, start, end)]
     assert len(offsets) >= 2 and offsets[0] >= earliest, offsets
     assert offsets == list(range(offsets[0], end["Experience"]["0"]))
-    assert "Some data may be lost. Recovering from the earliest offset" in \
-        (tmp_path / "spark.log").read_text()
+    assert (
+        "Some data may be lost. Recovering from the earliest offset"
+        in (tmp_path / "spark.log").read_text()
+    )
     source.stop()
     skipping.stop()
 
 
 def test_available_now_plans_capped_batches_up_to_the_offsets_at_its_start(
-        embedded_broker, tmp_path: Path) -> None:
+    embedded_broker, tmp_path: Path
+) -> None:
     """Trigger.AvailableNow as the connector runs it: the target is fixed when Spark calls
     prepareForTriggerAvailableNow, later messages are not read, the cap still applies."""
     from pyspark.sql.streaming.datasource import ReadMaxRows, SupportsTriggerAvailableNow
@@ -93,8 +107,9 @@ def test_available_now_plans_capped_batches_up_to_the_offsets_at_its_start(
     bootstrap = embedded_broker.bootstrap_servers
     create_topic(bootstrap)
     send_counter(bootstrap, range(1, 26))
-    source = reader(bootstrap, tmp_path, maxOffsetsPerTrigger="10",
-                    checkpointLocation=str(tmp_path / "cp"))
+    source = reader(
+        bootstrap, tmp_path, maxOffsetsPerTrigger="10", checkpointLocation=str(tmp_path / "cp")
+    )
     assert isinstance(source, SupportsTriggerAvailableNow)
     start = source.initialOffset()
     source.prepareForTriggerAvailableNow()

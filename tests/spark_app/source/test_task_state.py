@@ -14,8 +14,14 @@ from spark_app.source.options import SourceOptions
 
 
 def _options(bootstrap: str, **extra: str) -> SourceOptions:
-    return SourceOptions.parse({"kafka.bootstrap.servers": bootstrap, "subscribe": "Experience",
-                                "startingOffsets": "earliest", **extra})
+    return SourceOptions.parse(
+        {
+            "kafka.bootstrap.servers": bootstrap,
+            "subscribe": "Experience",
+            "startingOffsets": "earliest",
+            **extra,
+        }
+    )
 
 
 def test_a_task_receives_every_attribute_but_the_drivers_clients() -> None:
@@ -40,8 +46,9 @@ def task_clients() -> Iterator[None]:
 def test_two_queries_in_one_worker_keep_their_own_settings(embedded_broker, task_clients) -> None:
     bootstrap = embedded_broker.bootstrap_servers
     first = _options(bootstrap, **{"kafka.request.timeout.ms": "31000"})
-    second = _options(bootstrap, **{"kafka.request.timeout.ms": "42000",
-                                    "kafkaConsumer.pollTimeoutMs": "5000"})
+    second = _options(
+        bootstrap, **{"kafka.request.timeout.ms": "42000", "kafkaConsumer.pollTimeoutMs": "5000"}
+    )
     one, other = kafka_source._task_client(first), kafka_source._task_client(second)
     assert one is not other
     assert one.consumer.config["request_timeout_ms"] == 31000

@@ -52,7 +52,9 @@ def test_a_torn_last_line_is_cut_off(tmp_path: Path) -> None:
         assert offsets.fetch("g", "t", 0) == (9, "")
 
 
-def test_compaction_keeps_only_the_latest_offsets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compaction_keeps_only_the_latest_offsets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(group_offsets, "_COMPACT_MIN_LINES", 10)
     path = tmp_path / "offsets.jsonl"
     with CommittedOffsets(path) as offsets:
@@ -76,9 +78,16 @@ _COMMITTER = textwrap.dedent("""
 
 def test_commits_survive_kill_9(tmp_path: Path) -> None:
     path = tmp_path / "offsets.jsonl"
-    result = subprocess.run([sys.executable, "-c", _COMMITTER, str(path)], cwd=REPO, timeout=60,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    result = subprocess.run(
+        [sys.executable, "-c", _COMMITTER, str(path)],
+        cwd=REPO,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert result.returncode == -signal.SIGKILL
     with CommittedOffsets(path) as offsets:
         assert offsets.committed("counter") == {
-            ("events", 0): (498, ""), ("events", 1): (499, ""), ("events", 2): (500, "")}
+            ("events", 0): (498, ""),
+            ("events", 1): (499, ""),
+            ("events", 2): (500, ""),
+        }

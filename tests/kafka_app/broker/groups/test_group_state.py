@@ -16,8 +16,10 @@ def test_a_new_member_starts_the_first_rebalance() -> None:
 
 
 def test_an_empty_group_cannot_become_stable_without_a_rebalance() -> None:
-    with pytest.raises(IllegalGroupTransition,
-                       match="group g cannot move from Empty to Stable .only from CompletingRebalance"):
+    with pytest.raises(
+        IllegalGroupTransition,
+        match="group g cannot move from Empty to Stable .only from CompletingRebalance",
+    ):
         move("g", S.EMPTY, S.STABLE)
 
 

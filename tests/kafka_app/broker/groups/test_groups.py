@@ -24,9 +24,15 @@ class _Member:
     """One group member polling in its own thread; `assignment` is what it owns right now."""
 
     def __init__(self, bootstrap: str, group: str, topic: str) -> None:
-        self._consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
-                                       auto_offset_reset="earliest", enable_auto_commit=False,
-                                       heartbeat_interval_ms=300, session_timeout_ms=6_000)
+        self._consumer = KafkaConsumer(
+            topic,
+            bootstrap_servers=bootstrap,
+            group_id=group,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            heartbeat_interval_ms=300,
+            session_timeout_ms=6_000,
+        )
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._assignment: set[int] = set()
@@ -62,7 +68,9 @@ def test_group_rebalances_when_a_member_joins_and_leaves(kafka_broker) -> None:
     first = _Member(bootstrap, "pair", "shared")
     second = None
     try:
-        wait_until(lambda: first.assignment == set(range(_PARTITIONS)), 20, "first member owning all")
+        wait_until(
+            lambda: first.assignment == set(range(_PARTITIONS)), 20, "first member owning all"
+        )
         second = _Member(bootstrap, "pair", "shared")
 
         def split_evenly() -> bool:
@@ -72,8 +80,11 @@ def test_group_rebalances_when_a_member_joins_and_leaves(kafka_broker) -> None:
         wait_until(split_evenly, 30, "the partitions split between two members")
         second.close()
         second = None
-        wait_until(lambda: first.assignment == set(range(_PARTITIONS)), 30,
-                   "the remaining member taking every partition back")
+        wait_until(
+            lambda: first.assignment == set(range(_PARTITIONS)),
+            30,
+            "the remaining member taking every partition back",
+        )
     finally:
         first.close()
         if second is not None:

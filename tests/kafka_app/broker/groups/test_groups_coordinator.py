@@ -14,10 +14,16 @@ _DEADLINE_SEC = 5
 
 
 def _join(member_id: str = "", session_ms: int = 10_000, require_id: bool = True) -> JoinRequest:
-    return JoinRequest(group_id="g", member_id=member_id, client_id="c", session_timeout_ms=session_ms,
-                       rebalance_timeout_ms=5_000, protocol_type="consumer",
-                       protocols=[("range", b"meta-" + member_id.encode())],
-                       require_known_member_id=require_id)
+    return JoinRequest(
+        group_id="g",
+        member_id=member_id,
+        client_id="c",
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=5_000,
+        protocol_type="consumer",
+        protocols=[("range", b"meta-" + member_id.encode())],
+        require_known_member_id=require_id,
+    )
 
 
 async def _new_member(coordinator: GroupCoordinator, session_ms: int = 10_000) -> str:
@@ -34,12 +40,16 @@ async def _stable_member(coordinator: GroupCoordinator, assignment: bytes = b"p0
     return member
 
 
-async def _second_joins(coordinator: GroupCoordinator, first: str) -> tuple[str, asyncio.Task[JoinResult]]:
+async def _second_joins(
+    coordinator: GroupCoordinator, first: str
+) -> tuple[str, asyncio.Task[JoinResult]]:
     """A second member joins; returns it and its pending join once `first` heard of the rebalance."""
     second = await _new_member(coordinator)
     joining = asyncio.create_task(coordinator.join(_join(second)))
-    await _wait_for(lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
-                    "the first member to hear of the rebalance")
+    await _wait_for(
+        lambda: coordinator.heartbeat("g", 1, first) == ErrorCode.REBALANCE_IN_PROGRESS,
+        "the first member to hear of the rebalance",
+    )
     return second, joining
 
 
@@ -110,14 +120,22 @@ def test_leave_and_session_timeout_remove_members(tmp_path: Path) -> None:
     async def scenario(coordinator: GroupCoordinator) -> None:
         stays = await _new_member(coordinator)
         goes = await _new_member(coordinator, session_ms=300)
-        both = await asyncio.gather(coordinator.join(_join(stays)), coordinator.join(_join(goes, session_ms=300)))
+        both = await asyncio.gather(
+            coordinator.join(_join(stays)), coordinator.join(_join(goes, session_ms=300))
+        )
         generation = both[0].generation_id
         leader = both[0].leader
-        await asyncio.gather(coordinator.sync("g", generation, leader, {stays: b"a", goes: b"b"}),
-                             coordinator.sync("g", generation, goes if leader == stays else stays, {}))
+        await asyncio.gather(
+            coordinator.sync("g", generation, leader, {stays: b"a", goes: b"b"}),
+            coordinator.sync("g", generation, goes if leader == stays else stays, {}),
+        )
         # `goes` never heartbeats: after 300 ms its session expires and the group rebalances.
-        await _wait_for(lambda: coordinator.heartbeat("g", generation, stays) == ErrorCode.REBALANCE_IN_PROGRESS,
-                        "the expired member to be removed")
+        await _wait_for(
+            lambda: (
+                coordinator.heartbeat("g", generation, stays) == ErrorCode.REBALANCE_IN_PROGRESS
+            ),
+            "the expired member to be removed",
+        )
         assert coordinator.heartbeat("g", generation, goes) == ErrorCode.UNKNOWN_MEMBER_ID
         alone = await coordinator.join(_join(stays))
         assert (alone.generation_id, alone.leader) == (generation + 1, stays)
@@ -146,6 +164,7 @@ def test_commits_need_a_current_member_unless_standalone(tmp_path: Path) -> None
 def test_current_generation_commits_while_a_rebalance_is_prepared(tmp_path: Path) -> None:
     """Kafka's ClassicGroup.validateOffsetCommit: PreparingRebalance accepts the current
     generation (commit in on_revoke), CompletingRebalance does not, -1 needs an empty group."""
+
     async def scenario(coordinator: GroupCoordinator) -> None:
         first = await _stable_member(coordinator)
         _, second_join = await _second_joins(coordinator, first)
@@ -167,9 +186,16 @@ def test_a_member_without_a_common_assignor_is_refused(tmp_path: Path) -> None:
         member = await _new_member(coordinator)
         await coordinator.join(_join(member))
         stranger = await _new_member(coordinator)
-        odd = JoinRequest(group_id="g", member_id=stranger, client_id="c", session_timeout_ms=10_000,
-                          rebalance_timeout_ms=5_000, protocol_type="consumer",
-                          protocols=[("sticky-only", b"")], require_known_member_id=True)
+        odd = JoinRequest(
+            group_id="g",
+            member_id=stranger,
+            client_id="c",
+            session_timeout_ms=10_000,
+            rebalance_timeout_ms=5_000,
+            protocol_type="consumer",
+            protocols=[("sticky-only", b"")],
+            require_known_member_id=True,
+        )
         assert (await coordinator.join(odd)).error_code == ErrorCode.INCONSISTENT_GROUP_PROTOCOL
 
     _run(tmp_path, scenario)
@@ -178,6 +204,7 @@ def test_a_member_without_a_common_assignor_is_refused(tmp_path: Path) -> None:
 def test_a_new_group_waits_the_initial_delay_and_extends_it_for_newcomers(tmp_path: Path) -> None:
     """Kafka's group.initial.rebalance.delay.ms: members arriving during the delay share the
     first generation instead of forcing one rebalance each."""
+
     async def scenario(coordinator: GroupCoordinator) -> None:
         started = time.monotonic()
         first = await _new_member(coordinator)
@@ -209,6 +236,7 @@ def test_the_initial_delay_is_only_for_an_empty_group(tmp_path: Path) -> None:
 def test_the_last_member_leaving_empties_the_group_through_a_rebalance(tmp_path: Path) -> None:
     """Stable -> PreparingRebalance -> Empty, as Kafka moves it (Stable -> Empty is refused);
     the empty group then takes standalone commits and new members again."""
+
     async def scenario(coordinator: GroupCoordinator) -> None:
         member = await _stable_member(coordinator)
         assert coordinator.commit_error("g", -1, "") == ErrorCode.UNKNOWN_MEMBER_ID  # in use

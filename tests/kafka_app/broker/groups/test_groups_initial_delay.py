@@ -20,9 +20,15 @@ _INITIAL_DELAY_MS = 3_000
 
 
 def _member(bootstrap: str, assignments: list[int]) -> Consumer:
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "together",
-                         "session.timeout.ms": 6_000, "heartbeat.interval.ms": 200,
-                         "partition.assignment.strategy": "range"})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "together",
+            "session.timeout.ms": 6_000,
+            "heartbeat.interval.ms": 200,
+            "partition.assignment.strategy": "range",
+        }
+    )
 
     def on_assign(_: Consumer, partitions: list[TopicPartition]) -> None:
         assignments.append(len(partitions))
@@ -43,8 +49,11 @@ def _run_two_members(bootstrap: str, delay_ms: int) -> tuple[list[int], list[int
             # a stagger that is the point of the test, spent polling so the first joins.
             first.poll(0.3)
         else:
-            wait_until(lambda: first.poll(0.1) is None and bool(first_seen), _DEADLINE_SEC,
-                       "the first consumer's assignment")
+            wait_until(
+                lambda: first.poll(0.1) is None and bool(first_seen),
+                _DEADLINE_SEC,
+                "the first consumer's assignment",
+            )
         members.append(_member(bootstrap, second_seen))
 
         def both_hold_two() -> bool:
@@ -59,13 +68,19 @@ def _run_two_members(bootstrap: str, delay_ms: int) -> tuple[list[int], list[int
     return first_seen, second_seen
 
 
-def test_consumers_starting_together_share_the_first_assignment(broker_kind: str, tmp_path: Path,
-                                                                free_port: int) -> None:
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path / "data", log_dir=tmp_path / "log",
-                              group_initial_rebalance_delay_ms=_INITIAL_DELAY_MS)
+def test_consumers_starting_together_share_the_first_assignment(
+    broker_kind: str, tmp_path: Path, free_port: int
+) -> None:
+    settings = BrokerSettings(
+        port=free_port,
+        data_dir=tmp_path / "data",
+        log_dir=tmp_path / "log",
+        group_initial_rebalance_delay_ms=_INITIAL_DELAY_MS,
+    )
     with own_broker(broker_kind, settings) as broker:
-        first_seen, second_seen = _run_two_members(broker.bootstrap_servers,
-                                                   delay_ms=_INITIAL_DELAY_MS)
+        first_seen, second_seen = _run_two_members(
+            broker.bootstrap_servers, delay_ms=_INITIAL_DELAY_MS
+        )
     assert first_seen[0] == 2 and second_seen[0] == 2, (first_seen, second_seen)
 
 

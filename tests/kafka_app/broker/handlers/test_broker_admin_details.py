@@ -21,15 +21,20 @@ _DEADLINE_SEC = 20
 def _create(bootstrap: str, name: str, config: dict[str, str]) -> KafkaException | None:
     """Create a topic with librdkafka's admin client; the per-topic error, if any."""
     client = AdminClient({"bootstrap.servers": bootstrap})  # must outlive its futures
-    futures = client.create_topics([NewTopic(name, num_partitions=1, replication_factor=1,
-                                             config=config)])
+    futures = client.create_topics(
+        [NewTopic(name, num_partitions=1, replication_factor=1, config=config)]
+    )
     return futures[name].exception(timeout=_DEADLINE_SEC)
 
 
 def test_kafkas_other_topic_configs_are_stored_and_described(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
-    wanted = {"delete.retention.ms": "3600000", "min.cleanable.dirty.ratio": "0.3",
-              "segment.jitter.ms": "10", "message.timestamp.type": "LogAppendTime"}
+    wanted = {
+        "delete.retention.ms": "3600000",
+        "min.cleanable.dirty.ratio": "0.3",
+        "segment.jitter.ms": "10",
+        "message.timestamp.type": "LogAppendTime",
+    }
     assert _create(bootstrap, "configured", wanted) is None
     resource = ConfigResource(ConfigResource.Type.TOPIC, "configured")
     client = AdminClient({"bootstrap.servers": bootstrap})
@@ -38,13 +43,18 @@ def test_kafkas_other_topic_configs_are_stored_and_described(kafka_broker) -> No
     assert not any(described[key].is_default for key in wanted)
 
 
-@pytest.mark.parametrize("key, value, says", [
-    ("remote.storage.enable", "true", "no tiered storage"),
-    ("min.cleanable.dirty.ratio", "2", "outside"),
-    ("message.timestamp.type", "BrokerTime", "CreateTime or LogAppendTime"),
-    ("no.such.config", "1", "not a topic config of Apache Kafka"),
-])
-def test_configs_kafka_refuses_are_invalid_config(kafka_broker, key: str, value: str, says: str) -> None:
+@pytest.mark.parametrize(
+    "key, value, says",
+    [
+        ("remote.storage.enable", "true", "no tiered storage"),
+        ("min.cleanable.dirty.ratio", "2", "outside"),
+        ("message.timestamp.type", "BrokerTime", "CreateTime or LogAppendTime"),
+        ("no.such.config", "1", "not a topic config of Apache Kafka"),
+    ],
+)
+def test_configs_kafka_refuses_are_invalid_config(
+    kafka_broker, key: str, value: str, says: str
+) -> None:
     """Both brokers refuse these with INVALID_CONFIG; the reason is in each broker's own words
     (`says` is the embedded broker's). Compaction and broker-side compression, which Kafka
     accepts and the embedded broker refuses, are in test_known_differences.py."""
@@ -76,10 +86,13 @@ def test_committed_leader_epoch_comes_back_with_the_offset(kafka_broker) -> None
     for i in range(5):
         producer.produce("epochs", value=b"%d" % i)
     producer.flush(_DEADLINE_SEC)
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "epochs",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "epochs", "enable.auto.commit": False}
+    )
     try:
-        consumer.commit(offsets=[TopicPartition("epochs", 0, 3, leader_epoch=7)], asynchronous=False)
+        consumer.commit(
+            offsets=[TopicPartition("epochs", 0, 3, leader_epoch=7)], asynchronous=False
+        )
         [committed] = consumer.committed([TopicPartition("epochs", 0)], timeout=10)
         assert (committed.offset, committed.leader_epoch) == (3, 7)
         if kafka_broker.kind == "apache":
@@ -98,8 +111,9 @@ def test_committed_leader_epoch_comes_back_with_the_offset(kafka_broker) -> None
 def test_kafka_python_reads_back_its_committed_leader_epoch(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "epochs-kp")
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id="epochs-kp",
-                             enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        bootstrap_servers=bootstrap, group_id="epochs-kp", enable_auto_commit=False
+    )
     try:
         tp = KafkaPythonTopicPartition("epochs-kp", 0)
         consumer.commit({tp: OffsetAndMetadata(0, "", 4)})
@@ -112,8 +126,9 @@ def test_kafka_python_reads_back_its_committed_leader_epoch(kafka_broker) -> Non
 def test_librdkafka_transactional_producer_fails_at_once(embedded_broker) -> None:
     """Embedded only: how the embedded broker refuses transactions (Kafka has them; see
     test_known_differences.py)."""
-    producer = Producer({"bootstrap.servers": embedded_broker.bootstrap_servers,
-                         "transactional.id": "tx-1"})
+    producer = Producer(
+        {"bootstrap.servers": embedded_broker.bootstrap_servers, "transactional.id": "tx-1"}
+    )
     started = time.monotonic()
     with pytest.raises(KafkaException) as raised:
         producer.init_transactions(30)
@@ -125,8 +140,9 @@ def test_librdkafka_transactional_producer_fails_at_once(embedded_broker) -> Non
 
 def test_kafka_python_transactional_producer_fails_at_once(embedded_broker) -> None:
     """Embedded only, as the librdkafka one above."""
-    producer = KafkaProducer(bootstrap_servers=embedded_broker.bootstrap_servers,
-                             transactional_id="tx-2")
+    producer = KafkaProducer(
+        bootstrap_servers=embedded_broker.bootstrap_servers, transactional_id="tx-2"
+    )
     try:
         started = time.monotonic()
         with pytest.raises(TransactionalIdAuthorizationFailedError):

@@ -22,11 +22,19 @@ def create(port: int, *topics: Topic) -> dict[str, tuple[int, str | None]]:
     return {t.name: (t.error_code, t.error_message) for t in response.topics}
 
 
-def topic(name: str, partitions: int = 1, factor: int = 1,
-          assignments: list[tuple[int, list[int]]] | None = None) -> Topic:
-    return Topic(name=name, num_partitions=partitions, replication_factor=factor, configs=[],
-                 assignments=[Assignment(partition_index=i, broker_ids=b)
-                              for i, b in assignments or []])
+def topic(
+    name: str,
+    partitions: int = 1,
+    factor: int = 1,
+    assignments: list[tuple[int, list[int]]] | None = None,
+) -> Topic:
+    return Topic(
+        name=name,
+        num_partitions=partitions,
+        replication_factor=factor,
+        configs=[],
+        assignments=[Assignment(partition_index=i, broker_ids=b) for i, b in assignments or []],
+    )
 
 
 def test_a_name_given_twice_is_answered_once_with_invalid_request(kafka_broker) -> None:
@@ -48,16 +56,20 @@ def test_an_impossible_replication_factor_is_refused(kafka_broker, factor) -> No
 
 
 # Broker 0 below is the broker's own node (own_node maps it: Apache Kafka's node is 1).
-@pytest.mark.parametrize(("assignments", "expected"), [
-    ([(0, [0]), (1, [0])], 0),                              # two partitions on broker 0
-    ([(0, [0]), (0, [0])], INVALID_REPLICA_ASSIGNMENT),     # partition 0 twice
-    ([(0, [0]), (2, [0])], INVALID_REPLICA_ASSIGNMENT),     # not 0..n-1
-    ([(0, [])], INVALID_REPLICA_ASSIGNMENT),                # no replica
-    ([(0, [7])], INVALID_REPLICA_ASSIGNMENT),               # no broker 7
-    ([(0, [0, 0])], INVALID_REPLICA_ASSIGNMENT),            # broker 0 twice
-])
-def test_manual_assignments_are_checked_as_kafka_checks_them(kafka_broker, assignments,
-                                                             expected) -> None:
+@pytest.mark.parametrize(
+    ("assignments", "expected"),
+    [
+        ([(0, [0]), (1, [0])], 0),  # two partitions on broker 0
+        ([(0, [0]), (0, [0])], INVALID_REPLICA_ASSIGNMENT),  # partition 0 twice
+        ([(0, [0]), (2, [0])], INVALID_REPLICA_ASSIGNMENT),  # not 0..n-1
+        ([(0, [])], INVALID_REPLICA_ASSIGNMENT),  # no replica
+        ([(0, [7])], INVALID_REPLICA_ASSIGNMENT),  # no broker 7
+        ([(0, [0, 0])], INVALID_REPLICA_ASSIGNMENT),  # broker 0 twice
+    ],
+)
+def test_manual_assignments_are_checked_as_kafka_checks_them(
+    kafka_broker, assignments, expected
+) -> None:
     placed = [(index, own_node(brokers, kafka_broker.node_id)) for index, brokers in assignments]
     [(code, message)] = create(kafka_broker.port, topic("manual", -1, -1, placed)).values()
     assert code == expected, message
@@ -65,6 +77,8 @@ def test_manual_assignments_are_checked_as_kafka_checks_them(kafka_broker, assig
 
 
 def test_a_manual_assignment_with_a_partition_count_is_invalid_request(kafka_broker) -> None:
-    [(code, message)] = create(kafka_broker.port, topic("both", 1, -1, [(0, [kafka_broker.node_id])])).values()
+    [(code, message)] = create(
+        kafka_broker.port, topic("both", 1, -1, [(0, [kafka_broker.node_id])])
+    ).values()
     assert code == INVALID_REQUEST
     assert "numPartitions was not set to -1" in (message or "")

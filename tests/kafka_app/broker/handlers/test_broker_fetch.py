@@ -12,18 +12,43 @@ from kafka.record.memory_records import MemoryRecords
 from tests.kafka_app.broker.broker_helpers import create_topic, delete_records_before, raw_call
 
 
-def _fetch(port: int, topic: str, offsets: dict[int, int], max_bytes: int = 1 << 20,
-           partition_max_bytes: int = 1 << 20, max_wait_ms: int = 0, min_bytes: int = 0) -> dict[int, object]:
+def _fetch(
+    port: int,
+    topic: str,
+    offsets: dict[int, int],
+    max_bytes: int = 1 << 20,
+    partition_max_bytes: int = 1 << 20,
+    max_wait_ms: int = 0,
+    min_bytes: int = 0,
+) -> dict[int, object]:
     Topic = FetchRequest.FetchTopic
     request = FetchRequest[12](
-        replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=min_bytes, max_bytes=max_bytes,
-        isolation_level=1, session_id=0, session_epoch=-1,
-        topics=[Topic(topic=topic, partitions=[
-            Topic.FetchPartition(partition=p, current_leader_epoch=-1, fetch_offset=o,
-                                 last_fetched_epoch=-1, log_start_offset=-1,
-                                 partition_max_bytes=partition_max_bytes)
-            for p, o in offsets.items()])],
-        forgotten_topics_data=[], rack_id="")
+        replica_id=-1,
+        max_wait_ms=max_wait_ms,
+        min_bytes=min_bytes,
+        max_bytes=max_bytes,
+        isolation_level=1,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            Topic(
+                topic=topic,
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=p,
+                        current_leader_epoch=-1,
+                        fetch_offset=o,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=partition_max_bytes,
+                    )
+                    for p, o in offsets.items()
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
     response = raw_call(port, request, 12)
     return {p.partition_index: p for p in response.responses[0].partitions}
 
@@ -63,11 +88,16 @@ def test_limits_keep_at_least_one_batch(kafka_broker) -> None:
 def test_out_of_range_answers_unknown_offsets_and_a_read_carries_them(kafka_broker) -> None:
     _three_batches_per_partition(kafka_broker.bootstrap_servers, "range")
     delete_records_before(kafka_broker.bootstrap_servers, "range", 2)
-    below, above = _fetch(kafka_broker.port, "range", {0: 1})[0], _fetch(kafka_broker.port, "range", {0: 9})[0]
+    below, above = (
+        _fetch(kafka_broker.port, "range", {0: 1})[0],
+        _fetch(kafka_broker.port, "range", {0: 9})[0],
+    )
     for answer in (below, above):  # unknown (-1), as Kafka answers: clients ask ListOffsets
         assert (answer.error_code, answer.log_start_offset, answer.high_watermark) == (1, -1, -1)
-    assert (_fetch(kafka_broker.port, "range", {0: 2})[0].log_start_offset,
-            _fetch(kafka_broker.port, "range", {0: 2})[0].high_watermark) == (2, 3)
+    assert (
+        _fetch(kafka_broker.port, "range", {0: 2})[0].log_start_offset,
+        _fetch(kafka_broker.port, "range", {0: 2})[0].high_watermark,
+    ) == (2, 3)
 
 
 def test_fetch_at_the_end_waits_max_wait_then_answers_empty(kafka_broker) -> None:

@@ -47,9 +47,13 @@ def _first_record_ms(bootstrap: str, topic: str, **settings: Any) -> float:
 
 def _median_first_record_ms(bootstrap: str, topic: str, bound_ms: float, **settings: Any) -> float:
     """Median over a few fresh consumers; one more series if a burst of load spoiled the first."""
-    median = statistics.median(_first_record_ms(bootstrap, topic, **settings) for _ in range(_TRIES))
+    median = statistics.median(
+        _first_record_ms(bootstrap, topic, **settings) for _ in range(_TRIES)
+    )
     if median >= bound_ms:
-        median = statistics.median(_first_record_ms(bootstrap, topic, **settings) for _ in range(_TRIES))
+        median = statistics.median(
+            _first_record_ms(bootstrap, topic, **settings) for _ in range(_TRIES)
+        )
     return median
 
 
@@ -87,13 +91,30 @@ def test_the_brokers_answers_to_a_fresh_consumer_take_milliseconds(kafka_broker)
 
     def replay_ms() -> float:
         started = time.monotonic()
-        raw_call(port, ApiVersionsRequest[3](client_software_name="t", client_software_version="1"), 3)
+        raw_call(
+            port, ApiVersionsRequest[3](client_software_name="t", client_software_version="1"), 3
+        )
         assert raw_call(port, MetadataRequest[12](topics=[]), 12).topics == []
         wanted = [MetadataRequest.MetadataRequestTopic(name="first")]
         assert raw_call(port, MetadataRequest[12](topics=wanted), 12).topics[0].error_code == 0
-        earliest = raw_call(port, ListOffsetsRequest[9](replica_id=-1, isolation_level=0, topics=[
-            _Offsets(name="first", partitions=[_Offsets.ListOffsetsPartition(
-                partition_index=0, current_leader_epoch=-1, timestamp=-2)])]), 9)
+        earliest = raw_call(
+            port,
+            ListOffsetsRequest[9](
+                replica_id=-1,
+                isolation_level=0,
+                topics=[
+                    _Offsets(
+                        name="first",
+                        partitions=[
+                            _Offsets.ListOffsetsPartition(
+                                partition_index=0, current_leader_epoch=-1, timestamp=-2
+                            )
+                        ],
+                    )
+                ],
+            ),
+            9,
+        )
         assert earliest.topics[0].partitions[0].offset == 0
         fetched = raw_call(port, _fetch_request("first", offset=0), 12)
         assert fetched.responses[0].partitions[0].records
@@ -109,9 +130,28 @@ def _fetch_request(topic: str, offset: int) -> FetchRequest:
     """A Fetch as kafka-python's defaults send it: wait up to 500 ms for at least one byte."""
     Topic = FetchRequest.FetchTopic
     return FetchRequest[12](
-        replica_id=-1, max_wait_ms=_FETCH_MAX_WAIT_MS, min_bytes=1, max_bytes=52428800,
-        isolation_level=0, session_id=0, session_epoch=-1,
-        topics=[Topic(topic=topic, partitions=[Topic.FetchPartition(
-            partition=0, current_leader_epoch=-1, fetch_offset=offset, last_fetched_epoch=-1,
-            log_start_offset=-1, partition_max_bytes=1048576)])],
-        forgotten_topics_data=[], rack_id="")
+        replica_id=-1,
+        max_wait_ms=_FETCH_MAX_WAIT_MS,
+        min_bytes=1,
+        max_bytes=52428800,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            Topic(
+                topic=topic,
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=offset,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=1048576,
+                    )
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )

@@ -70,14 +70,18 @@ def test_deleted_and_recreated_topic_starts_over_without_committed_offsets(kafka
 
     create_topic(bootstrap, "reborn")
     _produce(bootstrap, "reborn", 2)
-    reader = Consumer({"bootstrap.servers": bootstrap, "group.id": "readers",
-                       "auto.offset.reset": "earliest"})
+    reader = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "readers", "auto.offset.reset": "earliest"}
+    )
     try:
         assert reader.get_watermark_offsets(TopicPartition("reborn", 0), timeout=10) == (0, 2)
         reader.subscribe(["reborn"])
         values = []
-        wait_until(lambda: _poll_into(reader, values) and len(values) == 2, _DEADLINE_SEC,
-                   "the two records of the new topic")
+        wait_until(
+            lambda: _poll_into(reader, values) and len(values) == 2,
+            _DEADLINE_SEC,
+            "the two records of the new topic",
+        )
         assert values == [b"0", b"1"]
     finally:
         reader.close()
@@ -94,10 +98,16 @@ def _poll_into(consumer: Consumer, values: list[bytes]) -> bool:
 
 def test_deleting_an_unknown_topic_or_naming_one_twice_fails_per_topic(kafka_broker) -> None:
     create_topic(kafka_broker.bootstrap_servers, "twice")
-    response = raw_call(kafka_broker.port,
-                        DeleteTopicsRequest(topic_names=["nope", "twice", "twice"], timeout_ms=1000), 5)
+    response = raw_call(
+        kafka_broker.port,
+        DeleteTopicsRequest(topic_names=["nope", "twice", "twice"], timeout_ms=1000),
+        5,
+    )
     # A duplicated name is answered once (Kafka's controller answers it first).
-    assert sorted((r.name, r.error_code) for r in response.responses) == [("nope", 3), ("twice", 42)]
+    assert sorted((r.name, r.error_code) for r in response.responses) == [
+        ("nope", 3),
+        ("twice", 42),
+    ]
     assert "twice" in topic_names(kafka_broker.bootstrap_servers)
 
 
@@ -120,36 +130,53 @@ def test_deleted_topic_stays_deleted_after_a_restart(tmp_path: Path, free_port: 
 def test_create_partitions_grows_a_topic_and_a_subscriber_gets_the_new_ones(kafka_broker) -> None:
     bootstrap = kafka_broker.bootstrap_servers
     create_topic(bootstrap, "growing")
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "growers",
-                         "topic.metadata.refresh.interval.ms": 500})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "growers",
+            "topic.metadata.refresh.interval.ms": 500,
+        }
+    )
     try:
         consumer.subscribe(["growing"])
-        wait_until(lambda: consumer.poll(0.1) is None and len(consumer.assignment()) == 1,
-                   _DEADLINE_SEC, "the consumer owning the one partition")
+        wait_until(
+            lambda: consumer.poll(0.1) is None and len(consumer.assignment()) == 1,
+            _DEADLINE_SEC,
+            "the consumer owning the one partition",
+        )
         client = AdminClient({"bootstrap.servers": bootstrap})
         _wait(client.create_partitions([NewPartitions("growing", 3)], operation_timeout=10))
         assert partition_count(bootstrap, "growing") == 3
         _produce(bootstrap, "growing", 1, partition=2)
-        wait_until(lambda: consumer.poll(0.1) is None and len(consumer.assignment()) == 3,
-                   _DEADLINE_SEC, "the consumer being assigned all three partitions")
+        wait_until(
+            lambda: consumer.poll(0.1) is None and len(consumer.assignment()) == 3,
+            _DEADLINE_SEC,
+            "the consumer being assigned all three partitions",
+        )
     finally:
         consumer.close()
 
 
-@pytest.mark.parametrize("count, assignments, error", [
-    (1, None, InvalidPartitionsError),             # already has 1
-    (0, None, InvalidPartitionsError),             # never fewer
-    (3, [[0]], InvalidReplicationAssignmentError),     # two new partitions, one assignment
-    (2, [[7]], InvalidReplicationAssignmentError),     # there is no broker 7
-    (2, [[0, 0]], InvalidReplicationAssignmentError),  # one node holds one replica
-])
-def test_create_partitions_refuses_what_kafka_refuses(kafka_broker, count: int,
-                                                      assignments: list | None, error: type) -> None:
+@pytest.mark.parametrize(
+    "count, assignments, error",
+    [
+        (1, None, InvalidPartitionsError),  # already has 1
+        (0, None, InvalidPartitionsError),  # never fewer
+        (3, [[0]], InvalidReplicationAssignmentError),  # two new partitions, one assignment
+        (2, [[7]], InvalidReplicationAssignmentError),  # there is no broker 7
+        (2, [[0, 0]], InvalidReplicationAssignmentError),  # one node holds one replica
+    ],
+)
+def test_create_partitions_refuses_what_kafka_refuses(
+    kafka_broker, count: int, assignments: list | None, error: type
+) -> None:
     create_topic(kafka_broker.bootstrap_servers, "fixed")
     client = admin(kafka_broker.bootstrap_servers)
     try:
         with pytest.raises(error):
-            placed = [own_node(brokers, kafka_broker.node_id) for brokers in assignments or []] or None
+            placed = [
+                own_node(brokers, kafka_broker.node_id) for brokers in assignments or []
+            ] or None
             client.create_partitions({"fixed": KafkaPythonNewPartitions(count, placed)})
         with pytest.raises(UnknownTopicOrPartitionError):
             client.create_partitions({"absent": KafkaPythonNewPartitions(2)})
@@ -161,8 +188,12 @@ def test_create_partitions_refuses_what_kafka_refuses(kafka_broker, count: int,
 def test_create_partitions_validate_only_changes_nothing(kafka_broker) -> None:
     create_topic(kafka_broker.bootstrap_servers, "dry")
     request = CreatePartitionsRequest(
-        topics=[CreatePartitionsRequest.CreatePartitionsTopic(name="dry", count=4, assignments=None)],
-        timeout_ms=1000, validate_only=True)
+        topics=[
+            CreatePartitionsRequest.CreatePartitionsTopic(name="dry", count=4, assignments=None)
+        ],
+        timeout_ms=1000,
+        validate_only=True,
+    )
     response = raw_call(kafka_broker.port, request, 3)
     assert [(r.name, r.error_code) for r in response.results] == [("dry", 0)]
     assert partition_count(kafka_broker.bootstrap_servers, "dry") == 1

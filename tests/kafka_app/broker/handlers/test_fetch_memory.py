@@ -26,7 +26,8 @@ def test_a_lease_holds_room_until_released() -> None:
 
 
 def test_a_fetch_past_the_cap_gets_one_batch_and_the_room_comes_back(
-        embedded_broker, caplog: pytest.LogCaptureFixture) -> None:
+    embedded_broker, caplog: pytest.LogCaptureFixture
+) -> None:
     _three_batches_per_partition(embedded_broker.bootstrap_servers, "capped")
     # The running broker's own FetchMemory: filled by a lease no answer will ever release.
     memory = embedded_broker.call(lambda: embedded_broker._require_server().ctx.fetch_memory)

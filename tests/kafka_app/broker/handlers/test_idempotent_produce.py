@@ -23,9 +23,11 @@ def _producer_id(port: int) -> tuple[int, int]:
     """(producer id, epoch) that InitProducerId hands an idempotent producer (no transactional id).
     A fresh Apache Kafka first answers COORDINATOR_LOAD_IN_PROGRESS while it gets a block of ids
     from its controller; clients retry it, and so does this."""
+
     def answer() -> object:
-        request = InitProducerIdRequest[4](transactional_id=None, transaction_timeout_ms=-1,
-                                           producer_id=-1, producer_epoch=-1)
+        request = InitProducerIdRequest[4](
+            transactional_id=None, transaction_timeout_ms=-1, producer_id=-1, producer_epoch=-1
+        )
         response = raw_call(port, request, 4)
         assert response.error_code in (0, COORDINATOR_LOAD_IN_PROGRESS), response
         return response if response.error_code == 0 else None
@@ -37,14 +39,29 @@ def _producer_id(port: int) -> tuple[int, int]:
 def _send(port: int, topic: str, producer: tuple[int, int], sequence: int) -> tuple[int, int]:
     """(error code, base offset) of one batch of three records from `producer` at `sequence`."""
     producer_id, epoch = producer
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=producer_id, producer_epoch=epoch,
-                                        base_sequence=sequence, batch_size=1 << 20)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+        base_sequence=sequence,
+        batch_size=1 << 20,
+    )
     for delta in range(3):
         builder.append(delta, -1, None, b"%d" % (sequence + delta), [])
     Data = ProduceRequest.TopicProduceData
-    request = ProduceRequest[8](transactional_id=None, acks=-1, timeout_ms=5_000, topic_data=[
-        Data(name=topic, partition_data=[Data.PartitionProduceData(index=0, records=bytes(builder.build()))])])
+    request = ProduceRequest[8](
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=5_000,
+        topic_data=[
+            Data(
+                name=topic,
+                partition_data=[Data.PartitionProduceData(index=0, records=bytes(builder.build()))],
+            )
+        ],
+    )
     answer = raw_call(port, request, 8).responses[0].partition_responses[0]
     return answer.error_code, answer.base_offset
 

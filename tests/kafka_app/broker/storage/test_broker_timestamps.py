@@ -43,15 +43,25 @@ def _produce(bootstrap: str, topic: str, timestamp: int | None) -> tuple[KafkaEr
 def _stored_headers(broker, topic: str) -> list:
     def read() -> list:
         log = broker.storage.partition(topic, 0)
-        return [header for segment in log.segments
-                for header in iter_batches(log.read(segment.base_offset, 1 << 20))
-                if not segment.is_empty]
+        return [
+            header
+            for segment in log.segments
+            for header in iter_batches(log.read(segment.base_offset, 1 << 20))
+            if not segment.is_empty
+        ]
+
     return broker.call(read)
 
 
 def _read_one(bootstrap: str, topic: str):
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"{topic}-reader",
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"{topic}-reader",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         consumer.assign([TopicPartition(topic, 0, 0)])
         message = wait_until(lambda: consumer.poll(0.5), _DEADLINE_SEC, f"a record of {topic}")
@@ -61,7 +71,9 @@ def _read_one(bootstrap: str, topic: str):
         consumer.close()
 
 
-def test_no_timestamp_batch_gets_max_timestamp_minus_one_not_librdkafkas_zero(embedded_broker) -> None:
+def test_no_timestamp_batch_gets_max_timestamp_minus_one_not_librdkafkas_zero(
+    embedded_broker,
+) -> None:
     """Embedded only: reads the stored batch header; what a user sees of it (retention keeps the
     record) is test_retention_keeps_a_fresh_record_sent_without_timestamp, on both brokers."""
     bootstrap = embedded_broker.bootstrap_servers
@@ -93,8 +105,11 @@ def test_retention_keeps_a_fresh_record_sent_without_timestamp(kafka_broker) -> 
     assert _produce(bootstrap, "fresh", timestamp=-1)[0] is None
     assert _produce(bootstrap, "stale", timestamp=int(time.time() * 1000) - 2 * _HOUR_MS)[0] is None
 
-    wait_until(lambda: log_start(bootstrap, "stale") == 1, _DEADLINE_SEC,
-               "retention to delete the stale record")
+    wait_until(
+        lambda: log_start(bootstrap, "stale") == 1,
+        _DEADLINE_SEC,
+        "retention to delete the stale record",
+    )
     assert log_start(bootstrap, "fresh") == 0
     assert _read_one(bootstrap, "fresh").value() == b"v"
 
@@ -129,9 +144,15 @@ def test_timestamp_before_the_topics_window_is_invalid_timestamp(kafka_broker) -
 
 def _lying_batch(timestamps: list[int], compression: int) -> bytes:
     """A batch whose header claims max timestamp 0 whatever its records say (librdkafka's -1 case)."""
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=compression, is_transactional=False,
-                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
-                                        batch_size=1 << 20)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=compression,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 20,
+    )
     for delta, timestamp in enumerate(timestamps):
         builder.append(delta, timestamp, None, b"x" * 200, [])
     data = bytearray(builder.build())

@@ -63,8 +63,11 @@ def _mount_tmpfs(folder: Path) -> bool:
     folder.mkdir()
     if shutil.which("mount") is None or os.geteuid() != 0:
         return False
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={LIMIT_BYTES}", "tmpfs", str(folder)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={LIMIT_BYTES}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
     return result.returncode == 0
 
 
@@ -89,15 +92,22 @@ def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple
 
 
 def test_a_full_disk_fails_appends_cleanly_and_keeps_what_was_acknowledged(
-        small_disk: tuple[Path, str]) -> None:
+    small_disk: tuple[Path, str],
+) -> None:
     folder, mode = small_disk
-    result = subprocess.run([sys.executable, "-c", _WRITER, str(folder), mode, str(LIMIT_BYTES)],
-                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", _WRITER, str(folder), mode, str(LIMIT_BYTES)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert len(report["errors"]) == 3, report  # the disk really filled up
-    assert ("No space left on device" in report["errors"][0]
-            or "File too large" in report["errors"][0]), report
+    assert (
+        "No space left on device" in report["errors"][0] or "File too large" in report["errors"][0]
+    ), report
     assert all("is offline since" in error for error in report["errors"][1:]), report
     assert report["read_error"] and "is offline since" in report["read_error"], report
     assert 0 < report["acknowledged"] and report["on_disk"] == report["size"]  # no half batch

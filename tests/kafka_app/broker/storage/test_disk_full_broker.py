@@ -47,10 +47,14 @@ FSIZE_LIMIT = 48 * 1024
 OFFSET_OUT_OF_RANGE = 1
 NOT_COORDINATOR = 16  # Kafka's answer to a commit its offsets log could not store
 # Two stored-only configs of 30,000 characters: topics.json grows past FSIZE_LIMIT.
-BIG_CONFIGS = {"leader.replication.throttled.replicas": "1:0," * 7500,
-               "follower.replication.throttled.replicas": "2:0," * 7500}
-ONLY_TMPFS = ("RLIMIT_FSIZE fails only a file growing past it; this step writes a few bytes, "
-              "so only a full tmpfs fails it here (test_disk_full_steps.py fails it in-process)")
+BIG_CONFIGS = {
+    "leader.replication.throttled.replicas": "1:0," * 7500,
+    "follower.replication.throttled.replicas": "2:0," * 7500,
+}
+ONLY_TMPFS = (
+    "RLIMIT_FSIZE fails only a file growing past it; this step writes a few bytes, "
+    "so only a full tmpfs fails it here (test_disk_full_steps.py fails it in-process)"
+)
 
 
 def _mounted(kind: str, root: Path, why_not: str) -> Iterator[SmallDisk]:
@@ -65,8 +69,11 @@ def _mounted(kind: str, root: Path, why_not: str) -> Iterator[SmallDisk]:
 
 @pytest.fixture(params=["tmpfs", "rlimit"])
 def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SmallDisk]:
-    yield from _mounted(request.param, tmp_path / "disk",
-                        "cannot mount a tmpfs here (needs root); the rlimit case still runs")
+    yield from _mounted(
+        request.param,
+        tmp_path / "disk",
+        "cannot mount a tmpfs here (needs root); the rlimit case still runs",
+    )
 
 
 @pytest.fixture
@@ -82,8 +89,9 @@ def full_tmpfs(tmp_path: Path) -> Iterator[SmallDisk]:
 
 
 @pytest.fixture(params=BROKER_KINDS)
-def any_launcher(request: pytest.FixtureRequest, full_tmpfs: SmallDisk, tmp_path: Path,
-                 free_port: int) -> Iterator[BrokerLauncher]:
+def any_launcher(
+    request: pytest.FixtureRequest, full_tmpfs: SmallDisk, tmp_path: Path, free_port: int
+) -> Iterator[BrokerLauncher]:
     """Starts brokers of each kind on the tmpfs; depends on it so brokers stop first."""
     with BrokerLauncher(request.param, tmp_path / "log", free_port) as started:
         yield started
@@ -104,8 +112,9 @@ def _produce_all(port: int, topic: str, values: list[bytes]) -> dict[int, bytes]
     return acknowledged
 
 
-def _assert_acknowledged(bootstrap: str, topic: str, acknowledged: dict[int, bytes], near: int,
-                         first: int = 0) -> None:
+def _assert_acknowledged(
+    bootstrap: str, topic: str, acknowledged: dict[int, bytes], near: int, first: int = 0
+) -> None:
     """Consumers from `first` and from each offset around `near` read exactly the acknowledged
     records, in offset order, up to the end (which is right after the last acknowledged one)."""
     end = max(acknowledged) + 1
@@ -124,15 +133,18 @@ def _fill(disk: SmallDisk) -> dict[str, str]:
     return BIG_CONFIGS
 
 
-def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(full_tmpfs: SmallDisk,
-                                                                    any_launcher: BrokerLauncher) -> None:
+def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(
+    full_tmpfs: SmallDisk, any_launcher: BrokerLauncher
+) -> None:
     """What a producer sees when the disk fills, and what a consumer from 0 reads after a restart
     with space again, on each broker. Measured on Kafka 4.1.2: records that fit the segment's last
     page still go in; the first write that needs a block fails with KAFKA_STORAGE_ERROR, the log
     dir goes offline, and as it was the last one Kafka halts (exit 1) within a second."""
     broker = any_launcher.start(full_tmpfs.data_dir)
     assert create_topic_code(broker.port, "events") == 0
-    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
+    wait_until(
+        lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0"
+    )
     acknowledged = _produce_all(broker.port, "events", [_value(i, 1000) for i in range(5)])
     full_tmpfs.fill()
     index = len(acknowledged)
@@ -153,15 +165,18 @@ def test_a_full_disk_fails_produce_and_a_restart_keeps_every_record(full_tmpfs: 
     full_tmpfs.free()
 
     broker = any_launcher.start(full_tmpfs.data_dir)
-    wait_until(lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0")
+    wait_until(
+        lambda: leads_every_partition(broker.port, "events"), 30, "the broker to lead events-0"
+    )
     _assert_acknowledged(broker.bootstrap, "events", acknowledged, near=failed_at)
     acknowledged |= _produce_all(broker.port, "events", [_value(i, 1000) for i in range(2)])
     assert sorted(acknowledged) == list(range(failed_at + 2))  # no offset handed out twice
     assert broker.stop() == 0
 
 
-def test_a_roll_on_a_full_disk_hands_out_no_offset_twice(small_disk: SmallDisk,
-                                                          launcher: BrokerLauncher) -> None:
+def test_a_roll_on_a_full_disk_hands_out_no_offset_twice(
+    small_disk: SmallDisk, launcher: BrokerLauncher
+) -> None:
     if small_disk.kind == "rlimit":
         pytest.skip(ONLY_TMPFS)
     broker = launcher.start(small_disk.data_dir)
@@ -186,8 +201,9 @@ def test_a_roll_on_a_full_disk_hands_out_no_offset_twice(small_disk: SmallDisk,
     _assert_acknowledged(broker.bootstrap, "rolls", acknowledged, near=5)
 
 
-def test_create_topics_on_a_full_disk_is_undone(small_disk: SmallDisk,
-                                                launcher: BrokerLauncher) -> None:
+def test_create_topics_on_a_full_disk_is_undone(
+    small_disk: SmallDisk, launcher: BrokerLauncher
+) -> None:
     limit = small_disk.fsize_limit
     broker = launcher.start(small_disk.data_dir, limit)
     assert create_topic_code(broker.port, "events") == 0
@@ -208,8 +224,9 @@ def test_create_topics_on_a_full_disk_is_undone(small_disk: SmallDisk,
     _assert_acknowledged(broker.bootstrap, "events", events, near=3)
 
 
-def test_delete_records_on_a_full_disk_moves_nothing(small_disk: SmallDisk,
-                                                     launcher: BrokerLauncher) -> None:
+def test_delete_records_on_a_full_disk_moves_nothing(
+    small_disk: SmallDisk, launcher: BrokerLauncher
+) -> None:
     if small_disk.kind == "rlimit":
         pytest.skip(ONLY_TMPFS)
     broker = launcher.start(small_disk.data_dir)
@@ -230,15 +247,18 @@ def test_delete_records_on_a_full_disk_moves_nothing(small_disk: SmallDisk,
     _assert_acknowledged(broker.bootstrap, "events", events, near=6, first=5)
 
 
-def test_a_config_change_on_a_full_disk_does_not_act(small_disk: SmallDisk,
-                                                     launcher: BrokerLauncher) -> None:
+def test_a_config_change_on_a_full_disk_does_not_act(
+    small_disk: SmallDisk, launcher: BrokerLauncher
+) -> None:
     limit = small_disk.fsize_limit
     broker = launcher.start(small_disk.data_dir, limit)
     assert create_topic_code(broker.port, "events", {"retention.ms": "600000"}) == 0
     events = _produce_all(broker.port, "events", [_value(i, 100) for i in range(4)])
     configs = _fill(small_disk)
-    assert alter_config(broker.port, "events", {"retention.ms": "1000", **configs}) == \
-        KAFKA_STORAGE_ERROR
+    assert (
+        alter_config(broker.port, "events", {"retention.ms": "1000", **configs})
+        == KAFKA_STORAGE_ERROR
+    )
     assert describe_config(broker.port, "events", "retention.ms") == "600000"
     small_disk.free()
     assert broker.stop() == 0
@@ -250,8 +270,9 @@ def test_a_config_change_on_a_full_disk_does_not_act(small_disk: SmallDisk,
     assert sorted(events) == list(range(5))
 
 
-def test_an_offset_commit_on_a_full_disk_answers_not_coordinator(small_disk: SmallDisk,
-                                                                 launcher: BrokerLauncher) -> None:
+def test_an_offset_commit_on_a_full_disk_answers_not_coordinator(
+    small_disk: SmallDisk, launcher: BrokerLauncher
+) -> None:
     limit = small_disk.fsize_limit
     broker = launcher.start(small_disk.data_dir, limit)
     assert create_topic_code(broker.port, "events") == 0
@@ -259,11 +280,13 @@ def test_an_offset_commit_on_a_full_disk_answers_not_coordinator(small_disk: Sma
     if small_disk.kind == "tmpfs":
         small_disk.fill()
     # 4000-character metadata: past the journal's last block on the tmpfs, past the rlimit soon.
-    codes = [commit_offset(broker.port, "readers", "events", offset, "m" * 4000)
-             for offset in range(2, 20)]
+    codes = [
+        commit_offset(broker.port, "readers", "events", offset, "m" * 4000)
+        for offset in range(2, 20)
+    ]
     assert NOT_COORDINATOR in codes, codes
     stored = 1 + codes.index(NOT_COORDINATOR)  # the last commit answered 0
-    assert set(codes[codes.index(NOT_COORDINATOR):]) == {NOT_COORDINATOR}  # offline from then on
+    assert set(codes[codes.index(NOT_COORDINATOR) :]) == {NOT_COORDINATOR}  # offline from then on
     small_disk.free()
     assert broker.stop() == 0
 

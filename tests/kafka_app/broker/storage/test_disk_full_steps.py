@@ -75,7 +75,8 @@ def _assert_holds(folder: Path, topic: str, acknowledged: dict[int, bytes]) -> N
         assert log.high_watermark == len(acknowledged)
         for start in range(len(acknowledged) + 1):
             assert _values_from(reopened, topic, start) == sorted(
-                (o, v) for o, v in acknowledged.items() if o >= start)
+                (o, v) for o, v in acknowledged.items() if o >= start
+            )
 
 
 def _stop_offline(storage: Storage, topic: str) -> None:
@@ -87,7 +88,8 @@ def _stop_offline(storage: Storage, topic: str) -> None:
 
 
 def test_a_roll_that_cannot_write_the_recovery_point_leaves_no_segment_and_no_double_offset(
-        storage: Storage, disk: _Disk) -> None:
+    storage: Storage, disk: _Disk
+) -> None:
     storage.create_topic("events", 1, ROLL_EVERY_BATCH)
     log = storage.partition("events", 0)
     acknowledged = {log.append(batch([b"a0"])): b"a0"}
@@ -107,7 +109,8 @@ def test_a_roll_that_cannot_write_the_recovery_point_leaves_no_segment_and_no_do
 
 
 def test_an_append_that_fails_after_its_roll_is_undone_whole(
-        storage: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
     storage.create_topic("events", 1, ROLL_EVERY_BATCH)
     log = storage.partition("events", 0)
     acknowledged = {log.append(batch([b"a0"])): b"a0"}
@@ -144,8 +147,10 @@ def test_empty_segments_left_inside_a_log_do_not_hide_records_at_start(tmp_path:
     for base in (2, 3, 4, 10):
         (partition / segment_file_name(base)).touch()
     _assert_holds(folder, "events", {i: b"v%d" % i for i in range(10)})
-    assert sorted(p.name for p in partition.glob("*.log")) == [segment_file_name(0),
-                                                               segment_file_name(5)]
+    assert sorted(p.name for p in partition.glob("*.log")) == [
+        segment_file_name(0),
+        segment_file_name(5),
+    ]
 
 
 def test_a_segment_overlapping_the_one_before_stops_the_start(tmp_path: Path) -> None:
@@ -163,7 +168,8 @@ def test_a_segment_overlapping_the_one_before_stops_the_start(tmp_path: Path) ->
 
 
 def test_create_topics_that_cannot_record_the_topic_leaves_nothing_behind(
-        storage: Storage, disk: _Disk) -> None:
+    storage: Storage, disk: _Disk
+) -> None:
     storage.create_topic("events", 1, {})
     acknowledged = {storage.partition("events", 0).append(batch([b"a0"])): b"a0"}
     disk.fill(data_dir, "write_atomically")
@@ -179,7 +185,8 @@ def test_create_topics_that_cannot_record_the_topic_leaves_nothing_behind(
 
 
 def test_delete_records_that_cannot_write_the_log_start_moves_nothing(
-        storage: Storage, disk: _Disk) -> None:
+    storage: Storage, disk: _Disk
+) -> None:
     storage.create_topic("events", 1, ROLL_EVERY_BATCH)
     log = storage.partition("events", 0)
     acknowledged = {}

@@ -21,7 +21,9 @@ BATCH_OF_4 = len(batch_of(4))
 
 
 def _open(folder: Path, clock: ManualClock | None = None, **configs: str) -> PartitionLog:
-    config = TopicConfig.from_strings({key.replace("_", "."): value for key, value in configs.items()})
+    config = TopicConfig.from_strings(
+        {key.replace("_", "."): value for key, value in configs.items()}
+    )
     return PartitionLog.open(folder, "t", 0, config, clock or ManualClock(10_000))
 
 
@@ -104,7 +106,10 @@ def test_rolls_when_segment_bytes_would_be_passed(tmp_path: Path) -> None:
         log.append(batch_of(4))
     assert [s.base_offset for s in log.segments] == [0, 8, 16]
     assert sorted(p.name for p in tmp_path.glob("*.log")) == [
-        "00000000000000000000.log", "00000000000000000008.log", "00000000000000000016.log"]
+        "00000000000000000000.log",
+        "00000000000000000008.log",
+        "00000000000000000016.log",
+    ]
     # a read stops at the end of the segment holding the offset; the next read continues
     assert _offsets(log.read(4, 1 << 20)) == [4, 5, 6, 7]
     assert _offsets(log.read(8, 1 << 20)) == list(range(8, 16))
@@ -198,7 +203,8 @@ def test_reopen_truncates_a_torn_last_batch_and_appends_after_it(tmp_path: Path)
 
 
 def test_corruption_in_an_older_unflushed_segment_refuses_to_start_and_deletes_nothing(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     first = _closed_three_segments(tmp_path)[0]
     (tmp_path / RECOVERY_POINT_CHECKPOINT).unlink()  # as if killed before any flush
     data = bytearray(first.read_bytes())

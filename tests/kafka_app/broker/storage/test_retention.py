@@ -22,7 +22,12 @@ def _summary(base: int, size: int, largest: int, empty: bool = False) -> Segment
 
 
 def test_time_rule_stops_at_the_first_segment_that_is_not_expired() -> None:
-    segments = [_summary(0, 10, 100), _summary(4, 10, 900), _summary(8, 10, 150), _summary(12, 0, -1, True)]
+    segments = [
+        _summary(0, 10, 100),
+        _summary(4, 10, 900),
+        _summary(8, 10, 150),
+        _summary(12, 0, -1, True),
+    ]
     assert expired_by_time(segments, retention_ms=500, now_ms=1_000) == 1  # 900 stops the walk
     assert expired_by_time(segments, retention_ms=99, now_ms=1_000) == 3  # empty active stays
     assert expired_by_time(segments, retention_ms=900, now_ms=1_000) == 0  # 1000 - 100 is not > 900
@@ -98,8 +103,9 @@ def test_retention_bytes_deletes_oldest_segments_beyond_the_limit(tmp_path: Path
 
 def test_deleted_files_go_after_file_delete_delay(tmp_path: Path) -> None:
     clock = ManualClock(T0)
-    storage = _storage_with_segments(tmp_path, clock, retention_ms=str(MINUTE),
-                                     file_delete_delay_ms="5000")
+    storage = _storage_with_segments(
+        tmp_path, clock, retention_ms=str(MINUTE), file_delete_delay_ms="5000"
+    )
     folder = tmp_path / "t-0"
     clock.advance(2 * MINUTE + 10)
     storage.enforce_retention()

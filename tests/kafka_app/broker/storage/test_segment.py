@@ -70,8 +70,12 @@ def test_recover_rebuilds_the_same_index(tmp_path: Path) -> None:
     expected = (written.next_offset, written.size, written.max_timestamp, written.read(9, 1 << 20))
     written.close()
     recovered = Segment.recover(written.path)
-    assert (recovered.next_offset, recovered.size, recovered.max_timestamp,
-            recovered.read(9, 1 << 20)) == expected
+    assert (
+        recovered.next_offset,
+        recovered.size,
+        recovered.max_timestamp,
+        recovered.read(9, 1 << 20),
+    ) == expected
     assert recovered.truncated_bytes == 0
 
 

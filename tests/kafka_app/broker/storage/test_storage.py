@@ -31,7 +31,9 @@ def test_legal_topic_names(name: str) -> None:
     validate_topic_name(name)
 
 
-@pytest.mark.parametrize("name", ["", ".", "..", "x" * 250, "a/b", "../etc", "a b", "tópico", "a\\b"])
+@pytest.mark.parametrize(
+    "name", ["", ".", "..", "x" * 250, "a/b", "../etc", "a b", "tópico", "a\\b"]
+)
 def test_illegal_topic_names_raise_invalid_topic(name: str) -> None:
     with pytest.raises(InvalidTopic) as raised:
         validate_topic_name(name)
@@ -84,9 +86,13 @@ def test_topics_configs_and_data_survive_reopen(tmp_path: Path) -> None:
     with Storage(tmp_path) as storage:
         assert storage.topics() == {"events": 2}
         config = storage.topic_config("events")
-        assert (config.retention_ms, config.segment_bytes) == (5000, 1024 ** 3)
+        assert (config.retention_ms, config.segment_bytes) == (5000, 1024**3)
         assert storage.partition("events", 1).config == config
-        assert [o for o, _, _ in decode(storage.partition("events", 1).read(0, 1 << 20))] == [0, 1, 2]
+        assert [o for o, _, _ in decode(storage.partition("events", 1).read(0, 1 << 20))] == [
+            0,
+            1,
+            2,
+        ]
 
 
 def test_alter_topic_config_validates_before_changing_anything(tmp_path: Path) -> None:
@@ -131,8 +137,13 @@ _WRITER = textwrap.dedent("""
 
 def test_every_acknowledged_record_survives_kill_9(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(data_dir)], cwd=REPO,
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(data_dir)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     acknowledged = -1
     deadline = time.monotonic() + 30
     try:

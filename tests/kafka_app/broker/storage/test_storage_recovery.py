@@ -24,9 +24,15 @@ from tests.kafka_app.broker.storage_helpers import batch_of, decode
 
 
 def _idempotent(producer_id: int, epoch: int, sequence: int, count: int = 3) -> bytes:
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=producer_id, producer_epoch=epoch,
-                                        base_sequence=sequence, batch_size=1 << 20)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+        base_sequence=sequence,
+        batch_size=1 << 20,
+    )
     for delta in range(count):
         builder.append(delta, 1_000 + delta, None, b"v%d" % (sequence + delta), [])
     return bytes(builder.build())
@@ -41,6 +47,7 @@ def _patched(data: bytes, offset: int, fmt: str, value: int) -> bytes:
 
 
 # ---- clean shutdown and recovery point ------------------------------------------------------------
+
 
 def test_a_clean_close_leaves_the_marker_and_a_start_takes_it_away(tmp_path: Path) -> None:
     with Storage(tmp_path) as storage:
@@ -70,15 +77,21 @@ def test_after_an_unclean_stop_a_torn_tail_is_cut_and_the_rest_kept(tmp_path: Pa
 
 # ---- topics.json -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("{not json", "is not valid JSON"),
-    ('["events"]', 'no "topics" object'),
-    ('{"topics": {"../x": {"partitions": 1}}}', "illegal topic"),
-    ('{"topics": {"events": {"partitions": 0}}}', "has partitions 0"),
-    ('{"topics": {"events": {"partitions": "2"}}}', "has partitions '2'"),
-    ('{"topics": {"events": {"partitions": 1, "configs": {"retention.ms": 5}}}}', "configs"),
-])
-def test_a_bad_topics_file_is_one_line_and_left_as_it_is(tmp_path: Path, text: str, needle: str) -> None:
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("{not json", "is not valid JSON"),
+        ('["events"]', 'no "topics" object'),
+        ('{"topics": {"../x": {"partitions": 1}}}', "illegal topic"),
+        ('{"topics": {"events": {"partitions": 0}}}', "has partitions 0"),
+        ('{"topics": {"events": {"partitions": "2"}}}', "has partitions '2'"),
+        ('{"topics": {"events": {"partitions": 1, "configs": {"retention.ms": 5}}}}', "configs"),
+    ],
+)
+def test_a_bad_topics_file_is_one_line_and_left_as_it_is(
+    tmp_path: Path, text: str, needle: str
+) -> None:
     (tmp_path / "topics.json").write_text(text)
     with pytest.raises(StorageCorrupt, match=needle) as raised:
         Storage(tmp_path)
@@ -103,21 +116,32 @@ def test_create_topic_refuses_too_many_partitions_before_any_folder(tmp_path: Pa
         with pytest.raises(InvalidPartitions, match=str(MAX_PARTITIONS)):
             storage.create_topic("events", MAX_PARTITIONS + 1, {})
         assert not list(tmp_path.glob("events-*"))
-        assert "events" not in json.loads((tmp_path / "topics.json").read_text()
-                                          if (tmp_path / "topics.json").exists() else '{"topics": {}}')["topics"]
+        assert (
+            "events"
+            not in json.loads(
+                (tmp_path / "topics.json").read_text()
+                if (tmp_path / "topics.json").exists()
+                else '{"topics": {}}'
+            )["topics"]
+        )
 
 
 # ---- batch headers against their content -----------------------------------------------------------
 
-@pytest.mark.parametrize(("offset", "fmt", "value", "needle"), [
-    (57, ">i", 5, "reports 5 records but its offsets span 3"),
-    (57, ">i", 0, "reports 0 records"),
-    (23, ">i", 7, "reports 3 records but its offsets span 8"),
-    (21, ">h", 7, "compression codec 7"),
-    (21, ">h", 0x20, "control batch"),
-])
-def test_a_header_that_contradicts_its_batch_is_refused(tmp_path: Path, offset: int, fmt: str,
-                                                        value: int, needle: str) -> None:
+
+@pytest.mark.parametrize(
+    ("offset", "fmt", "value", "needle"),
+    [
+        (57, ">i", 5, "reports 5 records but its offsets span 3"),
+        (57, ">i", 0, "reports 0 records"),
+        (23, ">i", 7, "reports 3 records but its offsets span 8"),
+        (21, ">h", 7, "compression codec 7"),
+        (21, ">h", 0x20, "control batch"),
+    ],
+)
+def test_a_header_that_contradicts_its_batch_is_refused(
+    tmp_path: Path, offset: int, fmt: str, value: int, needle: str
+) -> None:
     with Storage(tmp_path) as storage:
         storage.create_topic("events", 1, {})
         log = storage.partition("events", 0)
@@ -147,6 +171,7 @@ def test_a_producer_id_without_a_sequence_is_refused(tmp_path: Path) -> None:
 
 
 # ---- idempotent producers --------------------------------------------------------------------------
+
 
 def test_a_resent_batch_gets_its_first_offset_even_after_an_unclean_restart(tmp_path: Path) -> None:
     with Storage(tmp_path) as storage:

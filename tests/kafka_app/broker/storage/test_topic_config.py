@@ -12,7 +12,7 @@ def test_defaults_are_apache_kafkas() -> None:
     config = TopicConfig()
     assert config.retention_ms == 7 * 24 * 3600 * 1000
     assert config.retention_bytes == -1
-    assert config.segment_bytes == 1024 ** 3
+    assert config.segment_bytes == 1024**3
     assert config.segment_ms == 7 * 24 * 3600 * 1000
     assert config.cleanup_policy == "delete"
     assert config.overrides == frozenset()
@@ -25,17 +25,21 @@ def test_from_strings_parses_and_records_overrides() -> None:
     assert config.to_strings() == {"retention.ms": "60000", "segment.bytes": "4096"}
 
 
-@pytest.mark.parametrize("key, value, fragment", [
-    ("segment.bytes", "-1", "segment.bytes"),
-    ("segment.bytes", "13", "segment.bytes"),
-    ("retention.ms", "-2", "retention.ms"),
-    ("retention.ms", "ten", "retention.ms"),
-    ("segment.ms", "0", "segment.ms"),
-    ("cleanup.policy", "compact", "cleanup.policy"),
-    ("retention.mss", "1", "retention.mss"),
-])
-def test_bad_keys_and_values_raise_invalid_config_naming_the_key(key: str, value: str,
-                                                                 fragment: str) -> None:
+@pytest.mark.parametrize(
+    "key, value, fragment",
+    [
+        ("segment.bytes", "-1", "segment.bytes"),
+        ("segment.bytes", "13", "segment.bytes"),
+        ("retention.ms", "-2", "retention.ms"),
+        ("retention.ms", "ten", "retention.ms"),
+        ("segment.ms", "0", "segment.ms"),
+        ("cleanup.policy", "compact", "cleanup.policy"),
+        ("retention.mss", "1", "retention.mss"),
+    ],
+)
+def test_bad_keys_and_values_raise_invalid_config_naming_the_key(
+    key: str, value: str, fragment: str
+) -> None:
     with pytest.raises(InvalidConfig, match=fragment.replace(".", r"\.")) as raised:
         TopicConfig.from_strings({key: value})
     assert raised.value.error_code == 40

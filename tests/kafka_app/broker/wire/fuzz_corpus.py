@@ -40,8 +40,22 @@ __all__ = ["Seed", "build_corpus", "client_session", "mutate", "record_batch", "
 
 GROUP = "fuzz-group"
 # Values worth trying where a length, count or number sits: the edges of each integer width.
-INTERESTING_INT32 = (-1, -2, 0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF,
-                     -0x80000000, 1_000_000, 100_000_000)
+INTERESTING_INT32 = (
+    -1,
+    -2,
+    0,
+    1,
+    0x7F,
+    0x80,
+    0xFF,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x7FFFFFFF,
+    -0x80000000,
+    1_000_000,
+    100_000_000,
+)
 INTERESTING_INT16 = (-1, -2, 0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, -0x8000)
 INTERESTING_BYTES = (0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF)
 MAX_FIELD_MUTATION_FRAME = 8 << 20
@@ -59,12 +73,19 @@ class Seed:
 
 def record_batch(count: int = 2) -> bytes:
     """A real v2 record batch of `count` small records, as a producer sends it."""
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False,
-                                        producer_id=-1, producer_epoch=-1, base_sequence=-1,
-                                        batch_size=1 << 20)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=0,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 20,
+    )
     for n in range(count):
-        builder.append(n, timestamp=1_700_000_000_000 + n, key=b"k%d" % n, value=b"v%d" % n,
-                       headers=[])
+        builder.append(
+            n, timestamp=1_700_000_000_000 + n, key=b"k%d" % n, value=b"v%d" % n, headers=[]
+        )
     return bytes(builder.build())
 
 
@@ -124,8 +145,13 @@ def client_session(bootstrap: str, topic: str) -> None:
         producer.send(topic, key=b"%d" % n, value=b"value-%d" % n)
     producer.flush(10)
     producer.close()
-    consumer = KafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=f"{topic}-group",
-                             auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=f"{topic}-group",
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=5000,
+    )
     read = list(consumer)
     consumer.commit()
     consumer.close()
@@ -136,10 +162,10 @@ def _frames(data: bytes) -> Iterator[bytes]:
     """Length-prefixed frames in a byte stream (whole ones only)."""
     at = 0
     while at + 4 <= len(data):
-        size = struct.unpack(">i", data[at:at + 4])[0]
+        size = struct.unpack(">i", data[at : at + 4])[0]
         if size < 0 or at + 4 + size > len(data):
             return
-        yield data[at:at + 4 + size]
+        yield data[at : at + 4 + size]
         at += 4 + size
 
 
@@ -167,9 +193,13 @@ def _sample_message(cls: type[ApiMessage], version: int, topic: str, group: str)
     return message
 
 
-def _sample_fields(struct_field: StructField, version: int, topic: str, parent: str) -> dict[str, Any]:
-    return {field.name: _sample(field, version, topic, parent)
-            for field in struct_field.untagged_fields(version)}
+def _sample_fields(
+    struct_field: StructField, version: int, topic: str, parent: str
+) -> dict[str, Any]:
+    return {
+        field.name: _sample(field, version, topic, parent)
+        for field in struct_field.untagged_fields(version)
+    }
 
 
 def _sample(field: Any, version: int, topic: str, parent: str) -> Any:
@@ -204,10 +234,21 @@ def _simple_value(field: SimpleField, topic: str, parent: str) -> Any:
 def _string_value(name: str, topic: str, parent: str, default: Any) -> str | None:
     if "Config" in parent or "Alterable" in parent:
         return {"name": "retention.ms", "value": "600000"}.get(name, default or topic)
-    by_name = {"group_id": GROUP, "key": GROUP, "member_id": "", "protocol_type": "consumer",
-               "protocol_name": "range", "client_software_name": "fuzz",
-               "client_software_version": "1", "rack_id": "", "transactional_id": None,
-               "group_instance_id": None, "reason": None, "leader": "", "error_message": None}
+    by_name = {
+        "group_id": GROUP,
+        "key": GROUP,
+        "member_id": "",
+        "protocol_type": "consumer",
+        "protocol_name": "range",
+        "client_software_name": "fuzz",
+        "client_software_version": "1",
+        "rack_id": "",
+        "transactional_id": None,
+        "group_instance_id": None,
+        "reason": None,
+        "leader": "",
+        "error_message": None,
+    }
     if name in by_name:
         return by_name[name]
     if name == "name" and "Protocol" in parent:
@@ -216,19 +257,38 @@ def _string_value(name: str, topic: str, parent: str, default: Any) -> str | Non
 
 
 def _int_value(name: str, default: int) -> int:
-    by_name = {"acks": 1, "timeout_ms": 3000, "session_timeout_ms": 10_000,
-               "rebalance_timeout_ms": 10_000, "max_wait_ms": 0, "min_bytes": 0,
-               "max_bytes": 1 << 20, "partition_max_bytes": 1 << 20, "num_partitions": 1,
-               "replication_factor": 1, "resource_type": 2, "replica_id": -1,
-               "producer_id": -1, "producer_epoch": -1, "generation_id": -1,
-               "timestamp": -1, "session_epoch": -1, "current_leader_epoch": -1,
-               "last_fetched_epoch": -1, "log_start_offset": -1, "committed_leader_epoch": -1,
-               "generation_id_or_member_epoch": -1, "offset": -1,
-               "transaction_timeout_ms": 60_000, "retention_time_ms": -1}
+    by_name = {
+        "acks": 1,
+        "timeout_ms": 3000,
+        "session_timeout_ms": 10_000,
+        "rebalance_timeout_ms": 10_000,
+        "max_wait_ms": 0,
+        "min_bytes": 0,
+        "max_bytes": 1 << 20,
+        "partition_max_bytes": 1 << 20,
+        "num_partitions": 1,
+        "replication_factor": 1,
+        "resource_type": 2,
+        "replica_id": -1,
+        "producer_id": -1,
+        "producer_epoch": -1,
+        "generation_id": -1,
+        "timestamp": -1,
+        "session_epoch": -1,
+        "current_leader_epoch": -1,
+        "last_fetched_epoch": -1,
+        "log_start_offset": -1,
+        "committed_leader_epoch": -1,
+        "generation_id_or_member_epoch": -1,
+        "offset": -1,
+        "transaction_timeout_ms": 60_000,
+        "retention_time_ms": -1,
+    }
     return by_name.get(name, default if isinstance(default, int) else 0)
 
 
 # --- mutations -----------------------------------------------------------------------------
+
 
 def mutate(rng: random.Random, seed: Seed, corpus: list[Seed]) -> bytes:
     """One damaged copy of `seed`: either a well-formed request with edge values in its fields
@@ -274,21 +334,30 @@ def _set_int(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearr
         packed = struct.pack(">h", rng.choice(INTERESTING_INT16))
     else:
         packed = struct.pack(">i", rng.choice(INTERESTING_INT32))
-    body[position:position + len(packed)] = packed
+    body[position : position + len(packed)] = packed
     return body
 
 
 def _set_varint(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
     """A compact length or count (unsigned varint) replaced by a huge or over-long one."""
     position = _body_position(rng, body)
-    huge = rng.choice((b"\xff\xff\xff\xff\x07", b"\xff\xff\xff\xff\x0f", b"\x80" * 9 + b"\x01",
-                       b"\xff" * rng.randint(6, 64), b"\x00", b"\x01", b"\x80\x80\x01"))
-    body[position:position + 1] = huge
+    huge = rng.choice(
+        (
+            b"\xff\xff\xff\xff\x07",
+            b"\xff\xff\xff\xff\x0f",
+            b"\x80" * 9 + b"\x01",
+            b"\xff" * rng.randint(6, 64),
+            b"\x00",
+            b"\x01",
+            b"\x80\x80\x01",
+        )
+    )
+    body[position : position + 1] = huge
     return body
 
 
 def _truncate(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
-    return body[:rng.randrange(8, len(body))] if len(body) > 9 else body
+    return body[: rng.randrange(8, len(body))] if len(body) > 9 else body
 
 
 def _insert(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
@@ -299,7 +368,7 @@ def _insert(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearra
 
 def _delete(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
     position = _body_position(rng, body)
-    del body[position:position + rng.randint(1, 8)]
+    del body[position : position + rng.randint(1, 8)]
     return body if len(body) >= 8 else bytearray(b"\x00" * 8)
 
 
@@ -307,26 +376,39 @@ def _splice(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearra
     """This request's head glued to another request's tail (header fields stay this one's)."""
     other = rng.choice(corpus).frame[4:]
     cut = rng.randrange(8, len(body)) if len(body) > 8 else len(body)
-    return body[:cut] + other[rng.randrange(min(8, len(other)), len(other)):]
+    return body[:cut] + other[rng.randrange(min(8, len(other)), len(other)) :]
 
 
 def _repeat(rng: random.Random, body: bytearray, corpus: list[Seed]) -> bytearray:
     """A slice of the body repeated, as a count that suddenly holds true many times over."""
     start = _body_position(rng, body)
-    piece = body[start:start + rng.randint(1, 32)]
+    piece = body[start : start + rng.randint(1, 32)]
     return body + piece * rng.randint(2, 200)
 
 
-_BODY_MUTATIONS = (_flip_bits, _set_byte, _set_int, _set_int, _set_varint, _truncate, _insert,
-                   _delete, _splice, _repeat)
+_BODY_MUTATIONS = (
+    _flip_bits,
+    _set_byte,
+    _set_int,
+    _set_int,
+    _set_varint,
+    _truncate,
+    _insert,
+    _delete,
+    _splice,
+    _repeat,
+)
 
 
 # --- field mutations: well-formed requests with edge values ----------------------------------
 
-_EDGE_INTS = {"int8": (-128, -1, 0, 1, 127), "int16": (-32768, -2, -1, 0, 1, 32767),
-              "uint16": (0, 1, 65535),
-              "int32": (-2**31, -2, -1, 0, 1, 2**31 - 1, 10_000, 1_000_000),
-              "int64": (-2**63, -2, -1, 0, 1, 2**63 - 1, 2**31)}
+_EDGE_INTS = {
+    "int8": (-128, -1, 0, 1, 127),
+    "int16": (-32768, -2, -1, 0, 1, 32767),
+    "uint16": (0, 1, 65535),
+    "int32": (-(2**31), -2, -1, 0, 1, 2**31 - 1, 10_000, 1_000_000),
+    "int64": (-(2**63), -2, -1, 0, 1, 2**63 - 1, 2**31),
+}
 
 
 def _mutate_fields(rng: random.Random, seed: Seed) -> bytes | None:
@@ -374,8 +456,9 @@ def _edge_value(rng: random.Random, field: Any, current: Any) -> Any:
     if kind in _EDGE_INTS:
         return rng.choice(_EDGE_INTS[kind])
     if kind == "string":
-        return rng.choice(("", "x" * rng.choice((1, 250, 32767)), "é✓", "../..", ".", "a/b",
-                           "fuzz", None))
+        return rng.choice(
+            ("", "x" * rng.choice((1, 250, 32767)), "é✓", "../..", ".", "a/b", "fuzz", None)
+        )
     if kind in ("bytes", "records"):
         junk = bytes(rng.randrange(256) for _ in range(rng.randint(1, 120)))
         damaged = bytearray(record_batch(rng.randint(1, 5)))

@@ -53,13 +53,18 @@ def closed_by_broker(sock: socket.socket) -> bool:
 
 def test_idle_connections_past_the_limit_make_room_oldest_first(broker: EmbeddedBroker) -> None:
     with ExitStack() as stack:
-        idle = [stack.enter_context(socket.create_connection(("127.0.0.1", broker.port)))
-                for _ in range(2 * LIMIT)]
+        idle = [
+            stack.enter_context(socket.create_connection(("127.0.0.1", broker.port)))
+            for _ in range(2 * LIMIT)
+        ]
         assert api_versions_seconds(broker.port) < 1
         # The first ones were closed for the later ones; the newest are still open.
-        wait_until(lambda: all(closed_by_broker(s) for s in idle[:LIMIT]), 5,
-                   "the oldest idle connections closed")
-        assert not any(closed_by_broker(s) for s in idle[-LIMIT // 2:])
+        wait_until(
+            lambda: all(closed_by_broker(s) for s in idle[:LIMIT]),
+            5,
+            "the oldest idle connections closed",
+        )
+        assert not any(closed_by_broker(s) for s in idle[-LIMIT // 2 :])
 
 
 def test_a_dribbling_client_does_not_hold_up_others(broker: EmbeddedBroker) -> None:
@@ -76,17 +81,40 @@ def test_a_dribbling_client_does_not_hold_up_others(broker: EmbeddedBroker) -> N
 
 
 def test_a_connection_with_a_request_in_flight_is_not_the_one_closed(
-        broker: EmbeddedBroker) -> None:
+    broker: EmbeddedBroker,
+) -> None:
     create_topic(broker.bootstrap_servers, "waiting")
     Topic = FetchRequest.FetchTopic
     fetch = FetchRequest[12](
-        replica_id=-1, max_wait_ms=3000, min_bytes=1, max_bytes=1 << 20, isolation_level=0,
-        session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-        topics=[Topic(topic="waiting", partitions=[Topic.FetchPartition(
-            partition=0, current_leader_epoch=-1, fetch_offset=0, last_fetched_epoch=-1,
-            log_start_offset=-1, partition_max_bytes=1 << 20)])])
-    with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as polling, \
-            ExitStack() as stack:
+        replica_id=-1,
+        max_wait_ms=3000,
+        min_bytes=1,
+        max_bytes=1 << 20,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        forgotten_topics_data=[],
+        rack_id="",
+        topics=[
+            Topic(
+                topic="waiting",
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=0,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=1 << 20,
+                    )
+                ],
+            )
+        ],
+    )
+    with (
+        socket.create_connection(("127.0.0.1", broker.port), timeout=10) as polling,
+        ExitStack() as stack,
+    ):
         send_frame(polling, fetch, 12)  # waits up to 3 s for records that never come
         time.sleep(0.2)  # let the broker start waiting before the crowd arrives
         for _ in range(2 * LIMIT):
@@ -103,8 +131,12 @@ def test_clients_work_at_the_limit(broker: EmbeddedBroker) -> None:
         producer = KafkaProducer(bootstrap_servers=broker.bootstrap_servers, linger_ms=0)
         producer.send("crowded", b"through").get(timeout=10)
         producer.close(5)
-        consumer = KafkaConsumer("crowded", bootstrap_servers=broker.bootstrap_servers,
-                                 auto_offset_reset="earliest", consumer_timeout_ms=5000)
+        consumer = KafkaConsumer(
+            "crowded",
+            bootstrap_servers=broker.bootstrap_servers,
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=5000,
+        )
         try:
             assert next(iter(consumer)).value == b"through"
         finally:
@@ -136,9 +168,22 @@ def test_the_connections_benchmark_runs_and_the_limit_shows() -> None:
     sockets past a limit of 20 leave the broker holding fewer than 20 of them."""
     repo = Path(__file__).resolve().parents[4]
     done = subprocess.run(
-        [sys.executable, "benchmarks/broker_connections.py", "--idle", "40", "--samples", "5",
-         "--max-connections", "20"],
-        cwd=repo, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "benchmarks/broker_connections.py",
+            "--idle",
+            "40",
+            "--samples",
+            "5",
+            "--max-connections",
+            "20",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     held = re.search(r"the broker still held (\d+) of them", done.stdout)
     assert held and int(held[1]) < 20, done.stdout

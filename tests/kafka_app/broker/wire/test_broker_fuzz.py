@@ -67,12 +67,18 @@ def recorder_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory, recorder_port: int) -> Iterator[EmbeddedBroker]:
+def broker(
+    tmp_path_factory: pytest.TempPathFactory, recorder_port: int
+) -> Iterator[EmbeddedBroker]:
     data_dir: Path = tmp_path_factory.mktemp("fuzz") / "data"
     # No initial rebalance delay: each JoinGroup of the corpus would wait 3 s for company. The
     # second listener advertises the recorder, so a client bootstrapped there stays behind it.
-    settings = BrokerSettings(port=0, data_dir=data_dir, group_initial_rebalance_delay_ms=0,
-                              second_listener=f"{free_port()}=127.0.0.1:{recorder_port}")
+    settings = BrokerSettings(
+        port=0,
+        data_dir=data_dir,
+        group_initial_rebalance_delay_ms=0,
+        second_listener=f"{free_port()}=127.0.0.1:{recorder_port}",
+    )
     with EmbeddedBroker(settings) as running:
         create_topic(running.bootstrap_servers, TOPIC, partitions=2)
         yield running
@@ -108,8 +114,14 @@ def send_case(port: int, frame: bytes) -> None:
             pass  # the broker closed it first: an allowed answer to a malformed request
 
 
-def run_cases(broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog,
-              seed: int, cases: int, capsys: pytest.CaptureFixture[str]) -> None:
+def run_cases(
+    broker: EmbeddedBroker,
+    corpus: list[Seed],
+    error_log: ErrorLog,
+    seed: int,
+    cases: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     rng = random.Random(seed)
     started = time.monotonic()
     slowest: list[tuple[float, int, str]] = []
@@ -118,27 +130,45 @@ def run_cases(broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog,
         frame = mutate(rng, source, corpus)
         case_started = time.monotonic()
         send_case(broker.port, frame)
-        where = (f"seed {seed}, case {case} (from {source.api} v{source.version}), "
-                 f"frame {frame.hex()}")
-        assert api_versions_answered(broker.port, case, PROBE_TIMEOUT_SEC), \
+        where = (
+            f"seed {seed}, case {case} (from {source.api} v{source.version}), frame {frame.hex()}"
+        )
+        assert api_versions_answered(broker.port, case, PROBE_TIMEOUT_SEC), (
             f"broker stopped answering after {where}"
+        )
         assert not error_log.lines, f"internal error after {where}:\n" + "\n".join(error_log.lines)
         slowest = sorted([*slowest, (time.monotonic() - case_started, case, source.api)])[-3:]
     with capsys.disabled():  # in CI's log too, not only under -s
-        print(f"\nbroker fuzz: seed {seed}, {cases} cases from {len(corpus)} requests passed in "
-              f"{time.monotonic() - started:.1f} s; slowest "
-              + ", ".join(f"case {n} ({api}) {sec * 1000:.0f} ms" for sec, n, api in reversed(slowest)))
+        print(
+            f"\nbroker fuzz: seed {seed}, {cases} cases from {len(corpus)} requests passed in "
+            f"{time.monotonic() - started:.1f} s; slowest "
+            + ", ".join(
+                f"case {n} ({api}) {sec * 1000:.0f} ms" for sec, n, api in reversed(slowest)
+            )
+        )
 
 
 def test_the_corpus_holds_what_real_clients_send(corpus: list[Seed]) -> None:
     recorded = {seed.api.removesuffix(" (recorded)") for seed in corpus if "recorded" in seed.api}
-    assert {"Metadata", "Produce", "Fetch", "ListOffsets", "FindCoordinator", "JoinGroup",
-            "SyncGroup", "Heartbeat", "OffsetCommit", "OffsetFetch", "CreateTopics",
-            "ApiVersions"} <= recorded, sorted(recorded)
+    assert {
+        "Metadata",
+        "Produce",
+        "Fetch",
+        "ListOffsets",
+        "FindCoordinator",
+        "JoinGroup",
+        "SyncGroup",
+        "Heartbeat",
+        "OffsetCommit",
+        "OffsetFetch",
+        "CreateTopics",
+        "ApiVersions",
+    } <= recorded, sorted(recorded)
 
 
-def test_every_request_of_the_corpus_is_answered(broker: EmbeddedBroker, corpus: list[Seed],
-                                                 error_log: ErrorLog) -> None:
+def test_every_request_of_the_corpus_is_answered(
+    broker: EmbeddedBroker, corpus: list[Seed], error_log: ErrorLog
+) -> None:
     """The undamaged corpus is real traffic: each request gets an answer with its correlation
     id (so the fuzzer starts from requests that reach the handlers, not from noise)."""
     for seed_request in corpus:
@@ -152,9 +182,12 @@ def test_every_request_of_the_corpus_is_answered(broker: EmbeddedBroker, corpus:
     assert not error_log.lines
 
 
-def test_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker, corpus: list[Seed],
-                                                error_log: ErrorLog,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_mutated_requests_never_stop_the_broker(
+    broker: EmbeddedBroker,
+    corpus: list[Seed],
+    error_log: ErrorLog,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     run_cases(broker, corpus, error_log, SEED, FAST_CASES, capsys)
     client_session(broker.bootstrap_servers, f"after-{SEED}")
 
@@ -162,9 +195,11 @@ def test_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker, corpus: 
 # 20,000 cases, 1.5-2 min: nightly (docs/testing.md#nightly); the fast suite fuzzes FAST_CASES.
 @pytest.mark.e2e
 @pytest.mark.nightly
-def test_many_more_mutated_requests_never_stop_the_broker(broker: EmbeddedBroker,
-                                                          corpus: list[Seed],
-                                                          error_log: ErrorLog,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_many_more_mutated_requests_never_stop_the_broker(
+    broker: EmbeddedBroker,
+    corpus: list[Seed],
+    error_log: ErrorLog,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     run_cases(broker, corpus, error_log, SEED + 1, SLOW_CASES, capsys)
     client_session(broker.bootstrap_servers, f"after-{SEED + 1}")

@@ -17,8 +17,9 @@ IDLE_MS = 600
 
 @pytest.fixture
 def broker(tmp_path: Path, free_port: int):
-    settings = BrokerSettings(port=free_port, data_dir=tmp_path / "data",
-                              connections_max_idle_ms=IDLE_MS)
+    settings = BrokerSettings(
+        port=free_port, data_dir=tmp_path / "data", connections_max_idle_ms=IDLE_MS
+    )
     with EmbeddedBroker(settings) as running:
         yield running
 

@@ -24,18 +24,38 @@ BIG = 2**31 - 1
 def _fetch_same_partition(port: int, topic: str, times: int) -> list[bytes]:
     Topic = FetchRequest.FetchTopic
     request = FetchRequest[12](
-        replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=BIG, isolation_level=0,
-        session_id=0, session_epoch=-1,
-        topics=[Topic(topic=topic, partitions=[
-            Topic.FetchPartition(partition=0, current_leader_epoch=-1, fetch_offset=0,
-                                 last_fetched_epoch=-1, log_start_offset=-1, partition_max_bytes=BIG)
-            for _ in range(times)])],
-        forgotten_topics_data=[], rack_id="")
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=BIG,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[
+            Topic(
+                topic=topic,
+                partitions=[
+                    Topic.FetchPartition(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=0,
+                        last_fetched_epoch=-1,
+                        log_start_offset=-1,
+                        partition_max_bytes=BIG,
+                    )
+                    for _ in range(times)
+                ],
+            )
+        ],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
     return [bytes(p.records or b"") for p in raw_call(port, request, 12).responses[0].partitions]
 
 
 def test_fetch_max_bytes_caps_a_request_naming_one_partition_many_times(
-        embedded_broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    embedded_broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
     create_topic(embedded_broker.bootstrap_servers, "many", partitions=1)
     producer = KafkaProducer(bootstrap_servers=embedded_broker.bootstrap_servers, linger_ms=0)
     for _ in range(4):
@@ -67,7 +87,8 @@ def test_create_topics_refuses_more_than_10000_partitions_per_request(kafka_brok
 
 
 def test_the_broker_wide_partition_cap_refuses_the_topic_that_would_pass_it(
-        tmp_path, free_port) -> None:
+    tmp_path, free_port
+) -> None:
     settings = BrokerSettings(port=free_port, data_dir=tmp_path / "data", max_partitions=5)
     with EmbeddedBroker(settings) as broker:
         admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap_servers)
@@ -97,8 +118,9 @@ def test_the_broker_wide_partition_cap_refuses_the_topic_that_would_pass_it(
 def test_offset_commit_metadata_over_4096_characters_is_refused(kafka_broker) -> None:
     create_topic(kafka_broker.bootstrap_servers, "meta", partitions=1)
     tp = TopicPartition("meta", 0)
-    consumer = KafkaConsumer(bootstrap_servers=kafka_broker.bootstrap_servers, group_id="g",
-                             enable_auto_commit=False)
+    consumer = KafkaConsumer(
+        bootstrap_servers=kafka_broker.bootstrap_servers, group_id="g", enable_auto_commit=False
+    )
     try:
         consumer.commit({tp: OffsetAndMetadata(3, "m" * MAX_METADATA_CHARS, -1)})
         assert consumer.committed(tp) == 3
@@ -109,15 +131,22 @@ def test_offset_commit_metadata_over_4096_characters_is_refused(kafka_broker) ->
         consumer.close()
 
 
-@pytest.mark.parametrize(("session_ms", "expected"), [(5_999, 26), (6_000, 79),
-                                                      (1_800_000, 79), (1_800_001, 26),
-                                                      (2**31 - 1, 26), (-1, 26)])
+@pytest.mark.parametrize(
+    ("session_ms", "expected"),
+    [(5_999, 26), (6_000, 79), (1_800_000, 79), (1_800_001, 26), (2**31 - 1, 26), (-1, 26)],
+)
 def test_join_group_session_timeouts_outside_kafkas_bounds_are_refused(
-        kafka_broker, session_ms: int, expected: int) -> None:
+    kafka_broker, session_ms: int, expected: int
+) -> None:
     """Kafka's group.min/max.session.timeout.ms (6 s, 30 min): INVALID_SESSION_TIMEOUT (26);
     inside them a new member gets MEMBER_ID_REQUIRED (79), the first step of joining."""
     request = JoinGroupRequest[5](
-        group_id="bounded", session_timeout_ms=session_ms, rebalance_timeout_ms=10_000,
-        member_id="", group_instance_id=None, protocol_type="consumer",
-        protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")])
+        group_id="bounded",
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=10_000,
+        member_id="",
+        group_instance_id=None,
+        protocol_type="consumer",
+        protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")],
+    )
     assert raw_call(kafka_broker.port, request, 5).error_code == expected

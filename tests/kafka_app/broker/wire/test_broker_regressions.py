@@ -23,7 +23,8 @@ from tests.kafka_app.broker.broker_helpers import api_versions_answered, create_
 # Kafka's controller answers it: POLICY_VIOLATION, more than 10,000 partitions per request.
 CREATE_TOPICS_HUGE_PARTITIONS = bytes.fromhex(
     "00000046001300070000000300136b61666b612d707974686f6e2d332e302e31320002036d7152000002"
-    "000101020d726574656e74696f6e2e6d73073630303030300000000075300000")
+    "000101020d726574656e74696f6e2e6d73073630303030300000000075300000"
+)
 POLICY_VIOLATION = 44
 UNKNOWN_TOPIC_OR_PARTITION = 3
 INVALID_REQUEST = 42
@@ -41,7 +42,8 @@ def read_response(sock: socket.socket) -> bytes:
 
 
 def test_create_topics_with_a_billion_partitions_is_refused_and_others_are_served(
-        broker: EmbeddedBroker, tmp_path: Path) -> None:
+    broker: EmbeddedBroker, tmp_path: Path
+) -> None:
     with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as client:
         client.sendall(CREATE_TOPICS_HUGE_PARTITIONS)
         payload = read_response(client)
@@ -60,15 +62,16 @@ def test_create_topics_with_a_billion_partitions_is_refused_and_others_are_serve
 # ("non-nullable field ... was serialized as null"), and the connection closes.
 NULL_FIELDS = {
     "LeaveGroup v5, members null": "0000002e000d000500000005000466757a7a0001000100000001000466757a"
-                                   "7a000000000000ffffffff0000000000000000",
+    "7a000000000000ffffffff0000000000000000",
     "SyncGroup v2, assignment bytes null": "00000028000e000200000002000466757a7a00000000000000000000"
-                                           "0001000466757a7affffffff00000000",
+    "0001000466757a7affffffff00000000",
 }
 
 
 @pytest.mark.parametrize("name", sorted(NULL_FIELDS))
 def test_a_null_in_a_non_nullable_field_closes_that_connection_only(
-        broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str) -> None:
+    broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
     with socket.create_connection(("127.0.0.1", broker.port), timeout=10) as client:
         client.sendall(bytes.fromhex(NULL_FIELDS[name]))
         assert client.recv(4) == b""  # closed, unanswered, as Kafka closes on a parse error
@@ -86,16 +89,19 @@ FUZZ_NULL_FIELDS = {
     # seed 13, case 35: ListOffsets v9 whose topics array is null.
     "list_offsets_v9_null_topics": bytes.fromhex(
         "0000003500020009000003f1000b66757a7a2d636f7270757300ffffffff00000080007a7a0200000000"
-        "ffffffffffffffffffffffff000000"),
+        "ffffffffffffffffffffffff000000"
+    ),
     # seed 1, case 215: OffsetFetch v6 whose topic name is null.
     "offset_fetch_v6_null_topic_name": bytes.fromhex(
         "0000003600090006000003ee000b66757a7a2d636f72707573001966757a7a2d67726f73657446657463"
-        "682d36020566757a7a02000000000000"),
+        "682d36020566757a7a02000000000000"
+    ),
     # seed 2, case 16: Fetch v11 whose topics array is null.
     "fetch_v11_null_topics": bytes.fromhex(
         "000000700001000b000003f3000b66757a7a2d636f72707573ffffffff000000ffffffff070000000000"
         "1000000000000000ffffffff00000001000466757a7a0000000100000000ffffffff000000000000000"
-        "0ffffffffffffffff0010000000000001000466757a7a00000001000000000000"),
+        "0ffffffffffffffff0010000000000001000466757a7a00000001000000000000"
+    ),
 }
 
 
@@ -109,7 +115,8 @@ def closed_by_broker(sock: socket.socket) -> bool:
 
 @pytest.mark.parametrize("name", sorted(FUZZ_NULL_FIELDS))
 def test_a_null_in_a_non_nullable_field_closes_the_connection_not_the_handler(
-        broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str) -> None:
+    broker: EmbeddedBroker, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
     with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
         client.sendall(FUZZ_NULL_FIELDS[name])
         assert closed_by_broker(client)
@@ -137,8 +144,11 @@ def test_an_endless_varint_is_refused_at_its_sixth_byte(broker: EmbeddedBroker) 
 PRODUCE_V8_LONGEST_TOPIC_NAME = bytes.fromhex(
     "0000808100000008000003f0000b66757a7a2d636f72707573ffff0001fffffffe000000017fff"
     + "78" * 32767
-    + "000000010000000000000053" + "00" * 11 + "4700000000028d0475f40000000000010000018bcfe5"
-    "68000000018bcfe56801" + "ff" * 14 + "0000000214000000046b300476300014000202046b3104763100")
+    + "000000010000000000000053"
+    + "00" * 11
+    + "4700000000028d0475f40000000000010000018bcfe5"
+    "68000000018bcfe56801" + "ff" * 14 + "0000000214000000046b300476300014000202046b3104763100"
+)
 
 # seed 21, case 8931: ListOffsets v3 naming fuzz-0 a thousand times, timestamp 1. Each lookup
 # read the partition record by record from the start, through everything DeleteRecords had
@@ -146,11 +156,13 @@ PRODUCE_V8_LONGEST_TOPIC_NAME = bytes.fromhex(
 # with INVALID_REQUEST and does not look it up; lookups now also start at the log start offset.
 LIST_OFFSETS_V3_ONE_PARTITION_1000_TIMES = bytes.fromhex(
     "00002f0800020003000003eb000b66757a7a2d636f72707573ffffffff0000000001000466757a7a000003e8"
-    + "000000000000000000000001" * 1000)
+    + "000000000000000000000001" * 1000
+)
 
 
 def test_an_error_message_quoting_a_32767_character_name_still_encodes(
-        broker: EmbeddedBroker) -> None:
+    broker: EmbeddedBroker,
+) -> None:
     assert len(PRODUCE_V8_LONGEST_TOPIC_NAME) == 4 + 0x8081  # its own length prefix, plus 4
     with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
         client.sendall(PRODUCE_V8_LONGEST_TOPIC_NAME)
@@ -163,7 +175,8 @@ def test_an_error_message_quoting_a_32767_character_name_still_encodes(
 
 
 def test_a_partition_named_a_thousand_times_in_list_offsets_is_invalid_request(
-        broker: EmbeddedBroker) -> None:
+    broker: EmbeddedBroker,
+) -> None:
     create_topic(broker.bootstrap_servers, "fuzz", partitions=2)
     with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
         client.sendall(LIST_OFFSETS_V3_ONE_PARTITION_1000_TIMES)
@@ -179,12 +192,13 @@ def test_a_partition_named_a_thousand_times_in_list_offsets_is_invalid_request(
 # shares held everyone up for seconds; more than 25,000 array entries now close the connection
 # before any is decoded.
 METADATA_V5_A_MILLION_TOPICS = bytes.fromhex(
-    "005b8d9a00030005000003ed000b66757a7a2d636f72707573000f4240"
-    + "000466757a7a" * 1_000_000 + "00")
+    "005b8d9a00030005000003ed000b66757a7a2d636f72707573000f4240" + "000466757a7a" * 1_000_000 + "00"
+)
 
 
 def test_a_request_with_a_million_entries_is_closed_before_it_is_decoded(
-        broker: EmbeddedBroker) -> None:
+    broker: EmbeddedBroker,
+) -> None:
     with socket.create_connection(("127.0.0.1", broker.port), timeout=5) as client:
         client.sendall(METADATA_V5_A_MILLION_TOPICS)
         started = time.monotonic()
@@ -194,32 +208,54 @@ def test_a_request_with_a_million_entries_is_closed_before_it_is_decoded(
 
 
 def test_a_resource_named_a_thousand_times_in_incremental_alter_configs_is_invalid_request(
-        broker: EmbeddedBroker) -> None:
+    broker: EmbeddedBroker,
+) -> None:
     """Seed 31, case 8321 (before the fuzzer capped nested copies): IncrementalAlterConfigs v0
     naming topic fuzz 1000 times, so the broker rewrote topics.json 1000 times on the loop
     (1.1 s). Kafka's ConfigAdminManager refuses every mention of a repeated resource."""
     create_topic(broker.bootstrap_servers, "fuzz", partitions=2)
     Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
-    resource = Resource(resource_type=2, resource_name="fuzz", configs=[
-        Resource.AlterableConfig(name="retention.ms", config_operation=0, value="600000")])
+    resource = Resource(
+        resource_type=2,
+        resource_name="fuzz",
+        configs=[Resource.AlterableConfig(name="retention.ms", config_operation=0, value="600000")],
+    )
     request = IncrementalAlterConfigsRequest[0](resources=[resource] * 1000, validate_only=False)
     response = raw_call(broker.port, request, 0)
     assert len(response.responses) == 1000
     assert {(r.error_code, r.error_message) for r in response.responses} == {
-        (INVALID_REQUEST, "Each resource must appear at most once.")}
+        (INVALID_REQUEST, "Each resource must appear at most once.")
+    }
     assert broker.call(broker.storage.topic_config, "fuzz").to_strings() == {}
 
 
-@pytest.mark.parametrize(("configs", "message"), [
-    ([("retention.ms", 0, "1"), ("retention.ms", 0, "2")], "Error due to duplicate config keys"),
-    ([("retention.ms", 0, None)], "Null value not supported for : retention.ms"),
-])
+@pytest.mark.parametrize(
+    ("configs", "message"),
+    [
+        (
+            [("retention.ms", 0, "1"), ("retention.ms", 0, "2")],
+            "Error due to duplicate config keys",
+        ),
+        ([("retention.ms", 0, None)], "Null value not supported for : retention.ms"),
+    ],
+)
 def test_incremental_alter_configs_checks_each_resource_as_kafka_does(
-        broker: EmbeddedBroker, configs, message) -> None:
+    broker: EmbeddedBroker, configs, message
+) -> None:
     create_topic(broker.bootstrap_servers, "shape")
     Resource = IncrementalAlterConfigsRequest.AlterConfigsResource
-    request = IncrementalAlterConfigsRequest[1](validate_only=False, resources=[Resource(
-        resource_type=2, resource_name="shape", configs=[
-            Resource.AlterableConfig(name=n, config_operation=op, value=v) for n, op, v in configs])])
+    request = IncrementalAlterConfigsRequest[1](
+        validate_only=False,
+        resources=[
+            Resource(
+                resource_type=2,
+                resource_name="shape",
+                configs=[
+                    Resource.AlterableConfig(name=n, config_operation=op, value=v)
+                    for n, op, v in configs
+                ],
+            )
+        ],
+    )
     [answer] = raw_call(broker.port, request, 1).responses
     assert (answer.error_code, answer.error_message) == (INVALID_REQUEST, message)

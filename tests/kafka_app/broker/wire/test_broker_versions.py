@@ -6,8 +6,11 @@ import pytest
 
 from kafka_app.broker.wire.versions import API_VERSIONS
 
-_CASES = [(key, version) for key, spec in API_VERSIONS.items()
-          for version in range(spec.min_version, spec.max_version + 1)]
+_CASES = [
+    (key, version)
+    for key, spec in API_VERSIONS.items()
+    for version in range(spec.min_version, spec.max_version + 1)
+]
 
 
 @pytest.mark.parametrize("key, version", _CASES, ids=[f"{k.name}-v{v}" for k, v in _CASES])
@@ -20,7 +23,12 @@ def test_request_and_response_round_trip(key, version: int) -> None:
     response = spec.response[version]()
     response.with_header(correlation_id=9)
     framed = bytes(response.encode(header=True, framed=True))
-    assert spec.response.decode(framed, version=version, header=True, framed=True).header.correlation_id == 9
+    assert (
+        spec.response.decode(
+            framed, version=version, header=True, framed=True
+        ).header.correlation_id
+        == 9
+    )
 
 
 def test_versions_stay_below_topic_ids() -> None:

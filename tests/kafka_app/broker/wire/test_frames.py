@@ -21,8 +21,12 @@ _TIMEOUT_SEC = 5
 
 
 def _still_serving(port: int) -> bool:
-    return raw_call(port, ApiVersionsRequest[3](client_software_name="t", client_software_version="1"),
-                    3).error_code == 0
+    return (
+        raw_call(
+            port, ApiVersionsRequest[3](client_software_name="t", client_software_version="1"), 3
+        ).error_code
+        == 0
+    )
 
 
 def _closed_by_broker(sock: socket.socket) -> bool:
@@ -36,7 +40,9 @@ def _closed_by_broker(sock: socket.socket) -> bool:
 
 @pytest.fixture
 def small_frames_broker(tmp_path: Path, free_port: int):
-    with EmbeddedBroker(BrokerSettings(port=free_port, data_dir=tmp_path, max_frame_bytes=4096)) as broker:
+    with EmbeddedBroker(
+        BrokerSettings(port=free_port, data_dir=tmp_path, max_frame_bytes=4096)
+    ) as broker:
         yield broker
 
 
@@ -68,7 +74,9 @@ def test_truncated_frames_do_not_hurt(kafka_broker) -> None:
 def test_random_frames_do_not_take_the_broker_down(kafka_broker) -> None:
     rng = random.Random(20161)
     for _ in range(200):
-        api_key = rng.choice([0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 18, 19, 21, 22, 32, 44, 60, 999])
+        api_key = rng.choice(
+            [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 18, 19, 21, 22, 32, 44, 60, 999]
+        )
         version = rng.randint(-1, 14)
         body = struct.pack(">hhi", api_key, version, rng.randint(0, 2**31 - 1))
         body += bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 300)))
@@ -85,7 +93,9 @@ def test_random_frames_do_not_take_the_broker_down(kafka_broker) -> None:
 def test_a_bad_request_closes_only_its_own_connection(kafka_broker) -> None:
     with socket.create_connection(("127.0.0.1", kafka_broker.port)) as healthy:
         with socket.create_connection(("127.0.0.1", kafka_broker.port)) as broken:
-            garbled = struct.pack(">hhi", 3, 12, 1) + b"\xff\xff"  # Metadata v12 cut after the header
+            garbled = (
+                struct.pack(">hhi", 3, 12, 1) + b"\xff\xff"
+            )  # Metadata v12 cut after the header
             broken.sendall(struct.pack(">i", len(garbled)) + garbled)
             assert _closed_by_broker(broken)
         request = ApiVersionsRequest[0]()

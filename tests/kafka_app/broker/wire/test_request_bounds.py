@@ -18,9 +18,11 @@ Topic = MetadataRequest.MetadataRequestTopic
 
 
 def metadata_body(version: int, names: list[str] | None) -> bytes:
-    request = MetadataRequest(topics=None if names is None else [Topic(name=n) for n in names],
-                              allow_auto_topic_creation=False,
-                              include_topic_authorized_operations=False)
+    request = MetadataRequest(
+        topics=None if names is None else [Topic(name=n) for n in names],
+        allow_auto_topic_creation=False,
+        include_topic_authorized_operations=False,
+    )
     return bytes(request.encode(version=version))
 
 
@@ -32,7 +34,11 @@ def test_every_request_of_the_corpus_passes_and_ends_where_the_body_ends() -> No
     for seed in build_corpus("fuzz"):
         body = seed.frame[4:]
         client_id_length = struct.unpack_from(">h", body, 8)[0]
-        start = 10 + client_id_length + (1 if seed.request_class.flexible_version_q(seed.version) else 0)
+        start = (
+            10
+            + client_id_length
+            + (1 if seed.request_class.flexible_version_q(seed.version) else 0)
+        )
         end = check_body(seed.request_class, memoryview(body), start, seed.version)
         assert end == len(body), (seed.api, seed.version)
 
@@ -41,7 +47,7 @@ def test_a_null_array_passes_only_where_kafka_allows_null() -> None:
     assert check(MetadataRequest, metadata_body(12, None), 12) == len(metadata_body(12, None))
     request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[])
     body = bytearray(request.encode(version=3))
-    body[4 + 1:4 + 1 + 4] = struct.pack(">i", -1)  # after replica_id and isolation_level
+    body[4 + 1 : 4 + 1 + 4] = struct.pack(">i", -1)  # after replica_id and isolation_level
     with pytest.raises(InvalidRequest, match="non-nullable field topics was serialized as null"):
         check(ListOffsetsRequest, bytes(body), 3)
 
@@ -64,7 +70,7 @@ def test_a_compact_string_over_32767_bytes_is_refused() -> None:
     body = bytearray(metadata_body(12, ["abc"]))
     # v12: topic count (varint 2 = one topic), topic id (16 bytes), then the compact name length.
     name_at = 1 + 16
-    body[name_at:name_at + 1] = b"\x81\x80\x02"  # 32769, i.e. a length of 32768
+    body[name_at : name_at + 1] = b"\x81\x80\x02"  # 32769, i.e. a length of 32768
     with pytest.raises(InvalidRequest, match="invalid length 32768"):
         check(MetadataRequest, bytes(body), 12)
 
@@ -96,10 +102,22 @@ def test_a_tagged_field_running_past_the_frame_is_refused() -> None:
 def test_the_largest_real_request_fits_the_entry_limit() -> None:
     """CreateTopics with 10,000 manual assignments (Kafka's most per request) is 20,001 entries."""
     Creatable = CreateTopicsRequest.CreatableTopic
-    assignments = [Creatable.CreatableReplicaAssignment(partition_index=i, broker_ids=[0])
-                   for i in range(10_000)]
-    request = CreateTopicsRequest(timeout_ms=1000, validate_only=False, topics=[Creatable(
-        name="wide", num_partitions=-1, replication_factor=-1, assignments=assignments,
-        configs=[])])
+    assignments = [
+        Creatable.CreatableReplicaAssignment(partition_index=i, broker_ids=[0])
+        for i in range(10_000)
+    ]
+    request = CreateTopicsRequest(
+        timeout_ms=1000,
+        validate_only=False,
+        topics=[
+            Creatable(
+                name="wide",
+                num_partitions=-1,
+                replication_factor=-1,
+                assignments=assignments,
+                configs=[],
+            )
+        ],
+    )
     body = bytes(request.encode(version=7))
     assert check(CreateTopicsRequest, body, 7) == len(body)

@@ -16,8 +16,9 @@ from tests.scenarios.more_helpers import run_scenario
 __all__ = ["run_exhibit"]
 
 
-def run_exhibit(tmp_path: Path, bug: KnownBug) -> tuple[dict[str, Any], dict[str, Any],
-                                                         dict[str, dict[str, Any]]]:
+def run_exhibit(
+    tmp_path: Path, bug: KnownBug
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]:
     """(the run's JSON report, the exhibit's facts, its checks by name)."""
     result = run_scenario("known-bugs", tmp_path / "reports", "--exhibits", bug.ticket)
     seen = result["facts"][bug.ticket]

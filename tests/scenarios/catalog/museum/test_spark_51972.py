@@ -26,7 +26,7 @@ def _checkpoint(tmp: Path, spark_crc: bool) -> Path:
     partition.mkdir(parents=True)
     for batch in range(3):
         (cp / "offsets" / str(batch)).write_text("v1")
-        (cp / "offsets" / f".{batch}.crc").write_text("h")      # Hadoop's, hidden
+        (cp / "offsets" / f".{batch}.crc").write_text("h")  # Hadoop's, hidden
         (partition / f"{batch + 1}.delta").write_bytes(bytes([batch]))
         (partition / f".{batch + 1}.delta.crc").write_text("h")
         if spark_crc:
@@ -36,9 +36,13 @@ def _checkpoint(tmp: Path, spark_crc: bool) -> Path:
 
 
 def test_spark_checksums_are_the_visible_crc_files_hadoops_hidden_ones_are_not(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     assert spark_checksums(_checkpoint(tmp_path / "a", spark_crc=True)) == [
-        "state/0/0/1.delta.crc", "state/0/0/2.delta.crc", "state/0/0/3.delta.crc"]
+        "state/0/0/1.delta.crc",
+        "state/0/0/2.delta.crc",
+        "state/0/0/3.delta.crc",
+    ]
     assert spark_checksums(_checkpoint(tmp_path / "b", spark_crc=False)) == []
     assert spark_checksums(tmp_path / "none") == []
 
@@ -58,17 +62,21 @@ def test_the_newest_delta_and_the_one_before_are_swapped() -> None:
 DELTAS = ["1.delta", "2.delta", "3.delta"]
 
 
-@pytest.mark.parametrize(("status", "found", "held"), [
-    (PRESENT, [f"state/0/0/{d}.crc" for d in DELTAS], True),
-    (PRESENT, ["state/0/0/1.delta.crc"], False),          # some files unchecked
-    (PRESENT, [], False),
-    (FIXED, [], True),
-    (ABSENT, [], True),
-    (FIXED, ["state/0/0/3.delta.crc"], False),            # 4.2 checking format 1 again
-    (None, [], True),                                     # a line never run: nothing written
-])
-def test_checksum_files_are_judged_by_the_lines_status(status: str | None, found: list[str],
-                                                       held: bool) -> None:
+@pytest.mark.parametrize(
+    ("status", "found", "held"),
+    [
+        (PRESENT, [f"state/0/0/{d}.crc" for d in DELTAS], True),
+        (PRESENT, ["state/0/0/1.delta.crc"], False),  # some files unchecked
+        (PRESENT, [], False),
+        (FIXED, [], True),
+        (ABSENT, [], True),
+        (FIXED, ["state/0/0/3.delta.crc"], False),  # 4.2 checking format 1 again
+        (None, [], True),  # a line never run: nothing written
+    ],
+)
+def test_checksum_files_are_judged_by_the_lines_status(
+    status: str | None, found: list[str], held: bool
+) -> None:
     judged, expected, actual = checksums_judged(status, DELTAS, found)
     assert judged == held and expected and "state files with a `.crc`" in actual
 
@@ -79,17 +87,20 @@ def test_no_state_files_is_not_checksums_present() -> None:
 
 def test_the_checksum_a_spark_crc_holds() -> None:
     # As 4.1.1 wrote state/0/0/1.delta.crc in the exhibit (26 Nov 2026).
-    written = ('{"algorithm":"CRC32C","value":2068309322,"mainFileSize":76,'
-               '"timestampMs":1795670441772,"creator":{"executorId":"driver",'
-               '"taskInfo":"Task= 0.0, Stage= 2.0"}}')
+    written = (
+        '{"algorithm":"CRC32C","value":2068309322,"mainFileSize":76,'
+        '"timestampMs":1795670441772,"creator":{"executorId":"driver",'
+        '"taskInfo":"Task= 0.0, Stage= 2.0"}}'
+    )
     assert checksum_value(written) == 2068309322
     assert checksum_value("not json") is None
     assert checksum_value("[1, 2]") is None
     assert checksum_value('{"value": "x"}') is None
 
 
-def _print(inode: int = 7, mtime: int = 1, sha: str = "ab",
-           crc: int | None = 5) -> dict[str, object]:
+def _print(
+    inode: int = 7, mtime: int = 1, sha: str = "ab", crc: int | None = 5
+) -> dict[str, object]:
     return {"inode": inode, "mtime_ns": mtime, "sha256": sha, "checksum": crc, "crc_mtime_ns": 1}
 
 

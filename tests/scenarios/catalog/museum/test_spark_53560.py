@@ -24,10 +24,12 @@ from spark_app.offsets import TopicPartition
 
 # The app's line as PySpark 4.0.0 printed it in the exhibit (26 Nov 2026, shortened): Spark's
 # STREAM_FAILED around the connector's bare SparkException, cut by the app.
-LINE_400 = ("spark_app: STREAM_FAILED: [STREAM_FAILED] Query [id = 3b13711c, runId = ae0b9dbb] "
-            "terminated with exception: Kafka data source in Trigger.AvailableNow should provide "
-            "the same topic partitions in pre-fetched offset to end offset for each microbatch. "
-            "The error could be tr ... 1, offset#12L, key#15, value#18, 0 AS stream#19]")
+LINE_400 = (
+    "spark_app: STREAM_FAILED: [STREAM_FAILED] Query [id = 3b13711c, runId = ae0b9dbb] "
+    "terminated with exception: Kafka data source in Trigger.AvailableNow should provide "
+    "the same topic partitions in pre-fetched offset to end offset for each microbatch. "
+    "The error could be tr ... 1, offset#12L, key#15, value#18, 0 AS stream#19]"
+)
 
 
 def test_the_backlog_stops_the_backfill_in_a_middle_batch() -> None:
@@ -52,8 +54,10 @@ def test_the_connectors_mismatch_is_named_by_its_words() -> None:
     assert MISMATCH_WORDS in LINE_400
     assert outcome_in(LINE_400) == BUG.when_present
     # A bracketed class the app's line carries is the outcome (STREAM_FAILED is a wrapper).
-    assert outcome_in("spark_app: [STREAM_FAILED] … [KAFKA_DATA_LOSS.PARTITIONS_DELETED] …") == \
-        "KAFKA_DATA_LOSS.PARTITIONS_DELETED"
+    assert (
+        outcome_in("spark_app: [STREAM_FAILED] … [KAFKA_DATA_LOSS.PARTITIONS_DELETED] …")
+        == "KAFKA_DATA_LOSS.PARTITIONS_DELETED"
+    )
     assert outcome_in("spark_app: Stopped cleanly") is None
 
 
@@ -66,15 +70,19 @@ def test_drained_is_every_partition_at_its_end() -> None:
     assert not drained(dict(ends), {})
 
 
-@pytest.mark.parametrize(("version", "observed", "held", "status"), [
-    ("4.0.0", BUG.when_present, True, PRESENT),
-    ("4.1.1", RAN_ON, True, FIXED),
-    ("4.2.0", RAN_ON, True, FIXED),
-    ("4.2.0", BUG.when_present, False, PRESENT),   # the fix gone: a regression
-    ("4.0.0", RAN_ON, False, FIXED),                # a 4.0 with the fix: record it
-])
-def test_the_exhibit_is_judged_per_line(version: str, observed: str, held: bool,
-                                        status: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "observed", "held", "status"),
+    [
+        ("4.0.0", BUG.when_present, True, PRESENT),
+        ("4.1.1", RAN_ON, True, FIXED),
+        ("4.2.0", RAN_ON, True, FIXED),
+        ("4.2.0", BUG.when_present, False, PRESENT),  # the fix gone: a regression
+        ("4.0.0", RAN_ON, False, FIXED),  # a 4.0 with the fix: record it
+    ],
+)
+def test_the_exhibit_is_judged_per_line(
+    version: str, observed: str, held: bool, status: str
+) -> None:
     verdict = judge(BUG, version, observed)
     assert (verdict.held, verdict.status) == (held, status)
 

@@ -33,8 +33,12 @@ java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutE
 
 
 def test_the_options_are_the_connectors_and_give_the_window_the_step_names() -> None:
-    assert RETRY_OPTIONS == ("fetchOffset.numRetries=3", "fetchOffset.retryIntervalMs=1000",
-                             "kafka.default.api.timeout.ms=5000", "kafka.request.timeout.ms=5000")
+    assert RETRY_OPTIONS == (
+        "fetchOffset.numRetries=3",
+        "fetchOffset.retryIntervalMs=1000",
+        "kafka.default.api.timeout.ms=5000",
+        "kafka.request.timeout.ms=5000",
+    )
     # Every attempt waits for the admin's timeout, then the interval: 3 x (5 s + 1 s).
     assert retry_window_sec() == 18.0
     assert retry_window_sec(1, RETRY_INTERVAL_MS, API_TIMEOUT_MS) == 6.0
@@ -48,15 +52,19 @@ def test_failed_attempts_are_read_from_spark_log() -> None:
     assert failed_attempts("[WARN] something else\n") == []
 
 
-@pytest.mark.parametrize(("version", "observed", "held", "status"), [
-    ("4.0.0", BUG.when_present, True, PRESENT),
-    ("4.1.1", BUG.when_present, True, PRESENT),
-    ("4.2.0", RAN_ON, True, FIXED),
-    ("4.2.0", BUG.when_present, False, PRESENT),   # the retry gone again: a regression
-    ("4.0.0", RAN_ON, False, FIXED),                # a 4.0 with the fix: record it
-])
-def test_the_exhibit_is_judged_per_line(version: str, observed: str, held: bool,
-                                        status: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "observed", "held", "status"),
+    [
+        ("4.0.0", BUG.when_present, True, PRESENT),
+        ("4.1.1", BUG.when_present, True, PRESENT),
+        ("4.2.0", RAN_ON, True, FIXED),
+        ("4.2.0", BUG.when_present, False, PRESENT),  # the retry gone again: a regression
+        ("4.0.0", RAN_ON, False, FIXED),  # a 4.0 with the fix: record it
+    ],
+)
+def test_the_exhibit_is_judged_per_line(
+    version: str, observed: str, held: bool, status: str
+) -> None:
     verdict = judge(BUG, version, observed)
     assert (verdict.held, verdict.status) == (held, status)
 
@@ -65,8 +73,9 @@ def test_the_reads_lines_round_trip() -> None:
     opening = reading_line("Experience", "127.0.0.1:9092", "4.0.0")
     assert opening.startswith(READING_WORDS) and "Spark 4.0.0's Kafka connector" in opening
     closing = read_line("Experience", {1: (3, 0, 2), 0: (30, 0, 29)})
-    assert closing == ("read 33 records of Experience: Experience-0 [0, 30) 30, "
-                       "Experience-1 [0, 3) 3")
+    assert closing == (
+        "read 33 records of Experience: Experience-0 [0, 30) 30, Experience-1 [0, 3) 3"
+    )
     assert parse_read_line(f"{opening}\n{closing}\n") == (33, "Experience")
     assert read_line("Empty", {}) == "read 0 records of Empty"
     assert parse_read_line("read 0 records of Empty\n") == (0, "Empty")

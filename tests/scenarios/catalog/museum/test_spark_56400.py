@@ -34,9 +34,12 @@ T0 = 1_780_000_000_000  # batch 0's time; one batch a second after it
 
 
 def batch(n: int, end: int, committed: bool = True) -> BatchOffsets:
-    return BatchOffsets(n, ({TopicPartition("Experience", 0): end},),
-                        batch_timestamp_ms=T0 + 1000 * n,
-                        committed_at_ms=T0 + 1000 * n + 500 if committed else None)
+    return BatchOffsets(
+        n,
+        ({TopicPartition("Experience", 0): end},),
+        batch_timestamp_ms=T0 + 1000 * n,
+        committed_at_ms=T0 + 1000 * n + 500 if committed else None,
+    )
 
 
 # Batch 0 reads the backlog; 1, 2 and 4 read a message each, 3 none; 5 is the last committed.
@@ -51,7 +54,10 @@ def fired(due_ms: int, batch_ms: int, idle_ms: int = 0) -> str:
 def test_batches_with_messages_after_the_first_and_before_the_last_arm_the_timers() -> None:
     armed = armed_timers(BATCHES, idle_ms=0)
     assert [(b.batch_id, due, previous) for b, due, previous in armed] == [
-        (1, T0 + 1000, T0), (2, T0 + 2000, T0 + 1000), (4, T0 + 4000, T0 + 3000)]
+        (1, T0 + 1000, T0),
+        (2, T0 + 2000, T0 + 1000),
+        (4, T0 + 4000, T0 + 3000),
+    ]
     # A timer a minute early: due long before the previous batch's time.
     assert all(due <= previous for _, due, previous in armed_timers(BATCHES, -60_000))
     # Batch 5 read nothing; with a message it still needs a committed batch after it.
@@ -60,12 +66,18 @@ def test_batches_with_messages_after_the_first_and_before_the_last_arm_the_timer
 
 
 def test_each_timer_is_found_by_its_due_time_in_the_batch_it_fired_in() -> None:
-    lines = [fired(T0 + 1000, T0 + 1000), fired(T0 + 2000, T0 + 3000),
-             format_lines([OutputRow("Experience", "43", "43", 43)], NOW).rstrip("\n"),
-             fired(T0 + 4000, T0 + 4000)]
+    lines = [
+        fired(T0 + 1000, T0 + 1000),
+        fired(T0 + 2000, T0 + 3000),
+        format_lines([OutputRow("Experience", "43", "43", 43)], NOW).rstrip("\n"),
+        fired(T0 + 4000, T0 + 4000),
+    ]
     found = firings(BATCHES, events_in_lines(lines), idle_ms=0)
     assert [(f.batch_id, f.fired_in, f.events, f.in_time) for f in found] == [
-        (1, 1, 1, True), (2, 3, 1, True), (4, 4, 1, True)]
+        (1, 1, 1, True),
+        (2, 3, 1, True),
+        (4, 4, 1, True),
+    ]
     assert phase_outcome(found) == TIMERS_FIRED
 
 
@@ -78,16 +90,29 @@ def test_a_timer_that_never_fired_is_the_bug() -> None:
     assert phase_outcome(found) == TIMER_NEVER_FIRED == BUG.when_present
 
 
-@pytest.mark.parametrize(("lines", "words"), [
-    # Two batches after the one that armed it: late, a behaviour nobody recorded.
-    ([fired(T0 + 1000, T0 + 3000), fired(T0 + 2000, T0 + 2000), fired(T0 + 4000, T0 + 4000)],
-     "fired in batch 3"),
-    # Twice for one due time.
-    ([fired(T0 + 1000, T0 + 1000), fired(T0 + 1000, T0 + 2000), fired(T0 + 2000, T0 + 2000),
-      fired(T0 + 4000, T0 + 4000)], "(2 events)"),
-])
-def test_a_timer_fired_late_or_twice_is_neither_the_bug_nor_the_fix(lines: list[str],
-                                                                    words: str) -> None:
+@pytest.mark.parametrize(
+    ("lines", "words"),
+    [
+        # Two batches after the one that armed it: late, a behaviour nobody recorded.
+        (
+            [fired(T0 + 1000, T0 + 3000), fired(T0 + 2000, T0 + 2000), fired(T0 + 4000, T0 + 4000)],
+            "fired in batch 3",
+        ),
+        # Twice for one due time.
+        (
+            [
+                fired(T0 + 1000, T0 + 1000),
+                fired(T0 + 1000, T0 + 2000),
+                fired(T0 + 2000, T0 + 2000),
+                fired(T0 + 4000, T0 + 4000),
+            ],
+            "(2 events)",
+        ),
+    ],
+)
+def test_a_timer_fired_late_or_twice_is_neither_the_bug_nor_the_fix(
+    lines: list[str], words: str
+) -> None:
     outcome = phase_outcome(firings(BATCHES, events_in_lines(lines), idle_ms=0))
     assert outcome.startswith("a timer fired late or twice") and words in outcome
     assert BUG.status_of(outcome) is None
@@ -108,15 +133,18 @@ def test_a_firing_in_words() -> None:
     assert "-60000 ms from the previous batch's time), fired in batch 5" in firing.words()
 
 
-@pytest.mark.parametrize(("version", "observed", "held"), [
-    ("4.0.0", TIMERS_FIRED, True),        # before SPARK-56400: no bound
-    ("4.1.1", TIMERS_FIRED, True),
-    ("4.2.0", TIMERS_FIRED, True),        # SPARK-56566's code: the bound's default, none
-    ("4.3.0", TIMERS_FIRED, True),
-    ("4.2.0", TIMER_NEVER_FIRED, False),  # the bound back: the guard fails
-    ("4.0.0", TIMER_NEVER_FIRED, False),
-    ("4.4.0", TIMERS_FIRED, False),       # a line never run: record it first
-])
+@pytest.mark.parametrize(
+    ("version", "observed", "held"),
+    [
+        ("4.0.0", TIMERS_FIRED, True),  # before SPARK-56400: no bound
+        ("4.1.1", TIMERS_FIRED, True),
+        ("4.2.0", TIMERS_FIRED, True),  # SPARK-56566's code: the bound's default, none
+        ("4.3.0", TIMERS_FIRED, True),
+        ("4.2.0", TIMER_NEVER_FIRED, False),  # the bound back: the guard fails
+        ("4.0.0", TIMER_NEVER_FIRED, False),
+        ("4.4.0", TIMERS_FIRED, False),  # a line never run: record it first
+    ],
+)
 def test_the_outcome_is_held_against_its_line(version: str, observed: str, held: bool) -> None:
     assert judge(BUG, version, observed).held is held
 
@@ -131,19 +159,31 @@ def test_the_phases_put_a_timer_at_the_batchs_time_and_a_minute_before_it() -> N
 
 # --- the app's option ----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("given", "ms"), [("0", 0), ("-0", 0), ("-60", -60_000),
-                                           ("-0.0004", 0), ("6.5", 6500), ("0.001", 1),
-                                           ("0.0004", 1)])  # positive: at least 1 ms, as before
+
+@pytest.mark.parametrize(
+    ("given", "ms"),
+    [
+        ("0", 0),
+        ("-0", 0),
+        ("-60", -60_000),
+        ("-0.0004", 0),
+        ("6.5", 6500),
+        ("0.001", 1),
+        ("0.0004", 1),
+    ],
+)  # positive: at least 1 ms, as before
 def test_the_idle_timer_may_be_due_at_or_before_its_batchs_time(given: str, ms: int) -> None:
-    args = main_parser().parse_args(["--counter", "transform-with-state", "--state-store",
-                                     "rocksdb", "--idle-timer-sec", given])
+    args = main_parser().parse_args(
+        ["--counter", "transform-with-state", "--state-store", "rocksdb", "--idle-timer-sec", given]
+    )
     assert idle_delay_ms(settings_from_args(args).idle_timer_sec) == ms
     assert idle_delay_ms(None) is None
 
 
 @pytest.mark.parametrize("given", ["nan", "inf", "-inf", "soon"])
 def test_the_idle_timer_refuses_what_is_no_finite_number(
-        given: str, capsys: pytest.CaptureFixture[str]) -> None:
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exited:
         main_parser().parse_args(["--idle-timer-sec", given])
     assert exited.value.code == 2 and "--idle-timer-sec" in capsys.readouterr().err
