@@ -190,7 +190,8 @@ def throughput(brokers: Sequence[Broker], count: int, rounds: int) -> list[Figur
                 result = measure(one, client, count, CLIENTS)
                 runs.setdefault((one.name, client), []).append(result)
                 print(
-                    f"  round {number + 1}: {NAMES[one.name]} / {client}: produce {result.produced_per_sec:,.0f}/s, "
+                    f"  round {number + 1}: {NAMES[one.name]} / {client}: "
+                    f"produce {result.produced_per_sec:,.0f}/s, "
                     f"consume {result.consumed_per_sec:,.0f}/s",
                     flush=True,
                 )
@@ -384,7 +385,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"\n{began}; {args.messages:,} messages of 10 bytes, one partition, acks=all, {args.repeat} rounds; "
         f"{os.cpu_count()} CPUs, throughput: {pinning.describe()}, starts: not pinned; "
-        f"load average {' -> '.join(loads)} (start, after the throughput rounds, before the starts, at the end)\n"
+        f"load average {' -> '.join(loads)} "
+        "(start, after the throughput rounds, before the starts, at the end)\n"
     )
     print(table(figures))
     print()

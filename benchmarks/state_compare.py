@@ -44,7 +44,7 @@ It prints one markdown table, one row per measure, one column per configuration 
 column against hdfs, then the CPU count and load average.
 
 Usage:
-    uv run python benchmarks/state_compare.py        # --messages 20 --restarts 2 --backlog 100000 --batches 1000
+    uv run python benchmarks/state_compare.py   # --messages 20 --restarts 2 --backlog 100000 --batches 1000
     uv run python benchmarks/state_compare.py --configs hdfs,tws --messages 3 --restarts 1 \\
         --backlog 2000 --batches 30                  # a quick look
 """

@@ -1,5 +1,5 @@
-"""Entry point: `python -m kafka_app [options]` runs the producer app, `python -m kafka_app broker` the broker alone,
-`python -m kafka_app image` builds our Kafka image (kafka_app/container).
+"""Entry point: `python -m kafka_app [options]` runs the producer app, `python -m kafka_app broker`
+the broker alone, `python -m kafka_app image` builds our Kafka image (kafka_app/container).
 
 Usage: `python -m kafka_app --help`.
 """

@@ -72,7 +72,8 @@ def main_parser() -> argparse.ArgumentParser:
         "--retention-initial-delay-sec",
         type=float,
         metavar="SEC",
-        help=f"wait before the first retention check, as Kafka does (default {d.retention_initial_delay_sec:g})",
+        help="wait before the first retention check, as Kafka does "
+        f"(default {d.retention_initial_delay_sec:g})",
     )
     topic = parser.add_argument_group("topic")
     topic.add_argument("--topic", help=f"topic name (default {d.topic})")

@@ -404,7 +404,10 @@ def _learn_partitions(producer: KafkaProducer, bootstrap: str, topic: TopicState
 def _partitions_note(topic: TopicState, settings: ProducerAppSettings) -> str:
     """What the banner adds when the topic's partitions are not simply what was asked."""
     if topic.grown_from is not None:
-        return f" (grown from {topic.grown_from}; a value's partition is (v-1) % {topic.partitions} from now on)"
+        return (
+            f" (grown from {topic.grown_from}; a value's partition is "
+            f"(v-1) % {topic.partitions} from now on)"
+        )
     if topic.partitions == settings.partitions:
         return ""
     hint = (

@@ -1,4 +1,5 @@
-"""`python -m spark_app`: the stateful streaming counter; `python -m spark_app inspect`: the checkpoint explained."""
+"""`python -m spark_app`: the stateful streaming counter; `python -m spark_app inspect`: the
+checkpoint explained."""
 
 import sys
 

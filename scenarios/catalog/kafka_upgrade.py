@@ -90,7 +90,8 @@ def _client(stage: Stage) -> Client | None:
     javap = shutil.which("javap")
     if jar is None or javap is None:
         stage.say(
-            f"cannot read the connector's kafka-clients versions ({'no javap: a JDK has one' if jar else 'no kafka-clients jar'})"
+            "cannot read the connector's kafka-clients versions "
+            + ("(no javap: a JDK has one)" if jar else "(no kafka-clients jar)")
         )
         return None
     return Client(f"kafka-clients {jar_version(jar)}", client_maxima(jar, javap=javap))

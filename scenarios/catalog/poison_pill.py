@@ -5,9 +5,10 @@ survives its restart; with `crash-always` it is a real bug: every restart replay
 holding the negative key, with exactly the same offsets, and dies again. The scenario shows it
 from the checkpoint after each crash (same pending batch, same offsets, no new commit) while the
 producer's backlog grows. Under `--supervise` the supervisor restarts it with backoff, sees the
-checkpoint not moving, and gives up instead of looping forever. Then the code is "fixed" (`--on-negative-key ignore`: the message is
-processed like any other, its value counted) and restarted from the same checkpoint: it gets
-past the poison pill, and every value, the poisoned one included, is in the output exactly once.
+checkpoint not moving, and gives up instead of looping forever. Then the code is "fixed"
+(`--on-negative-key ignore`: the message is processed like any other, its value counted) and
+restarted from the same checkpoint: it gets past the poison pill, and every value, the poisoned
+one included, is in the output exactly once.
 
 Usage: `python -m scenarios run poison-pill --fast`
 """

@@ -13,7 +13,8 @@ the new one, and can I go back?". This scenario answers it for two real PySpark 
    read (HDFSMetadataLog.validateVersion refuses any `vN` above its own) or a stored state
    schema that A's schema check refuses (StateSchemaCompatibilityChecker: a column stored as
    not nullable that A's query declares nullable) means A refuses; otherwise it resumes. Spark
-   writes the schema file only when there is none, so B leaves A's file in place. What A really does is checked against that prediction.
+   writes the schema file only when there is none, so B leaves A's file in place. What A really
+   does is checked against that prediction.
 
 Each Spark runs in its own environment (scenarios/engine/spark_envs.py, made on first use).
 

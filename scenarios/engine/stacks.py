@@ -2,8 +2,8 @@
 
 Four stacks: `embedded/python` (our broker, our source: offline), `embedded/connector`,
 `apache/python` and `apache/connector` (Apache Kafka read through Spark's own connector: what
-production runs, and the default: REAL; `--offline` is OFFLINE). A scenario never names one: the run's settings carry it, the stage's Kafka
-part reads the Kafka half and its app part the source half.
+production runs, and the default: REAL; `--offline` is OFFLINE). A scenario never names one: the
+run's settings carry it, the stage's Kafka part reads the Kafka half and its app part the source half.
 
 Usage:
     stack = parse_stack("apache/connector")

@@ -25,7 +25,10 @@ from scenarios.report.rewrite import rewrite_or_check
 __all__ = ["BEGIN", "END", "table_lines", "with_table", "main_parser", "README"]
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-BEGIN = "<!-- scenarios table: written by `uv run python -m scenarios.report.readme_table`; edit the SCENARIOs, not this -->"
+BEGIN = (
+    "<!-- scenarios table: written by `uv run python -m scenarios.report.readme_table`; "
+    "edit the SCENARIOs, not this -->"
+)
 END = "<!-- end of the scenarios table -->"
 
 

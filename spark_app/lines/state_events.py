@@ -3,10 +3,10 @@
 `--idle-timer-sec S` registers a processing-time timer S seconds after each batch with
 messages; when it fires (no message for S seconds), `handleExpiredTimer` emits an
 `idle-timer` event. With S 0 or below the timer is due when it is armed (at or before the
-batch's own time) and its event says so. `--state-ttl-sec S` keeps a second value state, `last_seen`, with a TTL of
-S seconds; when a message finds it gone (it expired: no message for more than S seconds),
-`handleInputRows` emits a `ttl-expired` event before the batch's messages. The count has no TTL
-and goes on.
+batch's own time) and its event says so. `--state-ttl-sec S` keeps a second value state,
+`last_seen`, with a TTL of S seconds; when a message finds it gone (it expired: no message for
+more than S seconds), `handleInputRows` emits a `ttl-expired` event before the batch's messages.
+The count has no TTL and goes on.
 
 An event travels in the operator's output (its schema is the counter's, OUTPUT_SCHEMA) as a row
 with no topic, partition or offset: `key` holds its kind, `value` its details as `name=ms`

@@ -2,7 +2,8 @@
 
 One Structured Streaming query: Spark's Kafka connector (or, offline, our source) -> running
 count (state store) -> foreachBatch handler that writes two lines per message to
-`log/streaming-output.log`, with the checkpoint in `--checkpoint-dir`. SIGTERM or Ctrl-C stops the query between batches and returns normally.
+`log/streaming-output.log`, with the checkpoint in `--checkpoint-dir`. SIGTERM or Ctrl-C stops
+the query between batches and returns normally.
 
 Usage: `SparkApp(SparkAppSettings()).run()`
 """

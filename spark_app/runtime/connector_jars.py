@@ -113,8 +113,9 @@ def _unavailable(spark_version: str, error: JarFetchError) -> ConnectorUnavailab
         also = f" (on the {line} line: {same_line})" if same_line not in ("", newest) else ""
         return ConnectorUnavailableError(
             f"{_registry()} does not serve Spark's Kafka connector for the running Spark "
-            f"{spark_version} ({CONNECTOR_ARTIFACT} with {_TOKEN_PROVIDER}); the newest it serves is {newest}{also}: "
-            f"install `pyspark[sql]=={newest}`, or run with `--offline` (our Python source), which needs no jars"
+            f"{spark_version} ({CONNECTOR_ARTIFACT} with {_TOKEN_PROVIDER}); "
+            f"the newest it serves is {newest}{also}: install `pyspark[sql]=={newest}`, "
+            "or run with `--offline` (our Python source), which needs no jars"
         )
     return ConnectorUnavailableError(
         f"Spark's Kafka connector: {error}, or run with "

@@ -1,8 +1,9 @@
 """endless-retention and short-retention with the checkpoint on HDFS and on S3, slow-checkpoint on S3
 (the seed's latency held by the proxy in front of s3proxy), and the cluster
 scenarios (executor-loss, worker-loss) on HDFS, chaos's kills on S3, state-stores and checkpoint-v2
-on both (their state files listed on the store, read from a copy), where a cluster of separate machines keeps it, as
-a user runs them: `python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
+on both (their state files listed on the store, read from a copy), where a cluster of separate
+machines keeps it, as a user runs them:
+`python -m scenarios run endless-retention --fast --checkpoint-store hdfs|s3`.
 
 Nightly: each run is a store start and four or five Spark starts with their batches on the
 store, 2.5 to 4.5 minutes each on two busy cores, beyond the 3 minutes CI's hour has for the stores

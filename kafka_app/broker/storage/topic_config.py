@@ -51,7 +51,8 @@ def _timestamp_type(key: str, text: str) -> str:
 
 
 # Kafka name -> (dataclass field, parser). Minimums follow Apache Kafka 3.x, except segment.bytes:
-# Kafka 4.1+ refuses values below 1 MiB (4.0 accepted them), but tiny segments make retention visible in a demo.
+# Kafka 4.1+ refuses values below 1 MiB (4.0 accepted them), but tiny segments make retention
+# visible in a demo.
 _PARSERS: dict[str, tuple[str, Callable[[str, str], object]]] = {
     "cleanup.policy": ("cleanup_policy", _cleanup_policy),
     "retention.ms": ("retention_ms", _long(-1)),

@@ -96,8 +96,9 @@ class KafkaPart:
         interval_sec: float | None = None,
     ) -> None:
         """The broker and the producer, the topic's retention endless unless `retention_sec` says
-        otherwise (most lessons must not lose a message to retention); with `behind_proxy` the app reaches Kafka only through a
-        proxy the scenario can cut (`stage.network`), while the producer writes directly.
+        otherwise (most lessons must not lose a message to retention); with `behind_proxy` the app
+        reaches Kafka only through a proxy the scenario can cut (`stage.network`), while the producer
+        writes directly.
         With `brokers=3`, a cluster whose nodes `stage.brokers` kills and starts, the topic
         replicated on all three. `interval_sec`: the producer's pace, when the run's timings'
         is too slow (a soak needs a message for every batch: no new data, no batch)."""

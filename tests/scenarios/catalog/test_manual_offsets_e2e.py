@@ -1,4 +1,5 @@
-"""manual-offsets end to end (`python -m scenarios run manual-offsets --fast`): marked e2e, run with --slow."""
+"""manual-offsets end to end (`python -m scenarios run manual-offsets --fast`): marked e2e, run
+with --slow."""
 
 from __future__ import annotations
 

@@ -59,7 +59,9 @@ def test_kept_settings_shorten_class_names_and_skip_what_is_absent() -> None:
     from spark_app.checkpoint.inspect import kept_settings
 
     conf = {
-        "spark.sql.streaming.stateStore.providerClass": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        "spark.sql.streaming.stateStore.providerClass": (
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+        ),
         "spark.sql.adaptive.enabled": "false",
     }
     assert kept_settings(conf) == {"state store": "RocksDBStateStoreProvider"}

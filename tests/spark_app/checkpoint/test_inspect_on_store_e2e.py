@@ -1,6 +1,7 @@
 """`inspect --checkpoint-store hdfs|s3`, or `--checkpoint-dir hdfs://…|s3a://…`: a checkpoint on
-a store reads as the same folder does here, named where it lives. The store is ours (`python -m checkpoint_stores`), the checkpoint
-put on it through its HTTP API, and `inspect` reads it with Hadoop's own client.
+a store reads as the same folder does here, named where it lives. The store is ours (`python -m
+checkpoint_stores`), the checkpoint put on it through its HTTP API, and `inspect` reads it with
+Hadoop's own client.
 
 hdfs runs in CI; s3 is nightly, since Spark's S3A client brings the AWS SDK's 686 MB bundle.
 """

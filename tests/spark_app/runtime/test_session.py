@@ -120,7 +120,8 @@ def test_an_app_killed_while_its_jvm_starts_leaves_only_what_the_next_start_swee
     script = (
         "from pathlib import Path; from spark_app.runtime.session import SparkSessionResource; "
         "from spark_app.settings import SparkAppSettings; "
-        f"SparkSessionResource(SparkAppSettings(master='local[1]', log_dir=Path({str(tmp_path / 'log')!r}))).start()"
+        "SparkSessionResource(SparkAppSettings(master='local[1]', "
+        f"log_dir=Path({str(tmp_path / 'log')!r}))).start()"
     )
     app = subprocess.Popen(
         [sys.executable, "-c", script],

@@ -80,7 +80,7 @@ def test_a_null_in_a_non_nullable_field_closes_that_connection_only(
     assert "was serialized as null" in caplog.text
 
 
-# --- Found by the fuzzer (tests/kafka_app/broker/wire/test_broker_fuzz.py), kept byte for byte ---------------
+# --- Found by the fuzzer (tests/kafka_app/broker/wire/test_broker_fuzz.py), kept byte for byte ---
 # Each is a kafka-python request with a length set to -1 (null) in a field Kafka never allows to
 # be null. kafka-python's decoder gave None and the handler failed ("after an internal error");
 # Kafka's reader refuses it ("non-nullable field ... was serialized as null") and closes the
