@@ -26,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.spark_latency import cpu_probe_sec  # noqa: E402
-from scenarios.engine.registry import LONG_RUN_SEC, all_scenarios  # noqa: E402
+from scenarios.engine.scenario import LONG_RUN_SEC  # noqa: E402
+from scenarios.registry import all_scenarios  # noqa: E402
 
 __all__ = ["Row", "read_rows", "table_lines", "long_run_lines", "main"]
 

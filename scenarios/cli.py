@@ -37,10 +37,11 @@ from kafka_app.settings import ProducerAppSettings
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 from scenarios.engine.hangup import hang_up
-from scenarios.engine.registry import Scenario, all_scenarios, find_scenarios
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.errors import ScenarioError
+from scenarios.registry import all_scenarios, find_scenarios
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine.registry import all_scenarios
+from scenarios.registry import all_scenarios
 from scenarios.report.readme_table import with_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """The scenarios, one module each, and the order `run all` runs them in.
 
-Each module holds `SCENARIO = Scenario(...)` (scenarios/engine/registry.py) and a `run(stage)`
+Each module holds `SCENARIO = Scenario(...)` (scenarios/engine/scenario.py) and a `run(stage)`
 function that tells its story with a Stage (scenarios/engine/stage/). Nothing else lives here:
 the machinery is in scenarios/engine/, the verdicts in scenarios/checker/, what is shown and
 written in scenarios/report/.

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.engine.observers.memory import RssSampler
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.runtime.spark_version import NEW_PYARROW_FROM, installed_spark_version
@@ -114,7 +114,6 @@ def run(stage: Stage) -> None:
             "messages after it (endless retention here, so nothing ages out).",
             production="retention must outlast the longest outage plus the catch-up, or the "
             "backlog's head is deleted before it is read (see short-retention)",
-            phase="first run",
         )
     )
     stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
@@ -158,7 +157,6 @@ def _uncapped(stage: Stage, backlog: int) -> Way:
             "steady producer sent meanwhile are the lag once it is committed. Spark's own "
             "maxOffsetsBehindLatest says 0: it counts from the latest offset the batch was "
             "planned with (docs/scenarios.md#backlog has the figures of each way).",
-            phase="uncapped",
         )
     )
     target = stage.kafka.send_backlog(backlog).latest
@@ -213,7 +211,6 @@ def _capped(stage: Stage, backlog: int, cap: int) -> Way:
             "at 200,000: each batch has a fixed cost), the catch-up from the restart as "
             "long at 200,000; the memory peak was no lower at 50,000, about 340 MiB lower "
             "at 200,000 (docs/scenarios.md#backlog).",
-            phase="maxOffsetsPerTrigger",
         )
     )
     target = stage.kafka.send_backlog(backlog).latest
@@ -263,7 +260,6 @@ def _available_now(stage: Stage, backlog: int, cap: int) -> Way:
             answer="It stops by itself with exit 0 once it reached the offsets Kafka held at its "
             "start, in capped batches; what was sent during it is left for the next run "
             "(all checked).",
-            phase="AvailableNow",
         )
     )
     target = stage.kafka.send_backlog(backlog).latest
@@ -327,7 +323,6 @@ def _available_now_with_minimum(stage: Stage, cap: int) -> None:
             "smaller than the minimum?",
             answer=f"No: it stops with exit 0 after two batches of {cap:,}, leaving at least "
             f"{cap // 2:,} offsets unread (checked); the next run reads them, once.",
-            phase="AvailableNow with a minimum",
         )
     )
     target = stage.kafka.send_backlog(backlog).latest
@@ -385,7 +380,6 @@ def _resume_with_minimum(stage: Stage, ways: list[Way], bounded: bool) -> None:
             answer=f"It resumes exactly where the last run ended; every batch after the first (which "
             f"never waits) holds at least {MIN_WAITING} rows but the last, which the delay "
             "releases; every value once, Count = 1..N (all checked).",
-            phase="minOffsetsPerTrigger",
         )
     )
     end = stage.app.committed_offset() or 0
@@ -424,7 +418,7 @@ def _resume_with_minimum(stage: Stage, ways: list[Way], bounded: bool) -> None:
                 f"{[b.rows for b in batches]}",
             )
         )
-    stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
+    stage.expect(exactly_once(stage.output.verify_sent(), total))
     for way in ways:
         stage.say(
             f"{way.name}: {way.batches} batch(es), biggest {way.biggest:,} rows in "

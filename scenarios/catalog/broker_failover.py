@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from kafka_app.message_line import parse_message
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.errors import PartitionOffsetChangedError, error_in_text
 from spark_app.lines.data_loss_lines import offset_changes_in
 
@@ -107,7 +107,6 @@ def _kill_the_leader(stage: Stage) -> None:
             "becomes leader?",
             answer="Neither restarts: both ride it out (checked), and an in-sync follower takes over "
             "(checked).",
-            phase="acks=all",
         )
     )
     before = stage.brokers.replicas()
@@ -163,7 +162,6 @@ def _rule_kept(stage: Stage) -> None:
             answer="No: every value sent is in the output exactly once (checked).",
             production="after a broker failover, check the consumer's output against the producers' "
             "count once, not by eye",
-            phase="acks=all",
         )
     )
     total = stage.stop_producer_and_drain()
@@ -228,7 +226,6 @@ def _leave_the_leader_alone(stage: Stage) -> Alone:
             "read them?",
             answer="Yes to both: the ISR shrinks to the leader alone (checked) and, with min ISR 1, its "
             "high watermark moves, so the app reads and counts them.",
-            phase="acks=1",
         )
     )
     replicas = stage.brokers.replicas()
@@ -308,7 +305,6 @@ def _unclean_election(stage: Stage, alone: Alone) -> Election:
             "to the messages only the old leader had?",
             answer="The latest offset falls back below the checkpoint's offset, and the acknowledged "
             "messages after the new leader's log end are lost (all checked).",
-            phase="unclean election",
         )
     )
     stage.brokers.kill(alone.leader)
@@ -381,7 +377,6 @@ def _spark_refuses(stage: Stage, alone: Alone, election: Election) -> None:
             answer=f"It stops with a non-zero exit code and {CONDITION}, naming the offset "
             "changed from the checkpoint's offset to the new leader's log end "
             "(all checked)",
-            phase="failOnDataLoss=true",
         )
     )
     code = stage.app.wait_exit(timeout=_REFUSAL_TIMEOUT_SEC, kind="crash")
@@ -439,7 +434,6 @@ def _spark_goes_on(stage: Stage, alone: Alone, election: Election) -> None:
             answer="None missing, none doubled, every value sent counted; the lost values are in the "
             "output but gone from Kafka, the producer's next message took the new log end's "
             "offset, and spark.log warns that the offset went back (all checked).",
-            phase="failOnDataLoss=false",
         )
     )
     stage.app.start(fail_on_data_loss=False)
@@ -511,7 +505,6 @@ def _old_leader_returns(stage: Stage, alone: Alone) -> None:
             question="When the old leader comes back, will the messages only it had come back with it?",
             answer="No: it truncates its log to the new leader's history and catches up; the ISR is "
             "three again (checked), and the lost messages are gone from every broker.",
-            phase="aftermath",
         )
     )
     stage.brokers.start([alone.leader])

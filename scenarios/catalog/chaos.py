@@ -29,9 +29,9 @@ from dataclasses import asdict
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.checker.kill_landing import KillLanding
 from scenarios.engine.faults.kills import KILL_MOMENTS, kill_at, landing_of, wait_for_batches
-from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["SCENARIO", "run", "DEFAULT_SEED"]
 
@@ -103,7 +103,6 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
             answer="None of them: after the kills the log holds everything the checkpoint committed, "
             "every value exactly once (checked); a replayed batch is rolled back or skipped by "
             "the sink's journal.",
-            phase="exactly-once sink",
         )
     )
     stage.app.start(sink="exactly-once")
@@ -145,7 +144,6 @@ def _at_least_once_run(stage: Stage, kills: int, rng: random.Random, stopped: Ki
             answer="Only those that landed after the output and before commits/N (and a stop that "
             "caught one): their batch's values are doubled, exactly as predicted (checked); "
             "nothing is missing and the last value is there.",
-            phase="at-least-once sink",
         )
     )
     before = Counter(stage.output.verify().values)

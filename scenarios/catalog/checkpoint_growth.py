@@ -45,9 +45,9 @@ from scenarios.checker.folder_bounds import (
 )
 from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.checkpoint_size import CheckpointSampler, listing, measure
-from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.stage import AppPart, Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.runtime.retention import SPARK_EXTRA_SPACE_RATIO, SPARK_MIN_BATCHES_TO_RETAIN
 
 __all__ = ["SCENARIO", "run", "Soak", "soak_for"]
@@ -228,7 +228,6 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
             answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
             "bounded and old ones are deleted, the size stops growing, and the output is exactly "
             "once (all checked).",
-            phase="hdfs",
         )
     )
     sampler.phase = "hdfs"
@@ -308,7 +307,6 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
             "up before maintenance deletes any?",
             answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
             "the count stays within that bound (checked).",
-            phase="rocksdb",
         )
     )
     sampler.phase = "rocksdb"
@@ -351,7 +349,6 @@ def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart)
             question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
             answer="No: the same files with the same sizes after the wait (checked); only a running "
             "query cleans up.",
-            phase="stopped",
         )
     )
     _drain_and_stop(stage, app)
@@ -407,7 +404,6 @@ def _ratio_zero(
             "high will the state line peak now?",
             answer="The next run deletes them within a few batches, then the versions stay near N with "
             "a lower peak than with the ratio, and every message is written once (all checked).",
-            phase="ratio0",
         )
     )
     start_batch = measure(app.folders.checkpoints).newest_batch or 0

@@ -37,11 +37,11 @@ from scenarios.checker.shared_checkpoint import (
     overlap,
 )
 from scenarios.checker.verify import ranges_of
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, OutputPart, Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
 from scenarios.errors import StepFailed
-from scenarios.report.narration import Step
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import committed_batches
 from spark_app.errors import CheckpointSharedError, error_in_text
@@ -106,7 +106,6 @@ def _first_run(stage: Stage) -> str | None:
             answer="In the checkpoint's `metadata` file, written at the first start; inspect prints it.",
             production="the query id names the query in Spark's listeners and in any sink keyed on it "
             "(ours: the exactly-once journal); it is the checkpoint's, not the job's",
-            phase="original",
         )
     )
     stage.app.start()
@@ -137,7 +136,6 @@ def _moved(stage: Stage, original_id: str | None) -> Path:
             "checked).",
             production="move a checkpoint only while its query is stopped, copy the whole folder "
             "(hidden .crc files too), then start on the copy and retire the old path",
-            phase="moved",
         )
     )
     before = stage.output.verify()
@@ -194,7 +192,6 @@ def _shared(stage: Stage, moved: Path) -> tuple[AppPart, AppPart, tuple[int, ...
             "one starts, and hold a lock or lease outside Spark for the checkpoint's path; "
             "Spark's own check only covers one application, and its log check may fire "
             "only after the batch's output was written",
-            phase="shared",
         )
     )
     first = stage.app
@@ -292,7 +289,7 @@ def _first_to_stop(
         timeout=stage.timings.spark_start_timeout_sec + SHARED_WINDOW_SEC,
         what="one of the two apps on the checkpoint to stop",
         poll=0.3,
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     return found if isinstance(found, AppPart) else None
 
@@ -314,7 +311,6 @@ def _old_path(stage: Stage, apps: tuple[AppPart, AppPart], job: AppPart, moved: 
             production="retire the old path once the copy has committed (delete it, or make it "
             "unreadable to the job's account): a copy that can be started will be, and "
             "nothing in Spark tells the two apart",
-            phase="old-path",
         )
     )
     old = job.beside("old-path")
@@ -377,7 +373,6 @@ def _final(
             production="a sink that two jobs may write to for a moment must be idempotent on a "
             "business key (a MERGE or upsert), not only on the query id and batch id: "
             "both apps wrote the same batch of the same query id",
-            phase="final",
         )
     )
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)

@@ -18,9 +18,9 @@ from scenarios.checker.expectations import (
     within,
 )
 from scenarios.checker.verify import ValueRange
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["SCENARIO", "run"]
 
@@ -74,7 +74,6 @@ def run(stage: Stage) -> None:
             answer="Exactly the values sent while the app was down are missing, none is doubled, and "
             "Count = 1 at the first value, which sits at Kafka's latest offset at the start (all "
             "checked).",
-            phase="latest",
         )
     )
     second_start, before, after = stage.start_app_and_see_first_value(starting_offsets="latest")
@@ -100,7 +99,6 @@ def run(stage: Stage) -> None:
             question="Which values appear twice now, and do the values skipped before show up?",
             answer="Every value the two earlier runs wrote appears a second time, the skipped ones "
             "appear now (nothing missing), and Count restarts at 1 again (checked).",
-            phase="earliest",
         )
     )
     third_start, before, after = stage.start_app_and_see_first_value(starting_offsets="earliest")

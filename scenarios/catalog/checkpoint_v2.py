@@ -22,9 +22,9 @@ from scenarios.engine.observers.state_folder import (
     partition_of,
     snapshot_every,
 )
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.checkpoint.state_data_source import committed_ids, uncommitted_files
 from spark_app.checkpoint.state_files import (
@@ -133,7 +133,6 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
             "sits beside each (checked).",
             production="tools that parse state file names as numbers (cleanup scripts, monitoring) "
             "break on format 2: check them before switching",
-            phase="names",
         )
     )
     versioned = [f for f in files if f.version is not None]
@@ -197,7 +196,6 @@ def _commits_name_ids(stage: Stage) -> None:
             question="Which state file's id will commits/N name?",
             answer="The id of state version N+1 on disk: every commit's id names a state file of its "
             "version, and the commits are `v2` (checked).",
-            phase="commits",
         )
     )
     checkpoints = stage.app.checkpoint_view()  # on a store, a copy read through its API
@@ -234,7 +232,6 @@ def _lineage(stage: Stage) -> None:
             question="Where will a changelog's lineage start, and which ids will it list?",
             answer="At a snapshot (or version 1), running through every version up to v-1, on ids that "
             "commits/N name (checked).",
-            phase="lineage",
         )
     )
     view = stage.app.checkpoint_view()
@@ -307,7 +304,6 @@ def _retried_batch(stage: Stage) -> None:
             answer="Two: the dead attempt's and the retry's; commits/N names the retry's, later "
             "lineages build on it, inspect lists the dead one as not loaded, and the negative "
             "key's message is written once (all checked).",
-            phase="retry",
         )
     )
     value = stage.fact("negative_value", stage.kafka.send_negative_key())
@@ -373,7 +369,6 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
             f"two ids for version {version}, the committed one new",
             f"on disk {sorted(on_disk)}, committed {sorted(chosen)}",
         ),
-        phase="retry",
     )
     later = [
         f
@@ -394,7 +389,6 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
             "never the dead attempt",
             f"they name {sorted(i[:8] for i in named) or 'no such version (a snapshot came first)'}",
         ),
-        phase="retry",
     )
     leftover = uncommitted_files(partition_of(checkpoints), committed_ids(checkpoints))
     stage.fact("left_by_dead_attempts", leftover)
@@ -405,7 +399,6 @@ def _retry_chosen(stage: Stage, version: int, first_ids: set[str]) -> None:
             f"{version}_<dead id>.changelog among files no commit names",
             leftover or "none",
         ),
-        phase="retry",
     )
 
 
@@ -472,11 +465,10 @@ def _back_to_format_1(stage: Stage) -> None:
     )
     stage.expect(
         check("the checkpoint stays format 2", version == "v2", "commits/N are v2", version),
-        phase="format 1",
     )
     total = stage.stop_producer_and_drain()
     stage.app.stop()
-    stage.expect(exactly_once(stage.output.verify_sent(), total), phase="final")
+    stage.expect(exactly_once(stage.output.verify_sent(), total))
 
 
 def _refused(stage: Stage, offsets_before: list[str]) -> None:
@@ -495,7 +487,6 @@ def _refused(stage: Stage, offsets_before: list[str]) -> None:
             "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] …",
             f"exit {code}: {line[:200] or 'no such line'}",
         ),
-        phase="format 1",
     )
     after = _offsets_listed(stage)
     stage.expect(
@@ -505,7 +496,6 @@ def _refused(stage: Stage, offsets_before: list[str]) -> None:
             f"offsets/ as before ({len(offsets_before)} files)",
             f"{len(after)} files",
         ),
-        phase="format 1",
     )
 
 

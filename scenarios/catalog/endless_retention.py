@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scenarios.checker.expectations import check, equals
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["SCENARIO", "run"]
 
@@ -130,7 +130,6 @@ def _down_and_up(stage: Stage, label: str, bring_down: Callable[[], object], ste
             "every value once, counts consistent",
             "; ".join(report.summary_lines()[1:]),
         ),
-        phase=f"after {label}",
     )
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.processes import ManagedProcess
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.executors import (
     CHECKPOINT_LATENCY,
@@ -39,7 +39,7 @@ from scenarios.engine.stage.executors import (
     state_executor,
     wait_for_state_write,
 )
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
 
@@ -102,7 +102,6 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
             question="When the executor holding the state dies, will the app have to restart?",
             answer="No: the driver lives on; Spark removes the executor and runs the stateful task "
             "again on the other one (all checked).",
-            phase="executor",
         )
     )
     wait_for_state_write(stage)
@@ -139,7 +138,6 @@ def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
             "driver?",
             answer="The driver: its kill and restart take longer than the executor's recovery "
             "(checked), because a new application must start.",
-            phase="contrast",
         )
     )
     stage.app.kill()

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable
 
 from scenarios.checker.expectations import check
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.errors import DataLossError
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
@@ -108,7 +108,6 @@ def _short_outage(stage: Stage) -> None:
             "restart it?",
             answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
             "on.",
-            phase="short outage",
         )
     )
     before = _restarts(stage)
@@ -143,7 +142,6 @@ def _long_outage(stage: Stage) -> None:
             "fails, with which error will the supervisor restart it?",
             answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
             "(checked); once the network is back a start catches up from the checkpoint.",
-            phase="long outage",
         )
     )
     before = _restarts(stage)
@@ -153,7 +151,7 @@ def _long_outage(stage: Stage) -> None:
             lambda: _restarts(stage) > before,
             timeout=LONG_CUT_SEC,
             what="the app to fail and the supervisor to restart it",
-            progress=stage.narrator.waiting,
+            progress=stage.waiting,
         )
 
     _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
@@ -182,7 +180,6 @@ def _so_far_exactly_once(stage: Stage) -> None:
             production="an outage costs time, not data, as long as retention outlasts it",
             question="After two outages and the restarts, will any value be missing or doubled?",
             answer="None: every message so far exactly once, counts consistent (checked).",
-            phase="after the outages",
         )
     )
     report = stage.output.wait_for_more(3)
@@ -219,7 +216,6 @@ def _outage_longer_than_retention(stage: Stage) -> None:
             "keep restarting the app?",
             answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
             "checkpoint position it gives up with a non-zero exit (checked).",
-            phase="longer than retention",
         )
     )
     stage.kafka.set_retention(t.retention_sec)
@@ -283,7 +279,7 @@ def _hold(stage: Stage, seconds: float, what: str) -> None:
         lambda: time.monotonic() >= end,
         timeout=seconds + 5,
         what=what,
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
 
 

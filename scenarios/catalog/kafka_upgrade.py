@@ -35,9 +35,9 @@ from kafka_app.apache.versions import (
     unknown_level_refusal,
 )
 from scenarios.checker.expectations import check, equals
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["SCENARIO", "run"]
 
@@ -168,7 +168,6 @@ def _start(stage: Stage, source: str) -> Client | None:
             "or an older one?",
             answer="Its newest production level, which is the top of its supported range "
             "(checked).",
-            phase="start",
         )
     )
     stage.kafka.start(brokers=3)
@@ -247,7 +246,6 @@ def _roll(
             f"and will {MV} have moved?",
             answer=f"Neither: the client keeps the versions it knows, the highest both sides share, "
             f"and {MV} stays at {source}'s level until someone finalizes it (checked).",
-            phase="upgrade",
         )
     )
     before = stage.facts["metadata_version_start"]
@@ -294,7 +292,6 @@ def _roll_back(stage: Stage, client: Client | None, source: str) -> None:
             question=f"Will {source} start again on data a {TARGET} broker has written?",
             answer=f"Yes: {which} starts on {source} (checked), the query runs on, and the cluster "
             f"is rolled forward again the same way.",
-            phase="rollback",
         )
     )
     order = _leader_last(stage)
@@ -322,7 +319,6 @@ def _finalize(stage: Stage, source: str) -> None:
             "point of no return",
             question=f"After the finalize, which {MV} does each broker report?",
             answer=f"{TARGET}'s top level, the same on all three (checked).",
-            phase="finalize",
         )
     )
     top = stage.brokers.api_versions(stage.brokers.ids[0]).supported[MV][1]
@@ -357,7 +353,6 @@ def _no_way_back(stage: Stage, source: str) -> None:
             question=f"After the finalize, will Kafka lower {MV} again, and will a {source} broker start?",
             answer=f"Neither: the downgrade is refused (checked) and the {source} broker dies while "
             f"loading the metadata log (checked); back on {TARGET} it rejoins.",
-            phase="no way back",
         )
     )
     try:
@@ -417,7 +412,6 @@ def _everything_once(stage: Stage) -> None:
             "once, not by eye",
             question="Will any value be missing or doubled after every broker restarted, on both versions?",
             answer="No: every value sent is in the output exactly once (checked).",
-            phase="final",
         )
     )
     stage.finish_exactly_once()

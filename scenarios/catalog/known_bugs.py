@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 
 from scenarios.catalog.museum import Exhibit, all_exhibits
-from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.errors import ScenarioError
-from scenarios.report.narration import Step
 
 __all__ = ["SCENARIO", "run", "chosen_exhibits"]
 

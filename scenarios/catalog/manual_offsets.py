@@ -28,9 +28,9 @@ from scenarios.checker.expectations import (
     outcome_of_runs,
 )
 from scenarios.checker.verify import ValueRange
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_offset_file
 from spark_app.offsets import TopicPartition, describe_offsets
 from spark_app.query.group_offsets import group_start_in
@@ -211,7 +211,6 @@ def run(stage: Stage) -> None:
             "checkpoint record?",
             answer=f"At the group's offset + 1, and {NEW_SHUFFLE_PARTITIONS}: a new "
             "checkpoint takes the new setting (both checked); Count restarts at 1",
-            phase="code change",
         )
     )
     stage.app.delete_checkpoint()
@@ -254,7 +253,6 @@ def _went_down(stage: Stage, phase: str) -> Resume:
             f"one of {starts} (batch N, or N-1 if killed before N was planned)",
             committed,
         ),
-        phase=phase,
     )
     stage.expect(
         check(
@@ -263,7 +261,6 @@ def _went_down(stage: Stage, phase: str) -> Resume:
             f"offset <= highest value written ({highest})",
             committed,
         ),
-        phase=phase,
     )
     resume = Resume(committed if committed is not None else 0, highest)
     stage.fact(
@@ -288,7 +285,6 @@ def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: ob
             f"first value {resume.committed + 1}",
             f"first value {first}",
         ),
-        phase=phase,
     )
     expected = {_partition(stage): resume.committed}
     said = group_start_in(stage.app.output(), group)
@@ -299,7 +295,6 @@ def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: ob
             f"started from consumer group {group}: {describe_offsets(expected)}",
             describe_offsets(said) if said is not None else "no such line",
         ),
-        phase=phase,
     )
     return first
 
@@ -319,7 +314,6 @@ def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[
             "value (all checked).",
             production="after a restart from stored offsets, count the duplicates in your sink (rows "
             "against distinct ids)",
-            phase="final",
         )
     )
     total = stage.stop_producer_and_drain()

@@ -18,9 +18,9 @@ import random
 
 from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.engine.faults.kills import kill_at
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 from spark_app.offsets import TopicPartition, offsets_to_text
@@ -133,7 +133,6 @@ def _kill_and_replay(stage: Stage) -> None:
             f"batch {first.batch_id}, {offsets_to_text(first.start)} -> "
             f"{offsets_to_text(first.end)}",
         ),
-        phase="after kill -9",
     )
 
 
@@ -161,7 +160,6 @@ def _show_parallel_read(stage: Stage, topic: str) -> None:
             f"a batch line with {PARTITIONS} ranges",
             f"{len(wide)} of {len(lines)} batch lines with {PARTITIONS} ranges",
         ),
-        phase="parallel read",
     )
     info = read_checkpoint(stage.folders.checkpoints)
     end = info.last_committed.end if info.last_committed else None
@@ -174,7 +172,6 @@ def _show_parallel_read(stage: Stage, topic: str) -> None:
             list(range(PARTITIONS)),
             partitions,
         ),
-        phase="parallel read",
     )
 
 
@@ -194,7 +191,6 @@ def _finish(stage: Stage, topic: str) -> None:
             answer="No: within a batch they come partition by partition, so some value is followed by a "
             "smaller one; still every value once with Count = 1..N, and each partition's "
             "committed offset is its message count (all checked).",
-            phase="final",
         )
     )
     final = stage.kafka.stop_producer()

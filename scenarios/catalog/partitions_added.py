@@ -32,10 +32,10 @@ from __future__ import annotations
 from scenarios.checker.expectations import check, equals, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
 from scenarios.engine.observers.kafka_probe import OffsetWindow
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import PartitionsDeletedError, error_in_text
 from spark_app.lines.output_line import MessageLine
@@ -61,7 +61,6 @@ def run(stage: Stage) -> None:
             answer="One, for Experience-0 (checked).",
             production="offsets/N lists the partitions a query knows: read it to see what a restart "
             "resumes, partition by partition",
-            phase="one partition",
         )
     )
     stage.kafka.start()
@@ -99,7 +98,6 @@ def _grow_while_running(stage: Stage) -> None:
             "it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
             f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, "
             "its earliest, then 1, 2… once each (checked).",
-            phase="grown while running",
         )
     )
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
@@ -177,7 +175,6 @@ def _grow_while_down(stage: Stage) -> None:
             f"{WAITING_IN_NEW} messages: are they read, or skipped?",
             answer=f"Read: the first batch after the restart starts {tp} at offset 0, its earliest, "
             "and every message it held is in the output once (checked).",
-            phase="grown while down",
         )
     )
     stage.app.stop()
@@ -186,7 +183,7 @@ def _grow_while_down(stage: Stage) -> None:
         lambda: _holding(stage, GROWN_DOWN - 1, WAITING_IN_NEW),
         timeout=60,
         what=f"{WAITING_IN_NEW} messages in {tp}",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     held = stage.fact("partition_2_held_at_restart", window.per_partition[GROWN_DOWN - 1][1])
     stage.say(
@@ -250,7 +247,6 @@ def _finish(stage: Stage) -> None:
             answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N holds "
             f"all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
             "send order while the topic had one partition, not after it grew (all checked).",
-            phase="final",
         )
     )
     total = stage.stop_producer_and_drain()
@@ -313,7 +309,6 @@ def _recreated_smaller(stage: Stage) -> None:
             answer=f"It fails: exit code non-zero with {condition}, naming the partitions that "
             "disappeared; the batch was planned (offsets/N with one partition) and nothing "
             "new was written (all checked).",
-            phase="recreated",
         )
     )
     written = stage.output.verify().highest
@@ -322,7 +317,7 @@ def _recreated_smaller(stage: Stage) -> None:
         lambda: _holding(stage, 0, WAITING_IN_NEW),
         timeout=60,
         what=f"{WAITING_IN_NEW} messages in the new {topic}-0",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     stage.say(f"the new topic holds {window.latest} message(s) as the app restarts")
     stage.app.start(output_format=_V2)
@@ -395,7 +390,6 @@ def _recreated_lenient(stage: Stage, planned_end: int) -> None:
             answer="It goes on, but not from the first message: the new topic's messages up to the "
             f"end the failed run planned ({planned_end} here) are skipped, exactly those; every "
             "later one is read once (checked).",
-            phase="recreated, failOnDataLoss=false",
         )
     )
     stage.fact("recreated_skipped", [lost.first, lost.last] if planned_end else [])

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scenarios.checker.expectations import check, equals
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import committed_batches, read_checkpoint
 from spark_app.offsets import Offsets, offsets_to_text
 from spark_app.query.negative_key import CRASH, crash_line_in
@@ -143,7 +143,6 @@ def _send_poison(stage: Stage) -> int:
             question="Where will the app stop, and will the poison pill be in the output?",
             answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
             "the pill is not in the output (all checked).",
-            phase="first crash",
         )
     )
     value = stage.fact("poison_value", stage.kafka.send_negative_key())
@@ -184,7 +183,6 @@ def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> N
                 first.describe(),
                 again.describe(),
             ),
-            phase=f"restart {number}",
         )
         stage.expect(
             check(
@@ -193,7 +191,6 @@ def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> N
                 f"{first.log_bytes} bytes (the half-written batch rolled back and written again)",
                 f"{again.log_bytes} bytes",
             ),
-            phase=f"restart {number}",
         )
 
 
@@ -214,7 +211,6 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
             question="Will the supervisor restart the app forever?",
             answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
             f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)",
-            phase="supervised",
         )
     )
     stage.app.start(
@@ -259,7 +255,6 @@ def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
             f"exit code {CRASH_EXIT_CODE}, `Negative key -{value} (value {value})`",
             f"exit code {code}, " + (CRASH.text(named) if named else "no crash line"),
         ),
-        phase=phase,
     )
     stuck = _stuck_batch(stage)
     stage.say(f"checkpoint after the crash: {stuck.describe()}")
@@ -292,7 +287,6 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
             "which offsets?",
             answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
             "backlog follows and the count goes on.",
-            phase="fixed",
         )
     )
     stage.app.start(on_negative_key="ignore")
@@ -320,7 +314,6 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
             answer="Once, as `-v -> v`, and every other value once too (both checked).",
             production="after fixing forward, check the sink once more: the bad record's id exactly "
             "once",
-            phase="final",
         )
     )
     stage.finish_exactly_once()

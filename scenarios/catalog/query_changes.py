@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.checker.verify import VerifyReport
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage, TopicRecord
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.batch_line import BatchLine, parse_batch_lines
 
@@ -49,7 +49,6 @@ def run(stage: Stage) -> None:
             answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
             "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
             production="read offsets/N's metadata line before a deploy: it is what a restart keeps",
-            phase="first run",
         )
     )
     stage.kafka.start()
@@ -89,7 +88,6 @@ def _shuffle_partitions(stage: Stage) -> BatchLine:
             answer="It continues and silently does something else: the batches after the restart are "
             f"recorded with {SHUFFLE_KEY}=1 and the state keeps one partition (both checked); "
             "every value once so far (checked).",
-            phase="shuffle partitions",
         )
     )
     before = read_checkpoint(stage.folders.checkpoints).last_committed_id
@@ -147,7 +145,6 @@ def _max_offsets(stage: Stage, uncapped: BatchLine) -> None:
             f"most {CAP} rows, and the backlog took several of them; a batch the last run "
             f"had planned but not committed is replayed first with the size it recorded, "
             f"uncapped; the count goes on, every value once (checked).",
-            phase="maxOffsetsPerTrigger",
         )
     )
     # A batch the last run planned (offsets/N) but did not commit is replayed with the offsets
@@ -217,7 +214,6 @@ def _second_topic(stage: Stage) -> str:
             answer=f"It continues and reads {second} from its earliest offset: all "
             f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count goes on, every "
             f"{topic} value once (checked).",
-            phase="second topic",
         )
     )
     stage.kafka.add_topic(
@@ -250,7 +246,6 @@ def _pattern(stage: Stage, topics: str) -> None:
             "refuse, or read the second topic again?",
             answer="It continues from the checkpoint's offsets: no second-topic message read again, "
             "every value once (checked).",
-            phase="subscribePattern",
         )
     )
     stage.app.start(subscribe_pattern=pattern)

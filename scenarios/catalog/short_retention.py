@@ -20,9 +20,9 @@ from scenarios.checker.expectations import (
     within,
 )
 from scenarios.checker.verify import ValueRange
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import CouldNotReadOffsetRangeError, DataLossError, error_in_text
 from spark_app.lines.data_loss_lines import (
@@ -90,7 +90,6 @@ def run(stage: Stage) -> None:
             question="Will Kafka keep the offset the checkpoint resumes from while nobody reads it?",
             answer="No: the scenario waits until Kafka's earliest offset passes it; retention deletes "
             "by age, read or not.",
-            phase="stopped",
         )
     )
     stage.app.stop()
@@ -159,7 +158,6 @@ def _failing_restart(stage: Stage, resume_at: int, earliest_before: int) -> None
             "range that starts at the checkpoint's offset; the batch was planned "
             "(offsets/N, no commits/N) before the read failed, and nothing new is "
             "written",
-            phase="data loss",
         )
     )
     stage.app.start()
@@ -256,7 +254,6 @@ def _fail_on_data_loss_false(stage: Stage, processed: int) -> ValueRange:
             answer="Exactly the aged-out values (from the one after the last written to Kafka's "
             "earliest offset), which spark.log's skip warnings cover exactly; Count goes on from "
             "the state without a break or a duplicate.",
-            phase="failOnDataLoss=false",
         )
     )
     resumed, before, after = stage.start_app_and_see_first_value(fail_on_data_loss=False)
@@ -325,7 +322,6 @@ def _hard_reset(stage: Stage, first: ValueRange, continued: ValueRange) -> None:
             question="Where will the new query start, and what will Count show there?",
             answer="At Kafka's earliest offset, with Count = 1; the values Kafka still holds that were "
             "written before appear a second time, as predicted (checked).",
-            phase="hard reset",
         )
     )
     stage.app.delete_checkpoint()

@@ -27,9 +27,9 @@ from pathlib import Path
 from scenarios.checker.expectations import check
 from scenarios.engine.faults.s3_requests import S3Request, S3Requests
 from scenarios.engine.observers.memory import RssSampler
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.lines.batch_line import durations_in_output
 from spark_app.lines.gc_log import FILE_NAME as GC_LOG  # in the log folder, first start only
 from spark_app.lines.gc_log import PERIODIC_FULL_GC_SEC, LiveHeap, live_heaps
@@ -117,7 +117,6 @@ def _slow_batches(stage: Stage, durations: list[int]) -> None:
             f"median batch > {trigger_ms:g} ms",
             f"median {median:g} ms",
         ),
-        phase="slow storage",
     )
     warnings = _falling_behind(stage)
     stage.fact("falling_behind_warnings", warnings)
@@ -128,7 +127,6 @@ def _slow_batches(stage: Stage, durations: list[int]) -> None:
             f"`{FALLING_BEHIND}` in spark.log",
             f"{warnings} warning(s)",
         ),
-        phase="slow storage",
     )
 
 
@@ -151,7 +149,6 @@ def _lag_bounded(stage: Stage, since: float) -> None:
             f"second half's largest lag <= 1.5 x the first half's ({early})",
             f"{late} messages" if lags else "no sample of the committed offset",
         ),
-        phase="slow storage",
     )
 
 
@@ -173,7 +170,6 @@ def _memory_flat(stage: Stage, rss: list[tuple[float, int]], heaps: list[LiveHea
             f"{end} MiB, {len(live)} collections; resident size {resident[0]} then "
             f"{resident[1]} MiB",
         ),
-        phase="slow storage",
     )
 
 
@@ -229,7 +225,6 @@ def _what_s3_costs(stage: Stage, requests: list[S3Request], batches: int) -> Non
             "(offsets/N, commits/N, the state delta)",
             f"{copies} copies, {temp_deletes} temporary objects deleted, {batches} batches",
         ),
-        phase="slow storage",
     )
 
 
@@ -245,7 +240,6 @@ def _one_state_file_per_batch(stage: Stage) -> None:
             "one .delta per state version (spark.sql.shuffle.partitions = 1)",
             f"{len(deltas)} files for {len(versions)} versions",
         ),
-        phase="remedies",
     )
 
 
@@ -265,7 +259,6 @@ def _longer_trigger(stage: Stage) -> None:
             question="With a trigger longer than the writes, will more or fewer batches fall behind?",
             answer="Fewer: a smaller share of batches is slower than the trigger (checked); each batch "
             "pays the latency once for more messages.",
-            phase="remedies",
         )
     )
     stage.app.start(trigger_sec=LONG_TRIGGER_SEC, **_slow_writes(stage))

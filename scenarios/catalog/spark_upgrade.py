@@ -30,11 +30,11 @@ from pathlib import Path
 
 from scenarios.checker.expectations import check
 from scenarios.engine.processes import ManagedProcess
-from scenarios.engine.registry import Scenario, ScenarioOption
+from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.errors import error_in_text
 
@@ -161,7 +161,6 @@ def _crash_with_a_pending_batch(stage: Stage) -> int:
             production="the new version must be able to finish what the old one left half done",
             question="What will the crash leave in the checkpoint for the next Spark?",
             answer="A pending batch: offsets/N without commits/N, after exit 255 (checked).",
-            phase="A",
         )
     )
     value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
@@ -194,7 +193,6 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
             "the negative-key message be written?",
             answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
             "stops cleanly with exit 0 (all checked).",
-            phase="B",
         )
     )
     stage.app.start(python=python_b)
@@ -254,7 +252,6 @@ def _rollback(
             f"A {'resumes' if resumes else 'refuses'} ({why})",
             f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}",
         ),
-        phase="rollback",
     )
     if outcome[0]:
         stage.app.stop()
@@ -267,7 +264,6 @@ def _rollback(
             "every value 1..highest written once, counts consistent",
             "; ".join(report.summary_lines()[1:]),
         ),
-        phase="final",
     )
 
 
@@ -290,7 +286,7 @@ def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tup
         seen,
         timeout=stage.timings.spark_start_timeout_sec,
         what="Spark A to resume or refuse",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
 
 

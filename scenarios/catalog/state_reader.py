@@ -26,9 +26,9 @@ from kafka_app.logs import LOG_FILE_NAME
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_sent
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches
 from spark_app.lines.batch_line import parse_batch_lines
@@ -175,7 +175,6 @@ def _hold_state(
             f"{counts.get(at)}th message value {counts.get(at)}",
             f"statestore batchId={at}: {count}; " + ("; ".join(in_output[:2]) or "output agrees"),
         ),
-        phase="read",
     )
     stage.expect(
         check(
@@ -184,7 +183,6 @@ def _hold_state(
             "state-metadata's operatorName",
             state.get("operator"),
         ),
-        phase="read",
     )
     changes = state.get("changes") or []
     problems = feed_mismatches(changes, counts)
@@ -195,7 +193,6 @@ def _hold_state(
             "one update per batch, its count offsets/N's end",
             "; ".join(problems[:3]) or f"{len(changes)} batches, each offsets/N's end",
         ),
-        phase="read",
     )
     return list(changes)
 
@@ -236,7 +233,6 @@ def _inspect(stage: Stage, checkpoint: Path, batch: int, phase: str = "read") ->
             "exit 0 and a JSON report",
             f"exit {code}: {output[-300:]!r}",
         ),
-        phase=phase,
     )
     return report or {}
 
@@ -263,7 +259,6 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
             question="What will the new job's first line be: value 1 with Count = 1, or something else?",
             answer="The next value after the old job's last, with its Count: it seeds the old count "
             "(`Initial state: count …`), and the two logs read as one (all checked).",
-            phase="move",
         )
     )
     stage.expect(
@@ -328,7 +323,6 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
             "and jump back?",
             answer="No: it says `Initial state: not read` and goes on from its own state, no value "
             "twice (checked); initialState applies only in batch 0.",
-            phase="restart",
         )
     )
     new.stop()
@@ -366,7 +360,6 @@ def _finish(stage: Stage, new: AppPart) -> None:
             "checkpoint",
             question="Read as one, will the two jobs' logs miss or double any message?",
             answer="No: every message once, Count = n on the n-th (the final check).",
-            phase="final",
         )
     )
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
@@ -398,10 +391,9 @@ def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> Non
             "the change feed show for it?",
             answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
             "the seed, then the count (both checked).",
-            phase="new state",
         )
     )
-    report = _inspect(stage, new.folders.checkpoints, 0, phase="new state")
+    report = _inspect(stage, new.folders.checkpoints, 0)
     state = report.get("state_source") or {}
     for line in report.get("state_source_lines", []):
         stage.say(line)

@@ -26,9 +26,9 @@ from scenarios.engine.observers.state_folder import (
     partition_of,
     snapshot_every,
 )
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_data_source import files_to_load
 from spark_app.checkpoint.state_files import StateFile, per_version, snapshot_versions
@@ -191,7 +191,6 @@ def _show_files(stage: Stage, store: Store, files: list[StateFile], every: int) 
             _expected_layout(store, every),
             "; ".join(problems) or "as expected",
         ),
-        phase=store.name,
     )
 
 
@@ -288,7 +287,7 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
     output.wait_for_more(3)
     app.stop()
     report = output.verify()
-    stage.expect(exactly_once(report, report.highest or 0), phase=store.name)
+    stage.expect(exactly_once(report, report.highest or 0))
 
 
 def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
@@ -324,7 +323,6 @@ def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
             answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
             "overrules the session, the new versions are `.delta` files and offsets/N still pins "
             "HDFS, every message once (all checked).",
-            phase="switch",
         )
     )
     warned_before = hdfs.spark_log().count(PINNED_WARN)

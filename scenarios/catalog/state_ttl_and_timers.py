@@ -37,9 +37,9 @@ from scenarios.checker.state_events import (
     first_batch_at_or_after,
     timers_due,
 )
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import StateSchemaChangedError, error_in_text
@@ -145,7 +145,6 @@ def _pinned_avro(stage: Stage) -> None:
             f"offsets/N: {ENCODING_CONF}=avro",
             pinned,
         ),
-        phase="start",
     )
 
 
@@ -187,7 +186,6 @@ def _pause_live(stage: Stage, times: Times) -> Pause:
             answer="The idle timer fires once, when due, after count N; the expiry shows when messages "
             "come back: `Event ttl-expired after count N` right before Count = N + 1 (both "
             "checked).",
-            phase="pause",
         )
     )
     total = stage.fact("pause_1_last_value", stage.kafka.stop_producer().latest)
@@ -253,7 +251,6 @@ def _kill_with_timer_pending(stage: Stage, times: Times) -> Pause:
             question="Killed before its timer is due, will the timer be lost?",
             answer="Not fired before the kill (checked), and not lost: it is in the committed state and "
             "fires after the restart, as the next steps show.",
-            phase="kill",
         )
     )
     total = stage.fact("pause_2_last_value", stage.kafka.stop_producer().latest)
@@ -289,7 +286,6 @@ def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> in
                 f"batches ending at {paused.last_value} and {pending.last_value}",
                 f"{len(batches)} committed batches",
             ),
-            phase="read",
         )
         return None
     stage.step(
@@ -311,7 +307,6 @@ def _read_state(stage: Stage, times: Times, paused: Pause, pending: Pause) -> in
             answer="Yes: last_seen expires the TTL after its batch, Spark deleted it in the first batch "
             "past its expiry, and the pending timer is registered, due the last batch's time + "
             "the idle time (all checked).",
-            phase="read",
         )
     )
     code, output = stage.app.inspect(
@@ -399,7 +394,6 @@ def _restart_evolved(stage: Stage, times: Times, pending: Pause, due: int | None
             answer="Not refused: the field is accepted with a new schema file; the timer fires once, "
             "only in the first batch with new messages, since no idle batch runs after a restart "
             "(all checked).",
-            phase="restart",
         )
     )
     schemas = _schema_files(stage)
@@ -469,7 +463,6 @@ def _finish(stage: Stage) -> int:
             answer="No: every message once, Count = n on the n-th (the final check); the event lines "
             "stand between batches.",
             production="keep what must be exact (a count, a balance) out of TTL'd state",
-            phase="final",
         )
     )
     total = stage.stop_producer_and_drain()
@@ -497,7 +490,6 @@ def _renamed(stage: Stage, times: Times) -> None:
             "field's values?",
             answer="It accepts it, as a new field (checked: the newest schema file names updated_ms); "
             "the old values of last_update_ms are dropped without an error.",
-            phase="v2-renamed",
         )
     )
     stage.app.stop()
@@ -562,7 +554,6 @@ def _narrowed(stage: Stage, times: Times, total: int) -> None:
             f"exit 1, {StateSchemaChangedError.token} … {EVOLUTION_REFUSAL}",
             f"exit {code}: {line[:300] or output[-300:]!r}",
         ),
-        phase=schema,
     )
     stage.kafka.stop_producer()
     after = stage.output.verify()
@@ -573,7 +564,6 @@ def _narrowed(stage: Stage, times: Times, total: int) -> None:
             f"{before} messages, final count {total}",
             f"{after.messages} messages, final count {after.final_count}",
         ),
-        phase=schema,
     )
 
 

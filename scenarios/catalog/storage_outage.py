@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import (
     CheckpointDiskFullError,
@@ -139,7 +139,6 @@ def _disk_full(stage: Stage) -> None:
             answer="It fails at its next checkpoint write with No space left on device, which the "
             "app's line names (CHECKPOINT_DISK_FULL); inspect finds no torn file (all "
             "checked).",
-            phase="disk full",
         )
     )
     stage.output.wait_for_more(3)  # the app the torn state's repair started runs on
@@ -150,7 +149,7 @@ def _disk_full(stage: Stage) -> None:
         lambda: None if stage.app.running else True,
         timeout=STORE_GONE_WAIT_SEC,
         what="the app to meet the full disk",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     seconds = time.monotonic() - full_at
     code = stage.app.wait_exit(kind="crash")
@@ -176,7 +175,7 @@ def _disk_full(stage: Stage) -> None:
             f"exit {code} after {seconds:.0f} s: {line[:200]}",
         )
     )
-    code, output = _inspect(stage, "--no-state")
+    code, output = _inspect(stage, "disk full", "--no-state")
     stage.expect(
         check(
             "the failed write left no torn file",
@@ -194,7 +193,6 @@ def _disk_full(stage: Stage) -> None:
             production="free space, then restart: nothing to repair",
             question="After space is freed, will the restart continue with every message once?",
             answer="Yes: it continues, and the final check finds every message exactly once.",
-            phase="space freed",
         )
     )
     stage.disk.free()
@@ -234,7 +232,6 @@ def _short_store_cut(stage: Stage) -> bool:
                 else "Yes, within seconds of the cut: STREAM_FAILED before, now "
                 "CHECKPOINT_STORE.UNREACHABLE; after the cut a restart continues (checked)."
             ),
-            phase="short store cut",
         )
     )
     stage.store.cut()
@@ -251,7 +248,7 @@ def _short_store_cut(stage: Stage) -> bool:
         over,
         timeout=SHORT_STORE_CUT_SEC + 5,
         what="the short store outage",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     before = stage.output.verify().highest
     stage.store.restore()
@@ -298,7 +295,7 @@ def _settled(stage: Stage, before: int, timeout: float | None = None) -> str:
         settled,
         timeout=timeout or stage.timings.spark_start_timeout_sec,
         what="the app to write a new value or to exit",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
 
 
@@ -319,7 +316,6 @@ def _store_cut(stage: Stage) -> None:
             question="Which of the app's writes need the store: the output, the checkpoint, or both?",
             answer="The checkpoint only: the output log is a local file; but no batch can start "
             "without writing its offsets/N to the store.",
-            phase="start",
         )
     )
     stage.kafka.start(retention_sec=t.endless_retention_sec)
@@ -342,7 +338,6 @@ def _store_cut(stage: Stage) -> None:
             question="After the store comes back, will any message be missing or doubled?",
             answer="None: the restart continues and every message is written exactly once "
             "(checked at the end).",
-            phase="store back",
         )
     )
     if rode_out:
@@ -373,7 +368,6 @@ def _long_store_cut(stage: Stage) -> None:
             answer="It fails after S3A's retries, minutes later (the time is in the check), with "
             "java.net.ConnectException … Connection refused (SDK Attempt Count: 6); the "
             "app's line is CHECKPOINT_STORE.UNREACHABLE, retriable (checked).",
-            phase="store cut",
         )
     )
     before = stage.output.verify().highest
@@ -383,7 +377,7 @@ def _long_store_cut(stage: Stage) -> None:
         lambda: None if stage.app.running else True,
         timeout=STORE_GONE_WAIT_SEC,
         what="the app to notice the store is gone",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     seconds = time.monotonic() - cut_at
     code = stage.app.wait_exit(kind="crash")
@@ -431,7 +425,6 @@ def _torn_writes(stage: Stage) -> None:
             answer="Yes: nothing forces the bytes to the disk before the rename (no fsync), so after "
             "a power loss the name may be there with no bytes or some of them; the next "
             "steps tear one file each and restart.",
-            phase="start",
         )
     )
     stage.kafka.start(retention_sec=t.endless_retention_sec)
@@ -451,7 +444,7 @@ def _stop_cleanly(stage: Stage) -> int:
     return info.last_committed_id
 
 
-def _inspect(stage: Stage, *args: str) -> tuple[int, str]:
+def _inspect(stage: Stage, fact: str, *args: str) -> tuple[int, str]:
     code, output = stage.app.inspect(
         "--checkpoint-dir", str(stage.folders.checkpoints), *args, name=f"inspect-{stage.phase}"
     )
@@ -465,7 +458,7 @@ def _inspect(stage: Stage, *args: str) -> tuple[int, str]:
         lines[-1] if lines else "",
     )
     stage.say(f"inspect exited {code}: {verdict[:300]}")
-    stage.fact(f"{stage.phase}_inspect", {"exit_code": code, "says": verdict[:400]})
+    stage.fact(f"{fact}_inspect", {"exit_code": code, "says": verdict[:400]})
     return code, output
 
 
@@ -491,8 +484,9 @@ def _restart(stage: Stage, timeout: float | None = None, fact: str = "restart") 
             spark_condition(output),
         )
     stage.say(f"the restart {outcome.words()}")
+    step = stage.current_step
     stage.fact(
-        f"{stage.phase}_{fact}",
+        f"{step.title if step else ''}: {fact}",
         {
             "continued": outcome.continued,
             "seconds": round(outcome.seconds, 1),
@@ -545,7 +539,6 @@ def _torn_offsets(stage: Stage) -> None:
             answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming offsets/N+1 and the "
             "repair (the app before Spark starts, within seconds); after deleting it the "
             "restart plans the batch again and continues (all checked).",
-            phase="torn offsets",
         )
     )
     last = _stop_cleanly(stage)
@@ -564,7 +557,7 @@ def _torn_offsets(stage: Stage) -> None:
 def _refused(stage: Stage, torn: Path, repair: str) -> None:
     """inspect and the restart both name the torn file and its repair (TornFileError)."""
     name = str(torn.relative_to(stage.folders.checkpoints))
-    code, output = _inspect(stage, "--no-state")
+    code, output = _inspect(stage, f"torn {torn.parent.name}", "--no-state")
     said = error_in_text(output)
     stage.expect(
         check(
@@ -617,7 +610,6 @@ def _torn_commit(stage: Stage) -> None:
             answer="Both refuse it with CHECKPOINT_UNUSABLE.TORN_FILE naming commits/N and the "
             "repair; after deleting it batch N is replayed and the exactly-once sink skips "
             "what it had written (checked at the end: every message once).",
-            phase="torn commit",
         )
     )
     last = _stop_cleanly(stage)
@@ -649,7 +641,6 @@ def _torn_state(stage: Stage) -> None:
             "its first batch with CANNOT_LOAD_STATE_STORE.UNCATEGORIZED, and the app's line "
             "(CHECKPOINT_UNUSABLE.TORN_FILE) names the file and the repair; after it the "
             "count goes on (all checked).",
-            phase="torn state",
         )
     )
     last = _stop_cleanly(stage)
@@ -657,7 +648,7 @@ def _torn_state(stage: Stage) -> None:
     before, after = tear(delta, keep=0.5)
     stage.timeline.event(f"{last + 1}.delta torn", "crash")
     stage.say(f"state/0/0/{last + 1}.delta cut from {before} to {after} bytes")
-    code, output = _inspect(stage)
+    code, output = _inspect(stage, "torn state")
     stage.expect(
         check(
             "inspect says the restart will fail and names the torn state file",

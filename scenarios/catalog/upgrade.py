@@ -33,9 +33,9 @@ from scenarios.checker.expectations import (
     within,
 )
 from scenarios.checker.verify import ValueRange, VerifyReport, verify
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_schema import REFUSAL_CLASSES
 from spark_app.errors import StateSchemaChangedError
@@ -87,7 +87,6 @@ def _run_v1(stage: Stage) -> None:
             "(checked).",
             production="version the job's code and its checkpoint together: the deploy record should "
             "say which checkpoint each release ran on",
-            phase="v1",
         )
     )
     stage.app.start()
@@ -115,7 +114,6 @@ def _allowed_change(stage: Stage) -> None:
             question="On the same checkpoint with a new output format, will the count start over?",
             answer="No: it goes on, every value once, and the values after the restart are written in "
             "v2 (both checked).",
-            phase="output v2",
         )
     )
     stage.app.start(output_format="v2")
@@ -158,7 +156,6 @@ def _refused_change(stage: Stage) -> None:
             answer=f"No: it exits 1 with `{REFUSAL_TOKEN}` and {SPARK_ERROR_CLASS}, says how "
             "to upgrade (blue/green), and leaves checkpoint A and the output log "
             "untouched (all checked)",
-            phase="state v2 on A",
         )
     )
     stage.app.start(output_format="v2", state_schema="v2")
@@ -228,7 +225,6 @@ def _blue_green(stage: Stage) -> None:
             question="Where will green's first value be, and with which Count?",
             answer="Where Kafka's end was when green started (checked), with Count = 1: its state is "
             "new.",
-            phase="green",
         )
     )
     before = stage.kafka.window()
@@ -295,11 +291,10 @@ def _finish(stage: Stage, green: AppPart) -> None:
     green.stop()
     blue = stage.output.verify()
     green_report = stage.output.of(green).verify()
-    stage.expect(exactly_once(blue, blue.highest or 0), phase="blue")
+    stage.expect(exactly_once(blue, blue.highest or 0))
     first = green_report.lowest or 0
     stage.expect(
         missing_exactly(green_report, [ValueRange(1, first - 1)] if first > 1 else []),
-        phase="green",
     )
     stage.expect(
         check(
@@ -313,7 +308,6 @@ def _finish(stage: Stage, green: AppPart) -> None:
             f"duplicated {len(green_report.duplicated)}, count breaks "
             f"{len(green_report.count_breaks)}",
         ),
-        phase="green",
     )
     _union(stage, green.folders.output_log, blue, green_report, total)
 
@@ -341,13 +335,11 @@ def _union(
             f"1..{total} all present",
             f"missing {union.missing_count}, highest {union.highest}",
         ),
-        phase="union",
     )
     stage.expect(
         duplicated_exactly(
             union, dict.fromkeys(range(both.first, both.last + 1), 2) if both else {}
         ),
-        phase="union",
     )
     stage.expect(
         check(
@@ -356,10 +348,9 @@ def _union(
             "at least one value in both logs",
             both or "none",
         ),
-        phase="union",
     )
     if green.lowest is not None:
-        stage.expect(count_resets_at(union, [green.lowest]), phase="union")
+        stage.expect(count_resets_at(union, [green.lowest]))
 
 
 SCENARIO = Scenario(

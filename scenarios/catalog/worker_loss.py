@@ -23,7 +23,7 @@ from pathlib import Path
 
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.executors import (
     CHECKPOINT_LATENCY,
@@ -33,8 +33,8 @@ from scenarios.engine.stage.executors import (
     state_executor,
     wait_for_state_write,
 )
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 
 __all__ = ["SCENARIO", "run"]
@@ -118,7 +118,6 @@ def _kill_worker(
             question="When a whole Worker dies with its executor, will the app have to restart?",
             answer="No: the Master marks the worker DEAD, Spark removes the executor and reruns the "
             "stateful task on the other one, and the driver lives on (all checked).",
-            phase="worker",
         )
     )
     wait_for_state_write(stage)
@@ -131,7 +130,7 @@ def _kill_worker(
         lambda: _worker_states(cluster).count("DEAD") or None,
         timeout=60,
         what="the Master to mark the worker DEAD",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     stage.expect(
         check(
@@ -160,7 +159,6 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
             production="autoscaling and replaced nodes need nothing from the query",
             question="Will the new Worker's resources go to the running application?",
             answer="Yes: it gets an executor on the new Worker (checked), without any restart.",
-            phase="replacement",
         )
     )
     before = {c.executor for c in SparkEvents.read(events_dir).added()}
@@ -169,7 +167,7 @@ def _replacement(stage: Stage, cluster: StandaloneCluster, events_dir: Path) -> 
         lambda: {c.executor for c in SparkEvents.read(events_dir).added()} - before or None,
         timeout=120,
         what="an executor on the new worker",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     stage.fact("executors_added_on_replacement", sorted(added))
     stage.expect(

@@ -18,6 +18,7 @@ from typing import TypeVar
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
 __all__ = [
+    "STEP_MARK",
     "Check",
     "check",
     "count_resets_at",
@@ -32,18 +33,30 @@ __all__ = [
 T = TypeVar("T")
 
 
+# Between a step's title and a check's name where one label must carry both (a table's row).
+STEP_MARK = " › "
+
+
 @dataclass(frozen=True)
 class Check:
-    """One expectation and whether it held."""
+    """One expectation and whether it held; `step` is the title of the step it belongs to (the
+    stage fills it in: a check made inside `with stage.step(...)` belongs to that step)."""
 
     name: str
     held: bool
     expected: str
     actual: str
+    step: str = ""
 
     @property
     def detail(self) -> str:
         return f"expected {self.expected}; got {self.actual}"
+
+    @property
+    def label(self) -> str:
+        """The check named with its step, where no step heading is above it (a verdict table,
+        a matrix row, a JUnit case): `Stop the app › checkpoint resumes after …`."""
+        return f"{self.step}{STEP_MARK}{self.name}" if self.step else self.name
 
 
 def check(name: str, held: bool, expected: object, actual: object) -> Check:

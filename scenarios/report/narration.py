@@ -9,8 +9,12 @@ question, and `--projector SECONDS` waits that long instead, for a trainer who t
 Everything said is also kept as plain data (`Narrator.narration`), so the HTML report can show
 the steps with their sections, the remarks and the checks as they ran.
 
+It is one of the stage's listeners (scenarios/engine/events.py): `hear` takes what the stage
+tells, and the methods below show it.
+
 Usage:
     narrator = Narrator(guided=False)
+    stage = Stage("chaos", settings, root, listeners=[narrator.hear])   # or, by hand:
     narrator.step(Step("Kill the Spark app", happens="kill -9 …", question="…", answer="…",
                        watch="…", why="…", production="…"))
     narrator.say("value 42 reached")
@@ -32,53 +36,23 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.text import Text
 
+from scenarios.engine.events import (
+    Checked,
+    Event,
+    Said,
+    StageClosed,
+    StageOpened,
+    StepEnded,
+    StepStarted,
+    Waiting,
+)
+from scenarios.engine.step import Step
 from scenarios.report.live_tail import LiveTail
 
-__all__ = ["WAITING", "Narrator", "Step"]
+__all__ = ["WAITING", "Narrator"]
 
 # How a wait's progress starts; the HTML report folds a wait's remarks into its last one.
 WAITING = "still waiting for "
-
-
-@dataclass(frozen=True)
-class Step:
-    """One narrated step. `question` is a prediction a learner can make before it runs and
-    `answer` what the scenario's checks then show; `why` is the Spark or Kafka rule behind it.
-
-    `phase` (optional) prefixes the names of the checks made during the step
-    (`Stage.expect`), so a scenario need not name it at each check.
-    """
-
-    title: str
-    happens: str
-    watch: str = ""
-    why: str = ""
-    production: str = ""
-    question: str = ""
-    answer: str = ""
-    phase: str = ""
-
-    def asked(self) -> list[tuple[str, str]]:
-        """What is shown before the step runs: nothing that gives the answer away."""
-        return _labelled([("What happens", self.happens), ("Question", self.question)])
-
-    def revealed(self) -> list[tuple[str, str]]:
-        """What is shown once the step's checks are on screen (`watch` often names the outcome)."""
-        return _labelled(
-            [
-                ("Answer", self.answer),
-                ("Watch", self.watch),
-                ("Why", self.why),
-                ("In production", self.production),
-            ]
-        )
-
-    def sections(self) -> list[tuple[str, str]]:
-        return self.asked() + self.revealed()
-
-
-def _labelled(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(label, text) for label, text in pairs if text]
 
 
 @dataclass
@@ -111,6 +85,24 @@ class Narrator:
         self._console = Console(
             file=self.stream, force_terminal=self.rich, highlight=False, soft_wrap=not self.rich
         )
+
+    def hear(self, event: Event) -> None:
+        """What the stage tells (scenarios/engine/events.py), shown as it happens."""
+        if isinstance(event, StepStarted):
+            self.step(event.step)
+        elif isinstance(event, StepEnded):
+            self.end_step()
+        elif isinstance(event, Said):
+            self.say(event.text)
+        elif isinstance(event, Waiting):
+            self.waiting(event.what, event.elapsed)
+        elif isinstance(event, Checked):
+            self.check(event.check.name, event.check.held, event.check.detail)
+        elif isinstance(event, StageOpened):
+            self.follow(event.processes)
+        elif isinstance(event, StageClosed):
+            self.end_step()
+            self.follow(None)
 
     def begin(self, scenario: str, title: str, summary: str) -> None:
         self.end_step()

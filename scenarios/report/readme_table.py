@@ -19,7 +19,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios.engine.registry import Scenario, all_scenarios
+from scenarios.engine.scenario import Scenario
+from scenarios.registry import all_scenarios
 from scenarios.report.rewrite import rewrite_or_check
 
 __all__ = ["BEGIN", "END", "table_lines", "with_table", "main_parser", "README"]

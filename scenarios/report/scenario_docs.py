@@ -20,7 +20,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scenarios.engine.registry import Scenario, all_scenarios
+from scenarios.engine.scenario import Scenario
+from scenarios.registry import all_scenarios
 from scenarios.report.rewrite import rewrite_or_check
 from scenarios.report.story import WrittenStep, written_steps
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.catalog import SCENARIO_MODULES
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 
 __all__ = ["WrittenStep", "scenario_files", "written_steps", "questions_markdown"]
 

@@ -1,5 +1,7 @@
 """What happened when, drawn as one picture per scenario (matplotlib, no display needed).
 
+The engine records the data (scenarios/engine/timeline.py); this draws it.
+
 The picture shows Kafka's earliest and latest offsets over time (retention deleting segments is
 the earliest line stepping up), the offset the Spark app has committed in its checkpoint, when
 the app was up, and the moments it was killed, stopped or crashed. Reading it explains most
@@ -8,24 +10,16 @@ A scenario that samples its checkpoint folder (`folder(...)`, checkpoint-growth)
 panel below, on the same time axis: the files in each sub-folder and the folder's size.
 
 Usage:
-    timeline = Timeline()
-    timeline.sample(earliest=0, latest=10, committed=8)
-    timeline.event("kill -9", kind="kill")
-    timeline.folder({"offsets": 101, "commits": 101, "state": 262}, total_bytes=1_200_000)
-    timeline.render(Path("reports/endless-retention.png"), title="endless-retention")
+    render(stage.timeline, Path("reports/endless-retention.png"), title="endless-retention")
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-__all__ = ["Event", "FolderPoint", "Sample", "Timeline"]
+from scenarios.engine.timeline import Event, FolderPoint, Sample, Timeline
 
-EventKind = Literal["start", "kill", "stop", "crash", "exit", "reset", "note"]
+__all__ = ["label_lanes", "render"]
 
 _EVENT_STYLE: dict[str, tuple[str, str]] = {
     "start": ("tab:green", "-"),
@@ -60,236 +54,155 @@ def label_lanes(times: list[float], gap: float) -> list[int]:
     return lanes
 
 
-@dataclass(frozen=True)
-class Sample:
-    at: float
-    earliest: int | None
-    latest: int | None
-    committed: int | None
+def render(timeline: Timeline, path: Path, title: str) -> Path:
+    """Draw `timeline` into a PNG at `path` and return the path."""
+    import matplotlib
 
+    matplotlib.use("Agg")  # files only: CI and ssh sessions have no display
+    import matplotlib.pyplot as plt
 
-@dataclass(frozen=True)
-class FolderPoint:
-    """The checkpoint folder at one moment: files per sub-folder, and its size in bytes."""
-
-    at: float
-    files: dict[str, int]
-    total_bytes: int
-
-
-@dataclass(frozen=True)
-class Event:
-    at: float
-    label: str
-    kind: EventKind
-
-
-@dataclass
-class Timeline:
-    """A thread-safe record of samples, events and the app's up periods, in seconds since start."""
-
-    started: float = field(default_factory=time.monotonic)
-    samples: list[Sample] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    up_periods: list[tuple[float, float | None]] = field(default_factory=list)
-    folder_points: list[FolderPoint] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def now(self) -> float:
-        return time.monotonic() - self.started
-
-    def sample(self, earliest: int | None, latest: int | None, committed: int | None) -> None:
-        with self._lock:
-            self.samples.append(Sample(self.now(), earliest, latest, committed))
-
-    def folder(self, files: dict[str, int], total_bytes: int) -> None:
-        with self._lock:
-            self.folder_points.append(FolderPoint(self.now(), dict(files), total_bytes))
-
-    def event(self, label: str, kind: EventKind = "note", at: float | None = None) -> None:
-        """An event now, or at `at` (seconds on this clock) when it is found out later."""
-        with self._lock:
-            self.events.append(Event(self.now() if at is None else at, label, kind))
-
-    def app_up(self) -> None:
-        with self._lock:
-            self.up_periods.append((self.now(), None))
-
-    def app_down(self) -> None:
-        with self._lock:
-            if self.up_periods and self.up_periods[-1][1] is None:
-                self.up_periods[-1] = (self.up_periods[-1][0], self.now())
-
-    def retention_deletions(self) -> list[tuple[float, int, int]]:
-        """(time, earliest before, earliest after) for each time the earliest offset moved up."""
-        with self._lock:
-            known = [s for s in self.samples if s.earliest is not None]
-        return [
-            (b.at, a.earliest, b.earliest)
-            for a, b in zip(known, known[1:])
-            if b.earliest > a.earliest
-        ]  # type: ignore[operator]
-
-    def to_dict(self) -> dict[str, object]:
-        with self._lock:
-            return {
-                "events": [vars(e) for e in self.events],
-                "up_periods": [list(p) for p in self.up_periods],
-                "samples": len(self.samples),
-            }
-
-    def render(self, path: Path, title: str) -> Path:
-        """Write the PNG and return its path."""
-        import matplotlib
-
-        matplotlib.use("Agg")  # files only: CI and ssh sessions have no display
-        import matplotlib.pyplot as plt
-
-        with self._lock:
-            samples, events = list(self.samples), sorted(self.events, key=lambda e: e.at)
-            periods = [(a, b if b is not None else self.now()) for a, b in self.up_periods]
-            points = list(self.folder_points)
-        deletions = self.retention_deletions()
-        if points:
-            fig, (ax, folder_ax) = plt.subplots(
-                2, 1, figsize=(11, 9), sharex=True, gridspec_kw={"height_ratios": [1, 1.2]}
+    samples, events, periods, points = timeline.snapshot()
+    deletions = timeline.retention_deletions()
+    if points:
+        fig, (ax, folder_ax) = plt.subplots(
+            2, 1, figsize=(11, 9), sharex=True, gridspec_kw={"height_ratios": [1, 1.2]}
+        )
+    else:
+        fig, ax = plt.subplots(figsize=(11, 5.5))
+        folder_ax = None
+    try:
+        _draw_offsets(ax, samples)
+        for start, end in periods:
+            ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)
+        # With retention of seconds every sample deletes something; the line says it then.
+        for at, _, after in deletions if len(deletions) <= 40 else []:
+            ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
+        span = max((e.at for e in events), default=0.0) or 1.0
+        for event, lane in zip(events, label_lanes([e.at for e in events], span * _LABEL_GAP)):
+            colour, style = _EVENT_STYLE[event.kind]
+            ax.axvline(event.at, color=colour, ls=style, lw=1)
+            ax.annotate(
+                event.label,
+                (event.at, 1.0 - lane * _LANE_HEIGHT),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                va="top",
+                ha="right",
+                fontsize=7,
+                color=colour,
+                bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
+            )
+        ax.plot([], [], marker="v", color="tab:brown", ls="none", label="retention deleted")
+        ax.axvspan(0, 0, color="tab:green", alpha=0.15, label="Spark app up")
+        if folder_ax is not None:
+            _draw_folder(folder_ax, points, periods, events)
+            folder_ax.set_xlabel("seconds since the scenario started")
+        else:
+            ax.set_xlabel("seconds since the scenario started")
+        ax.set_ylabel("offset")
+        ax.set_title(title)
+        # Below the chart, so it never hides the event labels along the top; with the
+        # folder's panel below, in the chart's lower right, where the offsets start.
+        if folder_ax is None:
+            ax.legend(
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.12),
+                ncol=5,
+                fontsize=8,
+                frameon=False,
             )
         else:
-            fig, ax = plt.subplots(figsize=(11, 5.5))
-            folder_ax = None
-        try:
-            self._draw_offsets(ax, samples)
-            for start, end in periods:
-                ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)
-            # With retention of seconds every sample deletes something; the line says it then.
-            for at, _, after in deletions if len(deletions) <= 40 else []:
-                ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
-            span = max((e.at for e in events), default=0.0) or 1.0
-            for event, lane in zip(events, label_lanes([e.at for e in events], span * _LABEL_GAP)):
-                colour, style = _EVENT_STYLE[event.kind]
-                ax.axvline(event.at, color=colour, ls=style, lw=1)
-                ax.annotate(
-                    event.label,
-                    (event.at, 1.0 - lane * _LANE_HEIGHT),
-                    xycoords=("data", "axes fraction"),
-                    rotation=90,
-                    va="top",
-                    ha="right",
-                    fontsize=7,
-                    color=colour,
-                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
-                )
-            ax.plot([], [], marker="v", color="tab:brown", ls="none", label="retention deleted")
-            ax.axvspan(0, 0, color="tab:green", alpha=0.15, label="Spark app up")
-            if folder_ax is not None:
-                self._draw_folder(folder_ax, points, periods, events)
-                folder_ax.set_xlabel("seconds since the scenario started")
-            else:
-                ax.set_xlabel("seconds since the scenario started")
-            ax.set_ylabel("offset")
-            ax.set_title(title)
-            # Below the chart, so it never hides the event labels along the top; with the
-            # folder's panel below, in the chart's lower right, where the offsets start.
-            if folder_ax is None:
-                ax.legend(
-                    loc="upper center",
-                    bbox_to_anchor=(0.5, -0.12),
-                    ncol=5,
-                    fontsize=8,
-                    frameon=False,
-                )
-            else:
-                ax.legend(loc="lower right", ncol=2, fontsize=7, framealpha=0.8)
-            ax.grid(alpha=0.3)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fig.tight_layout()
-            fig.savefig(path, dpi=110)
-        finally:
-            plt.close(fig)
-        return path
+            ax.legend(loc="lower right", ncol=2, fontsize=7, framealpha=0.8)
+        ax.grid(alpha=0.3)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)
+    return path
 
-    @staticmethod
-    def _draw_offsets(ax: object, samples: list[Sample]) -> None:
-        def series(name: str) -> tuple[list[float], list[float]]:
-            # Gaps (Kafka unreachable, no checkpoint yet) become breaks in the line.
-            xs = [s.at for s in samples]
-            ys = [float("nan") if getattr(s, name) is None else getattr(s, name) for s in samples]
-            return xs, ys
 
-        for name, colour, style in (
-            ("latest", "tab:blue", "-"),
-            ("earliest", "tab:brown", "-"),
-            ("committed", "tab:green", "-"),
-        ):
-            xs, ys = series(name)
-            label = {
-                "latest": "Kafka latest offset",
-                "earliest": "Kafka earliest offset",
-                "committed": "Spark committed offset (checkpoint)",
-            }[name]
-            ax.step(xs, ys, where="post", color=colour, ls=style, lw=1.6, label=label)  # type: ignore[attr-defined]
+def _draw_offsets(ax: object, samples: list[Sample]) -> None:
+    def series(name: str) -> tuple[list[float], list[float]]:
+        # Gaps (Kafka unreachable, no checkpoint yet) become breaks in the line.
+        xs = [s.at for s in samples]
+        ys = [float("nan") if getattr(s, name) is None else getattr(s, name) for s in samples]
+        return xs, ys
 
-    @staticmethod
-    def _draw_folder(
-        ax: object,
-        points: list[FolderPoint],
-        periods: list[tuple[float, float]],
-        events: list[Event],
-    ) -> None:
-        """Files per sub-folder (left axis) and the folder's size in KB (right axis)."""
-        xs = [p.at for p in points]
-        parts = [
-            name
-            for name in dict.fromkeys(k for p in points for k in p.files)
-            if any(p.files.get(name) for p in points)
-        ]
-        colours = {
-            "offsets": "tab:blue",
-            "commits": "tab:cyan",
-            "state": "tab:green",
-            "sources": "tab:gray",
-            "other": "tab:olive",
-        }
-        for name in parts:
-            ax.plot(
-                xs,
-                [p.files.get(name, 0) for p in points],
-                lw=1.4,  # type: ignore[attr-defined]
-                color=colours.get(name, "tab:pink"),
-                label=f"files in {name}/",
-            )
+    for name, colour, style in (
+        ("latest", "tab:blue", "-"),
+        ("earliest", "tab:brown", "-"),
+        ("committed", "tab:green", "-"),
+    ):
+        xs, ys = series(name)
+        label = {
+            "latest": "Kafka latest offset",
+            "earliest": "Kafka earliest offset",
+            "committed": "Spark committed offset (checkpoint)",
+        }[name]
+        ax.step(xs, ys, where="post", color=colour, ls=style, lw=1.6, label=label)  # type: ignore[attr-defined]
+
+
+def _draw_folder(
+    ax: object,
+    points: list[FolderPoint],
+    periods: list[tuple[float, float]],
+    events: list[Event],
+) -> None:
+    """Files per sub-folder (left axis) and the folder's size in KB (right axis)."""
+    xs = [p.at for p in points]
+    parts = [
+        name
+        for name in dict.fromkeys(k for p in points for k in p.files)
+        if any(p.files.get(name) for p in points)
+    ]
+    colours = {
+        "offsets": "tab:blue",
+        "commits": "tab:cyan",
+        "state": "tab:green",
+        "sources": "tab:gray",
+        "other": "tab:olive",
+    }
+    for name in parts:
         ax.plot(
             xs,
-            [sum(p.files.values()) for p in points],
-            lw=1.8,
-            color="black",  # type: ignore[attr-defined]
-            label="files in all",
+            [p.files.get(name, 0) for p in points],
+            lw=1.4,  # type: ignore[attr-defined]
+            color=colours.get(name, "tab:pink"),
+            label=f"files in {name}/",
         )
-        for start, end in periods:
-            ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)  # type: ignore[attr-defined]
-        for event in events:
-            colour, style = _EVENT_STYLE[event.kind]
-            ax.axvline(event.at, color=colour, ls=style, lw=1)  # type: ignore[attr-defined]
-        ax.set_ylabel("files in the checkpoint")  # type: ignore[attr-defined]
-        ax.grid(alpha=0.3)  # type: ignore[attr-defined]
-        size_ax = ax.twinx()  # type: ignore[attr-defined]
-        size_ax.plot(
-            xs,
-            [p.total_bytes / 1024 for p in points],
-            lw=1.6,
-            ls="--",
-            color="tab:red",
-            label="size (KB, right axis)",
-        )
-        size_ax.set_ylabel("size of the checkpoint (KB)")
-        size_ax.set_ylim(bottom=0)
-        lines, labels = ax.get_legend_handles_labels()  # type: ignore[attr-defined]
-        more, more_labels = size_ax.get_legend_handles_labels()
-        ax.legend(
-            lines + more,
-            labels + more_labels,
-            loc="upper left",
-            fontsize=8,  # type: ignore[attr-defined]
-            ncol=3,
-            framealpha=0.8,
-        )
+    ax.plot(
+        xs,
+        [sum(p.files.values()) for p in points],
+        lw=1.8,
+        color="black",  # type: ignore[attr-defined]
+        label="files in all",
+    )
+    for start, end in periods:
+        ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)  # type: ignore[attr-defined]
+    for event in events:
+        colour, style = _EVENT_STYLE[event.kind]
+        ax.axvline(event.at, color=colour, ls=style, lw=1)  # type: ignore[attr-defined]
+    ax.set_ylabel("files in the checkpoint")  # type: ignore[attr-defined]
+    ax.grid(alpha=0.3)  # type: ignore[attr-defined]
+    size_ax = ax.twinx()  # type: ignore[attr-defined]
+    size_ax.plot(
+        xs,
+        [p.total_bytes / 1024 for p in points],
+        lw=1.6,
+        ls="--",
+        color="tab:red",
+        label="size (KB, right axis)",
+    )
+    size_ax.set_ylabel("size of the checkpoint (KB)")
+    size_ax.set_ylim(bottom=0)
+    lines, labels = ax.get_legend_handles_labels()  # type: ignore[attr-defined]
+    more, more_labels = size_ax.get_legend_handles_labels()
+    ax.legend(
+        lines + more,
+        labels + more_labels,
+        loc="upper left",
+        fontsize=8,  # type: ignore[attr-defined]
+        ncol=3,
+        framealpha=0.8,
+    )

@@ -89,7 +89,7 @@ class ScenarioResult:
             "error": self.error,
             "skipped": self.skipped,
             "traceback": self.traceback,
-            "checks": [vars(c) | {"detail": c.detail} for c in self.checks],
+            "checks": [vars(c) | {"detail": c.detail, "label": c.label} for c in self.checks],
             "facts": self.facts,
             "artifacts": self.artifacts,
             "transcript": self.transcript,
@@ -101,7 +101,7 @@ class ScenarioResult:
         """A result read back from its `<name>.json` (to_dict's output): what a merge of
         reports written by several runs reads. Facts keep their JSON form."""
         checks = [
-            Check(c["name"], bool(c["held"]), c["expected"], c["actual"])
+            Check(c["name"], bool(c["held"]), c["expected"], c["actual"], c.get("step", ""))
             for c in data.get("checks", [])
         ]
         return cls(
@@ -164,7 +164,7 @@ def verdict_table(results: Sequence[ScenarioResult]) -> Table:
         )
         for c in result.checks:
             mark = "[green]held[/]" if c.held else "[red]did not hold[/]"
-            table.add_row("", c.name, mark, c.expected, c.actual)
+            table.add_row("", c.label, mark, c.expected, c.actual)
     return table
 
 
@@ -182,7 +182,7 @@ def verdict_lines(results: Sequence[ScenarioResult]) -> list[str]:
         if result.skipped is not None:
             lines.append(f"    skipped: {result.skipped}")
         lines.extend(
-            f"    did not hold: {c.name}: expected {c.expected}; actual {c.actual}"
+            f"    did not hold: {c.label}: expected {c.expected}; actual {c.actual}"
             for c in result.checks
             if not c.held
         )
@@ -274,7 +274,7 @@ def _junit_suite(root: ET.Element, results: Sequence[ScenarioResult], version: s
             )
         for c in result.checks:
             tests += 1
-            case = ET.SubElement(suite, "testcase", classname=classname, name=c.name, time="0")
+            case = ET.SubElement(suite, "testcase", classname=classname, name=c.label, time="0")
             if not c.held:
                 failures += 1
                 ET.SubElement(case, "failure", message=c.detail).text = c.detail

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from maven_jars.prefetch import is_fetched_line
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from scenarios.engine.processes import CONSOLE_SUFFIX, ManagedProcess, ProcessGroup
-from scenarios.engine.registry import Scenario, said_minutes
+from scenarios.engine.scenario import Scenario, said_minutes
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import ScenarioResult, read_result

@@ -25,7 +25,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.spark_envs import locked_spark_version, spark_python
 from scenarios.engine.stacks import Stack
@@ -96,7 +96,7 @@ class Matrix:
                     {v: r.duration_sec for v, r in by_version.items() if r},
                 )
             )
-            checks = dict.fromkeys(c.name for r in by_version.values() if r for c in r.checks)
+            checks = dict.fromkeys(c.label for r in by_version.values() if r for c in r.checks)
             rows += [
                 MatrixRow(name, check, {v: _check_cell(r, check) for v, r in by_version.items()})
                 for check in checks
@@ -135,7 +135,7 @@ def _verdict_cell(result: ScenarioResult | None) -> str:
 
 
 def _check_cell(result: ScenarioResult | None, name: str) -> str:
-    found = next((c for c in result.checks if c.name == name), None) if result else None
+    found = next((c for c in result.checks if c.label == name), None) if result else None
     if found is None:
         return _ABSENT
     return f"{'held' if found.held else 'DID NOT HOLD'}: {found.actual}"

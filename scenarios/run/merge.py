@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.engine.registry import all_scenarios
 from scenarios.errors import ScenarioError
+from scenarios.registry import all_scenarios
 from scenarios.report.pages import write_index
 from scenarios.report.verdicts import ScenarioResult, read_result, write_reports
 from scenarios.run.matrix import Matrix, write_matrix

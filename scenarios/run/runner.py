@@ -21,13 +21,14 @@ from pathlib import Path
 
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from scenarios.engine.processes import CONSOLE_SUFFIX
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.kafka import brokers_unavailable
 from scenarios.engine.stage.store import store_unavailable
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index
+from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.run.class_archive import archive_in_background
 from scenarios.run.shared_kafka import shared_kafka
@@ -117,7 +118,7 @@ def run_scenario(
         result.transcript = list(narrator.transcript)
         return result
     started = time.monotonic()
-    stage = Stage(scenario.name, settings, narrator, root)
+    stage = Stage(scenario.name, settings, root, listeners=[narrator.hear])
     try:
         with stage:
             scenario.run(stage)
@@ -164,7 +165,7 @@ def _render_timeline(
 ) -> None:
     """The picture is a report of the run: failing to draw it is that scenario's error."""
     try:
-        stage.timeline.render(png, f"{scenario.name}: {scenario.title}")
+        render_timeline(stage.timeline, png, f"{scenario.name}: {scenario.title}")
         result.artifacts["timeline"] = str(png)
     except Exception as error:
         if result.error is None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from scenarios.engine.apps import Folders, KafkaSide
 from scenarios.engine.processes import ProcessGroup
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.report.narration import Narrator
 

@@ -46,7 +46,7 @@ def test_a_folder_without_reports_is_one_line(tmp_path: Path, capsys) -> None:
 
 def test_a_scenario_past_the_bound_shows_what_it_says_of_its_time(monkeypatch) -> None:
     from benchmarks import run_profile
-    from scenarios.engine.registry import LONG_RUN_SEC, Scenario
+    from scenarios.engine.scenario import LONG_RUN_SEC, Scenario
 
     def scenario(name: str, takes: str = "") -> Scenario:
         return Scenario(name, "t", "s", "o", run=lambda stage: None, takes=takes)

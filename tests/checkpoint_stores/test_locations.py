@@ -93,9 +93,9 @@ def test_the_ready_line_is_read_back() -> None:
 
 
 def test_a_scenario_that_reads_its_checkpoint_folder_is_skipped_on_a_store() -> None:
-    from scenarios.engine.registry import find_scenarios
     from scenarios.engine.settings import RunSettings
     from scenarios.engine.stage.store import store_unavailable
+    from scenarios.registry import find_scenarios
 
     local_only, endless = find_scenarios(["query-changes", "endless-retention"])
     on_hdfs = RunSettings(checkpoint_store="hdfs")

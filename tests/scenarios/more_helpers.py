@@ -56,7 +56,9 @@ def write_output(log: Path, values: Iterable[int], topic: str = "Experience") ->
 
 def idle_stage(root: Path) -> Stage:
     """A Stage on `root` that has started nothing (its folders are used as they are)."""
-    return Stage("test", RunSettings(), Narrator(stream=io.StringIO(), rich=False), root)
+    return Stage(
+        "test", RunSettings(), root, listeners=[Narrator(stream=io.StringIO(), rich=False).hear]
+    )
 
 
 def run_scenario(name: str, report_dir: Path, *options: str) -> dict[str, Any]:

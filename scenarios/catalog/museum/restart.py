@@ -21,8 +21,8 @@ from pathlib import Path
 
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
 from spark_app.runtime.spark_version import installed_spark_version
@@ -94,7 +94,6 @@ def restart_after(
     )
     stage.expect(
         check(f"{bug.ticket}: {bug.title}", verdict.held, verdict.expected, verdict.actual),
-        phase="museum",
     )
     stage.app.delete_checkpoint()
     return restart
@@ -130,7 +129,7 @@ def _restart(
         timeout=stage.timings.spark_start_timeout_sec * 2,
         poll=0.5,
         what="the restart to commit a batch or to exit",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     code = None
     if how == "committed":

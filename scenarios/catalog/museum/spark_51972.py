@@ -34,7 +34,7 @@ from scenarios.catalog.museum.restart import restart_after, spark_version_of
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.state_folder import partition_of
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.state_files import classify, list_state_files, per_version, spark_checksum
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, line_of
@@ -145,7 +145,6 @@ def _real_retry(stage: Stage) -> None:
             "checksum unchanged, or replaced together with the same bytes",
             actual,
         ),
-        phase="museum",
     )
     stage.app.delete_checkpoint()
 
@@ -215,9 +214,7 @@ def _files_written(stage: Stage, checkpoint: Path) -> None:
         stage.say(f"{found[0]}: {(checkpoint / found[0]).read_text(encoding='utf-8')[:300]}")
     stage.fact(f"{BUG.ticket} checksum files", found)
     held, expected, actual = checksums_judged(status, deltas, found)
-    stage.expect(
-        check(f"{BUG.ticket}: checksum files on format 1", held, expected, actual), phase="museum"
-    )
+    stage.expect(check(f"{BUG.ticket}: checksum files on format 1", held, expected, actual))
 
 
 def spark_checksums(checkpoint: Path) -> list[str]:
@@ -293,7 +290,6 @@ def _count_after(stage: Stage, from_line: int) -> None:
             "a `rewind`: the restart counts on from the older version's count",
             "; ".join(str(b) for b in breaks[:3]) or "no break",
         ),
-        phase="museum",
     )
 
 

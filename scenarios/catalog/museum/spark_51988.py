@@ -44,7 +44,7 @@ from scenarios.catalog.museum.restart import Restart, restart_after
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.state_folder import cadence, partition_of
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.state_data_source import store_layout
 from spark_app.checkpoint.state_files import spark_checksum
 from spark_app.errors import CheckpointError
@@ -248,7 +248,6 @@ def _flip(stage: Stage, target: Path) -> str:
             "every entry reads back (its CRC-32 holds) with the same bytes",
             "the same files" if same_files else "the files differ",
         ),
-        phase="museum",
     )
     if matches is not None:
         stage.expect(
@@ -258,7 +257,6 @@ def _flip(stage: Stage, target: Path) -> str:
                 "matched before the flip, not after",
                 f"before: {matches[0]}, after: {matches[1]}",
             ),
-            phase="museum",
         )
     crc_said = (
         "Spark's `.crc` beside it: "
@@ -302,7 +300,6 @@ def _count_after(stage: Stage, from_line: int) -> None:
             "changelogs)",
             actual,
         ),
-        phase="museum",
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import restart_after
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.lines.known_bug_table import bug_named
 
 __all__ = ["EXHIBIT", "run"]

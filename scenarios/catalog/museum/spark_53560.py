@@ -30,8 +30,8 @@ from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.kafka_probe import KafkaProbe
 from scenarios.engine.stage import Stage, TopicRecord
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in
@@ -111,7 +111,6 @@ def run(stage: Stage) -> None:
             "a non-zero exit and an offsets/N without its commits/N",
             f"exit code {code}, pending batch {pending.batch_id if pending else None}",
         ),
-        phase="museum",
     )
     if pending is None:
         stage.app.delete_checkpoint()
@@ -133,7 +132,6 @@ def run(stage: Stage) -> None:
     )
     stage.expect(
         check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
-        phase="museum",
     )
     if outcome == RAN_ON:
         _drained(stage, topic, options)
@@ -216,7 +214,7 @@ def _restart(stage: Stage, batch: int, options: dict[str, object]) -> tuple[str,
         timeout=stage.timings.spark_start_timeout_sec * 2,
         poll=0.5,
         what=f"the restart to commit batch {batch} or to exit",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     if how == "committed":
         return RAN_ON, f"replayed and committed batch {batch}"
@@ -268,7 +266,6 @@ def _drained(stage: Stage, topic: str, options: dict[str, object]) -> None:
             f"exit code 0; committed {offsets_to_text(ends)}",
             f"exit code {code}; committed {offsets_to_text(committed)}",
         ),
-        phase="museum",
     )
 
 
@@ -284,7 +281,6 @@ def _loop_and_way_out(stage: Stage, topic: str, batch: int, options: dict[str, o
             BUG.when_present,
             again,
         ),
-        phase="museum",
     )
     stage.say("the way out: one start with the processing-time trigger replays the batch")
     stage.app.start(topic=topic, max_offsets_per_trigger=CAP)
@@ -307,7 +303,6 @@ def _loop_and_way_out(stage: Stage, topic: str, batch: int, options: dict[str, o
             f"committed {offsets_to_text(ends)}",
             f"committed {offsets_to_text(committed)}",
         ),
-        phase="museum",
     )
 
 

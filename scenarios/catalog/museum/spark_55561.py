@@ -29,8 +29,8 @@ from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.waiting import wait_until
-from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.read_lines import READING_WORDS, parse_read_line
@@ -124,12 +124,10 @@ def _batch_read(stage: Stage) -> None:
         lambda: READING_WORDS in process.output() or not process.running,
         timeout=stage.timings.spark_start_timeout_sec,
         what="the read to start",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     met, held_sec = _cut_until_met(stage, mark, lambda: process.running)
-    code = process.wait_exit(
-        stage.timings.spark_start_timeout_sec * 2, progress=stage.narrator.waiting
-    )
+    code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2, progress=stage.waiting)
     stage.timeline.event(f"read exit {code}", "exit" if code == 0 else "crash")
     output = process.output()
     line = process.tail(1).strip()[:400]
@@ -146,7 +144,6 @@ def _batch_read(stage: Stage) -> None:
             "a failed attempt in spark.log while Kafka was cut, or the read's failure",
             f"attempts {met or 'none'}, exit code {code}, cut {held_sec:g} s",
         ),
-        phase="museum",
     )
     verdict = judge(BUG, version, outcome)
     stage.fact(
@@ -163,7 +160,6 @@ def _batch_read(stage: Stage) -> None:
     )
     stage.expect(
         check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
-        phase="museum",
     )
 
 
@@ -205,7 +201,6 @@ def _stream(stage: Stage) -> None:
             f"a failed attempt under the cut, then {RAN_ON}",
             f"attempts {met or 'none'}, then {outcome}",
         ),
-        phase="museum",
     )
     if stage.app.running:
         stage.app.stop()
@@ -230,7 +225,7 @@ def _cut_until_met(stage: Stage, mark: int, up: Callable[[], bool]) -> tuple[lis
         timeout=stage.timings.spark_start_timeout_sec * 2,
         poll=0.25,
         what="the connector's first failed look-up under the cut",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     held = round(time.monotonic() - cut_at, 1)
     stage.network.restore()
@@ -253,7 +248,7 @@ def _outcome(stage: Stage) -> tuple[str, str]:
         timeout=stage.timings.spark_start_timeout_sec * 2,
         poll=0.5,
         what="the query to commit its first batch or the app to exit",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     if how == "committed":
         return RAN_ON, f"committed batch {min(read_checkpoint(folder).commit_ids)} after the cut"

@@ -35,7 +35,7 @@ from scenarios.catalog.museum.restart import say_prediction, spark_version_of
 from scenarios.checker.expectations import check
 from scenarios.checker.state_events import events_in_lines, timers_due
 from scenarios.engine.stage import Stage
-from scenarios.report.narration import Step
+from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches
 from spark_app.lines.known_bug_table import bug_named, judge
 from spark_app.lines.output_line import EventLine
@@ -190,7 +190,6 @@ def run(stage: Stage) -> None:
     )
     stage.expect(
         check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
-        phase="museum",
     )
 
 
@@ -245,7 +244,6 @@ def _phase(stage: Stage, phase: Phase, first: bool) -> list[Firing]:
                 "due time <= the previous batch's time in offsets/N, for each",
                 "; ".join(f.words() for f in below) or "each one",
             ),
-            phase="museum",
         )
     stage.expect(
         check(
@@ -254,7 +252,6 @@ def _phase(stage: Stage, phase: Phase, first: bool) -> list[Firing]:
             f"{ARMED} or more timers, each with one event in time",
             "; ".join(f.words() for f in found) or "no timer armed",
         ),
-        phase="museum",
     )
     stage.app.delete_checkpoint()
     return found

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.periodic import PeriodicSampler
-from scenarios.report.timeline import Timeline
+from scenarios.engine.timeline import Timeline
 
 __all__ = ["PARTS", "CheckpointSampler", "listing", "measure"]
 

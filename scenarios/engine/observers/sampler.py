@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.engine.observers.periodic import PeriodicSampler
-from scenarios.report.timeline import Timeline
+from scenarios.engine.timeline import Timeline
 from spark_app.checkpoint.reader import BatchOffsets, CheckpointInfo, read_checkpoint
 from spark_app.errors import CheckpointError
 

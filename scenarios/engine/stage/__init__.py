@@ -20,16 +20,24 @@ a scenario uses it too early. Everything started is stopped when the stage close
 happened.
 
 Usage:
-    with Stage("endless-retention", settings, narrator, root) as stage:
-        stage.kafka.start(retention_sec=3600)
-        stage.app.start()
-        stage.output.wait_for_value(10)
-        stage.finish_exactly_once()
+    with Stage("endless-retention", settings, root, listeners=[narrator.hear]) as stage:
+        with stage.step(Step("Start Kafka and the producer", happens="…")):
+            stage.kafka.start(retention_sec=3600)
+        with stage.step(Step("Start the Spark app", happens="…")):
+            stage.app.start()
+            stage.output.wait_for_value(10)
+        with stage.step(Step("Stop the producer, let the app catch up", happens="…")):
+            stage.finish_exactly_once()
+
+A step carries its checks: a check made inside `with stage.step(...)` belongs to that step
+(`Check.step`), and the step's answer follows them. The stage tells its listeners
+(scenarios/engine/events.py) what happens; it shows nothing itself.
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +45,17 @@ from typing import Any
 
 from scenarios.checker.expectations import Check, exactly_once
 from scenarios.engine.apps import Folders
+from scenarios.engine.events import (
+    Checked,
+    Event,
+    Listener,
+    Said,
+    StageClosed,
+    StageOpened,
+    StepEnded,
+    StepStarted,
+    Waiting,
+)
 from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
@@ -48,8 +67,8 @@ from scenarios.engine.stage.network import NetworkPart
 from scenarios.engine.stage.output import OutputPart
 from scenarios.engine.stage.store import StorePart
 from scenarios.engine.stage.time_spent import TimeSpent
-from scenarios.report.narration import Narrator, Step
-from scenarios.report.timeline import Timeline
+from scenarios.engine.step import Step
+from scenarios.engine.timeline import Timeline
 from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = [
@@ -60,25 +79,42 @@ __all__ = [
     "NetworkPart",
     "OutputPart",
     "Stage",
+    "StepBlock",
     "StorePart",
     "TopicRecord",
 ]
 
 
-class Stage:
-    """Folders, parts, narration and checks of one scenario run (a context manager)."""
+class StepBlock:
+    """The `with` block of one step: ends the step when the block ends, however it ends."""
 
-    def __init__(self, name: str, settings: RunSettings, narrator: Narrator, root: Path) -> None:
+    def __init__(self, stage: Stage, step: Step) -> None:
+        self._stage, self.step = stage, step
+
+    def __enter__(self) -> Step:
+        return self.step
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stage.end_step(self.step)
+
+
+class Stage:
+    """Folders, parts, steps and checks of one scenario run (a context manager)."""
+
+    def __init__(
+        self, name: str, settings: RunSettings, root: Path, listeners: Sequence[Listener] = ()
+    ) -> None:
         self.name = name
         self.settings = settings
         self.timings = settings.timings
-        self.narrator = narrator
+        self.listeners = list(listeners)
         self.folders = Folders(root)
         # The checkpoint the timeline's green line follows: the narrated app's latest start.
         self.shown_checkpoints = self.folders.checkpoints
         self.timeline = Timeline()
         self.checks: list[Check] = []
-        self.phase = ""  # the current step's (Step.phase): the checks made during it carry it
+        self._step: Step | None = None  # the step running now: its checks belong to it
+        self._steps = 0
         self.facts: dict[str, Any] = {}
         self.spent = TimeSpent()  # Kafka and Spark starts, stops: benchmarks/run_profile.py
         self.group = ProcessGroup(
@@ -98,7 +134,7 @@ class Stage:
             shutil.rmtree(self.folders.root)  # every run starts from nothing
         for folder in (self.folders.log, self.folders.processes):
             folder.mkdir(parents=True)
-        self.narrator.follow(self.folders.processes)  # their latest lines, live on a terminal
+        self.emit(StageOpened(self.folders.processes))
         return self
 
     def __exit__(
@@ -110,9 +146,8 @@ class Stage:
         self.close()
 
     def close(self) -> None:
-        """Answer the last step, stop every process, then Kafka's helpers (idempotent)."""
-        self.narrator.end_step()
-        self.narrator.follow(None)
+        """End the last step, stop every process, then Kafka's helpers (idempotent)."""
+        self._end_step()
         try:
             self.store.stop()  # first, gently: SIGTERM lets it remove its data
             self.group.stop()
@@ -122,23 +157,54 @@ class Stage:
             self.timeline.app_down()
             self.kafka.close()
             self.store.remove_view()  # after the timeline's sampler, its reader
+            self.emit(StageClosed())
 
-    # -- narration and checks -------------------------------------------------------------------
-    def step(self, step: Step) -> None:
-        self.phase = step.phase
-        self.narrator.step(step)
+    # -- steps, remarks and checks ---------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        """Tell every listener, in the order they were given."""
+        for listener in self.listeners:
+            listener(event)
+
+    def step(self, step: Step) -> StepBlock:
+        """`with stage.step(Step(...)):` runs the block as that step: its question is asked
+        first (here, before the block), the checks made in the block belong to it, and its
+        answer follows them when the block ends."""
+        self._end_step()  # a step is never inside another: the one before ends here
+        self._steps += 1
+        self._step = step
+        self.emit(StepStarted(step, self._steps))
+        return StepBlock(self, step)
+
+    @property
+    def current_step(self) -> Step | None:
+        """The step running now (None between steps)."""
+        return self._step
+
+    def end_step(self, step: Step) -> None:
+        """End `step` if it is still the one running (a `with` block's end)."""
+        if self._step is step:
+            self._end_step()
+
+    def _end_step(self) -> None:
+        if self._step is not None:
+            step, self._step = self._step, None
+            self.emit(StepEnded(step, self._steps))
 
     def say(self, text: str) -> None:
-        self.narrator.say(text)
+        self.emit(Said(text))
 
-    def expect(self, check: Check, phase: str | None = None) -> bool:
-        """Record a check (its name prefixed with the phase: the current step's unless given)
-        and narrate it."""
-        phase = self.phase if phase is None else phase
-        named = replace(check, name=f"{phase}: {check.name}" if phase else check.name)
-        self.checks.append(named)
-        self.narrator.check(named.name, named.held, named.detail)
-        return named.held
+    def waiting(self, what: str, elapsed: float) -> None:
+        """Progress of a long wait (a `Progress` for launch's and the parts' waits)."""
+        self.emit(Waiting(what, elapsed))
+
+    def expect(self, check: Check, step: Step | None = None) -> bool:
+        """Record a check as the running step's (or `step`'s, for the rare check that belongs
+        to another step than the one it is made in) and tell the listeners; whether it held."""
+        owner = step if step is not None else self._step
+        made = replace(check, step=owner.title if owner is not None else "")
+        self.checks.append(made)
+        self.emit(Checked(made))
+        return made.held
 
     def fact(self, key: str, value: Any) -> Any:
         """Remember a number the scenario predicted or observed (goes into the JSON report)."""
@@ -170,10 +236,10 @@ class Stage:
 
     def finish_exactly_once(self) -> int:
         """The usual ending: stop the producer, let the app drain, stop it, and expect every
-        message sent exactly once (phase "final"); returns how many were sent."""
+        message sent exactly once; returns how many were sent."""
         total = self.stop_producer_and_drain()
         self.app.stop()
-        self.expect(exactly_once(self.output.verify_sent(), total), phase="final")
+        self.expect(exactly_once(self.output.verify_sent(), total))
         return total
 
     def start_app_and_see_first_value(

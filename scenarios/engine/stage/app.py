@@ -163,7 +163,7 @@ class AppPart:
         process = self.process
         code = process.wait_exit(
             timeout or self._stage.timings.spark_start_timeout_sec,
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
         )
         self._note_lag(process)
         self._went_down(f"exit {code}", "crash" if kind == "crash" else "exit")
@@ -221,7 +221,7 @@ class AppPart:
                 what=what,
                 poll=poll,
                 timeout=timeout or self._stage.timings.spark_start_timeout_sec,
-                progress=self._stage.narrator.waiting,
+                progress=self._stage.waiting,
                 name=self.label,
                 last_words=self.last_words,
             )
@@ -248,8 +248,7 @@ class AppPart:
                 bug.expected,
                 f"only on Spark {AFFECTED_LINE}.x, the batch committed",
                 f"met on Spark {bug.spark_version}, the batch committed",
-            ),
-            phase="restart",
+            )
         )
         self._stage.say(
             f"Spark {bug.spark_version}'s connector failed after replaying the "
@@ -303,7 +302,7 @@ class AppPart:
         ]
         process = self._stage.group.start(name, argv)
         code = process.wait_exit(
-            self._stage.timings.spark_start_timeout_sec * 2, progress=self._stage.narrator.waiting
+            self._stage.timings.spark_start_timeout_sec * 2, progress=self._stage.waiting
         )
         return code, process.output()
 

@@ -60,7 +60,7 @@ class BrokersPart:
             lambda: cluster.partition(topic, partition),
             timeout=_ELECTION_TIMEOUT_SEC,
             what=f"the replicas of {topic}-{partition}",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
 
@@ -82,7 +82,7 @@ class BrokersPart:
             elected,
             timeout=_ELECTION_TIMEOUT_SEC,
             what=what,
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
         if other_than is not None:
@@ -101,7 +101,7 @@ class BrokersPart:
             in_sync,
             timeout=_ELECTION_TIMEOUT_SEC,
             what=f"{size} in-sync replicas of {topic}-{partition}",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
 
@@ -145,7 +145,7 @@ class BrokersPart:
             lambda: _answer(node.address),
             timeout=30,
             what=f"broker {node_id} to answer ApiVersions",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
 
@@ -192,7 +192,7 @@ class BrokersPart:
             everywhere,
             timeout=60,
             what=f"every broker to report {feature} {level}",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.2,
         )
 

@@ -48,7 +48,7 @@ def state_executor(stage: Stage, events_dir: Path) -> str:
         found,
         timeout=120,
         what="the event log to show a stateful task",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
 
 
@@ -66,7 +66,7 @@ def wait_for_state_write(stage: Stage, timeout: float = 120.0) -> None:
         timeout=timeout,
         poll=poll,
         what="a stateful task writing its .delta file",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
 
 
@@ -109,7 +109,7 @@ def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: fl
         moved,
         timeout=120,
         what="the event log to show the task moved",
-        progress=stage.narrator.waiting,
+        progress=stage.waiting,
     )
     removed = [c for c in events.removed() if c.executor == executor]
     lost = [t for t in events.state_tasks() if not t.succeeded]

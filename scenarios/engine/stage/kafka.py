@@ -134,7 +134,7 @@ class KafkaPart:
             retention_sec=retention_sec,
             bootstrap_servers=external or shared,
             python=stage.settings.python,
-            progress=stage.narrator.waiting,
+            progress=stage.waiting,
             partitions=partitions,
             kind=stage.settings.kafka,
             proxy_port=free_port() if behind_proxy else None,
@@ -319,7 +319,7 @@ class KafkaPart:
                 lambda: side.topic not in admin.list_topics() or None,
                 timeout=60,
                 what=f"Kafka to delete topic {side.topic}",
-                progress=self._stage.narrator.waiting,
+                progress=self._stage.waiting,
             )
         finally:
             admin.close()
@@ -395,7 +395,7 @@ class KafkaPart:
             lambda: _at_least(self.window(), latest),
             timeout=timeout,
             what=what,
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
         )
 
     # -- retention ------------------------------------------------------------------------------
@@ -419,7 +419,7 @@ class KafkaPart:
             aged_out,
             timeout=timings.aging_out_timeout_sec,
             what=f"retention to delete offset {offset}",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
 
@@ -443,7 +443,7 @@ class KafkaPart:
             settled,
             timeout=quiet_for + timings.aging_out_timeout_sec,
             what="Kafka's earliest offset to settle",
-            progress=self._stage.narrator.waiting,
+            progress=self._stage.waiting,
             poll=0.5,
         )
 

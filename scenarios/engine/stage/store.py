@@ -146,7 +146,7 @@ class StorePart:
                 parse_ready_line,
                 timeout=_START_TIMEOUT_SEC,
                 what=f"the {kind} store to answer",
-                progress=stage.narrator.waiting,
+                progress=stage.waiting,
             )
         _, self.url, self.started_in = ready  # type: ignore[misc]
         self.api = StoreApi(kind, web_address(self.process.output()) or self.url)

@@ -13,7 +13,7 @@ from scenarios.catalog.backlog import (
     Way,
     capped_parts_unavailable,
 )
-from scenarios.engine.registry import find_scenarios
+from scenarios.registry import find_scenarios
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ from scenarios.checker.folder_bounds import (
 )
 from scenarios.checker.folder_usage import CheckpointUsage, FolderSample
 from scenarios.engine.observers.checkpoint_size import CheckpointSampler, listing, measure
-from scenarios.report.timeline import Timeline
+from scenarios.engine.timeline import Timeline
+from scenarios.report.timeline import render as render_timeline
 
 
 def write(path: Path, text: str = "x") -> None:
@@ -134,7 +135,7 @@ def test_the_timeline_draws_the_folder_panel(tmp_path: Path) -> None:
     timeline.folder({"offsets": 2, "state": 4}, 1000)
     timeline.event("start 1", "start")
     timeline.event("found later", "note", at=0.0)
-    png = timeline.render(tmp_path / "growth.png", "checkpoint-growth")
+    png = render_timeline(timeline, tmp_path / "growth.png", "checkpoint-growth")
     assert png.stat().st_size > 0
 
 

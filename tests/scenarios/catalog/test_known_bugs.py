@@ -8,9 +8,9 @@ import pytest
 from scenarios.catalog.known_bugs import chosen_exhibits
 from scenarios.catalog.museum import all_exhibits
 from scenarios.cli import run_cli
-from scenarios.engine.registry import find_scenarios
 from scenarios.engine.spark_envs import SERVED_LINES
 from scenarios.errors import ScenarioError
+from scenarios.registry import find_scenarios
 from spark_app.lines.known_bug_table import MUSEUM, line_of
 
 

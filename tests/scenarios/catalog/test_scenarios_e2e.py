@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from scenarios.cli import run_cli
-from scenarios.engine.registry import all_scenarios
 from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.registry import all_scenarios
 from tests.scenarios.more_helpers import passed_report
 from tests.tmux_screen import TmuxScreen
 

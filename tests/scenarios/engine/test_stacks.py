@@ -13,7 +13,7 @@ import pytest
 
 from scenarios.checker.expectations import check
 from scenarios.cli import main_parser
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stacks import (
     DEFAULT,
@@ -24,6 +24,7 @@ from scenarios.engine.stacks import (
     parse_stack,
     stack_of,
 )
+from scenarios.engine.step import Step
 from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
 from scenarios.run.matrix import run_stack_matrix
@@ -80,17 +81,18 @@ def test_flags_that_disagree_are_refused_in_one_line(argv: list[str]) -> None:
 def test_the_stack_matrix_runs_each_stack_with_its_settings(tmp_path: Path) -> None:
     def records(stage) -> None:
         s = stage.settings
-        stage.expect(check("stack", True, "any", f"{s.kafka} + {s.source}"), phase="end")
+        with stage.step(Step("end", happens="the stack is read")):
+            stage.expect(check("stack", True, "any", f"{s.kafka} + {s.source}"))
 
     tiny = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=records)]
     matrix = run_stack_matrix([OFFLINE, REAL], tiny, RunSettings(), Narrator(rich=False), tmp_path)
 
     rows = {row.check: row for row in matrix.rows()}
-    assert rows["end: stack"].cells == {
+    assert rows["end › stack"].cells == {
         "embedded/python": "held: embedded + python",
         "apache/connector": "held: apache + spark-kafka",
     }
-    assert rows["end: stack"].differs
+    assert rows["end › stack"].differs
     assert (
         "| scenario | check | embedded/python | apache/connector | differs |" in matrix.markdown()
     )

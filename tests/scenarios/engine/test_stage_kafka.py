@@ -15,14 +15,12 @@ import pytest
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
 from scenarios.report.narration import Narrator
+from scenarios.report.timeline import render as render_timeline
 
 
 @pytest.mark.e2e
 def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
-    narrator = Narrator(stream=io.StringIO())
-    stage = Stage(
-        "stage-test", RunSettings(timings=Timings.fast(), fast=True), narrator, tmp_path / "run"
-    )
+    stage = Stage("stage-test", RunSettings(timings=Timings.fast(), fast=True), tmp_path / "run")
     with stage:
         stage.kafka.start(retention_sec=2.0)
         assert stage.kafka.bootstrap_servers != "127.0.0.1:9092"
@@ -39,7 +37,7 @@ def test_kafka_side_of_a_stage(tmp_path: Path) -> None:
     assert all(not p.running for p in stage.group.processes)
     for pid in pids:
         assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
-    png = stage.timeline.render(tmp_path / "stage.png", "stage test")
+    png = render_timeline(stage.timeline, tmp_path / "stage.png", "stage test")
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
@@ -50,8 +48,8 @@ def test_kafka_keeps_everything_unless_a_scenario_sets_a_retention(tmp_path: Pat
     stage = Stage(
         "stage-test",
         RunSettings(timings=timings, fast=True, kafka="embedded", source="python"),
-        Narrator(stream=said),
         tmp_path / "run",
+        listeners=[Narrator(stream=said).hear],
     )
     with stage:
         stage.kafka.start()

@@ -5,7 +5,6 @@ scenarios ask for "Kafka" and "the app", never for a broker or a source by name.
 from __future__ import annotations
 
 import ast
-import io
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -16,11 +15,10 @@ import pytest
 from scenarios.catalog import SCENARIO_MODULES
 from scenarios.catalog.museum import EXHIBIT_MODULES
 from scenarios.engine.processes import ProcessGroup, wait_while_alive
-from scenarios.engine.registry import all_scenarios
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
 from scenarios.errors import ProcessError, StepFailed
-from scenarios.report.narration import Narrator
+from scenarios.registry import all_scenarios
 from spark_app.lines.output_line import OutputRow, format_lines
 from tests.scenarios.more_helpers import idle_stage
 
@@ -186,7 +184,6 @@ def test_the_kind_of_kafka_is_the_runs_setting_and_an_unknown_one_starts_nothing
     stage = Stage(
         "t",
         RunSettings(kafka="no-such-kafka"),
-        Narrator(stream=io.StringIO(), rich=False),
         tmp_path / "run",
     )
     with pytest.raises(ProcessError, match="no way to start a Kafka of kind 'no-such-kafka'"):

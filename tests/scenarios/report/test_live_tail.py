@@ -9,8 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from scenarios.engine.step import Step
 from scenarios.report.live_tail import LiveTail, last_lines
-from scenarios.report.narration import Narrator, Step
+from scenarios.report.narration import Narrator
 
 STEP = Step("Kill the Spark app", happens="kill -9", question="What is lost?", answer="nothing")
 

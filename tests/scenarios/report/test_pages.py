@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 
 from scenarios.checker.expectations import check
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
+from scenarios.engine.timeline import Timeline
 from scenarios.report.narration import Narrator, Step
 from scenarios.report.pages import Column, render_index, render_matrix, write_index
-from scenarios.report.timeline import Timeline
+from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.run.matrix import Matrix
 from scenarios.run.runner import run_scenarios
@@ -30,7 +31,7 @@ def results(tmp_path: Path) -> list[ScenarioResult]:
     timeline = Timeline()
     for n in range(10):
         timeline.sample(earliest=0, latest=n, committed=n - 1)
-    png = timeline.render(tmp_path / "short-retention.png", "short-retention")
+    png = render_timeline(timeline, tmp_path / "short-retention.png", "short-retention")
     good = ScenarioResult(
         "short-retention",
         "retention deletes what the checkpoint points at: data loss",
@@ -194,17 +195,16 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     """Through the real runner: the page, the JSON's stack and the narration of each step."""
 
     def steps(stage: Stage) -> None:
-        stage.step(
+        with stage.step(
             Step(
                 "Do the thing",
                 happens="it happens",
                 why="because",
                 question="will it hold?",
                 answer="yes, it holds",
-                phase="end",
             )
-        )
-        stage.expect(check("it held", True, "yes", "yes"))  # the step's phase, not named here
+        ):
+            stage.expect(check("it held", True, "yes", "yes"))  # the step's, not named here
 
     def breaks(stage: Stage) -> None:
         raise RuntimeError("the <broker> fell over")
@@ -220,7 +220,7 @@ def test_a_run_with_a_report_folder_writes_index_html(tmp_path: Path) -> None:
     assert [e["kind"] for e in data["narration"]] == ["step", "check"]
     sections = dict(map(tuple, data["narration"][0]["sections"]))
     assert (sections["Question"], sections["Answer"]) == ("will it hold?", "yes, it holds")
-    assert [c["name"] for c in data["checks"]] == ["end: it held"]
+    assert [(c["step"], c["name"]) for c in data["checks"]] == [("Do the thing", "it held")]
     page = parse((tmp_path / "index.html").read_text())
     assert [td.text() for td in page.find_all("td", cls="stack")] == ["apache/connector"] * 2
     broke = page.by_id("scenario-breaks")

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from scenarios.engine.registry import all_scenarios
+from scenarios.registry import all_scenarios
 from scenarios.report.readme_table import BEGIN, END, main, with_table
 
 README = f"# x\n\n## The scenarios\n\n{BEGIN}\nold rows\n{END}\n\n## More\n"

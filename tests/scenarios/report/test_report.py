@@ -19,8 +19,9 @@ from scenarios.checker.expectations import (
     within,
 )
 from scenarios.checker.verify import ValueRange, verify
+from scenarios.engine.timeline import Timeline
 from scenarios.report.narration import Narrator, Step
-from scenarios.report.timeline import Timeline
+from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 
 STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
@@ -132,7 +133,7 @@ def test_timeline_png_is_written(tmp_path: Path) -> None:
     timeline.app_up()
     timeline.event("kill -9", "kill")
     timeline.app_down()
-    path = timeline.render(tmp_path / "t.png", "test")
+    path = render_timeline(timeline, tmp_path / "t.png", "test")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(timeline.retention_deletions()) == 14
 

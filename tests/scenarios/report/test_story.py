@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.engine.registry import all_scenarios
+from scenarios.registry import all_scenarios
 from scenarios.report.diagrams import DIAGRAMS, render_all
 from scenarios.report.story import questions_markdown, written_steps
 
@@ -40,7 +40,7 @@ def test_the_diagrams_render_and_the_workshop_shows_each(tmp_path: Path) -> None
 
 def test_each_scenarios_walk_through_opens_with_its_story_from_the_code() -> None:
     """docs/scenarios.md's head of every scenario is what its SCENARIO and Steps say."""
-    from scenarios.engine.registry import all_scenarios
+    from scenarios.registry import all_scenarios
     from scenarios.report.scenario_docs import PAGE, with_heads
 
     text = PAGE.read_text(encoding="utf-8")
@@ -52,7 +52,7 @@ def test_each_scenarios_walk_through_opens_with_its_story_from_the_code() -> Non
 def test_a_walk_through_without_its_markers_is_named_and_the_page_left_alone() -> None:
     import pytest
 
-    from scenarios.engine.registry import all_scenarios
+    from scenarios.registry import all_scenarios
     from scenarios.report.scenario_docs import with_heads
 
     with pytest.raises(ValueError, match="no block for endless-retention"):

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from scenarios.checker.expectations import check
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.report.narration import Narrator
 from scenarios.run.runner import run_scenarios
 
@@ -31,7 +32,8 @@ def stand_in_python(tmp_path: Path, answer: str) -> Path:
 def run_three(tmp_path: Path, python: Path, class_archive: bool = True) -> list[str]:
     def held(stage: Stage) -> None:
         time.sleep(0.5)  # long enough for a started command to have answered before the next
-        stage.expect(check("it held", True, "yes", "yes"), phase="end")
+        with stage.step(Step("end", happens="a check")):
+            stage.expect(check("it held", True, "yes", "yes"))
 
     def scenario(name: str) -> Scenario:
         return Scenario(name=name, title=name, summary="", origin="test", run=held)

@@ -16,7 +16,7 @@ import pytest
 from scenarios.checker.expectations import check
 from scenarios.cli import run_cli
 from scenarios.engine import spark_envs
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.spark_envs import (
     SparkEnvError,
@@ -25,6 +25,7 @@ from scenarios.engine.spark_envs import (
     spark_python,
 )
 from scenarios.engine.stacks import OFFLINE
+from scenarios.engine.step import Step
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import ScenarioResult, verdict_lines
 from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix, run_store_matrix
@@ -82,7 +83,8 @@ def test_an_outcome_that_fails_on_one_version_fails_the_matrix() -> None:
 
 def test_run_matrix_writes_markdown_json_and_a_junit_suite_per_version(tmp_path: Path) -> None:
     def counts(stage) -> None:
-        stage.expect(check("held", True, "yes", f"on {stage.settings.spark_version}"), phase="end")
+        with stage.step(Step("end", happens="a check")):
+            stage.expect(check("held", True, "yes", f"on {stage.settings.spark_version}"))
 
     chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=counts)]
     locked = locked_spark_version()
@@ -151,7 +153,8 @@ def test_a_kafka_matrix_runs_each_version_and_names_it_in_every_report(tmp_path:
     report carry the Kafka version the run was told."""
 
     def names_it(stage) -> None:
-        stage.expect(check("kafka", True, "yes", f"on {stage.settings.kafka_version}"), phase="end")
+        with stage.step(Step("end", happens="a check")):
+            stage.expect(check("kafka", True, "yes", f"on {stage.settings.kafka_version}"))
 
     chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=names_it)]
     matrix = run_kafka_matrix(
@@ -199,9 +202,8 @@ def test_a_store_matrix_runs_each_store_and_skips_a_scenario_that_cannot_use_one
     a folder per store, and a scenario that declares only `local` skipped on hdfs, saying why."""
 
     def names_it(stage) -> None:
-        stage.expect(
-            check("store", True, "yes", f"on {stage.settings.checkpoint_store}"), phase="end"
-        )
+        with stage.step(Step("end", happens="a check")):
+            stage.expect(check("store", True, "yes", f"on {stage.settings.checkpoint_store}"))
 
     anywhere = Scenario(
         name="anywhere",

@@ -11,10 +11,12 @@ import pytest
 
 from scenarios.checker.expectations import check
 from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
-from scenarios.engine.registry import Scenario, all_scenarios
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
+from scenarios.registry import all_scenarios
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import exit_code
 from scenarios.run.runner import run_scenarios
@@ -26,7 +28,8 @@ def scenario(name: str, run) -> Scenario:
 
 
 def assertion_in_a_helper(stage: Stage) -> None:
-    stage.expect(check("a check before the failure", True, "x", "x"), phase="start")
+    with stage.step(Step("start", happens="a check, then a failure")):
+        stage.expect(check("a check before the failure", True, "x", "x"))
     assert 1 + 1 == 3, "the helper's own assertion\nwith a second line"
 
 
@@ -35,7 +38,8 @@ def damaged_checkpoint(stage: Stage) -> None:
 
 
 def fine(stage: Stage) -> None:
-    stage.expect(check("it held", True, "yes", "yes"), phase="end")
+    with stage.step(Step("end", happens="a check")):
+        stage.expect(check("it held", True, "yes", "yes"))
 
 
 def test_any_exception_is_an_error_verdict_and_the_rest_still_run(tmp_path: Path) -> None:
@@ -49,7 +53,7 @@ def test_any_exception_is_an_error_verdict_and_the_rest_still_run(tmp_path: Path
     assert [r.verdict for r in results] == ["error", "error", "passed"]
     assert results[0].error == "AssertionError: the helper's own assertion"
     assert results[1].error.startswith("CheckpointError: CHECKPOINT_UNUSABLE: offsets/3")
-    assert [c.name for c in results[0].checks] == ["start: a check before the failure"]
+    assert [c.label for c in results[0].checks] == ["start › a check before the failure"]
     assert exit_code(results) == 1
     data = json.loads((tmp_path / "asserts.json").read_text())
     assert "assert 1 + 1 == 3" in data["traceback"] and "with a second line" in data["traceback"]

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from scenarios.cli import _job_command, _options_for_a_job, main_parser
-from scenarios.engine.registry import LONG_RUN_SEC, Scenario, all_scenarios, said_minutes
+from scenarios.engine.scenario import LONG_RUN_SEC, Scenario, said_minutes
 from scenarios.engine.settings import RunSettings
 from scenarios.errors import ScenarioError
+from scenarios.registry import all_scenarios
 from scenarios.report.narration import Narrator
 from scenarios.run.jobs import run_in_jobs
 from scenarios.run.shards import Shard

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.checker.expectations import check
-from scenarios.engine.registry import Scenario
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.stage import Stage

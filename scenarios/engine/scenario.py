@@ -1,34 +1,23 @@
-"""The list of scenarios: each one is a module with a `SCENARIO` describing and running it.
+"""What a scenario module declares: its name, what it shows, and the function that runs it.
 
-Adding a scenario: write `scenarios/catalog/<name>.py` with `SCENARIO = Scenario(...)` and a
-`run(stage)` function, then add its module name to `SCENARIO_MODULES` in
-`scenarios/catalog/__init__.py` (the order is the order of `run all`).
+Every module of the catalog ends with `SCENARIO = Scenario(...)`; the registry
+(scenarios/registry.py, above the catalog) finds them. This is the declaration alone, so the
+catalog can make one without reading the list it belongs to.
 
-Usage: `for scenario in all_scenarios(): print(scenario.name, scenario.title)`
+Usage: `SCENARIO = Scenario(name="chaos", title="…", summary="…", origin="seed 001", run=run)`
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scenarios.catalog import SCENARIO_MODULES
-from scenarios.errors import UnknownScenario
-
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
-__all__ = [
-    "SCENARIO_MODULES",
-    "Scenario",
-    "ScenarioOption",
-    "all_scenarios",
-    "find_scenarios",
-    "said_minutes",
-]
+__all__ = ["LONG_RUN_SEC", "Scenario", "ScenarioOption", "said_minutes"]
 
 
 @dataclass(frozen=True)
@@ -87,20 +76,3 @@ def said_minutes(scenario: Scenario) -> float:
     nothing (it takes less than LONG_RUN_SEC). `run -j` starts the longest first with it."""
     found = re.match(r"about ([0-9.]+) min:", scenario.takes)
     return float(found.group(1)) if found else 0.0
-
-
-def all_scenarios() -> list[Scenario]:
-    return [importlib.import_module(module).SCENARIO for module in SCENARIO_MODULES]
-
-
-def find_scenarios(names: list[str]) -> list[Scenario]:
-    """The scenarios named (or all of them for "all"), in the order given."""
-    known = {s.name: s for s in all_scenarios()}
-    if names == ["all"] or "all" in names:
-        return list(known.values())
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UnknownScenario(
-            f"no scenario named {', '.join(unknown)}; known: {', '.join(known)} (or all)"
-        )
-    return [known[n] for n in names]
