@@ -446,7 +446,10 @@ def _stop_cleanly(stage: Stage) -> int:
 
 def _inspect(stage: Stage, fact: str, *args: str) -> tuple[int, str]:
     code, output = stage.app.inspect(
-        "--checkpoint-dir", str(stage.folders.checkpoints), *args, name=f"inspect-{stage.phase}"
+        "--checkpoint-dir",
+        str(stage.folders.checkpoints),
+        *args,
+        name=f"inspect-{fact.replace(' ', '-')}",
     )
     lines = [line for line in output.splitlines() if line.strip()]
     verdict = next(
