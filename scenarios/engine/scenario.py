@@ -48,6 +48,9 @@ class Scenario:
     origin: str
     run: Callable[[Stage], None]
     options: tuple[ScenarioOption, ...] = ()
+    # The opening line of a run: what the scenario is about, as a question or a situation, never
+    # its outcome (the title and summary state the lesson: they are shown when it has run).
+    about: str = ""
     # Kafka brokers the scenario needs at once (broker-failover kills a leader among three).
     # A requirement, not a broker's name: the runner skips the scenario, saying why, on a
     # stack whose Kafka cannot run that many (scenarios/engine/stage/kafka.py decides which).

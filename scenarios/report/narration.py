@@ -104,21 +104,34 @@ class Narrator:
             self.end_step()
             self.follow(None)
 
-    def begin(self, scenario: str, title: str, summary: str) -> None:
+    def begin(self, scenario: str, about: str) -> None:
+        """A scenario starts: what it is about, never what happens (that is its steps' to show)."""
         self.end_step()
         self.scenario, self._step_number = scenario, 0
         self._started = time.monotonic()
         self.narration.clear()
-        self.transcript.append(f"== {scenario}: {title}")
+        self.transcript.append(f"== {scenario}: {about}")
         if self.rich:
-            self._console.rule(f"[bold]{scenario}[/]: {title}")
-            self._console.print(summary)
+            self._console.rule(f"[bold]{scenario}[/]: {about}")
         else:
-            self._plain(f"== {scenario}: {title}")
-            self._plain(f"   {summary}")
+            self._plain(f"== {scenario}: {about}")
+
+    def conclude(self, lesson: str, summary: str) -> None:
+        """A scenario ended: what it showed, after its last answer."""
+        self.end_step()
+        self.transcript.append(f"   What it showed: {lesson}")
+        if self.rich:
+            self._console.print(Text.assemble(("What it showed: ", "bold"), lesson))
+            if summary:
+                self._console.print(Text(summary, style="dim"))
+        else:
+            self._plain(f"   What it showed: {lesson}")
+            if summary:
+                self._plain(f"   {summary}")
 
     def step(self, step: Step) -> None:
-        """Answer the step before, then ask this one's question (and wait, when guided)."""
+        """Answer the step before; ask this one's question (and wait, when guided); then say
+        what happens and what to watch while it runs, with the processes' lines live."""
         self.end_step()
         self._step_number += 1
         heading = f"Step {self._step_number}: {step.title}"
@@ -127,6 +140,7 @@ class Narrator:
         self._wait()
         # After the pause: the time a step is shown is when the trainer moved on to it.
         self._record("step", title=heading, sections=[list(s) for s in step.sections()])
+        self._lines(step.running())
         self._unanswered = (heading, step)
         self._start_live()
 
@@ -175,6 +189,16 @@ class Narrator:
                 f"  [dim]think about it: the step runs in {self.projector_sec:g} s[/]"
             )
             self.pause(self.projector_sec)
+
+    def _lines(self, sections: list[tuple[str, str]]) -> None:
+        """Sections without a frame (what happens, what to watch): fewer rows than a panel, so
+        the live lines below them stay on a laptop's screen."""
+        for label, text in sections:
+            self.transcript.append(f"   {label}: {text}")
+            if self.rich:
+                self._console.print(Text.assemble((f"{label}: ", "bold cyan"), text))
+            else:
+                self._plain(f"   {label}: {text}")
 
     def _show(self, heading: str, sections: list[tuple[str, str]]) -> None:
         if self.rich:

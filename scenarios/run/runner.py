@@ -108,7 +108,7 @@ def run_scenario(
         summary=scenario.summary,
     )
     narrator.transcript.clear()
-    narrator.begin(scenario.name, scenario.title, scenario.summary)
+    narrator.begin(scenario.name, scenario.about or scenario.title)
     unavailable = brokers_unavailable(settings, scenario.kafka_brokers) or store_unavailable(
         settings, scenario.checkpoint_stores
     )
@@ -135,6 +135,7 @@ def run_scenario(
         result.transcript = list(narrator.transcript)
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
+    narrator.conclude(scenario.title, scenario.summary)
     _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
     return result
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from scenarios.checker.expectations import Check, exactly_once
+from scenarios.checker.expectations import Check, check, exactly_once
 from scenarios.engine.apps import Folders
 from scenarios.engine.events import (
     Checked,
@@ -94,8 +94,8 @@ class StepBlock:
     def __enter__(self) -> Step:
         return self.step
 
-    def __exit__(self, *exc_info: object) -> None:
-        self._stage.end_step(self.step)
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        self._stage.end_step(self.step, finished=exc_type is None)
 
 
 class Stage:
@@ -114,6 +114,7 @@ class Stage:
         self.timeline = Timeline()
         self.checks: list[Check] = []
         self._step: Step | None = None  # the step running now: its checks belong to it
+        self._finished: list[Step] = []  # the steps that ran to their end
         self._steps = 0
         self.facts: dict[str, Any] = {}
         self.spent = TimeSpent()  # Kafka and Spark starts, stops: benchmarks/run_profile.py
@@ -143,6 +144,9 @@ class Stage:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if exc_type is None:
+            self._end_step()
+            self._hold_answers_to_their_checks()
         self.close()
 
     def close(self) -> None:
@@ -180,10 +184,31 @@ class Stage:
         """The step running now (None between steps)."""
         return self._step
 
-    def end_step(self, step: Step) -> None:
-        """End `step` if it is still the one running (a `with` block's end)."""
-        if self._step is step:
-            self._end_step()
+    def end_step(self, step: Step, finished: bool = True) -> None:
+        """End `step` if it is still the one running (a `with` block's end). A step that ran to
+        its end must have made every check its answer names (`Step.checks`)."""
+        if self._step is not step:
+            return
+        if finished:
+            self._finished.append(step)
+        self._end_step()
+
+    def _hold_answers_to_their_checks(self) -> None:
+        """Every step that ran to its end made the checks its answer names (some are made in a
+        later step, `expect(..., step=...)`: so this is asked once the scenario has ended)."""
+        for step in self._finished:
+            made = {c.name for c in self.checks if c.step == step.title}
+            for name in step.checks or ():
+                if name not in made:
+                    self.expect(
+                        check(
+                            f"the answer's check was made: {name}",
+                            False,
+                            "a check of that name for this step",
+                            "none: the answer claims a check the code did not make",
+                        ),
+                        step=step,
+                    )
 
     def _end_step(self) -> None:
         if self._step is not None:

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from scenarios.report.narration import Narrator, Step
+from scenarios.engine.step import Step
+from scenarios.report.narration import Narrator
 from scenarios.report.story import scenario_files, written_steps
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -24,7 +25,7 @@ def _screen(step: Step, width: int = 100) -> str:
     out = io.StringIO()
     narrator = Narrator(stream=out, rich=True)
     narrator._console.width = width  # a fixed width, as a real terminal has one
-    narrator.begin("demo", "a title", "a summary")
+    narrator.begin("demo", "what it is about")
     narrator.step(step)
     narrator.end_step()
     return _unframed(out.getvalue())
@@ -71,7 +72,7 @@ def _guided(**pacing: object) -> tuple[io.StringIO, list[tuple[str, int]]]:
         pause=lambda seconds: waits.append((f"{seconds:g} s", len(out.getvalue()))),
     )
     narrator._console.width = 160
-    narrator.begin("demo", "a title", "a summary")
+    narrator.begin("demo", "what it is about")
     narrator.step(_KILL)
     narrator.say("killed")
     narrator.check("replayed", True, "batch 3 twice")
@@ -96,6 +97,8 @@ def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
     order = [
         "Step 1: Kill the app",
         f"Question: {_KILL.question}",
+        "What happens: kill -9 the driver",
+        "Watch: the batch line stops",
         "killed",
         "PASS replayed",
         f"Answer: {_KILL.answer}",
@@ -103,6 +106,7 @@ def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
         "In production: let the supervisor",
         "Step 2: Stop it",
         "Question: does it exit 0?",
+        "What happens: SIGTERM",
         "PASS exit 0",
         "Answer: yes",
         "Why: the gate",
@@ -115,8 +119,9 @@ def test_guided_asks_first_waits_then_answers_only_after_the_checks() -> None:
     # Each wait comes after its question and before the step's first remark.
     raw = _ANSI.sub("", out.getvalue())
     assert [w for w, _ in waits] == ["Enter", "Enter"]
+    # Before Enter: the title and the question only; what happens and what to watch after it.
     for (_, at), question, remark in zip(
-        waits, ["which value does", "does it exit 0?"], ["killed", "PASS exit 0"]
+        waits, ["which value does", "does it exit 0?"], ["What happens: kill", "What happens: SIG"]
     ):
         written = _ANSI.sub("", out.getvalue()[:at])
         assert question in written and remark not in written[written.find(question) :]
@@ -136,21 +141,21 @@ def test_off_a_terminal_nothing_waits_and_the_order_is_the_same() -> None:
         raise AssertionError("waited off a terminal")
 
     narrator = Narrator(guided=True, projector_sec=5, stream=out, ask=refuse, pause=refuse)
-    narrator.begin("demo", "a title", "a summary")
+    narrator.begin("demo", "what it is about")
     narrator.step(_KILL)
     narrator.check("replayed", True, "batch 3 twice")
     narrator.end_step()
     lines = out.getvalue().splitlines()
     assert "\x1b[" not in out.getvalue()
-    assert lines[1:] == [
-        "   a summary",
+    assert lines == [
+        "== demo: what it is about",
         "-- Step 1: Kill the app",
-        "   What happens: kill -9 the driver",
         f"   Question: {_KILL.question}",
+        "   What happens: kill -9 the driver",
+        "   Watch: the batch line stops",
         "   PASS replayed: batch 3 twice",
         "-- Step 1: Kill the app: the answer",
         f"   Answer: {_KILL.answer}",
-        "   Watch: the batch line stops",
         "   Why: offsets/N is written before the batch runs",
         "   In production: let the supervisor restart it",
     ]

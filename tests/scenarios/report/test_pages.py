@@ -14,8 +14,9 @@ from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
 from scenarios.engine.timeline import Timeline
-from scenarios.report.narration import Narrator, Step
+from scenarios.report.narration import Narrator
 from scenarios.report.pages import Column, render_index, render_matrix, write_index
 from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, write_reports
@@ -146,7 +147,7 @@ def test_timeline_embedded_facts_as_ranges_and_links_that_exist(tmp_path: Path) 
 
 def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
     narrator = Narrator(stream=io.StringIO(), rich=False)
-    narrator.begin("demo", "a title", "a summary")
+    narrator.begin("demo", "what it is about")
     narrator.say("Kafka at 127.0.0.1:1")
     narrator.step(
         Step(
@@ -173,10 +174,10 @@ def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:
         "Step 1: Kill it",
     ]
     assert [dt.text() for dt in steps[1].find_all("dt")] == [
-        "What happens",
         "Question",
-        "Answer",
+        "What happens",
         "Watch",
+        "Answer",
         "Why",
         "In production",
     ]

@@ -19,8 +19,9 @@ from scenarios.checker.expectations import (
     within,
 )
 from scenarios.checker.verify import ValueRange, verify
+from scenarios.engine.step import Step
 from scenarios.engine.timeline import Timeline
-from scenarios.report.narration import Narrator, Step
+from scenarios.report.narration import Narrator
 from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 
@@ -145,7 +146,7 @@ def test_narration_plain_lines_and_guided_pause_on_a_terminal_only() -> None:
         narrator = Narrator(
             guided=True, stream=buffer, rich=rich, ask=lambda prompt: asked.append(prompt) or ""
         )
-        narrator.begin("demo", "a title", "a summary")
+        narrator.begin("demo", "what it is about")
         narrator.step(Step("Kill it", happens="kill -9", why="Spark replays batch N"))
         narrator.check("exactly once", True, "fine")
         narrator.end_step()
