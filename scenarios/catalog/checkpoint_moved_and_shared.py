@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check, equals
 from scenarios.checker.shared_checkpoint import (
     batch_holding,
@@ -39,7 +40,6 @@ from scenarios.checker.shared_checkpoint import (
 from scenarios.checker.verify import ranges_of
 from scenarios.engine.registry import Scenario
 from scenarios.engine.stage import AppPart, OutputPart, Stage
-from scenarios.engine.waiting import wait_until
 from scenarios.errors import StepFailed
 from scenarios.report.narration import Step
 from spark_app.checkpoint.inspect import report_in_output

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
 from scenarios.engine.registry import Scenario
@@ -33,7 +34,6 @@ from scenarios.engine.stage.executors import (
     state_executor,
     wait_for_state_write,
 )
-from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 

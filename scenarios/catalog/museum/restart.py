@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of

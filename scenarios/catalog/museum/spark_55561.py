@@ -25,11 +25,11 @@ import re
 import time
 from collections.abc import Callable
 
+from launch.waiting import wait_until
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
-from scenarios.engine.waiting import wait_until
 from scenarios.report.narration import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, bug_named, error_classes_in, judge

@@ -35,10 +35,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from launch.folders import Folders
+from launch.group import ProcessGroup
 from scenarios.checker.expectations import Check, exactly_once
-from scenarios.engine.apps import Folders
 from scenarios.engine.observers.kafka_probe import OffsetWindow
-from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage.app import AppPart
 from scenarios.engine.stage.brokers import BrokersPart

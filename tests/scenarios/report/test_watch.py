@@ -18,9 +18,9 @@ import pytest
 
 from kafka_app.apache.cluster import server_log_name
 from kafka_app.logs import LOG_FILE_NAME as PRODUCER_LOG
+from launch.folders import Folders
+from launch.process import CONSOLE_SUFFIX
 from scenarios.cli import main_parser as scenarios_parser
-from scenarios.engine.apps import Folders
-from scenarios.engine.processes import CONSOLE_SUFFIX
 from scenarios.report.story import RUNTIME, written_steps
 from spark_app.lines.gc_log import FILE_NAME as GC_LOG
 from spark_app.runtime.cluster import MASTER_LOG
