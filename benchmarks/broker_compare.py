@@ -61,7 +61,7 @@ from benchmarks.kafka_throughput import (  # noqa: E402
     paired,
     summarise,
 )
-from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from launch.ports import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 __all__ = ["CLIENTS", "Figure", "judge", "main", "table"]
 

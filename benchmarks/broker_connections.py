@@ -34,7 +34,7 @@ _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
 from benchmarks.broker_process import broker_process as shared_broker_process  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from launch.ports import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _TOPIC = "crowd"
 
@@ -42,9 +42,7 @@ _TOPIC = "crowd"
 @contextmanager
 def broker_process(port: int, max_connections: int) -> Iterator[None]:
     """The embedded broker on `port`, allowing `max_connections` connections at once."""
-    with shared_broker_process(
-        port, "broker-connections-", ["--max-connections", str(max_connections)]
-    ):
+    with shared_broker_process(port, "broker-connections-", max_connections=max_connections):
         yield
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
@@ -31,7 +32,10 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 from kafka.admin import KafkaAdminClient, NewTopic  # noqa: E402
 
 from kafka_app.apache.readiness import answers_api_versions  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
+from kafka_app.broker.settings import BrokerSettings  # noqa: E402
+from kafka_app.kafka_choice import KafkaChoice  # noqa: E402
+from launch.commands import broker_command as launch_broker_command  # noqa: E402
+from launch.ports import free_port  # noqa: E402
 
 # Either broker's deadline to answer, set by the slower: Apache Kafka formats its storage (a JVM)
 # and starts another, 7 to 30 s measured on this shared machine.
@@ -42,28 +46,12 @@ KAFKAS = ("embedded", "apache")
 
 
 def broker_command(
-    port: int,
-    data_dir: Path,
-    log_dir: Path,
-    kafka: str = "embedded",
-    extra_args: Sequence[str] = (),
+    port: int, data_dir: Path, log_dir: Path, kafka: str = "embedded", **options: Any
 ) -> list[str]:
-    """`python -m kafka_app broker` for `kafka` (embedded or apache), listening on 127.0.0.1:port."""
-    return [
-        sys.executable,
-        "-m",
-        "kafka_app",
-        "broker",
-        "--kafka",
-        kafka,
-        "--port",
-        str(port),
-        "--data-dir",
-        str(data_dir),
-        "--log-dir",
-        str(log_dir),
-        *extra_args,
-    ]
+    """`python -m kafka_app broker` for `kafka` (embedded or apache), listening on 127.0.0.1:port,
+    with `options` among its settings (e.g. `max_connections=5000`)."""
+    settings = BrokerSettings(port=port, data_dir=data_dir, log_dir=log_dir, **options)
+    return launch_broker_command(settings, KafkaChoice(kafka=kafka))
 
 
 @contextmanager
@@ -85,14 +73,11 @@ def topic_broker(
 
 
 @contextmanager
-def broker_process(
-    port: int, prefix: str, extra_args: Sequence[str] = ()
-) -> Iterator[subprocess.Popen[bytes]]:
-    """The embedded broker on `port`, data and log in a temporary folder."""
+def broker_process(port: int, prefix: str, **options: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """The embedded broker on `port`, data and log in a temporary folder, with `options` among
+    its settings."""
     with tempfile.TemporaryDirectory(prefix=prefix) as folder:
-        command = broker_command(
-            port, Path(folder, "data"), Path(folder, "log"), extra_args=extra_args
-        )
+        command = broker_command(port, Path(folder, "data"), Path(folder, "log"), **options)
         with started(command, port) as (process, _seconds):
             yield process
 

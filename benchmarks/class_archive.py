@@ -31,8 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.engine.waiting import wait_until
-from scenarios.errors import WaitTimeout
+from launch.commands import class_archive_command
+from launch.errors import WaitTimeout
+from launch.waiting import wait_until
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 from spark_app.runtime.class_cache import ClassCache, default_cache_dir
 from spark_app.runtime.session import java_binary
@@ -112,7 +113,7 @@ def _written() -> bool:
     if cache.someone_writing():  # the app's own writer, started after its first batch
         return False
     code = subprocess.run(
-        [sys.executable, "-m", "spark_app", "class-archive"],
+        class_archive_command(),
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

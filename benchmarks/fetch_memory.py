@@ -34,7 +34,7 @@ from kafka.protocol.producer.produce import ProduceRequest  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatchBuilder  # noqa: E402
 
 from benchmarks.broker_process import broker_process, memory_kb  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from launch.ports import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _TOPIC = "big"
 _MB = 1_000_000

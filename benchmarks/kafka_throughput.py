@@ -45,7 +45,7 @@ _REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are beside this folder
 
 from benchmarks.broker_process import broker_command, descendants, process_parents, started  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
+from launch.ports import free_port  # noqa: E402  (the one free_port of tests and benchmarks)
 
 _RUN_TIMEOUT_SEC = 300.0
 

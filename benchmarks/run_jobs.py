@@ -13,6 +13,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.spark_latency import cpu_probe_sec  # noqa: E402
-from scenarios.report.verdicts import read_result  # noqa: E402
 
 __all__ = ["main"]
 
@@ -45,8 +45,12 @@ def _run(names: list[str], jobs: int, offline: bool, report: Path) -> tuple[floa
     started = time.monotonic()
     subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - started
-    results = [read_result(path) for path in sorted(report.glob("*.json"))]
-    return wall, sum(r.duration_sec for r in results), sum(r.verdict == "passed" for r in results)
+    # Each scenario's `<name>.json`, read as run_profile.py reads them (a matrix's own
+    # matrix.json has no verdict).
+    reports = [json.loads(path.read_text(encoding="utf-8")) for path in report.glob("*.json")]
+    results = [r for r in reports if isinstance(r, dict) and "verdict" in r]
+    own = sum(float(r.get("duration_sec") or 0.0) for r in results)
+    return wall, own, sum(r["verdict"] == "passed" for r in results)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,7 @@ from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, s
 from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from launch.commands import spark_command  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
@@ -89,7 +90,7 @@ class Bench(Sender):
         folder = self.work / source
         settings = self.settings(source, trigger_sec)
         return subprocess.Popen(
-            [sys.executable, "-m", "spark_app", *settings.to_argv()],
+            spark_command(settings),
             cwd=REPO,
             stdout=open(folder / f"{name}.out", "w"),
             stderr=open(folder / f"{name}.err", "w"),

@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO))  # run as a script: the project's packages are bes
 from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from launch.commands import spark_command  # noqa: E402
 from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
 
@@ -85,14 +86,13 @@ class OutputWatcher(threading.Thread):
 def start_app(bootstrap: str, work: Path, name: str, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "spark_app",
-            *SparkAppSettings(
-                bootstrap_servers=bootstrap,
-                checkpoint_dir=work / "checkpoints",
-                log_dir=work / "log",
-            ).to_argv(),
+            *spark_command(
+                SparkAppSettings(
+                    bootstrap_servers=bootstrap,
+                    checkpoint_dir=work / "checkpoints",
+                    log_dir=work / "log",
+                )
+            ),
             *options,
         ],
         cwd=REPO,

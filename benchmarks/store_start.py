@@ -29,10 +29,10 @@ sys.path.insert(0, str(_REPO))  # run as a script: the project's packages are be
 from benchmarks.broker_process import memory_kb  # noqa: E402
 from checkpoint_stores.cli import parse_ready_line, store_command  # noqa: E402
 from checkpoint_stores.jars import CLIENTS, SERVERS  # noqa: E402
+from launch.ports import free_port  # noqa: E402
+from launch.process import ManagedProcess  # noqa: E402
+from launch.waiting import wait_until  # noqa: E402
 from maven_jars.cache import MANIFEST, entry_dir  # noqa: E402
-from scenarios.engine.apps import free_port  # noqa: E402
-from scenarios.engine.processes import ManagedProcess  # noqa: E402
-from scenarios.engine.waiting import wait_until  # noqa: E402
 
 
 def jar_sizes(coordinate: str) -> str:

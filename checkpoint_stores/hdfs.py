@@ -26,8 +26,8 @@ _NAMENODE_INFO = "Hadoop:service=NameNode,name=NameNodeInfo"
 
 
 def _free_port() -> int:
-    # The NameNode's web port, asked of the OS (scenarios/engine/apps.py's free_port does the
-    # same, but this package must not import the scenarios, which import it).
+    # The NameNode's web port, asked of the OS (launch/ports.py's free_port does the
+    # same, but this package must not import launch, which imports it).
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])

@@ -34,9 +34,10 @@ from checkpoint_stores import STORES
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
+from launch.errors import LaunchError
+from launch.hangup import hang_up
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
-from scenarios.engine.hangup import hang_up
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
@@ -302,7 +303,7 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; every process the scenarios started has been stopped", file=sys.stderr)
         return 1
-    except ScenarioError as error:
+    except (ScenarioError, LaunchError) as error:
         print(f"scenarios: {error}", file=sys.stderr)
         return 2
 

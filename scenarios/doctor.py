@@ -28,9 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from launch.commands import class_archive_command
+from launch.ports import port_is_free
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
-from scenarios.run.leftovers import port_is_free
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 
 __all__ = ["Finding", "run_doctor", "machine_findings"]
@@ -248,7 +249,7 @@ def smoke_finding(say: Callable[[str], None]) -> Finding:
 def archive_finding(say: Callable[[str], None]) -> Finding:
     """Spark's class archive, written from what the smoke run's apps listed: every later Spark
     start maps its classes from it (about 4 s sooner on two cores)."""
-    command = [sys.executable, "-m", "spark_app", "class-archive"]
+    command = class_archive_command()
     say(f"{' '.join(command[1:])}: Spark's class archive, written once (a minute or so)")
     done = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True)
     if done.returncode == ARCHIVE_IN_PLACE:

@@ -1,33 +1,27 @@
 """The errors scenarios raise; only the command line catches them and prints one line.
 
-Usage: `raise WaitTimeout("the Spark app did not write value 10 within 60 s")`
+A process that would not start or died too soon, and a wait that ran out, are launch's
+(`launch.errors.ProcessError`, `WaitTimeout`, both a `LaunchError`): the command lines catch
+those beside these, with the same one line and exit code.
+
+Usage: `raise StepFailed("stop the Spark app before deleting its checkpoint")`
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "ProcessError",
     "ScenarioError",
     "StepFailed",
     "UnknownScenario",
-    "WaitTimeout",
 ]
 
 
 class ScenarioError(Exception):
-    """Base of everything a scenario run can fail with."""
+    """Base of everything a scenario run can fail with (beside launch's `LaunchError`)."""
 
 
 class UnknownScenario(ScenarioError):
     """A scenario name that is not in the registry."""
-
-
-class WaitTimeout(ScenarioError):
-    """A condition did not come true before its deadline."""
-
-
-class ProcessError(ScenarioError):
-    """A managed process could not be started, or ended when it should not have."""
 
 
 class StepFailed(ScenarioError):

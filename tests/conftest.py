@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine import apps
+from launch import ports
 from tests.budget import budget_lines, part_of
 
 # docker: a container start is seconds to minutes, and dockerd may need starting (.ci/run does).
@@ -167,7 +167,7 @@ def kafka_container(kafka_image: str) -> Iterator[object]:
 @pytest.fixture
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now (the scenarios' own choice)."""
-    return apps.free_port()
+    return ports.free_port()
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""No import cycle among the project's packages (kafka_app, spark_app, scenarios, maven_jars,
-checkpoint_stores, benchmarks), and the one kind of loop allowed named.
+"""No import cycle among the project's packages (kafka_app, spark_app, launch, scenarios,
+maven_jars, checkpoint_stores, benchmarks), and the one kind of loop allowed named.
 
 A cycle makes import order matter (whichever module a process imports first sees the other
 half-made) and ties two modules into one that cannot be read, tested or moved alone. Every
@@ -23,7 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("kafka_app", "spark_app", "scenarios", "maven_jars", "checkpoint_stores", "benchmarks")
+PACKAGES = (
+    "kafka_app",
+    "spark_app",
+    "launch",
+    "scenarios",
+    "maven_jars",
+    "checkpoint_stores",
+    "benchmarks",
+)
 
 
 def _module_name(path: Path, root: Path = REPO) -> str:

@@ -1,7 +1,12 @@
-"""The scenarios' layers only look down (docs/architecture.md#the-packages).
+"""The layers only look down (docs/architecture.md#the-packages).
 
+- launch/ starts the apps for everyone above it and reads none of them: nothing of scenarios/,
+  benchmarks/ or tests/;
+- no benchmark reads the scenarios to start, watch or stop a process (launch/ does that); the
+  three that measure the scenarios themselves read only what they measure;
 - nothing in the engine, the catalog, the report or the checker imports the run layer
-  (scenarios/run/): it chooses and executes runs, and is the one that reads them all;
+  (scenarios/run/): it chooses and executes runs, and is the one that reads them all; nor does
+  the demo, and doctor reads only its jar prefetch (what a run fetches before it starts);
 - no scenario module imports another (a scenario is read alone; what two share is a move of
   the Stage or a pure helper of the checker); the museum's exhibits are cases of one scenario,
   known-bugs, so they and known_bugs.py may read the museum's shared modules;
@@ -12,11 +17,28 @@ Read from the same import graph as tests/test_import_cycles.py: every import cou
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from tests.test_import_cycles import import_graph
+from tests.test_import_cycles import REPO, import_graph
 
 GRAPH = import_graph()
+
+# What a benchmark may still read of the scenarios, and why: none of it starts a process.
+BENCHMARKS_READING_SCENARIOS = {
+    # The catalog it profiles: run all's order, each scenario's `takes`, LONG_RUN_SEC.
+    "benchmarks.run_profile": {"scenarios.registry", "scenarios.engine.scenario"},
+    # A checkpoint's size, measured as checkpoint-growth measures it.
+    "benchmarks.state_compare": {
+        "scenarios.checker.folder_usage",
+        "scenarios.engine.observers.checkpoint_size",
+    },
+    "benchmarks.store_compare": {
+        "scenarios.checker.folder_usage",
+        "scenarios.engine.observers.checkpoint_size",
+    },
+}
 
 
 def _in(module: str, package: str) -> bool:
@@ -33,11 +55,53 @@ def _imports_into(importers: str, targets: str) -> list[str]:
     )
 
 
+def _every_import(package: str) -> list[str]:
+    """`module -> imported` for every absolute import a module of `package` writes, the
+    project's or not (tests/ is no package of the import graph, so it is read here)."""
+    found = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found += [f"{module} -> {alias.name}" for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.append(f"{module} -> {node.module}")
+    return found
+
+
+@pytest.mark.parametrize("above", ["scenarios", "benchmarks", "tests"])
+def test_launch_reads_nothing_above_it(above: str) -> None:
+    assert [line for line in _every_import("launch") if _in(line.split(" -> ")[1], above)] == []
+
+
+def test_no_benchmark_starts_a_process_through_the_scenarios() -> None:
+    found = [
+        line
+        for line in _imports_into("benchmarks", "scenarios")
+        if line.split(" -> ")[1]
+        not in BENCHMARKS_READING_SCENARIOS.get(line.split(" -> ")[0], set())
+    ]
+    assert found == []
+
+
 @pytest.mark.parametrize(
-    "below", ["scenarios.engine", "scenarios.catalog", "scenarios.report", "scenarios.checker"]
+    "below",
+    [
+        "scenarios.engine",
+        "scenarios.catalog",
+        "scenarios.report",
+        "scenarios.checker",
+        "scenarios.demo",
+    ],
 )
 def test_no_layer_below_imports_the_run_layer(below: str) -> None:
     assert _imports_into(below, "scenarios.run") == []
+
+
+def test_doctor_reads_of_the_run_layer_only_the_jar_prefetch() -> None:
+    assert _imports_into("scenarios.doctor", "scenarios.run") == [
+        "scenarios.doctor -> scenarios.run.jar_prefetch"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ import subprocess
 from pathlib import Path
 from types import TracebackType
 
-from scenarios.engine.waiting import wait_until
-from scenarios.errors import WaitTimeout
+from launch.errors import WaitTimeout
+from launch.waiting import wait_until
 
 __all__ = ["TmuxScreen"]
 

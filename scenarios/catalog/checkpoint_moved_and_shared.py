@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check, equals
 from scenarios.checker.shared_checkpoint import (
     batch_holding,
@@ -40,7 +41,6 @@ from scenarios.checker.verify import ranges_of
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, OutputPart, Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from scenarios.errors import StepFailed
 from spark_app.checkpoint.inspect import report_in_output
 from spark_app.checkpoint.reader import committed_batches

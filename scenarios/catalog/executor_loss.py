@@ -26,9 +26,9 @@ import signal
 import time
 from pathlib import Path
 
+from launch.process import ManagedProcess
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import executor_pids
-from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.executors import (

@@ -21,11 +21,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.errors import DataLossError
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 

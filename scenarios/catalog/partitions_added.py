@@ -29,13 +29,13 @@ Usage: `python -m scenarios run partitions-added --fast`
 
 from __future__ import annotations
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check, equals, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
 from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import PartitionsDeletedError, error_in_text
 from spark_app.lines.output_line import MessageLine

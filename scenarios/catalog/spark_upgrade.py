@@ -28,13 +28,13 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from launch.process import ManagedProcess
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
-from scenarios.engine.processes import ManagedProcess
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.errors import error_in_text
 

@@ -28,11 +28,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import (
     CheckpointDiskFullError,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import SparkEvents, executor_pids
 from scenarios.engine.scenario import Scenario
@@ -34,7 +35,6 @@ from scenarios.engine.stage.executors import (
     wait_for_state_write,
 )
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 
 __all__ = ["SCENARIO", "run"]

@@ -19,12 +19,13 @@ from types import FrameType
 
 from rich.console import Console
 
+from launch.errors import LaunchError
+from launch.hangup import detach_from_terminal, hang_up
 from scenarios.demo.errors import DemoError
 from scenarios.demo.session import DemoSession
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
-from scenarios.engine.hangup import detach_from_terminal, hang_up
 from scenarios.errors import ScenarioError
 
 __all__ = ["run_demo"]
@@ -131,7 +132,7 @@ def run_demo(argv: Sequence[str]) -> int:
             _run(settings_from_args(args))
     except KeyboardInterrupt:
         return 0
-    except (DemoError, ScenarioError) as error:
+    except (DemoError, ScenarioError, LaunchError) as error:
         print(f"demo: {error}", file=sys.stderr)
         return 1
     return 0

@@ -1,7 +1,7 @@
 """The running demo: both apps as real processes, the state they produce, and the commands.
 
 `DemoSession` owns the producer (with the broker it starts) and the Spark app, each in its own
-process group through `scenarios.engine.processes`, so `k` kills the JVM with its Python driver and
+process group through `launch/process.py`, so `k` kills the JVM with its Python driver and
 nothing outlives the session. `tick()` folds what happened since the last call into the
 `DemoState`; `handle(command)` does what a key asked. Slow work (a graceful stop, a retention
 change) runs in a background job so the screen keeps moving.
@@ -22,6 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from launch.commands import producer_command, spark_command
+from launch.errors import LaunchError
+from launch.group import ProcessGroup
+from launch.leftovers import describe_leftovers, find_leftovers
+from launch.process import ManagedProcess
 from scenarios.demo import state as st
 from scenarios.demo.errors import PreviousRunStillGoing
 from scenarios.demo.keys import Command
@@ -31,9 +36,6 @@ from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.store import DemoStore
 from scenarios.demo.view import retention_label
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
-from scenarios.errors import ScenarioError
-from scenarios.run.leftovers import describe_leftovers, find_leftovers
 from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
@@ -139,8 +141,13 @@ class DemoSession:
                 f"{self._store.kind} checkpoint store starting (pid {store.pid}); the "
                 f"Spark app starts once it answers"
             )
+        settings = self.settings
         self._producer = self._group.start(
-            "producer", self.settings.producer_command(), output_name="demo-producer"
+            "producer",
+            producer_command(
+                settings.producer_settings(), settings.kafka_choice(), python=settings.python
+            ),
+            output_name="demo-producer",
         )
         self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
         self._producer_started_at = time.monotonic()
@@ -305,7 +312,9 @@ class DemoSession:
             self._spark.stop()  # idempotent; closes the previous run's output file
         url = self._store.url if self._store is not None else None
         self._spark = self._group.start(
-            "spark", self.settings.spark_command(url), output_name="demo-spark"
+            "spark",
+            spark_command(self.settings.spark_settings(url), python=self.settings.python),
+            output_name="demo-spark",
         )
         self._spark_tail = OutputTail(self._spark.output_path, self._spark.mark())
         self._spark_exit_seen = False
@@ -359,7 +368,7 @@ class DemoSession:
             return
         try:
             self._producer.send_line("")
-        except (ScenarioError, OSError) as error:
+        except (LaunchError, OSError) as error:
             self._event(f"could not reach the producer: {error}")
             return
         self.state = st.on_negative_key_requested(self.state)

@@ -84,9 +84,9 @@ class DemoSettings:
             **embedded,
         )
 
-    def producer_command(self) -> list[str]:
-        choice = KafkaChoice(kafka=self.stack.kafka).to_argv() if self.starts_kafka else []
-        return [self.python, "-m", "kafka_app", *self.producer_settings().to_argv(), *choice]
+    def kafka_choice(self) -> KafkaChoice | None:
+        """Which Kafka the producer starts (the stack's), or None when it uses a given one."""
+        return KafkaChoice(kafka=self.stack.kafka) if self.starts_kafka else None
 
     def spark_settings(self, store_url: str | None = None) -> SparkAppSettings:
         """The app's settings; `store_url` is where the demo's store answered (hdfs, s3)."""
@@ -101,9 +101,6 @@ class DemoSettings:
             checkpoint_store_url=store_url,
             **cache,
         )
-
-    def spark_command(self, store_url: str | None = None) -> list[str]:
-        return [self.python, "-m", "spark_app", *self.spark_settings(store_url).to_argv()]
 
 
 def main_parser() -> argparse.ArgumentParser:

@@ -1,14 +1,14 @@
 """The demo's checkpoint store: HDFS or S3 (s3proxy) started beside Kafka, when asked for.
 
 With `--checkpoint-store hdfs|s3` the demo starts `python -m checkpoint_stores KIND` in its
-process group, as the scenarios do, and gives the Spark app the store's URL once it answers
-(the Spark app waits for it, the screen does not). The demo's checkpoint line reads the
-newest logs from the store, and `d` deletes the checkpoint there. The store is started empty
-and removes its data when it stops: a checkpoint on it lives as long as the demo.
+process group, as the scenarios do (launch/store.py), and gives the Spark app the store's URL
+once it answers (the Spark app waits for it, the screen does not). The demo's checkpoint line
+reads the newest logs from the store, and `d` deletes the checkpoint there. The store is
+started empty and removes its data when it stops: a checkpoint on it lives as long as the demo.
 
 Usage:
     store = DemoStore("s3", group, run_dir / "store-data", log_dir)
-    store.start(); ...; if store.url: spark_command(store.url)
+    store.start(); ...; if store.ready(): settings.spark_settings(store.url)
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import shutil
 from pathlib import Path
 
 from checkpoint_stores import StoreKind, checkpoint_location
-from checkpoint_stores.cli import parse_ready_line, store_command, web_address
 from checkpoint_stores.errors import StoreError
-from checkpoint_stores.mirror import StoreApi, copy_logs_down, delete
-from scenarios.engine.apps import free_port
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from checkpoint_stores.mirror import copy_logs_down, delete
+from launch.group import ProcessGroup
+from launch.process import ManagedProcess
+from launch.store import StoreProcess
 
 __all__ = ["DemoStore"]
 
@@ -31,28 +31,23 @@ class DemoStore:
 
     def __init__(self, kind: StoreKind, group: ProcessGroup, data_dir: Path, log_dir: Path) -> None:
         self.kind = kind
-        self._group, self._data_dir, self._log_dir = group, data_dir, log_dir
+        self._store = StoreProcess(kind, group, data_dir, log_dir, output_name=f"demo-{kind}-store")
         self._view = log_dir / "store-view"  # the newest logs, copied for the checkpoint line
-        self.process: ManagedProcess | None = None
-        self.url: str | None = None
-        self._api: StoreApi | None = None
+
+    @property
+    def process(self) -> ManagedProcess | None:
+        return self._store.process
+
+    @property
+    def url(self) -> str | None:
+        return self._store.url
 
     def start(self) -> ManagedProcess:
-        argv = store_command(self.kind, free_port(), self._data_dir, self._log_dir)
-        self.process = self._group.start(
-            f"{self.kind}-store", argv, output_name=f"demo-{self.kind}-store"
-        )
-        return self.process
+        return self._store.start()
 
     def ready(self) -> bool:
         """Whether the store answers (its ready line is out); remembers its URL when it does."""
-        if self.url is None and self.process is not None:
-            text = self.process.output()
-            ready = parse_ready_line(text)
-            if ready is not None:
-                self.url = ready[1]
-                self._api = StoreApi(self.kind, web_address(text) or self.url)
-        return self.url is not None
+        return self._store.ready()
 
     def location(self, folder: Path) -> str:
         return checkpoint_location(self.kind, self.url, folder)
@@ -64,19 +59,19 @@ class DemoStore:
     def logs_view(self, folder: Path) -> Path:
         """A local copy of how far the checkpoint got; a folder that does not exist before the
         store answers, or when it does not."""
-        if self._api is None:
+        if self._store.api is None:
             return self._view / "none"  # no such folder: the screen says there is none yet
         try:
-            return copy_logs_down(self._api, self.location(folder), self._view)
+            return copy_logs_down(self._store.api, self.location(folder), self._view)
         except (StoreError, OSError):
             return self._view / "none"
 
     def delete(self, folder: Path) -> str | None:
         """The hard reset on the store; None when done, else why not, in a few words."""
-        if self._api is None:
+        if self._store.api is None:
             return f"the {self.kind} store does not answer yet"
         try:
-            delete(self._api, self.location(folder))
+            delete(self._store.api, self.location(folder))
         except StoreError as error:
             return str(error)
         return None

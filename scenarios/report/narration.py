@@ -230,7 +230,7 @@ class Narrator:
             self._plain(f"   [{elapsed:6.1f}s] {text}")
 
     def waiting(self, what: str, elapsed: float) -> None:
-        """Progress of a long wait (see scenarios.engine.waiting.Progress)."""
+        """Progress of a long wait (see launch.waiting.Progress)."""
         self.say(f"{WAITING}{what} ({elapsed:.0f} s)")
 
     def check(self, name: str, held: bool, detail: str) -> None:

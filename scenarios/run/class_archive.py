@@ -22,7 +22,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from scenarios.engine.processes import ManagedProcess, ProcessGroup
+from launch.commands import class_archive_command
+from launch.group import ProcessGroup
+from launch.process import ManagedProcess
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE
 
@@ -48,7 +50,7 @@ class _Writer:
         self.tries += 1
         self.process = self.group.start(
             "class-archive",
-            [self.python, "-m", "spark_app", "class-archive"],
+            class_archive_command(self.python),
             output_name=f"class-archive-{self.tries}",
         )
 

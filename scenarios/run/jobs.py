@@ -19,7 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from scenarios.engine.processes import CONSOLE_SUFFIX, ManagedProcess, ProcessGroup
+from launch.group import ProcessGroup
+from launch.process import CONSOLE_SUFFIX, ManagedProcess
 from scenarios.engine.scenario import Scenario, said_minutes
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.report.narration import Narrator

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
-from scenarios.engine.processes import CONSOLE_SUFFIX
+from launch.process import CONSOLE_SUFFIX
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage

@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from scenarios.engine.apps import Folders, KafkaSide
-from scenarios.engine.processes import ProcessGroup
+from launch.folders import Folders
+from launch.group import ProcessGroup
+from launch.kafka import KafkaSide
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.report.narration import Narrator

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from checkpoint_stores.cli import parse_ready_line
 from checkpoint_stores.locations import ACCESS_KEY, BUCKET, SECRET_KEY
-from scenarios.engine.apps import free_port
-from scenarios.engine.processes import ManagedProcess
+from launch.ports import free_port
+from launch.process import ManagedProcess
 
 __all__ = ["start_store", "web_url", "webhdfs_put", "s3_request", "put_folder"]
 

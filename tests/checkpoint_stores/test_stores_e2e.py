@@ -18,7 +18,7 @@ import pytest
 from checkpoint_stores import mirror
 from checkpoint_stores.locations import BUCKET
 from checkpoint_stores.mirror import StoreApi, copy_down, delete
-from scenarios.engine.waiting import wait_until
+from launch.waiting import wait_until
 from tests.checkpoint_stores.store_helpers import s3_request, start_store, web_url, webhdfs_put
 
 pytestmark = pytest.mark.e2e

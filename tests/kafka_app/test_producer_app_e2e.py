@@ -18,8 +18,8 @@ import pytest
 
 from kafka_app.broker import EmbeddedBroker
 from kafka_app.message_line import ProducerLine, parse_message
+from launch.process import ManagedProcess
 from scenarios.engine.observers.kafka_probe import KafkaProbe
-from scenarios.engine.processes import ManagedProcess
 
 pytestmark = pytest.mark.e2e
 

@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from scenarios.engine.processes import ManagedProcess
-from scenarios.engine.waiting import wait_until as _poll
-from scenarios.errors import WaitTimeout
+from launch.errors import WaitTimeout
+from launch.process import ManagedProcess
+from launch.waiting import wait_until as _poll
 
 __all__ = ["AppProcess", "wait_until", "REPO_ROOT"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from launch.waiting import wait_until
 from scenarios.checker.verify import verify_file
-from scenarios.engine.waiting import wait_until
 from spark_app.cli import run_cli
 from spark_app.reset import aside_name, running_apps
 from spark_app.settings import SparkAppSettings

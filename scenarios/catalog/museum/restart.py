@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
 from spark_app.runtime.spark_version import installed_spark_version

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import time
 
+from launch.waiting import wait_until
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.kafka_probe import KafkaProbe
 from scenarios.engine.stage import Stage, TopicRecord
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in

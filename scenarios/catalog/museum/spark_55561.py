@@ -25,12 +25,12 @@ import re
 import time
 from collections.abc import Callable
 
+from launch.waiting import wait_until
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import say_prediction
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from scenarios.engine.waiting import wait_until
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.read_lines import READING_WORDS, parse_read_line

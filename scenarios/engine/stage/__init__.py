@@ -43,8 +43,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from launch.folders import Folders
+from launch.group import ProcessGroup
 from scenarios.checker.expectations import Check, check, exactly_once
-from scenarios.engine.apps import Folders
 from scenarios.engine.events import (
     Checked,
     Event,
@@ -57,7 +58,6 @@ from scenarios.engine.events import (
     Waiting,
 )
 from scenarios.engine.observers.kafka_probe import OffsetWindow
-from scenarios.engine.processes import ProcessGroup
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage.app import AppPart
 from scenarios.engine.stage.brokers import BrokersPart

@@ -19,11 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from launch.errors import ProcessError
+from launch.folders import Folders
+from launch.process import ManagedProcess, wait_while_alive
+from launch.spark import SparkLauncher
 from scenarios.checker.expectations import check
-from scenarios.engine.apps import Folders, SparkLauncher
 from scenarios.engine.observers.sampler import committed_offset, planned_offset
-from scenarios.engine.processes import ManagedProcess, wait_while_alive
-from scenarios.errors import ProcessError, StepFailed
+from scenarios.errors import StepFailed
 from spark_app.errors import DataLossError, error_in_text
 from spark_app.lines.batch_line import lag_in_output
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET, replay_bug_in
@@ -94,7 +96,7 @@ class AppPart:
             self.folders,
             kafka.app_bootstrap_servers,
             kafka.topic,
-            self._stage.timings,
+            self._stage.timings.trigger_sec,
             python=settings.spark_python,
             name=self.name,
             source=settings.source,

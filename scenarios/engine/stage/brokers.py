@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scenarios.engine.waiting import wait_until
+from launch.waiting import wait_until
 from scenarios.errors import StepFailed
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import SparkEvents, TaskRun
-from scenarios.engine.waiting import wait_until
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage

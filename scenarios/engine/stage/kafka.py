@@ -28,11 +28,12 @@ from kafka.admin import KafkaAdminClient
 
 from kafka_app.message_line import ProducerLine, parse_message
 from kafka_app.topic_setup import ensure_topic
-from scenarios.engine.apps import KafkaSide, free_port
+from launch.kafka import KafkaSide
+from launch.ports import free_port
+from launch.waiting import wait_until
 from scenarios.engine.faults.tcp_proxy import TcpProxy
-from scenarios.engine.observers.kafka_probe import OffsetWindow
+from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
 from scenarios.engine.observers.sampler import OffsetSampler
-from scenarios.engine.waiting import wait_until
 from scenarios.errors import StepFailed
 from spark_app.offsets import TopicPartition
 from spark_app.source.kafka_client import GroupOffsets
@@ -81,6 +82,8 @@ class KafkaPart:
     def __init__(self, stage: Stage) -> None:
         self._stage = stage
         self._side: KafkaSide | None = None
+        # The scenario's own look at the topic's offsets, renewed with each producer start.
+        self._probe: KafkaProbe | None = None
         self._sampler: OffsetSampler | None = None
         # Set when the app reaches Kafka through a proxy the network part can cut.
         self.proxy: TcpProxy | None = None
@@ -146,7 +149,7 @@ class KafkaPart:
             side.start_broker()
         self._app_bootstrap = self._start_proxy(side) if behind_proxy else side.bootstrap_servers
         stage.timeline.event("Kafka up", "start")
-        side.start_producer()
+        self._start_producer(side)
         stage.say(
             f"Kafka at {side.bootstrap_servers}"
             + (" (the run's)" if shared else "")
@@ -174,6 +177,8 @@ class KafkaPart:
         """Stop the sampler, the probe and the proxy (the processes are the stage's group's)."""
         if self._sampler is not None:
             self._sampler.stop()
+        if self._probe is not None:
+            self._probe.stop()
         if self._side is not None:
             self._side.close()
         if self.proxy is not None:
@@ -212,12 +217,23 @@ class KafkaPart:
         return self._app_bootstrap
 
     def window(self) -> OffsetWindow:
-        """The topic's earliest and latest offsets now."""
-        return self._started().window()
+        """The topic's earliest and latest offsets now (waits while Kafka does not answer)."""
+        return wait_until(
+            self._probed().window,
+            timeout=30.0,
+            what="Kafka's offsets",
+            progress=self._stage.waiting,
+        )
 
     def values_in_topic(self) -> list[int]:
         """Every value the topic holds now, from its earliest to its latest offset."""
-        return self._started().probe_values()
+        return self._probed().values()
+
+    def _probed(self) -> KafkaProbe:
+        side = self._started()
+        if self._probe is None:
+            self._probe = KafkaProbe(side.bootstrap_servers, side.topic)
+        return self._probe
 
     def group_offset(self, group: str, tp: TopicPartition) -> int | None:
         """The offset consumer group `group` has committed for `tp`, if any."""
@@ -225,6 +241,19 @@ class KafkaPart:
             return offsets.committed([tp]).get(tp)
 
     # -- the producer ---------------------------------------------------------------------------
+    def _start_producer(
+        self,
+        side: KafkaSide,
+        acks: str = "all",
+        first_value: int | None = None,
+        grow_partitions: bool = False,
+    ) -> None:
+        """Start (again) the producer, and a fresh probe with it: close the old one's consumer."""
+        side.start_producer(acks=acks, first_value=first_value, grow_partitions=grow_partitions)
+        if self._probe is not None:
+            self._probe.stop()
+        self._probe = KafkaProbe(side.bootstrap_servers, side.topic)
+
     def send_negative_key(self) -> int:
         """Press Enter in the producer; returns the value of the message it sent with key -value."""
         side = self._started()
@@ -259,7 +288,7 @@ class KafkaPart:
         side = self._started()
         if self.producer_running:
             self.stop_producer()
-        side.start_producer(acks=acks, first_value=first_value)
+        self._start_producer(side, acks=acks, first_value=first_value)
         self._stage.timeline.event(f"producer acks={acks}", "start")
         self._stage.say(
             f"the producer sends again, with acks={acks}"
@@ -279,7 +308,7 @@ class KafkaPart:
         took = time.monotonic() - started
         window = self.window()
         self._stage.timeline.event(f"backlog +{count:,}", "note")
-        side.start_producer()
+        self._start_producer(side)
         self._stage.say(
             f"a backlog of {count:,} messages sent in {took:.1f} s (up to offset "
             f"{window.latest:,}); the steady producer goes on after it"
@@ -296,7 +325,7 @@ class KafkaPart:
         if self.producer_running:
             side.stop_producer()
         side.partitions = partitions
-        side.start_producer(grow_partitions=True)
+        self._start_producer(side, grow_partitions=True)
         self._stage.timeline.event(f"partitions {before} -> {partitions}", "note")
         self._stage.say(
             f"topic {side.topic} grew from {before} to {partitions} partitions; the "
@@ -310,7 +339,7 @@ class KafkaPart:
         value is ever sent twice. Returns the old topic's offsets as it was deleted."""
         side = self._started()
         last = self.stop_producer() if self.producer_running else self.window()
-        sent = side.probe_values()
+        sent = self.values_in_topic()
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers)
         try:
             admin.delete_topics([side.topic])
@@ -326,7 +355,7 @@ class KafkaPart:
         self._stage.timeline.event("topic deleted", "stop")
         before = side.partitions
         side.partitions = partitions
-        side.start_producer(first_value=max(sent, default=0) + 1)
+        self._start_producer(side, first_value=max(sent, default=0) + 1)
         self._stage.timeline.event(f"topic recreated, {partitions} partition(s)", "start")
         self._stage.say(
             f"topic {side.topic} ({before} partitions, {last.latest} messages) deleted "
@@ -339,8 +368,7 @@ class KafkaPart:
         """Change topic configs now (what `kafka-configs --alter --add-config` does); `label`
         names the change on the timeline, where the configs themselves would not fit."""
         side = self._started()
-        assert side.probe is not None, "the probe starts with the producer"
-        side.probe.set_configs(configs)
+        self._probed().set_configs(configs)
         shown = ", ".join(f"{k}={v}" for k, v in configs.items())
         self._stage.timeline.event(label or shown, "note")
         self._stage.say(f"topic {side.topic}: {shown}")
@@ -401,9 +429,7 @@ class KafkaPart:
     # -- retention ------------------------------------------------------------------------------
     def set_retention(self, retention_sec: float) -> None:
         """Change the topic's retention now (what `kafka-configs --alter` does)."""
-        side = self._started()
-        assert side.probe is not None, "the probe starts with the producer"
-        side.probe.set_retention(retention_sec)
+        self._probed().set_retention(retention_sec)
         self._stage.timeline.event(f"retention {retention_sec:g} s", "note")
         self._stage.say(f"topic retention set to {retention_sec:g} s")
 

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from checkpoint_stores import checkpoint_location
-from checkpoint_stores.cli import parse_ready_line, store_command, web_address
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.mirror import StoreApi, copy_down, copy_logs_down, delete, list_files
-from scenarios.engine.apps import free_port
+from launch.ports import free_port
+from launch.process import ManagedProcess
+from launch.store import StoreProcess
 from scenarios.engine.faults.tcp_proxy import Tap, TcpProxy
-from scenarios.engine.processes import ManagedProcess
 from scenarios.errors import StepFailed
 
 if TYPE_CHECKING:
@@ -137,19 +137,13 @@ class StorePart:
                 )
             return self.url
         stage = self._stage
-        argv = store_command(
-            kind, free_port(), stage.folders.root / "store-data", stage.folders.log
+        store = StoreProcess(
+            kind, stage.group, stage.folders.root / "store-data", stage.folders.log
         )
         with stage.spent.timed(f"{kind} store start"):
-            self.process = stage.group.start(f"{kind}-store", argv)
-            ready = self.process.wait_for(
-                parse_ready_line,
-                timeout=_START_TIMEOUT_SEC,
-                what=f"the {kind} store to answer",
-                progress=stage.waiting,
-            )
-        _, self.url, self.started_in = ready  # type: ignore[misc]
-        self.api = StoreApi(kind, web_address(self.process.output()) or self.url)
+            self.process = store.start()
+            self.url = store.wait_ready(_START_TIMEOUT_SEC, progress=stage.waiting)
+        self.started_in, self.api = store.started_in, store.api
         stage.fact(
             "checkpoint_store", {"kind": kind, "url": self.url, "start_sec": self.started_in}
         )

@@ -18,8 +18,8 @@ from kafka.protocol.consumer.offsets import ListOffsetsRequest
 from kafka.protocol.metadata.metadata import MetadataRequest
 
 from kafka_app.broker.settings import BrokerSettings
-from scenarios.engine import waiting
-from scenarios.errors import WaitTimeout
+from launch import waiting
+from launch.errors import WaitTimeout
 
 __all__ = [
     "admin",

@@ -16,6 +16,8 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from kafka_app.logs import setup_logging
 from kafka_app.message_line import PRODUCER_LOGGER, ProducerLine, format_message, parse_log_line
 from kafka_app.topic_offsets import OffsetWindow
+from launch.kafka import KafkaSide
+from launch.ports import free_port
 from scenarios.checker.sent_record import (
     SentRecord,
     SentRecordUnreadable,
@@ -27,7 +29,6 @@ from scenarios.checker.sent_record import (
 )
 from scenarios.checker.verify import ValueRange
 from scenarios.cli import run_cli
-from scenarios.engine.apps import KafkaSide, free_port
 from scenarios.engine.settings import PROJECT_ROOT
 from tests.scenarios.more_helpers import idle_stage, write_output
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from launch.ports import port_is_free
 from scenarios.demo.session import DEMO_MARK_VARIABLE
-from scenarios.run import leftovers as leftovers_module
 from tests.tmux_screen import TmuxScreen
 
 pytestmark = pytest.mark.e2e
@@ -363,7 +363,7 @@ def test_closing_the_demos_terminal_leaves_no_process(
         assert len(_marked_processes(log_dir)) >= 3  # producer, Spark driver, its JVM
         tmux.close()  # the terminal goes away: the kernel sends SIGHUP
         _no_leftovers(log_dir)
-        assert leftovers_module.port_is_free(free_port)
+        assert port_is_free(free_port)
     finally:
         tmux.close()
         leftovers = _kill_leftovers(log_dir)

@@ -1,5 +1,5 @@
-"""The demo's plumbing: settings to command lines, output tailing, and the retention switch
-against the real embedded broker."""
+"""The demo's plumbing: settings to the apps' command lines (launch/commands.py), output
+tailing, and the retention switch against the real embedded broker."""
 
 from __future__ import annotations
 
@@ -9,10 +9,23 @@ import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource, ConfigResourceType, NewTopic
 
+from launch.commands import producer_command, spark_command
 from scenarios.demo.errors import RetentionChangeError
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.session import OutputTail
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
+
+
+def _producer(settings: DemoSettings) -> list[str]:
+    """The producer's command line as the demo session starts it."""
+    return producer_command(
+        settings.producer_settings(), settings.kafka_choice(), python=settings.python
+    )
+
+
+def _spark(settings: DemoSettings, store_url: str | None = None) -> list[str]:
+    """The Spark app's command line as the demo session starts it."""
+    return spark_command(settings.spark_settings(store_url), python=settings.python)
 
 
 def test_defaults_follow_the_apps_and_the_seed() -> None:
@@ -32,11 +45,12 @@ def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path
     assert settings.checkpoint_dir == tmp_path / "checkpoints"
     assert settings.data_dir == tmp_path / "kafka-data"
     assert not settings.starts_fresh
-    producer = settings.producer_command()
+    producer = _producer(settings)
     assert producer[1:3] == ["-m", "kafka_app"]
     assert producer[producer.index("--port") + 1] == "19999"
     assert producer[producer.index("--data-dir") + 1] == str(tmp_path / "kafka-data")
-    spark = settings.spark_command()
+    assert producer[producer.index("--kafka") + 1] == "apache"  # the stack's Kafka, started by it
+    spark = _spark(settings)
     assert spark[spark.index("--bootstrap-servers") + 1] == "127.0.0.1:19999"
     assert spark[spark.index("--checkpoint-dir") + 1] == str(tmp_path / "checkpoints")
 
@@ -44,10 +58,10 @@ def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path
 def test_a_store_gives_the_spark_app_its_url_once_it_answers() -> None:
     settings = settings_from_args(main_parser().parse_args(["--checkpoint-store", "s3"]))
     assert settings.checkpoint_store == "s3"
-    spark = settings.spark_command("http://127.0.0.1:40123")
+    spark = _spark(settings, "http://127.0.0.1:40123")
     assert spark[spark.index("--checkpoint-store") + 1] == "s3"
     assert spark[spark.index("--checkpoint-store-url") + 1] == "http://127.0.0.1:40123"
-    assert "--checkpoint-store" not in DemoSettings().spark_command()  # local: as before
+    assert "--checkpoint-store" not in _spark(DemoSettings())  # local: as before
 
 
 def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,8 +73,8 @@ def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture
 
 def test_an_existing_kafka_replaces_the_embedded_broker() -> None:
     settings = DemoSettings(bootstrap_servers="kafka:9092", retention_sec=3600)
-    producer = settings.producer_command()
-    assert "--port" not in producer and "--data-dir" not in producer
+    producer = _producer(settings)
+    assert "--port" not in producer and "--data-dir" not in producer and "--kafka" not in producer
     assert producer[producer.index("--bootstrap-servers") + 1] == "kafka:9092"
     assert settings.kafka == "kafka:9092" and not settings.starts_fresh
     assert settings.retention_choices == (3600, 15)
@@ -112,9 +126,9 @@ def test_retention_of_a_missing_topic_says_why(embedded_broker: object) -> None:
 
 
 def test_a_store_that_has_not_answered_shows_none_and_deletes_nothing(tmp_path: Path) -> None:
+    from launch.group import ProcessGroup
     from scenarios.demo.readings import read_checkpoint_view
     from scenarios.demo.store import DemoStore
-    from scenarios.engine.processes import ProcessGroup
 
     store = DemoStore("s3", ProcessGroup(tmp_path / "log"), tmp_path / "data", tmp_path / "log")
     folder = Path("checkpoints")

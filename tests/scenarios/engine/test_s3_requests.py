@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from scenarios.engine.apps import free_port
+from launch.ports import free_port
 from scenarios.engine.faults.s3_requests import S3Requests
 from scenarios.engine.faults.tcp_proxy import TcpProxy
 from spark_app.runtime.checkpoint_latency import LatencySpec

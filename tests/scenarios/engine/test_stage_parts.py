@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from launch.errors import ProcessError
+from launch.group import ProcessGroup
+from launch.process import wait_while_alive
 from scenarios.catalog import SCENARIO_MODULES
 from scenarios.catalog.museum import EXHIBIT_MODULES
-from scenarios.engine.processes import ProcessGroup, wait_while_alive
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.engine.stage import Stage
-from scenarios.errors import ProcessError, StepFailed
+from scenarios.errors import StepFailed
 from scenarios.registry import all_scenarios
 from spark_app.lines.output_line import OutputRow, format_lines
 from tests.scenarios.more_helpers import idle_stage
@@ -130,7 +132,7 @@ STORY_MODULES = (*SCENARIO_MODULES, *EXHIBIT_MODULES, "scenarios.catalog.museum.
 @pytest.mark.parametrize("module", STORY_MODULES)
 def test_a_scenario_asks_for_kafka_and_the_app_never_for_a_broker_or_source(module: str) -> None:
     path = PROJECT_ROOT / (module.replace(".", "/") + ".py")
-    banned = ("scenarios.engine.apps", "kafka_app.broker", "spark_app.source")
+    banned = ("launch.kafka", "launch.spark", "kafka_app.broker", "spark_app.source")
     assert not [m for m in _imported_modules(path) if m.startswith(banned)]
     text = path.read_text(encoding="utf-8")
     for reach in (

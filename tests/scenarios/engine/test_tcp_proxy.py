@@ -12,7 +12,7 @@ from kafka.errors import KafkaError
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
 from kafka_app.broker.cli import check_args, main_parser
-from scenarios.engine.apps import free_port
+from launch.ports import free_port
 from scenarios.engine.faults.tcp_proxy import TcpProxy
 from spark_app.source.kafka_client import TopicClient
 from tests.spark_app.kafka_helpers import create_topic, send_counter
@@ -59,7 +59,7 @@ def test_a_cut_with_no_client_waiting_can_be_restored_at_once() -> None:
     must not keep the port listening, or restore() fails with EADDRINUSE."""
     import socket as _socket
 
-    from scenarios.engine.apps import free_port
+    from launch.ports import free_port
     from scenarios.engine.faults.tcp_proxy import TcpProxy
 
     with _socket.socket() as target:

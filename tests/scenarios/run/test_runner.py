@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from launch.group import ProcessGroup
+from launch.process import CONSOLE_SUFFIX
 from scenarios.checker.expectations import check
-from scenarios.engine.processes import CONSOLE_SUFFIX, ProcessGroup
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE

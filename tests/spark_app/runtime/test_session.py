@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine.waiting import wait_until
+from launch.waiting import wait_until
 from spark_app.runtime import session
 from spark_app.runtime.session import SparkSessionResource, _environment, _temporary_files_in
 from spark_app.settings import SparkAppSettings

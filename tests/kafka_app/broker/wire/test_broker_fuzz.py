@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from kafka_app.broker import BrokerSettings, EmbeddedBroker
-from scenarios.engine.apps import free_port
+from launch.ports import free_port
 from tests.kafka_app.broker.broker_helpers import api_versions_answered, create_topic, recv_frame
 from tests.kafka_app.broker.wire.fuzz_corpus import (
     Seed,

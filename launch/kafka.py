@@ -1,43 +1,38 @@
-"""The two apps as a scenario starts them: only through their command lines, as a user would.
+"""The Kafka side of a run: a broker (or a cluster) and the producer, each through its command line.
 
-Kafka is the embedded broker (`python -m kafka_app broker`) on a free port with its data in the
-scenario's folder, or a Kafka given with `--bootstrap-servers`. Three Apache Kafka brokers are
-the one exception to "only through the command line": see `KafkaSide._start_apache_cluster`. The producer
-(`python -m kafka_app --bootstrap-servers …`) runs as its own process so it can be stopped while
-the broker keeps the data. The Spark app (`python -m spark_app …`) is started again and again on
-the same checkpoint and log folders.
+Kafka is the broker of the run's kind (`python -m kafka_app broker`, embedded or Apache Kafka)
+on a free port with its data in the run's folder, or a Kafka given with `--bootstrap-servers`.
+Three Apache Kafka brokers are the one exception to "only through the command line": see
+`KafkaSide._start_apache_cluster`. The producer (`python -m kafka_app --bootstrap-servers …`)
+runs as its own process so it can be stopped while the broker keeps the data.
 
 Usage:
     kafka = KafkaSide(group, folders, timings, topic="Experience", retention_sec=15)
-    kafka.start()
-    spark = SparkLauncher(group, folders, kafka.bootstrap_servers, "Experience", timings)
-    process = spark.start(fail_on_data_loss=False)
+    kafka.start()                      # the broker, then the producer's first message
+    kafka.stop_producer()
 """
 
 from __future__ import annotations
 
-import socket
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from checkpoint_stores import StoreKind
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import parse_message
 from kafka_app.settings import ProducerAppSettings
-from scenarios.engine.observers.kafka_probe import KafkaProbe, OffsetWindow
-from scenarios.engine.processes import ManagedProcess, ProcessGroup, wait_while_alive
-from scenarios.engine.settings import Timings
-from scenarios.engine.waiting import Progress, wait_until
-from scenarios.errors import ProcessError
-from spark_app.settings import SourceKind, SparkAppSettings
+from launch.commands import broker_command, producer_command
+from launch.errors import ProcessError
+from launch.folders import Folders
+from launch.group import ProcessGroup
+from launch.ports import free_port, port_open
+from launch.process import ManagedProcess, wait_while_alive
+from launch.waiting import Progress
 
 if TYPE_CHECKING:
     from kafka_app.apache.cluster import ApacheKafka
 
-__all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
+__all__ = ["KafkaSide", "KafkaTimings"]
 
 # A send may wait this long on a cluster: killing a leader, or two stale followers starting
 # again before one is elected, takes Kafka 10-25 s here (measured), beyond the producer's 30 s
@@ -45,54 +40,34 @@ __all__ = ["Folders", "KafkaSide", "SparkLauncher", "free_port"]
 _CLUSTER_SEND_TIMEOUT_SEC = 180.0
 
 
-def free_port() -> int:
-    """A port on 127.0.0.1 nothing listens on now (never 9092 unless the OS hands it out)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-@dataclass(frozen=True)
-class Folders:
-    """A scenario's own folders, fresh for every run."""
-
-    root: Path
+class KafkaTimings(Protocol):
+    """What the Kafka side reads of a run's timings (the scenarios' `Timings` is one): Kafka's
+    retention clock, the producer's pace, and how long a broker may take to listen."""
 
     @property
-    def checkpoints(self) -> Path:
-        return self.root / "checkpoints"
+    def segment_sec(self) -> float: ...
 
     @property
-    def log(self) -> Path:
-        return self.root / "log"
+    def retention_check_sec(self) -> float: ...
 
     @property
-    def kafka_data(self) -> Path:
-        return self.root / "kafka-data"
+    def retention_initial_delay_sec(self) -> float: ...
 
     @property
-    def processes(self) -> Path:
-        return self.root / "processes"
+    def interval_sec(self) -> float: ...
 
     @property
-    def output_log(self) -> Path:
-        return SparkAppSettings(log_dir=self.log).output_file
+    def kafka_start_timeout_sec(self) -> float: ...
 
 
 class KafkaSide:
-    """The broker (unless external) and the producer of one scenario."""
+    """The broker (unless external) and the producer of one run."""
 
     def __init__(
         self,
         group: ProcessGroup,
         folders: Folders,
-        timings: Timings,
+        timings: KafkaTimings,
         *,
         topic: str,
         retention_sec: float,
@@ -108,10 +83,10 @@ class KafkaSide:
         self.group, self.folders, self.timings = group, folders, timings
         self.kind, self.brokers = kind, brokers
         self.kafka_version = kafka_version  # Apache Kafka's; None: kafka_app's pinned default
-        # The nodes of a cluster (brokers > 1), which the stage's brokers part kills and starts.
+        # The nodes of a cluster (brokers > 1), which the caller kills and starts one by one.
         self.cluster: ApacheKafka | None = None
-        # With a proxy port the broker gets a second listener that advertises the proxy (see
-        # tcp_proxy.py); `second_port` is where the proxy forwards to.
+        # With a proxy port the broker gets a second listener that advertises the proxy (which
+        # the caller runs, to cut the network); `second_port` is where the proxy forwards to.
         self.proxy_port = proxy_port
         self.second_port: int | None = None
         self.topic, self.retention_sec, self.partitions = topic, retention_sec, partitions
@@ -120,7 +95,6 @@ class KafkaSide:
         self.python, self.progress = python, progress
         self.broker: ManagedProcess | None = None
         self.producer: ManagedProcess | None = None
-        self.probe: KafkaProbe | None = None
 
     def start_broker(self) -> None:
         """Start the broker of this run's kind (nothing when Kafka is external)."""
@@ -138,14 +112,14 @@ class KafkaSide:
 
     def _start_embedded_broker(self) -> None:
         self._start_broker_process(
-            KafkaChoice(kafka="embedded").to_argv(), self.timings.kafka_start_timeout_sec
+            KafkaChoice(kafka="embedded"), self.timings.kafka_start_timeout_sec
         )
 
     def _start_apache_kafka(self) -> None:
         """Apache Kafka through the same command (`python -m kafka_app broker --kafka apache`):
         one JVM node, fetched once into the project's cache; a JVM takes longer to listen."""
         self._start_broker_process(
-            KafkaChoice(kafka="apache", kafka_version=self.kafka_version).to_argv(),
+            KafkaChoice(kafka="apache", kafka_version=self.kafka_version),
             2 * self.timings.kafka_start_timeout_sec,
         )
 
@@ -154,7 +128,7 @@ class KafkaSide:
         broker --brokers 3` child: a scenario kills, stops and starts single nodes, which only
         the owner of their JVMs can do (the command runs them all in the foreground and offers
         no way to address one). Each JVM still dies with this process (PR_SET_PDEATHSIG), and
-        the stage stops them all when it closes."""
+        `close()` stops them all."""
         from kafka_app.apache.cluster import ApacheKafka
 
         if self.kind != "apache":
@@ -182,7 +156,7 @@ class KafkaSide:
         cluster.start()
         self.bootstrap_servers = cluster.bootstrap_servers
 
-    def _start_broker_process(self, choice_argv: list[str], timeout: float) -> None:
+    def _start_broker_process(self, choice: KafkaChoice, timeout: float) -> None:
         port = free_port()
         self.bootstrap_servers = f"127.0.0.1:{port}"
         t = self.timings
@@ -201,12 +175,11 @@ class KafkaSide:
             ),
         )
         self.broker = self.group.start(
-            "broker",
-            [self.python, "-m", "kafka_app", "broker", *broker_settings.to_argv(), *choice_argv],
+            "broker", broker_command(broker_settings, choice, python=self.python)
         )
         wait_while_alive(
             self.broker,
-            lambda: _port_open(port),
+            lambda: port_open(port),
             what="listening on its port",
             timeout=timeout,
             name="the broker",
@@ -238,7 +211,7 @@ class KafkaSide:
             send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0,
         )
         self.producer = self.group.start(
-            name, [self.python, "-m", "kafka_app", *producer_settings.to_argv()]
+            name, producer_command(producer_settings, python=self.python)
         )
         self.producer.wait_for(
             self._sent_a_message,
@@ -246,9 +219,6 @@ class KafkaSide:
             what="its first message",
             progress=self.progress,
         )
-        if self.probe is not None:
-            self.probe.stop()  # a restarted producer's probe replaces it: close its consumer
-        self.probe = KafkaProbe(self.bootstrap_servers, self.topic)
         return self.producer
 
     def send_burst(self, count: int, timeout: float = 300.0) -> ManagedProcess:
@@ -268,7 +238,7 @@ class KafkaSide:
         )
         burst = self.group.start(
             f"burst-{len(self.group.processes)}",
-            [self.python, "-m", "kafka_app", *producer_settings.to_argv()],
+            producer_command(producer_settings, python=self.python),
         )
         code = burst.wait_exit(timeout, progress=self.progress)
         if code != 0:
@@ -294,70 +264,7 @@ class KafkaSide:
         if self.producer is not None:
             self.producer.terminate(timeout=15)
 
-    def window(self, timeout: float = 30.0) -> OffsetWindow:
-        """The topic's earliest and latest offsets now (waits while Kafka does not answer)."""
-        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
-        self.probe = probe
-        return wait_until(
-            probe.window, timeout=timeout, what="Kafka's offsets", progress=self.progress
-        )
-
-    def probe_values(self) -> list[int]:
-        probe = self.probe or KafkaProbe(self.bootstrap_servers, self.topic)
-        self.probe = probe
-        return probe.values()
-
     def close(self) -> None:
-        if self.probe is not None:
-            self.probe.stop()
+        """Stop a cluster's nodes (the processes are the group's, stopped with it)."""
         if self.cluster is not None:
             self.cluster.stop()
-
-
-class SparkLauncher:
-    """Starts the Spark app on the scenario's checkpoint and log folders, numbered per start."""
-
-    def __init__(
-        self,
-        group: ProcessGroup,
-        folders: Folders,
-        bootstrap_servers: str,
-        topic: str,
-        timings: Timings,
-        python: str = sys.executable,
-        name: str = "spark",
-        source: SourceKind = "python",
-        checkpoint_store: StoreKind = "local",
-        checkpoint_store_url: str | None = None,
-    ) -> None:
-        self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
-        # Where the checkpoint folder lives: here, or its path on the stage's store.
-        self.checkpoint_store, self.checkpoint_store_url = checkpoint_store, checkpoint_store_url
-        self.topic, self.timings, self.python = topic, timings, python
-        # Which Kafka source every start uses unless told otherwise (`run --source`).
-        self.source = source
-        # A second app beside the first (the upgrade's green) needs its own process names.
-        self.name = name
-        self.starts = 0
-        self.current: ManagedProcess | None = None
-
-    def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
-        """Start the app with the scenario's folders, Kafka and trigger, plus `changes` to its
-        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default.
-        `python` runs this start on another PySpark's interpreter (scenarios/engine/spark_envs.py)."""
-        self.starts += 1
-        base: dict[str, object] = dict(
-            bootstrap_servers=self.bootstrap_servers,
-            topic=self.topic,
-            checkpoint_dir=self.folders.checkpoints,
-            log_dir=self.folders.log,
-            trigger_sec=self.timings.trigger_sec,
-            source=self.source,
-            checkpoint_store=self.checkpoint_store,
-            checkpoint_store_url=self.checkpoint_store_url,
-        )
-        base.update({name: value for name, value in changes.items() if value is not None})
-        settings = SparkAppSettings(**base)  # type: ignore[arg-type]
-        argv = [python or self.python, "-m", "spark_app", *settings.to_argv()]
-        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
-        return self.current

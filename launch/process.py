@@ -1,14 +1,13 @@
-"""Real processes a scenario starts, watches, kills and always cleans up.
+"""One real child process, started, watched, killed and always cleaned up.
 
 Each `ManagedProcess` runs in its own process group (a new session), its stdout and stderr
 captured to a file that can be read while it runs. Killing it kills the whole group: a PySpark
 driver starts a JVM as its child, and `kill -9` of the driver alone would leave that JVM
-holding ports and files. A `ProcessGroup` owns every process a scenario starts and kills what is
-still alive when the `with` block ends, on success, on failure and on Ctrl-C alike.
+holding ports and files. Several processes that belong together go in a `ProcessGroup`
+(launch/group.py), which stops them all when its `with` block ends.
 
 Usage:
-    with ProcessGroup(run_dir) as group:
-        spark = group.start("spark", [sys.executable, "-m", "spark_app", ...])
+    with ManagedProcess("spark", spark_command(settings), output=Path("spark.out")) as spark:
         spark.wait_for(r"Count = 5", timeout=60)
         spark.kill()
 """
@@ -19,21 +18,18 @@ import os
 import re
 import signal
 import subprocess
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from types import TracebackType
 from typing import IO, TypeVar
 
-from scenarios.engine.hangup import die_with_parent
-from scenarios.engine.waiting import Progress, wait_until
-from scenarios.errors import ProcessError
+from launch.errors import ProcessError
+from launch.hangup import die_with_parent
+from launch.waiting import Progress, wait_until
 
-__all__ = ["ManagedProcess", "ProcessGroup", "wait_while_alive", "CONSOLE_SUFFIX"]
+__all__ = ["ManagedProcess", "wait_while_alive", "CONSOLE_SUFFIX"]
 
-# Each process's console file in a scenario's processes/ folder is `<name>.out`.
+# Each process's console file in a group's folder (a scenario's processes/) is `<name>.out`.
 CONSOLE_SUFFIX = ".out"
 
 T = TypeVar("T")
@@ -259,79 +255,3 @@ def wait_while_alive(
         return None
 
     return wait_until(check, timeout=timeout, what=shown_as or what, poll=poll, progress=progress)
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back while cleaning up, so an impatient second signal (or the
-    copy `timeout` and `uv run` both deliver) cannot leave processes behind; delivered after.
-
-    The signals are noted by a stand-in handler rather than blocked: a signal sent to the
-    process can land on any thread that does not block it (kafka-python and Spark start their
-    own), so blocking it in the main thread alone does not hold it back."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    arrived: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {
-        number: signal.signal(number, lambda number, _frame: arrived.append(number))
-        for number in held
-    }
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for number in dict.fromkeys(arrived):
-            signal.raise_signal(number)
-
-
-class ProcessGroup:
-    """Owns every process a scenario starts; stops them all on exit, newest first."""
-
-    def __init__(
-        self, output_dir: Path, *, cwd: Path | None = None, env: Mapping[str, str] | None = None
-    ) -> None:
-        self.output_dir = output_dir
-        self.cwd = cwd
-        self.env = env
-        self.processes: list[ManagedProcess] = []
-
-    def start(
-        self, name: str, argv: Sequence[str], *, output_name: str | None = None
-    ) -> ManagedProcess:
-        """Start a process whose output goes to `<output_dir>/<output_name or name>.out`
-        (CONSOLE_SUFFIX)."""
-        process = ManagedProcess(
-            name,
-            argv,
-            output=self.output_dir / f"{output_name or name}{CONSOLE_SUFFIX}",
-            cwd=self.cwd,
-            env=self.env,
-        )
-        self.processes.append(process)
-        return process.start()
-
-    def stop(self) -> None:
-        """Stop every process; a second Ctrl-C or SIGTERM meanwhile waits until this is done."""
-        errors: list[ProcessError] = []
-        with _signals_held():
-            for process in reversed(self.processes):
-                try:
-                    process.stop()
-                except ProcessError as error:
-                    errors.append(error)
-        if errors:
-            raise errors[0]
-
-    def __enter__(self) -> ProcessGroup:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -1,4 +1,5 @@
-"""Before it starts anything, the demo names what a previous run left behind, in one line."""
+"""An earlier run's processes still in the way, found and named in one line; the demo refuses to
+start beside them."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.run.leftovers import describe_leftovers, find_leftovers, port_is_free
+from launch.leftovers import describe_leftovers, find_leftovers
+from launch.ports import port_is_free
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 LISTENER = textwrap.dedent("""
     import socket, sys, time
@@ -93,7 +95,7 @@ def test_the_demo_refuses_to_start_beside_them(
 def test_without_proc_as_on_macos_nothing_is_found_and_nothing_fails(
     monkeypatch, tmp_path: Path
 ) -> None:
-    import scenarios.run.leftovers as leftovers
+    import launch.leftovers as leftovers
 
     def no_proc(path: str) -> list[str]:
         raise FileNotFoundError(path)

@@ -1,6 +1,6 @@
 """Waiting on a condition until a deadline, never on a bare sleep.
 
-A scenario waits for things it can observe: a value in the output log, the broker's earliest
+A run waits for things it can observe: a value in the output log, the broker's earliest
 offset moving past a checkpoint, a process ending. Each wait has a deadline on
 `time.monotonic()` and reports progress, so a slow machine shows "still waiting…" instead of
 looking hung, and a broken one fails with a message saying what never happened.
@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from scenarios.errors import WaitTimeout
+from launch.errors import WaitTimeout
 
 __all__ = ["Progress", "wait_until"]
 

@@ -9,18 +9,19 @@ port, by binding it, and nothing about who holds it.
 
 Usage:
     found = find_leftovers(folders=[Path("log"), Path("checkpoints")], ports=[9092])
-    if found: raise DemoError(describe_leftovers(found))
+    if found: raise PreviousRunStillGoing(describe_leftovers(found))
 """
 
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Leftover", "find_leftovers", "describe_leftovers", "port_is_free"]
+from launch.ports import port_is_free
+
+__all__ = ["Leftover", "find_leftovers", "describe_leftovers"]
 
 APP_MODULES = ("kafka_app", "spark_app")
 _LISTEN = "0A"  # the TCP state LISTEN in /proc/net/tcp
@@ -33,16 +34,6 @@ class Leftover:
     pid: int
     command: str
     reason: str
-
-
-def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return True
 
 
 def find_leftovers(folders: Sequence[Path], ports: Sequence[int]) -> list[Leftover]:

@@ -1,0 +1,72 @@
+"""The Spark app as a run starts it: through its command line, again and again on one checkpoint.
+
+Each start is `python -m spark_app …` (launch/commands.py) with the run's folders, Kafka and
+trigger, plus the changes that start asks for, as a new process of the run's group, numbered
+(`spark-1`, `spark-2`, …) so every start keeps its own console.
+
+Usage:
+    spark = SparkLauncher(group, folders, kafka.bootstrap_servers, "Experience", trigger_sec=1.0)
+    process = spark.start(fail_on_data_loss=False)
+"""
+
+from __future__ import annotations
+
+import sys
+
+from checkpoint_stores import StoreKind
+from launch.commands import spark_command
+from launch.folders import Folders
+from launch.group import ProcessGroup
+from launch.process import ManagedProcess
+from spark_app.settings import SourceKind, SparkAppSettings
+
+__all__ = ["SparkLauncher"]
+
+
+class SparkLauncher:
+    """Starts the Spark app on the run's checkpoint and log folders, numbered per start."""
+
+    def __init__(
+        self,
+        group: ProcessGroup,
+        folders: Folders,
+        bootstrap_servers: str,
+        topic: str,
+        trigger_sec: float,
+        python: str = sys.executable,
+        name: str = "spark",
+        source: SourceKind = "python",
+        checkpoint_store: StoreKind = "local",
+        checkpoint_store_url: str | None = None,
+    ) -> None:
+        self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
+        # Where the checkpoint folder lives: here, or its path on the run's store.
+        self.checkpoint_store, self.checkpoint_store_url = checkpoint_store, checkpoint_store_url
+        self.topic, self.trigger_sec, self.python = topic, trigger_sec, python
+        # Which Kafka source every start uses unless told otherwise (`run --source`).
+        self.source = source
+        # A second app beside the first (the upgrade's green) needs its own process names.
+        self.name = name
+        self.starts = 0
+        self.current: ManagedProcess | None = None
+
+    def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
+        """Start the app with the run's folders, Kafka and trigger, plus `changes` to its
+        settings (e.g. `sink="at-least-once"`); a change given as None keeps the default.
+        `python` runs this start on another PySpark's interpreter (a scenario's `run --spark`)."""
+        self.starts += 1
+        base: dict[str, object] = dict(
+            bootstrap_servers=self.bootstrap_servers,
+            topic=self.topic,
+            checkpoint_dir=self.folders.checkpoints,
+            log_dir=self.folders.log,
+            trigger_sec=self.trigger_sec,
+            source=self.source,
+            checkpoint_store=self.checkpoint_store,
+            checkpoint_store_url=self.checkpoint_store_url,
+        )
+        base.update({name: value for name, value in changes.items() if value is not None})
+        settings = SparkAppSettings(**base)  # type: ignore[arg-type]
+        argv = spark_command(settings, python=python or self.python)
+        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
+        return self.current
