@@ -111,4 +111,5 @@ def _process_tails(folder: Path, lines: int = 12) -> str:
 
 
 def checks_named(result: dict[str, Any], words: str) -> list[dict[str, Any]]:
-    return [c for c in result["checks"] if words in c["name"]]
+    """The checks whose label (`Step title › check name`) holds `words`."""
+    return [c for c in result["checks"] if words in c["label"]]

@@ -26,10 +26,14 @@ _FILES = sorted(CATALOG.rglob("*.py"))
 _CHECK_MAKERS = sorted((ROOT / "scenarios" / "checker").rglob("*.py")) + sorted(
     (ROOT / "scenarios" / "engine").rglob("*.py")
 )
-# Modules still to be told as with-blocks (issue 50's conversion, file by file): empty when done.
-_NOT_YET: set[str] = {
-    p.stem for p in _FILES if p.stem not in {"endless_retention", "steps", "__init__"}
-}
+# Modules told as with-blocks so far (issue 50's conversion, file by file); the rest are _NOT_YET
+# and skipped by these tests until converted. Both go when every module is done.
+_DONE = [
+    "__init__",
+    "steps",
+    "endless_retention",
+]
+_NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
 
 
