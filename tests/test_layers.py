@@ -84,23 +84,61 @@ def test_no_benchmark_starts_a_process_through_the_scenarios() -> None:
     assert found == []
 
 
-@pytest.mark.parametrize(
-    "below",
-    [
-        "scenarios.engine",
-        "scenarios.catalog",
-        "scenarios.report",
-        "scenarios.checker",
-        "scenarios.demo",
-    ],
+# scenarios/ from the bottom up (docs/architecture.md#the-layers-of-scenarios): a module reads
+# its own floor and the floors below it, never one above. The entry points on top (the command
+# line, the demo, doctor, the offline kit) may read every floor.
+SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("scenarios.errors",),
+    ("scenarios.checker",),
+    ("scenarios.engine",),
+    ("scenarios.catalog",),
+    ("scenarios.registry",),
+    ("scenarios.report",),
+    ("scenarios.run",),
+    ("scenarios.cli", "scenarios.doctor", "scenarios.kit", "scenarios.demo", "scenarios.__main__"),
 )
-def test_no_layer_below_imports_the_run_layer(below: str) -> None:
-    assert _imports_into(below, "scenarios.run") == []
 
 
-def test_doctor_reads_of_the_run_layer_only_the_jar_prefetch() -> None:
-    assert _imports_into("scenarios.doctor", "scenarios.run") == [
-        "scenarios.doctor -> scenarios.run.jar_prefetch"
+def _floor(module: str, floors: tuple[tuple[str, ...], ...]) -> int | None:
+    return next(
+        (i for i, names in enumerate(floors) if any(_in(module, name) for name in names)), None
+    )
+
+
+def upward_imports(graph: dict[str, set[str]], floors: tuple[tuple[str, ...], ...]) -> list[str]:
+    """Every import from a floor to one above it: `module -> imported`."""
+    found = []
+    for module, imported in graph.items():
+        own = _floor(module, floors)
+        if own is None:
+            continue
+        for target in imported:
+            theirs = _floor(target, floors)
+            if theirs is not None and theirs > own:
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_the_floors_of_scenarios_only_look_down() -> None:
+    assert upward_imports(GRAPH, SCENARIO_FLOORS) == []
+
+
+def test_every_module_of_scenarios_is_on_a_floor() -> None:
+    assert [
+        m
+        for m in GRAPH
+        if _in(m, "scenarios") and m != "scenarios" and _floor(m, SCENARIO_FLOORS) is None
+    ] == []
+
+
+def test_the_floor_rule_refuses_what_it_should() -> None:
+    graph = {
+        "scenarios.engine.stage": {"scenarios.report.narration", "scenarios.checker.verify"},
+        "scenarios.report.story": {"scenarios.registry"},
+        "scenarios.demo.session": {"scenarios.run.runner"},
+    }
+    assert upward_imports(graph, SCENARIO_FLOORS) == [
+        "scenarios.engine.stage -> scenarios.report.narration"
     ]
 
 
