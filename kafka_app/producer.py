@@ -13,6 +13,7 @@ Usage:
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from collections import deque
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import kafka.errors
 from kafka import KafkaProducer
@@ -35,6 +37,7 @@ from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.partitioning import partition_for
+from kafka_app.sent_records import SENT_RECORDS_FILE, SentRecord, format_record
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
 from kafka_app.topic_setup import TopicState, ensure_topic
@@ -67,6 +70,8 @@ class ProducerApp:
         # while we wait for Kafka's acknowledgement; the message may still be stored, and its
         # line is owed (broker-failover's count read one value more than the lines said).
         self._unprinted: deque[_Sent] = deque()
+        # Every acknowledged record, one JSON line each (kafka_app/sent_records.py).
+        self._sent: TextIO = open(os.devnull, "w")  # noqa: SIM115 (run() opens the real one)
 
     def stop(self) -> None:
         """Ask the send loop to finish after the current message (thread-safe)."""
@@ -75,6 +80,11 @@ class ProducerApp:
     def run(self) -> int:
         """Run until stopped; returns how many messages were sent."""
         with ExitStack() as stack:
+            self._sent.close()
+            self._settings.log_dir.mkdir(parents=True, exist_ok=True)
+            self._sent = stack.enter_context(
+                (self._settings.log_dir / SENT_RECORDS_FILE).open("a", encoding="utf-8")
+            )
             bootstrap, data_dir = self._kafka(stack)
             topic = self._topic(bootstrap)
             offsets = stack.enter_context(TopicOffsets(bootstrap, topic.name, topic.partitions))
@@ -322,11 +332,27 @@ class ProducerApp:
 
     def _print(self, message: _Sent, window: OffsetWindow, topic: TopicState) -> None:
         line = format_message(topic.name, window, message.key, message.value)
-        # Printed and forgotten together: a stop here would leave the line torn or owed twice.
+        # Printed, recorded and forgotten together: a stop here would leave the line torn or
+        # owed twice.
         with held():
             self._console.message(line, negative=message.key < 0)
+            self._record(message)
             self._unprinted.popleft()
         _log.info("%s", line)
+
+    def _record(self, message: _Sent) -> None:
+        """The acknowledged record, as Kafka stored it, for the oracle (sent_records.py)."""
+        stored = message.future.value  # done and succeeded: _acknowledged or the stop saw to it
+        record = SentRecord(
+            stored.topic,
+            stored.partition,
+            stored.offset,
+            stored.timestamp,
+            str(message.key),
+            str(message.value),
+        )
+        self._sent.write(format_record(record) + "\n")
+        self._sent.flush()
 
     def _print_delivered(self, offsets: TopicOffsets, topic: TopicState) -> None:
         """At the stop, the line of every message Kafka stored after all, with the window as

@@ -194,6 +194,28 @@ def test_app_sends_counter_and_continues_after_highest_value(
     assert second[-2:] == ["Experience [0:4]: 4 -> 4", "Experience [0:5]: 5 -> 5"]
 
 
+def test_every_acknowledged_record_is_written_as_kafka_stored_it(
+    embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
+) -> None:
+    """sent-records.jsonl: the truth a user's query is judged by, read back from the topic."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    from kafka_app.sent_records import SENT_RECORDS_FILE, read_sent_records
+
+    bootstrap = embedded_broker.bootstrap_servers
+    _run_app(bootstrap, tmp_path, pipe[0], count=4, topic="Truth", partitions=2)
+    sent = read_sent_records(tmp_path / "log" / SENT_RECORDS_FILE, "Truth")
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, consumer_timeout_ms=3000)
+    consumer.assign([TopicPartition("Truth", 0), TopicPartition("Truth", 1)])
+    consumer.seek_to_beginning()
+    stored = sorted(
+        (m.partition, m.offset, m.timestamp, m.key.decode(), m.value.decode()) for m in consumer
+    )
+    consumer.close()
+    assert sorted((r.partition, r.offset, r.timestamp_ms, r.key, r.value) for r in sent) == stored
+    assert [r.value for r in sent] == ["1", "2", "3", "4"]
+
+
 def test_app_with_partitions_sums_offsets(
     embedded_broker: EmbeddedBroker, tmp_path: Path, pipe: tuple[int, int]
 ) -> None:
