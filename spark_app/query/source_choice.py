@@ -12,22 +12,40 @@ source's own options (`checkpointLocation`, `logFile`, `offsetsGroup`) are left 
 connector, which would ignore them anyway.
 
 Usage:
+    register_source(spark, settings)
     reader = spark.readStream.format(source_format(settings)).options(**source_options(settings))
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["source_format", "source_options", "connector_package", "check_connector_available"]
+__all__ = [
+    "source_format",
+    "source_options",
+    "register_source",
+    "connector_package",
+    "check_connector_available",
+]
 
 
 def source_format(settings: SparkAppSettings) -> str:
     from spark_app.source.kafka_source import SOURCE_NAME
 
     return "kafka" if settings.source == "spark-kafka" else SOURCE_NAME
+
+
+def register_source(spark: Any, settings: SparkAppSettings) -> None:
+    """Make our source known to the session when it reads with it."""
+    if settings.source == "python":
+        # Registering a Python data source makes Spark look up every installed one in a
+        # Python process of its own (~1 s); the connector, a JVM source, needs none.
+        from spark_app.source.kafka_source import KafkaSource
+
+        spark.dataSource.register(KafkaSource)
 
 
 def source_options(settings: SparkAppSettings) -> dict[str, str]:

@@ -10,12 +10,14 @@ Usage:
     check_store(settings)                      # CheckpointStoreError when it does not answer
     conf = store_conf(settings)                # spark.jars and spark.hadoop.fs.s3a.*
     exists(spark, f"{settings.checkpoint_location}/commits/3")
+    committed = commit_check(spark, settings)  # None: read the local folder
 """
 
 from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from checkpoint_stores import StoreError, hadoop_conf, store_address
@@ -27,6 +29,7 @@ __all__ = [
     "check_store",
     "store_conf",
     "exists",
+    "commit_check",
     "remote_query_id",
     "remote_pins",
     "remote_commit_format",
@@ -74,6 +77,15 @@ def exists(spark: Any, uri: str) -> bool:
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(uri)
     return bool(path.getFileSystem(spark._jsc.hadoopConfiguration()).exists(path))
+
+
+def commit_check(spark: Any, settings: SparkAppSettings) -> Callable[[int], bool] | None:
+    """How a stop sees that commits/N was written: None reads the local folder; on a store
+    Spark's own Hadoop client asks it."""
+    if settings.local_checkpoint:
+        return None
+    location = settings.checkpoint_location
+    return lambda batch: exists(spark, f"{location}/commits/{batch}")
 
 
 def _read_text(spark: Any, uri: str) -> str:

@@ -160,7 +160,7 @@ def test_damaged_checkpoint_is_one_line_before_spark_starts(
 
 
 def test_spark_failures_are_explained_from_their_message_not_their_trace() -> None:
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
     from spark_app.settings import SparkAppSettings
 
     schema = RuntimeError(

@@ -11,9 +11,9 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable
 
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.offsets import TopicPartition
-from spark_app.query.app import preflight
 from spark_app.query.connector_group import BatchStartCommitter
 from spark_app.query.group_offsets import choose_start, group_start_in, start_offsets_to_commit
+from spark_app.query.preflight import preflight
 from spark_app.settings import SparkAppSettings
 from spark_app.source.kafka_client import GroupOffsets
 from spark_app.source.kafka_source import KafkaStreamReader

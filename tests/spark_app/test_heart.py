@@ -90,7 +90,7 @@ def test_a_replayed_batch_gets_exactly_the_same_counts() -> None:
 WRITER = textwrap.dedent("""
     import json, sys
     from pathlib import Path
-    from spark_app.query.app import BatchHandler
+    from spark_app.query.batch_handler import BatchHandler
     from spark_app.query.negative_key import NegativeKeyPolicy
     from spark_app.settings import SparkAppSettings
     from spark_app.lines.output_line import OutputRow

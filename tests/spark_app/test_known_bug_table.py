@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_app.failures import explain_failure
 from spark_app.lines.known_bug_table import (
     ABSENT,
     FIXED,
@@ -19,7 +20,6 @@ from spark_app.lines.known_bug_table import (
     line_of,
 )
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET
-from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 
 METADATA = bug_named("SPARK-55058")

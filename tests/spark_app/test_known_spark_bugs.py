@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spark_app.failures import explain_failure
+from spark_app.failures.known_bugs import known_spark_bug
 from spark_app.lines.known_bug_table import bug_named, error_classes_in
 from spark_app.lines.known_spark_bugs import (
     METRICS_NPE,
     PREFETCH_CONDITION,
     PREFETCH_WORDS,
     ReplayBug,
-    known_spark_bug,
     replay_bug_in,
 )
-from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 from tests.scenarios.more_helpers import write_batch
 

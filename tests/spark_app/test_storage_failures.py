@@ -14,7 +14,7 @@ from spark_app.errors import (
     error_in_text,
     unwrap,
 )
-from spark_app.query.app import explain_failure
+from spark_app.failures import explain_failure
 from spark_app.settings import SparkAppSettings
 
 # Spark 4.2.0 with hadoop-aws 3.5.0, 140 s after the proxy in front of s3proxy was cut.

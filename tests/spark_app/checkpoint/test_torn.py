@@ -13,7 +13,7 @@ from spark_app.checkpoint.lz4_block import decompress, ends_cleanly
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.torn import repair, torn_file_error
 from spark_app.errors import CheckpointError, TornFileError, error_in_text, unwrap
-from spark_app.query.app import explain_failure
+from spark_app.failures import explain_failure
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.checkpoint.test_reader import make_checkpoint
 
