@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from checkpoint_stores import StoreKind, checkpoint_location
-from spark_app.runtime.class_cache import default_cache_dir
+from maven_jars.cache import cache_root
 
 __all__ = [
     "SparkAppSettings",
@@ -141,7 +141,8 @@ class SparkAppSettings:
     # seconds without one, so that the log shows the live heap (lines/gc_log.py); None: no log.
     gc_log: Path | None = None
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
-    class_cache_dir: Path | None = field(default_factory=default_cache_dir)
+    # The project's one cache folder by default, the jar cache's (class_cache.default_cache_dir).
+    class_cache_dir: Path | None = field(default_factory=cache_root)
 
     def to_argv(self) -> list[str]:
         """This object as `python -m spark_app`'s command line: every field that differs from
