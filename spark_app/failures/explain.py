@@ -67,7 +67,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     message_lines = [line for line in text.splitlines() if not line.strip().startswith("at ")]
     refusal = find_schema_refusal("\n".join(message_lines[:6]))
     if refusal is not None:
-        return refusal.error(settings.checkpoint_dir)
+        return refusal.error(settings.checkpoint.folder)
     # The storage under the checkpoint first: a state file or a log file that cannot be read
     # because the disk is full or the store is gone is not a damaged checkpoint.
     stored = (
@@ -81,7 +81,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(error).__name__)
     if any(word in "\n".join(message_lines[:3]) for word in _CHECKPOINT_WORDS):
         return CheckpointError(
-            f"the checkpoint in {settings.checkpoint_dir} cannot be used by this "
+            f"the checkpoint in {settings.checkpoint.folder} cannot be used by this "
             f"query ({first[:300]}). Run the code that wrote it, or delete the "
             f"folder to start over (the count restarts)."
         )

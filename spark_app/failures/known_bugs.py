@@ -42,7 +42,7 @@ def known_spark_bug(
 def _committed_batch(settings: SparkAppSettings) -> int | None:
     """The replayed batch when its commit was written (then a second start goes on normally)."""
     try:
-        info = read_checkpoint(settings.checkpoint_dir)
+        info = read_checkpoint(settings.checkpoint.folder)
     except (CheckpointError, OSError):
         return None
     if info.pending is None and info.last_committed is not None:

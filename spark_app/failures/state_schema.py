@@ -17,7 +17,7 @@ checkpoint stored, are read without Spark in spark_app/checkpoint/state_schema.p
 
 Usage:
     refusal = find_schema_refusal(str(error))
-    if refusal: raise refusal.error(settings.checkpoint_dir)
+    if refusal: raise refusal.error(settings.checkpoint.folder)
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def shared_checkpoint(text: str, settings: SparkAppSettings) -> CheckpointShared
     said = " ".join(match.group(0).split())  # Spark's two lines as one
     return CheckpointSharedError(
         f"{said} [playground: another query wrote batch {batch} of "
-        f"{settings.checkpoint_dir} first: two apps run on this checkpoint. This one stopped; "
+        f"{settings.checkpoint.folder} first: two apps run on this checkpoint. This one stopped; "
         f"the other goes on, and the checkpoint is sound: do not delete it. Any output this app "
         f"wrote for batch {batch} was written by the other too. Run one app per checkpoint: stop "
         f"the old job before starting the new one]"
@@ -103,7 +103,7 @@ def disk_full(text: str, settings: SparkAppSettings) -> CheckpointDiskFullError 
     said = f"[{condition.group(1)}] " if condition else ""
     return CheckpointDiskFullError(
         f"{said}{full.group(0).strip().removeprefix('Caused by: ')[:300]} [playground: the "
-        f"disk under {settings.checkpoint_dir} is full. Spark writes each checkpoint file "
+        f"disk under {settings.checkpoint.folder} is full. Spark writes each checkpoint file "
         f"under a temporary name and renames it, so the failed write left no torn file: free "
         f"space there and start the app again]"
     )
@@ -112,19 +112,19 @@ def disk_full(text: str, settings: SparkAppSettings) -> CheckpointDiskFullError 
 def store_lost(text: str, settings: SparkAppSettings) -> CheckpointStoreLostError | None:
     """The store's client gave up on a checkpoint store that no longer answers (not Kafka's:
     the words must come with the store's client or URI)."""
-    if settings.local_checkpoint:
+    if settings.checkpoint.is_local:
         return None
     gone = _STORE_GONE.search(text)
     if gone is None or not any(
         word in text for word in ("s3a", "S3A", "hdfs", "DFSClient", "org.apache.hadoop.ipc")
     ):
         return None
-    url = settings.checkpoint_store_url or settings.checkpoint_store
+    place = settings.checkpoint
     s3 = _S3A_CALL.search(text)  # the call and the SDK's reason, without Spark's wrapping
     said = f"{s3.group(1)}: {s3.group(2)}" if s3 else _after_wrapper(gone.group(0).strip())
     return CheckpointStoreLostError(
-        f"{said[:400]} [playground: the {settings.checkpoint_store} checkpoint "
-        f"store at {url} stopped answering while the query ran, and its client gave up. "
+        f"{said[:400]} [playground: the {place.kind} checkpoint "
+        f"store at {place.store_url} stopped answering while the query ran, and its client gave up. "
         f"The checkpoint is intact: start the app again once the store answers (--supervise "
         f"does it for you)]"
     )
@@ -152,7 +152,7 @@ def state_unloadable(text: str, message: str, settings: SparkAppSettings) -> Spa
     checksum = _CHECKSUM_FAILED.search(text)
     if checksum is not None:  # the wrapper says only "an error occurred during loading"
         return CheckpointError(
-            f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+            f"the checkpoint in {settings.checkpoint.folder} cannot be used: "
             f"{state_error.group(0)[:200]} caused by {checksum.group(0).split(']')[0]}] "
             f"{checksum.group(1).removeprefix('file:')} does not match Spark's "
             f"checksum beside it (`.crc`). {_checksum_advice(checksum.group(1))}"
@@ -162,7 +162,7 @@ def state_unloadable(text: str, message: str, settings: SparkAppSettings) -> Spa
     # (looked for before the wrapper's first line, which would hide it: the museum's
     # SPARK-54307 exhibit on 4.0 and 4.1).
     return CheckpointError(
-        f"the checkpoint in {settings.checkpoint_dir} cannot be used: "
+        f"the checkpoint in {settings.checkpoint.folder} cannot be used: "
         f"{state_error.group(0)[:600]}. Restore the missing state file, or "
         f"delete the folder to start over (the count restarts)."
     )
@@ -170,10 +170,10 @@ def state_unloadable(text: str, message: str, settings: SparkAppSettings) -> Spa
 
 def _torn_state_file(settings: SparkAppSettings) -> RestartBlocker | None:
     """A state file of a local checkpoint cut short by a crash of the machine, if any."""
-    if not settings.local_checkpoint:
+    if not settings.checkpoint.is_local:
         return None
     try:
-        return torn_state_file(read_checkpoint(settings.checkpoint_dir))
+        return torn_state_file(read_checkpoint(settings.checkpoint.folder))
     except (CheckpointError, OSError):
         return None  # the failure is explained without it
 

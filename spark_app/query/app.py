@@ -136,7 +136,7 @@ class SparkApp:
             self.query.build(records)
             .writeStream.outputMode(self.query.OUTPUT_MODE)
             .foreachBatch(handler)
-            .option("checkpointLocation", s.checkpoint_location)
+            .option("checkpointLocation", s.checkpoint.location)
         )
         if s.trigger == "available-now":
             return writer.trigger(availableNow=True).start()
@@ -153,11 +153,11 @@ class SparkApp:
         topics = self.settings.subscribe_pattern or self.settings.topic
         print(
             f"Streaming {topics} from {self.settings.bootstrap_servers}, "
-            f"checkpoints in {self.settings.checkpoint_location}, output in "
+            f"checkpoints in {self.settings.checkpoint.location}, output in "
             f"{self.settings.output_file}",
             flush=True,
         )
-        return self._await(query, handler, commit_check(spark, self.settings))
+        return self._await(query, handler, commit_check(spark, self.settings.checkpoint))
 
     def _await(
         self, query: Any, handler: BatchHandler, commit_exists: Callable[[int], bool] | None
@@ -168,7 +168,10 @@ class SparkApp:
                     break
             if query.isActive:
                 stop_between_batches(
-                    query, handler.gate, self.settings.checkpoint_dir, commit_exists=commit_exists
+                    query,
+                    handler.gate,
+                    self.settings.checkpoint.folder,
+                    commit_exists=commit_exists,
                 )
             failure = query.exception()
         except Exception as err:

@@ -40,9 +40,9 @@ class BatchHandler:
             settings.sink,
             settings.output_file,
             lambda: (
-                read_query_id(settings.checkpoint_dir)
-                if settings.local_checkpoint
-                else remote_query_id(settings.checkpoint_location)
+                read_query_id(settings.checkpoint.folder)
+                if settings.checkpoint.is_local
+                else remote_query_id(settings.checkpoint.location)
             ),
         )
         self.last_count: int | None = None

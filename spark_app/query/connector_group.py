@@ -32,7 +32,7 @@ class BatchStartCommitter:
 
     def __init__(self, settings: SparkAppSettings) -> None:
         assert settings.offsets_from_group is not None
-        self.checkpoint_dir = settings.checkpoint_dir
+        self.checkpoint_dir = settings.checkpoint.folder
         self.group = GroupOffsets(settings.bootstrap_servers, settings.offsets_from_group)
 
     def __call__(self, batch_id: int) -> None:

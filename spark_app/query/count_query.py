@@ -63,7 +63,7 @@ class CountQuery:
             skipped_line,
         )
 
-        if read_checkpoint(settings.checkpoint_dir).last_committed_id is not None:
+        if read_checkpoint(settings.checkpoint.folder).last_committed_id is not None:
             print(skipped_line(settings.initial_state_from), flush=True)
             return None
 

@@ -53,7 +53,7 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     fresh checkpoint), on the same look at the checkpoint and at Kafka.
     """
     check_java()
-    check_store(settings)
+    check_store(settings.checkpoint)
     options = replace(
         SourceOptions.parse(source_options(settings)),
         fetch_offset_num_retries=1,
@@ -69,7 +69,7 @@ def preflight(settings: SparkAppSettings) -> StartChoice | None:
     # more), and a refused option or an unreachable Kafka should not wait for that.
     if settings.source == "spark-kafka":
         check_connector_available(installed_spark_version())
-    if info.is_new and settings.local_checkpoint:
+    if info.is_new and settings.checkpoint.is_local:
         print(new_checkpoint_line(settings.starting_offsets), flush=True)
     if settings.offsets_from_group is None:
         return None
@@ -91,9 +91,9 @@ def _local_view(settings: SparkAppSettings) -> tuple[CheckpointInfo, int]:
     store (HDFS, S3) is not read here: it counts as new, so startingOffsets and the state
     store's checks are Spark's, which reads the store (a local folder of the same name is
     another checkpoint); the pins are judged once Spark is up (judge_store_pins)."""
-    if not settings.local_checkpoint:
-        return CheckpointInfo(path=settings.checkpoint_dir, exists=False), 1
-    return read_checkpoint(settings.checkpoint_dir), commit_format(settings.checkpoint_dir)[0]
+    if not settings.checkpoint.is_local:
+        return CheckpointInfo(path=settings.checkpoint.folder, exists=False), 1
+    return read_checkpoint(settings.checkpoint.folder), commit_format(settings.checkpoint.folder)[0]
 
 
 def _judge_pins(
@@ -108,9 +108,9 @@ def _judge_pins(
 def judge_store_pins(spark: Any, settings: SparkAppSettings) -> None:
     """The pins of a checkpoint on a store, read through Spark's Hadoop client once the session
     is up (preflight runs before it, without a client for the store); nothing for a local one."""
-    if settings.local_checkpoint:
+    if settings.checkpoint.is_local:
         return
-    location = settings.checkpoint_location
+    location = settings.checkpoint.location
     try:
         pinned = remote_pins(spark, location)
         committed_format = remote_commit_format(spark, location)

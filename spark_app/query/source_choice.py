@@ -72,11 +72,11 @@ def source_options(settings: SparkAppSettings) -> dict[str, str]:
     for pair in settings.source_options:  # given last: they may override the app's own
         key, _, value = pair.partition("=")
         options[key.strip()] = value
-    if settings.source == "python" and settings.local_checkpoint:
+    if settings.source == "python" and settings.checkpoint.is_local:
         # Our source reads sources/0/0 from this folder; on a store it cannot (it would need
         # Hadoop's client in every Python worker), and warns that a replayed batch 0 resolves
         # startingOffsets again.
-        options["checkpointLocation"] = str(settings.checkpoint_dir.resolve())
+        options["checkpointLocation"] = str(settings.checkpoint.folder.resolve())
         options["logFile"] = str(settings.spark_log_file.resolve())
         if settings.offsets_from_group:
             options["offsetsGroup"] = settings.offsets_from_group

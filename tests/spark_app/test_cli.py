@@ -27,7 +27,7 @@ from tests.spark_app.kafka_helpers import create_topic
 
 def test_defaults_follow_the_contract() -> None:
     s = settings_from_args(main_parser().parse_args([]))
-    assert (s.bootstrap_servers, s.topic, str(s.checkpoint_dir), str(s.log_dir)) == (
+    assert (s.bootstrap_servers, s.topic, str(s.checkpoint.folder), str(s.log_dir)) == (
         "127.0.0.1:9092",
         "Experience",
         "checkpoints",

@@ -17,6 +17,7 @@ import pytest
 from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, ReadMinRows
 
+from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import ValueRange
 from spark_app.errors import (
     AddedPartitionNotFromZeroError,
@@ -709,7 +710,7 @@ def _app(bootstrap: str, tmp_path: Path, **changes: object):
 
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
         trigger_sec=0.5,
         **changes,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.offsets import TopicPartition
 from spark_app.query.connector_group import BatchStartCommitter
@@ -197,7 +198,9 @@ def test_on_the_connector_the_running_batch_commits_its_start_from_the_offset_lo
     checkpoint = make_checkpoint(tmp_path / "cp", ends=[5, 12, 20], committed=2)  # batch 2 runs
     commit = BatchStartCommitter(
         SparkAppSettings(
-            bootstrap_servers=bootstrap, checkpoint_dir=checkpoint, offsets_from_group="conn"
+            bootstrap_servers=bootstrap,
+            checkpoint=CheckpointPlace(folder=checkpoint),
+            offsets_from_group="conn",
         )
     )
     try:

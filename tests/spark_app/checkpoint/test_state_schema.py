@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.errors import CheckpointError, StateSchemaChangedError, unwrap
 from spark_app.failures.state_schema import find_schema_refusal
 from spark_app.settings import SparkAppSettings
@@ -27,7 +28,9 @@ def test_the_refusal_names_spark_error_class_and_both_schemas() -> None:
 def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> None:
     from spark_app.failures import explain_failure
 
-    error = explain_failure(RuntimeError(REFUSED), SparkAppSettings(checkpoint_dir=Path("cp-a")))
+    error = explain_failure(
+        RuntimeError(REFUSED), SparkAppSettings(checkpoint=CheckpointPlace(folder=Path("cp-a")))
+    )
     assert isinstance(error, StateSchemaChangedError) and isinstance(error, CheckpointError)
     line = str(error)
     assert line.startswith(
