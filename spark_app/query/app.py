@@ -68,7 +68,7 @@ class SparkApp:
 
     def __init__(self, settings: SparkAppSettings, query: QueryModule | None = None) -> None:
         self.settings = settings
-        self.query: QueryModule = query or CountQuery(settings)
+        self.query: QueryModule = CountQuery(settings) if query is None else query
         # A plain flag, set by the signal handler and polled by the wait: an Event takes a lock
         # in set(), and a second signal arriving inside that set() ran the handler again on the
         # same thread, which waited for its own lock for ever (SIGTERM from `timeout` and from
