@@ -43,6 +43,7 @@ from spark_latency import _BATCH, _TOOK, OutputWatcher, Sender, cpu_probe_sec, s
 from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from checkpoint_stores import CheckpointPlace  # noqa: E402
 from launch.commands import spark_command  # noqa: E402
 from spark_app.runtime.connector_jars import connector_jars  # noqa: E402
 from spark_app.runtime.spark_version import installed_spark_version  # noqa: E402
@@ -80,7 +81,7 @@ class Bench(Sender):
         return SparkAppSettings(
             bootstrap_servers=self.bootstrap,
             source=source,
-            checkpoint_dir=folder / "checkpoints",
+            checkpoint=CheckpointPlace(folder=folder / "checkpoints"),
             log_dir=folder / "log",
             trigger_sec=trigger_sec,
             starting_offsets=json.dumps({"Experience": {"0": start}}),

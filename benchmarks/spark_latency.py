@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO))  # run as a script: the project's packages are bes
 from benchmarks.broker_process import topic_broker  # noqa: E402
 from benchmarks.class_archive import ArchiveNote, wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from checkpoint_stores import CheckpointPlace  # noqa: E402
 from launch.commands import spark_command  # noqa: E402
 from spark_app.lines.output_line import MessageLine, parse_line  # noqa: E402
 from spark_app.settings import SparkAppSettings  # noqa: E402
@@ -89,7 +90,7 @@ def start_app(bootstrap: str, work: Path, name: str, *options: str) -> subproces
             *spark_command(
                 SparkAppSettings(
                     bootstrap_servers=bootstrap,
-                    checkpoint_dir=work / "checkpoints",
+                    checkpoint=CheckpointPlace(folder=work / "checkpoints"),
                     log_dir=work / "log",
                 )
             ),

@@ -73,6 +73,7 @@ from spark_latency import OutputWatcher, stop_app, wait_for  # noqa: E402
 
 from benchmarks.class_archive import wait_for_archive  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from checkpoint_stores import CheckpointPlace  # noqa: E402
 from scenarios.checker.folder_usage import CheckpointUsage  # noqa: E402
 from scenarios.engine.observers.checkpoint_size import measure  # noqa: E402
 from spark_app.lines.batch_line import parse_batch_lines  # noqa: E402
@@ -221,14 +222,21 @@ class StateBench(Bench):
     def settings(self, source: str, trigger_sec: float) -> SparkAppSettings:
         config, start = self.folders[source]
         folder = self.work / source
+        options = dict(config.options)
+        # A store's checkpoint (store_compare.py): the folder's place on that store.
+        place = CheckpointPlace(
+            options.pop("checkpoint_store", "local"),
+            folder / "checkpoints",
+            options.pop("checkpoint_store_url", None),
+        )
         return SparkAppSettings(
             bootstrap_servers=self.bootstrap,
             source=self.source,
-            checkpoint_dir=folder / "checkpoints",
+            checkpoint=place,
             log_dir=folder / "log",
             trigger_sec=trigger_sec,
             starting_offsets=json.dumps({TOPIC: {"0": start}}),
-            **config.options,
+            **options,
         )
 
     def start(self, source: str, name: str, trigger_sec: float = 1.0) -> subprocess.Popen[str]:

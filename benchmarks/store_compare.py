@@ -34,7 +34,7 @@ from broker_process import memory_kb, topic_broker  # noqa: E402
 from state_compare import Configuration, MemorySampler, Result, StateBench, footer, rows, table  # noqa: E402
 from store_start import start_store, stop_store  # noqa: E402
 
-from checkpoint_stores import checkpoint_location  # noqa: E402
+from checkpoint_stores import CheckpointPlace  # noqa: E402
 from checkpoint_stores.cli import parse_ready_line, web_address  # noqa: E402
 from checkpoint_stores.jars import client_jars, server_jars  # noqa: E402
 from checkpoint_stores.mirror import StoreApi, copy_down  # noqa: E402
@@ -61,7 +61,7 @@ class StoreBench(StateBench):
             return measure(local)
         api, url = self.apis[kind]
         return measure(
-            copy_down(api, checkpoint_location(kind, url, local), self.work / folder / "copy")
+            copy_down(api, CheckpointPlace(kind, local, url).location, self.work / folder / "copy")
         )
 
 

@@ -5,8 +5,9 @@ checkpoint on S3). Here `hdfs` is Hadoop's MiniDFSCluster (a real NameNode and D
 JVM) and `s3` is s3proxy (an S3 API server backed by a folder), both from Maven Central's jars,
 each a JVM in its own process group that is gone, with its data, when we stop.
 
-Neither app's package: the Spark app reads the address and client jars (`locations`, `jars`),
-the scenarios start a server through `python -m checkpoint_stores` (`cli`).
+Neither app's package: the Spark app reads where its checkpoint lives (`CheckpointPlace`, in
+`locations`) and the client jars (`jars`), the scenarios start a server through
+`python -m checkpoint_stores` (`cli`).
 
 Usage:
     python -m checkpoint_stores hdfs --port 8020      # foreground; Ctrl-C stops it
@@ -17,20 +18,18 @@ from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import (
     REMOTE_STORES,
     STORES,
+    CheckpointPlace,
     StoreKind,
-    checkpoint_location,
     default_url,
-    hadoop_conf,
     store_address,
 )
 
 __all__ = [
+    "CheckpointPlace",
     "REMOTE_STORES",
     "STORES",
     "StoreError",
     "StoreKind",
-    "checkpoint_location",
     "default_url",
-    "hadoop_conf",
     "store_address",
 ]

@@ -1,23 +1,31 @@
-"""Where a checkpoint lives on each store: its URI, the store's address and Spark's settings.
+"""Where a checkpoint lives: one value, `CheckpointPlace`, with its URI, the store's address and
+Spark's settings.
 
-Pure functions, so the command lines and the session plan are tested without a store. A store
+Pure (no I/O), so the command lines and the session plan are tested without a store. A store
 is named by a URL: `hdfs://HOST:PORT` for HDFS's NameNode, `http://HOST:PORT[/BUCKET]` for an
 S3 endpoint (ours, or a user's own MinIO). The checkpoint folder's path is kept under it, so
 `checkpoints` becomes `hdfs://127.0.0.1:8020/checkpoints` or `s3a://checkpoint-experience/checkpoints`.
 
+A place is made once, from the command line (`CheckpointPlace.from_options`) or by whoever
+starts an app, and handed down whole: its store's URL when none was given is decided in one
+place (`store_url`), and the location Spark is given in one (`location`).
+
 Usage:
-    url = default_url("s3")                                   # "http://127.0.0.1:9000"
-    checkpoint_location("s3", url, Path("checkpoints"))       # "s3a://checkpoint-experience/checkpoints"
+    place = CheckpointPlace.from_options("checkpoints", "s3")  # or ("s3a://mine/cp", url=...)
+    place.store_url     # "http://127.0.0.1:9000": where `python -m checkpoint_stores s3` listens
+    place.location      # "s3a://checkpoint-experience/checkpoints", Spark's checkpointLocation
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 from urllib.parse import urlsplit
 
 __all__ = [
+    "CheckpointPlace",
     "STORES",
     "REMOTE_STORES",
     "StoreKind",
@@ -28,9 +36,7 @@ __all__ = [
     "default_url",
     "store_address",
     "bucket_of",
-    "checkpoint_location",
     "checkpoint_uri",
-    "hadoop_conf",
 ]
 
 StoreKind = Literal["local", "hdfs", "s3"]
@@ -79,17 +85,98 @@ def bucket_of(url: str) -> str:
     return name or BUCKET
 
 
-def checkpoint_location(store: StoreKind, url: str | None, checkpoint_dir: Path) -> str:
-    """The `checkpointLocation` Spark is given: the local folder made absolute, or the folder's
-    path on the store (relative paths stay relative to the store's root)."""
-    if store == "local":
-        return str(checkpoint_dir.resolve())
-    url = url or default_url(store)
-    host, port = store_address(store, url)
-    path = str(PurePosixPath("/", checkpoint_dir.as_posix())).lstrip("/")
-    if store == "hdfs":
-        return f"hdfs://{host}:{port}/{path}"
-    return f"s3a://{bucket_of(url)}/{path}"
+@dataclass(frozen=True)
+class CheckpointPlace:
+    """Where a checkpoint lives: `folder` here (`local`), or that folder's path on an HDFS or
+    S3 store named by `url` (None: where `python -m checkpoint_stores KIND` listens).
+
+    Checked as it is made: a URL on a local place, or one that does not fit its store, is a
+    ValueError in one line (what the apps print for --checkpoint-store-url)."""
+
+    kind: StoreKind = "local"
+    folder: Path = Path("checkpoints")
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.url is None:
+            return
+        if self.kind == "local":
+            raise ValueError("--checkpoint-store-url needs --checkpoint-store hdfs or s3")
+        store_address(self.kind, self.url)
+        if self.kind == "s3":
+            bucket_of(self.url)
+
+    @classmethod
+    def from_options(
+        cls, checkpoint_dir: str, kind: StoreKind = "local", url: str | None = None
+    ) -> CheckpointPlace:
+        """The place the apps' options name: `--checkpoint-dir` as a folder on `kind`
+        (`--checkpoint-store`) at `url` (`--checkpoint-store-url`), or as a URI that names the
+        store and its URL too (`checkpoint_uri`). ValueError in one line when the URI is not one
+        we take or disagrees with `kind` or `url`, or the URL does not fit the store."""
+        found = checkpoint_uri(checkpoint_dir, url)
+        if found is None:
+            return cls(kind, Path(checkpoint_dir), url)
+        store, store_url, folder = found
+        # local is the default, so it cannot disagree: a URI says where the checkpoint is.
+        if kind not in ("local", store):
+            raise ValueError(
+                f"--checkpoint-dir {checkpoint_dir} is on {store}, but --checkpoint-store "
+                f"says {kind}: give one"
+            )
+        return cls(store, folder, store_url)
+
+    @property
+    def is_local(self) -> bool:
+        """True when the checkpoint is a folder here, which can be read without Spark."""
+        return self.kind == "local"
+
+    @property
+    def store_url(self) -> str | None:
+        """The store's URL: the one given, else where `python -m checkpoint_stores KIND`
+        listens; None for a local folder. The one place that default is decided."""
+        if self.kind == "local":
+            return None
+        return self.url or default_url(self.kind)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """(host, port) of the store; ValueError for a local folder, which has none."""
+        if self.store_url is None:
+            raise ValueError(f"a local checkpoint ({self.folder}) has no store address")
+        return store_address(self.kind, self.store_url)
+
+    @property
+    def location(self) -> str:
+        """The `checkpointLocation` Spark is given: the local folder made absolute, or the
+        folder's path on the store (relative paths stay relative to the store's root)."""
+        if self.store_url is None:
+            return str(self.folder.resolve())
+        host, port = self.address
+        path = str(PurePosixPath("/", self.folder.as_posix())).lstrip("/")
+        if self.kind == "hdfs":
+            return f"hdfs://{host}:{port}/{path}"
+        return f"s3a://{bucket_of(self.store_url)}/{path}"
+
+    def hadoop_conf(self) -> dict[str, str]:
+        """Spark settings (`spark.hadoop.*`) that point Hadoop's S3A client at the endpoint;
+        nothing for the other stores.
+
+        Path-style requests (`host/bucket/key`), since the endpoint is an IP with no bucket
+        subdomains; the region only names the signature's scope, s3proxy ignores it."""
+        if self.kind != "s3" or self.store_url is None:
+            return {}
+        host, port = self.address
+        prefix = "spark.hadoop.fs.s3a."
+        secure = self.store_url.startswith("https")
+        return {
+            f"{prefix}endpoint": f"{'https' if secure else 'http'}://{host}:{port}",
+            f"{prefix}path.style.access": "true",
+            f"{prefix}access.key": ACCESS_KEY,
+            f"{prefix}secret.key": SECRET_KEY,
+            f"{prefix}connection.ssl.enabled": str(secure).lower(),
+            f"{prefix}endpoint.region": "us-east-1",
+        }
 
 
 def checkpoint_uri(text: str, store_url: str | None) -> tuple[StoreKind, str | None, Path] | None:
@@ -144,24 +231,3 @@ def _s3a_uri(text: str, store_url: str | None) -> tuple[StoreKind, str, Path]:
         )
     base = endpoint.rstrip("/").removesuffix(f"/{named}") if named else endpoint.rstrip("/")
     return "s3", f"{base}/{parts.netloc}", Path(parts.path.strip("/"))
-
-
-def hadoop_conf(store: StoreKind, url: str | None) -> dict[str, str]:
-    """Spark settings (`spark.hadoop.*`) that point Hadoop's S3A client at the endpoint.
-
-    Path-style requests (`host/bucket/key`), since the endpoint is an IP with no bucket
-    subdomains; the region only names the signature's scope, s3proxy ignores it."""
-    if store != "s3":
-        return {}
-    url = url or default_url(store)
-    host, port = store_address(store, url)
-    prefix = "spark.hadoop.fs.s3a."
-    secure = url.startswith("https")
-    return {
-        f"{prefix}endpoint": f"{'https' if secure else 'http'}://{host}:{port}",
-        f"{prefix}path.style.access": "true",
-        f"{prefix}access.key": ACCESS_KEY,
-        f"{prefix}secret.key": SECRET_KEY,
-        f"{prefix}connection.ssl.enabled": str(secure).lower(),
-        f"{prefix}endpoint.region": "us-east-1",
-    }

@@ -10,6 +10,7 @@ Usage: `python -m kafka_app --help` and `python -m kafka_app.broker --help`
 __all__ = [
     "settings",
     "message_line",
+    "sent_records",
     "logs",
     "topic_offsets",
     "topic_setup",

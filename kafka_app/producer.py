@@ -33,7 +33,7 @@ from kafka.producer.future import FutureRecordMetadata
 from kafka_app.console import ProducerConsole
 from kafka_app.errors import KafkaUnreachable, SendFailed
 from kafka_app.interrupts import held
-from kafka_app.kafka_choice import KafkaChoice
+from kafka_app.kafka_choice import DEFAULT_VERSION, KafkaChoice
 from kafka_app.message_line import PRODUCER_LOGGER, format_message
 from kafka_app.negative_keys import NegativeKeys
 from kafka_app.partitioning import partition_for
@@ -178,8 +178,6 @@ class ProducerApp:
         if not self._settings.embedded:
             return "existing Kafka"
         if self._choice.apache:
-            from kafka_app.apache.jars import DEFAULT_VERSION
-
             nodes = f", {self._choice.brokers} nodes" if self._choice.brokers > 1 else ""
             return f"Apache Kafka {self._choice.kafka_version or DEFAULT_VERSION}{nodes}"
         return "embedded broker"

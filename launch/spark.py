@@ -11,9 +11,10 @@ Usage:
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
-from checkpoint_stores import StoreKind
+from checkpoint_stores import CheckpointPlace
 from launch.commands import spark_command
 from launch.folders import Folders
 from launch.group import ProcessGroup
@@ -36,12 +37,11 @@ class SparkLauncher:
         python: str = sys.executable,
         name: str = "spark",
         source: SourceKind = "python",
-        checkpoint_store: StoreKind = "local",
-        checkpoint_store_url: str | None = None,
+        checkpoint: CheckpointPlace | None = None,
     ) -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
-        # Where the checkpoint folder lives: here, or its path on the run's store.
-        self.checkpoint_store, self.checkpoint_store_url = checkpoint_store, checkpoint_store_url
+        # Where the checkpoint lives: the run's folder here, or its path on the run's store.
+        self.checkpoint = checkpoint or CheckpointPlace(folder=folders.checkpoints)
         self.topic, self.trigger_sec, self.python = topic, trigger_sec, python
         # Which Kafka source every start uses unless told otherwise (`run --source`).
         self.source = source
@@ -53,19 +53,23 @@ class SparkLauncher:
     def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
         """Start the app with the run's folders, Kafka and trigger, plus `changes` to its
         settings (e.g. `sink="at-least-once"`); a change given as None keeps the default.
-        `python` runs this start on another PySpark's interpreter (a scenario's `run --spark`)."""
+        `checkpoint_dir=FOLDER` moves this start's checkpoint to another folder of the same
+        place (a copied checkpoint). `python` runs this start on another PySpark's interpreter
+        (a scenario's `run --spark`)."""
         self.starts += 1
+        given = {name: value for name, value in changes.items() if value is not None}
+        place = self.checkpoint
+        if "checkpoint_dir" in given:
+            place = dataclasses.replace(place, folder=given.pop("checkpoint_dir"))  # type: ignore[arg-type]
         base: dict[str, object] = dict(
             bootstrap_servers=self.bootstrap_servers,
             topic=self.topic,
-            checkpoint_dir=self.folders.checkpoints,
+            checkpoint=place,
             log_dir=self.folders.log,
             trigger_sec=self.trigger_sec,
             source=self.source,
-            checkpoint_store=self.checkpoint_store,
-            checkpoint_store_url=self.checkpoint_store_url,
         )
-        base.update({name: value for name, value in changes.items() if value is not None})
+        base.update(given)
         settings = SparkAppSettings(**base)  # type: ignore[arg-type]
         argv = spark_command(settings, python=python or self.python)
         self.current = self.group.start(f"{self.name}-{self.starts}", argv)

@@ -18,8 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from checkpoint_stores import STORES, store_address
-from checkpoint_stores.locations import bucket_of, checkpoint_uri
+from checkpoint_stores import STORES, CheckpointPlace
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.lines.output_line import OUTPUT_FORMATS
@@ -219,7 +218,7 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--checkpoint-dir",
-        default=str(_DEFAULTS.checkpoint_dir),
+        default=str(_DEFAULTS.checkpoint.folder),
         metavar="DIR|URI",
         help=_CHECKPOINT_DIR_HELP,
     )
@@ -353,7 +352,7 @@ def _add_store_options(p: argparse.ArgumentParser, more: str) -> None:
     p.add_argument(
         "--checkpoint-store",
         choices=list(STORES),
-        default=_DEFAULTS.checkpoint_store,
+        default=_DEFAULTS.checkpoint.kind,
         help=f"where --checkpoint-dir lives: this disk, or its path on HDFS or an S3 "
         f"endpoint; {more}",
     )
@@ -541,7 +540,7 @@ def inspect_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--checkpoint-dir",
-        default=str(_DEFAULTS.checkpoint_dir),
+        default=str(_DEFAULTS.checkpoint.folder),
         metavar="DIR|URI",
         help=_CHECKPOINT_DIR_HELP,
     )
@@ -663,57 +662,30 @@ def _source(args: argparse.Namespace) -> str:
     return "python" if args.offline else (args.source or _DEFAULTS.source)
 
 
-def _placed(args: argparse.Namespace) -> None:
-    """--checkpoint-dir as a folder (a Path), or as a URI that sets the store and its URL too;
-    one line when the URI is not one we take or disagrees with --checkpoint-store(-url)."""
-    text = str(args.checkpoint_dir)
+def _place(args: argparse.Namespace) -> CheckpointPlace:
+    """Where the checkpoint lives, made once from --checkpoint-dir (a folder, or a URI that sets
+    the store and its URL too), --checkpoint-store and --checkpoint-store-url; one line when
+    the URI is not one we take, the options disagree, or the URL does not fit the store."""
     try:
-        found = checkpoint_uri(text, args.checkpoint_store_url)
-    except ValueError as error:
-        raise CheckpointStoreError(str(error)) from error
-    if found is None:
-        args.checkpoint_dir = Path(text)
-        return
-    store, url, folder = found
-    # local is the default, so it cannot disagree: a URI says where the checkpoint is.
-    if args.checkpoint_store not in ("local", store):
-        raise CheckpointStoreError(
-            f"--checkpoint-dir {text} is on {store}, but --checkpoint-store "
-            f"says {args.checkpoint_store}: give one"
+        return CheckpointPlace.from_options(
+            str(args.checkpoint_dir), args.checkpoint_store, args.checkpoint_store_url
         )
-    args.checkpoint_store, args.checkpoint_store_url, args.checkpoint_dir = store, url, folder
-
-
-def _store_url(args: argparse.Namespace) -> str | None:
-    """--checkpoint-store-url, checked against --checkpoint-store: one line when they disagree."""
-    url = args.checkpoint_store_url
-    if url is None:
-        return None
-    if args.checkpoint_store == "local":
-        raise CheckpointStoreError("--checkpoint-store-url needs --checkpoint-store hdfs or s3")
-    try:
-        store_address(args.checkpoint_store, url)
-        if args.checkpoint_store == "s3":
-            bucket_of(url)
     except ValueError as error:
         raise CheckpointStoreError(str(error)) from error
-    return url
 
 
 def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
     _rate_limits(args)
-    _placed(args)
+    place = _place(args)
     return SparkAppSettings(
         bootstrap_servers=args.bootstrap_servers,
         topic=args.topic,
         subscribe_pattern=args.subscribe_pattern,
         source=_source(args),
         source_options=tuple(args.source_options),
-        checkpoint_dir=args.checkpoint_dir,
+        checkpoint=place,
         log_dir=args.log_dir,
         trigger_sec=args.trigger_sec,
-        checkpoint_store=args.checkpoint_store,
-        checkpoint_store_url=_store_url(args),
         starting_offsets=args.starting_offsets,
         fail_on_data_loss=args.fail_on_data_loss,
         trigger=args.trigger,
@@ -769,7 +741,7 @@ def _supervise(argv: Sequence[str], settings: SparkAppSettings) -> int:
     patience = SupervisorSettings(
         give_up_after=settings.give_up_after, max_backoff_sec=settings.max_backoff_sec
     )
-    return Supervisor(command, settings.checkpoint_dir, patience).run()
+    return Supervisor(command, settings.checkpoint.folder, patience).run()
 
 
 def _run_cluster(argv: Sequence[str]) -> int:
@@ -792,7 +764,7 @@ def _run_reset(argv: Sequence[str]) -> int:
     from spark_app.reset import reset
 
     settings = settings_from_args(reset_parser().parse_args(argv))
-    for line in reset(settings.checkpoint_dir, settings.log_dir, datetime.now()):
+    for line in reset(settings.checkpoint.folder, settings.log_dir, datetime.now()):
         print(line, flush=True)
     return 0
 
@@ -816,13 +788,7 @@ def _run_inspect(argv: Sequence[str]) -> int:
     from spark_app.checkpoint.inspect import run_inspect
 
     args = inspect_parser().parse_args(argv)
-    _placed(args)
-    where = SparkAppSettings(
-        checkpoint_dir=args.checkpoint_dir,
-        log_dir=args.log_dir,
-        checkpoint_store=args.checkpoint_store,
-        checkpoint_store_url=_store_url(args),
-    )
+    where = SparkAppSettings(checkpoint=_place(args), log_dir=args.log_dir)
     return run_inspect(args, where)
 
 

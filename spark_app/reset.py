@@ -160,7 +160,7 @@ def _app_args(argv: list[str]) -> list[str] | None:
 
 def _parsed_checkpoint_dir(args: list[str]) -> Path | None:
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--checkpoint-dir", type=Path, default=SparkAppSettings().checkpoint_dir)
+    parser.add_argument("--checkpoint-dir", type=Path, default=SparkAppSettings().checkpoint.folder)
     try:
         known, _ = parser.parse_known_args(args)
     except SystemExit:  # a command line argparse cannot read: not ours to judge

@@ -2,7 +2,9 @@
 
 The CLI builds it from the command line; nothing is changed by editing source.
 
-Usage: `settings = SparkAppSettings(bootstrap_servers="127.0.0.1:9092", sink="at-least-once")`
+Usage:
+    settings = SparkAppSettings(bootstrap_servers="127.0.0.1:9092", sink="at-least-once")
+    on_s3 = SparkAppSettings(checkpoint=CheckpointPlace("s3", Path("runs/cp"), url))
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
-from checkpoint_stores import StoreKind, checkpoint_location
-from spark_app.runtime.class_cache import default_cache_dir
+from checkpoint_stores import CheckpointPlace
+from maven_jars.cache import cache_root
 
 __all__ = [
     "SparkAppSettings",
@@ -44,6 +46,12 @@ CounterKind = Literal["apply-in-pandas-with-state", "transform-with-state"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
 _REPEATED_FLAGS = {"source_options": "--source-option"}
+# The checkpoint's place is one value given by three options (checkpoint_stores/locations.py).
+_PLACE_FLAGS = {
+    "folder": "--checkpoint-dir",
+    "kind": "--checkpoint-store",
+    "url": "--checkpoint-store-url",
+}
 _SWITCHES = ("ui", "supervise", "changelog_checkpointing")
 SPARK_LOG_FILE_NAME = "spark.log"
 
@@ -64,11 +72,10 @@ class SparkAppSettings:
     # Any other option of the Kafka source, `KEY=VALUE`, e.g. `fetchOffset.numRetries=5` or
     # `kafka.request.timeout.ms=5000`: the same names on ours and on the connector.
     source_options: tuple[str, ...] = ()
-    checkpoint_dir: Path = Path("checkpoints")
-    # Where that folder lives (checkpoint_stores/): on this disk, or its path on HDFS or an S3
-    # endpoint at `checkpoint_store_url` (None: where `python -m checkpoint_stores STORE` listens).
-    checkpoint_store: StoreKind = "local"
-    checkpoint_store_url: str | None = None
+    # Where the checkpoint lives: a folder on this disk, or its path on HDFS or an S3 endpoint
+    # (checkpoint_stores/locations.py); `--checkpoint-dir`, `--checkpoint-store` and
+    # `--checkpoint-store-url` on the command line.
+    checkpoint: CheckpointPlace = CheckpointPlace()
     log_dir: Path = Path("log")
     trigger_sec: float = 1.0
     # "earliest" is the seed's "smallest": a new query reads everything Kafka still holds.
@@ -141,7 +148,8 @@ class SparkAppSettings:
     # seconds without one, so that the log shows the live heap (lines/gc_log.py); None: no log.
     gc_log: Path | None = None
     # Where the driver JVM's class-data sharing archive lives (see class_cache.py); None: off.
-    class_cache_dir: Path | None = field(default_factory=default_cache_dir)
+    # The project's one cache folder by default, the jar cache's (class_cache.default_cache_dir).
+    class_cache_dir: Path | None = field(default_factory=cache_root)
 
     def to_argv(self) -> list[str]:
         """This object as `python -m spark_app`'s command line: every field that differs from
@@ -158,6 +166,8 @@ class SparkAppSettings:
             flag = "--" + f.name.replace("_", "-")
             if f.name == "class_cache_dir" and value is None:
                 argv.append("--no-class-cache")
+            elif f.name == "checkpoint":
+                argv += _place_argv(value)
             elif f.name in _SWITCHES:  # on when given
                 argv.append(flag)
             elif isinstance(value, tuple):  # a repeatable flag, named in the singular
@@ -170,21 +180,20 @@ class SparkAppSettings:
         return argv
 
     @property
-    def checkpoint_location(self) -> str:
-        """What Spark is given as `checkpointLocation`: an absolute folder, hdfs://… or s3a://…"""
-        return checkpoint_location(
-            self.checkpoint_store, self.checkpoint_store_url, self.checkpoint_dir
-        )
-
-    @property
-    def local_checkpoint(self) -> bool:
-        """True when the checkpoint is a folder here, which the app also reads without Spark."""
-        return self.checkpoint_store == "local"
-
-    @property
     def output_file(self) -> Path:
         return self.log_dir / OUTPUT_FILE_NAME
 
     @property
     def spark_log_file(self) -> Path:
         return self.log_dir / SPARK_LOG_FILE_NAME
+
+
+def _place_argv(place: CheckpointPlace) -> list[str]:
+    """The place's options: each part that differs from the default place's."""
+    default = CheckpointPlace()
+    return [
+        part
+        for name, flag in _PLACE_FLAGS.items()
+        if (value := getattr(place, name)) != getattr(default, name)
+        for part in (flag, str(value))
+    ]

@@ -19,29 +19,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kafka_app.kafka_choice import DEFAULT_VERSION, VERSION_HINT, check_version
 from maven_jars import JarFetchError, resolve_jars
 from maven_jars.prefetch import prefetch_main
 
+# DEFAULT_VERSION and check_version are the choice's (kafka_choice.py), named here too: the
+# version this module fetches by default, where the scenarios and the container read it.
 __all__ = ["DEFAULT_VERSION", "LOG4J2_CONFIG", "classpath", "kafka_jars", "check_version"]
 
-# The newest 4.1 patch Maven Central serves (2026-11-24). 4.1 is the line the project's facts
-# were gathered for (docs/decisions.md); `--kafka-version` picks another.
-DEFAULT_VERSION = "4.1.2"
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.xml")
-_VERSION = re.compile(r"^4\.\d{1,2}\.\d{1,2}$")
 # Kafka 4.0 brings no log4j at all; its tarball ships log4j 2.24.3.
 _FALLBACK_LOG4J = "2.24.3"
 OFFLINE_HINT = "`--offline` runs the embedded broker, which needs no jars"
-TRY = f"Maven Central serves Kafka 4.0.0 to 4.4.0; try {DEFAULT_VERSION} (the default)"
-
-
-def check_version(version: str) -> str | None:
-    """One line saying what is wrong with a Kafka version, or None."""
-    if not _VERSION.match(version):
-        return (
-            f"--kafka-version {version!r} is not a Kafka 4.x version like {DEFAULT_VERSION}; {TRY}"
-        )
-    return None
 
 
 def _jar_version(jars: Sequence[Path], artifact: str) -> str | None:
@@ -64,14 +53,14 @@ def kafka_jars(version: str = DEFAULT_VERSION, *, progress: bool = True) -> list
     problem = check_version(version)
     if problem:
         raise JarFetchError(
-            f"org.apache.kafka:kafka_2.13:{version}", "not a Kafka 4.x version", TRY
+            f"org.apache.kafka:kafka_2.13:{version}", "not a Kafka 4.x version", VERSION_HINT
         )
     core = f"org.apache.kafka:kafka_2.13:{version}"
     try:
         kafka = resolve_jars([core], name=f"kafka-{version}", progress=progress)
         logging = resolve_jars([_binding(kafka)], name=f"kafka-{version}-log4j2", progress=progress)
     except JarFetchError as error:
-        hint = TRY if "not served" in error.cause else ""
+        hint = VERSION_HINT if "not served" in error.cause else ""
         raise (error.with_hint(hint) if hint else error).with_hint(OFFLINE_HINT) from error
     # The binding brings log4j-api and -core again, mostly the same files: keep one of each.
     names = {jar.name for jar in kafka}

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kafka_app.broker.client import Connection
 from kafka_app.broker.errors import BrokerError
 from kafka_app.broker.groups.coordinator import GroupCoordinator
 from kafka_app.broker.groups.offsets import CommittedOffsets
@@ -23,7 +24,6 @@ from kafka_app.broker.handlers import BrokerContext
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.broker.storage.data_dir import Storage
 from kafka_app.broker.storage.retention_schedule import run_retention
-from kafka_app.broker.wire.connection import Connection
 from kafka_app.broker.wire.connection_limit import ConnectionSlots
 
 __all__ = ["BrokerServer", "PortInUse", "OFFSETS_FILE", "advertised_host"]

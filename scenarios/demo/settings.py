@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkpoint_stores import STORES, StoreKind
+from checkpoint_stores import STORES, CheckpointPlace, StoreKind
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
 from scenarios.demo.retention import RETENTION_CHOICES
@@ -95,10 +95,8 @@ class DemoSettings:
             bootstrap_servers=self.kafka,
             topic=self.topic,
             source=self.stack.app_source,  # type: ignore[arg-type]
-            checkpoint_dir=self.checkpoint_dir,
+            checkpoint=CheckpointPlace(self.checkpoint_store, self.checkpoint_dir, store_url),
             log_dir=self.log_dir,
-            checkpoint_store=self.checkpoint_store,
-            checkpoint_store_url=store_url,
             **cache,
         )
 

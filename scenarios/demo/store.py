@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from checkpoint_stores import StoreKind, checkpoint_location
+from checkpoint_stores import CheckpointPlace, StoreKind
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.mirror import copy_logs_down, delete
 from launch.group import ProcessGroup
@@ -50,7 +50,7 @@ class DemoStore:
         return self._store.ready()
 
     def location(self, folder: Path) -> str:
-        return checkpoint_location(self.kind, self.url, folder)
+        return CheckpointPlace(self.kind, folder, self.url).location
 
     def shown(self, folder: Path) -> str:
         """The checkpoint's name on the screen: its location on the store."""

@@ -437,20 +437,21 @@ def readable_copy(where: SparkAppSettings) -> Iterator[tuple[Path, str]]:
     goes at the next). The state comes too, even with --no-state: whether a restart can open
     the checkpoint depends on which state files are there. Nothing on the store: an empty
     folder, which reads as no checkpoint."""
-    if where.local_checkpoint:
-        yield where.checkpoint_dir, str(where.checkpoint_dir)
+    place = where.checkpoint
+    if place.is_local:
+        yield place.folder, str(place.folder)
         return
     from spark_app.checkpoint.store_copy import NoCheckpointThere, copy_down
     from spark_app.runtime.checkpoint_store import check_store
 
-    check_store(where)  # one line now, not minutes of Hadoop's retries
+    check_store(place)  # one line now, not minutes of Hadoop's retries
     copy = where.log_dir / "inspect" / "checkpoint-copy"
     try:
         try:
-            copy_down(where, copy)
+            copy_down(place, copy)
         except NoCheckpointThere:
             shutil.rmtree(copy)  # no folder reads as "no checkpoint", an empty one as "new"
-        yield copy, where.checkpoint_location
+        yield copy, place.location
     finally:
         shutil.rmtree(copy.parent, ignore_errors=True)
 
@@ -470,13 +471,10 @@ def _located(report: InspectReport, folder: str, location: str) -> InspectReport
     )
 
 
-def run_inspect(args: argparse.Namespace, where: SparkAppSettings | None = None) -> int:
+def run_inspect(args: argparse.Namespace, where: SparkAppSettings) -> int:
     """The command: prints the report; exit 0 (the report itself is the answer). `where` names
-    the checkpoint's store; one on HDFS or S3 is read from a copy made with Hadoop's client."""
-    with readable_copy(where or SparkAppSettings(checkpoint_dir=args.checkpoint_dir)) as (
-        folder,
-        location,
-    ):
+    the checkpoint's place; one on HDFS or S3 is read from a copy made with Hadoop's client."""
+    with readable_copy(where) as (folder, location):
         try:
             report = inspect_checkpoint(
                 folder,

@@ -350,13 +350,14 @@ def reader_settings(path: Path, log_dir: Path) -> SparkAppSettings:
     takes it from the session, so on a format 2 checkpoint a session left at format 1 looks
     for `1.changelog` and fails with CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE.
     """
+    from checkpoint_stores import CheckpointPlace
     from spark_app.runtime.state_store import as_pinned
     from spark_app.settings import SparkAppSettings
 
     # source="python": reading state needs no Kafka source, so the session loads no connector
     # jars (the version matrix met `inspect` failing on 4.3.0, whose connector is not served).
     settings = SparkAppSettings(
-        checkpoint_dir=path,
+        checkpoint=CheckpointPlace(folder=path),
         log_dir=log_dir,
         master="local[1]",
         checkpoint_format=commit_format(path)[0],

@@ -11,7 +11,7 @@ without one: ours holds what Spark's session gets as `spark.hadoop.*` (S3A's end
 path-style requests) and keeps Hadoop's temporary files beside the copy, out of /tmp.
 
 Usage:
-    copy = copy_down(settings, Path("log/inspect/copy"))
+    copy = copy_down(settings.checkpoint, Path("log/inspect/copy"))
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ import shutil
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from checkpoint_stores import CheckpointPlace
 from maven_jars import JarFetchError, find_java
 from maven_jars.jvm import NO_PERF_FILE, Jvm
 from spark_app.errors import CheckpointStoreError
 from spark_app.runtime.checkpoint_store import store_conf
 from spark_app.runtime.class_cache import pyspark_jars
-from spark_app.settings import SparkAppSettings
 
 __all__ = ["NoCheckpointThere", "copy_down"]
 
@@ -38,18 +38,18 @@ class NoCheckpointThere(CheckpointStoreError):
     """Nothing under the checkpoint's location: a new query would start there."""
 
 
-def copy_down(settings: SparkAppSettings, dest: Path) -> Path:
-    """Copy the checkpoint at `settings.checkpoint_location` into `dest` (emptied first).
+def copy_down(place: CheckpointPlace, dest: Path) -> Path:
+    """Copy the checkpoint at `place.location` into `dest` (emptied first).
     NoCheckpointThere when there is nothing, else CheckpointStoreError in one line when the
     copy fails."""
-    location = settings.checkpoint_location
+    location = place.location
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     work = dest.with_name(f"{dest.name}.hadoop")  # core-site.xml, Hadoop's temp files, the log
     shutil.rmtree(work, ignore_errors=True)
     try:
         # A glob: each of the checkpoint's folders and files lands directly under `dest`.
-        code = _run_shell(settings, work, [f"{location}/*"], dest)
+        code = _run_shell(place, work, [f"{location}/*"], dest)
         log = (work / "fs-shell.log").read_text(encoding="utf-8", errors="replace")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -58,13 +58,13 @@ def copy_down(settings: SparkAppSettings, dest: Path) -> Path:
     return dest
 
 
-def _run_shell(settings: SparkAppSettings, work: Path, sources: list[str], dest: Path) -> int:
+def _run_shell(place: CheckpointPlace, work: Path, sources: list[str], dest: Path) -> int:
     """FsShell -get, in its own process group and dead with us; its exit code."""
     try:
         java = find_java("Hadoop's client")
     except JarFetchError as error:
         raise CheckpointStoreError(str(error)) from error
-    conf = store_conf(settings)
+    conf = store_conf(place)
     extra = [jar for jar in conf.pop("spark.jars", "").split(",") if jar]
     _write_core_site(work, {key.removeprefix(_SPARK_PREFIX): value for key, value in conf.items()})
     classpath = os.pathsep.join([str(work), f"{pyspark_jars()}/*", *extra])

@@ -1,4 +1,4 @@
-"""Failures that are Spark's own bugs on one line, named with their ticket and what to do.
+"""The lines for failures that are Spark's own bugs, named with their ticket and what to do.
 
 The Spark version matrix found one (24 Nov 2026, state scenarios on 4.0.0, 4.1.1 and 4.2.0):
 Spark 4.1.1's Kafka connector fails the first trigger of a restart that replays a pending
@@ -9,7 +9,8 @@ a NullPointerException (SPARK-55271, apache/spark#55236). The batch itself ran a
 before the exception, so a second start goes on normally. 4.0.0 (before the change) and 4.2.0
 did not fail in the same scenarios; the connector for 4.1 is served only at 4.1.1 here.
 
-The app does not hide it: it fails as Spark does, and its line says why and what to do. A
+The app does not hide it: it fails as Spark does, and its line says why and what to do
+(spark_app/failures/known_bugs.py recognises the failure and writes the line here). A
 scenario that meets it reads that line (`replay_bug_in`), expects it on the 4.1 line only
 (`AFFECTED_LINE`), and starts the app again once, as the line says. Which lines have it is the
 museum's table's to say (spark_app/lines/known_bug_table.py, SPARK-55271): this module reads it there.
@@ -20,21 +21,22 @@ to the topic since. Its exception says "The error could be transient - restart y
 which is the wrong advice there (each restart fails alike), so the app's line names the bug
 and the way out the museum checked: one start with the processing-time trigger.
 
-Usage: `error = known_spark_bug(text, settings)` (None: not one of these)
+Usage:
+    line = replay_bug_line("4.1.1", committed_batch=2, log_file=Path("log/spark.log"))
+    replay_bug_in(output)  # ReplayBug(spark_version="4.1.1", committed=True)
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.errors import CheckpointError, StreamFailedError
 from spark_app.lines.known_bug_table import PRESENT, bug_named, line_of
-from spark_app.settings import SparkAppSettings
 
 __all__ = [
-    "known_spark_bug",
+    "replay_bug_line",
+    "prefetch_mismatch_line",
     "METRICS_NPE",
     "TICKET",
     "AFFECTED_LINE",
@@ -61,27 +63,25 @@ PREFETCH_CONDITION = "MISMATCHED_TOPIC_PARTITIONS_BETWEEN_END_OFFSET_AND_PREFETC
 PREFETCH_WORDS = "should provide the same topic partitions in pre-fetched offset to end offset"
 
 
-def known_spark_bug(
-    text: str, settings: SparkAppSettings, spark_version: str
-) -> StreamFailedError | None:
-    """The app's line for a failure that is a known Spark bug, or None."""
-    if settings.source != "spark-kafka":
-        return None
-    if PREFETCH_WORDS in text:
-        return _prefetch_mismatch(settings, spark_version)
-    if METRICS_NPE not in text:
-        return None
-    return StreamFailedError(
-        f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
-        f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the {AFFECTED_LINE} line "
-        f"({TICKET}){_committed(settings)} Start the app again, or run Spark 4.0 or 4.2, "
-        f"which do not have it (details in {settings.spark_log_file})"
-    )
-
-
-# The app's line as `known_spark_bug` writes it and `replay_bug_in` reads it.
+# The app's line as `replay_bug_line` writes it and `replay_bug_in` reads it.
 _APP_LINE = re.compile(r"Spark (\S+)'s Kafka connector failed after replaying a pending batch")
 _COMMITTED = "so the next start goes on"
+
+
+def replay_bug_line(spark_version: str, committed_batch: int | None, log_file: Path) -> str:
+    """The app's line for SPARK-55271; `committed_batch`: the replayed batch, when its commit
+    was written (then a second start goes on)."""
+    committed = (
+        f"; the batch was committed (batch {committed_batch}), {_COMMITTED} from the checkpoint."
+        if committed_batch is not None
+        else "."
+    )
+    return (
+        f"Spark {spark_version}'s Kafka connector failed after replaying a pending batch: a "
+        f"NullPointerException in KafkaMicroBatchStream.metrics, a bug of the {AFFECTED_LINE} line "
+        f"({TICKET}){committed} Start the app again, or run Spark 4.0 or 4.2, "
+        f"which do not have it (details in {log_file})"
+    )
 
 
 @dataclass(frozen=True)
@@ -105,27 +105,14 @@ def replay_bug_in(output: str) -> ReplayBug | None:
     return ReplayBug(found.group(1), _COMMITTED in output[found.start() :])
 
 
-def _committed(settings: SparkAppSettings) -> str:
-    """Whether the replayed batch was committed (then a second start goes on normally)."""
-    try:
-        info = read_checkpoint(settings.checkpoint_dir)
-    except (CheckpointError, OSError):
-        return "."
-    if info.pending is None and info.last_committed is not None:
-        return (
-            f"; the batch was committed (batch {info.last_committed.batch_id}), "
-            f"{_COMMITTED} from the checkpoint."
-        )
-    return "."
-
-
-def _prefetch_mismatch(settings: SparkAppSettings, spark_version: str) -> StreamFailedError:
+def prefetch_mismatch_line(spark_version: str, log_file: Path) -> str:
+    """The app's line for SPARK-53560, with the way out the museum checked."""
     lines = [line for line, status in bug_named(PREFETCH_TICKET).lines.items() if status == PRESENT]
-    return StreamFailedError(
+    return (
         f"[{PREFETCH_CONDITION}] Spark {spark_version}'s Kafka connector refused the batch a "
         f"Trigger.AvailableNow run left planned: partitions were added to the topic since, and "
         f"every restart with AvailableNow fails alike ({PREFETCH_TICKET}, a bug of the "
         f"{', '.join(lines)} line). Start once with --trigger processing-time (it replays that "
         f"batch and reads the new partitions from offset 0), stop it, then run AvailableNow "
-        f"again; or run a line with the fix (details in {settings.spark_log_file})"
+        f"again; or run a line with the fix (details in {log_file})"
     )

@@ -20,9 +20,9 @@ Usage:
 from __future__ import annotations
 
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.query.group_offsets import start_offsets_to_commit
 from spark_app.settings import SparkAppSettings
 from spark_app.source.kafka_client import GroupOffsets
+from spark_app.source.offset_ranges import start_offsets_to_commit
 
 __all__ = ["BatchStartCommitter"]
 
@@ -32,7 +32,7 @@ class BatchStartCommitter:
 
     def __init__(self, settings: SparkAppSettings) -> None:
         assert settings.offsets_from_group is not None
-        self.checkpoint_dir = settings.checkpoint_dir
+        self.checkpoint_dir = settings.checkpoint.folder
         self.group = GroupOffsets(settings.bootstrap_servers, settings.offsets_from_group)
 
     def __call__(self, batch_id: int) -> None:

@@ -8,7 +8,8 @@ stopped is done again. A query on a fresh checkpoint starts from the committed o
 existing checkpoint the checkpoint decides, as it always does in Spark.
 
 This module is the pure decision (where does this query start, and what do we tell the user);
-`kafka_client.GroupOffsets` talks to Kafka, `kafka_source` commits.
+`kafka_client.GroupOffsets` talks to Kafka, `kafka_source` commits (what: a batch's start,
+`offset_ranges.start_offsets_to_commit`), and on the connector `connector_group` does.
 
 Usage:
     choice = choose_start("spark-app", checkpoint_is_new=True, partitions=[TopicPartition("Experience", 0)],
@@ -33,7 +34,7 @@ from spark_app.offsets import (
     parse_offsets,
 )
 
-__all__ = ["group_start_in", "StartChoice", "choose_start", "start_offsets_to_commit"]
+__all__ = ["group_start_in", "StartChoice", "choose_start"]
 
 StartFrom = Literal["checkpoint", "group", "starting-offsets"]
 
@@ -115,12 +116,3 @@ def group_start_in(output: str, group: str) -> Offsets | None:
         TopicPartition(topic, int(partition)): int(offset)
         for topic, partition, offset in _TP_AT.findall(said.group(1))
     }
-
-
-def start_offsets_to_commit(start: Offsets, end: Offsets) -> Offsets:
-    """A batch's start offset for every partition it covers.
-
-    `start` includes the partitions new since the previous batch, at their earliest offset
-    (where the source reads them from); one still missing counts from 0.
-    """
-    return {tp: start.get(tp, 0) for tp in sorted(end)}

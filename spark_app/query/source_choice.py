@@ -12,22 +12,40 @@ source's own options (`checkpointLocation`, `logFile`, `offsetsGroup`) are left 
 connector, which would ignore them anyway.
 
 Usage:
+    register_source(spark, settings)
     reader = spark.readStream.format(source_format(settings)).options(**source_options(settings))
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["source_format", "source_options", "connector_package", "check_connector_available"]
+__all__ = [
+    "source_format",
+    "source_options",
+    "register_source",
+    "connector_package",
+    "check_connector_available",
+]
 
 
 def source_format(settings: SparkAppSettings) -> str:
     from spark_app.source.kafka_source import SOURCE_NAME
 
     return "kafka" if settings.source == "spark-kafka" else SOURCE_NAME
+
+
+def register_source(spark: Any, settings: SparkAppSettings) -> None:
+    """Make our source known to the session when it reads with it."""
+    if settings.source == "python":
+        # Registering a Python data source makes Spark look up every installed one in a
+        # Python process of its own (~1 s); the connector, a JVM source, needs none.
+        from spark_app.source.kafka_source import KafkaSource
+
+        spark.dataSource.register(KafkaSource)
 
 
 def source_options(settings: SparkAppSettings) -> dict[str, str]:
@@ -54,11 +72,11 @@ def source_options(settings: SparkAppSettings) -> dict[str, str]:
     for pair in settings.source_options:  # given last: they may override the app's own
         key, _, value = pair.partition("=")
         options[key.strip()] = value
-    if settings.source == "python" and settings.local_checkpoint:
+    if settings.source == "python" and settings.checkpoint.is_local:
         # Our source reads sources/0/0 from this folder; on a store it cannot (it would need
         # Hadoop's client in every Python worker), and warns that a replayed batch 0 resolves
         # startingOffsets again.
-        options["checkpointLocation"] = str(settings.checkpoint_dir.resolve())
+        options["checkpointLocation"] = str(settings.checkpoint.folder.resolve())
         options["logFile"] = str(settings.spark_log_file.resolve())
         if settings.offsets_from_group:
             options["offsetsGroup"] = settings.offsets_from_group

@@ -15,9 +15,9 @@ import logging
 from dataclasses import replace
 
 from spark_app.errors import KafkaUnreachableError, SparkAppError
+from spark_app.failures import explain_failure
 from spark_app.lines.known_bug_table import FIXED, PRESENT, bug_named, line_of
 from spark_app.lines.read_lines import read_line, reading_line
-from spark_app.query.app import explain_failure
 from spark_app.query.source_choice import source_options
 from spark_app.runtime.log_file import log_to
 from spark_app.runtime.session import SparkSessionResource

@@ -6,40 +6,42 @@ seconds; Hadoop's clients retry for minutes before failing). Spark reaches the s
 Hadoop's FileSystem: HDFS with the client PySpark ships, S3 with `hadoop-aws` and the AWS SDK
 on `spark.jars` (checkpoint_stores/jars.py fetches them once, only when s3 is asked for).
 
+Each takes the checkpoint's place (checkpoint_stores/locations.py), whole.
+
 Usage:
-    check_store(settings)                      # CheckpointStoreError when it does not answer
-    conf = store_conf(settings)                # spark.jars and spark.hadoop.fs.s3a.*
-    exists(spark, f"{settings.checkpoint_location}/commits/3")
+    check_store(settings.checkpoint)              # CheckpointStoreError when it does not answer
+    conf = store_conf(settings.checkpoint)        # spark.jars and spark.hadoop.fs.s3a.*
+    exists(spark, f"{settings.checkpoint.location}/commits/3")
+    committed = commit_check(spark, settings.checkpoint)  # None: read the local folder
 """
 
 from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Callable
 from typing import Any
 
-from checkpoint_stores import StoreError, hadoop_conf, store_address
-from checkpoint_stores.locations import default_url
+from checkpoint_stores import CheckpointPlace, StoreError
 from spark_app.errors import CheckpointStoreError
-from spark_app.settings import SparkAppSettings
 
 __all__ = [
     "check_store",
     "store_conf",
     "exists",
+    "commit_check",
     "remote_query_id",
     "remote_pins",
     "remote_commit_format",
 ]
 
 
-def check_store(settings: SparkAppSettings, timeout: float = 3.0) -> None:
+def check_store(place: CheckpointPlace, timeout: float = 3.0) -> None:
     """Raise CheckpointStoreError in one line when the store's port does not accept a connection."""
-    store = settings.checkpoint_store
-    if store == "local":
+    if place.is_local:
         return
-    url = settings.checkpoint_store_url or default_url(store)
-    host, port = store_address(store, url)
+    store, url = place.kind, place.store_url
+    host, port = place.address
     try:
         with socket.create_connection((host, port), timeout=timeout):
             return
@@ -52,10 +54,10 @@ def check_store(settings: SparkAppSettings, timeout: float = 3.0) -> None:
     )
 
 
-def store_conf(settings: SparkAppSettings) -> dict[str, str]:
+def store_conf(place: CheckpointPlace) -> dict[str, str]:
     """Spark settings for the store: the S3A client's jars and endpoint; nothing for local."""
-    store = settings.checkpoint_store
-    if store == "local":
+    store = place.kind
+    if place.is_local:
         return {}
     from checkpoint_stores.jars import client_jars
 
@@ -63,7 +65,7 @@ def store_conf(settings: SparkAppSettings) -> dict[str, str]:
         jars = client_jars(store)
     except StoreError as error:
         raise CheckpointStoreError(str(error)) from error
-    conf = hadoop_conf(store, settings.checkpoint_store_url)
+    conf = place.hadoop_conf()
     if jars:
         conf["spark.jars"] = ",".join(str(jar) for jar in jars)
     return conf
@@ -74,6 +76,15 @@ def exists(spark: Any, uri: str) -> bool:
     jvm = spark._jvm
     path = jvm.org.apache.hadoop.fs.Path(uri)
     return bool(path.getFileSystem(spark._jsc.hadoopConfiguration()).exists(path))
+
+
+def commit_check(spark: Any, place: CheckpointPlace) -> Callable[[int], bool] | None:
+    """How a stop sees that commits/N was written: None reads the local folder; on a store
+    Spark's own Hadoop client asks it."""
+    if place.is_local:
+        return None
+    location = place.location
+    return lambda batch: exists(spark, f"{location}/commits/{batch}")
 
 
 def _read_text(spark: Any, uri: str) -> str:

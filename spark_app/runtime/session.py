@@ -130,7 +130,7 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
         executor_class_options=classes.sharing_options() if classes is not None else "",
         slow_classes=_slow_classes(settings),
         connector_conf=_connector_conf(settings),
-        store_conf=store_conf(settings),
+        store_conf=store_conf(settings.checkpoint),
         temp_dir=folder,
         jvm_temp_dir=_jvm_temp_folder(),
     )

@@ -95,7 +95,7 @@ def session_conf(
         # session in one Python process (tests), and native libraries unpacked there later
         # (RocksDB's) need the folder to exist.
         conf["spark.local.dir"] = str(found.temp_dir)
-        if settings.checkpoint_store != "local":
+        if not settings.checkpoint.is_local:
             # Hadoop's scratch space too: S3A buffers its uploads in ${hadoop.tmp.dir}/s3a,
             # which is /tmp/hadoop-<user> unless set, and stayed there after every s3 run.
             conf["spark.hadoop.hadoop.tmp.dir"] = str(found.temp_dir / "hadoop")

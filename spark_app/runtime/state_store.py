@@ -17,6 +17,7 @@ silently ignore), said before a slow Spark start.
 
 Usage:
     check_state_store(as_pinned(settings, info.conf))  # raises StateStoreOptionError
+    notes = judge_pins(settings, info.conf, committed_format=1, spark_version="4.2.0")
     conf = state_store_conf(settings)             # {"spark.sql.streaming.stateStore...": ...}
 """
 
@@ -40,6 +41,7 @@ __all__ = [
     "state_store_conf",
     "state_store_refusal",
     "check_state_store",
+    "judge_pins",
     "tws_only_refusal",
     "store_kind",
     "pinned_store_note",
@@ -189,6 +191,24 @@ def check_state_store(settings: SparkAppSettings) -> None:
     refusal = state_store_refusal(settings, installed_spark_version()) or _counter_refusal(settings)
     if refusal is not None:
         raise StateStoreOptionError(refusal)
+
+
+def judge_pins(
+    settings: SparkAppSettings, pinned: Mapping[str, str], committed_format: int, spark_version: str
+) -> list[str]:
+    """What the checkpoint pins against what the app was asked for: a StateStoreOptionError in
+    one line where Spark would fail after planning a batch, a note (returned, to be said) where
+    it silently keeps the checkpoint's choice."""
+    # Judged on the store Spark will run: a restart keeps the one pinned in the checkpoint.
+    check_state_store(as_pinned(settings, pinned))
+    refusal = format_downgrade_refusal(settings, committed_format, spark_version)
+    if refusal is not None:
+        raise StateStoreOptionError(refusal)
+    notes = (
+        pinned_store_note(settings, pinned),
+        pinned_format_note(settings, committed_format, spark_version),
+    )
+    return [note for note in notes if note is not None]
 
 
 def as_pinned(settings: SparkAppSettings, pinned: Mapping[str, str]) -> SparkAppSettings:

@@ -9,6 +9,8 @@ offsets already deleted by retention. Each time it calls `reportDataLoss`: with
 `failOnDataLoss=true` it throws the `KAFKA_DATA_LOSS.<SUB>` condition, else it logs a warning
 and goes on. This module builds the same messages from the templates in Spark's
 `kafka-error-conditions.json`, and our extra facts follow Spark's words, never replace them.
+Our source raises them itself; when the connector raises one, spark_app/failures/kafka.py reads
+its text and builds the same error here.
 
 Spark's template spans several lines; our errors are one line each (the app prints one line),
 so the line breaks become spaces and the words stay the same.
@@ -20,7 +22,6 @@ Usage:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -32,7 +33,7 @@ from spark_app.errors import (
     PartitionOffsetChangedError,
     PartitionsDeletedError,
 )
-from spark_app.lines.data_loss_lines import could_not_read_text, earliest_now_text, lost_range_in
+from spark_app.lines.data_loss_lines import could_not_read_text, earliest_now_text
 from spark_app.offsets import TopicPartition
 
 __all__ = [
@@ -42,7 +43,8 @@ __all__ = [
     "RESET_WAY_OUT",
     "java_set",
     "could_not_read",
-    "connector_data_loss",
+    "data_loss_error",
+    "read_note",
 ]
 
 # The KAFKA_DATA_LOSS condition's main message (its lines joined by spaces).
@@ -75,14 +77,16 @@ def java_set(parts: Iterable[TopicPartition]) -> str:
     return f"Set({', '.join(str(tp) for tp in sorted(parts))})"
 
 
-def _error(
+def data_loss_error(
     kind: type[DataLossError], reason: str, extra: str = "", way_out: str = _WAY_OUT
 ) -> DataLossError:
+    """The condition in the connector's words: its name, Spark's sentence, the reason, then the
+    playground's addition and way out in `[playground: …]`."""
     ours = f" [playground: {extra} {way_out}]" if extra else f" [playground: {way_out}]"
     return kind(f"{kind.token}: {SPARK_DATA_LOSS_TEXT} {reason}{ours}")
 
 
-def _read_note(
+def read_note(
     tp: TopicPartition, start: int, end: int, earliest: int | None, latest: int | None
 ) -> tuple[str, str]:
     """The playground's addition to a failed read and its way out: deleted offsets can be
@@ -105,10 +109,10 @@ def could_not_read(
     latest: int | None = None,
 ) -> CouldNotReadOffsetRangeError:
     """KafkaExceptions.couldNotReadOffsetRange: [first offset not readable, end of the range)."""
-    error = _error(
+    error = data_loss_error(
         CouldNotReadOffsetRangeError,
         could_not_read_text(tp, start, end, group_id),
-        *_read_note(tp, start, end, earliest, latest),
+        *read_note(tp, start, end, earliest, latest),
     )
     assert isinstance(error, CouldNotReadOffsetRangeError)
     return error
@@ -129,7 +133,7 @@ class DataLossReporter:
     def initial_offset_not_found(self, parts: set[TopicPartition]) -> None:
         self._report(
             f"Cannot find earliest offsets of {java_set(parts)}. Some data may have been missed",
-            _error(
+            data_loss_error(
                 InitialOffsetNotFoundError,
                 f"Cannot find initial offsets for "
                 f"partitions {java_set(parts)}. They may have been deleted.",
@@ -140,7 +144,7 @@ class DataLossReporter:
         self._report(
             f"Added partition {tp} starts from {offset} instead of 0. Some data may "
             f"have been missed",
-            _error(
+            data_loss_error(
                 AddedPartitionNotFromZeroError,
                 f"Added partition {tp} starts from {offset} instead of 0.",
                 f"offsets [0, {offset}) of {tp} were deleted before the query saw the partition.",
@@ -150,14 +154,16 @@ class DataLossReporter:
     def partitions_deleted(self, parts: set[TopicPartition]) -> None:
         self._report(
             f"{java_set(parts)} are gone. Some data may have been missed.",
-            _error(PartitionsDeletedError, f"Partitions {java_set(parts)} have been deleted."),
+            data_loss_error(
+                PartitionsDeletedError, f"Partitions {java_set(parts)} have been deleted."
+            ),
         )
 
     def partition_offset_changed(self, tp: TopicPartition, before: int, now: int) -> None:
         self._report(
             f"Partition {tp}'s offset was changed from {before} to {now}, some data "
             f"may have been missed",
-            _error(
+            data_loss_error(
                 PartitionOffsetChangedError,
                 f"Partition {tp} offset was changed from {before} to {now}. This "
                 f"could be either 1) a user error that the start offset is set "
@@ -167,58 +173,3 @@ class DataLossReporter:
                 f"query reached: the topic was most likely deleted and recreated.",
             ),
         )
-
-
-# The connector's KafkaIllegalStateException (4.2.0) reaches Python as Spark's sentence and
-# `Reason: <the sub-condition's template>`, without the condition's name: which template the
-# reason fills tells the sub-condition (kafka-error-conditions.json).
-_CONNECTOR_REASONS: tuple[tuple[str, type[DataLossError]], ...] = (
-    ("Could not read records in offset", CouldNotReadOffsetRangeError),
-    ("Partition ", PartitionOffsetChangedError),
-    ("Added partition ", AddedPartitionNotFromZeroError),
-    ("Partitions ", PartitionsDeletedError),
-    ("Cannot find initial offsets", InitialOffsetNotFoundError),
-)
-_REASON = re.compile(r"not available in Kafka any more;.*?Reason: (.+?)(?: SQLSTATE: | === |$)")
-
-
-def connector_data_loss(
-    text: str, offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None = None
-) -> DataLossError | None:
-    """The connector's data-loss failure in `text`, as the error our source raises for it (the
-    condition's name first, Spark's words, the reason, the way out); None if there is none.
-
-    `offsets_of(tp)` looks Kafka's earliest and latest offsets up now: for a read that failed,
-    the playground adds which offsets of the range are gone (or that the range lies past the
-    topic's end) after the connector's words, as it does for our source (the connector names
-    only the batch's range).
-
-    Usage: `error = connector_data_loss(str(query_exception), client_lookup)`
-    """
-    flat = " ".join(text.split())
-    match = _REASON.search(flat)
-    if match is None:
-        return None
-    reason = match.group(1).strip()
-    for start, kind in _CONNECTOR_REASONS:
-        if reason.startswith(start):
-            return _error(kind, reason, *_kafka_note(kind, reason, offsets_of))
-    return None
-
-
-_TOPIC_PARTITION = re.compile(r"for topic partition (\S+)-(\d+) with")
-
-
-def _kafka_note(
-    kind: type[DataLossError],
-    reason: str,
-    offsets_of: Callable[[TopicPartition], tuple[int, int] | None] | None,
-) -> tuple[str, str]:
-    """The playground's addition to a failed read, and its way out; ('', the usual) when none."""
-    found = _TOPIC_PARTITION.search(reason)
-    span = lost_range_in(reason)
-    if kind is not CouldNotReadOffsetRangeError or offsets_of is None or not found or not span:
-        return "", _WAY_OUT
-    tp = TopicPartition(found.group(1), int(found.group(2)))
-    now = offsets_of(tp)
-    return _read_note(tp, *span, *(now or (None, None)))

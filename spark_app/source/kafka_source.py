@@ -12,7 +12,7 @@ the format name alone: `format("experience-kafka")` here, `format("kafka")` in p
 Two things the connector does not do and ours does, both under option names it ignores:
 `checkpointLocation` (Spark never tells a Python source where its checkpoint is, and
 `sources/0/0` lives there) and `offsetsGroup` (commit each batch's start offsets to a Kafka
-consumer group, seed 000's offsets kept outside Spark; see group_offsets.py).
+consumer group, seed 000's offsets kept outside Spark; see query/group_offsets.py).
 
 Usage:
     spark.dataSource.register(KafkaSource)
@@ -46,7 +46,6 @@ from spark_app.offsets import (
     offsets_to_text,
     parse_offsets,
 )
-from spark_app.query.group_offsets import start_offsets_to_commit
 from spark_app.runtime.log_file import log_to
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.source.data_loss import (
@@ -56,7 +55,7 @@ from spark_app.source.data_loss import (
 )
 from spark_app.source.initial_offsets import InitialOffsetsFile
 from spark_app.source.kafka_client import GroupOffsets, OffsetGone, TopicClient
-from spark_app.source.offset_ranges import OffsetRange, split_ranges
+from spark_app.source.offset_ranges import OffsetRange, split_ranges, start_offsets_to_commit
 from spark_app.source.offset_reader import OffsetReader, resolve_starting_offsets
 from spark_app.source.options import SourceOptions, kafka_client_settings
 from spark_app.source.rate_limit import TriggerDelay, rate_limit

@@ -5,7 +5,13 @@ One range per Kafka partition, `[from, until)`; empty or negative ranges are dro
 tasks read the batch, each part in proportion to its range's size; `maxRecordsPerPartition`
 caps each task's share. Splitting changes only how many tasks read, never which records.
 
-Usage: `ranges = split_ranges([OffsetRange(tp, 0, 100)], min_partitions=4)`
+A batch's start offsets are also what `--offsets-from-group` commits to the consumer group when
+the batch is planned (`start_offsets_to_commit`): everything below them was written by an
+earlier batch (query/group_offsets.py has why).
+
+Usage:
+    ranges = split_ranges([OffsetRange(tp, 0, 100)], min_partitions=4)
+    start_offsets_to_commit({tp: 10}, {tp: 15, other: 3})   # {tp: 10, other: 0}
 """
 
 from __future__ import annotations
@@ -13,9 +19,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from spark_app.offsets import TopicPartition
+from spark_app.offsets import Offsets, TopicPartition
 
-__all__ = ["OffsetRange", "split_ranges"]
+__all__ = ["OffsetRange", "split_ranges", "start_offsets_to_commit"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +75,12 @@ def _parts(r: OffsetRange, parts: int) -> list[OffsetRange]:
         out.append(OffsetRange(r.tp, start, end))
         start = end
     return [p for p in out if p.size > 0]
+
+
+def start_offsets_to_commit(start: Offsets, end: Offsets) -> Offsets:
+    """A batch's start offset for every partition it covers.
+
+    `start` includes the partitions new since the previous batch, at their earliest offset
+    (where the source reads them from); one still missing counts from 0.
+    """
+    return {tp: start.get(tp, 0) for tp in sorted(end)}

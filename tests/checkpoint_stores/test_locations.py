@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checkpoint_stores import checkpoint_location, default_url, hadoop_conf, store_address
+from checkpoint_stores import CheckpointPlace, default_url, store_address
 from checkpoint_stores.cli import parse_ready_line
 from checkpoint_stores.locations import bucket_of, checkpoint_uri
 
@@ -40,14 +40,14 @@ def test_default_urls_are_the_usual_ports_on_loopback() -> None:
 def test_the_checkpoint_folder_keeps_its_path_on_the_store(
     store: str, url: str | None, folder: Path, expected: str
 ) -> None:
-    assert checkpoint_location(store, url, folder) == expected  # type: ignore[arg-type]
+    assert CheckpointPlace(store, folder, url).location == expected  # type: ignore[arg-type]
 
 
 def test_a_local_checkpoint_is_the_absolute_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert checkpoint_location("local", None, Path("checkpoints")) == str(tmp_path / "checkpoints")
+    assert CheckpointPlace("local", Path("checkpoints")).location == str(tmp_path / "checkpoints")
 
 
 @pytest.mark.parametrize(
@@ -76,11 +76,11 @@ def test_an_s3_url_names_at_most_a_bucket() -> None:
 
 
 def test_s3a_is_pointed_at_the_endpoint_path_style() -> None:
-    conf = hadoop_conf("s3", "http://127.0.0.1:9123/mine")
+    conf = CheckpointPlace("s3", url="http://127.0.0.1:9123/mine").hadoop_conf()
     assert conf["spark.hadoop.fs.s3a.endpoint"] == "http://127.0.0.1:9123"
     assert conf["spark.hadoop.fs.s3a.path.style.access"] == "true"
     assert conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] == "false"
-    assert hadoop_conf("hdfs", None) == {} and hadoop_conf("local", None) == {}
+    assert CheckpointPlace("hdfs").hadoop_conf() == {} and CheckpointPlace().hadoop_conf() == {}
 
 
 def test_the_ready_line_is_read_back() -> None:
@@ -141,8 +141,9 @@ def test_a_checkpoint_uri_names_its_store_and_folder(
     found = checkpoint_uri(uri, store_url)
     assert found == expected
     if found is not None and found[0] != "local":
-        store, url, folder = found
-        assert checkpoint_location(store, url, folder) == uri.rstrip("/").replace("nn/", "nn:8020/")
+        place = CheckpointPlace.from_options(uri, url=store_url)
+        assert (place.kind, place.url, place.folder) == found
+        assert place.location == uri.rstrip("/").replace("nn/", "nn:8020/")
 
 
 @pytest.mark.parametrize(
@@ -163,3 +164,39 @@ def test_a_checkpoint_uri_we_cannot_take_is_one_line(
     with pytest.raises(ValueError, match=re.escape(says)) as error:
         checkpoint_uri(uri, store_url)
     assert "\n" not in str(error.value)
+
+
+# --- the one value: a checkpoint's place --------------------------------------------------------
+
+
+def test_a_place_decides_its_stores_url_in_one_place() -> None:
+    assert CheckpointPlace().store_url is None  # a local folder has no store
+    for store in ("hdfs", "s3"):
+        unsaid = CheckpointPlace(store)  # type: ignore[arg-type]
+        assert unsaid.url is None and unsaid.store_url == default_url(store)  # type: ignore[arg-type]
+        assert unsaid.address == ("127.0.0.1", int(default_url(store).rsplit(":", 1)[1]))  # type: ignore[arg-type]
+    given = CheckpointPlace("hdfs", Path("cp"), "hdfs://nn:9000")
+    assert given.store_url == "hdfs://nn:9000" and given.location == "hdfs://nn:9000/cp"
+
+
+@pytest.mark.parametrize(
+    ("kind", "url", "says"),
+    [
+        ("local", "hdfs://h:1", "--checkpoint-store-url needs --checkpoint-store hdfs or s3"),
+        ("hdfs", "http://h:1", "is not an hdfs store URL"),
+        ("s3", "http://h:1/a/b", "at most a bucket"),
+    ],
+)
+def test_a_place_that_cannot_be_is_refused_as_it_is_made(kind: str, url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)):
+        CheckpointPlace(kind, Path("cp"), url)  # type: ignore[arg-type]
+
+
+def test_the_options_make_a_place_from_a_folder_or_a_uri() -> None:
+    assert CheckpointPlace.from_options("runs/cp") == CheckpointPlace(folder=Path("runs/cp"))
+    assert CheckpointPlace.from_options("cp", "s3") == CheckpointPlace("s3", Path("cp"))
+    assert CheckpointPlace.from_options("hdfs://nn/cp", "hdfs") == CheckpointPlace(
+        "hdfs", Path("cp"), "hdfs://nn:8020"
+    )
+    with pytest.raises(ValueError, match="is on hdfs, but --checkpoint-store says s3"):
+        CheckpointPlace.from_options("hdfs://nn/cp", "s3")

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from kafka import KafkaProducer
 
+from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import ValueRange, verify_file
 from spark_app.lines.data_loss_lines import skipped_ranges_in
 from spark_app.settings import SparkAppSettings
@@ -35,7 +36,7 @@ START_SEC = 600  # a cold Spark start on a busy two-core machine has taken over 
 def app_args(bootstrap: str, tmp_path: Path, *extra: str) -> list[str]:
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
         trigger_sec=0.5,
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.errors import CheckpointStoreError
 from spark_app.runtime.checkpoint_store import check_store
@@ -20,16 +21,19 @@ def _settings(*argv: str) -> SparkAppSettings:
 
 
 def test_local_stays_the_default_and_is_the_folder_itself() -> None:
-    settings = _settings()
-    assert settings.checkpoint_store == "local" and settings.local_checkpoint
-    assert settings.checkpoint_location == str(Path("checkpoints").resolve())
+    place = _settings().checkpoint
+    assert place == CheckpointPlace() and place.is_local
+    assert place.location == str(Path("checkpoints").resolve())
 
 
 def test_a_store_gets_the_folder_as_a_path_on_it() -> None:
-    settings = _settings("--checkpoint-store", "hdfs", "--checkpoint-dir", "runs/cp")
-    assert settings.checkpoint_location == "hdfs://127.0.0.1:8020/runs/cp"
-    settings = _settings("--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:9001")
-    assert settings.checkpoint_location == "s3a://checkpoint-experience/checkpoints"
+    place = _settings("--checkpoint-store", "hdfs", "--checkpoint-dir", "runs/cp").checkpoint
+    assert place.location == "hdfs://127.0.0.1:8020/runs/cp"
+    assert place.store_url == "hdfs://127.0.0.1:8020" and place.url is None  # the default, unsaid
+    place = _settings(
+        "--checkpoint-store", "s3", "--checkpoint-store-url", "http://h:9001"
+    ).checkpoint
+    assert place.location == "s3a://checkpoint-experience/checkpoints"
 
 
 def test_an_unknown_store_is_refused_by_the_parser(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,8 +72,8 @@ def test_a_store_that_does_not_answer_says_how_to_start_one() -> None:
     with pytest.raises(
         CheckpointStoreError, match=rf"python -m checkpoint_stores hdfs --port {port}"
     ):
-        check_store(settings)
-    check_store(_settings())  # local: nothing to reach
+        check_store(settings.checkpoint)
+    check_store(_settings().checkpoint)  # local: nothing to reach
 
 
 def test_the_connector_and_the_store_share_spark_jars() -> None:
@@ -79,20 +83,17 @@ def test_the_connector_and_the_store_share_spark_jars() -> None:
 
 
 def test_a_checkpoint_dir_uri_sets_the_store_as_a_user_writes_it() -> None:
-    settings = _settings("--checkpoint-dir", "hdfs://nn:8021/team/cp")
-    assert (settings.checkpoint_store, settings.checkpoint_location) == (
-        "hdfs",
-        "hdfs://nn:8021/team/cp",
-    )
-    settings = _settings(
+    place = _settings("--checkpoint-dir", "hdfs://nn:8021/team/cp").checkpoint
+    assert (place.kind, place.location) == ("hdfs", "hdfs://nn:8021/team/cp")
+    place = _settings(
         "--checkpoint-dir", "s3a://mine/team/cp", "--checkpoint-store-url", "http://minio:9000"
-    )
-    assert (settings.checkpoint_store, settings.checkpoint_location) == ("s3", "s3a://mine/team/cp")
-    assert settings.checkpoint_store_url == "http://minio:9000/mine"
+    ).checkpoint
+    assert (place.kind, place.location) == ("s3", "s3a://mine/team/cp")
+    assert place.url == "http://minio:9000/mine"
     # Before, the URI became a local folder named 'hdfs:' and the query ran there, silently.
     assert _settings(
         "--checkpoint-store", "hdfs", "--checkpoint-dir", "hdfs://nn/cp"
-    ).checkpoint_dir == Path("cp")
+    ).checkpoint.folder == Path("cp")
 
 
 @pytest.mark.parametrize(

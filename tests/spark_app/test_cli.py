@@ -27,7 +27,7 @@ from tests.spark_app.kafka_helpers import create_topic
 
 def test_defaults_follow_the_contract() -> None:
     s = settings_from_args(main_parser().parse_args([]))
-    assert (s.bootstrap_servers, s.topic, str(s.checkpoint_dir), str(s.log_dir)) == (
+    assert (s.bootstrap_servers, s.topic, str(s.checkpoint.folder), str(s.log_dir)) == (
         "127.0.0.1:9092",
         "Experience",
         "checkpoints",
@@ -160,7 +160,7 @@ def test_damaged_checkpoint_is_one_line_before_spark_starts(
 
 
 def test_spark_failures_are_explained_from_their_message_not_their_trace() -> None:
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
     from spark_app.settings import SparkAppSettings
 
     schema = RuntimeError(

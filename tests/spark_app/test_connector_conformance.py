@@ -17,6 +17,7 @@ import pytest
 from kafka import KafkaProducer
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, ReadMinRows
 
+from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import ValueRange
 from spark_app.errors import (
     AddedPartitionNotFromZeroError,
@@ -709,7 +710,7 @@ def _app(bootstrap: str, tmp_path: Path, **changes: object):
 
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
         trigger_sec=0.5,
         **changes,
@@ -1349,7 +1350,7 @@ Identifier: [id = 5c34, runId = be67]
 def test_the_apps_line_names_the_connectors_data_loss_condition(tmp_path: Path) -> None:
     """The connector's failure does not name KAFKA_DATA_LOSS.<SUB>; the app's one line does,
     for both sources, so scenarios and learners read the same condition either way."""
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
     from spark_app.settings import SparkAppSettings
 
     error = explain_failure(
@@ -1374,7 +1375,7 @@ def test_the_apps_line_names_the_connectors_data_loss_condition(tmp_path: Path) 
 def test_the_apps_line_adds_kafkas_earliest_offset_after_the_connectors_words() -> None:
     """The connector names only the batch's range; the playground adds, after Spark's words,
     where Kafka's log starts now and so which offsets of the range are gone (as for ours)."""
-    from spark_app.source.data_loss import connector_data_loss
+    from spark_app.failures.kafka import connector_data_loss
 
     asked: list[TopicPartition] = []
     error = connector_data_loss(_CONNECTOR_FAILURE, lambda tp: asked.append(tp) or (12, 40))
@@ -1392,7 +1393,7 @@ def test_an_api_timeout_below_the_request_timeout_is_refused_in_kafkas_words() -
     """The connector's admin client refuses default.api.timeout.ms < request.timeout.ms as the
     query starts (ConfigException, measured with the connector 4.2.0 on Apache Kafka 4.1.2);
     ours does too, and the app's line names the options for both sources."""
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
     from spark_app.settings import SparkAppSettings
     from spark_app.source.offset_reader import check_admin_timeouts
 
@@ -1422,7 +1423,7 @@ def test_the_apps_line_names_kafka_unreachable_for_the_connectors_timeouts() -> 
     """The connector says TimeoutException where ours says KAFKA_UNREACHABLE; the app's line
     names KAFKA_UNREACHABLE for both (the supervisor restarts it), the connector's words after."""
     from spark_app.errors import KafkaUnreachableError
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
     from spark_app.settings import SparkAppSettings
 
     for words in (

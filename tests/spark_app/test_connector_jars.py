@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.cli import run_cli
 from spark_app.errors import ConnectorUnavailableError
 from spark_app.runtime.connector_jars import (
@@ -166,7 +167,7 @@ def test_the_app_runs_on_the_connector(embedded_broker, tmp_path: Path, master: 
         source="spark-kafka",
         master=master,
         trigger_sec=0.5,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
     )
     output = tmp_path / "log" / "streaming-output.log"

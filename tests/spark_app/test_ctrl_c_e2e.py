@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.query.graceful_stop import is_stop_line
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, wait_until
@@ -63,7 +64,7 @@ def test_ctrl_c_stops_the_app_with_one_line(embedded_broker, tmp_path: Path) -> 
     send_counter(bootstrap, range(1, 6))
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
     )
     app = shlex.join([sys.executable, "-m", "spark_app", *settings.to_argv()])

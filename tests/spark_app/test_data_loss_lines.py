@@ -92,7 +92,8 @@ def test_a_checkpoint_past_the_topics_end_is_not_an_empty_range_but_another_topi
     """After the demo, a new broker's topic is shorter than the demo's checkpoint: the read of
     [33, 40) fails with Kafka's log at [0, 5). No offset was aged out; the way out is a reset,
     not skipping (which once printed "offsets [33, 0) are gone (0 messages)")."""
-    from spark_app.source.data_loss import RESET_WAY_OUT, connector_data_loss
+    from spark_app.failures.kafka import connector_data_loss
+    from spark_app.source.data_loss import RESET_WAY_OUT
 
     ours = str(could_not_read(TP, 33, 40, "g", earliest=0, latest=5))
     without_latest = str(could_not_read(TP, 33, 40, "g", earliest=0))

@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 from pyspark.sql.streaming.datasource import ReadAllAvailable
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.offsets import TopicPartition
-from spark_app.query.app import preflight
 from spark_app.query.connector_group import BatchStartCommitter
-from spark_app.query.group_offsets import choose_start, group_start_in, start_offsets_to_commit
+from spark_app.query.group_offsets import choose_start, group_start_in
+from spark_app.query.preflight import preflight
 from spark_app.settings import SparkAppSettings
 from spark_app.source.kafka_client import GroupOffsets
 from spark_app.source.kafka_source import KafkaStreamReader
+from spark_app.source.offset_ranges import start_offsets_to_commit
 from spark_app.source.options import SourceOptions
 from tests.spark_app.checkpoint.test_reader import make_checkpoint
 from tests.spark_app.kafka_helpers import create_topic, send_counter
@@ -196,7 +198,9 @@ def test_on_the_connector_the_running_batch_commits_its_start_from_the_offset_lo
     checkpoint = make_checkpoint(tmp_path / "cp", ends=[5, 12, 20], committed=2)  # batch 2 runs
     commit = BatchStartCommitter(
         SparkAppSettings(
-            bootstrap_servers=bootstrap, checkpoint_dir=checkpoint, offsets_from_group="conn"
+            bootstrap_servers=bootstrap,
+            checkpoint=CheckpointPlace(folder=checkpoint),
+            offsets_from_group="conn",
         )
     )
     try:

@@ -90,12 +90,14 @@ def test_a_replayed_batch_gets_exactly_the_same_counts() -> None:
 WRITER = textwrap.dedent("""
     import json, sys
     from pathlib import Path
-    from spark_app.query.app import BatchHandler
+    from checkpoint_stores import CheckpointPlace
+    from spark_app.query.batch_handler import BatchHandler
     from spark_app.query.negative_key import NegativeKeyPolicy
     from spark_app.settings import SparkAppSettings
     from spark_app.lines.output_line import OutputRow
     run = Path(sys.argv[1])
-    settings = SparkAppSettings(checkpoint_dir=run / "checkpoints", log_dir=run / "log",
+    settings = SparkAppSettings(checkpoint=CheckpointPlace(folder=run / "checkpoints"),
+                                log_dir=run / "log",
                                 sink=sys.argv[2], on_negative_key=sys.argv[3])
     handler = BatchHandler(settings, NegativeKeyPolicy(sys.argv[3], settings.log_dir, None))
     rows = [OutputRow(*row) for row in json.loads(sys.argv[5])]

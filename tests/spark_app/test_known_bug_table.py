@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
+from spark_app.failures import explain_failure
 from spark_app.lines.known_bug_table import (
     ABSENT,
     FIXED,
@@ -19,7 +21,6 @@ from spark_app.lines.known_bug_table import (
     line_of,
 )
 from spark_app.lines.known_spark_bugs import AFFECTED_LINE, TICKET
-from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 
 METADATA = bug_named("SPARK-55058")
@@ -76,7 +77,9 @@ def test_a_line_nobody_ran_is_a_failed_verdict_that_says_to_record_it() -> None:
 
 
 def test_error_classes_are_read_from_the_apps_line_round_trip(tmp_path: Path) -> None:
-    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"), log_dir=tmp_path / "log"
+    )
     raised = (
         "[STREAMING_CHECKPOINT_MISSING_METADATA_FILE] Checkpoint location "
         f"{tmp_path} is in an inconsistent state: the metadata file is missing … SQLSTATE: "
@@ -91,7 +94,9 @@ def test_error_classes_are_read_from_the_apps_line_round_trip(tmp_path: Path) ->
 def test_a_state_error_inside_foreach_batch_is_named_not_its_wrapper(tmp_path: Path) -> None:
     """As PySpark 4.0.0 raised it in the SPARK-54307 exhibit (shortened): the wrapper's text
     holds the Python traceback, whose paths say "checkpoint", then Spark's own condition."""
-    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"), log_dir=tmp_path / "log"
+    )
     raised = (
         "[STREAM_FAILED] Query [id = 29f3, runId = 3e0a] terminated with exception: "
         "[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function "
@@ -116,7 +121,9 @@ def test_a_state_error_inside_foreach_batch_is_named_not_its_wrapper(tmp_path: P
 def test_a_checksum_that_does_not_match_is_named_inside_its_wrapper(tmp_path: Path) -> None:
     """As PySpark 4.1.1 raised it in the SPARK-51972 exhibit (shortened): the state store's
     wrapper says only that loading failed; the cause names Spark's checksum and the file."""
-    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"), log_dir=tmp_path / "log"
+    )
     raised = (
         "[STREAM_FAILED] Query [id = aecd, runId = 50cf] terminated with exception: "
         "[FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred in the user provided function "
@@ -143,7 +150,9 @@ def test_a_format_2_zip_that_does_not_match_is_storage_not_a_retry(tmp_path: Pat
     """As PySpark 4.2.0 raised it in the SPARK-51988 exhibit with automatic snapshot repair off
     (shortened): the zip is named by its attempt, so the format-1 advice (a retry's own file,
     delete its `.crc`) would be wrong; the line says restore it, or let the repair pass it over."""
-    settings = SparkAppSettings(checkpoint_dir=tmp_path / "checkpoints", log_dir=tmp_path / "log")
+    settings = SparkAppSettings(
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"), log_dir=tmp_path / "log"
+    )
     zip_name = "3_0fea0a77-f20f-4f0f-aff5-73822e34cfb1.zip"
     raised = (
         "[STREAM_FAILED] Query [id = aecd, runId = 50cf] terminated with exception: "

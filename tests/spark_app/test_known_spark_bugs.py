@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checkpoint_stores import CheckpointPlace
+from spark_app.failures import explain_failure
+from spark_app.failures.known_bugs import known_spark_bug
 from spark_app.lines.known_bug_table import bug_named, error_classes_in
 from spark_app.lines.known_spark_bugs import (
     METRICS_NPE,
     PREFETCH_CONDITION,
     PREFETCH_WORDS,
     ReplayBug,
-    known_spark_bug,
     replay_bug_in,
 )
-from spark_app.query.app import explain_failure
 from spark_app.settings import SparkAppSettings
 from tests.scenarios.more_helpers import write_batch
 
@@ -33,7 +34,9 @@ def test_the_connectors_metrics_npe_is_named_and_says_the_batch_was_committed(
     for batch in range(3):
         write_batch(checkpoint, batch, {0: 10 * (batch + 1)})
     settings = SparkAppSettings(
-        source="spark-kafka", checkpoint_dir=checkpoint, log_dir=tmp_path / "log"
+        source="spark-kafka",
+        checkpoint=CheckpointPlace(folder=checkpoint),
+        log_dir=tmp_path / "log",
     )
     error = explain_failure(RuntimeError(_RAISED), settings)
     line = str(error)
@@ -47,7 +50,9 @@ def test_with_a_pending_batch_it_promises_nothing(tmp_path: Path) -> None:
     write_batch(checkpoint, 0, {0: 10})
     write_batch(checkpoint, 1, {0: 20}, committed=False)
     settings = SparkAppSettings(
-        source="spark-kafka", checkpoint_dir=checkpoint, log_dir=tmp_path / "log"
+        source="spark-kafka",
+        checkpoint=CheckpointPlace(folder=checkpoint),
+        log_dir=tmp_path / "log",
     )
     line = str(explain_failure(RuntimeError(_RAISED), settings))
     assert "SPARK-55271" in line and "next start goes on" not in line
@@ -64,7 +69,9 @@ def test_a_scenario_reads_the_bug_from_the_apps_line_and_expects_it_on_4_1_only(
     checkpoint = tmp_path / "checkpoints"
     write_batch(checkpoint, 0, {0: 10})
     settings = SparkAppSettings(
-        source="spark-kafka", checkpoint_dir=checkpoint, log_dir=tmp_path / "log"
+        source="spark-kafka",
+        checkpoint=CheckpointPlace(folder=checkpoint),
+        log_dir=tmp_path / "log",
     )
     for version, expected in (("4.1.1", True), ("4.2.0", False), ("4.10.0", False)):
         line = str(known_spark_bug(_RAISED, settings, version))
@@ -77,7 +84,9 @@ def test_a_pending_batch_is_read_as_not_committed(tmp_path: Path) -> None:
     checkpoint = tmp_path / "checkpoints"
     write_batch(checkpoint, 0, {0: 10}, committed=False)
     settings = SparkAppSettings(
-        source="spark-kafka", checkpoint_dir=checkpoint, log_dir=tmp_path / "log"
+        source="spark-kafka",
+        checkpoint=CheckpointPlace(folder=checkpoint),
+        log_dir=tmp_path / "log",
     )
     bug = replay_bug_in(str(known_spark_bug(_RAISED, settings, "4.1.1")))
     assert bug is not None and not bug.committed

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import ValueRange, verify_file
 from spark_app.checkpoint.reader import committed_batches
 from spark_app.offsets import TopicPartition
@@ -28,7 +29,7 @@ TP0 = TopicPartition("Experience", 0)
 def app_args(bootstrap: str, tmp_path: Path, checkpoint: str, *extra: str) -> list[str]:
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / checkpoint,
+        checkpoint=CheckpointPlace(folder=tmp_path / checkpoint),
         log_dir=tmp_path / "log",
         trigger_sec=0.5,
         offsets_from_group="counter",

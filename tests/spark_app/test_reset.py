@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from launch.waiting import wait_until
 from scenarios.checker.verify import verify_file
 from spark_app.cli import run_cli
@@ -34,15 +35,17 @@ def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     settings = SparkAppSettings(
-        checkpoint_dir=tmp_path / "cp", log_dir=tmp_path / "lg", sink="at-least-once"
+        checkpoint=CheckpointPlace(folder=tmp_path / "cp"),
+        log_dir=tmp_path / "lg",
+        sink="at-least-once",
     )
-    _leftovers(settings.checkpoint_dir, settings.log_dir)
+    _leftovers(settings.checkpoint.folder, settings.log_dir)
     assert not verify_file(settings.output_file).ok  # the demo's run and the next one, mixed
 
     # The app's own command line, as the scenarios and the demo build it, is accepted.
     assert run_cli(["reset", *settings.to_argv()]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [p.name for p in settings.checkpoint_dir.iterdir()] == [".gitkeep"]
+    assert [p.name for p in settings.checkpoint.folder.iterdir()] == [".gitkeep"]
     moved = sorted(p.name for p in settings.log_dir.iterdir())
     assert (
         len(moved) == 2 and moved[0].startswith("streaming-output.2") and moved[0].endswith(".log")
@@ -56,7 +59,7 @@ def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
     assert run_cli(["reset", *settings.to_argv()]) == 0  # nothing left: says so, changes nothing
     again = capsys.readouterr().out.splitlines()
     assert again == [
-        f"{settings.checkpoint_dir} is empty already",
+        f"{settings.checkpoint.folder} is empty already",
         f"no {settings.output_file} to move aside",
     ]
 

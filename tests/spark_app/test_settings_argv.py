@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.cli import main_parser, settings_from_args
 from spark_app.settings import SparkAppSettings
 
@@ -18,7 +19,7 @@ CHANGED = {
     "subscribe_pattern": "Exp.*",
     "source": "spark-kafka",
     "source_options": ("fetchOffset.numRetries=5", "kafka.default.api.timeout.ms=2000"),
-    "checkpoint_dir": Path("/tmp/cp"),
+    "checkpoint": CheckpointPlace("s3", Path("/tmp/cp"), "http://127.0.0.1:9123/mine"),
     "log_dir": Path("/tmp/log"),
     "trigger_sec": 0.5,
     "starting_offsets": '{"Other":{"0":42}}',
@@ -55,13 +56,16 @@ CHANGED = {
     "state_ttl_sec": 12.0,
     "idle_timer_sec": 6.5,
     "state_encoding": "avro",
-    "checkpoint_store": "s3",
-    "checkpoint_store_url": "http://127.0.0.1:9123/mine",
 }
 
-
-# A field that only means something beside another one's value: the two change together.
-NEEDS = {"checkpoint_store_url": {"checkpoint_store": "s3"}}
+# Each part of the checkpoint's place changed alone, and with it the part it needs (a URL is
+# a store's): every one travels as its own option.
+PLACES = {
+    "folder": CheckpointPlace(folder=Path("/tmp/cp")),
+    "kind": CheckpointPlace("hdfs"),
+    "url": CheckpointPlace("s3", url="http://127.0.0.1:9123/mine"),
+    "uri-made": CheckpointPlace.from_options("s3a://mine/team/cp", url="http://minio:9000"),
+}
 
 
 def round_trip(settings: SparkAppSettings) -> SparkAppSettings:
@@ -80,8 +84,27 @@ def test_defaults_render_as_only_the_source_and_read_back() -> None:
 
 @pytest.mark.parametrize("name", sorted(CHANGED))
 def test_each_field_survives_the_command_line(name: str) -> None:
-    settings = replace(SparkAppSettings(), **{name: CHANGED[name]}, **NEEDS.get(name, {}))
+    settings = replace(SparkAppSettings(), **{name: CHANGED[name]})
     assert round_trip(settings) == settings
+
+
+@pytest.mark.parametrize("part", sorted(PLACES))
+def test_each_part_of_the_checkpoints_place_survives_the_command_line(part: str) -> None:
+    settings = SparkAppSettings(checkpoint=PLACES[part])
+    assert round_trip(settings) == settings
+
+
+def test_the_place_renders_as_the_three_options_it_always_had() -> None:
+    argv = SparkAppSettings(checkpoint=CHANGED["checkpoint"]).to_argv()
+    assert argv[argv.index("--checkpoint-dir") :][:6] == [
+        "--checkpoint-dir",
+        "/tmp/cp",
+        "--checkpoint-store",
+        "s3",
+        "--checkpoint-store-url",
+        "http://127.0.0.1:9123/mine",
+    ]
+    assert "--checkpoint-store-url" not in SparkAppSettings(checkpoint=PLACES["kind"]).to_argv()
 
 
 def test_all_fields_at_once() -> None:

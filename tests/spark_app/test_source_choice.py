@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.query.source_choice import connector_package, source_format, source_options
 from spark_app.settings import SparkAppSettings
 from spark_app.source.options import SourceOptions
@@ -14,10 +15,14 @@ from spark_app.source.options import SourceOptions
 
 def test_both_sources_get_the_same_query_options(tmp_path: Path) -> None:
     ours = SparkAppSettings(
-        checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100, source="python"
+        checkpoint=CheckpointPlace(folder=tmp_path / "cp"),
+        max_offsets_per_trigger=100,
+        source="python",
     )
     theirs = SparkAppSettings(
-        checkpoint_dir=tmp_path / "cp", max_offsets_per_trigger=100, source="spark-kafka"
+        checkpoint=CheckpointPlace(folder=tmp_path / "cp"),
+        max_offsets_per_trigger=100,
+        source="spark-kafka",
     )
     assert (source_format(ours), source_format(theirs)) == ("experience-kafka", "kafka")
     shared = {

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import AppProcess, wait_until
 from tests.spark_app.kafka_helpers import create_topic, send_counter
@@ -68,7 +69,7 @@ def test_crash_then_kill_minus_9_keep_exactly_once(
     create_topic(bootstrap)
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "checkpoints",
+        checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
         log_dir=tmp_path / "log",
         trigger_sec=0.5,
         **COMBINATIONS[name],
@@ -89,7 +90,7 @@ def test_crash_then_kill_minus_9_keep_exactly_once(
     catch_up_exactly_once(tmp_path, args, total)
     text = (tmp_path / "log" / "streaming-output.log").read_text()
     assert "[StreamingOutput]: Experience: -6 -> 6" in text
-    files = state_files(settings.checkpoint_dir)
+    files = state_files(settings.checkpoint.folder)
     assert any(f.endswith(".changelog") for f in files) == settings.changelog_checkpointing, files
     assert not any(f.endswith((".delta", ".snapshot")) for f in files), files
     if settings.counter == "transform-with-state":

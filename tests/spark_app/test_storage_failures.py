@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.errors import (
     CheckpointDiskFullError,
     CheckpointError,
@@ -14,7 +15,7 @@ from spark_app.errors import (
     error_in_text,
     unwrap,
 )
-from spark_app.query.app import explain_failure
+from spark_app.failures import explain_failure
 from spark_app.settings import SparkAppSettings
 
 # Spark 4.2.0 with hadoop-aws 3.5.0, 140 s after the proxy in front of s3proxy was cut.
@@ -31,7 +32,7 @@ S3_GONE = (
 
 
 def _on_s3() -> SparkAppSettings:
-    return SparkAppSettings(checkpoint_store="s3", checkpoint_store_url="http://127.0.0.1:46701")
+    return SparkAppSettings(checkpoint=CheckpointPlace("s3", url="http://127.0.0.1:46701"))
 
 
 def test_a_store_gone_mid_run_is_retriable_and_not_a_broken_checkpoint() -> None:
@@ -89,7 +90,7 @@ def test_a_full_disk_names_the_checkpoint_and_says_free_space(tmp_path: Path) ->
         "writing state store files for provider HDFSStateStore[…]\n"
         "Caused by: org.apache.hadoop.fs.FSError: java.io.IOException: No space left on device"
     )
-    settings = SparkAppSettings(checkpoint_dir=tmp_path)
+    settings = SparkAppSettings(checkpoint=CheckpointPlace(folder=tmp_path))
     error = explain_failure(RuntimeError(said), settings)
     assert isinstance(error, CheckpointDiskFullError)
     assert str(error).startswith(
@@ -112,9 +113,7 @@ HDFS_GONE = (
 
 
 def test_a_namenode_gone_mid_run_is_the_store_too() -> None:
-    settings = SparkAppSettings(
-        checkpoint_store="hdfs", checkpoint_store_url="hdfs://127.0.0.1:53509"
-    )
+    settings = SparkAppSettings(checkpoint=CheckpointPlace("hdfs", url="hdfs://127.0.0.1:53509"))
     error = explain_failure(RuntimeError(HDFS_GONE), settings)
     assert isinstance(error, CheckpointStoreLostError)
     assert str(error).startswith(
@@ -136,7 +135,9 @@ SHARED = (
 
 
 def test_a_second_writer_on_the_checkpoint_is_named_and_the_folder_is_not_to_be_deleted() -> None:
-    error = explain_failure(RuntimeError(SHARED), SparkAppSettings(checkpoint_dir=Path("cp")))
+    error = explain_failure(
+        RuntimeError(SHARED), SparkAppSettings(checkpoint=CheckpointPlace(folder=Path("cp")))
+    )
     assert isinstance(error, CheckpointSharedError) and not isinstance(error, CheckpointError)
     assert str(error).startswith(
         "CHECKPOINT_SHARED: [CONCURRENT_STREAM_LOG_UPDATE] Concurrent "

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import verify_file
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.settings import SparkAppSettings
@@ -29,7 +30,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.nightly]
 def args(bootstrap: str, folder: Path, *extra: str) -> list[str]:
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=folder / "checkpoints",
+        checkpoint=CheckpointPlace(folder=folder / "checkpoints"),
         log_dir=folder / "log",
         trigger_sec=0.5,
     )

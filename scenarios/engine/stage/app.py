@@ -90,7 +90,7 @@ class AppPart:
         kafka, settings = self._stage.kafka, self._stage.settings
         if not kafka.started:
             raise StepFailed(f"start Kafka before {self.label}: call stage.kafka.start() first")
-        store_url = self._stage.store.start()
+        self._stage.store.start()
         return SparkLauncher(
             self._stage.group,
             self.folders,
@@ -100,8 +100,7 @@ class AppPart:
             python=settings.spark_python,
             name=self.name,
             source=settings.source,
-            checkpoint_store=settings.checkpoint_store,
-            checkpoint_store_url=store_url,
+            checkpoint=self._stage.store.place(self.folders.checkpoints),
         )
 
     @property

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from checkpoint_stores import checkpoint_location
+from checkpoint_stores import CheckpointPlace
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.mirror import StoreApi, copy_down, copy_logs_down, delete, list_files
 from launch.ports import free_port
@@ -70,9 +70,15 @@ class StorePart:
         self.proxy: TcpProxy | None = None  # between the app and the store, when asked for
         self._view = stage.folders.root / "store-view"  # logs_view's copy, removed at the stop
 
+    def place(self, folder: Path) -> CheckpointPlace:
+        """Where the app's checkpoint `folder` lives: here, or on the store at its URL (the
+        proxy's, when the store is behind one)."""
+        kind = self._stage.settings.checkpoint_store
+        return CheckpointPlace(kind, folder, None if kind == "local" else self.url)
+
     def location(self, folder: Path) -> str:
-        """Where the app's checkpoint `folder` lives on the store."""
-        return checkpoint_location(self._stage.settings.checkpoint_store, self.url, folder)
+        """Where the app's checkpoint `folder` lives on the store, as Spark is given it."""
+        return self.place(folder).location
 
     def checkpoint_copy(self, folder: Path, dest: Path) -> Path:
         """The checkpoint as a local folder: `folder` itself when local, else a fresh copy of

@@ -24,8 +24,9 @@ from spark_app.checkpoint.state_data_source import (
     operator_properties,
     variables_of,
 )
-from spark_app.checkpoint.state_schema import STATE_SCHEMAS, find_schema_refusal
+from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 from spark_app.cli import main_parser, settings_from_args
+from spark_app.failures.state_schema import find_schema_refusal
 from spark_app.lines.output_line import (
     EventLine,
     OutputRow,

@@ -23,8 +23,8 @@ from scenarios.demo.state import (
     with_verdict,
 )
 from scenarios.demo.view import render, retention_label, status_line
+from spark_app.failures.kafka import connector_data_loss
 from spark_app.runtime.class_cache import saved_line, writing_line
-from spark_app.source.data_loss import connector_data_loss
 
 
 def _screen(state: object, width: int = 160) -> str:

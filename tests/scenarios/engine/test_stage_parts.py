@@ -227,7 +227,8 @@ class _BuggyThenFineLauncher:
 def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_only(
     tmp_path: Path, version: str, expected: bool
 ) -> None:
-    from spark_app.lines.known_spark_bugs import known_spark_bug
+    from checkpoint_stores import CheckpointPlace
+    from spark_app.failures.known_bugs import known_spark_bug
     from spark_app.settings import SparkAppSettings
     from tests.scenarios.more_helpers import write_batch
 
@@ -236,7 +237,9 @@ def test_sparks_known_replay_bug_restarts_the_app_once_and_is_expected_on_4_1_on
     raised = 'Cannot invoke "x" because the return value of "scala.Option.get()" is null'
     line = str(
         known_spark_bug(
-            raised, SparkAppSettings(source="spark-kafka", checkpoint_dir=checkpoint), version
+            raised,
+            SparkAppSettings(source="spark-kafka", checkpoint=CheckpointPlace(folder=checkpoint)),
+            version,
         )
     )
     with idle_stage(tmp_path / "run") as stage:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from checkpoint_stores.locations import checkpoint_location
+from checkpoint_stores import CheckpointPlace
 from spark_app.checkpoint.inspect import report_in_output
 from tests.checkpoint_stores.store_helpers import put_folder, start_store
 from tests.spark_app.app_process import REPO_ROOT
@@ -58,7 +58,7 @@ def test_a_checkpoint_on_a_store_reads_as_the_same_folder_here(
     process, url, _ = start_store(store, tmp_path / "store")
     try:
         put_folder(store, process, url, local, "team/cp")
-        location = checkpoint_location(store, url, Path("team/cp"))  # type: ignore[arg-type]
+        location = CheckpointPlace(store, Path("team/cp"), url).location  # type: ignore[arg-type]
         on_store = ["--checkpoint-store", store, "--checkpoint-store-url", url]
         here = _inspect(tmp_path, bootstrap, "--checkpoint-dir", str(local))
         # As a user names a checkpoint on their own store: its URI, an S3 endpoint beside it.

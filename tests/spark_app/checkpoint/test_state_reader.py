@@ -42,7 +42,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 def run_three_batches(spark: Any, folder: Path, settings: SparkAppSettings) -> Path:
     """Three batches of three messages each through the app's counter; the checkpoint."""
-    from spark_app.query.app import _counted
+    from spark_app.query.count_query import CountQuery
 
     # One session for every test: what the previous test set must not leak into this one.
     spark.conf.unset(CHANGELOG_CONF)
@@ -65,8 +65,9 @@ def run_three_batches(spark: Any, folder: Path, settings: SparkAppSettings) -> P
         (source / f"{batch}.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
         records = spark.readStream.schema(INPUT_SCHEMA).json(str(source))
         query = (
-            _counted(records, settings)
-            .writeStream.outputMode("update")
+            CountQuery(settings)
+            .build(records)
+            .writeStream.outputMode(CountQuery.OUTPUT_MODE)
             .foreachBatch(lambda frame, _: frame.count())
             .option("checkpointLocation", str(checkpoint))
             .trigger(availableNow=True)

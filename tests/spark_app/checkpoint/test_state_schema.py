@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spark_app.checkpoint.state_schema import find_schema_refusal
+from checkpoint_stores import CheckpointPlace
 from spark_app.errors import CheckpointError, StateSchemaChangedError, unwrap
+from spark_app.failures.state_schema import find_schema_refusal
 from spark_app.settings import SparkAppSettings
 
 REFUSED = (Path(__file__).parents[1] / "data" / "state_schema_refused.txt").read_text()
@@ -25,9 +26,11 @@ def test_the_refusal_names_spark_error_class_and_both_schemas() -> None:
 
 
 def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> None:
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
 
-    error = explain_failure(RuntimeError(REFUSED), SparkAppSettings(checkpoint_dir=Path("cp-a")))
+    error = explain_failure(
+        RuntimeError(REFUSED), SparkAppSettings(checkpoint=CheckpointPlace(folder=Path("cp-a")))
+    )
     assert isinstance(error, StateSchemaChangedError) and isinstance(error, CheckpointError)
     line = str(error)
     assert line.startswith(
@@ -39,7 +42,7 @@ def test_the_app_explains_it_as_an_unusable_checkpoint_with_the_way_out() -> Non
 
 
 def test_the_longer_token_survives_unwrapping() -> None:
-    from spark_app.query.app import explain_failure
+    from spark_app.failures import explain_failure
 
     error = explain_failure(RuntimeError(REFUSED), SparkAppSettings())
     wrapped = RuntimeError(f"Traceback ...\nspark_app.errors.StateSchemaChangedError: {error}\n")

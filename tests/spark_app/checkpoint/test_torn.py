@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.checkpoint.health import restart_blockers
 from spark_app.checkpoint.inspect import inspect_checkpoint, render_text
 from spark_app.checkpoint.lz4_block import decompress, ends_cleanly
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.checkpoint.torn import repair, torn_file_error
 from spark_app.errors import CheckpointError, TornFileError, error_in_text, unwrap
-from spark_app.query.app import explain_failure
+from spark_app.failures import explain_failure
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.checkpoint.test_reader import make_checkpoint
 
@@ -125,7 +126,7 @@ _SPARK_SAID = {
 @pytest.mark.parametrize("case", sorted(_SPARK_SAID))
 def test_spark_s_words_for_a_torn_log_file_become_the_line(tmp_path: Path, case: str) -> None:
     make_checkpoint(tmp_path, [5, 9], committed=2)
-    settings = SparkAppSettings(checkpoint_dir=tmp_path)
+    settings = SparkAppSettings(checkpoint=CheckpointPlace(folder=tmp_path))
     error = explain_failure(RuntimeError(_SPARK_SAID[case].format(cp=tmp_path)), settings)
     assert isinstance(error, TornFileError)
     assert f"{tmp_path}/" in str(error) and "delete" in str(error)
@@ -133,7 +134,7 @@ def test_spark_s_words_for_a_torn_log_file_become_the_line(tmp_path: Path, case:
 
 def test_spark_s_state_condition_with_a_torn_delta_names_the_file(tmp_path: Path) -> None:
     torn = _torn_state(tmp_path)
-    settings = SparkAppSettings(checkpoint_dir=tmp_path)
+    settings = SparkAppSettings(checkpoint=CheckpointPlace(folder=tmp_path))
     said = (
         "[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED] An error occurred during loading state. "
         "SQLSTATE: 58030\nCaused by: org.apache.hadoop.fs.ChecksumException: Checksum error: "

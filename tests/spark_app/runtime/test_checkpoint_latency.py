@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.runtime.checkpoint_latency import (
     CheckpointLatencyError,
     LatencySpec,
@@ -72,7 +73,7 @@ def test_spark_reports_the_slow_state_writes_in_its_own_durations(
     create_topic(bootstrap)
     settings = SparkAppSettings(
         bootstrap_servers=bootstrap,
-        checkpoint_dir=tmp_path / "cp",
+        checkpoint=CheckpointPlace(folder=tmp_path / "cp"),
         log_dir=tmp_path / "log",
         checkpoint_latency="fixed:700ms@state",
         class_cache_dir=tmp_path / "cache",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 
 pytestmark = pytest.mark.spark
@@ -70,7 +71,7 @@ def test_the_app_counts_exactly_once_on_the_standalone_cluster(
     with StandaloneCluster(ClusterSettings(workers=2), tmp_path / "cluster") as cluster:
         settings = SparkAppSettings(
             bootstrap_servers=bootstrap,
-            checkpoint_dir=tmp_path / "checkpoints",
+            checkpoint=CheckpointPlace(folder=tmp_path / "checkpoints"),
             log_dir=tmp_path / "log",
             trigger_sec=0.5,
             master=cluster.master_url,

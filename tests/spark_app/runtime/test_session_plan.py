@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from checkpoint_stores import CheckpointPlace
 from spark_app.runtime.session_plan import Found, child_env, session_conf, session_plan
 from spark_app.settings import SparkAppSettings
 
@@ -93,7 +94,7 @@ def test_sparks_scratch_space_is_the_sessions_folder() -> None:
 def test_hadoops_scratch_space_is_the_sessions_folder_on_a_store() -> None:
     """S3A buffers its uploads under hadoop.tmp.dir, /tmp/hadoop-<user> unless set."""
     found = Found(**{**FOUND.__dict__, "temp_dir": Path("/tmp/spark_app-session-7-x")})
-    on_s3 = session_conf(SparkAppSettings(checkpoint_store="s3"), found)
+    on_s3 = session_conf(SparkAppSettings(checkpoint=CheckpointPlace("s3")), found)
     assert on_s3["spark.hadoop.hadoop.tmp.dir"] == "/tmp/spark_app-session-7-x/hadoop"
     assert "spark.hadoop.hadoop.tmp.dir" not in session_conf(SparkAppSettings(), found)
 
