@@ -22,6 +22,7 @@ from checkpoint_stores import STORES, CheckpointPlace
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.lines.output_line import OUTPUT_FORMATS
+from spark_app.query.commands import run_check_query, run_read
 from spark_app.runtime.cluster import ClusterSettings
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.settings import SparkAppSettings
@@ -425,6 +426,15 @@ def _add_state_store_options(p: argparse.ArgumentParser) -> None:
         "records in commits/N which ones a batch committed",
     )
     p.add_argument(
+        "--query",
+        type=Path,
+        default=None,
+        metavar="FILE.py",
+        help="run your own query module instead of the counter: OUTPUT_MODE, KEY and "
+        "build(records) (docs/your-query.md); its rows go to LOG_DIR/query-output/, a JSON-lines "
+        "file per batch, written exactly once",
+    )
+    p.add_argument(
         "--counter",
         choices=["apply-in-pandas-with-state", "transform-with-state"],
         default=_DEFAULTS.counter,
@@ -705,6 +715,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         changelog_checkpointing=args.changelog_checkpointing,
         checkpoint_format=args.checkpoint_format,
         counter=args.counter,
+        query=args.query,
         initial_state_from=args.initial_state_from,
         state_ttl_sec=args.state_ttl_sec,
         idle_timer_sec=args.idle_timer_sec,
@@ -771,10 +782,7 @@ def _run_reset(argv: Sequence[str]) -> int:
 
 def _run_read(argv: Sequence[str]) -> int:
     args = read_parser().parse_args(argv)
-    check_spark_version()
-    from spark_app.query.topic_read import read_topic  # pulls in pyspark: only when reading
-
-    return read_topic(
+    return run_read(
         SparkAppSettings(
             bootstrap_servers=args.bootstrap_servers,
             topic=args.topic,
@@ -803,6 +811,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _run_reset(argv[1:])
         if argv[:1] == ["read"]:
             return _run_read(argv[1:])
+        if argv[:1] == ["check-query"]:
+            return run_check_query(argv[1:])
         if argv[:1] == ["class-archive"]:
             from spark_app.runtime.archive_command import run_archive
 

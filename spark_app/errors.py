@@ -32,6 +32,7 @@ __all__ = [
     "StateStoreOptionError",
     "ConnectorUnavailableError",
     "GroupOffsetsError",
+    "QueryModuleError",
     "StreamFailedError",
     "SparkVersionError",
     "ClusterError",
@@ -221,6 +222,14 @@ class StreamFailedError(SparkAppError):
     token = "STREAM_FAILED"
 
 
+class QueryModuleError(SparkAppError):
+    """A user's query module (--query FILE.py) that cannot run: the file, what is wrong and
+    what to change. Bad input: exit code 2, before any Kafka is read."""
+
+    token = "QUERY_MODULE"
+    exit_code = 2
+
+
 class GroupOffsetsError(SparkAppError):
     """Kafka refused to store or return the offsets of --offsets-from-group's consumer group."""
 
@@ -238,6 +247,7 @@ _ERRORS: dict[str, type[SparkAppError]] = {
         AddedPartitionNotFromZeroError,
         PartitionsDeletedError,
         InitialOffsetNotFoundError,
+        QueryModuleError,
         SourceOptionError,
         ConnectorUnavailableError,
         CheckpointError,

@@ -15,6 +15,7 @@ from typing import Literal
 
 from checkpoint_stores import CheckpointPlace
 from maven_jars.cache import cache_root
+from spark_app.lines.query_rows import QUERY_OUTPUT_DIR
 
 __all__ = [
     "SparkAppSettings",
@@ -110,6 +111,9 @@ class SparkAppSettings:
     checkpoint_format: int = 1  # RocksDB only: 2 names state files per attempt, with a lineage
     # Which operator counts: today's applyInPandasWithState or its successor (counter_tws.py).
     counter: CounterKind = "apply-in-pandas-with-state"
+    # A user's own query module instead of the counter (query/user_query.py): its rows go to
+    # `<log-dir>/query-output/` (lines/query_rows.py), one file per batch. None: the counter.
+    query: Path | None = None
     # The move to transformWithState: seed the count of a new checkpoint with the count another
     # checkpoint holds after its last committed batch (read with the State Data Source), as
     # transformWithState's initialState; Spark applies it in batch 0 only (initial_state.py).
@@ -182,6 +186,11 @@ class SparkAppSettings:
     @property
     def output_file(self) -> Path:
         return self.log_dir / OUTPUT_FILE_NAME
+
+    @property
+    def query_output(self) -> Path:
+        """Where a query module's batches are written (lines/query_rows.py)."""
+        return self.log_dir / QUERY_OUTPUT_DIR
 
     @property
     def spark_log_file(self) -> Path:

@@ -1,6 +1,6 @@
 """What other packages may read of the two apps.
 
-Rule: launch/, scenarios/ and benchmarks/ import from spark_app or kafka_app only the app's top-level
+Rule: launch/, oracle/, scenarios/ and benchmarks/ import from spark_app or kafka_app only the app's top-level
 contract modules (those its `__init__.__all__` lists), or, deeper in it, names a module lists in
 its own `__all__`; never another top-level module, never a name left out of `__all__`. A contract
 may be a folder (spark_app/lines/): every module in it is then a contract, with its own
@@ -20,7 +20,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 APPS = ("spark_app", "kafka_app")
-READERS = ("launch", "scenarios", "benchmarks")
+READERS = ("launch", "oracle", "scenarios", "benchmarks")
 
 
 def _imports(path: Path) -> Iterator[tuple[str, str | None, int]]:

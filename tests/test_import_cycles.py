@@ -27,6 +27,7 @@ PACKAGES = (
     "kafka_app",
     "spark_app",
     "launch",
+    "oracle",
     "scenarios",
     "maven_jars",
     "checkpoint_stores",

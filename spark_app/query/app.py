@@ -20,12 +20,11 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from spark_app.errors import SparkAppError
 from spark_app.failures import explain_failure, is_transient
-from spark_app.query.batch_handler import BatchHandler
-from spark_app.query.count_query import CountQuery
+from spark_app.query.chosen import QueryModule, Writer, query_for, writer_for
 from spark_app.query.graceful_stop import (
     STOPPED_BEFORE_OUTPUT,
     STOPPED_BEFORE_START,
@@ -45,7 +44,7 @@ from spark_app.runtime.session import SparkSessionResource, jvm_pid
 from spark_app.runtime.worker_warmup import warm_python_worker
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["SparkApp", "QueryModule"]
+__all__ = ["SparkApp", "QueryModule"]  # QueryModule: chosen.py's, named here as before
 
 _QUERY_ATTEMPTS = 3
 
@@ -54,21 +53,13 @@ _QUERY_ATTEMPTS = 3
 _LAST_PROGRESS_SEC = 3.0
 
 
-class QueryModule(Protocol):
-    """What the run loop runs: how Kafka's records become the streaming DataFrame it writes,
-    and Spark's output mode for it. The counter is one (count_query.py)."""
-
-    OUTPUT_MODE: str
-
-    def build(self, records: Any) -> Any: ...
-
-
 class SparkApp:
     """Runs the query until stopped (returns) or failed (raises a SparkAppError)."""
 
     def __init__(self, settings: SparkAppSettings, query: QueryModule | None = None) -> None:
         self.settings = settings
-        self.query: QueryModule = CountQuery(settings) if query is None else query
+        # The counter, or a user's module (--query), refused here, before anything starts.
+        self.query: QueryModule = query_for(settings) if query is None else query
         # A plain flag, set by the signal handler and polled by the wait: an Event takes a lock
         # in set(), and a second signal arriving inside that set() ran the handler again on the
         # same thread, which waited for its own lock for ever (SIGTERM from `timeout` and from
@@ -104,7 +95,7 @@ class SparkApp:
                 return
             warm_python_worker(spark)
             register_source(spark, self.settings)
-            handler = BatchHandler.in_session(self.settings, jvm_pid(spark))
+            self.query, handler = writer_for(spark, self.settings, self.query, jvm_pid(spark))
             self._printer = ProgressPrinter(console_writer(), lambda: handler.last_count)
             spark.streams.addListener(self._printer)
             if self.settings.ui:
@@ -114,7 +105,7 @@ class SparkApp:
             finally:
                 handler.close()
 
-    def _run_with_retries(self, spark: Any, handler: BatchHandler) -> None:
+    def _run_with_retries(self, spark: Any, handler: Writer) -> None:
         for attempt in range(1, _QUERY_ATTEMPTS + 1):
             failure = self._run_query(spark, handler)
             if failure is None:
@@ -129,7 +120,7 @@ class SparkApp:
                 flush=True,
             )
 
-    def _start_query(self, spark: Any, handler: BatchHandler) -> Any:
+    def _start_query(self, spark: Any, handler: Writer) -> Any:
         s = self.settings
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
         writer = (
@@ -142,7 +133,7 @@ class SparkApp:
             return writer.trigger(availableNow=True).start()
         return writer.trigger(processingTime=f"{s.trigger_sec} seconds").start()
 
-    def _run_query(self, spark: Any, handler: BatchHandler) -> BaseException | None:
+    def _run_query(self, spark: Any, handler: Writer) -> BaseException | None:
         """Run until stopped (None) or failed (the failure, unexplained)."""
         try:
             query = self._start_query(spark, handler)
@@ -154,13 +145,13 @@ class SparkApp:
         print(
             f"Streaming {topics} from {self.settings.bootstrap_servers}, "
             f"checkpoints in {self.settings.checkpoint.location}, output in "
-            f"{self.settings.output_file}",
+            f"{self.settings.query_output if self.settings.query else self.settings.output_file}",
             flush=True,
         )
         return self._await(query, handler, commit_check(spark, self.settings.checkpoint))
 
     def _await(
-        self, query: Any, handler: BatchHandler, commit_exists: Callable[[int], bool] | None
+        self, query: Any, handler: Writer, commit_exists: Callable[[int], bool] | None
     ) -> BaseException | None:
         try:
             while not self._stop_asked:
