@@ -24,6 +24,7 @@ __all__ = [
     "batch_line_from_progress",
     "durations_in_output",
     "lag_in_output",
+    "late_in_output",
     "parse_batch_line",
     "parse_batch_lines",
 ]
@@ -58,6 +59,9 @@ class BatchLine:
     count: int | None
     duration_ms: int
     lag: Lag | None = None
+    # Records the batch's stateful operators dropped as later than the watermark (Spark's
+    # numRowsDroppedByWatermark, summed); shown only when some were.
+    late: int = 0
 
     def behind_latest(self) -> dict[str, str]:
         """The lag under the connector's metric names and formats."""
@@ -77,18 +81,21 @@ class BatchLine:
         parts = [f"{tp} [{self.start.get(tp, 'start')}, {self.end[tp]})" for tp in sorted(self.end)]
         return ", ".join(parts) or "-"
 
+    def _late(self) -> str:
+        return f" late={self.late}" if self.late else ""
+
     def plain(self) -> str:
         count = "?" if self.count is None else str(self.count)
         return (
-            f"batch {self.batch_id}: {self.offset_range()} rows={self.rows} count={count} "
-            f"took {self.duration_ms} ms{self._lag()}"
+            f"batch {self.batch_id}: {self.offset_range()} rows={self.rows} count={count}"
+            f"{self._late()} took {self.duration_ms} ms{self._lag()}"
         )
 
     def rich(self) -> str:
         count = "?" if self.count is None else str(self.count)
         return (
             f"[bold cyan]batch {self.batch_id}[/]: {self.offset_range()} "
-            f"rows=[bold]{self.rows}[/] count=[bold green]{count}[/] "
+            f"rows=[bold]{self.rows}[/] count=[bold green]{count}[/]{self._late()} "
             f"[dim]took {self.duration_ms} ms{self._lag()}[/]"
         )
 
@@ -96,8 +103,8 @@ class BatchLine:
 # `plain()` read back: the offset ranges, then the counts, then the optional lag. A new query's
 # first batch has no start offset in Spark's progress: the line shows a word instead.
 _LINE = re.compile(
-    r"batch (?P<batch>\d+): (?P<ranges>.*) rows=(?P<rows>\d+) count=(?P<count>-?\d+|\?) "
-    r"took (?P<took>\d+) ms(?: behind latest: max=(?P<max>-?\d+) "
+    r"batch (?P<batch>\d+): (?P<ranges>.*) rows=(?P<rows>\d+) count=(?P<count>-?\d+|\?)"
+    r"(?: late=(?P<late>\d+))? took (?P<took>\d+) ms(?: behind latest: max=(?P<max>-?\d+) "
     r"avg=(?P<avg>-?[\d.]+(?:e-?\d+)?) min=(?P<min>-?\d+))?"
 )
 _RANGE = re.compile(
@@ -123,8 +130,9 @@ def parse_batch_line(text: str) -> BatchLine | None:
         else Lag(int(match["max"]), float(match["avg"]), int(match["min"]))
     )
     count = None if match["count"] == "?" else int(match["count"])
+    late = int(match["late"]) if match["late"] else 0
     return BatchLine(
-        int(match["batch"]), start, end, int(match["rows"]), count, int(match["took"]), lag
+        int(match["batch"]), start, end, int(match["rows"]), count, int(match["took"]), lag, late
     )
 
 
@@ -137,6 +145,11 @@ def parse_batch_lines(text: str) -> list[BatchLine]:
 def durations_in_output(text: str) -> dict[int, int]:
     """Each batch's duration in ms (Spark's triggerExecution) from the app's console lines."""
     return {line.batch_id: line.duration_ms for line in parse_batch_lines(text)}
+
+
+def late_in_output(text: str) -> int:
+    """How many records the batches in the app's console output dropped as late, in all."""
+    return sum(line.late for line in parse_batch_lines(text))
 
 
 def lag_in_output(text: str) -> dict[int, int]:
@@ -166,4 +179,7 @@ def batch_line_from_progress(progress: Any, count: int | None) -> BatchLine:
         count=count,
         duration_ms=int((data.get("durationMs") or {}).get("triggerExecution", 0)),
         lag=Lag.between(end, _offsets(source.get("latestOffset"))),
+        late=sum(
+            int(op.get("numRowsDroppedByWatermark") or 0) for op in data.get("stateOperators") or []
+        ),
     )

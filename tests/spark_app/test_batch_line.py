@@ -14,6 +14,7 @@ from spark_app.lines.batch_line import (
     batch_line_from_progress,
     durations_in_output,
     lag_in_output,
+    late_in_output,
     parse_batch_line,
     parse_batch_lines,
 )
@@ -26,6 +27,7 @@ LINES = [
     BatchLine(1, {P[0]: 4}, {P[0]: 6}, 2, 9, 80, Lag(12, 6.0, 0)),
     BatchLine(2, {P[0]: 6}, {P[0]: 6}, 0, None, 5),  # the count is not known yet: `count=?`
     BatchLine(3, {}, {}, 0, 9, 3),  # nothing planned: the ranges are `-`
+    BatchLine(5, {P[0]: 6}, {P[0]: 9}, 3, None, 7, Lag(0, 0.0, 0), late=2),  # a query's: `late=2`
     BatchLine(
         4,
         {TopicPartition("Experience-kafka-outage-17", 1): 5},
@@ -85,3 +87,18 @@ def test_the_line_from_spark_progress_computes_the_lag() -> None:
     line = batch_line_from_progress(progress, count=12)
     assert line.lag == Lag(8, 8.0, 8)
     assert parse_batch_line(line.plain()) == line
+
+
+def test_records_dropped_as_late_are_summed_over_the_stateful_operators() -> None:
+    progress = {
+        "batchId": 6,
+        "numInputRows": 3,
+        "durationMs": {"triggerExecution": 40},
+        "sources": [
+            {"startOffset": {"Experience": {"0": 1}}, "endOffset": {"Experience": {"0": 4}}}
+        ],
+        "stateOperators": [{"numRowsDroppedByWatermark": 2}, {"numRowsDroppedByWatermark": 1}],
+    }
+    line = batch_line_from_progress(progress, count=None)
+    assert line.late == 3 and " late=3 took " in line.plain()
+    assert late_in_output(line.plain() + "\n" + LINES[0].plain()) == 3
