@@ -14,13 +14,22 @@ Usage:
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["broker_command", "class_archive_command", "producer_command", "spark_command"]
+__all__ = [
+    "broker_command",
+    "check_query_command",
+    "class_archive_command",
+    "oracle_command",
+    "producer_command",
+    "spark_command",
+]
 
 
 def broker_command(
@@ -53,3 +62,23 @@ def class_archive_command(python: str = sys.executable) -> list[str]:
     """`python -m spark_app class-archive`: Spark's class archive written from what the app's
     runs listed (exit 3: nothing to write yet)."""
     return [python, "-m", "spark_app", "class-archive"]
+
+
+def check_query_command(query: Path, log_dir: Path, python: str = sys.executable) -> list[str]:
+    """`python -m spark_app check-query FILE.py`: a query module checked by Spark, no Kafka."""
+    return [python, "-m", "spark_app", "check-query", str(query), "--log-dir", str(log_dir)]
+
+
+def oracle_command(
+    query: Path,
+    records: Path,
+    out: Path,
+    topic: str | None = None,
+    lost: Sequence[str] = (),
+    python: str = sys.executable,
+) -> list[str]:
+    """`python -m oracle evaluate …`: the query over every record sent (oracle/cli.py); `lost`:
+    `TOPIC:PARTITION:FROM-UNTIL` ranges retention deleted first."""
+    argv = [python, "-m", "oracle", "evaluate", "--query", str(query), "--records", str(records)]
+    argv += ["--out", str(out), *(["--topic", topic] if topic else [])]
+    return argv + [part for span in lost for part in ("--lost", span)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 
 from checkpoint_stores import CheckpointPlace
 from launch.commands import spark_command
@@ -38,10 +39,13 @@ class SparkLauncher:
         name: str = "spark",
         source: SourceKind = "python",
         checkpoint: CheckpointPlace | None = None,
+        query: Path | None = None,
     ) -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
         # Where the checkpoint lives: the run's folder here, or its path on the run's store.
         self.checkpoint = checkpoint or CheckpointPlace(folder=folders.checkpoints)
+        # A user's query module every start runs instead of the counter (None: the counter).
+        self.query = query
         self.topic, self.trigger_sec, self.python = topic, trigger_sec, python
         # Which Kafka source every start uses unless told otherwise (`run --source`).
         self.source = source
@@ -68,6 +72,7 @@ class SparkLauncher:
             log_dir=self.folders.log,
             trigger_sec=self.trigger_sec,
             source=self.source,
+            query=self.query,
         )
         base.update(given)
         settings = SparkAppSettings(**base)  # type: ignore[arg-type]

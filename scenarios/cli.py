@@ -57,6 +57,7 @@ from scenarios.run.matrix import (
     run_store_matrix,
 )
 from scenarios.run.merge import merge_reports
+from scenarios.run.query_check import checked_query
 from scenarios.run.runner import run_folder, run_scenarios
 from scenarios.run.shards import Shard
 from scenarios.run.shared_kafka import shared_kafka
@@ -142,6 +143,7 @@ def main_parser() -> argparse.ArgumentParser:
     # Given by `run -j N` to each of its jobs: the run's broker (scenarios/run/shared_kafka.py).
     run.add_argument("--run-kafka", metavar="HOST:PORT", help=argparse.SUPPRESS)
     _add_shard_option(run)
+    _add_query_option(run)
     _add_scenario_options(run)
     matrix = commands.add_parser(
         "matrix",
@@ -192,6 +194,7 @@ def main_parser() -> argparse.ArgumentParser:
         "each version's scenario reports under DIR/<version>/",
     )
     _add_shard_option(matrix)
+    _add_query_option(matrix)
     _add_scenario_options(matrix)
     merge = commands.add_parser(
         "merge", help="join the report folders of a run split with --shard into one"
@@ -327,6 +330,7 @@ def _list() -> int:
 def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
+    _refuse_query(scenarios, args)
     scenarios = _sharded(scenarios, args)
     if not scenarios:
         return 0
@@ -345,12 +349,14 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         shared_kafka=args.run_kafka,
         checkpoint_store=args.checkpoint_store,
         class_archive=True,
+        query=args.query,
     )
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
     _stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
+    settings = checked_query(settings, narrator.say)
     prefetch_jars(settings, narrator.say, scenarios)
     if args.jobs > 1:
         results = _run_in_jobs(scenarios, args, argv, settings, narrator)
@@ -367,6 +373,7 @@ def _matrix(args: argparse.Namespace) -> int:
         _with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])
     ]
     _refuse_stray_options(scenarios, args)
+    _refuse_query(scenarios, args)
     scenarios = _sharded(scenarios, args)
     if not scenarios:
         return 0
@@ -375,7 +382,10 @@ def _matrix(args: argparse.Namespace) -> int:
         fast=args.fast,
         share_kafka=not args.kafka_per_scenario,
         class_archive=True,
+        query=args.query,
     )
+    # Checked once on the project's PySpark; each line's app checks it again as it starts.
+    settings = checked_query(settings, print)
     if args.stack is not None and args.offline:
         raise ScenarioError(
             "--offline goes with --spark; with --stack, name the stacks "
@@ -618,6 +628,30 @@ def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
         o.dest: getattr(args, o.dest) for o in scenario.options if getattr(args, o.dest) is not None
     }
     return replace(scenario, run=partial(scenario.run, **given)) if given else scenario
+
+
+def _add_query_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--query",
+        type=Path,
+        metavar="FILE.py",
+        help="run your own query module (OUTPUT_MODE, KEY, build(records); docs/your-query.md) "
+        "instead of the counter, in the scenarios that take one; the oracle judges it at the "
+        "end against every record sent",
+    )
+
+
+def _refuse_query(chosen: Sequence[Scenario], args: argparse.Namespace) -> None:
+    """A query given to a scenario that cannot take one is one line saying why."""
+    if getattr(args, "query", None) is None:
+        return
+    refused = [s for s in chosen if not s.takes_query]
+    if refused:
+        takes = ", ".join(s.name for s in all_scenarios() if s.takes_query)
+        raise ScenarioError(
+            "; ".join(f"{s.name} does not take --query: {s.without_query}" for s in refused)
+            + f" (the scenarios that take one: {takes})"
+        )
 
 
 def _refuse_stray_options(chosen: Sequence[Scenario], args: argparse.Namespace) -> None:

@@ -58,15 +58,16 @@ def run(stage: Stage) -> None:
     ):
         stage.app.start()
         report = stage.output.wait_for_value(stage.timings.run_for_messages)
-        stage.expect(
-            check(
-                "the first value written is 1, with Count = 1",
-                report.first_value == 1 and report.counts_consistent,
-                "value 1 first, Count = 1 with it",
-                f"value {report.first_value} first, counts "
-                + ("consistent" if report.counts_consistent else "broken"),
+        if stage.query is None:  # a query's rows name no value: the oracle holds them at the end
+            stage.expect(
+                check(
+                    "the first value written is 1, with Count = 1",
+                    report.first_value == 1 and report.counts_consistent,
+                    "value 1 first, Count = 1 with it",
+                    f"value {report.first_value} first, counts "
+                    + ("consistent" if report.counts_consistent else "broken"),
+                )
             )
-        )
 
     for number in range(1, kills + 1):
         with stage.step(
@@ -156,6 +157,12 @@ def _down_and_up(stage: Stage, label: str, bring_down: Callable[[], object]) -> 
     stage.app.start()
     latest = stage.kafka.window().latest
     report = stage.output.wait_for_value(latest)
+    if stage.query is not None:  # caught up; what its rows hold, the oracle says at the end
+        committed = stage.app.committed_offset() or 0
+        stage.expect(
+            check("caught up", committed >= latest, f"offset {latest} committed", committed)
+        )
+        return
     stage.expect(
         check(
             "caught up exactly once",
@@ -194,6 +201,8 @@ def _negative_key_crash(stage: Stage) -> None:
         )
         stage.app.start()
         stage.output.wait_for_value(value + 1)
+        if stage.query is not None:  # the replayed record is in the query's rows: the oracle's
+            return
         written = stage.output.negative_key_lines(value)
         stage.expect(
             equals(
@@ -216,4 +225,5 @@ SCENARIO = Scenario(
     run=run,
     # It reads nothing of the checkpoint itself: the output log is its evidence.
     checkpoint_stores=("local", "hdfs", "s3"),
+    takes_query=True,
 )

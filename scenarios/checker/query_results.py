@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spark_app.lines.query_rows import BATCH_COLUMN
+
 __all__ = [
     "BATCH_COLUMN",
     "OUTPUT_MODES",
@@ -43,8 +45,6 @@ __all__ = [
 ]
 
 OUTPUT_MODES = ("append", "update", "complete")
-# The column the exactly-once sink adds to every row it writes: the batch that wrote it.
-BATCH_COLUMN = "batch_id"
 Row = Mapping[str, Any]
 
 

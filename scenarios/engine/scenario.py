@@ -62,6 +62,11 @@ class Scenario:
     # Apache Kafka versions its brokers move to besides the run's own (kafka-upgrade's target):
     # fetched with the stack's jars before the first scenario, not half-way through this one.
     kafka_versions: tuple[str, ...] = ()
+    # Whether it runs a user's query (`run --query FILE.py`) instead of the counter: its lesson
+    # is about the checkpoint, not the counter, and the oracle judges the query at its end. A
+    # scenario that does not says why in one line when given one (`without_query`).
+    takes_query: bool = False
+    without_query: str = "its lesson is the seed's counter itself: its output log and its count"
     # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
     cases: tuple[tuple[str, str], ...] = ()
     # How long a --fast run takes and why, for a scenario past LONG_RUN_SEC ("about 3 min: 270

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from checkpoint_stores import StoreKind
 from scenarios.engine.stacks import stack_of
+from spark_app.lines.query_lines import QueryChecked
 from spark_app.settings import SourceKind
 
 __all__ = ["PROJECT_ROOT", "RunSettings", "Timings"]
@@ -103,6 +104,12 @@ class RunSettings:
     # folder; "hdfs" or "s3", a store the stage starts before the app (stage/store.py) and
     # stops with the scenario, its data with it.
     checkpoint_store: StoreKind = "local"
+    # A user's own query module (`run --query FILE.py`) instead of the seed's counter: the app
+    # runs it (spark_app --query) and the oracle judges it at the end (stage.judge_query).
+    query: Path | None = None
+    # What Spark said of it before the run (`python -m spark_app check-query`, read back by
+    # scenarios/run/query_check.py): its mode and KEY, and what its result depends on.
+    query_checked: QueryChecked | None = None
     # Write Spark's class archive between scenarios from what their apps listed, until it is in
     # place (scenarios/run/class_archive.py). The command line's runs do; a test's run of
     # stand-in scenarios starts no Spark and leaves the machine's cache alone.

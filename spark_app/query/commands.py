@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from spark_app.lines.query_lines import QueryChecked, checked_line
 from spark_app.query.user_query import load_query
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.settings import SparkAppSettings
@@ -58,8 +59,8 @@ def run_check_query(argv: Sequence[str]) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="spark_app-check-query-"))
     try:
         with _session(args.log_dir) as spark:
-            check_query(spark, query, scratch)
+            depends = check_query(spark, query, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"{args.query}: runs as a stream in {query.OUTPUT_MODE} mode, KEY {list(query.KEY)}")
+    print(checked_line(QueryChecked(str(args.query), query.OUTPUT_MODE, query.KEY, depends)))
     return 0

@@ -10,7 +10,12 @@ file (QueryModuleError, exit code 2):
 - an output mode Spark refuses for this query, or a query Spark cannot run as a stream (a sort
   without an aggregation): Spark's own error class comes with the line.
 
-Usage: `check_query(spark, query, scratch_dir)`   # raises QueryModuleError, or returns the result
+It also says what the result depends on beyond the records, read from Spark's plan: a watermark
+in append mode (a window is written when the watermark passes it, so where batches end decides
+which windows a run writes) or the processing time (current_timestamp()). Such a result cannot
+be held to the batch result row for row (scenarios/checker/query_results.py).
+
+Usage: `depends_on = check_query(spark, query, scratch_dir)`   # raises QueryModuleError
 """
 
 from __future__ import annotations
@@ -71,8 +76,9 @@ def _built(query: UserQuery, records: Any) -> Any:
         ) from error
 
 
-def check_query(spark: Any, query: UserQuery, scratch: Path) -> None:
-    """Spark's verdict on the query, before it reads Kafka (the module docstring)."""
+def check_query(spark: Any, query: UserQuery, scratch: Path) -> str:
+    """Spark's verdict on the query, before it reads Kafka (the module docstring); what its
+    result depends on beyond the records, or ""."""
     result = _built(query, stand_in_records(spark))
     try:
         running = (
@@ -88,6 +94,25 @@ def check_query(spark: Any, query: UserQuery, scratch: Path) -> None:
             f"query or OUTPUT_MODE"
         ) from error
     running.stop()
+    return depends_on(query, result)
+
+
+def depends_on(query: UserQuery, result: Any) -> str:
+    """What the result depends on beyond its records, as Spark's plan shows it ("": nothing)."""
+    try:
+        plan = str(result._jdf.queryExecution().analyzed().toString())  # Spark Classic's plan
+    except Exception:  # no JVM plan to read (Spark Connect): the module's mode alone decides
+        plan = ""
+    found = []
+    # In append mode an aggregation or an outer join writes a row only once the watermark has
+    # passed it: which rows a run has written then depends on where its batches ended. A
+    # dropDuplicates or an inner join writes at once; its watermark only bounds its state.
+    waits = "Aggregate" in plan or "Outer" in plan
+    if query.OUTPUT_MODE == "append" and "EventTimeWatermark" in plan and waits:
+        found.append("a watermark in append mode")
+    if "current_timestamp()" in plan or "now()" in plan:
+        found.append("the processing time")
+    return " and ".join(found)
 
 
 def spark_class(error: BaseException) -> str:

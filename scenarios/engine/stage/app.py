@@ -101,6 +101,7 @@ class AppPart:
             name=self.name,
             source=settings.source,
             checkpoint=self._stage.store.place(self.folders.checkpoints),
+            query=settings.query,
         )
 
     @property

@@ -11,14 +11,23 @@ Usage:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafka_app.logs import LOG_FILE_NAME
+from kafka_app.sent_records import SENT_RECORDS_FILE
+from launch.commands import oracle_command
+from launch.process import CONSOLE_SUFFIX
+from scenarios.checker.query_results import QueryVerdict, compare
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.engine.stage.app import AppPart
-from spark_app.lines.batch_line import parse_batch_lines
+from scenarios.errors import StepFailed
+from spark_app.lines.batch_line import late_in_output, parse_batch_lines
 from spark_app.lines.output_line import MessageLine, parse_line
+from spark_app.lines.query_rows import read_rows, read_written
+from spark_app.settings import SparkAppSettings
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
@@ -74,9 +83,71 @@ class OutputPart:
             if isinstance(line, MessageLine) and line.key == -value and line.value == value
         )
 
+    # -- a user's query ---------------------------------------------------------------------------
+    @property
+    def _query(self) -> Path | None:
+        return self._stage.settings.query
+
+    def wait_until_read(self, messages: int, timeout: float | None = None) -> int:
+        """Wait until the app's checkpoint has committed `messages` messages in all (its end
+        offsets summed over partitions): what a query module has read, since its rows do not
+        say which messages they came from. The counter's value n is the n-th message sent."""
+
+        def reached() -> int | None:
+            committed = self._app.committed_offset() or 0
+            return committed if committed >= messages else None
+
+        read = self._app.wait_while_up(reached, f"{messages} messages committed", timeout)
+        self._stage.say(f"the checkpoint has committed {read} messages")
+        return read
+
+    def judge_query(self, lost: Sequence[str] = ()) -> QueryVerdict:
+        """The query's rows held against the oracle's evaluation of every record sent (less
+        the `lost` ranges, `TOPIC:PARTITION:FROM-UNTIL`, that retention deleted first)."""
+        stage, settings = self._stage, self._stage.settings
+        checked = settings.query_checked
+        if settings.query is None or checked is None:
+            raise StepFailed("judge_query needs a query module: run with --query FILE.py")
+        expected = stage.folders.root / "oracle" / f"expected-{len(stage.group.processes)}.jsonl"
+        oracle = stage.group.start(
+            f"oracle-{len(stage.group.processes)}",
+            oracle_command(
+                settings.query,
+                stage.folders.log / SENT_RECORDS_FILE,
+                expected,
+                topic=stage.kafka.topic,
+                lost=lost,
+                python=settings.spark_python,
+            ),
+        )
+        code = oracle.wait_exit(3 * stage.timings.spark_start_timeout_sec, progress=stage.waiting)
+        if code != 0:
+            raise StepFailed(f"the oracle exited {code}: {oracle.tail()}")
+        written = read_written(SparkAppSettings(log_dir=self._app.folders.log).query_output)
+        late = sum(
+            late_in_output(out.read_text(errors="replace"))
+            for out in stage.folders.processes.glob(f"{self._app.name}-*{CONSOLE_SUFFIX}")
+        )
+        verdict = compare(
+            read_rows(expected),
+            written,
+            mode=checked.mode,
+            key=checked.key,
+            boundary_dependent=bool(checked.depends_on),
+            late_dropped=late,
+        )
+        for line in verdict.summary_lines():
+            stage.say(f"oracle: {line}")
+        return verdict
+
     # -- waits ----------------------------------------------------------------------------------
     def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
-        """Wait until the output log holds `value` or higher, while the app keeps running."""
+        """Wait until the output log holds `value` or higher, while the app keeps running.
+        With a query module (no output log), until the checkpoint has committed that many
+        messages; the report is then the empty one (the oracle judges the query at the end)."""
+        if self._query is not None:
+            self.wait_until_read(value, timeout)
+            return verify([])
 
         def reached() -> VerifyReport | None:
             report = self.verify()
@@ -90,7 +161,11 @@ class OutputPart:
         return report
 
     def wait_for_more(self, values: int, timeout: float | None = None) -> VerifyReport:
-        """Wait until the highest value in the output log has grown by `values`."""
+        """Wait until the highest value in the output log has grown by `values` (with a query
+        module: the messages the checkpoint committed)."""
+        if self._query is not None:
+            self.wait_until_read((self._app.committed_offset() or 0) + values, timeout)
+            return verify([])
         return self.wait_for_value((self.verify().highest or 0) + values, timeout)
 
     def wait_for_messages(self, messages: int, timeout: float | None = None) -> VerifyReport:
