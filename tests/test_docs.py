@@ -155,7 +155,15 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return spark_cli.reset_parser(), args[1:]
         if first == ["read"]:
             return spark_cli.read_parser(), args[1:]
+        if first == ["check-query"]:
+            from spark_app.query.commands import check_query_parser
+
+            return check_query_parser(), args[1:]
         return spark_cli.main_parser(), args
+    if module == "oracle":
+        from oracle.cli import main_parser as oracle_parser
+
+        return oracle_parser(), args
     if module == "checkpoint_stores":
         from checkpoint_stores.cli import main_parser as stores_parser
 
