@@ -227,6 +227,12 @@ def main_parser() -> argparse.ArgumentParser:
         "without the one-minute run)",
     )
     commands.add_parser(
+        "check-change",
+        add_help=False,
+        help="will a checkpoint take a changed query? run OLD.py, restart NEW.py on its "
+        "checkpoint, judge with the oracle (exit 0, 1, or 2 for bad input)",
+    )
+    commands.add_parser(
         "kit",
         add_help=False,
         help="write the offline kit for a workshop (kit write DIR), or install "
@@ -289,6 +295,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.kit import run_kit
 
         return run_kit(argv[1:])
+    if argv[:1] == ["check-change"]:
+        from scenarios.change_command import run_check_change
+
+        return run_check_change(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

@@ -95,7 +95,14 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
     ("scenarios.registry",),
     ("scenarios.report",),
     ("scenarios.run",),
-    ("scenarios.cli", "scenarios.doctor", "scenarios.kit", "scenarios.demo", "scenarios.__main__"),
+    (
+        "scenarios.cli",
+        "scenarios.doctor",
+        "scenarios.kit",
+        "scenarios.demo",
+        "scenarios.change_command",
+        "scenarios.__main__",
+    ),
 )
 
 

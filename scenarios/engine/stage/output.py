@@ -101,18 +101,16 @@ class OutputPart:
         self._stage.say(f"the checkpoint has committed {read} messages")
         return read
 
-    def judge_query(self, lost: Sequence[str] = ()) -> QueryVerdict:
-        """The query's rows held against the oracle's evaluation of every record sent (less
-        the `lost` ranges, `TOPIC:PARTITION:FROM-UNTIL`, that retention deleted first)."""
+    def evaluate(self, query: Path, lost: Sequence[str] = ()) -> Path:
+        """The oracle's rows for `query` over every record sent (less the `lost` ranges,
+        `TOPIC:PARTITION:FROM-UNTIL`, that retention deleted first): the file they are in."""
         stage, settings = self._stage, self._stage.settings
-        checked = settings.query_checked
-        if settings.query is None or checked is None:
-            raise StepFailed("judge_query needs a query module: run with --query FILE.py")
-        expected = stage.folders.root / "oracle" / f"expected-{len(stage.group.processes)}.jsonl"
+        number = len(stage.group.processes)
+        expected = stage.folders.root / "oracle" / f"expected-{number}.jsonl"
         oracle = stage.group.start(
-            f"oracle-{len(stage.group.processes)}",
+            f"oracle-{number}",
             oracle_command(
-                settings.query,
+                query,
                 stage.folders.log / SENT_RECORDS_FILE,
                 expected,
                 topic=stage.kafka.topic,
@@ -120,9 +118,20 @@ class OutputPart:
                 python=settings.spark_python,
             ),
         )
+        stage.say(f"the oracle evaluates {query.name} over every record sent")
         code = oracle.wait_exit(3 * stage.timings.spark_start_timeout_sec, progress=stage.waiting)
         if code != 0:
             raise StepFailed(f"the oracle exited {code}: {oracle.tail()}")
+        return expected
+
+    def judge_query(self, lost: Sequence[str] = ()) -> QueryVerdict:
+        """The query's rows held against the oracle's evaluation of every record sent (less
+        the `lost` ranges that retention deleted first)."""
+        stage, settings = self._stage, self._stage.settings
+        checked = settings.query_checked
+        if settings.query is None or checked is None:
+            raise StepFailed("judge_query needs a query module: run with --query FILE.py")
+        expected = self.evaluate(settings.query, lost)
         written = read_written(SparkAppSettings(log_dir=self._app.folders.log).query_output)
         late = sum(
             late_in_output(out.read_text(errors="replace"))

@@ -1,0 +1,21 @@
+"""Tomorrow: the windows made 20 seconds long.
+
+Result: window_start timestamp, records bigint. State: key window struct<start timestamp, end
+timestamp>, value count bigint: the same schema; a window open when the change is deployed keeps
+the bounds it had.
+"""
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+OUTPUT_MODE = "update"
+KEY = ["window_start"]
+
+
+def build(records: DataFrame) -> DataFrame:
+    return (
+        records.withWatermark("timestamp", "10 seconds")
+        .groupBy(F.window("timestamp", "20 seconds"))
+        .agg(F.count("*").alias("records"))
+        .select(F.col("window.start").alias("window_start"), "records")
+    )

@@ -1,0 +1,261 @@
+"""`python -m scenarios check-change OLD.py NEW.py`: will my checkpoint take the change I deploy
+tomorrow? Run it, don't guess.
+
+Told as a scenario of its own, with the stage, its narration and its report: Kafka and the
+producer; OLD on a fresh checkpoint until it has committed a short stream; OLD stopped as a
+deploy stops it (SIGTERM); NEW restarted on the same checkpoint, on the same Spark line or
+another (`--from`, `--to`); then, if NEW runs, the oracle evaluates NEW over every record sent
+and the checker judges the change (scenarios/checker/change_verdict.py): continues, refused (with
+Spark's error class), or continues but differs (the keys, the likely cause). What the
+checkpoint pinned that NEW asks to change (shuffle partitions, the state store) is shown before
+NEW starts.
+
+A query module may name the app's settings it runs with, for the changes that are settings
+rather than code: `SETTINGS = {"shuffle_partitions": 4, "max_offsets_per_trigger": 10}` (any
+of `python -m spark_app`'s options, by their settings' names).
+
+Usage: `scenario = change_scenario(Path("old.py"), Path("new.py"), messages=20)`
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, fields
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from launch.errors import ProcessError
+from scenarios.checker.change_verdict import CONTINUES, PinnedChange, judge_change
+from scenarios.checker.expectations import check
+from scenarios.checker.query_results import compare
+from scenarios.engine.scenario import Scenario
+from scenarios.engine.spark_envs import spark_python
+from scenarios.engine.stage import Stage
+from scenarios.engine.step import Step
+from scenarios.errors import ScenarioError
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.errors import error_in_text
+from spark_app.lines.query_lines import QueryChecked
+from spark_app.lines.query_rows import BATCH_COLUMN, read_rows, read_written
+from spark_app.settings import SparkAppSettings
+
+__all__ = ["ChangeRun", "change_scenario", "module_settings"]
+
+# The settings Spark pins in the checkpoint's offset log, as NEW's SETTINGS name them.
+_PINNED = {
+    "shuffle_partitions": "spark.sql.shuffle.partitions",
+    "state_store": "spark.sql.streaming.stateStore.providerClass",
+}
+_SPARK_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]")
+
+
+def module_settings(path: Path) -> dict[str, Any]:
+    """A query module's `SETTINGS` (read from its source, not run): app settings by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "SETTINGS" for t in node.targets
+        ):
+            try:
+                found = dict(ast.literal_eval(node.value))
+            except ValueError as error:
+                raise ScenarioError(
+                    f'{path}: SETTINGS must be a dict written out, e.g. {{"shuffle_partitions": 4}}'
+                ) from error
+    known = {f.name for f in fields(SparkAppSettings)}
+    unknown = sorted(set(found) - known)
+    if unknown:
+        raise ScenarioError(
+            f"{path}: SETTINGS names {', '.join(unknown)}, which the app does not know; "
+            f"use its settings' names, e.g. shuffle_partitions, max_offsets_per_trigger"
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class ChangeRun:
+    """One change to check: the two modules as Spark checked them, and where each runs."""
+
+    old: QueryChecked
+    new: QueryChecked
+    from_line: str = ""
+    to_line: str = ""
+    messages: int = 20
+
+
+def change_scenario(run: ChangeRun) -> Scenario:
+    old, new = Path(run.old.path).name, Path(run.new.path).name
+    lines = f" ({run.from_line or 'the locked line'} to {run.to_line or 'the locked line'})"
+    return Scenario(
+        name="check-change",
+        title=f"{old} to {new} on one checkpoint{lines}",
+        summary="OLD runs on a fresh checkpoint and stops; NEW restarts on it; the oracle "
+        "judges NEW's rows against NEW evaluated over every record sent.",
+        origin="check-change",
+        about=f"will a checkpoint written by {old} take {new}?",
+        run=partial(_story, run=run),
+        takes_query=True,
+    )
+
+
+def _story(stage: Stage, run: ChangeRun) -> None:
+    old_path, new_path = Path(run.old.path), Path(run.new.path)
+    with stage.step(
+        Step(
+            "Start Kafka and the producer",
+            happens="a topic that keeps everything; the producer sends a message a second",
+            watch="the producer's lines below",
+            why="both versions read the same topic; only the checkpoint says where NEW resumes",
+            production="a deploy restarts the new code on the old checkpoint, over a topic "
+            "that still holds what it has not read",
+            question="Will anything of the topic be gone before NEW starts?",
+            answer="No: the topic keeps everything for the whole check.",
+            giveaway=("keeps everything",),
+            checks=(),
+        )
+    ):
+        stage.kafka.start()
+    with stage.step(
+        Step(
+            f"Run OLD ({old_path.name}) on a fresh checkpoint, then stop it",
+            happens=f"OLD reads {run.messages} messages, commits them, and stops on SIGTERM, "
+            "as a deploy stops the running version",
+            watch="the app's batch lines below, then its stop line",
+            why="the checkpoint now holds OLD's offsets, its state and the settings Spark pins",
+            production="stop the old version cleanly before the new one starts: two writers "
+            "on one checkpoint is another failure (checkpoint-moved-and-shared)",
+            question="Which settings will the checkpoint pin for every later version?",
+            answer="Spark writes them into each batch's offsets file (shown in the next step); "
+            "a later version cannot change them.",
+            giveaway=("offsets file",),
+            checks=(),
+        )
+    ):
+        stage.app.start(query=old_path, python=_python(run.from_line), **module_settings(old_path))
+        stage.output.wait_until_read(run.messages)
+        stage.app.stop()
+    restart_at = stage.app.committed_offset() or 0
+    old_batches = max((r[BATCH_COLUMN] for r in read_written(_query_output(stage))), default=-1)
+    pinned = _pinned_changes(stage, new_path)
+    with stage.step(
+        Step(
+            f"Restart NEW ({new_path.name}) on the same checkpoint",
+            happens="NEW starts on OLD's checkpoint and runs, or Spark refuses it",
+            watch="the app's lines below: batch lines if it runs, one error line if not",
+            why="Spark checks what it can of the checkpoint against NEW: the state's schema by "
+            "its types and order, the source, the pinned settings; what it cannot check, it "
+            "takes",
+            production="run check-change in CI before a deploy: a refusal in CI costs nothing, "
+            "a refusal at deploy time costs an outage",
+            question="Will Spark take NEW on this checkpoint?",
+            answer="The verdict below says, from this run.",
+            giveaway=(),
+            checks=(),
+        )
+    ):
+        for change in pinned:
+            stage.say(f"pinned: {change.words()}")
+        refusal = _restart(stage, new_path, run)
+        if refusal:
+            verdict = judge_change(continued=False, refusal=refusal, pinned_changes=pinned)
+            _record(stage, verdict)
+            return
+    with stage.step(
+        Step(
+            "Hold NEW's rows against NEW over everything sent",
+            happens="the producer stops, NEW catches up and stops; the oracle evaluates NEW "
+            "over every record sent, and NEW's rows since the restart are held against it",
+            watch="the oracle's lines in the narration",
+            why="a change the checkpoint takes may still change what the results mean: old "
+            "state read under a new meaning, a key renamed, a setting the checkpoint kept",
+            production="hold a changed query's results against a recomputation, not only its "
+            "restart: a silent change is the worst kind",
+            question="Will NEW's rows be what NEW computes over everything sent?",
+            answer="The verdict below says, from this run.",
+            giveaway=(),
+            checks=(),
+        )
+    ):
+        total = stage.stop_producer_and_drain()
+        stage.app.stop()
+        lost = () if run.new.mode != "append" else _before_restart(stage, restart_at)
+        comparison = _judge_new_rows(stage, run.new, old_batches, lost)
+        verdict = judge_change(
+            continued=True,
+            comparison=comparison,
+            old_key=run.old.key,
+            new_key=run.new.key,
+            pinned_changes=pinned,
+        )
+        stage.fact("messages_sent", total)
+        _record(stage, verdict)
+
+
+def _python(line: str) -> str | None:
+    return spark_python(line) if line else None
+
+
+def _query_output(stage: Stage) -> Path:
+    return SparkAppSettings(log_dir=stage.folders.log).query_output
+
+
+def _pinned_changes(stage: Stage, new: Path) -> list[PinnedChange]:
+    conf = read_checkpoint(stage.folders.checkpoints).conf
+    asked = module_settings(new)
+    changes = []
+    for name, key in _PINNED.items():
+        if name in asked and key in conf and str(asked[name]) not in conf[key]:
+            changes.append(PinnedChange(name, conf[key], str(asked[name])))
+    return changes
+
+
+def _restart(stage: Stage, new: Path, run: ChangeRun) -> str:
+    """Start NEW; "" when it runs and commits, else its refusal in one line."""
+    stage.app.start(query=new, python=_python(run.to_line), **module_settings(new))
+    try:
+        stage.output.wait_until_read(
+            (stage.app.committed_offset() or 0) + 3, 3 * stage.timings.spark_start_timeout_sec
+        )
+    except ProcessError:
+        output = stage.app.output()
+        error = error_in_text(output)
+        spark_class = _SPARK_CLASS.search(output)
+        said = str(error) if error is not None else stage.app.last_words()
+        named = f" (Spark's {spark_class.group(1)})" if spark_class else ""
+        return f"{said[:400]}{named}"
+    return ""
+
+
+def _before_restart(stage: Stage, restart_at: int) -> tuple[str, ...]:
+    """In append mode NEW's rows come from what NEW read: the records before its restart are
+    left out of its evaluation, as if it had not seen them (one partition: the counter's)."""
+    return (f"{stage.kafka.topic}:0:0-{restart_at}",) if restart_at else ()
+
+
+def _judge_new_rows(
+    stage: Stage, new: QueryChecked, old_batches: int, lost: tuple[str, ...]
+) -> Any:
+    expected = read_rows(stage.output.evaluate(Path(new.path), lost))
+    written = [r for r in read_written(_query_output(stage)) if r[BATCH_COLUMN] > old_batches]
+    if new.mode != "append":  # only the KEYs NEW wrote since its restart can be held to it
+        keys = {tuple(r.get(c) for c in new.key) for r in written}
+        expected = [r for r in expected if tuple(r.get(c) for c in new.key) in keys]
+    return compare(
+        expected, written, mode=new.mode, key=new.key, boundary_dependent=bool(new.depends_on)
+    )
+
+
+def _record(stage: Stage, verdict: Any) -> None:
+    stage.fact("change_verdict", {"kind": verdict.kind, "line": verdict.line()})
+    stage.say(f"verdict: {verdict.line()}")
+    stage.expect(
+        check(
+            "NEW continues on OLD's checkpoint and agrees with the oracle",
+            verdict.kind == CONTINUES,
+            CONTINUES,
+            verdict.line(),
+        )
+    )
