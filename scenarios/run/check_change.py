@@ -103,6 +103,10 @@ def change_scenario(run: ChangeRun) -> Scenario:
 
 def _story(stage: Stage, run: ChangeRun) -> None:
     old_path, new_path = Path(run.old.path), Path(run.new.path)
+    stage.fact(
+        "change",
+        {"old": str(old_path), "new": str(new_path), "from": run.from_line, "to": run.to_line},
+    )
     with stage.step(
         Step(
             "Start Kafka and the producer",

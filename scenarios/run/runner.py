@@ -127,11 +127,16 @@ def run_scenario(
     finally:
         result.duration_sec = time.monotonic() - started
         result.checks = list(stage.checks)
-        result.facts = dict(stage.facts) | {
-            "timeline": stage.timeline.to_dict(),
-            "run_dir": str(root),
-            "time_spent": _time_spent(stage),
-        }
+        query = {"query": str(settings.query)} if settings.query is not None else {}
+        result.facts = (
+            dict(stage.facts)
+            | query
+            | {
+                "timeline": stage.timeline.to_dict(),
+                "run_dir": str(root),
+                "time_spent": _time_spent(stage),
+            }
+        )
         result.transcript = list(narrator.transcript)
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}

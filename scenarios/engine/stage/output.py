@@ -119,7 +119,10 @@ class OutputPart:
             ),
         )
         stage.say(f"the oracle evaluates {query.name} over every record sent")
-        code = oracle.wait_exit(3 * stage.timings.spark_start_timeout_sec, progress=stage.waiting)
+        with stage.spent.timed("oracle"):  # BENCHMARKS.md: the oracle's share of a run
+            code = oracle.wait_exit(
+                3 * stage.timings.spark_start_timeout_sec, progress=stage.waiting
+            )
         if code != 0:
             raise StepFailed(f"the oracle exited {code}: {oracle.tail()}")
         return expected
