@@ -123,6 +123,10 @@ def run_check_change(argv: Sequence[str]) -> int:
             )
             for f, t in pairs
         ]
+        # The run's query is NEW's: what the stage waits on and judges by (OLD is started by name).
+        settings = replace(
+            settings, query=checked.path and Path(checked.path), query_checked=checked
+        )
         prefetch_jars(settings, narrator.say, scenarios)
         results = run_scenarios(scenarios, settings, narrator)
     except (ScenarioError, LaunchError) as error:
