@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from scenarios.catalog.state_stores import STORES
 from tests.scenarios.more_helpers import run_scenario as run_fast
 
 pytestmark = pytest.mark.e2e
@@ -22,24 +23,33 @@ def run_scenario(name: str, tmp_path: Path) -> dict[str, Any]:
 
 
 def held(result: dict[str, Any]) -> set[str]:
-    return {c["name"] for c in result["checks"] if c["held"]}
+    """The labels (`Step title › check name`) of the checks that held."""
+    return {c["label"] for c in result["checks"] if c["held"]}
 
 
 def test_state_stores(tmp_path: Path) -> None:
     result = run_scenario("state-stores", tmp_path)
     checks, facts = held(result), result["facts"]
-    for store in ("hdfs", "rocksdb", "rocksdb-changelog"):
-        assert f"{store}: the files per batch are the store's" in checks
-        assert f"{store}: exactly once" in checks
-        assert facts[f"{store}_recovery"]["seconds_to_first_write"] > 0
+    for store in STORES:
+        assert f"Start Kafka and the producer › {store.name} writes value 1 first" in checks
+        new = f"{store.title}: the same stream on a new checkpoint"
+        assert f"{new} › the files per batch are the store's" in checks
+        restart = f"{store.title}: kill -9 and restart"
+        assert {
+            f"{restart} › the files the restart loads are on disk",
+            f"{restart} › the restart runs the batch after the last commit first",
+            f"{restart} › exactly once",
+        } <= checks
+        assert facts[f"{store.name}_recovery"]["seconds_to_first_write"] > 0
     assert facts["hdfs_files_per_version"]["1"] == ["1.delta"]
     assert facts["rocksdb_files_per_version"]["1"] == ["1.zip"]
     assert facts["rocksdb-changelog_files_per_version"]["1"] == ["1.changelog"]
     assert facts["rocksdb-changelog_snapshot_versions"][0] >= facts["snapshot_every"]
+    switch = "Restart the HDFS checkpoint with --state-store rocksdb"
     assert {
-        "switch: Spark warns that the offset log overrules the session",
-        "switch: the new batches were written by HDFS",
-        "switch: exactly once",
+        f"{switch} › Spark warns that the offset log overrules the session",
+        f"{switch} › the new batches were written by HDFS",
+        f"{switch} › exactly once",
     } <= checks
 
 
