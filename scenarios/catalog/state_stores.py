@@ -108,8 +108,7 @@ _RELOAD_CHECKS = (
 _START_KAFKA = steps.start_kafka(
     happens="a broker and the producer; the topic keeps everything; three apps will read it in "
     "turn, each on a checkpoint of its own",
-    why="a new checkpoint starts at startingOffsets (earliest): the same input for every store, "
-    "so only the store differs",
+    why="the same input for every store, so only the store differs",
     question="Three apps will read this topic in turn, each on a new checkpoint of its own: "
     "which value will each write first?",
     answer="1, each: a new checkpoint starts at startingOffsets (earliest), so all three count "

@@ -56,14 +56,19 @@ def test_state_stores(tmp_path: Path) -> None:
 def test_checkpoint_v2(tmp_path: Path) -> None:
     result = run_scenario("checkpoint-v2", tmp_path)
     checks, facts = held(result), result["facts"]
+    retry = "Press Enter in the producer: the next key is negative"
     assert {
-        "names: every state file is named <v>_<uuid>",
-        "commits: every commit's id names a state file of its version",
-        "lineage: each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
-        "retry: two attempts' files, the commit names the retry's",
-        "retry: later changelogs build on the committed attempt",
-        "format 1: the checkpoint stays format 2",
-        "final: exactly once",
+        "Start Kafka and the producer › the retry read the offsets planned for its batch",
+        "Start the app on RocksDB with changelog checkpointing and checkpoint format 2"
+        " › every state file is named <v>_<uuid>",
+        "Read commits/N › every commit's id names a state file of its version",
+        "Read the lineage in the newest changelogs"
+        " › each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+        f"{retry} › two attempts' files, the commit names the retry's",
+        f"{retry} › later changelogs build on the committed attempt",
+        "Go back to format 1 on this checkpoint › the app refuses format 1 in one line",
+        "Start again with format 2 › the checkpoint stays format 2",
+        "Stop the producer, let the app catch up, check the output log › exactly once",
     } <= checks
     retried = facts["retried_version"]
     assert len(retried["on_disk"]) == 2 and retried["committed"] != retried["first_attempt"]
@@ -74,16 +79,21 @@ def test_state_reader(tmp_path: Path) -> None:
     result = run_scenario("state-reader", tmp_path)
     checks, facts = held(result), result["facts"]
     at = facts["read_batch"]
+    read = f"Read the state as batch {at} left it, and the change feed"
+    move = "Move the job: transformWithState on a new checkpoint, seeded from the old one"
+    new_state = "Read the new checkpoint's state at batch 0"
     assert {
-        f"read: the state at batch {at} is its count in offsets and output",
-        "read: the change feed holds each batch's count",
-        "move: the old job's output ends where its state does",
-        "move: the new job seeds the old count",
-        "move: the count continues across the move",
-        "restart: the restart goes on from its own state",
-        "final: exactly once",
-        "new state: batch 0's state = seed + its rows",
-        "new state: the change feed shows the seed as batch 0's first write",
+        "The old job: applyInPandasWithState on the HDFS store"
+        " › the count after each batch is offsets/N's end",
+        f"{read} › the state at batch {at} is its count in offsets and output",
+        f"{read} › the change feed holds each batch's count",
+        f"{move} › the old job's output ends where its state does",
+        f"{move} › the new job seeds the old count",
+        f"{move} › the count continues across the move",
+        "Restart the new job with the same command › the restart goes on from its own state",
+        "Stop the producer, let the new job catch up, read both output logs as one › exactly once",
+        f"{new_state} › batch 0's state = seed + its rows",
+        f"{new_state} › the change feed shows the seed as batch 0's first write",
     } <= checks
     assert facts["state_report"]["operator"] == "applyInPandasWithState"
     assert facts["tws_state_report"]["operator"] == "transformWithStateInPandasExec"
