@@ -154,11 +154,12 @@ def run(stage: Stage, *, batches: int | None = None) -> None:
             f"everything",
             why="a micro-batch runs only when there is new data: a message for every trigger "
             "makes every trigger a batch, and every batch adds files to the checkpoint",
-            question="A micro-batch is planned at each trigger: what makes a trigger run one, "
-            "and what does each batch leave in the checkpoint?",
+            question="A trigger fires every few tenths of a second: what makes it run a "
+            "micro-batch, and what does a batch add to the checkpoint?",
             answer="New data in a source (or, for some stateful queries, a timeout or a "
-            "watermark to move): here every trigger finds some, so every trigger is a batch, "
-            "and each adds its files: an offsets and a commit entry, and a state version.",
+            "watermark to move). With messages sent faster than the trigger, every trigger "
+            "should find some, and every batch adds an offsets entry, a commit entry and a "
+            "state version: the folder's growth is counted in batches.",
             production="a checkpoint grows with batches, not with data: count batches per hour "
             "when you size its storage",
             giveaway=("new data",),
