@@ -154,7 +154,7 @@ def run(stage: Stage, *, batches: int | None = None) -> None:
             f"everything",
             why="a micro-batch runs only when there is new data: a message for every trigger "
             "makes every trigger a batch, and every batch adds files to the checkpoint",
-            question="A trigger fires every few tenths of a second: what makes it run a "
+            question=f"A trigger fires every {soak.trigger_sec:g} s: what makes it run a "
             "micro-batch, and what does a batch add to the checkpoint?",
             answer="New data in a source (or, for some stateful queries, a timeout or a "
             "watermark to move). With messages sent faster than the trigger, every trigger "
