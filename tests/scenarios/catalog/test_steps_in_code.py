@@ -38,6 +38,19 @@ _DONE = [
     "state_reader",
     "checkpoint_growth",
     "state_ttl_and_timers",
+    "known_bugs",
+    "exhibit",
+    "restart",
+    "spark_12693",
+    "spark_51972",
+    "spark_51988",
+    "spark_53103",
+    "spark_53560",
+    "spark_54307",
+    "spark_55058",
+    "spark_55271",
+    "spark_55561",
+    "spark_56400",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
