@@ -149,6 +149,8 @@ def run(stage: Stage, *, batches: int | None = None) -> None:
     with stage.step(
         steps.start_kafka(
             title="Start Kafka and a fast producer",
+            watch="the producer's lines below, many a second: `Experience [earliest:latest]: "
+            "key -> value`, where earliest:latest are the topic's first and next offsets",
             happens=f"a broker and the producer, sending a message every "
             f"{soak.producer_interval_sec:g} s, faster than the trigger; the topic keeps "
             f"everything",
