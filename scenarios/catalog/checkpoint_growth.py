@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.checker.folder_bounds import (
     MARGIN,
@@ -145,30 +146,35 @@ class _Watched:
 def run(stage: Stage, *, batches: int | None = None) -> None:
     soak = soak_for(stage.settings.fast, batches)
     stage.fact("soak", soak.__dict__)
-    stage.step(
-        Step(
-            "Start Kafka and a fast producer",
-            happens=f"one topic that keeps everything; the producer sends a message every "
-            f"{soak.producer_interval_sec:g} s",
-            watch="the producer's lines",
+    with stage.step(
+        steps.start_kafka(
+            title="Start Kafka and a fast producer",
+            watch="the producer's lines below, many a second: `Experience [earliest:latest]: "
+            "key -> value`, where earliest:latest are the topic's first and next offsets",
+            happens=f"a broker and the producer, sending a message every "
+            f"{soak.producer_interval_sec:g} s, faster than the trigger; the topic keeps "
+            f"everything",
             why="a micro-batch runs only when there is new data: a message for every trigger "
             "makes every trigger a batch, and every batch adds files to the checkpoint",
-            question="With a message for every trigger, how many triggers will run no batch?",
-            answer="None: a micro-batch runs whenever there is new data, so every trigger is a batch "
-            "and adds files to the checkpoint.",
-            production="a checkpoint grows with batches, not with data: count batches per hour when you "
-            "size its storage",
+            question=f"A trigger fires every {soak.trigger_sec:g} s: what makes it run a "
+            "micro-batch, and what does a batch add to the checkpoint?",
+            answer="New data in a source (or, for some stateful queries, a timeout or a "
+            "watermark to move). With messages sent faster than the trigger, every trigger "
+            "should find some, and every batch adds an offsets entry, a commit entry and a "
+            "state version: the folder's growth is counted in batches.",
+            production="a checkpoint grows with batches, not with data: count batches per hour "
+            "when you size its storage",
+            giveaway=("new data",),
+            checks=(),
         )
-    )
-    stage.kafka.start(interval_sec=soak.producer_interval_sec)
+    ):
+        stage.kafka.start(interval_sec=soak.producer_interval_sec)
     # One app per store, each on a checkpoint of its own, labelled by its store on the picture.
     hdfs = stage.app.beside("hdfs", narrated=True)
     watched = _Watched(hdfs.folders.checkpoints)
     with CheckpointSampler(stage.timeline, lambda: watched.folder, soak.sample_sec) as sampler:
         _hdfs_soak(stage, soak, sampler, hdfs)
-        rocksdb = stage.app.beside("rocksdb", narrated=True)
-        watched.folder = rocksdb.folders.checkpoints
-        _rocksdb_soak(stage, soak, sampler, rocksdb)
+        rocksdb = _rocksdb_soak(stage, soak, sampler, watched)
         left = _stopped(stage, soak, sampler, rocksdb)
         _ratio_zero(stage, soak, sampler, rocksdb, left)
     stage.fact("samples", len(sampler.samples))
@@ -200,12 +206,12 @@ def _soak_timeout(stage: Stage, soak: Soak, batches: int) -> float:
 
 
 def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> None:
-    stage.step(
+    with stage.step(
         Step(
             f"HDFS: soak {soak.hdfs_batches} batches on a new checkpoint",
-            happens=f"the app runs on the HDFS store (Spark's default) with a {soak.trigger_sec:g} s "
-            f"trigger, minBatchesToRetain N={soak.retain}, a snapshot after "
-            f"{soak.snapshot_every} deltas and maintenance every "
+            happens=f"the app runs on the HDFS store (Spark's default) with a "
+            f"{soak.trigger_sec:g} s trigger, minBatchesToRetain N={soak.retain}, a snapshot "
+            f"after {soak.snapshot_every} deltas and maintenance every "
             f"{soak.hdfs_maintenance_sec:g} s"
             + (
                 " (all three Spark's defaults)"
@@ -213,80 +219,92 @@ def _hdfs_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPar
                 else ""
             )
             + f"; a sampler measures the folder every {soak.sample_sec:g} s",
-            watch="the picture's lower panel: files in offsets/ and commits/ climb to 2 x N (each "
-            "entry has Hadoop's hidden .crc beside it) and stay; files in state/ climb past "
-            "N and drop back a snapshot interval at a time; the size levels off",
+            watch="the app's batch lines, several a second, and the wait's progress; the "
+            "narration's figures of the folder come at the end of the soak (the run's picture "
+            "draws them over time)",
             why="after every batch the driver deletes offsets/<n> and commits/<n> older than the "
             "last N batches; state files are deleted by the store's background maintenance: "
             "it keeps the last N versions and the snapshot they are built on, and deletes what "
             "is older. HDFS ignores ratioExtraSpaceAllowedInCheckpoint (Spark 4.2 reads it "
             "only in the RocksDB store)",
-            production="leave minBatchesToRetain at 100 unless the file count hurts: it is how far "
-            "back a restart or the State Data Source can go; monitor the checkpoint's "
+            production="leave minBatchesToRetain at 100 unless the file count hurts: it is how "
+            "far back a restart or the State Data Source can go; monitor the checkpoint's "
             "file count and size, which must level off after about N batches",
             question="After many batches, will the checkpoint folder keep growing, or level off?",
-            answer="It levels off: offsets/ and commits/ keep the last N batches, state versions stay "
-            "bounded and old ones are deleted, the size stops growing, and the output is exactly "
-            "once (all checked).",
+            answer="It levels off: offsets/ and commits/ keep the last N batches (each entry "
+            "with Hadoop's hidden .crc beside it), state versions climb past N and drop back a "
+            "snapshot interval at a time, old ones are deleted, the size stops growing, and "
+            "the output is exactly once (all checked).",
+            giveaway=("levels off", "keep the last n", "stops growing"),
+            checks=(
+                "offsets/ and commits/ keep the last N batches",
+                "state versions on disk stay bounded",
+                "old state versions are deleted",
+                "the folder's size stops growing",
+                "exactly once",
+            ),
         )
-    )
-    sampler.phase = "hdfs"
-    started = time.monotonic()
-    app.start(**soak.app_options("hdfs"))
-    _wait_for_batch(app, soak.hdfs_batches, _soak_timeout(stage, soak, soak.hdfs_batches))
-    sampler.sample()
-    stage.fact("hdfs_soak_seconds", round(time.monotonic() - started, 1))
-    samples = sampler.of("hdfs")
-    rate = batch_rate(samples)
-    bound = hdfs_state_bound(soak.retain, soak.snapshot_every, rate * soak.hdfs_maintenance_sec)
-    from_batch = soak.retain + 2 * (soak.snapshot_every + 1) + rate * soak.hdfs_maintenance_sec
-    settled = steady(samples, from_batch)
-    _say_phase(stage, "hdfs", samples, settled, rate, bound)
-    logs = log_problems(settled, soak.retain)
-    stage.expect(
-        check(
-            "offsets/ and commits/ keep the last N batches",
-            not logs,
-            f"{soak.retain - 1}..{log_bound(soak.retain)} entries each (N={soak.retain}) in every "
-            f"sample from batch {math.ceil(from_batch)} on",
-            "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries"),
+    ):
+        sampler.phase = "hdfs"
+        started = time.monotonic()
+        app.start(**soak.app_options("hdfs"))
+        _wait_for_batch(app, soak.hdfs_batches, _soak_timeout(stage, soak, soak.hdfs_batches))
+        sampler.sample()
+        stage.fact("hdfs_soak_seconds", round(time.monotonic() - started, 1))
+        samples = sampler.of("hdfs")
+        rate = batch_rate(samples)
+        bound = hdfs_state_bound(soak.retain, soak.snapshot_every, rate * soak.hdfs_maintenance_sec)
+        from_batch = soak.retain + 2 * (soak.snapshot_every + 1) + rate * soak.hdfs_maintenance_sec
+        settled = steady(samples, from_batch)
+        _say_phase(stage, "hdfs", samples, settled, rate, bound)
+        logs = log_problems(settled, soak.retain)
+        stage.expect(
+            check(
+                "offsets/ and commits/ keep the last N batches",
+                not logs,
+                f"{soak.retain - 1}..{log_bound(soak.retain)} entries each (N={soak.retain}) in every "
+                f"sample from batch {math.ceil(from_batch)} on",
+                "; ".join(logs) or _range_text(settled, "offsets_entries", "commits_entries"),
+            )
         )
-    )
-    states = state_problems(settled, bound)
-    stage.expect(
-        check(
-            "state versions on disk stay bounded",
-            not states,
-            f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
-            f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
-            f"and cleanup each wait for one) + {MARGIN}",
-            "; ".join(states) or _range_text(settled, "state_versions"),
+        states = state_problems(settled, bound)
+        stage.expect(
+            check(
+                "state versions on disk stay bounded",
+                not states,
+                f"at most {bound} = N {soak.retain} + a snapshot interval {soak.snapshot_every + 1} + "
+                f"2 x {math.ceil(rate * soak.hdfs_maintenance_sec)} batches per maintenance (snapshot "
+                f"and cleanup each wait for one) + {MARGIN}",
+                "; ".join(states) or _range_text(settled, "state_versions"),
+            )
         )
-    )
-    last = samples[-1].usage
-    stage.expect(
-        check(
-            "old state versions are deleted",
-            (last.oldest_state_version or 0) > 1,
-            "the oldest state version on disk is no longer version 1",
-            f"oldest state version {last.oldest_state_version}",
+        last = samples[-1].usage
+        stage.expect(
+            check(
+                "old state versions are deleted",
+                (last.oldest_state_version or 0) > 1,
+                "the oldest state version on disk is no longer version 1",
+                f"oldest state version {last.oldest_state_version}",
+            )
         )
-    )
-    plateau = plateau_problem(settled)
-    stage.expect(
-        check(
-            "the folder's size stops growing",
-            plateau is None,
-            "the last third of the steady soak no larger than the middle third's largest (+15%)",
-            plateau or _size_text(settled),
+        plateau = plateau_problem(settled)
+        stage.expect(
+            check(
+                "the folder's size stops growing",
+                plateau is None,
+                "the last third of the steady soak no larger than the middle third's largest (+15%)",
+                plateau or _size_text(settled),
+            )
         )
-    )
-    total = _drain_and_stop(stage, app)
-    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
+        total = _drain_and_stop(stage, app)
+        stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
-def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> None:
-    stage.step(
+def _rocksdb_soak(
+    stage: Stage, soak: Soak, sampler: CheckpointSampler, watched: _Watched
+) -> AppPart:
+    """A second app, on RocksDB and a checkpoint of its own, soaked; the sampler follows it."""
+    with stage.step(
         Step(
             f"RocksDB: soak {soak.rocksdb_batches} batches with the extra-space ratio "
             f"{soak.ratio:g}",
@@ -294,176 +312,191 @@ def _rocksdb_soak(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: App
             f"from the start: N={soak.retain}, ratioExtraSpaceAllowedInCheckpoint "
             f"{soak.ratio:g} (Spark's default), maintenance every "
             f"{soak.rocksdb_maintenance_sec:g} s",
-            watch=f"state versions (one `<v>.zip` each) climb to N + {round(soak.retain * soak.ratio)} "
-            f"before maintenance deletes the stale ones, all at once: a saw with tall teeth",
+            watch="the RocksDB app's batch lines and the wait's progress; the narration's "
+            "figures of the folder come at the end of the soak",
             why="RocksDB's maintenance deletes old versions only once more than round(N x ratio) "
             "stale ones have piled up (minVersionsToDelete): one listing of the folder for a "
             "bunch of deletions, cheaper on object storage, at the price of up to 30% more "
             "versions on disk",
-            production="expect about N x 1.3 versions per state partition on Spark 4 (130 with the "
-            "defaults), times the shuffle partitions: size alerts from Spark 3 need that "
+            production="expect about N x 1.3 versions per state partition on Spark 4 (130 with "
+            "the defaults), times the shuffle partitions: size alerts from Spark 3 need that "
             "headroom",
-            question="On RocksDB with the default extra-space ratio, how many state versions will pile "
-            "up before maintenance deletes any?",
-            answer="Up to about N x 1.3 (N plus round(N x ratio) stale ones), then they go all at once; "
-            "the count stays within that bound (checked).",
+            question="On RocksDB with the default extra-space ratio, how many state versions "
+            "will pile up before maintenance deletes any?",
+            answer="Up to N plus round(N x ratio) stale ones, about N x 1.3, then they go all at "
+            "once: a saw with tall teeth; the count stays within that bound (checked).",
+            giveaway=("n x 1.3", "round(n x ratio) stale", "all at once"),
+            checks=("state versions on disk stay bounded",),
         )
-    )
-    sampler.phase = "rocksdb"
-    stage.kafka.restart_producer(acks="all")
-    app.start(**soak.app_options("rocksdb"))
-    _wait_for_batch(app, soak.rocksdb_batches, _soak_timeout(stage, soak, soak.rocksdb_batches))
-    sampler.sample()
-    samples = sampler.of("rocksdb")
-    rate = batch_rate(samples)
-    per_maintenance = rate * soak.rocksdb_maintenance_sec
-    bound = rocksdb_state_bound(soak.retain, soak.ratio, per_maintenance)
-    settled = steady(samples, soak.retain * (1 + soak.ratio) + per_maintenance + MARGIN)
-    _say_phase(stage, "rocksdb", samples, settled, rate, bound)
-    states = state_problems(settled, bound)
-    stage.expect(
-        check(
-            "state versions on disk stay bounded",
-            not states,
-            f"at most {bound} = N {soak.retain} + round(N x ratio) {round(soak.retain * soak.ratio)} "
-            f"+ 1 + {math.ceil(per_maintenance)} batches per maintenance + {MARGIN}",
-            "; ".join(states) or _range_text(settled, "state_versions"),
+    ):
+        app = stage.app.beside("rocksdb", narrated=True)
+        watched.folder = app.folders.checkpoints
+        sampler.phase = "rocksdb"
+        stage.kafka.restart_producer(acks="all")
+        app.start(**soak.app_options("rocksdb"))
+        _wait_for_batch(app, soak.rocksdb_batches, _soak_timeout(stage, soak, soak.rocksdb_batches))
+        sampler.sample()
+        samples = sampler.of("rocksdb")
+        rate = batch_rate(samples)
+        per_maintenance = rate * soak.rocksdb_maintenance_sec
+        bound = rocksdb_state_bound(soak.retain, soak.ratio, per_maintenance)
+        settled = steady(samples, soak.retain * (1 + soak.ratio) + per_maintenance + MARGIN)
+        _say_phase(stage, "rocksdb", samples, settled, rate, bound)
+        states = state_problems(settled, bound)
+        stage.expect(
+            check(
+                "state versions on disk stay bounded",
+                not states,
+                f"at most {bound} = N {soak.retain} + round(N x ratio) {round(soak.retain * soak.ratio)} "
+                f"+ 1 + {math.ceil(per_maintenance)} batches per maintenance + {MARGIN}",
+                "; ".join(states) or _range_text(settled, "state_versions"),
+            )
         )
-    )
+    return app
 
 
 def _stopped(stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart) -> CheckpointUsage:
-    stage.step(
+    with stage.step(
         Step(
             "Stop the RocksDB app and wait",
             happens=f"the producer stops, the app writes the last message and stops on SIGTERM "
             f"between two batches; its folder is listed, then watched for "
             f"{soak.stopped_wait_sec:g} s (many maintenance intervals)",
-            watch="the lower panel's lines go flat: nothing is deleted, the stale versions above N "
-            "stay",
+            watch="the app's last batch lines and its stop; the narration's figures of the "
+            "folder; then the wait",
             why="every deletion is made by the running query: the driver trims the logs after a "
             "batch, the executors' maintenance thread trims the state; a stopped, killed or "
             "abandoned query cleans nothing",
             production="an abandoned checkpoint keeps its files forever: delete the folder of a "
-            "query you retire; a query stopped for long cleans up at its next start",
+            "query you retire",
             question="Once the query is stopped, will its checkpoint shrink over the next minutes?",
-            answer="No: the same files with the same sizes after the wait (checked); only a running "
-            "query cleans up.",
+            answer="No: the same files with the same sizes after the wait (checked); only a "
+            "running query cleans up.",
+            giveaway=("no:", "same files", "cleans nothing"),
+            checks=("a stopped query's checkpoint does not change",),
         )
-    )
-    _drain_and_stop(stage, app)
-    sampler.phase = "stopped"
-    before = listing(app.folders.checkpoints)
-    left = measure(app.folders.checkpoints)
-    _say_figures(stage, "stopped", left)
-    deadline = time.monotonic() + soak.stopped_wait_sec
-    while time.monotonic() < deadline:  # a wait for nothing to happen; the sampler draws it
-        time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-    after = listing(app.folders.checkpoints)
-    changed = unchanged_problem(before, after)
-    stale = max(0, left.state_versions - soak.retain)
-    stage.fact(
-        "stopped",
-        {
-            "files": left.total_files,
-            "bytes": left.total_bytes,
-            "state_versions": left.state_versions,
-            "stale_state_versions": stale,
-            "waited_sec": soak.stopped_wait_sec,
-        },
-    )
-    stage.say(f"{stale} state versions beyond N={soak.retain} stay on disk while stopped")
-    stage.expect(
-        check(
-            "a stopped query's checkpoint does not change",
-            changed is None,
-            f"the same {len(before)} files, same sizes, after {soak.stopped_wait_sec:g} s",
-            changed or f"the same {len(after)} files",
+    ):
+        _drain_and_stop(stage, app)
+        sampler.phase = "stopped"
+        before = listing(app.folders.checkpoints)
+        left = measure(app.folders.checkpoints)
+        _say_figures(stage, "stopped", left)
+        deadline = time.monotonic() + soak.stopped_wait_sec
+        while time.monotonic() < deadline:  # a wait for nothing to happen; the sampler draws it
+            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+        after = listing(app.folders.checkpoints)
+        changed = unchanged_problem(before, after)
+        stale = max(0, left.state_versions - soak.retain)
+        stage.fact(
+            "stopped",
+            {
+                "files": left.total_files,
+                "bytes": left.total_bytes,
+                "state_versions": left.state_versions,
+                "stale_state_versions": stale,
+                "waited_sec": soak.stopped_wait_sec,
+            },
         )
-    )
-    return left
+        stage.say(f"{stale} state versions beyond N={soak.retain} stay on disk while stopped")
+        stage.expect(
+            check(
+                "a stopped query's checkpoint does not change",
+                changed is None,
+                f"the same {len(before)} files, same sizes, after {soak.stopped_wait_sec:g} s",
+                changed or f"the same {len(after)} files",
+            )
+        )
+        return left
 
 
 def _ratio_zero(
     stage: Stage, soak: Soak, sampler: CheckpointSampler, app: AppPart, left: CheckpointUsage
 ) -> None:
-    stage.step(
+    with stage.step(
         Step(
             "Restart the RocksDB checkpoint with --extra-space-ratio 0",
             happens=f"the same command on the same folder, with "
             f"spark.sql.streaming.ratioExtraSpaceAllowedInCheckpoint=0, for "
             f"{soak.ratio_zero_batches} more batches",
-            watch="the first maintenance deletes what the stop left; then the state line hugs N, "
-            "with small teeth (one maintenance interval's batches)",
-            why="neither minBatchesToRetain nor the ratio is pinned in the offset log: a restart may "
-            "change them; with ratio 0 every maintenance deletes all that is stale (Spark 3's "
-            "behaviour), at the cost of a listing every time",
-            production="keep the default ratio on object storage, where listing costs; set 0 where "
-            "the file count is what hurts (HDFS namenode quotas, inode limits)",
-            question="Restarted with ratio 0, what happens to the stale versions the stop left, and how "
-            "high will the state line peak now?",
-            answer="The next run deletes them within a few batches, then the versions stay near N with "
-            "a lower peak than with the ratio, and every message is written once (all checked).",
+            watch="the app's batch lines after the restart, and the wait's progress; the "
+            "narration's figures of the folder come at the end",
+            why="neither minBatchesToRetain nor the ratio is pinned in the offset log: a restart "
+            "may change them; with ratio 0 every maintenance deletes all that is stale (Spark "
+            "3's behaviour), at the cost of a listing every time",
+            production="keep the default ratio on object storage, where listing costs; set 0 "
+            "where the file count is what hurts (HDFS namenode quotas, inode limits)",
+            question="Restarted with ratio 0, what happens to the stale versions the stop left, "
+            "and how high will the state line peak now?",
+            answer="The next run's first maintenance deletes them within a few batches; then the "
+            "versions stay near N, with small teeth (one maintenance interval's batches) and a "
+            "lower peak than with the ratio; every message is written once (all checked).",
+            giveaway=("within a few batches", "lower peak", "stay near n"),
+            checks=(
+                "the next run deletes what the stopped one left",
+                "with ratio 0, state versions stay near N",
+                "the extra-space ratio lets N x ratio stale versions pile up",
+                "exactly once",
+            ),
         )
-    )
-    start_batch = measure(app.folders.checkpoints).newest_batch or 0
-    sampler.phase = "ratio0"
-    stage.kafka.restart_producer(acks="all")
-    app.start(**soak.app_options("rocksdb", ratio=0.0))
-    _wait_for_batch(
-        app,
-        start_batch + soak.ratio_zero_batches,
-        _soak_timeout(stage, soak, soak.ratio_zero_batches),
-    )
-    sampler.sample()
-    samples = sampler.of("ratio0")
-    rate = batch_rate(samples)
-    per_maintenance = rate * soak.rocksdb_maintenance_sec
-    bound = rocksdb_state_bound(soak.retain, 0.0, per_maintenance)
-    # The stale versions the stop left go with the new run's first maintenance: a batch or two
-    # to load the store, then one maintenance interval.
-    within = 2 * math.ceil(per_maintenance) + 5
-    caught_up = caught_up_after(samples, start_batch, left.oldest_state_version or 0)
-    stage.fact("stale_versions_deleted_after_batches", caught_up)
-    # From the second half on: the first maintenances have caught up with what the stop left.
-    settled = samples[len(samples) // 2 :]
-    _say_phase(stage, "ratio0", samples, settled, rate, bound)
-    stage.expect(
-        check(
-            "the next run deletes what the stopped one left",
-            caught_up is not None and caught_up <= within,
-            f"the oldest of the {left.state_versions} versions the stop left (v"
-            f"{left.oldest_state_version}) deleted within {within} batches of the restart",
-            f"after {caught_up} batches" if caught_up is not None else "not in this run",
+    ):
+        start_batch = measure(app.folders.checkpoints).newest_batch or 0
+        sampler.phase = "ratio0"
+        stage.kafka.restart_producer(acks="all")
+        app.start(**soak.app_options("rocksdb", ratio=0.0))
+        _wait_for_batch(
+            app,
+            start_batch + soak.ratio_zero_batches,
+            _soak_timeout(stage, soak, soak.ratio_zero_batches),
         )
-    )
-    states = state_problems(settled, bound)
-    stage.expect(
-        check(
-            "with ratio 0, state versions stay near N",
-            not states,
-            f"at most {bound} = N {soak.retain} + 1 + {math.ceil(per_maintenance)} batches per "
-            f"maintenance + {MARGIN}",
-            "; ".join(states) or _range_text(settled, "state_versions"),
+        sampler.sample()
+        samples = sampler.of("ratio0")
+        rate = batch_rate(samples)
+        per_maintenance = rate * soak.rocksdb_maintenance_sec
+        bound = rocksdb_state_bound(soak.retain, 0.0, per_maintenance)
+        # The stale versions the stop left go with the new run's first maintenance: a batch or two
+        # to load the store, then one maintenance interval.
+        within = 2 * math.ceil(per_maintenance) + 5
+        caught_up = caught_up_after(samples, start_batch, left.oldest_state_version or 0)
+        stage.fact("stale_versions_deleted_after_batches", caught_up)
+        # From the second half on: the first maintenances have caught up with what the stop left.
+        settled = samples[len(samples) // 2 :]
+        _say_phase(stage, "ratio0", samples, settled, rate, bound)
+        stage.expect(
+            check(
+                "the next run deletes what the stopped one left",
+                caught_up is not None and caught_up <= within,
+                f"the oldest of the {left.state_versions} versions the stop left (v"
+                f"{left.oldest_state_version}) deleted within {within} batches of the restart",
+                f"after {caught_up} batches" if caught_up is not None else "not in this run",
+            )
         )
-    )
-    with_ratio = [
-        s.usage.state_versions
-        for s in steady(sampler.of("rocksdb"), soak.retain * (1 + soak.ratio) + MARGIN)
-    ]
-    without = [s.usage.state_versions for s in settled]
-    problem = ratio_problem(with_ratio, without, soak.retain, soak.ratio)
-    stage.expect(
-        check(
-            "the extra-space ratio lets N x ratio stale versions pile up",
-            problem is None,
-            f"a peak of at least {soak.retain + round(soak.retain * soak.ratio) - 1} with ratio "
-            f"{soak.ratio:g}, and a lower one with 0",
-            problem or f"peaks {max(with_ratio)} and {max(without)}",
+        states = state_problems(settled, bound)
+        stage.expect(
+            check(
+                "with ratio 0, state versions stay near N",
+                not states,
+                f"at most {bound} = N {soak.retain} + 1 + {math.ceil(per_maintenance)} batches per "
+                f"maintenance + {MARGIN}",
+                "; ".join(states) or _range_text(settled, "state_versions"),
+            )
         )
-    )
-    total = _drain_and_stop(stage, app)
-    stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
+        with_ratio = [
+            s.usage.state_versions
+            for s in steady(sampler.of("rocksdb"), soak.retain * (1 + soak.ratio) + MARGIN)
+        ]
+        without = [s.usage.state_versions for s in settled]
+        problem = ratio_problem(with_ratio, without, soak.retain, soak.ratio)
+        stage.expect(
+            check(
+                "the extra-space ratio lets N x ratio stale versions pile up",
+                problem is None,
+                f"a peak of at least {soak.retain + round(soak.retain * soak.ratio) - 1} with ratio "
+                f"{soak.ratio:g}, and a lower one with 0",
+                problem or f"peaks {max(with_ratio)} and {max(without)}",
+            )
+        )
+        total = _drain_and_stop(stage, app)
+        stage.expect(exactly_once(stage.output.of(app).verify_sent(), total))
 
 
 # -- what is said ---------------------------------------------------------------------------------
@@ -558,6 +591,7 @@ SCENARIO = Scenario(
     "a bunch is deleted; a stopped query cleans nothing; a restart with ratio 0 catches "
     "up and keeps state near N.",
     origin="Spark 4's checkpoint retention (ratioExtraSpaceAllowedInCheckpoint)",
+    about="whether a checkpoint folder grows forever over thousands of batches, and what cleans it",
     run=run,
     takes="about 3 min: a soak of hundreds of batches, so that retention and maintenance run "
     "many times",

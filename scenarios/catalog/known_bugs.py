@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 
+from scenarios.catalog import steps
 from scenarios.catalog.museum import Exhibit, all_exhibits
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
-from scenarios.engine.step import Step
 from scenarios.errors import ScenarioError
 
 __all__ = ["SCENARIO", "run", "chosen_exhibits"]
@@ -37,24 +37,30 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
     runnable = [e for e in chosen if e.run is not None]
     if not runnable:
         return
-    stage.step(
-        Step(
-            "Start Kafka and the producer, once for every exhibit",
-            happens="one topic that keeps everything; each exhibit then runs the app on a new "
-            "checkpoint of its own",
-            watch="the producer's lines",
+    with stage.step(
+        steps.start_kafka(
+            title="Start Kafka and the producer, once for every exhibit",
+            happens="a broker and the producer; the topic keeps everything; each exhibit then "
+            "runs the app on a new checkpoint of its own",
             why="the exhibits change the checkpoint, not this topic (one that adds partitions "
             "does it to a topic of its own): one Kafka serves them all",
-            question="Will Kafka's earliest offset move while the exhibits run?",
-            answer="No: the topic keeps everything, so every restart's offsets still exist and only "
-            "the checkpoint's change decides what the restart does",
-            production="before an upgrade, run the museum on the target Spark line: a bug it still "
-            "has, or a fix it changes, shows as a failed check naming the ticket",
+            question="Each exhibit restarts the app after a change a known bug needs, with a "
+            "topic that keeps everything: what decides how each restart ends?",
+            answer="The change (to the checkpoint, or to what the app reads) and the Spark line "
+            "the run uses: every offset a restart asks for still exists, so retention plays no "
+            "part; the museum's table says what each line does.",
+            production="before an upgrade, run the museum on the target Spark line: a bug it "
+            "still has, or a fix it changes, shows as a failed check naming the ticket",
+            giveaway=("retention plays no part", "the spark line the run uses"),
+            checks=(),
         )
-    )
-    skipped = {e.name: why for e in runnable if (why := _skipped_on_stack(stage, e))}
-    # The proxy only where an exhibit that runs cuts the network: the others read Kafka directly.
-    stage.kafka.start(behind_proxy=any(e.behind_proxy for e in runnable if e.name not in skipped))
+    ):
+        skipped = {e.name: why for e in runnable if (why := _skipped_on_stack(stage, e))}
+        # The proxy only where an exhibit that runs cuts the network: the others read Kafka
+        # directly.
+        stage.kafka.start(
+            behind_proxy=any(e.behind_proxy for e in runnable if e.name not in skipped)
+        )
     for exhibit in runnable:
         if exhibit.name in skipped:
             stage.say(f"SKIPPED {exhibit.name}: {skipped[exhibit.name]}")
@@ -118,6 +124,8 @@ SCENARIO = Scenario(
     "each Spark line does "
     "(spark_app/lines/known_bug_table.py).",
     origin="Spark's JIRA, run on every line",
+    about="Spark's known checkpoint bugs, each reproduced on the Spark line this run uses and "
+    "held against what that line is recorded to do",
     run=run,
     options=(
         ScenarioOption(

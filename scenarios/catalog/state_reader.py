@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_app.logs import LOG_FILE_NAME
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_sent
@@ -54,46 +55,177 @@ OLD_BATCHES = 8  # committed batches of the old job before the move: a change fe
 
 
 def run(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens="one topic that keeps everything",
-            watch="the producer's lines",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and the producer; the topic keeps everything",
             why="the new job starts at the old one's offsets: Kafka must still hold them",
-            question="Where will the new job start reading, and must Kafka still hold it?",
-            answer="At the old job's last committed offsets, so yes: retention must keep them until the "
-            "move is done (endless here).",
-            production="check retention against the time a migration takes before you stop the old job",
+            question="Later a second job will start reading where the first one stopped: must "
+            "Kafka still hold those messages then?",
+            answer="Yes: the new job's first read is at the old job's last committed offsets, so "
+            "retention must keep them until the move is done (here the topic keeps "
+            "everything).",
+            production="check retention against the time a migration takes before you stop the "
+            "old job",
+            giveaway=("retention must keep",),
+            checks=(),
         )
+    ):
+        stage.kafka.start()
+    with stage.step(
+        steps.first_start(
+            title="The old job: applyInPandasWithState on the HDFS store",
+            happens=f"the app starts with its defaults on a new checkpoint, counts from earliest "
+            f"and is stopped after {OLD_BATCHES + 1} batches",
+            why="this is the job to move: its count lives in its checkpoint's state, in "
+            "`state/0/0/<v>.delta` files only Spark can read",
+            production="applyInPandasWithState's state schema can never change, and PySpark "
+            "gives it no initial state; its successor transformWithState has both",
+            question="The topic starts at offset 0: after batch N, what will the count be?",
+            answer="offsets/N's end, the offset its batch read up to: every message below it has "
+            "been counted once, and the output log's message with that count holds that value "
+            "(checked for every batch).",
+            giveaway=("offsets/n's end", "read up to"),
+            checks=("the count after each batch is offsets/N's end",),
+        )
+    ):
+        _old_job(stage)
+    at = stage.fact(
+        "read_batch", pick_batch(committed_batches(stage.folders.checkpoints)[-1].batch_id)
     )
-    stage.kafka.start()
-    _old_job(stage)
-    feed = _read_state(stage)
-    new = _move(stage, feed)
-    _restart_new(stage, new)
-    _finish(stage, new)
+    with stage.step(
+        Step(
+            f"Read the state as batch {at} left it, and the change feed",
+            happens=f"python -m spark_app inspect --state-batch {at} --json: a batch query reads "
+            '`format("state-metadata")`, `format("statestore")` with '
+            f"`batchId={at}`, and `readChangeFeed` from a few batches back",
+            watch="the inspect app's lines below while Spark starts and reads; then the "
+            "narration's lines from its report: the operator, the count at that batch, and the "
+            "change feed's rows, one per batch",
+            why="the State Data Source replays the store's files (snapshot, then deltas) to the "
+            "version a batch wrote; the change feed reads only the deltas, so it needs a store "
+            "that writes them: HDFS, or RocksDB with changelog checkpointing",
+            production="read state from a stopped query or a copy of its folder; the read is a "
+            "batch job and starts Spark; `batchId` must not be older than the retained "
+            "batches (minBatchesToRetain, 100)",
+            question=f"What count will the State Data Source read at batch {at}, and what "
+            "will the change feed hold?",
+            answer=f"The count batch {at} left, offsets/{at}'s end, as the output log has it; "
+            "one update per batch, each the count after it; the operator is "
+            "applyInPandasWithState (all checked).",
+            giveaway=("one update per batch", "each the count after it"),
+            checks=(
+                f"the state at batch {at} is its count in offsets and output",
+                "the change feed holds each batch's count",
+                "the operator is applyInPandasWithState",
+            ),
+        )
+    ):
+        feed = _read_state(stage, at)
+    with stage.step(
+        Step(
+            "Move the job: transformWithState on a new checkpoint, seeded from the old one",
+            happens="a new app (`tws`) starts with --counter transform-with-state --state-store "
+            "rocksdb --changelog-checkpointing --initial-state-from <old checkpoint> "
+            "--starting-offsets <the old checkpoint's last committed offsets, as JSON> on a "
+            "checkpoint of its own",
+            watch="the new app's first lines, `Initial state: …`, then its batch lines",
+            why=f"the count after batch {feed['last']} ({feed['count']}) and "
+            f"offsets/{feed['last']}'s end ({describe_offsets(feed['end'])}) describe the same "
+            "moment: the first message the old job did not count is the first the new one "
+            "reads, and it counts on from there. Spark hands the initial state to "
+            "handleInitialState in the new query's batch 0",
+            production="stop the old job first (two jobs on one topic would both count); take "
+            "state and offsets from the same committed batch; keep the old checkpoint "
+            "until the new job has committed, it is the way back",
+            question="Which value, with which Count, will the new job write first?",
+            answer="The next value after the old job's last, with its Count: it seeds the old "
+            "count (`Initial state: count …`), and the two logs read as one (all checked).",
+            giveaway=("the next value after", "seeds the old count"),
+            checks=(
+                "the old job's output ends where its state does",
+                "the new job seeds the old count",
+                "the count continues across the move",
+            ),
+        )
+    ):
+        new = _move(stage, feed)
+    with stage.step(
+        Step(
+            "Restart the new job with the same command",
+            happens="the `tws` app is stopped and started again, --initial-state-from still given",
+            watch="the new app's first lines after the restart, `Initial state: …`, then its "
+            "batch lines",
+            why="Spark applies initialState only in a query's batch 0 (a restart with the same "
+            "initialState is accepted and ignores it, found on 4.2.0), so the app reads the "
+            "old checkpoint only until the new one has committed batch 0",
+            production="the flag can stay in the job's command line; once the new job has "
+            "committed, the old checkpoint is no longer read and can be archived",
+            question="Restarted with --initial-state-from still given, will it seed the old count "
+            "again and jump back?",
+            answer="No: it says `Initial state: not read` and goes on from its own state, no "
+            "value twice (checked); initialState applies only in batch 0.",
+            giveaway=("not read", "only in batch 0"),
+            checks=("the restart goes on from its own state",),
+        )
+    ):
+        _restart_new(stage, new)
+    with stage.step(
+        steps.finish(
+            title="Stop the producer, let the new job catch up, read both output logs as one",
+            happens="the producer stops, the new job drains the topic and stops; the two output "
+            "logs are read as one, the old job's first, and held against what the producer "
+            "sent",
+            why="the seed (count) and the start (offsets) came from the same committed batch",
+            production="a downstream reader sees the two outputs as one stream only if the move "
+            "is exact; check it the way this scenario does before deleting the old "
+            "checkpoint",
+            question="Read as one, will the two jobs' logs miss or double any message?",
+            answer="None: every message once, Count = n on the n-th.",
+            giveaway=("none:", "every message once"),
+        )
+    ):
+        _finish(stage, new)
+    with stage.step(
+        Step(
+            "Read the new checkpoint's state at batch 0",
+            happens="inspect --state-batch 0 on the new checkpoint (stateVarName=count)",
+            watch="the inspect app's lines below while Spark starts and reads; then the "
+            "narration's lines from its report: the operator, the count at batch 0, and the "
+            "change feed's rows for batch 0",
+            why="handleInitialState wrote the old count into the value state before batch 0's "
+            "rows were numbered; the store committed both as version 1, and its changelog "
+            "keeps every write, not the batch's net change, so the feed shows both",
+            production="the same read checks any migration before the old checkpoint is deleted",
+            question="What will the new checkpoint's state hold at batch 0, and how many updates "
+            "will the change feed show for it?",
+            answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two "
+            "updates: the seed, then the count (both checked).",
+            giveaway=("seed plus", "two updates", "the seed, then"),
+            checks=(
+                "batch 0's state = seed + its rows",
+                "the change feed shows the seed as batch 0's first write",
+            ),
+        )
+    ):
+        _read_new_state(stage, new, stage.facts["tws_first_batches"][0])
 
 
 def _old_job(stage: Stage) -> None:
-    """Run the old job until it has committed OLD_BATCHES batches, then stop it."""
-    stage.step(
-        Step(
-            "The old job: applyInPandasWithState on the HDFS store",
-            happens="the app starts with its defaults on a new checkpoint and counts from earliest",
-            watch="one batch line per batch: `batch N: Experience-0 [a, b) rows=…`; the topic "
-            "starts at offset 0, so the count after batch N is b, offsets/N's end",
-            why="this is the job to move: its count lives in its checkpoint's state, in "
-            "`state/0/0/<v>.delta` files only Spark can read",
-            production="applyInPandasWithState's state schema can never change, and PySpark gives "
-            "it no initial state; its successor transformWithState has both",
-            question="The topic starts at offset 0: after batch N, what will the count be?",
-            answer="offsets/N's end: every message below it has been counted once (checked when the "
-            "state is read).",
-        )
-    )
+    """Run the old job until it has committed OLD_BATCHES batches, then stop it; hold each
+    batch's count (offsets/N's end) against the output log."""
     stage.app.start()
     stage.output.wait_for_batches(OLD_BATCHES + 1)
     stage.app.stop()
+    counts = counts_by_batch(committed_batches(stage.folders.checkpoints))
+    in_output = output_mismatches(counts, stage.output.verify().values)
+    stage.expect(
+        check(
+            "the count after each batch is offsets/N's end",
+            counts and not in_output,
+            "for every batch N, the output's message with Count = offsets/N's end holds that value",
+            "; ".join(in_output[:2]) or f"{len(counts)} batches, each as expected",
+        )
+    )
 
 
 def counts_by_batch(batches: Sequence[BatchOffsets]) -> dict[int, int]:
@@ -118,35 +250,14 @@ def pick_batch(last: int, window: int = 10) -> int:
     return max(last - window + 1, last // 2, 0)
 
 
-def _read_state(stage: Stage) -> dict[str, Any]:
+def _read_state(stage: Stage, at: int) -> dict[str, Any]:
+    """Read the stopped old job's state at batch `at` and its change feed with inspect; hold
+    them against offsets/N and the output log. What the move needs: last batch, count, ends."""
     checkpoints = stage.folders.checkpoints
     batches = committed_batches(checkpoints)
     last = batches[-1].batch_id
     counts = counts_by_batch(batches)
     stage.fact("counts_by_offsets", counts)
-    at = stage.fact("read_batch", pick_batch(last))
-    stage.step(
-        Step(
-            f"Read the state as batch {at} left it, and the change feed",
-            happens=f"python -m spark_app inspect --state-batch {at} --json: a batch query reads "
-            '`format("state-metadata")`, `format("statestore")` with '
-            f"`batchId={at}`, and `readChangeFeed` from a few batches back",
-            watch="the count at batch N is offsets/N's end, and the output log's message with that "
-            "count holds that value; the change feed has one `update` per batch with rows, "
-            "each the count after that batch",
-            why="the State Data Source replays the store's files (snapshot, then deltas) to the "
-            "version a batch wrote; the change feed reads only the deltas, so it needs a store "
-            "that writes them: HDFS, or RocksDB with changelog checkpointing",
-            production="read state from a stopped query or a copy of its folder; the read is a "
-            "batch job and starts Spark; `batchId` must not be older than the retained "
-            "batches (minBatchesToRetain, 100)",
-            question=f"What count will the State Data Source read at batch {at}, and what "
-            "will the change feed hold?",
-            answer=f"offsets/{at}'s end, which the output log's message with that count "
-            "holds as its value; one update per batch, each the count after it; "
-            "the operator is applyInPandasWithState (all checked)",
-        )
-    )
     report = _inspect(stage, checkpoints, at)
     state = report.get("state_source") or {}
     stage.fact("state_report", state)
@@ -212,7 +323,7 @@ def feed_mismatches(changes: Sequence[Mapping[str, Any]], counts: Mapping[int, i
     return problems
 
 
-def _inspect(stage: Stage, checkpoint: Path, batch: int, phase: str = "read") -> dict[str, Any]:
+def _inspect(stage: Stage, checkpoint: Path, batch: int) -> dict[str, Any]:
     """`python -m spark_app inspect` on a stopped checkpoint, as a user runs it; its JSON."""
     stage.timeline.event(f"inspect batch {batch}")
     code, output = stage.app.inspect(
@@ -241,26 +352,6 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
     old = stage.output.verify()
     last, count, end = feed["last"], feed["count"], feed["end"]
     starting = json.dumps(offsets_to_json(end), separators=(",", ":"))
-    stage.step(
-        Step(
-            "Move the job: transformWithState on a new checkpoint, seeded from the old one",
-            happens="a new app (`tws`) starts with --counter transform-with-state --state-store "
-            f"rocksdb --changelog-checkpointing --initial-state-from <old checkpoint> "
-            f"--starting-offsets '{starting}' on a checkpoint of its own",
-            watch=f"the app says `Initial state: count {count} … after its batch {last}`; its first "
-            f"line is value {(count or 0) + 1} with Count = {(count or 0) + 1}",
-            why=f"the count after batch {last} ({count}) and offsets/{last}'s end "
-            f"({describe_offsets(end)}) describe the same moment: the first message the old "
-            "job did not count is the first the new one reads, and it counts on from there. "
-            "Spark hands the initial state to handleInitialState in the new query's batch 0",
-            production="stop the old job first (two jobs on one topic would both count); take "
-            "state and offsets from the same committed batch; keep the old checkpoint "
-            "until the new job has committed, it is the way back",
-            question="What will the new job's first line be: value 1 with Count = 1, or something else?",
-            answer="The next value after the old job's last, with its Count: it seeds the old count "
-            "(`Initial state: count …`), and the two logs read as one (all checked).",
-        )
-    )
     stage.expect(
         check(
             "the old job's output ends where its state does",
@@ -308,23 +399,7 @@ def _move(stage: Stage, feed: dict[str, Any]) -> AppPart:
 
 
 def _restart_new(stage: Stage, new: AppPart) -> None:
-    stage.step(
-        Step(
-            "Restart the new job with the same command",
-            happens="the `tws` app is stopped and started again, --initial-state-from still given",
-            watch="it says `Initial state: not read …`: its checkpoint has committed batches; the "
-            "count goes on from its own state, no jump back, no value twice",
-            why="Spark applies initialState only in a query's batch 0 (a restart with the same "
-            "initialState is accepted and ignores it, found on 4.2.0), so the app reads the "
-            "old checkpoint only until the new one has committed batch 0",
-            production="the flag can stay in the job's command line; once the new job has "
-            "committed, the old checkpoint is no longer read and can be archived",
-            question="Restarted with --initial-state-from still given, will it seed the old count again "
-            "and jump back?",
-            answer="No: it says `Initial state: not read` and goes on from its own state, no value "
-            "twice (checked); initialState applies only in batch 0.",
-        )
-    )
+    """Restart the new job with the same command: it must not seed again."""
     new.stop()
     before = stage.output.of(new).verify()
     new.start(
@@ -347,21 +422,7 @@ def _restart_new(stage: Stage, new: AppPart) -> None:
 
 
 def _finish(stage: Stage, new: AppPart) -> None:
-    stage.step(
-        Step(
-            "Stop the producer; every message once across both jobs",
-            happens="the producer stops, the new job drains the topic and stops; the two output "
-            "logs are read as one, the old job's first",
-            watch="values 1..N each once, each `Count = n` the n-th message: the old job wrote "
-            "the first part, the new job the rest",
-            why="the seed (count) and the start (offsets) came from the same committed batch",
-            production="a downstream reader sees the two outputs as one stream only if the move "
-            "is exact; check it the way this scenario does before deleting the old "
-            "checkpoint",
-            question="Read as one, will the two jobs' logs miss or double any message?",
-            answer="No: every message once, Count = n on the n-th (the final check).",
-        )
-    )
+    """Drain into the new job and hold both output logs, read as one, against what was sent."""
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(new).wait_for_value(total)
     new.stop()
@@ -371,28 +432,10 @@ def _finish(stage: Stage, new: AppPart) -> None:
         read_topic(kafka.bootstrap_servers, kafka.topic),
     )
     stage.expect(exactly_once(verify_sent(_both(stage, new), sent), total))
-    first_lines = stage.facts.get("tws_first_batches") or []
-    if first_lines:
-        _read_new_state(stage, new, first_lines[0])
 
 
 def _read_new_state(stage: Stage, new: AppPart, first: Mapping[str, Any]) -> None:
-    stage.step(
-        Step(
-            "Read the new checkpoint's batch 0: the seed is in its state",
-            happens="inspect --state-batch 0 on the new checkpoint (stateVarName=count)",
-            watch="operator transformWithStateInPandasExec; the count at batch 0 is the seed plus "
-            "batch 0's rows; the change feed lists batch 0 twice: the seed, then the count",
-            why="handleInitialState wrote the old count into the value state before batch 0's rows "
-            "were numbered; the store committed both as version 1, and its changelog keeps "
-            "every write, not the batch's net change, so the feed shows both",
-            production="the same read checks any migration before the old checkpoint is deleted",
-            question="What will the new checkpoint's state hold at batch 0, and how many updates will "
-            "the change feed show for it?",
-            answer="The seed plus batch 0's rows, under transformWithStateInPandasExec; two updates: "
-            "the seed, then the count (both checked).",
-        )
-    )
+    """Read the new checkpoint at batch 0: the seed and batch 0's rows, as the feed shows."""
     report = _inspect(stage, new.folders.checkpoints, 0)
     state = report.get("state_source") or {}
     for line in report.get("state_source_lines", []):
@@ -437,5 +480,7 @@ SCENARIO = Scenario(
     "transformWithState on a new checkpoint, seeded with initialState and started at "
     "the old offsets: every message once across the move.",
     origin="Spark 4's State Data Source and transformWithState",
+    about="reading a stopped job's state with Spark, and moving the job to transformWithState "
+    "on a new checkpoint without losing its count",
     run=run,
 )

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.engine.observers.state_folder import (
     cadence,
@@ -35,7 +36,7 @@ from spark_app.checkpoint.state_files import StateFile, per_version, snapshot_ve
 from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.runtime.state_store import PROVIDER_CLASSES, PROVIDER_CONF
 
-__all__ = ["SCENARIO", "run", "Store", "STORES", "layout_problems"]
+__all__ = ["SCENARIO", "STORES", "Store", "layout_problems", "load_problems", "run"]
 
 # Spark's WARN when the offset log overrules the session (OffsetSeqMetadata, word for word).
 PINNED_WARN = f"Updating the value of conf '{PROVIDER_CONF}' in current session"
@@ -53,89 +54,214 @@ class Store:
     every_batch_snapshot: bool = False  # RocksDB without changelog: a zip each batch
 
 
-STORES = (
-    Store("hdfs", "HDFS", {"state_store": "hdfs"}),
-    Store(
-        "rocksdb",
-        "RocksDB",
-        {"state_store": "rocksdb"},
-        per_batch="zip",
-        snapshot="zip",
-        every_batch_snapshot=True,
-    ),
-    Store(
-        "rocksdb-changelog",
-        "RocksDB with changelog checkpointing",
-        {"state_store": "rocksdb", "changelog_checkpointing": True},
-        per_batch="changelog",
-        snapshot="zip",
+HDFS = Store("hdfs", "HDFS", {"state_store": "hdfs"})
+ROCKSDB = Store(
+    "rocksdb",
+    "RocksDB",
+    {"state_store": "rocksdb"},
+    per_batch="zip",
+    snapshot="zip",
+    every_batch_snapshot=True,
+)
+CHANGELOG = Store(
+    "rocksdb-changelog",
+    "RocksDB with changelog checkpointing",
+    {"state_store": "rocksdb", "changelog_checkpointing": True},
+    per_batch="changelog",
+    snapshot="zip",
+)
+STORES = (HDFS, ROCKSDB, CHANGELOG)
+
+# -- the steps, one pair per store: its words are its own, so the question sheet shows them -------
+# The snapshot cadence the words name: Spark's default, and --fast's (observers/state_folder.py).
+_EVERY = "10 by default, 3 with --fast"
+_FILES_QUESTION = "Which files will each batch write in the state folder, and how often a snapshot?"
+_FILES_WHY = (
+    "the store decides what a batch costs to checkpoint and what a restart must read: a "
+    "snapshot is the whole state, a delta or changelog only what one batch changed"
+)
+_FILES_WATCH = (
+    "the app's batch lines while the versions pile up; then the narration's lines, one per "
+    "state version, `<store> v3 (batch 2): …`: the files that version has"
+)
+_FILES_CHECK = "the files per batch are the store's"
+_RELOAD_WHY = (
+    "recovery = load the latest snapshot at or below the committed version, replay the "
+    "deltas/changelogs after it, then re-run the uncommitted batch with the same offsets; the "
+    "exactly-once sink drops what that batch had half written"
+)
+_RELOAD_HAPPENS = (
+    "kill -9 of the app's process group while a batch is in flight (planned in the offset log, "
+    "not yet committed); then the same command again on the same checkpoint"
+)
+_RELOAD_WATCH = (
+    "the app's batch lines stop; the narration names the files the next batch loads and the "
+    "batch in flight; then the restarted app's first batch line, and the seconds until it "
+    "writes again"
+)
+_RELOAD_CHECKS = (
+    "the files the restart loads are on disk",
+    "the restart runs the batch after the last commit first",
+    "exactly once",
+)
+
+_START_KAFKA = steps.start_kafka(
+    happens="a broker and the producer; the topic keeps everything; three apps will read it in "
+    "turn, each on a checkpoint of its own",
+    why="the same input for every store, so only the store differs",
+    question="Three apps will read this topic in turn, each on a new checkpoint of its own: "
+    "which value will each write first?",
+    answer="1, each: a new checkpoint starts at startingOffsets (earliest), so all three count "
+    "the same messages from the start and only the store differs (checked for each).",
+    production="to compare settings on real data, run them on separate checkpoints over the "
+    "same input, never one after the other on one checkpoint",
+    giveaway=("1, each", "counts from 1", "value 1"),
+    checks=tuple(f"{s.name} writes value 1 first" for s in STORES),
+)
+_HDFS_FILES = Step(
+    "HDFS: the same stream on a new checkpoint",
+    happens="the app starts with --state-store hdfs and runs until its state has two snapshots",
+    watch=_FILES_WATCH,
+    why=_FILES_WHY,
+    production="HDFS keeps the whole state in executor memory: fine while the state fits",
+    question=_FILES_QUESTION,
+    answer="Each batch writes `<v>.delta` (the keys it changed); background maintenance writes "
+    f"a full `<v>.snapshot` once minDeltasForSnapshot deltas have piled up, {_EVERY} "
+    "(checked: the files per batch are the store's).",
+    giveaway=("delta", "piled up"),
+    checks=(_FILES_CHECK,),
+)
+_HDFS_RELOAD = Step(
+    "HDFS: kill -9 and restart",
+    happens=_RELOAD_HAPPENS,
+    watch=_RELOAD_WATCH,
+    why=_RELOAD_WHY,
+    production="recovery time grows with the deltas since the last snapshot: "
+    "minDeltasForSnapshot trades upload size against replay on restart",
+    question="After kill -9 mid-batch, which files will the restart load, and will any message "
+    "be lost or doubled?",
+    answer="The next batch loads the newest `.snapshot` at or below its version and each "
+    "`.delta` after it (checked: on disk); the uncommitted batch runs again first (checked); "
+    "nothing is lost or doubled (checked).",
+    giveaway=("newest", "runs again", "nothing is lost"),
+    checks=_RELOAD_CHECKS,
+)
+_ROCKSDB_FILES = Step(
+    "RocksDB: the same stream on a new checkpoint",
+    happens="the app starts with --state-store rocksdb and runs until its state has two snapshots",
+    watch=_FILES_WATCH,
+    why=_FILES_WHY,
+    production="RocksDB keeps the state on the executor's local disk, for state bigger than "
+    "memory; each batch uploads only the data files that are new",
+    question=_FILES_QUESTION,
+    answer="Each batch uploads a whole snapshot `<v>.zip` (RocksDB's small files and the list of "
+    "its data files) and the new `SSTs/*.sst` data files: a snapshot every batch (checked: "
+    "the files per batch are the store's).",
+    giveaway=("whole snapshot", "sst", "every batch"),
+    checks=(_FILES_CHECK,),
+)
+_ROCKSDB_RELOAD = Step(
+    "RocksDB: kill -9 and restart",
+    happens=_RELOAD_HAPPENS,
+    watch=_RELOAD_WATCH,
+    why=_RELOAD_WHY,
+    production="a restart of RocksDB downloads one zip and the SST files it lists that the "
+    "executor does not have yet: on a new executor, all of them",
+    question="Every RocksDB version is a whole `.zip`: which state files will the restart load?",
+    answer="A single `.zip`, of the version the last commit left (checked: on disk); the "
+    "uncommitted batch runs again first, and every message is still counted once (checked).",
+    giveaway=("a single",),
+    checks=_RELOAD_CHECKS,
+)
+_CHANGELOG_FILES = Step(
+    "RocksDB with changelog checkpointing: the same stream on a new checkpoint",
+    happens="the app starts with --state-store rocksdb --changelog-checkpointing and runs "
+    "until its state has two snapshots",
+    watch=_FILES_WATCH,
+    why=_FILES_WHY,
+    production="changelog checkpointing makes each batch's upload small, which matters on "
+    "object storage",
+    question=_FILES_QUESTION,
+    answer="Each batch writes only `<v>.changelog` (the keys it changed); a snapshot `<v>.zip` + "
+    f"SSTs follows every minDeltasForSnapshot versions ({_EVERY}), uploaded by background "
+    "maintenance (checked: the files "
+    "per batch are the store's).",
+    giveaway=("writes only", "follows every"),
+    checks=(_FILES_CHECK,),
+)
+_CHANGELOG_RELOAD = Step(
+    "RocksDB with changelog checkpointing: kill -9 and restart",
+    happens=_RELOAD_HAPPENS,
+    watch=_RELOAD_WATCH,
+    why=_RELOAD_WHY,
+    production="recovery time grows with the changelogs since the last snapshot: "
+    "minDeltasForSnapshot trades upload size against replay on restart",
+    question="With changelogs, which state files will the restart load?",
+    answer="The newest `.zip` at or below the next batch's version, then each `.changelog` after "
+    "it (checked: on disk); the uncommitted batch runs again first, and every message is "
+    "still counted once (checked).",
+    giveaway=("each `.changelog` after",),
+    checks=_RELOAD_CHECKS,
+)
+_SWITCH = Step(
+    "Restart the HDFS checkpoint with --state-store rocksdb",
+    happens="the app starts on the HDFS checkpoint asking for RocksDB, runs a few batches and "
+    "is stopped",
+    watch="the app's first lines, before Spark starts and after; then its batch lines",
+    why="the provider is pinned in offsets/N when the checkpoint is created: RocksDB could not "
+    "read HDFS's deltas, so Spark re-imposes the pinned value and only warns",
+    production="to change the store, start a new checkpoint: read the old state with the State "
+    "Data Source (`python -m spark_app inspect --state-source`), seed it "
+    "(transformWithState's initialState) and start Kafka at the old checkpoint's offsets "
+    "(JSON startingOffsets); or start over, if the state can be rebuilt",
+    question="Asked for RocksDB on an HDFS checkpoint, which store will write the new batches?",
+    answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
+    "overrules the session, the new versions are `.delta` files and offsets/N still pins "
+    "HDFS, every message once (all checked).",
+    giveaway=("pinned", "pins", "keeps hdfs", "overrules", "re-imposes"),
+    checks=(
+        "the app says the checkpoint keeps HDFS",
+        "Spark warns that the offset log overrules the session",
+        "the new batches were written by HDFS",
+        "the newest offsets/N still pins HDFS",
+        "exactly once",
     ),
 )
 
 
 def run(stage: Stage) -> None:
     every = stage.fact("snapshot_every", snapshot_every(stage.settings.fast))
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens="one topic that keeps everything; three apps will read it in turn, each from "
-            "the earliest offset on a checkpoint of its own",
-            watch="the producer's lines",
-            why="the same input for every store, so only the store differs",
-            question="Three apps read the same topic in turn: will each count from 1?",
-            answer="Yes: each starts at the earliest offset on a checkpoint of its own, so only the "
-            "store differs.",
-            production="to compare settings on real data, run them on separate checkpoints over the "
-            "same input, never one after the other on one checkpoint",
-        )
-    )
-    stage.kafka.start()
-    apps = {store.name: _one_store(stage, store, every) for store in STORES}
-    _switch_provider(stage, apps["hdfs"])
+    with stage.step(_START_KAFKA):
+        stage.kafka.start()
+    with stage.step(_HDFS_FILES):
+        hdfs = _files_per_batch(stage, HDFS, every)
+    with stage.step(_HDFS_RELOAD):
+        _kill_and_recover(stage, hdfs, HDFS)
+    with stage.step(_ROCKSDB_FILES):
+        rocksdb = _files_per_batch(stage, ROCKSDB, every)
+    with stage.step(_ROCKSDB_RELOAD):
+        _kill_and_recover(stage, rocksdb, ROCKSDB)
+    with stage.step(_CHANGELOG_FILES):
+        changelog = _files_per_batch(stage, CHANGELOG, every)
+    with stage.step(_CHANGELOG_RELOAD):
+        _kill_and_recover(stage, changelog, CHANGELOG)
+    with stage.step(_SWITCH):
+        _switch_provider(stage, hdfs)
 
 
-def _one_store(stage: Stage, store: Store, every: int) -> AppPart:
-    """Run the count on `store`, show its files per batch, kill -9 it, restart it, check."""
+def _files_per_batch(stage: Stage, store: Store, every: int) -> AppPart:
+    """Run the count on `store` on a new checkpoint, until it shows its snapshots; check the
+    files per batch, and (for the first step's question) the value it wrote first."""
     app = stage.app.beside(store.name, narrated=True)
-    stage.step(_files_step(store, every))
     app.start(**store.options, **cadence(stage.settings.fast))
     files = _wait_for_snapshots(stage, app, store, every)
-    _show_files(stage, store, files, every)
-    _kill_and_recover(stage, app, store)
-    return app
-
-
-def _files_step(store: Store, every: int) -> Step:
-    writes = {
-        "hdfs": "each batch writes `<v>.delta` (the keys it changed); background maintenance "
-        f"writes a full `<v>.snapshot` once {every} or more deltas have piled up",
-        "rocksdb": "each batch uploads a whole snapshot `<v>.zip` (RocksDB's small files and the "
-        "list of its data files) and the new `SSTs/*.sst` data files",
-        "rocksdb-changelog": "each batch writes only `<v>.changelog` (the keys it changed); a "
-        f"snapshot `<v>.zip` + SSTs follows every {every} versions, "
-        "uploaded by background maintenance",
-    }[store.name]
-    return Step(
-        f"{store.title}: the same stream on a new checkpoint",
-        happens=f"the app starts with {_flags(store)}; {writes}",
-        watch=f"`{store.name}/checkpoints/state/0/0/` listed by state version (version v = "
-        "batch v-1)",
-        why="the store decides what a batch costs to checkpoint and what a restart must read: "
-        "a snapshot is the whole state, a delta or changelog only what one batch changed",
-        production="HDFS keeps the whole state in executor memory; RocksDB keeps it on local "
-        "disk, for state bigger than memory; changelog checkpointing makes each "
-        "batch's upload small, which matters on object storage",
-        question="Which files will each batch write in state/0/0/ with this store, and how often a "
-        "snapshot?",
-        answer=f"{writes[0].upper()}{writes[1:]} (checked: the files per batch are the store's)",
+    first = stage.output.of(app).verify().first_value
+    stage.expect(
+        equals(f"{store.name} writes value 1 first", first, 1, lambda v: f"value {v} first"),
+        step=_START_KAFKA,
     )
-
-
-def _flags(store: Store) -> str:
-    flags = [f"--state-store {store.options['state_store']}"]
-    if store.options.get("changelog_checkpointing"):
-        flags.append("--changelog-checkpointing")
-    return " ".join(flags)
+    _show_files(stage, store, files, every)
+    return app
 
 
 def _state_files(stage: Stage, app: AppPart) -> list[StateFile]:
@@ -224,32 +350,46 @@ def layout_problems(store: Store, files: list[StateFile], every: int) -> list[st
     return problems
 
 
+def load_problems(store: Store, loads: list[str]) -> list[str]:
+    """What in the files a restart loads (`files_to_load`) does not fit the store (empty: it
+    fits): one zip for RocksDB; else a snapshot (or version 1), then one file per version."""
+    if not loads:
+        return ["nothing to load"]
+    problems = [f"{name} is not on disk" for name in loads if name.endswith("(missing)")]
+    if store.every_batch_snapshot:
+        if len(loads) != 1 or not loads[0].endswith(".zip"):
+            problems.append("not a single .zip")
+        return problems
+    head, rest = loads[0], loads[1:]
+    if not (head.endswith(f".{store.snapshot}") or head == f"1.{store.per_batch}"):
+        problems.append(f"starts at {head}, neither a .{store.snapshot} nor version 1")
+    problems += [
+        f"{name}: not a .{store.per_batch}"
+        for name in rest
+        if not name.endswith(f".{store.per_batch}") and not name.endswith("(missing)")
+    ]
+    return problems
+
+
 def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
-    stage.step(
-        Step(
-            f"{store.title}: kill -9 and restart",
-            happens="kill -9 of the app's process group while a batch is in flight (offsets/N "
-            "written, commits/N not yet); then the same command again on the same checkpoint",
-            watch="which files the next batch loads (the newest snapshot, then each delta or "
-            "changelog after it), the batch replayed if one was planned and not committed, "
-            "and the time until the app writes again",
-            why="recovery = load the latest snapshot at or below the committed version, replay the "
-            "deltas/changelogs after it, then re-run the uncommitted batch with the same offsets; "
-            "the exactly-once sink drops what that batch had half written",
-            production="recovery time grows with the changelogs since the last snapshot: "
-            "minDeltasForSnapshot trades upload size against replay on restart",
-            question="After kill -9 mid-batch, what will the restart load, and will any message be lost "
-            "or doubled?",
-            answer="The newest snapshot at or below the committed version and the deltas or changelogs "
-            "after it, then the uncommitted batch again; nothing lost or doubled (checked).",
-        )
-    )
+    """kill -9 mid-batch, say what the restart loads and replays, restart, check."""
     _kill_mid_batch(stage, app)
     view = app.checkpoint_view()  # on a store, a copy read through its API
     info = read_checkpoint(view)
     committed = info.last_committed_id if info.last_committed_id is not None else -1
     loads = files_to_load(partition_of(view), committed + 1)
     replayed = info.pending_id
+    problems = load_problems(store, loads)
+    stage.expect(
+        check(
+            "the files the restart loads are on disk",
+            not problems,
+            "a single .zip"
+            if store.every_batch_snapshot
+            else f"a .{store.snapshot} (or version 1), then a .{store.per_batch} per version",
+            ", ".join(loads) + (f" ({'; '.join(problems)})" if problems else ""),
+        )
+    )
     stage.say(
         f"{store.name}: batch {committed + 1} loads {', '.join(loads) or 'nothing'}; "
         + (
@@ -266,6 +406,14 @@ def _kill_and_recover(stage: Stage, app: AppPart, store: Store) -> None:
     seconds = round(time.monotonic() - started, 1)
     output.wait_for_batches(1)
     first = parse_batch_lines(app.output())
+    stage.expect(
+        equals(
+            "the restart runs the batch after the last commit first",
+            first[0].batch_id if first else None,
+            committed + 1,
+            lambda b: f"batch {b}",
+        )
+    )
     stage.fact(
         f"{store.name}_recovery",
         {
@@ -306,25 +454,7 @@ def _kill_mid_batch(stage: Stage, app: AppPart) -> None:
 
 
 def _switch_provider(stage: Stage, hdfs: AppPart) -> None:
-    stage.step(
-        Step(
-            "Restart the HDFS checkpoint with --state-store rocksdb",
-            happens="the app starts on the HDFS checkpoint asking for RocksDB",
-            watch="the app's own note before Spark starts; spark.log's WARN `Updating the value of "
-            "conf 'spark.sql.streaming.stateStore.providerClass' in current session from "
-            "'…RocksDB…' to '…HDFS…'`; the new batches still write `.delta` files",
-            why="the provider is pinned in offsets/N when the checkpoint is created: RocksDB could "
-            "not read HDFS's deltas, so Spark re-imposes the pinned value and only warns",
-            production="to change the store, start a new checkpoint: read the old state with the "
-            "State Data Source (`python -m spark_app inspect --state-source`), seed it "
-            "(transformWithState's initialState) and start Kafka at the old checkpoint's "
-            "offsets (JSON startingOffsets); or start over, if the state can be rebuilt",
-            question="Asked for RocksDB on an HDFS checkpoint, which store will write the new batches?",
-            answer="HDFS: the app notes that Spark keeps hdfs, spark.log warns that the offset log "
-            "overrules the session, the new versions are `.delta` files and offsets/N still pins "
-            "HDFS, every message once (all checked).",
-        )
-    )
+    """The HDFS checkpoint started again asking for RocksDB: what Spark does with the ask."""
     warned_before = hdfs.spark_log().count(PINNED_WARN)
     versions_before = set(per_version(_state_files(stage, hdfs)))
     hdfs.start(state_store="rocksdb", **cadence(stage.settings.fast))
@@ -378,6 +508,8 @@ SCENARIO = Scenario(
     "often it snapshots, a kill -9 and what the restart loads and replays, every "
     "message once; then an HDFS checkpoint asked for RocksDB keeps HDFS, with a warning.",
     origin="Spark 4's state stores",
+    about="three state stores on the same stream: what each writes per batch, what a restart "
+    "reads, and whether a checkpoint can change its store",
     run=run,
     takes="about 2 min: the same count on three state stores, each killed with kill -9 and "
     "restarted",

@@ -6,7 +6,14 @@ The restart either stops with an error (its Spark error class is the outcome) or
 commits a batch (`RAN_ON`); the exhibit's verdict holds that against the museum's table. Last,
 the checkpoint is deleted, so the next exhibit starts from nothing on the same Kafka.
 
-Usage: `outcome = restart_after(stage, bug, change=lambda folder: ..., step=Step(...))`
+An exhibit declares its step once, at module level (`exhibit_step`: the museum's question and
+its answer by line, from the table), and runs the restart in that step's block:
+
+    STEP = exhibit_step(BUG, "delete the metadata file, start again", happens="…", watch="…",
+                        why="…", giveaway=("STREAMING_CHECKPOINT_MISSING_METADATA_FILE",))
+    with stage.step(STEP):
+        outcome = restart_after(stage, BUG, change=lambda folder: ...)
+
 (`options=` the app's settings for both starts, e.g. another state store; `wait_for=` a wait of
 the exhibit's own after the commits, e.g. for a snapshot; `observed=` the exhibit's own reading
 of a restart, e.g. one that went on after Spark logged a failure it recovered from)
@@ -27,7 +34,16 @@ from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import RAN_ON, KnownBug, error_classes_in, judge, line_of
 from spark_app.runtime.spark_version import installed_spark_version
 
-__all__ = ["Restart", "restart_after", "say_prediction", "spark_version_of"]
+__all__ = [
+    "RESTART_QUESTION",
+    "RESTART_WATCH",
+    "Restart",
+    "exhibit_step",
+    "restart_after",
+    "say_prediction",
+    "spark_version_of",
+    "verdict_name",
+]
 
 # Batches the first run commits before the folder is changed: state of more than one version.
 BATCHES_BEFORE = 2
@@ -43,6 +59,51 @@ class Restart:
     query_id_after: str | None
 
 
+# What every folder exhibit asks, and what is on the screen while its restart runs.
+RESTART_QUESTION = (
+    "On the Spark line this run uses: will the restart stop with an error (which class?) or go on?"
+)
+RESTART_WATCH = (
+    "the app's lines, first run and restart; between them the narration's line with the table's "
+    "prediction for this Spark line, and after the restart the line with what it did"
+)
+
+
+def verdict_name(bug: KnownBug) -> str:
+    """The check that holds an exhibit's outcome against its line in the table."""
+    return f"{bug.ticket}: {bug.title}"
+
+
+def exhibit_step(
+    bug: KnownBug,
+    title: str,
+    *,
+    happens: str,
+    watch: str,
+    why: str,
+    giveaway: tuple[str, ...],
+    question: str = RESTART_QUESTION,
+    checks: tuple[str, ...] = (),
+    answer: str = "",
+    verdict: bool = True,
+) -> Step:
+    """An exhibit's step: titled by its ticket, answered by line from the table (what each line
+    did as run), its advice the table's workaround; the verdict check first among its checks
+    (`verdict=False`: a step before the one that makes it, in an exhibit of several steps)."""
+    return Step(
+        f"{bug.ticket}: {title}",
+        happens=happens,
+        watch=watch,
+        why=why,
+        production=bug.workaround,
+        question=question,
+        answer=answer
+        or f"By line, as run: {bug.by_line()}. The check holds this run against its line.",
+        giveaway=giveaway,
+        checks=(verdict_name(bug), *checks) if verdict else checks,
+    )
+
+
 def spark_version_of(stage: Stage) -> str:
     return stage.settings.spark_version or installed_spark_version()
 
@@ -51,12 +112,12 @@ def restart_after(
     stage: Stage,
     bug: KnownBug,
     change: Callable[[Path], str],
-    step: Step,
     options: Mapping[str, object] | None = None,
     wait_for: Callable[[Path], None] | None = None,
     observed: Callable[[Restart], Restart] | None = None,
 ) -> Restart:
-    """Run the exhibit: first run, `change(checkpoint)` (returns what it did), restart, verdict.
+    """Run the exhibit (in its step's block): first run, `change(checkpoint)` (returns what it
+    did), restart, verdict.
     Both starts take `options` (a start's settings are its own: a restart without them would
     run the app's defaults); `wait_for(checkpoint)` waits, after the commits, for what the
     change needs; `observed(restart)` reads the restart's outcome where the app's exit or
@@ -64,7 +125,6 @@ def restart_after(
     folder = stage.folders.checkpoints
     started = time.monotonic()
     settings = dict(options or {})
-    stage.step(step)
     stage.app.start(**settings)
     _wait_for_commits(stage, folder, BATCHES_BEFORE)
     if wait_for is not None:
@@ -92,9 +152,7 @@ def restart_after(
             "seconds": round(time.monotonic() - started, 1),
         },
     )
-    stage.expect(
-        check(f"{bug.ticket}: {bug.title}", verdict.held, verdict.expected, verdict.actual),
-    )
+    stage.expect(check(verdict_name(bug), verdict.held, verdict.expected, verdict.actual))
     stage.app.delete_checkpoint()
     return restart
 

@@ -30,7 +30,12 @@ import shutil
 from pathlib import Path
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import restart_after, spark_version_of
+from scenarios.catalog.museum.restart import (
+    RESTART_WATCH,
+    exhibit_step,
+    restart_after,
+    spark_version_of,
+)
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.state_folder import partition_of
 from scenarios.engine.stage import Stage
@@ -41,6 +46,8 @@ from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, line_of
 
 __all__ = [
     "EXHIBIT",
+    "RETRY",
+    "STEP",
     "run",
     "spark_checksums",
     "delta_pair",
@@ -53,6 +60,49 @@ __all__ = [
 BUG = bug_named("SPARK-51972")
 
 
+STEP = exhibit_step(
+    BUG,
+    "checksum files beside the state; a state file from another attempt",
+    happens="the app runs on a new checkpoint (HDFS store, format 1, the defaults) until two "
+    "batches are committed and stops; the scenario lists Spark's checksum files, then puts "
+    "the previous version's delta file under the newest one's name, keeping the newest one's "
+    "`.crc`; the app starts again",
+    watch="the narration's list of Spark's checksum files (`<v>.delta.crc`, or none); then "
+    + RESTART_WATCH,
+    why="format 1 names a version's file by its number only, so a retried batch writes the "
+    "same names again; if the data file and its checksum come from different attempts, a line "
+    "that checks refuses a file a line that does not check loads without a word, and counts "
+    "on from the older count",
+    question="On the Spark line this run uses: will Spark's `.crc` files be there with format "
+    "1, and will the restart stop (which class?) or go on?",
+    giveaway=(BUG.when_present, "rewind"),
+    checks=(f"{BUG.ticket}: checksum files on format 1",),
+)
+RETRY = Step(
+    f"{BUG.ticket}: a real retry of a batch whose state file was written",
+    happens="the app runs on a new checkpoint; the producer sends a negative key, and the app "
+    "kills its JVM in the middle of that batch, after the batch's state file was written and "
+    "before its commit; the app starts again and replays the batch",
+    watch="the app's lines stop in the middle of a batch; the narration's line on the state "
+    "file of the replayed version (its inode, bytes and checksum) before the restart, then "
+    "after the retry",
+    why="format 1 names a version's file by its number only: the retry writes the same name "
+    "again; whether that replaces the file is the file manager's choice: as run, the rename "
+    "found the file in place and kept it",
+    question="Will the restart after the kill fail on the checksum of the state file the killed "
+    "attempt left?",
+    answer="No, on every line as run: the retry's rename found the file in place and kept it "
+    "(same inode, bytes and checksum), so data file and `.crc` still come from one attempt "
+    "(checked). A pair from two attempts needs one rename to land and the other not: the step "
+    "before left that by hand",
+    production="on a local disk (as run) the dead attempt's file and its checksum stay "
+    "together; on an object store each is an upload of its own, and one of the pair can land "
+    "without the other (SPARK-54290's case)",
+    giveaway=("kept it", "same inode", "one attempt"),
+    checks=(f"{BUG.ticket}: a real retry leaves a state file its checksum matches",),
+)
+
+
 def run(stage: Stage) -> None:
     lines_before: list[int] = []
 
@@ -61,56 +111,16 @@ def run(stage: Stage) -> None:
         lines_before.append(_lines(stage.app.folders.output_log))
         return _swap_newest_delta(checkpoint)
 
-    restart = restart_after(
-        stage,
-        BUG,
-        change,
-        Step(
-            f"{BUG.ticket}: checksum files beside the state; a state file from another attempt",
-            happens="the app runs on a new checkpoint (HDFS store, format 1, the defaults) until two "
-            "batches are committed and stops; the scenario lists Spark's checksum files, "
-            "then puts the previous version's delta file under the newest one's name, "
-            "keeping the newest one's `.crc`; the app starts again",
-            watch="`state/0/0/<v>.delta.crc` beside each delta, or none; then whether the restart "
-            "refuses the mismatched file or loads it and counts on from an older count",
-            why="format 1 names a version's file by its number only, so a retried batch writes "
-            "the same names again; if the data file and its checksum come from different "
-            "attempts, a line that checks refuses a file a line that does not check loads "
-            "without a word",
-            question="On the Spark line this run uses: will Spark's `.crc` files be there with "
-            "format 1, and will the restart stop (which class?) or go on?",
-            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-            production=BUG.workaround,
-        ),
-    )
-    if restart.outcome == RAN_ON and lines_before:
-        _count_after(stage, lines_before[0])
-    _real_retry(stage)
+    with stage.step(STEP):
+        restart = restart_after(stage, BUG, change)
+        if restart.outcome == RAN_ON and lines_before:
+            _count_after(stage, lines_before[0])
+    with stage.step(RETRY):
+        _real_retry(stage)
 
 
 def _real_retry(stage: Stage) -> None:
     """Kill the app after a batch wrote its state, start it again: the retry's rewrite."""
-    stage.step(
-        Step(
-            f"{BUG.ticket}: a real retry of a batch whose state file was written",
-            happens="the app runs on a new checkpoint; the producer sends a negative key, and the "
-            "app kills its JVM in the middle of that batch, after the batch's state file was "
-            "written and before commits/N; the app starts again and replays the batch",
-            watch="the state file of the replayed version before and after the retry: its inode "
-            "(a replaced file has a new one), its bytes, Spark's checksum in its `.crc`",
-            why="format 1 names a version's file by its number only: the retry writes the same "
-            "name again; whether that replaces the file is the file manager's choice",
-            question="Will the restart after the kill fail on the checksum of the state file the "
-            "killed attempt left?",
-            answer="No, on every line as run: the retry's rename found the file in place and kept "
-            "it (same inode, bytes and checksum), so data file and `.crc` still come from one "
-            "attempt. A pair from two attempts needs one rename to land and the other not: "
-            "the step before left that by hand",
-            production="on a local disk (as run) the dead attempt's file and its checksum stay "
-            "together; on an object store each is an upload of its own, and one of the "
-            "pair can land without the other (SPARK-54290's case)",
-        )
-    )
     folder = stage.folders.checkpoints
     stage.app.start()
     stage.output.wait_for_batches(2)

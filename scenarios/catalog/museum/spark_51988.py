@@ -40,11 +40,10 @@ from pathlib import Path
 import crc32c
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import Restart, restart_after
+from scenarios.catalog.museum.restart import RESTART_WATCH, Restart, exhibit_step, restart_after
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.state_folder import cadence, partition_of
 from scenarios.engine.stage import Stage
-from scenarios.engine.step import Step
 from spark_app.checkpoint.state_data_source import store_layout
 from spark_app.checkpoint.state_files import spark_checksum
 from spark_app.errors import CheckpointError
@@ -52,6 +51,7 @@ from spark_app.lines.known_bug_table import RAN_ON, bug_named
 
 __all__ = [
     "EXHIBIT",
+    "STEP",
     "run",
     "FORMAT_2",
     "FLIP_AT",
@@ -76,6 +76,27 @@ FLIP_MASK = 0x01
 _LOCAL_HEADER = b"PK\x03\x04"
 
 
+STEP = exhibit_step(
+    BUG,
+    "a byte flipped in the snapshot zip a format-2 restart loads",
+    happens="the app counts on RocksDB with changelog checkpointing and checkpoint format 2 "
+    "until a snapshot `<v>_<id>.zip` exists that a restart will load, and stops cleanly; the "
+    f"scenario flips bit {FLIP_MASK:#04x} of byte {FLIP_AT} of that zip (the first entry's "
+    "modification time: the zip still opens, every file in it unchanged), removes Hadoop's "
+    "hidden checksum of it, and starts the app again",
+    watch="the narration's line on the flip: whether Spark's `.crc` beside the zip (a CRC32C "
+    "of the whole file) still matches it; then " + RESTART_WATCH,
+    why="a snapshot zip is what a restart loads first: its bytes decide the state the count "
+    "goes on from; Spark writes a checksum of it beside it from 4.1, and the checksum protects "
+    "only if the load reads it. Which of refused, loaded or passed over happened, spark.log "
+    "says",
+    question="On the Spark line this run uses: will the restart notice that the zip no longer "
+    "matches its checksum (which error?), or load it and go on, and is the count then right?",
+    giveaway=("passed over",),
+    checks=(f"{BUG.ticket}: the flipped zip still opens, its files unchanged",),
+)
+
+
 def run(stage: Stage) -> None:
     lines_before: list[int] = []
     flipped_zip: list[str] = []
@@ -93,36 +114,18 @@ def run(stage: Stage) -> None:
         flipped_zip.append(zip_name)
         return _flip(stage, partition_of(checkpoint) / zip_name)
 
-    restart = restart_after(
-        stage,
-        BUG,
-        change,
-        Step(
-            f"{BUG.ticket}: a byte flipped in the snapshot zip a format-2 restart loads",
-            happens="the app counts on RocksDB with changelog checkpointing and checkpoint format 2 "
-            "until a snapshot `<v>_<id>.zip` exists that a restart will load, and stops "
-            f"cleanly; the scenario flips bit {FLIP_MASK:#04x} of byte {FLIP_AT} of that zip "
-            "(the first entry's modification time: the zip still opens, every file in it "
-            "unchanged), removes Hadoop's hidden checksum of it, and starts the app again",
-            watch="whether Spark's `.crc` beside the zip still matches it (a CRC32C of the whole "
-            "file); then whether the restart refuses the zip, loads it, or passes it over "
-            "(spark.log says which), and whether the count goes on right",
-            why="a snapshot zip is what a restart loads first: its bytes decide the state the "
-            "count goes on from; Spark writes a checksum of it beside it from 4.1, and the "
-            "checksum protects only if the load reads it",
-            question="On the Spark line this run uses: will the restart notice that the zip no "
-            "longer matches its checksum (which error?), or load it and go on, and is "
-            "the count then right?",
-            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-            production=BUG.workaround,
-        ),
-        options={**FORMAT_2, **cadence(stage.settings.fast)},
-        wait_for=lambda checkpoint: _wait_for_snapshot(stage, checkpoint),
-        observed=lambda restart: _read_spark_log(stage, restart, flipped_zip, log_from),
-    )
-    stage.fact(f"{BUG.ticket} zip", flipped_zip[0] if flipped_zip else None)
-    if restart.outcome in (RAN_ON, BUG.when_fixed) and lines_before:  # it went on
-        _count_after(stage, lines_before[0])
+    with stage.step(STEP):
+        restart = restart_after(
+            stage,
+            BUG,
+            change,
+            options={**FORMAT_2, **cadence(stage.settings.fast)},
+            wait_for=lambda checkpoint: _wait_for_snapshot(stage, checkpoint),
+            observed=lambda restart: _read_spark_log(stage, restart, flipped_zip, log_from),
+        )
+        stage.fact(f"{BUG.ticket} zip", flipped_zip[0] if flipped_zip else None)
+        if restart.outcome in (RAN_ON, BUG.when_fixed) and lines_before:  # it went on
+            _count_after(stage, lines_before[0])
 
 
 # Spark's check failing on a file, as spark.log has it (the class, then the file's URI).

@@ -15,35 +15,31 @@ import shutil
 from pathlib import Path
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import restart_after
+from scenarios.catalog.museum.restart import RESTART_WATCH, exhibit_step, restart_after
 from scenarios.engine.stage import Stage
-from scenarios.engine.step import Step
 from spark_app.lines.known_bug_table import bug_named
 
-__all__ = ["EXHIBIT", "run"]
+__all__ = ["EXHIBIT", "STEP", "run"]
 
 BUG = bug_named("SPARK-53103")
 
 
+STEP = exhibit_step(
+    BUG,
+    "delete offsets/ and commits/, keep state/, start again",
+    happens="the app runs on a new checkpoint until two batches are committed and stops; "
+    "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset someone "
+    "did not finish; the app starts again",
+    watch=RESTART_WATCH,
+    why="with no offsets Spark starts a new query at batch 0, whose state versions are the "
+    "numbers the old query's files already use",
+    giveaway=(BUG.when_fixed,),
+)
+
+
 def run(stage: Stage) -> None:
-    restart_after(
-        stage,
-        BUG,
-        _delete_logs,
-        Step(
-            f"{BUG.ticket}: delete offsets/ and commits/, keep state/, start again",
-            happens="the app runs on a new checkpoint until two batches are committed and stops; "
-            "offsets/ and commits/ are deleted, state/, sources/ and metadata stay: a reset "
-            "someone did not finish; the app starts again",
-            watch="whether the restart starts a new query on the old state folder or refuses",
-            why="with no offsets Spark starts a new query at batch 0, whose state versions are "
-            "the numbers the old query's files already use",
-            question="On the Spark line this run uses: will the restart stop with an error (which "
-            "class?) or go on?",
-            answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
-            production=BUG.workaround,
-        ),
-    )
+    with stage.step(STEP):
+        restart_after(stage, BUG, _delete_logs)
 
 
 def _delete_logs(checkpoint: Path) -> str:

@@ -27,11 +27,15 @@ import time
 
 from launch.waiting import wait_until
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import say_prediction
+from scenarios.catalog.museum.restart import (
+    RESTART_WATCH,
+    exhibit_step,
+    say_prediction,
+    verdict_name,
+)
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.kafka_probe import KafkaProbe
 from scenarios.engine.stage import Stage, TopicRecord
-from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import PRESENT, RAN_ON, bug_named, error_classes_in, judge
 from spark_app.lines.known_spark_bugs import PREFETCH_WORDS, replay_bug_in
@@ -39,6 +43,7 @@ from spark_app.offsets import Offsets, TopicPartition, offsets_to_text
 
 __all__ = [
     "EXHIBIT",
+    "STEP",
     "run",
     "BACKLOG",
     "CAP",
@@ -67,77 +72,76 @@ ADDED = 6  # messages written to the new partitions while the app is down
 MISMATCH_WORDS = PREFETCH_WORDS
 
 
+STEP = exhibit_step(
+    BUG,
+    "an AvailableNow backfill stopped mid-run, partitions added, a restart",
+    happens=f"a topic of its own (the run's topic name + `-spark-53560`) gets {BACKLOG} "
+    f"messages in one partition; the app backfills it with Trigger.AvailableNow, {CAP} offsets "
+    f"a batch, and dies in the third batch (value {CRASH_AT} has a negative key); the topic "
+    f"grows to {GROWN} partitions, {ADDED} messages go to the new ones; the app starts again, "
+    "AvailableNow as before",
+    watch="the app's lines until it dies; the narration's line on the batch the crash left "
+    f"planned (one partition) against the topic's {GROWN}; then " + RESTART_WATCH,
+    why="AvailableNow checks each batch it plans against the offsets it fetched once for the "
+    "run; a run that starts by replaying an older batch checks that batch too, and where the "
+    "fetch happens decides whether the added partitions are in it",
+    question="On the Spark line this run uses: will the restart stop (with which error, every "
+    "time?) or replay the batch and drain the topic, new partitions included?",
+    giveaway=(BUG.when_present,),
+    checks=(f"{BUG.ticket}: the backfill stopped mid-run with a batch planned",),
+)
+
+
 def run(stage: Stage) -> None:
     topic = f"{stage.kafka.topic}-spark-53560"
     folder = stage.folders.checkpoints
     started = time.monotonic()
     options = {"topic": topic, "trigger": "available-now", "max_offsets_per_trigger": CAP}
-    stage.step(
-        Step(
-            f"{BUG.ticket}: an AvailableNow backfill stopped mid-run, partitions added, a restart",
-            happens=f"a topic of its own, {topic}, gets {BACKLOG} messages in one partition; the app "
-            f"backfills it with Trigger.AvailableNow, {CAP} offsets a batch, and dies in the "
-            f"third batch (value {CRASH_AT} has a negative key); the topic grows to {GROWN} "
-            f"partitions, {ADDED} messages go to the new ones; the app starts again, "
-            "AvailableNow as before",
-            watch="offsets/N of the batch the crash left planned (one partition) against the "
-            f"topic's {GROWN}; whether the restart replays it or stops, and whether a second "
-            "restart does the same",
-            why="AvailableNow checks each batch it plans against the offsets it fetched once for "
-            "the run; a run that starts by replaying an older batch checks that batch too, and "
-            "where the fetch happens decides whether the added partitions are in it",
-            question="On the Spark line this run uses: will the restart stop (with which error, "
-            "every time?) or replay the batch and drain the topic, new partitions included?",
-            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-            production=BUG.workaround,
+    with stage.step(STEP):
+        _create_topic(stage, topic)
+        stage.app.start(**options)
+        code = stage.app.wait_exit(timeout=_long(stage), kind="crash")
+        pending = read_checkpoint(folder).pending
+        stage.say(
+            f"the backfill died with exit code {code}; planned, not committed: "
+            + (
+                f"batch {pending.batch_id} {offsets_to_text(pending.end or {})}"
+                if pending
+                else "nothing"
+            )
         )
-    )
-    _create_topic(stage, topic)
-    stage.app.start(**options)
-    code = stage.app.wait_exit(timeout=_long(stage), kind="crash")
-    pending = read_checkpoint(folder).pending
-    stage.say(
-        f"the backfill died with exit code {code}; planned, not committed: "
-        + (
-            f"batch {pending.batch_id} {offsets_to_text(pending.end or {})}"
-            if pending
-            else "nothing"
+        stage.expect(
+            check(
+                f"{BUG.ticket}: the backfill stopped mid-run with a batch planned",
+                pending is not None and code != 0,
+                "a non-zero exit and an offsets/N without its commits/N",
+                f"exit code {code}, pending batch {pending.batch_id if pending else None}",
+            ),
         )
-    )
-    stage.expect(
-        check(
-            f"{BUG.ticket}: the backfill stopped mid-run with a batch planned",
-            pending is not None and code != 0,
-            "a non-zero exit and an offsets/N without its commits/N",
-            f"exit code {code}, pending batch {pending.batch_id if pending else None}",
-        ),
-    )
-    if pending is None:
+        if pending is None:
+            stage.app.delete_checkpoint()
+            return
+        _grow(stage, topic)
+        version = say_prediction(stage, BUG)
+        outcome, detail = _restart(stage, pending.batch_id, options)
+        stage.say(f"observed: {outcome} ({detail})")
+        verdict = judge(BUG, version, outcome)
+        stage.fact(
+            BUG.ticket,
+            {
+                "spark": version,
+                "outcome": outcome,
+                "status": verdict.status,
+                "pending_batch": pending.batch_id,
+                "seconds": round(time.monotonic() - started, 1),
+            },
+        )
+        stage.expect(check(verdict_name(BUG), verdict.held, verdict.expected, verdict.actual))
+        if outcome == RAN_ON:
+            _drained(stage, topic, options)
+        elif verdict.status == PRESENT:
+            _loop_and_way_out(stage, topic, pending.batch_id, options)
         stage.app.delete_checkpoint()
-        return
-    _grow(stage, topic)
-    version = say_prediction(stage, BUG)
-    outcome, detail = _restart(stage, pending.batch_id, options)
-    stage.say(f"observed: {outcome} ({detail})")
-    verdict = judge(BUG, version, outcome)
-    stage.fact(
-        BUG.ticket,
-        {
-            "spark": version,
-            "outcome": outcome,
-            "status": verdict.status,
-            "pending_batch": pending.batch_id,
-            "seconds": round(time.monotonic() - started, 1),
-        },
-    )
-    stage.expect(
-        check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
-    )
-    if outcome == RAN_ON:
-        _drained(stage, topic, options)
-    elif verdict.status == PRESENT:
-        _loop_and_way_out(stage, topic, pending.batch_id, options)
-    stage.app.delete_checkpoint()
 
 
 def _long(stage: Stage) -> float:

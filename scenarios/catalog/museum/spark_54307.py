@@ -14,35 +14,31 @@ import shutil
 from pathlib import Path
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import restart_after
+from scenarios.catalog.museum.restart import RESTART_WATCH, exhibit_step, restart_after
 from scenarios.engine.stage import Stage
-from scenarios.engine.step import Step
 from spark_app.lines.known_bug_table import bug_named
 
-__all__ = ["EXHIBIT", "run"]
+__all__ = ["EXHIBIT", "STEP", "run"]
 
 BUG = bug_named("SPARK-54307")
 
 
+STEP = exhibit_step(
+    BUG,
+    "delete the checkpoint's state/ folder, start again",
+    happens="the app runs on a new checkpoint until two batches are committed and stops; state/ "
+    "(the running count per key) is deleted, offsets/, commits/ and metadata stay; the app "
+    "starts again",
+    watch=RESTART_WATCH,
+    why="a restart loads the state version the last commit names; the offsets say the batches "
+    "before were done, so Spark cannot rebuild the state by reading them again",
+    giveaway=(BUG.when_present, BUG.when_fixed),
+)
+
+
 def run(stage: Stage) -> None:
-    restart_after(
-        stage,
-        BUG,
-        _delete_state,
-        Step(
-            f"{BUG.ticket}: delete the checkpoint's state/ folder, start again",
-            happens="the app runs on a new checkpoint until two batches are committed and stops; "
-            "state/ (the running count per key) is deleted, offsets/, commits/ and "
-            "metadata stay; the app starts again",
-            watch="the error the restart stops with: which words name what is missing",
-            why="a restart loads the state version the last commit names; the offsets say the "
-            "batches before were done, so Spark cannot rebuild the state by reading them again",
-            question="On the Spark line this run uses: will the restart stop with an error (which "
-            "class?) or go on?",
-            answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
-            production=BUG.workaround,
-        ),
-    )
+    with stage.step(STEP):
+        restart_after(stage, BUG, _delete_state)
 
 
 def _delete_state(checkpoint: Path) -> str:

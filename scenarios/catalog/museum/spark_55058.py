@@ -13,35 +13,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import restart_after
+from scenarios.catalog.museum.restart import RESTART_WATCH, exhibit_step, restart_after
 from scenarios.engine.stage import Stage
-from scenarios.engine.step import Step
 from spark_app.lines.known_bug_table import bug_named
 
-__all__ = ["EXHIBIT", "run"]
+__all__ = ["EXHIBIT", "STEP", "run"]
 
 BUG = bug_named("SPARK-55058")
 
 
+STEP = exhibit_step(
+    BUG,
+    "delete the checkpoint's metadata file, start again",
+    happens="the app runs on a new checkpoint until two batches are committed and stops; "
+    '`metadata` ({"id": query id}) is deleted, offsets/, commits/ and state/ stay; the app '
+    "starts again",
+    watch=RESTART_WATCH,
+    why="the query id is what ties the batches a sink saw to this query: a new id on the same "
+    "offsets makes every batch look new to a sink keyed on (query id, batch id)",
+    giveaway=(BUG.when_fixed, "new query id"),
+)
+
+
 def run(stage: Stage) -> None:
-    restart_after(
-        stage,
-        BUG,
-        _delete_metadata,
-        Step(
-            f"{BUG.ticket}: delete the checkpoint's metadata file, start again",
-            happens="the app runs on a new checkpoint until two batches are committed and stops; "
-            '`metadata` ({"id": query id}) is deleted, offsets/, commits/ and state/ '
-            "stay; the app starts again",
-            watch="whether the restart stops with an error or goes on under a new query id",
-            why="the query id is what ties the batches a sink saw to this query: a new id on the "
-            "same offsets makes every batch look new to a sink keyed on (query id, batch id)",
-            question="On the Spark line this run uses: will the restart stop with an error (which "
-            "class?) or go on?",
-            answer=f"By line, as run: {BUG.by_line()}. The check holds this run against its line",
-            production=BUG.workaround,
-        ),
-    )
+    with stage.step(STEP):
+        restart_after(stage, BUG, _delete_metadata)
 
 
 def _delete_metadata(checkpoint: Path) -> str:

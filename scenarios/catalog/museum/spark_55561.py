@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from launch.waiting import wait_until
 from scenarios.catalog.museum.exhibit import Exhibit
-from scenarios.catalog.museum.restart import say_prediction
+from scenarios.catalog.museum.restart import exhibit_step, say_prediction, verdict_name
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
@@ -38,6 +38,8 @@ from spark_app.lines.start_lines import NEW_CHECKPOINT_WORDS
 
 __all__ = [
     "EXHIBIT",
+    "STEP",
+    "STREAM",
     "run",
     "RETRY_OPTIONS",
     "NUM_RETRIES",
@@ -82,13 +84,6 @@ def failed_attempts(log: str) -> list[int]:
     return [int(n) for n in _ATTEMPT.findall(log)]
 
 
-def run(stage: Stage) -> None:
-    started = time.monotonic()
-    _batch_read(stage)
-    _stream(stage)
-    stage.fact(f"{BUG.ticket} seconds", round(time.monotonic() - started, 1))
-
-
 def _window_words() -> str:
     return (
         f"{NUM_RETRIES} attempts of up to {API_TIMEOUT_MS / 1000:g} s, "
@@ -96,116 +91,125 @@ def _window_words() -> str:
     )
 
 
+STEP = exhibit_step(
+    BUG,
+    "Kafka cut at a batch read's first offset look-up",
+    happens="python -m spark_app read: one batch query of the topic through Spark's connector "
+    '(spark.read.format("kafka"), earliest to latest); Kafka is cut (the proxy between the app '
+    "and the broker) while its session starts, and lifted once the connector has logged a "
+    f"failed attempt, within the retry window ({_window_words()})",
+    watch="the read app's lines: its closing line (`read N records of …`) or its error line; "
+    "the narration's line on how long the cut held and the failed attempts Spark logged "
+    "meanwhile, then what the read did",
+    why="a batch read resolves its offsets in fetchPartitionOffsets, whose admin calls a line "
+    "either retries like every other look-up or makes once; once, a cut longer than one admin "
+    "timeout fails the read. Spark logs each failed attempt in spark.log (`Error in attempt N "
+    "getting Kafka offsets`)",
+    question="On the Spark line this run uses: will the batch read ride out the cut, or fail at "
+    "its first admin timeout?",
+    giveaway=(BUG.when_present,),
+    checks=(f"{BUG.ticket}: the cut met the read's first offset look-up",),
+)
+STREAM = Step(
+    f"{BUG.ticket}, for contrast: the same cut at a fresh stream's first offset look-up",
+    happens="the app on a new checkpoint; after its own check of Kafka, Kafka is cut while "
+    f"Spark starts and lifted once the connector has logged a failed attempt ({_window_words()})",
+    watch="the app's lines while Kafka is cut; the narration's line on the cut and the failed "
+    "attempts Spark logged; then whether the app's batch lines begin",
+    why="a stream resolves its first offsets in fetchEarliestOffsets and fetchLatestOffsets, "
+    "which every line retries (withRetries): the ticket's path is the batch read's",
+    question="Will the streaming query ride out the same cut on every Spark line?",
+    answer="Yes on 4.0.0, 4.1.1 and 4.2.0 alike (checked): its first batch commits after the "
+    "cut, whatever the line does with a batch read",
+    production="size fetchOffset.numRetries and fetchOffset.retryIntervalMs to the outages a "
+    "stream must ride out; supervise it for longer ones (kafka-outage)",
+    giveaway=("yes on", "alike", "withretries"),
+    checks=(f"{BUG.ticket}: a stream rides out the cut at its first look-up",),
+)
+
+
+def run(stage: Stage) -> None:
+    started = time.monotonic()
+    _batch_read(stage)
+    _stream(stage)
+    stage.fact(f"{BUG.ticket} seconds", round(time.monotonic() - started, 1))
+
+
 def _batch_read(stage: Stage) -> None:
-    stage.step(
-        Step(
-            f"{BUG.ticket}: Kafka cut at a batch read's first offset look-up",
-            happens=f"python -m spark_app read: one batch query of the topic through Spark's "
-            f'connector (spark.read.format("kafka"), earliest to latest); Kafka is cut '
-            f"(the proxy between the app and the broker) while its session starts, and "
-            f"lifted once the connector has logged a failed attempt, within the retry window "
-            f"({_window_words()})",
-            watch="spark.log's `Error in attempt N getting Kafka offsets`; the read's closing line "
-            "(`read N records of …`) or its error line",
-            why="a batch read resolves its offsets in fetchPartitionOffsets, whose admin calls a "
-            "line either retries like every other look-up or makes once; once, a cut longer "
-            "than one admin timeout fails the read",
-            question="On the Spark line this run uses: will the batch read ride out the cut, or "
-            "fail at its first admin timeout?",
-            answer=f"By line, as run: {BUG.by_line()}. The checks hold this run against its line",
-            production=BUG.workaround,
+    with stage.step(STEP):
+        version = say_prediction(stage, BUG)  # before the read: the run then shows it
+        mark = len(stage.app.spark_log())
+        process = stage.app.start_read(*(f"--source-option={o}" for o in RETRY_OPTIONS))
+        stage.timeline.event("batch read", "start")
+        wait_until(
+            lambda: READING_WORDS in process.output() or not process.running,
+            timeout=stage.timings.spark_start_timeout_sec,
+            what="the read to start",
+            progress=stage.waiting,
         )
-    )
-    version = say_prediction(stage, BUG)  # before the read: the run then shows it
-    mark = len(stage.app.spark_log())
-    process = stage.app.start_read(*(f"--source-option={o}" for o in RETRY_OPTIONS))
-    stage.timeline.event("batch read", "start")
-    wait_until(
-        lambda: READING_WORDS in process.output() or not process.running,
-        timeout=stage.timings.spark_start_timeout_sec,
-        what="the read to start",
-        progress=stage.waiting,
-    )
-    met, held_sec = _cut_until_met(stage, mark, lambda: process.running)
-    code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2, progress=stage.waiting)
-    stage.timeline.event(f"read exit {code}", "exit" if code == 0 else "crash")
-    output = process.output()
-    line = process.tail(1).strip()[:400]
-    if code == 0 and parse_read_line(output) is not None:
-        outcome = RAN_ON
-    else:
-        classes = error_classes_in(output, (BUG.when_present,))
-        outcome = classes[0] if classes else f"exit code {code}, no error class"
-    stage.say(f"observed: {outcome} (exit code {code}: {line})")
-    stage.expect(
-        check(
-            f"{BUG.ticket}: the cut met the read's first offset look-up",
-            bool(met) or code != 0,
-            "a failed attempt in spark.log while Kafka was cut, or the read's failure",
-            f"attempts {met or 'none'}, exit code {code}, cut {held_sec:g} s",
-        ),
-    )
-    verdict = judge(BUG, version, outcome)
-    stage.fact(
-        BUG.ticket,
-        {
-            "spark": version,
-            "outcome": outcome,
-            "status": verdict.status,
-            "cut_sec": held_sec,
-            "failed_attempts": met,
-            "exit_code": code,
-            "all_failed_attempts": failed_attempts(stage.app.spark_log()[mark:]),
-        },
-    )
-    stage.expect(
-        check(f"{BUG.ticket}: {BUG.title}", verdict.held, verdict.expected, verdict.actual),
-    )
+        met, held_sec = _cut_until_met(stage, mark, lambda: process.running)
+        code = process.wait_exit(stage.timings.spark_start_timeout_sec * 2, progress=stage.waiting)
+        stage.timeline.event(f"read exit {code}", "exit" if code == 0 else "crash")
+        output = process.output()
+        line = process.tail(1).strip()[:400]
+        if code == 0 and parse_read_line(output) is not None:
+            outcome = RAN_ON
+        else:
+            classes = error_classes_in(output, (BUG.when_present,))
+            outcome = classes[0] if classes else f"exit code {code}, no error class"
+        stage.say(f"observed: {outcome} (exit code {code}: {line})")
+        stage.expect(
+            check(
+                f"{BUG.ticket}: the cut met the read's first offset look-up",
+                bool(met) or code != 0,
+                "a failed attempt in spark.log while Kafka was cut, or the read's failure",
+                f"attempts {met or 'none'}, exit code {code}, cut {held_sec:g} s",
+            ),
+        )
+        verdict = judge(BUG, version, outcome)
+        stage.fact(
+            BUG.ticket,
+            {
+                "spark": version,
+                "outcome": outcome,
+                "status": verdict.status,
+                "cut_sec": held_sec,
+                "failed_attempts": met,
+                "exit_code": code,
+                "all_failed_attempts": failed_attempts(stage.app.spark_log()[mark:]),
+            },
+        )
+        stage.expect(check(verdict_name(BUG), verdict.held, verdict.expected, verdict.actual))
 
 
 def _stream(stage: Stage) -> None:
     folder = stage.folders.checkpoints
-    stage.step(
-        Step(
-            f"{BUG.ticket}, for contrast: the same cut at a fresh stream's first offset look-up",
-            happens=f"the app on a new checkpoint; after its own check of Kafka, Kafka is cut while "
-            f"Spark starts and lifted once the connector has logged a failed attempt "
-            f"({_window_words()})",
-            watch="spark.log's `Error in attempt N getting Kafka offsets`, then whether the query "
-            "commits its first batch",
-            why="a stream resolves its first offsets in fetchEarliestOffsets and fetchLatestOffsets, "
-            "which every line retries (withRetries): the ticket's path is the batch read's",
-            question="Will the streaming query ride out the same cut on every Spark line?",
-            answer="Yes on 4.0.0, 4.1.1 and 4.2.0 alike (checked): its first batch commits after the "
-            "cut, whatever the line does with a batch read",
-            production="size fetchOffset.numRetries and fetchOffset.retryIntervalMs to the outages a "
-            "stream must ride out; supervise it for longer ones (kafka-outage)",
+    with stage.step(STREAM):
+        mark = len(stage.app.spark_log())
+        stage.app.start(source_options=RETRY_OPTIONS)
+        stage.app.wait_while_up(
+            lambda: NEW_CHECKPOINT_WORDS in stage.app.output() or None,
+            "the app's own check of Kafka to pass",
         )
-    )
-    mark = len(stage.app.spark_log())
-    stage.app.start(source_options=RETRY_OPTIONS)
-    stage.app.wait_while_up(
-        lambda: NEW_CHECKPOINT_WORDS in stage.app.output() or None,
-        "the app's own check of Kafka to pass",
-    )
-    met, held_sec = _cut_until_met(stage, mark, lambda: stage.app.running)
-    outcome, detail = _outcome(stage)
-    stage.say(f"observed: {outcome} ({detail})")
-    stage.fact(
-        f"{BUG.ticket} stream", {"outcome": outcome, "cut_sec": held_sec, "failed_attempts": met}
-    )
-    stage.expect(
-        check(
-            f"{BUG.ticket}: a stream rides out the cut at its first look-up",
-            outcome == RAN_ON and bool(met),
-            f"a failed attempt under the cut, then {RAN_ON}",
-            f"attempts {met or 'none'}, then {outcome}",
-        ),
-    )
-    if stage.app.running:
-        stage.app.stop()
-    if folder.exists():
-        stage.app.delete_checkpoint()
+        met, held_sec = _cut_until_met(stage, mark, lambda: stage.app.running)
+        outcome, detail = _outcome(stage)
+        stage.say(f"observed: {outcome} ({detail})")
+        stage.fact(
+            f"{BUG.ticket} stream",
+            {"outcome": outcome, "cut_sec": held_sec, "failed_attempts": met},
+        )
+        stage.expect(
+            check(
+                f"{BUG.ticket}: a stream rides out the cut at its first look-up",
+                outcome == RAN_ON and bool(met),
+                f"a failed attempt under the cut, then {RAN_ON}",
+                f"attempts {met or 'none'}, then {outcome}",
+            ),
+        )
+        if stage.app.running:
+            stage.app.stop()
+        if folder.exists():
+            stage.app.delete_checkpoint()
 
 
 def _cut_until_met(stage: Stage, mark: int, up: Callable[[], bool]) -> tuple[list[int], float]:

@@ -79,7 +79,7 @@ def test_two_exhibits_hold_each_lines_outcome_in_a_matrix_of_two_versions(tmp_pa
             bug = bug_named(ticket)
             seen = run["facts"][ticket]
             assert seen["spark"] == version and seen["outcome"] == bug.expected_on(line_of(version))
-            assert checks[f"museum: {ticket}: {bug.title}"]["held"]
+            assert checks[f"{ticket}: {bug.title}"]["held"]
         # The exhibits not asked for did not run, and both shared one Kafka start.
         assert {"SPARK-53103", "SPARK-12693", "SPARK-55271"}.isdisjoint(run["facts"])
         processes = report / version / "known-bugs" / "processes"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scenarios.catalog.checkpoint_v2 import lineage_problems
-from scenarios.catalog.state_stores import STORES, layout_problems
+from scenarios.catalog.state_stores import STORES, layout_problems, load_problems
 from spark_app.checkpoint.state_files import classify
 
 STORE = {store.name: store for store in STORES}
@@ -42,6 +42,34 @@ def files(*names: str) -> list:
 )
 def test_each_stores_own_layout_fits(store: str, names: list[str]) -> None:
     assert layout_problems(STORE[store], files(*names), every=3) == []
+
+
+@pytest.mark.parametrize(
+    "store, loads",
+    [
+        ("hdfs", ["1.delta", "2.delta"]),
+        ("hdfs", ["3.snapshot", "4.delta", "5.delta"]),
+        ("rocksdb", ["7.zip"]),
+        ("rocksdb-changelog", ["3.zip", "4.changelog"]),
+        ("rocksdb-changelog", ["1.changelog", "2.changelog"]),
+    ],
+)
+def test_what_a_restart_loads_fits_its_store(store: str, loads: list[str]) -> None:
+    assert load_problems(STORE[store], loads) == []
+
+
+@pytest.mark.parametrize(
+    "store, loads, problem",
+    [
+        ("hdfs", ["3.snapshot", "4.(missing)"], "4.(missing) is not on disk"),
+        ("hdfs", ["2.delta", "3.delta"], "starts at 2.delta"),
+        ("rocksdb", ["6.zip", "7.zip"], "not a single .zip"),
+        ("rocksdb-changelog", ["3.zip", "4.delta"], "4.delta: not a .changelog"),
+        ("hdfs", [], "nothing to load"),
+    ],
+)
+def test_what_a_restart_cannot_load_is_named(store: str, loads: list[str], problem: str) -> None:
+    assert any(problem in p for p in load_problems(STORE[store], loads))
 
 
 def test_what_does_not_fit_is_named() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from scenarios.catalog.state_stores import STORES
 from tests.scenarios.more_helpers import run_scenario as run_fast
 
 pytestmark = pytest.mark.e2e
@@ -22,38 +23,52 @@ def run_scenario(name: str, tmp_path: Path) -> dict[str, Any]:
 
 
 def held(result: dict[str, Any]) -> set[str]:
-    return {c["name"] for c in result["checks"] if c["held"]}
+    """The labels (`Step title › check name`) of the checks that held."""
+    return {c["label"] for c in result["checks"] if c["held"]}
 
 
 def test_state_stores(tmp_path: Path) -> None:
     result = run_scenario("state-stores", tmp_path)
     checks, facts = held(result), result["facts"]
-    for store in ("hdfs", "rocksdb", "rocksdb-changelog"):
-        assert f"{store}: the files per batch are the store's" in checks
-        assert f"{store}: exactly once" in checks
-        assert facts[f"{store}_recovery"]["seconds_to_first_write"] > 0
+    for store in STORES:
+        assert f"Start Kafka and the producer › {store.name} writes value 1 first" in checks
+        new = f"{store.title}: the same stream on a new checkpoint"
+        assert f"{new} › the files per batch are the store's" in checks
+        restart = f"{store.title}: kill -9 and restart"
+        assert {
+            f"{restart} › the files the restart loads are on disk",
+            f"{restart} › the restart runs the batch after the last commit first",
+            f"{restart} › exactly once",
+        } <= checks
+        assert facts[f"{store.name}_recovery"]["seconds_to_first_write"] > 0
     assert facts["hdfs_files_per_version"]["1"] == ["1.delta"]
     assert facts["rocksdb_files_per_version"]["1"] == ["1.zip"]
     assert facts["rocksdb-changelog_files_per_version"]["1"] == ["1.changelog"]
     assert facts["rocksdb-changelog_snapshot_versions"][0] >= facts["snapshot_every"]
+    switch = "Restart the HDFS checkpoint with --state-store rocksdb"
     assert {
-        "switch: Spark warns that the offset log overrules the session",
-        "switch: the new batches were written by HDFS",
-        "switch: exactly once",
+        f"{switch} › Spark warns that the offset log overrules the session",
+        f"{switch} › the new batches were written by HDFS",
+        f"{switch} › exactly once",
     } <= checks
 
 
 def test_checkpoint_v2(tmp_path: Path) -> None:
     result = run_scenario("checkpoint-v2", tmp_path)
     checks, facts = held(result), result["facts"]
+    retry = "Press Enter in the producer: the next key is negative"
     assert {
-        "names: every state file is named <v>_<uuid>",
-        "commits: every commit's id names a state file of its version",
-        "lineage: each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
-        "retry: two attempts' files, the commit names the retry's",
-        "retry: later changelogs build on the committed attempt",
-        "format 1: the checkpoint stays format 2",
-        "final: exactly once",
+        "Start Kafka and the producer › the retry read the offsets planned for its batch",
+        "Start the app on RocksDB with changelog checkpointing and checkpoint format 2"
+        " › every state file is named <v>_<uuid>",
+        "Read commits/N › every commit's id names a state file of its version",
+        "Read the lineage in the newest changelogs"
+        " › each lineage runs from a snapshot (or version 1) to v-1, on committed ids",
+        f"{retry} › two attempts' files, the commit names the retry's",
+        f"{retry} › later changelogs build on the committed attempt",
+        "Go back to format 1 on this checkpoint › the app refuses format 1 in one line",
+        "Start again with format 2 › the checkpoint stays format 2",
+        "Stop the producer, let the app catch up, check the output log › exactly once",
     } <= checks
     retried = facts["retried_version"]
     assert len(retried["on_disk"]) == 2 and retried["committed"] != retried["first_attempt"]
@@ -64,16 +79,21 @@ def test_state_reader(tmp_path: Path) -> None:
     result = run_scenario("state-reader", tmp_path)
     checks, facts = held(result), result["facts"]
     at = facts["read_batch"]
+    read = f"Read the state as batch {at} left it, and the change feed"
+    move = "Move the job: transformWithState on a new checkpoint, seeded from the old one"
+    new_state = "Read the new checkpoint's state at batch 0"
     assert {
-        f"read: the state at batch {at} is its count in offsets and output",
-        "read: the change feed holds each batch's count",
-        "move: the old job's output ends where its state does",
-        "move: the new job seeds the old count",
-        "move: the count continues across the move",
-        "restart: the restart goes on from its own state",
-        "final: exactly once",
-        "new state: batch 0's state = seed + its rows",
-        "new state: the change feed shows the seed as batch 0's first write",
+        "The old job: applyInPandasWithState on the HDFS store"
+        " › the count after each batch is offsets/N's end",
+        f"{read} › the state at batch {at} is its count in offsets and output",
+        f"{read} › the change feed holds each batch's count",
+        f"{move} › the old job's output ends where its state does",
+        f"{move} › the new job seeds the old count",
+        f"{move} › the count continues across the move",
+        "Restart the new job with the same command › the restart goes on from its own state",
+        "Stop the producer, let the new job catch up, read both output logs as one › exactly once",
+        f"{new_state} › batch 0's state = seed + its rows",
+        f"{new_state} › the change feed shows the seed as batch 0's first write",
     } <= checks
     assert facts["state_report"]["operator"] == "applyInPandasWithState"
     assert facts["tws_state_report"]["operator"] == "transformWithStateInPandasExec"

@@ -18,8 +18,8 @@ BUG = bug_named("SPARK-51972")
 @pytest.mark.nightly
 def test_the_checksum_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
     result, seen, checks = run_exhibit(tmp_path, BUG)
-    assert f"museum: {BUG.ticket}: checksum files on format 1" in checks
-    assert f"museum: {BUG.ticket}: a real retry leaves a state file its checksum matches" in checks
+    assert f"{BUG.ticket}: checksum files on format 1" in checks
+    assert f"{BUG.ticket}: a real retry leaves a state file its checksum matches" in checks
     # The real retry had a batch planned and not committed, and found its state file.
     retried = result["facts"][f"{BUG.ticket} retried file"]
     assert retried["before"] is not None and retried["after"] is not None

@@ -18,12 +18,8 @@ BUG = bug_named("SPARK-53560")
 @pytest.mark.nightly
 def test_the_available_now_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
     result, seen, checks = run_exhibit(tmp_path, BUG)
-    assert checks[f"museum: {BUG.ticket}: the backfill stopped mid-run with a batch planned"][
-        "held"
-    ]
+    assert checks[f"{BUG.ticket}: the backfill stopped mid-run with a batch planned"]["held"]
     if BUG.lines[line_of(seen["spark"])] == PRESENT:
-        assert checks[f"museum: {BUG.ticket}: every restart fails alike (a crash loop)"]["held"]
+        assert checks[f"{BUG.ticket}: every restart fails alike (a crash loop)"]["held"]
     else:
-        assert checks[f"museum: {BUG.ticket}: the backfill drains every partition, then stops"][
-            "held"
-        ]
+        assert checks[f"{BUG.ticket}: the backfill drains every partition, then stops"]["held"]

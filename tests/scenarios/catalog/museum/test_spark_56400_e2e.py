@@ -25,12 +25,11 @@ def test_the_timer_exhibit_holds_the_lines_outcome(tmp_path: Path) -> None:
         if phase.idle_ms < 0:  # the exhibit met the bound's case: timers due before the last batch
             assert all(t["due_ms"] <= t["previous_ms"] for t in timers)
             assert checks[
-                f"museum: {BUG.ticket}: every timer {phase.name} was due at or before "
+                f"{BUG.ticket}: every timer {phase.name} was due at or before "
                 "the previous batch's time"
             ]["held"]
         if seen["outcome"] == TIMERS_FIRED:
             assert all(t["in_time"] for t in timers)
             assert checks[
-                f"museum: {BUG.ticket}: every timer due {phase.name} fired, in its "
-                "batch or the next"
+                f"{BUG.ticket}: every timer due {phase.name} fired, in its batch or the next"
             ]["held"]
