@@ -141,6 +141,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             from scenarios.kit import main_parser as kit_parser
 
             return kit_parser(), args[1:]
+        if first == ["check-change"]:
+            from scenarios.change_command import main_parser as change_parser
+
+            return change_parser(), args[1:]
         from scenarios.cli import main_parser as scenarios_parser
 
         return scenarios_parser(), args
