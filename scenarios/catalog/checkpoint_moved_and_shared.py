@@ -67,7 +67,7 @@ MOVED = "moved"
 def run(stage: Stage) -> None:
     with stage.step(
         steps.start_kafka(
-            happens="a broker and the producer, one message a second; the topic keeps every "
+            happens="a broker and the producer, sending a counter; the topic keeps every "
             "message for the whole run",
             why="every app in this story reads the same topic; only the checkpoint says where",
             question="Does the checkpoint's path matter to Kafka?",

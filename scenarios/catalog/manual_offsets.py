@@ -85,7 +85,7 @@ def _last_batch_starts(checkpoint: Path, tp: TopicPartition) -> list[int]:
 def run(stage: Stage) -> None:
     with stage.step(
         steps.start_kafka(
-            happens="a broker and the producer, one message a second; the topic keeps every "
+            happens="a broker and the producer, sending a counter; the topic keeps every "
             "message for the whole run",
             why="a group's offset is only a position in the topic: the messages above it must "
             "still be there when a new query reads from it",

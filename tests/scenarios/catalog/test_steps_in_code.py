@@ -34,6 +34,8 @@ _DONE = [
     "endless_retention",
     "checkpoint_moved_and_shared",
     "manual_offsets",
+    "kafka_outage",
+    "slow_checkpoint",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
