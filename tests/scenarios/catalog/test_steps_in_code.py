@@ -36,6 +36,7 @@ _DONE = [
     "manual_offsets",
     "kafka_outage",
     "slow_checkpoint",
+    "storage_outage",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
