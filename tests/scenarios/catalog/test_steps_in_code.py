@@ -37,6 +37,9 @@ _DONE = [
     "kafka_outage",
     "slow_checkpoint",
     "storage_outage",
+    "spark_upgrade",
+    "executor_loss",
+    "worker_loss",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
