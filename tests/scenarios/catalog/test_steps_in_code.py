@@ -40,6 +40,7 @@ _DONE = [
     "spark_upgrade",
     "executor_loss",
     "worker_loss",
+    "broker_failover",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
