@@ -48,6 +48,9 @@ RETRY_OPTIONS = (
 GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0
+# The cuts as the steps' words say them (a constant, so the question sheet shows them too).
+SHORT_CUT = f"{SHORT_CUT_SEC:g} s"
+LONG_CUT = f"{LONG_CUT_SEC:g} s"
 
 
 def run(stage: Stage) -> None:
@@ -104,7 +107,7 @@ def run(stage: Stage) -> None:
 def _short_outage(stage: Stage) -> None:
     with stage.step(
         Step(
-            f"Cut the network for {SHORT_CUT_SEC:g} s",
+            f"Cut the network for {SHORT_CUT}",
             happens="the proxy drops every connection and refuses new ones, then lets them "
             "through again; the source's look-ups and reads retry meanwhile",
             watch="the app's batch lines below, during the cut and after it; any "
@@ -113,8 +116,7 @@ def _short_outage(stage: Stage) -> None:
             "kafkaConsumer.pollTimeoutMs for a read before it fails the query",
             production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
             "partition; a longer one fails the query",
-            question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
-            "restart it?",
+            question=f"Will a {SHORT_CUT} cut make the app fail and the supervisor restart it?",
             answer="No: the source's retries ride it out, with no restart (checked), and the "
             "count goes on.",
             giveaway=("ride it out", "ridden out", "rode out", "no restart"),
@@ -138,7 +140,7 @@ def _short_outage(stage: Stage) -> None:
 def _long_outage(stage: Stage) -> None:
     with stage.step(
         Step(
-            f"Cut the network for about {LONG_CUT_SEC:g} s",
+            f"Cut the network for about {LONG_CUT}",
             happens="the proxy drops every connection and refuses new ones, for longer than the "
             "source's retries last, then lets them through again",
             watch="the app's lines below and its supervisor's, `supervisor: …`, during the cut; "
