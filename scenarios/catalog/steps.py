@@ -21,7 +21,7 @@ __all__ = ["finish", "first_start", "negative_key", "start_kafka"]
 START_KAFKA = "Start Kafka and the producer"
 # What the live lines under the narration show while Kafka starts (the producer's console).
 PRODUCER_LINES = (
-    "the producer's lines below, one a second: `Experience [earliest:latest]: key -> value`, "
+    "the producer's lines below, one per interval: `Experience [earliest:latest]: key -> value`, "
     "where earliest:latest are the topic's first and next offsets"
 )
 APP_LINES = (

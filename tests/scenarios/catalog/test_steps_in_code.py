@@ -51,6 +51,15 @@ _DONE = [
     "spark_55271",
     "spark_55561",
     "spark_56400",
+    "checkpoint_moved_and_shared",
+    "manual_offsets",
+    "kafka_outage",
+    "slow_checkpoint",
+    "storage_outage",
+    "spark_upgrade",
+    "executor_loss",
+    "worker_loss",
+    "broker_failover",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
