@@ -32,6 +32,7 @@ _DONE = [
     "__init__",
     "steps",
     "endless_retention",
+    "short_retention",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
