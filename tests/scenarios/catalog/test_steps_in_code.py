@@ -33,6 +33,7 @@ _DONE = [
     "steps",
     "endless_retention",
     "short_retention",
+    "checkpoint_reset",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
