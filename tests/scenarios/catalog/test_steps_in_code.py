@@ -34,6 +34,7 @@ _DONE = [
     "endless_retention",
     "short_retention",
     "checkpoint_reset",
+    "poison_pill",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
