@@ -35,6 +35,7 @@ _DONE = [
     "short_retention",
     "checkpoint_reset",
     "poison_pill",
+    "chaos",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
