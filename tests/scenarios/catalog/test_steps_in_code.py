@@ -36,6 +36,7 @@ _DONE = [
     "checkpoint_reset",
     "poison_pill",
     "chaos",
+    "parallelism",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
