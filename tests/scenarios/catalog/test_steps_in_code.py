@@ -37,6 +37,7 @@ _DONE = [
     "poison_pill",
     "chaos",
     "parallelism",
+    "upgrade",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
