@@ -38,6 +38,7 @@ _DONE = [
     "chaos",
     "parallelism",
     "upgrade",
+    "query_changes",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
