@@ -39,6 +39,7 @@ _DONE = [
     "parallelism",
     "upgrade",
     "query_changes",
+    "partitions_added",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
