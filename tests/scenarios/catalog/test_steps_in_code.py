@@ -40,6 +40,7 @@ _DONE = [
     "upgrade",
     "query_changes",
     "partitions_added",
+    "backlog",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
