@@ -5,7 +5,7 @@ both ttys) the demo is a live screen driven by single keys; otherwise it is the 
 Ctrl-C, SIGTERM and SIGHUP end it like `q`: both apps are stopped and nothing is left running.
 
 Usage:
-    sys.exit(run_demo(["--retention-sec", "3600"]))
+    sys.exit(run_demo(["--retention-sec", "15"]))  # start in the retention race
 """
 
 from __future__ import annotations
