@@ -36,6 +36,7 @@ from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.store import DemoStore
 from scenarios.demo.view import retention_label, retention_meaning
+from spark_app.query.negative_key import CRASH_FILE_NAME
 from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
@@ -182,9 +183,12 @@ class DemoSession:
         if settings.data_dir is not None and settings.data_dir.exists():
             shutil.rmtree(settings.data_dir)
             removed.append(f"{settings.data_dir}/")
-        if settings.output_log.exists():
-            settings.output_log.unlink()
-            removed.append(str(settings.output_log))
+        # crash-once's record names values by number, and the new topic counts from 1 again:
+        # left in place, it kept a negative key on such a value from crashing the app.
+        for leftover in (settings.output_log, settings.log_dir / CRASH_FILE_NAME):
+            if leftover.exists():
+                leftover.unlink()
+                removed.append(str(leftover))
         if removed:
             self._event(f"fresh start: removed {', '.join(removed)}")
 
