@@ -42,6 +42,7 @@ from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.errors import ScenarioError
+from scenarios.platform_needs import RUN_NEEDS, require
 from scenarios.registry import all_scenarios, find_scenarios
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index
@@ -328,6 +329,7 @@ def _list() -> int:
 
 
 def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    require("python -m scenarios run", RUN_NEEDS)  # before anything starts: one line, no trace
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
     _refuse_query(scenarios, args)
@@ -369,6 +371,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
+    require("python -m scenarios matrix", RUN_NEEDS)
     scenarios = [
         _with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])
     ]

@@ -1,10 +1,12 @@
 """Is this laptop ready for the workshop? `python -m scenarios doctor` checks and prepares it.
 
 A trainer asks twenty attendees to run this before the day (or at the door): it checks what the
-scenarios need (Linux, Python, Java 17+ and javac, cores, memory, disk, the demo's port, the
-locked PySpark), then prepares what a first use would otherwise fetch or build in the middle of
-a lesson: Apache Kafka's jars and Spark's connector (from Maven Central, once, with progress)
-and spark-upgrade's older PySpark environment. Then a smoke run of one short scenario, end to
+scenarios need (Linux's /proc, Python, Java 17+ and javac, cores, memory, the disk a first run's
+caches take, a real terminal for the demo and `--guided`, the demo's port, the locked PySpark),
+tries `--offline`'s stand-ins for a second (our broker and our source's Kafka client, no jars),
+then prepares what a first use would otherwise fetch or build in the middle of a lesson: Apache
+Kafka's jars and Spark's connector (from Maven Central, once, with progress) and spark-upgrade's
+older PySpark environment. Then a smoke run of one short scenario, end to
 end, on the default stack (about a minute; `--no-smoke` leaves it out), and last Spark's class
 archive, written from the classes the smoke run's apps loaded, so that every Spark start of the
 day is a few seconds shorter.
@@ -24,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,16 +35,41 @@ from launch.commands import class_archive_command
 from launch.ports import port_is_free
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
+from scenarios.platform_needs import RUN_NEEDS, WHERE_TO_RUN, demo_needs, lacking
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 
-__all__ = ["Finding", "run_doctor", "machine_findings"]
+__all__ = [
+    "DiskNeed",
+    "Finding",
+    "disk_findings",
+    "first_run_needs",
+    "machine_findings",
+    "offline_finding",
+    "run_doctor",
+    "terminal_finding",
+]
 
 GIB = 1 << 30
 MIN_CORES = 2
 MIN_MEMORY_GIB, GOOD_MEMORY_GIB = 3.0, 6.0
-MIN_DISK_GIB = 2.0
 DEMO_PORT = 9092
 SMOKE_SCENARIO = "checkpoint-reset"
+# The demo's two panels side by side, and a guided step's question with its live lines below.
+MIN_COLUMNS, MIN_ROWS = 100, 30
+
+# What a first run's files take, per folder, measured 29 Nov 2026 on the caches first runs left
+# on a 2-core Linux machine (du, counting files uv hard-links once):
+# - uv's cache, for spark-upgrade's PySpark 4.0.0 environment: PyPI has PySpark as a source
+#   distribution, which uv unpacks and builds into a wheel (1.8 GB), and the unpacked pyspark
+#   and pyarrow 18 wheels (0.6 GB): 2.4 GB.
+# - the project's cache: the jars, twice (Ivy's copy and the apps'; Kafka 4.1.2 and 4.4.0, the
+#   connector for Spark 4.2.0 and 4.0.0): 0.45 GB; Spark's class archive, 0.18 GB per Spark
+#   line; spark-upgrade's environment, 0.13 GB of its own, 0.7 GB where uv's cache is on
+#   another disk and it cannot share uv's files: 1.5 GB at most.
+# - the temporary folder: each scenario's run folder (Kafka's data, checkpoints, logs) and each
+#   Spark start's scratch space, with a copy of the jars; 1 GiB leaves room for `-j 2`.
+# - the project: the demo's and the apps' log/ and checkpoints/.
+UV_CACHE_GIB, PROJECT_CACHE_GIB, TEMP_GIB, PROJECT_GIB = 2.5, 1.5, 1.0, 0.5
 
 
 @dataclass(frozen=True)
@@ -73,12 +101,21 @@ def _problem(what: str) -> Finding:
 # --- the machine ---------------------------------------------------------------------------------
 
 
-def platform_finding(platform: str = sys.platform) -> Finding:
+def platform_finding(platform: str = sys.platform, missing: Sequence[str] | None = None) -> Finding:
+    """`missing`: what the demo and `run` need that the platform lacks (None: look here)."""
+    if missing is None:
+        needs = (*RUN_NEEDS, *demo_needs(interactive=True))
+        missing = sorted({need.name for need in lacking(needs)})
+    if missing:
+        return _problem(
+            f"platform {platform} has no {' and no '.join(missing)}: the demo and "
+            f"`scenarios run` stop at once here; {WHERE_TO_RUN}"
+        )
     if platform.startswith("linux"):
         return _ok(f"platform {platform} (tested)")
     return _warn(
         f"platform {platform} is not tested: the scenarios and the demo are tested on "
-        f"Linux only; use a Linux machine, or WSL2 on Windows (README.md, Platforms)"
+        f"Linux only; use a Linux machine, or WSL2 on Windows (README.md, Quick start)"
     )
 
 
@@ -149,13 +186,121 @@ def available_memory_gib() -> float | None:
     return None
 
 
-def disk_finding(folder: Path, free_gib: float) -> Finding:
-    if free_gib < MIN_DISK_GIB:
+@dataclass(frozen=True)
+class DiskNeed:
+    """Room a first run's files take in one folder (the measures are above, by the constants)."""
+
+    folder: Path
+    gib: float
+    what: str
+
+
+def uv_cache_dir() -> Path:
+    """Where uv keeps its cache, as `uv cache dir` says (UV_CACHE_DIR, else the platform's
+    default); uv's own default on Linux when there is no uv to ask."""
+    uv = shutil.which("uv")
+    if uv is not None:
+        done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, timeout=60)
+        if done.returncode == 0 and done.stdout.strip():
+            return Path(done.stdout.strip())
+    if os.environ.get("UV_CACHE_DIR"):
+        return Path(os.environ["UV_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "uv"
+
+
+def first_run_needs(uv_cache: Path, cache: Path, temp: Path, env_made: bool) -> list[DiskNeed]:
+    """What a first run still has to write, folder by folder; `env_made`: spark-upgrade's
+    environment is there already (doctor made it before), so uv's cache holds its share."""
+    needs = (
+        []
+        if env_made
+        else [DiskNeed(uv_cache, UV_CACHE_GIB, "uv's cache: spark-upgrade's PySpark 4.0.0, built")]
+    )
+    return [
+        *needs,
+        DiskNeed(cache, PROJECT_CACHE_GIB, "the jars, Spark's class archives, PySpark 4.0.0"),
+        DiskNeed(temp, TEMP_GIB, "the scenarios' run folders"),
+        DiskNeed(PROJECT_ROOT, PROJECT_GIB, "log/ and checkpoints/"),
+    ]
+
+
+def _existing(folder: Path) -> Path:
+    """`folder`, or its nearest parent that exists (a cache not made yet goes there)."""
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def disk_findings(
+    needs: Sequence[DiskNeed],
+    device_of: Callable[[Path], int] = lambda folder: os.stat(_existing(folder)).st_dev,
+    free_gib_of: Callable[[Path], float] = lambda folder: (
+        shutil.disk_usage(_existing(folder)).free / GIB
+    ),
+) -> list[Finding]:
+    """One finding per disk: the needs of the folders on it, summed, against its free space."""
+    by_disk: dict[int, list[DiskNeed]] = {}
+    for need in needs:
+        by_disk.setdefault(device_of(need.folder), []).append(need)
+    return [disk_finding(on_disk, free_gib_of(on_disk[0].folder)) for on_disk in by_disk.values()]
+
+
+def disk_finding(needs: Sequence[DiskNeed], free_gib: float) -> Finding:
+    """The needs of the folders on one disk against its free space."""
+    total = sum(need.gib for need in needs)
+    where = ", ".join(dict.fromkeys(_shown(need.folder) for need in needs))
+    if free_gib < total:
+        parts = "; ".join(f"{_shown(n.folder)} {n.gib:g} GiB: {n.what}" for n in needs)
         return _problem(
-            f"{free_gib:.1f} GiB free under {folder}: the jars, PySpark's second "
-            f"environment and the checkpoints need {MIN_DISK_GIB:g} GiB; free some"
+            f"{free_gib:.1f} GiB free on the disk of {where}: a first run needs {total:g} GiB "
+            f"there ({parts}); free some, or point UV_CACHE_DIR, CHECKPOINT_EXPERIENCE_CACHE "
+            f"or TMPDIR at a bigger disk"
         )
-    return _ok(f"{free_gib:.0f} GiB free under {folder}")
+    return _ok(f"{free_gib:.0f} GiB free on the disk of {where}: a first run needs {total:g} GiB")
+
+
+def _shown(folder: Path) -> str:
+    """A folder as a person types it: ~ for the home folder."""
+    try:
+        return f"~/{folder.relative_to(Path.home())}"
+    except ValueError:
+        return str(folder)
+
+
+# --- the terminal ---------------------------------------------------------------------------------
+
+
+def terminal_finding(
+    stdin_tty: bool, stdout_tty: bool, term: str | None, size: tuple[int, int]
+) -> Finding:
+    """The demo's live screen and `run --guided` need a real terminal; off one the demo falls
+    back to plain lines and --guided runs on without waiting for Enter."""
+    columns, rows = size
+    if not (stdin_tty and stdout_tty) or term in (None, "", "dumb"):
+        why = (
+            "stdin or stdout is not a terminal (a pipe, an editor's run pane, nohup)"
+            if not (stdin_tty and stdout_tty)
+            else f"TERM is {term or 'not set'}"
+        )
+        return _warn(
+            f"no real terminal here: {why}; the demo's live screen and `run --guided` need "
+            f"one (without, the demo prints plain lines and --guided does not wait for Enter): "
+            f"run them in a terminal window (or tmux), with uv run as in the README"
+        )
+    if columns < MIN_COLUMNS or rows < MIN_ROWS:
+        return _warn(
+            f"terminal of {columns}x{rows}: the demo's panels and a guided step's live lines "
+            f"want {MIN_COLUMNS}x{MIN_ROWS} or more; enlarge the window or use a smaller font"
+        )
+    return _ok(f"a terminal of {columns}x{rows} for the demo and --guided")
+
+
+def this_terminal() -> Finding:
+    size = shutil.get_terminal_size(fallback=(0, 0))
+    return terminal_finding(
+        sys.stdin.isatty(), sys.stdout.isatty(), os.environ.get("TERM"), (size.columns, size.lines)
+    )
 
 
 def port_finding(port: int, free: bool) -> Finding:
@@ -181,20 +326,67 @@ def spark_finding() -> Finding:
 def machine_findings() -> list[Finding]:
     """Everything that can be checked without fetching or starting anything."""
     from maven_jars import cache_root
+    from scenarios.catalog.spark_upgrade import OLDEST_LINE_DEFAULT
+    from scenarios.engine.spark_envs import environment_folder
 
     cache = cache_root()
     cache.mkdir(parents=True, exist_ok=True)
+    env_made = (environment_folder(OLDEST_LINE_DEFAULT) / "ready.json").is_file()
+    needs = first_run_needs(uv_cache_dir(), cache, Path(tempfile.gettempdir()), env_made)
     return [
         platform_finding(),
         python_finding(),
         *java_findings(),
         cores_finding(),
         memory_finding(available_memory_gib()),
-        disk_finding(PROJECT_ROOT, shutil.disk_usage(PROJECT_ROOT).free / GIB),
-        disk_finding(cache, shutil.disk_usage(cache).free / GIB),
+        *disk_findings(needs),
+        this_terminal(),
         port_finding(DEMO_PORT, port_is_free(DEMO_PORT)),
         spark_finding(),
     ]
+
+
+# --- --offline's stand-ins -------------------------------------------------------------------------
+
+
+def offline_finding() -> Finding:
+    """`--offline` tried for a second: our broker started in this process on a free port, a
+    record sent to it with kafka-python, read back with our source's Kafka client, and PySpark's
+    Python Data Source API, which our source is written on. No jars, no network."""
+    from kafka import KafkaProducer
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    from kafka_app.broker import BrokerSettings, EmbeddedBroker
+    from spark_app.offsets import TopicPartition
+    from spark_app.source.kafka_client import TopicClient
+
+    tp = TopicPartition("doctor", 0)
+    try:
+        from pyspark.sql.datasource import DataSource, DataSourceStreamReader  # noqa: F401
+
+        with EmbeddedBroker(BrokerSettings(port=0)) as broker:
+            bootstrap = broker.bootstrap_servers
+            admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+            try:
+                admin.create_topics([NewTopic(tp.topic, 1, 1)])
+            finally:
+                admin.close()
+            producer = KafkaProducer(bootstrap_servers=bootstrap)
+            try:
+                producer.send(tp.topic, key=b"1", value=b"1").get(timeout=10)
+            finally:
+                producer.close()
+            with TopicClient(bootstrap, timeout_sec=10.0) as kafka:
+                read = [r.value for chunk in kafka.fetch_range(tp, 0, 1, 10_000) for r in chunk]
+        if read != [b"1"]:
+            raise RuntimeError(f"our source read {read!r} where one record b'1' was sent")
+    except Exception as error:  # noqa: BLE001 - whatever failed is the finding, in one line
+        first = str(error).strip().splitlines()[:1] or [type(error).__name__]
+        return _warn(
+            f"--offline does not work here ({type(error).__name__}: {first[0][:200]}): without "
+            f"network the workshop cannot fall back on our broker and source; run it online"
+        )
+    return _ok("--offline works: our broker and our source, no jars, no network")
 
 
 # --- what a first use would fetch or build -------------------------------------------------------
@@ -301,6 +493,8 @@ def run_doctor(argv: Sequence[str]) -> int:
         findings.extend(new)
 
     report(machine_findings())
+    if not any(f.level == "problem" for f in findings):
+        report([offline_finding()])
     if not any(f.level == "problem" for f in findings):
         report(prepared_findings(say))
     if not args.no_smoke and not any(f.level == "problem" for f in findings):
