@@ -36,13 +36,13 @@ from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
 from launch.errors import LaunchError
 from launch.hangup import hang_up
+from launch.platform_needs import RUN_NEEDS, require
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
 from scenarios.errors import ScenarioError
-from scenarios.platform_needs import RUN_NEEDS, require
 from scenarios.registry import all_scenarios, find_scenarios
 from scenarios.report.narration import Narrator
 from scenarios.report.pages import write_index

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from launch.commands import class_archive_command
+from launch.platform_needs import RUN_NEEDS, WHERE_TO_RUN, demo_needs, lacking
 from launch.ports import port_is_free
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
-from scenarios.platform_needs import RUN_NEEDS, WHERE_TO_RUN, demo_needs, lacking
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 
 __all__ = [

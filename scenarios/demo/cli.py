@@ -20,13 +20,13 @@ from rich.console import Console
 
 from launch.errors import LaunchError
 from launch.hangup import detach_from_terminal, hang_up
+from launch.platform_needs import demo_needs, require
 from scenarios.demo.errors import DemoError
 from scenarios.demo.session import DemoSession
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
 from scenarios.errors import ScenarioError
-from scenarios.platform_needs import demo_needs, require
 
 __all__ = ["run_demo"]
 

@@ -62,7 +62,7 @@ def command_for_line(line: str) -> Command | None:
 def cbreak(stream: TextIO) -> Iterator[None]:
     """Single key presses without echo while inside; the terminal is restored on any exit."""
     # Here, not at the top: only the live screen needs a Unix terminal's modes, and the demo
-    # checks for them first (scenarios/platform_needs.py), naming what is missing.
+    # checks for them first (launch/platform_needs.py), naming what is missing.
     import termios
     import tty
 

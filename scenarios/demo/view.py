@@ -15,7 +15,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from scenarios.demo.last_words import read_last_words
 from scenarios.demo.retention import next_retention
 from scenarios.demo.state import (
     RECENT_LINES,
@@ -25,6 +24,7 @@ from scenarios.demo.state import (
     SparkView,
     Verdict,
 )
+from scenarios.report.last_words import read_last_words
 
 __all__ = ["KEYS_HELP", "render", "status_line", "retention_label", "retention_meaning"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
-from scenarios.demo.last_words import read_last_words, without_trace
+from scenarios.report.last_words import read_last_words, without_trace
 from spark_app.errors import error_in_text
 
 __all__ = ["LiveTail", "last_lines", "shown_line"]

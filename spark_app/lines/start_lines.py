@@ -11,13 +11,12 @@ Usage: `print(new_checkpoint_line("earliest"))`; `NEW_CHECKPOINT_WORDS in output
 
 from __future__ import annotations
 
-from spark_app.settings import SparkAppSettings
-
-__all__ = ["NEW_CHECKPOINT_WORDS", "new_checkpoint_line"]
+__all__ = ["NEW_CHECKPOINT_WORDS", "SEEDS_STARTING_OFFSETS", "new_checkpoint_line"]
 
 NEW_CHECKPOINT_WORDS = "New checkpoint: starting from startingOffsets="
-# Seed 001's "smallest": the app's default, so a new query reads everything Kafka still holds.
-SEEDS_STARTING_OFFSETS = SparkAppSettings.starting_offsets
+# Seed 001's "smallest", the app's default (settings.py reads it from here): a new query reads
+# everything Kafka still holds.
+SEEDS_STARTING_OFFSETS = "earliest"
 
 
 def new_checkpoint_line(starting_offsets: str) -> str:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import platform_needs
+from launch import platform_needs
+from launch.platform_needs import RUN_NEEDS, PlatformMissing, demo_needs, lacking, require
 from scenarios.cli import run_cli
 from scenarios.demo import cli as demo_cli
 from scenarios.engine.settings import PROJECT_ROOT
-from scenarios.platform_needs import RUN_NEEDS, PlatformMissing, demo_needs, lacking, require
 
 
 @pytest.fixture

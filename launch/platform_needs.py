@@ -1,6 +1,6 @@
-"""What the demo and `scenarios run` need of the platform, checked before anything starts: a
-laptop that lacks it gets one line naming what is missing and what to do, never a traceback
-halfway through a lesson.
+"""What the demo and `scenarios run` need of the platform to start, watch and stop the apps,
+checked before anything starts: a laptop that lacks it gets one line naming what is missing and
+what to do, never a traceback halfway through a lesson.
 
 - **/proc**, Linux's process table: a run finds Spark's executors (executor-loss, worker-loss),
   the JVMs' parents and the apps' memory (backlog, slow-checkpoint) there, and the demo finds a
@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.errors import ScenarioError
+from launch.errors import LaunchError
 
 __all__ = [
     "Need",
@@ -40,7 +40,7 @@ PLATFORM = sys.platform
 WHERE_TO_RUN = "run it on Linux, or in WSL2 on Windows (README.md, Quick start)"
 
 
-class PlatformMissing(ScenarioError):
+class PlatformMissing(LaunchError):
     """The platform lacks something a command needs (see the module's docstring)."""
 
 

@@ -1,4 +1,5 @@
-"""The Spark app's last console line, boiled down to what fits the demo's screen.
+"""The Spark app's last console line, boiled down to what fits the demo's screen and the live
+lines under a run's narration (live_tail.py).
 
 The app ends a failure with one line, `spark_app: <CONDITION>: <message>` (spark_app/errors.py),
 whose message may carry Spark's words and, for a task's failure, the whole Java stack trace
