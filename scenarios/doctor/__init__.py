@@ -28,12 +28,19 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from launch.commands import class_archive_command
 from launch.platform_needs import RUN_NEEDS, WHERE_TO_RUN, demo_needs, lacking
 from launch.ports import port_is_free
+from scenarios.doctor.disk import (
+    DiskNeed,
+    disk_finding,
+    disk_findings,
+    first_run_needs,
+    uv_cache_dir,
+)
+from scenarios.doctor.finding import Finding, ok, problem, warn
 from scenarios.engine.settings import PROJECT_ROOT, RunSettings
 from scenarios.errors import ScenarioError
 from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
@@ -41,6 +48,7 @@ from spark_app.runtime.archive_command import ARCHIVE_IN_PLACE, NOTHING_TO_WRITE
 __all__ = [
     "DiskNeed",
     "Finding",
+    "disk_finding",
     "disk_findings",
     "first_run_needs",
     "machine_findings",
@@ -57,46 +65,6 @@ SMOKE_SCENARIO = "checkpoint-reset"
 # The demo's two panels side by side, and a guided step's question with its live lines below.
 MIN_COLUMNS, MIN_ROWS = 100, 30
 
-# What a first run's files take, per folder, measured 29 Nov 2026 on the caches first runs left
-# on a 2-core Linux machine (du, counting files uv hard-links once):
-# - uv's cache, for spark-upgrade's PySpark 4.0.0 environment: PyPI has PySpark as a source
-#   distribution, which uv unpacks and builds into a wheel (1.8 GB), and the unpacked pyspark
-#   and pyarrow 18 wheels (0.6 GB): 2.4 GB.
-# - the project's cache: the jars, twice (Ivy's copy and the apps'; Kafka 4.1.2 and 4.4.0, the
-#   connector for Spark 4.2.0 and 4.0.0): 0.45 GB; Spark's class archive, 0.18 GB per Spark
-#   line; spark-upgrade's environment, 0.13 GB of its own, 0.7 GB where uv's cache is on
-#   another disk and it cannot share uv's files: 1.5 GB at most.
-# - the temporary folder: each scenario's run folder (Kafka's data, checkpoints, logs) and each
-#   Spark start's scratch space, with a copy of the jars; 1 GiB leaves room for `-j 2`.
-# - the project: the demo's and the apps' log/ and checkpoints/.
-UV_CACHE_GIB, PROJECT_CACHE_GIB, TEMP_GIB, PROJECT_GIB = 2.5, 1.5, 1.0, 0.5
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One check's outcome: `level` is ok, warning (runs, with a caveat) or problem (cannot)."""
-
-    level: str
-    what: str
-
-    def line(self) -> str:
-        return f"{_SHOWN[self.level]} {self.what}"
-
-
-_SHOWN = {"ok": "ok     ", "warning": "warning", "problem": "PROBLEM"}
-
-
-def _ok(what: str) -> Finding:
-    return Finding("ok", what)
-
-
-def _warn(what: str) -> Finding:
-    return Finding("warning", what)
-
-
-def _problem(what: str) -> Finding:
-    return Finding("problem", what)
-
 
 # --- the machine ---------------------------------------------------------------------------------
 
@@ -107,13 +75,13 @@ def platform_finding(platform: str = sys.platform, missing: Sequence[str] | None
         needs = (*RUN_NEEDS, *demo_needs(interactive=True))
         missing = sorted({need.name for need in lacking(needs)})
     if missing:
-        return _problem(
+        return problem(
             f"platform {platform} has no {' and no '.join(missing)}: the demo and "
             f"`scenarios run` stop at once here; {WHERE_TO_RUN}"
         )
     if platform.startswith("linux"):
-        return _ok(f"platform {platform} (tested)")
-    return _warn(
+        return ok(f"platform {platform} (tested)")
+    return warn(
         f"platform {platform} is not tested: the scenarios and the demo are tested on "
         f"Linux only; use a Linux machine, or WSL2 on Windows (README.md, Quick start)"
     )
@@ -122,8 +90,8 @@ def platform_finding(platform: str = sys.platform, missing: Sequence[str] | None
 def python_finding(version: tuple[int, int] = sys.version_info[:2]) -> Finding:
     shown = ".".join(map(str, version))
     if version >= (3, 10):
-        return _ok(f"Python {shown}")
-    return _problem(f"Python {shown} is too old: install Python 3.10 or newer, then `uv sync`")
+        return ok(f"Python {shown}")
+    return problem(f"Python {shown} is too old: install Python 3.10 or newer, then `uv sync`")
 
 
 def java_findings() -> list[Finding]:
@@ -133,24 +101,24 @@ def java_findings() -> list[Finding]:
     try:
         check_java()
     except JavaMissingError as error:
-        return [_problem(str(error))]
-    found = [_ok("Java 17+ for Spark and Apache Kafka")]
+        return [problem(str(error))]
+    found = [ok("Java 17+ for Spark and Apache Kafka")]
     if shutil.which("javac") is None:
         found.append(
-            _warn(
+            warn(
                 "no javac: slow-checkpoint compiles its slowed file manager with it; "
                 "install a JDK (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless)"
             )
         )
     else:
-        found.append(_ok("javac, for slow-checkpoint"))
+        found.append(ok("javac, for slow-checkpoint"))
     return found
 
 
 def cores_finding(cores: int | None = os.cpu_count()) -> Finding:
     if (cores or 0) >= MIN_CORES:
-        return _ok(f"{cores} cores")
-    return _problem(
+        return ok(f"{cores} cores")
+    return problem(
         f"{cores or 1} core: Spark's local[2] and Kafka need {MIN_CORES}; give the "
         f"virtual machine {MIN_CORES} cores or more"
     )
@@ -158,22 +126,22 @@ def cores_finding(cores: int | None = os.cpu_count()) -> Finding:
 
 def memory_finding(available_gib: float | None) -> Finding:
     if available_gib is None:
-        return _warn(
+        return warn(
             "free memory unknown (no /proc/meminfo): the scenarios need about "
             f"{MIN_MEMORY_GIB:g} GiB free, {GOOD_MEMORY_GIB:g} for the clusters"
         )
     shown = f"{available_gib:.1f} GiB memory available"
     if available_gib < MIN_MEMORY_GIB:
-        return _problem(
+        return problem(
             f"{shown}: the scenarios need {MIN_MEMORY_GIB:g} GiB; close other "
             f"programs or give the machine more memory"
         )
     if available_gib < GOOD_MEMORY_GIB:
-        return _warn(
+        return warn(
             f"{shown}: enough for the scenarios, tight for executor-loss and "
             f"worker-loss (clusters, about {GOOD_MEMORY_GIB:g} GiB)"
         )
-    return _ok(shown)
+    return ok(shown)
 
 
 def available_memory_gib() -> float | None:
@@ -184,88 +152,6 @@ def available_memory_gib() -> float | None:
     except OSError:
         pass
     return None
-
-
-@dataclass(frozen=True)
-class DiskNeed:
-    """Room a first run's files take in one folder (the measures are above, by the constants)."""
-
-    folder: Path
-    gib: float
-    what: str
-
-
-def uv_cache_dir() -> Path:
-    """Where uv keeps its cache, as `uv cache dir` says (UV_CACHE_DIR, else the platform's
-    default); uv's own default on Linux when there is no uv to ask."""
-    uv = shutil.which("uv")
-    if uv is not None:
-        done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, timeout=60)
-        if done.returncode == 0 and done.stdout.strip():
-            return Path(done.stdout.strip())
-    if os.environ.get("UV_CACHE_DIR"):
-        return Path(os.environ["UV_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "uv"
-
-
-def first_run_needs(uv_cache: Path, cache: Path, temp: Path, env_made: bool) -> list[DiskNeed]:
-    """What a first run still has to write, folder by folder; `env_made`: spark-upgrade's
-    environment is there already (doctor made it before), so uv's cache holds its share."""
-    needs = (
-        []
-        if env_made
-        else [DiskNeed(uv_cache, UV_CACHE_GIB, "uv's cache: spark-upgrade's PySpark 4.0.0, built")]
-    )
-    return [
-        *needs,
-        DiskNeed(cache, PROJECT_CACHE_GIB, "the jars, Spark's class archives, PySpark 4.0.0"),
-        DiskNeed(temp, TEMP_GIB, "the scenarios' run folders"),
-        DiskNeed(PROJECT_ROOT, PROJECT_GIB, "log/ and checkpoints/"),
-    ]
-
-
-def _existing(folder: Path) -> Path:
-    """`folder`, or its nearest parent that exists (a cache not made yet goes there)."""
-    while not folder.exists() and folder.parent != folder:
-        folder = folder.parent
-    return folder
-
-
-def disk_findings(
-    needs: Sequence[DiskNeed],
-    device_of: Callable[[Path], int] = lambda folder: os.stat(_existing(folder)).st_dev,
-    free_gib_of: Callable[[Path], float] = lambda folder: (
-        shutil.disk_usage(_existing(folder)).free / GIB
-    ),
-) -> list[Finding]:
-    """One finding per disk: the needs of the folders on it, summed, against its free space."""
-    by_disk: dict[int, list[DiskNeed]] = {}
-    for need in needs:
-        by_disk.setdefault(device_of(need.folder), []).append(need)
-    return [disk_finding(on_disk, free_gib_of(on_disk[0].folder)) for on_disk in by_disk.values()]
-
-
-def disk_finding(needs: Sequence[DiskNeed], free_gib: float) -> Finding:
-    """The needs of the folders on one disk against its free space."""
-    total = sum(need.gib for need in needs)
-    where = ", ".join(dict.fromkeys(_shown(need.folder) for need in needs))
-    if free_gib < total:
-        parts = "; ".join(f"{_shown(n.folder)} {n.gib:g} GiB: {n.what}" for n in needs)
-        return _problem(
-            f"{free_gib:.1f} GiB free on the disk of {where}: a first run needs {total:g} GiB "
-            f"there ({parts}); free some, or point UV_CACHE_DIR, CHECKPOINT_EXPERIENCE_CACHE "
-            f"or TMPDIR at a bigger disk"
-        )
-    return _ok(f"{free_gib:.0f} GiB free on the disk of {where}: a first run needs {total:g} GiB")
-
-
-def _shown(folder: Path) -> str:
-    """A folder as a person types it: ~ for the home folder."""
-    try:
-        return f"~/{folder.relative_to(Path.home())}"
-    except ValueError:
-        return str(folder)
 
 
 # --- the terminal ---------------------------------------------------------------------------------
@@ -283,17 +169,17 @@ def terminal_finding(
             if not (stdin_tty and stdout_tty)
             else f"TERM is {term or 'not set'}"
         )
-        return _warn(
+        return warn(
             f"no real terminal here: {why}; the demo's live screen and `run --guided` need "
             f"one (without, the demo prints plain lines and --guided does not wait for Enter): "
             f"run them in a terminal window (or tmux), with uv run as in the README"
         )
     if columns < MIN_COLUMNS or rows < MIN_ROWS:
-        return _warn(
+        return warn(
             f"terminal of {columns}x{rows}: the demo's panels and a guided step's live lines "
             f"want {MIN_COLUMNS}x{MIN_ROWS} or more; enlarge the window or use a smaller font"
         )
-    return _ok(f"a terminal of {columns}x{rows} for the demo and --guided")
+    return ok(f"a terminal of {columns}x{rows} for the demo and --guided")
 
 
 def this_terminal() -> Finding:
@@ -305,8 +191,8 @@ def this_terminal() -> Finding:
 
 def port_finding(port: int, free: bool) -> Finding:
     if free:
-        return _ok(f"port {port} is free for the demo's Kafka")
-    return _warn(
+        return ok(f"port {port} is free for the demo's Kafka")
+    return warn(
         f"port {port} is taken: the demo and `python -m kafka_app` want it; stop what "
         f"holds it (`ss -ltnp | grep {port}`), or give them --port / --bootstrap-servers; "
         f"the scenarios choose free ports themselves"
@@ -318,9 +204,9 @@ def spark_finding() -> Finding:
     from spark_app.runtime.spark_version import check_spark_version
 
     try:
-        return _ok(f"PySpark {check_spark_version()}")
+        return ok(f"PySpark {check_spark_version()}")
     except SparkVersionError as error:
-        return _problem(str(error))
+        return problem(str(error))
 
 
 def machine_findings() -> list[Finding]:
@@ -382,11 +268,11 @@ def offline_finding() -> Finding:
             raise RuntimeError(f"our source read {read!r} where one record b'1' was sent")
     except Exception as error:  # noqa: BLE001 - whatever failed is the finding, in one line
         first = str(error).strip().splitlines()[:1] or [type(error).__name__]
-        return _warn(
+        return warn(
             f"--offline does not work here ({type(error).__name__}: {first[0][:200]}): without "
             f"network the workshop cannot fall back on our broker and source; run it online"
         )
-    return _ok("--offline works: our broker and our source, no jars, no network")
+    return ok("--offline works: our broker and our source, no jars, no network")
 
 
 # --- what a first use would fetch or build -------------------------------------------------------
@@ -401,19 +287,19 @@ def prepared_findings(say: Callable[[str], None]) -> list[Finding]:
     found = []
     try:
         prefetch_jars(RunSettings(), say)
-        found.append(_ok("Apache Kafka's jars and Spark's connector are in the cache"))
+        found.append(ok("Apache Kafka's jars and Spark's connector are in the cache"))
     except ScenarioError as error:
         found.append(
-            _problem(
+            problem(
                 f"{error} (or run the workshop offline: every command takes "
                 f"--offline, which needs no jars)"
             )
         )
     try:
         spark_python(OLDEST_LINE_DEFAULT, say)
-        found.append(_ok(f"PySpark {OLDEST_LINE_DEFAULT}'s environment for spark-upgrade"))
+        found.append(ok(f"PySpark {OLDEST_LINE_DEFAULT}'s environment for spark-upgrade"))
     except ScenarioError as error:
-        found.append(_warn(f"spark-upgrade cannot run here: {error}"))
+        found.append(warn(f"spark-upgrade cannot run here: {error}"))
     return found
 
 
@@ -423,7 +309,7 @@ def smoke_finding(say: Callable[[str], None]) -> Finding:
     say(f"smoke run: {' '.join(command[1:])} (about a minute)")
     done = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True)
     if done.returncode == 0:
-        return _ok(f"smoke run: {SMOKE_SCENARIO} passed end to end")
+        return ok(f"smoke run: {SMOKE_SCENARIO} passed end to end")
     last = next(
         (
             line
@@ -432,7 +318,7 @@ def smoke_finding(say: Callable[[str], None]) -> Finding:
         ),
         "no output",
     )
-    return _problem(
+    return problem(
         f"smoke run: {SMOKE_SCENARIO} did not pass ({last.strip()}); run "
         f"`uv run python -m scenarios run {SMOKE_SCENARIO} --fast` to see why"
     )
@@ -445,9 +331,9 @@ def archive_finding(say: Callable[[str], None]) -> Finding:
     say(f"{' '.join(command[1:])}: Spark's class archive, written once (a minute or so)")
     done = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True)
     if done.returncode == ARCHIVE_IN_PLACE:
-        return _ok("Spark's class archive is in place: Spark starts in about half the JVM time")
+        return ok("Spark's class archive is in place: Spark starts in about half the JVM time")
     if done.returncode == NOTHING_TO_WRITE:
-        return _ok(
+        return ok(
             "Spark's class archive is not written yet: the first scenarios write it "
             "in the background"
         )
@@ -459,7 +345,7 @@ def archive_finding(say: Callable[[str], None]) -> Finding:
         ),
         "no output",
     )
-    return _warn(
+    return warn(
         f"Spark's class archive was not written ({last.strip()}): Spark starts "
         f"without it, a few seconds slower"
     )
