@@ -36,6 +36,7 @@ from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
 from launch.errors import LaunchError
 from launch.hangup import hang_up
+from launch.platform_needs import RUN_NEEDS, require
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
 from scenarios.engine.scenario import Scenario
@@ -338,6 +339,7 @@ def _list() -> int:
 
 
 def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    require("python -m scenarios run", RUN_NEEDS)  # before anything starts: one line, no trace
     scenarios = [_with_options(s, args) for s in find_scenarios(args.names)]
     _refuse_stray_options(scenarios, args)
     _refuse_query(scenarios, args)
@@ -379,6 +381,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
+    require("python -m scenarios matrix", RUN_NEEDS)
     scenarios = [
         _with_options(s, args) for s in find_scenarios(args.names or ["endless-retention"])
     ]
