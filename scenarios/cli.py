@@ -374,7 +374,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         results = _run_in_jobs(scenarios, args, argv, settings, narrator)
     else:
         results = run_scenarios(scenarios, settings, narrator)
-    print_verdicts(results, Console(highlight=False))
+    print_verdicts(results, Console(highlight=False), short=args.guided or bool(args.projector))
     if args.report is not None:
         print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.png")
     return exit_code(results)

@@ -65,40 +65,103 @@ def _break(title: str = "break") -> Module:
 
 
 PLAN: tuple[Module, ...] = (
-    Module("1. The demo: exactly once, by hand", "uv run python -m scenarios demo", (), 20,
-           "a checkpoint makes a crash a replay, not a loss"),
-    Module("2. Anatomy of a checkpoint", "uv run python -m spark_app inspect (a second terminal, "
-           "the demo stopped with s)", (), 15, "offsets/N before the batch, commits/N after it"),
-    Module("3. Retention's race", "uv run python -m scenarios run short-retention --fast --guided",
-           ("short-retention",), 10, "retention must outlast your longest outage"),
-    Module("4. Hard reset", "uv run python -m scenarios run checkpoint-reset --fast --guided",
-           ("checkpoint-reset",), 8, "a reset forgets; `latest` skips silently"),
+    Module(
+        "1. The demo: exactly once, by hand",
+        "uv run python -m scenarios demo",
+        (),
+        20,
+        "a checkpoint makes a crash a replay, not a loss",
+    ),
+    Module(
+        "2. Anatomy of a checkpoint",
+        "uv run python -m spark_app inspect (a second terminal, the demo stopped with s)",
+        (),
+        15,
+        "offsets/N before the batch, commits/N after it",
+    ),
+    Module(
+        "3. Retention's race",
+        "uv run python -m scenarios run short-retention --fast --guided",
+        ("short-retention",),
+        10,
+        "retention must outlast your longest outage",
+    ),
+    Module(
+        "4. Hard reset",
+        "uv run python -m scenarios run checkpoint-reset --fast --guided",
+        ("checkpoint-reset",),
+        8,
+        "a reset forgets; `latest` skips silently",
+    ),
     _break(),
-    Module("5. Poison pill", "uv run python -m scenarios run poison-pill --fast --guided",
-           ("poison-pill",), 8, "a crash loop at one offset needs a fix forward"),
-    Module("6. Exactly once against at least once",
-           "uv run python -m scenarios run chaos --fast --guided", ("chaos",), 8,
-           "the sink decides: idempotent on the batch id"),
+    Module(
+        "5. Poison pill",
+        "uv run python -m scenarios run poison-pill --fast --guided",
+        ("poison-pill",),
+        8,
+        "a crash loop at one offset needs a fix forward",
+    ),
+    Module(
+        "6. Exactly once against at least once",
+        "uv run python -m scenarios run chaos --fast --guided",
+        ("chaos",),
+        8,
+        "the sink decides: idempotent on the batch id",
+    ),
     _break(),
-    Module("7. Upgrades", "uv run python -m scenarios run upgrade --fast --guided",
-           ("upgrade",), 8, "what a checkpoint allows to change"),
-    Module("8. Spark 4's state", "uv run python -m scenarios run checkpoint-v2 --fast --guided",
-           ("checkpoint-v2",), 6, "which store and format, and that there is no way back"),
+    Module(
+        "7. Upgrades",
+        "uv run python -m scenarios run upgrade --fast --guided",
+        ("upgrade",),
+        8,
+        "what a checkpoint allows to change",
+    ),
+    Module(
+        "8. Spark 4's state",
+        "uv run python -m scenarios run checkpoint-v2 --fast --guided",
+        ("checkpoint-v2",),
+        6,
+        "which store and format, and that there is no way back",
+    ),
     Module("wrap-up: the cheat-sheet", "", (), 8, ""),
 )
 
 NINETY: tuple[Module, ...] = (
-    Module("1. The demo", "uv run python -m scenarios demo", (), 15,
-           "a checkpoint makes a crash a replay, not a loss"),
-    Module("2. Anatomy", "uv run python -m spark_app inspect (a second terminal)", (), 10,
-           "offsets/N before the batch, commits/N after it"),
-    Module("3. Retention's race", "uv run python -m scenarios run short-retention --fast --guided",
-           ("short-retention",), 6, "retention must outlast your longest outage"),
-    Module("4. Hard reset", "uv run python -m scenarios run checkpoint-reset --fast --guided",
-           ("checkpoint-reset",), 5, "a reset forgets; `latest` skips silently"),
-    Module("6. Exactly once (the trainer runs it, the room predicts)",
-           "uv run python -m scenarios run chaos --fast --projector 60", ("chaos",), 4,
-           "the sink decides: idempotent on the batch id"),
+    Module(
+        "1. The demo",
+        "uv run python -m scenarios demo",
+        (),
+        15,
+        "a checkpoint makes a crash a replay, not a loss",
+    ),
+    Module(
+        "2. Anatomy",
+        "uv run python -m spark_app inspect (a second terminal)",
+        (),
+        10,
+        "offsets/N before the batch, commits/N after it",
+    ),
+    Module(
+        "3. Retention's race",
+        "uv run python -m scenarios run short-retention --fast --guided",
+        ("short-retention",),
+        6,
+        "retention must outlast your longest outage",
+    ),
+    Module(
+        "4. Hard reset",
+        "uv run python -m scenarios run checkpoint-reset --fast --guided",
+        ("checkpoint-reset",),
+        5,
+        "a reset forgets; `latest` skips silently",
+    ),
+    Module(
+        "6. Exactly once (the trainer runs it, the room predicts)",
+        "uv run python -m scenarios run chaos --fast --projector 60",
+        ("chaos",),
+        4,
+        "the sink decides: idempotent on the batch id",
+    ),
     Module("wrap-up", "", (), 5, ""),
 )
 
@@ -130,7 +193,9 @@ def _clock(minutes: float) -> str:
 
 
 def plan_table(plan: Sequence[Module], times: Mapping[str, Mapping[str, float]]) -> str:
-    head = "| starts | module | minutes (run + pauses + talk) | type this | the rule they leave with |"
+    head = (
+        "| starts | module | minutes (run + pauses + talk) | type this | the rule they leave with |"
+    )
     lines = [head, "|---|---|---|---|---|"]
     at = 0.0
     for module in plan:
