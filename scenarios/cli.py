@@ -362,6 +362,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         checkpoint_store=args.checkpoint_store,
         class_archive=True,
         query=args.query,
+        records=args.records.resolve() if args.records else None,
     )
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
@@ -396,6 +397,7 @@ def _matrix(args: argparse.Namespace) -> int:
         share_kafka=not args.kafka_per_scenario,
         class_archive=True,
         query=args.query,
+        records=args.records.resolve() if args.records else None,
     )
     # Checked once on the project's PySpark; each line's app checks it again as it starts.
     settings = checked_query(settings, print)
@@ -645,6 +647,13 @@ def _with_options(scenario: Scenario, args: argparse.Namespace) -> Scenario:
 
 def _add_query_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--records",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="with --query: the producer sends your own records (JSON lines: value, key, "
+        "event_time) instead of the counter; the oracle judges by them",
+    )
+    parser.add_argument(
         "--query",
         type=Path,
         metavar="FILE.py",
@@ -656,6 +665,18 @@ def _add_query_option(parser: argparse.ArgumentParser) -> None:
 
 def _refuse_query(chosen: Sequence[Scenario], args: argparse.Namespace) -> None:
     """A query given to a scenario that cannot take one is one line saying why."""
+    if getattr(args, "records", None) is not None:
+        if args.query is None:
+            raise ScenarioError(
+                "--records goes with --query: the counter counts the producer's own values; "
+                "give the query module that reads your records"
+            )
+        from kafka_app.user_records import RecordsFileError, read_user_records
+
+        try:
+            read_user_records(args.records)
+        except RecordsFileError as error:
+            raise ScenarioError(str(error)) from error
     if getattr(args, "query", None) is None:
         return
     refused = [s for s in chosen if not s.takes_query]
