@@ -59,7 +59,8 @@ def changes_rows(reports: Sequence[Path]) -> list[dict[str, str]]:
         rows.append(
             {
                 "pair": Path(change["new"]).parent.name,
-                "lines": f"{change['from'] or 'locked'} → {change['to'] or 'locked'}",
+                "lines": f"{change['from'] or result.spark_version or 'locked'} → "
+                f"{change['to'] or result.spark_version or 'locked'}",
                 "verdict": kind,
                 "says": (verdict or {}).get("line", result.error or "")[:240],
                 "spark": result.spark_version or "",
