@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarios.engine.spark_envs import locked_spark_version
 from scenarios.report.verdicts import read_result
 
 __all__ = ["PAGE", "DATA", "changes_rows", "gallery_rows", "table", "with_table", "main"]
@@ -51,6 +52,7 @@ def _results(reports: Sequence[Path]) -> list[Any]:
 def changes_rows(reports: Sequence[Path]) -> list[dict[str, str]]:
     """One row per check-change run: the pair, the lines, the verdict and its words."""
     rows = []
+    locked = locked_spark_version()
     for result in _results(reports):
         change, verdict = result.facts.get("change"), result.facts.get("change_verdict")
         if not change:
@@ -59,8 +61,8 @@ def changes_rows(reports: Sequence[Path]) -> list[dict[str, str]]:
         rows.append(
             {
                 "pair": Path(change["new"]).parent.name,
-                "lines": f"{change['from'] or result.spark_version or 'locked'} → "
-                f"{change['to'] or result.spark_version or 'locked'}",
+                "lines": f"{change['from'] or result.spark_version or locked} → "
+                f"{change['to'] or result.spark_version or locked}",
                 "verdict": kind,
                 "says": (verdict or {}).get("line", result.error or "")[:240],
                 "spark": result.spark_version or "",
