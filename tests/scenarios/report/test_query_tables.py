@@ -51,4 +51,4 @@ def test_rows_come_from_the_reports_a_run_writes(tmp_path: Path) -> None:
     ]
     [row] = gallery_rows([tmp_path])
     assert row["query"] == "dedup" and row["verdict"] == "PASSED"
-    assert "| `03-x` | locked → 4.2.0 | **refused** |" in table("changes", changes_rows([tmp_path]))
+    assert "| `03-x` | 4.2.0 → 4.2.0 | **refused** |" in table("changes", changes_rows([tmp_path]))
