@@ -43,7 +43,7 @@ def test_rows_come_from_the_reports_a_run_writes(tmp_path: Path) -> None:
     assert changes_rows([tmp_path]) == [
         {
             "pair": "03-x",
-            "lines": "locked → 4.2.0",
+            "lines": "4.2.0 → 4.2.0",
             "verdict": "refused",
             "says": "refused: STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
             "spark": "",
