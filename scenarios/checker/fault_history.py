@@ -144,18 +144,21 @@ def recoveries(
     spans: Sequence[FaultSpan], samples: Sequence[tuple[float, int | None]]
 ) -> dict[str, list[float | None]]:
     """Per fault kind, the seconds from each heal to the first sample whose committed offset
-    is past the one at the heal (None: the run ended first): how long the app took to count
-    again. `samples` are (time, committed offset) on the history's `t` clock."""
+    is past the one at the heal: how long the app took to count again. None when the next fault
+    (or the run's end) came first: that recovery was not seen on its own. `samples` are (time,
+    committed offset) on the history's `t` clock."""
     found: dict[str, list[float | None]] = {}
+    starts = sorted(s.start for s in spans)
     for span in spans:
         if span.end is None:
             continue
-        before = [c for at, c in samples if at <= span.end and c is not None]
+        end = span.end
+        next_fault = next((at for at in starts if at > end), float("inf"))
+        before = [c for at, c in samples if at <= end and c is not None]
         at_heal = max(before) if before else -1
-        after = next(
-            (at for at, c in samples if at > span.end and c is not None and c > at_heal), None
+        counted = next(
+            (at for at, c in samples if end < at <= next_fault and c is not None and c > at_heal),
+            None,
         )
-        found.setdefault(span.kind, []).append(
-            None if after is None else round(after - span.end, 1)
-        )
+        found.setdefault(span.kind, []).append(None if counted is None else round(counted - end, 1))
     return found

@@ -67,6 +67,13 @@ def test_faults_pair_with_their_heals_and_one_never_healed_stays_open() -> None:
 
 def test_recovery_is_the_time_from_a_heal_to_the_next_commit_past_it() -> None:
     spans = fault_spans(ENTRIES)
-    samples = [(30.0, 10), (31.0, 10), (33.0, 10), (34.5, 12), (41.0, 12), (60.0, 15)]
-    assert recoveries(spans, samples) == {"pause": [3.0], "kill": [19.9]}
+    samples = [(30.0, 10), (31.0, 10), (33.0, 10), (34.5, 12), (41.0, 12), (50.0, 15)]
+    assert recoveries(spans, samples) == {"pause": [3.0], "kill": [9.9]}
     assert recoveries(spans, [(30.0, 10)]) == {"pause": [None], "kill": [None]}
+
+
+def test_a_recovery_cut_short_by_the_next_fault_is_not_counted() -> None:
+    spans = fault_spans(ENTRIES)
+    # The kill healed at 40.1 s; the app counted again only at 60 s, after fault 3 (at 55 s).
+    samples = [(30.0, 10), (34.5, 12), (41.0, 12), (60.0, 15)]
+    assert recoveries(spans, samples) == {"pause": [3.0], "kill": [None]}
