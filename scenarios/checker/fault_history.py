@@ -73,6 +73,13 @@ class FaultSpan:
     def label(self) -> str:
         return f"#{self.number} {self.kind}"
 
+    def short(self) -> str:
+        """`fault #3 pause (41.2 s to 52.0 s)`."""
+        end = f"{self.end:.1f} s" if self.end is not None else "the end"
+        if self.end is not None and self.end - self.start < 0.5:
+            return f"fault #{self.number} {self.kind} at {self.start:.1f} s"
+        return f"fault #{self.number} {self.kind} ({self.start:.1f} s to {end})"
+
     def words(self) -> str:
         """`fault #3 pause (the app's process group) at 41.2 s, healed at 52.0 s: SIGCONT`."""
         end = f"healed at {self.end:.1f} s: {self.healed}" if self.end is not None else "not healed"

@@ -75,17 +75,34 @@ class KafkaDeletion:
 
 @dataclass(frozen=True)
 class RetentionLoss:
-    """Values retention deleted before the app read them, and missing from the output."""
+    """Values retention deleted before the app read them, and missing from the output: from
+    one retention check, or from several in a row while the same fault kept the app away."""
 
     values: ValueRange
     offsets: tuple[int, int]  # first, last
     deleted_at: float
     during: str
+    deleted_until: float | None = None  # the last check's time, when several deleted them
 
     def words(self) -> str:
+        when = f"at {self.deleted_at:.1f} s"
+        if self.deleted_until is not None and self.deleted_until > self.deleted_at:
+            when = f"between {self.deleted_at:.1f} s and {self.deleted_until:.1f} s"
         return (
             f"values {self.values} (offsets {self.offsets[0]}..{self.offsets[1]}): deleted by "
-            f"retention at {self.deleted_at:.1f} s before the app read them ({self.during})"
+            f"retention {when} before the app read them ({self.during})"
+        )
+
+    def joined(self, later: RetentionLoss) -> RetentionLoss | None:
+        """This loss and `later` as one, when `later` follows on in values and fault."""
+        if later.values.first != self.values.last + 1 or later.during != self.during:
+            return None
+        return RetentionLoss(
+            ValueRange(self.values.first, later.values.last),
+            (self.offsets[0], later.offsets[1]),
+            self.deleted_at,
+            self.during,
+            later.deleted_until or later.deleted_at,
         )
 
 
@@ -260,9 +277,12 @@ def _retention_losses(
         values = [by_offset[o] for o in deletion.unread() if o in by_offset]
         for values_range in ranges_of(values):
             offsets = (by_value[values_range.first].offset, by_value[values_range.last].offset)
-            losses.append(
-                RetentionLoss(values_range, offsets, deletion.at, _during(deletion.at, spans))
-            )
+            loss = RetentionLoss(values_range, offsets, deletion.at, _during(deletion.at, spans))
+            joined = losses[-1].joined(loss) if losses else None
+            if joined is not None:
+                losses[-1] = joined
+            else:
+                losses.append(loss)
     return losses
 
 
@@ -270,10 +290,10 @@ def _during(at: float, spans: Sequence[FaultSpan]) -> str:
     """The fault active at `at`, or the latest before it: what kept the app from reading."""
     active = [s for s in spans if s.start <= at and (s.end is None or s.end >= at)]
     if active:
-        return f"during {active[-1].words()}"
+        return f"during {active[-1].short()}"
     before = [s for s in spans if s.start <= at]
     if before:
-        return f"after {before[-1].words()}"
+        return f"after {before[-1].short()}"
     return "with no fault before it: the app fell behind retention"
 
 

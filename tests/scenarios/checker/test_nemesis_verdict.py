@@ -112,7 +112,10 @@ def test_short_retention_names_what_it_deleted_before_the_app_read_it() -> None:
     assert verdict.ok
     [loss] = verdict.retention_lost
     assert loss.values == ValueRange(9, 15) and loss.offsets == (8, 14)
-    assert "during fault #1 pause" in loss.words()
+    assert loss.words() == (
+        "values 9..15 (offsets 8..14): deleted by retention at 18.0 s before the app read them "
+        "(during fault #1 pause (10.0 s to 20.0 s))"
+    )
     assert "7 deleted by retention before they were read, each named" in verdict.summary_lines()[0]
 
 
@@ -150,3 +153,17 @@ def test_deletions_are_read_from_samples_with_the_commit_seen_before() -> None:
         KafkaDeletion(3.0, 6, 12, 9),
     ]
     assert lost_offset_ranges(deletions_from_samples(samples)) == [(4, 6), (9, 12)]
+
+
+def test_losses_one_check_after_another_while_one_fault_held_are_named_as_one() -> None:
+    deletions = [KafkaDeletion(12.0, 5, 8, 5), KafkaDeletion(14.0, 8, 11, 5)]
+    deletions.append(KafkaDeletion(31.0, 11, 13, 11))  # after the kill: another range
+    written = [v for v in range(1, 41) if not 6 <= v <= 13]
+    verdict = judge(written, held=list(range(14, 41)), earliest=13, deletions=deletions, short=True)
+    assert verdict.ok
+    assert [loss.words() for loss in verdict.retention_lost] == [
+        "values 6..11 (offsets 5..10): deleted by retention between 12.0 s and 14.0 s before "
+        "the app read them (during fault #1 pause (10.0 s to 20.0 s))",
+        "values 12..13 (offsets 11..12): deleted by retention at 31.0 s before the app read "
+        "them (after fault #2 kill at 30.0 s)",
+    ]
