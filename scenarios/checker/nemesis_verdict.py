@@ -125,11 +125,16 @@ def deletions_from_samples(
 
 
 def lost_offset_ranges(deletions: Iterable[KafkaDeletion]) -> list[tuple[int, int]]:
-    """The offset ranges [first, until) retention deleted before the checkpoint passed them."""
+    """The offset ranges [first, until) retention deleted before the checkpoint passed them,
+    those that meet joined (one skip of Spark's may span several retention checks)."""
     ranges: list[tuple[int, int]] = []
     for deletion in deletions:
         unread = deletion.unread()
-        if len(unread):
+        if not len(unread):
+            continue
+        if ranges and unread.start <= ranges[-1][1]:
+            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], unread.stop))
+        else:
             ranges.append((unread.start, unread.stop))
     return ranges
 

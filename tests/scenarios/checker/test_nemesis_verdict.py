@@ -153,6 +153,8 @@ def test_deletions_are_read_from_samples_with_the_commit_seen_before() -> None:
         KafkaDeletion(3.0, 6, 12, 9),
     ]
     assert lost_offset_ranges(deletions_from_samples(samples)) == [(4, 6), (9, 12)]
+    following = [KafkaDeletion(1.0, 0, 6, None), KafkaDeletion(2.0, 6, 9, 3)]
+    assert lost_offset_ranges(following) == [(0, 9)]
 
 
 def test_losses_one_check_after_another_while_one_fault_held_are_named_as_one() -> None:
