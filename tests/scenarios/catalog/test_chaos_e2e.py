@@ -10,6 +10,7 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # paid for the nemesis's CI minutes: docs/testing.md#nightly
 def test_random_kills_lose_nothing_and_duplicates_are_counted(tmp_path: Path) -> None:
     result = run_scenario("chaos", tmp_path / "reports", "--kills", "2", "--seed", "3")
     facts = result["facts"]

@@ -10,6 +10,7 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # paid for the nemesis's CI minutes: docs/testing.md#nightly
 def test_a_short_cut_is_ridden_out_and_a_long_one_supervised(tmp_path: Path) -> None:
     result = run_scenario("kafka-outage", tmp_path / "reports")
     assert checks_named(result, "the app rode out the short outage")
