@@ -61,6 +61,7 @@ PARTS: tuple[Part, ...] = (
     # checkpoint-growth's soak went nightly (2.1 quiet, 3.7 at load 3-13).
     # 18.0 since the nemesis (28 Nov): kafka-outage's and chaos's e2e went nightly to pay for
     # its part (1.4 and about 1.0 min; their faults run in the nemesis's CI minutes).
+    # Chaos's run of a user's query in CI (about 1 min) is paid by state-reader's 1 min, nightly.
     Part(
         "scenarios, once each on the default stack",
         18.0,

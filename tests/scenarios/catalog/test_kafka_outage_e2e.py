@@ -24,6 +24,7 @@ def test_a_short_cut_is_ridden_out_and_a_long_one_supervised(tmp_path: Path) -> 
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
 def test_a_users_query_rides_the_cuts_and_is_judged_up_to_the_last_commit(tmp_path: Path) -> None:
     result = run_scenario(
         "kafka-outage", tmp_path / "reports", "--query", "queries/window_count.py"

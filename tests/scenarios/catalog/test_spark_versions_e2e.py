@@ -37,6 +37,7 @@ def test_a_checkpoint_of_the_oldest_line_resumes_on_ours_and_back(tmp_path: Path
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
 def test_a_users_query_on_the_oldest_line_resumes_on_ours_and_back(tmp_path: Path) -> None:
     result = run_scenario(
         "spark-upgrade", tmp_path / "reports", "--query", "queries/count_per_key.py"
