@@ -14,6 +14,7 @@ Usage:
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
     python -m scenarios doctor
+    python -m scenarios exercise --list
 """
 
 from __future__ import annotations
@@ -234,6 +235,12 @@ def main_parser() -> argparse.ArgumentParser:
         "checkpoint, judge with the oracle (exit 0, 1, or 2 for bad input)",
     )
     commands.add_parser(
+        "exercise",
+        add_help=False,
+        help="the workshop's exercises: set one up (Kafka stays in this terminal), do it by "
+        "hand, --check it (--list names them)",
+    )
+    commands.add_parser(
         "kit",
         add_help=False,
         help="write the offline kit for a workshop (kit write DIR), or install "
@@ -300,6 +307,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.change_command import run_check_change
 
         return run_check_change(argv[1:])
+    if argv[:1] == ["exercise"]:
+        from scenarios.exercise_command import run_exercise
+
+        return run_exercise(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:
