@@ -14,6 +14,7 @@ Usage:
     python -m scenarios verify --sent log/kafka.log
     python -m scenarios demo
     python -m scenarios doctor
+    python -m scenarios exercise --list
     python -m scenarios nemesis --minutes 2 --seed 7 --fast
 """
 
@@ -235,6 +236,12 @@ def main_parser() -> argparse.ArgumentParser:
         "checkpoint, judge with the oracle (exit 0, 1, or 2 for bad input)",
     )
     commands.add_parser(
+        "exercise",
+        add_help=False,
+        help="the workshop's exercises: set one up (Kafka stays in this terminal), do it by "
+        "hand, --check it (--list names them)",
+    )
+    commands.add_parser(
         "nemesis",
         add_help=False,
         help="minutes of faults drawn by a seed (kills, pauses, cuts, a full disk, …) under a "
@@ -307,6 +314,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.change_command import run_check_change
 
         return run_check_change(argv[1:])
+    if argv[:1] == ["exercise"]:
+        from scenarios.exercise_command import run_exercise
+
+        return run_exercise(argv[1:])
     if argv[:1] == ["nemesis"]:
         from scenarios.nemesis_command import run_nemesis
 

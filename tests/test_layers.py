@@ -95,12 +95,16 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
     ("scenarios.registry",),
     ("scenarios.report",),
     ("scenarios.run",),
+    # The workshop's hands-on parts: stories told with a Stage, like the catalog's, in a
+    # folder the attendee works in; the puzzle reads the exercises' room, folder and history.
+    ("scenarios.exercises", "scenarios.puzzle"),
     (
         "scenarios.cli",
         "scenarios.doctor",
         "scenarios.kit",
         "scenarios.demo",
         "scenarios.change_command",
+        "scenarios.exercise_command",
         "scenarios.nemesis_command",
         "scenarios.__main__",
     ),
