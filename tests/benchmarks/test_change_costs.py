@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.change_costs import CHANGES, ROOT, _old_of, _pairs, _row
+from benchmarks.change_costs import CHANGES, COLUMNS, ROOT, _old_of, _pairs, _row
 
 
 def test_pairs_are_named_by_number_and_a_wrong_number_is_one_line() -> None:
@@ -42,3 +42,4 @@ def test_a_reports_row_says_the_verdict_and_the_time_against_two_minutes() -> No
     line, seconds = _row(Path("02-count-to-sum"), result)
     assert seconds == 90.0
     assert line == "| `02-count-to-sum` | refused | 90.0 | 6.0 | 2 | 20.0 | 8.0 | 0.75 |"
+    assert line.count(" | ") == len(COLUMNS) - 1  # a cell under every column
