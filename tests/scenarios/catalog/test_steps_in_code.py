@@ -51,6 +51,7 @@ _DONE = [
     "spark_55271",
     "spark_55561",
     "spark_56400",
+    "state_repartition",
 ]
 _NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
