@@ -6,6 +6,8 @@ brings the bucket new records. Update mode: the last row per bucket is the summa
 (transformWithState's row API would be the newer way; PySpark 4.0 lacks it, so the gallery uses
 the older function, which every served line runs.)
 
+Result: bucket bigint, records bigint, highest bigint. State: records bigint, highest bigint.
+
 Usage: `python -m spark_app --query queries/sessions.py`
 """
 

@@ -17,7 +17,8 @@ the kit's cache too. Nothing in the install reaches PyPI or Maven Central; the t
 it points Maven at a closed port.
 
 What it cannot carry: a Python interpreter (the laptop needs Python 3.10+ and Java 17 with
-javac; `doctor` checks both) and a uv for another platform (the kit's uv is this machine's).
+javac; install.sh checks Python, git and Java before it changes anything, `doctor` checks
+javac too) and a uv for another platform (the kit's uv is this machine's).
 """
 
 from __future__ import annotations

@@ -11,6 +11,13 @@ command -v uv >/dev/null 2>&1 || PATH="$KIT:$PATH"
 for tool in git java; do
     command -v "$tool" >/dev/null 2>&1 || { echo "install.sh: $tool is missing; install it first (see docs/workshop.md)" >&2; exit 1; }
 done
+# uv makes the project's environment from the laptop's Python: offline it cannot fetch one.
+PYTHON=$(command -v python3 || command -v python || true)
+if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >/dev/null 2>&1; then
+    FOUND=$( [ -n "$PYTHON" ] && "$PYTHON" --version 2>&1 || echo "no python3" )
+    echo "install.sh: Python 3.10 or newer is missing (found: $FOUND); install it first (see docs/workshop.md)" >&2
+    exit 1
+fi
 
 if [ -d "$PROJECT/.git" ]; then
     echo "install.sh: $PROJECT is already a clone; installing into it"

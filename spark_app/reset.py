@@ -4,6 +4,9 @@ The checkpoint folder is emptied, hidden files included (`rm -rf checkpoints/*` 
 `.metadata.crc` behind) but not `.gitkeep`, which keeps the folder in git. The output log (and
 the exactly-once sink's journal, which describes it) is moved aside under a timestamped name, so
 `python -m scenarios verify` afterwards reads the new run only and the old one stays readable.
+The crash-once record, `crashed-on.txt`, goes aside with it: it names the values the app has
+crashed on already, and left in place it kept a negative key on such a value from crashing the
+next run.
 
 A running app would go on writing into what this removes, so a reset on the checkpoint of an
 app that runs is refused. Linux's /proc tells: every `python -m spark_app` process's command
@@ -22,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from spark_app.errors import AppRunningError, NotACheckpointError
+from spark_app.query.negative_key import CRASH_FILE_NAME
 from spark_app.query.sink import JOURNAL_SUFFIX
 from spark_app.settings import OUTPUT_FILE_NAME, SparkAppSettings
 
@@ -53,7 +57,11 @@ def reset(
             f"reset again."
         )
     emptied = _empty(checkpoint_dir)  # first: it refuses a folder that is not a checkpoint
-    return [emptied, *_move_aside(log_dir / OUTPUT_FILE_NAME, now)]
+    return [
+        emptied,
+        *_move_aside(log_dir / OUTPUT_FILE_NAME, now),
+        *_move_crash_record_aside(log_dir / CRASH_FILE_NAME, now),
+    ]
 
 
 # What Spark writes at a checkpoint's top level; a hidden `.NAME.crc` or `.NAME.<uuid>.tmp` (a
@@ -117,6 +125,18 @@ def _move_aside(log: Path, now: datetime) -> Iterator[str]:
     if journal.exists():
         journal.rename(target.with_name(target.name + JOURNAL_SUFFIX))
         yield f"moved {journal} to {target.name + JOURNAL_SUFFIX} beside it"
+
+
+def _move_crash_record_aside(record: Path, now: datetime) -> Iterator[str]:
+    """crash-once's record of the values it crashed on: the next run crashes on them again."""
+    if not record.exists():
+        return
+    target = aside_name(record, now)
+    record.rename(target)
+    yield (
+        f"moved {record} to {target.name} beside it: a negative key crashes the next run again, "
+        f"whatever its value"
+    )
 
 
 def running_apps(checkpoint_dir: Path) -> list[int]:

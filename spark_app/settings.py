@@ -16,6 +16,7 @@ from typing import Literal
 from checkpoint_stores import CheckpointPlace
 from maven_jars.cache import cache_root
 from spark_app.lines.query_rows import QUERY_OUTPUT_DIR
+from spark_app.lines.start_lines import SEEDS_STARTING_OFFSETS
 
 __all__ = [
     "SparkAppSettings",
@@ -80,7 +81,7 @@ class SparkAppSettings:
     log_dir: Path = Path("log")
     trigger_sec: float = 1.0
     # "earliest" is the seed's "smallest": a new query reads everything Kafka still holds.
-    starting_offsets: str = "earliest"
+    starting_offsets: str = SEEDS_STARTING_OFFSETS
     fail_on_data_loss: bool = True
     trigger: TriggerKind = "processing-time"
     max_offsets_per_trigger: int | None = None

@@ -101,6 +101,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.kit",
         "scenarios.demo",
         "scenarios.change_command",
+        "scenarios.nemesis_command",
         "scenarios.__main__",
     ),
 )

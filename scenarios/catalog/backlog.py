@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, exactly_once
 from scenarios.engine.observers.memory import RssSampler
 from scenarios.engine.scenario import Scenario
@@ -97,40 +98,249 @@ def capped_parts_unavailable(source: str, spark_version: str) -> str:
     return ""
 
 
+# How a resumed query's batches are cut changes with its limits, never which offsets it reads.
+_RESUME_WHY = (
+    "each way changes how batches are cut, never which offsets are read: each batch starts at "
+    "the last one's end, and a restart at the checkpoint's last committed end"
+)
+
+
 def run(stage: Stage) -> None:
     backlog = FAST_BACKLOG if stage.settings.fast else BACKLOG
     cap = stage.fact("max_offsets_per_trigger", backlog // CAP_SHARE)
     stage.fact("backlog", backlog)
-    stage.step(
-        Step(
-            "Start Kafka, the producer and the app on a new checkpoint, then stop the app",
-            happens="endless retention; a steady producer; the app runs a few batches, so the "
-            "checkpoint knows where it stopped",
-            watch="Count = n runs 1, 2, 3…; the committed line follows the latest on the timeline",
-            why="a restart resumes from the checkpoint's offsets: everything sent while the app "
-            "was down is the backlog of the next start",
-            question="While the app is down, where is the backlog kept?",
-            answer="In Kafka only: the checkpoint holds the offset to resume from, Kafka the "
-            "messages after it (endless retention here, so nothing ages out).",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and a steady producer; topic retention one hour, longer than the "
+            "whole run",
+            why="an offset is a message's address in its partition: a checkpoint names where to "
+            "read next by one",
             production="retention must outlast the longest outage plus the catch-up, or the "
             "backlog's head is deleted before it is read (see short-retention)",
+            question="The producer sends 1, 2, 3, … as it runs. At which offset of the topic "
+            "will value v be?",
+            answer="At offset v-1: the topic's first offset is 0 and each message takes the next "
+            "one; a backlog is the offsets after the one a checkpoint resumes from.",
+            giveaway=("offset v-1",),
+            checks=("value v sits at offset v-1",),
         )
-    )
-    stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
-    stage.app.start()
-    stage.output.wait_for_value(stage.timings.run_for_messages)
-    stage.app.stop()
-    ways = [_uncapped(stage, backlog)]
+    ):
+        stage.kafka.start(retention_sec=stage.timings.endless_retention_sec)
+        # Three messages at least, so that the check reads more than the first one.
+        stage.kafka.wait_for_latest(3, "three messages in the topic")
+        values = stage.kafka.values_in_topic()
+        in_order = bool(values) and values == list(range(1, len(values) + 1))
+        stage.expect(
+            check(
+                "value v sits at offset v-1",
+                in_order,
+                "values 1, 2, 3… from the topic's first offset, 0",
+                f"values 1..{len(values)} in order" if in_order else f"values {values[:5]}…",
+            )
+        )
+
+    with stage.step(
+        steps.first_start(
+            title="Run the app on a new checkpoint, then stop it",
+            happens="the app runs a few batches on a new checkpoint and is stopped with SIGTERM",
+            question="Once it has stopped, where will the messages sent meanwhile wait, and what "
+            "will its checkpoint hold of them?",
+            answer="They wait in Kafka only; the checkpoint holds just the offset to resume "
+            "from, the one after the last value written: the backlog is everything after it.",
+            giveaway=("in kafka only", "just the offset to resume"),
+            checks=("checkpoint resumes after the last value written",),
+        )
+    ):
+        stage.app.start()
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+        stage.app.stop()
+        written = stage.output.verify().highest or 0
+        resume_at = stage.app.committed_offset()
+        stage.expect(
+            check(
+                "checkpoint resumes after the last value written",
+                resume_at == written,
+                f"offset {written} (values 1..{written} at offsets 0..{written - 1})",
+                f"offset {resume_at}",
+            )
+        )
+
+    with stage.step(
+        Step(
+            f"While the app is down, {backlog:,} messages arrive; restart it uncapped",
+            happens=f"python -m kafka_app --count {backlog} --burst sends the backlog in seconds; "
+            "the app restarts on the same checkpoint with its defaults (no rate limit)",
+            watch="the app's batch lines below: how many there are, their rows=… and how long "
+            "each took",
+            why="without a limit the source plans each batch up to Kafka's latest offset: the "
+            "first batch after a restart is everything that waited",
+            production="an uncapped restart after an outage is one batch as big as the outage: "
+            "its memory, its duration and its retry cost (a failed batch is replayed whole) grow "
+            "with the backlog",
+            question="How many batches does the backlog take, how long does the first one run, "
+            "and what is the lag when it ends?",
+            answer="One batch holds the whole backlog, and it is the longest batch of the run "
+            "(4 to 8 s for 50,000 rows on 2 cores in our runs, quiet to loaded); every value "
+            "once so far. The messages the steady producer sent meanwhile are the lag once it is "
+            "committed; Spark's own maxOffsetsBehindLatest says 0: it counts from the latest "
+            "offset the batch was planned with (docs/scenarios.md#backlog has the figures of "
+            "each way).",
+            giveaway=("one batch holds the whole backlog", "the longest batch"),
+            checks=(
+                "the first batch planned after the restart reads the whole backlog",
+                "it is the longest batch of the run",
+                "exactly once",
+            ),
+        )
+    ):
+        ways = [_uncapped(stage, backlog)]
+
     unavailable = capped_parts_unavailable(stage.settings.source, _spark_version(stage))
     if unavailable:
         stage.say(f"SKIPPED the capped ways: {unavailable}")
         stage.fact("skipped_parts", unavailable)
     else:
-        ways.append(_capped(stage, backlog, cap))
-        ways.append(_available_now(stage, backlog, cap))
-        _available_now_with_minimum(stage, cap)
+        with stage.step(
+            Step(
+                f"Another backlog of {backlog:,}; restart with --max-offsets-per-trigger {cap:,}",
+                happens=f"the same checkpoint; each batch may read about {cap:,} offsets "
+                "(maxOffsetsPerTrigger, shared over the partitions by their backlog)",
+                watch="the app's batch lines below: how many there are, their rows=… and how "
+                "long each took",
+                why="the limit is applied when each batch is planned: the source ends the batch "
+                "`cap` offsets after its start instead of at the latest offset",
+                production="set maxOffsetsPerTrigger on any query that may restart after an "
+                "outage: bounded batches, a bounded memory peak, and a failed batch replays only "
+                "its cap; size it for a batch that fits the trigger interval",
+                question=f"With maxOffsetsPerTrigger={cap:,}: how many batches, how big is the "
+                "largest, and is the catch-up faster or slower than one giant batch?",
+                answer=f"About {CAP_SHARE} batches of {cap:,} rows, none bigger, and every value "
+                "once so far; the lag falls step by step. Not faster: in our runs each batch was "
+                "far shorter than the giant one, but together they took longer (twice as long at "
+                "50,000, 1.6 times at 200,000: each batch has a fixed cost), the catch-up from "
+                "the restart as long at 200,000; the memory peak was no lower at 50,000, about "
+                "340 MiB lower at 200,000 (docs/scenarios.md#backlog).",
+                giveaway=(f"about {CAP_SHARE} batches", "not faster"),
+                checks=(
+                    "every batch reads at most the cap",
+                    "the backlog takes many bounded batches",
+                    "exactly once",
+                ),
+            )
+        ):
+            ways.append(_capped(stage, backlog, cap))
+
+        with stage.step(
+            Step(
+                f"Another backlog of {backlog:,}; restart with --trigger available-now "
+                f"--max-offsets-per-trigger {cap:,}",
+                happens="another backlog; the app restarts with Trigger.AvailableNow and the same "
+                "cap, while the steady producer goes on (the normal trigger resumes from the "
+                "same checkpoint in the last step)",
+                watch="the app's batch lines below, and its last line if it stops; the producer's "
+                "latest number",
+                why="AvailableNow is a trigger, not a source option: at the start the source is "
+                "asked for its target once (prepareForTriggerAvailableNow, Kafka's latest offsets "
+                "then) and never reads past it, so a producer that keeps sending cannot keep the "
+                "backfill running",
+                production="a backfill as a job: run it with AvailableNow (and a cap) from a "
+                "scheduler, then start the normal trigger on the same checkpoint; nothing is "
+                "read twice or skipped between the two",
+                question="Does the backfill stop by itself, and does it read what the producer "
+                "sends after it started?",
+                answer="It stops by itself with exit 0 once it reached the offsets Kafka held at "
+                "its start, in capped batches; what was sent during it is left for the next run; "
+                "every value so far once.",
+                giveaway=("stops by itself", "left for the next run"),
+                checks=(
+                    "the backfill stops by itself",
+                    "it reads the backlog in capped batches",
+                    "what arrived during the backfill is left for the next run",
+                    "exactly once",
+                ),
+            )
+        ):
+            ways.append(_available_now(stage, backlog, cap))
+
+        minimum_backlog = 2 * cap + cap // 2
+        with stage.step(
+            Step(
+                f"A backlog of {minimum_backlog:,}; --trigger available-now with "
+                f"--max-offsets-per-trigger {cap:,} and --min-offsets-per-trigger {cap:,}",
+                happens=f"a backlog of two and a half caps; the app restarts with AvailableNow, "
+                f"a cap and a minimum of {cap:,} each, and maxTriggerDelay {_LONG_DELAY}",
+                watch="the app's batch lines below, and its last line if it stops",
+                why="AvailableNow ends when the source plans no new batch; a minimum not reached "
+                "plans none (the source returns the start as the end), so the backfill ends "
+                "early. PySpark's ReadMinRows says so: the semantic does not work properly with "
+                "Trigger.AvailableNow",
+                production="do not give a backfill minOffsetsPerTrigger: it stops with the tail "
+                "unread (nothing is lost, the next run reads it, but the backfill is not "
+                "complete when the scheduler thinks it is)",
+                question="Does the backfill read the whole backlog when the last part of it is "
+                "smaller than the minimum?",
+                answer=f"No: it stops with exit 0 after two batches of {cap:,}, leaving at least "
+                f"{cap // 2:,} offsets unread; the next run reads them, once (the next step "
+                "checks it).",
+                giveaway=("stops with exit 0 after two batches", "unread"),
+                checks=("the backfill stops early, with the tail below the minimum unread",),
+            )
+        ):
+            _available_now_with_minimum(stage, minimum_backlog, cap)
     stage.fact("ways", {w.name: w.row() for w in ways})
-    _resume_with_minimum(stage, ways, bounded=not unavailable)
+
+    pace = stage.timings.interval_sec
+    delay = _short_delay(stage)
+    if unavailable:
+        resume = Step(
+            "Restart with the normal trigger; then stop the producer",
+            happens="the processing-time trigger resumes on the same checkpoint, without limits: "
+            "this stack's source has none. Then the producer stops and the scenario verifies "
+            "the output against what was sent",
+            watch="the app's batch lines below: where the first starts",
+            why=_RESUME_WHY,
+            production="rate limits and triggers may change on every restart without risk to "
+            "exactly-once",
+            question="Where does the normal trigger resume, and after all these restarts, was "
+            "any message lost or counted twice?",
+            answer="It resumes exactly where the last run ended; every value once, Count = 1..N.",
+            giveaway=("resumes exactly where",),
+            checks=("the normal trigger resumes where the last run ended", "exactly once"),
+        )
+    else:
+        resume = Step(
+            f"Restart with the normal trigger, --min-offsets-per-trigger {MIN_WAITING} and "
+            f"--max-trigger-delay {delay}; then stop the producer",
+            happens=f"the processing-time trigger resumes on the same checkpoint with "
+            f"minOffsetsPerTrigger {MIN_WAITING} and maxTriggerDelay {delay}; the steady "
+            f"producer sends a message every {pace:g} s, the trigger fires every "
+            f"{stage.timings.trigger_sec:g} s. Then the producer stops and the scenario verifies "
+            "the output against what was sent",
+            watch="the app's batch lines below: where the first starts, then the rows=… of each "
+            "and how far apart they come",
+            why="minOffsetsPerTrigger is the source's read limit (ReadMinRows): when fewer "
+            "offsets wait, the source returns the batch's start as its end and Spark plans no "
+            "batch; maxTriggerDelay bounds how long it holds back; " + _RESUME_WHY,
+            production="a minimum trades latency for fewer, bigger batches (fewer checkpoint and "
+            "state files); always set maxTriggerDelay with it, or a quiet topic waits the "
+            "connector's default 15 minutes. Rate limits and triggers may change on every "
+            "restart without risk to exactly-once",
+            question=f"Where does the normal trigger resume; with minOffsetsPerTrigger="
+            f"{MIN_WAITING} and a trickle, how big are the batches; and after all these "
+            "restarts, was any message lost or counted twice?",
+            answer=f"It resumes exactly where the last run ended; every batch after the first "
+            f"(which never waits) holds at least {MIN_WAITING} rows but the last, which the "
+            "delay releases; every value once, Count = 1..N.",
+            # The question sheet shows both branches: the one above already says where it resumes.
+            giveaway=(f"at least {MIN_WAITING} rows", "which the delay releases"),
+            checks=(
+                "the normal trigger resumes where the last run ended",
+                "every batch but the first and the last holds at least the minimum",
+                "exactly once",
+            ),
+        )
+    with stage.step(resume):
+        _resume_with_minimum(stage, ways, delay, bounded=not unavailable)
 
 
 def _spark_version(stage: Stage) -> str:
@@ -138,27 +348,6 @@ def _spark_version(stage: Stage) -> str:
 
 
 def _uncapped(stage: Stage, backlog: int) -> Way:
-    stage.step(
-        Step(
-            f"While the app is down, {backlog:,} messages arrive; restart it uncapped",
-            happens=f"python -m kafka_app --count {backlog} --burst sends the backlog in seconds; "
-            "the app restarts on the same checkpoint with its defaults (no rate limit)",
-            watch="one batch line with rows= the whole backlog and a long `took`; the committed line "
-            "jumps once, late; the app's memory (driver, JVM, Python workers) as it runs",
-            why="without a limit the source plans each batch up to Kafka's latest offset: the "
-            "first batch after a restart is everything that waited",
-            production="an uncapped restart after an outage is one batch as big as the outage: "
-            "its memory, its duration and its retry cost (a failed batch is replayed "
-            "whole) grow with the backlog",
-            question="How many batches does the backlog take, how long does the first one run, and "
-            "what is the lag when it ends?",
-            answer="One batch holds the whole backlog (checked), the longest batch of the run "
-            "(4 to 8 s for 50,000 rows on 2 cores, quiet to loaded); the messages the "
-            "steady producer sent meanwhile are the lag once it is committed. Spark's own "
-            "maxOffsetsBehindLatest says 0: it counts from the latest offset the batch was "
-            "planned with (docs/scenarios.md#backlog has the figures of each way).",
-        )
-    )
     target = stage.kafka.send_backlog(backlog).latest
     replayed = _pending_batch(stage)
     way, planned = _catch_up(stage, "uncapped", target, {})
@@ -191,28 +380,6 @@ def _uncapped(stage: Stage, backlog: int) -> Way:
 
 
 def _capped(stage: Stage, backlog: int, cap: int) -> Way:
-    stage.step(
-        Step(
-            f"Another backlog of {backlog:,}; restart with --max-offsets-per-trigger {cap:,}",
-            happens=f"the same checkpoint; each batch may read about {cap:,} offsets "
-            "(maxOffsetsPerTrigger, shared over the partitions by their backlog)",
-            watch=f"batch lines of rows={cap:,}, one after another; the committed line climbs in "
-            "steps",
-            why="the limit is applied when each batch is planned: the source ends the batch "
-            "`cap` offsets after its start instead of at the latest offset",
-            production="set maxOffsetsPerTrigger on any query that may restart after an outage: "
-            "bounded batches, a bounded memory peak, and a failed batch replays only "
-            "its cap; size it for a batch that fits the trigger interval",
-            question=f"With maxOffsetsPerTrigger={cap:,}: how many batches, how big is the "
-            "largest, and is the catch-up faster or slower than one giant batch?",
-            answer=f"About {CAP_SHARE} batches of {cap:,} rows, none bigger (checked), each far "
-            "shorter than the giant one, and the lag falls step by step. Not faster: in our "
-            "runs the capped batches took longer in all (twice as long at 50,000, 1.6 times "
-            "at 200,000: each batch has a fixed cost), the catch-up from the restart as "
-            "long at 200,000; the memory peak was no lower at 50,000, about 340 MiB lower "
-            "at 200,000 (docs/scenarios.md#backlog).",
-        )
-    )
     target = stage.kafka.send_backlog(backlog).latest
     # A batch the last run planned but did not commit is replayed as recorded, uncapped:
     # `batches` leaves it out.
@@ -240,28 +407,6 @@ def _capped(stage: Stage, backlog: int, cap: int) -> Way:
 
 
 def _available_now(stage: Stage, backlog: int, cap: int) -> Way:
-    stage.step(
-        Step(
-            f"Another backlog of {backlog:,}; restart with --trigger available-now "
-            f"--max-offsets-per-trigger {cap:,}",
-            happens="Trigger.AvailableNow: at the start the source fixes Kafka's latest offsets as "
-            "the target, and the query runs capped batches up to it, then stops by itself "
-            "(the normal trigger resumes from the same checkpoint in the last step)",
-            watch="capped batch lines, then `Stopped cleanly` and exit 0 without a SIGTERM; the "
-            "committed line stops below the latest, which goes on growing",
-            why="AvailableNow is a trigger, not a source option: the source is asked for its "
-            "target once (prepareForTriggerAvailableNow) and never reads past it, so a "
-            "producer that keeps sending cannot keep the backfill running",
-            production="a backfill as a job: run it with AvailableNow (and a cap) from a "
-            "scheduler, then start the normal trigger on the same checkpoint; nothing is "
-            "read twice or skipped between the two",
-            question="Does the backfill stop by itself, and does it read what the producer sends "
-            "after it started?",
-            answer="It stops by itself with exit 0 once it reached the offsets Kafka held at its "
-            "start, in capped batches; what was sent during it is left for the next run "
-            "(all checked).",
-        )
-    )
     target = stage.kafka.send_backlog(backlog).latest
     started = stage.timeline.now()
     process = stage.app.start(trigger=_AVAILABLE_NOW, max_offsets_per_trigger=cap)
@@ -303,28 +448,7 @@ def _available_now(stage: Stage, backlog: int, cap: int) -> Way:
     return way
 
 
-def _available_now_with_minimum(stage: Stage, cap: int) -> None:
-    backlog = 2 * cap + cap // 2
-    stage.step(
-        Step(
-            f"A backlog of {backlog:,}; --trigger available-now with --max-offsets-per-trigger "
-            f"{cap:,} and --min-offsets-per-trigger {cap:,}",
-            happens=f"a backfill whose cap and minimum are both {cap:,}: two full batches, then "
-            f"{cap // 2:,} offsets and more wait, below the minimum",
-            watch="two batch lines, then `Stopped cleanly` with offsets still waiting in Kafka",
-            why="AvailableNow ends when the source plans no new batch; a minimum not reached "
-            "plans none (the source returns the start as the end), so the backfill ends "
-            "early. PySpark's ReadMinRows says so: the semantic does not work properly with "
-            "Trigger.AvailableNow",
-            production="do not give a backfill minOffsetsPerTrigger: it stops with the tail "
-            "unread (nothing is lost, the next run reads it, but the backfill is not "
-            "complete when the scheduler thinks it is)",
-            question="Does the backfill read the whole backlog when the last part of it is "
-            "smaller than the minimum?",
-            answer=f"No: it stops with exit 0 after two batches of {cap:,}, leaving at least "
-            f"{cap // 2:,} offsets unread (checked); the next run reads them, once.",
-        )
-    )
+def _available_now_with_minimum(stage: Stage, backlog: int, cap: int) -> None:
     target = stage.kafka.send_backlog(backlog).latest
     stage.app.start(
         trigger=_AVAILABLE_NOW,
@@ -350,38 +474,7 @@ def _available_now_with_minimum(stage: Stage, cap: int) -> None:
     )
 
 
-def _resume_with_minimum(stage: Stage, ways: list[Way], bounded: bool) -> None:
-    pace = stage.timings.interval_sec
-    delay = _short_delay(stage)
-    stage.step(
-        Step(
-            f"Restart with the normal trigger, --min-offsets-per-trigger {MIN_WAITING} and "
-            f"--max-trigger-delay {delay}; then stop the producer",
-            happens=f"the processing-time trigger resumes on the same checkpoint; the steady "
-            f"producer sends a message every {pace:g} s, the trigger fires every "
-            f"{stage.timings.trigger_sec:g} s, but a batch waits until {MIN_WAITING} "
-            f"offsets wait or {delay} passed since the last batch. Then the producer stops "
-            "and the scenario verifies the output against what was sent",
-            watch=f"the first batch starts where the last run ended; then batch lines of about "
-            f"{MIN_WAITING} rows, {MIN_WAITING * pace:g} s apart, instead of one row a second; "
-            f"after the producer stops, the last few messages come {delay} after the last "
-            "batch; every value once",
-            why="minOffsetsPerTrigger is the source's read limit (ReadMinRows): when fewer offsets "
-            "wait, the source returns the batch's start as its end and Spark plans no batch; "
-            "maxTriggerDelay bounds how long it holds back. Each way changes how batches are "
-            "cut, never which offsets are read: each batch starts at the last one's end",
-            production="a minimum trades latency for fewer, bigger batches (fewer checkpoint and "
-            "state files); always set maxTriggerDelay with it, or a quiet topic waits "
-            "the connector's default 15 minutes. Rate limits and triggers may change on "
-            "every restart without risk to exactly-once",
-            question=f"Where does the normal trigger resume; with minOffsetsPerTrigger="
-            f"{MIN_WAITING} and a trickle, how big are the batches; and after all these "
-            "restarts, was any message lost or counted twice?",
-            answer=f"It resumes exactly where the last run ended; every batch after the first (which "
-            f"never waits) holds at least {MIN_WAITING} rows but the last, which the delay "
-            "releases; every value once, Count = 1..N (all checked).",
-        )
-    )
+def _resume_with_minimum(stage: Stage, ways: list[Way], delay: str, bounded: bool) -> None:
     end = stage.app.committed_offset() or 0
     limits = {"min_offsets_per_trigger": MIN_WAITING, "max_trigger_delay": delay}
     if not bounded:
@@ -507,6 +600,8 @@ SCENARIO = Scenario(
     "normal trigger resumes there; minOffsetsPerTrigger makes fewer, bigger batches, and "
     "with AvailableNow ends the backfill early. Exactly once throughout.",
     origin="production: changing a live job",
+    about="a large backlog piled up while the app was down: ways to catch it up on one "
+    "checkpoint, side by side",
     run=run,
     takes="about 3 min: six Spark starts, each catching up a burst of messages (162,500 in "
     "all), one way of reading a backlog each",

@@ -16,6 +16,12 @@ the checkpoint's other job, besides a restarted driver's.
    recoveries are timed from the kill to the next output line;
 5. every message is counted exactly once.
 
+With a user's query (`--query FILE.py`, one that keeps state: the kill aims at its state write)
+the kills are the same; each recovery is timed from the kill to the next batch the checkpoint
+commits (a query has no output line to wait for), and the oracle judges the query's rows at the
+end. No record crashes the app here; one would land in an executor's Python worker, whose
+signal still kills the whole app (docs/your-query.md#the-crash-on-a-record).
+
 Usage: `python -m scenarios run executor-loss --fast`
 """
 
@@ -27,6 +33,7 @@ import time
 from pathlib import Path
 
 from launch.process import ManagedProcess
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import executor_pids
 from scenarios.engine.scenario import Scenario
@@ -40,6 +47,7 @@ from scenarios.engine.stage.executors import (
     wait_for_state_write,
 )
 from scenarios.engine.step import Step
+from scenarios.errors import StepFailed
 
 __all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
 
@@ -54,122 +62,159 @@ def _start_on_two_executors(stage: Stage, events_dir: Path) -> ManagedProcess:
 
 
 def run(stage: Stage) -> None:
-    t = stage.timings
-    stage.step(
-        Step(
-            "Kafka, and the counter on two executors (local-cluster)",
-            happens=f"the app's driver starts two executor JVMs ({LOCAL_CLUSTER}); every state file "
-            f"write takes 2 s; Spark writes its event log to log/events/",
-            watch="two CoarseGrainedExecutorBackend processes beside the driver; the count as usual",
+    events_dir = stage.folders.log / "events"
+    with stage.step(
+        steps.start_kafka(
+            title="Start Kafka, and the counter on two executors (local-cluster)",
+            happens=f"the broker and the producer; the app's driver starts two executor JVMs "
+            f"({LOCAL_CLUSTER}); every state file write takes 2 s; Spark writes its event log "
+            "to log/events/",
+            watch="the producer's lines, then the app's batch lines below; then the narration's "
+            "`executors 0 (pid …), 1 (pid …); the count's state lives on executor …` line",
             why="on a cluster the state store lives in an executor's memory, its files in the "
             "checkpoint; any executor can load it again from there",
             production="the checkpoint must be on storage every executor and the driver reach "
             "(HDFS, S3, ADLS, GCS), not on one machine's disk",
-            question="On which executor will the count's state live, and could the other one take it "
-            "over?",
-            answer="On whichever ran the stateful task last (the scenario reads it from the event log); "
-            "yes, any executor can load it again from the checkpoint.",
+            question="On which executor will the count's state live?",
+            answer="On whichever ran the stateful task last: the state store is cached in that "
+            "executor's memory, its files are in the checkpoint. The scenario reads which one "
+            "from Spark's event log.",
+            giveaway=("ran the stateful task last",),
+            checks=(),
         )
-    )
-    stage.kafka.start()
-    events_dir = stage.folders.log / "events"
-    app = _start_on_two_executors(stage, events_dir)
-    stage.output.wait_for_value(t.run_for_messages)
-    executor = state_executor(stage, events_dir)
-    pids = executor_pids(session=app.pid)
-    stage.fact("executors", pids)
-    stage.say(
-        f"executors {', '.join(f'{e} (pid {p})' for e, p in sorted(pids.items()))}; the "
-        f"count's state lives on executor {executor}"
-    )
-    stage.say(shared_checkpoint_line(stage))
+    ):
+        stage.kafka.start()
+        app = _start_on_two_executors(stage, events_dir)
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+        _keeps_state(stage)
+        executor = state_executor(stage, events_dir)
+        pids = executor_pids(session=app.pid)
+        stage.fact("executors", pids)
+        stage.say(
+            f"executors {', '.join(f'{e} (pid {p})' for e, p in sorted(pids.items()))}; the "
+            f"count's state lives on executor {executor}"
+        )
+        stage.say(shared_checkpoint_line(stage))
     _kill_executor(stage, app, events_dir, executor)
     _kill_driver_for_contrast(stage, events_dir)
-    _finish(stage)
+    with stage.step(
+        steps.finish(
+            question="After an executor and a driver died, will any value be missing or doubled?",
+            why="the retried task and the restarted driver both started from the last committed "
+            "state version and the batch's planned offsets",
+            production="the same check on your sink after a node failure: distinct ids against "
+            "the source",
+            giveaway=("none:", "every value 1..n"),
+        )
+    ):
+        stage.finish_exactly_once()
+
+
+def _next(stage: Stage) -> str:
+    """What a recovery is timed to: the counter's next output line, or a query's next commit."""
+    return "the next output line" if stage.query is None else "the next committed batch"
+
+
+def _recovery_after(stage: Stage, killed_at: float) -> float:
+    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log; with
+    a query, whose rows name no value, to the next batch its checkpoint commits."""
+    if stage.query is None:
+        return recovery_after(stage, killed_at)
+    stage.output.wait_for_more(1)
+    return round(time.monotonic() - killed_at, 1)
+
+
+def _keeps_state(stage: Stage) -> None:
+    """A query that keeps no state gives the kills nothing to aim at: one line, at once, instead
+    of a wait for a stateful task that never comes."""
+    if stage.query is not None and not any(
+        name.startswith("state/") for name in stage.store.files(stage.folders.checkpoints)
+    ):
+        raise StepFailed(
+            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
+            "batches): executor-loss kills the executor writing a query's state; run it with a "
+            "stateful query, e.g. queries/count_per_key.py"
+        )
 
 
 def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor: str) -> None:
-    stage.step(
+    with stage.step(
         Step(
             f"kill -9 executor {executor} while it writes the count's state",
-            happens="the JVM holding the state store dies in the middle of a batch; the driver lives",
-            watch="no restart of the app: the same driver goes on, the next lines come after a pause",
+            happens="the JVM holding the state store is killed in the middle of a batch, while "
+            "its task writes the state's .delta file",
+            watch="the app's batch lines below around the kill; then the narration's `the next "
+            "output line came … s after the kill` line",
             why="the driver sees the executor's connection drop, marks its running task lost and "
             "schedules it again on the other executor, which loads the state of the last "
             "committed version from the checkpoint's .delta files and applies the batch",
-            production="executors come and go (spot instances, OOM kills, autoscaling): a stateful "
-            "query survives as long as its checkpoint is on shared storage",
+            production="executors come and go (spot instances, OOM kills, autoscaling): a "
+            "stateful query survives as long as its checkpoint is on shared storage",
             question="When the executor holding the state dies, will the app have to restart?",
-            answer="No: the driver lives on; Spark removes the executor and runs the stateful task "
-            "again on the other one (all checked).",
+            answer="No: the driver lives on; Spark removes the executor and runs the stateful "
+            "task again on the other one (all checked).",
+            giveaway=("driver lives on", "no restart", "runs the stateful task again"),
+            checks=(
+                "the driver lives on",
+                "Spark removed the killed executor",
+                "the stateful task ran again on the other executor",
+            ),
         )
-    )
-    wait_for_state_write(stage)
-    pid = executor_pids(session=app.pid)[executor]
-    killed_ms, killed_at = time.time() * 1000, time.monotonic()
-    os.kill(pid, signal.SIGKILL)
-    stage.timeline.event(f"kill -9 executor {executor}", "kill")
-    stage.say(f"killed executor {executor} (pid {pid}) during its state write")
-    recovery = stage.fact("executor_recovery_sec", recovery_after(stage, killed_at))
-    stage.say(f"the next output line came {recovery} s after the kill")
-    stage.expect(
-        check(
-            "the driver lives on",
-            app.running,
-            "the same app process, no restart",
-            f"pid {app.pid} {'running' if app.running else 'exited'}",
+    ):
+        wait_for_state_write(stage)
+        pid = executor_pids(session=app.pid)[executor]
+        killed_ms, killed_at = time.time() * 1000, time.monotonic()
+        os.kill(pid, signal.SIGKILL)
+        stage.timeline.event(f"kill -9 executor {executor}", "kill")
+        stage.say(f"killed executor {executor} (pid {pid}) during its state write")
+        recovery = stage.fact("executor_recovery_sec", _recovery_after(stage, killed_at))
+        stage.say(f"{_next(stage)} came {recovery} s after the kill")
+        stage.expect(
+            check(
+                "the driver lives on",
+                app.running,
+                "the same app process, no restart",
+                f"pid {app.pid} {'running' if app.running else 'exited'}",
+            )
         )
-    )
-    show_task_moved(stage, events_dir, executor, killed_ms)
+        show_task_moved(stage, events_dir, executor, killed_ms)
 
 
 def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
-    stage.step(
+    with stage.step(
         Step(
             "For contrast: kill -9 the driver, restart it at once",
-            happens="the driver and its two executors die together; a supervisor would start the app "
-            "again right away, which the scenario does",
-            watch="a whole Spark start (driver JVM, two executors) before the next line",
-            why="without its driver a query is gone: the restart reads offsets/, commits/ and the "
-            "state from the checkpoint, like the executor did, but pays for a new application",
-            production="run the driver supervised (spark-submit --supervise, Kubernetes restarts) "
-            "and expect its restart to cost far more than an executor's",
-            question="Which costs more time before the next output line: losing an executor, or the "
-            "driver?",
+            happens="the driver and its two executors die together; a supervisor would start "
+            "the app again right away, which the scenario does",
+            watch="the restarted app's lines below until its first batch line; then the "
+            "narration's `the next output line came … s after the kill (executor: … s)` line",
+            why="without its driver a query is gone: the restart reads offsets/, commits/ and "
+            "the state from the checkpoint, like the executor did, but pays for a new "
+            "application",
+            production="run the driver supervised (spark-submit --supervise, Kubernetes "
+            "restarts) and expect its restart to cost far more than an executor's",
+            question="Which costs more time before the next output line: losing an executor, or "
+            "the driver?",
             answer="The driver: its kill and restart take longer than the executor's recovery "
             "(checked), because a new application must start.",
+            giveaway=("the driver:", "take longer"),
+            checks=("an executor's loss costs less than the driver's",),
         )
-    )
-    stage.app.kill()
-    killed_at = time.monotonic()
-    _start_on_two_executors(stage, events_dir)
-    recovery = stage.fact("driver_recovery_sec", recovery_after(stage, killed_at))
-    executor = stage.facts["executor_recovery_sec"]
-    stage.say(f"the next output line came {recovery} s after the kill (executor: {executor} s)")
-    stage.expect(
-        check(
-            "an executor's loss costs less than the driver's",
-            executor < recovery,
-            "executor recovery shorter than driver kill + restart",
-            f"executor {executor} s, driver {recovery} s",
+    ):
+        stage.app.kill()
+        killed_at = time.monotonic()
+        _start_on_two_executors(stage, events_dir)
+        recovery = stage.fact("driver_recovery_sec", _recovery_after(stage, killed_at))
+        executor = stage.facts["executor_recovery_sec"]
+        stage.say(f"{_next(stage)} came {recovery} s after the kill (executor: {executor} s)")
+        stage.expect(
+            check(
+                "an executor's loss costs less than the driver's",
+                executor < recovery,
+                "executor recovery shorter than driver kill + restart",
+                f"executor {executor} s, driver {recovery} s",
+            )
         )
-    )
-
-
-def _finish(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Stop the producer, let the app catch up, check the output log",
-            happens="no new messages; the app processes what is left and the scenario verifies the log",
-            watch="every value once, the count unbroken across the executor's and the driver's death",
-            why="the retried task and the restarted driver both started from the last committed "
-            "state version and the batch's planned offsets",
-            production="the same check on your sink after a node failure: distinct ids against the source",
-            question="After an executor and a driver died, will any value be missing or doubled?",
-            answer="None: every value once and the count unbroken (the final check).",
-        )
-    )
-    stage.finish_exactly_once()
 
 
 SCENARIO = Scenario(
@@ -179,6 +224,10 @@ SCENARIO = Scenario(
     "count's state: Spark runs the task on the other executor, which loads the state "
     "from the checkpoint; timed against a driver kill and restart.",
     origin="seed 002's worker failure",
+    about="seed 002's worker failure, on a cluster: one executor dies in the middle of a "
+    "batch; what does the query lose, and what does it cost?",
     run=run,
     checkpoint_stores=("local", "hdfs", "s3"),
+    # The executor, its task and the state it reloads are any stateful query's.
+    takes_query=True,
 )

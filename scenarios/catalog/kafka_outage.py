@@ -13,6 +13,12 @@ supervisor stops instead of looping.
 The connector's own bounds are minutes (3 retries of up to 60 s each; 120 s for a read); the
 scenario sets them to seconds with the same options, so its outages can be short.
 
+With a user's query (`--query FILE.py`) the cuts, the supervisor and the give-up are the same:
+they are the source's and the checkpoint's. After the two cuts the check is that the app caught
+up with Kafka; at the end, once the supervisor gave up, the oracle judges the query's rows
+against the query over every record up to the checkpoint's last commit (what follows it was
+never read: deleted by retention, or sent after the app stopped).
+
 Usage: `python -m scenarios run kafka-outage --fast`
 """
 
@@ -22,10 +28,12 @@ import time
 from collections.abc import Callable
 
 from launch.waiting import wait_until
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import DataLossError
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
@@ -47,45 +55,55 @@ RETRY_OPTIONS = (
 GIVE_UP_AFTER = 2
 SHORT_CUT_SEC = 3.0
 LONG_CUT_SEC = 40.0
+# The cuts as the steps' words say them (a constant, so the question sheet shows them too).
+SHORT_CUT = f"{SHORT_CUT_SEC:g} s"
+LONG_CUT = f"{LONG_CUT_SEC:g} s"
 
 
 def run(stage: Stage) -> None:
-    t = stage.timings
-    stage.step(
-        Step(
-            "Start Kafka, the producer, and a proxy between the Spark app and Kafka",
-            happens="the broker gets a second listener that tells its clients to come back through "
-            "the proxy, as Kafka's advertised listeners do; the producer writes directly",
-            watch="the producer's lines go on whatever happens to the Spark app's network",
-            why="an outage between one consumer and Kafka leaves Kafka and the producers running: the "
-            "messages pile up, waiting to be read",
+    with stage.step(
+        steps.start_kafka(
+            title="Start Kafka, the producer, and a proxy between the Spark app and Kafka",
+            happens="the broker gets a second listener that tells its clients to come back "
+            "through the proxy, as Kafka's advertised listeners do; the producer writes directly",
+            why="an outage between one consumer and Kafka leaves Kafka and the producers "
+            "running: the messages pile up, waiting to be read",
             production="the same holds for any network partition; retention must outlast it",
-            question="When the Spark app's network to Kafka is cut, will the producer stop too?",
-            answer="No: it writes to Kafka directly; its messages pile up in Kafka, waiting to be read.",
+            question="Why does the app reach Kafka through a proxy while the producer writes "
+            "directly?",
+            answer="So that a cut reaches the app alone, as a partition between one consumer and "
+            "the cluster does: Kafka and the producer go on, and what is sent meanwhile waits in "
+            "Kafka to be read.",
+            giveaway=("reaches the app alone",),
+            checks=(),
         )
-    )
-    stage.kafka.start(behind_proxy=True)
-    stage.step(
-        Step(
-            "Start the Spark app under its supervisor",
+    ):
+        stage.kafka.start(behind_proxy=True)
+    with stage.step(
+        steps.first_start(
+            title="Start the Spark app under its supervisor",
             happens="python -m spark_app --supervise, with the connector's retry options set to "
             f"seconds: {', '.join(RETRY_OPTIONS)}",
-            watch="Count = n lines; the supervisor's lines start with `supervisor:`",
-            why="spark-submit --supervise restarts a failed driver; ours does the same with backoff",
+            watch="the app's batch lines below, `batch N: Experience-0 [from, until) …`; its "
+            "supervisor's lines, if any, start with `supervisor:`",
+            why="spark-submit --supervise restarts a failed driver; ours does the same, and waits "
+            "longer before each new attempt",
             production="run streaming jobs supervised (cluster mode with --supervise, or your "
             "orchestrator's restart policy)",
-            question="If the app exits with an error, who starts it again?",
-            answer="Its supervisor (python -m spark_app --supervise), with backoff; its lines start "
-            "with `supervisor:`.",
+            question="If the app exits with an error, who starts it again, and how soon?",
+            answer="Its supervisor (python -m spark_app --supervise), after a wait that doubles "
+            "with each failure (1 s, 2 s, 4 s here); its lines start with `supervisor:`.",
+            giveaway=("doubles",),
+            checks=(),
         )
-    )
-    process = stage.app.start(
-        supervise=True,
-        max_backoff_sec=4.0,
-        give_up_after=GIVE_UP_AFTER,
-        source_options=RETRY_OPTIONS,
-    )
-    stage.output.wait_for_value(t.run_for_messages)
+    ):
+        process = stage.app.start(
+            supervise=True,
+            max_backoff_sec=4.0,
+            give_up_after=GIVE_UP_AFTER,
+            source_options=RETRY_OPTIONS,
+        )
+        stage.output.wait_for_value(stage.timings.run_for_messages)
     _short_outage(stage)
     _long_outage(stage)
     _so_far_exactly_once(stage)
@@ -94,130 +112,146 @@ def run(stage: Stage) -> None:
 
 
 def _short_outage(stage: Stage) -> None:
-    stage.step(
+    with stage.step(
         Step(
-            f"A short outage ({SHORT_CUT_SEC:g} s): ridden out",
-            happens="the proxy drops every connection and refuses new ones, then lets them through "
-            "again; the source's look-ups and reads retry meanwhile",
-            watch="no `supervisor: restart` line; the count goes on after the outage",
+            f"Cut the network for {SHORT_CUT}",
+            happens="the proxy drops every connection and refuses new ones, then lets them "
+            "through again; the source's look-ups and reads retry meanwhile",
+            watch="the app's batch lines below, during the cut and after it; any "
+            "`supervisor: …` line",
             why="the connector retries offset look-ups fetchOffset.numRetries times and waits "
             "kafkaConsumer.pollTimeoutMs for a read before it fails the query",
             production="the defaults (3 x 60 s, 120 s) ride out a broker restart or a short "
             "partition; a longer one fails the query",
-            question=f"Will a {SHORT_CUT_SEC:g} s cut make the app fail and the supervisor "
-            "restart it?",
-            answer="No: the source's retries ride it out, with no restart (checked), and the count goes "
-            "on.",
+            question=f"Will a {SHORT_CUT} cut make the app fail and the supervisor restart it?",
+            answer="No: the source's retries ride it out, with no restart (checked), and the "
+            "count goes on.",
+            giveaway=("ride it out", "ridden out", "rode out", "no restart"),
+            checks=("the app rode out the short outage",),
         )
-    )
-    before = _restarts(stage)
-    _outage(stage, SHORT_CUT_SEC, "the short outage")
-    stage.output.wait_for_more(3)
-    after = _restarts(stage)
-    stage.expect(
-        check(
-            "the app rode out the short outage",
-            after == before,
-            "no restart",
-            f"{after - before} restart(s)",
+    ):
+        before = _restarts(stage)
+        _outage(stage, SHORT_CUT_SEC, "the short outage")
+        stage.output.wait_for_more(3)
+        after = _restarts(stage)
+        stage.expect(
+            check(
+                "the app rode out the short outage",
+                after == before,
+                "no restart",
+                f"{after - before} restart(s)",
+            )
         )
-    )
 
 
 def _long_outage(stage: Stage) -> None:
-    stage.step(
+    with stage.step(
         Step(
-            f"A long outage ({LONG_CUT_SEC:g} s): the app fails, the supervisor restarts it",
-            happens="the retries run out and the app exits with KAFKA_UNREACHABLE; the supervisor "
-            "restarts it with backoff (1 s, 2 s, 4 s); each start fails fast while Kafka is "
-            "unreachable; once the network is back a start gets through and catches up from "
-            "the checkpoint",
-            watch="`supervisor: restart N in S s; the app exited with 1: KAFKA_UNREACHABLE: …`, then "
-            "Count = n lines again",
-            why="KAFKA_UNREACHABLE is retriable: the supervisor does not count it as a crash loop, "
-            "the outage may end; the checkpoint's offsets say where to resume",
+            f"Cut the network for about {LONG_CUT}",
+            happens="the proxy drops every connection and refuses new ones, for longer than the "
+            "source's retries last, then lets them through again",
+            watch="the app's lines below and its supervisor's, `supervisor: …`, during the cut; "
+            "then the app's batch lines again",
+            why="KAFKA_UNREACHABLE is retriable: the supervisor restarts the app with backoff "
+            "(1 s, 2 s, 4 s) and does not count it as a crash loop, the outage may end; each "
+            "start fails fast while Kafka is unreachable, and once the network is back one gets "
+            "through and resumes from the checkpoint's offsets",
             production="alert on restarts; the backlog is read at full speed after the outage "
             "(cap it with maxOffsetsPerTrigger if a batch must stay small)",
-            question=f"After {LONG_CUT_SEC:g} s without Kafka, will the app survive, and if it "
-            "fails, with which error will the supervisor restart it?",
-            answer="It fails, and every restart the supervisor makes is for KAFKA_UNREACHABLE "
+            question="Cut for longer than the retries last, with which error will the app fail, "
+            "and what will its supervisor do?",
+            answer="KAFKA_UNREACHABLE, and every restart the supervisor makes is for it "
             "(checked); once the network is back a start catches up from the checkpoint.",
+            giveaway=("kafka_unreachable", "unreachable"),
+            checks=("the supervisor restarted the app because Kafka was unreachable",),
         )
-    )
-    before = _restarts(stage)
+    ):
+        before = _restarts(stage)
 
-    def until_restarted() -> None:
-        wait_until(
-            lambda: _restarts(stage) > before,
-            timeout=LONG_CUT_SEC,
-            what="the app to fail and the supervisor to restart it",
-            progress=stage.waiting,
-        )
+        def until_restarted() -> None:
+            wait_until(
+                lambda: _restarts(stage) > before,
+                timeout=LONG_CUT_SEC,
+                what="the app to fail and the supervisor to restart it",
+                progress=stage.waiting,
+            )
 
-    _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
-    stage.output.wait_for_more(3)
-    reasons = [line.reason for line in _restart_lines(stage.app.output())]
-    stage.fact("restart_reasons", reasons[-3:])
-    unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
-    stage.expect(
-        check(
-            "the supervisor restarted the app because Kafka was unreachable",
-            unreachable,
-            "every restart: KAFKA_UNREACHABLE",
-            "; ".join(r[:80] for r in reasons[-3:]) or "no restart",
+        _outage(stage, LONG_CUT_SEC / 2, "the rest of the long outage", first=until_restarted)
+        stage.output.wait_for_more(3)
+        reasons = [line.reason for line in _restart_lines(stage.app.output())]
+        stage.fact("restart_reasons", reasons[-3:])
+        unreachable = bool(reasons) and all(r.startswith("KAFKA_UNREACHABLE") for r in reasons)
+        stage.expect(
+            check(
+                "the supervisor restarted the app because Kafka was unreachable",
+                unreachable,
+                "every restart: KAFKA_UNREACHABLE",
+                "; ".join(r[:80] for r in reasons[-3:]) or "no restart",
+            )
         )
-    )
 
 
 def _so_far_exactly_once(stage: Stage) -> None:
-    stage.step(
+    with stage.step(
         Step(
-            "Check the output log: every message so far exactly once",
+            "Check the output log after the two cuts",
             happens="the scenario verifies the output log while the producer keeps sending",
-            watch="`python -m scenarios verify`: no value missing or doubled up to the highest written",
-            why="the failed batches were replayed from the checkpoint; the exactly-once sink kept "
-            "each message's lines once",
+            watch="the app's batch lines below, and the producer's, going on",
+            why="the failed batches were replayed from the checkpoint; the exactly-once sink "
+            "kept each message's lines once",
             production="an outage costs time, not data, as long as retention outlasts it",
             question="After two outages and the restarts, will any value be missing or doubled?",
             answer="None: every message so far exactly once, counts consistent (checked).",
+            giveaway=("none:", "so far exactly once"),
+            checks=("every message so far exactly once",),
         )
-    )
-    report = stage.output.wait_for_more(3)
-    stage.fact("highest_after_outages", report.highest)
-    stage.expect(
-        check(
-            "every message so far exactly once",
-            report.ok and not report.missing and not report.duplicated,
-            f"1..{report.highest} each once, counts consistent",
-            f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
-            f"{len(report.count_breaks)} count break(s)",
+    ):
+        if stage.query is not None:  # a query's rows name no value: the oracle's, at the end
+            _caught_up(stage)
+            return
+        report = stage.output.wait_for_more(3)
+        stage.fact("highest_after_outages", report.highest)
+        stage.expect(
+            check(
+                "every message so far exactly once",
+                report.ok and not report.missing and not report.duplicated,
+                f"1..{report.highest} each once, counts consistent",
+                f"missing {len(report.missing)} range(s), duplicated {len(report.duplicated)}, "
+                f"{len(report.count_breaks)} count break(s)",
+            )
         )
-    )
 
 
 def _outage_longer_than_retention(stage: Stage) -> None:
     t = stage.timings
-    stage.step(
+    with stage.step(
         Step(
-            "An outage longer than retention: the supervisor must stop",
+            "Cut the network for longer than retention",
             happens=f"retention becomes {t.retention_sec:g} s and the network is cut until Kafka "
             "has deleted every offset it held at the cut, the checkpoint's among them; then "
-            "retention goes back up and the network comes back. The restart meets data loss",
-            watch="`supervisor: restart … KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE`, then "
-            f"`supervisor: giving up` after {GIVE_UP_AFTER} failures at the same checkpoint "
-            "position",
+            "retention goes back up and the network comes back",
+            watch="the producer's lines below, their earliest offset climbing as retention "
+            "deletes; once the network is back, the supervisor's `supervisor: …` lines",
             why="data loss is not retriable: no restart brings the deleted offsets back, so a "
             "supervisor that kept restarting would loop forever; this one sees the checkpoint "
-            "not moving and stops",
-            production="make retention longer than your longest outage; when it was not, decide: "
-            "--fail-on-data-loss false (skip) or a new checkpoint (reset), see "
+            f"not moving and stops after {GIVE_UP_AFTER} failures at the same position",
+            production="make retention longer than your longest outage; when it was not, "
+            "decide: --fail-on-data-loss false (skip) or a new checkpoint (reset), see "
             "short-retention",
-            question="When the checkpoint's offsets were deleted during the outage, will the supervisor "
-            "keep restarting the app?",
-            answer="No: the restart fails on KAFKA_DATA_LOSS, and after that failing at the same "
-            "checkpoint position it gives up with a non-zero exit (checked).",
+            question="When the checkpoint's offsets were deleted during the outage, will the "
+            "supervisor keep restarting the app?",
+            answer="No: each restart fails on KAFKA_DATA_LOSS, and after "
+            f"{GIVE_UP_AFTER} failures at the same checkpoint position the supervisor gives up "
+            "with a non-zero exit (checked).",
+            giveaway=("gives up", "giving up", "give up"),
+            checks=("the supervisor gives up on data loss",),
         )
-    )
+    ):
+        _past_retention(stage)
+
+
+def _past_retention(stage: Stage) -> None:
+    t = stage.timings
     stage.kafka.set_retention(t.retention_sec)
     stage.network.cut()
     # Past everything Kafka held at the cut, not only the checkpoint's offsets: the connector's
@@ -249,6 +283,45 @@ def _outage_longer_than_retention(stage: Stage) -> None:
             code != 0 and given_up is not None and DataLossError.token in given_up.reason,
             "a non-zero exit and `supervisor: giving up … KAFKA_DATA_LOSS…`",
             f"exit code {code}, {gave_up[:200] or 'no such line'}",
+        )
+    )
+    if stage.query is not None:
+        _judge_up_to_the_commit(stage)
+
+
+def _caught_up(stage: Stage) -> None:
+    """With a query: the app read and committed everything Kafka held after the cuts."""
+    latest = stage.kafka.window().latest
+    stage.output.wait_for_value(latest)
+    committed = stage.app.committed_offset() or 0
+    stage.fact("committed_after_outages", committed)
+    stage.expect(
+        check(
+            "caught up after the cuts", committed >= latest, f"offset {latest} committed", committed
+        )
+    )
+
+
+def _judge_up_to_the_commit(stage: Stage) -> None:
+    """With a query, once the supervisor gave up: the oracle judges its rows against the query
+    over every record up to the checkpoint's last commit. The records after it were never read
+    (retention deleted some, the rest came after the app stopped), so they are left out."""
+    last = read_checkpoint(stage.app.checkpoint_view()).last_committed
+    ends = (last.end or {}) if last is not None else {}
+    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
+    unread = tuple(
+        f"{tp.topic}:{tp.partition}:{end}-{until}"
+        for tp, end in sorted(ends.items())
+        if end < until
+    )
+    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
+    verdict = stage.output.judge_query(lost=unread)
+    stage.expect(
+        check(
+            "the query's rows exactly once up to the last commit",
+            verdict.ok,
+            "the rows of the query over every record up to the checkpoint's last commit",
+            "; ".join(verdict.summary_lines()),
         )
     )
 
@@ -291,7 +364,11 @@ SCENARIO = Scenario(
     "restarts it with backoff until Kafka answers); every message exactly once; then "
     "an outage longer than retention: data loss, and the supervisor gives up.",
     origin="seed 000's network outage",
+    about="seed 000's network outage: what the Spark app does when its link to Kafka is cut "
+    "for a moment, for longer, and past the topic's retention",
     run=run,
     takes="about 2 min: two cuts of the network to Kafka; the long one lasts until the app "
     "gives up and its supervisor restarts it",
+    # The cuts are between the source and Kafka, the restarts the supervisor's: any query's.
+    takes_query=True,
 )

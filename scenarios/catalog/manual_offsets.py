@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import (
     check,
     count_resets_at,
@@ -82,76 +83,89 @@ def _last_batch_starts(checkpoint: Path, tp: TopicPartition) -> list[int]:
 
 
 def run(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens=f"endless retention ({stage.timings.endless_retention_sec:g} s)",
-            watch="the producer's latest offset keeps growing while the Spark app is down",
-            why="the committed offsets are only useful while Kafka still holds the messages above them",
-            question="While the Spark app is down, will Kafka's latest offset stop or keep growing?",
-            answer="It keeps growing: the producer does not care about consumers; those messages wait "
-            "above the group's offset.",
-            production="alert on the consumer group's lag (latest minus committed) so a stopped job is "
-            "noticed before retention catches up with it",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and the producer, sending a counter; the topic keeps every "
+            "message for the whole run",
+            why="a group's offset is only a position in the topic: the messages above it must "
+            "still be there when a new query reads from it",
+            question="The app will keep its offsets in a Kafka consumer group. Does that group "
+            "need Kafka to keep the messages above its offset?",
+            answer="Yes: the group holds a position, not the messages; a new query reads from "
+            "there only while Kafka still holds what lies above it.",
+            production="alert on the consumer group's lag (latest minus committed) so a stopped "
+            "job is noticed before retention catches up with it",
+            giveaway=("not the messages",),
+            checks=(),
         )
-    )
-    stage.kafka.start()
+    ):
+        stage.kafka.start()
     group = stage.fact("group", _group_name(stage))
     runs: list[ValueRange] = []
 
-    stage.step(
-        Step(
-            f"Run 1: the Spark app keeps its offsets in consumer group {group}",
-            happens=f"python -m spark_app --offsets-from-group {group}, on an empty checkpoint folder; "
-            "the group has no offsets yet, so it starts from --starting-offsets (earliest)",
-            watch="each batch's start offsets are committed to the group before its output is "
-            "written: on Spark's connector (the default stack) inside foreachBatch as the batch "
-            "runs, on our Python source (--offline) already when Spark plans it; the "
-            "exactly-once sink is on, as by default",
-            why="seed 000: store the beginning offsets (fromOffset) at the start of the batch, not the "
-            "end: everything below them was written by an earlier batch, so nothing can be missed",
-            production="any store works (Kafka's group offsets, a database row, ZooKeeper in 2016); "
-            "write it before the batch's output, never after",
-            question="Which offset will the group hold while the app runs: the end of the last batch, "
-            "or its start?",
-            answer="The start of the batch being run (checked after each stop: 'the group holds the "
-            "start of the last planned batch'), so never above the highest value written.",
+    with stage.step(
+        steps.first_start(
+            title=f"Run 1: the Spark app keeps its offsets in consumer group {group}",
+            happens=f"python -m spark_app --offsets-from-group {group}, on an empty checkpoint "
+            "folder; the group has no offsets yet, so it starts from --starting-offsets "
+            "(earliest); the exactly-once sink is on, as by default",
+            watch="the app's batch lines below, `batch N: Experience-0 [from, until) …`; then the "
+            "narration's `while running: group … is at offset …` line",
+            why="seed 000: store the beginning offsets (fromOffset) at the start of the batch, not "
+            "the end: everything below them was written by an earlier batch, so nothing can be "
+            "missed. On Spark's connector (the default stack) the app commits them inside "
+            "foreachBatch as the batch runs, on our Python source (--offline) when Spark plans "
+            "the batch; both before the batch's output",
+            production="any store works (Kafka's group offsets, a database row, ZooKeeper in "
+            "2016); write it before the batch's output, never after",
+            question="Which offset will the group hold while the app runs: the end of the last "
+            "batch, or its start?",
+            answer="The start of the last batch Spark planned, the `from` of its batch line "
+            "(checked), not its end.",
+            giveaway=("fromoffset", "at the start of the batch", "start of the last"),
+            checks=("the group holds the start of the last planned batch",),
         )
-    )
-    stage.app.start(offsets_from_group=group)
-    stage.output.wait_for_value(stage.timings.run_for_messages)
-    _past_catch_up(stage)
-    stage.say(
-        f"while running: group {group} is at offset {_committed(stage)}, the output log at "
-        f"value {stage.output.verify().highest}"
-    )
+    ):
+        stage.app.start(offsets_from_group=group)
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+        _past_catch_up(stage)
+        committed, highest = _group_against_log(stage, below_log=False)
+        stage.say(
+            f"while running: group {group} is at offset {committed}, the output log at value {highest}"
+        )
 
-    stage.step(
+    with stage.step(
         Step(
             "Kill -9 the Spark app in the middle of the stream",
-            happens="the driver and its JVM die at once, wherever they were",
-            watch="the group's offset is the start of the last batch Spark ran or planned: at or below the "
-            "highest value in the output log",
+            happens="the driver and its JVM die at once, wherever they were; then the group's "
+            "offset and the output log are read",
+            watch="the app's batch lines below stop mid-stream, with no last words; then the "
+            "narration's `group … is at offset …; the log reaches value …` line",
             why="the batch in flight may be half or fully written, but its start was stored first",
-            question="After kill -9, will the group's offset be above or below the highest value in the "
-            "output log?",
-            answer="At or below it (checked): the group holds the start of the last batch (or of the "
-            "one before, if killed between two batches), never ahead of the output.",
+            question="After kill -9, will the group's offset be above or below the highest value "
+            "in the output log?",
+            answer="At or below it (checked): the group holds the start of the last batch (or of "
+            "the one before, if killed between two batches), never ahead of the output.",
             production="a crash leaves at most one batch above the stored offset: that is the "
             "duplicates to budget for",
+            giveaway=("at or below", "never ahead", "never above"),
+            checks=(
+                "the group holds the start of the last planned batch",
+                "nothing above the group's offset is missing from the log",
+            ),
         )
-    )
-    stage.app.kill()
-    killed = _went_down(stage, "after kill -9")
-    runs.append(ValueRange(1, killed.highest))
+    ):
+        stage.app.kill()
+        killed = _went_down(stage, "after kill -9")
+        runs.append(ValueRange(1, killed.highest))
 
-    stage.step(
+    with stage.step(
         Step(
             "Delete the checkpoint and restart with the same group",
-            happens=f"a new query on an empty checkpoint with --offsets-from-group {group} "
-            "--starting-offsets latest: the group's offsets win over latest",
-            watch=f"the first value written is {killed.committed + 1}; values {killed.replayed} "
-            f"appear a second time; Count restarts at 1",
+            happens="the checkpoint folder is deleted; a new query starts on the empty folder with "
+            f"--offsets-from-group {group} --starting-offsets latest",
+            watch="the app's start line below, where it says it starts from, and its first batch "
+            "line: the offset it reads from and its count=",
             why="the new query starts at the stored start of the batch that was in flight, so it "
             "redoes that batch: at-least-once. The exactly-once sink cannot tell: it recognises a "
             "replay by the checkpoint's query id and batch id, and both are new. Compare "
@@ -159,73 +173,91 @@ def run(stage: Stage) -> None:
             "Kafka retains; here only the last batch is repeated",
             production="make the output idempotent (keyed on a business id, or an upsert) so the "
             "repeated batch is harmless; count duplicates, do not hope for none",
-            question="On an empty checkpoint with --starting-offsets latest, where will the new query "
-            "begin, and what will Count show?",
-            answer="At the group's offset, not at latest: the first value is the group's offset + 1 and "
-            "the app says 'started from consumer group' (both checked); the batch in flight is "
-            "written again and Count restarts at 1.",
+            question="On an empty checkpoint with --starting-offsets latest, where will the new "
+            "query begin, and what will Count show?",
+            answer="At the group's offset, not at latest: the first value is the group's offset "
+            "+ 1, the app says it started from the consumer group's offsets, and Count starts "
+            "again at 1 (all checked). What the log held above the group's offset is written "
+            "again: the last step counts it.",
+            giveaway=("not at latest", "win over latest", "again at 1", "restarts at 1"),
+            checks=(
+                "the new query starts at the group's offset",
+                "the app says where it started",
+                "the count starts again at 1",
+            ),
         )
-    )
-    stage.app.delete_checkpoint()
-    first = _restart(stage, killed, "after kill -9", group, starting_offsets="latest")
-    _past_catch_up(stage)
+    ):
+        stage.app.delete_checkpoint()
+        first = _restart(stage, killed, group, starting_offsets="latest")
+        _past_catch_up(stage)
 
-    stage.step(
+    with stage.step(
         Step(
             "Stop the Spark app gracefully (SIGTERM)",
-            happens="this app's output gate lets the batch that began writing commit, then it calls "
-            "query.stop() (which on its own would cancel that batch): its last batch is "
-            "complete and committed",
-            watch="the group still holds the START of that last batch",
+            happens="this app's output gate lets the batch that began writing commit, then it "
+            "calls query.stop() (which on its own would cancel that batch) and exits; then the "
+            "group's offset and the output log are read",
+            watch="the app's last line below, `Stopped cleanly; …` or `Stopped; …`; then the "
+            "narration's `group … is at offset …; the log reaches value …` line",
             why="the start is stored when a batch runs (connector) or is planned (our source); the "
-            "end of the last batch is known only to the checkpoint, so even a clean stop can cost "
-            "one repeated batch on a new checkpoint (on our source none when Spark had "
+            "end of the last batch is known only to the checkpoint, so even a clean stop can "
+            "cost one repeated batch on a new checkpoint (on our source none when Spark had "
             "planned a batch it did not run yet)",
             question="After a clean stop, will a new checkpoint from the group repeat any value?",
-            answer="Usually one batch: the group still holds the START of the last batch (checked), so "
-            "the values above it are written again; on our source none when Spark had "
-            "planned a batch it did not run.",
-            production="a graceful stop does not make offsets outside Spark exactly-once: to repeat "
-            "nothing, store a batch's end offsets in the same transaction as its output (a "
-            "database sink)",
+            answer="Usually one batch: the group still holds the START of the last batch "
+            "(checked), so the values above it are written again (the last step counts them); "
+            "on our source none when Spark had planned a batch it did not run.",
+            production="a graceful stop does not make offsets outside Spark exactly-once: to "
+            "repeat nothing, store a batch's end offsets in the same transaction as its output "
+            "(a database sink)",
+            giveaway=("usually one batch", "still holds the start"),
+            checks=(
+                "the group holds the start of the last planned batch",
+                "nothing above the group's offset is missing from the log",
+            ),
         )
-    )
-    stage.app.stop()
-    stopped = _went_down(stage, "after SIGTERM")
-    runs.append(ValueRange(first, stopped.highest))
+    ):
+        stage.app.stop()
+        stopped = _went_down(stage, "after SIGTERM")
+        runs.append(ValueRange(first, stopped.highest))
 
-    stage.step(
+    with stage.step(
         Step(
-            f"A code change that needs a new checkpoint: --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
-            happens=f"the old checkpoint is deleted; the new version starts with --shuffle-partitions "
-            f"{NEW_SHUFFLE_PARTITIONS} and the same group",
-            watch=f"it starts at value {stopped.committed + 1}; its checkpoint records "
-            f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
-            why="Spark pins the number of state partitions in the checkpoint: on the old checkpoint the "
-            "new value would be ignored, and a changed state schema is refused outright (see "
-            "upgrade). Offsets kept outside Spark let the new version start clean without "
-            "skipping or re-reading everything",
-            production="the count, kept in Spark's state, is not carried over: state you need across "
-            "such a change must live outside Spark too (a table the job reads at start)",
-            question="Where will the new version start, and which spark.sql.shuffle.partitions will its "
-            "checkpoint record?",
-            answer=f"At the group's offset + 1, and {NEW_SHUFFLE_PARTITIONS}: a new "
-            "checkpoint takes the new setting (both checked); Count restarts at 1",
+            "A code change that needs a new checkpoint: --shuffle-partitions "
+            f"{NEW_SHUFFLE_PARTITIONS}",
+            happens="the old checkpoint is deleted; the new version starts with "
+            f"--shuffle-partitions {NEW_SHUFFLE_PARTITIONS} and the same group",
+            watch="the new version of the app: its start line below, where it says it starts "
+            "from, and its first batch lines",
+            why="Spark pins the number of state partitions in the checkpoint: on the old "
+            "checkpoint the new value would be ignored, and a changed state schema is refused "
+            "outright (see upgrade). Offsets kept outside Spark let the new version start clean "
+            "without skipping or re-reading everything",
+            production="the count, kept in Spark's state, is not carried over: state you need "
+            "across such a change must live outside Spark too (a table the job reads at start)",
+            question="Where will the new version start, and which spark.sql.shuffle.partitions "
+            "will its checkpoint record?",
+            answer=f"At the group's offset + 1, and {NEW_SHUFFLE_PARTITIONS}: a new checkpoint "
+            "takes the new setting; Count starts again at 1 (all checked).",
+            giveaway=("takes the new setting",),
+            checks=(
+                "the new query starts at the group's offset",
+                "the new checkpoint uses the new setting",
+                "the count starts again at 1",
+            ),
         )
-    )
-    stage.app.delete_checkpoint()
-    third = _restart(
-        stage, stopped, "after the code change", group, shuffle_partitions=NEW_SHUFFLE_PARTITIONS
-    )
-    pinned = read_checkpoint(stage.folders.checkpoints).conf.get("spark.sql.shuffle.partitions")
-    stage.expect(
-        check(
-            "the new checkpoint uses the new setting",
-            pinned == str(NEW_SHUFFLE_PARTITIONS),
-            f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
-            f"spark.sql.shuffle.partitions = {pinned}",
+    ):
+        stage.app.delete_checkpoint()
+        third = _restart(stage, stopped, group, shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
+        pinned = read_checkpoint(stage.folders.checkpoints).conf.get("spark.sql.shuffle.partitions")
+        stage.expect(
+            check(
+                "the new checkpoint uses the new setting",
+                pinned == str(NEW_SHUFFLE_PARTITIONS),
+                f"spark.sql.shuffle.partitions = {NEW_SHUFFLE_PARTITIONS}",
+                f"spark.sql.shuffle.partitions = {pinned}",
+            )
         )
-    )
     _finish(stage, runs, third, [first, third])
 
 
@@ -240,12 +272,17 @@ def _past_catch_up(stage: Stage) -> None:
     stage.output.wait_for_more(2)
 
 
-def _went_down(stage: Stage, phase: str) -> Resume:
-    """Read the group and the log after the app went down; check the group is not ahead of it."""
+def _group_against_log(stage: Stage, below_log: bool = True) -> tuple[int | None, int]:
+    """Check the group holds a batch's start (and, with `below_log`, that it is not ahead of
+    the output log); the group's offset and the highest value written.
+
+    The group is read first, the checkpoint and the log right after: a batch Spark plans
+    meanwhile moves the group to a start the checkpoint then holds too, and only after the batch
+    before it was written, so a running app's offset cannot look wrong.
+    """
     committed = _committed(stage)
-    report = stage.output.verify()
-    highest = report.highest or 0
     starts = _last_batch_starts(stage.folders.checkpoints, _partition(stage))
+    highest = stage.output.verify().highest or 0
     stage.expect(
         check(
             "the group holds the start of the last planned batch",
@@ -254,17 +291,25 @@ def _went_down(stage: Stage, phase: str) -> Resume:
             committed,
         ),
     )
-    stage.expect(
-        check(
-            "nothing above the group's offset is missing from the log",
-            committed is not None and committed <= highest,
-            f"offset <= highest value written ({highest})",
-            committed,
-        ),
-    )
+    if below_log:
+        stage.expect(
+            check(
+                "nothing above the group's offset is missing from the log",
+                committed is not None and committed <= highest,
+                f"offset <= highest value written ({highest})",
+                committed,
+            ),
+        )
+    return committed, highest
+
+
+def _went_down(stage: Stage, when: str) -> Resume:
+    """Read the group and the log after the app went down; check the group is not ahead of it.
+    `when` names the fact that records them."""
+    committed, highest = _group_against_log(stage)
     resume = Resume(committed if committed is not None else 0, highest)
     stage.fact(
-        phase.replace(" ", "_").replace("-", ""),
+        when.replace(" ", "_").replace("-", ""),
         {"committed": resume.committed, "highest": highest, "replayed": len(resume.replayed)},
     )
     stage.say(
@@ -275,8 +320,8 @@ def _went_down(stage: Stage, phase: str) -> Resume:
     return resume
 
 
-def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: object) -> int:
-    """Start a new query with the group; check it begins at the group's offset."""
+def _restart(stage: Stage, resume: Resume, group: str, **options: object) -> int:
+    """Start a new query with the group; check it begins at the group's offset, with Count 1."""
     first, _, _ = stage.start_app_and_see_first_value(offsets_from_group=group, **options)
     stage.expect(
         check(
@@ -296,35 +341,45 @@ def _restart(stage: Stage, resume: Resume, phase: str, group: str, **options: ob
             describe_offsets(said) if said is not None else "no such line",
         ),
     )
+    # The count lives in the checkpoint's state store: a new checkpoint counts from 1.
+    resets = stage.output.verify().count_resets
+    stage.expect(
+        check(
+            "the count starts again at 1",
+            resets[-1:] == (first,),
+            f"Count = 1 at value {first}",
+            f"the count restarts at {list(resets)}",
+        ),
+    )
     return first
 
 
 def _finish(stage: Stage, runs: list[ValueRange], last_start: int, resets: list[int]) -> None:
-    stage.step(
-        Step(
-            "Stop the producer, let the app catch up, check the output log",
-            happens="the scenario predicts the log from the group's offsets and compares",
-            watch="no value missing; the replayed batches written twice; Count restarting at the "
-            "first value of each new checkpoint",
-            why="at-least-once with offsets outside Spark: duplicates are the expected cost, bounded "
-            "by one batch per restart",
+    with stage.step(
+        steps.finish(
+            happens="the producer stops; the app reads what is left and is stopped; the "
+            "scenario predicts the log from the group's offsets and compares",
+            why="at-least-once with offsets outside Spark: duplicates are the expected cost, "
+            "bounded by one batch per restart",
             question="How many values will be missing at the end, and how many written twice?",
-            answer="None missing; exactly the values each restart replayed from the group's offset "
-            "written twice, as predicted, and Count restarting at each new checkpoint's first "
-            "value (all checked).",
-            production="after a restart from stored offsets, count the duplicates in your sink (rows "
-            "against distinct ids)",
+            answer="None missing; exactly the values each restart replayed from the group's "
+            "offset written twice, as predicted, and Count restarting at each new checkpoint's "
+            "first value (all checked).",
+            production="after a restart from stored offsets, count the duplicates in your sink "
+            "(rows against distinct ids)",
+            giveaway=("none missing", "as predicted"),
+            checks=("missing values", "duplicated values", "count resets"),
         )
-    )
-    total = stage.stop_producer_and_drain()
-    stage.app.stop()
-    report = stage.output.verify()
-    missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])
-    stage.fact("duplicated_values", len(duplicated))
-    stage.say(f"predicted: {len(duplicated)} value(s) written twice, none missing")
-    stage.expect(missing_exactly(report, missing))
-    stage.expect(duplicated_exactly(report, duplicated))
-    stage.expect(count_resets_at(report, resets))
+    ):
+        total = stage.stop_producer_and_drain()
+        stage.app.stop()
+        report = stage.output.verify()
+        missing, duplicated = outcome_of_runs([*runs, ValueRange(last_start, total)])
+        stage.fact("duplicated_values", len(duplicated))
+        stage.say(f"predicted: {len(duplicated)} value(s) written twice, none missing")
+        stage.expect(missing_exactly(report, missing))
+        stage.expect(duplicated_exactly(report, duplicated))
+        stage.expect(count_resets_at(report, resets))
 
 
 SCENARIO = Scenario(
@@ -335,5 +390,7 @@ SCENARIO = Scenario(
     "the new query resumes from the group: nothing missing, the in-flight batch written "
     "again (counted), the count restarting with each new checkpoint.",
     origin="seed 000",
+    about="seed 000's offsets kept outside Spark, in a Kafka consumer group: where a new "
+    "checkpoint starts after a crash, a clean stop and a code change, and what it costs",
     run=run,
 )

@@ -30,7 +30,8 @@ Usage: `python -m scenarios run partitions-added --fast`
 from __future__ import annotations
 
 from launch.waiting import wait_until
-from scenarios.checker.expectations import check, equals, exactly_once, missing_exactly
+from scenarios.catalog import steps
+from scenarios.checker.expectations import Check, check, equals, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
 from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.scenario import Scenario
@@ -47,64 +48,210 @@ GROWN_LIVE = 2  # partitions after the grow while the query runs
 GROWN_DOWN = 3  # ... and after the grow while it is down
 WAITING_IN_NEW = 3  # messages the third partition holds before the query is restarted
 _V2 = "v2"  # the output format whose lines name partition and offset
+CONDITION = PartitionsDeletedError.token  # the recreated topic's restart fails with it
 
 
 def run(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Start Kafka with a topic of 1 partition, the producer, and the app on a new checkpoint",
-            happens="endless retention; python -m spark_app --output-format v2: each output line "
+    with stage.step(
+        steps.start_kafka(
+            title="Start Kafka with a topic of 1 partition, and the producer",
+            happens="a broker and the producer; the topic has one partition for now, and endless "
+            "retention",
+            why="Kafka appends a message to one partition's log and never moves it: adding "
+            "partitions changes where the next messages go, not where the old ones are",
+            production="adding partitions does not rebalance a topic's data: the old partitions "
+            "keep their messages, the new ones start empty",
+            question="Later, partitions are added to the topic. Will Kafka move some of the "
+            "messages already in partition 0 to the new ones?",
+            answer="No: a message stays in the partition it was written to; only messages sent "
+            "after the grow go to the new partitions (checked at the end: every value sent "
+            "before the first grow was read from partition 0).",
+            giveaway=("stays in the partition", "only messages sent after"),
+            checks=("the messages sent before the grow stay in partition 0",),
+        )
+    ) as kafka_step:
+        stage.kafka.start()
+    topic = stage.kafka.topic
+
+    with stage.step(
+        steps.first_start(
+            title="Start the app on a new checkpoint, with --output-format v2",
+            happens="python -m spark_app --output-format v2 on a new checkpoint: each output line "
             "names the partition and offset it was read from (v2 Experience-0@3: 4 -> 4)",
-            watch="Count = n runs 1, 2, 3…; every line says Experience-0",
             why="the checkpoint's offsets/N holds one offset per topic-partition the query knows",
             question="How many offsets does offsets/N hold for a topic of one partition?",
-            answer="One, for Experience-0 (checked).",
-            production="offsets/N lists the partitions a query knows: read it to see what a restart "
-            "resumes, partition by partition",
+            answer=f"One, for {topic}-0.",
+            production="offsets/N lists the partitions a query knows: read it to see what a "
+            "restart resumes, partition by partition",
+            giveaway=("one, for",),
+            checks=("offsets/N holds one partition",),
         )
-    )
-    stage.kafka.start()
-    stage.app.start(output_format=_V2)
-    stage.output.wait_for_value(stage.timings.run_for_messages)
-    # The output is written inside the batch, its commit a moment later.
-    known = stage.app.wait_while_up(
-        lambda: _partitions_in_checkpoint(stage) or None, "a committed batch in the checkpoint"
-    )
-    stage.expect(check("offsets/N holds one partition", known == [0], [0], known))
-    _grow_while_running(stage)
-    _grow_while_down(stage)
-    _finish(stage)
-    _recreated_smaller(stage)
+    ):
+        stage.app.start(output_format=_V2)
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+        # The output is written inside the batch, its commit a moment later.
+        known = stage.app.wait_while_up(
+            lambda: _partitions_in_checkpoint(stage) or None, "a committed batch in the checkpoint"
+        )
+        stage.expect(check("offsets/N holds one partition", known == [0], [0], known))
 
-
-def _grow_while_running(stage: Stage) -> None:
-    topic = stage.kafka.topic
-    stage.step(
+    with stage.step(
         Step(
             f"Grow the topic to {GROWN_LIVE} partitions while the query runs",
-            happens=f"python -m kafka_app --partitions {GROWN_LIVE} --grow-partitions: the producer "
-            f"restarts, adds partition 1 (CreatePartitions) and sends every other value to it",
-            watch=f"{topic}-1 appears in the batch lines and in the output (v2 {topic}-1@0: …) "
-            "without a restart of the app",
-            why="the source asks Kafka for the subscription's partitions each time it plans a batch "
-            "(the connector's admin client on every look-up); a partition missing from the last "
-            "offsets/N gets a start of its own: its earliest offset",
+            happens=f"python -m kafka_app --partitions {GROWN_LIVE} --grow-partitions: the "
+            "producer restarts, adds partition 1 (CreatePartitions) and sends every other value "
+            "to it; the app is left running",
+            watch=f"the app's batch lines below: when a range of {topic}-1 first appears, and "
+            "where it starts",
+            why="the source asks Kafka for the subscription's partitions each time it plans a "
+            "batch (the connector's admin client on every look-up); a partition missing from the "
+            "last offsets/N gets a start of its own: its earliest offset",
             production="adding partitions to a topic a query reads needs no restart and loses "
-            "nothing; but a key's next messages may go to another partition (the order "
-            "per key holds only within a partition)",
-            question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when does "
-            "the query read the new partition, and from which offset?",
-            answer="Without a restart: the first batch planned after Kafka added the partition names "
-            "it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
-            f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, "
-            "its earliest, then 1, 2… once each (checked).",
+            "nothing; but a key's next messages may go to another partition (the order per key "
+            "holds only within a partition)",
+            question=f"The topic grows to {GROWN_LIVE} partitions under the running query: when "
+            "does the query read the new partition, and from which offset?",
+            answer="Without a restart: the first batch planned after Kafka added the partition "
+            "names it in offsets/N (in our runs 0.1 to 1 s later, on every stack, often with end "
+            f"offset 0, before any message reached it), and {topic}-1 is read from offset 0, its "
+            "earliest, then 1, 2… once each.",
+            giveaway=("without a restart", "read from offset 0"),
+            checks=(
+                "the running query reads the new partition, no restart",
+                "the new partition is read from its earliest offset",
+                "its offsets are read in order, none skipped or repeated",
+            ),
         )
-    )
+    ):
+        sent_before_grow = _grow_while_running(stage)
+
+    tp = TopicPartition(topic, GROWN_DOWN - 1)
+    with stage.step(
+        Step(
+            f"Stop the app, grow the topic to {GROWN_DOWN} partitions, restart with "
+            "--starting-offsets latest",
+            happens=f"while the app is down the producer adds partition {GROWN_DOWN - 1} and "
+            f"writes at least {WAITING_IN_NEW} messages to it; the app restarts on the same "
+            "checkpoint, told to start new partitions at latest",
+            watch=f"the app's first batch lines below after the restart: the range of {tp}, where "
+            "it starts",
+            why="a restart takes its offsets from the checkpoint; a partition the checkpoint does "
+            "not name is started at its earliest offset, whatever startingOffsets says (that "
+            "option is read for a new query only); a new partition that does not start at 0 "
+            "would be KAFKA_DATA_LOSS.ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO",
+            production="startingOffsets cannot skip the backlog of a partition added while the "
+            "job was down: it is read from its beginning (cap a large one with "
+            "maxOffsetsPerTrigger)",
+            question=f"Restarted with --starting-offsets latest while {tp} already holds "
+            f"{WAITING_IN_NEW} messages: are they read, or skipped?",
+            answer=f"Read: the first batch after the restart starts {tp} at offset 0, its "
+            "earliest, and every message it held is in the output once.",
+            giveaway=("read:", "every message it held"),
+            checks=(
+                "the new partition is read from its earliest offset, not latest",
+                "every message it held before the restart is read, once each",
+            ),
+        )
+    ):
+        _grow_while_down(stage, tp)
+
+    with stage.step(
+        steps.finish(
+            title="Stop the producer, let the app catch up, check the output and the checkpoint",
+            happens="the producer stops; the app reads what is left and is stopped; the scenario "
+            "verifies the output log against what the producer sent, and offsets/N against "
+            "each partition's end offset",
+            why="each partition's offsets are tracked on their own in the checkpoint; the count "
+            "is state, which knows nothing of partitions. Kafka orders messages within a "
+            "partition only: once the producer's mapping spreads values over several "
+            "partitions, a batch returns them partition by partition",
+            production="after adding partitions, check offsets/N lists them all: a partition "
+            "missing there is one the query does not read; and what relied on one partition's "
+            "order (per key, or overall) must not rely on it any more",
+            question="Was any message lost or counted twice while the topic grew twice, and is "
+            "the output still in the order the values were sent?",
+            answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N "
+            f"holds all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
+            "send order while the topic had one partition, not after it grew.",
+            giveaway=("none lost or doubled", "the order is not kept"),
+            checks=(
+                "exactly once",
+                "offsets/N holds every partition at its end offset",
+                "the output follows send order with one partition, not after the grow",
+            ),
+        )
+    ):
+        _finish(stage)
+        stage.expect(_stayed_in_partition_0(stage, sent_before_grow), step=kafka_step)
+
+    with stage.step(
+        Step(
+            "Delete the topic, create it again with 1 partition, restart the app",
+            happens=f"while the app is down the topic's {GROWN_DOWN} partitions and their data "
+            "are deleted (kafka-topics --delete), the topic is created again with one partition "
+            f"and the producer writes at least {WAITING_IN_NEW} messages to it; the app restarts "
+            "on the same checkpoint with failOnDataLoss=true, the default",
+            watch="the app's lines below: a batch line if it reads on, its one-line error if it "
+            "stops",
+            why=f"the checkpoint names {topic}-1 and {topic}-2, which Kafka no longer has: the "
+            "source plans the batch (offsets/N) and then refuses to drop two partitions without a "
+            "word; it checks deleted partitions before a partition whose offset went back "
+            "(PARTITION_OFFSET_CHANGED, the other sign of a recreated topic)",
+            production="a topic recreated under a checkpoint is a new stream: start a new "
+            "checkpoint for it; failOnDataLoss=false is the other way (next step)",
+            question=f"The topic now has 1 partition where the checkpoint knows {GROWN_DOWN}: does "
+            "the restart fail, and with which error?",
+            answer=f"It fails: exit code non-zero with {CONDITION}, naming the partitions that "
+            "disappeared; the batch was planned (offsets/N with one partition) and nothing new "
+            "was written.",
+            giveaway=(CONDITION, "it fails:"),
+            checks=(
+                "the restart fails",
+                "the error is Spark's data-loss condition for deleted partitions",
+                "the error names the partitions that disappeared",
+                "the batch was planned with the new topic's one partition",
+                "nothing new was written",
+            ),
+        )
+    ):
+        planned_end = _recreated_smaller(stage)
+
+    with stage.step(
+        Step(
+            "Restart with --fail-on-data-loss false",
+            happens="the same checkpoint; the batch the failed run planned is replayed first; "
+            "then the producer stops and the app catches up",
+            watch=f"the app's batch lines below: whether they go on, and where {topic}-0's range "
+            "starts",
+            why="with failOnDataLoss=false the source warns (in spark.log) instead of failing: "
+            f"the deleted partitions are dropped, and {topic}-0's range, from the checkpoint's "
+            "offset down to the new topic's end, is negative and dropped too; the next batch "
+            "starts at the end the failed run planned, so the new topic's messages before it are "
+            "never read",
+            production="failOnDataLoss=false trades a failing query for silent gaps: alert on its "
+            "warnings (or the dataLoss metrics) if you set it",
+            question="Restarted with failOnDataLoss=false: does the query go on, and does it read "
+            "the new topic from its first message?",
+            answer="It goes on, but not from the first message: the new topic's messages up to "
+            f"the end the failed run planned ({planned_end} here) are skipped, exactly those; "
+            "every later one is read once.",
+            giveaway=("not from the first message", "are skipped"),
+            checks=("missing values", "every other value once"),
+        )
+    ):
+        _recreated_lenient(stage, planned_end)
+
+
+def _grow_while_running(stage: Stage) -> int:
+    """Grow the topic under the running query; the last value sent before the grow."""
+    topic = stage.kafka.topic
     # The last batch planned before the grow: the highest offsets/N the checkpoint holds.
     before = stage.fact(
         "last_batch_before_grow",
         max(read_checkpoint(stage.folders.checkpoints).offset_ids, default=None),
     )
+    # Every value up to Kafka's latest offset now is in partition 0, the only one so far.
+    sent_before = stage.kafka.window().latest
     stage.kafka.grow_partitions(GROWN_LIVE)
     tp = TopicPartition(topic, 1)
     batch = stage.app.wait_while_up(
@@ -151,32 +298,10 @@ def _grow_while_running(stage: Stage) -> None:
             f"{read[:12]}{'…' if len(read) > 12 else ''}",
         )
     )
+    return sent_before
 
 
-def _grow_while_down(stage: Stage) -> None:
-    topic = stage.kafka.topic
-    tp = TopicPartition(topic, GROWN_DOWN - 1)
-    stage.step(
-        Step(
-            f"Stop the app, grow the topic to {GROWN_DOWN} partitions, restart with "
-            "--starting-offsets latest",
-            happens=f"while the app is down the producer adds partition {GROWN_DOWN - 1} and writes "
-            f"at least {WAITING_IN_NEW} messages to it; the app restarts on the same "
-            "checkpoint, told to start new partitions at latest",
-            watch=f"the first line from {tp} is at offset 0; every message it held is in the output",
-            why="a restart takes its offsets from the checkpoint; a partition the checkpoint does not "
-            "name is started at its earliest offset, whatever startingOffsets says (that option "
-            "is read for a new query only); a new partition that does not start at 0 would be "
-            "KAFKA_DATA_LOSS.ADDED_PARTITION_DOES_NOT_START_FROM_OFFSET_ZERO",
-            production="startingOffsets cannot skip the backlog of a partition added while the job "
-            "was down: it is read from its beginning (cap a large one with "
-            "maxOffsetsPerTrigger)",
-            question=f"Restarted with --starting-offsets latest while {tp} already holds "
-            f"{WAITING_IN_NEW} messages: are they read, or skipped?",
-            answer=f"Read: the first batch after the restart starts {tp} at offset 0, its earliest, "
-            "and every message it held is in the output once (checked).",
-        )
-    )
+def _grow_while_down(stage: Stage, tp: TopicPartition) -> None:
     stage.app.stop()
     stage.kafka.grow_partitions(GROWN_DOWN)
     window = wait_until(
@@ -227,28 +352,6 @@ def _grow_while_down(stage: Stage) -> None:
 
 def _finish(stage: Stage) -> None:
     topic = stage.kafka.topic
-    stage.step(
-        Step(
-            "Stop the producer, let the app catch up, check the output and the checkpoint",
-            happens="the scenario verifies the output log against what the producer sent, and "
-            "offsets/N against each partition's end offset",
-            watch=f"every value once, Count = 1..N; offsets/N names {GROWN_DOWN} partitions; the "
-            "output in send order while the topic had one partition, partition by partition "
-            "within a batch after it grew (a value followed by a smaller one)",
-            why="each partition's offsets are tracked on their own in the checkpoint; the count is "
-            "state, which knows nothing of partitions. Kafka orders messages within a "
-            "partition only: once the producer's mapping spreads values over several "
-            "partitions, a batch returns them partition by partition",
-            production="after adding partitions, check offsets/N lists them all: a partition "
-            "missing there is one the query does not read; and what relied on one "
-            "partition's order (per key, or overall) must not rely on it any more",
-            question="Was any message lost or counted twice while the topic grew twice, and is "
-            "the output still in the order the values were sent?",
-            answer=f"None lost or doubled: every value once with Count = 1..N, and offsets/N holds "
-            f"all {GROWN_DOWN} partitions at their end offsets. The order is not kept: in "
-            "send order while the topic had one partition, not after it grew (all checked).",
-        )
-    )
     total = stage.stop_producer_and_drain()
     ends = [latest for _, latest in stage.kafka.window().per_partition]
     # The console line comes from a listener after the batch's commit, a moment after the output.
@@ -262,6 +365,20 @@ def _finish(stage: Stage) -> None:
     stage.fact("committed_per_partition", committed)
     stage.expect(equals("offsets/N holds every partition at its end offset", committed, ends))
     _expect_order_changed(stage)
+
+
+def _stayed_in_partition_0(stage: Stage, sent_before: int) -> Check:
+    """Values 1..sent_before were sent while the topic had one partition: the output (v2) says
+    each was read from partition 0, after both grows."""
+    early = [m for m in stage.output.message_lines() if m.value and m.value <= sent_before]
+    elsewhere = [m for m in early if m.partition != 0]
+    return check(
+        "the messages sent before the grow stay in partition 0",
+        sent_before > 0 and len(early) == sent_before and not elsewhere,
+        f"values 1..{sent_before} read from partition 0",
+        f"{len(early)} read, {len(elsewhere)} of them from another partition"
+        + (f" (value {elsewhere[0].value} from {elsewhere[0].partition})" if elsewhere else ""),
+    )
 
 
 def _expect_order_changed(stage: Stage) -> None:
@@ -286,31 +403,10 @@ def _expect_order_changed(stage: Stage) -> None:
     )
 
 
-def _recreated_smaller(stage: Stage) -> None:
+def _recreated_smaller(stage: Stage) -> int:
+    """The topic recreated with one partition under the checkpoint: the restart fails; the end
+    offset of the new topic's partition in the batch it planned."""
     topic = stage.kafka.topic
-    condition = PartitionsDeletedError.token
-    stage.step(
-        Step(
-            "Delete the topic, create it again with 1 partition, restart the app",
-            happens=f"while the app is down the topic's {GROWN_DOWN} partitions and their data are "
-            "deleted (kafka-topics --delete), the topic is created again with one partition "
-            f"and the producer writes at least {WAITING_IN_NEW} messages to it; the app "
-            "restarts on the same checkpoint with failOnDataLoss=true, the default",
-            watch=f"it exits non-zero with {condition}; offsets/N for the new batch is written, "
-            "commits/N is not",
-            why=f"the checkpoint names {topic}-1 and {topic}-2, which Kafka no longer has: the "
-            "source plans the batch (offsets/N) and then refuses to drop two partitions without "
-            "a word; it checks deleted partitions before a partition whose offset went back "
-            "(PARTITION_OFFSET_CHANGED, the other sign of a recreated topic)",
-            production="a topic recreated under a checkpoint is a new stream: start a new "
-            "checkpoint, or accept the loss with failOnDataLoss=false (next step)",
-            question=f"The topic now has 1 partition where the checkpoint knows {GROWN_DOWN}: does "
-            "the restart fail, and with which error?",
-            answer=f"It fails: exit code non-zero with {condition}, naming the partitions that "
-            "disappeared; the batch was planned (offsets/N with one partition) and nothing "
-            "new was written (all checked).",
-        )
-    )
     written = stage.output.verify().highest
     stage.kafka.recreate_topic(1)
     window = wait_until(
@@ -330,7 +426,7 @@ def _recreated_smaller(stage: Stage) -> None:
         check(
             "the error is Spark's data-loss condition for deleted partitions",
             isinstance(named, PartitionsDeletedError),
-            condition,
+            CONDITION,
             str(named)[:200] if named else "no error line",
         )
     )
@@ -366,32 +462,12 @@ def _recreated_smaller(stage: Stage) -> None:
             f"highest {after.highest}",
         )
     )
-    _recreated_lenient(stage, pending[TopicPartition(topic, 0)] if pending else 0)
+    return pending[TopicPartition(topic, 0)] if pending else 0
 
 
 def _recreated_lenient(stage: Stage, planned_end: int) -> None:
-    topic = stage.kafka.topic
     first_new = (stage.output.verify().highest or 0) + 1
     lost = ValueRange(first_new, first_new + planned_end - 1)
-    stage.step(
-        Step(
-            "Restart with --fail-on-data-loss false",
-            happens="the same checkpoint; the batch the failed run planned is replayed first",
-            watch=f"warnings in spark.log (partitions deleted, {topic}-0's offset changed); the "
-            "output goes on with the new topic's messages after the planned batch's end",
-            why="with failOnDataLoss=false the source warns instead of failing: the deleted "
-            f"partitions are dropped, and {topic}-0's range, from the checkpoint's offset down "
-            "to the new topic's end, is negative and dropped too; the next batch starts at the "
-            "end the failed run planned, so the new topic's messages before it are never read",
-            production="failOnDataLoss=false trades a failing query for silent gaps: alert on its "
-            "warnings (or the dataLoss metrics) if you set it",
-            question="Restarted with failOnDataLoss=false: does the query go on, and does it read "
-            "the new topic from its first message?",
-            answer="It goes on, but not from the first message: the new topic's messages up to the "
-            f"end the failed run planned ({planned_end} here) are skipped, exactly those; every "
-            "later one is read once (checked).",
-        )
-    )
     stage.fact("recreated_skipped", [lost.first, lost.last] if planned_end else [])
     stage.app.start(output_format=_V2, fail_on_data_loss=False)
     stage.output.wait_for_value(first_new + planned_end + 1)
@@ -475,6 +551,8 @@ SCENARIO = Scenario(
     "with KAFKA_DATA_LOSS.PARTITIONS_DELETED, and with failOnDataLoss=false it goes on, "
     "skipping the new topic's first messages.",
     origin="production: changing a live job",
+    about="partitions added to a topic a stateful query reads, once while it runs and once while "
+    "it is down; then the topic recreated with fewer",
     run=run,
     takes="about 1.5 min: four Spark starts, partitions added while the query runs and while "
     "it is down, then the topic recreated smaller",

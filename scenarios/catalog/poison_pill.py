@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, equals
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
@@ -29,6 +30,7 @@ from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, supervisor_lin
 __all__ = ["SCENARIO", "StuckBatch", "run"]
 
 CRASH_EXIT_CODE = 255  # what the seed's Runtime.getRuntime.halt(-1) looks like to a shell
+GIVE_UP_AFTER = 2  # the supervisor's crashes in a row at the same checkpoint before it stops
 
 
 @dataclass(frozen=True)
@@ -79,140 +81,229 @@ def _stuck_batch(stage: Stage) -> StuckBatch:
 
 def run(stage: Stage) -> None:
     restarts = 2 if stage.settings.fast else 3
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens="endless retention, so nothing here is about Kafka deleting data",
-            watch="the producer's latest offset keeps growing through everything that follows",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and the producer; endless retention, so nothing here is about Kafka "
+            "deleting data",
             why="the messages wait in Kafka; what goes wrong happens in the app",
-            question="While the app crashes again and again, will Kafka's latest offset stop?",
-            answer="No: the producer goes on, so the backlog grows with every crash.",
             production="alert on consumer lag: a crash-looping job shows as lag that only grows",
+            question="The producer sends 1, 2, 3, … as it runs. At which offset of the topic "
+            "will value v be?",
+            answer="At offset v-1: the topic's first offset is 0 and each message takes the "
+            "next one, so the poison pill will sit at its value minus one.",
+            giveaway=("offset v-1",),
+            checks=("value v sits at offset v-1",),
         )
-    )
-    stage.kafka.start()
-    stage.step(
-        Step(
-            "Start the Spark app with a bug: it crashes on every negative key",
-            happens="python -m spark_app --on-negative-key crash-always",
-            watch="Count = n lines as usual: the bug sleeps until the bad record comes",
+    ):
+        stage.kafka.start()
+        # Three messages at least, so that the check reads more than the first one.
+        stage.kafka.wait_for_latest(3, "three messages in the topic")
+        values = stage.kafka.values_in_topic()
+        in_order = bool(values) and values == list(range(1, len(values) + 1))
+        stage.expect(
+            check(
+                "value v sits at offset v-1",
+                in_order,
+                "values 1, 2, 3… from the topic's first offset, 0",
+                f"values 1..{len(values)} in order" if in_order else f"values {values[:5]}…",
+            )
+        )
+
+    with stage.step(
+        steps.first_start(
+            title="Start the Spark app with a bug: it crashes on every negative key",
+            happens="python -m spark_app --on-negative-key crash-always, on a new checkpoint",
+            watch="the app's batch lines below: `batch N: Experience-0 [from, until) rows=… "
+            "count=…`, one per batch",
             why="a poison pill is data the code cannot handle; it is harmless until it arrives",
             question="Before any negative key arrives, will anything look wrong?",
-            answer="No: Count = n lines as usual; the bug waits for the bad record.",
-            production="test the job on malformed input (negative, null, oversized) before it meets it "
-            "in production",
+            answer="No: every value is written once with its count, as usual; the bug waits for "
+            "the bad record.",
+            production="test the job on malformed input (negative, null, oversized) before it "
+            "meets it in production",
+            giveaway=("as usual", "waits for the bad record"),
+            checks=("the app counts as usual before the poison pill",),
         )
-    )
-    stage.app.start(on_negative_key="crash-always")
-    stage.output.wait_for_value(stage.timings.run_for_messages)
-
-    value = _send_poison(stage)
-    first = _crash(stage, value, "first crash")
-    stage.expect(
-        check(
-            "the pending batch holds the poison pill",
-            first.holds_offset(value - 1),
-            f"offset {value - 1} (value {value}) inside the pending range",
-            first.describe(),
+    ):
+        stage.app.start(on_negative_key="crash-always")
+        report = stage.output.wait_for_value(stage.timings.run_for_messages)
+        stage.expect(
+            check(
+                "the app counts as usual before the poison pill",
+                report.ok,
+                "every value once, counts consistent",
+                "; ".join(report.summary_lines()[1:]),
+            )
         )
-    )
-    stage.expect(
-        check(
-            "the poison pill is not in the output",
-            (first.highest_written or 0) < value,
-            f"highest value written below {value}",
-            f"highest value {first.highest_written}",
-        )
-    )
 
-    _crash_loop(stage, value, first, restarts)
-    stage.fact("crash_restarts", restarts)
-    _supervisor_gives_up(stage, first)
-    _fix_and_finish(stage, value, first)
-
-
-def _send_poison(stage: Stage) -> int:
-    stage.step(
-        Step(
-            "Press Enter in the producer: the next key is negative",
-            happens="one message with a negative key (its value stays positive)",
-            watch="the Spark app exits 255 in the middle of the batch holding it",
-            why="with crash-always the bug is in the code, not in the moment: it will hit again",
+    with stage.step(
+        steps.negative_key(
+            happens="one message with a negative key (its value stays positive); the app runs "
+            "the crash-always code",
+            watch="the app's lines below: its batch lines, and its last line if it stops",
+            why="with crash-always the bug is in the code, not in the moment: the same record meets "
+            "the same code on every replay",
             production="validate input at the edge; route records you cannot handle to a "
             "dead-letter topic instead of throwing",
             question="Where will the app stop, and will the poison pill be in the output?",
-            answer="It exits 255 on `Negative key -v`; the pending batch holds the pill's offset and "
-            "the pill is not in the output (all checked).",
+            answer=f"It exits {CRASH_EXIT_CODE} on `Negative key -v`, in the middle of a batch: the "
+            "pending batch holds the pill's offset, and the pill is not in the output.",
+            giveaway=("pending batch holds", "not in the output"),
+            checks=(
+                "the app crashed on the poison pill",
+                "the pending batch holds the poison pill",
+                "the poison pill is not in the output",
+            ),
         )
-    )
-    value = stage.fact("poison_value", stage.kafka.send_negative_key())
-    stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
-    return value
-
-
-def _crash_loop(stage: Stage, value: int, first: StuckBatch, restarts: int) -> None:
-    """Restart with the same code `restarts` times: each crash leaves the checkpoint as it was."""
-    stage.step(
-        Step(
-            f"Restart {restarts} times without changing the code",
-            happens="the same command again: the app starts, replays the pending batch, meets the "
-            "same negative key and dies",
-            watch="after each crash the checkpoint shows the same pending batch with the same "
-            "offsets and no new commit, while Kafka's latest offset moves on",
-            why="a restart runs the last uncommitted batch again with exactly the offsets in "
-            "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
-            production="a supervisor that restarts the job blindly turns this into a crash loop: "
-            "alert when restarts keep failing at the same batch id",
-            question="Will restarting the same code get past the poison pill?",
-            answer="No: each restart crashes on the same key, with the same pending batch and offsets, "
-            "and the output log the same size as after the first crash (checked).",
-        )
-    )
-    for number in range(1, restarts + 1):
-        lag_before = stage.kafka.window().latest
-        stage.app.start(on_negative_key="crash-always")
-        again = _crash(stage, value, f"restart {number}")
-        stage.say(
-            f"Kafka's latest offset was {lag_before} at the restart and is "
-            f"{stage.kafka.window().latest} now; the app has not moved past batch {again.batch_id}"
-        )
+    ):
+        value = stage.fact("poison_value", stage.kafka.send_negative_key())
+        stage.say(f"the producer sent key -{value} with value {value} at offset {value - 1}")
+        first = _crash(stage, value, "first_crash")
         stage.expect(
             check(
-                "same pending batch, same offsets",
-                again.same_place(first),
+                "the pending batch holds the poison pill",
+                first.holds_offset(value - 1),
+                f"offset {value - 1} (value {value}) inside the pending range",
                 first.describe(),
-                again.describe(),
-            ),
+            )
         )
         stage.expect(
             check(
-                "the output log is the same as after the first crash",
-                again.log_bytes == first.log_bytes,
-                f"{first.log_bytes} bytes (the half-written batch rolled back and written again)",
-                f"{again.log_bytes} bytes",
-            ),
+                "the poison pill is not in the output",
+                (first.highest_written or 0) < value,
+                f"highest value written below {value}",
+                f"highest value {first.highest_written}",
+            )
         )
 
+    for number in range(1, restarts + 1):
+        with stage.step(
+            Step(
+                f"Restart without changing the code ({number} of {restarts})",
+                happens="the same command, the same code, on the same checkpoint; after the app "
+                "exits, the scenario reads its checkpoint",
+                watch="the app's lines below: its start, and how it ends; the producer's latest "
+                "number going on",
+                why="a restart runs the last uncommitted batch again with exactly the offsets in "
+                "offsets/N; Spark has no way to skip a batch that fails, so it fails forever",
+                production="a supervisor that restarts the job blindly turns this into a crash "
+                "loop: alert when restarts keep failing at the same batch id",
+                question="The restart replays the pending batch with the same code. After it "
+                "exits, will the checkpoint and the output log be as after the first crash, or "
+                "will something have moved?",
+                answer="As after the first crash: it crashes on the same key, with the same "
+                "pending batch and offsets, and the output log the same size (the half-written "
+                "batch rolled back and written again).",
+                giveaway=("same pending batch", "same size"),
+                checks=(
+                    "the app crashed on the poison pill",
+                    "same pending batch, same offsets",
+                    "the output log is the same as after the first crash",
+                ),
+            )
+        ):
+            _restart_and_crash(stage, value, first, number)
+    stage.fact("crash_restarts", restarts)
 
-def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
-    """The same bug under `--supervise`: restarts with backoff, then a stop, not a loop."""
-    tries = 2
-    stage.step(
+    with stage.step(
         Step(
-            f"Run it under a supervisor: python -m spark_app --supervise --give-up-after {tries}",
-            happens="the supervisor restarts the app after each crash, waiting 1 s, 2 s, ... between "
-            "tries, and reads the checkpoint after each one",
-            watch=f"after {tries} crashes with the checkpoint at the same pending batch it prints "
-            "`giving up` with the batch and the last error, and exits with the app's code",
+            f"Run it under a supervisor: python -m spark_app --supervise --give-up-after "
+            f"{GIVE_UP_AFTER}",
+            happens="the supervisor starts the app, restarts it after each crash, waiting 1 s, "
+            "2 s, ... between tries, and reads the checkpoint after each one",
+            watch="the app's lines below, and the supervisor's own lines between its tries",
             why="a crash that leaves the checkpoint where it was will happen again on the next "
             "restart; restarting forever only hides the bug and burns resources",
             production="spark-submit --supervise restarts a failed driver forever: alert on "
             "restarts at the same batch id, and cap them (this supervisor's rule)",
-            question="Will the supervisor restart the app forever?",
-            answer=f"No: after {tries} crashes at the same pending batch it says `giving up` "
-            f"and exits {CRASH_EXIT_CODE}; the checkpoint has not moved (checked)",
+            question="--give-up-after counts crashes that leave the checkpoint where it was. Will "
+            "the supervisor give up here, with which exit code, and where will the checkpoint be?",
+            answer=f"It gives up: after {GIVE_UP_AFTER} crashes at the same pending batch it says "
+            f"`giving up` with the batch and the last error, and exits {CRASH_EXIT_CODE}, the "
+            "app's own code; the checkpoint has not moved.",
+            giveaway=("it gives up", "has not moved"),
+            checks=(
+                "the supervisor gives up on the crash loop",
+                "the checkpoint did not move under the supervisor",
+            ),
         )
+    ):
+        _supervisor_gives_up(stage, first)
+
+    with stage.step(
+        Step(
+            "Fix the code and restart from the same checkpoint",
+            happens="python -m spark_app --on-negative-key ignore: a negative key is now an "
+            "ordinary message, written and counted like the others",
+            watch="the app's first batch line below: its batch number and its ranges [from, until)",
+            why="code inside foreachBatch may change between restarts of the same checkpoint; "
+            "offsets and state stay valid, so nothing is lost and nothing is redone twice",
+            production="fix forward and keep the checkpoint: deleting it to get past a poison "
+            "pill loses the state and skips or repeats data (see checkpoint-reset)",
+            question="With the fixed code on the same checkpoint, which batch runs first, and "
+            "with which offsets?",
+            answer="The stuck batch, with its original offsets, and this time it commits; the "
+            "backlog follows.",
+            giveaway=("the stuck batch,", "original offsets"),
+            checks=("the stuck batch is committed with its original offsets",),
+        )
+    ):
+        _fixed_restart(stage, first)
+
+    with stage.step(
+        steps.finish(
+            why="the fixed code counts the negative-key message (ignore means: do not crash), so "
+            "the final count is every message sent",
+            question="How many times will the poison pill's value be in the output at the end?",
+            answer="Once, as `-v -> v`, and every other value once too.",
+            production="after fixing forward, check the sink once more: the bad record's id "
+            "exactly once",
+            giveaway=("once, as",),
+            checks=("exactly once", "the poison pill is written once"),
+        )
+    ):
+        stage.finish_exactly_once()
+        written = stage.output.negative_key_lines(value)
+        stage.expect(
+            equals(
+                "the poison pill is written once",
+                written,
+                1,
+                lambda n: f"{n} line(s) `-{value} -> {value}`",
+            )
+        )
+
+
+def _restart_and_crash(stage: Stage, value: int, first: StuckBatch, number: int) -> None:
+    """Restart with the same code: the crash leaves the checkpoint as it was."""
+    lag_before = stage.kafka.window().latest
+    stage.app.start(on_negative_key="crash-always")
+    again = _crash(stage, value, f"restart_{number}")
+    stage.say(
+        f"Kafka's latest offset was {lag_before} at the restart and is "
+        f"{stage.kafka.window().latest} now; the app has not moved past batch {again.batch_id}"
     )
+    stage.expect(
+        check(
+            "same pending batch, same offsets",
+            again.same_place(first),
+            first.describe(),
+            again.describe(),
+        ),
+    )
+    stage.expect(
+        check(
+            "the output log is the same as after the first crash",
+            again.log_bytes == first.log_bytes,
+            f"{first.log_bytes} bytes (the half-written batch rolled back and written again)",
+            f"{again.log_bytes} bytes",
+        ),
+    )
+
+
+def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
+    """The same bug under `--supervise`: restarts with backoff, then a stop, not a loop."""
+    tries = GIVE_UP_AFTER
     stage.app.start(
         on_negative_key="crash-always", supervise=True, give_up_after=tries, max_backoff_sec=2.0
     )
@@ -243,7 +334,8 @@ def _supervisor_gives_up(stage: Stage, first: StuckBatch) -> None:
     )
 
 
-def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
+def _crash(stage: Stage, value: int, fact: str) -> StuckBatch:
+    """Wait for the app's crash on the poison pill; the checkpoint it left, recorded as `fact`."""
     code = stage.app.wait_exit(kind="crash")
     named = crash_line_in(stage.app.output())
     stage.expect(
@@ -259,7 +351,7 @@ def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
     stuck = _stuck_batch(stage)
     stage.say(f"checkpoint after the crash: {stuck.describe()}")
     stage.fact(
-        phase.replace(" ", "_"),
+        fact,
         {
             "batch": stuck.batch_id,
             "last_commit": stuck.last_commit,
@@ -271,24 +363,8 @@ def _crash(stage: Stage, value: int, phase: str) -> StuckBatch:
     return stuck
 
 
-def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
-    stage.step(
-        Step(
-            "Fix the code and restart from the same checkpoint",
-            happens="python -m spark_app --on-negative-key ignore: a negative key is now an ordinary "
-            "message, written and counted like the others",
-            watch=f"batch {stuck.batch_id} runs once more with the same offsets and is committed; "
-            "the backlog follows; the count goes on from the state",
-            why="code inside foreachBatch may change between restarts of the same checkpoint; "
-            "offsets and state stay valid, so nothing is lost and nothing is redone twice",
-            production="fix forward and keep the checkpoint: deleting it to get past a poison pill "
-            "loses the state and skips or repeats data (see checkpoint-reset)",
-            question="With the fixed code on the same checkpoint, which batch runs first, and with "
-            "which offsets?",
-            answer="The stuck batch, with its original offsets, and this time it commits (checked); the "
-            "backlog follows and the count goes on.",
-        )
-    )
+def _fixed_restart(stage: Stage, stuck: StuckBatch) -> None:
+    """The fixed code on the same checkpoint: the stuck batch commits with its offsets."""
     stage.app.start(on_negative_key="ignore")
     stage.output.wait_for_value(stage.kafka.window().latest)
     done = {b.batch_id: b for b in committed_batches(stage.folders.checkpoints)}
@@ -303,29 +379,6 @@ def _fix_and_finish(stage: Stage, value: int, stuck: StuckBatch) -> None:
             else f"commits/{batch.batch_id}, end {offsets_to_text(batch.end or {})}",
         )
     )
-    stage.step(
-        Step(
-            "Stop the producer, let the app catch up, check the output log",
-            happens="the scenario verifies the whole log",
-            watch=f"every value once; the poison pill appears once as `-{value} -> {value}`",
-            why="the fixed code counts the negative-key message (ignore means: do not crash), so "
-            "the final count is every message sent",
-            question="How many times will the poison pill's value be in the output at the end?",
-            answer="Once, as `-v -> v`, and every other value once too (both checked).",
-            production="after fixing forward, check the sink once more: the bad record's id exactly "
-            "once",
-        )
-    )
-    stage.finish_exactly_once()
-    written = stage.output.negative_key_lines(value)
-    stage.expect(
-        equals(
-            "the poison pill is written once",
-            written,
-            1,
-            lambda n: f"{n} line(s) `-{value} -> {value}`",
-        )
-    )
 
 
 SCENARIO = Scenario(
@@ -336,5 +389,6 @@ SCENARIO = Scenario(
     "the loop instead of restarting forever; restarting with the fixed code "
     "(--on-negative-key ignore) on the same checkpoint gets past it, exactly once.",
     origin="seed 001 crash",
+    about="a record the Spark app's code cannot handle",
     run=run,
 )

@@ -21,6 +21,7 @@ Usage: `python -m scenarios run query-changes --fast`
 
 from __future__ import annotations
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check, equals, exactly_once
 from scenarios.checker.verify import VerifyReport
 from scenarios.engine.scenario import Scenario
@@ -38,58 +39,177 @@ _SECOND_TOPIC_MESSAGES = 5
 
 
 def run(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Start Kafka and the producer, then run the app once on a new checkpoint",
-            happens="endless retention; python -m spark_app with its defaults (shuffle partitions 1, "
-            "no cap, subscribe to one topic) writes the checkpoint every later run reuses",
-            watch="Count = n runs 1, 2, 3…",
-            why="the first start of a checkpoint records the query's settings with its first offsets",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and the producer; topic retention one hour, longer than the whole "
+            "run",
+            why="every restart below resumes from the offsets its checkpoint holds: they must "
+            "still be in Kafka",
+            question="The producer sends 1, 2, 3, … as it runs. At which offset of the topic "
+            "will value v be?",
+            answer="At offset v-1: the topic's first offset is 0 and each message takes the "
+            "next one; every restart below resumes at an offset its checkpoint names.",
+            giveaway=("offset v-1",),
+            checks=("value v sits at offset v-1",),
+        )
+    ):
+        stage.kafka.start()
+        # Three messages at least, so that the check reads more than the first one.
+        stage.kafka.wait_for_latest(3, "three messages in the topic")
+        values = stage.kafka.values_in_topic()
+        in_order = bool(values) and values == list(range(1, len(values) + 1))
+        stage.expect(
+            check(
+                "value v sits at offset v-1",
+                in_order,
+                "values 1, 2, 3… from the topic's first offset, 0",
+                f"values 1..{len(values)} in order" if in_order else f"values {values[:5]}…",
+            )
+        )
+
+    with stage.step(
+        steps.first_start(
+            title="Run the app once on a new checkpoint",
+            happens="python -m spark_app with its defaults (shuffle partitions 1, no cap, "
+            "subscribe to one topic) on a new checkpoint, stopped after a few values: the "
+            "checkpoint every later run reuses",
+            why="the first start of a checkpoint records the query's settings with its first "
+            "offsets",
             question="Which of the query's settings does the new checkpoint record?",
-            answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among them, "
-            "in every offsets/N's metadata line (checked: 1 here), beside the offsets.",
+            answer="The SQL settings that shape its state, spark.sql.shuffle.partitions among "
+            "them (1 here), in every offsets/N's metadata line, beside the offsets.",
             production="read offsets/N's metadata line before a deploy: it is what a restart keeps",
+            giveaway=("shape its state", "metadata line"),
+            checks=("the checkpoint records the shuffle partitions",),
         )
-    )
-    stage.kafka.start()
-    stage.app.start()
-    stage.output.wait_for_value(stage.timings.run_for_messages)
-    stage.app.stop()
-    pinned = read_checkpoint(stage.folders.checkpoints).conf.get(SHUFFLE_KEY)
-    stage.expect(
-        equals(
-            "the checkpoint records the shuffle partitions",
-            pinned,
-            "1",
-            lambda n: f"{SHUFFLE_KEY}={n} in offsets/N",
+    ):
+        stage.app.start()
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+        stage.app.stop()
+        pinned = read_checkpoint(stage.folders.checkpoints).conf.get(SHUFFLE_KEY)
+        stage.expect(
+            equals(
+                "the checkpoint records the shuffle partitions",
+                pinned,
+                "1",
+                lambda n: f"{SHUFFLE_KEY}={n} in offsets/N",
+            )
         )
-    )
-    uncapped = _shuffle_partitions(stage)
-    _max_offsets(stage, uncapped)
-    topics = _second_topic(stage)
-    _pattern(stage, topics)
+
+    with stage.step(
+        Step(
+            f"Restart with --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
+            happens=f"the session is built with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; the "
+            "checkpoint says 1",
+            watch="the app's batch lines below: whether it runs on, and where its ranges start",
+            why="the state is split by the shuffle partitions: a key's state lives in the "
+            "partition its hash picks, so another number would look for it in the wrong store; "
+            "Spark takes the checkpoint's value over the session's, without a word on the console",
+            production="to change the shuffle partitions of a stateful query, start a new "
+            "checkpoint (and rebuild or migrate the state); on the old one the new value is "
+            "ignored",
+            question=f"Restarted with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}: does Spark "
+            "continue, refuse, or continue and do something else?",
+            answer="It continues and silently does something else: the batches after the restart "
+            f"are recorded with {SHUFFLE_KEY}=1 and the state keeps one partition; every value "
+            "once so far.",
+            giveaway=("silently", "keeps one partition"),
+            checks=(
+                "the batches after the restart keep the checkpoint's value",
+                "the state keeps one partition",
+                "exactly once",
+            ),
+        )
+    ):
+        uncapped = _shuffle_partitions(stage)
+
+    with stage.step(
+        Step(
+            f"Restart with --max-offsets-per-trigger {CAP}",
+            happens=f"python -m spark_app --max-offsets-per-trigger {CAP} on the same checkpoint, "
+            "with the backlog sent while it restarts; uncapped, the last restart's largest batch "
+            f"read {uncapped.rows} rows",
+            watch="the app's batch lines below: the rows=… of each batch after the restart",
+            why="a rate limit is read by the source when it plans each batch: the checkpoint "
+            "holds offsets, not the limit, so a new one counts from the next batch planned; a "
+            "batch the last run planned but did not commit (in offsets/N) is replayed exactly, "
+            "with the size it recorded, to keep exactly-once",
+            production="set maxOffsetsPerTrigger before a known backlog (a long outage, a replay) "
+            "and lift it afterwards: both are plain restarts",
+            question=f"Restarted with maxOffsetsPerTrigger={CAP}: does the cap apply at once, and "
+            "does the count go on?",
+            answer=f"From the next batch planned: every batch planned after the restart reads at "
+            f"most {CAP} rows, and the backlog takes several of them; the count goes on, every "
+            "value once.",
+            giveaway=("from the next batch planned", f"at most {CAP} rows"),
+            checks=(
+                "every batch planned after the restart reads at most the cap",
+                "the backlog took several capped batches",
+                "exactly once",
+            ),
+        )
+    ):
+        _max_offsets(stage, uncapped)
+
+    topic = stage.kafka.topic
+    second = f"{topic}-more"
+    topics = f"{topic},{second}"
+    with stage.step(
+        Step(
+            f"Restart subscribed to a second topic: --topic {topics}",
+            happens=f"topic {second} is created with {_SECOND_TOPIC_MESSAGES} messages (values "
+            "more-1…, not whole numbers); then the app restarts subscribed to both topics",
+            watch=f"the app's batch lines below: a range of {second}-0 beside {topic}-0's, where "
+            "it starts, and the rows=…",
+            why="the checkpoint holds offsets per topic-partition; a partition it has never seen "
+            "gets a start of its own, and the source starts new partitions at their earliest "
+            "offset, whatever startingOffsets says (that option counts for a new query only)",
+            production="adding a topic is a restart, and the new topic is read from its "
+            "beginning: if it holds years of data, that is the first batch (cap it with "
+            "maxOffsetsPerTrigger)",
+            question=f"Restarted with a second topic in subscribe, does Spark continue, refuse, "
+            f"or skip what {second} already holds?",
+            answer=f"It continues and reads {second} from its earliest offset: all "
+            f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count takes them in, every "
+            f"{topic} value once.",
+            giveaway=("from its earliest offset", "of its messages once"),
+            checks=(
+                "second-topic messages read once each",
+                "every value once, the count takes both topics in",
+            ),
+        )
+    ):
+        _second_topic(stage, second, topics)
+
+    pattern = f"{topic}(-more)?"
+    with stage.step(
+        Step(
+            f"Restart with subscribePattern {pattern} instead of subscribe {topics}",
+            happens="the same two topics, named by a pattern: the source's kind of subscription "
+            "changes, the topic-partitions do not; then the producer stops and the app catches "
+            "up",
+            watch="the app's batch lines below: where each partition's range starts after the "
+            "restart",
+            why="the checkpoint's offsets name topic-partitions, not how they were subscribed: a "
+            "pattern that finds the same partitions resumes from the same offsets",
+            production="switching to a pattern is a restart; check what the pattern matches today "
+            "(a topic created later that matches it joins, from its earliest offset)",
+            question="Restarted with subscribePattern over the same two topics: does Spark "
+            "continue, refuse, or read the second topic again?",
+            answer="It continues from the checkpoint's offsets: no second-topic message read "
+            "again, every value once, the count taking both topics in.",
+            giveaway=("continues from the checkpoint's offsets", "read again"),
+            checks=(
+                "second-topic messages read once each",
+                "every value once, the count takes both topics in",
+            ),
+        )
+    ):
+        _pattern(stage, pattern)
 
 
 def _shuffle_partitions(stage: Stage) -> BatchLine:
-    stage.step(
-        Step(
-            f"Restart with --shuffle-partitions {NEW_SHUFFLE_PARTITIONS}",
-            happens=f"the session is built with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}; the checkpoint "
-            f"says 1",
-            watch=f"the app continues; the offsets/N it writes now still say {SHUFFLE_KEY}=1 and "
-            "the state stays in state/0/0 alone",
-            why="the state is split by the shuffle partitions: a key's state lives in the partition "
-            "its hash picks, so another number would look for it in the wrong store; Spark takes "
-            "the checkpoint's value over the session's, without a word on the console",
-            production="to change the shuffle partitions of a stateful query, start a new checkpoint "
-            "(and rebuild or migrate the state); on the old one the new value is ignored",
-            question=f"Restarted with {SHUFFLE_KEY}={NEW_SHUFFLE_PARTITIONS}: does Spark continue, "
-            "refuse, or continue and do something else?",
-            answer="It continues and silently does something else: the batches after the restart are "
-            f"recorded with {SHUFFLE_KEY}=1 and the state keeps one partition (both checked); "
-            "every value once so far (checked).",
-        )
-    )
+    """Restart asking for more shuffle partitions; the largest (uncapped) batch it ran."""
     before = read_checkpoint(stage.folders.checkpoints).last_committed_id
     stage.app.start(shuffle_partitions=NEW_SHUFFLE_PARTITIONS)
     stage.output.wait_for_more(3)
@@ -128,25 +248,6 @@ def _shuffle_partitions(stage: Stage) -> BatchLine:
 
 
 def _max_offsets(stage: Stage, uncapped: BatchLine) -> None:
-    stage.step(
-        Step(
-            f"Restart with --max-offsets-per-trigger {CAP}",
-            happens=f"the backlog sent while the app restarts is read {CAP} offsets per batch; "
-            f"uncapped, the last restart's largest batch read {uncapped.rows} rows",
-            watch=f"rows={CAP} on the batch lines until the app has caught up",
-            why="a rate limit is read by the source when it plans each batch: the checkpoint holds "
-            "offsets, not the limit, so a new one counts from the next batch planned; a batch "
-            "already in offsets/N is replayed exactly, to keep exactly-once",
-            production="set maxOffsetsPerTrigger before a known backlog (a long outage, a replay) "
-            "and lift it afterwards: both are plain restarts",
-            question=f"Restarted with maxOffsetsPerTrigger={CAP}: does the cap apply at once, and "
-            "does the count go on?",
-            answer=f"From the next batch planned: every batch planned after the restart reads at "
-            f"most {CAP} rows, and the backlog took several of them; a batch the last run "
-            f"had planned but not committed is replayed first with the size it recorded, "
-            f"uncapped; the count goes on, every value once (checked).",
-        )
-    )
     # A batch the last run planned (offsets/N) but did not commit is replayed with the offsets
     # it recorded, whatever the cap: only batches planned from now on are capped.
     replayed = read_checkpoint(stage.folders.checkpoints).pending_id
@@ -192,30 +293,7 @@ def _max_offsets(stage: Stage, uncapped: BatchLine) -> None:
     stage.expect(exactly_once(report, report.highest or 0))
 
 
-def _second_topic(stage: Stage) -> str:
-    topic = stage.kafka.topic
-    second = f"{topic}-more"
-    topics = f"{topic},{second}"
-    stage.step(
-        Step(
-            f"Restart subscribed to a second topic: --topic {topics}",
-            happens=f"topic {second} is created with {_SECOND_TOPIC_MESSAGES} messages (values "
-            f"more-1…, not whole numbers) before the restart",
-            watch=f"the {second} lines appear in the output once each; the count takes them in; "
-            f"the {topic} values go on where they were",
-            why="the checkpoint holds offsets per topic-partition; a partition it has never seen "
-            "gets a start of its own, and the source starts new partitions at their earliest "
-            "offset, whatever startingOffsets says (that option counts for a new query only)",
-            production="adding a topic is a restart, and the new topic is read from its beginning: "
-            "if it holds years of data, that is the first batch (cap it with "
-            "maxOffsetsPerTrigger)",
-            question=f"Restarted with a second topic in subscribe, does Spark continue, refuse, or "
-            f"skip what {second} already holds?",
-            answer=f"It continues and reads {second} from its earliest offset: all "
-            f"{_SECOND_TOPIC_MESSAGES} of its messages once, the count goes on, every "
-            f"{topic} value once (checked).",
-        )
-    )
+def _second_topic(stage: Stage, second: str, topics: str) -> None:
     stage.kafka.add_topic(
         second, [TopicRecord(f"more-{n}") for n in range(1, _SECOND_TOPIC_MESSAGES + 1)]
     )
@@ -226,28 +304,9 @@ def _second_topic(stage: Stage) -> str:
     report = stage.output.verify()
     stage.fact("second_topic_messages_read", report.foreign_messages)
     _expect_counted(stage, report, _SECOND_TOPIC_MESSAGES)
-    return topics
 
 
-def _pattern(stage: Stage, topics: str) -> None:
-    topic = stage.kafka.topic
-    pattern = f"{topic}(-more)?"
-    stage.step(
-        Step(
-            f"Restart with subscribePattern {pattern} instead of subscribe {topics}",
-            happens="the same two topics, named by a pattern: the source's kind of subscription "
-            "changes, the topic-partitions do not",
-            watch=f"the {topic} values go on where they were; no {topic}-more message appears again",
-            why="the checkpoint's offsets name topic-partitions, not how they were subscribed: a "
-            "pattern that finds the same partitions resumes from the same offsets",
-            production="switching to a pattern is a restart; check what the pattern matches today "
-            "(a topic created later that matches it joins, from its earliest offset)",
-            question="Restarted with subscribePattern over the same two topics: does Spark continue, "
-            "refuse, or read the second topic again?",
-            answer="It continues from the checkpoint's offsets: no second-topic message read again, "
-            "every value once (checked).",
-        )
-    )
+def _pattern(stage: Stage, pattern: str) -> None:
     stage.app.start(subscribe_pattern=pattern)
     stage.output.wait_for_value(stage.kafka.window().latest + 2)
     total = stage.stop_producer_and_drain()
@@ -293,6 +352,8 @@ SCENARIO = Scenario(
     "topic is read from its earliest offset, subscribePattern over the same topics "
     "resumes from the same offsets; exactly once throughout.",
     origin="production: changing a live job",
+    about="one checkpoint restarted with one change of the query at a time: which ones it "
+    "takes, and how",
     run=run,
     takes="about 1.5 min: five Spark starts on one checkpoint, one change each, each waited for"
     " to its output",

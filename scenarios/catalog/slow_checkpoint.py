@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check
 from scenarios.engine.faults.s3_requests import S3Request, S3Requests
 from scenarios.engine.observers.memory import RssSampler
@@ -40,50 +41,66 @@ __all__ = ["SCENARIO", "run", "SEED_LATENCY"]
 SEED_LATENCY = "lognormal:mean=2.6s,min=1s,max=20s"
 FALLING_BEHIND = "Current batch is falling behind"
 LONG_TRIGGER_SEC = 20.0
+# The trigger as the steps' words say it (a constant, so the question sheet shows it too).
+LONG_TRIGGER = f"{LONG_TRIGGER_SEC:g} s"
 
 
 def run(stage: Stage) -> None:
     t = stage.timings
-    batches = 5 if stage.settings.fast else 10
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens=f"a message every {t.interval_sec:g} s; retention long enough to keep everything",
-            watch="the producer's lines",
+    with stage.step(
+        steps.start_kafka(
+            happens=f"a broker and the producer, a message every {t.interval_sec:g} s; "
+            "retention long enough to keep everything",
             why="a steady input, so the lag is the app's doing",
             production="watch consumer lag against a known input rate: lag that grows while the "
             "input is steady points at the job, not at the producers",
             question="If the output falls behind the producer later, whose fault will it be?",
-            answer="The app's: the input is one message per interval throughout, so any growing lag "
-            "comes from the app's batches.",
+            answer="The app's: the input is one message per interval throughout, so any growing "
+            "lag comes from the app's batches.",
+            giveaway=("the app's:",),
+            checks=(),
         )
-    )
-    stage.kafka.start()
-    stage.step(
-        Step(
-            "Start the Spark app with seed 000's S3 latency on every checkpoint write",
-            happens=f"trigger {t.trigger_sec:g} s; each offsets/N, commits/N and state .delta file "
-            "takes 1-20 s (mean 2.6 s) to land: on a local folder through "
+    ):
+        stage.kafka.start()
+    with stage.step(
+        steps.first_start(
+            title="Start the Spark app with seed 000's S3 latency on every checkpoint write",
+            happens=f"trigger {t.trigger_sec:g} s; each offsets/N, commits/N and state .delta "
+            "file takes 1-20 s (mean 2.6 s) to land: on a local folder through "
             f"--checkpoint-latency {SEED_LATENCY}; with --checkpoint-store s3 a TCP proxy in "
             "front of s3proxy holds each upload that long, lets S3A's rename (a copy and a "
             "delete) go at the store's speed, and counts every request",
-            watch="batch lines `took N ms` far above the trigger; `Current batch is falling behind` "
-            "in log/spark.log; the timeline's committed line steps behind the latest; in "
-            "log/gc.log, each `Pause Full (G1 Periodic Collection)` line's heap after the "
-            "arrow (the live heap), about the same from line to line",
-            why="every batch writes offsets/N before it runs and commits/N after it, plus the state "
-            "store's delta: three slow writes in a row, about 8 s a batch",
+            watch="the app's batch lines below: each one's `took … ms` against the "
+            f"{t.trigger_sec:g} s trigger, and its `behind latest: …`, batch after batch",
+            why="every batch writes offsets/N before it runs and commits/N after it, plus the "
+            "state store's delta: three slow writes in a row, about 8 s a batch. Spark's log "
+            "says `Current batch is falling behind` for each; the driver's GC log shows the "
+            "live heap after each full collection",
             production="measure your checkpoint store's write latency; an object store is not a "
-            "local disk. On S3 a checkpoint file is an upload, a copy and a delete, and "
-            "S3A adds dozens of HEAD and LIST requests a batch: at tens of milliseconds "
-            "each on a real bucket, they cost a batch seconds before any slow upload",
-            question="With 1-20 s per checkpoint write and a 1 s trigger, will the lag grow without "
-            "end, and will the app's memory grow with it?",
-            answer="Neither: batches take longer than the trigger and Spark warns it is falling behind, "
-            "but the lag stays about a batch's worth and the live heap stays flat (all "
+            "local disk. On S3 a checkpoint file is an upload, a copy and a delete, and S3A "
+            "adds dozens of HEAD and LIST requests a batch: at tens of milliseconds each on a "
+            "real bucket, they cost a batch seconds before any slow upload",
+            question="With 1-20 s per checkpoint write and a 1 s trigger, will the lag grow "
+            "without end, and will the app's memory grow with it?",
+            answer="Neither: batches take longer than the trigger and Spark warns it is falling "
+            "behind, but the lag stays about a batch's worth and the live heap stays flat (all "
             "checked); each batch reads all that waits, no queue builds up.",
+            giveaway=("neither", "stays flat", "a batch's worth", "no queue"),
+            checks=(
+                "batches take longer than the trigger",
+                "Spark warns that the batch is falling behind",
+                "the lag grows to about a batch's worth and stays there",
+                "the live heap stays flat (the driver JVM's, after each full collection)",
+            ),
         )
-    )
+    ):
+        _slow_storage(stage, batches=5 if stage.settings.fast else 10)
+    _longer_trigger(stage)
+    _async_progress(stage)
+
+
+def _slow_storage(stage: Stage, batches: int) -> None:
+    """Run `batches` batches on the slow store; check the lag, the batches and the memory."""
     on_s3 = stage.settings.checkpoint_store == "s3"
     requests = S3Requests(LatencySpec.parse(SEED_LATENCY)) if on_s3 else None
     if requests is not None:
@@ -95,14 +112,12 @@ def run(stage: Stage) -> None:
     durations = list(durations_in_output(stage.app.output()).values())
     if requests is not None:
         _what_s3_costs(stage, requests.between(since, time.monotonic()), len(durations))
-    stage.fact("slow_share_short_trigger", _share_slower(durations[1:], t.trigger_sec))
+    stage.fact("slow_share_short_trigger", _share_slower(durations[1:], stage.timings.trigger_sec))
     _slow_batches(stage, durations)
     _lag_bounded(stage, started)
     _one_state_file_per_batch(stage)
     stage.app.stop()  # first: the JVM's log is complete once it has exited
     _memory_flat(stage, rss.samples, live_heaps(_gc_log_text(stage)))
-    _longer_trigger(stage)
-    _async_progress(stage)
 
 
 def _slow_batches(stage: Stage, durations: list[int]) -> None:
@@ -244,39 +259,42 @@ def _one_state_file_per_batch(stage: Stage) -> None:
 
 
 def _longer_trigger(stage: Stage) -> None:
-    stage.step(
+    with stage.step(
         Step(
-            f"Remedy: a trigger longer than the writes ({LONG_TRIGGER_SEC:g} s)",
+            f"Restart with a trigger longer than the writes ({LONG_TRIGGER})",
             happens="the same checkpoint and latency, restarted with --trigger-sec "
             f"{LONG_TRIGGER_SEC:g}",
-            watch="few or no new `falling behind` warnings: a batch is slower than the trigger only "
-            "when its writes draw near the 20 s maximum; each batch carries the trigger's "
-            "worth of messages",
-            why="a batch pays the checkpoint's latency once however many messages it holds: fewer, "
-            "larger batches spend less of their time waiting for storage",
-            production="set the trigger above your store's p99 write time; the end-to-end latency "
-            "then is about the trigger",
-            question="With a trigger longer than the writes, will more or fewer batches fall behind?",
-            answer="Fewer: a smaller share of batches is slower than the trigger (checked); each batch "
-            "pays the latency once for more messages.",
+            watch="the app's batch lines below, now about one per trigger: each one's `took … "
+            f"ms` against the {LONG_TRIGGER} trigger, and how many messages it holds",
+            why="a batch pays the checkpoint's latency once however many messages it holds: "
+            "fewer, larger batches spend less of their time waiting for storage; a batch is "
+            "slower than the trigger only when its writes draw near the 20 s maximum",
+            production="set the trigger above your store's p99 write time; the end-to-end "
+            "latency then is about the trigger",
+            question="With a trigger longer than the writes, will more or fewer batches fall "
+            "behind?",
+            answer="Fewer: a smaller share of batches is slower than the trigger (checked); each "
+            "batch pays the latency once for more messages.",
+            giveaway=("fewer:", "smaller share"),
+            checks=("fewer batches fall behind with the longer trigger",),
         )
-    )
-    stage.app.start(trigger_sec=LONG_TRIGGER_SEC, **_slow_writes(stage))
-    stage.output.wait_for_batches(3)
-    # Not the first batch: it catches up and pays the restart's own writes.
-    durations = list(durations_in_output(stage.app.output()).values())[1:]
-    stage.fact("long_trigger_batch_ms", durations)
-    before = stage.facts["slow_share_short_trigger"]
-    after = stage.fact("slow_share_long_trigger", _share_slower(durations, LONG_TRIGGER_SEC))
-    stage.expect(
-        check(
-            "fewer batches fall behind with the longer trigger",
-            after < before,
-            f"a smaller share of batches slower than the trigger than {before:.0%}",
-            f"{after:.0%} of {len(durations)}",
+    ):
+        stage.app.start(trigger_sec=LONG_TRIGGER_SEC, **_slow_writes(stage))
+        stage.output.wait_for_batches(3)
+        # Not the first batch: it catches up and pays the restart's own writes.
+        durations = list(durations_in_output(stage.app.output()).values())[1:]
+        stage.fact("long_trigger_batch_ms", durations)
+        before = stage.facts["slow_share_short_trigger"]
+        after = stage.fact("slow_share_long_trigger", _share_slower(durations, LONG_TRIGGER_SEC))
+        stage.expect(
+            check(
+                "fewer batches fall behind with the longer trigger",
+                after < before,
+                f"a smaller share of batches slower than the trigger than {before:.0%}",
+                f"{after:.0%} of {len(durations)}",
+            )
         )
-    )
-    stage.app.stop()
+        stage.app.stop()
 
 
 def _share_slower(durations_ms: list[int], trigger_sec: float) -> float:
@@ -287,24 +305,29 @@ def _share_slower(durations_ms: list[int], trigger_sec: float) -> float:
 
 
 def _async_progress(stage: Stage) -> None:
-    stage.step(
+    with stage.step(
         Step(
-            "What asynchronous progress tracking would change, and why not here",
+            "Consider asynchronous progress tracking",
             happens="nothing runs: Spark's asyncProgressTrackingEnabled writes offsets/N and "
             "commits/N in the background, so a batch no longer waits for them",
-            why="Spark's documentation limits it to stateless queries writing to the Kafka sink, and "
-            "it gives up end-to-end exactly-once: after a failure a batch's offset range can "
-            "change. This counter keeps its count in state, writes with foreachBatch, and its "
-            "exactly-once sink relies on a replay reading the same range",
-            production="for a stateless Kafka-to-Kafka job on slow storage, asyncProgressTrackingEnabled "
-            "with asyncProgressTrackingCheckpointIntervalMs hides the latency; for a "
-            "stateful one use a longer trigger, or faster checkpoint storage",
-            question="Could asyncProgressTrackingEnabled speed up this counter and keep exactly-once?",
-            answer="No: Spark limits it to stateless queries writing to the Kafka sink, and it gives up "
-            "exactly-once, since a batch's range can change after a failure. Nothing runs in "
-            "this step.",
+            watch="the producer's lines below, still coming; the app is stopped",
+            why="Spark's documentation limits it to stateless queries writing to the Kafka "
+            "sink, and it gives up end-to-end exactly-once: after a failure a batch's offset "
+            "range can change. This counter keeps its count in state, writes with "
+            "foreachBatch, and its exactly-once sink relies on a replay reading the same range",
+            production="for a stateless Kafka-to-Kafka job on slow storage, "
+            "asyncProgressTrackingEnabled with asyncProgressTrackingCheckpointIntervalMs hides "
+            "the latency; for a stateful one use a longer trigger, or faster checkpoint storage",
+            question="Could asyncProgressTrackingEnabled speed up this counter and keep "
+            "exactly-once?",
+            answer="No: Spark limits it to stateless queries writing to the Kafka sink, and it "
+            "gives up exactly-once, since a batch's range can change after a failure. Nothing "
+            "runs in this step.",
+            giveaway=("stateless", "gives up"),
+            checks=(),
         )
-    )
+    ):
+        pass  # a question to discuss: the answer is Spark's documentation, not a run
 
 
 def _falling_behind(stage: Stage) -> int:
@@ -320,6 +343,8 @@ SCENARIO = Scenario(
     "a batch's worth and the live heap stays flat (no queue, unlike the DStream's); a "
     "longer trigger stops the warnings.",
     origin="seed 000's S3 checkpoints",
+    about="seed 000's checkpoints on S3, where a write took 1 to 20 s against a 1 s trigger: "
+    "what slow checkpoint storage does to a streaming query, and what helps",
     run=run,
     takes="about 2.5 min: every checkpoint write waits 1 to 20 s (the lesson's latency, not "
     "shortened); five batches at a 1 s trigger, three at 20 s",

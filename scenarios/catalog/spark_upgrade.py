@@ -18,6 +18,12 @@ the new one, and can I go back?". This scenario answers it for two real PySpark 
 
 Each Spark runs in its own environment (scenarios/engine/spark_envs.py, made on first use).
 
+With a user's query (`--query FILE.py`) both Sparks run the module (the same file, each on its
+own PySpark) and the crash is the one on a record, before the query: A leaves a pending batch
+all the same. B must commit that batch; the rollback is judged by whether A commits a new batch
+or refuses; at the end the oracle, on the project's own Spark, judges the rows all three starts
+wrote against the query over every record up to the checkpoint's last commit.
+
 Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.1] [--to 4.2.0]`
 """
 
@@ -30,6 +36,7 @@ from pathlib import Path
 
 from launch.process import ManagedProcess
 from launch.waiting import wait_until
+from scenarios.catalog import steps
 from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
@@ -123,80 +130,142 @@ def run(stage: Stage, **versions: str) -> None:
     python_a, python_b = spark_python(old, stage.say), spark_python(new, stage.say)
     stage.fact("spark_from", old)
     stage.fact("spark_to", new)
-    t = stage.timings
-    stage.step(
-        Step(
-            f"Kafka, and the counter on Spark {old} (A)",
-            happens=f"the broker and the producer; the app runs on PySpark {old} in its own environment",
-            watch="the output log counts as usual; the checkpoint is written by Spark A",
-            why="a checkpoint holds data (offsets, state, the state's schema), not code: which Spark "
-            "reads it later is a separate question from which Spark wrote it",
+    with stage.step(
+        steps.start_kafka(
+            title=f"Start Kafka, and the counter on Spark {old} (A)",
+            happens="the broker and the producer; the app runs on PySpark "
+            f"{old} in its own environment",
+            watch="the producer's lines, then the app's batch lines below, from Spark A",
+            why="a checkpoint holds data (offsets, state, the state's schema), not code: which "
+            "Spark reads it later is a separate question from which Spark wrote it",
             production="note the Spark version in the job's deploy record: it is part of what a "
             "checkpoint needs to be read back",
             question="Does a checkpoint record which Spark version wrote it?",
-            answer="Not as such: it holds data (offsets, state, the state's schema) and each log file's "
-            "format version on its first line, not the Spark that wrote it.",
+            answer="Not as such: it holds data (offsets, state, the state's schema) and each log "
+            "file's format version on its first line, not the Spark that wrote it.",
+            giveaway=("not as such", "format version"),
+            checks=(),
         )
-    )
-    stage.kafka.start()
-    stage.app.start(python=python_a)
-    stage.output.wait_for_value(t.run_for_messages)
-    value = _crash_with_a_pending_batch(stage)
-    a_wrote = CheckpointFormats.read(stage.folders.checkpoints)
-    stage.fact("formats_written_by_a", a_wrote)
-    _upgrade(stage, new, python_b, value)
-    b_left = CheckpointFormats.read(stage.folders.checkpoints)
-    stage.fact("formats_left_by_b", b_left)
+    ):
+        stage.kafka.start()
+        stage.app.start(python=python_a)
+        stage.output.wait_for_value(stage.timings.run_for_messages)
+    value, pending, a_wrote = _crash_with_a_pending_batch(stage)
+    b_left = _upgrade(stage, new, python_b, value, pending)
     _rollback(stage, old, python_a, a_wrote, b_left)
+    with stage.step(
+        steps.finish(
+            title="Stop the producer, check the output log",
+            happens="the producer stops; the output log is checked up to the highest value written",
+            watch="the producer's lines stop; the app has stopped already, at the end of the "
+            "rollback",
+            question="Across Spark A, Spark B and the rollback, will any value be missing from "
+            "the output log, or written twice?",
+            answer="None: every value up to the highest written is there once, the counts "
+            "consistent (checked).",
+            why="both Sparks read the same checkpoint's offsets and state, and the exactly-once "
+            "sink writes each batch once, whichever Spark runs it",
+            giveaway=("none:", "there once"),
+            checks=("nothing lost or doubled across A, B and the rollback",),
+        )
+    ):
+        stage.fact("messages_sent", stage.kafka.stop_producer().latest)
+        if stage.query is not None:
+            _judge_up_to_the_commit(stage)
+            return
+        report = stage.output.verify()
+        stage.expect(
+            check(
+                "nothing lost or doubled across A, B and the rollback",
+                report.ok,
+                "every value 1..highest written once, counts consistent",
+                "; ".join(report.summary_lines()[1:]),
+            ),
+        )
 
 
-def _crash_with_a_pending_batch(stage: Stage) -> int:
-    stage.step(
-        Step(
-            "Spark A crashes in the middle of a batch (negative key)",
-            happens="the app kills itself on the negative key after Spark wrote offsets/N",
-            watch="offsets/N without commits/N: a batch the next Spark must replay",
-            why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed by "
-            "the deploy",
+def _crash_with_a_pending_batch(stage: Stage) -> tuple[int, int | None, CheckpointFormats]:
+    """Spark A crashes on a negative key; the key's value, the batch A left pending and the
+    formats A wrote."""
+    with stage.step(
+        steps.negative_key(
+            why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed "
+            "by the deploy",
             production="the new version must be able to finish what the old one left half done",
             question="What will the crash leave in the checkpoint for the next Spark?",
             answer="A pending batch: offsets/N without commits/N, after exit 255 (checked).",
+            giveaway=("pending batch", "without commits"),
+            checks=("Spark A left a pending batch",),
         )
-    )
-    value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
-    code = stage.app.wait_exit(kind="crash")
-    info = read_checkpoint(stage.folders.checkpoints)
-    pending = info.pending_id
-    stage.expect(
-        check(
-            "Spark A left a pending batch",
-            code == 255 and pending is not None,
-            "exit 255, offsets/N without commits/N",
-            f"exit {code}, pending batch {pending}",
+    ):
+        value = stage.fact("negative_key_value", stage.kafka.send_negative_key())
+        code = stage.app.wait_exit(kind="crash")
+        info = read_checkpoint(stage.folders.checkpoints)
+        pending = info.pending_id
+        stage.expect(
+            check(
+                "Spark A left a pending batch",
+                code == 255 and pending is not None,
+                "exit 255, offsets/N without commits/N",
+                f"exit {code}, pending batch {pending}",
+            )
         )
-    )
-    return value
+        a_wrote = stage.fact(
+            "formats_written_by_a", CheckpointFormats.read(stage.folders.checkpoints)
+        )
+    return value, pending, a_wrote
 
 
-def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
-    stage.step(
+def _upgrade(
+    stage: Stage, new: str, python_b: str, value: int, pending: int | None
+) -> CheckpointFormats:
+    """Spark B on A's checkpoint; the formats B left."""
+    with stage.step(
         Step(
-            f"Upgrade: Spark {new} (B) on A's checkpoint",
-            happens="B reads A's offsets, commits and state, replays the pending batch, goes on",
-            watch="the negative-key message is written once; the count continues where A was",
+            f"Start Spark {new} (B) on A's checkpoint",
+            happens=f"the app starts again on the same checkpoint, now on PySpark {new} in its "
+            "own environment; after a few batches it is stopped",
+            watch="the app's batch lines below, now from Spark B: the offset its first batch "
+            "starts from and its count=; then its stop",
             why="Spark reads checkpoints written by earlier versions: the log files say their "
-            "version on their first line, and the state store's files and schema are read "
-            "with the same checks as after any restart",
+            "version on their first line, and the state store's files and schema are read with "
+            "the same checks as after any restart",
             production="upgrade in place is supported forward; still copy the checkpoint folder "
             "before the first start on the new version (your way back)",
             question=f"Will Spark {new} finish the batch Spark A left, and how many times will "
             "the negative-key message be written?",
-            answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, and "
-            "stops cleanly with exit 0 (all checked).",
+            answer="Yes: B replays A's pending batch and writes it once, counts on exactly once, "
+            "and stops cleanly with exit 0 (all checked).",
+            giveaway=("replays a's pending batch", "writes it once"),
+            checks=(
+                "B replayed A's pending batch once",
+                "B counts on exactly once",
+                "B stops cleanly",
+            ),
         )
-    )
-    stage.app.start(python=python_b)
-    stage.output.wait_for_value(value + 2)
+    ):
+        stage.app.start(python=python_b)
+        stage.output.wait_for_value(value + 2)
+        if stage.query is None:
+            _replayed_once(stage, value)
+        else:  # how often its rows were written, the oracle says at the end
+            commits = read_checkpoint(stage.folders.checkpoints).commit_ids
+            stage.expect(
+                check(
+                    "B committed A's pending batch",
+                    pending in commits,
+                    f"commits/{pending}",
+                    f"commits up to {commits[-1] if commits else 'none'}",
+                )
+            )
+            stage.output.wait_for_more(3)
+        code = stage.app.stop()
+        stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"))
+        return stage.fact("formats_left_by_b", CheckpointFormats.read(stage.folders.checkpoints))
+
+
+def _replayed_once(stage: Stage, value: int) -> None:
+    """The counter's output log: the negative key's line once, every value once since."""
     written = stage.output.negative_key_lines(value)
     stage.expect(
         check(
@@ -215,8 +284,6 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> None:
             "; ".join(report.summary_lines()[1:]),
         )
     )
-    code = stage.app.stop()
-    stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"))
 
 
 def _rollback(
@@ -224,55 +291,56 @@ def _rollback(
 ) -> None:
     resumes, why = predict_rollback(a_wrote, b_left)
     stage.fact("rollback_prediction", {"resumes": resumes, "why": why})
-    stage.step(
+    with stage.step(
         Step(
             f"Roll back: Spark {old} (A) on the checkpoint B left",
-            happens="A starts on the checkpoint B left; the scenario predicts from the checkpoint's "
-            "log versions and state schemas whether A can read it",
-            watch="whether A counts on, or stops with one line naming Spark's reason",
-            why="Spark promises to read older checkpoints, not newer ones: a newer Spark may write a "
-            "log version or a state schema the older one refuses",
-            production="keep the pre-upgrade copy of the checkpoint and roll back to it (replaying "
-            "from its offsets), or run old and new side by side on separate checkpoints "
-            "(blue/green, see the upgrade scenario) until the new one is trusted",
-            question=f"Will Spark {old} start on the checkpoint Spark {stage.facts['spark_to']} left, "
-            "or refuse?",
-            answer=f"As the checkpoint's formats predict: A {'resumes' if resumes else 'refuses'} "
-            f"({why}); nothing is lost or doubled across A, B and the rollback "
-            "(both checked)",
+            happens="A starts on the checkpoint B left; the scenario predicts from the "
+            "checkpoint's log versions and state schemas whether A can read it",
+            watch="the app's lines below, from Spark A again: its batch lines, or a last line "
+            "naming Spark's reason",
+            why="Spark promises to read older checkpoints, not newer ones: a newer Spark may write "
+            "a log version or a state schema the older one refuses",
+            production="keep the pre-upgrade copy of the checkpoint and roll back to it "
+            "(replaying from its offsets), or run old and new side by side on separate "
+            "checkpoints (blue/green, see the upgrade scenario) until the new one is trusted",
+            question=f"Will Spark {old} start on the checkpoint Spark "
+            f"{stage.facts['spark_to']} left, or refuse?",
+            answer="As the checkpoint's formats predict (checked): here A "
+            f"{'resumes' if resumes else 'refuses'} ({why}).",
+            giveaway=("a resumes", "a refuses"),
+            checks=("the rollback does what the checkpoint predicts",),
         )
-    )
-    before = stage.output.verify().messages
-    process = stage.app.start(python=python_a)
-    outcome = _rollback_outcome(stage, process, before)
-    stage.expect(
-        check(
-            "the rollback does what the checkpoint predicts",
-            outcome[0] == resumes,
-            f"A {'resumes' if resumes else 'refuses'} ({why})",
-            f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}",
-        ),
-    )
-    if outcome[0]:
-        stage.app.stop()
-    stage.fact("messages_sent", stage.kafka.stop_producer().latest)
-    report = stage.output.verify()
-    stage.expect(
-        check(
-            "nothing lost or doubled across A, B and the rollback",
-            report.ok,
-            "every value 1..highest written once, counts consistent",
-            "; ".join(report.summary_lines()[1:]),
-        ),
-    )
+    ):
+        before = _progress(stage)
+        process = stage.app.start(python=python_a)
+        outcome = _rollback_outcome(stage, process, before)
+        stage.expect(
+            check(
+                "the rollback does what the checkpoint predicts",
+                outcome[0] == resumes,
+                f"A {'resumes' if resumes else 'refuses'} ({why})",
+                f"A {'resumed' if outcome[0] else 'refused'}: {outcome[1]}",
+            ),
+        )
+        if outcome[0]:
+            stage.app.stop()
+
+
+def _progress(stage: Stage) -> int:
+    """How far the app got: the messages in the output log, or with a query the messages its
+    checkpoint committed (a query's rows name no message)."""
+    if stage.query is None:
+        return stage.output.verify().messages
+    return stage.app.committed_offset() or 0
 
 
 def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tuple[bool, str]:
-    """(resumed, what showed it): A either writes new messages or exits with an error line."""
+    """(resumed, what showed it): A either writes new messages (with a query: commits a new
+    batch) or exits with an error line."""
 
     def seen() -> tuple[bool, str] | None:
-        if stage.output.verify().messages > before:
-            return True, "it wrote new messages"
+        if _progress(stage) > before:
+            return True, "it wrote new messages" if stage.query is None else "it committed a batch"
         if not process.running:
             error = error_in_text(process.output())
             return False, (
@@ -290,12 +358,38 @@ def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tup
     )
 
 
+def _judge_up_to_the_commit(stage: Stage) -> None:
+    """With a query: the oracle (on the run's own Spark) judges the rows A, B and the rollback
+    wrote against the query over every record up to the checkpoint's last commit; the records
+    sent after it were never read (the app stopped, or A refused), so they are left out."""
+    last = read_checkpoint(stage.folders.checkpoints).last_committed
+    ends = (last.end or {}) if last is not None else {}
+    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
+    unread = tuple(
+        f"{tp.topic}:{tp.partition}:{end}-{until}"
+        for tp, end in sorted(ends.items())
+        if end < until
+    )
+    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
+    verdict = stage.output.judge_query(lost=unread)
+    stage.expect(
+        check(
+            "nothing lost or doubled across A, B and the rollback",
+            verdict.ok,
+            "the rows of the query over every record up to the checkpoint's last commit",
+            "; ".join(verdict.summary_lines()),
+        )
+    )
+
+
 SCENARIO = Scenario(
     name="spark-upgrade",
     title="a checkpoint from one Spark resumed by the next, then rolled back",
     summary="Spark A leaves state and a pending batch; Spark B resumes it exactly once; then A is "
     "started on B's checkpoint and does what the checkpoint's formats predict.",
     origin="seed 000's upgrades, across Spark versions",
+    about="a Spark upgrade: will a checkpoint written by one Spark resume on the next, and can "
+    "you go back?",
     run=run,
     takes="about 1.5 min: three Spark starts on two PySpark versions; on a machine's first run "
     "about a minute more, to build the other version's environment once",
@@ -313,4 +407,6 @@ SCENARIO = Scenario(
             metavar="VERSION",
         ),
     ),
+    # A checkpoint's formats across Spark lines are any stateful query's question.
+    takes_query=True,
 )

@@ -21,7 +21,7 @@ __all__ = ["finish", "first_start", "negative_key", "start_kafka"]
 START_KAFKA = "Start Kafka and the producer"
 # What the live lines under the narration show while Kafka starts (the producer's console).
 PRODUCER_LINES = (
-    "the producer's lines below, one a second: `Experience [earliest:latest]: key -> value`, "
+    "the producer's lines below, one per interval: `Experience [earliest:latest]: key -> value`, "
     "where earliest:latest are the topic's first and next offsets"
 )
 APP_LINES = (
@@ -44,17 +44,7 @@ def start_kafka(
     checks: tuple[str, ...] | None = None,
 ) -> Step:
     """Kafka (a broker of the run's kind) and the producer, one message a second."""
-    return Step(
-        title,
-        happens=happens,
-        watch=watch,
-        why=why,
-        production=production,
-        question=question,
-        answer=answer,
-        giveaway=giveaway,
-        checks=checks,
-    )
+    return Step(**locals())  # every parameter is one of the step's words, by its name
 
 
 def first_start(
@@ -73,17 +63,7 @@ def first_start(
     checks: tuple[str, ...] | None = None,
 ) -> Step:
     """The Spark app's first start, on a checkpoint that does not exist yet."""
-    return Step(
-        title,
-        happens=happens,
-        watch=watch,
-        why=why,
-        production=production,
-        question=question,
-        answer=answer,
-        giveaway=giveaway,
-        checks=checks,
-    )
+    return Step(**locals())  # every parameter is one of the step's words, by its name
 
 
 def negative_key(
@@ -102,17 +82,7 @@ def negative_key(
     checks: tuple[str, ...] | None = None,
 ) -> Step:
     """Enter in the producer: a message whose negative key crashes the app once."""
-    return Step(
-        title,
-        happens=happens,
-        watch=watch,
-        why=why,
-        production=production,
-        question=question,
-        answer=answer,
-        giveaway=giveaway,
-        checks=checks,
-    )
+    return Step(**locals())  # every parameter is one of the step's words, by its name
 
 
 def finish(
@@ -132,14 +102,4 @@ def finish(
     checks: tuple[str, ...] = ("exactly once",),
 ) -> Step:
     """The usual ending (`stage.finish_exactly_once()`): every value sent, once."""
-    return Step(
-        title,
-        happens=happens,
-        watch=watch,
-        why=why,
-        production=production,
-        question=question,
-        answer=answer,
-        giveaway=giveaway,
-        checks=checks,
-    )
+    return Step(**locals())  # every parameter is one of the step's words, by its name

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scenarios.catalog import steps
 from scenarios.checker.expectations import (
     check,
     count_resets_at,
@@ -37,7 +38,7 @@ from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import AppPart, Stage
 from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
-from spark_app.checkpoint.state_schema import REFUSAL_CLASSES
+from spark_app.checkpoint.state_schema import REFUSAL_CLASSES, stored_state_fields
 from spark_app.errors import StateSchemaChangedError
 
 __all__ = ["SCENARIO", "REFUSAL_TOKEN", "SPARK_ERROR_CLASS", "overlap", "run"]
@@ -54,44 +55,216 @@ def overlap(blue: VerifyReport, green: VerifyReport) -> ValueRange | None:
 
 
 def run(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Start Kafka and the producer",
-            happens="endless retention, so nothing here is about Kafka deleting data",
-            watch="the producer's latest offset keeps growing while versions come and go",
+    with stage.step(
+        steps.start_kafka(
+            happens="a broker and the producer; topic retention one hour, longer than the whole "
+            "run",
             why="messages sent while the app is down wait in Kafka for the next version",
-            question="While one version is stopped and the next not yet started, where do the new "
-            "messages go?",
-            answer="Into Kafka, which keeps them (endless retention here) for whichever version starts "
-            "next.",
-            production="plan a deploy's downtime against retention: the backlog must still be there "
-            "when the new version starts",
+            production="plan a deploy's downtime against retention: the backlog must still be "
+            "there when the new version starts",
+            question="The producer sends 1, 2, 3, … as it runs. At which offset of the topic "
+            "will value v be?",
+            answer="At offset v-1: the topic's first offset is 0 and each message takes the next "
+            "one, whichever version is running, or none.",
+            giveaway=("offset v-1",),
+            checks=("value v sits at offset v-1",),
         )
-    )
-    stage.kafka.start()
-    _run_v1(stage)
-    _allowed_change(stage)
-    _refused_change(stage)
-    _blue_green(stage)
+    ):
+        stage.kafka.start()
+        # Three messages at least, so that the check reads more than the first one.
+        stage.kafka.wait_for_latest(3, "three messages in the topic")
+        values = stage.kafka.values_in_topic()
+        in_order = bool(values) and values == list(range(1, len(values) + 1))
+        stage.expect(
+            check(
+                "value v sits at offset v-1",
+                in_order,
+                "values 1, 2, 3… from the topic's first offset, 0",
+                f"values 1..{len(values)} in order" if in_order else f"values {values[:5]}…",
+            )
+        )
+
+    with stage.step(
+        steps.first_start(
+            title="Run version 1 on checkpoint A",
+            happens="python -m spark_app (output format v1, state schema v1), checkpoints in A; "
+            "after a few values it is stopped",
+            why="the checkpoint records offsets, state and the state's schema, not the code",
+            question="What will checkpoint A hold of version 1: its code, or its data?",
+            answer="Its data, not its code: offsets, commits and the state, with the state's "
+            "schema (one field, count) stored beside it; the run writes every value once.",
+            production="version the job's code and its checkpoint together: the deploy record "
+            "should say which checkpoint each release ran on",
+            giveaway=("its data, not", "stored beside it"),
+            checks=("checkpoint A holds the state's schema", "exactly once"),
+        )
+    ):
+        _run_v1(stage)
+
+    with stage.step(
+        Step(
+            "Restart on A with a new output format",
+            happens="python -m spark_app --output-format v2: only the code inside foreachBatch "
+            "changes; each message line now reads `v2 Experience-0@41: 42 -> 42`",
+            watch="the app's batch lines below: their count=… after the restart, against the last "
+            "count before it",
+            why="Spark's guide allows changing the code of a foreach/foreachBatch sink between "
+            "restarts: the offsets and state in the checkpoint still fit the query; the sink's "
+            "journal (keyed on the query id, which stays) keeps exactly-once across the switch",
+            production="ship output-side changes as a plain restart on the same checkpoint; make "
+            "the consumers of the output accept both formats during the switch",
+            question="On the same checkpoint with a new output format, will the count start over?",
+            answer="No: it goes on, every value once, and the values after the restart are "
+            "written in v2.",
+            giveaway=("it goes on", "does not start over"),
+            checks=("exactly once", "the values after the restart are written in v2"),
+        )
+    ):
+        _allowed_change(stage)
+
+    with stage.step(
+        Step(
+            "Restart on A with a changed state schema",
+            happens="python -m spark_app --output-format v2 --state-schema v2: the count's state "
+            "struct gains a field, last_update_ms",
+            watch="the app's lines below: a batch line if it runs, its one-line error if it stops",
+            why="Spark stores the state's schema beside the state (state/0/0/_metadata/schema) "
+            "and compares it with the query's when it plans the first batch with data (the "
+            "producer keeps sending, so that is at once); rows written as (count) cannot be read "
+            "as (count, last_update_ms), so it refuses rather than guess",
+            production="a state-schema change cannot be rolled out on the old checkpoint: run the "
+            "new version beside the old one on a new checkpoint (next step), or migrate the "
+            "state yourself; never turn off spark.sql.streaming.stateStore.stateSchemaCheck to "
+            "force it",
+            question="With a field added to the state schema on checkpoint A, will the app start?",
+            answer=f"No: it exits 1 with `{REFUSAL_TOKEN}` and {SPARK_ERROR_CLASS}, says how to "
+            "upgrade (blue/green), and leaves checkpoint A and the output log untouched.",
+            giveaway=(REFUSAL_TOKEN, SPARK_ERROR_CLASS, "exits 1", "refuse"),
+            checks=(
+                "Spark refused the changed state schema",
+                "the app says how to upgrade",
+                "checkpoint A and the output log are untouched",
+            ),
+        )
+    ):
+        _refused_change(stage)
+
+    with stage.step(
+        Step(
+            "Blue: the old version runs on checkpoint A again",
+            happens="python -m spark_app --output-format v2 (state schema v1) on A",
+            watch="the app's first batch lines below: where their range starts, how many rows "
+            "they read, and their count=…",
+            why="the old version still fits its checkpoint; it keeps the stream served while the "
+            "new one starts",
+            question="After the refused start, where will the old version on A resume, and will "
+            "anything sent meanwhile be lost?",
+            answer="Where it stopped: it catches up from its checkpoint on everything sent "
+            "meanwhile, every value once, the count going on.",
+            production="keep the old version able to run until the new one is trusted: it is "
+            "your rollback",
+            giveaway=("where it stopped", "catches up from its checkpoint"),
+            checks=("blue caught up exactly once",),
+        )
+    ):
+        stage.app.start(output_format="v2")
+        report = stage.output.wait_for_value(stage.kafka.window().latest)
+        stage.expect(
+            check(
+                "blue caught up exactly once",
+                report.ok,
+                "every value once, counts consistent",
+                "; ".join(report.summary_lines()[1:]),
+            )
+        )
+    green = stage.app.beside("green")
+
+    with stage.step(
+        Step(
+            "Green: the new version starts beside it on a new checkpoint B, from latest",
+            happens="python -m spark_app --state-schema v2 --output-format v2 --starting-offsets "
+            f"latest --checkpoint-dir {green.folders.checkpoints} --log-dir {green.folders.log}",
+            watch="the green app's lines below: its first batch line, where its range starts and "
+            "its count=…; the blue app's lines go on beside them",
+            why="a new checkpoint has no offsets and no state; `latest` makes it read from the "
+            "end of the topic, seed 000's \"second instance ready to process from the end of the "
+            'queue"',
+            production="the new version must write to an output that tolerates both writers (or "
+            "to its own, as here); carry counts over yourself if they must not restart",
+            question="Where will green's first value be, and with which Count?",
+            answer="Where Kafka's end was when green started, with Count = 1: its state is new.",
+            giveaway=("where kafka's end was", "count = 1"),
+            checks=(
+                "green's first value is where Kafka's end was at its start",
+                "green's count starts at 1",
+            ),
+        )
+    ):
+        green_first = _start_green(stage, green)
+
+    with stage.step(
+        Step(
+            "Stop blue once green has output and blue has caught up with green's start",
+            happens=f"wait until blue has written value {green_first} (green's first), then "
+            "SIGTERM to blue",
+            watch="the blue app's batch lines below until it stops; the green app's go on",
+            why="stopping blue before it reached green's first value would leave a gap no one "
+            'processes (seed 000: "not to stop the previous version too soon")',
+            production="the overlap is the price of blue/green: make the output idempotent or "
+            "deduplicate downstream on the message's identity",
+            question="Blue stops only once it has written green's first value. Which values will "
+            "then be in both output logs?",
+            answer="Those from green's first value to blue's last: written by both, so the overlap "
+            "is not empty. Stopped earlier, blue would leave a gap that no one processes.",
+            giveaway=("from green's first value to blue's last", "a gap"),
+            checks=("the overlap is not empty (green started before blue stopped)",),
+        )
+    ):
+        _stop_blue(stage, green, green_first)
+
+    with stage.step(
+        steps.finish(
+            title="Stop the producer, let green catch up, compare both output logs",
+            happens="the producer stops; green reads what is left and is stopped; the scenario "
+            "verifies blue's log, green's log and their union",
+            watch="the producer's lines stop; the green app's batch lines catch up to its last "
+            "offset",
+            why="each app is exactly-once on its own checkpoint; between them only the overlap "
+            "is doubled, and that is expected, not a failure",
+            question="Across both outputs, will any value be missing, and is anything doubled "
+            "besides the overlap?",
+            answer="None missing, and only the overlap is doubled, each of its values exactly "
+            "twice; blue's log holds 1..its last once, green's its first..N once with its count "
+            "from 1, and the union's count falls back to 1 only where green begins.",
+            production="deduplicate the overlap downstream on the message's identity, or make the "
+            "output idempotent",
+            giveaway=("none missing", "only the overlap"),
+            checks=(
+                "exactly once",
+                "missing values",
+                "green wrote its values once, its count from 1",
+                "nothing is missing across both outputs",
+                "duplicated values",
+                "count resets",
+            ),
+        )
+    ):
+        _finish(stage, green)
 
 
 def _run_v1(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Run version 1 on checkpoint A",
-            happens="python -m spark_app (output format v1, state schema v1), checkpoints in A",
-            watch="`Count = n` and `Experience: n -> n` lines in the output log",
-            why="the checkpoint records offsets, state and the state's schema, not the code",
-            question="Does checkpoint A hold version 1's code?",
-            answer="No: offsets, state and the state's schema; the run writes every value once "
-            "(checked).",
-            production="version the job's code and its checkpoint together: the deploy record should "
-            "say which checkpoint each release ran on",
-        )
-    )
     stage.app.start()
     stage.output.wait_for_value(stage.timings.run_for_messages)
     stage.app.stop()
+    fields = stored_state_fields(stage.folders.checkpoints)
+    stage.expect(
+        check(
+            "checkpoint A holds the state's schema",
+            fields == ("count",),
+            "the state's fields stored in state/0/0/_metadata/schema: (count)",
+            f"({', '.join(fields)})" if fields else "no stored schema",
+        )
+    )
     report = stage.output.verify()
     stage.fact("v1_highest", report.highest)
     stage.expect(exactly_once(report, report.highest or 0))
@@ -99,23 +272,6 @@ def _run_v1(stage: Stage) -> None:
 
 def _allowed_change(stage: Stage) -> None:
     before = stage.output.verify()
-    stage.step(
-        Step(
-            "Restart on A with a new output format (an allowed change)",
-            happens="python -m spark_app --output-format v2: only the code inside foreachBatch "
-            "changes; each message line now reads `v2 Experience-0@41: 42 -> 42`",
-            watch=f"the first v2 line follows value {before.highest}; the count goes on from "
-            f"{before.final_count}, it does not start over",
-            why="Spark's guide allows changing the code of a foreach/foreachBatch sink between "
-            "restarts: the offsets and state in the checkpoint still fit the query; the sink's "
-            "journal (keyed on the query id, which stays) keeps exactly-once across the switch",
-            production="ship output-side changes as a plain restart on the same checkpoint; make "
-            "the consumers of the output accept both formats during the switch",
-            question="On the same checkpoint with a new output format, will the count start over?",
-            answer="No: it goes on, every value once, and the values after the restart are written in "
-            "v2 (both checked).",
-        )
-    )
     stage.app.start(output_format="v2")
     stage.output.wait_for_more(stage.timings.run_for_messages)
     stage.app.stop()
@@ -137,27 +293,6 @@ def _refused_change(stage: Stage) -> None:
     checkpoint = stage.folders.checkpoints
     before = read_checkpoint(checkpoint)
     log_bytes = stage.folders.output_log.stat().st_size
-    stage.step(
-        Step(
-            "Restart on A with a changed state schema (a refused change)",
-            happens="python -m spark_app --output-format v2 --state-schema v2: the count's state "
-            "struct gains a field, last_update_ms",
-            watch=f"the app exits 1 with `{REFUSAL_TOKEN}` and Spark's own error class "
-            f"{SPARK_ERROR_CLASS}; the checkpoint and the output log stay as they were",
-            why="Spark stores the state's schema beside the state (state/0/0/_metadata/schema) and "
-            "compares it with the query's when it plans the first batch with data (the producer "
-            "keeps sending, so that is at once); rows written as (count) cannot be read as "
-            "(count, last_update_ms), so it refuses rather than guess",
-            production="a state-schema change cannot be rolled out on the old checkpoint: run the "
-            "new version beside the old one on a new checkpoint (next step), or migrate "
-            "the state yourself; never turn off spark.sql.streaming.stateStore."
-            "stateSchemaCheck to force it",
-            question="With a field added to the state schema on checkpoint A, will the app start?",
-            answer=f"No: it exits 1 with `{REFUSAL_TOKEN}` and {SPARK_ERROR_CLASS}, says how "
-            "to upgrade (blue/green), and leaves checkpoint A and the output log "
-            "untouched (all checked)",
-        )
-    )
     stage.app.start(output_format="v2", state_schema="v2")
     code = stage.app.wait_exit()
     output = stage.app.output()
@@ -192,41 +327,8 @@ def _refused_change(stage: Stage) -> None:
     )
 
 
-def _blue_green(stage: Stage) -> None:
-    stage.step(
-        Step(
-            "Blue: the old version runs on checkpoint A again",
-            happens="python -m spark_app --output-format v2 (state schema v1) on A",
-            watch="it catches up with what was sent meanwhile; nothing lost, the count goes on",
-            why="the old version still fits its checkpoint; it keeps the stream served while the "
-            "new one starts",
-            question="Will the old version on A have lost the messages sent while it was down?",
-            answer="No: it catches up from its checkpoint, and the count goes on.",
-            production="keep the old version able to run until the new one is trusted: it is your "
-            "rollback",
-        )
-    )
-    stage.app.start(output_format="v2")
-    stage.output.wait_for_value(stage.kafka.window().latest)
-    green = stage.app.beside("green")
-    stage.step(
-        Step(
-            "Green: the new version starts beside it on a new checkpoint B, from latest",
-            happens=f"python -m spark_app --state-schema v2 --output-format v2 --starting-offsets "
-            f"latest --checkpoint-dir {green.folders.checkpoints} --log-dir "
-            f"{green.folders.log}",
-            watch="green's output log starts near Kafka's latest offset with Count = 1: its state "
-            "is new, so its count starts over; blue goes on writing the same messages",
-            why="a new checkpoint has no offsets and no state; `latest` makes it read from the end "
-            "of the topic, seed 000's \"second instance ready to process from the end of the "
-            'queue"',
-            production="the new version must write to an output that tolerates both writers (or "
-            "to its own, as here); carry counts over yourself if they must not restart",
-            question="Where will green's first value be, and with which Count?",
-            answer="Where Kafka's end was when green started (checked), with Count = 1: its state is "
-            "new.",
-        )
-    )
+def _start_green(stage: Stage, green: AppPart) -> int:
+    """Green on its new checkpoint from latest; its first value."""
     before = stage.kafka.window()
     process = green.start(starting_offsets="latest", output_format="v2", state_schema="v2")
     stage.timeline.event("green started", "start")
@@ -242,50 +344,36 @@ def _blue_green(stage: Stage) -> None:
             after.latest,
         )
     )
-    _stop_blue(stage, green, first.lowest or 0)
-    _finish(stage, green)
+    # Count = n pairs with green's n-th message: a count running 1, 2, 3… from its first value.
+    stage.expect(
+        check(
+            "green's count starts at 1",
+            first.counts_consistent and first.final_count == first.messages,
+            "Count = 1 with green's first value, then 2, 3…",
+            f"final count {first.final_count} after {first.messages} message(s), "
+            f"{len(first.count_breaks)} count break(s)",
+        )
+    )
+    return first.lowest or 0
 
 
 def _stop_blue(stage: Stage, green: AppPart, green_first: int) -> None:
-    stage.step(
-        Step(
-            "Stop blue once green has output and blue has caught up with green's start",
-            happens=f"wait until blue has written value {green_first} (green's first), then SIGTERM "
-            f"to blue",
-            watch="both logs hold the values from green's first to blue's last: those messages "
-            "were processed twice",
-            why="stopping blue before it reached green's first value would leave a gap no one "
-            'processes (seed 000: "not to stop the previous version too soon")',
-            production="the overlap is the price of blue/green: make the output idempotent or "
-            "deduplicate downstream on the message's identity",
-            question="Why wait for blue to reach green's first value before stopping it?",
-            answer="Stopped earlier, blue would leave a gap no one processes; waited for, the values "
-            "from green's first to blue's last are written by both.",
-        )
-    )
     stage.output.wait_for_value(green_first)
     stage.output.of(green).wait_for_value(green_first + 2)
     stage.app.stop()
     stage.timeline.event("blue stopped", "stop")
+    both = overlap(stage.output.verify(), stage.output.of(green).verify())
+    stage.expect(
+        check(
+            "the overlap is not empty (green started before blue stopped)",
+            both is not None,
+            "at least one value in both logs",
+            both or "none",
+        ),
+    )
 
 
 def _finish(stage: Stage, green: AppPart) -> None:
-    stage.step(
-        Step(
-            "Stop the producer, let green catch up, compare both output logs",
-            happens="the scenario verifies blue's log, green's log and their union",
-            watch="blue: 1..its last value once; green: its first value..N once, Count from 1; "
-            "union: nothing missing, the overlap counted as duplicates",
-            why="each app is exactly-once on its own checkpoint; between them only the overlap "
-            "is doubled, and that is expected, not a failure",
-            question="Across both outputs, will any value be missing, and which ones are doubled?",
-            answer="None missing; exactly the overlap, from green's first value to blue's last, is "
-            "written twice, and it is not empty; each app is exactly-once on its own (all "
-            "checked).",
-            production="deduplicate the overlap downstream on the message's identity, or make the "
-            "output idempotent",
-        )
-    )
     total = stage.fact("messages_sent", stage.kafka.stop_producer().latest)
     stage.output.of(green).wait_for_value(total)
     green.stop()
@@ -341,14 +429,6 @@ def _union(
             union, dict.fromkeys(range(both.first, both.last + 1), 2) if both else {}
         ),
     )
-    stage.expect(
-        check(
-            "the overlap is not empty (green started before blue stopped)",
-            both is not None,
-            "at least one value in both logs",
-            both or "none",
-        ),
-    )
     if green.lowest is not None:
         stage.expect(count_resets_at(union, [green.lowest]))
 
@@ -362,6 +442,7 @@ SCENARIO = Scenario(
     "(STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE); the new version then runs beside the old "
     "one on a new checkpoint from latest, and the overlap is counted as duplicates.",
     origin="seed 000",
+    about="new code on an old checkpoint: which changes a restart can carry",
     run=run,
     takes="about 2 min: four Spark starts on one checkpoint (one refused on its state schema), "
     "then a blue and a green app side by side",

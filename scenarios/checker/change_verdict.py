@@ -20,12 +20,21 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scenarios.checker.query_results import QueryVerdict
 
-__all__ = ["CONTINUES", "DIFFERS", "REFUSED", "ChangeVerdict", "PinnedChange", "judge_change"]
+__all__ = [
+    "CONTINUES",
+    "DIFFERS",
+    "REFUSED",
+    "ChangeVerdict",
+    "PinnedChange",
+    "judge_change",
+    "refusal",
+]
 
 CONTINUES = "continues"
 REFUSED = "refused"
@@ -99,3 +108,35 @@ def _cause(old_key: Sequence[str], new_key: Sequence[str], pinned: Sequence[Pinn
         "state kept under an old meaning: the checkpoint's state was written by OLD, and NEW "
         "reads it as its own (Spark checks the state's types by position, not what they mean)"
     )
+
+
+# Spark's error classes in brackets (`[STREAM_FAILED]`, `[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE]`).
+_SPARK_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]")
+_GENERIC = {"STREAM_FAILED", "SPARK_APP_ERROR"}
+_ADVICE = {
+    "SCHEMA_NOT_COMPATIBLE": "keep the state's schema, or start NEW on a new checkpoint beside "
+    "the old one (blue/green, the upgrade scenario)",
+    "NOT_MATCH_IN_STATE_METADATA": "a stateful operator was added, removed or moved: start NEW "
+    "on a new checkpoint, from the offsets the old one reached (spark_app inspect prints them)",
+}
+
+
+# An error class written without brackets, as the app's own line quotes Spark's.
+_BARE_CLASS = re.compile(r"\b((?:STATE_STORE|STREAMING|STATE)_[A-Z0-9_]+(?:\.[A-Z0-9_]+)?)\b")
+
+
+def refusal(app_line: str, output: str) -> str:
+    """NEW's refusal in a line: Spark's most specific error class, what to do, the app's words."""
+    found = _SPARK_CLASS.findall(output) + _BARE_CLASS.findall(app_line)
+    classes = [c for c in dict.fromkeys(found) if c not in _GENERIC]
+    named = next(
+        (c for c in reversed(classes) if any(k in c for k in _ADVICE)),
+        classes[-1] if classes else "",
+    )
+    advice = next(
+        (a for k, a in _ADVICE.items() if k in named),
+        "start NEW on a new checkpoint beside the old one (blue/green, the upgrade scenario)",
+    )
+    words = _SPARK_CLASS.sub("", app_line).strip()
+    head = f"{named}: " if named else ""
+    return f"{head}{advice} (the app said: {words[:240]})"

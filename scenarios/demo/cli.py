@@ -5,14 +5,13 @@ both ttys) the demo is a live screen driven by single keys; otherwise it is the 
 Ctrl-C, SIGTERM and SIGHUP end it like `q`: both apps are stopped and nothing is left running.
 
 Usage:
-    sys.exit(run_demo(["--retention-sec", "3600"]))
+    sys.exit(run_demo(["--retention-sec", "15"]))  # start in the retention race
 """
 
 from __future__ import annotations
 
 import signal
 import sys
-import termios
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -21,6 +20,7 @@ from rich.console import Console
 
 from launch.errors import LaunchError
 from launch.hangup import detach_from_terminal, hang_up
+from launch.platform_needs import demo_needs, require
 from scenarios.demo.errors import DemoError
 from scenarios.demo.session import DemoSession
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
@@ -88,13 +88,23 @@ def _cleanup_uninterrupted() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _terminal_errors() -> tuple[type[Exception], ...]:
+    """What a vanished terminal raises: OSError, and termios's own error where there is termios
+    (imported here, not at the top: the plain line mode runs without it)."""
+    try:
+        import termios
+    except ImportError:
+        return (OSError,)
+    return (OSError, termios.error)
+
+
 @contextmanager
 def _terminal_may_be_gone() -> Iterator[None]:
     """A closed terminal fails reads and writes (EIO) before its SIGHUP arrives: stop using it,
     so what follows (the cleanup above all) runs to the end."""
     try:
         yield
-    except (OSError, termios.error):
+    except _terminal_errors():
         detach_from_terminal()
 
 
@@ -128,6 +138,8 @@ def run_demo(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     try:
+        # Before anything starts: a platform without /proc (macOS) or termios gets one line.
+        require("python -m scenarios demo", demo_needs(_interactive()))
         with _signals_as_interrupt():
             _run(settings_from_args(args))
     except KeyboardInterrupt:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import select
-import termios
-import tty
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -63,6 +61,11 @@ def command_for_line(line: str) -> Command | None:
 @contextmanager
 def cbreak(stream: TextIO) -> Iterator[None]:
     """Single key presses without echo while inside; the terminal is restored on any exit."""
+    # Here, not at the top: only the live screen needs a Unix terminal's modes, and the demo
+    # checks for them first (launch/platform_needs.py), naming what is missing.
+    import termios
+    import tty
+
     fd = stream.fileno()
     saved = termios.tcgetattr(fd)
     try:

@@ -35,7 +35,8 @@ from scenarios.demo.reset import empty_folder
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.store import DemoStore
-from scenarios.demo.view import retention_label
+from scenarios.demo.view import retention_label, retention_meaning
+from spark_app.query.negative_key import CRASH_FILE_NAME
 from spark_app.runtime.session import sweep_dead_sessions
 
 __all__ = ["DemoSession", "OutputTail", "DEMO_MARK_VARIABLE"]
@@ -95,7 +96,9 @@ class DemoSession:
     ) -> None:
         self.settings = settings
         self.state = st.initial_state(
-            settings.retention_sec, str(settings.spark_settings().spark_log_file)
+            settings.retention_sec,
+            str(settings.spark_settings().spark_log_file),
+            settings.retention_choices,
         )
         self._on_event = on_event
         self._group = ProcessGroup(settings.log_dir, env=_app_environment(settings), cwd=Path.cwd())
@@ -152,6 +155,10 @@ class DemoSession:
         self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
         self._producer_started_at = time.monotonic()
         self._event(f"producer started (pid {self._producer.pid}), Kafka at {self.settings.kafka}")
+        self._event(
+            f"retention of {settings.topic} is {retention_label(settings.retention_sec)}: "
+            f"{retention_meaning(self.state)}"
+        )
         return self
 
     def _refuse_leftovers(self) -> None:
@@ -176,9 +183,12 @@ class DemoSession:
         if settings.data_dir is not None and settings.data_dir.exists():
             shutil.rmtree(settings.data_dir)
             removed.append(f"{settings.data_dir}/")
-        if settings.output_log.exists():
-            settings.output_log.unlink()
-            removed.append(str(settings.output_log))
+        # crash-once's record names values by number, and the new topic counts from 1 again:
+        # left in place, it kept a negative key on such a value from crashing the app.
+        for leftover in (settings.output_log, settings.log_dir / CRASH_FILE_NAME):
+            if leftover.exists():
+                leftover.unlink()
+                removed.append(str(leftover))
         if removed:
             self._event(f"fresh start: removed {', '.join(removed)}")
 
@@ -338,7 +348,7 @@ class DemoSession:
                 self.state = st.with_retention(self.state, seconds)
                 self._event(
                     f"retention of {self.settings.topic} set to {retention_label(seconds)} "
-                    f"(retention.ms={seconds * 1000})"
+                    f"(retention.ms={seconds * 1000}): {retention_meaning(self.state)}"
                 )
 
     # -- what the keys do --------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The demo's settings: one frozen dataclass, and the command line that builds it.
 
 Defaults follow seed 001 and the two apps: topic `Experience`, `log/` and `checkpoints/` in
-the current folder, retention 15 s, one message a second, and the real stack: Apache Kafka on
+the current folder, one message a second, and the real stack: Apache Kafka on
 port 9092 read through Spark's connector (`--offline`: the embedded broker and our source).
+Retention starts at one hour (seed 001's first experiment), so the app may stay down while a room
+talks; `t` switches to the seed's 15 s for the retention race.
 
 Usage:
-    settings = settings_from_args(main_parser().parse_args(["--retention-sec", "3600"]))
+    settings = settings_from_args(main_parser().parse_args(["--retention-sec", "15"]))
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from checkpoint_stores import STORES, CheckpointPlace, StoreKind
 from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
-from scenarios.demo.retention import RETENTION_CHOICES
+from scenarios.demo.retention import RETENTION_CHOICES, START_RETENTION_SEC
 from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
 from spark_app.settings import SparkAppSettings
 
@@ -36,7 +38,7 @@ class DemoSettings:
     log_dir: Path = Path("log")
     checkpoint_dir: Path = Path("checkpoints")
     data_dir: Path | None = None  # None: the broker keeps its data in a temporary folder
-    retention_sec: int = 15
+    retention_sec: int = START_RETENTION_SEC
     interval_sec: float = 1.0
     # None: fresh exactly when the broker starts empty, because an old checkpoint or output
     # log would then point at messages that no longer exist.
@@ -133,8 +135,10 @@ def main_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--retention-sec",
         type=int,
-        default=15,
-        help="topic retention at start; t switches between it and seed 001's other one",
+        default=START_RETENTION_SEC,
+        help=f"topic retention at start (default {START_RETENTION_SEC}: one hour, so the app "
+        "may stay down while you talk); t switches between it and the other of seed 001's "
+        "two: 15 s (the retention race) or 1 h",
     )
     parser.add_argument("--interval-sec", type=float, default=1.0, help="seconds between messages")
     fresh = parser.add_mutually_exclusive_group()

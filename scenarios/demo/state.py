@@ -130,10 +130,18 @@ class DemoState:
     events: tuple[str, ...] = ()
     # Where the app's full errors and Spark's traces go; the failure panel names it.
     spark_log: str = "log/spark.log"
+    # What `t` cycles through, the starting retention first; () when the demo does not say.
+    retention_choices: tuple[int, ...] = ()
 
 
-def initial_state(retention_sec: int, spark_log: str = "log/spark.log") -> DemoState:
-    return DemoState(retention_sec=retention_sec, spark_log=spark_log)
+def initial_state(
+    retention_sec: int,
+    spark_log: str = "log/spark.log",
+    retention_choices: tuple[int, ...] = (),
+) -> DemoState:
+    return DemoState(
+        retention_sec=retention_sec, spark_log=spark_log, retention_choices=retention_choices
+    )
 
 
 def _recent(lines: tuple[str, ...], line: str, keep: int) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from scenarios.demo.last_words import read_last_words
+from scenarios.demo.retention import next_retention
 from scenarios.demo.state import (
     RECENT_LINES,
     DemoState,
@@ -24,8 +24,9 @@ from scenarios.demo.state import (
     SparkView,
     Verdict,
 )
+from scenarios.report.last_words import read_last_words
 
-__all__ = ["KEYS_HELP", "render", "status_line", "retention_label"]
+__all__ = ["KEYS_HELP", "render", "status_line", "retention_label", "retention_meaning"]
 
 KEYS_HELP = (
     ("Enter", "negative key"),
@@ -33,7 +34,7 @@ KEYS_HELP = (
     ("s", "stop (SIGTERM)"),
     ("r", "restart"),
     ("d", "delete checkpoint"),
-    ("t", "change retention"),
+    ("t", "change retention"),  # shown with where it goes: "retention to 15 s"
     ("q", "quit"),
 )
 
@@ -47,18 +48,47 @@ def retention_label(seconds: int) -> str:
     return f"{seconds} s"
 
 
+# A retention this long outlasts any discussion while the app is down: nothing ages out.
+LONG_RETENTION_SEC = 600
+
+
+def _after_t(state: DemoState) -> int | None:
+    """The retention `t` switches to, or None when the demo did not say what it cycles."""
+    choices = state.retention_choices
+    if not choices:
+        return None
+    return next_retention(state.retention_sec, choices)
+
+
+def retention_meaning(state: DemoState) -> str:
+    """What the current retention means for a restart, and where `t` goes: 'the app may stay
+    down while you talk; t: 15 s, the race'."""
+    seconds = state.retention_sec
+    if seconds >= LONG_RETENTION_SEC:
+        meaning = "the app may stay down while you talk"
+    else:
+        meaning = "the retention race: down too long, a restart finds its offsets gone"
+    after = _after_t(state)
+    if after is not None and after != seconds:
+        meaning += f"; t: {retention_label(after)}"
+        if after < LONG_RETENTION_SEC:
+            meaning += ", the race"
+    return meaning
+
+
 def _offsets(producer: ProducerView) -> str:
     if producer.earliest is None or producer.latest is None:
         return "earliest:latest  -:-"
     return f"earliest:latest  {producer.earliest}:{producer.latest}"
 
 
-def _recent(lines: tuple[str, ...], empty: str) -> list[Text]:
-    """The recent lines, padded so both panels keep one height and the screen does not jump."""
-    shown = [Text(line, overflow="ellipsis", no_wrap=True) for line in lines] or [
+def _recent(lines: tuple[str, ...], empty: str, rows: int = RECENT_LINES) -> list[Text]:
+    """The last `rows` lines, padded so both panels keep one height and the screen does not
+    jump."""
+    shown = [Text(line, overflow="ellipsis", no_wrap=True) for line in lines[-rows:]] or [
         Text(empty, style="dim")
     ]
-    return shown + [Text("")] * (RECENT_LINES - len(shown))
+    return shown + [Text("")] * (rows - len(shown))
 
 
 def _producer_status(producer: ProducerView) -> str:
@@ -83,9 +113,13 @@ def _producer_panel(state: DemoState) -> Panel:
     )
     if producer.last_negative_key is not None:
         negatives += f" (last {producer.last_negative_key})"
-    lines = _recent(producer.lines, "waiting for the first message...")
+    # One message line fewer than the Spark panel's console lines: the retention's meaning
+    # takes its row, so both panels keep one height.
+    lines = _recent(producer.lines, "waiting for the first message...", RECENT_LINES - 1)
     return Panel(
-        Group(head, Text(negatives, style="dim"), *lines),
+        Group(
+            head, Text(retention_meaning(state), style="dim"), Text(negatives, style="dim"), *lines
+        ),
         title="Kafka producer",
         border_style="blue",
     )
@@ -120,7 +154,8 @@ def _spark_panel(state: DemoState) -> Panel:
     head = Text.assemble("Spark app ", _spark_status(spark))
     figures = Text(f"last batch {batch}   count {count}   starts {spark.starts}")
     if spark.class_archive == "writing" and spark.phase.is_up:
-        # Until it is saved, a restart starts without it: seconds slower, against 15 s retention.
+        # Until it is saved, a restart starts without it: seconds slower, which counts in the
+        # retention race (15 s).
         figures.append("   class archive: saving…", style="yellow")
     elif spark.class_archive == "saved":
         figures.append("   class archive: saved", style="dim")
@@ -165,9 +200,14 @@ def _last_words_panel(line: str, spark_log: str) -> Panel:
     )
 
 
-def _keys_line() -> Text:
+def _keys_line(state: DemoState) -> Text:
     text = Text()
+    after = _after_t(state)
     for key, action in KEYS_HELP:
+        if key == "t" and after is not None:
+            action = f"retention to {retention_label(after)}"
+            if after < LONG_RETENTION_SEC:
+                action += " (the race)"
         text.append(f" {key} ", style="reverse")
         text.append(f" {action}  ")
     return text
@@ -191,7 +231,7 @@ def render(state: DemoState) -> RenderableType:
         Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True) for event in state.events
     ]
     return Group(
-        apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line()
+        apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line(state)
     )
 
 

@@ -7,6 +7,13 @@ lines of the processes that spoke most recently below its panels, redrawn twice 
 gone when the step's answer comes; off a terminal nothing changes (the lines stay in the files,
 which the run's first line names).
 
+The Spark app ends a failure with one line, `spark_app: <CONDITION>: <message>`, whose message
+may carry the whole Java stack trace flattened into it (11,178 characters for a data loss read
+by the connector). The tail shows that line as the app's one error, `<CONDITION>: <what>`, and
+never a stack frame: neither the middle of that line (a window on the file's end once began
+there and showed `at java.base/java.util.concurrent.ThreadPoolExecutor$Worker.run…`) nor a
+trace printed over many lines.
+
 Usage:
     tail = LiveTail(stage_folder / "processes")
     console.print(tail)            # a rich renderable: one titled block per process
@@ -14,31 +21,67 @@ Usage:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
-__all__ = ["LiveTail", "last_lines"]
+from scenarios.report.last_words import read_last_words, without_trace
+from spark_app.errors import error_in_text
+
+__all__ = ["LiveTail", "last_lines", "shown_line"]
 
 # Enough to read a batch line and the producer's offsets without pushing the narration away.
 PROCESSES = 3
 LINES = 3
 _TAIL_BYTES = 8192
+# How far back a line's start is looked for: the app's error line with a whole trace is ~11 kB.
+_MAX_TAIL_BYTES = 1 << 20
+# A line of a Java stack trace printed over many lines: a frame, a cause, an elision.
+_FRAME = re.compile(
+    r"^\s*(?:at [\w$./<>-]+\(|\.\.\. \d+ (?:more|common frames omitted)|Caused by: |"
+    r"Suppressed: |Driver stacktrace:)"
+)
+
+
+def shown_line(line: str) -> str | None:
+    """How a console line appears in the tail: the app's error as `<CONDITION>: <what>`, a line
+    that ends in a flattened trace without it, a stack frame not at all (None)."""
+    if _FRAME.match(line):
+        return None
+    if error_in_text(line) is not None:
+        words = read_last_words(line)
+        return f"{words.condition}: {words.what}"
+    return without_trace(line) or None
+
+
+def _shown(text: str) -> list[str]:
+    shown = (shown_line(line) for line in text.splitlines() if line.strip())
+    return [line for line in shown if line]
 
 
 def last_lines(path: Path, count: int = LINES) -> list[str]:
-    """The file's last `count` non-empty lines (read from its end: logs grow long)."""
+    """The file's last `count` lines as the tail shows them (`shown_line`), read from its end
+    (logs grow long): the window grows until it holds that many, each from its start, so no
+    line is shown from its middle and a trace's frames do not take the error's place."""
     try:
         with path.open("rb") as file:
-            file.seek(0, 2)
-            size = file.tell()
-            file.seek(max(0, size - _TAIL_BYTES))
-            text = file.read().decode("utf-8", errors="replace")
+            size = file.seek(0, 2)
+            window = _TAIL_BYTES
+            while True:
+                start = max(0, size - window)
+                file.seek(start)
+                text = file.read().decode("utf-8", errors="replace")
+                if start > 0:
+                    text = text.partition("\n")[2]  # the window began inside a line
+                shown = _shown(text)
+                if start == 0 or window >= _MAX_TAIL_BYTES or len(shown) >= count:
+                    return shown[-count:]
+                window = min(window * 4, _MAX_TAIL_BYTES)
     except OSError:
         return []  # gone meanwhile, or not readable: nothing to show
-    return [line for line in text.splitlines() if line.strip()][-count:]
 
 
 @dataclass

@@ -6,6 +6,9 @@ The picture shows Kafka's earliest and latest offsets over time (retention delet
 the earliest line stepping up), the offset the Spark app has committed in its checkpoint, when
 the app was up, and the moments it was killed, stopped or crashed. Reading it explains most
 outcomes: a restart fails with data loss exactly when the committed line is below the earliest.
+A nemesis run's faults are bands over the offsets and the commits, from each fault to its heal,
+one colour per kind and labelled with the fault's number, so the divergence the checker names
+can be read against the fault it followed.
 A scenario that samples its checkpoint folder (`folder(...)`, checkpoint-growth) gets a second
 panel below, on the same time axis: the files in each sub-folder and the folder's size.
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.engine.timeline import Event, FolderPoint, Sample, Timeline
+from scenarios.engine.timeline import Band, Event, FolderPoint, Sample, Timeline
 
 __all__ = ["label_lanes", "render"]
 
@@ -30,6 +33,21 @@ _EVENT_STYLE: dict[str, tuple[str, str]] = {
     "reset": ("black", "--"),
     "note": ("tab:blue", ":"),
 }
+
+
+# A fault band's colour, by the fault's kind (scenarios/engine/faults/schedule.py).
+_BAND_COLOUR: dict[str, str] = {
+    "kill": "tab:red",
+    "term": "tab:orange",
+    "pause": "tab:purple",
+    "kafka-cut": "tab:cyan",
+    "broker": "tab:brown",
+    "store-cut": "tab:olive",
+    "disk": "tab:pink",
+    "executor": "tab:gray",
+}
+# A kill or a SIGTERM is healed by the restart that follows at once: drawn this wide at least.
+_MIN_BAND_SEC = 0.6
 
 
 # Event labels stand upright along the top; two closer than this share of the time axis would
@@ -74,6 +92,7 @@ def render(timeline: Timeline, path: Path, title: str) -> Path:
         _draw_offsets(ax, samples)
         for start, end in periods:
             ax.axvspan(start, end, color="tab:green", alpha=0.08, lw=0)
+        _draw_bands(ax, timeline.bands())
         # With retention of seconds every sample deletes something; the line says it then.
         for at, _, after in deletions if len(deletions) <= 40 else []:
             ax.plot([at], [after], marker="v", color="tab:brown", ms=6, ls="none")
@@ -120,6 +139,29 @@ def render(timeline: Timeline, path: Path, title: str) -> Path:
     finally:
         plt.close(fig)
     return path
+
+
+def _draw_bands(ax: object, bands: list[Band]) -> None:
+    """Each fault as a band from its application to its heal, its number along the bottom; one
+    legend entry per kind."""
+    for band in bands:
+        colour = _BAND_COLOUR.get(band.kind, "tab:gray")
+        end = max(band.end if band.end is not None else band.start, band.start + _MIN_BAND_SEC)
+        ax.axvspan(band.start, end, color=colour, alpha=0.22, lw=0)  # type: ignore[attr-defined]
+        ax.annotate(  # type: ignore[attr-defined]
+            band.label.split(" ")[0],
+            (band.start, 0.01),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            va="bottom",
+            ha="left",
+            fontsize=6,
+            color=colour,
+        )
+    for kind in dict.fromkeys(b.kind for b in bands):
+        ax.axvspan(  # type: ignore[attr-defined]
+            0, 0, color=_BAND_COLOUR.get(kind, "tab:gray"), alpha=0.3, label=f"fault: {kind}"
+        )
 
 
 def _draw_offsets(ax: object, samples: list[Sample]) -> None:

@@ -139,9 +139,13 @@ def exit_code(results: Sequence[ScenarioResult]) -> int:
     )
 
 
-def print_verdicts(results: Sequence[ScenarioResult], console: Console) -> None:
-    """The full table on a terminal; off one (a CI log, a pipe), short lines that read anywhere."""
-    if console.is_terminal:
+def print_verdicts(
+    results: Sequence[ScenarioResult], console: Console, short: bool = False
+) -> None:
+    """The full table on a terminal; off one (a CI log, a pipe), short lines that read anywhere.
+    `short`: the lines on a terminal too (a guided run: its last answer stays on screen above
+    them, where a table of every check pushed it off a laptop's screen)."""
+    if console.is_terminal and not short:
         console.print(verdict_table(results))
     else:
         for line in verdict_lines(results):

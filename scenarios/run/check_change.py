@@ -20,14 +20,13 @@ Usage: `scenario = change_scenario(Path("old.py"), Path("new.py"), messages=20)`
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, fields
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from launch.errors import ProcessError
-from scenarios.checker.change_verdict import CONTINUES, PinnedChange, judge_change
+from scenarios.checker.change_verdict import CONTINUES, PinnedChange, judge_change, refusal
 from scenarios.checker.expectations import check
 from scenarios.checker.query_results import compare
 from scenarios.engine.scenario import Scenario
@@ -48,7 +47,6 @@ _PINNED = {
     "shuffle_partitions": "spark.sql.shuffle.partitions",
     "state_store": "spark.sql.streaming.stateStore.providerClass",
 }
-_SPARK_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]")
 
 
 def module_settings(path: Path) -> dict[str, Any]:
@@ -226,10 +224,8 @@ def _restart(stage: Stage, new: Path, run: ChangeRun) -> str:
     except ProcessError:
         output = stage.app.output()
         error = error_in_text(output)
-        spark_class = _SPARK_CLASS.search(output)
         said = str(error) if error is not None else stage.app.last_words()
-        named = f" (Spark's {spark_class.group(1)})" if spark_class else ""
-        return f"{said[:400]}{named}"
+        return refusal(said, output)
     return ""
 
 

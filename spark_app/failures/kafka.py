@@ -67,9 +67,10 @@ def connector_data_loss(
     condition's name first, Spark's words, the reason, the way out); None if there is none.
 
     `offsets_of(tp)` looks Kafka's earliest and latest offsets up now: for a read that failed,
-    the playground adds which offsets of the range are gone (or that the range lies past the
-    topic's end) after the connector's words, as it does for our source (the connector names
-    only the batch's range).
+    the playground adds which offsets are gone, from the range's start to Kafka's earliest
+    offset now (or that the range lies past the topic's end), after the connector's words, as
+    it does for our source (the connector names only the batch's range, which may be one
+    record when retention deleted hundreds).
 
     Usage: `error = connector_data_loss(str(query_exception), client_lookup)`
     """
@@ -97,7 +98,7 @@ def _kafka_note(
         return None
     tp = TopicPartition(found.group(1), int(found.group(2)))
     now = offsets_of(tp)
-    return read_note(tp, *span, *(now or (None, None)))
+    return read_note(tp, span[0], *(now or (None, None)))
 
 
 def data_loss(text: str, settings: SparkAppSettings) -> DataLossError | None:

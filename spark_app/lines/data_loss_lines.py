@@ -45,19 +45,23 @@ def could_not_read_text(tp: TopicPartition, start: int, end: int, group_id: str)
 
 
 def earliest_now_text(
-    tp: TopicPartition, earliest: int, start: int, end: int, latest: int | None = None
+    tp: TopicPartition, earliest: int, start: int, latest: int | None = None
 ) -> str:
     """The playground's addition: where Kafka's log starts now, so which offsets are gone.
+
+    What is gone runs from `start` (the checkpoint's offset, where the batch begins) to Kafka's
+    earliest offset, not to the batch's `end`: a restart after a long pause plans a batch of
+    what Spark last saw (one record, perhaps), while retention went on deleting far past it,
+    and every one of those messages is lost to the query (`inspect` counts them the same way).
 
     When Kafka's earliest offset is not above the range's start, retention deleted none of it:
     the range lies past the end of the topic (recreated, or another broker than the one the
     checkpoint read), which `past_the_topic_text` says instead of an empty range."""
     if earliest <= start:
         return past_the_topic_text(tp, earliest, start, latest)
-    gone_until = min(earliest, end)
     return (
         f"Kafka's earliest offset of {tp} is now {earliest}, so offsets [{start}, "
-        f"{gone_until}) are gone ({gone_until - start} messages)."
+        f"{earliest}) are gone ({earliest - start} messages)."
     )
 
 

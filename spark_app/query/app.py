@@ -96,7 +96,7 @@ class SparkApp:
             warm_python_worker(spark)
             register_source(spark, self.settings)
             self.query, handler = writer_for(spark, self.settings, self.query, jvm_pid(spark))
-            self._printer = ProgressPrinter(console_writer(), lambda: handler.last_count)
+            self._printer = ProgressPrinter(console_writer(), handler.count_of)
             spark.streams.addListener(self._printer)
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)

@@ -29,6 +29,9 @@ from spark_app.settings import SparkAppSettings
 
 __all__ = ["BatchHandler"]
 
+# How many batches' counts are kept for the listener, which is at most a few batches behind.
+_COUNTS_KEPT = 64
+
 
 class BatchHandler:
     """The foreachBatch function: order rows by count, apply the negative-key policy, write."""
@@ -45,7 +48,9 @@ class BatchHandler:
                 else remote_query_id(settings.checkpoint.location)
             ),
         )
-        self.last_count: int | None = None
+        # The running count after each recent batch, by batch id: the progress listener prints a
+        # batch's line after the batch, when the next one may have run (progress.py).
+        self._counts: dict[int, int] = {}
         # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py).
         self.gate = OutputGate()
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
@@ -108,7 +113,13 @@ class BatchHandler:
                 out.write(format_lines(rows, datetime.now(), self.output_format))
                 self._write_events(batch_id, out, [e for e in events if e.kind == IDLE_TIMER])
         if rows:
-            self.last_count = rows[-1].count
+            self._counts[batch_id] = rows[-1].count
+            for old_id in sorted(self._counts)[:-_COUNTS_KEPT]:
+                del self._counts[old_id]
+
+    def count_of(self, batch_id: int) -> int | None:
+        """The running count after batch `batch_id`'s rows; None if it had none (or is long gone)."""
+        return self._counts.get(batch_id)
 
     @staticmethod
     def _write_events(batch_id: int, out: Any, events: Sequence[Event]) -> None:

@@ -45,9 +45,10 @@ class Writer(Protocol):
     """The foreachBatch function the run loop hands to Spark."""
 
     gate: OutputGate
-    last_count: int | None
 
     def __call__(self, batch: Any, batch_id: int) -> None: ...
+
+    def count_of(self, batch_id: int) -> int | None: ...
 
     def close(self) -> None: ...
 

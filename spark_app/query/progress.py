@@ -6,8 +6,13 @@ A StreamingQueryListener receives Spark's progress report after every batch; `Ba
 `console_writer()` renders them plainly (when piped, for logs and scenarios) or with rich
 colours on a terminal. Batches that read nothing are not printed.
 
+Spark delivers a batch's progress report on its listener bus, after the batch ended: by then the
+next batch may have run. The line's count is therefore the one the handler recorded for the
+report's batch id, never "the last count" (which once printed batch 13's line with batch 14's
+count).
+
 Usage:
-    listener = ProgressPrinter(console_writer(), count=lambda: counter.last)
+    listener = ProgressPrinter(console_writer(), count=handler.count_of)
     spark.streams.addListener(listener)
 """
 
@@ -18,6 +23,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pyspark.sql.streaming.listener import StreamingQueryListener
@@ -46,7 +52,10 @@ class ProgressPrinter(StreamingQueryListener):
     so by then every batch's line is printed: the app waits for it to print its stop line last.
     """
 
-    def __init__(self, write: Callable[[BatchLine], None], count: Callable[[], int | None]) -> None:
+    def __init__(
+        self, write: Callable[[BatchLine], None], count: Callable[[int], int | None]
+    ) -> None:
+        """`count(batch_id)`: the running count after that batch's rows, None when it has none."""
         self._write = write
         self._count = count
         self.ended = threading.Event()
@@ -55,7 +64,8 @@ class ProgressPrinter(StreamingQueryListener):
         self.ended.clear()
 
     def onQueryProgress(self, event: Any) -> None:
-        line = batch_line_from_progress(event.progress, self._count())
+        line = batch_line_from_progress(event.progress, None)
+        line = replace(line, count=self._count(line.batch_id))
         if line.rows:  # idle heartbeats every few seconds would drown the batches
             self._write(line)
             # Where the batch's time went (planning, reading, state, sink, checkpoint writes).

@@ -33,7 +33,6 @@ class QuerySink:
         self.folder = folder
         self.gate = gate
         self.last_rows: int | None = None  # how many rows the last batch wrote
-        self.last_count: int | None = None  # the counter's running count: a query has none
 
     def __call__(self, batch: Any, batch_id: int) -> None:
         self.gate.enter(batch_id)
@@ -45,6 +44,10 @@ class QuerySink:
         self.folder.mkdir(parents=True, exist_ok=True)
         write_atomically(batch_file(self.folder, batch_id), rows_text(rows, batch_id))
         self.last_rows = len(rows)
+
+    def count_of(self, batch_id: int) -> int | None:
+        """The counter's running count after a batch: a query module has none."""
+        return None
 
     def close(self) -> None:
         """Nothing held open: each batch's file is closed once written."""

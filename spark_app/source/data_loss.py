@@ -87,15 +87,16 @@ def data_loss_error(
 
 
 def read_note(
-    tp: TopicPartition, start: int, end: int, earliest: int | None, latest: int | None
+    tp: TopicPartition, start: int, earliest: int | None, latest: int | None
 ) -> tuple[str, str]:
-    """The playground's addition to a failed read and its way out: deleted offsets can be
-    skipped; a range past the topic's end (the topic recreated, another broker) cannot."""
+    """The playground's addition to a failed read from `start` (the checkpoint's offset) and its
+    way out: deleted offsets can be skipped; a range past the topic's end (the topic recreated,
+    another broker) cannot."""
     if earliest is None:
         return "", _WAY_OUT
     past = earliest <= start and (latest is None or latest <= start)
     return (
-        earliest_now_text(tp, earliest, start, end, latest),
+        earliest_now_text(tp, earliest, start, latest),
         RESET_WAY_OUT if past else _WAY_OUT,
     )
 
@@ -112,7 +113,7 @@ def could_not_read(
     error = data_loss_error(
         CouldNotReadOffsetRangeError,
         could_not_read_text(tp, start, end, group_id),
-        *read_note(tp, start, end, earliest, latest),
+        *read_note(tp, start, earliest, latest),
     )
     assert isinstance(error, CouldNotReadOffsetRangeError)
     return error

@@ -5,6 +5,7 @@ installs a fresh clone with uv offline and Maven Central out of reach."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,56 @@ def test_the_install_script_is_valid_shell_and_uses_the_kits_parts() -> None:
     script = INSTALL_SCRIPT.read_text()
     assert f"$KIT/{BUNDLE}" in script and "$KIT/uv-cache" in script
     assert "UV_OFFLINE=1" in script  # never a download on the laptop
+
+
+def _install_with(tmp_path: Path, python: str | None) -> subprocess.CompletedProcess[str]:
+    """install.sh run from a kit folder with only these on its PATH: git and java (stand-ins
+    that fail if used), dirname, and `python3` (a script, or a link to a real one, or none)."""
+    kit, bin_ = tmp_path / "kit", tmp_path / "bin"
+    kit.mkdir()
+    bin_.mkdir()
+    (kit / "install.sh").write_text(INSTALL_SCRIPT.read_text())
+    for tool in ("git", "java"):
+        (bin_ / tool).write_text(f"#!/bin/sh\necho 'the {tool} stand-in was run' >&2; exit 3\n")
+        (bin_ / tool).chmod(0o755)
+    (bin_ / "dirname").symlink_to(shutil.which("dirname") or "/usr/bin/dirname")
+    if python is not None and Path(python).is_file():
+        (bin_ / "python3").symlink_to(python)
+    elif python is not None:
+        (bin_ / "python3").write_text(python)
+        (bin_ / "python3").chmod(0o755)
+    return subprocess.run(
+        ["/bin/sh", str(kit / "install.sh"), str(tmp_path / "project")],
+        cwd=tmp_path,
+        env={"PATH": str(bin_), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+OLD_PYTHON = '#!/bin/sh\n[ "$1" = "--version" ] && { echo "Python 3.8.10"; exit 0; }\nexit 1\n'
+
+
+@pytest.mark.parametrize(
+    "python, found", [(OLD_PYTHON, "found: Python 3.8.10"), (None, "found: no python3")]
+)
+def test_the_install_script_checks_python_as_it_checks_git_and_java(
+    tmp_path: Path, python: str | None, found: str
+) -> None:
+    done = _install_with(tmp_path, python)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"install.sh: Python 3.10 or newer is missing ({found}); install it first "
+        f"(see docs/workshop.md)"
+    )
+    assert not (tmp_path / "project").exists()  # stopped before the clone
+
+
+def test_a_python_new_enough_passes_the_check(tmp_path: Path) -> None:
+    done = _install_with(tmp_path, sys.executable)
+    assert "Python 3.10 or newer is missing" not in done.stderr
+    assert "the git stand-in was run" in done.stderr  # went on to the clone
 
 
 def test_a_partial_kit_is_refused_naming_what_is_missing(

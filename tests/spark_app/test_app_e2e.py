@@ -23,6 +23,7 @@ from kafka import KafkaProducer
 
 from checkpoint_stores import CheckpointPlace
 from scenarios.checker.verify import ValueRange, verify_file
+from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.lines.data_loss_lines import skipped_ranges_in
 from spark_app.settings import SparkAppSettings
 from tests.spark_app.app_process import REPO_ROOT, AppProcess, wait_until
@@ -164,6 +165,10 @@ def test_crash_once_on_a_negative_key_then_replay(embedded_broker, tmp_path: Pat
         send_counter(bootstrap, range(11, 16))
         wait_until(lambda: highest_count(tmp_path) >= 15, 120, "new messages", app)
         assert app.terminate() == 0, app.output()
+        # Each batch line's count is its own batch's: value n sits at offset n - 1 with
+        # Count = n, so a batch read up to offset e counted up to e (not the next batch's).
+        lines = [line for line in parse_batch_lines(app.output()) if line.count is not None]
+        assert lines and all(line.count == sum(line.end.values()) for line in lines), app.output()
     report = verify_file(tmp_path / "log" / "streaming-output.log")
     assert report.ok and report.final_count == 15 and report.messages == 15, report
     text = (tmp_path / "log" / "streaming-output.log").read_text()

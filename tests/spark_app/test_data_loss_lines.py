@@ -113,5 +113,24 @@ def test_a_checkpoint_past_the_topics_end_is_not_an_empty_range_but_another_topi
 def test_offsets_aged_out_from_the_middle_of_the_range_keep_the_usual_hint() -> None:
     text = str(could_not_read(TP, 5, 12, "g", earliest=9, latest=30))
     assert "offsets [5, 9) are gone (4 messages)" in text and "--fail-on-data-loss false" in text
-    beyond = str(could_not_read(TP, 5, 12, "g", earliest=20, latest=30))  # the whole range
-    assert "offsets [5, 12) are gone (7 messages)" in beyond
+    beyond = str(could_not_read(TP, 5, 12, "g", earliest=20, latest=30))  # past the range
+    assert "offsets [5, 20) are gone (15 messages)" in beyond
+
+
+def test_the_loss_runs_to_kafkas_earliest_offset_not_to_the_planned_batchs_end() -> None:
+    """An attendee's restart after a long pause (issue 51): the planned batch was [24, 25), one
+    record, while retention had deleted up to 58. The line said "offsets [24, 25) are gone (1
+    messages)"; everything from the checkpoint's offset to Kafka's earliest is lost."""
+    from spark_app.failures.kafka import connector_data_loss
+
+    reason = could_not_read_text(TP, 24, 25, "spark-kafka-source-x-executor")
+    connector = str(
+        connector_data_loss(
+            f"not available in Kafka any more; Reason: {reason}", lambda tp: (59, 120)
+        )
+    )
+    ours = str(could_not_read(TP, 24, 25, "g", earliest=59, latest=120))
+    for text in (connector, ours):
+        assert "so offsets [24, 59) are gone (35 messages)" in text, text
+        assert lost_range_in(text) == (24, 25)  # Spark's own words keep the batch's range
+        assert earliest_now_in(text) == 59

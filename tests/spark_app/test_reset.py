@@ -13,6 +13,8 @@ from checkpoint_stores import CheckpointPlace
 from launch.waiting import wait_until
 from scenarios.checker.verify import verify_file
 from spark_app.cli import run_cli
+from spark_app.lines.output_line import OutputRow
+from spark_app.query.negative_key import CRASH_FILE_NAME, NegativeKeyPolicy
 from spark_app.reset import aside_name, running_apps
 from spark_app.settings import SparkAppSettings
 from tests.scenarios.checker.test_verify import log_of
@@ -62,6 +64,29 @@ def test_reset_empties_the_checkpoint_and_moves_the_output_log_aside(
         f"{settings.checkpoint.folder} is empty already",
         f"no {settings.output_file} to move aside",
     ]
+
+
+def test_reset_moves_the_crash_once_record_aside_so_a_negative_key_crashes_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a reset, a negative key on a value the last run crashed on must crash the app: the
+    record left in log/ once made the next run process it quietly."""
+    settings = SparkAppSettings(
+        checkpoint=CheckpointPlace(folder=tmp_path / "cp"), log_dir=tmp_path / "lg"
+    )
+    _leftovers(settings.checkpoint.folder, settings.log_dir)
+    (settings.log_dir / CRASH_FILE_NAME).write_text("Experience:24\n")
+    negative = OutputRow("Experience", "-24", "24", 24, 0, 23)
+    policy = NegativeKeyPolicy("crash-once", settings.log_dir, None)
+    assert policy.first_to_crash_on([negative]) is None  # crashed on it already
+
+    assert run_cli(["reset", *settings.to_argv()]) == 0
+    lines = capsys.readouterr().out.splitlines()
+
+    assert policy.first_to_crash_on([negative]) == 0  # the next run crashes on it
+    aside = sorted(settings.log_dir.glob("crashed-on.2*.txt"))
+    assert len(aside) == 1 and aside[0].read_text() == "Experience:24\n"
+    assert f"moved {settings.log_dir / CRASH_FILE_NAME} to {aside[0].name}" in lines[-1]
 
 
 def test_reset_refuses_while_an_app_runs_on_that_checkpoint(

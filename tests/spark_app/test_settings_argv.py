@@ -48,6 +48,7 @@ CHANGED = {
     "changelog_checkpointing": True,
     "checkpoint_format": 2,
     "counter": "transform-with-state",
+    "query": Path("queries/dedup.py"),
     "snapshot_every": 3,
     "maintenance_sec": 1.5,
     "initial_state_from": Path("/tmp/old-cp"),

@@ -25,7 +25,7 @@ def test_the_rule_rides_out_a_dead_leader_and_an_unclean_election_rewinds_spark(
     result = run_scenario("broker-failover", tmp_path / "reports", "--stack", "apache/connector")
     facts = result["facts"]
     assert result["stack"] == "apache/connector"
-    assert checks_named(result, "acks=all: exactly once")
+    assert checks_named(result, "Stop the producer, check the output log › exactly once")
     assert facts["part1_new_leader"] != facts["part1_killed_leader"]
     assert facts["part2_new_leader"] != facts["part2_leader"]
     lost_first, lost_last = facts["part2_lost_values"]
@@ -36,5 +36,5 @@ def test_the_rule_rides_out_a_dead_leader_and_an_unclean_election_rewinds_spark(
         facts["part2_new_leader_log_end"],
     ]
     assert checks_named(result, "data-loss condition for a changed offset")
-    assert checks_named(result, "failOnDataLoss=false: missing values")
+    assert checks_named(result, "failOnDataLoss=false; the producer goes on › missing values")
     assert checks_named(result, "the values Kafka lost are counted, and gone from Kafka")

@@ -23,6 +23,9 @@ def test_a_fresh_checkpoint_resumes_from_the_group_with_the_replayed_batch_count
     assert facts["duplicated_values"] == killed["replayed"] + stopped["replayed"]
     assert len(checks_named(result, "the new query starts at the group's offset")) == 2
     assert len(checks_named(result, "the app says where it started")) == 2
-    assert checks_named(result, "code change: the new checkpoint uses the new setting")
-    for final in ("final: missing values", "final: duplicated values", "final: count resets"):
-        assert checks_named(result, final)
+    assert len(checks_named(result, "the count starts again at 1")) == 2
+    # While it runs, and after each way down.
+    assert len(checks_named(result, "the group holds the start of the last planned batch")) == 3
+    assert checks_named(result, "--shuffle-partitions 2 › the new checkpoint uses the new setting")
+    for final in ("missing values", "duplicated values", "count resets"):
+        assert checks_named(result, f"check the output log › {final}")

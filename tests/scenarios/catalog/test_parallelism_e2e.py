@@ -20,4 +20,4 @@ def test_three_partitions_read_in_parallel_exactly_once(tmp_path: Path) -> None:
     )
     assert checks_named(result, "a batch reads one range per Kafka partition")
     assert checks_named(result, "the restart replays the checkpoint's ranges")
-    assert checks_named(result, "final: exactly once")
+    assert checks_named(result, "check the output and the checkpoint › exactly once")

@@ -26,4 +26,4 @@ def test_restarts_crash_at_the_same_offset_until_the_code_is_fixed(tmp_path: Pat
         )
     assert len(checks_named(result, "same pending batch, same offsets")) == restarts
     assert checks_named(result, "the stuck batch is committed with its original offsets")
-    assert checks_named(result, "final: exactly once")
+    assert checks_named(result, "check the output log › exactly once")

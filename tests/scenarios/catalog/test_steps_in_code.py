@@ -26,34 +26,6 @@ _FILES = sorted(CATALOG.rglob("*.py"))
 _CHECK_MAKERS = sorted((ROOT / "scenarios" / "checker").rglob("*.py")) + sorted(
     (ROOT / "scenarios" / "engine").rglob("*.py")
 )
-# Modules told as with-blocks so far (issue 50's conversion, file by file); the rest are _NOT_YET
-# and skipped by these tests until converted. Both go when every module is done.
-_DONE = [
-    "__init__",
-    "steps",
-    "endless_retention",
-    "kafka_upgrade",
-    "state_stores",
-    "checkpoint_v2",
-    "state_reader",
-    "checkpoint_growth",
-    "state_ttl_and_timers",
-    "known_bugs",
-    "exhibit",
-    "restart",
-    "spark_12693",
-    "spark_51972",
-    "spark_51988",
-    "spark_53103",
-    "spark_53560",
-    "spark_54307",
-    "spark_55058",
-    "spark_55271",
-    "spark_55561",
-    "spark_56400",
-    "state_repartition",
-]
-_NOT_YET: set[str] = {p.stem for p in _FILES if p.stem not in _DONE}
 _STEPS = written_steps()
 
 
@@ -72,8 +44,6 @@ def _stage_step_calls(tree: ast.AST) -> list[ast.Call]:
 def test_every_step_is_a_with_block() -> None:
     bare = []
     for path in _FILES:
-        if path.stem in _NOT_YET:
-            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         opened = {
             id(item.context_expr)
@@ -109,9 +79,7 @@ def test_a_check_made_for_another_step_is_rare() -> None:
 
 def test_start_kafka_and_the_producer_is_written_at_most_three_times() -> None:
     written = sum(
-        p.read_text(encoding="utf-8").count('"Start Kafka and the producer')
-        for p in _FILES
-        if p.stem not in _NOT_YET
+        p.read_text(encoding="utf-8").count('"Start Kafka and the producer') for p in _FILES
     )
     assert written <= 3
 
@@ -150,8 +118,6 @@ _FILES_OF = dict(scenario_files())
     "written", _STEPS, ids=[f"{w.scenario}:{w.module}:{w.line}" for w in _STEPS]
 )
 def test_every_answer_names_the_checks_it_states_and_each_is_made(written: WrittenStep) -> None:
-    if written.module in _NOT_YET:
-        pytest.skip("not told as a with-block yet")
     assert written.step.checks is not None, "say which checks the answer states (checks=...)"
     literals = _literals([*_FILES_OF[written.scenario], *_CHECK_MAKERS])
     unknown = [n for n in written.step.checks if not _made_somewhere(n, literals)]

@@ -20,7 +20,7 @@ def test_allowed_change_continues_schema_change_refused_blue_green_doubles_the_o
     facts = result["facts"]
     assert "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE" in facts["refusal"]
     assert facts["refusal"].startswith("spark_app: CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED")
-    assert checks_named(result, "output v2: exactly once")
+    assert checks_named(result, "new output format › exactly once")
     assert checks_named(result, "checkpoint A and the output log are untouched")
 
     # The two output logs, read as a user would: blue's on A, green's beside it.

@@ -41,6 +41,7 @@ def _a_run_was_here(repo: Path) -> None:
     (checkpoint / ".metadata.crc").write_bytes(b"crc")
     (checkpoint / "metadata").write_text('{"id":"q"}')
     (repo / "log" / "streaming-output.log").write_text("[INFO] [x] [StreamingOutput]: Count = 1\n")
+    (repo / "log" / "crashed-on.txt").write_text("Experience:1\n")
 
 
 def _settings(repo: Path, port: int) -> DemoSettings:
@@ -65,5 +66,7 @@ def test_a_fresh_start_keeps_git_status_clean(repo: Path, free_port: int) -> Non
         assert any("fresh start: removed" in event for event in session.state.events)
     assert [p.name for p in (repo / "checkpoints").iterdir()] == [".gitkeep"]
     assert not (repo / "log" / "streaming-output.log").exists()
+    # The new topic counts from 1 again: a negative key on value 1 must crash the app again.
+    assert not (repo / "log" / "crashed-on.txt").exists()
     # The producer's own log is ignored, like a user's; nothing tracked changed.
     assert _git(repo, "status", "--porcelain") == ""

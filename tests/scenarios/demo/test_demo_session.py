@@ -33,8 +33,18 @@ def test_defaults_follow_the_apps_and_the_seed() -> None:
     assert settings.log_dir == Path("log") and settings.checkpoint_dir == Path("checkpoints")
     assert settings.kafka == "127.0.0.1:9092"
     assert settings.starts_fresh  # the embedded broker starts empty
-    assert settings.retention_choices == (15, 3600)
+    # An hour at start, so a room's discussion while the app is down cannot age its offsets
+    # out (seed 001's first experiment); `t` switches to the seed's 15 s for the race.
+    assert settings.retention_sec == 3600
+    assert settings.producer_settings().retention_sec == 3600
+    assert settings.retention_choices == (3600, 15)
     assert settings.output_log == Path("log/streaming-output.log")
+
+
+def test_the_seeds_15_s_can_still_be_the_start() -> None:
+    settings = settings_from_args(main_parser().parse_args(["--retention-sec", "15"]))
+    assert settings.producer_settings().retention_sec == 15
+    assert settings.retention_choices == (15, 3600)
 
 
 def test_run_dir_keeps_everything_together_and_is_kept_by_default(tmp_path: Path) -> None:

@@ -58,6 +58,36 @@ def test_screen_shows_both_apps_verdict_checkpoint_and_keys() -> None:
         assert key in screen
 
 
+def _screen_at(retention_sec: int, choices: tuple[int, ...]) -> str:
+    state = initial_state(retention_sec, "log/spark.log", choices)
+    return _screen(on_producer_line(state, "Experience [0:1]: 1 -> 1"))
+
+
+def test_the_hour_at_start_says_a_discussion_is_safe_and_t_leads_to_the_race() -> None:
+    screen = _screen_at(3600, (3600, 15))
+    assert "retention 1 h" in screen
+    assert "the app may stay down while you talk; t: 15 s, the race" in screen
+    assert " t  retention to 15 s (the race)" in screen
+
+
+def test_the_seeds_15_s_says_it_is_the_race_and_t_leads_back() -> None:
+    screen = _screen_at(15, (3600, 15))
+    assert "retention 15 s" in screen
+    assert "the retention race: down too long, a restart finds its offsets gone; t: 1 h" in screen
+    assert " t  retention to 1 h " in screen
+    assert "t  retention to 1 h (the race)" not in screen
+
+
+def test_both_apps_panels_keep_one_height_with_the_retention_line() -> None:
+    state = initial_state(3600, "log/spark.log", (3600, 15))
+    for value in range(1, 20):
+        state = on_producer_line(state, f"Experience [0:{value}]: {value} -> {value}")
+        state = on_spark_line(state, f"batch {value}: Experience-0 [0, {value}) rows=1")
+    rows = _screen(on_spark_started(state, pid=1)).splitlines()
+    bottoms = [row for row in rows if row.count("╰") == 2]
+    assert bottoms, "the two panels end on one row"
+
+
 def test_screen_after_kill_says_down_and_why() -> None:
     state = on_spark_exit(on_spark_signal(_running_state(), "SIGKILL"), -9)
     state = with_event(state, "k: kill -9 of the Spark app's process group (pid 4242)")

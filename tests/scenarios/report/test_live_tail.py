@@ -66,3 +66,71 @@ def test_off_a_terminal_nothing_is_redrawn(tmp_path: Path) -> None:
     time.sleep(0.6)
     narrator.end_step()
     assert "Experience [0:12]" not in stream.getvalue()
+
+
+# A task's data loss as PySpark raises it on the connector: Spark's words, then the Java stack
+# traces (the executor's, the driver's), which the app's one line carries flattened.
+_FRAMES = "\n".join(
+    "\tat java.base/java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:642)"
+    if i % 2
+    else f"\tat org.apache.spark.scheduler.Task.run(Task.scala:{140 + i})"
+    for i in range(90)
+)
+_TASK_DATA_LOSS = (
+    "Job aborted due to stage failure: org.apache.spark.SparkException: "
+    "[KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE] Some data may have been lost because they are "
+    "not available in Kafka any more; either the data was aged out. Reason: Could not read records "
+    "in offset [24, 25) for topic partition Experience-0\nwith consumer group g-executor.\n"
+    + _FRAMES
+    + "\n\nDriver stacktrace:\n"
+    + _FRAMES
+    + " SQLSTATE: XXKST\n"
+)
+
+
+def _the_apps_error_line() -> str:
+    from spark_app.failures.kafka import connector_data_loss
+
+    error = connector_data_loss(_TASK_DATA_LOSS, offsets_of=lambda tp: (59, 120))
+    assert error is not None
+    return f"spark_app: {error}"  # as the app's CLI prints it: one line, traces flattened
+
+
+def test_the_apps_one_line_error_is_shown_not_a_fragment_of_its_java_trace(
+    tmp_path: Path,
+) -> None:
+    """An attendee's panel showed `at java.base/java.util.concurrent.ThreadPoolExecutor$Worker
+    .run…` where the app's error belongs: the line is longer than the window read from the end
+    of the file, which began in its middle."""
+    line = _the_apps_error_line()
+    assert len(line) > 8192 and "\n" not in line
+    log = tmp_path / "spark-2.out"
+    log.write_text(f"batch 12: Experience-0 [23, 24) rows=1 count=24\n{line}\n")
+
+    shown = last_lines(log)
+    assert shown[0] == "batch 12: Experience-0 [23, 24) rows=1 count=24"
+    assert shown[1].startswith(
+        "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE: Could not read records in offset [24, 25)"
+    )
+    assert len(shown) == 2 and not any("at java" in s or "Task.run" in s for s in shown)
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    console.print(LiveTail(tmp_path))
+    screen = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE" in screen
+    assert "ThreadPoolExecutor" not in screen
+
+
+def test_a_trace_printed_over_many_lines_leaves_its_frames_out(tmp_path: Path) -> None:
+    log = tmp_path / "spark-1.out"
+    log.write_text(
+        "batch 3: Experience-0 [2, 3) rows=1 count=3\n"
+        "spark_app: KAFKA_UNREACHABLE: Kafka at 127.0.0.1:9092 did not answer. Start it.\n"
+        "java.lang.IllegalStateException: boom\n" + _FRAMES + "\n\t... 12 more\n"
+        "Caused by: java.io.IOException: gone\n" + _FRAMES + "\n"
+    )
+    assert last_lines(log) == [
+        "batch 3: Experience-0 [2, 3) rows=1 count=3",
+        "KAFKA_UNREACHABLE: Kafka at 127.0.0.1:9092 did not answer. Start it.",
+        "java.lang.IllegalStateException: boom",
+    ]

@@ -84,6 +84,15 @@ def test_verdict_table_names_every_check_on_a_terminal() -> None:
     assert "\x1b[" in text and "┃" in text
 
 
+def test_a_guided_run_ends_with_short_lines_so_its_last_answer_stays_on_screen() -> None:
+    buffer = io.StringIO()
+    print_verdicts(results(), Console(file=buffer, width=100, force_terminal=True), short=True)
+    text = buffer.getvalue()
+    assert "┃" not in text  # no table of every check
+    assert "PASSED short-retention: 1/1 checks held" in text
+    assert len(text.splitlines()) <= len(results()) + 3
+
+
 def test_off_a_terminal_one_line_per_scenario_and_per_failed_check() -> None:
     long_check = check("the count goes on " * 8, False, "1..10 " * 20, "1..9 " * 20)
     bad = ScenarioResult(

@@ -13,7 +13,6 @@ import pytest
 from scenarios.engine.step import Step
 from scenarios.registry import all_scenarios
 from scenarios.report.story import WrittenStep, written_steps
-from tests.scenarios.catalog.test_steps_in_code import _NOT_YET
 
 _STEPS = written_steps()
 _ABOUT = {s.name: s.about for s in all_scenarios()}
@@ -51,15 +50,12 @@ _CASES = _cases()
 def test_nothing_shown_before_enter_gives_the_answer_away(
     written: WrittenStep, earlier: list[Step]
 ) -> None:
-    if written.module in _NOT_YET:
-        pytest.skip("its words are not rewritten yet")
     assert written.step.giveaway, "name the words that would give the answer away (giveaway=...)"
     assert spoiled_by(_ABOUT[written.scenario], earlier, written.step) == []
 
 
 def test_every_scenario_opens_with_what_it_is_about() -> None:
-    told = {w.scenario for w in _STEPS if w.module not in _NOT_YET}
-    assert [s.name for s in all_scenarios() if s.name in told and not s.about] == []
+    assert [s.name for s in all_scenarios() if not s.about] == []
 
 
 def test_the_rule_catches_an_answer_in_a_title_in_the_opening_line_and_in_an_earlier_step() -> None:

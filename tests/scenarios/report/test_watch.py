@@ -15,7 +15,6 @@ import re
 import pytest
 
 from scenarios.report.story import written_steps
-from tests.scenarios.catalog.test_steps_in_code import _NOT_YET
 
 _FILE = re.compile(r"(?:[\w{}…<>.-]+/)*[\w{}…<>-]+\.(?:log|out|properties|json|parquet)\b")
 _CHECKPOINT_PATH = re.compile(r"\b(?:offsets|commits|state|sources)/[\w{}…<>/_.-]*")
@@ -35,7 +34,7 @@ def watch_problems(watch: str) -> list[str]:
     return problems
 
 
-STEPS = [w for w in written_steps() if w.module not in _NOT_YET]
+STEPS = written_steps()
 
 
 @pytest.mark.parametrize("written", STEPS, ids=[f"{w.scenario}:{w.line}" for w in STEPS])

@@ -1,4 +1,5 @@
-"""The Spark app's last console line, boiled down to what fits the demo's screen.
+"""The Spark app's last console line, boiled down to what fits the demo's screen and the live
+lines under a run's narration (live_tail.py).
 
 The app ends a failure with one line, `spark_app: <CONDITION>: <message>` (spark_app/errors.py),
 whose message may carry Spark's words and, for a task's failure, the whole Java stack trace
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from spark_app.errors import error_in_text
 
-__all__ = ["LastWords", "read_last_words", "MAX_WHAT_CHARS"]
+__all__ = ["LastWords", "read_last_words", "without_trace", "MAX_WHAT_CHARS"]
 
 # Where a flattened Java stack trace begins: a frame (`at org.apache.Foo.bar(Foo.scala:36)`),
 # a nested cause, or the driver's half of a task failure.
@@ -42,9 +43,10 @@ class LastWords:
     remedy: str | None = None
 
 
-def _without_trace(text: str) -> str:
+def without_trace(text: str) -> str:
+    """`text` up to where a flattened Java stack trace begins in it (stripped), or `text`."""
     found = _TRACE.search(text)
-    return (text[: found.start()] if found else text).strip()
+    return text[: found.start()].strip() if found else text
 
 
 def _short(text: str, limit: int = MAX_WHAT_CHARS) -> str:
@@ -55,11 +57,11 @@ def read_last_words(line: str) -> LastWords:
     """The condition, what happened and the remedy in the app's last line."""
     error = error_in_text(line)
     if error is None:
-        return LastWords(None, _short(_without_trace(" ".join(line.split()))))
+        return LastWords(None, _short(without_trace(" ".join(line.split()))))
     message = " ".join(str(error).split()).removeprefix(f"{error.token}: ")
     advice = _ADVICE.search(message)
     remedy = " ".join(advice.group(1).split()) if advice else None
-    what = _without_trace(message[: advice.start()] if advice else message)
+    what = without_trace(message[: advice.start()] if advice else message)
     if _REASON in what:
         what = what.split(_REASON, 1)[1]
     return LastWords(error.token, _short(what), remedy)
