@@ -28,6 +28,7 @@ __all__ = [
     "class_archive_command",
     "oracle_command",
     "producer_command",
+    "repartition_state_command",
     "spark_command",
 ]
 
@@ -56,6 +57,14 @@ def producer_command(
 def spark_command(settings: SparkAppSettings, python: str = sys.executable) -> list[str]:
     """`python -m spark_app …`: the Spark app; `python` may be another PySpark's interpreter."""
     return [python, "-m", "spark_app", *settings.to_argv()]
+
+
+def repartition_state_command(
+    settings: SparkAppSettings, partitions: int, python: str = sys.executable
+) -> list[str]:
+    """`python -m spark_app repartition-state N …`: the checkpoint of the app `settings` start
+    (its own command line, as a user repeats it) spread over N state partitions."""
+    return [python, "-m", "spark_app", "repartition-state", str(partitions), *settings.to_argv()]
 
 
 def class_archive_command(python: str = sys.executable) -> list[str]:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from checkpoint_stores import CheckpointPlace
-from launch.commands import spark_command
+from launch.commands import repartition_state_command, spark_command
 from launch.folders import Folders
 from launch.group import ProcessGroup
 from launch.process import ManagedProcess
@@ -52,6 +52,7 @@ class SparkLauncher:
         # A second app beside the first (the upgrade's green) needs its own process names.
         self.name = name
         self.starts = 0
+        self.repartitions = 0
         self.current: ManagedProcess | None = None
 
     def start(self, python: str | None = None, **changes: object) -> ManagedProcess:
@@ -61,6 +62,22 @@ class SparkLauncher:
         place (a copied checkpoint). `python` runs this start on another PySpark's interpreter
         (a scenario's `run --spark`)."""
         self.starts += 1
+        argv = spark_command(self._settings(changes), python=python or self.python)
+        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
+        return self.current
+
+    def repartition_state(
+        self, partitions: int, python: str | None = None, **changes: object
+    ) -> ManagedProcess:
+        """`python -m spark_app repartition-state N` on the checkpoint a start with `changes`
+        would run on, as its own process (`spark-repartition-1`, …): it runs between two starts."""
+        self.repartitions += 1
+        argv = repartition_state_command(
+            self._settings(changes), partitions, python=python or self.python
+        )
+        return self.group.start(f"{self.name}-repartition-{self.repartitions}", argv)
+
+    def _settings(self, changes: dict[str, object]) -> SparkAppSettings:
         given = {name: value for name, value in changes.items() if value is not None}
         place = self.checkpoint
         if "checkpoint_dir" in given:
@@ -75,7 +92,4 @@ class SparkLauncher:
             query=self.query,
         )
         base.update(given)
-        settings = SparkAppSettings(**base)  # type: ignore[arg-type]
-        argv = spark_command(settings, python=python or self.python)
-        self.current = self.group.start(f"{self.name}-{self.starts}", argv)
-        return self.current
+        return SparkAppSettings(**base)  # type: ignore[arg-type]

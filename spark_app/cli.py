@@ -1,5 +1,6 @@
 """Command line of the Spark app: `python -m spark_app [options]`, `python -m spark_app inspect`,
-`python -m spark_app read [options]`, `python -m spark_app reset [options]` and
+`python -m spark_app read [options]`, `python -m spark_app reset [options]`,
+`python -m spark_app repartition-state N [options]` (spark_app/query/state_repartition.py) and
 `python -m spark_app class-archive` (spark_app/runtime/archive_command.py).
 
 This is the only place that catches the app's errors: it prints one line saying what went wrong
@@ -22,7 +23,7 @@ from checkpoint_stores import STORES, CheckpointPlace
 from spark_app.checkpoint.state_schema import STATE_SCHEMAS
 from spark_app.errors import CheckpointStoreError, SourceOptionError, SparkAppError, unwrap
 from spark_app.lines.output_line import OUTPUT_FORMATS
-from spark_app.query.commands import run_check_query, run_read
+from spark_app.query.commands import run_check_query, run_read, run_repartition_state
 from spark_app.runtime.cluster import ClusterSettings
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.settings import SparkAppSettings
@@ -33,6 +34,7 @@ __all__ = [
     "cluster_parser",
     "read_parser",
     "reset_parser",
+    "repartition_parser",
     "run_cli",
     "settings_from_args",
 ]
@@ -641,6 +643,27 @@ def reset_parser() -> argparse.ArgumentParser:
     return p
 
 
+def repartition_parser() -> argparse.ArgumentParser:
+    """The app's own options, as for reset, and N; only the checkpoint's and the log's matter."""
+    p = main_parser()
+    p.prog = "python -m spark_app repartition-state"
+    p.description = (
+        "Spread a stopped query's state over N partitions, offline, with PySpark 4.2's "
+        "private spark._streamingCheckpointManager.repartition: it writes one batch that "
+        "holds the state in N partitions and reads no input; the next start goes on from "
+        "it. Refused in one line while the app runs on that checkpoint, after a batch that "
+        "never committed, on the HDFS-backed state store, and before PySpark 4.2. Takes the "
+        "app's options; only --checkpoint-dir (and its store) and --log-dir matter."
+    )
+    p.add_argument(
+        "partitions",
+        type=_positive_int,
+        metavar="N",
+        help="the state's new number of partitions (spark.sql.shuffle.partitions from then on)",
+    )
+    return p
+
+
 def cluster_parser() -> argparse.ArgumentParser:
     defaults = ClusterSettings()
     p = argparse.ArgumentParser(
@@ -780,6 +803,13 @@ def _run_reset(argv: Sequence[str]) -> int:
     return 0
 
 
+def _run_repartition(argv: Sequence[str]) -> int:
+    from spark_app.reset import running_apps
+
+    args = repartition_parser().parse_args(argv)
+    return run_repartition_state(settings_from_args(args), args.partitions, running_apps)
+
+
 def _run_read(argv: Sequence[str]) -> int:
     args = read_parser().parse_args(argv)
     return run_read(
@@ -811,6 +841,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
             return _run_reset(argv[1:])
         if argv[:1] == ["read"]:
             return _run_read(argv[1:])
+        if argv[:1] == ["repartition-state"]:
+            return _run_repartition(argv[1:])
         if argv[:1] == ["check-query"]:
             return run_check_query(argv[1:])
         if argv[:1] == ["class-archive"]:

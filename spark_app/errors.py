@@ -39,6 +39,11 @@ __all__ = [
     "AppRunningError",
     "CheckpointSharedError",
     "NotACheckpointError",
+    "StateRepartitionError",
+    "RepartitionLastBatchFailedError",
+    "RepartitionUnsupportedProviderError",
+    "RepartitionUnsupportedOperatorError",
+    "RepartitionUnavailableError",
     "unwrap",
     "error_in_text",
 ]
@@ -236,6 +241,39 @@ class GroupOffsetsError(SparkAppError):
     token = "GROUP_OFFSETS"
 
 
+class StateRepartitionError(SparkAppError):
+    """`repartition-state` refused: the checkpoint cannot be repartitioned as it is. Spark's
+    error class is quoted; the subclasses are the refusals a user meets and can act on, their
+    token Spark's own class (STATE_REPARTITION_INVALID_CHECKPOINT.…)."""
+
+    token = "STATE_REPARTITION_REFUSED"
+
+
+class RepartitionLastBatchFailedError(StateRepartitionError):
+    """The newest batch was planned (offsets/N) but never committed: a crash, a kill -9, or a
+    stop that left the next batch planned."""
+
+    token = "STATE_REPARTITION_INVALID_CHECKPOINT.LAST_BATCH_FAILED"
+
+
+class RepartitionUnsupportedProviderError(StateRepartitionError):
+    """The state is kept by a store Spark cannot repartition (the HDFS-backed one)."""
+
+    token = "STATE_REPARTITION_INVALID_CHECKPOINT.UNSUPPORTED_PROVIDER"
+
+
+class RepartitionUnsupportedOperatorError(StateRepartitionError):
+    """A stateful operator Spark cannot repartition (e.g. a streaming limit)."""
+
+    token = "STATE_REPARTITION_INVALID_CHECKPOINT.UNSUPPORTED_STATEFUL_OPERATOR"
+
+
+class RepartitionUnavailableError(SparkAppError):
+    """This PySpark has no offline state repartition (it came with 4.2.0)."""
+
+    token = "STATE_REPARTITION_UNAVAILABLE"
+
+
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls
     for cls in (
@@ -257,6 +295,12 @@ _ERRORS: dict[str, type[SparkAppError]] = {
         CheckpointDiskFullError,
         CheckpointSharedError,
         GroupOffsetsError,
+        StateRepartitionError,
+        RepartitionLastBatchFailedError,
+        RepartitionUnsupportedProviderError,
+        RepartitionUnsupportedOperatorError,
+        RepartitionUnavailableError,
+        AppRunningError,
         SparkVersionError,
         ClusterError,
         StateStoreOptionError,

@@ -167,6 +167,8 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             return spark_cli.reset_parser(), args[1:]
         if first == ["read"]:
             return spark_cli.read_parser(), args[1:]
+        if first == ["repartition-state"]:
+            return spark_cli.repartition_parser(), args[1:]
         if first == ["check-query"]:
             from spark_app.query.commands import check_query_parser
 

@@ -34,5 +34,6 @@ SCENARIO_MODULES = (
     "scenarios.catalog.state_reader",
     "scenarios.catalog.checkpoint_growth",
     "scenarios.catalog.state_ttl_and_timers",
+    "scenarios.catalog.state_repartition",
     "scenarios.catalog.known_bugs",
 )

@@ -1,8 +1,10 @@
-"""The app's commands that run Spark without a checkpoint: `read` and `check-query`.
+"""The app's commands beside the query: `read`, `check-query` and `repartition-state`.
 
 - `python -m spark_app read`: the topic read once through the connector (topic_read.py).
 - `python -m spark_app check-query FILE.py`: a user's query module checked without Kafka
   (user_query.py, then query_check.py on a stand-in stream): exit 0, or one line and exit 2.
+- `python -m spark_app repartition-state N`: a stopped query's state spread over N partitions
+  (state_repartition.py, PySpark 4.2's private API): exit 0, or one line and exit 1.
 
 Usage: `run_check_query(["queries/dedup.py"])`
 """
@@ -12,15 +14,16 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spark_app.lines.query_lines import QueryChecked, checked_line
+from spark_app.query.state_repartition import repartition_state
 from spark_app.query.user_query import load_query
 from spark_app.runtime.spark_version import check_spark_version
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["check_query_parser", "run_check_query", "run_read"]
+__all__ = ["check_query_parser", "run_check_query", "run_read", "run_repartition_state"]
 
 
 def run_read(settings: SparkAppSettings) -> int:
@@ -28,6 +31,15 @@ def run_read(settings: SparkAppSettings) -> int:
     from spark_app.query.topic_read import read_topic  # pulls in pyspark: only when reading
 
     return read_topic(settings)
+
+
+def run_repartition_state(
+    settings: SparkAppSettings, partitions: int, running: Callable[[Path], list[int]]
+) -> int:
+    """`repartition-state N` on `settings`' checkpoint; `running` names the apps that run on a
+    checkpoint folder (reset.py's look at /proc, handed down: the query floor is below it)."""
+    print(repartition_state(settings, partitions, running), flush=True)
+    return 0
 
 
 def check_query_parser() -> argparse.ArgumentParser:

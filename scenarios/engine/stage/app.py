@@ -337,6 +337,18 @@ class AppPart:
         )
         return code, process.output()
 
+    def repartition_state(self, partitions: int, **options: Any) -> tuple[int, str]:
+        """`python -m spark_app repartition-state N` on this app's checkpoint, with the options
+        of its latest start changed by `options` (`python=` another PySpark's interpreter), as a
+        user runs it between two starts: its exit code and its output."""
+        launcher = self._launcher or self._new_launcher()
+        self._launcher = launcher
+        process = launcher.repartition_state(partitions, **{**self._options, **options})
+        code = process.wait_exit(
+            self._stage.timings.spark_start_timeout_sec * 2, progress=self._stage.waiting
+        )
+        return code, process.output()
+
     def start_read(self, *args: str, name: str = "read") -> ManagedProcess:
         """`python -m spark_app read ARGS…` (one batch read of the topic through Spark's
         connector) on the app's PySpark, with this app's Kafka and log folder; the process, to
