@@ -12,6 +12,7 @@ Usage:
 from __future__ import annotations
 
 import os
+import select
 import threading
 
 from kafka_app.resource import StartStop
@@ -31,6 +32,9 @@ class NegativeKeys(StartStop):
     def start(self) -> None:
         if self._thread is not None or self._fd is None:
             return
+        # Lines typed (or piped) before the start count for the very first message: read them
+        # here, not only in the thread, which may not have run yet when the first key is chosen.
+        self._read_ready()
         # A daemon thread, because a blocking read cannot be interrupted portably; it reads the
         # raw descriptor so no buffer lock is held when the interpreter shuts down around it.
         self._thread = threading.Thread(target=self._read, name="negative-keys", daemon=True)
@@ -47,6 +51,16 @@ class NegativeKeys(StartStop):
                 return False
             self._pending -= 1
             return True
+
+    def _read_ready(self) -> None:
+        assert self._fd is not None
+        try:
+            ready, _, _ = select.select([self._fd], [], [], 0)
+            chunk = os.read(self._fd, 4096) if ready else b""
+        except (OSError, ValueError):
+            return  # not a readable descriptor: the thread finds out and stops too
+        with self._lock:
+            self._pending += chunk.count(b"\n")
 
     def _read(self) -> None:
         assert self._fd is not None

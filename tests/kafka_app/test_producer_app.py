@@ -152,6 +152,16 @@ def test_each_line_on_stdin_asks_for_one_negative_key(pipe: tuple[int, int]) -> 
         assert keys.take() is False
 
 
+def test_a_line_typed_before_the_start_marks_the_first_message(pipe: tuple[int, int]) -> None:
+    """Type-ahead counts at once: the first key is chosen right after the start, before the
+    reader thread may have run (a user's records' first one was once sent unmarked, under load)."""
+    read_fd, write_fd = pipe
+    os.write(write_fd, b"\n")
+    with NegativeKeys(read_fd) as keys:
+        assert keys.take() is True
+        assert keys.take() is False
+
+
 def _take_within(keys: NegativeKeys, count: int, seconds: float) -> int:
     taken = 0
     deadline = time.monotonic() + seconds
