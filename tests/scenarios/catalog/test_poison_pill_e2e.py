@@ -10,6 +10,7 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # paid for check-change's two CI pairs: docs/testing.md#nightly
 def test_restarts_crash_at_the_same_offset_until_the_code_is_fixed(tmp_path: Path) -> None:
     result = run_scenario("poison-pill", tmp_path / "reports")
     facts = result["facts"]

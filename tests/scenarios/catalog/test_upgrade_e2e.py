@@ -12,6 +12,7 @@ from tests.scenarios.more_helpers import checks_named, run_scenario
 
 
 @pytest.mark.e2e
+@pytest.mark.nightly  # paid for check-change's two CI pairs: docs/testing.md#nightly
 def test_allowed_change_continues_schema_change_refused_blue_green_doubles_the_overlap(
     tmp_path: Path,
 ) -> None:
