@@ -89,7 +89,7 @@ def main_parser() -> argparse.ArgumentParser:
         "--report",
         type=_folder,
         metavar="DIR",
-        help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
+        help="write index.html, <scenario>.json, <scenario>.svg and junit.xml here "
         "(and keep each scenario's folders under DIR/<scenario>/)",
     )
     pacing = run.add_mutually_exclusive_group()
@@ -376,7 +376,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         results = run_scenarios(scenarios, settings, narrator)
     print_verdicts(results, Console(highlight=False), short=args.guided or bool(args.projector))
     if args.report is not None:
-        print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.png")
+        print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.svg")
     return exit_code(results)
 
 
@@ -573,7 +573,7 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"merged into {args.into}: matrix.html, matrix.md, matrix.json, junit.xml")
         return merged.matrix.exit_code
     print_verdicts(merged.results, Console(highlight=False))
-    print(f"merged into {args.into}: index.html, junit.xml, <scenario>.json, <scenario>.png")
+    print(f"merged into {args.into}: index.html, junit.xml, <scenario>.json, <scenario>.svg")
     return exit_code(merged.results)
 
 

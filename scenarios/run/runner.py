@@ -98,7 +98,7 @@ def _where_to_watch(base: Path, *, kept: bool) -> str:
 def run_scenario(
     scenario: Scenario, settings: RunSettings, narrator: Narrator, root: Path
 ) -> ScenarioResult:
-    """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
+    """Run one scenario in `root` (wiped first); its timeline goes next to `root` as an SVG."""
     result = ScenarioResult(
         scenario.name,
         scenario.title,
@@ -141,7 +141,7 @@ def run_scenario(
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
     narrator.conclude(scenario.title, scenario.summary)
-    _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
+    _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.svg", narrator)
     return result
 
 
@@ -167,12 +167,12 @@ def _record_error(result: ScenarioResult, error: BaseException, narrator: Narrat
 
 
 def _render_timeline(
-    result: ScenarioResult, stage: Stage, scenario: Scenario, png: Path, narrator: Narrator
+    result: ScenarioResult, stage: Stage, scenario: Scenario, picture: Path, narrator: Narrator
 ) -> None:
     """The picture is a report of the run: failing to draw it is that scenario's error."""
     try:
-        render_timeline(stage.timeline, png, f"{scenario.name}: {scenario.title}")
-        result.artifacts["timeline"] = str(png)
+        render_timeline(stage.timeline, picture, f"{scenario.name}: {scenario.title}")
+        result.artifacts["timeline"] = str(picture)
     except Exception as error:
         if result.error is None:
             _record_error(result, error, narrator)
