@@ -107,7 +107,7 @@ def demo_view(
             "Kafka and the checkpoint over time",
             last_sec=PICTURE_SEC,
             width=1260,
-            height=330,
+            height=300,
             font=17,
             legend=False,
         ),
