@@ -11,6 +11,7 @@ __all__ = [
     "settings",
     "message_line",
     "sent_records",
+    "user_records",
     "logs",
     "topic_offsets",
     "topic_setup",

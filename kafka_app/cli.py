@@ -149,6 +149,14 @@ def main_parser() -> argparse.ArgumentParser:
         help="the first value to send (default: one after the highest value in the topic)",
     )
     app.add_argument(
+        "--records",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="send your own records instead of the counter: one JSON object per line, with a "
+        "value, an optional key and an optional event_time (the record's timestamp), in order "
+        "at the interval; the producer stops after the last (docs/your-query.md)",
+    )
+    app.add_argument(
         "--log-dir", type=Path, metavar="DIR", help=f"where kafka.log goes (default {d.log_dir})"
     )
     KafkaChoice.add_arguments(parser)
@@ -210,6 +218,14 @@ def _run(
 
 def _check(given: dict[str, object]) -> str | None:
     """One line saying what is wrong with the options, or None."""
+    records = given.get("records")
+    if isinstance(records, Path):
+        from kafka_app.user_records import RecordsFileError, read_user_records
+
+        try:
+            read_user_records(records)
+        except RecordsFileError as error:
+            return str(error)
     servers = given.get("bootstrap_servers")
     if isinstance(servers, str):
         for address in servers.split(","):

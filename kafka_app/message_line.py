@@ -22,7 +22,14 @@ from dataclasses import dataclass
 
 from kafka_app.topic_offsets import OffsetWindow
 
-__all__ = ["PRODUCER_LOGGER", "ProducerLine", "format_message", "parse_log_line", "parse_message"]
+__all__ = [
+    "PRODUCER_LOGGER",
+    "ProducerLine",
+    "format_message",
+    "is_message_line",
+    "parse_log_line",
+    "parse_message",
+]
 
 # The logger the producer's lines go to; `parse_log_line` takes only its lines from kafka.log,
 # which the broker writes to as well.
@@ -40,9 +47,13 @@ class ProducerLine:
     value: int
 
 
-def format_message(topic: str, window: OffsetWindow, key: int, value: int) -> str:
-    """The seed's line: `TOPIC [EARLIEST:LATEST]: KEY -> VALUE`."""
-    return f"{topic} [{window.earliest}:{window.latest}]: {key} -> {value}"
+def format_message(
+    topic: str, window: OffsetWindow, key: int | str | None, value: int | str
+) -> str:
+    """The seed's line: `TOPIC [EARLIEST:LATEST]: KEY -> VALUE` (a user's record's key and value
+    are text; `parse_message` reads the counter's lines only)."""
+    shown = "null" if key is None else key
+    return f"{topic} [{window.earliest}:{window.latest}]: {shown} -> {value}"
 
 
 # The seed padded the offsets inside the brackets; reading tolerates that.
@@ -72,3 +83,14 @@ def parse_log_line(text: str) -> ProducerLine | None:
     """A line of kafka.log read back; None unless it is the producer's line for a sent message."""
     prefix = _LOG_PREFIX.match(text)
     return None if prefix is None else parse_message(text[prefix.end() :])
+
+
+# Any message line, a user's record's too (text key and value): `TOPIC [E:L]: KEY -> VALUE`.
+_ANY_MESSAGE = re.compile(r"(?P<topic>[A-Za-z0-9._-]+) \[\s*\d+\s*:\s*\d+\s*\]: .* -> .*")
+
+
+def is_message_line(text: str, topic: str) -> bool:
+    """Whether `text` is the producer's line of a message sent to `topic`, whatever its key and
+    value (the counter's numbers, or a user's records' text)."""
+    match = _ANY_MESSAGE.fullmatch(text.strip())
+    return match is not None and match["topic"] == topic

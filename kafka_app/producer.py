@@ -41,6 +41,7 @@ from kafka_app.sent_records import SENT_RECORDS_FILE, SentRecord, format_record
 from kafka_app.settings import ProducerAppSettings
 from kafka_app.topic_offsets import OffsetWindow, TopicOffsets
 from kafka_app.topic_setup import TopicState, ensure_topic
+from kafka_app.user_records import UserRecord, read_user_records
 
 # format_message stays importable from here; kafka_app/message_line.py owns the line.
 __all__ = ["ProducerApp", "format_message"]
@@ -95,7 +96,10 @@ class ProducerApp:
             stack.callback(producer.close, 5)
             _learn_partitions(producer, bootstrap, topic)
             given = self._settings.first_value
-            first = given if given is not None else offsets.highest_counter() + 1
+            if self._settings.records is not None:  # a user's records: no counter to go on from
+                first = 0
+            else:
+                first = given if given is not None else offsets.highest_counter() + 1
             self._banner(bootstrap, data_dir, topic, first)
             keys = stack.enter_context(NegativeKeys(self._stdin_fd))
             sent = self._send_loop(producer, offsets, keys, topic, first)
@@ -212,8 +216,10 @@ class ProducerApp:
                     str(data_dir) + (" (temporary, removed on exit)" if s.data_dir is None else ""),
                 )
             )
-        rows += [
-            (
+        first_row = (
+            ("records", f"{s.records}, in order, the key's crash mark on Enter")
+            if s.records is not None
+            else (
                 "first value",
                 f"{first}"
                 + (
@@ -221,7 +227,10 @@ class ProducerApp:
                     if s.first_value is not None or first == 1
                     else " (continuing after the messages already in the topic)"
                 ),
-            ),
+            )
+        )
+        rows += [
+            first_row,
             (
                 "sending",
                 (
@@ -248,6 +257,8 @@ class ProducerApp:
         s = self._settings
         if s.burst and s.count is not None:
             return self._send_burst(producer, offsets, topic, first, s.count)
+        if s.records is not None:
+            return self._send_records(producer, offsets, keys, topic)
         sent = 0
         due = time.monotonic()
         while s.count is None or sent < s.count:
@@ -261,6 +272,46 @@ class ProducerApp:
             # After a stall (a suspended process, a slow Kafka) carry on at the interval, no burst.
             due = max(due + s.interval_sec, time.monotonic())
         return sent
+
+    def _send_records(
+        self,
+        producer: KafkaProducer,
+        offsets: TopicOffsets,
+        keys: NegativeKeys,
+        topic: TopicState,
+    ) -> int:
+        """A user's records in order at the interval; Enter marks the next one's key."""
+        assert self._settings.records is not None
+        records = read_user_records(self._settings.records)
+        sent = 0
+        due = time.monotonic()
+        for record in records:
+            if self._stop.wait(max(0.0, due - time.monotonic())):
+                break
+            chosen = record.marked() if keys.take() else record
+            self._hand_over_record(producer, topic, chosen)
+            message = self._acknowledged()
+            self._print(
+                message, offsets.window(patience_sec=self._settings.send_timeout_sec), topic
+            )
+            sent += 1
+            due = max(due + self._settings.interval_sec, time.monotonic())
+        self._console.note(f"all {sent} record(s) of {self._settings.records} sent")
+        return sent
+
+    def _hand_over_record(
+        self, producer: KafkaProducer, topic: TopicState, record: UserRecord
+    ) -> None:
+        # As _hand_over: handed over and remembered together. Kafka's own partitioner places it
+        # (by its key), and its event time is its timestamp.
+        with held():
+            future = producer.send(
+                topic.name,
+                key=None if record.key is None else record.key.encode(),
+                value=record.value.encode(),
+                timestamp_ms=record.timestamp_ms,
+            )
+            self._unprinted.append(_Sent(record.key, record.value, future))
 
     def _send_burst(
         self,
@@ -333,7 +384,7 @@ class ProducerApp:
         # Printed, recorded and forgotten together: a stop here would leave the line torn or
         # owed twice.
         with held():
-            self._console.message(line, negative=message.key < 0)
+            self._console.message(line, negative=str(message.key).startswith("-"))
             self._record(message)
             self._unprinted.popleft()
         _log.info("%s", line)
@@ -346,7 +397,7 @@ class ProducerApp:
             stored.partition,
             stored.offset,
             stored.timestamp,
-            str(message.key),
+            None if message.key is None else str(message.key),
             str(message.value),
         )
         self._sent.write(format_record(record) + "\n")
@@ -378,8 +429,8 @@ class ProducerApp:
 class _Sent:
     """A message handed to Kafka: its key, its value, and Kafka's answer to come."""
 
-    key: int
-    value: int
+    key: int | str | None  # a user's record's key and value are text (--records)
+    value: int | str
     future: FutureRecordMetadata
 
 

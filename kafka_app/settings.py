@@ -61,6 +61,9 @@ class ProducerAppSettings:
     # that keeps its own sequence does after Kafka lost messages it had acknowledged
     # (broker-failover); the topic's highest value would then send lost values again.
     first_value: int | None = None
+    # A user's own records (JSON lines: key, value, event_time; kafka_app/user_records.py) sent
+    # in order at the interval instead of the counter, then the producer stops. None: the counter.
+    records: Path | None = None
     log_dir: Path = Path("log")
 
     def to_argv(self) -> list[str]:

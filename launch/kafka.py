@@ -15,11 +15,12 @@ Usage:
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kafka_app.broker.settings import BrokerSettings
 from kafka_app.kafka_choice import KafkaChoice
-from kafka_app.message_line import parse_message
+from kafka_app.message_line import is_message_line
 from kafka_app.settings import ProducerAppSettings
 from launch.commands import broker_command, producer_command
 from launch.errors import ProcessError
@@ -79,8 +80,11 @@ class KafkaSide:
         kind: str = "embedded",
         brokers: int = 1,
         kafka_version: str | None = None,
+        records: Path | None = None,
     ) -> None:
         self.group, self.folders, self.timings = group, folders, timings
+        # A user's own records the producer sends instead of the counter (--records).
+        self.records = records
         self.kind, self.brokers = kind, brokers
         self.kafka_version = kafka_version  # Apache Kafka's; None: kafka_app's pinned default
         # The nodes of a cluster (brokers > 1), which the caller kills and starts one by one.
@@ -209,6 +213,7 @@ class KafkaSide:
             first_value=first_value,
             grow_partitions=grow_partitions,
             send_timeout_sec=_CLUSTER_SEND_TIMEOUT_SEC if cluster else 30.0,
+            records=self.records,
         )
         self.producer = self.group.start(
             name, producer_command(producer_settings, python=self.python)
@@ -248,9 +253,9 @@ class KafkaSide:
         return burst
 
     def _sent_a_message(self, output: str) -> bool:
-        """Whether the producer's console shows a message sent to this topic."""
-        lines = (parse_message(line) for line in output.splitlines())
-        return any(line is not None and line.topic == self.topic for line in lines)
+        """Whether the producer's console shows a message sent to this topic (the counter's, or
+        a user's record)."""
+        return any(is_message_line(line, self.topic) for line in output.splitlines())
 
     def start(self) -> None:
         self.start_broker()

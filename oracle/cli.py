@@ -21,6 +21,7 @@ from kafka_app.sent_records import read_sent_records
 from oracle.evaluate import LostRange, evaluate, kept_records, write_expected
 from spark_app.errors import SparkAppError
 from spark_app.query.user_query import load_query
+from spark_app.settings import SparkAppSettings
 
 __all__ = ["main_parser", "run_cli"]
 
@@ -59,22 +60,19 @@ def main_parser() -> argparse.ArgumentParser:
 def _evaluate(args: argparse.Namespace) -> int:
     query = load_query(args.query)  # one line, exit 2, before Spark starts
     records = kept_records(read_sent_records(args.records, args.topic), args.lost)
-    from pyspark.sql import SparkSession  # after the checks: Spark only for a query that can run
+    # After the checks: Spark only for a query that can run. The app's own session (the class
+    # archive, C1, the JVM's folders cleaned up), so the oracle starts as fast as the app does;
+    # our Python source, so no connector is fetched for a query that reads no Kafka.
+    from spark_app.runtime.session import SparkSessionResource
 
     scratch = Path(tempfile.mkdtemp(prefix="oracle-"))
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("oracle")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
+    settings = SparkAppSettings(
+        source="python", master="local[2]", shuffle_partitions=2, log_dir=scratch / "log"
     )
     try:
-        spark.sparkContext.setLogLevel("ERROR")
-        rows = evaluate(spark, query, records, scratch)
+        with SparkSessionResource(settings) as spark:
+            rows = evaluate(spark, query, records, scratch)
     finally:
-        spark.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     write_expected(args.out, rows)
     print(f"{args.query}: {len(rows)} row(s) from {len(records)} record(s) into {args.out}")

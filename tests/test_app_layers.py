@@ -93,6 +93,7 @@ KAFKA_APP = Layers(
             "logs",
             "message_line",
             "sent_records",
+            "user_records",
             "negative_keys",
             "partitioning",
             "resource",

@@ -145,6 +145,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             from scenarios.change_command import main_parser as change_parser
 
             return change_parser(), args[1:]
+        if first == ["nemesis"]:
+            from scenarios.nemesis_command import main_parser as nemesis_parser
+
+            return nemesis_parser(), args[1:]
         from scenarios.cli import main_parser as scenarios_parser
 
         return scenarios_parser(), args
@@ -190,6 +194,14 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.readme_table import main_parser as table_parser
 
         return table_parser(), args
+    if module == "scenarios.report.workshop_plan":
+        from scenarios.report.workshop_plan import main_parser as plan_parser
+
+        return plan_parser(), args
+    if module == "scenarios.report.query_tables":
+        from scenarios.report.query_tables import main_parser as tables_parser
+
+        return tables_parser(), args
     if module == "scenarios.report.scenario_docs":
         from scenarios.report.scenario_docs import main_parser as heads_parser
 

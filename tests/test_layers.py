@@ -103,6 +103,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.demo",
         "scenarios.web",
         "scenarios.change_command",
+        "scenarios.nemesis_command",
         "scenarios.__main__",
     ),
 )

@@ -17,6 +17,13 @@ same query with `--sink at-least-once`: nothing may be lost, and the values of e
 kill caught between its output and its commit are written twice. Those duplicates are an
 expected outcome; the scenario predicts them from where the kills landed and reports how many.
 
+With a user's query (`--query FILE.py`) the run keeps the exactly-once half: a query's sink
+writes each batch to a file of its own and writes it again on a replay (idempotent on the batch
+id), and has no at-least-once mode. Where each kill landed is read from the checkpoint and the
+query's batch files; a kill that landed after a batch's file and before its commit tells how
+many rows an appending sink would have written twice. At the end the oracle judges the query's
+rows against every record sent.
+
 Usage: `python -m scenarios run chaos --fast --kills 3 --seed 7`
 """
 
@@ -29,14 +36,29 @@ from dataclasses import asdict
 from scenarios.catalog import steps
 from scenarios.checker.expectations import check, duplicated_exactly, exactly_once, missing_exactly
 from scenarios.checker.kill_landing import KillLanding
-from scenarios.engine.faults.kills import KILL_MOMENTS, kill_at, landing_of, wait_for_batches
+from scenarios.engine.faults.kills import (
+    KILL_MOMENTS,
+    kill_at,
+    landing_of,
+    query_output,
+    wait_for_batches,
+)
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
+from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.lines.query_rows import batch_file
 
 __all__ = ["SCENARIO", "run", "DEFAULT_SEED"]
 
 DEFAULT_SEED = 1
+
+# Said at the start of a run with a user's query: what it keeps of the two halves, and why.
+_QUERY_HALF = (
+    "with your query the run keeps the exactly-once half: a query's sink writes each batch to a "
+    "file of its own and writes it again on a replay, and has no at-least-once mode; the rows an "
+    "appending sink would have doubled are told from the kills, the oracle judges the rest"
+)
 
 
 def _moments(kills: int, rng: random.Random) -> list[str]:
@@ -68,6 +90,8 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
     rng = random.Random(seed)
     # The run's own choice, said before any step: a learner can run it again with other ones.
     stage.say(f"{kills} kill(s) per sink, seed {seed} (`--kills N --seed S` to vary)")
+    if stage.query is not None:
+        stage.say(_QUERY_HALF)
     with stage.step(
         steps.start_kafka(
             happens="a broker and the producer, one message per interval; topic retention one "
@@ -120,6 +144,9 @@ def run(stage: Stage, *, kills: int | None = None, seed: int | None = None) -> N
             checks=("the log holds everything the checkpoint committed", "exactly once"),
         )
     ):
+        if stage.query is not None:
+            _query_run(stage, kills, rng)
+            return
         stopped = _exactly_once_run(stage, kills, rng)
 
     with stage.step(
@@ -168,6 +195,36 @@ def _exactly_once_run(stage: Stage, kills: int, rng: random.Random) -> KillLandi
     if stopped.batch_id is not None:
         stage.say(f"the stop caught a batch in flight: {stopped.describe()}")
     return stopped
+
+
+def _query_run(stage: Stage, kills: int, rng: random.Random) -> None:
+    """With a user's query: the kills under its sink (a file per batch), then the oracle."""
+    stage.app.start()
+    landings = _kill_and_restart(stage, "exactly-once", kills, rng)
+    caught = [k for k in landings if k.file_rows is not None]
+    rows = stage.fact("rows_an_appending_sink_would_double", sum(k.file_rows or 0 for k in caught))
+    stage.say(
+        f"{len(caught)} of {kills} kill(s) landed after a batch's file and before its commit"
+        + (
+            f": each replay wrote that file again, where an appending sink would have written "
+            f"its {rows} row(s) a second time"
+            if caught
+            else ": no replay had a file to write again"
+        )
+    )
+    stage.finish_exactly_once()
+    # The query's side of "the log holds everything the checkpoint committed".
+    committed = read_checkpoint(stage.app.checkpoint_view()).commit_ids
+    folder = query_output(stage)
+    missing = [n for n in committed if not batch_file(folder, n).exists()]
+    stage.expect(
+        check(
+            "every batch the checkpoint committed has its file",
+            bool(committed) and not missing,
+            f"batch-N.jsonl for each of the {len(committed)} commits/N kept",
+            f"none for batch(es) {missing}" if missing else f"{len(committed)} files",
+        )
+    )
 
 
 def _at_least_once_run(stage: Stage, kills: int, rng: random.Random, stopped: KillLanding) -> None:
@@ -225,6 +282,7 @@ SCENARIO = Scenario(
     takes="about 1.5 min: six Spark starts, each after a kill -9 at a random moment, in two "
     "sink modes",
     checkpoint_stores=("local", "hdfs", "s3"),
+    takes_query=True,
     options=(
         ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),
         ScenarioOption(

@@ -13,6 +13,12 @@ supervisor stops instead of looping.
 The connector's own bounds are minutes (3 retries of up to 60 s each; 120 s for a read); the
 scenario sets them to seconds with the same options, so its outages can be short.
 
+With a user's query (`--query FILE.py`) the cuts, the supervisor and the give-up are the same:
+they are the source's and the checkpoint's. After the two cuts the check is that the app caught
+up with Kafka; at the end, once the supervisor gave up, the oracle judges the query's rows
+against the query over every record up to the checkpoint's last commit (what follows it was
+never read: deleted by retention, or sent after the app stopped).
+
 Usage: `python -m scenarios run kafka-outage --fast`
 """
 
@@ -27,6 +33,7 @@ from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import DataLossError
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
@@ -199,6 +206,9 @@ def _so_far_exactly_once(stage: Stage) -> None:
             checks=("every message so far exactly once",),
         )
     ):
+        if stage.query is not None:  # a query's rows name no value: the oracle's, at the end
+            _caught_up(stage)
+            return
         report = stage.output.wait_for_more(3)
         stage.fact("highest_after_outages", report.highest)
         stage.expect(
@@ -275,6 +285,45 @@ def _past_retention(stage: Stage) -> None:
             f"exit code {code}, {gave_up[:200] or 'no such line'}",
         )
     )
+    if stage.query is not None:
+        _judge_up_to_the_commit(stage)
+
+
+def _caught_up(stage: Stage) -> None:
+    """With a query: the app read and committed everything Kafka held after the cuts."""
+    latest = stage.kafka.window().latest
+    stage.output.wait_for_value(latest)
+    committed = stage.app.committed_offset() or 0
+    stage.fact("committed_after_outages", committed)
+    stage.expect(
+        check(
+            "caught up after the cuts", committed >= latest, f"offset {latest} committed", committed
+        )
+    )
+
+
+def _judge_up_to_the_commit(stage: Stage) -> None:
+    """With a query, once the supervisor gave up: the oracle judges its rows against the query
+    over every record up to the checkpoint's last commit. The records after it were never read
+    (retention deleted some, the rest came after the app stopped), so they are left out."""
+    last = read_checkpoint(stage.app.checkpoint_view()).last_committed
+    ends = (last.end or {}) if last is not None else {}
+    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
+    unread = tuple(
+        f"{tp.topic}:{tp.partition}:{end}-{until}"
+        for tp, end in sorted(ends.items())
+        if end < until
+    )
+    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
+    verdict = stage.output.judge_query(lost=unread)
+    stage.expect(
+        check(
+            "the query's rows exactly once up to the last commit",
+            verdict.ok,
+            "the rows of the query over every record up to the checkpoint's last commit",
+            "; ".join(verdict.summary_lines()),
+        )
+    )
 
 
 def _restart_lines(output: str) -> list[RestartLine]:
@@ -320,4 +369,6 @@ SCENARIO = Scenario(
     run=run,
     takes="about 2 min: two cuts of the network to Kafka; the long one lasts until the app "
     "gives up and its supervisor restarts it",
+    # The cuts are between the source and Kafka, the restarts the supervisor's: any query's.
+    takes_query=True,
 )

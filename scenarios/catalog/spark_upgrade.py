@@ -18,6 +18,12 @@ the new one, and can I go back?". This scenario answers it for two real PySpark 
 
 Each Spark runs in its own environment (scenarios/engine/spark_envs.py, made on first use).
 
+With a user's query (`--query FILE.py`) both Sparks run the module (the same file, each on its
+own PySpark) and the crash is the one on a record, before the query: A leaves a pending batch
+all the same. B must commit that batch; the rollback is judged by whether A commits a new batch
+or refuses; at the end the oracle, on the project's own Spark, judges the rows all three starts
+wrote against the query over every record up to the checkpoint's last commit.
+
 Usage: `python -m scenarios run spark-upgrade --fast [--from 4.1.1] [--to 4.2.0]`
 """
 
@@ -144,8 +150,8 @@ def run(stage: Stage, **versions: str) -> None:
         stage.kafka.start()
         stage.app.start(python=python_a)
         stage.output.wait_for_value(stage.timings.run_for_messages)
-    value, a_wrote = _crash_with_a_pending_batch(stage)
-    b_left = _upgrade(stage, new, python_b, value)
+    value, pending, a_wrote = _crash_with_a_pending_batch(stage)
+    b_left = _upgrade(stage, new, python_b, value, pending)
     _rollback(stage, old, python_a, a_wrote, b_left)
     with stage.step(
         steps.finish(
@@ -164,6 +170,9 @@ def run(stage: Stage, **versions: str) -> None:
         )
     ):
         stage.fact("messages_sent", stage.kafka.stop_producer().latest)
+        if stage.query is not None:
+            _judge_up_to_the_commit(stage)
+            return
         report = stage.output.verify()
         stage.expect(
             check(
@@ -175,8 +184,9 @@ def run(stage: Stage, **versions: str) -> None:
         )
 
 
-def _crash_with_a_pending_batch(stage: Stage) -> tuple[int, CheckpointFormats]:
-    """Spark A crashes on a negative key; the key's value and the formats A wrote."""
+def _crash_with_a_pending_batch(stage: Stage) -> tuple[int, int | None, CheckpointFormats]:
+    """Spark A crashes on a negative key; the key's value, the batch A left pending and the
+    formats A wrote."""
     with stage.step(
         steps.negative_key(
             why="an upgrade rarely starts from a clean stop: the old job crashed, or was killed "
@@ -203,10 +213,12 @@ def _crash_with_a_pending_batch(stage: Stage) -> tuple[int, CheckpointFormats]:
         a_wrote = stage.fact(
             "formats_written_by_a", CheckpointFormats.read(stage.folders.checkpoints)
         )
-    return value, a_wrote
+    return value, pending, a_wrote
 
 
-def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> CheckpointFormats:
+def _upgrade(
+    stage: Stage, new: str, python_b: str, value: int, pending: int | None
+) -> CheckpointFormats:
     """Spark B on A's checkpoint; the formats B left."""
     with stage.step(
         Step(
@@ -234,27 +246,44 @@ def _upgrade(stage: Stage, new: str, python_b: str, value: int) -> CheckpointFor
     ):
         stage.app.start(python=python_b)
         stage.output.wait_for_value(value + 2)
-        written = stage.output.negative_key_lines(value)
-        stage.expect(
-            check(
-                "B replayed A's pending batch once",
-                written == 1,
-                f"one line `-{value} -> {value}`",
-                f"{written} such line(s)",
+        if stage.query is None:
+            _replayed_once(stage, value)
+        else:  # how often its rows were written, the oracle says at the end
+            commits = read_checkpoint(stage.folders.checkpoints).commit_ids
+            stage.expect(
+                check(
+                    "B committed A's pending batch",
+                    pending in commits,
+                    f"commits/{pending}",
+                    f"commits up to {commits[-1] if commits else 'none'}",
+                )
             )
-        )
-        report = stage.output.wait_for_more(3)
-        stage.expect(
-            check(
-                "B counts on exactly once",
-                report.ok,
-                "every value once, counts consistent",
-                "; ".join(report.summary_lines()[1:]),
-            )
-        )
+            stage.output.wait_for_more(3)
         code = stage.app.stop()
         stage.expect(check("B stops cleanly", code == 0, "exit code 0", f"exit code {code}"))
         return stage.fact("formats_left_by_b", CheckpointFormats.read(stage.folders.checkpoints))
+
+
+def _replayed_once(stage: Stage, value: int) -> None:
+    """The counter's output log: the negative key's line once, every value once since."""
+    written = stage.output.negative_key_lines(value)
+    stage.expect(
+        check(
+            "B replayed A's pending batch once",
+            written == 1,
+            f"one line `-{value} -> {value}`",
+            f"{written} such line(s)",
+        )
+    )
+    report = stage.output.wait_for_more(3)
+    stage.expect(
+        check(
+            "B counts on exactly once",
+            report.ok,
+            "every value once, counts consistent",
+            "; ".join(report.summary_lines()[1:]),
+        )
+    )
 
 
 def _rollback(
@@ -282,7 +311,7 @@ def _rollback(
             checks=("the rollback does what the checkpoint predicts",),
         )
     ):
-        before = stage.output.verify().messages
+        before = _progress(stage)
         process = stage.app.start(python=python_a)
         outcome = _rollback_outcome(stage, process, before)
         stage.expect(
@@ -297,12 +326,21 @@ def _rollback(
             stage.app.stop()
 
 
+def _progress(stage: Stage) -> int:
+    """How far the app got: the messages in the output log, or with a query the messages its
+    checkpoint committed (a query's rows name no message)."""
+    if stage.query is None:
+        return stage.output.verify().messages
+    return stage.app.committed_offset() or 0
+
+
 def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tuple[bool, str]:
-    """(resumed, what showed it): A either writes new messages or exits with an error line."""
+    """(resumed, what showed it): A either writes new messages (with a query: commits a new
+    batch) or exits with an error line."""
 
     def seen() -> tuple[bool, str] | None:
-        if stage.output.verify().messages > before:
-            return True, "it wrote new messages"
+        if _progress(stage) > before:
+            return True, "it wrote new messages" if stage.query is None else "it committed a batch"
         if not process.running:
             error = error_in_text(process.output())
             return False, (
@@ -317,6 +355,30 @@ def _rollback_outcome(stage: Stage, process: ManagedProcess, before: int) -> tup
         timeout=stage.timings.spark_start_timeout_sec,
         what="Spark A to resume or refuse",
         progress=stage.waiting,
+    )
+
+
+def _judge_up_to_the_commit(stage: Stage) -> None:
+    """With a query: the oracle (on the run's own Spark) judges the rows A, B and the rollback
+    wrote against the query over every record up to the checkpoint's last commit; the records
+    sent after it were never read (the app stopped, or A refused), so they are left out."""
+    last = read_checkpoint(stage.folders.checkpoints).last_committed
+    ends = (last.end or {}) if last is not None else {}
+    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
+    unread = tuple(
+        f"{tp.topic}:{tp.partition}:{end}-{until}"
+        for tp, end in sorted(ends.items())
+        if end < until
+    )
+    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
+    verdict = stage.output.judge_query(lost=unread)
+    stage.expect(
+        check(
+            "nothing lost or doubled across A, B and the rollback",
+            verdict.ok,
+            "the rows of the query over every record up to the checkpoint's last commit",
+            "; ".join(verdict.summary_lines()),
+        )
     )
 
 
@@ -345,4 +407,6 @@ SCENARIO = Scenario(
             metavar="VERSION",
         ),
     ),
+    # A checkpoint's formats across Spark lines are any stateful query's question.
+    takes_query=True,
 )

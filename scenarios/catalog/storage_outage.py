@@ -17,6 +17,11 @@ recovery), and how to get back to exactly once:
   up on a long one after minutes, HDFS's client fails at once; then the store is back and a
   restart continues exactly once.
 
+With a user's query (`--query FILE.py`, one that keeps state: a torn state file is one of the
+tears) the faults, inspect's words and the restarts are the same: they are the checkpoint's. A
+query's rows name no value, so "the app went on" is a new batch in its commit log rather than a
+new value in the output log, and the oracle judges the query's rows at the end.
+
 Usage: `python -m scenarios run storage-outage --fast` (torn writes and the full disk);
 `python -m scenarios run storage-outage --fast --checkpoint-store s3` (or `hdfs`: the store cut).
 """
@@ -34,6 +39,7 @@ from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
+from scenarios.errors import StepFailed
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import (
     CheckpointDiskFullError,
@@ -178,7 +184,7 @@ def _disk_full(stage: Stage) -> None:
 
 def _fill_the_disk(stage: Stage) -> None:
     stage.output.wait_for_more(3)  # the app the torn state's repair started runs on
-    before = stage.output.verify().highest
+    before = _progress(stage)
     stage.disk.fill()
     full_at = time.monotonic()
     wait_until(
@@ -199,7 +205,7 @@ def _fill_the_disk(stage: Stage) -> None:
             "exit_code": code,
             "line": line[:600],
             "spark": spark_condition(output),
-            "written_after_full": stage.output.verify().highest - before,
+            _after(stage, "full"): _progress(stage) - before,
         },
     )
     stage.say(f"the app exited {code} {seconds:.0f} s after the disk filled: {line[:300]}")
@@ -315,19 +321,34 @@ def _cut_briefly(stage: Stage) -> tuple[str, float | None]:
         what="the short store outage",
         progress=stage.waiting,
     )
-    before = stage.output.verify().highest
+    before = _progress(stage)
     stage.store.restore()
     how = stage.fact("short_store_cut", _settled(stage, before))
     return how, exited_after[0] if exited_after else None
 
 
+def _progress(stage: Stage) -> int:
+    """How far the app got: the highest value in its output log; with a query, whose rows name
+    no value, its newest commits/N (a listing, which a store answers cheaply)."""
+    if stage.query is None:
+        return stage.output.verify().highest or 0
+    return stage.store.newest_batches(stage.folders.checkpoints)[1]
+
+
+def _after(stage: Stage, fault: str) -> str:
+    """The fact that says how far the app got after `fault`: the values it wrote, or with a
+    query the batches it committed."""
+    return f"written_after_{fault}" if stage.query is None else f"batches_committed_after_{fault}"
+
+
 def _settled(stage: Stage, before: int, timeout: float | None = None) -> str:
-    """ "continued" once the app writes past value `before`, "exited" if it ends first."""
+    """ "continued" once the app writes past value `before` (a query: commits a batch past
+    `before`), "exited" if it ends first."""
 
     def settled() -> str | None:
         if not stage.app.running:
             return "exited"
-        return "continued" if stage.output.verify().highest > before else None
+        return "continued" if _progress(stage) > before else None
 
     return wait_until(
         settled,
@@ -419,7 +440,7 @@ def _long_store_cut(stage: Stage) -> None:
 
 
 def _store_gone(stage: Stage) -> None:
-    before = stage.output.verify().highest
+    before = _progress(stage)
     stage.store.cut()
     cut_at = time.monotonic()
     gone = wait_until(
@@ -438,7 +459,7 @@ def _store_gone(stage: Stage) -> None:
             "seconds_to_exit": round(seconds, 1),
             "exit_code": code,
             "line": str(named)[:600] if named else stage.app.last_words()[-600:],
-            "written_after_cut": stage.output.verify().highest - before,
+            _after(stage, "cut"): _progress(stage) - before,
         },
     )
     stage.say(
@@ -487,10 +508,21 @@ def _torn_writes(stage: Stage) -> str | None:
         stage.kafka.start(retention_sec=t.endless_retention_sec)
         stage.app.start()
         stage.output.wait_for_value(t.run_for_messages)
+        _keeps_state(stage)
     _torn_offsets(stage)
     _torn_commit(stage)
     _torn_state(stage)
     return no_disk
+
+
+def _keeps_state(stage: Stage) -> None:
+    """A query that keeps no state has no delta to tear: one line, at once, before any tear."""
+    if stage.query is not None and not (stage.folders.checkpoints / "state").is_dir():
+        raise StepFailed(
+            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
+            "batches): storage-outage tears a state file too; run it with a stateful query, "
+            "e.g. queries/count_per_key.py"
+        )
 
 
 def _stop_cleanly(stage: Stage) -> int:
@@ -529,7 +561,7 @@ def _restart(
 ) -> Restart:
     """Start the app again and wait until it writes a new value or exits, whichever first;
     what it did is the fact `<fact>_<outcome_of>` (`torn offsets_restart`)."""
-    before = stage.output.verify().highest
+    before = _progress(stage)
     started = time.monotonic()
     stage.app.start()
 
@@ -800,6 +832,8 @@ SCENARIO = Scenario(
     about="a checkpoint's storage failing as production sees it: a power loss in the middle of "
     "a write, a full disk, a store that goes away",
     run=run,
+    # Torn files, a full disk and a lost store are the checkpoint's: any stateful query's.
+    takes_query=True,
     takes="about 2 min: eight Spark starts, on torn files after a power loss and on a full "
     "disk, each restart checked to continue exactly once",
     checkpoint_stores=("local", "s3", "hdfs"),

@@ -121,9 +121,14 @@ _ADVICE = {
 }
 
 
+# An error class written without brackets, as the app's own line quotes Spark's.
+_BARE_CLASS = re.compile(r"\b((?:STATE_STORE|STREAMING|STATE)_[A-Z0-9_]+(?:\.[A-Z0-9_]+)?)\b")
+
+
 def refusal(app_line: str, output: str) -> str:
     """NEW's refusal in a line: Spark's most specific error class, what to do, the app's words."""
-    classes = [c for c in _SPARK_CLASS.findall(output) if c not in _GENERIC]
+    found = _SPARK_CLASS.findall(output) + _BARE_CLASS.findall(app_line)
+    classes = [c for c in dict.fromkeys(found) if c not in _GENERIC]
     named = next(
         (c for c in reversed(classes) if any(k in c for k in _ADVICE)),
         classes[-1] if classes else "",

@@ -1,6 +1,8 @@
 """Where a kill -9 of the Spark app landed, as pure data: the batch a restart runs again, the
-values it reads (by the producer's partition rule) and those already in the output log. Read
-from the files by scenarios/engine/faults/kills.py; chaos and parallelism tell it.
+values it reads (by the producer's partition rule) and those already in the output log, or, with
+a user's query (no output log), whether the query's sink had written that batch's file and with
+how many rows. Read from the files by scenarios/engine/faults/kills.py; chaos and parallelism
+tell it.
 
 Usage: `batch_values({P0: 4}, {P0: 7}, partitions=1)  # (5, 6, 7)`
 """
@@ -36,11 +38,22 @@ class KillLanding:
     batch_values: tuple[int, ...]
     written: tuple[int, ...]  # those of the batch's values already in the output log
     seen_before: dict[int, int]  # how often each written value was in the log at the kill
+    # With a user's query: read from its batch files, not the output log (which it has none of).
+    query: bool = False
+    # With a query: the rows of the batch's own file at the kill, None if the sink had not
+    # written it (a file is written whole or not at all, so there is no middle of the output).
+    file_rows: int | None = None
 
     @property
     def landed(self) -> str:
         if self.batch_id is None:
             return "between batches"
+        if self.query:
+            return (
+                "mid-batch, before the output"
+                if self.file_rows is None
+                else "after the output, before the commit"
+            )
         if not self.written:
             return "mid-batch, before the output"
         if len(self.written) < len(self.batch_values):
@@ -51,6 +64,13 @@ class KillLanding:
         if self.batch_id is None:
             return "every batch was committed: the restart has nothing to replay"
         shown = _values_text(self.batch_values)
+        if self.query:
+            file = f"batch-{self.batch_id}'s file"
+            return f"batch {self.batch_id} (values {shown}) has offsets but no commit; " + (
+                f"the sink had not written {file} yet"
+                if self.file_rows is None
+                else f"the sink had written {file}, {self.file_rows} row(s)"
+            )
         return (
             f"batch {self.batch_id} (values {shown}) has offsets but no commit; "
             f"{len(self.written)} of its {len(self.batch_values)} values were already "

@@ -107,6 +107,8 @@ class RunSettings:
     # A user's own query module (`run --query FILE.py`) instead of the seed's counter: the app
     # runs it (spark_app --query) and the oracle judges it at the end (stage.judge_query).
     query: Path | None = None
+    # A user's own records the producer sends instead of the counter (`run --records FILE`).
+    records: Path | None = None
     # What Spark said of it before the run (`python -m spark_app check-query`, read back by
     # scenarios/run/query_check.py): its mode and KEY, and what its result depends on.
     query_checked: QueryChecked | None = None

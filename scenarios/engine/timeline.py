@@ -2,16 +2,18 @@
 
 The stage and its observers record here, while the scenario runs: samples of Kafka's earliest and
 latest offsets with the offset the checkpoint has committed, the moments the app was killed,
-stopped or crashed, when it was up, and (checkpoint-growth) the checkpoint folder's files and
-size. It is data only: one renderer draws it (scenarios/report/timeline.py, SVG) for the HTML
-report after the run and for the live page (`--web`, scenarios/web/) while it goes, and the JSON
-report keeps its summary (`to_dict`). The demo records one too, from what its screen reads.
+stopped or crashed, when it was up, the spans of the faults a nemesis applied (bands, from the
+fault to its heal), and (checkpoint-growth) the checkpoint folder's files and size. It is data
+only: one renderer draws it (scenarios/report/timeline.py, SVG) for the HTML report after the run
+and for the live page (`--web`, scenarios/web/) while it goes, and the JSON report keeps its
+summary (`to_dict`). The demo records one too, from what its screen reads.
 
 Usage:
     timeline = Timeline()
     timeline.sample(earliest=0, latest=10, committed=8, per_partition=((0, 10),))
     timeline.event("kill -9", kind="kill")
     timeline.folder({"offsets": 101, "commits": 101, "state": 262}, total_bytes=1_200_000)
+    band = timeline.band_start("#3 pause", "pause"); ...; timeline.band_end(band)
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Event", "EventKind", "FolderPoint", "Sample", "Timeline"]
+__all__ = ["Band", "Event", "EventKind", "FolderPoint", "Sample", "Timeline"]
 
 EventKind = Literal["start", "kill", "stop", "crash", "exit", "reset", "note"]
 
@@ -54,6 +56,17 @@ class Event:
     kind: EventKind
 
 
+@dataclass(frozen=True)
+class Band:
+    """A span of time a fault held, from its application to its heal (None: still holding);
+    `kind` is the fault's kind (scenarios/engine/faults/schedule.py), which picks its colour."""
+
+    start: float
+    end: float | None
+    label: str
+    kind: str
+
+
 @dataclass
 class Timeline:
     """A thread-safe record of samples, events and the app's up periods, in seconds since start."""
@@ -63,6 +76,7 @@ class Timeline:
     events: list[Event] = field(default_factory=list)
     up_periods: list[tuple[float, float | None]] = field(default_factory=list)
     folder_points: list[FolderPoint] = field(default_factory=list)
+    fault_bands: list[Band] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def now(self) -> float:
@@ -92,6 +106,30 @@ class Timeline:
         with self._lock:
             self.events.append(Event(self.now() if at is None else at, label, kind))
 
+    def band_start(self, label: str, kind: str) -> int:
+        """A fault begins now; the number to end its band with."""
+        with self._lock:
+            self.fault_bands.append(Band(self.now(), None, label, kind))
+            return len(self.fault_bands) - 1
+
+    def band_end(self, band: int) -> None:
+        """The fault `band` (band_start's number) is healed now (idempotent)."""
+        with self._lock:
+            open_band = self.fault_bands[band]
+            if open_band.end is None:
+                self.fault_bands[band] = Band(
+                    open_band.start, self.now(), open_band.label, open_band.kind
+                )
+
+    def bands(self) -> list[Band]:
+        """The fault bands to draw, a band still open ending now."""
+        with self._lock:
+            now = self.now()
+            return [
+                b if b.end is not None else Band(b.start, now, b.label, b.kind)
+                for b in self.fault_bands
+            ]
+
     def app_up(self) -> None:
         with self._lock:
             self.up_periods.append((self.now(), None))
@@ -117,6 +155,9 @@ class Timeline:
                 "events": [vars(e) for e in self.events],
                 "up_periods": [list(p) for p in self.up_periods],
                 "samples": len(self.samples),
+                **(
+                    {"fault_bands": [vars(b) for b in self.fault_bands]} if self.fault_bands else {}
+                ),
             }
 
     def snapshot(

@@ -15,12 +15,14 @@ Usage: `uv run python -m scenarios.report.query_tables changes reports/changes/*
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarios.engine.spark_envs import locked_spark_version
 from scenarios.report.verdicts import read_result
 
 __all__ = ["PAGE", "DATA", "changes_rows", "gallery_rows", "table", "with_table", "main"]
@@ -51,6 +53,7 @@ def _results(reports: Sequence[Path]) -> list[Any]:
 def changes_rows(reports: Sequence[Path]) -> list[dict[str, str]]:
     """One row per check-change run: the pair, the lines, the verdict and its words."""
     rows = []
+    locked = locked_spark_version()
     for result in _results(reports):
         change, verdict = result.facts.get("change"), result.facts.get("change_verdict")
         if not change:
@@ -59,7 +62,8 @@ def changes_rows(reports: Sequence[Path]) -> list[dict[str, str]]:
         rows.append(
             {
                 "pair": Path(change["new"]).parent.name,
-                "lines": f"{change['from'] or 'locked'} → {change['to'] or 'locked'}",
+                "lines": f"{change['from'] or result.spark_version or locked} → "
+                f"{change['to'] or result.spark_version or locked}",
                 "verdict": kind,
                 "says": (verdict or {}).get("line", result.error or "")[:240],
                 "spark": result.spark_version or "",
@@ -114,12 +118,19 @@ def with_table(page: str, name: str, rows: Sequence[dict[str, str]]) -> str:
     return f"{before}{head}\n{table(name, rows)}\n{tail}{after}"
 
 
+def main_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m scenarios.report.query_tables",
+        description="Render docs/your-query.md's tables from runs' reports.",
+    )
+    p.add_argument("what", choices=("changes", "gallery"))
+    p.add_argument("reports", nargs="+", type=Path, metavar="REPORT_DIR")
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in ("changes", "gallery") or len(args) < 2:
-        print(f"usage: {COMMAND} changes|gallery REPORT_DIR …", file=sys.stderr)
-        return 2
-    name, reports = args[0], [Path(a) for a in args[1:]]
+    args = main_parser().parse_args(argv)
+    name, reports = args.what, args.reports
     rows = changes_rows(reports) if name == "changes" else gallery_rows(reports)
     DATA.mkdir(exist_ok=True)
     (DATA / f"{name}.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")

@@ -9,6 +9,9 @@ The picture shows Kafka's earliest and latest offsets over time (retention delet
 the earliest line stepping up), the offset the Spark app has committed in its checkpoint, when
 the app was up, and the moments it was killed, stopped or crashed. Reading it explains most
 outcomes: a restart fails with data loss exactly when the committed line is below the earliest.
+A nemesis run's faults are bands over the offsets and the commits, from each fault to its heal,
+one colour per kind, each labelled with its number and kind as in the history and the kinds in
+the legend, so the divergence the checker names can be read against the fault it followed.
 A scenario that samples its checkpoint folder (`folder(...)`, checkpoint-growth) gets a second
 panel below, on the same time axis: the files in each sub-folder and the folder's size.
 
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from scenarios.engine.timeline import Event, FolderPoint, Sample, Timeline
+from scenarios.engine.timeline import Band, Event, FolderPoint, Sample, Timeline
 
 __all__ = ["label_lanes", "render", "timeline_svg", "LINE_STYLES", "EVENT_STYLES"]
 
@@ -63,6 +66,20 @@ _FOLDER_COLOURS = {
 _UP_FILL = "#009E73"
 _DELETED = "#D55E00"
 _FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+# A fault band's colour, by the fault's kind (scenarios/engine/faults/schedule.py); each band is
+# labelled with its kind as well, so the colour only groups them.
+_BAND_COLOUR: dict[str, str] = {
+    "kill": "#D55E00",
+    "term": "#E69F00",
+    "pause": "#CC79A7",
+    "kafka-cut": "#56B4E9",
+    "broker": "#0072B2",
+    "store-cut": "#F0E442",
+    "disk": "#882255",
+    "executor": "#555555",
+}
+# A kill or a SIGTERM is healed by the restart that follows at once: drawn this wide at least.
+_MIN_BAND_SEC = 0.6
 
 # Event labels stand upright along the top; two closer than this share of the time axis would
 # print over each other, so the later one drops into the next lane down.
@@ -141,18 +158,24 @@ def timeline_svg(
     page asks for bigger type (`font`) and may leave the legend out: every line is named at
     its end and every event by its label anyway."""
     samples, events, periods, points = timeline.snapshot()
-    end = max([s.at for s in samples] + [e.at for e in events] + [b for _, b in periods] + [1.0])
+    bands = timeline.bands()  # a fault not yet healed ends now
+    held = {b.label for b in list(timeline.fault_bands) if b.end is None}
+    end = max(
+        [s.at for s in samples] + [e.at for e in events] + [b for _, b in periods]
+        + [b.end or b.start for b in bands] + [1.0]
+    )  # fmt: skip
     start = max(0.0, end - last_sec) if last_sec else 0.0
     samples = [s for s in samples if s.at >= start]
     events = [e for e in events if e.at >= start]
     points = [p for p in points if p.at >= start]
     periods = [(max(a, start), b) for a, b in periods if b >= start]
+    bands = [b for b in bands if (b.end or b.start) >= start]
     has_folder = bool(points)
     if height is None:
         height = int(width * (0.78 if has_folder else 0.45))
     margin_left, margin_right = font * 5.2, font * 11
     title_height = font * 2.2
-    legend_items = _legend_items(has_folder) if legend else []
+    legend_items = _legend_items(has_folder, bands) if legend else []
     legend_rows = _flow(legend_items, margin_left, width - font, 0.0, font)[1] if legend else 0
     legend_height = legend_rows * font * 1.5 + font * 0.8
     usable = height - title_height - legend_height - font * 2.6
@@ -172,6 +195,7 @@ def timeline_svg(
         f'font-weight="bold">{escape(title)}</text>',
     ]
     parts += _up_bands(box, periods)
+    parts += _fault_bands(box, bands, held, font)
     parts += _grid(box, font, "offset", show_x=not has_folder)
     parts += _offset_lines(box, samples, font)
     deletions = [d for d in timeline.retention_deletions() if d[0] >= start]
@@ -261,6 +285,35 @@ def _up_bands(box: _Box, periods: Sequence[tuple[float, float]]) -> list[str]:
         parts.append(
             f'<rect x="{x0:.1f}" y="{box.top}" width="{max(x1 - x0, 1):.1f}" '
             f'height="{box.height:.1f}" fill="{_UP_FILL}" fill-opacity="0.08"/>'
+        )
+    return parts
+
+
+def _fault_bands(box: _Box, bands: Sequence[Band], held: set[str], font: int) -> list[str]:
+    """Each fault as a band from its application to its heal (`held`: the labels of those not
+    healed yet, drawn to now), behind the lines, its label ("#3 pause", as the history numbers
+    it) upright along the bottom; a hover names its span."""
+    parts = []
+    span = (box.x1 - box.x0) or 1.0
+    lanes = label_lanes([b.start for b in bands], span * _LABEL_GAP)
+    for band, lane in zip(bands, lanes):
+        colour = _BAND_COLOUR.get(band.kind, "#555555")
+        end = max(band.end if band.end is not None else band.start, band.start + _MIN_BAND_SEC)
+        x0, x1 = box.x(max(band.start, box.x0)), box.x(end)
+        since = f"{band.start:.1f} to {band.end or band.start:.1f} s"
+        if band.label in held:
+            since = f"still held since {band.start:.1f} s"
+        parts.append(
+            f'<rect x="{x0:.1f}" y="{box.top}" width="{max(x1 - x0, 2):.1f}" '
+            f'height="{box.height:.1f}" fill="{colour}" fill-opacity="0.22">'
+            f"<title>fault {escape(band.label)}: {since}</title></rect>"
+        )
+        y = box.bottom - font * 0.3 - (lane % 3) * box.height * 0.3
+        # Dark grey, not the band's colour: a pale band (yellow) would make pale text.
+        parts.append(
+            f'<text transform="translate({x0 + font * 0.9:.1f} {y:.1f}) rotate(-90)" '
+            f'fill="#333333" font-size="{font * 0.85:.1f}" stroke="#ffffff" stroke-width="3" '
+            f'paint-order="stroke">{escape(band.label)}</text>'
         )
     return parts
 
@@ -428,8 +481,9 @@ def _legend_item(x: float, y: float, label: str, colour: str, dash: str, font: i
     return f'{sample}<text x="{x + font * 2.7:.1f}" y="{y:.1f}">{escape(label)}</text>'
 
 
-def _legend_items(has_folder: bool) -> list[tuple[str, str, str]]:
-    """(label, colour, dash) of every style the picture uses; "band" and "marker" are shapes."""
+def _legend_items(has_folder: bool, bands: Sequence[Band] = ()) -> list[tuple[str, str, str]]:
+    """(label, colour, dash) of every style the picture uses, a fault kind's band once each;
+    "band" and "marker" are shapes."""
     items = [
         (LINE_NAMES[name], LINE_STYLES[name][0], LINE_STYLES[name][1])
         for name in ("latest", "earliest", "committed")
@@ -437,6 +491,8 @@ def _legend_items(has_folder: bool) -> list[tuple[str, str, str]]:
     events = (("start", "started"), ("kill", "killed"), ("stop", "stopped"), ("crash", "crashed"))
     items += [(label, *EVENT_STYLES[kind]) for kind, label in (*events, ("reset", "reset"))]
     items += [("Spark app up", _UP_FILL, "band"), ("retention deleted", _DELETED, "marker")]
+    kinds = dict.fromkeys(b.kind for b in bands)
+    items += [(f"fault: {kind}", _BAND_COLOUR.get(kind, "#555555"), "band") for kind in kinds]
     return items
 
 

@@ -17,6 +17,7 @@ Usage: `uv run python -m scenarios.report.workshop_plan measure reports/run-all`
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -231,12 +232,19 @@ def with_plans(page: str, times: Mapping[str, Mapping[str, float]]) -> str:
     return page
 
 
+def main_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m scenarios.report.workshop_plan",
+        description="Render docs/workshop.md's plans from a run's measured times.",
+    )
+    p.add_argument("what", choices=("measure",))
+    p.add_argument("reports", nargs="+", type=Path, metavar="REPORT_DIR")
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) < 2 or args[0] != "measure":
-        print(f"usage: {COMMAND} …", file=sys.stderr)
-        return 2
-    times = measured([Path(a) for a in args[1:]])
+    args = main_parser().parse_args(argv)
+    times = measured(args.reports)
     TIMES.parent.mkdir(exist_ok=True)
     TIMES.write_text(json.dumps(times, indent=1, sort_keys=True) + "\n")
     PAGE.write_text(with_plans(PAGE.read_text(encoding="utf-8"), times), encoding="utf-8")

@@ -35,6 +35,7 @@ from scenarios.report.timeline import render as render_timeline
 from scenarios.report.verdicts import ScenarioResult, write_reports
 from scenarios.run.class_archive import archive_in_background
 from scenarios.run.shared_kafka import shared_kafka
+from spark_app.settings import SparkAppSettings
 
 __all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
@@ -166,7 +167,10 @@ def kafka_version_of(settings: RunSettings) -> str:
 def _time_spent(stage: Stage) -> dict[str, dict[str, float]]:
     """Where the time went (a profile, not a verdict: an unreadable log must not fail the run)."""
     try:
-        return stage.spent.summary(stage.folders.output_log)
+        query_output = (
+            SparkAppSettings(log_dir=stage.folders.log).query_output if stage.query else None
+        )
+        return stage.spent.summary(stage.folders.output_log, query_output)
     except OSError:
         return {}
 

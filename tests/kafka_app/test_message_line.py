@@ -27,3 +27,12 @@ def test_the_seeds_padding_is_read_and_other_text_is_not() -> None:
         "Press Enter for a negative key",
     ):
         assert parse_message(other) is None
+
+
+def test_any_message_line_is_told_from_other_lines_whatever_its_key_and_value() -> None:
+    from kafka_app.message_line import is_message_line
+
+    assert is_message_line("Experience [0:3]: 3 -> 3", "Experience")
+    assert is_message_line('Mine [0:1]: zurich -> {"temp":7.5}', "Mine")
+    assert not is_message_line("Experience [0:3]: 3 -> 3", "Other")
+    assert not is_message_line("producer started: Kafka 127.0.0.1:9092", "Experience")

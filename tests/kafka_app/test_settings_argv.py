@@ -26,6 +26,7 @@ PRODUCER_CHANGED = {
     "acks": "1",
     "send_timeout_sec": 90.0,
     "first_value": 42,
+    "records": Path("my-records.jsonl"),
     "segment_sec": 2.5,
     "segment_bytes": 2_000_000,
     "retention_check_sec": 1.0,

@@ -9,11 +9,14 @@ Usage:
     stage.app.start(sink="at-least-once")
     stage.app.kill()
     code = stage.app.wait_exit(kind="crash")
+    stage.app.pause(); ...; stage.app.resume()     # SIGSTOP, SIGCONT: a long GC pause
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +59,7 @@ class AppPart:
         self._speaks = name == "spark" if narrated is None else narrated
         self._launcher: SparkLauncher | None = None
         self._options: dict[str, Any] = {}
+        self._paused: ManagedProcess | None = None  # stopped with SIGSTOP, not yet continued
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, **options: Any) -> ManagedProcess:
@@ -145,6 +149,31 @@ class AppPart:
         self._went_down("kill -9", "kill")
         if self._narrated:
             self._stage.say(f"kill -9 of the Spark app's process group (pid {process.pid})")
+
+    def pause(self) -> None:
+        """SIGSTOP of the app's whole process group (driver, JVM, Python workers): every thread
+        stands still, as in a long GC pause, and the process stays alive; `resume()` ends it."""
+        process = self.process
+        _signal_group(process, signal.SIGSTOP)
+        self._paused = process
+        if self._narrated:
+            self._stage.timeline.event("SIGSTOP", "stop")
+            self._stage.say(f"SIGSTOP of the Spark app's process group (pid {process.pid})")
+
+    def resume(self) -> None:
+        """SIGCONT of a paused app's process group (idempotent): it goes on where it stood. The
+        nemesis calls it however a run ends, so no process is left stopped."""
+        process, self._paused = self._paused, None
+        if process is None:
+            return
+        _signal_group(process, signal.SIGCONT)
+        if self._narrated:
+            self._stage.timeline.event("SIGCONT", "start")
+            self._stage.say(f"SIGCONT of the Spark app's process group (pid {process.pid})")
+
+    @property
+    def paused(self) -> bool:
+        return self._paused is not None
 
     def stop(self, timeout: float = 120.0) -> int | None:
         """SIGTERM: the app stops its query cleanly and exits 0."""
@@ -335,3 +364,14 @@ class AppPart:
     def planned_offset(self) -> int | None:
         """How far the running query may have read: the end of the offset log's last batch."""
         return planned_offset(self.checkpoint_view())
+
+
+def _signal_group(process: ManagedProcess, sig: signal.Signals) -> None:
+    """`sig` to the process's whole group: it runs in a session of its own (launch/process.py),
+    so its pid is the group's id."""
+    if process.pid is None:
+        return
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass  # the group is gone already: nothing to stop or continue

@@ -18,6 +18,7 @@ Usage:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -143,6 +144,7 @@ class KafkaPart:
             proxy_port=free_port() if behind_proxy else None,
             brokers=brokers,
             kafka_version=stage.settings.kafka_version or None,
+            records=stage.settings.records,
         )
         self._side = side
         with stage.spent.timed("kafka start"):
@@ -255,12 +257,18 @@ class KafkaPart:
         self._probe = KafkaProbe(side.bootstrap_servers, side.topic)
 
     def send_negative_key(self) -> int:
-        """Press Enter in the producer; returns the value of the message it sent with key -value."""
+        """Press Enter in the producer; returns the value of the message it sent with key -value
+        (a user's records have no value to name it by: -1, once the marked record is sent)."""
         side = self._started()
         assert side.producer is not None, "the producer starts with Kafka"
         mark = side.producer.mark()
         side.send_negative_key()
         self._stage.timeline.event("Enter: negative key", "note")
+        if self._stage.settings.records is not None:
+            side.producer.wait_for(
+                _marked_record, since=mark, timeout=30, what="a record with the crash mark"
+            )
+            return -1
         sent = side.producer.wait_for(
             _negative_line, since=mark, timeout=30, what="a message with a negative key"
         )
@@ -472,6 +480,11 @@ class KafkaPart:
             progress=self._stage.waiting,
             poll=0.5,
         )
+
+
+def _marked_record(text: str) -> bool:
+    """A user's record sent with the crash mark: its producer line's key begins with '-'."""
+    return any(re.search(r"\]: -\S*", line) for line in text.splitlines())
 
 
 def _negative_line(text: str) -> ProducerLine | None:

@@ -8,14 +8,15 @@ report (`facts["time_spent"]`) and prints it per scenario and in total.
 A Spark start is measured from its launch to the first line it wrote to the output log (the
 line's own time stamp, spark_app/lines/output_line.py's `written_at`), so no wait of the scenario's
 is needed to measure it; a start that wrote nothing before the next one (a crash loop, a start
-refused by Spark) counts as a start without output.
+refused by Spark) counts as a start without output. A user's query writes no output log: its
+first output is the first batch file its sink put in place (`batch-N.jsonl`, the rename's time).
 
 Usage:
     spent = TimeSpent()
     with spent.timed("kafka start"):
         side.start_broker()
     spent.launched()                      # the Spark app was just started
-    spent.summary(Path("log/streaming-output.log"))
+    spent.summary(Path("log/streaming-output.log"))  # or, with --query: query_output=Path(…)
     # {"kafka start": {"count": 1, "sec": 6.2}, "spark start": {"count": 2, "sec": 21.0, …}, …}
 """
 
@@ -52,17 +53,33 @@ class TimeSpent:
         # The output log's stamps are the app's local wall-clock time; so is this.
         self.launches.append(datetime.now())
 
-    def summary(self, output_log: Path) -> dict[str, dict[str, float]]:
-        """Count and seconds per kind (with the longest), Spark starts read from `output_log`."""
+    def summary(
+        self, output_log: Path, query_output: Path | None = None
+    ) -> dict[str, dict[str, float]]:
+        """Count and seconds per kind (with the longest), Spark starts read from `output_log`, or
+        from the batch files in `query_output` when a user's query ran."""
         kinds = {kind: _summed(values) for kind, values in self.seconds.items()}
-        lines = output_log.read_text(errors="replace").splitlines() if output_log.exists() else []
-        starts = first_output_after(self.launches, [t for t in map(written_at, lines) if t])
+        stamps = _batch_file_times(query_output) if query_output else _line_times(output_log)
+        starts = first_output_after(self.launches, stamps)
         measured = [s for s in starts if s is not None]
         if measured:
             kinds["spark start"] = _summed(measured)
         if len(measured) < len(starts):
             kinds["spark start without output"] = {"count": len(starts) - len(measured)}
         return kinds
+
+
+def _line_times(output_log: Path) -> list[datetime]:
+    lines = output_log.read_text(errors="replace").splitlines() if output_log.exists() else []
+    return [t for t in map(written_at, lines) if t]
+
+
+def _batch_file_times(folder: Path) -> list[datetime]:
+    """When each batch file was put in place, in local time as the launches are. A replayed
+    batch's file is put in place again: its time is the replay's, after the restart's launch."""
+    if not folder.is_dir():
+        return []
+    return sorted(datetime.fromtimestamp(p.stat().st_mtime) for p in folder.glob("batch-*.jsonl"))
 
 
 def first_output_after(launches: list[datetime], stamps: list[datetime]) -> list[float | None]:

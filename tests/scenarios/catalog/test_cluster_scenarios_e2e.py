@@ -35,3 +35,17 @@ def test_a_worker_killed_with_its_executor_is_replaced_and_the_count_goes_on(
     assert checks_named(result, "the Master marked the worker DEAD")
     assert facts["executors_added_on_replacement"]
     assert facts["worker_recovery_sec"] > 0
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
+def test_a_users_query_loses_an_executor_and_the_driver(tmp_path: Path) -> None:
+    result = run_scenario(
+        "executor-loss", tmp_path / "reports", "--query", "queries/count_per_key.py"
+    )
+    facts = result["facts"]
+    assert facts["query"].endswith("queries/count_per_key.py")
+    assert checks_named(result, "the stateful task ran again on the other executor")
+    # Both recoveries timed to the next commit: a query has no output line.
+    assert 0 < facts["executor_recovery_sec"] < facts["driver_recovery_sec"]
+    assert checks_named(result, "check the output log › exactly once")  # the oracle's

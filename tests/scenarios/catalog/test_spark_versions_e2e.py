@@ -36,6 +36,22 @@ def test_a_checkpoint_of_the_oldest_line_resumes_on_ours_and_back(tmp_path: Path
     assert facts["formats_left_by_b"]["log_versions"]["offsets"] == "v1"
 
 
+@pytest.mark.e2e
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
+def test_a_users_query_on_the_oldest_line_resumes_on_ours_and_back(tmp_path: Path) -> None:
+    result = run_scenario(
+        "spark-upgrade", tmp_path / "reports", "--query", "queries/count_per_key.py"
+    )
+    facts = result["facts"]
+    assert facts["query"].endswith("queries/count_per_key.py")
+    assert checks_named(result, "Spark A left a pending batch")  # the crash on a record
+    assert checks_named(result, "B committed A's pending batch")
+    assert checks_named(result, "the rollback does what the checkpoint predicts")
+    # The oracle, on our own line, over every record up to the last commit.
+    assert checks_named(result, "nothing lost or doubled across A, B and the rollback")
+    assert facts["time_spent"]["oracle"]["count"] == 1
+
+
 EXHIBITS = ("SPARK-55058", "SPARK-54307")
 
 

@@ -75,6 +75,7 @@ def test_checkpoint_v2(tmp_path: Path) -> None:
     assert "CANNOT_LOAD_STATE_STORE" in facts["format_1_refusal"]  # Spark 4.2.0, the lock's
 
 
+@pytest.mark.nightly  # paid for chaos's run of a user's query: docs/testing.md#nightly
 def test_state_reader(tmp_path: Path) -> None:
     result = run_scenario("state-reader", tmp_path)
     checks, facts = held(result), result["facts"]

@@ -55,3 +55,23 @@ def test_the_hdfs_namenode_cut_mid_run(tmp_path: Path) -> None:
     assert facts["short_store_cut_exit"]["line"].startswith(CheckpointStoreLostError.token)
     assert checks_named(result, "after the store came back the restart continues")
     assert checks_named(result, "check the output log › exactly once")
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_a_users_query_on_torn_writes_and_a_full_disk(tmp_path: Path) -> None:
+    result = run_scenario(
+        "storage-outage", tmp_path / "reports", "--query", "queries/count_per_key.py"
+    )
+    facts = result["facts"]
+    assert facts["query"].endswith("queries/count_per_key.py")
+    # The tears are the checkpoint's: refused and repaired as with the counter.
+    assert len(checks_named(result, "inspect names the torn file and its repair")) == 2
+    assert facts["torn state_restart"]["condition"] == "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED"
+    for fact in ("torn offsets", "torn commit", "torn state"):
+        assert facts[f"{fact}_repaired"]["continued"]  # a new batch in the commit log
+    if os.geteuid() == 0:
+        assert facts["disk_full"]["line"].startswith(CheckpointDiskFullError.token)
+        assert "batches_committed_after_full" in facts["disk_full"]
+    # The oracle's verdict on the query's rows, at the end.
+    assert checks_named(result, "check the output log › exactly once")

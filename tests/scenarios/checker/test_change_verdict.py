@@ -54,3 +54,12 @@ def test_a_refusal_names_sparks_most_specific_class_and_what_to_do() -> None:
     )
     verdict = judge_change(continued=False, refusal=said)
     assert verdict.kind == REFUSED and verdict.exit_code == 1
+
+
+def test_a_refusal_in_the_apps_own_words_still_names_sparks_class() -> None:
+    line = (
+        "CHECKPOINT_UNUSABLE.STATE_SCHEMA_CHANGED: Spark refused the checkpoint in cp: "
+        "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE; the checkpoint's state has the fields (count)"
+    )
+    said = refusal(line, "error: " + line)
+    assert said.startswith("STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE: keep the state's schema")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -37,3 +38,21 @@ def test_the_summary_counts_kafka_starts_spark_starts_and_stops(tmp_path: Path) 
     assert TimeSpent(launches=[at(0)]).summary(tmp_path / "missing.log") == {
         "spark start without output": {"count": 1}
     }
+
+
+def test_with_a_query_a_start_lasts_until_its_sink_puts_a_batch_file_in_place(
+    tmp_path: Path,
+) -> None:
+    """A user's query writes no output log: its batch files' times say when each start wrote."""
+    folder = tmp_path / "query-output"
+    folder.mkdir()
+    for name, sec in (("batch-0.jsonl", 6), ("batch-1.jsonl", 27.5), (".batch-2.jsonl.tmp", 40)):
+        path = folder / name
+        path.write_text("{}\n")
+        stamp = at(sec).timestamp()
+        os.utime(path, (stamp, stamp))
+    spent = TimeSpent(launches=[at(0), at(20), at(35)])
+    summary = spent.summary(tmp_path / "no-output.log", query_output=folder)
+    # The temporary file is the sink's write in progress, not a batch put in place.
+    assert summary["spark start"] == {"count": 2, "sec": 13.5, "max_sec": 7.5}
+    assert summary["spark start without output"] == {"count": 1}

@@ -43,7 +43,7 @@ def test_rows_come_from_the_reports_a_run_writes(tmp_path: Path) -> None:
     assert changes_rows([tmp_path]) == [
         {
             "pair": "03-x",
-            "lines": "locked → 4.2.0",
+            "lines": "4.2.0 → 4.2.0",
             "verdict": "refused",
             "says": "refused: STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
             "spark": "",
@@ -51,4 +51,4 @@ def test_rows_come_from_the_reports_a_run_writes(tmp_path: Path) -> None:
     ]
     [row] = gallery_rows([tmp_path])
     assert row["query"] == "dedup" and row["verdict"] == "PASSED"
-    assert "| `03-x` | locked → 4.2.0 | **refused** |" in table("changes", changes_rows([tmp_path]))
+    assert "| `03-x` | 4.2.0 → 4.2.0 | **refused** |" in table("changes", changes_rows([tmp_path]))
