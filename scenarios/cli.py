@@ -24,7 +24,7 @@ import argparse
 import json
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -41,6 +41,7 @@ from launch.hangup import hang_up
 from launch.platform_needs import RUN_NEEDS, require
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
+from scenarios.engine.events import Listener
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import OFFLINE, STACKS, add_stack_options, chosen_stack, parse_stack
@@ -64,6 +65,8 @@ from scenarios.run.query_check import checked_query
 from scenarios.run.runner import run_folder, run_scenarios
 from scenarios.run.shards import Shard
 from scenarios.run.shared_kafka import shared_kafka
+from scenarios.web.live_run import live_run
+from scenarios.web.options import add_web_options, web_choice
 
 __all__ = ["main_parser", "run_cli"]
 
@@ -91,7 +94,7 @@ def main_parser() -> argparse.ArgumentParser:
         "--report",
         type=_folder,
         metavar="DIR",
-        help="write index.html, <scenario>.json, <scenario>.png and junit.xml here "
+        help="write index.html, <scenario>.json, <scenario>.svg and junit.xml here "
         "(and keep each scenario's folders under DIR/<scenario>/)",
     )
     pacing = run.add_mutually_exclusive_group()
@@ -148,6 +151,7 @@ def main_parser() -> argparse.ArgumentParser:
     _add_shard_option(run)
     _add_query_option(run)
     _add_scenario_options(run)
+    add_web_options(run)
     matrix = commands.add_parser(
         "matrix",
         help="run scenarios on several PySpark versions, or on several stacks, and "
@@ -372,7 +376,24 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raise ScenarioError(
             "--guided and --projector pace one narration; with -j several run at once: choose one"
         )
-    narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0)
+    web = web_choice(args)
+    if args.jobs > 1 and web is not None:
+        raise ScenarioError(
+            "--web shows one scenario at a time; with -j several run at once: choose one"
+        )
+    with live_run(web, scenarios, guided=args.guided) as page:
+        return _run_here(scenarios, args, argv, page.listeners, page.ask)
+
+
+def _run_here(
+    scenarios: list[Scenario],
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    listeners: Sequence[Listener],
+    ask: Callable[[str], str],
+) -> int:
+    """The run itself, narrated here (and on the live page, through `listeners` and `ask`)."""
+    narrator = Narrator(guided=args.guided, projector_sec=args.projector or 0.0, ask=ask)
     settings = RunSettings(
         timings=Timings.fast() if args.fast else Timings.seed(),
         fast=args.fast,
@@ -396,10 +417,10 @@ def _run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.jobs > 1:
         results = _run_in_jobs(scenarios, args, argv, settings, narrator)
     else:
-        results = run_scenarios(scenarios, settings, narrator)
+        results = run_scenarios(scenarios, settings, narrator, listeners)
     print_verdicts(results, Console(highlight=False), short=args.guided or bool(args.projector))
     if args.report is not None:
-        print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.png")
+        print(f"reports in {args.report}: index.html, junit.xml, <scenario>.json, <scenario>.svg")
     return exit_code(results)
 
 
@@ -597,7 +618,7 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"merged into {args.into}: matrix.html, matrix.md, matrix.json, junit.xml")
         return merged.matrix.exit_code
     print_verdicts(merged.results, Console(highlight=False))
-    print(f"merged into {args.into}: index.html, junit.xml, <scenario>.json, <scenario>.png")
+    print(f"merged into {args.into}: index.html, junit.xml, <scenario>.json, <scenario>.svg")
     return exit_code(merged.results)
 
 

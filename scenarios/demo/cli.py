@@ -3,6 +3,8 @@
 `python -m scenarios demo` hands its arguments to `run_demo`. On a terminal (stdin and stdout
 both ttys) the demo is a live screen driven by single keys; otherwise it is the plain line mode.
 Ctrl-C, SIGTERM and SIGHUP end it like `q`: both apps are stopped and nothing is left running.
+With `--web` it also serves the live page (scenarios/web/), started before the apps and
+stopped after them, however the demo ends.
 
 Usage:
     sys.exit(run_demo(["--retention-sec", "15"]))  # start in the retention race
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
 
@@ -24,8 +26,10 @@ from launch.platform_needs import demo_needs, require
 from scenarios.demo.errors import DemoError
 from scenarios.demo.session import DemoSession
 from scenarios.demo.settings import DemoSettings, main_parser, settings_from_args
+from scenarios.demo.state import DemoState
 from scenarios.demo.terminal import run_live, run_plain
 from scenarios.demo.view import status_line
+from scenarios.engine.timeline import Timeline
 from scenarios.errors import ScenarioError
 
 __all__ = ["run_demo"]
@@ -108,9 +112,47 @@ def _terminal_may_be_gone() -> Iterator[None]:
         detach_from_terminal()
 
 
+Page = tuple[str, Callable[[DemoState, Timeline], None]]
+
+
+@contextmanager
+def _live_page(settings: DemoSettings) -> Iterator[Page | None]:
+    """The page's server, when asked for: up before the apps start, down after they stopped.
+    Yields its address and what the session calls after each tick."""
+    if settings.web is None:
+        yield None
+        return
+    # Here, not at the top: aiohttp only when asked for, as the live screen's modules are.
+    from scenarios.web.demo_page import DemoPage
+    from scenarios.web.server import LiveServer, WebServerError
+
+    try:
+        server = LiveServer(settings.web, "the demo").start()
+    except WebServerError as error:
+        raise DemoError(str(error)) from error
+    try:
+        print(f"[demo] live page: {server.url}", flush=True)
+        if (warning := settings.web.warning()) is not None:
+            print(f"[demo] {warning}", flush=True)
+        yield server.url, DemoPage(server, settings.topic).show
+    finally:
+        server.stop()
+
+
 def _run(settings: DemoSettings) -> None:
+    with _live_page(settings) as page:
+        _run_session(settings, page)
+
+
+def _run_session(settings: DemoSettings, page: Page | None) -> None:
     interactive = _interactive()
-    session = DemoSession(settings, on_event=None if interactive else _plain_event)
+    session = DemoSession(
+        settings,
+        on_event=None if interactive else _plain_event,
+        on_tick=page[1] if page is not None else None,
+    )
+    if page is not None:
+        session.serve_page_at(page[0])
     try:
         session.start()
         with _terminal_may_be_gone():

@@ -4,7 +4,10 @@
 process group through `launch/process.py`, so `k` kills the JVM with its Python driver and
 nothing outlives the session. `tick()` folds what happened since the last call into the
 `DemoState`; `handle(command)` does what a key asked. Slow work (a graceful stop, a retention
-change) runs in a background job so the screen keeps moving.
+change) runs in a background job so the screen keeps moving. What it reads goes into a
+`Timeline` too (Kafka's offsets, the committed offset, the app's starts and ends), the data the
+report's picture is drawn from; with `--web` the live page draws it (`on_tick`), and the
+session reads more often and more (Kafka per partition, the checkpoint's newest batches).
 
 Usage:
     with DemoSession(DemoSettings(port=19092), on_event=print) as session:
@@ -30,12 +33,13 @@ from launch.process import ManagedProcess
 from scenarios.demo import state as st
 from scenarios.demo.errors import PreviousRunStillGoing
 from scenarios.demo.keys import Command
-from scenarios.demo.readings import read_checkpoint_view, read_verdict
+from scenarios.demo.readings import KafkaWatch, read_checkpoint_view, read_verdict
 from scenarios.demo.reset import empty_folder
 from scenarios.demo.retention import next_retention, set_topic_retention
 from scenarios.demo.settings import DemoSettings
 from scenarios.demo.store import DemoStore
 from scenarios.demo.view import retention_label, retention_meaning
+from scenarios.engine.timeline import EventKind, Timeline
 from spark_app.query.negative_key import CRASH_FILE_NAME
 from spark_app.runtime.session import sweep_dead_sessions
 
@@ -45,6 +49,22 @@ PRODUCER_READY_SEC = 120.0  # Kafka (a JVM, perhaps its first fetch) and the fir
 STOP_GRACE_SEC = 30.0
 QUIT_GRACE_SEC = 10.0
 STORE_STOP_SEC = 60.0  # a MiniDFSCluster's shutdown, then its data folder removed
+# With the live page: the checkpoint looked at four times a second, so a new commits/N is on the
+# page within a second (on a store, twice: each look is a few HTTP requests to it); the newest
+# batches it shows; how often the timeline takes a sample.
+PAGE_LOOK_SEC = 0.25
+PAGE_STORE_LOOK_SEC = 0.5
+PAGE_ROW = 6
+TIMELINE_SAMPLE_SEC = 0.5
+# How the timeline names each way down.
+_DOWN_EVENTS: dict[st.SparkPhase, tuple[str, EventKind]] = {
+    st.SparkPhase.KILLED: ("kill -9", "kill"),
+    st.SparkPhase.STOP_TIMED_OUT: ("kill -9 after SIGTERM", "kill"),
+    st.SparkPhase.STOPPED: ("stopped (SIGTERM)", "stop"),
+    st.SparkPhase.CRASHED: ("crashed on a negative key", "crash"),
+    st.SparkPhase.FAILED: ("failed", "crash"),
+    st.SparkPhase.EXITED: ("exited", "exit"),
+}
 
 
 class OutputTail:
@@ -92,9 +112,14 @@ class DemoSession:
     """Both apps, their state and the keys' effects; a context manager that always cleans up."""
 
     def __init__(
-        self, settings: DemoSettings, on_event: Callable[[str], None] | None = None
+        self,
+        settings: DemoSettings,
+        on_event: Callable[[str], None] | None = None,
+        on_tick: Callable[[st.DemoState, Timeline], None] | None = None,
     ) -> None:
         self.settings = settings
+        self.timeline = Timeline()
+        self._on_tick = on_tick
         self.state = st.initial_state(
             settings.retention_sec,
             str(settings.spark_settings().spark_log_file),
@@ -113,6 +138,11 @@ class DemoSession:
         self._stop_job: _Job | None = None
         self._retention_job: tuple[_Job, int] | None = None
         self._next_reading = 0.0
+        self._next_look = 0.0
+        self._next_sample = 0.0
+        self._kafka_watch = (
+            KafkaWatch(settings.kafka, settings.topic) if settings.web is not None else None
+        )
         self._store_tail: OutputTail | None = None
         self._store = (
             None
@@ -154,6 +184,8 @@ class DemoSession:
         )
         self._producer_tail = OutputTail(self._producer.output_path, self._producer.mark())
         self._producer_started_at = time.monotonic()
+        if self._kafka_watch is not None:
+            self._kafka_watch.start()
         self._event(f"producer started (pid {self._producer.pid}), Kafka at {self.settings.kafka}")
         self._event(
             f"retention of {settings.topic} is {retention_label(settings.retention_sec)}: "
@@ -195,6 +227,8 @@ class DemoSession:
     def close(self) -> None:
         """Stop the Spark app gracefully, then the producer; then make sure nothing is left."""
         self._spark_wanted = self._restart_pending = False  # nothing may start after this
+        if self._kafka_watch is not None:
+            self._kafka_watch.stop()
         try:
             if self._spark is not None and self._spark.running:
                 self.state = st.on_spark_signal(self.state, "SIGTERM")
@@ -213,6 +247,10 @@ class DemoSession:
             sweep_dead_sessions()  # an app killed with `k` and not restarted left its folder
             if self._store is not None:
                 self._store.close()
+
+    def serve_page_at(self, url: str) -> None:
+        """The live page is served at `url`: the screen names it."""
+        self.state = st.with_page_url(self.state, url)
 
     @property
     def checkpoint_shown(self) -> str:
@@ -243,13 +281,44 @@ class DemoSession:
         if now >= self._next_reading:
             self._next_reading = now + self.settings.refresh_sec
             self.state = st.with_verdict(self.state, read_verdict(self.settings.output_log))
-            folder, shown = self.settings.checkpoint_dir, None
-            if self._store is not None:
-                folder, shown = self._store.logs_view(folder), self._store.shown(folder)
-            self.state = st.with_checkpoint(
-                self.state, read_checkpoint_view(folder, self.state.producer.earliest, shown)
-            )
+        if now >= self._next_look:
+            self._next_look = now + self._look_sec
+            self._look_at_checkpoint()
+        if now >= self._next_sample:
+            self._next_sample = now + TIMELINE_SAMPLE_SEC
+            self._sample()
+        if self._on_tick is not None:
+            self._on_tick(self.state, self.timeline)
         return self.state
+
+    @property
+    def _look_sec(self) -> float:
+        """How often the checkpoint is read: with the verdict, or faster for the live page."""
+        if self.settings.web is None:
+            return self.settings.refresh_sec
+        return PAGE_STORE_LOOK_SEC if self._store is not None else PAGE_LOOK_SEC
+
+    def _look_at_checkpoint(self) -> None:
+        folder, shown = self.settings.checkpoint_dir, None
+        if self._store is not None:
+            folder, shown = self._store.logs_view(folder), self._store.shown(folder)
+        row = PAGE_ROW if self.settings.web is not None else 0
+        self.state = st.with_checkpoint(
+            self.state, read_checkpoint_view(folder, self.state.producer.earliest, shown, row)
+        )
+
+    def _sample(self) -> None:
+        """Kafka's window (the page's own look, else the producer's last line) and the committed
+        offset, into the timeline."""
+        window = self._kafka_watch.last if self._kafka_watch is not None else None
+        if window is not None:
+            self.state = st.with_kafka(self.state, window.per_partition)
+            earliest, latest = window.earliest, window.latest
+        else:
+            earliest, latest = self.state.producer.earliest, self.state.producer.latest
+        committed = self.state.checkpoint.committed_total
+        per_partition = window.per_partition if window is not None else ()
+        self.timeline.sample(earliest, latest, committed, per_partition)
 
     def _read_output(self) -> None:
         if self._producer_tail is not None:
@@ -275,6 +344,9 @@ class DemoSession:
         code = spark.returncode
         self.state = st.on_spark_exit(self.state, -1 if code is None else code)
         self._event(f"Spark app {self.state.spark.phase.value} (exit code {code})")
+        label, kind = _DOWN_EVENTS.get(self.state.spark.phase, ("down", "exit"))
+        self.timeline.event(label, kind)
+        self.timeline.app_down()
         spark.stop()  # whatever of its group outlived it (the JVM) goes too
         if self._restart_pending:
             self._restart_pending = False
@@ -329,6 +401,8 @@ class DemoSession:
         self._spark_tail = OutputTail(self._spark.output_path, self._spark.mark())
         self._spark_exit_seen = False
         self.state = st.on_spark_started(self.state, self._spark.pid or -1)
+        self.timeline.event(f"start {self.state.spark.starts}", "start")
+        self.timeline.app_up()
         self._event(
             f"Spark app started (pid {self._spark.pid}, start #{self.state.spark.starts}); "
             f"its console goes to {self._spark.output_path}"
@@ -346,6 +420,7 @@ class DemoSession:
                 self._event(f"retention unchanged: {job.error}")
             else:
                 self.state = st.with_retention(self.state, seconds)
+                self.timeline.event(f"retention {retention_label(seconds)}", "note")
                 self._event(
                     f"retention of {self.settings.topic} set to {retention_label(seconds)} "
                     f"(retention.ms={seconds * 1000}): {retention_meaning(self.state)}"
@@ -383,6 +458,7 @@ class DemoSession:
             return
         self.state = st.on_negative_key_requested(self.state)
         self._event("Enter: the next message gets a negative key")
+        self.timeline.event("Enter: negative key", "note")
 
     def _kill(self) -> None:
         if not self.spark_up:
@@ -432,7 +508,8 @@ class DemoSession:
         else:
             where = f"{folder}/"
         self._event(f"d: deleted {where} (the hard reset: next start is a new query, count from 0)")
-        self._next_reading = 0.0
+        self.timeline.event("checkpoint deleted", "reset")
+        self._next_reading = self._next_look = 0.0
 
     def _change_retention(self) -> None:
         if self._retention_job is not None:

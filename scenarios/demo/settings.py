@@ -22,6 +22,7 @@ from kafka_app.kafka_choice import KafkaChoice
 from kafka_app.settings import ProducerAppSettings
 from scenarios.demo.retention import RETENTION_CHOICES, START_RETENTION_SEC
 from scenarios.engine.stacks import DEFAULT, Stack, add_stack_options, chosen_stack
+from scenarios.web.options import WebChoice, add_web_options, web_choice
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["DemoSettings", "main_parser", "settings_from_args"]
@@ -49,6 +50,8 @@ class DemoSettings:
     class_cache_dir: Path | None = None  # None: the Spark app's own default (~/.cache/...)
     # Where the checkpoint lives: this disk, or HDFS or S3 started by the demo (scenarios/demo/store.py).
     checkpoint_store: StoreKind = "local"
+    # The live page (`--web`, scenarios/web/): where it is served; None without one.
+    web: WebChoice | None = None
 
     @property
     def starts_kafka(self) -> bool:
@@ -172,6 +175,7 @@ def main_parser() -> argparse.ArgumentParser:
         "default ~/.cache/checkpoint-experience)",
     )
     add_stack_options(parser)
+    add_web_options(parser)
     return parser
 
 
@@ -191,4 +195,5 @@ def settings_from_args(args: argparse.Namespace) -> DemoSettings:
         fresh=args.fresh,
         class_cache_dir=args.class_cache_dir,
         checkpoint_store=args.checkpoint_store,
+        web=web_choice(args),
     )

@@ -23,6 +23,8 @@ __all__ = [
     "RECENT_LINES",
     "CRASH_EXIT_CODE",
     "Verdict",
+    "BatchView",
+    "StateView",
     "CheckpointView",
     "SparkPhase",
     "ProducerView",
@@ -38,6 +40,8 @@ __all__ = [
     "on_spark_exit",
     "with_verdict",
     "with_checkpoint",
+    "with_kafka",
+    "with_page_url",
     "with_retention",
     "with_event",
 ]
@@ -58,11 +62,65 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class BatchView:
+    """One batch of the checkpoint's offset log: `offsets/N` with the range it planned per
+    partition, and whether `commits/N` is there. A planned batch without its commit is the
+    batch a restart replays."""
+
+    batch_id: int
+    # (partition as Kafka tools print it, start offset or None when the batch before is gone
+    # from the folder, end offset): the batch reads [start, end).
+    ranges: tuple[tuple[str, int | None, int], ...] = ()
+    committed: bool = False
+
+    @property
+    def messages(self) -> int | None:
+        """How many offsets the batch covers, None when a start is unknown."""
+        if any(start is None for _, start, _ in self.ranges):
+            return None
+        return sum(end - start for _, start, end in self.ranges)  # type: ignore[operator]
+
+    def range_text(self) -> str:
+        """`[120, 123)` for one partition; `Experience-0 [40, 41)  Experience-1 [40, 42)` for more."""
+        shown = [f"[{'?' if start is None else start}, {end})" for _, start, end in self.ranges]
+        if len(self.ranges) == 1:
+            return shown[0]
+        return "  ".join(f"{name} {text}" for (name, _, _), text in zip(self.ranges, shown))
+
+
+@dataclass(frozen=True)
+class StateView:
+    """The state store's versions on disk (operator 0, partition 0: the count's one store),
+    and the version a restart loads: the last committed batch's + 1, rebuilt from the newest
+    snapshot at or below it and the files after."""
+
+    folder: str
+    versions: tuple[int, ...] = ()
+    snapshots: tuple[int, ...] = ()
+    restart_loads: int | None = None
+
+    @property
+    def loaded_from(self) -> int | None:
+        """The snapshot the restart starts from (None: it replays every version from 1)."""
+        if self.restart_loads is None:
+            return None
+        return max((v for v in self.snapshots if v <= self.restart_loads), default=None)
+
+
+@dataclass(frozen=True)
 class CheckpointView:
-    """The checkpoint folder in one line, and the last batch it has committed."""
+    """The checkpoint folder in one line, and the last batch it has committed; for the live
+    page (`--web`) also its newest batches, its state versions and where a restart resumes."""
 
     summary: str
     last_batch: int | None = None
+    batches: tuple[BatchView, ...] = ()
+    state: StateView | None = None
+    # The end of the last committed batch, summed over partitions: the timeline's committed line.
+    committed_total: int | None = None
+    # Where a restart starts reading, per partition (a pending batch's start, else the end of
+    # the last committed one).
+    resume_at: tuple[tuple[str, int], ...] = ()
 
 
 class SparkPhase(Enum):
@@ -132,6 +190,11 @@ class DemoState:
     spark_log: str = "log/spark.log"
     # What `t` cycles through, the starting retention first; () when the demo does not say.
     retention_choices: tuple[int, ...] = ()
+    # Kafka per partition, (earliest, latest) in partition order, when the demo asks Kafka
+    # itself (the live page); () when it goes by the producer's lines alone.
+    kafka: tuple[tuple[int, int], ...] = ()
+    # Where the live page is served (`--web`), for the screen to name; None without one.
+    page_url: str | None = None
 
 
 def initial_state(
@@ -254,3 +317,11 @@ def with_checkpoint(state: DemoState, checkpoint: CheckpointView) -> DemoState:
 
 def with_retention(state: DemoState, retention_sec: int) -> DemoState:
     return replace(state, retention_sec=retention_sec)
+
+
+def with_kafka(state: DemoState, per_partition: tuple[tuple[int, int], ...]) -> DemoState:
+    return replace(state, kafka=per_partition)
+
+
+def with_page_url(state: DemoState, url: str) -> DemoState:
+    return replace(state, page_url=url)

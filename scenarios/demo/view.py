@@ -230,8 +230,15 @@ def render(state: DemoState) -> RenderableType:
     events = [
         Text(f"- {event}", style="dim", overflow="ellipsis", no_wrap=True) for event in state.events
     ]
+    page = [Text(f"live page: {state.page_url}", style="bold")] if state.page_url else []
     return Group(
-        apps, *last_words, _verdict_panel(state.verdict), checkpoint, *events, _keys_line(state)
+        apps,
+        *last_words,
+        _verdict_panel(state.verdict),
+        checkpoint,
+        *events,
+        _keys_line(state),
+        *page,
     )
 
 

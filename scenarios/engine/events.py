@@ -1,7 +1,7 @@
 """What the stage tells whoever listens: a scenario's steps, remarks, waits and checks, as events.
 
 The engine runs a scenario and records what happened; it does not decide how that is shown.
-The narration on the terminal, the JSON report and (later) a live page are listeners: the run
+The narration on the terminal, the JSON report and the live page (`--web`) are listeners: the run
 layer hands them to the Stage, and the Stage emits an event to each, in order, as the scenario
 goes. So the engine imports nothing of the report, and a new way of showing a run is a new
 listener, not a change to the engine.
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from scenarios.checker.expectations import Check
 from scenarios.engine.step import Step
+from scenarios.engine.timeline import Timeline
 
 __all__ = [
     "Checked",
@@ -38,9 +39,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class StageOpened:
-    """The scenario's folders exist; `processes` holds each process's console, as it writes it."""
+    """The scenario's folders exist; `processes` holds each process's console, as it writes it.
+
+    For a listener that shows the run as it goes (the live page): the scenario's name, the
+    timeline the stage records into, and `checkpoint(dest)`, the narrated app's checkpoint as
+    a local folder to read now (the folder itself, or on a store its newest logs copied into
+    `dest`, a copy of that listener's own)."""
 
     processes: Path
+    scenario: str = ""
+    timeline: Timeline | None = None
+    checkpoint: Callable[[Path], Path] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,13 @@ The stage and its observers record here, while the scenario runs: samples of Kaf
 latest offsets with the offset the checkpoint has committed, the moments the app was killed,
 stopped or crashed, when it was up, the spans of the faults a nemesis applied (bands, from the
 fault to its heal), and (checkpoint-growth) the checkpoint folder's files and size. It is data
-only: the report draws it (scenarios/report/timeline.py), after the run or while it goes, and
-the JSON report keeps its summary (`to_dict`).
+only: one renderer draws it (scenarios/report/timeline.py, SVG) for the HTML report after the run
+and for the live page (`--web`, scenarios/web/) while it goes, and the JSON report keeps its
+summary (`to_dict`). The demo records one too, from what its screen reads.
 
 Usage:
     timeline = Timeline()
-    timeline.sample(earliest=0, latest=10, committed=8)
+    timeline.sample(earliest=0, latest=10, committed=8, per_partition=((0, 10),))
     timeline.event("kill -9", kind="kill")
     timeline.folder({"offsets": 101, "commits": 101, "state": 262}, total_bytes=1_200_000)
     band = timeline.band_start("#3 pause", "pause"); ...; timeline.band_end(band)
@@ -29,10 +30,14 @@ EventKind = Literal["start", "kill", "stop", "crash", "exit", "reset", "note"]
 
 @dataclass(frozen=True)
 class Sample:
+    """Kafka's offsets summed over the partitions, the checkpoint's committed offset (summed),
+    and each partition's (earliest, latest) when the sampler knew them."""
+
     at: float
     earliest: int | None
     latest: int | None
     committed: int | None
+    per_partition: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,9 +82,20 @@ class Timeline:
     def now(self) -> float:
         return time.monotonic() - self.started
 
-    def sample(self, earliest: int | None, latest: int | None, committed: int | None) -> None:
+    def sample(
+        self,
+        earliest: int | None,
+        latest: int | None,
+        committed: int | None,
+        per_partition: tuple[tuple[int, int], ...] = (),
+    ) -> None:
         with self._lock:
-            self.samples.append(Sample(self.now(), earliest, latest, committed))
+            self.samples.append(Sample(self.now(), earliest, latest, committed, per_partition))
+
+    def last_sample(self) -> Sample | None:
+        """The newest sample, for a page that shows where things stand now."""
+        with self._lock:
+            return self.samples[-1] if self.samples else None
 
     def folder(self, files: dict[str, int], total_bytes: int) -> None:
         with self._lock:

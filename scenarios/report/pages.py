@@ -237,12 +237,16 @@ def _fact_text(value: object) -> str:
     return json.dumps(value, separators=(", ", ": "))
 
 
-def _picture(png: str | None, report_dir: Path) -> dict[str, str] | None:
-    """The timeline embedded as a data URI (the page stands alone) and a link to the file."""
-    if not png or not Path(png).is_file():
+def _picture(picture: str | None, report_dir: Path) -> dict[str, str] | None:
+    """The timeline's SVG (scenarios/report/timeline.py) embedded as a data URI, so the page
+    stands alone, and a link to the file."""
+    if not picture or not Path(picture).is_file():
         return None
-    data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
-    return {"src": f"data:image/png;base64,{data}", "href": _relative(Path(png), report_dir)}
+    data = base64.b64encode(Path(picture).read_bytes()).decode("ascii")
+    return {
+        "src": f"data:image/svg+xml;base64,{data}",
+        "href": _relative(Path(picture), report_dir),
+    }
 
 
 def _links(result: ScenarioResult, report_dir: Path) -> list[dict[str, str]]:

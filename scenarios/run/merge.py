@@ -1,7 +1,7 @@
 """`python -m scenarios merge SHARD… --into DIR`: the report folders of a run split over
 machines (`--shard I/N`) joined into one, as if one run had written it.
 
-A run's folder holds `<name>.json` per scenario, its timeline `<name>.png` and its folders
+A run's folder holds `<name>.json` per scenario, its timeline `<name>.svg` and its folders
 `<name>/`; a matrix's holds `matrix.json` and such a folder per column (a version or a stack).
 Each shard's files are copied into DIR (a scenario twice is refused: the shards were not
 disjoint), the results are read back from their JSON, and DIR gets the one index.html,
@@ -75,7 +75,7 @@ def _moved(result: ScenarioResult, shard: Path, into: Path) -> ScenarioResult:
     name = result.name
     if shard.resolve() != into.resolve():
         into.mkdir(parents=True, exist_ok=True)
-        for part in (shard / f"{name}.png", shard / name):
+        for part in (shard / f"{name}.svg", shard / name):
             target = into / part.name
             if part.is_dir():
                 shutil.copytree(part, target, dirs_exist_ok=True, symlinks=True)

@@ -7,6 +7,8 @@ runs. Only Ctrl-C (and SIGTERM/SIGHUP, which the command line turns into it) sto
 after cleaning up the scenario in progress.
 
 Usage: `results = run_scenarios(find_scenarios(["all"]), RunSettings(), Narrator())`
+(`listeners=[page.hear]`: more listeners of each stage's events, before the narrator's, such as
+the live page of `--web`)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from launch.process import CONSOLE_SUFFIX
+from scenarios.engine.events import Listener
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings
 from scenarios.engine.stage import Stage
@@ -38,7 +41,10 @@ __all__ = ["run_folder", "run_scenario", "run_scenarios"]
 
 
 def run_scenarios(
-    scenarios: Sequence[Scenario], settings: RunSettings, narrator: Narrator
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    listeners: Sequence[Listener] = (),
 ) -> list[ScenarioResult]:
     results: list[ScenarioResult] = []
     with run_folder(settings.report_dir) as base:
@@ -47,7 +53,7 @@ def run_scenarios(
             shared_kafka(scenarios, settings, base, narrator) as settings,
             archive_in_background(settings, base) as before_each_scenario,
         ):
-            _run_each(scenarios, settings, narrator, base, results, before_each_scenario)
+            _run_each(scenarios, settings, narrator, base, results, before_each_scenario, listeners)
     return results
 
 
@@ -58,11 +64,12 @@ def _run_each(
     base: Path,
     results: list[ScenarioResult],
     before_each: Callable[[], None] = lambda: None,
+    listeners: Sequence[Listener] = (),
 ) -> None:
     """Run the scenarios in turn into `results`, reports written after each."""
     for scenario in scenarios:
         before_each()
-        results.append(run_scenario(scenario, settings, narrator, base / scenario.name))
+        results.append(run_scenario(scenario, settings, narrator, base / scenario.name, listeners))
         if settings.report_dir is not None:  # after each scenario: a long run shows progress
             write_reports(results, settings.report_dir)
             write_index(results, settings.report_dir)
@@ -97,9 +104,13 @@ def _where_to_watch(base: Path, *, kept: bool) -> str:
 
 
 def run_scenario(
-    scenario: Scenario, settings: RunSettings, narrator: Narrator, root: Path
+    scenario: Scenario,
+    settings: RunSettings,
+    narrator: Narrator,
+    root: Path,
+    listeners: Sequence[Listener] = (),
 ) -> ScenarioResult:
-    """Run one scenario in `root` (wiped first); its timeline goes next to `root` as a PNG."""
+    """Run one scenario in `root` (wiped first); its timeline goes next to `root` as an SVG."""
     result = ScenarioResult(
         scenario.name,
         scenario.title,
@@ -119,7 +130,7 @@ def run_scenario(
         result.transcript = list(narrator.transcript)
         return result
     started = time.monotonic()
-    stage = Stage(scenario.name, settings, root, listeners=[narrator.hear])
+    stage = Stage(scenario.name, settings, root, listeners=[*listeners, narrator.hear])
     try:
         with stage:
             scenario.run(stage)
@@ -142,7 +153,7 @@ def run_scenario(
         result.narration = list(narrator.narration)
         result.artifacts = {"run_dir": str(root), "output_log": str(stage.folders.output_log)}
     narrator.conclude(scenario.title, scenario.summary)
-    _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.png", narrator)
+    _render_timeline(result, stage, scenario, root.parent / f"{scenario.name}.svg", narrator)
     return result
 
 
@@ -171,12 +182,12 @@ def _record_error(result: ScenarioResult, error: BaseException, narrator: Narrat
 
 
 def _render_timeline(
-    result: ScenarioResult, stage: Stage, scenario: Scenario, png: Path, narrator: Narrator
+    result: ScenarioResult, stage: Stage, scenario: Scenario, picture: Path, narrator: Narrator
 ) -> None:
     """The picture is a report of the run: failing to draw it is that scenario's error."""
     try:
-        render_timeline(stage.timeline, png, f"{scenario.name}: {scenario.title}")
-        result.artifacts["timeline"] = str(png)
+        render_timeline(stage.timeline, picture, f"{scenario.name}: {scenario.title}")
+        result.artifacts["timeline"] = str(picture)
     except Exception as error:
         if result.error is None:
             _record_error(result, error, narrator)

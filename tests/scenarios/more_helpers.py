@@ -92,7 +92,7 @@ def passed_report(name: str, report_dir: Path) -> dict[str, Any]:
     assert result["checks"] and all(c["held"] for c in result["checks"])
     suite = ET.parse(report_dir / "junit.xml").getroot()
     assert suite.get("failures") == "0" and suite.get("errors") == "0"
-    assert (report_dir / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert (report_dir / f"{name}.svg").read_text().startswith("<svg ")
     # Nothing the scenario started is still running.
     leftovers = subprocess.run(["pgrep", "-f", str(report_dir)], capture_output=True, text=True)
     assert leftovers.stdout.strip() == ""

@@ -75,6 +75,7 @@ class OffsetSampler(PeriodicSampler):
             earliest=window.earliest if window else None,
             latest=window.latest if window else None,
             committed=committed_offset(self.checkpoint_dir()),
+            per_partition=window.per_partition if window else (),
         )
 
     def _window(self) -> OffsetWindow | None:

@@ -135,7 +135,14 @@ class Stage:
             shutil.rmtree(self.folders.root)  # every run starts from nothing
         for folder in (self.folders.log, self.folders.processes):
             folder.mkdir(parents=True)
-        self.emit(StageOpened(self.folders.processes))
+        self.emit(
+            StageOpened(
+                self.folders.processes,
+                scenario=self.name,
+                timeline=self.timeline,
+                checkpoint=self.checkpoint_view,
+            )
+        )
         return self
 
     def __exit__(
@@ -162,6 +169,12 @@ class Stage:
             self.kafka.close()
             self.store.remove_view()  # after the timeline's sampler, its reader
             self.emit(StageClosed())
+
+    def checkpoint_view(self, dest: Path) -> Path:
+        """The narrated app's checkpoint as a local folder to read now: the folder itself, or
+        on a store its newest logs copied into `dest` (through the store's HTTP API, no JVM).
+        A reader of its own gives its own `dest`: the timeline's sampler copies into another."""
+        return self.store.logs_view(self.shown_checkpoints, dest)
 
     # -- steps, remarks and checks ---------------------------------------------------------------
     def emit(self, event: Event) -> None:

@@ -87,14 +87,14 @@ class StorePart:
             return folder
         return copy_down(self.api, self.location(folder), dest)
 
-    def logs_view(self, folder: Path) -> Path:
+    def logs_view(self, folder: Path, dest: Path | None = None) -> Path:
         """A local folder with how far the app's checkpoint `folder` got, for the checkpoint
         reader: `folder` itself when local, else a fresh copy of the store's logs (the
-        timeline's committed line on every store)."""
+        timeline's committed line on every store) into `dest` (default: the stage's own)."""
         if self.api is None or self.process is None or not self.process.running:
             return folder
         try:
-            return copy_logs_down(self.api, self.location(folder), self._view)
+            return copy_logs_down(self.api, self.location(folder), dest or self._view)
         except (StoreError, OSError):
             return folder  # the store is stopping, or a log was just cleaned up: a gap
 

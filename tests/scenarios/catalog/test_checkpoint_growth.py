@@ -135,8 +135,8 @@ def test_the_timeline_draws_the_folder_panel(tmp_path: Path) -> None:
     timeline.folder({"offsets": 2, "state": 4}, 1000)
     timeline.event("start 1", "start")
     timeline.event("found later", "note", at=0.0)
-    png = render_timeline(timeline, tmp_path / "growth.png", "checkpoint-growth")
-    assert png.stat().st_size > 0
+    picture = render_timeline(timeline, tmp_path / "growth.svg", "checkpoint-growth").read_text()
+    assert "files in offsets/" in picture and "size (KB, right axis)" in picture
 
 
 # -- the checks, on made-up samples -----------------------------------------------------------------

@@ -71,3 +71,37 @@ def test_damaged_checkpoint_is_reported_not_raised(tmp_path: Path) -> None:
     (checkpoint / "offsets").mkdir(parents=True)
     (checkpoint / "offsets" / "0").write_text("garbage")
     assert read_checkpoint_view(checkpoint).summary.startswith("unreadable right now")
+
+
+def test_the_live_pages_row_of_batches_and_the_state_a_restart_loads(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    (checkpoint / "sources" / "0").mkdir(parents=True)
+    (checkpoint / "sources" / "0" / "0").write_text('v1\n{"Experience":{"0":0}}')
+    for batch_id, end in enumerate([3, 5, 8, 9]):
+        _batch(checkpoint, batch_id, end, committed=batch_id < 3)
+    store = checkpoint / "state" / "0" / "0"
+    store.mkdir(parents=True)
+    for name in ("1.delta", "2.delta", "2.snapshot", "3.delta", "4.delta", ".4.delta.crc"):
+        (store / name).write_bytes(b"")
+    view = read_checkpoint_view(checkpoint, row=3)
+    assert [(b.batch_id, b.range_text(), b.committed) for b in view.batches] == [
+        (1, "[3, 5)", True),
+        (2, "[5, 8)", True),
+        (3, "[8, 9)", False),  # planned, no commit: the batch a restart replays
+    ]
+    assert view.batches[-1].messages == 1
+    assert view.committed_total == 8 and view.resume_at == (("Experience-0", 8),)
+    assert view.state is not None
+    assert view.state.versions == (1, 2, 3, 4) and view.state.snapshots == (2,)
+    # Batch 2 committed wrote version 3; a restart loads it, from snapshot 2 and delta 3.
+    assert view.state.restart_loads == 3 and view.state.loaded_from == 2
+    assert read_checkpoint_view(checkpoint).batches == ()  # the terminal's screen asks for none
+
+
+def test_a_batch_whose_predecessor_is_gone_has_no_known_start(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "checkpoints"
+    for batch_id, end in ((5, 40), (6, 42)):  # Spark cleaned the older ones away
+        _batch(checkpoint, batch_id, end, committed=True)
+    view = read_checkpoint_view(checkpoint, row=8)
+    assert [b.range_text() for b in view.batches] == ["[?, 40)", "[40, 42)"]
+    assert view.batches[0].messages is None

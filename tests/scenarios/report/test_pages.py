@@ -6,6 +6,7 @@ tests/scenarios/report/test_pages_browser_e2e.py opens them in a real Chromium.
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 from pathlib import Path
@@ -32,7 +33,7 @@ def results(tmp_path: Path) -> list[ScenarioResult]:
     timeline = Timeline()
     for n in range(10):
         timeline.sample(earliest=0, latest=n, committed=n - 1)
-    png = render_timeline(timeline, tmp_path / "short-retention.png", "short-retention")
+    picture = render_timeline(timeline, tmp_path / "short-retention.svg", "short-retention")
     good = ScenarioResult(
         "short-retention",
         "retention deletes what the checkpoint points at: data loss",
@@ -42,7 +43,7 @@ def results(tmp_path: Path) -> list[ScenarioResult]:
         stack="embedded/python",
         summary="Kafka deletes a segment the checkpoint still needs.",
         facts={"lost_values": [6, 7, 8, 9, 15], "messages_sent": 40, "run_dir": "x"},
-        artifacts={"timeline": str(png)},
+        artifacts={"timeline": str(picture)},
     )
     bad = ScenarioResult(
         "endless-retention",
@@ -135,14 +136,17 @@ def test_an_error_shows_its_cause_and_folds_its_traceback(tmp_path: Path) -> Non
 def test_timeline_embedded_facts_as_ranges_and_links_that_exist(tmp_path: Path) -> None:
     good = section(page_of(tmp_path), "short-retention")
     img = good.find("img")
-    assert img.attrs["src"].startswith("data:image/png;base64,iVBORw0KGgo")  # PNG's magic
+    prefix = "data:image/svg+xml;base64,"
+    assert img.attrs["src"].startswith(prefix)
+    embedded = base64.b64decode(img.attrs["src"][len(prefix) :]).decode()
+    assert embedded == (tmp_path / "short-retention.svg").read_text()  # the file it links
     facts = dict(
         zip([dt.text() for dt in good.find_all("dt")], [dd.text() for dd in good.find_all("dd")])
     )
     assert facts == {"lost values": "6..9, 15 (5 values)", "messages sent": "40"}
     links = {a.text(): a.attrs["href"] for a in good.find("ul", cls="links").find_all("a")}
     assert links == {"JSON report": "short-retention.json"}
-    assert good.find("figcaption").find("a").attrs["href"] == "short-retention.png"
+    assert good.find("figcaption").find("a").attrs["href"] == "short-retention.svg"
 
 
 def test_narration_steps_with_their_sections_and_one_line_per_wait() -> None:

@@ -1,9 +1,10 @@
-"""Reports a CI job and a reader rely on: JSON per scenario, JUnit XML, verdicts, the timeline PNG."""
+"""Reports a CI job and a reader rely on: JSON per scenario, JUnit XML, verdicts, the timeline SVG."""
 
 from __future__ import annotations
 
 import io
 import json
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,9 +21,11 @@ from scenarios.checker.expectations import (
 )
 from scenarios.checker.verify import ValueRange, verify
 from scenarios.engine.step import Step
-from scenarios.engine.timeline import Timeline
+from scenarios.engine.timeline import Event as TimelineEvent
+from scenarios.engine.timeline import Sample, Timeline
 from scenarios.report.narration import Narrator
 from scenarios.report.timeline import render as render_timeline
+from scenarios.report.timeline import timeline_svg
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts, write_reports
 
 STAMP = "[INFO] [2016-01-08 16:18:10,025] [StreamingOutput]: "
@@ -136,16 +139,34 @@ def test_outcome_of_overlapping_runs_counts_doubles() -> None:
     assert duplicated == {4: 2, 5: 2, 9: 2, 10: 2, 11: 2, 12: 2}
 
 
-def test_timeline_png_is_written(tmp_path: Path) -> None:
+def test_the_timeline_is_an_svg_whose_labels_say_what_happened(tmp_path: Path) -> None:
     timeline = Timeline()
     for n in range(20):
         timeline.sample(earliest=max(0, n - 5), latest=n, committed=None if n < 3 else n - 2)
     timeline.app_up()
-    timeline.event("kill -9", "kill")
+    timeline.event("kill -9 <pid 12>", "kill")
     timeline.app_down()
-    path = render_timeline(timeline, tmp_path / "t.png", "test")
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    path = render_timeline(timeline, tmp_path / "t.svg", "test & more")
+    svg = ET.parse(path).getroot()  # well-formed XML: the labels are escaped
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert "test & more" in texts and "kill -9 <pid 12>" in texts
+    # Each line is named at its end with its last value, so colour is not the only sign.
+    assert {"latest 19", "earliest 14", "committed 17"} <= set(texts)
+    assert "Spark app up" in texts and "retention deleted" in texts  # the legend
     assert len(timeline.retention_deletions()) == 14
+
+
+def test_the_live_picture_shows_only_its_last_seconds() -> None:
+    timeline = Timeline(started=time.monotonic() - 100)
+    timeline.samples = [Sample(at, 0, int(at), int(at)) for at in range(0, 100, 5)]
+    timeline.events = [
+        TimelineEvent(10.0, "early kill", "kill"),
+        TimelineEvent(90.0, "late", "stop"),
+    ]
+    whole = timeline_svg(timeline, "t")
+    recent = timeline_svg(timeline, "t", last_sec=30, font=20, legend=False)
+    assert "early kill" in whole and "early kill" not in recent and "late" in recent
+    assert "the last 30 s" in recent and "Spark app up" not in recent
 
 
 def test_narration_plain_lines_and_guided_pause_on_a_terminal_only() -> None:

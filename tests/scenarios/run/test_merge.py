@@ -21,7 +21,7 @@ def result(name: str, root: Path, held: bool = True, version: str = "4.2.0") -> 
     run_dir = root / name
     (run_dir / "log").mkdir(parents=True)
     (run_dir / "log" / "streaming-output.log").write_text("Count = 1\n")
-    (root / f"{name}.png").write_bytes(b"\x89PNG")
+    (root / f"{name}.svg").write_text("<svg/>")
     return ScenarioResult(
         name,
         f"the {name} lesson",
@@ -57,7 +57,7 @@ def test_shards_join_in_catalog_order_with_paths_into_the_join(tmp_path: Path) -
     into = tmp_path / "merged"
     merged = merge_reports([one, two], into)
     assert [r.name for r in merged.results] == ["endless-retention", "checkpoint-reset", "chaos"]
-    assert (into / "index.html").exists() and (into / "chaos.png").exists()
+    assert (into / "index.html").exists() and (into / "chaos.svg").exists()
     joined = read_result(into / "checkpoint-reset.json")
     assert joined.verdict == "failed"
     assert joined.artifacts["output_log"] == str(

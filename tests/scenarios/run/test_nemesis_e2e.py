@@ -54,7 +54,7 @@ def _held_on_every_count(result: dict[str, Any], report: Path, seed: int, minute
     assert len(starts) == facts["restarts"] + 1
     bands = result["facts"]["timeline"]["fault_bands"]
     assert [b["label"] for b in bands] == [s.label() for s in spans]
-    assert (report / "nemesis.png").is_file()
+    assert (report / "nemesis.svg").is_file()
     left = subprocess.run(["pgrep", "-f", str(report)], capture_output=True, text=True)
     assert left.stdout == ""
 
