@@ -283,6 +283,15 @@ SCENARIO = Scenario(
     "sink modes",
     checkpoint_stores=("local", "hdfs", "s3"),
     takes_query=True,
+    with_query=(
+        "kill -9 at seeded moments of a batch (its boundary, just after `offsets/N`, the "
+        "moment a batch file is written), a restart after each, with the query's own "
+        "exactly-once sink only: it has no at-least-once mode, so the second half is not run; "
+        "each kill's landing is read from the checkpoint and the batch files, and one that "
+        "caught a batch after its file and before its commit counts the rows an appending "
+        "sink would have written twice; every committed batch has its file, and the oracle at "
+        "the end"
+    ),
     options=(
         ScenarioOption("--kills", int, "kill -9 per sink (default 4, 2 with --fast)"),
         ScenarioOption(

@@ -226,4 +226,8 @@ SCENARIO = Scenario(
     # It reads nothing of the checkpoint itself: the output log is its evidence.
     checkpoint_stores=("local", "hdfs", "s3"),
     takes_query=True,
+    with_query=(
+        "kill -9, SIGTERM and the crash on a record, restarts on the same checkpoint; the "
+        "oracle at the end"
+    ),
 )

@@ -230,4 +230,10 @@ SCENARIO = Scenario(
     checkpoint_stores=("local", "hdfs", "s3"),
     # The executor, its task and the state it reloads are any stateful query's.
     takes_query=True,
+    with_query=(
+        "a stateful query on `local-cluster`: kill -9 of the executor writing its state, then "
+        "of the driver, each recovery timed to the next commit; no crash on a record here "
+        "(one would land in an executor's Python worker, which signals the app: the whole app "
+        "dies, as the seed's did); the oracle at the end"
+    ),
 )

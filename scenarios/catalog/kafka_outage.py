@@ -371,4 +371,10 @@ SCENARIO = Scenario(
     "gives up and its supervisor restarts it",
     # The cuts are between the source and Kafka, the restarts the supervisor's: any query's.
     takes_query=True,
+    with_query=(
+        "the network to Kafka cut for 3 s and for 40 s under the supervisor, then past "
+        "retention until the supervisor gives up on data loss; after the cuts the app must "
+        "catch up with Kafka; the oracle at the end over every record up to the checkpoint's "
+        "last commit (the rest was never read)"
+    ),
 )

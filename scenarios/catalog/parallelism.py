@@ -267,4 +267,10 @@ SCENARIO = Scenario(
     "to a batch that spans them",
     run=run,
     takes_query=True,
+    with_query=(
+        "a topic of three partitions read in one range each, a kill -9 just after `offsets/N` "
+        "and the restart's first batch held to the checkpoint's ranges; where the kill "
+        "landed, from the batch files; the oracle at the end over every partition's records "
+        "(the output log's order across partitions has no counterpart in a query's rows)"
+    ),
 )

@@ -409,4 +409,10 @@ SCENARIO = Scenario(
     ),
     # A checkpoint's formats across Spark lines are any stateful query's question.
     takes_query=True,
+    with_query=(
+        "your module on Spark A (the oldest served line) and B (the project's): the crash on "
+        "a record leaves A's batch pending, B must commit it, A started again on B's "
+        "checkpoint must commit or refuse as the checkpoint's formats predict; the oracle, on "
+        "the project's line, over every record up to the last commit"
+    ),
 )

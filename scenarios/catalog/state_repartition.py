@@ -22,7 +22,7 @@ Spark's LAST_BATCH_FAILED names the batch as "batch ID N".
 A run on a line before 4.2 repartitions with the project's own PySpark (its lock has 4.2), the
 rest on the run's line.
 
-Usage: `python -m scenarios run state-repartition --fast [--query queries/count_per_key.py]`
+Usage: `python -m scenarios run state-repartition --fast`
 """
 
 from __future__ import annotations
@@ -541,7 +541,10 @@ SCENARIO = Scenario(
     about="a stateful job whose number of state partitions, pinned by its checkpoint, has to "
     "change",
     run=run,
-    takes_query=True,
+    # Not yet: with --query its catch-up waited on the counter's output log, which a query does
+    # not write; no run of a user's query through the repartition has been made.
+    without_query="it repartitions the counter's RocksDB state; a user's query through the "
+    "repartition is not run yet",
     takes="about 3 min: 8 Spark starts, three of them the repartition command's, one on "
     "Spark 4.0.0 (whose environment a machine's first run makes)",
 )

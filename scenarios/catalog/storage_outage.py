@@ -834,6 +834,11 @@ SCENARIO = Scenario(
     run=run,
     # Torn files, a full disk and a lost store are the checkpoint's: any stateful query's.
     takes_query=True,
+    with_query=(
+        "a stateful query: a torn `offsets/N`, `commits/N` and state delta, each refused and "
+        "repaired, and a full disk (as root); on `--checkpoint-store s3|hdfs` the store cut "
+        "instead; each restart must commit a new batch; the oracle at the end"
+    ),
     takes="about 2 min: eight Spark starts, on torn files after a power loss and on a full "
     "disk, each restart checked to continue exactly once",
     checkpoint_stores=("local", "s3", "hdfs"),

@@ -67,6 +67,9 @@ class Scenario:
     # scenario that does not says why in one line when given one (`without_query`).
     takes_query: bool = False
     without_query: str = "its lesson is the seed's counter itself: its output log and its count"
+    # What it does with a user's query, for docs/your-query.md's table (written from here by
+    # scenarios/report/query_scenarios.py); a fast test asks every scenario that takes one.
+    with_query: str = ""
     # A scenario made of cases (the museum's exhibits): (name, one line) each, for `list`.
     cases: tuple[tuple[str, str], ...] = ()
     # How long a --fast run takes and why, for a scenario past LONG_RUN_SEC ("about 3 min: 270
