@@ -12,6 +12,7 @@ skip themselves with a reason when no Docker engine answers or our Kafka image c
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,19 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         seconds[part] = seconds.get(part, 0.0) + report.duration
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """pytest removes a passed run's numbered folder but keeps its parent, pytest-of-<user>, in
+    /tmp: remove it too when nothing is left in it (a failed test's folder keeps it)."""
+    factory = getattr(config, "_tmp_path_factory", None)
+    base = getattr(factory, "_basetemp", None)
+    if base is None or config.option.basetemp:
+        return
+    try:
+        Path(base).parent.rmdir()
+    except OSError:
+        pass  # not empty: a failed test's folder, or another run's, is kept there
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     if not (config.getoption("--slow") or config.getoption("--nightly")):
         return
@@ -132,12 +146,16 @@ def _tmux_sockets_in_pytests_folder(tmp_path_factory: pytest.TempPathFactory) ->
     """The terminal tests' tmux servers keep their sockets under pytest's own folder: tmux puts
     them in $TMUX_TMPDIR/tmux-<uid>/, /tmp by default, and leaves them there when killed."""
     before = os.environ.get("TMUX_TMPDIR")
-    os.environ["TMUX_TMPDIR"] = str(tmp_path_factory.mktemp("tmux"))
+    folder = tmp_path_factory.mktemp("tmux")
+    os.environ["TMUX_TMPDIR"] = str(folder)
     yield
     if before is None:
         os.environ.pop("TMUX_TMPDIR", None)
     else:
         os.environ["TMUX_TMPDIR"] = before
+    # Not a test's folder, so pytest's retention of failed tests' folders would keep it: a run
+    # that passed leaves nothing of its own in /tmp.
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
