@@ -18,7 +18,7 @@ from pathlib import Path
 
 from scenarios.engine.scenario import Scenario
 from scenarios.registry import all_scenarios
-from scenarios.report.rewrite import rewrite_or_check
+from scenarios.report.rewrite import check_parser, replace_block, rewrite_or_check
 
 __all__ = ["BEGIN", "END", "PAGE", "table_lines", "with_table", "main_parser", "main"]
 
@@ -41,23 +41,14 @@ def table_lines(scenarios: Sequence[Scenario]) -> list[str]:
 
 def with_table(page: str, scenarios: Sequence[Scenario]) -> str:
     """The page's text with the block between the markers replaced by the table."""
-    if BEGIN not in page or END not in page:
-        raise ValueError(
-            f"{PAGE.name} has lost the query scenarios table's markers; put back the two lines "
-            f"{BEGIN!r} and {END!r} where the table goes"
-        )
-    head, rest = page.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return "\n".join([head + BEGIN, *table_lines(scenarios), END]) + tail
+    return replace_block(page, BEGIN, END, table_lines(scenarios), PAGE.name)
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m scenarios.report.query_scenarios",
-        description="Write docs/your-query.md's table of the scenarios that take --query.",
+    return check_parser(
+        "python -m scenarios.report.query_scenarios",
+        "Write docs/your-query.md's table of the scenarios that take --query.",
     )
-    parser.add_argument("--check", action="store_true", help="only say whether the page is stale")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

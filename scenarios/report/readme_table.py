@@ -21,7 +21,7 @@ from pathlib import Path
 
 from scenarios.engine.scenario import Scenario
 from scenarios.registry import all_scenarios
-from scenarios.report.rewrite import rewrite_or_check
+from scenarios.report.rewrite import check_parser, replace_block, rewrite_or_check
 
 __all__ = ["BEGIN", "END", "table_lines", "with_table", "main_parser", "README"]
 
@@ -46,23 +46,14 @@ def table_lines(scenarios: Sequence[Scenario]) -> list[str]:
 
 def with_table(readme: str, scenarios: Sequence[Scenario]) -> str:
     """The README's text with the block between the markers replaced by the table."""
-    if BEGIN not in readme or END not in readme:
-        raise ValueError(
-            "README.md has lost the scenarios table's markers; put back the two "
-            f"lines {BEGIN!r} and {END!r} where the table goes"
-        )
-    head, rest = readme.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return "\n".join([head + BEGIN, *table_lines(scenarios), END]) + tail
+    return replace_block(readme, BEGIN, END, table_lines(scenarios), "README.md")
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m scenarios.report.readme_table",
-        description="Write README.md's table of scenarios from the code.",
+    return check_parser(
+        "python -m scenarios.report.readme_table",
+        "Write README.md's table of scenarios from the code.",
     )
-    parser.add_argument("--check", action="store_true", help="only say whether README.md is stale")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

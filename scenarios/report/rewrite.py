@@ -8,11 +8,32 @@ Usage: `return rewrite_or_check(README, lambda text: with_table(text, …), args
 
 from __future__ import annotations
 
+import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["rewrite_or_check"]
+__all__ = ["check_parser", "replace_block", "rewrite_or_check"]
+
+
+def check_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The command line of a page's renderer: write the page, or `--check` whether it is stale."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--check", action="store_true", help="only say whether the page is stale")
+    return parser
+
+
+def replace_block(text: str, begin: str, end: str, lines: Sequence[str], page: str) -> str:
+    """`text` with the block between the marker lines `begin` and `end` replaced by `lines`; a
+    ValueError names the markers when either is lost."""
+    if begin not in text or end not in text:
+        raise ValueError(
+            f"{page} has lost a rendered block's markers; put back the two lines {begin!r} and "
+            f"{end!r} where the block goes"
+        )
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return "\n".join([head + begin, *lines, end]) + tail
 
 
 def rewrite_or_check(

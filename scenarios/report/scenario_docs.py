@@ -22,7 +22,7 @@ from pathlib import Path
 
 from scenarios.engine.scenario import Scenario
 from scenarios.registry import all_scenarios
-from scenarios.report.rewrite import rewrite_or_check
+from scenarios.report.rewrite import check_parser, rewrite_or_check
 from scenarios.report.story import WrittenStep, written_steps
 
 __all__ = ["PAGE", "begin", "end", "head_lines", "with_heads", "main", "main_parser"]
@@ -92,12 +92,10 @@ def with_heads(page: str, scenarios: Sequence[Scenario], steps: Sequence[Written
 
 
 def main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m scenarios.report.scenario_docs",
-        description="Write each scenario's head in docs/scenarios.md from its code.",
+    return check_parser(
+        "python -m scenarios.report.scenario_docs",
+        "Write each scenario's head in docs/scenarios.md from its code.",
     )
-    parser.add_argument("--check", action="store_true", help="only say whether the page is stale")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

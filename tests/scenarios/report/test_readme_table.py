@@ -33,8 +33,9 @@ def test_a_retitled_scenario_changes_its_row() -> None:
 
 
 def test_lost_markers_are_said_in_one_line() -> None:
-    with pytest.raises(ValueError, match="lost the scenarios table's markers"):
+    with pytest.raises(ValueError, match="README.md has lost a rendered block's markers") as lost:
         with_table("# no table here\n", all_scenarios())
+    assert "\n" not in str(lost.value) and BEGIN in str(lost.value)
 
 
 def test_check_says_fresh_for_the_repository(capsys: pytest.CaptureFixture[str]) -> None:
