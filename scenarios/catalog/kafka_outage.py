@@ -33,7 +33,6 @@ from scenarios.checker.expectations import check
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
-from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import DataLossError
 from spark_app.supervisor import GIVE_UP, SAY_PREFIX, GiveUpLine, RestartLine, supervisor_lines
 
@@ -306,16 +305,7 @@ def _judge_up_to_the_commit(stage: Stage) -> None:
     """With a query, once the supervisor gave up: the oracle judges its rows against the query
     over every record up to the checkpoint's last commit. The records after it were never read
     (retention deleted some, the rest came after the app stopped), so they are left out."""
-    last = read_checkpoint(stage.app.checkpoint_view()).last_committed
-    ends = (last.end or {}) if last is not None else {}
-    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
-    unread = tuple(
-        f"{tp.topic}:{tp.partition}:{end}-{until}"
-        for tp, end in sorted(ends.items())
-        if end < until
-    )
-    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
-    verdict = stage.output.judge_query(lost=unread)
+    verdict = stage.output.judge_query_until_last_commit()
     stage.expect(
         check(
             "the query's rows exactly once up to the last commit",

@@ -362,16 +362,7 @@ def _judge_up_to_the_commit(stage: Stage) -> None:
     """With a query: the oracle (on the run's own Spark) judges the rows A, B and the rollback
     wrote against the query over every record up to the checkpoint's last commit; the records
     sent after it were never read (the app stopped, or A refused), so they are left out."""
-    last = read_checkpoint(stage.folders.checkpoints).last_committed
-    ends = (last.end or {}) if last is not None else {}
-    until = stage.kafka.window().latest  # past every partition's end: the sum of them all
-    unread = tuple(
-        f"{tp.topic}:{tp.partition}:{end}-{until}"
-        for tp, end in sorted(ends.items())
-        if end < until
-    )
-    stage.say(f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}")
-    verdict = stage.output.judge_query(lost=unread)
+    verdict = stage.output.judge_query_until_last_commit()
     stage.expect(
         check(
             "nothing lost or doubled across A, B and the rollback",

@@ -24,6 +24,7 @@ from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_file, verify_sent
 from scenarios.engine.stage.app import AppPart
 from scenarios.errors import StepFailed
+from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.batch_line import late_in_output, parse_batch_lines
 from spark_app.lines.output_line import MessageLine, parse_line
 from spark_app.lines.query_rows import read_rows, read_written
@@ -151,6 +152,23 @@ class OutputPart:
         for line in verdict.summary_lines():
             stage.say(f"oracle: {line}")
         return verdict
+
+    def judge_query_until_last_commit(self) -> QueryVerdict:
+        """The query's rows against the oracle over every record up to the checkpoint's last
+        commit: for a run whose app stopped for good (a supervisor that gave up, a line that
+        refused), whose later records were never read, so they are left out, each range said."""
+        last = read_checkpoint(self._app.checkpoint_view()).last_committed
+        ends = (last.end or {}) if last is not None else {}
+        until = self._stage.kafka.window().latest  # past every partition's end: their sum
+        unread = tuple(
+            f"{tp.topic}:{tp.partition}:{end}-{until}"
+            for tp, end in sorted(ends.items())
+            if end < until
+        )
+        self._stage.say(
+            f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}"
+        )
+        return self.judge_query(lost=unread)
 
     # -- waits ----------------------------------------------------------------------------------
     def wait_for_value(self, value: int, timeout: float | None = None) -> VerifyReport:
