@@ -28,7 +28,9 @@ from scenarios.report.verdicts import read_result
 
 __all__ = [
     "BREAK_MIN",
+    "DAY_MIN",
     "NINETY",
+    "NINETY_MIN",
     "PAUSE_SEC",
     "PLAN",
     "SLACK_MIN",
@@ -36,6 +38,7 @@ __all__ = [
     "measured",
     "module_minutes",
     "plan_table",
+    "total_minutes",
     "with_plans",
 ]
 
@@ -47,6 +50,7 @@ PAUSE_SEC = 60.0  # --projector 60: the room's prediction before each step
 BREAK_MIN = 10.0
 SLACK_MIN = 15.0
 DAY_MIN = 180.0
+NINETY_MIN = 90.0
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,12 @@ class Module:
     talk_min: float = 10.0
     rule: str = ""
     is_break: bool = False
+    # The exercise that ends it (scenarios/exercises/), the attendee's turn, with a row of its
+    # own: its name, its title and its minutes as the exercise states them (a fast test holds
+    # them to the exercise's; the report floor does not import the exercises' floor).
+    exercise: str = ""
+    exercise_title: str = ""
+    exercise_min: float = 0.0
 
 
 def _break(title: str = "break") -> Module:
@@ -74,8 +84,8 @@ PLAN: tuple[Module, ...] = (
         "a checkpoint makes a crash a replay, not a loss",
     ),
     Module(
-        "2. Anatomy of a checkpoint",
-        "uv run python -m spark_app inspect (a second terminal, the demo stopped with s)",
+        "2. Anatomy of a checkpoint (a second terminal, the demo stopped with s)",
+        "uv run python -m spark_app inspect",
         (),
         15,
         "offsets/N before the batch, commits/N after it",
@@ -101,6 +111,10 @@ PLAN: tuple[Module, ...] = (
         ("poison-pill",),
         8,
         "a crash loop at one offset needs a fix forward",
+        exercise="fix-forward",
+        exercise_title="a poison pill crashes the job at every start: get past it on the same "
+        "checkpoint",
+        exercise_min=8.0,
     ),
     Module(
         "6. Exactly once against at least once",
@@ -136,8 +150,8 @@ NINETY: tuple[Module, ...] = (
         "a checkpoint makes a crash a replay, not a loss",
     ),
     Module(
-        "2. Anatomy",
-        "uv run python -m spark_app inspect (a second terminal)",
+        "2. Anatomy (a second terminal)",
+        "uv run python -m spark_app inspect",
         (),
         10,
         "offsets/N before the batch, commits/N after it",
@@ -182,18 +196,30 @@ def measured(reports: Sequence[Path]) -> dict[str, dict[str, float]]:
 
 
 def module_minutes(module: Module, times: Mapping[str, Mapping[str, float]]) -> float:
-    """The module's talk, and each scenario's measured run with a pause before each step."""
+    """The module's talk, and each scenario's measured run with a pause before each step (its
+    exercise's minutes are counted on the exercise's own row)."""
     runs = sum(
         times[s]["seconds"] + PAUSE_SEC * times[s]["steps"] for s in module.scenarios if s in times
     )
     return module.talk_min + runs / 60
 
 
+def _exercise_row(module: Module) -> str:
+    """The row of a module's exercise (its minutes stated, an attendee's own pace)."""
+    command = f"`uv run python -m scenarios exercise {module.exercise}`"
+    return (
+        f"your turn: `{module.exercise}` (exercises.md) | {module.exercise_min:.0f} (stated) | "
+        f"{command} | {module.exercise_title} |"
+    )
+
+
 def _clock(minutes: float) -> str:
     return f"{int(minutes // 60)}:{int(round(minutes % 60)):02d}"
 
 
-def plan_table(plan: Sequence[Module], times: Mapping[str, Mapping[str, float]]) -> str:
+def plan_table(
+    plan: Sequence[Module], times: Mapping[str, Mapping[str, float]], length_min: float = DAY_MIN
+) -> str:
     head = (
         "| starts | module | minutes (run + pauses + talk) | type this | the rule they leave with |"
     )
@@ -206,12 +232,21 @@ def plan_table(plan: Sequence[Module], times: Mapping[str, Mapping[str, float]])
         command = f"`{module.command}`" if module.command else ""
         lines.append(f"| {_clock(at)} | {module.title} | {split} | {command} | {module.rule} |")
         at += minutes
-    lines.append(f"| {_clock(at)} | end; slack {DAY_MIN - at:.0f} min in three hours | | | |")
+        if module.exercise:
+            lines.append(f"| {_clock(at)} | {_exercise_row(module)}")
+            at += module.exercise_min
+    lines.append(
+        f"| {_clock(at)} | end; slack {length_min - at:.0f} min in {_length(length_min)} | | | |"
+    )
     return "\n".join(lines)
 
 
+def _length(minutes: float) -> str:
+    return "three hours" if minutes == DAY_MIN else f"{minutes:.0f} minutes"
+
+
 def total_minutes(plan: Sequence[Module], times: Mapping[str, Mapping[str, float]]) -> float:
-    return sum(module_minutes(m, times) for m in plan)
+    return sum(module_minutes(m, times) + m.exercise_min for m in plan)
 
 
 def _marker(name: str) -> tuple[str, str]:
@@ -222,13 +257,13 @@ def _marker(name: str) -> tuple[str, str]:
 
 
 def with_plans(page: str, times: Mapping[str, Mapping[str, float]]) -> str:
-    for name, plan in (("three-hour", PLAN), ("90-minute", NINETY)):
+    for name, plan, length in (("three-hour", PLAN, DAY_MIN), ("90-minute", NINETY, NINETY_MIN)):
         head, tail = _marker(name)
         if head not in page or tail not in page:
             raise ValueError(f"{PAGE.name} has no markers for the {name} plan: add {head!r}")
         before, rest = page.split(head, 1)
         _, after = rest.split(tail, 1)
-        page = f"{before}{head}\n{plan_table(plan, times)}\n{tail}{after}"
+        page = f"{before}{head}\n{plan_table(plan, times, length)}\n{tail}{after}"
     return page
 
 
