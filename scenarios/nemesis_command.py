@@ -19,6 +19,7 @@ import random
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
@@ -29,14 +30,15 @@ from launch.errors import LaunchError
 from launch.hangup import hang_up
 from scenarios.engine.faults.appliers import Setup
 from scenarios.engine.faults.schedule import FAULT_KINDS, parse_kinds
+from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import add_stack_options, chosen_stack
 from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.run.jar_prefetch import prefetch_jars
-from scenarios.run.matrix import on_spark
-from scenarios.run.nemesis import nemesis_scenario, plan_nemesis, replay_command
+from scenarios.run.matrix import on_spark, print_matrix, run_matrix
+from scenarios.run.nemesis import NemesisPlan, nemesis_scenario, plan_nemesis, replay_command
 from scenarios.run.query_check import checked_query
 from scenarios.run.runner import run_scenarios
 
@@ -103,8 +105,9 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--spark",
-        metavar="VERSION",
-        help="run the Spark app on this PySpark (default: the project's own)",
+        metavar="V1,V2,…",
+        help="run the Spark app on this PySpark (default: the project's own); several, "
+        "comma-separated: the same schedule once per line, compared as a matrix",
     )
     p.add_argument("--kafka-version", metavar="VERSION", help="the Apache Kafka to start")
     p.add_argument(
@@ -144,9 +147,12 @@ def run_nemesis(argv: Sequence[str]) -> int:
                 print(line)
             return 0
         _stop_like_ctrl_c()
-        settings = on_spark(settings, args.spark, narrator.say)
-        settings = checked_query(settings, narrator.say)
         scenario = nemesis_scenario(plan)
+        lines = _lines(args.spark)
+        if len(lines) > 1:
+            return _on_each_line(lines, scenario, plan, settings, args.report)
+        settings = on_spark(settings, lines[0] if lines else None, narrator.say)
+        settings = checked_query(settings, narrator.say)
         prefetch_jars(settings, narrator.say, [scenario])
         results = run_scenarios([scenario], settings, narrator)
     except KeyboardInterrupt:
@@ -160,6 +166,30 @@ def run_nemesis(argv: Sequence[str]) -> int:
     if code != 0:
         print(f"replay: {replay_command(plan, settings)}")
     return code
+
+
+def _lines(text: str | None) -> list[str]:
+    return [v.strip() for v in (text or "").split(",") if v.strip()]
+
+
+def _on_each_line(
+    lines: list[str],
+    scenario: Scenario,
+    plan: NemesisPlan,
+    settings: RunSettings,
+    report: Path | None,
+) -> int:
+    """The same schedule (one seed) on each Spark line in turn, as `matrix --spark` runs a
+    scenario: a regression user soaks a candidate line beside today's."""
+    for version in lines:  # each line's environment made here if new, and its connector
+        prefetch_jars(on_spark(settings, version, print), print, [scenario])
+    # Checked once on the project's PySpark, as matrix does; each line's app checks it again.
+    matrix = run_matrix(lines, [scenario], checked_query(settings, print), Narrator(), report)
+    print_matrix(matrix, Console(highlight=False))
+    if matrix.exit_code != 0:
+        for version in lines:
+            print(f"replay: {replay_command(plan, replace(settings, spark_version=version))}")
+    return matrix.exit_code
 
 
 def _stop_like_ctrl_c() -> None:

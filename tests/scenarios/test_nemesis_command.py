@@ -11,6 +11,7 @@ from scenarios.engine.faults.appliers import Setup, unavailable
 from scenarios.engine.faults.schedule import FAULT_KINDS
 from scenarios.engine.settings import RunSettings
 from scenarios.errors import ScenarioError
+from scenarios.nemesis_command import _lines
 from scenarios.run.nemesis import plan_nemesis, replay_command
 
 # The default stack on a local checkpoint, as root: one broker, no cluster.
@@ -109,3 +110,11 @@ def test_the_replay_line_names_seed_kinds_stack_line_and_options() -> None:
     )
     replayed = run_cli([*line.split()[5:], "--dry-run"])
     assert replayed == 0
+
+
+def test_several_spark_lines_are_read_as_a_matrix_of_the_same_schedule() -> None:
+    """`--spark 4.0.0,4.2.0` soaks each line under the one seed's schedule; one line or none is
+    the run as before (the project's own when none)."""
+    assert _lines("4.0.0, 4.2.0,") == ["4.0.0", "4.2.0"]
+    assert _lines("4.2.0") == ["4.2.0"]
+    assert _lines(None) == []
