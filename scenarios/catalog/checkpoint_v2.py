@@ -10,10 +10,21 @@ the retry, and later batches build on it, so the first attempt's file is never l
 the checkpoint is restarted with `--checkpoint-format 1`: refused (on Spark 4.2 it cannot load
 format 2's files), and format 2 goes on, every message once.
 
+With a user's query (`--query FILE.py`, one that keeps its state in one operator:
+queries/count_per_key.py, queries/sessions.py) the app runs it on format 2 and every step reads
+the same files. One thing differs: the crash on a record comes before the query, in the stage
+that reads Kafka, so the batch it kills never writes its state. The batch is killed instead with
+kill -9 once its state file is on disk and before its commit (the app is frozen with SIGSTOP
+while the scenario looks, so the moment cannot slip past), which is where the counter's crash
+lands. The oracle judges the query's rows at the end.
+
 Usage: `python -m scenarios run checkpoint-v2 --fast`
 """
 
 from __future__ import annotations
+
+import os
+import signal
 
 from scenarios.catalog import steps
 from scenarios.checker.expectations import check
@@ -26,6 +37,7 @@ from scenarios.engine.observers.state_folder import (
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
+from scenarios.errors import StepFailed
 from spark_app.checkpoint.reader import read_checkpoint, read_log_file
 from spark_app.checkpoint.state_data_source import committed_ids, uncommitted_files
 from spark_app.checkpoint.state_files import (
@@ -89,6 +101,8 @@ def run(stage: Stage) -> None:
         )
     ):
         stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
+        if stage.query is not None:
+            _keeps_state(stage)
         files = _wait_for_lineage(stage, every)
         _unique_names(stage, files)
     with stage.step(
@@ -329,13 +343,66 @@ def lineage_problems(
     return problems
 
 
+def _keeps_state(stage: Stage) -> None:
+    """A query that keeps no state has no state files to name: one line once its first batch is
+    committed, instead of a wait for a lineage that never comes."""
+    stage.output.wait_for_value(1)
+    if not any(name.startswith("state/") for name in stage.store.files(stage.folders.checkpoints)):
+        assert stage.query is not None
+        raise StepFailed(
+            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
+            "batch): checkpoint-v2 shows a query's state files; run it with a stateful query, "
+            "e.g. queries/count_per_key.py"
+        )
+
+
+def _kill_after_the_state_write(stage: Stage, tries: int = 10) -> None:
+    """With a query: kill -9 once a batch's state file is on disk and its commit is not. The
+    app is frozen (SIGSTOP to its process group) when the file shows up, and killed only if
+    the commit did not land meanwhile; else it goes on, and the next batch is the aim."""
+    folder = stage.folders.checkpoints
+
+    def state_written() -> int | None:
+        planned, done = stage.store.newest_batches(folder)
+        if planned <= done:
+            return None
+        versions = unique_ids_by_version(listed_state_files(stage.store.files(folder)))
+        return planned if versions.get(planned + 1) else None
+
+    pid = stage.app.process.pid
+    assert pid is not None, "the app runs: _keeps_state waited for its first batch"
+    for _ in range(tries):
+        batch = stage.app.wait_while_up(
+            state_written, "a batch whose state is written, not committed", poll=0.02
+        )
+        os.killpg(pid, signal.SIGSTOP)
+        if stage.store.newest_batches(folder)[1] < batch:
+            stage.app.kill()
+            stage.say(
+                f"killed after batch {batch} wrote its state, before its commit: a query's "
+                "crash on a record would come before its state"
+            )
+            return
+        os.killpg(pid, signal.SIGCONT)  # its commit landed before the freeze: aim at the next
+    raise StepFailed(f"{tries} batches committed before the app could be frozen between")
+
+
 def _retried_batch(stage: Stage) -> None:
-    """A negative key kills the app after its batch wrote its state; the retry's files."""
-    value = stage.fact("negative_value", stage.kafka.send_negative_key())
-    code = stage.app.wait_exit(kind="crash")
-    stage.expect(
-        check("the app died on the negative key", code == 255, "exit code 255", f"exit code {code}")
-    )
+    """A negative key kills the app after its batch wrote its state; the retry's files. With a
+    query, kill -9 at that moment (its crash on a record comes before the state)."""
+    if stage.query is None:
+        value = stage.fact("negative_value", stage.kafka.send_negative_key())
+        code = stage.app.wait_exit(kind="crash")
+        stage.expect(
+            check(
+                "the app died on the negative key",
+                code == 255,
+                "exit code 255",
+                f"exit code {code}",
+            )
+        )
+    else:
+        _kill_after_the_state_write(stage)
     checkpoints = stage.app.checkpoint_view()
     info = read_checkpoint(checkpoints)
     pending = info.pending_id
@@ -357,7 +424,10 @@ def _retried_batch(stage: Stage) -> None:
         )
     )
     stage.app.start(**FORMAT_2, **cadence(stage.settings.fast))
-    stage.output.wait_for_value(value + 2)
+    if stage.query is None:
+        stage.output.wait_for_value(value + 2)
+    else:  # past the retried batch, as value + 2 is past the negative key's
+        stage.output.wait_for_value(sum((planned or {}).values()) + 2)
     stage.output.wait_for_batches(3, more=True)
     retried = next(
         (b for b in parse_batch_lines(stage.app.output()) if b.batch_id == pending), None
@@ -374,6 +444,8 @@ def _retried_batch(stage: Stage) -> None:
         step=_START_KAFKA,
     )
     _retry_chosen(stage, version, first_ids)
+    if stage.query is not None:  # no negative key; how often its rows were written: the oracle's
+        return
     stage.expect(
         check(
             "the negative key's message was written once",
@@ -577,4 +649,12 @@ SCENARIO = Scenario(
     "go back to format 1",
     run=run,
     checkpoint_stores=("local", "hdfs", "s3"),
+    # Format 2's names, commits and lineage are the state store's: any stateful query's.
+    takes_query=True,
+    with_query=(
+        "a query with one stateful operator on RocksDB format 2: the state files' ids, the "
+        "commits and the lineage; a batch killed with kill -9 after its state is written and "
+        "before its commit (the crash on a record would come before the state); format 1 "
+        "refused; the oracle at the end"
+    ),
 )

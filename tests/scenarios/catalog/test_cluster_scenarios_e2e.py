@@ -49,3 +49,14 @@ def test_a_users_query_loses_an_executor_and_the_driver(tmp_path: Path) -> None:
     # Both recoveries timed to the next commit: a query has no output line.
     assert 0 < facts["executor_recovery_sec"] < facts["driver_recovery_sec"]
     assert checks_named(result, "check the output log › exactly once")  # the oracle's
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
+def test_a_users_query_loses_a_worker(tmp_path: Path) -> None:
+    result = run_scenario("worker-loss", tmp_path / "reports", "--query", "queries/sessions.py")
+    facts = result["facts"]
+    assert facts["query"].endswith("queries/sessions.py")
+    assert checks_named(result, "the Master marked the worker DEAD")
+    assert facts["executors_added_on_replacement"] and facts["worker_recovery_sec"] > 0
+    assert checks_named(result, "check the output log › exactly once")  # the oracle's
