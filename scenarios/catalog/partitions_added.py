@@ -24,6 +24,18 @@ the query started it. Kafka grows the topic through the producer's command line
 (`python -m kafka_app --partitions N --grow-partitions`), which is restarted to spread its
 values over the new partitions (value v to partition (v-1) % N).
 
+With a user's query (`--query FILE.py`) the topic grows and is recreated alike; a query's rows do
+not say which partition and offset they were read from, so the checkpoint says when the query
+reads a new partition (its committed end offsets), and the oracle at the end of part 3 judges
+the rows against every record sent, the new partitions' as the producer's record has them: a
+new partition not read from its earliest offset is a record missing there. Part 4's failed
+restart is the source's and the checkpoint's, as for the counter; after the lenient one, what
+the query read is told by the checkpoint and the batch lines' row counts, not by the oracle: the
+producer's record names the deleted topic's records and the new topic's by the same topic,
+partition and offsets, so the skipped ones cannot be told from the old ones there. The order of
+the output log, and the partition each value was read from, have no counterpart in a query's
+rows.
+
 Usage: `python -m scenarios run partitions-added --fast`
 """
 
@@ -33,12 +45,14 @@ from launch.waiting import wait_until
 from scenarios.catalog import steps
 from scenarios.checker.expectations import Check, check, equals, exactly_once, missing_exactly
 from scenarios.checker.verify import ValueRange
+from scenarios.engine.faults.kills import query_output
 from scenarios.engine.observers.kafka_probe import OffsetWindow
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import BatchOffsets, committed_batches, read_checkpoint
 from spark_app.errors import PartitionsDeletedError, error_in_text
+from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.lines.output_line import MessageLine
 from spark_app.offsets import TopicPartition, offsets_to_text
 
@@ -182,7 +196,8 @@ def run(stage: Stage) -> None:
         )
     ):
         _finish(stage)
-        stage.expect(_stayed_in_partition_0(stage, sent_before_grow), step=kafka_step)
+        if stage.query is None:  # read from the v2 lines: a query's rows name no partition
+            stage.expect(_stayed_in_partition_0(stage, sent_before_grow), step=kafka_step)
 
     with stage.step(
         Step(
@@ -257,6 +272,9 @@ def _grow_while_running(stage: Stage) -> int:
     batch = stage.app.wait_while_up(
         lambda: _first_batch_naming(stage, tp), f"a committed offsets/N naming {tp}"
     )
+    if stage.query is not None:
+        _query_reads_new_partition(stage, tp, batch, before)
+        return sent_before
     first = stage.app.wait_while_up(
         lambda: _first_from(stage, 1), f"a message from {tp} in the output"
     )
@@ -301,6 +319,33 @@ def _grow_while_running(stage: Stage) -> int:
     return sent_before
 
 
+def _query_reads_new_partition(
+    stage: Stage, tp: TopicPartition, batch: BatchOffsets, before: int | None
+) -> None:
+    """With a query: the checkpoint commits the new partition's first messages, no restart.
+    From which offset they were read, the oracle says at the end (their records are in the
+    producer's record)."""
+    end = stage.app.wait_while_up(
+        lambda: _committed_at_least(stage, tp, WAITING_IN_NEW),
+        f"{tp} committed to offset {WAITING_IN_NEW}",
+    )
+    stage.fact("partition_1_first_batch", batch.batch_id)
+    stage.fact("partition_1_end_in_first_batch", batch.end[tp] if batch.end else None)
+    stage.say(
+        f"last batch planned before the grow: batch {before}; {tp} first named by batch "
+        f"{batch.batch_id}, with end offsets {offsets_to_text(batch.end or {})}; the checkpoint "
+        f"has committed {tp} to offset {end}"
+    )
+    stage.expect(
+        check(
+            "the running query reads the new partition, no restart",
+            stage.app.running,
+            f"the app still running, {tp} committed to offset {WAITING_IN_NEW} or more",
+            f"{tp} committed to offset {end}, app {'running' if stage.app.running else 'down'}",
+        )
+    )
+
+
 def _grow_while_down(stage: Stage, tp: TopicPartition) -> None:
     stage.app.stop()
     stage.kafka.grow_partitions(GROWN_DOWN)
@@ -316,6 +361,9 @@ def _grow_while_down(stage: Stage, tp: TopicPartition) -> None:
         + ", ".join(f"{p}: {e}:{latest}" for p, (e, latest) in enumerate(window.per_partition))
     )
     stage.app.start(output_format=_V2, starting_offsets="latest")
+    if stage.query is not None:
+        _query_restart_reads(stage, tp, held)
+        return
     first = stage.app.wait_while_up(
         lambda: _first_from(stage, GROWN_DOWN - 1), f"a message from {tp} in the output"
     )
@@ -350,21 +398,54 @@ def _grow_while_down(stage: Stage, tp: TopicPartition) -> None:
     )
 
 
+def _query_restart_reads(stage: Stage, tp: TopicPartition, held: int) -> None:
+    """With a query: the restarted query commits the new partition up to what it held. Whether
+    from offset 0 (startingOffsets latest not applied), the oracle says at the end: a record it
+    held and the query skipped is missing from the query's rows."""
+    batch = stage.app.wait_while_up(
+        lambda: _first_batch_naming(stage, tp), f"a committed offsets/N naming {tp}"
+    )
+    end = stage.app.wait_while_up(
+        lambda: _committed_at_least(stage, tp, held), f"{tp} committed to offset {held}"
+    )
+    stage.fact("partition_2_first_batch", batch.batch_id)
+    stage.say(
+        f"first batch with {tp}: batch {batch.batch_id}, {offsets_to_text(batch.end or {})}; "
+        f"the checkpoint has committed {tp} to offset {end}"
+    )
+    stage.expect(
+        check(
+            "the restarted query reads the new partition up to what it held",
+            end >= held,
+            f"{tp} committed to offset {held} or more",
+            f"offset {end}",
+        )
+    )
+
+
 def _finish(stage: Stage) -> None:
     topic = stage.kafka.topic
-    total = stage.stop_producer_and_drain()
-    ends = [latest for _, latest in stage.kafka.window().per_partition]
-    # The console line comes from a listener after the batch's commit, a moment after the output.
-    stage.app.wait_while_up(
-        lambda: _committed_ends(stage, topic) == ends or None,
-        "offsets/N at every partition's end offset",
-    )
-    stage.app.stop()
-    stage.expect(exactly_once(stage.output.verify_sent(), total))
+    if stage.query is not None:
+        # Drained (every message committed), stopped, and the oracle over every record sent:
+        # the new partitions' too, as the producer's record has them.
+        stage.finish_exactly_once()
+        ends = [latest for _, latest in stage.kafka.window().per_partition]
+    else:
+        total = stage.stop_producer_and_drain()
+        ends = [latest for _, latest in stage.kafka.window().per_partition]
+        # The console line comes from a listener after the batch's commit, a moment after the
+        # output.
+        stage.app.wait_while_up(
+            lambda: _committed_ends(stage, topic) == ends or None,
+            "offsets/N at every partition's end offset",
+        )
+        stage.app.stop()
+        stage.expect(exactly_once(stage.output.verify_sent(), total))
     committed = _committed_ends(stage, topic)
     stage.fact("committed_per_partition", committed)
     stage.expect(equals("offsets/N holds every partition at its end offset", committed, ends))
-    _expect_order_changed(stage)
+    if stage.query is None:  # a query's rows keep no order of reading
+        _expect_order_changed(stage)
 
 
 def _stayed_in_partition_0(stage: Stage, sent_before: int) -> Check:
@@ -408,6 +489,7 @@ def _recreated_smaller(stage: Stage) -> int:
     offset of the new topic's partition in the batch it planned."""
     topic = stage.kafka.topic
     written = stage.output.verify().highest
+    files = _batch_files(stage)
     stage.kafka.recreate_topic(1)
     window = wait_until(
         lambda: _holding(stage, 0, WAITING_IN_NEW),
@@ -453,6 +535,18 @@ def _recreated_smaller(stage: Stage) -> int:
             else "no pending batch",
         )
     )
+    if stage.query is not None:
+        now = _batch_files(stage)
+        stage.expect(
+            check(
+                "nothing new was written",
+                now == files,
+                f"the query's {len(files)} batch files, none added",
+                f"{len(now)} batch files"
+                + (f", new: {sorted(now - files)}" if now - files else ""),
+            )
+        )
+        return pending[TopicPartition(topic, 0)] if pending else 0
     after = stage.output.verify()
     stage.expect(
         check(
@@ -466,6 +560,9 @@ def _recreated_smaller(stage: Stage) -> int:
 
 
 def _recreated_lenient(stage: Stage, planned_end: int) -> None:
+    if stage.query is not None:
+        _recreated_lenient_query(stage, planned_end)
+        return
     first_new = (stage.output.verify().highest or 0) + 1
     lost = ValueRange(first_new, first_new + planned_end - 1)
     stage.fact("recreated_skipped", [lost.first, lost.last] if planned_end else [])
@@ -488,6 +585,76 @@ def _recreated_lenient(stage: Stage, planned_end: int) -> None:
             f"count breaks {len(report.count_breaks)}",
         )
     )
+
+
+def _recreated_lenient_query(stage: Stage, planned_end: int) -> None:
+    """With a query: the restart goes on, and what it reads of the new topic is told by the
+    batch lines' row counts (Spark's numInputRows): every record after the planned end, once,
+    none before it. The oracle cannot judge these rows (the module's docstring says why)."""
+    topic = stage.kafka.topic
+    tp = TopicPartition(topic, 0)
+    failed = read_checkpoint(stage.folders.checkpoints).pending_id or 0
+    stage.fact("recreated_skipped_offsets", [0, planned_end - 1] if planned_end else [])
+    stage.say(
+        "the oracle judged the query's rows before the topic was recreated; from here the "
+        "checkpoint and the batch lines tell what it reads (the producer's record names the old "
+        "topic's records and the new one's by the same partitions and offsets)"
+    )
+    stage.app.start(output_format=_V2, fail_on_data_loss=False)
+    stage.app.wait_while_up(
+        lambda: _committed_beyond(stage, failed, tp, planned_end + 1),
+        f"{tp} committed past offset {planned_end + 1}",
+    )
+    stage.kafka.stop_producer()
+    latest = stage.fact("recreated_latest", stage.kafka.window().latest)
+    stage.say(f"the producer stopped; the new topic ends at offset {latest}")
+    stage.app.wait_while_up(
+        lambda: _committed_beyond(stage, failed, tp, latest), f"{tp} committed to offset {latest}"
+    )
+    # The batch line comes from a listener after the commit: wait for the one reaching the end.
+    stage.app.wait_while_up(
+        lambda: (
+            any(b.end.get(tp, -1) >= latest for b in parse_batch_lines(stage.app.output())) or None
+        ),
+        f"the batch line that reads {tp} to offset {latest}",
+    )
+    stage.app.stop()
+    read = sum(b.rows for b in parse_batch_lines(stage.app.output()))
+    stage.fact("recreated_rows_read", read)
+    stage.expect(
+        check(
+            "the new topic is read from the planned end, once",
+            read == latest - planned_end,
+            f"the new topic's offsets {planned_end}..{latest - 1} read once ("
+            f"{latest - planned_end} rows), the {planned_end} before them skipped",
+            f"{read} rows read of the new topic's {latest}",
+        )
+    )
+
+
+def _batch_files(stage: Stage) -> set[str]:
+    """The names of the query's batch files now."""
+    return {path.name for path in query_output(stage).glob("batch-*.jsonl")}
+
+
+def _committed_at_least(stage: Stage, tp: TopicPartition, offset: int) -> int | None:
+    """`tp`'s committed end offset, once it is `offset` or more."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    end = ((info.last_committed.end if info.last_committed else None) or {}).get(tp)
+    return end if end is not None and end >= offset else None
+
+
+def _committed_beyond(
+    stage: Stage, batch_id: int, tp: TopicPartition, offset: int
+) -> BatchOffsets | None:
+    """The last committed batch, once it comes after `batch_id` and has read `tp` to `offset`
+    or more (the recreated topic's offsets start again at 0: a batch before it read further)."""
+    info = read_checkpoint(stage.folders.checkpoints)
+    last = info.last_committed
+    if last is None or last.batch_id <= batch_id or not last.end:
+        return None
+    end = last.end.get(tp)
+    return last if end is not None and end >= offset else None
 
 
 def _partitions_in_checkpoint(stage: Stage) -> list[int]:
@@ -554,6 +721,18 @@ SCENARIO = Scenario(
     about="partitions added to a topic a stateful query reads, once while it runs and once while "
     "it is down; then the topic recreated with fewer",
     run=run,
+    takes_query=True,
+    with_query=(
+        "the topic grows from one partition to two under the running query and to three while "
+        "it is down (restarted with startingOffsets latest): the checkpoint's committed "
+        "offsets say when the query reads each new partition, and the oracle, over every "
+        "record sent, whether it read them from their first offset; then the topic is "
+        "recreated with one partition: the restart fails with "
+        "KAFKA_DATA_LOSS.PARTITIONS_DELETED and no batch file is written, and with "
+        "failOnDataLoss=false the batch lines' row counts say the new topic was read from the "
+        "planned end, once (no oracle there: the producer's record names the old topic's "
+        "records and the new one's by the same offsets)"
+    ),
     takes="about 1.5 min: four Spark starts, partitions added while the query runs and while "
     "it is down, then the topic recreated smaller",
 )
