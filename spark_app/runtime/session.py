@@ -243,14 +243,21 @@ def build_session(
     return session
 
 
+# The packages an executor's Python worker may import: spark_app, and the project's packages
+# spark_app imports (a worker that crashes on a record imports the class cache's, which imports
+# maven_jars: found when worker-loss ran a user's query on a standalone cluster).
+SHIPPED_PACKAGES = ("spark_app", "maven_jars", "checkpoint_stores")
+
+
 def _code_archive(folder: Path) -> Path:
-    """The spark_app package, sub-packages included, as a zip that executors put on their
+    """The packages executors need, sub-packages included, as a zip that executors put on their
     Python path (a module left out would fail only on a cluster's executors)."""
-    package = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     archive = folder / "spark_app-code.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
-        for source in sorted(package.rglob("*.py")):
-            zipped.write(source, f"spark_app/{source.relative_to(package).as_posix()}")
+        for name in SHIPPED_PACKAGES:
+            for source in sorted((root / name).rglob("*.py")):
+                zipped.write(source, source.relative_to(root).as_posix())
     return archive
 
 
