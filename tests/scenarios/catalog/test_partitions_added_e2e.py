@@ -38,3 +38,24 @@ def test_new_partitions_from_offset_zero_and_a_recreated_topic_fails_then_skips(
     first, last = facts["recreated_skipped"]
     assert [(r.first, r.last) for r in log.missing] == [(first, last)]
     assert not log.duplicated and log.highest == facts["messages_sent"]
+
+
+@pytest.mark.e2e
+@pytest.mark.nightly
+def test_a_users_query_reads_the_new_partitions_and_the_oracle_finds_every_record(
+    tmp_path: Path,
+) -> None:
+    result = run_scenario(
+        "partitions-added", tmp_path / "reports", "--query", "queries/count_per_key.py"
+    )
+    checks = {c["name"] for c in result["checks"] if c["held"]}
+    assert {
+        "the running query reads the new partition, no restart",
+        "the restarted query reads the new partition up to what it held",
+        "exactly once",  # the oracle's, over every partition's records
+        "the restart fails",
+        "the new topic is read from the planned end, once",
+    } <= checks
+    facts = result["facts"]
+    assert facts["query"].endswith("queries/count_per_key.py")
+    assert facts["partition_2_held_at_restart"] == WAITING_IN_NEW
