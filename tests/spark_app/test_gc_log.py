@@ -29,7 +29,9 @@ def test_a_real_jvm_logs_periodic_full_collections_that_show_the_live_heap(tmp_p
     log = tmp_path / "gc.log"
     # Compiled first, by javac: run from its source, the JVM would compile it in its own heap,
     # and on a loaded machine a periodic collection during the compile saw javac's tens of MiB.
-    subprocess.run(["javac", str(source)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["javac", f"-J{NO_PERF_FILE}", str(source)], check=True, capture_output=True, timeout=120
+    )
     subprocess.run(
         ["java", NO_PERF_FILE, *java_options(log, every_sec=1), "-cp", str(tmp_path), "IdleHolder"],
         check=True,
