@@ -40,14 +40,15 @@ from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.executors import (
     CHECKPOINT_LATENCY,
+    recovered_by,
     recovery_after,
+    require_state,
     shared_checkpoint_line,
     show_task_moved,
     state_executor,
     wait_for_state_write,
 )
 from scenarios.engine.step import Step
-from scenarios.errors import StepFailed
 
 __all__ = ["SCENARIO", "run", "LOCAL_CLUSTER"]
 
@@ -86,7 +87,7 @@ def run(stage: Stage) -> None:
         stage.kafka.start()
         app = _start_on_two_executors(stage, events_dir)
         stage.output.wait_for_value(stage.timings.run_for_messages)
-        _keeps_state(stage)
+        require_state(stage, "executor-loss kills the executor writing a query's state")
         executor = state_executor(stage, events_dir)
         pids = executor_pids(session=app.pid)
         stage.fact("executors", pids)
@@ -108,33 +109,6 @@ def run(stage: Stage) -> None:
         )
     ):
         stage.finish_exactly_once()
-
-
-def _next(stage: Stage) -> str:
-    """What a recovery is timed to: the counter's next output line, or a query's next commit."""
-    return "the next output line" if stage.query is None else "the next committed batch"
-
-
-def _recovery_after(stage: Stage, killed_at: float) -> float:
-    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log; with
-    a query, whose rows name no value, to the next batch its checkpoint commits."""
-    if stage.query is None:
-        return recovery_after(stage, killed_at)
-    stage.output.wait_for_more(1)
-    return round(time.monotonic() - killed_at, 1)
-
-
-def _keeps_state(stage: Stage) -> None:
-    """A query that keeps no state gives the kills nothing to aim at: one line, at once, instead
-    of a wait for a stateful task that never comes."""
-    if stage.query is not None and not any(
-        name.startswith("state/") for name in stage.store.files(stage.folders.checkpoints)
-    ):
-        raise StepFailed(
-            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
-            "batches): executor-loss kills the executor writing a query's state; run it with a "
-            "stateful query, e.g. queries/count_per_key.py"
-        )
 
 
 def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor: str) -> None:
@@ -167,8 +141,8 @@ def _kill_executor(stage: Stage, app: ManagedProcess, events_dir: Path, executor
         os.kill(pid, signal.SIGKILL)
         stage.timeline.event(f"kill -9 executor {executor}", "kill")
         stage.say(f"killed executor {executor} (pid {pid}) during its state write")
-        recovery = stage.fact("executor_recovery_sec", _recovery_after(stage, killed_at))
-        stage.say(f"{_next(stage)} came {recovery} s after the kill")
+        recovery = stage.fact("executor_recovery_sec", recovery_after(stage, killed_at))
+        stage.say(f"{recovered_by(stage)} came {recovery} s after the kill")
         stage.expect(
             check(
                 "the driver lives on",
@@ -204,9 +178,11 @@ def _kill_driver_for_contrast(stage: Stage, events_dir: Path) -> None:
         stage.app.kill()
         killed_at = time.monotonic()
         _start_on_two_executors(stage, events_dir)
-        recovery = stage.fact("driver_recovery_sec", _recovery_after(stage, killed_at))
+        recovery = stage.fact("driver_recovery_sec", recovery_after(stage, killed_at))
         executor = stage.facts["executor_recovery_sec"]
-        stage.say(f"{_next(stage)} came {recovery} s after the kill (executor: {executor} s)")
+        stage.say(
+            f"{recovered_by(stage)} came {recovery} s after the kill (executor: {executor} s)"
+        )
         stage.expect(
             check(
                 "an executor's loss costs less than the driver's",

@@ -36,14 +36,15 @@ from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.stage.executors import (
     CHECKPOINT_LATENCY,
+    recovered_by,
     recovery_after,
+    require_state,
     shared_checkpoint_line,
     show_task_moved,
     state_executor,
     wait_for_state_write,
 )
 from scenarios.engine.step import Step
-from scenarios.errors import StepFailed
 from spark_app.runtime.cluster import ClusterSettings, StandaloneCluster
 
 __all__ = ["SCENARIO", "run"]
@@ -92,7 +93,7 @@ def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
             checkpoint_latency=CHECKPOINT_LATENCY,
         )
         stage.output.wait_for_value(stage.timings.run_for_messages)
-        _keeps_state(stage)
+        require_state(stage, "worker-loss kills the Worker whose executor writes a query's state")
         _one_executor_each(stage, cluster)
         executor = state_executor(stage, events_dir)
         worker = _worker_of(cluster, executor)
@@ -110,28 +111,6 @@ def _on_the_cluster(stage: Stage, cluster: StandaloneCluster) -> None:
         )
     ):
         stage.finish_exactly_once()
-
-
-def _recovery_after(stage: Stage, killed_at: float) -> float:
-    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log; with
-    a query, whose rows name no value, to the next batch its checkpoint commits."""
-    if stage.query is None:
-        return recovery_after(stage, killed_at)
-    stage.output.wait_for_more(1)
-    return round(time.monotonic() - killed_at, 1)
-
-
-def _keeps_state(stage: Stage) -> None:
-    """A query that keeps no state gives the kill nothing to aim at: one line, at once, instead
-    of a wait for a stateful task that never comes."""
-    if stage.query is not None and not any(
-        name.startswith("state/") for name in stage.store.files(stage.folders.checkpoints)
-    ):
-        raise StepFailed(
-            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
-            "batches): worker-loss kills the Worker whose executor writes a query's state; run "
-            "it with a stateful query, e.g. queries/count_per_key.py"
-        )
 
 
 def _one_executor_each(stage: Stage, cluster: StandaloneCluster) -> None:
@@ -198,11 +177,8 @@ def _kill_worker(
         killed_ms, killed_at = time.time() * 1000, time.monotonic()
         cluster.kill_worker(worker)
         stage.timeline.event(f"kill -9 worker {worker}", "kill")
-        recovery = stage.fact("worker_recovery_sec", _recovery_after(stage, killed_at))
-        stage.say(
-            ("the next output line" if stage.query is None else "the next committed batch")
-            + f" came {recovery} s after the kill"
-        )
+        recovery = stage.fact("worker_recovery_sec", recovery_after(stage, killed_at))
+        stage.say(f"{recovered_by(stage)} came {recovery} s after the kill")
         dead = wait_until(
             lambda: _worker_states(cluster).count("DEAD") or None,
             timeout=60,

@@ -18,11 +18,14 @@ from typing import TYPE_CHECKING
 from launch.waiting import wait_until
 from scenarios.checker.expectations import check
 from scenarios.engine.observers.spark_events import SparkEvents, TaskRun
+from scenarios.errors import StepFailed
 
 if TYPE_CHECKING:
     from scenarios.engine.stage import Stage
 
 __all__ = [
+    "recovered_by",
+    "require_state",
     "CHECKPOINT_LATENCY",
     "recovery_after",
     "shared_checkpoint_line",
@@ -86,10 +89,34 @@ def shared_checkpoint_line(stage: Stage) -> str:
 
 
 def recovery_after(stage: Stage, killed_at: float) -> float:
-    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log."""
-    before = stage.output.verify().highest or 0
-    stage.output.wait_for_value(before + 1)
+    """Seconds from `killed_at` (time.monotonic) to the next new value in the output log; with
+    a query, whose rows name no value, to the next batch its checkpoint commits."""
+    if stage.query is None:
+        before = stage.output.verify().highest or 0
+        stage.output.wait_for_value(before + 1)
+    else:
+        stage.output.wait_for_more(1)
     return round(time.monotonic() - killed_at, 1)
+
+
+def recovered_by(stage: Stage) -> str:
+    """What a recovery is timed to, in words: the counter's next output line, or a query's next
+    commit."""
+    return "the next output line" if stage.query is None else "the next committed batch"
+
+
+def require_state(stage: Stage, killed: str) -> None:
+    """A user's query that keeps no state gives a kill aimed at its state write nothing to aim
+    at: one line, at once, instead of a wait for a stateful task that never comes. `killed`
+    says what the scenario kills, e.g. "executor-loss kills the executor writing a query's
+    state"."""
+    if stage.query is not None and not any(
+        name.startswith("state/") for name in stage.store.files(stage.folders.checkpoints)
+    ):
+        raise StepFailed(
+            f"{stage.query.name} keeps no state (its checkpoint has no state/ after its first "
+            f"batches): {killed}; run it with a stateful query, e.g. queries/count_per_key.py"
+        )
 
 
 def show_task_moved(stage: Stage, events_dir: Path, executor: str, killed_ms: float) -> None:
