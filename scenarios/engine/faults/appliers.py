@@ -25,7 +25,7 @@ import random
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from launch.errors import LaunchError
 from scenarios.engine.faults.kills import kill_at
@@ -197,14 +197,28 @@ def _pause(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied
     return Applied(fault, f"{fault.target} (pid {pid})", "SIGSTOP", resume)
 
 
-def _kafka_cut(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied:
-    stage.network.cut()
+class _Link(Protocol):
+    """What a network cut needs of the part it cuts: the network to Kafka, or the store's."""
+
+    def cut(self) -> None: ...
+
+    def restore(self) -> None: ...
+
+
+def _cut(fault: Fault, link: _Link, back: str) -> Applied:
+    """A network cut (to Kafka, or to the checkpoint's store): every connection reset, new
+    ones refused, until the heal restores it and says `back`."""
+    link.cut()
 
     def restore() -> str:
-        stage.network.restore()
-        return "the network to Kafka is back"
+        link.restore()
+        return back
 
     return Applied(fault, fault.target, "every connection reset, new ones refused", restore)
+
+
+def _kafka_cut(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied:
+    return _cut(fault, stage.network, "the network to Kafka is back")
 
 
 def _broker(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied:
@@ -221,13 +235,7 @@ def _broker(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applie
 
 
 def _store_cut(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied:
-    stage.store.cut()
-
-    def restore() -> str:
-        stage.store.restore()
-        return "the network to the store is back"
-
-    return Applied(fault, fault.target, "every connection reset, new ones refused", restore)
+    return _cut(fault, stage.store, "the network to the store is back")
 
 
 def _disk(stage: Stage, fault: Fault, restart: Callable[[str], str]) -> Applied:
