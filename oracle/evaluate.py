@@ -41,30 +41,38 @@ _SCHEMA = (
 
 @dataclass(frozen=True)
 class LostRange:
-    """Offsets [start, end) of one partition that retention deleted before the query read them."""
+    """Offsets [start, end) of one partition the query never read: deleted by retention before
+    it read them, or past its checkpoint's last commit. `end` None: every offset from `start`
+    on, for a producer that may still be sending while the oracle reads what it sent."""
 
     topic: str
     partition: int
     start: int
-    end: int
+    end: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> LostRange:
-        """`TOPIC:PARTITION:FROM-UNTIL`, e.g. `Experience:0:24-59`."""
+        """`TOPIC:PARTITION:FROM-UNTIL`, e.g. `Experience:0:24-59`; `FROM-` for no end."""
         try:
             topic, partition, span = text.rsplit(":", 2)
             start, end = span.split("-")
-            return cls(topic, int(partition), int(start), int(end))
+            return cls(topic, int(partition), int(start), int(end) if end else None)
         except ValueError as error:
             raise ValueError(
-                f"--lost {text}: write TOPIC:PARTITION:FROM-UNTIL, e.g. Experience:0:24-59"
+                f"--lost {text}: write TOPIC:PARTITION:FROM-UNTIL, e.g. Experience:0:24-59, "
+                "or FROM- for every offset from FROM on"
             ) from error
+
+    def text(self) -> str:
+        """The form `parse` reads: what a scenario passes as `--lost`."""
+        return f"{self.topic}:{self.partition}:{self.start}-{'' if self.end is None else self.end}"
 
     def holds(self, record: SentRecord) -> bool:
         return (
             record.topic == self.topic
             and record.partition == self.partition
-            and self.start <= record.offset < self.end
+            and self.start <= record.offset
+            and (self.end is None or record.offset < self.end)
         )
 
 

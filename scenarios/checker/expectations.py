@@ -18,6 +18,7 @@ from typing import TypeVar
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
 __all__ = [
+    "value_at_offset",
     "STEP_MARK",
     "Check",
     "check",
@@ -144,6 +145,18 @@ def outcome_of_runs(runs: Iterable[ValueRange]) -> tuple[tuple[ValueRange, ...],
     highest = max(times, default=0)
     missing = ranges_of(v for v in range(1, highest + 1) if v not in times)
     return missing, {v: n for v, n in sorted(times.items()) if n > 1}
+
+
+def value_at_offset(values: list[int]) -> Check:
+    """The producer's counter as the topic holds it: value v at offset v-1 (the first offset is
+    0, each message takes the next), so the first value a run writes says where it read from."""
+    in_order = bool(values) and values == list(range(1, len(values) + 1))
+    return check(
+        "value v sits at offset v-1",
+        in_order,
+        "values 1, 2, 3… from the topic's first offset, 0",
+        f"values 1..{len(values)} in order" if in_order else f"values {values[:5]}…",
+    )
 
 
 def within(name: str, value: int, low: int, high: int) -> Check:

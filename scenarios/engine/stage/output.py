@@ -19,6 +19,7 @@ from kafka_app.logs import LOG_FILE_NAME
 from kafka_app.sent_records import SENT_RECORDS_FILE
 from launch.commands import oracle_command
 from launch.process import CONSOLE_SUFFIX
+from oracle.evaluate import LostRange
 from scenarios.checker.query_results import QueryVerdict, compare
 from scenarios.checker.sent_record import read_producer_log, read_topic, union
 from scenarios.checker.verify import VerifyReport, verify, verify_file, verify_sent
@@ -159,14 +160,13 @@ class OutputPart:
         refused), whose later records were never read, so they are left out, each range said."""
         last = read_checkpoint(self._app.checkpoint_view()).last_committed
         ends = (last.end or {}) if last is not None else {}
-        until = self._stage.kafka.window().latest  # past every partition's end: their sum
+        # Open-ended: the producer may still be sending while the oracle reads what it sent.
         unread = tuple(
-            f"{tp.topic}:{tp.partition}:{end}-{until}"
-            for tp, end in sorted(ends.items())
-            if end < until
+            LostRange(tp.topic, tp.partition, end).text() for tp, end in sorted(ends.items())
         )
         self._stage.say(
-            f"the oracle leaves out what the app never read: {', '.join(unread) or 'nothing'}"
+            "the oracle leaves out what the app never read, past its last commit: "
+            + (", ".join(f"{span}…" for span in unread) or "nothing")
         )
         return self.judge_query(lost=unread)
 

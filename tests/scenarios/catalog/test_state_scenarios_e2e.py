@@ -76,6 +76,33 @@ def test_checkpoint_v2(tmp_path: Path) -> None:
 
 
 @pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
+def test_state_stores_with_a_users_query(tmp_path: Path) -> None:
+    result = run_fast("state-stores", tmp_path / "reports", "--query", "queries/sessions.py")
+    checks, facts = held(result), result["facts"]
+    assert facts["query"].endswith("queries/sessions.py")
+    for store in STORES:
+        first = f"{store.name} starts at the topic's first offset"
+        assert f"Start Kafka and the producer › {first}" in checks
+        new = f"{store.title}: the same stream on a new checkpoint"
+        assert f"{new} › the files per batch are the store's" in checks
+        restart = f"{store.title}: kill -9 and restart"
+        assert {
+            f"{restart} › the files the restart loads are on disk",
+            f"{restart} › the restart runs the batch after the last commit first",
+        } <= checks
+        assert facts[f"{store.name}_recovery"]["seconds_to_first_write"] > 0
+    # The oracle judged each store's rows once: HDFS's after the switch, which adds to them.
+    assert {
+        "RocksDB: kill -9 and restart › exactly once",
+        "RocksDB with changelog checkpointing: kill -9 and restart › exactly once",
+        "Restart the HDFS checkpoint with --state-store rocksdb › exactly once",
+    } <= checks
+    assert facts["time_spent"]["oracle"]["count"] == len(STORES)
+    switch = "Restart the HDFS checkpoint with --state-store rocksdb"
+    assert f"{switch} › the new batches were written by HDFS" in checks
+
+
+@pytest.mark.nightly  # a scenario's query run beyond chaos's: docs/testing.md#nightly
 def test_checkpoint_v2_with_a_users_query(tmp_path: Path) -> None:
     result = run_fast("checkpoint-v2", tmp_path / "reports", "--query", "queries/count_per_key.py")
     checks, facts = held(result), result["facts"]

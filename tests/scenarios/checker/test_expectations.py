@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from scenarios.checker.expectations import equals, within
+import pytest
+
+from scenarios.checker.expectations import equals, value_at_offset, within
 
 
 def test_equals_writes_both_sides_the_same_way_and_holds_only_when_equal() -> None:
@@ -19,3 +21,15 @@ def test_within_names_a_range_or_the_one_value_two_equal_readings_pin() -> None:
     pinned = within("earliest: started at Kafka's earliest offset", 0, 0, 0)
     assert pinned.held and pinned.expected == "0"
     assert not within("x", 103, 89, 102).held
+
+
+def test_value_at_offset_holds_for_the_counter_from_offset_0() -> None:
+    held = value_at_offset([1, 2, 3, 4])
+    assert held.held and held.actual == "values 1..4 in order"
+
+
+@pytest.mark.parametrize("values", [[], [2, 3, 4], [1, 3, 2]])
+def test_value_at_offset_fails_for_a_topic_that_starts_elsewhere_or_is_out_of_order(
+    values: list[int],
+) -> None:
+    assert not value_at_offset(values).held
