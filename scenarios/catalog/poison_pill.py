@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check, equals, value_at_offset
+from scenarios.checker.expectations import check, counted_once, equals, value_at_offset
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
@@ -118,14 +118,7 @@ def run(stage: Stage) -> None:
     ):
         stage.app.start(on_negative_key="crash-always")
         report = stage.output.wait_for_value(stage.timings.run_for_messages)
-        stage.expect(
-            check(
-                "the app counts as usual before the poison pill",
-                report.ok,
-                "every value once, counts consistent",
-                "; ".join(report.summary_lines()[1:]),
-            )
-        )
+        stage.expect(counted_once("the app counts as usual before the poison pill", report))
 
     with stage.step(
         steps.negative_key(

@@ -37,7 +37,7 @@ from pathlib import Path
 from launch.process import ManagedProcess
 from launch.waiting import wait_until
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check
+from scenarios.checker.expectations import check, counted_once
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
@@ -276,14 +276,7 @@ def _replayed_once(stage: Stage, value: int) -> None:
         )
     )
     report = stage.output.wait_for_more(3)
-    stage.expect(
-        check(
-            "B counts on exactly once",
-            report.ok,
-            "every value once, counts consistent",
-            "; ".join(report.summary_lines()[1:]),
-        )
-    )
+    stage.expect(counted_once("B counts on exactly once", report))
 
 
 def _rollback(

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check, equals
+from scenarios.checker.expectations import check, counted_once, equals
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.spark_envs import spark_python
 from scenarios.engine.stage import AppPart, Stage
@@ -514,14 +514,7 @@ def _caught_up(stage: Stage, app: AppPart) -> None:
     report = stage.output.wait_for_value(latest)
     if stage.query is not None:  # what its rows hold, the oracle says at the end
         return
-    stage.expect(
-        check(
-            "caught up exactly once",
-            report.ok,
-            "every value once, counts consistent",
-            "; ".join(report.summary_lines()[1:]),
-        )
-    )
+    stage.expect(counted_once("caught up exactly once", report))
 
 
 def _expect_kept(stage: Stage) -> None:

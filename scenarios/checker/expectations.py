@@ -18,6 +18,7 @@ from typing import TypeVar
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
 __all__ = [
+    "counted_once",
     "value_at_offset",
     "STEP_MARK",
     "Check",
@@ -145,6 +146,17 @@ def outcome_of_runs(runs: Iterable[ValueRange]) -> tuple[tuple[ValueRange, ...],
     highest = max(times, default=0)
     missing = ranges_of(v for v in range(1, highest + 1) if v not in times)
     return missing, {v: n for v, n in sorted(times.items()) if n > 1}
+
+
+def counted_once(name: str, report: VerifyReport) -> Check:
+    """The output log so far holds every value once and consistent counts: the counter's
+    exactly once while it runs (exactly_once also pins the highest value)."""
+    return check(
+        name,
+        report.ok,
+        "every value once, counts consistent",
+        "; ".join(report.summary_lines()[1:]),
+    )
 
 
 def value_at_offset(values: list[int]) -> Check:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios.checker.expectations import equals, value_at_offset, within
+from scenarios.checker.expectations import counted_once, equals, value_at_offset, within
+from scenarios.checker.verify import verify
+from tests.scenarios.checker.test_verify import log_of
 
 
 def test_equals_writes_both_sides_the_same_way_and_holds_only_when_equal() -> None:
@@ -33,3 +35,10 @@ def test_value_at_offset_fails_for_a_topic_that_starts_elsewhere_or_is_out_of_or
     values: list[int],
 ) -> None:
     assert not value_at_offset(values).held
+
+
+def test_counted_once_names_what_is_wrong_with_the_output_log() -> None:
+    good = counted_once("caught up exactly once", verify(log_of([(1, 1), (2, 2), (3, 3)])))
+    assert good.held and good.expected == "every value once, counts consistent"
+    doubled = counted_once("caught up exactly once", verify(log_of([(1, 1), (2, 2), (3, 2)])))
+    assert not doubled.held and doubled.actual  # what is wrong, in the checker's words
