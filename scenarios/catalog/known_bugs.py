@@ -33,6 +33,11 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
             stage.say(
                 f"{exhibit.name} ({exhibit.bug.title}): shown by the scenario "
                 f"{exhibit.bug.shown_by}; run it there"
+                + (
+                    f" (the museum's exhibit: {exhibit.bug.alias_of})"
+                    if exhibit.bug.alias_of
+                    else ""
+                )
             )
     runnable = [e for e in chosen if e.run is not None]
     if not runnable:
