@@ -223,19 +223,24 @@ MUSEUM: tuple[KnownBug, ...] = (
     KnownBug(
         ticket="SPARK-56216",
         title="a format-2 snapshot zip cut short, the restart loads it",
-        user_sees="before the fix a format-2 restart (state store checkpoint ids) that meets a "
-        "corrupt snapshot zip fails: automatic snapshot repair served format 1 only; with it "
-        "the snapshot is passed over and the state rebuilt from the changelogs, and the "
+        user_sees="a format-2 restart (state store checkpoint ids) that meets a corrupt "
+        "snapshot zip fails where nothing repairs it: on 4.0 and 4.1 (no automatic snapshot "
+        "repair at all) and, before the fix, on format 2 (the repair served format 1 only); "
+        "with it the snapshot is passed over, the state rebuilt from the changelogs, and the "
         "query goes on",
         workaround="restore the zip from a copy taken with the rest of the checkpoint; on a line "
         "without the fix, delete the corrupt zip and its `.crc` so the load rebuilds the "
         "state from an older snapshot and the changelogs",
         when_present="CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
         when_fixed=RAN_ON,
-        # A prediction from apache/spark#55015 (merged March 2026): the lines are the run's to
-        # settle; 4.0 has no automatic snapshot repair at all.
-        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": FIXED},
-        seen={"4.0": "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED"},
+        # Read in the jars: automatic snapshot repair (its conf) is in 4.2.0's only, and with it
+        # the format-2 repair (loadSnapshotWithCheckpointId); 4.0 and 4.1 predate the repair, so
+        # a broken zip fails any restart there, whatever the format.
+        lines={"4.0": ABSENT, "4.1": ABSENT, "4.2": FIXED},
+        seen={
+            "4.0": "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+            "4.1": "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+        },
     ),
     KnownBug(
         ticket="SPARK-51682",

@@ -4,7 +4,9 @@ Automatic snapshot repair (SPARK-54121, spark.sql.streaming.stateStore.autoSnaps
 passes a snapshot that fails to load over and rebuilds the state from an older one and the
 changelogs. It served checkpoint format 1 only: the format-2 load (state store checkpoint ids,
 `loadWithCheckpointId`) had no recovery, so a corrupt snapshot zip failed the restart.
-apache/spark#55015 (March 2026) gave the format-2 load the same repair.
+apache/spark#55015 (March 2026) gave the format-2 load the same repair. As read in the jars,
+both are in 4.2.0 only (its conf, and `loadSnapshotWithCheckpointId`): 4.0 and 4.1 predate the
+repair, so no served line has the gap, and a broken zip fails any restart on 4.0 and 4.1.
 
 SPARK-51988's exhibit beside it flips one byte the zip itself does not check, so only Spark's
 `.crc` can tell; this one cuts the zip to half its length, which no zip reader gets past, on

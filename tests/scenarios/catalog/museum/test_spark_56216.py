@@ -42,7 +42,7 @@ def test_the_stores_lines_on_a_snapshot_passed_over_are_found() -> None:
 @pytest.mark.parametrize(
     ("version", "observed", "held"),
     [
-        ("4.1.1", BUG.when_present, True),
+        ("4.1.1", BUG.expected_on("4.1"), True),  # no repair at all: the restart fails
         ("4.1.1", RAN_ON, False),  # a backport nobody recorded
         ("4.2.0", RAN_ON, True),
         ("4.2.0", BUG.when_present, False),  # the repair gone from format 2: a regression
