@@ -18,8 +18,7 @@ its answer by line, from the table), and runs the restart in that step's block:
 the exhibit's own after the commits, e.g. for a snapshot; `observed=` the exhibit's own reading
 of a restart, e.g. one that went on after Spark logged a failure it recovered from;
 `restart_options=` the restart's own settings where they differ from the first run's, e.g. more
-shuffle partitions; `restart_batches=` the commits past the change that make a restart that went
-on)
+shuffle partitions)
 """
 
 from __future__ import annotations
@@ -119,7 +118,6 @@ def restart_after(
     wait_for: Callable[[Path], None] | None = None,
     observed: Callable[[Restart], Restart] | None = None,
     restart_options: Mapping[str, object] | None = None,
-    restart_batches: int = 1,
 ) -> Restart:
     """Run the exhibit (in its step's block): first run, `change(checkpoint)` (returns what it
     did), restart, verdict.
@@ -127,8 +125,7 @@ def restart_after(
     run the app's defaults); `wait_for(checkpoint)` waits, after the commits, for what the
     change needs; `observed(restart)` reads the restart's outcome where the app's exit or
     commit alone does not tell the bug from its fix; `restart_options` replaces `options` for
-    the restart; `restart_batches` commits past the change make a restart that went on (2: a
-    batch the restart planned itself, past the one a clean stop may have left planned)."""
+    the restart."""
     folder = stage.folders.checkpoints
     started = time.monotonic()
     settings = dict(options or {})
@@ -144,7 +141,7 @@ def restart_after(
     # the restart's own.
     left = max(read_checkpoint(folder).commit_ids, default=-1)
     again = dict(restart_options) if restart_options is not None else settings
-    restart = _restart(stage, folder, bug, before.query_id, left + restart_batches - 1, again)
+    restart = _restart(stage, folder, bug, before.query_id, left, again)
     if observed is not None:
         restart = observed(restart)
     stage.say(f"observed: {restart.outcome} ({restart.detail})")

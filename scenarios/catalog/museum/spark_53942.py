@@ -4,29 +4,33 @@ A checkpoint pins spark.sql.shuffle.partitions in every offsets file, and up to 
 puts the checkpoint's value back into the session for the whole query (query-changes shows a
 restart asked for 4 that kept 1). apache/spark#52645 (4.1) splits the two: the state's number of
 partitions goes into an internal setting of its own
-(spark.sql.streaming.internal.stateStore.partitions, written by the first batch and restored on
-every restart), while spark.sql.shuffle.partitions follows what the restart is started with and
-drives the stateless shuffles only. The state stays where it was either way: only the
-stateless part of the query can be tuned by a restart.
+(spark.sql.streaming.internal.stateStore.partitions), and a restart puts the checkpoint's value
+back into that one only, so spark.sql.shuffle.partitions stays what the restart was started with
+and drives the stateless shuffles. The state stays where it was either way.
+
+What tells the lines apart is what the restart rebinds. The offsets file cannot: it writes the
+state's number under spark.sql.shuffle.partitions on every line (so an older Spark reads it
+right), which the first run of this exhibit read as "pinned" on 4.2.0 too (29 Nov 2026). Spark
+says it in spark.log as it reads the offset log back, at WARN: `Updating the value of conf
+'<key>' in current session from '4' to '1'`, with spark.sql.shuffle.partitions as the key on
+4.0.0 and the internal one on 4.1.1 and 4.2.0. The exhibit reads the restart's part of
+spark.log for that line, and the state folder for the state's partitions.
 
 The app counts with its defaults (1 shuffle partition) until two batches are committed, stops
-cleanly and starts again with `--shuffle-partitions 4`; once the restart has committed a batch it
-planned itself, the exhibit reads that batch's offsets file (the two settings as the restart ran
-them) and the state folder (the state's partitions).
+cleanly and starts again with `--shuffle-partitions 4` until it commits a batch.
 
 Usage: `python -m scenarios run known-bugs --exhibits SPARK-53942 --fast`
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
 from pathlib import Path
 
 from scenarios.catalog.museum.exhibit import Exhibit
 from scenarios.catalog.museum.restart import Restart, exhibit_step, restart_after
 from scenarios.checker.expectations import check
 from scenarios.engine.stage import Stage
-from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.lines.known_bug_table import (
     RAN_ON,
     SHUFFLES_FOLLOWED,
@@ -42,6 +46,7 @@ __all__ = [
     "ASKED_PARTITIONS",
     "SHUFFLE_KEY",
     "STATE_KEY",
+    "rebound",
     "shuffles_seen",
     "state_partitions",
 ]
@@ -51,56 +56,71 @@ BUG = bug_named("SPARK-53942")
 FIRST_PARTITIONS = 1  # the app's default
 ASKED_PARTITIONS = 4
 SHUFFLE_KEY = "spark.sql.shuffle.partitions"
-# 4.1's own setting for the state's partitions, beside the shuffle's in the offsets file.
+# 4.1's own setting for the state's partitions.
 STATE_KEY = "spark.sql.streaming.internal.stateStore.partitions"
+STATE_CHECK = f"{BUG.ticket}: the state stayed in the checkpoint's partitions"
 
 STEP = exhibit_step(
     BUG,
     f"restart with --shuffle-partitions {ASKED_PARTITIONS} on a checkpoint of {FIRST_PARTITIONS}",
     happens=f"the app counts with {FIRST_PARTITIONS} shuffle partition until two batches are "
     f"committed and stops cleanly; it starts again with --shuffle-partitions "
-    f"{ASKED_PARTITIONS} and runs until a batch it planned itself is committed; that batch's "
-    "offsets file and the state folder are read",
+    f"{ASKED_PARTITIONS} until it commits a batch; the restart's part of spark.log and the "
+    "state folder are read",
     watch="the narration's line with the table's prediction for this Spark line, then the "
-    f"line with the restart's offsets file: {SHUFFLE_KEY} and, from 4.1, {STATE_KEY}",
-    why="the offsets file is where Spark writes the settings a batch ran with, and the state "
-    "folder has a folder per state partition: together they say which shuffles followed the "
-    "new number and where the state stayed",
+    "line with what the restart rebound as it read the offset log back (spark.log), and the "
+    "state's partitions",
+    why="Spark logs each setting it takes back from the checkpoint into the session: the one "
+    f"it names is the one pinned ({SHUFFLE_KEY}: every shuffle; {STATE_KEY}: the state only), "
+    "and the state folder has a folder per state partition",
     question=f"On the Spark line this run uses: does the restart run its shuffles at "
     f"{ASKED_PARTITIONS} partitions, or keep the checkpoint's {FIRST_PARTITIONS}, and the state?",
     giveaway=(STATE_KEY,),
-    checks=(f"{BUG.ticket}: the state stayed in the checkpoint's partitions",),
+    checks=(STATE_CHECK,),
 )
 
 
 def run(stage: Stage) -> None:
+    log_from: list[int] = []
+
+    def change(checkpoint: Path) -> str:
+        log_from.append(len(stage.app.spark_log()))
+        return (
+            "nothing changed in the checkpoint; the restart asks for "
+            f"{ASKED_PARTITIONS} shuffle partitions"
+        )
+
     with stage.step(STEP):
         restart_after(
             stage,
             BUG,
-            lambda checkpoint: (
-                "nothing changed in the checkpoint; the restart asks for "
-                f"{ASKED_PARTITIONS} shuffle partitions"
-            ),
+            change,
             options={"shuffle_partitions": FIRST_PARTITIONS},
             restart_options={"shuffle_partitions": ASKED_PARTITIONS},
-            # A clean stop may leave a batch planned at the old number: the restart's own
-            # batch is the one after it.
-            restart_batches=2,
-            observed=lambda restart: _read_offsets(stage, restart),
+            observed=lambda restart: _read_spark_log(stage, restart, log_from),
         )
 
 
-def shuffles_seen(conf: Mapping[str, str]) -> str:
-    """What a restart's offsets file says of its shuffles: the new number with the state kept
-    apart, the old number for everything, or what it holds."""
-    shuffle = conf.get(SHUFFLE_KEY)
-    state = conf.get(STATE_KEY)
-    if shuffle == str(ASKED_PARTITIONS) and state == str(FIRST_PARTITIONS):
-        return SHUFFLES_FOLLOWED
-    if shuffle == str(FIRST_PARTITIONS) and state in (None, str(FIRST_PARTITIONS)):
+# OffsetSeqMetadata's line as it sets a setting from the offset log into the session.
+_REBOUND = re.compile(
+    r"Updating the value of conf '([^']+)' in current session from '([^']*)' to '([^']*)'"
+)
+
+
+def rebound(spark_log: str) -> dict[str, tuple[str, str]]:
+    """The settings a restart took back from its checkpoint: key -> (asked, restored)."""
+    return {m.group(1): (m.group(2), m.group(3)) for m in _REBOUND.finditer(spark_log)}
+
+
+def shuffles_seen(changed: dict[str, tuple[str, str]]) -> str:
+    """What a restart asked for more partitions did, by what it rebound: the state's own
+    setting only (the stateless shuffles keep the new number), the shuffle's (every shuffle
+    back to the checkpoint's), or what it said."""
+    if SHUFFLE_KEY in changed:
         return SHUFFLES_PINNED
-    return f"{SHUFFLE_KEY} = {shuffle}, {STATE_KEY} = {state}"
+    if STATE_KEY in changed:
+        return SHUFFLES_FOLLOWED
+    return f"neither {SHUFFLE_KEY} nor {STATE_KEY} rebound from the offset log"
 
 
 def state_partitions(checkpoint: Path) -> list[int]:
@@ -111,40 +131,36 @@ def state_partitions(checkpoint: Path) -> list[int]:
     return sorted(int(p.name) for p in operator.iterdir() if p.is_dir() and p.name.isdigit())
 
 
-def _read_offsets(stage: Stage, restart: Restart) -> Restart:
-    """A restart that went on: the settings its own newest committed batch ran with."""
-    if restart.outcome != RAN_ON:
-        return restart
-    folder = stage.folders.checkpoints
-    batch = read_checkpoint(folder).last_committed
-    conf = dict(batch.conf) if batch else {}
-    partitions = state_partitions(folder)
+def _read_spark_log(stage: Stage, restart: Restart, log_from: list[int]) -> Restart:
+    """What the restart rebound, from its part of spark.log; the state's partitions."""
+    text = stage.app.spark_log()[log_from[0] if log_from else 0 :]
+    changed = {k: v for k, v in rebound(text).items() if k in (SHUFFLE_KEY, STATE_KEY)}
+    partitions = state_partitions(stage.folders.checkpoints)
     said = (
-        f"offsets/{batch.batch_id if batch else '?'}: {SHUFFLE_KEY} = "
-        f"{conf.get(SHUFFLE_KEY)}, {STATE_KEY} = {conf.get(STATE_KEY, 'not written')}; "
-        f"state partitions: {partitions}"
+        "spark.log: "
+        + (
+            "; ".join(f"{k} rebound from {a} to {b}" for k, (a, b) in changed.items())
+            or "no shuffle setting rebound"
+        )
+        + f"; state partitions: {partitions}"
     )
     stage.say(said)
     stage.fact(
         f"{BUG.ticket} restart",
-        {
-            "batch": batch.batch_id if batch else None,
-            SHUFFLE_KEY: conf.get(SHUFFLE_KEY),
-            STATE_KEY: conf.get(STATE_KEY),
-            "state_partitions": partitions,
-        },
+        {"rebound": {k: list(v) for k, v in changed.items()}, "state_partitions": partitions},
     )
-    pinned = partitions == list(range(FIRST_PARTITIONS))
     stage.expect(
         check(
-            f"{BUG.ticket}: the state stayed in the checkpoint's partitions",
-            pinned,
+            STATE_CHECK,
+            partitions == list(range(FIRST_PARTITIONS)),
             f"state/0/ holds partitions {list(range(FIRST_PARTITIONS))} only",
             f"state/0/ holds {partitions}",
         )
     )
+    if restart.outcome != RAN_ON:  # refused: its error class is the outcome
+        return restart
     return Restart(
-        shuffles_seen(conf),
+        shuffles_seen(changed),
         f"{restart.detail}; {said}",
         restart.query_id_before,
         restart.query_id_after,

@@ -1,6 +1,6 @@
-"""The shuffle-partitions exhibit's pure parts, without Spark: a restart's offsets file read as
-the new number for the stateless shuffles or the old one for all, the state's partitions as
-the folder has them, and the outcome held per line."""
+"""The shuffle-partitions exhibit's pure parts, without Spark: what a restart rebound, as
+spark.log says it (the lines as 4.0.0 and 4.2.0 wrote them, 29 Nov 2026), the state's partitions
+as the folder has them, and the outcome held per line."""
 
 from __future__ import annotations
 
@@ -9,35 +9,40 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog.museum.spark_53942 import (
-    ASKED_PARTITIONS,
     BUG,
-    FIRST_PARTITIONS,
     SHUFFLE_KEY,
     STATE_KEY,
+    rebound,
     shuffles_seen,
     state_partitions,
 )
 from spark_app.lines.known_bug_table import SHUFFLES_FOLLOWED, SHUFFLES_PINNED, judge
 
+LOG_400 = (
+    "[WARN] [2026-11-29 15:16:06,368] [OffsetSeqMetadata]: Updating the value of conf "
+    "'spark.sql.shuffle.partitions' in current session from '4' to '1'.\n"
+)
+LOG_420 = (
+    "[INFO] something else\n[WARN] [2026-11-29 15:19:44,633] [OffsetSeqMetadata]: Updating the "
+    "value of conf 'spark.sql.streaming.internal.stateStore.partitions' in current session "
+    "from '4' to '1'.\n"
+)
 
-def test_the_new_number_with_the_state_kept_apart_is_the_41_behaviour() -> None:
-    conf = {SHUFFLE_KEY: str(ASKED_PARTITIONS), STATE_KEY: str(FIRST_PARTITIONS)}
-    assert shuffles_seen(conf) == SHUFFLES_FOLLOWED
+
+def test_what_a_restart_rebound_is_read_with_both_values() -> None:
+    assert rebound(LOG_400) == {SHUFFLE_KEY: ("4", "1")}
+    assert rebound(LOG_420) == {STATE_KEY: ("4", "1")}
+    assert rebound("[INFO] nothing\n") == {}
 
 
-def test_the_old_number_for_everything_is_pinned_with_or_without_the_state_setting() -> None:
-    assert shuffles_seen({SHUFFLE_KEY: str(FIRST_PARTITIONS)}) == SHUFFLES_PINNED
-    conf = {SHUFFLE_KEY: str(FIRST_PARTITIONS), STATE_KEY: str(FIRST_PARTITIONS)}
-    assert shuffles_seen(conf) == SHUFFLES_PINNED
+def test_the_shuffles_pinned_on_40_followed_from_41() -> None:
+    assert shuffles_seen(rebound(LOG_400)) == SHUFFLES_PINNED
+    assert shuffles_seen(rebound(LOG_420)) == SHUFFLES_FOLLOWED
 
 
-def test_the_state_following_the_new_number_is_neither_and_says_what_it_read() -> None:
-    # The state spread over the new number by a restart would be a third behaviour (and a
-    # broken checkpoint): the outcome names both settings.
-    conf = {SHUFFLE_KEY: str(ASKED_PARTITIONS), STATE_KEY: str(ASKED_PARTITIONS)}
-    seen = shuffles_seen(conf)
-    assert seen not in (SHUFFLES_FOLLOWED, SHUFFLES_PINNED)
-    assert f"{STATE_KEY} = {ASKED_PARTITIONS}" in seen
+def test_nothing_rebound_is_neither_and_says_so() -> None:
+    seen = shuffles_seen({})
+    assert seen not in (SHUFFLES_FOLLOWED, SHUFFLES_PINNED) and "neither" in seen
     assert BUG.status_of(seen) is None
 
 
