@@ -68,8 +68,8 @@ STEP = exhibit_step(
     f"{ASKED_PARTITIONS} until it commits a batch; the restart's part of spark.log and the "
     "state folder are read",
     watch="the narration's line with the table's prediction for this Spark line, then the "
-    "line with what the restart rebound as it read the offset log back (spark.log), and the "
-    "state's partitions",
+    "narration's line with the setting the restart took back from the checkpoint as it read "
+    "the offset log, and the state's partitions",
     why="Spark logs each setting it takes back from the checkpoint into the session: the one "
     f"it names is the one pinned ({SHUFFLE_KEY}: every shuffle; {STATE_KEY}: the state only), "
     "and the state folder has a folder per state partition",

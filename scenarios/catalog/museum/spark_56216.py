@@ -45,7 +45,7 @@ STEP = exhibit_step(
     "scenario cuts that zip to half its length (it no longer opens), removes Hadoop's hidden "
     "checksum of it, and starts the app again",
     watch="the narration's line on the cut, then " + RESTART_WATCH + "; on a restart that went "
-    "on, the line with what spark.log said of the repair",
+    "on, the narration's line on the snapshot passed over",
     why="a zip cut short is refused by every zip reader: what the restart does next is the "
     "load's recovery, not a checksum's, and format 2 loads through its own path",
     question="On the Spark line this run uses: will the restart stop on the broken zip (which "
