@@ -67,7 +67,8 @@ STEP = exhibit_step(
     f"committed and stops cleanly; it starts again with --shuffle-partitions "
     f"{ASKED_PARTITIONS} until it commits a batch; the restart's part of spark.log and the "
     "state folder are read",
-    watch="the narration's line with the table's prediction for this Spark line, then the "
+    watch="the app's lines, first run and restart; the narration's line with the table's "
+    "prediction for this Spark line, then the "
     "narration's line with the setting the restart took back from the checkpoint as it read "
     "the offset log, and the state's partitions",
     why="Spark logs each setting it takes back from the checkpoint into the session: the one "
