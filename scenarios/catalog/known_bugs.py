@@ -33,6 +33,11 @@ def run(stage: Stage, exhibits: str | None = None) -> None:
             stage.say(
                 f"{exhibit.name} ({exhibit.bug.title}): shown by the scenario "
                 f"{exhibit.bug.shown_by}; run it there"
+                + (
+                    f" (the museum's exhibit: {exhibit.bug.alias_of})"
+                    if exhibit.bug.alias_of
+                    else ""
+                )
             )
     runnable = [e for e in chosen if e.run is not None]
     if not runnable:
@@ -116,7 +121,8 @@ SCENARIO = Scenario(
     title="the museum: Spark's known checkpoint bugs, each held against its line's outcome",
     summary="Each exhibit changes a checkpoint as a known Spark bug needs (its metadata file, "
     "state/, offsets/ and commits/ deleted, a state file swapped under its checksum, a "
-    "byte flipped in a format-2 snapshot zip), or what it reads (partitions added under "
+    "byte flipped in a format-2 snapshot zip, one cut short, a format-2 commit taken back), "
+    "or how it restarts (more shuffle partitions), or what it reads (partitions added under "
     "an AvailableNow backfill stopped mid-run, Kafka cut at a batch read's first offset "
     "look-up), and restarts or reads; or it runs what the bug needs (transformWithState "
     "timers due at or before their batch's time) and watches; the outcome is held "
@@ -136,6 +142,6 @@ SCENARIO = Scenario(
         ),
     ),
     cases=tuple((e.name, e.listed) for e in all_exhibits()),
-    takes="about 5 min: the exhibits that run, each on a checkpoint of its own, 17 Spark starts "
+    takes="about 5 min: the exhibits that run, each on a checkpoint of its own, 23 Spark starts "
     "in all; `--exhibits` picks one or a few",
 )

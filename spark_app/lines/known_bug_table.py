@@ -28,6 +28,8 @@ __all__ = [
     "MUSEUM",
     "PRESENT",
     "RAN_ON",
+    "SHUFFLES_FOLLOWED",
+    "SHUFFLES_PINNED",
     "TIMERS_FIRED",
     "TIMER_NEVER_FIRED",
     "KnownBug",
@@ -44,6 +46,11 @@ RAN_ON = "no error: the query went on"
 # the batch that armed it or the next, or one never did.
 TIMERS_FIRED = "every timer fired, in the batch that armed it or the next"
 TIMER_NEVER_FIRED = "a timer never fired"
+# SPARK-53942's outcomes on a restart asked for more shuffle partitions: the restart's batch ran
+# its stateless shuffles at the new number while the state kept the checkpoint's, or every
+# shuffle kept the checkpoint's number (as the restart's offsets file records it).
+SHUFFLES_FOLLOWED = "stateless shuffles at the new number, the state at the checkpoint's"
+SHUFFLES_PINNED = "every shuffle at the checkpoint's number"
 
 # A line's status for a bug.
 PRESENT = "present"
@@ -70,6 +77,9 @@ class KnownBug:
     # A bug another scenario shows already: its name; the museum names the bug and points there.
     shown_by: str = ""
     needs_connector: bool = False  # only Spark's own Kafka connector has it
+    # The same bug filed again under another ticket: the ticket whose exhibit shows it (the
+    # alias has no run of its own, and its lines are that ticket's).
+    alias_of: str = ""
 
     def outcome(self, status: str) -> str:
         return self.when_present if status == PRESENT else self.when_fixed
@@ -211,6 +221,58 @@ MUSEUM: tuple[KnownBug, ...] = (
         "rebuilt the state from the changelogs; the count went on right",
     ),
     KnownBug(
+        ticket="SPARK-56216",
+        title="a format-2 snapshot zip cut short, the restart loads it",
+        user_sees="a format-2 restart (state store checkpoint ids) that meets a corrupt "
+        "snapshot zip fails where nothing repairs it: on 4.0 and 4.1 (no automatic snapshot "
+        "repair at all) and, before the fix, on format 2 (the repair served format 1 only); "
+        "with it the snapshot is passed over, the state rebuilt from the changelogs, and the "
+        "query goes on",
+        workaround="restore the zip from a copy taken with the rest of the checkpoint; on a line "
+        "without the fix, delete the corrupt zip and its `.crc` so the load rebuilds the "
+        "state from an older snapshot and the changelogs",
+        when_present="CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+        when_fixed=RAN_ON,
+        # Read in the jars: automatic snapshot repair (its conf) is in 4.2.0's only, and with it
+        # the format-2 repair (loadSnapshotWithCheckpointId); 4.0 and 4.1 predate the repair, so
+        # a broken zip fails any restart there, whatever the format.
+        lines={"4.0": ABSENT, "4.1": ABSENT, "4.2": FIXED},
+        seen={
+            "4.0": "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+            "4.1": "CANNOT_LOAD_STATE_STORE.UNCATEGORIZED",
+        },
+        correction="the issue had a line whose format-2 snapshots lacked the repair; as run "
+        "(29 Nov 2026) none of the served ones has the gap: 4.0.0 and 4.1.1 have no automatic "
+        "snapshot repair at all and stop on the cut zip, 4.2.0 has the format-2 repair and "
+        "goes on, which is also why SPARK-51988's exhibit went on there",
+    ),
+    KnownBug(
+        ticket="SPARK-51682",
+        title="format 2, the offset log a batch ahead of the commit log, a restart",
+        user_sees="before the fix a format-2 restart whose newest planned batch has no commit "
+        "read no state checkpoint ids and failed its first batch; with it the ids come from "
+        "the newest commit and the planned batch replays",
+        workaround="a line with the fix (every served one): a guard, no difference expected",
+        when_present="a restart refused for want of the state's checkpoint ids",
+        when_fixed=RAN_ON,
+        # A guard: merged to master and branch-4.0 in April 2025, before 4.0.0.
+        lines={"4.0": FIXED, "4.1": FIXED, "4.2": FIXED},
+    ),
+    KnownBug(
+        ticket="SPARK-53942",
+        title="a restart asked for more shuffle partitions",
+        user_sees="up to 4.0 a restart keeps the checkpoint's spark.sql.shuffle.partitions for "
+        "every shuffle, silently; from 4.1 the stateless shuffles run at the new number "
+        "while the state stays at the checkpoint's (spark.sql.streaming.internal."
+        "stateStore.partitions in the offsets file)",
+        workaround="to spread the state itself, repartition it offline (4.2) or start a new "
+        "checkpoint; from 4.1 a restart with another spark.sql.shuffle.partitions tunes "
+        "only the stateless part of the query",
+        when_present=SHUFFLES_FOLLOWED,
+        when_fixed=SHUFFLES_PINNED,
+        lines={"4.0": ABSENT, "4.1": PRESENT, "4.2": PRESENT},
+    ),
+    KnownBug(
         ticket="SPARK-53560",
         title="an AvailableNow backfill stopped mid-run, partitions added, a restart",
         user_sees="every restart of the backfill fails at once on the batch the stop left "
@@ -265,6 +327,33 @@ MUSEUM: tuple[KnownBug, ...] = (
         # A guard: as run (26 Nov 2026) every timer fired on the four lines; which of them
         # predate the bound and which have SPARK-56566's code is read in their jars.
         lines={"4.0": ABSENT, "4.1": ABSENT, "4.2": FIXED, "4.3": FIXED},
+    ),
+)
+
+
+def _alias(ticket: str, of: KnownBug, filed: str) -> KnownBug:
+    """The same bug filed again: the original's title, lines and exhibit, named as an alias."""
+    return KnownBug(
+        ticket=ticket,
+        title=f"an alias of {of.ticket}: {of.title}",
+        user_sees=f"{of.user_sees} ({filed})",
+        workaround=of.workaround,
+        when_present=of.when_present,
+        when_fixed=of.when_fixed,
+        lines=dict(of.lines),
+        seen=dict(of.seen),
+        shown_by=of.shown_by,
+        needs_connector=of.needs_connector,
+        alias_of=of.ticket,
+    )
+
+
+# SPARK-57438 (apache/spark#56526) is SPARK-55271's NPE filed again, with a fix of its own.
+MUSEUM += (
+    _alias(
+        "SPARK-57438",
+        next(b for b in MUSEUM if b.ticket == "SPARK-55271"),
+        "filed again as SPARK-57438, apache/spark#56526",
     ),
 )
 

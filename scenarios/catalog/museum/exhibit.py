@@ -37,4 +37,6 @@ class Exhibit:
     def listed(self) -> str:
         """The exhibit in a line of `scenarios list`."""
         where = f" (shown by {self.bug.shown_by})" if self.run is None else ""
+        if self.bug.alias_of:  # its title names the ticket it is an alias of
+            where = f" (run as {self.bug.alias_of}, shown by {self.bug.shown_by})"
         return f"{self.bug.title}{where}"

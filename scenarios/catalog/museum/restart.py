@@ -16,7 +16,9 @@ its answer by line, from the table), and runs the restart in that step's block:
 
 (`options=` the app's settings for both starts, e.g. another state store; `wait_for=` a wait of
 the exhibit's own after the commits, e.g. for a snapshot; `observed=` the exhibit's own reading
-of a restart, e.g. one that went on after Spark logged a failure it recovered from)
+of a restart, e.g. one that went on after Spark logged a failure it recovered from;
+`restart_options=` the restart's own settings where they differ from the first run's, e.g. more
+shuffle partitions)
 """
 
 from __future__ import annotations
@@ -115,13 +117,15 @@ def restart_after(
     options: Mapping[str, object] | None = None,
     wait_for: Callable[[Path], None] | None = None,
     observed: Callable[[Restart], Restart] | None = None,
+    restart_options: Mapping[str, object] | None = None,
 ) -> Restart:
     """Run the exhibit (in its step's block): first run, `change(checkpoint)` (returns what it
     did), restart, verdict.
     Both starts take `options` (a start's settings are its own: a restart without them would
     run the app's defaults); `wait_for(checkpoint)` waits, after the commits, for what the
     change needs; `observed(restart)` reads the restart's outcome where the app's exit or
-    commit alone does not tell the bug from its fix."""
+    commit alone does not tell the bug from its fix; `restart_options` replaces `options` for
+    the restart."""
     folder = stage.folders.checkpoints
     started = time.monotonic()
     settings = dict(options or {})
@@ -136,7 +140,8 @@ def restart_after(
     # The newest commit the change left (none when it deleted commits/): a commit past it is
     # the restart's own.
     left = max(read_checkpoint(folder).commit_ids, default=-1)
-    restart = _restart(stage, folder, bug, before.query_id, left, settings)
+    again = dict(restart_options) if restart_options is not None else settings
+    restart = _restart(stage, folder, bug, before.query_id, left, again)
     if observed is not None:
         restart = observed(restart)
     stage.say(f"observed: {restart.outcome} ({restart.detail})")

@@ -59,6 +59,7 @@ __all__ = [
     "flipped",
     "zip_contents",
     "snapshot_to_load",
+    "wait_for_snapshot",
     "spark_checksum_matches",
     "count_judged",
     "outcome_seen",
@@ -120,7 +121,7 @@ def run(stage: Stage) -> None:
             BUG,
             change,
             options={**FORMAT_2, **cadence(stage.settings.fast)},
-            wait_for=lambda checkpoint: _wait_for_snapshot(stage, checkpoint),
+            wait_for=lambda checkpoint: wait_for_snapshot(stage, checkpoint),
             observed=lambda restart: _read_spark_log(stage, restart, flipped_zip, log_from),
         )
         stage.fact(f"{BUG.ticket} zip", flipped_zip[0] if flipped_zip else None)
@@ -175,7 +176,7 @@ def snapshot_to_load(checkpoint: Path) -> str | None:
     return files[0] if files and files[0].endswith(".zip") else None
 
 
-def _wait_for_snapshot(stage: Stage, checkpoint: Path) -> None:
+def wait_for_snapshot(stage: Stage, checkpoint: Path) -> None:
     """Snapshots come from background maintenance every few versions: wait for one to load."""
     found = stage.app.wait_while_up(
         lambda: snapshot_to_load(checkpoint),
