@@ -16,13 +16,18 @@ from spark_app.settings import SparkAppSettings
 
 __all__ = ["real_time_refusal"]
 
-# `[STREAMING_REAL_TIME_MODE.X] words`, the words up to the end of that line.
-_SPARK_REFUSAL = re.compile(r"\[(STREAMING_REAL_TIME_MODE\.[A-Z_]+)\]\s*([^\n]*)")
+# `[STREAMING_REAL_TIME_MODE.X] words` (or the duration's own class), the words up to the end
+# of that line; the classes as PySpark 4.2.0's error-conditions.json names them.
+_SPARK_REFUSAL = re.compile(
+    r"\[((?:INVALID_)?STREAMING_REAL_TIME_MODE(?:\.[A-Z_]+|_TRIGGER_INTERVAL))\]\s*([^\n]*)"
+)
+_RUNS_HERE = (
+    "Real-time Mode runs stateless queries to Spark's Kafka sink here: a stateless --query "
+    "with --output-topic and --on-negative-key ignore; the counter needs another --trigger"
+)
 _ADVICE = {
-    "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST": (
-        "Real-time Mode runs stateless queries to Spark's Kafka sink here: a stateless --query "
-        "with --output-topic and --on-negative-key ignore; the counter needs another --trigger"
-    ),
+    "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST": _RUNS_HERE,
+    "STREAMING_REAL_TIME_MODE.SINK_NOT_SUPPORTED": _RUNS_HERE,
 }
 
 

@@ -8,6 +8,8 @@ import pytest
 
 import spark_app.query.chosen as chosen
 from spark_app.cli import main_parser, run_cli, settings_from_args
+from spark_app.errors import RealTimeRefusedError
+from spark_app.failures import explain_failure
 from spark_app.settings import SparkAppSettings
 
 
@@ -56,3 +58,29 @@ def test_the_other_triggers_are_not_judged_by_real_time_modes_rules(
     assert chosen.query_for(SparkAppSettings(real_time_sec=1.0)) is not None
     with pytest.raises(Exception, match="REAL_TIME_MODE_UNAVAILABLE"):
         chosen.query_for(SparkAppSettings(trigger="real-time"))
+
+
+# Spark's refusal as PySpark 4.2.0 raised it for the counter (docs/spark-versions.md#real-time-mode).
+COUNTER_REFUSAL = (
+    "[STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST] Streaming real-time mode has "
+    "the following limitation: The operator(s): FlatMapGroupsInPandasWithState not in the "
+    "operator allowlist for Real-Time Mode. To bypass this check, set "
+    "spark.sql.streaming.realTimeMode.allowlistCheck to false. By changing this, you agree to "
+    "run the query at your own risk. SQLSTATE: 0A000\n\tat org.apache.spark.sql.execution..."
+)
+
+
+def test_spark_refusing_a_query_in_real_time_mode_is_one_line_in_its_words() -> None:
+    real_time = SparkAppSettings(trigger="real-time")
+    error = explain_failure(Exception(COUNTER_REFUSAL), real_time)
+    line = str(error)
+    assert isinstance(error, RealTimeRefusedError) and "\n" not in line
+    assert line.startswith(
+        "REAL_TIME_MODE_REFUSED: [STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST] "
+    )
+    assert "FlatMapGroupsInPandasWithState not in the operator allowlist" in line
+    assert "--output-topic" in line  # what runs instead
+    # Under another trigger the same words are not Real-time Mode's refusal.
+    assert not isinstance(
+        explain_failure(Exception(COUNTER_REFUSAL), SparkAppSettings()), RealTimeRefusedError
+    )
