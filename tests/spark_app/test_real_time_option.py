@@ -60,11 +60,12 @@ def test_the_other_triggers_are_not_judged_by_real_time_modes_rules(
         chosen.query_for(SparkAppSettings(trigger="real-time"))
 
 
-# Spark's refusal as PySpark 4.2.0 raised it for the counter (docs/spark-versions.md#real-time-mode).
+# Spark's refusal of the counter as PySpark 4.2.0 raised it, run 29 Nov (spark-versions.md).
 COUNTER_REFUSAL = (
     "[STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST] Streaming real-time mode has "
-    "the following limitation: The operator(s): FlatMapGroupsInPandasWithState not in the "
-    "operator allowlist for Real-Time Mode. To bypass this check, set "
+    "the following limitation: The sink(s): "
+    "org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink is not in the sink "
+    "allowlist for Real-Time Mode. To bypass this check, set "
     "spark.sql.streaming.realTimeMode.allowlistCheck to false. By changing this, you agree to "
     "run the query at your own risk. SQLSTATE: 0A000\n\tat org.apache.spark.sql.execution..."
 )
@@ -78,7 +79,7 @@ def test_spark_refusing_a_query_in_real_time_mode_is_one_line_in_its_words() -> 
     assert line.startswith(
         "REAL_TIME_MODE_REFUSED: [STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST] "
     )
-    assert "FlatMapGroupsInPandasWithState not in the operator allowlist" in line
+    assert "ForeachBatchSink is not in the sink allowlist" in line
     assert "--output-topic" in line  # what runs instead
     # Under another trigger the same words are not Real-time Mode's refusal.
     assert not isinstance(
