@@ -243,11 +243,29 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--trigger",
-        choices=["processing-time", "available-now"],
+        choices=["processing-time", "available-now", "real-time"],
         default=_DEFAULTS.trigger,
         help="processing-time: a batch every --trigger-sec (the default); "
         "available-now: Trigger.AvailableNow, read what Kafka holds at the "
-        "start in batches the rate limits allow, then stop (a backfill)",
+        "start in batches the rate limits allow, then stop (a backfill); "
+        "real-time: Real-time Mode (PySpark 4.2 or newer), each record as it comes, the "
+        "checkpoint every --real-time-sec; its allowlist admits a stateless query to "
+        "--output-topic only, so the counter is refused in Spark's words",
+    )
+    p.add_argument(
+        "--real-time-sec",
+        type=_seconds,
+        default=_DEFAULTS.real_time_sec,
+        metavar="S",
+        help="with --trigger real-time: the batch duration, how often the checkpoint is "
+        "written and how much a crash replays (Spark's minimum: 5)",
+    )
+    p.add_argument(
+        "--output-topic",
+        default=None,
+        metavar="TOPIC",
+        help="write the query's rows as JSON to this Kafka topic through Spark's Kafka sink "
+        "(at least once) instead of the output log",
     )
     p.add_argument(
         "--max-offsets-per-trigger",
@@ -722,6 +740,8 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         starting_offsets=args.starting_offsets,
         fail_on_data_loss=args.fail_on_data_loss,
         trigger=args.trigger,
+        real_time_sec=args.real_time_sec,
+        output_topic=args.output_topic,
         max_offsets_per_trigger=args.max_offsets_per_trigger,
         min_offsets_per_trigger=args.min_offsets_per_trigger,
         max_trigger_delay=args.max_trigger_delay,

@@ -44,6 +44,8 @@ __all__ = [
     "RepartitionUnsupportedProviderError",
     "RepartitionUnsupportedOperatorError",
     "RepartitionUnavailableError",
+    "RealTimeUnavailableError",
+    "RealTimeRefusedError",
     "unwrap",
     "error_in_text",
 ]
@@ -274,6 +276,20 @@ class RepartitionUnavailableError(SparkAppError):
     token = "STATE_REPARTITION_UNAVAILABLE"
 
 
+class RealTimeUnavailableError(SparkAppError):
+    """`--trigger real-time` where it cannot run: a PySpark before 4.2, or a duration under
+    Real-time Mode's minimum."""
+
+    token = "REAL_TIME_MODE_UNAVAILABLE"
+
+
+class RealTimeRefusedError(SparkAppError):
+    """Spark refused the query in Real-time Mode (its class quoted): an operator or a sink
+    outside the allowlist, or an option the mode does not take."""
+
+    token = "REAL_TIME_MODE_REFUSED"
+
+
 _ERRORS: dict[str, type[SparkAppError]] = {
     cls.token: cls
     for cls in (
@@ -300,6 +316,8 @@ _ERRORS: dict[str, type[SparkAppError]] = {
         RepartitionUnsupportedProviderError,
         RepartitionUnsupportedOperatorError,
         RepartitionUnavailableError,
+        RealTimeUnavailableError,
+        RealTimeRefusedError,
         AppRunningError,
         SparkVersionError,
         ClusterError,

@@ -42,8 +42,9 @@ SourceKind = Literal["python", "spark-kafka"]
 StateStoreKind = Literal["hdfs", "rocksdb"]
 # processing-time: a batch every --trigger-sec while the app runs (the seed's); available-now:
 # Trigger.AvailableNow, read what Kafka holds at the start, in batches the rate limits allow,
-# then stop by itself (a backfill).
-TriggerKind = Literal["processing-time", "available-now"]
+# then stop by itself (a backfill); real-time: Real-time Mode (PySpark 4.2), a batch of
+# --real-time-sec that processes each record as it comes (query/real_time.py).
+TriggerKind = Literal["processing-time", "available-now", "real-time"]
 CounterKind = Literal["apply-in-pandas-with-state", "transform-with-state"]
 
 OUTPUT_FILE_NAME = "streaming-output.log"
@@ -84,6 +85,12 @@ class SparkAppSettings:
     starting_offsets: str = SEEDS_STARTING_OFFSETS
     fail_on_data_loss: bool = True
     trigger: TriggerKind = "processing-time"
+    # Real-time Mode's batch duration: how often its checkpoint is written, and how much a crash
+    # replays. Spark's minimum (spark.sql.streaming.realTimeMode.minBatchDuration) is 5 s.
+    real_time_sec: float = 5.0
+    # Spark's Kafka sink instead of the output log: the query's rows as JSON in this topic's
+    # record values (at least once). The one sink of ours Real-time Mode's allowlist admits.
+    output_topic: str | None = None
     max_offsets_per_trigger: int | None = None
     # The connector's minOffsetsPerTrigger and maxTriggerDelay (a duration such as 30s or 15m,
     # the connector's default 15m): a batch waits until that many offsets are there, or the

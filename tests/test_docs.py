@@ -208,6 +208,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.query_tables import main_parser as tables_parser
 
         return tables_parser(), args
+    if module == "scenarios.report.kafka_axis":
+        from scenarios.report.kafka_axis import main_parser as kafka_axis_parser
+
+        return kafka_axis_parser(), args
     if module == "scenarios.report.query_scenarios":
         from scenarios.report.query_scenarios import main_parser as query_scenarios_parser
 

@@ -35,5 +35,6 @@ SCENARIO_MODULES = (
     "scenarios.catalog.checkpoint_growth",
     "scenarios.catalog.state_ttl_and_timers",
     "scenarios.catalog.state_repartition",
+    "scenarios.catalog.real_time_mode",
     "scenarios.catalog.known_bugs",
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from spark_app.errors import CheckpointError, SparkAppError, StreamFailedError, unwrap
 from spark_app.failures import kafka, storage
 from spark_app.failures.known_bugs import known_spark_bug
+from spark_app.failures.real_time import real_time_refusal
 from spark_app.failures.state_schema import find_schema_refusal
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.settings import SparkAppSettings
@@ -58,6 +59,7 @@ def explain_failure(error: BaseException, settings: SparkAppSettings) -> SparkAp
         kafka.data_loss(text, settings)  # --source spark-kafka: named as ours names it
         or kafka.unreachable(text, settings)
         or known_spark_bug(text, settings, installed_spark_version())
+        or real_time_refusal(text, settings)
         or storage.shared_checkpoint(text, settings)
         or kafka.options_refused(text)
     )

@@ -24,7 +24,7 @@ from typing import Any
 
 from spark_app.errors import SparkAppError
 from spark_app.failures import explain_failure, is_transient
-from spark_app.query.chosen import QueryModule, Writer, query_for, writer_for
+from spark_app.query.chosen import QueryModule, Writer, query_for, start_writing, writer_for
 from spark_app.query.graceful_stop import (
     STOPPED_BEFORE_OUTPUT,
     STOPPED_BEFORE_START,
@@ -123,15 +123,7 @@ class SparkApp:
     def _start_query(self, spark: Any, handler: Writer) -> Any:
         s = self.settings
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
-        writer = (
-            self.query.build(records)
-            .writeStream.outputMode(self.query.OUTPUT_MODE)
-            .foreachBatch(handler)
-            .option("checkpointLocation", s.checkpoint.location)
-        )
-        if s.trigger == "available-now":
-            return writer.trigger(availableNow=True).start()
-        return writer.trigger(processingTime=f"{s.trigger_sec} seconds").start()
+        return start_writing(self.query.build(records), self.query.OUTPUT_MODE, handler, s)
 
     def _run_query(self, spark: Any, handler: Writer) -> BaseException | None:
         """Run until stopped (None) or failed (the failure, unexplained)."""

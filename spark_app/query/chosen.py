@@ -9,6 +9,7 @@ written by the query's own exactly-once sink (query_sink.py).
 Usage:
     query = query_for(settings)                    # before Spark starts: a bad module is refused
     query, handler = writer_for(spark, settings, query, jvm_pid(spark))
+    streaming_query = start_writing(query.build(records), query.OUTPUT_MODE, handler, settings)
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from spark_app.query.count_query import CountQuery
 from spark_app.query.graceful_stop import OutputGate
 from spark_app.query.query_check import check_query
 from spark_app.query.query_sink import QuerySink
+from spark_app.query.real_time import check_real_time, kafka_sink, real_time_trigger
 from spark_app.query.record_crash import RecordCrash
 from spark_app.query.user_query import UserQuery, load_query
+from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["QueryModule", "Writer", "query_for", "writer_for"]
+__all__ = ["QueryModule", "Writer", "query_for", "start_writing", "writer_for"]
 
 
 class QueryModule(Protocol):
@@ -54,7 +57,9 @@ class Writer(Protocol):
 
 
 def query_for(settings: SparkAppSettings) -> QueryModule:
-    """The counter, or the user's module loaded and checked as far as can be without Spark."""
+    """The counter, or the user's module loaded and checked as far as can be without Spark;
+    `--trigger real-time` where it cannot run is refused here too."""
+    check_real_time(settings, installed_spark_version())
     return CountQuery(settings) if settings.query is None else load_query(settings.query)
 
 
@@ -87,3 +92,19 @@ def writer_for(
     crash = RecordCrash(settings.on_negative_key, settings.log_dir, os.getpid())
     crash.arm(jvm_pid)
     return _Guarded(query, crash), QuerySink(settings.query_output, OutputGate())
+
+
+def start_writing(rows: Any, output_mode: str, handler: Writer, settings: SparkAppSettings) -> Any:
+    """Start the query writing `rows` with the trigger asked for: through `handler` (our
+    exactly-once sinks), or with --output-topic through Spark's Kafka sink (at least once)."""
+    sink = (
+        kafka_sink(rows, settings)
+        if settings.output_topic
+        else rows.writeStream.foreachBatch(handler)
+    )
+    writer = sink.outputMode(output_mode).option("checkpointLocation", settings.checkpoint.location)
+    if settings.trigger == "available-now":
+        return writer.trigger(availableNow=True).start()
+    if settings.trigger == "real-time":
+        return real_time_trigger(writer, settings).start()
+    return writer.trigger(processingTime=f"{settings.trigger_sec} seconds").start()

@@ -26,6 +26,8 @@ CHANGED = {
     "fail_on_data_loss": False,
     "max_offsets_per_trigger": 100,
     "trigger": "available-now",
+    "real_time_sec": 7.0,
+    "output_topic": "Out",
     "min_offsets_per_trigger": 10,
     "max_trigger_delay": "30s",
     "sink": "at-least-once",
