@@ -145,6 +145,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             from scenarios.change_command import main_parser as change_parser
 
             return change_parser(), args[1:]
+        if first == ["compat"]:
+            from scenarios.compat_command import main_parser as compat_parser
+
+            return compat_parser(), args[1:]
         if first == ["exercise"]:
             from scenarios.exercise_command import main_parser as exercise_parser
 
