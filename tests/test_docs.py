@@ -212,6 +212,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.query_tables import main_parser as tables_parser
 
         return tables_parser(), args
+    if module == "scenarios.report.compat_table":
+        from scenarios.report.compat_table import main_parser as compat_table_parser
+
+        return compat_table_parser(), args
     if module == "scenarios.report.query_scenarios":
         from scenarios.report.query_scenarios import main_parser as query_scenarios_parser
 
