@@ -4,7 +4,8 @@
 `uv run python -m scenarios.report.compat_table R1 R2 …` keeps what the table needs in
 docs/data/compat.json (a row per cell: the query, its variant, the two lines, the verdict, the
 run's words and seconds) and writes the table between its markers in docs/spark-versions.md;
-`--check` only says whether the page is stale. A fast test renders the table from the JSON again
+`--check` only says whether the page is stale; `--times` prints the seconds per line pair that
+BENCHMARKS.md shows. A fast test renders the table from the JSON again
 and compares (tests/scenarios/report/test_compat_table.py): the page cannot drift from the run.
 
 The table has a row per query and variant and a column per ordered line pair, the writing line
@@ -27,7 +28,18 @@ from typing import Any
 from scenarios.report.rewrite import replace_block, rewrite_or_check
 from scenarios.report.verdicts import ScenarioResult, read_result
 
-__all__ = ["PAGE", "DATA", "BEGIN", "END", "compat_rows", "read_reports", "table", "render", "main"]
+__all__ = [
+    "PAGE",
+    "DATA",
+    "BEGIN",
+    "END",
+    "compat_rows",
+    "read_reports",
+    "table",
+    "times",
+    "render",
+    "main",
+]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGE = DOCS / "spark-versions.md"
@@ -101,6 +113,19 @@ def table(rows: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def times(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """BENCHMARKS.md's lines: per line pair, its cells, their seconds in all, mean and slowest."""
+    lines = ["| line pair | cells | seconds in all | mean per cell (s) | slowest cell (s) |"]
+    lines.append("|---|---|---|---|---|")
+    for pair in sorted({(r["from"], r["to"]) for r in rows}):
+        took = [r["seconds"] for r in rows if (r["from"], r["to"]) == pair]
+        lines.append(
+            f"| {pair[0]} → {pair[1]} | {len(took)} | {sum(took)} | "
+            f"{sum(took) / len(took):.0f} | {max(took)} |"
+        )
+    return lines
+
+
 def render(page: str, rows: Sequence[dict[str, Any]]) -> str:
     """The page with the table between its markers (a ValueError names them when lost)."""
     return replace_block(page, BEGIN, END, table(rows), PAGE.name)
@@ -114,6 +139,11 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("reports", nargs="*", type=Path, metavar="REPORT_DIR")
     p.add_argument("--check", action="store_true", help="only say whether the page is stale")
+    p.add_argument(
+        "--times",
+        action="store_true",
+        help="only print the seconds per line pair, from docs/data/compat.json (BENCHMARKS.md)",
+    )
     return p
 
 
@@ -124,6 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         DATA.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{DATA}: {len(rows)} cell(s) from {len(args.reports)} report folder(s)")
     rows = json.loads(DATA.read_text(encoding="utf-8"))
+    if args.times:
+        print("\n".join(times(rows)))
+        return 0
     return rewrite_or_check(
         PAGE,
         lambda text: render(text, rows),

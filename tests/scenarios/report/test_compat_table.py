@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from scenarios.checker.expectations import Check
-from scenarios.report.compat_table import DATA, PAGE, compat_rows, read_reports, render, table
+from scenarios.report.compat_table import (
+    DATA,
+    PAGE,
+    compat_rows,
+    read_reports,
+    render,
+    table,
+    times,
+)
 from scenarios.report.verdicts import ScenarioResult, write_reports
 
 
@@ -56,6 +64,7 @@ def test_a_cell_reads_continues_refused_with_sparks_class_or_differs(tmp_path: P
     assert "| `counter` | hdfs | refused | not run |" in lines
     assert "| `counter` | rocksdb | continues | not run |" in lines
     assert "| `dedup` | hdfs | **continues but differs** | refused: `STATE_X.Y` |" in lines
+    assert "| 4.0.0 → 4.2.0 | 3 | 183 | 61 | 61 |" in times(rows)
 
 
 def test_a_page_that_lost_its_markers_is_named_not_rewritten() -> None:
