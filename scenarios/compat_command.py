@@ -149,7 +149,7 @@ def run_compat(argv: Sequence[str]) -> int:
             RunSettings(
                 timings=Timings.fast() if args.fast else Timings.seed(),
                 fast=args.fast,
-                report_dir=args.report,
+                report_dir=args.report.resolve() if args.report else None,  # the apps run elsewhere
                 class_archive=True,
             )
         )
