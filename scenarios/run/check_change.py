@@ -49,6 +49,7 @@ __all__ = [
     "change_scenario",
     "judge_new_rows",
     "module_settings",
+    "pinned_changes",
     "record_verdict",
     "restart_new",
 ]
@@ -266,11 +267,16 @@ def _keep(stage: Stage, run: ChangeRun, kept: Path | None, restart_at: int) -> N
 
 
 def _pinned_changes(stage: Stage, new: Path, run: ChangeRun) -> list[PinnedChange]:
-    conf = read_checkpoint(stage.folders.checkpoints).conf
-    asked = _settings(new, run)
+    return pinned_changes(read_checkpoint(stage.folders.checkpoints).conf, _settings(new, run))
+
+
+def pinned_changes(conf: dict[str, str], asked: dict[str, Any]) -> list[PinnedChange]:
+    """The settings NEW asks for (`asked`, by the app's names) that differ from what the
+    checkpoint's offset log pinned (`conf`, Spark's keys)."""
     changes = []
     for name, key in _PINNED.items():
-        if name in asked and key in conf and str(asked[name]) not in conf[key]:
+        # Case apart: the app's "rocksdb" names Spark's RocksDBStateStoreProvider.
+        if name in asked and key in conf and str(asked[name]).lower() not in conf[key].lower():
             changes.append(PinnedChange(name, conf[key], str(asked[name])))
     return changes
 
