@@ -10,8 +10,8 @@ from scenarios.checker.change_verdict import (
     judge_change,
     refusal,
 )
-from scenarios.run.check_change import pinned_changes
 from scenarios.checker.query_results import compare
+from scenarios.run.check_change import pinned_changes
 
 EXPECTED = [{"bucket": 0, "records": 4}]
 
