@@ -3,11 +3,14 @@
 Exit code 0 when NEW continues on OLD's checkpoint and agrees with the oracle, 1 when Spark
 refuses it or its results differ, 2 for bad input (a module that cannot run, an unserved Spark
 line), before anything starts. With one module and `--from`/`--to` it asks whether a Spark
-upgrade keeps the module's checkpoint, and whether the downgrade back does.
+upgrade keeps the module's checkpoint, and whether the downgrade back does. With `--corpus DIR`
+(what `compat --keep DIR` wrote) it restarts every kept checkpoint on each `--to` line and
+judges it with the oracle over the records kept with it (scenarios/run/corpus_check.py).
 
 Usage:
     python -m scenarios check-change queries/count_per_key.py my_change.py --fast
     python -m scenarios check-change queries/dedup.py --from 4.0.0,4.1.1 --to 4.2.0 --fast
+    python -m scenarios check-change --corpus corpus --to 4.2.0 --fast   # compat --keep's
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import exit_code, print_verdicts
 from scenarios.run.check_change import ChangeRun, change_scenario, module_settings
+from scenarios.run.corpus import read_corpus
+from scenarios.run.corpus_check import CorpusRun, corpus_scenario
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.query_check import checked_query
 from scenarios.run.runner import run_scenarios
@@ -43,7 +48,7 @@ def main_parser() -> argparse.ArgumentParser:
         "(Spark's error class), or continues but differs (the keys, the likely cause). Exit 0, "
         "1, or 2 for bad input.",
     )
-    p.add_argument("old", type=Path, metavar="OLD.py")
+    p.add_argument("old", type=Path, nargs="?", metavar="OLD.py")
     p.add_argument(
         "new",
         type=Path,
@@ -71,6 +76,13 @@ def main_parser() -> argparse.ArgumentParser:
         default=20,
         metavar="N",
         help="how many messages OLD commits before it stops (default 20)",
+    )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="DIR",
+        help="instead of OLD and NEW: restart every checkpoint compat --keep DIR kept on the "
+        "--to line(s), each with its own query and settings, and judge it with the oracle",
     )
     p.add_argument("--fast", action="store_true", help="short timings, as for run")
     p.add_argument("--report", type=Path, metavar="DIR", help="keep the run's folder and report")
@@ -105,10 +117,14 @@ def run_check_change(argv: Sequence[str]) -> int:
             RunSettings(
                 timings=Timings.fast() if args.fast else Timings.seed(),
                 fast=args.fast,
-                report_dir=args.report,
+                report_dir=args.report.resolve() if args.report else None,  # the apps run elsewhere
                 class_archive=True,
             )
         )
+        if args.corpus is not None:
+            return _run_corpus(args, settings, narrator)
+        if args.old is None:
+            raise ScenarioError("give OLD.py (and NEW.py), or --corpus DIR with --to LINE")
         pairs = _pairs(args)
         new = args.new or args.old
         for module in (args.old, new):
@@ -132,6 +148,36 @@ def run_check_change(argv: Sequence[str]) -> int:
     except (ScenarioError, LaunchError) as error:
         print(f"scenarios: {error}", file=sys.stderr)
         return 2
+    print_verdicts(results, Console(highlight=False))
+    for result in results:
+        verdict = result.facts.get("change_verdict")
+        if verdict:
+            print(f"{result.name}: {verdict['line']}")
+    return exit_code(results)
+
+
+def _run_corpus(args: argparse.Namespace, settings: RunSettings, narrator: Narrator) -> int:
+    """Every kept checkpoint on every --to line: a run per query (the stage judges by it)."""
+    if args.old is not None or args.from_lines:
+        raise ScenarioError("--corpus takes no OLD.py, NEW.py or --from: the corpus names them")
+    tos = _lines(args.to_lines)
+    kept = read_corpus(args.corpus)
+    results = []
+    for query in dict.fromkeys(Path(k.manifest.query) for k in kept):
+        if not query.is_file():
+            raise ScenarioError(f"{args.corpus}: its query {query} is not there")
+        run_settings = checked_query(replace(settings, query=query), narrator.say)
+        checked = run_settings.query_checked
+        assert checked is not None
+        scenarios = [
+            corpus_scenario(CorpusRun(k, checked, to))
+            for k in kept
+            if Path(k.manifest.query) == query
+            for to in tos
+        ]
+        run_settings = replace(run_settings, query=query)
+        prefetch_jars(run_settings, narrator.say, scenarios)
+        results += run_scenarios(scenarios, run_settings, narrator)
     print_verdicts(results, Console(highlight=False))
     for result in results:
         verdict = result.facts.get("change_verdict")

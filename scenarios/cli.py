@@ -240,6 +240,12 @@ def main_parser() -> argparse.ArgumentParser:
         "checkpoint, judge with the oracle (exit 0, 1, or 2 for bad input)",
     )
     commands.add_parser(
+        "compat",
+        add_help=False,
+        help="does a checkpoint written on one Spark line restart on another? the counter and "
+        "the gallery over every pair of served lines (--keep DIR: keep the checkpoints)",
+    )
+    commands.add_parser(
         "exercise",
         add_help=False,
         help="the workshop's exercises: set one up (Kafka stays in this terminal), do it by "
@@ -318,6 +324,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.change_command import run_check_change
 
         return run_check_change(argv[1:])
+    if argv[:1] == ["compat"]:
+        from scenarios.compat_command import run_compat
+
+        return run_compat(argv[1:])
     if argv[:1] == ["exercise"]:
         from scenarios.exercise_command import run_exercise
 

@@ -145,6 +145,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             from scenarios.change_command import main_parser as change_parser
 
             return change_parser(), args[1:]
+        if first == ["compat"]:
+            from scenarios.compat_command import main_parser as compat_parser
+
+            return compat_parser(), args[1:]
         if first == ["exercise"]:
             from scenarios.exercise_command import main_parser as exercise_parser
 
@@ -212,6 +216,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.kafka_axis import main_parser as kafka_axis_parser
 
         return kafka_axis_parser(), args
+    if module == "scenarios.report.compat_table":
+        from scenarios.report.compat_table import main_parser as compat_table_parser
+
+        return compat_table_parser(), args
     if module == "scenarios.report.query_scenarios":
         from scenarios.report.query_scenarios import main_parser as query_scenarios_parser
 

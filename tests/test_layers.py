@@ -106,6 +106,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.demo",
         "scenarios.web",
         "scenarios.change_command",
+        "scenarios.compat_command",
         "scenarios.exercise_command",
         "scenarios.nemesis_command",
         "scenarios.__main__",

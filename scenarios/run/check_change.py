@@ -20,27 +20,39 @@ Usage: `scenario = change_scenario(Path("old.py"), Path("new.py"), messages=20)`
 from __future__ import annotations
 
 import ast
+import shutil
 from dataclasses import dataclass, fields
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from kafka_app.sent_records import SENT_RECORDS_FILE, read_sent_records
 from launch.errors import ProcessError
 from scenarios.checker.change_verdict import CONTINUES, PinnedChange, judge_change, refusal
 from scenarios.checker.expectations import check
 from scenarios.checker.query_results import compare
 from scenarios.engine.scenario import Scenario
-from scenarios.engine.spark_envs import spark_python
+from scenarios.engine.spark_envs import locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
 from scenarios.errors import ScenarioError
+from scenarios.run.corpus import Manifest, keep
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.errors import error_in_text
 from spark_app.lines.query_lines import QueryChecked
 from spark_app.lines.query_rows import BATCH_COLUMN, read_rows, read_written
 from spark_app.settings import SparkAppSettings
 
-__all__ = ["ChangeRun", "change_scenario", "module_settings"]
+__all__ = [
+    "ChangeRun",
+    "before_restart",
+    "change_scenario",
+    "judge_new_rows",
+    "module_settings",
+    "pinned_changes",
+    "record_verdict",
+    "restart_new",
+]
 
 # The settings Spark pins in the checkpoint's offset log, as NEW's SETTINGS name them.
 _PINNED = {
@@ -82,6 +94,12 @@ class ChangeRun:
     from_line: str = ""
     to_line: str = ""
     messages: int = 20
+    # App settings both starts take over the modules' own SETTINGS: compat's variant (the
+    # state store, the checkpoint format), so OLD and NEW write and read the same kind.
+    settings: tuple[tuple[str, Any], ...] = ()
+    # compat --keep: the corpus to keep OLD's checkpoint in, and the cell's name there.
+    keep: Path | None = None
+    cell: str = ""
 
 
 def change_scenario(run: ChangeRun) -> Scenario:
@@ -103,7 +121,13 @@ def _story(stage: Stage, run: ChangeRun) -> None:
     old_path, new_path = Path(run.old.path), Path(run.new.path)
     stage.fact(
         "change",
-        {"old": str(old_path), "new": str(new_path), "from": run.from_line, "to": run.to_line},
+        {
+            "old": str(old_path),
+            "new": str(new_path),
+            "from": run.from_line,
+            "to": run.to_line,
+            "settings": dict(run.settings),
+        },
     )
     with stage.step(
         Step(
@@ -136,12 +160,13 @@ def _story(stage: Stage, run: ChangeRun) -> None:
             checks=(),
         )
     ):
-        stage.app.start(query=old_path, python=_python(run.from_line), **module_settings(old_path))
+        stage.app.start(query=old_path, python=_python(run.from_line), **_settings(old_path, run))
         stage.output.wait_until_read(run.messages)
         stage.app.stop()
     restart_at = stage.app.committed_offset() or 0
+    kept = _kept_checkpoint(stage, run)
     old_batches = max((r[BATCH_COLUMN] for r in read_written(_query_output(stage))), default=-1)
-    pinned = _pinned_changes(stage, new_path)
+    pinned = _pinned_changes(stage, new_path, run)
     with stage.step(
         Step(
             f"Restart NEW ({new_path.name}) on the same checkpoint",
@@ -160,10 +185,11 @@ def _story(stage: Stage, run: ChangeRun) -> None:
     ):
         for change in pinned:
             stage.say(f"pinned: {change.words()}")
-        refusal = _restart(stage, new_path, run)
+        refusal = restart_new(stage, new_path, run)
         if refusal:
             verdict = judge_change(continued=False, refusal=refusal, pinned_changes=pinned)
-            _record(stage, verdict)
+            record_verdict(stage, verdict)
+            _keep(stage, run, kept, restart_at)
             return
     with stage.step(
         Step(
@@ -183,8 +209,12 @@ def _story(stage: Stage, run: ChangeRun) -> None:
     ):
         total = stage.stop_producer_and_drain()
         stage.app.stop()
-        lost = () if run.new.mode != "append" else _before_restart(stage, restart_at)
-        comparison = _judge_new_rows(stage, run.new, old_batches, lost)
+        # The same query on both sides (compat): in append mode every row is final, so OLD's
+        # rows and NEW's together are the query over everything sent. Held to NEW's rows
+        # alone, a key whose records straddle the restart reads as missing: OLD wrote it.
+        whole = run.new.mode == "append" and run.old.path == run.new.path
+        lost = () if run.new.mode != "append" or whole else before_restart(stage, restart_at)
+        comparison = judge_new_rows(stage, run.new, -1 if whole else old_batches, lost)
         verdict = judge_change(
             continued=True,
             comparison=comparison,
@@ -193,7 +223,8 @@ def _story(stage: Stage, run: ChangeRun) -> None:
             pinned_changes=pinned,
         )
         stage.fact("messages_sent", total)
-        _record(stage, verdict)
+        record_verdict(stage, verdict)
+        _keep(stage, run, kept, restart_at)
 
 
 def _python(line: str) -> str | None:
@@ -204,19 +235,60 @@ def _query_output(stage: Stage) -> Path:
     return SparkAppSettings(log_dir=stage.folders.log).query_output
 
 
-def _pinned_changes(stage: Stage, new: Path) -> list[PinnedChange]:
-    conf = read_checkpoint(stage.folders.checkpoints).conf
-    asked = module_settings(new)
+def _settings(module: Path, run: ChangeRun) -> dict[str, Any]:
+    """The app settings a start takes: the module's SETTINGS, then the run's own over them."""
+    return {**module_settings(module), **dict(run.settings)}
+
+
+def _kept_checkpoint(stage: Stage, run: ChangeRun) -> Path | None:
+    """OLD's checkpoint as it stopped, copied before NEW touches it (compat --keep only)."""
+    if run.keep is None:
+        return None
+    copy = stage.folders.root / "kept-checkpoint"
+    shutil.copytree(stage.app.checkpoint_view(), copy)
+    return copy
+
+
+def _keep(stage: Stage, run: ChangeRun, kept: Path | None, restart_at: int) -> None:
+    """Write the cell into the corpus: OLD's checkpoint, what went into Kafka, the manifest.
+    Every record sent is kept, those after OLD's stop too: a restart from the corpus reads on
+    past the checkpoint's last commit, as NEW did here."""
+    if run.keep is None or kept is None:
+        return
+    settings = _settings(Path(run.old.path), run)
+    manifest = Manifest(
+        cell=run.cell or "check-change",
+        line=run.from_line or locked_spark_version(),
+        query=run.old.path,
+        store=str(settings.get("state_store", "hdfs")),
+        format=int(settings.get("checkpoint_format", 1)),
+        committed_offset=restart_at,
+        settings=settings,
+    )
+    sent = read_sent_records(stage.folders.log / SENT_RECORDS_FILE, stage.kafka.topic)
+    folder = keep(run.keep, manifest, kept, sent)
+    stage.say(f"kept OLD's checkpoint, {len(sent)} records and the manifest in {folder}")
+
+
+def _pinned_changes(stage: Stage, new: Path, run: ChangeRun) -> list[PinnedChange]:
+    return pinned_changes(read_checkpoint(stage.folders.checkpoints).conf, _settings(new, run))
+
+
+def pinned_changes(conf: dict[str, str], asked: dict[str, Any]) -> list[PinnedChange]:
+    """The settings NEW asks for (`asked`, by the app's names) that differ from what the
+    checkpoint's offset log pinned (`conf`, Spark's keys)."""
     changes = []
     for name, key in _PINNED.items():
-        if name in asked and key in conf and str(asked[name]) not in conf[key]:
+        # Case apart: the app's "rocksdb" names Spark's RocksDBStateStoreProvider.
+        if name in asked and key in conf and str(asked[name]).lower() not in conf[key].lower():
             changes.append(PinnedChange(name, conf[key], str(asked[name])))
     return changes
 
 
-def _restart(stage: Stage, new: Path, run: ChangeRun) -> str:
-    """Start NEW; "" when it runs and commits, else its refusal in one line."""
-    stage.app.start(query=new, python=_python(run.to_line), **module_settings(new))
+def restart_new(stage: Stage, new: Path, run: ChangeRun, **options: Any) -> str:
+    """Start NEW (with `options` to the app's settings besides); "" when it runs and commits,
+    else its refusal in one line."""
+    stage.app.start(query=new, python=_python(run.to_line), **_settings(new, run), **options)
     try:
         stage.output.wait_until_read(
             (stage.app.committed_offset() or 0) + 3, 3 * stage.timings.spark_start_timeout_sec
@@ -229,16 +301,21 @@ def _restart(stage: Stage, new: Path, run: ChangeRun) -> str:
     return ""
 
 
-def _before_restart(stage: Stage, restart_at: int) -> tuple[str, ...]:
+def before_restart(stage: Stage, restart_at: int, topic: str = "") -> tuple[str, ...]:
     """In append mode NEW's rows come from what NEW read: the records before its restart are
     left out of its evaluation, as if it had not seen them (one partition: the counter's)."""
-    return (f"{stage.kafka.topic}:0:0-{restart_at}",) if restart_at else ()
+    return (f"{topic or stage.kafka.topic}:0:0-{restart_at}",) if restart_at else ()
 
 
-def _judge_new_rows(
-    stage: Stage, new: QueryChecked, old_batches: int, lost: tuple[str, ...]
+def judge_new_rows(
+    stage: Stage,
+    new: QueryChecked,
+    old_batches: int,
+    lost: tuple[str, ...],
+    records: Path | None = None,
+    topic: str | None = None,
 ) -> Any:
-    expected = read_rows(stage.output.evaluate(Path(new.path), lost))
+    expected = read_rows(stage.output.evaluate(Path(new.path), lost, records, topic))
     written = [r for r in read_written(_query_output(stage)) if r[BATCH_COLUMN] > old_batches]
     if new.mode != "append":  # only the KEYs NEW wrote since its restart can be held to it
         keys = {tuple(r.get(c) for c in new.key) for r in written}
@@ -248,7 +325,7 @@ def _judge_new_rows(
     )
 
 
-def _record(stage: Stage, verdict: Any) -> None:
+def record_verdict(stage: Stage, verdict: Any) -> None:
     stage.fact("change_verdict", {"kind": verdict.kind, "line": verdict.line()})
     stage.say(f"verdict: {verdict.line()}")
     stage.expect(

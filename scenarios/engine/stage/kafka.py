@@ -57,6 +57,9 @@ class TopicRecord:
     value: str
     key: str | None = None
     partition: int | None = None
+    # The record's Kafka timestamp (None: Kafka's time of writing): a kept record put back as
+    # it was first sent, so a query's event time reads the same (check-change --corpus).
+    timestamp_ms: int | None = None
 
 
 def brokers_unavailable(settings: RunSettings, brokers: int) -> str | None:
@@ -414,6 +417,7 @@ class KafkaPart:
                     value=record.value.encode(),
                     partition=record.partition,
                     key=None if record.key is None else record.key.encode(),
+                    timestamp_ms=record.timestamp_ms,
                 )
             producer.flush(timeout=30)
         finally:

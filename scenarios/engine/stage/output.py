@@ -103,9 +103,17 @@ class OutputPart:
         self._stage.say(f"the checkpoint has committed {read} messages")
         return read
 
-    def evaluate(self, query: Path, lost: Sequence[str] = ()) -> Path:
+    def evaluate(
+        self,
+        query: Path,
+        lost: Sequence[str] = (),
+        records: Path | None = None,
+        topic: str | None = None,
+    ) -> Path:
         """The oracle's rows for `query` over every record sent (less the `lost` ranges,
-        `TOPIC:PARTITION:FROM-UNTIL`, that retention deleted first): the file they are in."""
+        `TOPIC:PARTITION:FROM-UNTIL`, that retention deleted first): the file they are in.
+        `records` and `topic`: another file of sent records and its topic (a kept corpus's)
+        instead of the producer's."""
         stage, settings = self._stage, self._stage.settings
         number = len(stage.group.processes)
         expected = stage.folders.root / "oracle" / f"expected-{number}.jsonl"
@@ -113,9 +121,9 @@ class OutputPart:
             f"oracle-{number}",
             oracle_command(
                 query,
-                stage.folders.log / SENT_RECORDS_FILE,
+                records or stage.folders.log / SENT_RECORDS_FILE,
                 expected,
-                topic=stage.kafka.topic,
+                topic=topic or stage.kafka.topic,
                 lost=lost,
                 python=settings.spark_python,
             ),

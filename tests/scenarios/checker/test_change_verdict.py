@@ -11,6 +11,7 @@ from scenarios.checker.change_verdict import (
     refusal,
 )
 from scenarios.checker.query_results import compare
+from scenarios.run.check_change import pinned_changes
 
 EXPECTED = [{"bucket": 0, "records": 4}]
 
@@ -63,3 +64,15 @@ def test_a_refusal_in_the_apps_own_words_still_names_sparks_class() -> None:
     )
     said = refusal(line, "error: " + line)
     assert said.startswith("STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE: keep the state's schema")
+
+
+def test_a_store_named_as_the_app_names_it_is_the_one_the_checkpoint_pinned() -> None:
+    key = "spark.sql.streaming.stateStore.providerClass"
+    rocksdb = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    hdfs = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+    assert pinned_changes({key: rocksdb}, {"state_store": "rocksdb"}) == []
+    assert pinned_changes({key: hdfs}, {"state_store": "hdfs"}) == []
+    [change] = pinned_changes({key: hdfs}, {"state_store": "rocksdb"})
+    assert (change.name, change.pinned, change.asked) == ("state_store", hdfs, "rocksdb")
+    shuffle = {"spark.sql.shuffle.partitions": "1"}
+    assert [c.asked for c in pinned_changes(shuffle, {"shuffle_partitions": 4})] == ["4"]

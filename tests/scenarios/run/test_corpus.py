@@ -1,0 +1,74 @@
+"""A corpus cell is written and read by one owner (scenarios/run/corpus.py): a round trip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafka_app.sent_records import SentRecord
+from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.errors import ScenarioError
+from scenarios.run.corpus import MANIFEST, Manifest, keep, read_corpus
+
+
+def _checkpoint(folder: Path) -> Path:
+    (folder / "offsets").mkdir(parents=True)
+    (folder / "offsets" / "0").write_text('v1\n{"Experience-x":{"0":20}}\n')
+    (folder / "state" / "0" / "0").mkdir(parents=True)
+    (folder / "state" / "0" / "0" / "1.delta").write_bytes(b"\x00\x01")
+    return folder
+
+
+def test_a_kept_checkpoint_reads_back_as_it_was_written(tmp_path: Path) -> None:
+    source = _checkpoint(tmp_path / "run" / "checkpoint")
+    records = [
+        SentRecord("Experience-x", 0, n, 1764410000000 + n, None, str(n + 1)) for n in range(25)
+    ]
+    manifest = Manifest(
+        cell="counter-rocksdb-format-2-4.0.0-to-4.2.0",
+        line="4.0.0",
+        query=str(PROJECT_ROOT / "queries" / "counter.py"),
+        store="rocksdb",
+        format=2,
+        committed_offset=20,
+        settings={"state_store": "rocksdb", "checkpoint_format": 2},
+    )
+    keep(tmp_path / "corpus", manifest, source, records)
+    [kept] = read_corpus(tmp_path / "corpus")
+    assert kept.manifest == manifest
+    assert list(kept.records) == records
+    assert (kept.checkpoint / "offsets" / "0").read_text() == (source / "offsets" / "0").read_text()
+    assert (kept.checkpoint / "state" / "0" / "0" / "1.delta").read_bytes() == b"\x00\x01"
+
+
+def test_a_cell_cut_short_before_its_manifest_is_passed_by(tmp_path: Path) -> None:
+    source = _checkpoint(tmp_path / "checkpoint")
+    manifest = Manifest("dedup-hdfs-4.2.0-to-4.0.0", "4.2.0", "queries/dedup.py", "hdfs", 1, 7)
+    keep(tmp_path / "corpus", manifest, source, [])
+    (tmp_path / "corpus" / "cut-short" / "checkpoint").mkdir(parents=True)
+    assert [k.manifest.cell for k in read_corpus(tmp_path / "corpus")] == [manifest.cell]
+
+
+def test_a_corpus_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="no kept checkpoint in it"):
+        read_corpus(tmp_path)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / MANIFEST).write_text('{"cell": "bad"}')
+    with pytest.raises(ScenarioError, match="not a corpus manifest"):
+        read_corpus(tmp_path)
+
+
+def test_check_change_corpus_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    for args in (["--corpus", str(tmp_path)], ["--corpus", str(tmp_path), "--to", "3.5.1"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "scenarios", "check-change", *args],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and done.stdout == ""
