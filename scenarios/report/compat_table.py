@@ -34,6 +34,7 @@ __all__ = [
     "BEGIN",
     "END",
     "compat_rows",
+    "merged",
     "read_reports",
     "table",
     "times",
@@ -85,6 +86,20 @@ def read_reports(reports: Sequence[Path]) -> list[ScenarioResult]:
 def compat_rows(results: Sequence[ScenarioResult]) -> list[dict[str, Any]]:
     """A row per compat cell among `results`, in the matrix's order (the counter first)."""
     rows = [row for result in results if (row := _row(result)) is not None]
+    return sorted(
+        rows, key=lambda r: (r["query"] != "counter", r["query"], r["variant"], r["from"], r["to"])
+    )
+
+
+def merged(kept: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table's cells after a run of a slice: each cell it ran replaces the kept one of the
+    same query, variant and line pair; the others stay (the matrix is filled slice by slice)."""
+
+    def key(row: dict[str, Any]) -> tuple[str, str, str, str]:
+        return (row["query"], row["variant"], row["from"], row["to"])
+
+    fresh = {key(row) for row in new}
+    rows = [row for row in kept if key(row) not in fresh] + list(new)
     return sorted(
         rows, key=lambda r: (r["query"] != "counter", r["query"], r["variant"], r["from"], r["to"])
     )
@@ -150,9 +165,10 @@ def main_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
     if args.reports and not args.check:
-        rows = compat_rows(read_reports(args.reports))
+        new = compat_rows(read_reports(args.reports))
+        rows = merged(json.loads(DATA.read_text(encoding="utf-8")), new)
         DATA.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"{DATA}: {len(rows)} cell(s) from {len(args.reports)} report folder(s)")
+        print(f"{DATA}: {len(new)} cell(s) from {len(args.reports)} report folder(s)")
     rows = json.loads(DATA.read_text(encoding="utf-8"))
     if args.times:
         print("\n".join(times(rows)))

@@ -12,6 +12,7 @@ from scenarios.report.compat_table import (
     DATA,
     PAGE,
     compat_rows,
+    merged,
     read_reports,
     render,
     table,
@@ -70,3 +71,12 @@ def test_a_cell_reads_continues_refused_with_sparks_class_or_differs(tmp_path: P
 def test_a_page_that_lost_its_markers_is_named_not_rewritten() -> None:
     with pytest.raises(ValueError, match="spark-versions.md has lost a rendered block"):
         render("# no markers here\n", [])
+
+
+def test_a_slices_run_replaces_its_cells_and_keeps_the_others() -> None:
+    def cell(query: str, to: str, verdict: str) -> dict[str, object]:
+        return {"query": query, "variant": "", "from": "4.0.0", "to": to, "verdict": verdict}
+
+    kept = [cell("dedup", "4.2.0", "continues but differs"), cell("counter", "4.2.0", "continues")]
+    rows = merged(kept, [cell("dedup", "4.2.0", "continues")])
+    assert rows == [cell("counter", "4.2.0", "continues"), cell("dedup", "4.2.0", "continues")]
