@@ -15,6 +15,7 @@ Usage:
     python -m scenarios demo
     python -m scenarios doctor
     python -m scenarios exercise --list
+    python -m scenarios puzzle --seed 7
 """
 
 from __future__ import annotations
@@ -241,6 +242,12 @@ def main_parser() -> argparse.ArgumentParser:
         "hand, --check it (--list names them)",
     )
     commands.add_parser(
+        "puzzle",
+        add_help=False,
+        help="the workshop's capstone: a checkpoint and its job, broken by a fault the seed "
+        "draws; diagnose, repair, --check",
+    )
+    commands.add_parser(
         "kit",
         add_help=False,
         help="write the offline kit for a workshop (kit write DIR), or install "
@@ -311,6 +318,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.exercise_command import run_exercise
 
         return run_exercise(argv[1:])
+    if argv[:1] == ["puzzle"]:
+        from scenarios.puzzle_command import run_puzzle
+
+        return run_puzzle(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

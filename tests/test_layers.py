@@ -105,6 +105,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.demo",
         "scenarios.change_command",
         "scenarios.exercise_command",
+        "scenarios.puzzle_command",
         "scenarios.__main__",
     ),
 )
