@@ -108,6 +108,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.change_command",
         "scenarios.exercise_command",
         "scenarios.nemesis_command",
+        "scenarios.puzzle_command",
         "scenarios.__main__",
     ),
 )
