@@ -15,11 +15,8 @@ Usage:
     python -m scenarios demo
     python -m scenarios doctor
     python -m scenarios exercise --list
-<<<<<<< HEAD
     python -m scenarios nemesis --minutes 2 --seed 7 --fast
-=======
     python -m scenarios puzzle --seed 7
->>>>>>> wip/puzzle
 """
 
 from __future__ import annotations
@@ -250,17 +247,16 @@ def main_parser() -> argparse.ArgumentParser:
         "hand, --check it (--list names them)",
     )
     commands.add_parser(
-<<<<<<< HEAD
         "nemesis",
         add_help=False,
         help="minutes of faults drawn by a seed (kills, pauses, cuts, a full disk, …) under a "
         "supervised app, then one checker: every value exactly once? (exit 0, 1, or 2)",
-=======
+    )
+    commands.add_parser(
         "puzzle",
         add_help=False,
         help="the workshop's capstone: a checkpoint and its job, broken by a fault the seed "
-        "draws; diagnose, repair, --check",
->>>>>>> wip/puzzle
+        "draws; diagnose, repair, --check (exit 0, 1, or 2)",
     )
     commands.add_parser(
         "kit",
@@ -333,17 +329,14 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.exercise_command import run_exercise
 
         return run_exercise(argv[1:])
-<<<<<<< HEAD
     if argv[:1] == ["nemesis"]:
         from scenarios.nemesis_command import run_nemesis
 
         return run_nemesis(argv[1:])
-=======
     if argv[:1] == ["puzzle"]:
         from scenarios.puzzle_command import run_puzzle
 
         return run_puzzle(argv[1:])
->>>>>>> wip/puzzle
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from launch.errors import LaunchError
 from launch.leftovers import describe_leftovers, find_leftovers
@@ -28,37 +29,28 @@ from launch.platform_needs import RUN_NEEDS, require
 from scenarios.engine.stacks import add_stack_options, chosen_stack
 from scenarios.errors import ScenarioError
 from scenarios.exercises.errors import NotSetUp, StillRunning
-from scenarios.exercises.history import keep_output
 from scenarios.exercises.room import hold, room, room_settings, stop_like_ctrl_c
-from scenarios.exercises.workspace import PUZZLE_HOME, Setup, Workspace
+from scenarios.exercises.workspace import PUZZLE_HOME, Workspace
 from scenarios.puzzle import FAULTS, fault_for
 from scenarios.puzzle.check import check_repair
+from scenarios.puzzle.setup import hand_over, story_lines
 from scenarios.run.jar_prefetch import prefetch_jars
 
 __all__ = ["PUZZLE", "main_parser", "run_puzzle"]
 
 PUZZLE = Workspace(PUZZLE_HOME, script="job.sh")
 
-# The same story for every fault: it must not say which one.
-STORY = (
-    "This is a streaming job and its checkpoint. It ran for a while and was stopped; since "
-    "then it does not restart correctly.",
-    "  the job:        {job} (edit its last line to change the job; --check runs it as it stands)",
-    "  its checkpoint: {checkpoints}/",
-    "  its logs:       {log}/ (the output log, spark.log, the exactly-once sink's journal)",
-    "Diagnose it: start the job (sh {job}) and read its last line; uv run python -m spark_app "
-    "inspect --checkpoint-dir {checkpoints} --bootstrap-servers {kafka}; the cheat-sheet "
-    "(docs/workshop.md#cheat-sheet).",
-    "Repair it (the checkpoint, the job's options in {job}, or both), so that it continues "
-    "exactly once if it can; then, with the job stopped: uv run python -m scenarios puzzle "
-    "--check",
-    "--check runs the job for a few batches and says whether it continues exactly once, and "
-    "what was lost if the repair was a reset.",
-)
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line and exit 2, as every other error of the command (no usage block:
+    `--help` has it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (--help for the options)\n")
 
 
 def main_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _OneLineParser(
         prog="python -m scenarios puzzle",
         description="The workshop's capstone: a checkpoint and its job, broken by a fault the "
         "seed draws. Set it up (Kafka stays in this terminal), diagnose, repair, --check. "
@@ -108,25 +100,15 @@ def _say(text: str) -> None:
 def _set_up(args: argparse.Namespace) -> int:
     require("python -m scenarios puzzle", RUN_NEEDS)
     stop_like_ctrl_c()
-    fault = fault_for(args.seed)
     settings = room_settings(chosen_stack(args))
     prefetch_jars(settings, _say)
     ws = PUZZLE
     _say(f"setting up puzzle {args.seed} in {ws.root}/ (a minute or two)")
     with room("puzzle", ws, settings, _say, quiet=True) as stage:
-        facts = fault.setup(stage)
-        kafka, topic = stage.kafka.app_bootstrap_servers, stage.kafka.topic
-        fixed = ws.job_settings(kafka, topic, source=settings.source)
-        job = ws.job_settings(kafka, topic, source=settings.source, **fault.job_options)
-        ws.write_app_script(job, more_options=False)
-        facts = {**facts, "seed": args.seed, "fixed_args": fixed.to_argv()}
-        ws.save(Setup("puzzle", settings.stack, kafka, topic, tuple(job.to_argv()), facts))
-        keep_output(ws)
+        setup = hand_over(stage, ws, args.seed, settings)
         print(f"\n== puzzle {args.seed}\n")
-        for line in STORY:
-            print(
-                line.format(job=ws.app_script, checkpoints=ws.checkpoints, log=ws.log, kafka=kafka)
-            )
+        for line in story_lines(ws, setup):
+            print(line)
         print("\nKafka and the producer keep running here until Ctrl-C.\n", flush=True)
         hold(stage, _say)
     return 0
