@@ -32,7 +32,7 @@ from scenarios.errors import ScenarioError
 from scenarios.exercises import all_exercises, find_exercise
 from scenarios.exercises.errors import NotSetUp, StillRunning
 from scenarios.exercises.exercise import Attempt, Exercise, fill
-from scenarios.exercises.history import keep_output
+from scenarios.exercises.hand_over import hand_over
 from scenarios.exercises.room import hold, room, room_settings, stop_like_ctrl_c
 from scenarios.exercises.workspace import EXERCISE_HOME, Setup, Workspace
 from scenarios.run.jar_prefetch import prefetch_jars
@@ -120,24 +120,7 @@ def _set_up(exercise: Exercise, ws: Workspace, args: argparse.Namespace) -> int:
     prefetch_jars(settings, _say)
     _say(f"setting up {exercise.name} in {ws.root}/ (about a minute)")
     with room(f"exercise-{exercise.name}", ws, settings, _say) as stage:
-        facts = exercise.setup(stage)
-        job = ws.job_settings(
-            stage.kafka.app_bootstrap_servers,
-            stage.kafka.topic,
-            source=settings.source,
-            **exercise.job_options,
-        )
-        ws.write_app_script(job)
-        setup = Setup(
-            exercise.name,
-            settings.stack,
-            stage.kafka.app_bootstrap_servers,
-            stage.kafka.topic,
-            tuple(job.to_argv()),
-            facts,
-        )
-        ws.save(setup)
-        keep_output(ws)
+        setup = hand_over(exercise, stage, ws, settings)
         for line in task_lines(exercise, ws, setup):
             print(line, flush=True)
         hold(stage, _say)

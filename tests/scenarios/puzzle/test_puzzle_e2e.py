@@ -14,10 +14,6 @@ Usage: `flock /work/notes/heavy.lock uv run pytest --slow tests/scenarios/puzzle
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -25,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.stacks import DEFAULT
 from scenarios.exercises.room import room, room_settings
 from scenarios.exercises.workspace import Setup, Workspace
@@ -34,6 +29,7 @@ from scenarios.puzzle.check import check_repair
 from scenarios.puzzle.setup import hand_over
 from scenarios.puzzle_command import PUZZLE
 from scenarios.run.jar_prefetch import prefetch_jars
+from tests.scenarios.hands_on import snapshot, spark_app
 
 pytestmark = [pytest.mark.spark, pytest.mark.e2e]
 
@@ -64,12 +60,7 @@ def remove_torn_plan(ws: Workspace, setup: Setup) -> None:
 
 def reset(ws: Workspace, setup: Setup) -> None:
     """`spark_app reset` on the puzzle's folders, as the attendee types it."""
-    subprocess.run(
-        [sys.executable, "-m", "spark_app", "reset", "--checkpoint-dir", str(ws.checkpoints)]
-        + ["--log-dir", str(ws.log)],
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
-    )
+    spark_app("reset", "--checkpoint-dir", str(ws.checkpoints), "--log-dir", str(ws.log))
 
 
 def metadata_with(old_id: bool) -> Repair:
@@ -112,27 +103,6 @@ PLAYS: dict[str, tuple[str, Repair, Repair, str]] = {
 IN_CI = "torn-offsets"
 
 
-def _snapshot(ws: Workspace, to: Path) -> Callable[[], None]:
-    """Copy the broken puzzle aside; the function returned puts it back."""
-    kept = [ws.checkpoints, ws.log, ws.kept, ws.app_script]
-    for path in kept:
-        target = to / path.name
-        if path.is_dir():
-            shutil.copytree(path, target)
-        else:
-            shutil.copy2(path, target)
-
-    def restore() -> None:
-        for path in kept:
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-                shutil.copytree(to / path.name, path)
-            else:
-                shutil.copy2(to / path.name, path)
-
-    return restore
-
-
 @pytest.mark.parametrize(
     "fault",
     [pytest.param(name, marks=() if name == IN_CI else pytest.mark.nightly) for name in PLAYS],
@@ -152,7 +122,7 @@ def test_the_fault_breaks_its_best_repair_passes_a_wrong_one_fails(
         setup = hand_over(stage, ws, seed, settings)
         set_up_sec = time.monotonic() - started
         assert fault_for(setup.facts["seed"]).name == fault
-        restore = _snapshot(ws, tmp_path / "broken")
+        restore = snapshot(ws, tmp_path / "broken")
 
         broken = check_repair(ws, setup, fault_for(seed), said.append)
         assert not broken.done
