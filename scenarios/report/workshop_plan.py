@@ -150,8 +150,8 @@ PLAN: tuple[Module, ...] = (
         "which store and format, and that there is no way back",
     ),
     Module(
-        "the puzzle: a job that will not restart (puzzle.md)",
-        "uv run python -m scenarios puzzle --seed S",
+        "the puzzle: a job that will not restart (puzzle.md; a seed each: 0, 1, 2, …)",
+        "uv run python -m scenarios puzzle --seed 0",
         (),
         12,
         "diagnose before you repair; a reset is the last repair, not the first",
