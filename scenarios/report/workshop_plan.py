@@ -53,10 +53,10 @@ BREAK_MIN = 10.0
 # 5, not 15, since the puzzle (issue 55) took ten of them before the wrap-up: the puzzle is
 # where a room's questions go on a day that has one.
 SLACK_MIN = 5.0
-# One play of the puzzle, torn-offsets: its setup (the job run and broken) and --check of the
-# job as handed over and as repaired, 53 s in tests/scenarios/puzzle/test_puzzle_e2e.py on a
-# 2-core machine shared with other runs (29 Nov 2026): an upper bound of one setup and one check.
-PUZZLE_PLAY_SEC = 53.0
+# One play of the puzzle, torn-offsets: its setup (the job run and broken), 56 s, and one
+# --check of the repaired job, 23 s, as tests/scenarios/puzzle/test_puzzle_e2e.py printed them
+# (`pytest -s`) on a 2-core machine shared with other runs, 29 Nov 2026.
+PUZZLE_PLAY_SEC = 79.0
 DAY_MIN = 180.0
 NINETY_MIN = 90.0
 
