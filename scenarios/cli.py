@@ -16,6 +16,7 @@ Usage:
     python -m scenarios doctor
     python -m scenarios exercise --list
     python -m scenarios nemesis --minutes 2 --seed 7 --fast
+    python -m scenarios puzzle --seed 7
 """
 
 from __future__ import annotations
@@ -258,6 +259,12 @@ def main_parser() -> argparse.ArgumentParser:
         "supervised app, then one checker: every value exactly once? (exit 0, 1, or 2)",
     )
     commands.add_parser(
+        "puzzle",
+        add_help=False,
+        help="the workshop's capstone: a checkpoint and its job, broken by a fault the seed "
+        "draws; diagnose, repair, --check (exit 0, 1, or 2)",
+    )
+    commands.add_parser(
         "kit",
         add_help=False,
         help="write the offline kit for a workshop (kit write DIR), or install "
@@ -336,6 +343,10 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
         from scenarios.nemesis_command import run_nemesis
 
         return run_nemesis(argv[1:])
+    if argv[:1] == ["puzzle"]:
+        from scenarios.puzzle_command import run_puzzle
+
+        return run_puzzle(argv[1:])
     parser = main_parser()
     args = parser.parse_args(argv)
     if args.command == "verify" and args.bootstrap_servers and args.sent != SENT_FROM_TOPIC:

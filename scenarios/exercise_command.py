@@ -21,13 +21,10 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections.abc import Sequence
-from types import FrameType
 
 from launch.errors import LaunchError
-from launch.hangup import hang_up
 from launch.leftovers import describe_leftovers, find_leftovers
 from launch.platform_needs import RUN_NEEDS, require
 from scenarios.engine.stacks import add_stack_options, chosen_stack
@@ -35,8 +32,8 @@ from scenarios.errors import ScenarioError
 from scenarios.exercises import all_exercises, find_exercise
 from scenarios.exercises.errors import NotSetUp, StillRunning
 from scenarios.exercises.exercise import Attempt, Exercise, fill
-from scenarios.exercises.history import keep_output
-from scenarios.exercises.room import hold, room, room_settings
+from scenarios.exercises.hand_over import hand_over
+from scenarios.exercises.room import hold, room, room_settings, stop_like_ctrl_c
 from scenarios.exercises.workspace import EXERCISE_HOME, Setup, Workspace
 from scenarios.run.jar_prefetch import prefetch_jars
 
@@ -118,29 +115,12 @@ def _say(text: str) -> None:
 
 def _set_up(exercise: Exercise, ws: Workspace, args: argparse.Namespace) -> int:
     require("python -m scenarios exercise", RUN_NEEDS)
-    _stop_like_ctrl_c()
+    stop_like_ctrl_c()
     settings = room_settings(chosen_stack(args))
     prefetch_jars(settings, _say)
     _say(f"setting up {exercise.name} in {ws.root}/ (about a minute)")
     with room(f"exercise-{exercise.name}", ws, settings, _say) as stage:
-        facts = exercise.setup(stage)
-        job = ws.job_settings(
-            stage.kafka.app_bootstrap_servers,
-            stage.kafka.topic,
-            source=settings.source,
-            **exercise.job_options,
-        )
-        ws.write_app_script(job)
-        setup = Setup(
-            exercise.name,
-            settings.stack,
-            stage.kafka.app_bootstrap_servers,
-            stage.kafka.topic,
-            tuple(job.to_argv()),
-            facts,
-        )
-        ws.save(setup)
-        keep_output(ws)
+        setup = hand_over(exercise, stage, ws, settings)
         for line in task_lines(exercise, ws, setup):
             print(line, flush=True)
         hold(stage, _say)
@@ -189,7 +169,7 @@ def _hint(exercise: Exercise, ws: Workspace) -> int:
 
 
 def _reset(ws: Workspace) -> int:
-    found = find_leftovers([ws.root], [])
+    found = find_leftovers([ws.log, ws.checkpoints], [])
     if found:
         raise StillRunning(f"{ws.root}/ is in use: {describe_leftovers(found)}; stop that first")
     print(f"removed {ws.root}/" if ws.remove() else f"nothing to remove: no {ws.root}/")
@@ -221,17 +201,3 @@ def _loaded(exercise: Exercise, ws: Workspace) -> Setup:
             f"first, in another terminal: uv run python -m scenarios exercise {exercise.name}"
         )
     return ws.load()
-
-
-def _stop_like_ctrl_c() -> None:
-    """SIGTERM and SIGHUP (a closed terminal) unwind like Ctrl-C, so the room's processes are
-    stopped; Ctrl-C itself too, where it came in ignored (a script's background job)."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, hang_up)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt

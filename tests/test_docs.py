@@ -157,6 +157,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
             from scenarios.nemesis_command import main_parser as nemesis_parser
 
             return nemesis_parser(), args[1:]
+        if first == ["puzzle"]:
+            from scenarios.puzzle_command import main_parser as puzzle_parser
+
+            return puzzle_parser(), args[1:]
         from scenarios.cli import main_parser as scenarios_parser
 
         return scenarios_parser(), args
@@ -204,6 +208,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.readme_table import main_parser as table_parser
 
         return table_parser(), args
+    if module == "scenarios.puzzle.table":
+        from scenarios.puzzle.table import main_parser as puzzle_table_parser
+
+        return puzzle_table_parser(), args
     if module == "scenarios.report.workshop_plan":
         from scenarios.report.workshop_plan import main_parser as plan_parser
 

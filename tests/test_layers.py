@@ -109,6 +109,7 @@ SCENARIO_FLOORS: tuple[tuple[str, ...], ...] = (
         "scenarios.compat_command",
         "scenarios.exercise_command",
         "scenarios.nemesis_command",
+        "scenarios.puzzle_command",
         "scenarios.__main__",
     ),
 )

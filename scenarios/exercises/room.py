@@ -18,10 +18,13 @@ Usage:
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 
+from launch.hangup import hang_up
 from launch.leftovers import describe_leftovers, find_leftovers
 from scenarios.engine.events import Event, Said, Waiting
 from scenarios.engine.settings import RunSettings, Timings
@@ -30,7 +33,7 @@ from scenarios.engine.stage import Stage
 from scenarios.exercises.errors import StillRunning
 from scenarios.exercises.workspace import Workspace
 
-__all__ = ["STATUS_EVERY_SEC", "hold", "room", "room_settings"]
+__all__ = ["STATUS_EVERY_SEC", "hold", "room", "room_settings", "stop_like_ctrl_c"]
 
 STATUS_EVERY_SEC = 60.0
 # A wait is said again after this long, so the setup's terminal shows it is alive.
@@ -43,36 +46,42 @@ def room_settings(stack: Stack) -> RunSettings:
 
 
 class _Printer:
-    """The Stage's remarks and long waits, one line each, for the exercise's terminal."""
+    """The Stage's remarks and long waits, one line each, for the exercise's terminal; when
+    `quiet` (the puzzle, whose setup must not tell its fault), only that it is still going."""
 
-    def __init__(self, say: Callable[[str], None]) -> None:
-        self._say = say
+    def __init__(self, say: Callable[[str], None], quiet: bool) -> None:
+        self._say, self._quiet = say, quiet
         self._last_wait = 0.0
 
     def hear(self, event: Event) -> None:
-        if isinstance(event, Said):
+        if isinstance(event, Said) and not self._quiet:
             self._say(event.text)
         elif (
             isinstance(event, Waiting)
             and time.monotonic() - self._last_wait >= _WAIT_SAID_EVERY_SEC
         ):
             self._last_wait = time.monotonic()
-            self._say(f"waiting for {event.what} ({event.elapsed:.0f} s)")
+            what = f"{event.what} ({event.elapsed:.0f} s)"
+            self._say("still setting up" if self._quiet else f"waiting for {what}")
 
 
 @contextmanager
 def room(
-    name: str, ws: Workspace, settings: RunSettings, say: Callable[[str], None]
+    name: str,
+    ws: Workspace,
+    settings: RunSettings,
+    say: Callable[[str], None],
+    quiet: bool = False,
 ) -> Iterator[Stage]:
     """A Stage on the folder, emptied first; refused while an earlier terminal of the same
     exercise, or the attendee's job, still uses it."""
-    found = find_leftovers([ws.root], [])
+    found = find_leftovers([ws.log, ws.checkpoints], [])
     if found:
         raise StillRunning(
             f"{ws.root}/ is still in use: {describe_leftovers(found)}; stop that first "
             "(Ctrl-C in its terminal)"
         )
-    with Stage(name, settings, ws.root.resolve(), listeners=[_Printer(say).hear]) as stage:
+    with Stage(name, settings, ws.root.resolve(), listeners=[_Printer(say, quiet).hear]) as stage:
         yield stage
 
 
@@ -93,3 +102,18 @@ def hold(stage: Stage, say: Callable[[str], None], every: float = STATUS_EVERY_S
         "the producer stopped; its console is in "
         f"{stage.folders.processes}: start the exercise again"
     )
+
+
+def stop_like_ctrl_c() -> None:
+    """SIGTERM and SIGHUP (a closed terminal) unwind like Ctrl-C, so the room's processes are
+    stopped; Ctrl-C itself too, where it came in ignored (a script's background job)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, hang_up)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Once is enough: a second signal must not interrupt the cleanup the first one started.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt

@@ -3,8 +3,9 @@
 Everything of one exercise lives under one folder, `exercise/NAME/` (the puzzle's: `puzzle/`),
 relative to where the attendee works: the Stage's `checkpoints/`, `log/`, `kafka-data/` and
 `processes/`, the job as a script (`app.sh`: the Spark app on this folder's Kafka, checkpoint
-and log, with what the attendee adds after it), and `setup.json`, what the setup did and saw
-(Kafka's address, the job's arguments, the facts `--check` judges against). A new start of the
+and log, with what the attendee adds after it), and `.setup/setup.json`, what the setup did and
+saw (Kafka's address, the job's arguments, the facts `--check` judges against, kept out of the
+way of the attendee's `ls`). A new start of the
 same exercise empties the folder; `--reset` removes it.
 
 The attendee's commands name the folder as they would type it (relative), so the task's lines
@@ -57,6 +58,9 @@ class Workspace:
     """One exercise's folder, as the attendee names it (relative to where they work)."""
 
     root: Path
+    # The job's script: `app.sh`, which takes more options after it (an exercise), or the
+    # puzzle's `job.sh`, edited in place, since `puzzle --check` runs it as it stands.
+    script: str = "app.sh"
 
     @property
     def folders(self) -> Folders:
@@ -81,7 +85,7 @@ class Workspace:
 
     @property
     def setup_file(self) -> Path:
-        return self.root / "setup.json"
+        return self.kept / "setup.json"
 
     @property
     def kept(self) -> Path:
@@ -90,7 +94,7 @@ class Workspace:
 
     @property
     def app_script(self) -> Path:
-        return self.root / "app.sh"
+        return self.root / self.script
 
     @property
     def exists(self) -> bool:
@@ -107,18 +111,24 @@ class Workspace:
             **options,
         )
 
-    def write_app_script(self, settings: SparkAppSettings) -> None:
-        """`app.sh`: the job as the attendee starts it, from where they work, with the options
-        they add after it (argparse takes the last of a repeated option, so an added
-        `--on-negative-key ignore` replaces the job's own)."""
+    def write_app_script(self, settings: SparkAppSettings, *, more_options: bool = True) -> None:
+        """The job as a script the attendee runs from where they work. With `more_options`
+        the options given after it go after the job's own (argparse takes the last of a
+        repeated option, so an added `--on-negative-key ignore` replaces the job's own);
+        without, the script is the job as it stands, to be edited."""
         argv = spark_command(settings, python="python")
         up = "/".join(".." for _ in self.root.parts)
+        more = ' "$@"' if more_options else ""
+        how = (
+            "the options you add after\n# `sh " + self.script + "` go after these."
+            if more_options
+            else "change the job by editing\n# the line below."
+        )
         self.app_script.write_text(
             "#!/bin/sh\n"
-            f"# The Spark app of {self.root}: its Kafka, its checkpoint and its log; the options\n"
-            "# you add after `sh app.sh` go after these.\n"
+            f"# The Spark app of {self.root}: its Kafka, its checkpoint and its log; {how}\n"
             f'cd "$(dirname "$0")/{up}" || exit 2\n'
-            f'exec uv run {shlex.join(argv)} "$@"\n',
+            f"exec uv run {shlex.join(argv)}{more}\n",
             encoding="utf-8",
         )
         self.app_script.chmod(0o755)
@@ -147,6 +157,7 @@ class Workspace:
 
     # -- what the setup did -------------------------------------------------------------------
     def save(self, setup: Setup) -> None:
+        self.kept.mkdir(parents=True, exist_ok=True)
         self.setup_file.write_text(json.dumps(asdict(setup), indent=1) + "\n", encoding="utf-8")
 
     def load(self) -> Setup:

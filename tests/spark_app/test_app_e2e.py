@@ -122,6 +122,7 @@ def _alive(pid: str) -> bool:
     return pid.isdigit() and Path(f"/proc/{pid}").exists()
 
 
+@pytest.mark.nightly  # paid for the puzzle's and an exercise's CI runs: docs/testing.md#nightly
 def test_kill_minus_9_at_random_moments_keeps_exactly_once(embedded_broker, tmp_path: Path) -> None:
     """Also: the killed runs leave nothing in /tmp once a clean run has started and stopped
     after them (it removes what a killed process left; the clean one removes its own)."""
@@ -200,6 +201,7 @@ def inspect(bootstrap: str, tmp_path: Path, *extra: str) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.nightly  # paid for the puzzle's and an exercise's CI runs: docs/testing.md#nightly
 def test_data_loss_fails_then_skips_and_inspect_predicts_it(
     embedded_broker, tmp_path: Path
 ) -> None:

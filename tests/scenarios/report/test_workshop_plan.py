@@ -72,3 +72,13 @@ def test_an_exercise_has_a_row_of_its_own_with_its_stated_minutes() -> None:
     assert "scenarios exercise fix-forward" in lines[3]
     assert lines[4].startswith(f"| 0:{13 + minutes:.0f} | end; slack {90 - 13 - minutes:.0f} min")
     assert "in 90 minutes" in lines[4]
+
+
+def test_the_puzzle_comes_before_the_wrap_up_with_its_measured_play() -> None:
+    puzzle, wrap_up = PLAN[-2], PLAN[-1]
+    assert "puzzle" in puzzle.command and puzzle.play_sec > 0
+    assert wrap_up.title.startswith("wrap-up")
+    # Its minutes are the measured play and the room's own time, in the row's split.
+    row = next(line for line in plan_table(PLAN, _times()).splitlines() if "the puzzle" in line)
+    play = f"{puzzle.play_sec / 60:.0f}"
+    assert f"({play} + {puzzle.talk_min:.0f}) | `{puzzle.command}` |" in row
