@@ -35,3 +35,11 @@ def test_every_tab_times_each_batch_when_it_is_first_shown_committed() -> None:
     for tab in seen:
         assert set(tab) == {1, 2}  # a planned batch is not counted as shown committed
         assert tab[1] < shown_at <= tab[2] < shown_at + 0.5
+
+
+def test_the_table_gives_each_figure_beside_its_target() -> None:
+    lines = bench.table([0.2, 0.4, 0.9], 0.031, 0.052, 20, 30).splitlines()
+    assert lines[0] == "| measure | figure | target |"
+    assert "(3 commits), median | 0.400 s | 1 s |" in lines[2]
+    assert lines[3].endswith("max | 0.900 s | 1 s |")
+    assert lines[-1] == "| what the 20 tabs cost | 2.1 % | 5 % |"
