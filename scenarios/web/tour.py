@@ -188,7 +188,7 @@ class Command:
 
     def url(self, label: str) -> str:
         """The address printed on the line that starts with `label`."""
-        match = _URL.search(self.wait(re.escape(label) + r".*http://")[0])
+        match = _URL.search(self.wait(re.escape(label) + r".*http://").string)
         assert match is not None
         return match[0]
 
