@@ -47,7 +47,8 @@ def test_the_page_shows_batches_arriving_the_crash_and_the_restart_replaying_its
             wait_for(page, ARRIVING, SPARK_START_SEC)
             assert "RUNNING" in page.locator("#app").inner_text()
             newest = max(_committed(page))
-            row = page.locator("#checkpoint li.batch").last.inner_text()
+            # (The newest batch of the row may be planned, running: a committed one is read.)
+            row = page.locator(f'#checkpoint li.batch[data-batch="{newest}"]').inner_text()
             assert re.search(r"offsets/(\d+) \[\d+, \d+\)\s+✔ commits/\1", row), row
             # Arriving: a newer batch comes onto the page by itself, no reload.
             page.wait_for_function(
