@@ -14,7 +14,7 @@ Needs Playwright (the dev group) and Debian's Chromium (/usr/bin/chromium), as t
 browser tests do.
 
 Usage:
-    uv run python -m scenarios.web.tour docs/web     # the demo's three states, a step's two
+    uv run python -m scenarios.web.tour docs/img/web     # the demo's three states, a step's two
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ __all__ = [
     "crashed_batch",
     "demo_args",
     "main",
+    "main_parser",
     "screenshot",
     "wait_for",
 ]
@@ -296,13 +297,17 @@ def step_tour(page: Any, work: Path, out: Path) -> None:
         run.stop(signal.SIGTERM)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scenarios.web.tour",
         description="the live page's states in headless Chromium at 1280x720, as PNGs",
     )
-    parser.add_argument("out", type=Path, help="folder for the screenshots (e.g. docs/web)")
-    args = parser.parse_args(argv)
+    parser.add_argument("out", type=Path, help="folder for the screenshots (docs/img/web)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = main_parser().parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="live-page-tour-"))
     try:
