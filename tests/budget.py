@@ -96,7 +96,8 @@ PARTS: tuple[Part, ...] = (
             "tests/scenarios/report/",
             "tests/scenarios/engine/test_closed_terminal_e2e.py",
         ),
-        "the demo and narration in tmux, the report in a browser, a closed terminal",
+        "the demo and narration in tmux, its live page and the report in a browser, "
+        "a closed terminal",
     ),
     Part(
         "containers",

@@ -236,6 +236,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.scenario_docs import main_parser as heads_parser
 
         return heads_parser(), args
+    if module == "scenarios.web.tour":
+        from scenarios.web.tour import main_parser as tour_parser
+
+        return tour_parser(), args
     raise AssertionError(f"the README shows `python -m {module}`, which has no known parser")
 
 

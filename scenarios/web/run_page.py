@@ -113,7 +113,8 @@ class RunPage(PeriodicSampler):
             elif self._now is None:
                 return
             elif isinstance(event, StepStarted):
-                step = event.step
+                step, shown = event.step, self._now.step
+                before = shown if shown is not None and shown.phase == "answered" else None
                 self._now.step = StepView(
                     event.number,
                     step.title,
@@ -122,6 +123,7 @@ class RunPage(PeriodicSampler):
                     happens=step.happens,
                     answer=step.answer,
                     why=step.why,
+                    before=replace(before, before=None) if before is not None else None,
                 )
             elif isinstance(event, StepEnded) and self._now.step is not None:
                 self._now.step = replace(self._now.step, phase="answered", waiting=False)

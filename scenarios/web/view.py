@@ -119,6 +119,10 @@ class StepView:
     checks: tuple[tuple[str, bool], ...] = ()
     # The step waits for Enter (--guided): the page offers to run it, with the token.
     waiting: bool = False
+    # The step before, answered: a stage starts the next step as soon as one ends, so without
+    # it an answer would be on the page for a few milliseconds (a guided run then waits on the
+    # next question while the terminal still shows the answer above it).
+    before: StepView | None = None
 
 
 @dataclass(frozen=True)

@@ -266,9 +266,12 @@ class PlainDemo:
         return _poll(seen, timeout, lambda: "\n".join(self.output[-30:]))  # type: ignore[return-value]
 
 
+@pytest.mark.nightly
 def test_plain_demo_through_pipes_kill_reset_crash_and_ctrl_c(
     tmp_path: Path, free_port: int
 ) -> None:
+    # Nightly since the live page's browser test (29 Nov): that test runs the demo through
+    # pipes too (Enter, r, Ctrl-C) and the tmux test presses k and d; see docs/testing.md.
     log_dir = tmp_path / "log"
     demo = PlainDemo(_demo_args(tmp_path, free_port))
     try:

@@ -86,6 +86,26 @@ def test_a_step_shows_its_question_then_its_answer(tmp_path: Path) -> None:
     assert "ended" in frames.last.text()
 
 
+def test_the_answer_stays_on_the_page_under_the_next_question(tmp_path: Path) -> None:
+    """A stage starts the next step as soon as one ends: the answer must not go with it."""
+    frames = Frames()
+    page = _page(frames, guided=True)
+    page.hear(_opened(tmp_path / "chaos", Timeline()))
+    page.hear(StepStarted(STEP, 1))
+    assert frames.last.by_id("step").attrs["data-phase"] == "asked"
+    assert STEP.answer not in frames.shown[-1]
+    page.hear(StepEnded(STEP, 1))
+    nxt = Step("Restart it", happens="r", question="From which offset?", answer="From the batch.")
+    page.hear(StepStarted(nxt, 2))
+    step = frames.last.by_id("step")
+    assert step.attrs["data-phase"] == "asked" and step.attrs["data-number"] == "2"
+    before = frames.last.by_id("answer-before")
+    assert "Step 1's answer" in before.text() and STEP.answer in before.text()
+    assert nxt.question in step.text() and nxt.answer not in frames.shown[-1]
+    page.hear(StepEnded(nxt, 2))  # answered: its own answer, not the one before
+    assert nxt.answer in frames.shown[-1] and STEP.answer not in frames.shown[-1]
+
+
 def test_a_guided_step_waits_with_a_button_and_runs_on_the_page_or_on_enter(tmp_path: Path) -> None:
     frames = Frames()
     page = _page(frames, guided=True)
