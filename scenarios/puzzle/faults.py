@@ -168,12 +168,13 @@ FAULTS: tuple[Fault, ...] = (
             'printf \'{"id":"QUERY_ID"}\' > puzzle/checkpoints/metadata  with the old query '
             "id: the replayed batch N is skipped by the sink's journal, the job continues "
             "exactly once",
+            # As run (29 Nov 2026, Spark 4.2.0): a new id passes here too, since this sink
+            # skips a batch by its id alone; --check then names the id that changed.
+            "a new id also continues here (this sink keys its journal on the batch id alone), "
+            "and --check says the id changed: a sink keyed on the query id would write batch "
+            "N again, so keep the old id",
         ),
-        wrong=(
-            "a new id in metadata: the sink sees a new query and writes batch N again "
-            "(--check: values counted twice)",
-            "deleting the checkpoint: the count starts over (--check: a reset)",
-        ),
+        wrong=("deleting the checkpoint: the count starts over (--check: a reset)",),
     ),
     Fault(
         "fewer-partitions",
