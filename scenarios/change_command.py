@@ -175,7 +175,9 @@ def _run_corpus(args: argparse.Namespace, settings: RunSettings, narrator: Narra
             if Path(k.manifest.query) == query
             for to in tos
         ]
-        run_settings = replace(run_settings, query=query)
+        # A Kafka per cell: each puts its kept records back under their own topic and
+        # offsets, and a second cell (or line) on a shared broker would write them twice.
+        run_settings = replace(run_settings, query=query, share_kafka=False)
         prefetch_jars(run_settings, narrator.say, scenarios)
         results += run_scenarios(scenarios, run_settings, narrator)
     print_verdicts(results, Console(highlight=False))

@@ -28,6 +28,7 @@ from typing import Any
 
 from kafka_app.sent_records import SENT_RECORDS_FILE, read_sent_records
 from launch.errors import ProcessError
+from oracle.evaluate import LostRange
 from scenarios.checker.change_verdict import CONTINUES, PinnedChange, judge_change, refusal
 from scenarios.checker.expectations import check
 from scenarios.checker.query_results import compare
@@ -279,10 +280,17 @@ def pinned_changes(conf: dict[str, str], asked: dict[str, Any]) -> list[PinnedCh
     checkpoint's offset log pinned (`conf`, Spark's keys)."""
     changes = []
     for name, key in _PINNED.items():
-        # Case apart: the app's "rocksdb" names Spark's RocksDBStateStoreProvider.
-        if name in asked and key in conf and str(asked[name]).lower() not in conf[key].lower():
+        if name in asked and key in conf and not _same_setting(name, asked[name], conf[key]):
             changes.append(PinnedChange(name, conf[key], str(asked[name])))
     return changes
+
+
+def _same_setting(name: str, asked: Any, pinned: str) -> bool:
+    """The app's "rocksdb" names Spark's RocksDBStateStoreProvider (case apart); any other
+    setting is the same only when equal (shuffle partitions 2 is not a pinned 20)."""
+    if name == "state_store":
+        return str(asked).lower() in pinned.lower()
+    return str(asked) == pinned
 
 
 def restart_new(stage: Stage, new: Path, run: ChangeRun, **options: Any) -> str:
@@ -304,7 +312,7 @@ def restart_new(stage: Stage, new: Path, run: ChangeRun, **options: Any) -> str:
 def before_restart(stage: Stage, restart_at: int, topic: str = "") -> tuple[str, ...]:
     """In append mode NEW's rows come from what NEW read: the records before its restart are
     left out of its evaluation, as if it had not seen them (one partition: the counter's)."""
-    return (f"{topic or stage.kafka.topic}:0:0-{restart_at}",) if restart_at else ()
+    return (LostRange(topic or stage.kafka.topic, 0, 0, restart_at).text(),) if restart_at else ()
 
 
 def judge_new_rows(

@@ -76,3 +76,7 @@ def test_a_store_named_as_the_app_names_it_is_the_one_the_checkpoint_pinned() ->
     assert (change.name, change.pinned, change.asked) == ("state_store", hdfs, "rocksdb")
     shuffle = {"spark.sql.shuffle.partitions": "1"}
     assert [c.asked for c in pinned_changes(shuffle, {"shuffle_partitions": 4})] == ["4"]
+    assert pinned_changes(shuffle, {"shuffle_partitions": 1}) == []
+    # Equal, not contained: 2 partitions asked of a checkpoint that pinned 20 is a change.
+    twenty = {"spark.sql.shuffle.partitions": "20"}
+    assert [c.asked for c in pinned_changes(twenty, {"shuffle_partitions": 2})] == ["2"]
