@@ -16,8 +16,12 @@ PR_SET_PDEATHSIG). SIGKILL, not SIGTERM: an app still starting (a Spark session 
 on a busy machine) looks at SIGTERM only once it runs, and a Spark driver's JVM follows its
 driver anyway (it exits when the driver's end of its stdin pipe closes).
 
+A command that starts processes calls `stop_like_ctrl_c` first: SIGTERM (a CI job cancelled)
+and SIGHUP then unwind like Ctrl-C, and Ctrl-C itself is taken where it came in ignored (a
+script's background job, `nohup … &`, where Python leaves SIGINT ignored).
+
 Usage:
-    signal.signal(signal.SIGHUP, hang_up)
+    stop_like_ctrl_c()
     subprocess.Popen(argv, preexec_fn=die_with_parent)
 """
 
@@ -29,7 +33,7 @@ import signal
 import sys
 from types import FrameType
 
-__all__ = ["hang_up", "detach_from_terminal", "die_with_parent"]
+__all__ = ["hang_up", "detach_from_terminal", "die_with_parent", "stop_like_ctrl_c"]
 
 _PR_SET_PDEATHSIG = 1
 # Loaded once here: between fork and exec the child should call no more than it must.
@@ -51,6 +55,22 @@ def hang_up(signum: int, frame: FrameType | None) -> None:
     for number in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
         signal.signal(number, signal.SIG_IGN)
     detach_from_terminal()
+    raise KeyboardInterrupt
+
+
+def stop_like_ctrl_c() -> None:
+    """SIGTERM and SIGHUP unwind like Ctrl-C, and Ctrl-C is taken even where it came in
+    ignored, so every process a command started is stopped through its cleanup."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, hang_up)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    # Once is enough: further signals (`timeout` and `uv run` both deliver SIGTERM) must not
+    # interrupt the cleanup the first one started.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from types import FrameType
 
 from rich.console import Console
 
@@ -38,7 +36,7 @@ from kafka_app.apache.jars import DEFAULT_VERSION as DEFAULT_KAFKA_VERSION
 from kafka_app.apache.jars import check_version as check_kafka_version
 from kafka_app.settings import ProducerAppSettings
 from launch.errors import LaunchError
-from launch.hangup import hang_up
+from launch.hangup import stop_like_ctrl_c
 from launch.platform_needs import RUN_NEEDS, require
 from scenarios.checker.sent_record import SentRecord, read_producer_log, read_topic
 from scenarios.checker.verify import VerifyReport, reading_line, verify_file, verify_sent
@@ -431,7 +429,7 @@ def _run_here(
     settings = chosen_stack(args).applied_to(settings)
     if args.kafka_version:
         settings = replace(settings, kafka_version=_kafka_version(args.kafka_version, settings))
-    _stop_like_ctrl_c()
+    stop_like_ctrl_c()
     settings = on_spark(settings, args.spark, narrator.say)
     settings = checked_query(settings, narrator.say)
     prefetch_jars(settings, narrator.say, scenarios)
@@ -481,7 +479,7 @@ def _matrix(args: argparse.Namespace) -> int:
         versions = [
             _kafka_version(v.strip(), settings) for v in args.kafka_version.split(",") if v.strip()
         ]
-        _stop_like_ctrl_c()
+        stop_like_ctrl_c()
         for version in versions:
             prefetch_jars(replace(settings, kafka_version=version), print, scenarios)
         matrix = run_kafka_matrix(versions, scenarios, settings, Narrator(), args.report)
@@ -494,7 +492,7 @@ def _matrix(args: argparse.Namespace) -> int:
         return matrix.exit_code
     if args.checkpoint_store is not None:
         stores = _stores(args.checkpoint_store)
-        _stop_like_ctrl_c()
+        stop_like_ctrl_c()
         prefetch_jars(settings, print, scenarios)
         matrix = run_store_matrix(stores, scenarios, settings, Narrator(), args.report)
         folders = "store-<store>/"
@@ -504,14 +502,14 @@ def _matrix(args: argparse.Namespace) -> int:
             if args.stack.strip() == "all"
             else [parse_stack(s) for s in args.stack.split(",") if s.strip()]
         )
-        _stop_like_ctrl_c()
+        stop_like_ctrl_c()
         for stack in stacks:
             prefetch_jars(stack.applied_to(settings), print, scenarios)
         matrix = run_stack_matrix(stacks, scenarios, settings, Narrator(), args.report)
         folders = "<kafka>-<source>/"
     else:
         versions = [v.strip() for v in args.spark.split(",") if v.strip()]
-        _stop_like_ctrl_c()
+        stop_like_ctrl_c()
         for version in versions:  # each version's environment, made here if new, and connector
             prefetch_jars(on_spark(settings, version, print), print, scenarios)
         matrix = run_matrix(versions, scenarios, settings, Narrator(), args.report)
@@ -680,16 +678,6 @@ def _kafka_version(version: str, settings: RunSettings) -> str:
     return version
 
 
-def _stop_like_ctrl_c() -> None:
-    """SIGTERM (a CI job cancelled) and SIGHUP (its terminal closed) unwind like Ctrl-C, so
-    every started process is cleaned up. Ctrl-C itself is taken too: Python leaves SIGINT
-    ignored where it came in ignored (a script's background job, `nohup … &`), and there a
-    SIGINT (`kill -INT`, `timeout -s INT`) would not stop the run; the apps take it so too."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, hang_up)
-
-
 def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
     """Options only one scenario takes, e.g. chaos's --kills N or the museum's --exhibits."""
     for scenario in all_scenarios():
@@ -768,14 +756,6 @@ def _refuse_stray_options(chosen: Sequence[Scenario], args: argparse.Namespace) 
                 for flag, name in stray.items()
             )
         )
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    # Once is enough: further signals (`timeout` and `uv run` both deliver SIGTERM) must not
-    # interrupt the cleanup the first one started.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from pathlib import Path
 from rich.console import Console
 
 from launch.errors import LaunchError
+from launch.hangup import stop_like_ctrl_c
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.spark_envs import SERVED_LINES
@@ -141,6 +142,7 @@ def run_compat(argv: Sequence[str]) -> int:
     args = main_parser().parse_args(argv)
     narrator = Narrator()
     results: list[ScenarioResult] = []
+    cut_short: int | None = None  # the exit code of a run that did not reach its end
     try:
         lines, queries = chosen_lines(args.lines), chosen_queries(args.queries)
         for query in queries:
@@ -155,12 +157,17 @@ def run_compat(argv: Sequence[str]) -> int:
         )
         cells = plan_cells(queries, lines)
         narrator.say(f"compat: {len(cells)} cell(s) over {', '.join(lines)}")
+        stop_like_ctrl_c()  # a long run: a CI job cancelled stops it through its cleanup
         for run_settings, scenarios in _scenarios(cells, settings, args, narrator.say):
             prefetch_jars(run_settings, narrator.say, scenarios)
             results += run_scenarios(scenarios, run_settings, narrator)
     except (ScenarioError, LaunchError) as error:
         print(f"scenarios: {error}", file=sys.stderr)
-        return 2
-    print_verdicts(results, Console(highlight=False))
-    print("\n".join(table(compat_rows(results))))
-    return exit_code(results)
+        cut_short = 2
+    except KeyboardInterrupt:
+        print("compat: stopped", file=sys.stderr)
+        cut_short = 130
+    if results:  # what ran before a stop or an error is kept, and said
+        print_verdicts(results, Console(highlight=False))
+        print("\n".join(table(compat_rows(results))))
+    return cut_short if cut_short is not None else exit_code(results)

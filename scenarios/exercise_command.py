@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from launch.errors import LaunchError
+from launch.hangup import stop_like_ctrl_c
 from launch.leftovers import describe_leftovers, find_leftovers
 from launch.platform_needs import RUN_NEEDS, require
 from scenarios.engine.stacks import add_stack_options, chosen_stack
@@ -33,7 +34,7 @@ from scenarios.exercises import all_exercises, find_exercise
 from scenarios.exercises.errors import NotSetUp, StillRunning
 from scenarios.exercises.exercise import Attempt, Exercise, fill
 from scenarios.exercises.hand_over import hand_over
-from scenarios.exercises.room import hold, room, room_settings, stop_like_ctrl_c
+from scenarios.exercises.room import hold, room, room_settings
 from scenarios.exercises.workspace import EXERCISE_HOME, Setup, Workspace
 from scenarios.run.jar_prefetch import prefetch_jars
 

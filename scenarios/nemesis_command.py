@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 import random
-import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 
 from rich.console import Console
 
 from checkpoint_stores import STORES
 from launch.errors import LaunchError
-from launch.hangup import hang_up
+from launch.hangup import stop_like_ctrl_c
 from scenarios.engine.faults.appliers import Setup
 from scenarios.engine.faults.schedule import FAULT_KINDS, parse_kinds
 from scenarios.engine.scenario import Scenario
@@ -146,7 +144,7 @@ def run_nemesis(argv: Sequence[str]) -> int:
             for line in plan.lines():
                 print(line)
             return 0
-        _stop_like_ctrl_c()
+        stop_like_ctrl_c()
         scenario = nemesis_scenario(plan)
         lines = _lines(args.spark)
         if len(lines) > 1:
@@ -190,20 +188,6 @@ def _on_each_line(
         for version in lines:
             print(f"replay: {replay_command(plan, replace(settings, spark_version=version))}")
     return matrix.exit_code
-
-
-def _stop_like_ctrl_c() -> None:
-    """SIGTERM and SIGHUP unwind like Ctrl-C (as `python -m scenarios run` does), so the fault
-    holding is healed and every started process stopped."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, hang_up)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
 
 
 def _minutes(text: str) -> float:

@@ -24,12 +24,13 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from launch.errors import LaunchError
+from launch.hangup import stop_like_ctrl_c
 from launch.leftovers import describe_leftovers, find_leftovers
 from launch.platform_needs import RUN_NEEDS, require
 from scenarios.engine.stacks import add_stack_options, chosen_stack
 from scenarios.errors import ScenarioError
 from scenarios.exercises.errors import NotSetUp, StillRunning
-from scenarios.exercises.room import hold, room, room_settings, stop_like_ctrl_c
+from scenarios.exercises.room import hold, room, room_settings
 from scenarios.exercises.workspace import PUZZLE_HOME, Workspace
 from scenarios.puzzle import FAULTS, fault_for
 from scenarios.puzzle.check import check_repair
@@ -78,7 +79,13 @@ def run_puzzle(argv: Sequence[str]) -> int:
         if args.answer is not None:
             return _answer(args.answer)
         if args.check:
-            return _check()
+            stop_like_ctrl_c()
+            try:
+                return _check()
+            except KeyboardInterrupt:
+                # Kafka and the producer are the first terminal's, and keep running there.
+                print("[puzzle] --check stopped: the job it ran is stopped", file=sys.stderr)
+                return 130
         if args.reset:
             return _reset()
         return _set_up(args)

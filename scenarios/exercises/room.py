@@ -18,13 +18,10 @@ Usage:
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FrameType
 
-from launch.hangup import hang_up
 from launch.leftovers import describe_leftovers, find_leftovers
 from scenarios.engine.events import Event, Said, Waiting
 from scenarios.engine.settings import RunSettings, Timings
@@ -33,7 +30,7 @@ from scenarios.engine.stage import Stage
 from scenarios.exercises.errors import StillRunning
 from scenarios.exercises.workspace import Workspace
 
-__all__ = ["STATUS_EVERY_SEC", "hold", "room", "room_settings", "stop_like_ctrl_c"]
+__all__ = ["STATUS_EVERY_SEC", "hold", "room", "room_settings"]
 
 STATUS_EVERY_SEC = 60.0
 # A wait is said again after this long, so the setup's terminal shows it is alive.
@@ -102,18 +99,3 @@ def hold(stage: Stage, say: Callable[[str], None], every: float = STATUS_EVERY_S
         "the producer stopped; its console is in "
         f"{stage.folders.processes}: start the exercise again"
     )
-
-
-def stop_like_ctrl_c() -> None:
-    """SIGTERM and SIGHUP (a closed terminal) unwind like Ctrl-C, so the room's processes are
-    stopped; Ctrl-C itself too, where it came in ignored (a script's background job)."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, hang_up)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    # Once is enough: a second signal must not interrupt the cleanup the first one started.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt

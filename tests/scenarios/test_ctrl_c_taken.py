@@ -32,6 +32,15 @@ def test_the_demo_takes_ctrl_c_and_gives_it_back_as_it_found_it() -> None:
 
 @pytest.mark.usefixtures("started_with_sigint_ignored")
 def test_a_run_takes_ctrl_c() -> None:
-    scenarios_cli._stop_like_ctrl_c()
+    scenarios_cli.stop_like_ctrl_c()  # launch/hangup.py's: run, nemesis, compat, the room
     with pytest.raises(KeyboardInterrupt):
         signal.raise_signal(signal.SIGINT)
+
+
+@pytest.mark.usefixtures("started_with_sigint_ignored")
+def test_sigterm_unwinds_like_ctrl_c_once() -> None:
+    scenarios_cli.stop_like_ctrl_c()
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGTERM)
+    # A second SIGTERM (`timeout`'s and `uv run`'s both arrive) must not cut the cleanup short.
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
