@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.spark_latency import cpu_probe_sec  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from launch.hangup import die_with_parent  # noqa: E402
 from launch.ports import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +64,7 @@ class Demo:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # a kill of ours takes the demo too
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

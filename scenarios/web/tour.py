@@ -41,6 +41,7 @@ from typing import Any
 
 from PIL import Image
 
+from launch.hangup import die_with_parent
 from launch.ports import free_port
 from scenarios.engine.settings import PROJECT_ROOT
 
@@ -122,6 +123,7 @@ class Command:
                 stderr=follower,
                 env={**env, "COLUMNS": "160", "LINES": "50"},
                 start_new_session=True,
+                preexec_fn=die_with_parent,  # a kill of ours takes the demo too
             )
             os.close(follower)
             self._terminal = leader
@@ -136,6 +138,7 @@ class Command:
                 stderr=subprocess.STDOUT,
                 env=env,
                 start_new_session=True,  # our SIGINT is the only one it gets
+                preexec_fn=die_with_parent,  # and a kill of ours takes it too
             )
             reader = self._read_pipe
         threading.Thread(target=reader, daemon=True, name="command-output").start()
