@@ -30,7 +30,12 @@ from scenarios.engine.stacks import add_stack_options, chosen_stack
 from scenarios.errors import ScenarioError
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import exit_code, print_verdicts
-from scenarios.run.check_change import ChangeRun, change_scenario, module_settings
+from scenarios.run.check_change import (
+    ChangeRun,
+    change_scenario,
+    messages_option,
+    module_settings,
+)
 from scenarios.run.corpus import read_corpus
 from scenarios.run.corpus_check import CorpusRun, corpus_scenario
 from scenarios.run.jar_prefetch import prefetch_jars
@@ -72,7 +77,7 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--messages",
-        type=int,
+        type=messages_option,
         default=20,
         metavar="N",
         help="how many messages OLD commits before it stops (default 20)",

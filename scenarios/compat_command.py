@@ -40,7 +40,12 @@ from scenarios.errors import ScenarioError
 from scenarios.report.compat_table import compat_rows, table
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts
-from scenarios.run.check_change import ChangeRun, change_scenario, module_settings
+from scenarios.run.check_change import (
+    ChangeRun,
+    change_scenario,
+    messages_option,
+    module_settings,
+)
 from scenarios.run.compat_plan import Cell, chosen_lines, chosen_queries, plan_cells
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.query_check import checked_query
@@ -72,7 +77,7 @@ def main_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--messages",
-        type=int,
+        type=messages_option,
         default=20,
         metavar="N",
         help="how many messages the first line commits before it stops (default 20)",

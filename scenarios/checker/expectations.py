@@ -18,18 +18,18 @@ from typing import TypeVar
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
 __all__ = [
-    "counted_once",
-    "value_at_offset",
     "STEP_MARK",
     "Check",
     "check",
     "count_resets_at",
+    "counted_once",
     "duplicated_exactly",
+    "equals",
     "exactly_once",
     "missing_exactly",
     "outcome_of_runs",
+    "value_at_offset",
     "within",
-    "equals",
 ]
 
 T = TypeVar("T")

@@ -19,6 +19,7 @@ Usage: `scenario = change_scenario(Path("old.py"), Path("new.py"), messages=20)`
 
 from __future__ import annotations
 
+import argparse
 import ast
 import shutil
 from dataclasses import dataclass, fields
@@ -49,6 +50,7 @@ __all__ = [
     "before_restart",
     "change_scenario",
     "judge_new_rows",
+    "messages_option",
     "module_settings",
     "pinned_changes",
     "record_verdict",
@@ -60,6 +62,17 @@ _PINNED = {
     "shuffle_partitions": "spark.sql.shuffle.partitions",
     "state_store": "spark.sql.streaming.stateStore.providerClass",
 }
+
+
+def messages_option(text: str) -> int:
+    """`--messages N`: how many messages OLD commits before its stop, one at least."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of messages, 1 or more")
+    return count
 
 
 def module_settings(path: Path) -> dict[str, Any]:

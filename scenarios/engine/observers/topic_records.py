@@ -25,6 +25,8 @@ __all__ = ["ReadRecord", "topic_records", "json_values"]
 
 @dataclass(frozen=True)
 class ReadRecord:
+    """One record of a topic as a consumer read it back: where, when, and its bytes."""
+
     offset: int
     timestamp_ms: int
     value: bytes
@@ -32,13 +34,16 @@ class ReadRecord:
 
 def topic_records(bootstrap_servers: str, topic: str, timeout_sec: float = 5.0) -> list[ReadRecord]:
     """The records of partition 0 of `topic` from its earliest offset to its latest now."""
-    consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap_servers,
-        group_id=None,
-        enable_auto_commit=False,
-        client_id="scenarios-reader",
-        consumer_timeout_ms=int(timeout_sec * 1000),
-    )
+    try:  # no broker answering is a step that failed too, said in one line
+        consumer = KafkaConsumer(
+            bootstrap_servers=bootstrap_servers,
+            group_id=None,
+            enable_auto_commit=False,
+            client_id="scenarios-reader",
+            consumer_timeout_ms=int(timeout_sec * 1000),
+        )
+    except kafka.errors.KafkaError as error:
+        raise StepFailed(f"reading topic {topic} failed: {error}") from error
     tp = TopicPartition(topic, 0)
     try:
         consumer.assign([tp])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.spark_envs import SERVED_LINES
 from scenarios.errors import ScenarioError
+from scenarios.run.check_change import messages_option
 from scenarios.run.compat_plan import (
     COUNTER,
     COUNTER_VARIANTS,
@@ -82,3 +84,10 @@ def test_compat_bad_input_is_one_line_and_exit_2_before_anything_starts(args: li
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("scenarios: --")
     assert done.stdout == ""  # nothing started: no run folder announced
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "x"])
+def test_messages_is_one_or_more_for_compat_and_check_change(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="1 or more"):
+        messages_option(text)
+    assert messages_option("20") == 20
