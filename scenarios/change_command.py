@@ -36,7 +36,7 @@ from scenarios.run.check_change import (
     messages_option,
     module_settings,
 )
-from scenarios.run.corpus import read_corpus
+from scenarios.run.corpus import KeptCheckpoint, read_corpus
 from scenarios.run.corpus_check import CorpusRun, corpus_scenario
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.query_check import checked_query
@@ -161,6 +161,18 @@ def run_check_change(argv: Sequence[str]) -> int:
     return exit_code(results)
 
 
+def _by_module(kept: list[KeptCheckpoint], corpus: Path) -> dict[Path, list[KeptCheckpoint]]:
+    """The kept cells grouped by their query module's text (each cell keeps its own copy), so
+    that Spark checks each module once; a cell whose module is gone is one line."""
+    groups: dict[bytes, tuple[Path, list[KeptCheckpoint]]] = {}
+    for cell in kept:
+        module = Path(cell.manifest.query)
+        if not module.is_file():
+            raise ScenarioError(f"{corpus}: its query {module} is not there")
+        groups.setdefault(module.read_bytes(), (module, []))[1].append(cell)
+    return dict(groups.values())
+
+
 def _run_corpus(args: argparse.Namespace, settings: RunSettings, narrator: Narrator) -> int:
     """Every kept checkpoint on every --to line: a run per query (the stage judges by it)."""
     if args.old is not None or args.from_lines:
@@ -168,18 +180,11 @@ def _run_corpus(args: argparse.Namespace, settings: RunSettings, narrator: Narra
     tos = _lines(args.to_lines)
     kept = read_corpus(args.corpus)
     results = []
-    for query in dict.fromkeys(Path(k.manifest.query) for k in kept):
-        if not query.is_file():
-            raise ScenarioError(f"{args.corpus}: its query {query} is not there")
+    for query, cells in _by_module(kept, args.corpus).items():
         run_settings = checked_query(replace(settings, query=query), narrator.say)
         checked = run_settings.query_checked
         assert checked is not None
-        scenarios = [
-            corpus_scenario(CorpusRun(k, checked, to))
-            for k in kept
-            if Path(k.manifest.query) == query
-            for to in tos
-        ]
+        scenarios = [corpus_scenario(CorpusRun(k, checked, to)) for k in cells for to in tos]
         # A Kafka per cell: each puts its kept records back under their own topic and
         # offsets, and a second cell (or line) on a shared broker would write them twice.
         run_settings = replace(run_settings, query=query, share_kafka=False)

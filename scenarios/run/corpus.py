@@ -7,6 +7,8 @@ Each kept checkpoint is a folder of its own under DIR, named after its cell of t
     DIR/<cell>/records.jsonl     the records that went into Kafka, as the producer logged them
                                  (kafka_app/sent_records.py): what the oracle judges by
     DIR/<cell>/checkpoint/       the checkpoint as the writing line left it when it stopped
+    DIR/<cell>/query.py          the query module as it ran: a corpus moved to another clone,
+                                 or read after the module was edited, restarts what wrote it
 
 This module is the one owner of that layout: `keep` writes a cell, `read_corpus` reads every
 cell back, so the writer and the reader cannot drift apart.
@@ -21,18 +23,19 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kafka_app.sent_records import SentRecord, format_record, read_sent_records
 from scenarios.errors import ScenarioError
 
-__all__ = ["Manifest", "KeptCheckpoint", "keep", "read_corpus", "MANIFEST", "RECORDS"]
+__all__ = ["Manifest", "KeptCheckpoint", "keep", "read_corpus", "MANIFEST", "QUERY", "RECORDS"]
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 CHECKPOINT = "checkpoint"
+QUERY = "query.py"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class Manifest:
 
     cell: str  # the folder's name: query, variant and line pair
     line: str  # the PySpark line that wrote the checkpoint
-    query: str  # the query module's path
+    query: str  # the query module: its path when written, the cell's copy when read back
     store: str  # "hdfs" or "rocksdb"
     format: int  # the checkpoint format (2: RocksDB's names per attempt, with a lineage)
     committed_offset: int  # where the last commit reached: a restart resumes there
@@ -64,9 +67,11 @@ def keep(corpus: Path, manifest: Manifest, checkpoint: Path, records: Sequence[S
     shutil.rmtree(cell, ignore_errors=True)
     cell.mkdir(parents=True)
     shutil.copytree(checkpoint, cell / CHECKPOINT)
+    shutil.copyfile(manifest.query, cell / QUERY)
     (cell / RECORDS).write_text("".join(format_record(r) + "\n" for r in records), "utf-8")
     # The manifest last: a cell without one was cut short, and read_corpus passes it by.
-    (cell / MANIFEST).write_text(json.dumps(asdict(manifest), indent=1) + "\n", "utf-8")
+    written = replace(manifest, query=QUERY)  # the copy, named inside the cell
+    (cell / MANIFEST).write_text(json.dumps(asdict(written), indent=1) + "\n", "utf-8")
     return cell
 
 
@@ -82,6 +87,7 @@ def read_corpus(corpus: Path) -> list[KeptCheckpoint]:
         except (ValueError, TypeError) as error:
             raise ScenarioError(f"{path}: not a corpus manifest ({error})") from error
         records = tuple(read_sent_records(path.parent / RECORDS))
+        manifest = replace(manifest, query=str(path.parent / manifest.query))
         kept.append(KeptCheckpoint(manifest, records, path.parent / CHECKPOINT))
     if not kept:
         raise ScenarioError(

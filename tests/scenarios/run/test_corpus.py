@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from kafka_app.sent_records import SentRecord
 from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.errors import ScenarioError
-from scenarios.run.corpus import MANIFEST, Manifest, keep, read_corpus
+from scenarios.run.corpus import MANIFEST, QUERY, Manifest, keep, read_corpus
 
 
 def _checkpoint(folder: Path) -> Path:
@@ -38,7 +39,10 @@ def test_a_kept_checkpoint_reads_back_as_it_was_written(tmp_path: Path) -> None:
     )
     keep(tmp_path / "corpus", manifest, source, records)
     [kept] = read_corpus(tmp_path / "corpus")
-    assert kept.manifest == manifest
+    # The module travels with its checkpoint: the manifest names the cell's copy of it.
+    copy = tmp_path / "corpus" / manifest.cell / QUERY
+    assert kept.manifest == replace(manifest, query=str(copy))
+    assert copy.read_text() == Path(manifest.query).read_text()
     assert list(kept.records) == records
     assert (kept.checkpoint / "offsets" / "0").read_text() == (source / "offsets" / "0").read_text()
     assert (kept.checkpoint / "state" / "0" / "0" / "1.delta").read_bytes() == b"\x00\x01"
@@ -46,7 +50,14 @@ def test_a_kept_checkpoint_reads_back_as_it_was_written(tmp_path: Path) -> None:
 
 def test_a_cell_cut_short_before_its_manifest_is_passed_by(tmp_path: Path) -> None:
     source = _checkpoint(tmp_path / "checkpoint")
-    manifest = Manifest("dedup-hdfs-4.2.0-to-4.0.0", "4.2.0", "queries/dedup.py", "hdfs", 1, 7)
+    manifest = Manifest(
+        "dedup-hdfs-4.2.0-to-4.0.0",
+        "4.2.0",
+        str(PROJECT_ROOT / "queries" / "dedup.py"),
+        "hdfs",
+        1,
+        7,
+    )
     keep(tmp_path / "corpus", manifest, source, [])
     (tmp_path / "corpus" / "cut-short" / "checkpoint").mkdir(parents=True)
     assert [k.manifest.cell for k in read_corpus(tmp_path / "corpus")] == [manifest.cell]
