@@ -140,7 +140,7 @@ PLAYS: dict[str, tuple[Play, Play, str]] = {
     "allowed-change": (
         with_options("--output-format", "v2"),
         with_options("--output-format", "v2", "--state-schema", "v2", reset_first=True),
-        "",
+        "replaced",  # the release went out on a reset: the judge's first words for it
     ),
     "count-at-batch": (count_at(last=False), count_at(last=True), "is not the count"),
     "capped-backlog": (
