@@ -44,6 +44,7 @@ __all__ = [
     "RepartitionUnsupportedProviderError",
     "RepartitionUnsupportedOperatorError",
     "RepartitionUnavailableError",
+    "RealTimeDurationError",
     "RealTimeUnavailableError",
     "RealTimeRefusedError",
     "unwrap",
@@ -283,6 +284,13 @@ class RealTimeUnavailableError(SparkAppError):
     token = "REAL_TIME_MODE_UNAVAILABLE"
 
 
+class RealTimeDurationError(RealTimeUnavailableError):
+    """--real-time-sec under Real-time Mode's minimum: bad input, so exit 2 (a line before
+    4.2 is this machine's PySpark, not the command: exit 1)."""
+
+    exit_code = 2
+
+
 class RealTimeRefusedError(SparkAppError):
     """Spark refused the query in Real-time Mode (its class quoted): an operator or a sink
     outside the allowlist, or an option the mode does not take."""
@@ -316,6 +324,7 @@ _ERRORS: dict[str, type[SparkAppError]] = {
         RepartitionUnsupportedProviderError,
         RepartitionUnsupportedOperatorError,
         RepartitionUnavailableError,
+        RealTimeDurationError,
         RealTimeUnavailableError,
         RealTimeRefusedError,
         AppRunningError,

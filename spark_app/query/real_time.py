@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_app.errors import RealTimeUnavailableError
+from spark_app.errors import RealTimeDurationError, RealTimeUnavailableError
 from spark_app.settings import SparkAppSettings
 
 __all__ = [
@@ -54,7 +54,7 @@ def check_real_time(settings: SparkAppSettings, version: str) -> None:
             f"--trigger"
         )
     if settings.real_time_sec < MIN_DURATION_SEC:
-        raise RealTimeUnavailableError(
+        raise RealTimeDurationError(
             f"--real-time-sec {settings.real_time_sec:g} is under Real-time Mode's minimum of "
             f"{MIN_DURATION_SEC:g} s (spark.sql.streaming.realTimeMode.minBatchDuration)"
         )

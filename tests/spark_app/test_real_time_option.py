@@ -27,11 +27,12 @@ def test_real_time_takes_a_duration_and_an_output_topic_and_keeps_them_in_argv()
 
 
 @pytest.mark.parametrize(
-    ("version", "argv", "words"),
+    ("version", "argv", "words", "code"),
     [
-        ("4.1.1", [], ["PySpark 4.1.1 has no trigger(realTime=...)", "4.2.0"]),
-        ("4.0.0", ["--real-time-sec", "10"], ["PySpark 4.0.0 has no trigger(realTime=...)"]),
-        ("4.2.0", ["--real-time-sec", "2"], ["--real-time-sec 2 is under", "minimum of 5 s"]),
+        ("4.1.1", [], ["PySpark 4.1.1 has no trigger(realTime=...)", "4.2.0"], 1),
+        ("4.0.0", ["--real-time-sec", "10"], ["PySpark 4.0.0 has no trigger(realTime=...)"], 1),
+        # A duration under the minimum is the command's fault: bad input, exit 2.
+        ("4.2.0", ["--real-time-sec", "2"], ["--real-time-sec 2 is under", "minimum of 5 s"], 2),
     ],
 )
 def test_where_real_time_mode_cannot_run_the_app_says_so_in_one_line_before_spark(
@@ -40,11 +41,12 @@ def test_where_real_time_mode_cannot_run_the_app_says_so_in_one_line_before_spar
     version: str,
     argv: list[str],
     words: list[str],
+    code: int,
 ) -> None:
     monkeypatch.setattr(chosen, "installed_spark_version", lambda: version)
     started: list[object] = []
     monkeypatch.setattr("spark_app.query.app.SparkSessionResource", started.append)
-    assert run_cli(["--trigger", "real-time", *argv]) == 1
+    assert run_cli(["--trigger", "real-time", *argv]) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("spark_app: REAL_TIME_MODE_UNAVAILABLE: ")
     assert all(w in err for w in words), err
