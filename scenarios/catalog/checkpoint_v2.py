@@ -49,7 +49,7 @@ from spark_app.checkpoint.state_files import (
 from spark_app.errors import StateStoreOptionError, error_in_text
 from spark_app.lines.batch_line import parse_batch_lines
 from spark_app.offsets import Offsets
-from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.runtime.spark_version import installed_spark_version, major_minor
 from spark_app.runtime.state_store import format_downgrade_refusal
 from spark_app.settings import SparkAppSettings
 
@@ -239,7 +239,7 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
     names = {f.name for f in files}
     unchecked = [f.name for f in versioned if f"{f.name}.crc" not in names]
     spark = stage.settings.spark_version or installed_spark_version()
-    if _line(spark) >= CHECKSUMS_FROM:
+    if major_minor(spark) >= CHECKSUMS_FROM:
         stage.expect(
             check(
                 "Spark's checksum file beside each",
@@ -263,11 +263,6 @@ def _unique_names(stage: Stage, files: list[StateFile]) -> None:
 # Spark writes a checksum file beside each state file from this line on
 # (spark.sql.streaming.checkpoint.fileChecksum.enabled, 4.1.0); the version matrix saw none on 4.0.0.
 CHECKSUMS_FROM = (4, 1)
-
-
-def _line(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
 
 
 def _commits_name_ids(stage: Stage) -> None:

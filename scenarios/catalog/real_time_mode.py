@@ -34,7 +34,7 @@ from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
 from spark_app.query.real_time import FIRST_LINE, MIN_DURATION_SEC
-from spark_app.runtime.spark_version import installed_spark_version
+from spark_app.runtime.spark_version import installed_spark_version, major_minor
 
 __all__ = ["SCENARIO", "run", "latencies_ms", "duplicated_offsets"]
 
@@ -62,8 +62,7 @@ def duplicated_offsets(outputs: list[ReadRecord]) -> list[int]:
 
 def _unavailable(stage: Stage) -> str | None:
     version = stage.settings.spark_version or installed_spark_version()
-    major, minor = (int(p) for p in version.split(".")[:2])
-    if (major, minor) < FIRST_LINE:
+    if major_minor(version) < FIRST_LINE:
         return f"Real-time Mode came to PySpark with 4.2.0; this run is on {version}"
     if stage.settings.source != "spark-kafka":
         return "Real-time Mode reads through Spark's Kafka connector; run --stack apache/connector"

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from spark_app.errors import RealTimeDurationError, RealTimeUnavailableError
+from spark_app.runtime.spark_version import major_minor
 from spark_app.settings import SparkAppSettings
 
 __all__ = [
@@ -38,16 +39,11 @@ FIRST_LINE = (4, 2)
 MIN_DURATION_SEC = 5.0
 
 
-def _line(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
-
-
 def check_real_time(settings: SparkAppSettings, version: str) -> None:
     """Refuse, in one line, what can be known before Spark starts: the line and the duration."""
     if settings.trigger != "real-time":
         return
-    if _line(version) < FIRST_LINE:
+    if major_minor(version) < FIRST_LINE:
         raise RealTimeUnavailableError(
             f"PySpark {version} has no trigger(realTime=...): Real-time Mode came to PySpark "
             f"with 4.2.0 (Spark 4.1 has it in the JVM only); run PySpark 4.2.0 or another "

@@ -16,6 +16,7 @@ from __future__ import annotations
 from spark_app.errors import SparkVersionError
 
 __all__ = [
+    "major_minor",
     "NEW_PYARROW_FROM",
     "NEWEST_MAJOR",
     "OLDEST_SUPPORTED",
@@ -45,7 +46,8 @@ def installed_pyarrow_version() -> str:
     return metadata.version("pyarrow")
 
 
-def _major_minor(version: str) -> tuple[int, int]:
+def major_minor(version: str) -> tuple[int, int]:
+    """A version's line as numbers: "4.2.0" -> (4, 2), "4.1.0rc1" -> (4, 1)."""
     major, minor = version.split(".")[:2]
     return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
 
@@ -53,7 +55,7 @@ def _major_minor(version: str) -> tuple[int, int]:
 def check_spark_version(version: str | None = None, pyarrow: str | None = None) -> str:
     """The PySpark version in use, if this app supports it with this pyarrow; else one clear error."""
     version = version or installed_spark_version()
-    found = _major_minor(version)
+    found = major_minor(version)
     oldest = ".".join(map(str, OLDEST_SUPPORTED))
     if not (OLDEST_SUPPORTED <= found and found[0] <= NEWEST_MAJOR):
         raise SparkVersionError(
@@ -64,7 +66,7 @@ def check_spark_version(version: str | None = None, pyarrow: str | None = None) 
         )
     if found < NEW_PYARROW_FROM:
         pyarrow = pyarrow or installed_pyarrow_version()
-        if _major_minor(pyarrow)[0] >= PYARROW_LIMIT_BEFORE_4_2:
+        if major_minor(pyarrow)[0] >= PYARROW_LIMIT_BEFORE_4_2:
             raise SparkVersionError(
                 f"PySpark {version} with pyarrow {pyarrow}: PySpark 4.0 and 4.1 fail in "
                 f"applyInPandasWithState with pyarrow {PYARROW_LIMIT_BEFORE_4_2} or newer. Install "
