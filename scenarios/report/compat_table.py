@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scenarios.checker.change_verdict import CONTINUES, REFUSED
 from scenarios.report.rewrite import replace_block, rewrite_or_check
 from scenarios.report.verdicts import ScenarioResult, read_result
 
@@ -65,7 +66,7 @@ def _row(result: ScenarioResult) -> dict[str, Any] | None:
         "to": cell["to"],
         "verdict": kind,
         # A refusal's cell names Spark's error class: the line's head (change_verdict.refusal).
-        "error_class": _error_class(line) if kind == "refused" else "",
+        "error_class": _error_class(line) if kind == REFUSED else "",
         "says": line[:300],
         "seconds": round(result.duration_sec),
     }
@@ -108,10 +109,10 @@ def merged(kept: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> lis
 def _cell(row: dict[str, Any] | None) -> str:
     if row is None:
         return "not run"
-    if row["verdict"] == "refused":
+    if row["verdict"] == REFUSED:
         return f"refused: `{row['error_class']}`" if row["error_class"] else "refused"
-    if row["verdict"] == "continues":
-        return "continues"
+    if row["verdict"] == CONTINUES:
+        return CONTINUES
     return f"**{row['verdict']}**"
 
 
