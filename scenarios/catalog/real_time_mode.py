@@ -33,8 +33,10 @@ from scenarios.engine.settings import PROJECT_ROOT
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
 from spark_app.checkpoint.reader import read_checkpoint
+from spark_app.lines.query_rows import read_written
 from spark_app.query.real_time import FIRST_LINE, MIN_DURATION_SEC
 from spark_app.runtime.spark_version import installed_spark_version, major_minor
+from spark_app.settings import SparkAppSettings
 
 __all__ = ["SCENARIO", "run", "latencies_ms", "duplicated_offsets"]
 
@@ -336,7 +338,9 @@ def _exactly_once_beside(stage: Stage, checkpoint: Path) -> None:
     stage.app.start(query=QUERY, on_negative_key="ignore", checkpoint_dir=checkpoint)
     _wait_for_commit(stage, checkpoint, done + 2)
     stage.app.stop()
-    rows = _query_output_offsets(stage.app.folders.log / "query-output")
+    # The sink's rows as the oracle reads them (query_rows.py owns the batch files' form).
+    written = read_written(SparkAppSettings(log_dir=stage.app.folders.log).query_output)
+    rows = [int(row["offset"]) for row in written]
     twice = sorted({o for o in rows if rows.count(o) > 1})
     stage.fact("exactly_once_rows", {"rows": len(rows), "twice": twice})
     stage.expect(
@@ -347,17 +351,6 @@ def _exactly_once_beside(stage: Stage, checkpoint: Path) -> None:
             f"{len(rows)} rows, {len(twice)} offsets twice",
         )
     )
-
-
-def _query_output_offsets(folder: Path) -> list[int]:
-    import json
-
-    return [
-        int(json.loads(line)["offset"])
-        for path in sorted(folder.glob("batch-*.jsonl"))
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
 
 
 SCENARIO = Scenario(
