@@ -48,7 +48,13 @@ TARGET_SEC = 1.0  # issue 56: a new commits/N on the page within 1 s
 TARGET_CORE = 0.05  # issue 56: under 5 % of a core while twenty tabs watch
 START_SEC = 600.0  # the demo's Kafka and a cold Spark start on a loaded machine
 _URL = re.compile(r"\[demo\] live page: (http://\S+)")
+# A batch row of the page's fragment (scenarios/web/templates/live.html): its id, committed.
 _COMMITTED = re.compile(r'data-batch="(\d+)" data-committed="yes"')
+
+
+def committed_batches(fragment: str) -> list[int]:
+    """The ids of the batches a fragment shows committed."""
+    return [int(batch) for batch in _COMMITTED.findall(fragment)]
 
 
 class Demo:
@@ -123,8 +129,8 @@ async def _watch(url: str, seen: dict[int, float], stop: asyncio.Event) -> None:
                     data.append(line[6:])
                 elif line == "\n" and data:
                     now = time.time()
-                    for batch in _COMMITTED.findall("".join(data)):
-                        seen.setdefault(int(batch), now)
+                    for batch in committed_batches("".join(data)):
+                        seen.setdefault(batch, now)
                     data = []
 
 

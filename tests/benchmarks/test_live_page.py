@@ -10,8 +10,10 @@ import threading
 import time
 
 from benchmarks import live_page as bench
+from scenarios.demo.state import BatchView, Verdict
 from scenarios.web.options import WebChoice
 from scenarios.web.server import LiveServer
+from scenarios.web.view import AppView, LiveView, render_fragment
 
 
 def _row(*committed: int, planned: int | None = None) -> str:
@@ -43,3 +45,18 @@ def test_the_table_gives_each_figure_beside_its_target() -> None:
     assert "(3 commits), median | 0.400 s | 1 s |" in lines[2]
     assert lines[3].endswith("max | 0.900 s | 1 s |")
     assert lines[-1] == "| what the 20 tabs cost | 2.1 % | 5 % |"
+
+
+def test_the_benchmark_reads_committed_batches_off_the_page_as_the_page_renders_them() -> None:
+    # The page's own fragment, not one written here: a template change that moved or renamed
+    # the attributes would blind the benchmark, and this fails first.
+    view = LiveView(
+        title="t",
+        app=AppView(status="running"),
+        verdict=Verdict(ok=None, headline=""),
+        batches=(
+            BatchView(7, (("Experience-0", 10, 12),), committed=True),
+            BatchView(8, (("Experience-0", 12, 15),), committed=False),
+        ),
+    )
+    assert bench.committed_batches(render_fragment(view)) == [7]
