@@ -30,6 +30,9 @@ from scenarios.report.rewrite import replace_block, rewrite_or_check
 from scenarios.report.verdicts import ScenarioResult, read_result
 
 __all__ = [
+    "BENCHMARKS",
+    "TIMES_BEGIN",
+    "TIMES_END",
     "PAGE",
     "DATA",
     "BEGIN",
@@ -49,6 +52,11 @@ DATA = DOCS / "data" / "compat.json"
 COMMAND = "uv run python -m scenarios.report.compat_table"
 BEGIN = f"<!-- compat table: rendered from a run by `{COMMAND} …`; do not edit -->"
 END = "<!-- end of the compat table -->"
+BENCHMARKS = DOCS.parent / "BENCHMARKS.md"
+TIMES_BEGIN = (
+    f"<!-- compat seconds per line pair: rendered by `{COMMAND}` from the data; do not edit -->"
+)
+TIMES_END = "<!-- end of the compat seconds -->"
 _CLASS = re.compile(r"[A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*")
 
 
@@ -165,6 +173,10 @@ def main_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
+    for folder in args.reports:
+        if not folder.is_dir():
+            print(f"{folder}: no such report folder (compat --report writes one)", file=sys.stderr)
+            return 2
     if args.reports and not args.check:
         new = compat_rows(read_reports(args.reports))
         rows = merged(json.loads(DATA.read_text(encoding="utf-8")), new)
@@ -174,13 +186,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.times:
         print("\n".join(times(rows)))
         return 0
-    return rewrite_or_check(
+    page = rewrite_or_check(
         PAGE,
         lambda text: render(text, rows),
         args.check,
         f"{PAGE.name}'s compat table is",
         f"run `{COMMAND}`",
     )
+    # BENCHMARKS.md's seconds per line pair come from the same data, so they cannot drift.
+    costs = rewrite_or_check(
+        BENCHMARKS,
+        lambda text: replace_block(text, TIMES_BEGIN, TIMES_END, times(rows), BENCHMARKS.name),
+        args.check,
+        f"{BENCHMARKS.name}'s compat seconds are",
+        f"run `{COMMAND}`",
+    )
+    return max(page, costs)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,11 @@ import pytest
 
 from scenarios.checker.expectations import Check
 from scenarios.report.compat_table import (
+    BENCHMARKS,
     DATA,
     PAGE,
+    TIMES_BEGIN,
+    TIMES_END,
     compat_rows,
     merged,
     read_reports,
@@ -18,6 +21,7 @@ from scenarios.report.compat_table import (
     table,
     times,
 )
+from scenarios.report.rewrite import replace_block
 from scenarios.report.verdicts import ScenarioResult, write_reports
 
 
@@ -28,6 +32,11 @@ def test_the_page_holds_the_table_its_recorded_run_renders() -> None:
     assert render(page, rows) == page, (
         "docs/spark-versions.md's compat table is not docs/data/compat.json's: "
         "uv run python -m scenarios.report.compat_table REPORT_DIR"
+    )
+    costs = BENCHMARKS.read_text(encoding="utf-8")
+    assert replace_block(costs, TIMES_BEGIN, TIMES_END, times(rows), "BENCHMARKS.md") == costs, (
+        "BENCHMARKS.md's compat seconds are not docs/data/compat.json's: "
+        "uv run python -m scenarios.report.compat_table"
     )
 
 
