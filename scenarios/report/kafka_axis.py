@@ -121,6 +121,10 @@ def main_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = main_parser().parse_args(argv)
+    for folder in args.reports:
+        if not folder.is_dir():
+            print(f"{folder}: no such report folder (matrix --report writes one)", file=sys.stderr)
+            return 2
     old = json.loads(DATA.read_text(encoding="utf-8")) if DATA.exists() else []
     rows = merged(old, rows_of(args.reports))
     DATA.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
