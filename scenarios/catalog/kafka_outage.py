@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from launch.waiting import wait_until
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check
+from scenarios.checker.expectations import check, rows_until_last_commit
 from scenarios.engine.scenario import Scenario
 from scenarios.engine.stage import Stage
 from scenarios.engine.step import Step
@@ -307,12 +307,7 @@ def _judge_up_to_the_commit(stage: Stage) -> None:
     (retention deleted some, the rest came after the app stopped), so they are left out."""
     verdict = stage.output.judge_query_until_last_commit()
     stage.expect(
-        check(
-            "the query's rows exactly once up to the last commit",
-            verdict.ok,
-            "the rows of the query over every record up to the checkpoint's last commit",
-            "; ".join(verdict.summary_lines()),
-        )
+        rows_until_last_commit("the query's rows exactly once up to the last commit", verdict)
     )
 
 

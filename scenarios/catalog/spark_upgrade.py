@@ -37,7 +37,7 @@ from pathlib import Path
 from launch.process import ManagedProcess
 from launch.waiting import wait_until
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check, counted_once
+from scenarios.checker.expectations import check, counted_once, rows_until_last_commit
 from scenarios.engine.scenario import Scenario, ScenarioOption
 from scenarios.engine.spark_envs import SERVED_LINES, locked_spark_version, spark_python
 from scenarios.engine.stage import Stage
@@ -357,12 +357,7 @@ def _judge_up_to_the_commit(stage: Stage) -> None:
     sent after it were never read (the app stopped, or A refused), so they are left out."""
     verdict = stage.output.judge_query_until_last_commit()
     stage.expect(
-        check(
-            "nothing lost or doubled across A, B and the rollback",
-            verdict.ok,
-            "the rows of the query over every record up to the checkpoint's last commit",
-            "; ".join(verdict.summary_lines()),
-        )
+        rows_until_last_commit("nothing lost or doubled across A, B and the rollback", verdict)
     )
 
 

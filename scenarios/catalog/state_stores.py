@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scenarios.catalog import steps
-from scenarios.checker.expectations import check, equals, exactly_once
+from scenarios.checker.expectations import check, equals, exactly_once, rows_until_last_commit
 from scenarios.engine.observers.state_folder import (
     cadence,
     listed_state_files,
@@ -303,14 +303,7 @@ def _judge_up_to_the_commit(stage: Stage, app: AppPart) -> None:
     """With a query: the oracle judges `app`'s rows against the query over every record up to
     its checkpoint's last commit (the records sent after it, it never read)."""
     verdict = stage.output.of(app).judge_query_until_last_commit()
-    stage.expect(
-        check(
-            "exactly once",
-            verdict.ok,
-            "the rows of the query over every record up to the checkpoint's last commit",
-            "; ".join(verdict.summary_lines()),
-        )
-    )
+    stage.expect(rows_until_last_commit("exactly once", verdict))
 
 
 def _state_files(stage: Stage, app: AppPart) -> list[StateFile]:

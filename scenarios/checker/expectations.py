@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from scenarios.checker.query_results import QueryVerdict
 from scenarios.checker.verify import ValueRange, VerifyReport, ranges_of
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "exactly_once",
     "missing_exactly",
     "outcome_of_runs",
+    "rows_until_last_commit",
     "value_at_offset",
     "within",
 ]
@@ -156,6 +158,17 @@ def counted_once(name: str, report: VerifyReport) -> Check:
         report.ok,
         "every value once, counts consistent",
         "; ".join(report.summary_lines()[1:]),
+    )
+
+
+def rows_until_last_commit(name: str, verdict: QueryVerdict) -> Check:
+    """A query's rows held by the oracle over every record up to its checkpoint's last commit
+    (Output.judge_query_until_last_commit's verdict)."""
+    return check(
+        name,
+        verdict.ok,
+        "the rows of the query over every record up to the checkpoint's last commit",
+        "; ".join(verdict.summary_lines()),
     )
 
 
