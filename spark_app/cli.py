@@ -261,6 +261,13 @@ def main_parser() -> argparse.ArgumentParser:
         "written and how much a crash replays (Spark's minimum: 5)",
     )
     p.add_argument(
+        "--connect",
+        action="store_true",
+        help="run the query through Spark Connect, on a server inside the app's own JVM "
+        'that stops with the app (as remote("local[2]") does, on a free port); '
+        "foreachBatch then runs in a Python process of the server's",
+    )
+    p.add_argument(
         "--output-topic",
         default=None,
         metavar="TOPIC",
@@ -742,6 +749,7 @@ def settings_from_args(args: argparse.Namespace) -> SparkAppSettings:
         trigger=args.trigger,
         real_time_sec=args.real_time_sec,
         output_topic=args.output_topic,
+        connect=args.connect,
         max_offsets_per_trigger=args.max_offsets_per_trigger,
         min_offsets_per_trigger=args.min_offsets_per_trigger,
         max_trigger_delay=args.max_trigger_delay,

@@ -55,7 +55,7 @@ _PLACE_FLAGS = {
     "kind": "--checkpoint-store",
     "url": "--checkpoint-store-url",
 }
-_SWITCHES = ("ui", "supervise", "changelog_checkpointing")
+_SWITCHES = ("ui", "supervise", "changelog_checkpointing", "connect")
 SPARK_LOG_FILE_NAME = "spark.log"
 
 
@@ -91,6 +91,9 @@ class SparkAppSettings:
     # Spark's Kafka sink instead of the output log: the query's rows as JSON in this topic's
     # record values (at least once). The one sink of ours Real-time Mode's allowlist admits.
     output_topic: str | None = None
+    # Run the query through Spark Connect, on a server inside the app's own JVM
+    # (runtime/connect.py): how more and more jobs run, and a query may plan differently.
+    connect: bool = False
     max_offsets_per_trigger: int | None = None
     # The connector's minOffsetsPerTrigger and maxTriggerDelay (a duration such as 30s or 15m,
     # the connector's default 15m): a batch waits until that many offsets are there, or the

@@ -38,6 +38,7 @@ from spark_app.query.preflight import judge_store_pins, preflight, with_start
 from spark_app.query.progress import ProgressPrinter, console_writer
 from spark_app.query.source_choice import register_source, source_format, source_options
 from spark_app.runtime.checkpoint_store import commit_check
+from spark_app.runtime.connect import query_session
 from spark_app.runtime.jvm_end import jvm_gone, keep_jvm_traces_in_log
 from spark_app.runtime.log_file import log_to
 from spark_app.runtime.session import SparkSessionResource, jvm_pid
@@ -94,20 +95,30 @@ class SparkApp:
                 print(STOPPED_BEFORE_START, file=sys.stderr, flush=True)
                 return
             warm_python_worker(spark)
-            register_source(spark, self.settings)
-            self.query, handler = writer_for(spark, self.settings, self.query, jvm_pid(spark))
-            self._printer = ProgressPrinter(console_writer(), handler.count_of)
-            spark.streams.addListener(self._printer)
             if self.settings.ui:
                 print(f"Spark UI: {spark.sparkContext.uiWebUrl}", flush=True)
-            try:
-                self._run_with_retries(spark, handler)
-            finally:
-                handler.close()
+            # The query's session: this one, or with --connect a Connect session on a server in
+            # this JVM (runtime/connect.py); the app's own checks stay on this one.
+            with query_session(spark, self.settings.connect) as query_spark:
+                self._run_in(
+                    query_spark, commit_check(spark, self.settings.checkpoint), jvm_pid(spark)
+                )
 
-    def _run_with_retries(self, spark: Any, handler: Writer) -> None:
+    def _run_in(self, spark: Any, commit_exists: Callable[[int], bool] | None, jvm: int) -> None:
+        register_source(spark, self.settings)
+        self.query, handler = writer_for(spark, self.settings, self.query, jvm)
+        self._printer = ProgressPrinter(console_writer(), handler.count_of)
+        spark.streams.addListener(self._printer)
+        try:
+            self._run_with_retries(spark, handler, commit_exists)
+        finally:
+            handler.close()
+
+    def _run_with_retries(
+        self, spark: Any, handler: Writer, commit_exists: Callable[[int], bool] | None
+    ) -> None:
         for attempt in range(1, _QUERY_ATTEMPTS + 1):
-            failure = self._run_query(spark, handler)
+            failure = self._run_query(spark, handler, commit_exists)
             if failure is None:
                 return
             if not is_transient(failure) or attempt == _QUERY_ATTEMPTS:
@@ -125,7 +136,9 @@ class SparkApp:
         records = spark.readStream.format(source_format(s)).options(**source_options(s)).load()
         return start_writing(self.query.build(records), self.query.OUTPUT_MODE, handler, s)
 
-    def _run_query(self, spark: Any, handler: Writer) -> BaseException | None:
+    def _run_query(
+        self, spark: Any, handler: Writer, commit_exists: Callable[[int], bool] | None
+    ) -> BaseException | None:
         """Run until stopped (None) or failed (the failure, unexplained)."""
         try:
             query = self._start_query(spark, handler)
@@ -140,7 +153,7 @@ class SparkApp:
             f"{self.settings.query_output if self.settings.query else self.settings.output_file}",
             flush=True,
         )
-        return self._await(query, handler, commit_check(spark, self.settings.checkpoint))
+        return self._await(query, handler, commit_exists)
 
     def _await(
         self, query: Any, handler: Writer, commit_exists: Callable[[int], bool] | None

@@ -21,7 +21,7 @@ from spark_app.checkpoint.reader import read_query_id
 from spark_app.lines.output_line import OutputRow, format_event_line, format_lines
 from spark_app.lines.state_events import IDLE_TIMER, Event, describe, events_in, is_event
 from spark_app.query.connector_group import BatchStartCommitter
-from spark_app.query.graceful_stop import OutputGate
+from spark_app.query.graceful_stop import Gate, OutputGate
 from spark_app.query.negative_key import NegativeKeyPolicy
 from spark_app.query.sink import open_sink
 from spark_app.runtime.checkpoint_store import remote_query_id
@@ -36,7 +36,9 @@ _COUNTS_KEPT = 64
 class BatchHandler:
     """The foreachBatch function: order rows by count, apply the negative-key policy, write."""
 
-    def __init__(self, settings: SparkAppSettings, policy: NegativeKeyPolicy) -> None:
+    def __init__(
+        self, settings: SparkAppSettings, policy: NegativeKeyPolicy, gate: Gate | None = None
+    ) -> None:
         self.settings = settings
         self.policy = policy
         self.sink = open_sink(
@@ -51,8 +53,9 @@ class BatchHandler:
         # The running count after each recent batch, by batch id: the progress listener prints a
         # batch's line after the batch, when the next one may have run (progress.py).
         self._counts: dict[int, int] = {}
-        # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py).
-        self.gate = OutputGate()
+        # Closed by a stop: a batch that begins after it writes nothing (graceful_stop.py); under
+        # --connect a FileGate the app shares with the server's Python process.
+        self.gate: Gate = OutputGate() if gate is None else gate
         # Code inside foreachBatch: free to change between restarts of the same checkpoint.
         self.output_format = settings.output_format
         # The connector commits nothing to Kafka: with --offsets-from-group the handler does.
@@ -63,9 +66,12 @@ class BatchHandler:
         )
 
     @classmethod
-    def in_session(cls, settings: SparkAppSettings, jvm_pid: int) -> BatchHandler:
+    def in_session(
+        cls, settings: SparkAppSettings, jvm_pid: int, gate: Gate | None = None
+    ) -> BatchHandler:
         """The handler of a running session: a negative key crashes that JVM (negative_key.py)."""
-        return cls(settings, NegativeKeyPolicy(settings.on_negative_key, settings.log_dir, jvm_pid))
+        policy = NegativeKeyPolicy(settings.on_negative_key, settings.log_dir, jvm_pid)
+        return cls(settings, policy, gate)
 
     def close(self) -> None:
         if self.commit_start is not None:

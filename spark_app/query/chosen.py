@@ -18,21 +18,26 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from spark_app.query.batch_handler import BatchHandler
 from spark_app.query.count_query import CountQuery
-from spark_app.query.graceful_stop import OutputGate
+from spark_app.query.graceful_stop import Gate, OutputGate
 from spark_app.query.query_check import check_query
 from spark_app.query.query_sink import QuerySink
 from spark_app.query.real_time import check_real_time, kafka_sink, real_time_trigger
 from spark_app.query.record_crash import RecordCrash
+from spark_app.query.server_writer import FileGate, InServer
 from spark_app.query.user_query import UserQuery, load_query
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.settings import SparkAppSettings
 
 __all__ = ["QueryModule", "Writer", "query_for", "start_writing", "writer_for"]
+
+# Under --connect, where the app and the server's Python process meet to stop between batches.
+_GATE_FOLDER = "connect-output-gate"
 
 
 class QueryModule(Protocol):
@@ -47,7 +52,7 @@ class QueryModule(Protocol):
 class Writer(Protocol):
     """The foreachBatch function the run loop hands to Spark."""
 
-    gate: OutputGate
+    gate: Gate
 
     def __call__(self, batch: Any, batch_id: int) -> None: ...
 
@@ -83,6 +88,9 @@ def writer_for(
 ) -> tuple[QueryModule, Writer]:
     """The query as it runs, and the function that writes each batch."""
     if not isinstance(query, UserQuery):
+        if settings.connect:
+            gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
+            return query, InServer(partial(BatchHandler.in_session, settings, jvm_pid, gate), gate)
         return query, BatchHandler.in_session(settings, jvm_pid)
     scratch = Path(tempfile.mkdtemp(prefix="spark_app-query-check-"))
     try:
@@ -91,6 +99,11 @@ def writer_for(
         shutil.rmtree(scratch, ignore_errors=True)
     crash = RecordCrash(settings.on_negative_key, settings.log_dir, os.getpid())
     crash.arm(jvm_pid)
+    if settings.connect:
+        gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
+        return _Guarded(query, crash), InServer(
+            partial(QuerySink, settings.query_output, gate), gate
+        )
     return _Guarded(query, crash), QuerySink(settings.query_output, OutputGate())
 
 

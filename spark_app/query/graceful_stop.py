@@ -21,9 +21,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
+    "Gate",
     "OutputGate",
     "StopBeforeOutput",
     "STOP_WAIT_SEC",
@@ -81,6 +82,15 @@ class StopBeforeOutput(RuntimeError):
         )
 
 
+class Gate(Protocol):
+    """What a stop closes: OutputGate in the app's process, FileGate across processes
+    (server_writer.py, under Spark Connect)."""
+
+    def enter(self, batch_id: int) -> None: ...
+
+    def close(self) -> int | None: ...
+
+
 class OutputGate:
     """Open until a stop is asked for; remembers the last batch that began writing."""
 
@@ -105,7 +115,7 @@ class OutputGate:
 
 def stop_between_batches(
     query: Any,
-    gate: OutputGate,
+    gate: Gate,
     checkpoint_dir: Path,
     timeout: float = STOP_WAIT_SEC,
     commit_exists: Callable[[int], bool] | None = None,

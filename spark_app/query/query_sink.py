@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_app.lines.query_rows import batch_file, rows_text
-from spark_app.query.graceful_stop import OutputGate
+from spark_app.query.graceful_stop import Gate
 from spark_app.runtime.atomic_file import write_atomically
 
 __all__ = ["QuerySink"]
@@ -29,7 +29,7 @@ __all__ = ["QuerySink"]
 class QuerySink:
     """The foreachBatch function of a query module: a batch's rows into its own file."""
 
-    def __init__(self, folder: Path, gate: OutputGate) -> None:
+    def __init__(self, folder: Path, gate: Gate) -> None:
         self.folder = folder
         self.gate = gate
         self.last_rows: int | None = None  # how many rows the last batch wrote

@@ -40,6 +40,7 @@ from spark_app.runtime.class_cache import (
     process_alive,
     pyspark_jars,
 )
+from spark_app.runtime.connect import new_token
 from spark_app.runtime.jvm_flags import NO_PERF_FILE
 from spark_app.runtime.session_plan import Found, log4j_text, session_plan
 from spark_app.runtime.spark_version import installed_spark_version
@@ -133,6 +134,7 @@ def _look_up(settings: SparkAppSettings, folder: Path, classes: ClassCache | Non
         store_conf=store_conf(settings.checkpoint),
         temp_dir=folder,
         jvm_temp_dir=_jvm_temp_folder(),
+        connect_token=new_token() if settings.connect else "",
     )
 
 

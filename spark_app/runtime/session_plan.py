@@ -19,6 +19,7 @@ from pathlib import Path
 
 from spark_app.lines.gc_log import java_options as gc_log_options
 from spark_app.runtime.checkpoint_latency import CLASS_NAME, LatencySpec
+from spark_app.runtime.connect import connect_conf
 from spark_app.runtime.jvm_flags import C1_ONLY, NO_PERF_FILE, launcher_opts
 from spark_app.runtime.retention import retention_conf
 from spark_app.runtime.state_store import state_store_conf
@@ -43,6 +44,7 @@ class Found:
     store_conf: Mapping[str, str] = field(default_factory=dict)  # --checkpoint-store hdfs|s3
     temp_dir: Path | None = None  # the session's temporary folder: Spark's scratch space too
     jvm_temp_dir: Path | None = None  # the driver JVM's java.io.tmpdir, one per Python process
+    connect_token: str = ""  # --connect: the bearer token of this run's Connect server
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,8 @@ def session_conf(
             found.jvm_temp_dir, found.executor_class_options
         )
     conf |= state_store_conf(settings) | retention_conf(settings)
+    if settings.connect:
+        conf |= connect_conf(found.connect_token)
     if settings.event_log_dir is not None:
         conf |= _event_log_conf(settings.event_log_dir)
     slow = (

@@ -28,6 +28,7 @@ CHANGED = {
     "trigger": "available-now",
     "real_time_sec": 7.0,
     "output_topic": "Out",
+    "connect": True,
     "min_offsets_per_trigger": 10,
     "max_trigger_delay": "30s",
     "sink": "at-least-once",
