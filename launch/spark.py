@@ -40,12 +40,15 @@ class SparkLauncher:
         source: SourceKind = "python",
         checkpoint: CheckpointPlace | None = None,
         query: Path | None = None,
+        connect: bool = False,
     ) -> None:
         self.group, self.folders, self.bootstrap_servers = group, folders, bootstrap_servers
         # Where the checkpoint lives: the run's folder here, or its path on the run's store.
         self.checkpoint = checkpoint or CheckpointPlace(folder=folders.checkpoints)
         # A user's query module every start runs instead of the counter (None: the counter).
         self.query = query
+        # Every start runs its query through Spark Connect (spark_app --connect).
+        self.connect = connect
         self.topic, self.trigger_sec, self.python = topic, trigger_sec, python
         # Which Kafka source every start uses unless told otherwise (`run --source`).
         self.source = source
@@ -90,6 +93,7 @@ class SparkLauncher:
             trigger_sec=self.trigger_sec,
             source=self.source,
             query=self.query,
+            connect=self.connect,
         )
         base.update(given)
         return SparkAppSettings(**base)  # type: ignore[arg-type]

@@ -52,8 +52,10 @@ from scenarios.report.verdicts import ScenarioResult, exit_code, print_verdicts,
 from scenarios.run.jar_prefetch import prefetch_jars
 from scenarios.run.jobs import run_in_jobs
 from scenarios.run.matrix import (
+    APIS,
     on_spark,
     print_matrix,
+    run_api_matrix,
     run_kafka_matrix,
     run_matrix,
     run_stack_matrix,
@@ -136,6 +138,12 @@ def main_parser() -> argparse.ArgumentParser:
         "scenario starts before the app and stops after it",
     )
     run.add_argument(
+        "--connect",
+        action="store_true",
+        help="the Spark app runs its query through Spark Connect (spark_app --connect), "
+        "on a server in its own JVM",
+    )
+    run.add_argument(
         "-j",
         "--jobs",
         type=_jobs,
@@ -173,6 +181,12 @@ def main_parser() -> argparse.ArgumentParser:
         metavar="S1,S2,…",
         help="stacks, KAFKA/SOURCE, e.g. embedded/python,apache/connector, or all "
         "for the four (embedded|apache × python|connector)",
+    )
+    columns.add_argument(
+        "--api",
+        metavar="A1,A2,…",
+        help="how the Spark app talks to Spark: classic,connect (Spark Connect, "
+        "spark_app --connect) — the fidelity of Connect, check by check",
     )
     columns.add_argument(
         "--checkpoint-store",
@@ -422,6 +436,7 @@ def _run_here(
         share_kafka=not args.kafka_per_scenario,
         shared_kafka=args.run_kafka,
         checkpoint_store=args.checkpoint_store,
+        connect=args.connect,
         class_archive=True,
         query=args.query,
         records=args.records.resolve() if args.records else None,
@@ -490,7 +505,13 @@ def _matrix(args: argparse.Namespace) -> int:
                 f"kafka-<version>/"
             )
         return matrix.exit_code
-    if args.checkpoint_store is not None:
+    if args.api is not None:
+        apis = _apis(args.api)
+        stop_like_ctrl_c()
+        prefetch_jars(settings, print, scenarios)
+        matrix = run_api_matrix(apis, scenarios, settings, Narrator(), args.report)
+        folders = "api-<api>/"
+    elif args.checkpoint_store is not None:
         stores = _stores(args.checkpoint_store)
         stop_like_ctrl_c()
         prefetch_jars(settings, print, scenarios)
@@ -527,6 +548,18 @@ def _folder(text: str) -> Path:
     own, where a relative path would name another place (seen: a run that waited 300 s for
     output written under a nested copy of the path)."""
     return Path(text).expanduser().resolve()
+
+
+def _apis(text: str) -> list[str]:
+    """The APIs named by `--api a,b`, or one line saying which is unknown."""
+    apis = [a.strip() for a in text.split(",") if a.strip()]
+    unknown = [a for a in apis if a not in APIS]
+    if unknown or not apis:
+        raise ScenarioError(
+            f"--api {text}: {', '.join(unknown) or 'none given'}; the APIs are "
+            f"{', '.join(APIS)}, e.g. --api classic,connect"
+        )
+    return apis
 
 
 def _stores(text: str) -> list[str]:

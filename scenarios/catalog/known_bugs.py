@@ -87,10 +87,11 @@ def _skipped_on_stack(stage: Stage, exhibit: Exhibit) -> str:
 
 
 def chosen_exhibits(names: str | None) -> list[Exhibit]:
-    """The exhibits `--exhibits A,B` names (all of them when None), in the museum's order."""
+    """The exhibits `--exhibits A,B` names (when None, all but those run on request), in the
+    museum's order."""
     every = all_exhibits()
     if names is None:
-        return every
+        return [e for e in every if not e.on_request]
     wanted = {n.strip().upper() for n in names.split(",") if n.strip()}
     unknown = wanted - {e.name for e in every}
     if unknown or not wanted:

@@ -104,6 +104,8 @@ class RunSettings:
     # folder; "hdfs" or "s3", a store the stage starts before the app (stage/store.py) and
     # stops with the scenario, its data with it.
     checkpoint_store: StoreKind = "local"
+    # The Spark app runs its query through Spark Connect (`run --connect`, `matrix --api`).
+    connect: bool = False
     # A user's own query module (`run --query FILE.py`) instead of the seed's counter: the app
     # runs it (spark_app --query) and the oracle judges it at the end (stage.judge_query).
     query: Path | None = None

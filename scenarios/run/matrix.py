@@ -36,9 +36,11 @@ from scenarios.report.verdicts import ScenarioResult, write_junit
 from scenarios.run.runner import run_scenarios
 
 __all__ = [
+    "APIS",
     "Matrix",
     "on_spark",
     "print_matrix",
+    "run_api_matrix",
     "run_kafka_matrix",
     "run_matrix",
     "run_stack_matrix",
@@ -228,6 +230,32 @@ def run_store_matrix(
     )
 
 
+# How the Spark app talks to Spark: PySpark's classic API, or Spark Connect (spark_app --connect).
+APIS = ("classic", "connect")
+
+
+def run_api_matrix(
+    apis: Sequence[str],
+    scenarios: Sequence[Scenario],
+    settings: RunSettings,
+    narrator: Narrator,
+    report_dir: Path | None,
+) -> Matrix:
+    """Run `scenarios` with the app's query on each API in turn: Spark Connect's fidelity to
+    the classic API, check by check; reports under report_dir/api-<api>/."""
+    return _run_columns(
+        list(apis),
+        {a: f"api-{a}" for a in apis},
+        scenarios,
+        narrator,
+        report_dir,
+        lambda a, folder: replace(settings, connect=a == "connect", report_dir=folder),
+        lambda a: "Spark Connect" if a == "connect" else "the classic API",
+        "API",
+        "Classic and Spark Connect compared",
+    )
+
+
 def _run_columns(
     columns: list[str],
     folders: dict[str, str],
@@ -289,5 +317,5 @@ def print_matrix(matrix: Matrix, console: Console) -> None:
         style = "bold yellow" if row.differs else ""
         table.add_row(row.scenario, row.check, *(row.cells[v] for v in matrix.columns), style=style)
     console.print(table)
-    compared = {"": "stacks", "store": "stores"}.get(matrix.label, "versions")
+    compared = {"": "stacks", "store": "stores", "API": "APIs"}.get(matrix.label, "versions")
     console.print(f"rows in yellow differ between {compared}")

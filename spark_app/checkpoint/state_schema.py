@@ -9,6 +9,7 @@ written with before a restart is refused.
 
 Usage:
     stored_state_fields(Path("checkpoints"))  # ("count",)
+    key_columns(Path("checkpoints"))          # ("key",): the state key's columns, in order
     schema_version(("count",))                # "v1"
 """
 
@@ -18,7 +19,13 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["stored_state_fields", "schema_version", "STATE_SCHEMAS", "REFUSAL_CLASSES"]
+__all__ = [
+    "key_columns",
+    "stored_state_fields",
+    "schema_version",
+    "STATE_SCHEMAS",
+    "REFUSAL_CLASSES",
+]
 
 # The count's state per `--state-schema` (DDL). applyInPandasWithState refuses a checkpoint
 # written with another one. transformWithState on Avro-encoded state accepts v1 -> v2 (a field
@@ -50,21 +57,37 @@ def stored_state_fields(checkpoint: Path) -> tuple[str, ...] | None:
     The schema file (`state/0/0/_metadata/schema`) frames the key and the value schema as JSON
     strings between binary lengths; the value schema is the one holding `groupState`.
     """
+    for schema in _stored_structs(checkpoint):
+        for field in schema.get("fields", []):
+            if field.get("name") == _WRAPPER and isinstance(field.get("type"), dict):
+                return tuple(f["name"] for f in field["type"].get("fields", []))
+    return None
+
+
+def key_columns(checkpoint: Path) -> tuple[str, ...]:
+    """The columns of the first stateful operator's state key, in the order the state binds
+    them (the schema file's first struct); () if there is no schema."""
+    for schema in _stored_structs(checkpoint):
+        return tuple(f["name"] for f in schema.get("fields", []))
+    return ()
+
+
+def _stored_structs(checkpoint: Path) -> list[dict]:
+    """The structs of `state/0/0/_metadata/schema`, in the file's order (the key's first)."""
     path = checkpoint / "state" / "0" / "0" / "_metadata" / "schema"
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
-        return None
+        return []
     decoder = json.JSONDecoder()
+    structs = []
     for start in (m.start() for m in re.finditer(r'\{"type":"struct"', text)):
         try:
             schema, _ = decoder.raw_decode(text, start)
         except ValueError:
             continue
-        for field in schema.get("fields", []):
-            if field.get("name") == _WRAPPER and isinstance(field.get("type"), dict):
-                return tuple(f["name"] for f in field["type"].get("fields", []))
-    return None
+        structs.append(schema)
+    return structs
 
 
 def schema_version(fields: tuple[str, ...]) -> str | None:

@@ -30,6 +30,7 @@ EXHIBIT_MODULES = (
     "scenarios.catalog.museum.spark_53560",
     "scenarios.catalog.museum.spark_55561",
     "scenarios.catalog.museum.spark_56400",
+    "scenarios.catalog.museum.spark_57489",
 )
 
 

@@ -106,6 +106,7 @@ class AppPart:
             source=settings.source,
             checkpoint=self._stage.store.place(self.folders.checkpoints),
             query=settings.query,
+            connect=settings.connect,
         )
 
     @property

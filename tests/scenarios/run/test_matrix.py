@@ -132,6 +132,7 @@ def test_an_environment_made_without_protobuf_is_made_again(
     made: list[str] = []
     monkeypatch.setattr(spark_envs, "environment_folder", lambda version: folder)
     monkeypatch.setattr(spark_envs, "_make", lambda version, where, say: made.append(version))
+    monkeypatch.setattr(spark_envs, "_add_connect", lambda version, where, say: None)
     spark_envs.spark_python("4.0.0", say=lambda _: None)
     assert made == ["4.0.0"]
     requirements = spark_envs.requirements("4.0.0")
@@ -140,6 +141,22 @@ def test_an_environment_made_without_protobuf_is_made_again(
     (folder / "ready.json").write_text(json.dumps({"requirements": requirements}))
     spark_envs.spark_python("4.0.0", say=lambda _: None)
     assert made == ["4.0.0"]  # made with today's requirements: kept
+
+
+def test_spark_connects_client_is_added_to_an_environment_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment made before --connect gets the connect extra added, not a new 450 MB
+    environment; with pyarrow and pandas held where they were; and only once."""
+    installs: list[tuple[str, ...]] = []
+    monkeypatch.setattr(spark_envs, "_uv", lambda *args: installs.append(args))
+    said: list[str] = []
+    spark_envs._add_connect("4.0.0", tmp_path, said.append)
+    spark_envs._add_connect("4.0.0", tmp_path, said.append)
+    [install] = installs
+    assert install[:2] == ("pip", "install") and "pyspark[connect]==4.0.0" in install
+    assert spark_envs.pyarrow_requirement("4.0.0") in install and "pandas>=2.2,<3" in install
+    assert said == ["adding Spark Connect's client to PySpark 4.0.0's environment (first use only)"]
 
 
 def test_offline_goes_with_spark_not_with_stack(capsys: pytest.CaptureFixture[str]) -> None:
