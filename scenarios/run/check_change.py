@@ -50,6 +50,7 @@ __all__ = [
     "before_restart",
     "change_scenario",
     "judge_new_rows",
+    "judged_rows",
     "messages_option",
     "module_settings",
     "pinned_changes",
@@ -223,12 +224,8 @@ def _story(stage: Stage, run: ChangeRun) -> None:
     ):
         total = stage.stop_producer_and_drain()
         stage.app.stop()
-        # The same query on both sides (compat): in append mode every row is final, so OLD's
-        # rows and NEW's together are the query over everything sent. Held to NEW's rows
-        # alone, a key whose records straddle the restart reads as missing: OLD wrote it.
-        whole = run.new.mode == "append" and run.old.path == run.new.path
-        lost = () if run.new.mode != "append" or whole else before_restart(stage, restart_at)
-        comparison = judge_new_rows(stage, run.new, -1 if whole else old_batches, lost)
+        after, lost = judged_rows(run, old_batches, before_restart(stage, restart_at))
+        comparison = judge_new_rows(stage, run.new, after, lost)
         verdict = judge_change(
             continued=True,
             comparison=comparison,
@@ -255,16 +252,20 @@ def _settings(module: Path, run: ChangeRun) -> dict[str, Any]:
 
 
 def _kept_checkpoint(stage: Stage, run: ChangeRun) -> Path | None:
-    """OLD's checkpoint as it stopped, copied before NEW touches it (compat --keep only)."""
+    """OLD's checkpoint and rows as it stopped, copied before NEW touches them (compat --keep
+    only): `kept/checkpoint` and `kept/rows` (missing when OLD wrote none)."""
     if run.keep is None:
         return None
-    copy = stage.folders.root / "kept-checkpoint"
-    shutil.copytree(stage.app.checkpoint_view(), copy)
-    return copy
+    kept = stage.folders.root / "kept"
+    shutil.copytree(stage.app.checkpoint_view(), kept / "checkpoint")
+    if _query_output(stage).is_dir():
+        shutil.copytree(_query_output(stage), kept / "rows")
+    return kept
 
 
 def _keep(stage: Stage, run: ChangeRun, kept: Path | None, restart_at: int) -> None:
-    """Write the cell into the corpus: OLD's checkpoint, what went into Kafka, the manifest.
+    """Write the cell into the corpus: OLD's checkpoint and rows, what went into Kafka, the
+    manifest.
     Every record sent is kept, those after OLD's stop too: a restart from the corpus reads on
     past the checkpoint's last commit, as NEW did here."""
     if run.keep is None or kept is None:
@@ -280,8 +281,8 @@ def _keep(stage: Stage, run: ChangeRun, kept: Path | None, restart_at: int) -> N
         settings=settings,
     )
     sent = read_sent_records(stage.folders.log / SENT_RECORDS_FILE, stage.kafka.topic)
-    folder = keep(run.keep, manifest, kept, sent)
-    stage.say(f"kept OLD's checkpoint, {len(sent)} records and the manifest in {folder}")
+    folder = keep(run.keep, manifest, kept / "checkpoint", sent, rows=kept / "rows")
+    stage.say(f"kept OLD's checkpoint and rows, {len(sent)} records and the manifest in {folder}")
 
 
 def _pinned_changes(stage: Stage, new: Path, run: ChangeRun) -> list[PinnedChange]:
@@ -326,6 +327,27 @@ def before_restart(stage: Stage, restart_at: int, topic: str = "") -> tuple[str,
     """In append mode NEW's rows come from what NEW read: the records before its restart are
     left out of its evaluation, as if it had not seen them (one partition: the counter's)."""
     return (LostRange(topic or stage.kafka.topic, 0, 0, restart_at).text(),) if restart_at else ()
+
+
+def judged_rows(
+    run: ChangeRun, old_batches: int, before: tuple[str, ...], old_rows: bool = True
+) -> tuple[int, tuple[str, ...]]:
+    """Which rows the oracle judges after NEW ran: the rows of the batches after the first of
+    the pair, and the ranges of records the oracle's evaluation leaves out. `old_batches` is
+    OLD's last batch, `before` the records read before the restart (before_restart), `old_rows`
+    whether OLD's rows are in the query's output (a corpus kept before they were: not).
+
+    The same query on both sides (compat, a corpus cell) in append mode: every row is final, so
+    OLD's rows and NEW's together are the query over everything sent, all held to it. Held to
+    NEW's rows alone, a key whose records straddle the restart reads as missing: OLD wrote it.
+    A changed query in append mode: NEW's rows, against NEW over what NEW read. In update or
+    complete mode: NEW's rows since the restart, over everything sent (judge_new_rows keeps
+    only the keys NEW wrote)."""
+    if run.new.mode != "append":
+        return old_batches, ()
+    if old_rows and run.old.path == run.new.path:
+        return -1, ()
+    return old_batches, before
 
 
 def judge_new_rows(

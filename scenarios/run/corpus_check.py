@@ -5,8 +5,10 @@ scenarios/run/corpus.py). For each kept checkpoint this scenario puts its record
 fresh Kafka, under the topic, partitions, offsets and timestamps they first had (the checkpoint
 names them), copies the checkpoint into the scenario's own folder (the corpus is only read),
 restarts the same query on LINE with the settings it was written with, lets it read every kept
-record and judges as check-change does: continues (the oracle agrees with the query over the
-kept records), refused (Spark's error class), or continues but differs.
+record and judges as compat does: continues (the oracle agrees with the query over the kept
+records), refused (Spark's error class), or continues but differs. The writing line's rows are
+put back beside the checkpoint, so an append query's whole output, the writing line's rows and
+the candidate's, is held against the oracle over every kept record (check_change.judged_rows).
 
 Usage: `scenario = corpus_scenario(CorpusRun(kept, checked_query, to_line="4.2.0"))`
 """
@@ -17,6 +19,7 @@ import shutil
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from kafka_app.sent_records import format_record
 from scenarios.checker.change_verdict import judge_change
@@ -29,13 +32,16 @@ from scenarios.run.check_change import (
     ChangeRun,
     before_restart,
     judge_new_rows,
+    judged_rows,
     record_verdict,
     restart_new,
 )
 from scenarios.run.corpus import KeptCheckpoint
 from spark_app.lines.query_lines import QueryChecked
+from spark_app.lines.query_rows import BATCH_COLUMN, read_written
+from spark_app.settings import SparkAppSettings
 
-__all__ = ["CorpusRun", "corpus_scenario"]
+__all__ = ["CorpusRun", "corpus_scenario", "judge_kept", "put_rows_back"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,9 @@ def corpus_scenario(run: CorpusRun) -> Scenario:
     return Scenario(
         name=f"corpus-{manifest.cell}-on-{run.to_line or 'locked'}",
         title=f"{manifest.cell}'s checkpoint, written on {manifest.line}, restarted on {to}",
-        summary="A kept checkpoint and its records are put back; the same query restarts on "
-        "the candidate line; the oracle judges its rows against the kept records.",
+        summary="A kept checkpoint, its rows and its records are put back; the same query "
+        "restarts on the candidate line; the oracle judges the query's output against the kept "
+        "records.",
         origin="check-change",
         about=f"will a checkpoint written on {manifest.line} restart on {to}?",
         run=partial(_story, run=run),
@@ -67,13 +74,7 @@ def _story(stage: Stage, run: CorpusRun) -> None:
     if not records:
         raise StepFailed(f"{manifest.cell}: the corpus kept no records to put back")
     topic = records[0].topic
-    change = ChangeRun(
-        run.query,
-        run.query,
-        manifest.line,
-        run.to_line,
-        settings=tuple(manifest.settings.items()),
-    )
+    change = _change(run)
     stage.fact(
         "change",
         {
@@ -89,7 +90,8 @@ def _story(stage: Stage, run: CorpusRun) -> None:
         Step(
             f"Put {len(records)} kept records back into Kafka, and the checkpoint in place",
             happens=f"a fresh Kafka gets topic {topic} with every record at the offset and "
-            "timestamp it first had; the kept checkpoint is copied into this run's folder",
+            "timestamp it first had; the kept checkpoint and the writing line's rows are copied "
+            "into this run's folder",
             watch="the stage's lines below",
             why="the checkpoint names its topic and offsets: the restart must find them as "
             "the writing line left them",
@@ -110,6 +112,7 @@ def _story(stage: Stage, run: CorpusRun) -> None:
         kept = stage.folders.root / "kept-records.jsonl"
         kept.write_text("".join(format_record(r) + "\n" for r in records), encoding="utf-8")
         shutil.copytree(run.kept.checkpoint, stage.folders.checkpoints, dirs_exist_ok=True)
+        old_batches = put_rows_back(stage, run.kept)
     with stage.step(
         Step(
             f"Restart {Path(run.query.path).name} on the kept checkpoint, then judge",
@@ -130,13 +133,45 @@ def _story(stage: Stage, run: CorpusRun) -> None:
             return
         stage.output.wait_until_read(records[-1].offset + 1)
         stage.app.stop()
-        lost = (
-            ()
-            if run.query.mode != "append"
-            else before_restart(stage, manifest.committed_offset, topic)
-        )
-        comparison = judge_new_rows(stage, run.query, -1, lost, kept, topic)
+        comparison = judge_kept(stage, run, old_batches, kept, topic)
         verdict = judge_change(
             continued=True, comparison=comparison, old_key=run.query.key, new_key=run.query.key
         )
         record_verdict(stage, verdict)
+
+
+def _change(run: CorpusRun) -> ChangeRun:
+    """The restart as check-change sees it: the same query on both sides, so judged as compat
+    judges a cell."""
+    manifest = run.kept.manifest
+    return ChangeRun(
+        run.query,
+        run.query,
+        manifest.line,
+        run.to_line,
+        settings=tuple(manifest.settings.items()),
+    )
+
+
+def put_rows_back(stage: Stage, kept: KeptCheckpoint) -> int:
+    """The writing line's rows, copied where the query writes its own, so that the restart's
+    rows join them as NEW's joined OLD's in compat; returns their last batch (-1: none, or a
+    cell kept before corpora kept rows, which says so)."""
+    if kept.rows is None:
+        stage.say(
+            f"{kept.manifest.cell}: kept without the writing line's rows, so only the rows "
+            "after the restart are judged (compat --keep keeps them now)"
+        )
+        return -1
+    output = SparkAppSettings(log_dir=stage.folders.log).query_output
+    shutil.copytree(kept.rows, output, dirs_exist_ok=True)
+    return max((r[BATCH_COLUMN] for r in read_written(output)), default=-1)
+
+
+def judge_kept(stage: Stage, run: CorpusRun, old_batches: int, records: Path, topic: str) -> Any:
+    """The restart's rows against the oracle over the kept `records`, once the query stopped:
+    check_change.judged_rows says which rows and records, as for a compat cell; `old_batches`
+    is what put_rows_back returned."""
+    before = before_restart(stage, run.kept.manifest.committed_offset, topic)
+    after, lost = judged_rows(_change(run), old_batches, before, run.kept.rows is not None)
+    return judge_new_rows(stage, run.query, after, lost, records, topic)

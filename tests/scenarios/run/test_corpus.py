@@ -37,7 +37,10 @@ def test_a_kept_checkpoint_reads_back_as_it_was_written(tmp_path: Path) -> None:
         committed_offset=20,
         settings={"state_store": "rocksdb", "checkpoint_format": 2},
     )
-    keep(tmp_path / "corpus", manifest, source, records)
+    rows = tmp_path / "run" / "query-output"
+    rows.mkdir()
+    (rows / "batch-00000000.jsonl").write_text('{"batch_id": 0, "bucket": 1, "records": 4}\n')
+    keep(tmp_path / "corpus", manifest, source, records, rows)
     [kept] = read_corpus(tmp_path / "corpus")
     # The module travels with its checkpoint: the manifest names the cell's copy of it.
     copy = tmp_path / "corpus" / manifest.cell / QUERY
@@ -46,6 +49,11 @@ def test_a_kept_checkpoint_reads_back_as_it_was_written(tmp_path: Path) -> None:
     assert list(kept.records) == records
     assert (kept.checkpoint / "offsets" / "0").read_text() == (source / "offsets" / "0").read_text()
     assert (kept.checkpoint / "state" / "0" / "0" / "1.delta").read_bytes() == b"\x00\x01"
+    # The writing line's rows travel with it: a restart joins its own to them.
+    assert kept.rows is not None
+    assert (kept.rows / "batch-00000000.jsonl").read_text() == (
+        rows / "batch-00000000.jsonl"
+    ).read_text()
 
 
 def test_a_cell_cut_short_before_its_manifest_is_passed_by(tmp_path: Path) -> None:
@@ -58,9 +66,12 @@ def test_a_cell_cut_short_before_its_manifest_is_passed_by(tmp_path: Path) -> No
         1,
         7,
     )
-    keep(tmp_path / "corpus", manifest, source, [])
+    keep(tmp_path / "corpus", manifest, source, [], tmp_path / "no-rows-written")
     (tmp_path / "corpus" / "cut-short" / "checkpoint").mkdir(parents=True)
-    assert [k.manifest.cell for k in read_corpus(tmp_path / "corpus")] == [manifest.cell]
+    [kept] = read_corpus(tmp_path / "corpus")
+    assert kept.manifest.cell == manifest.cell
+    # A line that wrote no row before its stop: kept as an empty folder, not as "not kept".
+    assert kept.rows is not None and not any(kept.rows.iterdir())
 
 
 def test_a_corpus_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
