@@ -153,6 +153,12 @@ class LiveView:
     # Batches seen planned without their commit while the app was down, and committed since:
     # the restart replayed them.
     replayed: frozenset[int] = frozenset()
+    # An exercise's task or the puzzle's story, under its heading (scenarios/web/room_page.py).
+    task_heading: str = ""
+    task: tuple[str, ...] = ()
+    # Why Kafka's offsets, the batches' ranges, the state and the timeline are not shown: an
+    # exercise whose answer they hold, or the puzzle, whose fault they would name.
+    withheld: str = ""
 
 
 def render_fragment(view: LiveView) -> str:
