@@ -1,4 +1,4 @@
-"""The live page's command-line flags, the same on `demo` and `run`: `--web`, `--web-host`,
+"""The live page's command-line flags, the same on `demo`, `run`, `exercise` and `puzzle`: `--web`,
 `--web-port`.
 
 Loopback by default: the page shows a run's files and steps it, so nobody else on the network
