@@ -55,6 +55,10 @@ def job_pids(checkpoints: Path) -> list[int]:
 class RoomPage(RunPage):
     """The room's frames: the setup's as a run's, then the task and the attendee's job."""
 
+    # The task takes the place of a step and is taller: at 250 the picture ran 60 px past
+    # 1280x720 (docs/img/web/exercise-task.png, 29 Nov).
+    picture_height = 170
+
     def __init__(self, server: LiveServer, brief: RoomBrief) -> None:
         super().__init__(server, [])
         self._brief = brief
