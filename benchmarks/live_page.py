@@ -13,10 +13,16 @@ them. It prints:
     no tab and with `--tabs` event streams open; the difference is what the tabs cost, against
     issue 56's 5 % of a core.
 
-On a checkpoint store (hdfs, s3) the page reads the store's mirror twice a second instead of
-four times: this script measures the local folder only (see BENCHMARKS.md for why).
+With `--checkpoint-store hdfs` the demo keeps its checkpoint on HDFS (a MiniDFSCluster it
+starts), where the page reads the store's mirror twice a second instead of four times: "written"
+is then the commit's modificationTime by WebHDFS (milliseconds, the NameNode's clock, on this
+machine). S3 is not timed: its LastModified has whole seconds only.
+
+`--into BENCHMARKS.md` also writes the table, with the run's date and the CPU probe, between
+that store's markers in the page (the hdfs run's are there).
 
 Usage: uv run python benchmarks/live_page.py [--seconds 30] [--tabs 20] [--work-dir DIR]
+           [--checkpoint-store hdfs] [--into BENCHMARKS.md]
 """
 
 from __future__ import annotations
@@ -40,8 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.spark_latency import cpu_probe_sec  # noqa: E402
 from benchmarks.work_folder import work_folder  # noqa: E402
+from checkpoint_stores import CheckpointPlace  # noqa: E402
+from checkpoint_stores.cli import parse_ready_line, web_address  # noqa: E402
+from checkpoint_stores.mirror import StoreApi, written_at  # noqa: E402
 from launch.hangup import die_with_parent  # noqa: E402
 from launch.ports import free_port  # noqa: E402
+from scenarios.report.rewrite import replace_block  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SEC = 1.0  # issue 56: a new commits/N on the page within 1 s
@@ -60,8 +70,9 @@ def committed_batches(fragment: str) -> list[int]:
 class Demo:
     """The demo with its page, through pipes; its lines kept on a thread."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, store: str = "local") -> None:
         args = ["--web", "--port", str(free_port()), "--run-dir", str(work), "--fresh"]
+        args += ["--checkpoint-store", store] if store != "local" else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scenarios", "demo", *args],
             cwd=ROOT,
@@ -106,13 +117,44 @@ class Demo:
                 self.process.wait()
 
 
-def wait_for_commits(commits: Path, count: int) -> None:
-    deadline = time.monotonic() + START_SEC
-    while time.monotonic() < deadline:
-        if commits.is_dir() and len([p for p in commits.iterdir() if p.name.isdigit()]) >= count:
-            return
-        time.sleep(0.5)
-    raise RuntimeError(f"fewer than {count} commits in {commits} after {START_SEC:.0f} s")
+class Commits:
+    """When each `commits/N` of the demo's checkpoint was written: the local file's mtime, or
+    on HDFS the store's modificationTime (the store's address read from its ready line)."""
+
+    def __init__(self, work: Path, store: str) -> None:
+        self._work, self._store = work, store
+        self._api: StoreApi | None = None
+        self._url = ""
+
+    def written(self) -> dict[int, float]:
+        folder = self._work / "checkpoints"
+        if self._store == "local":
+            commits = folder / "commits"
+            if not commits.is_dir():
+                return {}
+            return {int(p.name): p.stat().st_mtime for p in commits.iterdir() if p.name.isdigit()}
+        api = self._store_api()
+        if api is None:
+            return {}
+        location = CheckpointPlace("hdfs", folder, self._url).location + "/commits"
+        return {int(n): at for n, at in written_at(api, location).items() if n.isdigit()}
+
+    def _store_api(self) -> StoreApi | None:
+        if self._api is None:
+            for console in self._work.rglob(f"demo-{self._store}-store.out"):
+                text = console.read_text(errors="replace")
+                ready, web = parse_ready_line(text), web_address(text)
+                if ready is not None and web is not None:
+                    self._url, self._api = ready[1], StoreApi(self._store, web)
+        return self._api
+
+    def wait_for(self, count: int) -> None:
+        deadline = time.monotonic() + START_SEC
+        while time.monotonic() < deadline:
+            if len(self.written()) >= count:
+                return
+            time.sleep(0.5)
+        raise RuntimeError(f"fewer than {count} commits after {START_SEC:.0f} s")
 
 
 async def _watch(url: str, seen: dict[int, float], stop: asyncio.Event) -> None:
@@ -182,27 +224,56 @@ def table(latencies: list[float], idle: float, watched: float, tabs: int, second
     return "\n".join(f"| {a} | {b} | {c} |" for a, b, c in rows)
 
 
+def markers(store: str) -> tuple[str, str]:
+    """The lines between which `--into` writes a run's table on `store`."""
+    return (
+        f"<!-- the live page on {store}: rendered by `uv run python benchmarks/live_page.py "
+        f"--checkpoint-store {store} --into BENCHMARKS.md`; do not edit -->",
+        f"<!-- end of the live page on {store} -->",
+    )
+
+
+def write_into(page: Path, store: str, heading: str, rendered: str) -> None:
+    """The run's heading line and table between `store`'s markers in `page`."""
+    begin, end = markers(store)
+    text = page.read_text(encoding="utf-8")
+    lines = [heading, "", *rendered.splitlines()]
+    page.write_text(replace_block(text, begin, end, lines, str(page)), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="each measure's length")
     parser.add_argument("--tabs", type=int, default=20, help="event streams open at once")
     parser.add_argument("--work-dir", type=Path, help="keep the demo's folders here")
+    parser.add_argument(
+        "--checkpoint-store",
+        choices=["local", "hdfs"],
+        default="local",
+        help="where the demo keeps its checkpoint (s3's times are whole seconds: not timed)",
+    )
+    parser.add_argument(
+        "--into", type=Path, metavar="PAGE", help="write the table between the store's markers"
+    )
     args = parser.parse_args(argv)
     probe = cpu_probe_sec()
     with work_folder(args.work_dir, "live-page-bench-") as work:
-        demo = Demo(work)
+        demo = Demo(work, args.checkpoint_store)
         try:
             url = demo.url()
-            commits = work / "checkpoints" / "commits"
-            wait_for_commits(commits, 3)
+            commits = Commits(work, args.checkpoint_store)
+            commits.wait_for(3)
             idle = share(demo, args.seconds)
             seen: list[dict[int, float]] = []
             started = time.time()
             tabs = threading.Thread(target=lambda: seen.extend(watch(url, args.tabs, args.seconds)))
             watched = share(demo, args.seconds, during=tabs)
             latencies = []
+            written_at_end = commits.written()
             for batch in sorted(set().union(*seen)):
-                written = (commits / str(batch)).stat().st_mtime
+                written = written_at_end.get(batch)
+                if written is None:
+                    continue  # cleaned up by Spark since: no time to hold it to
                 if written < started + 1.0:  # committed before the tabs connected
                     continue
                 if any(batch not in s for s in seen):
@@ -213,8 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     if not latencies:
         print("no batch was committed while the tabs watched")
         return 1
-    print(f"demo with --web, checkpoint on a local folder; CPU probe {probe:.2f} s\n")
-    print(table(latencies, idle, watched, args.tabs, args.seconds))
+    where = "a local folder" if args.checkpoint_store == "local" else args.checkpoint_store
+    heading = (
+        f"demo with --web, checkpoint on {where}, {time.strftime('%d %b %Y %H:%M UTC', time.gmtime())}"
+        f"; CPU probe {probe:.2f} s"
+    )
+    rendered = table(latencies, idle, watched, args.tabs, args.seconds)
+    print(f"{heading}\n\n{rendered}")
+    if args.into is not None:
+        write_into(args.into, args.checkpoint_store, heading, rendered)
     return 0
 
 

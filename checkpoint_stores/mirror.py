@@ -8,6 +8,7 @@ the project starts (their URLs come from the ready line), not for a user's own.
 Usage:
     copy_down(StoreApi("s3", "http://127.0.0.1:9000"), "s3a://checkpoint-experience/cp", Path("m"))
     delete(StoreApi("hdfs", "http://127.0.0.1:9870"), "hdfs://127.0.0.1:8020/cp")
+    written_at(StoreApi("hdfs", "http://127.0.0.1:9870"), "hdfs://127.0.0.1:8020/cp/commits")
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from xml.etree import ElementTree
 from checkpoint_stores.errors import StoreError
 from checkpoint_stores.locations import ACCESS_KEY, SECRET_KEY
 
-__all__ = ["StoreApi", "copy_down", "delete", "list_files"]
+__all__ = ["StoreApi", "copy_down", "delete", "list_files", "written_at"]
 
 _S3_NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 
@@ -52,6 +53,25 @@ def list_files(api: StoreApi, location: str) -> list[str]:
     still being written is listed on HDFS, on S3 only once its upload is done."""
     bucket, prefix = _split(location)
     return _s3_keys(api, bucket, prefix) if api.kind == "s3" else _hdfs_files(api, "/" + prefix)
+
+
+def written_at(api: StoreApi, location: str) -> dict[str, float]:
+    """When each file directly under `location` on HDFS was last written (seconds since the
+    epoch, by the NameNode's clock, WebHDFS's modificationTime to the millisecond); empty when
+    the folder does not exist yet. S3 is refused: its LastModified has whole seconds only, too
+    coarse to time a page that shows a commit in a fraction of one."""
+    if api.kind != "hdfs":
+        raise StoreError(f"{api.kind}: no modification time finer than a second")
+    _, path = _split(location)
+    try:
+        listing = json.loads(_http(f"{api.http}/webhdfs/v1/{path}?op=LISTSTATUS&user.name=root"))
+    except StoreError:
+        return {}
+    return {
+        status["pathSuffix"]: status["modificationTime"] / 1000.0
+        for status in listing["FileStatuses"]["FileStatus"]
+        if status["type"] == "FILE"
+    }
 
 
 def copy_down(api: StoreApi, location: str, dest: Path) -> Path:

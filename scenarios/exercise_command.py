@@ -5,7 +5,9 @@ the producer running in its terminal until Ctrl-C (as the demo does); the attend
 task's commands in a second terminal. `--check` judges what they produced (an answer after it
 when the task asks for one), `--hint` gives one hint more each time, `--reset` removes the
 folder. `--list` names the exercises with their modules; `--answers` is the trainer's sheet.
-An attendee's `--check` never prints the answer.
+An attendee's `--check` never prints the answer. `--web` (with `exercise NAME` only) serves
+the live page of `run --web` from the first terminal: the task, the attendee's job and the
+checkpoint moving, less what would give an answer away (docs/web.md).
 
 Exit codes: 0 done (or the command did what it was asked), 1 not yet, 2 for bad input or an
 exercise not set up.
@@ -13,6 +15,7 @@ exercise not set up.
 Usage:
     python -m scenarios exercise --list
     python -m scenarios exercise skipped-range             # terminal 1: setup, task, Kafka
+    python -m scenarios exercise skipped-range --web       # the same, and a live page of it
     python -m scenarios exercise skipped-range --hint      # terminal 2
     python -m scenarios exercise skipped-range --check 12-40
     python -m scenarios exercise --answers                 # the trainer
@@ -37,6 +40,9 @@ from scenarios.exercises.hand_over import hand_over
 from scenarios.exercises.room import hold, room, room_settings
 from scenarios.exercises.workspace import EXERCISE_HOME, Setup, Workspace
 from scenarios.run.jar_prefetch import prefetch_jars
+from scenarios.web.live_run import live_room
+from scenarios.web.options import add_web_options, web_choice
+from scenarios.web.room_brief import exercise_brief
 
 __all__ = ["main_parser", "run_exercise"]
 
@@ -68,6 +74,7 @@ def main_parser() -> argparse.ArgumentParser:
         "set up here call for",
     )
     add_stack_options(p)
+    add_web_options(p)
     return p
 
 
@@ -75,6 +82,13 @@ def run_exercise(argv: Sequence[str]) -> int:
     parser = main_parser()
     args = parser.parse_args(list(argv))
     try:
+        if web_choice(args) is not None and (
+            args.list or args.answers or args.hint or args.reset or args.check is not None
+        ):
+            raise ScenarioError(
+                "--web goes with setting an exercise up (exercise NAME --web): its first "
+                "terminal serves the page while the room works in a second"
+            )
         if args.list:
             return _list()
         if args.answers:
@@ -120,10 +134,14 @@ def _set_up(exercise: Exercise, ws: Workspace, args: argparse.Namespace) -> int:
     settings = room_settings(chosen_stack(args))
     prefetch_jars(settings, _say)
     _say(f"setting up {exercise.name} in {ws.root}/ (about a minute)")
-    with room(f"exercise-{exercise.name}", ws, settings, _say) as stage:
+    with (
+        live_room(web_choice(args), exercise_brief(exercise)) as page,
+        room(f"exercise-{exercise.name}", ws, settings, _say, listeners=page.listeners) as stage,
+    ):
         setup = hand_over(exercise, stage, ws, settings)
         for line in task_lines(exercise, ws, setup):
             print(line, flush=True)
+        page.handed_over([fill(step, ws, setup, exercise.name) for step in exercise.task])
         hold(stage, _say)
     return 0
 

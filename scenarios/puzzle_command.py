@@ -5,13 +5,15 @@ and keeps Kafka and the producer in its terminal until Ctrl-C. The attendee diag
 repairs in a second terminal; `puzzle --check` runs the job as `puzzle/job.sh` stands and says
 whether it continues exactly once, and what was lost if the repair was a reset. `puzzle --answer
 S` is the trainer's: the fault, what diagnosis finds, the best repair and the tempting wrong
-ones. `--reset` removes the folder. The attendee's `--check` never names the fault.
+ones. `--reset` removes the folder. The attendee's `--check` never names the fault, nor does
+the live page `--web` serves from the first terminal (with `--seed` only; docs/web.md).
 
 Exit codes: 0 repaired (or the command did what it was asked), 1 not yet, 2 for bad input or a
 puzzle not set up.
 
 Usage:
     python -m scenarios puzzle --seed 7     # terminal 1
+    python -m scenarios puzzle --seed 7 --web   # the same, and a live page of it
     python -m scenarios puzzle --check      # terminal 2, after the repair
     python -m scenarios puzzle --answer 7   # the trainer
 """
@@ -36,6 +38,9 @@ from scenarios.puzzle import FAULTS, fault_for
 from scenarios.puzzle.check import check_repair
 from scenarios.puzzle.setup import hand_over, story_lines
 from scenarios.run.jar_prefetch import prefetch_jars
+from scenarios.web.live_run import live_room
+from scenarios.web.options import add_web_options, web_choice
+from scenarios.web.room_brief import puzzle_brief
 
 __all__ = ["PUZZLE", "main_parser", "run_puzzle"]
 
@@ -70,12 +75,18 @@ def main_parser() -> argparse.ArgumentParser:
     )
     what.add_argument("--reset", action="store_true", help="remove puzzle/")
     add_stack_options(p)
+    add_web_options(p)
     return p
 
 
 def run_puzzle(argv: Sequence[str]) -> int:
     args = main_parser().parse_args(list(argv))
     try:
+        if web_choice(args) is not None and args.seed is None:
+            raise ScenarioError(
+                "--web goes with --seed S: the first terminal serves the page, which follows "
+                "the job --check runs too"
+            )
         if args.answer is not None:
             return _answer(args.answer)
         if args.check:
@@ -111,12 +122,16 @@ def _set_up(args: argparse.Namespace) -> int:
     prefetch_jars(settings, _say)
     ws = PUZZLE
     _say(f"setting up puzzle {args.seed} in {ws.root}/ (a minute or two)")
-    with room("puzzle", ws, settings, _say, quiet=True) as stage:
+    with (
+        live_room(web_choice(args), puzzle_brief(args.seed)) as page,
+        room("puzzle", ws, settings, _say, quiet=True, listeners=page.listeners) as stage,
+    ):
         setup = hand_over(stage, ws, args.seed, settings)
         print(f"\n== puzzle {args.seed}\n")
         for line in story_lines(ws, setup):
             print(line)
         print("\nKafka and the producer keep running here until Ctrl-C.\n", flush=True)
+        page.handed_over(story_lines(ws, setup))
         hold(stage, _say)
     return 0
 

@@ -38,6 +38,8 @@ BENCHMARKS_READING_SCENARIOS = {
         "scenarios.checker.folder_usage",
         "scenarios.engine.observers.checkpoint_size",
     },
+    # The one text function that writes a rendered block between its markers (pure text).
+    "benchmarks.live_page": {"scenarios.report.rewrite"},
 }
 
 

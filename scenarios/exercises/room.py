@@ -19,11 +19,11 @@ Usage:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from launch.leftovers import describe_leftovers, find_leftovers
-from scenarios.engine.events import Event, Said, Waiting
+from scenarios.engine.events import Event, Listener, Said, Waiting
 from scenarios.engine.settings import RunSettings, Timings
 from scenarios.engine.stacks import Stack
 from scenarios.engine.stage import Stage
@@ -69,16 +69,20 @@ def room(
     settings: RunSettings,
     say: Callable[[str], None],
     quiet: bool = False,
+    listeners: Sequence[Listener] = (),
 ) -> Iterator[Stage]:
     """A Stage on the folder, emptied first; refused while an earlier terminal of the same
-    exercise, or the attendee's job, still uses it."""
+    exercise, or the attendee's job, still uses it. `listeners` hear the stage after the
+    terminal's printer (the live page of `--web`)."""
     found = find_leftovers([ws.log, ws.checkpoints], [])
     if found:
         raise StillRunning(
             f"{ws.root}/ is still in use: {describe_leftovers(found)}; stop that first "
             "(Ctrl-C in its terminal)"
         )
-    with Stage(name, settings, ws.root.resolve(), listeners=[_Printer(say, quiet).hear]) as stage:
+    with Stage(
+        name, settings, ws.root.resolve(), listeners=[_Printer(say, quiet).hear, *listeners]
+    ) as stage:
         yield stage
 
 

@@ -1,5 +1,5 @@
-"""The live page's command-line flags, the same on `demo` and `run`: `--web`, `--web-host`,
-`--web-port`.
+"""The live page's command-line flags, the same on `demo`, `run`, `exercise` and `puzzle`: `--web`,
+`--web-host`, `--web-port`.
 
 Loopback by default: the page shows a run's files and steps it, so nobody else on the network
 should see it unless asked for. `--web-host` opens it to a room's network (a projector on

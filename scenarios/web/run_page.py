@@ -92,6 +92,9 @@ class _Scenario:
 class RunPage(PeriodicSampler):
     """The run's frames, published as the stage speaks and as its files change."""
 
+    # The timeline picture's height in pixels: what is left of 1280x720 under the other parts.
+    picture_height = 250
+
     def __init__(self, server: LiveServer, scenarios: list[Scenario], guided: bool = False) -> None:
         super().__init__(LOOK_SEC, "live-run-page")
         self._server = server
@@ -250,7 +253,7 @@ class RunPage(PeriodicSampler):
                 "Kafka and the checkpoint over time",
                 last_sec=PICTURE_SEC,
                 width=1260,
-                height=250,
+                height=self.picture_height,
                 font=17,
                 legend=False,
             ),

@@ -5,7 +5,9 @@ scenario with `--web` on a terminal of its own (a pty: `--guided` waits on a ter
 Headless Chromium opens the page, and each state is waited for in the page as the browser shows
 it (the DOM after the page's script swapped in what the server sent), never in the server's
 data: batches arriving; the app crashed with a planned batch and no commit; the restart that
-replayed that batch with the verdict still OK; a step's question, then its answer. Each state
+replayed that batch with the verdict still OK; a step's question, then its answer; an
+exercise's task (`exercise fix-forward --web`), then the attendee's fixed job past the poison
+pill. Each state
 is screenshotted at 1280x720 for docs/web.md; the browser tests (tests/scenarios/demo/
 test_demo_web_browser_e2e.py, tests/scenarios/web/test_run_page_browser_e2e.py) wait for the
 same states.
@@ -14,7 +16,7 @@ Needs Playwright (the dev group) and Debian's Chromium (/usr/bin/chromium), as t
 browser tests do.
 
 Usage:
-    uv run python -m scenarios.web.tour docs/img/web     # the demo's three states, a step's two
+    uv run python -m scenarios.web.tour docs/img/web   # the demo's three, a step's two, an exercise's two
 """
 
 from __future__ import annotations
@@ -41,12 +43,16 @@ from typing import Any
 
 from PIL import Image
 
+from launch.group import ProcessGroup
 from launch.hangup import die_with_parent
 from launch.ports import free_port
 from scenarios.engine.settings import PROJECT_ROOT
+from scenarios.exercises.workspace import EXERCISE_HOME, Workspace
 
 __all__ = [
     "ARRIVING",
+    "HANDED_OVER",
+    "JOB_PAST",
     "CHROMIUM",
     "CRASHED",
     "REPLAYED",
@@ -57,6 +63,7 @@ __all__ = [
     "demo_args",
     "main",
     "main_parser",
+    "room_tour",
     "screenshot",
     "wait_for",
 ]
@@ -102,22 +109,35 @@ ANSWERED = """(number) => document.querySelector('#answer-before')?.dataset.numb
   || (document.querySelector('#step')?.dataset.phase === 'answered'
       && document.querySelector('#step')?.dataset.number === String(number))"""
 
+# An exercise's setup is handed over: its task is on the page.
+HANDED_OVER = """() => document.querySelectorAll('#task li').length > 0"""
+# The attendee's job runs on the folder, and has committed batch `batch` or a later one.
+JOB_PAST = """(batch) => document.querySelector('#app')?.dataset.status === 'running'
+  && [...document.querySelectorAll('#checkpoint li.batch[data-committed="yes"]')]
+       .some((b) => Number(b.dataset.batch) >= batch)"""
+ROOM_EXERCISE = "fix-forward"
+ROOM_FIX = ["--on-negative-key", "ignore"]  # fix-forward's fixed release
+
 
 class Command:
     """A command of the project, its output read line by line on a thread: through pipes, or on
     a terminal of its own (a pty of 160x50) when `terminal` (rich and `--guided` want one)."""
 
-    def __init__(self, args: list[str], terminal: bool = False) -> None:
+    def __init__(self, args: list[str], terminal: bool = False, cwd: Path | None = None) -> None:
         self.output: list[str] = []
         self._lines: queue.Queue[str] = queue.Queue()
         self._terminal: int | None = None
+        # `cwd`: where it is started (an exercise's folder is relative to it).
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if cwd is not None:
+            env["PYTHONPATH"] = str(PROJECT_ROOT)  # the project, found from where it is started
+        cwd = cwd or PROJECT_ROOT
         if terminal:
             leader, follower = pty.openpty()
             fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
             self.process = subprocess.Popen(
                 [sys.executable, *args],
-                cwd=PROJECT_ROOT,
+                cwd=cwd,
                 stdin=follower,
                 stdout=follower,
                 stderr=follower,
@@ -131,7 +151,7 @@ class Command:
         else:
             self.process = subprocess.Popen(
                 [sys.executable, *args],
-                cwd=PROJECT_ROOT,
+                cwd=cwd,
                 text=True,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -300,6 +320,30 @@ def step_tour(page: Any, work: Path, out: Path) -> None:
         run.stop(signal.SIGTERM)
 
 
+def room_tour(page: Any, work: Path, out: Path | None = None) -> int:
+    """`exercise fix-forward --web` started in `work`: the task handed over (the poison pill's
+    batch planned, not committed), then the fixed job, as the attendee starts it, committing
+    that batch; the first terminal's exit code after Ctrl-C. Screenshots into `out` if given."""
+    room = Command(["-m", "scenarios", "exercise", ROOM_EXERCISE, "--web"], cwd=work)
+    try:
+        page.goto(room.url("live page:"))
+        wait_for(page, HANDED_OVER, SPARK_START_SEC)
+        stuck = crashed_batch(page)
+        if out is not None:
+            screenshot(page, out / "exercise-task.png")
+        ws = Workspace(work / EXERCISE_HOME / ROOM_EXERCISE)
+        env = {"PYTHONPATH": str(PROJECT_ROOT)}
+        with ProcessGroup(work / "attendee", cwd=work, env=env) as group:
+            argv = [sys.executable, "-m", "spark_app", *ws.load().app_args, *ROOM_FIX]
+            group.start("job", argv)
+            wait_for(page, JOB_PAST, SPARK_START_SEC, arg=stuck)
+            if out is not None:
+                screenshot(page, out / "exercise-job.png")
+    finally:
+        code = room.stop()
+    return code
+
+
 def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m scenarios.web.tour",
@@ -317,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         with browser_page(work / "chromium-profile") as page:
             demo_tour(page, work / "demo", args.out)
             step_tour(page, work / "run", args.out)
+            (work / "room").mkdir()
+            room_tour(page, work / "room", args.out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

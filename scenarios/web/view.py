@@ -71,6 +71,13 @@ class PartitionView:
         return 100.0 * min(self.checkpoint, self.latest) / self.latest if self.latest else 0.0
 
     @property
+    def label_before_mark(self) -> bool:
+        """Whether the mark's label goes to its left: past the middle, a label to its right ran
+        off the bar's end into the next panel (seen at 1280x720, a checkpoint 1 behind)."""
+        pct = self.checkpoint_pct
+        return pct is not None and pct > 50.0
+
+    @property
     def aged_out(self) -> bool:
         """The checkpoint points at offsets Kafka no longer has: a restart reports data loss."""
         return self.checkpoint is not None and self.checkpoint < self.earliest
@@ -146,6 +153,12 @@ class LiveView:
     # Batches seen planned without their commit while the app was down, and committed since:
     # the restart replayed them.
     replayed: frozenset[int] = frozenset()
+    # An exercise's task or the puzzle's story, under its heading (scenarios/web/room_page.py).
+    task_heading: str = ""
+    task: tuple[str, ...] = ()
+    # Why Kafka's offsets, the batches' ranges, the state and the timeline are not shown: an
+    # exercise whose answer they hold, or the puzzle, whose fault they would name.
+    withheld: str = ""
 
 
 def render_fragment(view: LiveView) -> str:

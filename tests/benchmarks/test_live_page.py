@@ -6,8 +6,12 @@ publishes fragments as the demo's page does, so what they time is what a tab is 
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from benchmarks import live_page as bench
 from scenarios.demo.state import BatchView, Verdict
@@ -60,3 +64,59 @@ def test_the_benchmark_reads_committed_batches_off_the_page_as_the_page_renders_
         ),
     )
     assert bench.committed_batches(render_fragment(view)) == [7]
+
+
+def test_a_commit_is_timed_by_its_file_on_a_folder_and_by_webhdfs_on_hdfs(tmp_path: Path) -> None:
+    commits = tmp_path / "checkpoints" / "commits"
+    commits.mkdir(parents=True)
+    (commits / "4").write_text("v1")
+    (commits / ".4.crc").write_text("")
+    os.utime(commits / "4", (1_700_000_000.25, 1_700_000_000.25))
+    assert bench.Commits(tmp_path, "local").written() == {4: 1_700_000_000.25}
+    # A WebHDFS listing as the NameNode gives it: milliseconds, files and folders.
+    listing = {
+        "FileStatuses": {
+            "FileStatus": [
+                {"pathSuffix": "4", "type": "FILE", "modificationTime": 1_700_000_000_250},
+                {"pathSuffix": ".4.crc", "type": "FILE", "modificationTime": 1_700_000_000_240},
+                {"pathSuffix": "tmp", "type": "DIRECTORY", "modificationTime": 1},
+            ]
+        }
+    }
+    asked: list[str] = []
+
+    class WebHdfs(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            asked.append(self.path)
+            body = json.dumps(listing).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), WebHdfs) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            port = server.server_address[1]
+            (tmp_path / "log").mkdir()
+            # The store's ready line, as `python -m checkpoint_stores hdfs` prints it.
+            (tmp_path / "log" / "demo-hdfs-store.out").write_text(
+                "hdfs store ready at hdfs://127.0.0.1:8020 in 3.1 s (WebHDFS at "
+                f"http://127.0.0.1:{port}, JVM pid 1, data in /d); Ctrl-C stops it\n"
+            )
+            written = bench.Commits(tmp_path, "hdfs").written()
+        finally:
+            server.shutdown()
+    assert written == {4: 1_700_000_000.25}
+    assert asked == [f"/webhdfs/v1{tmp_path}/checkpoints/commits?op=LISTSTATUS&user.name=root"]
+
+
+def test_into_writes_the_table_between_the_stores_markers_only(tmp_path: Path) -> None:
+    begin, end = bench.markers("hdfs")
+    page = tmp_path / "BENCHMARKS.md"
+    page.write_text(f"before\n{begin}\nold table\n{end}\nafter\n")
+    bench.write_into(page, "hdfs", "demo on hdfs", "| a | b | c |")
+    assert page.read_text() == f"before\n{begin}\ndemo on hdfs\n\n| a | b | c |\n{end}\nafter\n"

@@ -126,3 +126,16 @@ def test_the_apps_words_are_escaped() -> None:
     )
     html = render_fragment(demo_view(state, _timeline()))
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_the_checkpoint_label_stays_on_the_side_of_the_mark_that_has_room() -> None:
+    # At 1280x720 a label to the right of a mark near the bar's end ran into the Spark panel.
+    near_end = PartitionView("Experience-0", 0, 36, checkpoint=35)
+    near_start = PartitionView("Experience-0", 0, 36, checkpoint=3)
+    kafka = parse(
+        render_fragment(
+            replace(demo_view(_crashed_state(), _timeline()), partitions=(near_end, near_start))
+        )
+    ).by_id("kafka")
+    marks = [div.attrs["class"].split() for div in kafka.find_all("div", cls="mark")]
+    assert marks == [["mark", "label-before"], ["mark"]]
