@@ -45,8 +45,9 @@ STEP = exhibit_step(
     happens="the app deduplicates on five key columns under Classic until two batches are "
     "committed and stops cleanly; it starts again on the same checkpoint with --connect; "
     "then once more under Classic",
-    watch="the narration's line with the state key's column order Classic wrote, the "
-    "table's prediction for this Spark line, and what the Connect restart did",
+    watch="the app's lines, first run, the restart under Connect and the start back on "
+    "Classic; between them the narration's line with the state key's column order Classic "
+    "wrote and the table's prediction for this Spark line",
     why="the state key is a row of the key columns by position: its shape is fixed by the "
     "first run's plan, and a restart whose plan orders them otherwise does not fit it",
     question="On the Spark line this run uses: the same query, the same checkpoint, only the "
