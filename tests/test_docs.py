@@ -224,6 +224,10 @@ def _parser_for(module: str, args: list[str]) -> tuple[argparse.ArgumentParser, 
         from scenarios.report.kafka_axis import main_parser as kafka_axis_parser
 
         return kafka_axis_parser(), args
+    if module == "scenarios.report.api_fidelity":
+        from scenarios.report.api_fidelity import main_parser as api_fidelity_parser
+
+        return api_fidelity_parser(), args
     if module == "scenarios.report.compat_table":
         from scenarios.report.compat_table import main_parser as compat_table_parser
 

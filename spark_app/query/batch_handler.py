@@ -67,10 +67,15 @@ class BatchHandler:
 
     @classmethod
     def in_session(
-        cls, settings: SparkAppSettings, jvm_pid: int, gate: Gate | None = None
+        cls,
+        settings: SparkAppSettings,
+        jvm_pid: int,
+        gate: Gate | None = None,
+        app_pid: int | None = None,
     ) -> BatchHandler:
-        """The handler of a running session: a negative key crashes that JVM (negative_key.py)."""
-        policy = NegativeKeyPolicy(settings.on_negative_key, settings.log_dir, jvm_pid)
+        """The handler of a running session: a negative key crashes that JVM (negative_key.py);
+        run in another process than the app's (`app_pid`, --connect), it signals the app."""
+        policy = NegativeKeyPolicy(settings.on_negative_key, settings.log_dir, jvm_pid, app_pid)
         return cls(settings, policy, gate)
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from spark_app.query.batch_handler import BatchHandler
 from spark_app.query.count_query import CountQuery
 from spark_app.query.graceful_stop import Gate, OutputGate
+from spark_app.query.negative_key import arm_crash_signal
 from spark_app.query.query_check import check_query
 from spark_app.query.query_sink import QuerySink
 from spark_app.query.real_time import check_real_time, kafka_sink, real_time_trigger
@@ -90,7 +91,9 @@ def writer_for(
     if not isinstance(query, UserQuery):
         if settings.connect:
             gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
-            return query, InServer(partial(BatchHandler.in_session, settings, jvm_pid, gate), gate)
+            arm_crash_signal(jvm_pid)  # the negative key's crash comes from the server's process
+            build = partial(BatchHandler.in_session, settings, jvm_pid, gate, os.getpid())
+            return query, InServer(build, gate)
         return query, BatchHandler.in_session(settings, jvm_pid)
     scratch = Path(tempfile.mkdtemp(prefix="spark_app-query-check-"))
     try:

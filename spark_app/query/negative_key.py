@@ -22,6 +22,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -31,7 +32,9 @@ from spark_app.lines.output_line import OutputRow
 from spark_app.runtime.class_cache import kill_writers
 
 __all__ = [
+    "CRASH_SIGNAL",
     "NegativeKeyPolicy",
+    "arm_crash_signal",
     "CRASH_FILE_NAME",
     "CRASH",
     "CrashLine",
@@ -42,6 +45,20 @@ __all__ = [
 
 CRASH_FILE_NAME = "crashed-on.txt"
 _EXIT_CODE = 255  # what halt(-1) looks like to a shell
+# What a crash in a process other than the app's sends the app (a Spark Python worker; under
+# --connect, the server's foreachBatch process): the app kills its JVM and exits 255.
+CRASH_SIGNAL = signal.SIGUSR1
+
+
+def arm_crash_signal(jvm_pid: int) -> None:
+    """In the app: on CRASH_SIGNAL, kill the JVM and exit as the seed's halt(-1) did."""
+
+    def die(*_: object) -> None:
+        kill_writers()
+        os.kill(jvm_pid, signal.SIGKILL)
+        os._exit(_EXIT_CODE)
+
+    signal.signal(CRASH_SIGNAL, die)
 
 
 # The app's last words on a negative key (stderr), as the poison-pill scenario reads them:
@@ -74,10 +91,14 @@ def message_id(row: OutputRow) -> str:
 class NegativeKeyPolicy:
     """Decides whether a batch crashes the app, and performs the crash."""
 
-    def __init__(self, mode: str, log_dir: Path, jvm_pid: int | None) -> None:
+    def __init__(
+        self, mode: str, log_dir: Path, jvm_pid: int | None, app_pid: int | None = None
+    ) -> None:
         self.mode = mode
         self.crash_file = log_dir / CRASH_FILE_NAME
         self.jvm_pid = jvm_pid
+        # The app's process when the policy runs in another (--connect): the crash signals it.
+        self.app_pid = app_pid
 
     def _crashed_on(self) -> set[str]:
         if not self.crash_file.exists():
@@ -107,6 +128,11 @@ class NegativeKeyPolicy:
             file=sys.stderr,
             flush=True,
         )
+        if self.app_pid is not None and self.app_pid != os.getpid():
+            # Under --connect this is the server's process: the app dies as the seed's did
+            # (arm_crash_signal), its JVM with it, and this process with the JVM.
+            os.kill(self.app_pid, CRASH_SIGNAL)
+            time.sleep(3600)
         kill_writers()  # the class archive's writer, if one runs: nothing of ours outlives us
         if self.jvm_pid is not None:
             os.kill(self.jvm_pid, signal.SIGKILL)

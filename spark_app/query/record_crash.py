@@ -25,21 +25,23 @@ Usage:
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from spark_app.query.negative_key import CRASH, CRASH_FILE_NAME, CrashLine
-from spark_app.runtime.class_cache import kill_writers
+from spark_app.query.negative_key import (
+    CRASH,
+    CRASH_FILE_NAME,
+    CRASH_SIGNAL,
+    CrashLine,
+    arm_crash_signal,
+)
 
 __all__ = ["CRASH_MARK", "RecordCrash", "record_id"]
 
 CRASH_MARK = "-"
-_EXIT_CODE = 255  # what halt(-1) looks like to a shell
-_CRASH_SIGNAL = signal.SIGUSR1
 
 
 def record_id(topic: str, partition: int, offset: int) -> str:
@@ -82,18 +84,12 @@ class RecordCrash:
         print(
             CRASH.text(CrashLine(key, _text(value) or "", self.mode)), file=sys.stderr, flush=True
         )
-        os.kill(self.app_pid, _CRASH_SIGNAL)
+        os.kill(self.app_pid, CRASH_SIGNAL)
         time.sleep(3600)  # the app kills this worker's JVM; the task never finishes
 
     def arm(self, jvm_pid: int) -> None:
         """In the app: on the worker's signal, kill the JVM and exit as the seed's halt(-1)."""
-
-        def die(*_: object) -> None:
-            kill_writers()
-            os.kill(jvm_pid, signal.SIGKILL)
-            os._exit(_EXIT_CODE)
-
-        signal.signal(_CRASH_SIGNAL, die)
+        arm_crash_signal(jvm_pid)
 
 
 def _crashed_on(path: Path) -> set[str]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -101,3 +104,49 @@ def test_pysparks_worker_lines_are_dropped_and_everything_else_kept() -> None:
     print("Streaming ForeachBatch worker Completed batch 7", file=quiet)
     print("", file=quiet)
     assert out.getvalue() == "batch 7: a line of ours\n\n"
+
+
+_APP = """
+import sys, time
+from spark_app.query.negative_key import arm_crash_signal
+arm_crash_signal(int(sys.argv[1]))
+print("armed", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_counters_crash_in_the_servers_process_kills_the_app_and_its_jvm(
+    tmp_path: Path,
+) -> None:
+    """Under --connect the negative key is met in the server's Python process: the app still
+    dies at once with 255, as the seed's halt(-1), and its JVM with it."""
+    jvm = subprocess.Popen(["sleep", "60"])
+    app = subprocess.Popen(
+        [sys.executable, "-c", _APP, str(jvm.pid)], stdout=subprocess.PIPE, text=True
+    )
+    assert app.stdout is not None and app.stdout.readline().strip() == "armed"
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVER, str(tmp_path), str(jvm.pid), str(app.pid)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert app.wait(timeout=20) == 255
+        assert jvm.wait(timeout=20) == -signal.SIGKILL
+        assert server.poll() is None  # it waits for its JVM to take it down
+    finally:
+        for process in (server, app, jvm):
+            process.kill()
+            process.wait()
+    assert server.stderr is not None
+    assert "Negative key -5 (value 5): crashing as the seed did" in server.stderr.read()
+
+
+_SERVER = """
+import sys
+from pathlib import Path
+from spark_app.lines.output_line import OutputRow
+from spark_app.query.negative_key import NegativeKeyPolicy
+policy = NegativeKeyPolicy("crash-always", Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
+policy.crash(OutputRow("Experience", "-5", "5", 5))
+"""
