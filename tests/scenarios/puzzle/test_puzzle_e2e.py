@@ -135,6 +135,11 @@ def test_the_fault_breaks_its_best_repair_passes_a_wrong_one_fails(
         )
         assert repaired.done, repaired.lines
         assert fault not in "\n".join(repaired.lines)  # the attendee's check names no fault
+        # Nor does it give the answer away: the trainer's line and the best repair's words.
+        answer = fault_for(seed)
+        for check_lines in (broken.lines, repaired.lines):
+            said_by_check = "\n".join(check_lines)
+            assert not [t for t in (answer.title, *answer.best) if t in said_by_check]
 
         restore()
         wrong(ws, setup)
