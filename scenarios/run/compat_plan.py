@@ -25,6 +25,7 @@ from scenarios.errors import ScenarioError
 
 __all__ = [
     "COUNTER",
+    "COUNTER_TWS",
     "COUNTER_VARIANTS",
     "Cell",
     "Variant",
@@ -36,6 +37,8 @@ __all__ = [
 
 QUERIES = PROJECT_ROOT / "queries"
 COUNTER = QUERIES / "counter.py"
+# The counter on transformWithState: a RocksDB store only (Spark refuses HDFS for it).
+COUNTER_TWS = QUERIES / "state" / "counter_tws.py"
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,15 @@ class Variant:
 
 
 # The counter on each state store and checkpoint format Spark writes (format 2 is RocksDB's
-# only: HDFS refuses it, spark_app/runtime/state_store.py). transformWithState is not a cell:
-# the counter module is applyInPandasWithState's (queries/counter.py); --counter
-# transform-with-state changes the app's own counter, which no oracle judges.
+# only: HDFS refuses it, spark_app/runtime/state_store.py); on transformWithState it is a
+# module of its own (COUNTER_TWS), on RocksDB.
 COUNTER_VARIANTS = (
     Variant("hdfs"),
     Variant("rocksdb", (("state_store", "rocksdb"),)),
     Variant("rocksdb-format-2", (("state_store", "rocksdb"), ("checkpoint_format", 2))),
 )
 _GALLERY_VARIANTS = (Variant("hdfs"),)
+_TWS_VARIANTS = (Variant("rocksdb", (("state_store", "rocksdb"),)),)
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,10 @@ class Cell:
 
 
 def gallery_queries() -> list[Path]:
-    """The counter first, then the gallery's query modules (queries/*.py), by name."""
+    """The counter first (on applyInPandasWithState, then on transformWithState), then the
+    gallery's query modules (queries/*.py), by name."""
     gallery = sorted(p for p in QUERIES.glob("*.py") if p != COUNTER)
-    return [COUNTER, *gallery]
+    return [COUNTER, COUNTER_TWS, *gallery]
 
 
 def chosen_lines(text: str) -> list[str]:
@@ -125,6 +129,8 @@ def plan_cells(queries: Sequence[Path], lines: Sequence[str]) -> list[Cell]:
     return [
         Cell(query, variant, f, t)
         for query in queries
-        for variant in (COUNTER_VARIANTS if query == COUNTER else _GALLERY_VARIANTS)
+        for variant in {COUNTER: COUNTER_VARIANTS, COUNTER_TWS: _TWS_VARIANTS}.get(
+            query, _GALLERY_VARIANTS
+        )
         for f, t in pairs
     ]

@@ -14,6 +14,7 @@ from scenarios.errors import ScenarioError
 from scenarios.run.check_change import messages_option
 from scenarios.run.compat_plan import (
     COUNTER,
+    COUNTER_TWS,
     COUNTER_VARIANTS,
     chosen_lines,
     chosen_queries,
@@ -40,6 +41,17 @@ def test_the_counter_runs_on_each_store_and_format_and_a_gallery_query_on_its_ow
     assert [c.variant.name for c in cells if c.query == dedup] == ["hdfs", "hdfs"]
     assert len(cells) == 2 * (len(COUNTER_VARIANTS) + 1)
     assert len({c.name for c in cells}) == len(cells)  # each cell's report has a name of its own
+
+
+def test_the_counter_on_transform_with_state_is_a_cell_on_rocksdb_only() -> None:
+    cells = plan_cells([COUNTER_TWS], ["4.0.0", "4.2.0"])
+    assert [(c.variant.store, c.variant.format) for c in cells] == [("rocksdb", 1)] * 2
+    assert [c.name for c in cells] == [
+        "counter_tws-rocksdb-4.0.0-to-4.2.0",
+        "counter_tws-rocksdb-4.2.0-to-4.0.0",
+    ]
+    assert chosen_queries("counter_tws") == [COUNTER_TWS]
+    assert gallery_queries()[:2] == [COUNTER, COUNTER_TWS]
 
 
 def test_the_default_is_every_served_line_and_the_counter_with_the_whole_gallery() -> None:
