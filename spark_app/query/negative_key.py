@@ -29,12 +29,13 @@ from typing import NamedTuple
 
 from spark_app.lines.line_template import LineTemplate
 from spark_app.lines.output_line import OutputRow
-from spark_app.runtime.class_cache import kill_writers
+from spark_app.runtime.class_cache import kill_writers, process_alive
 
 __all__ = [
     "CRASH_SIGNAL",
     "NegativeKeyPolicy",
     "arm_crash_signal",
+    "outlive_not",
     "CRASH_FILE_NAME",
     "CRASH",
     "CrashLine",
@@ -48,6 +49,20 @@ _EXIT_CODE = 255  # what halt(-1) looks like to a shell
 # What a crash in a process other than the app's sends the app (a Spark Python worker; under
 # --connect, the server's foreachBatch process): the app kills its JVM and exits 255.
 CRASH_SIGNAL = signal.SIGUSR1
+
+
+# How long a crashing worker waits for the app it signalled to go: its JVM, and with it this
+# worker's task, go first; the bound keeps a worker whose app never died from lingering.
+_OUTLIVE_SEC = 60.0
+
+
+def outlive_not(app_pid: int) -> None:
+    """In a worker that signalled the crash: wait (the task must not finish) until the app is
+    gone, then go too, so that no worker of ours outlives the app that died."""
+    deadline = time.monotonic() + _OUTLIVE_SEC
+    while process_alive(app_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os._exit(_EXIT_CODE)
 
 
 def arm_crash_signal(jvm_pid: int) -> None:
@@ -132,7 +147,7 @@ class NegativeKeyPolicy:
             # Under --connect this is the server's process: the app dies as the seed's did
             # (arm_crash_signal), its JVM with it, and this process with the JVM.
             os.kill(self.app_pid, CRASH_SIGNAL)
-            time.sleep(3600)
+            outlive_not(self.app_pid)
         kill_writers()  # the class archive's writer, if one runs: nothing of ours outlives us
         if self.jvm_pid is not None:
             os.kill(self.jvm_pid, signal.SIGKILL)

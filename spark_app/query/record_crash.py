@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from spark_app.query.negative_key import (
     CRASH_SIGNAL,
     CrashLine,
     arm_crash_signal,
+    outlive_not,
 )
 
 __all__ = ["CRASH_MARK", "RecordCrash", "record_id"]
@@ -85,7 +85,7 @@ class RecordCrash:
             CRASH.text(CrashLine(key, _text(value) or "", self.mode)), file=sys.stderr, flush=True
         )
         os.kill(self.app_pid, CRASH_SIGNAL)
-        time.sleep(3600)  # the app kills this worker's JVM; the task never finishes
+        outlive_not(self.app_pid)  # the app kills this worker's JVM; the task never finishes
 
     def arm(self, jvm_pid: int) -> None:
         """In the app: on the worker's signal, kill the JVM and exit as the seed's halt(-1)."""

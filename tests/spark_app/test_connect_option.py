@@ -119,7 +119,8 @@ def test_the_counters_crash_in_the_servers_process_kills_the_app_and_its_jvm(
     tmp_path: Path,
 ) -> None:
     """Under --connect the negative key is met in the server's Python process: the app still
-    dies at once with 255, as the seed's halt(-1), and its JVM with it."""
+    dies at once with 255, as the seed's halt(-1), and its JVM with it; the process that met the
+    key does not outlive them."""
     jvm = subprocess.Popen(["sleep", "60"])
     app = subprocess.Popen(
         [sys.executable, "-c", _APP, str(jvm.pid)], stdout=subprocess.PIPE, text=True
@@ -133,7 +134,7 @@ def test_the_counters_crash_in_the_servers_process_kills_the_app_and_its_jvm(
     try:
         assert app.wait(timeout=20) == 255
         assert jvm.wait(timeout=20) == -signal.SIGKILL
-        assert server.poll() is None  # it waits for its JVM to take it down
+        assert server.wait(timeout=10) == 255  # and the server's process goes with the app
     finally:
         for process in (server, app, jvm):
             process.kill()
