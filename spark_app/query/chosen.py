@@ -31,6 +31,7 @@ from spark_app.query.query_sink import QuerySink
 from spark_app.query.real_time import check_real_time, kafka_sink, real_time_trigger
 from spark_app.query.record_crash import RecordCrash
 from spark_app.query.server_writer import FileGate, InServer
+from spark_app.query.sink import count_after
 from spark_app.query.user_query import UserQuery, load_query
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.settings import SparkAppSettings
@@ -93,7 +94,7 @@ def writer_for(
             gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
             arm_crash_signal(jvm_pid)  # the negative key's crash comes from the server's process
             build = partial(BatchHandler.in_session, settings, jvm_pid, gate, os.getpid())
-            return query, InServer(build, gate)
+            return query, InServer(build, gate, partial(count_after, settings.output_file))
         return query, BatchHandler.in_session(settings, jvm_pid)
     scratch = Path(tempfile.mkdtemp(prefix="spark_app-query-check-"))
     try:

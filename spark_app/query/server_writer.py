@@ -93,13 +93,20 @@ class InServer:
     Spark Connect unpickles it once in the server's Python process and calls it for every
     batch of the query, so the writer built on the first batch serves the next ones."""
 
-    def __init__(self, build: Callable[[], Any], gate: FileGate) -> None:
+    def __init__(
+        self,
+        build: Callable[[], Any],
+        gate: FileGate,
+        count_after: Callable[[int], int | None] | None = None,
+    ) -> None:
         self.build = build  # picklable: a module-level class or function, or a partial of one
         self.gate = gate
+        # Where the app reads the counter's count after a batch: what the server wrote.
+        self.count_after = count_after
         self._writer: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"build": self.build, "gate": self.gate, "_writer": None}
+        return {"build": self.build, "gate": self.gate, "count_after": None, "_writer": None}
 
     def __call__(self, batch: Any, batch_id: int) -> None:
         if self._writer is None:
@@ -108,8 +115,9 @@ class InServer:
         self._writer(batch, batch_id)
 
     def count_of(self, batch_id: int) -> int | None:
-        """The counter's running count is kept in the server's process: the app has none."""
-        return None
+        """The counter's running count after a batch, as the server's process wrote it to the
+        output log (a query module has none)."""
+        return None if self.count_after is None else self.count_after(batch_id)
 
     def close(self) -> None:
         """Nothing of the writer lives in the app's process."""

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from spark_app.lines.output_line import CountLine, parse_line
 from spark_app.runtime.atomic_file import write_atomically
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Sink",
     "open_sink",
     "JOURNAL_SUFFIX",
+    "count_after",
 ]
 
 JOURNAL_SUFFIX = ".journal"
@@ -132,6 +134,27 @@ class ExactlyOnceSink:
             yield out
             _sync(out)
         self.journal.save(JournalEntry(query_id, batch_id, start, self._size()))
+
+
+def count_after(path: Path, batch_id: int) -> int | None:
+    """The running count after batch `batch_id`'s lines in the output log, read back from the
+    part the journal says that batch wrote; None unless it is the last batch written whole.
+
+    Under Spark Connect the batch is written in the server's process (server_writer.py), so
+    the app's batch line reads its count here instead of from its own handler."""
+    entry = Journal(path.with_name(path.name + JOURNAL_SUFFIX)).load()
+    if entry is None or entry.batch_id != batch_id or entry.end_size is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            f.seek(entry.start_size)
+            written = f.read(entry.end_size - entry.start_size).decode("utf-8", "replace")
+    except OSError:
+        return None
+    counts = [
+        line.count for line in map(parse_line, written.splitlines()) if isinstance(line, CountLine)
+    ]
+    return counts[-1] if counts else None
 
 
 def open_sink(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from spark_app.lines.output_line import OutputRow, format_lines
-from spark_app.query.sink import AtLeastOnceSink, ExactlyOnceSink
+from spark_app.query.sink import AtLeastOnceSink, ExactlyOnceSink, count_after
 
 NOW = datetime(2016, 1, 8, 16, 18, 10, 25000)
 
@@ -140,3 +140,20 @@ def test_foreign_messages_are_written_escaped_and_bounded_and_verified() -> None
     report = verify(text.splitlines(True))
     assert report.ok and report.foreign_messages == 1 and report.final_count == 3
     assert not is_negative(rows[1]) and is_negative(OutputRow("Experience", " -12", "12", 4))
+
+
+def test_the_count_after_a_batch_is_read_back_from_what_it_wrote(tmp_path: Path) -> None:
+    """Under Spark Connect the app's batch line reads the count the server's process wrote."""
+    out = tmp_path / "streaming-output.log"
+    sink = ExactlyOnceSink(out, lambda: "q1")
+    write(sink, 0, rows(1, 3))
+    assert count_after(out, 0) == 3
+    write(sink, 1, rows(4, 7))
+    assert (count_after(out, 1), count_after(out, 0)) == (7, None)  # only the last batch's
+    with pytest.raises(RuntimeError):
+        with sink.batch(2) as half:
+            assert half is not None
+            half.write(format_lines(rows(8, 8), NOW))
+            raise RuntimeError("killed mid-batch")
+    assert count_after(out, 2) is None  # half written: no count to show yet
+    assert count_after(tmp_path / "none.log", 0) is None
