@@ -47,6 +47,7 @@ __all__ = [
     "RealTimeDurationError",
     "RealTimeUnavailableError",
     "RealTimeRefusedError",
+    "ConnectClientMissingError",
     "unwrap",
     "error_in_text",
 ]
@@ -289,6 +290,13 @@ class RealTimeDurationError(RealTimeUnavailableError):
     4.2 is this machine's PySpark, not the command: exit 1)."""
 
     exit_code = 2
+
+
+class ConnectClientMissingError(SparkAppError):
+    """`--connect` in an environment without Spark Connect's client (PySpark's `connect`
+    extra: grpcio and its kin)."""
+
+    token = "SPARK_CONNECT_CLIENT_MISSING"
 
 
 class RealTimeRefusedError(SparkAppError):

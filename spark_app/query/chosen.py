@@ -33,6 +33,7 @@ from spark_app.query.record_crash import RecordCrash
 from spark_app.query.server_writer import FileGate, InServer
 from spark_app.query.sink import count_after
 from spark_app.query.user_query import UserQuery, load_query
+from spark_app.runtime.connect import check_connect_client
 from spark_app.runtime.spark_version import installed_spark_version
 from spark_app.settings import SparkAppSettings
 
@@ -65,8 +66,11 @@ class Writer(Protocol):
 
 def query_for(settings: SparkAppSettings) -> QueryModule:
     """The counter, or the user's module loaded and checked as far as can be without Spark;
-    `--trigger real-time` where it cannot run is refused here too."""
+    `--trigger real-time` where it cannot run, and `--connect` without its client, are refused
+    here too."""
     check_real_time(settings, installed_spark_version())
+    if settings.connect:
+        check_connect_client(installed_spark_version())
     return CountQuery(settings) if settings.query is None else load_query(settings.query)
 
 

@@ -25,6 +25,7 @@ Usage:
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import warnings
@@ -32,13 +33,37 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-__all__ = ["PLUGIN", "connect_conf", "connect_session", "new_token", "query_session", "server_port"]
+from spark_app.errors import ConnectClientMissingError
+
+__all__ = [
+    "check_connect_client",
+    "PLUGIN",
+    "connect_conf",
+    "connect_session",
+    "new_token",
+    "query_session",
+    "server_port",
+]
 
 PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
 # The environment variable PySpark's `pyspark.sql.functions` reads to build Connect columns
 # instead of classic ones: a query module's `F.col(...)` must build the kind its session takes.
 _CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 _TOKEN_KEY = "spark.connect.authenticate.token"
+
+
+# What Spark Connect's client imports beside PySpark (PySpark's `connect` extra).
+_CLIENT_MODULES = ("grpc", "grpc_status", "google.rpc", "zstandard")
+
+
+def check_connect_client(version: str) -> None:
+    """Refuse `--connect`, in one line and before Spark starts, where the client is missing."""
+    missing = [m for m in _CLIENT_MODULES if importlib.util.find_spec(m.split(".")[0]) is None]
+    if missing:
+        raise ConnectClientMissingError(
+            f"--connect needs Spark Connect's client, and {', '.join(missing)} cannot be "
+            f"imported here: install 'pyspark[connect]=={version}' (the project's lock has it)"
+        )
 
 
 def new_token() -> str:

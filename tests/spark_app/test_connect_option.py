@@ -8,6 +8,7 @@ tests/scenarios/ (the fidelity row)."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import signal
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from pyspark import cloudpickle
 
-from spark_app.cli import main_parser, settings_from_args
+from spark_app.cli import main_parser, run_cli, settings_from_args
 from spark_app.query.graceful_stop import StopBeforeOutput
 from spark_app.query.server_writer import FileGate, InServer, _WithoutWorkerLines
 from spark_app.runtime.connect import PLUGIN, connect_conf
@@ -151,3 +152,19 @@ from spark_app.query.negative_key import NegativeKeyPolicy
 policy = NegativeKeyPolicy("crash-always", Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
 policy.crash(OutputRow("Experience", "-5", "5", 5))
 """
+
+
+def test_connect_without_its_client_is_one_line_before_spark(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An environment without PySpark's connect extra: said in one line, nothing started."""
+    real_find = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "grpc" else real_find(name)
+    )
+    started: list[object] = []
+    monkeypatch.setattr("spark_app.query.app.SparkSessionResource", started.append)
+    assert run_cli(["--connect"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("spark_app: SPARK_CONNECT_CLIENT_MISSING: ")
+    assert "install 'pyspark[connect]==" in err and started == []
