@@ -552,26 +552,24 @@ def _folder(text: str) -> Path:
 
 def _apis(text: str) -> list[str]:
     """The APIs named by `--api a,b`, or one line saying which is unknown."""
-    apis = [a.strip() for a in text.split(",") if a.strip()]
-    unknown = [a for a in apis if a not in APIS]
-    if unknown or not apis:
-        raise ScenarioError(
-            f"--api {text}: {', '.join(unknown) or 'none given'}; the APIs are "
-            f"{', '.join(APIS)}, e.g. --api classic,connect"
-        )
-    return apis
+    return _named("--api", text, APIS, "the APIs", "classic,connect")
 
 
 def _stores(text: str) -> list[str]:
     """Checkpoint stores named by `--checkpoint-store a,b`, or one line saying which is unknown."""
-    stores = [s.strip() for s in text.split(",") if s.strip()]
-    unknown = [s for s in stores if s not in STORES]
-    if unknown or not stores:
+    return _named("--checkpoint-store", text, STORES, "the stores", "local,hdfs,s3")
+
+
+def _named(option: str, text: str, known: Sequence[str], what: str, example: str) -> list[str]:
+    """`option a,b` as a list of names from `known`, or one line saying which is unknown."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
         raise ScenarioError(
-            f"--checkpoint-store {text}: {', '.join(unknown) or 'none given'}; the "
-            f"stores are {', '.join(STORES)}, e.g. --checkpoint-store local,hdfs,s3"
+            f"{option} {text}: {', '.join(unknown) or 'none given'}; {what} are "
+            f"{', '.join(known)}, e.g. {option} {example}"
         )
-    return stores
+    return names
 
 
 def _add_shard_option(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,13 @@ from scenarios.engine.stacks import OFFLINE
 from scenarios.engine.step import Step
 from scenarios.report.narration import Narrator
 from scenarios.report.verdicts import ScenarioResult, verdict_lines
-from scenarios.run.matrix import Matrix, run_kafka_matrix, run_matrix, run_store_matrix
+from scenarios.run.matrix import (
+    Matrix,
+    run_api_matrix,
+    run_kafka_matrix,
+    run_matrix,
+    run_store_matrix,
+)
 from scenarios.run.runner import kafka_version_of
 
 
@@ -248,3 +254,29 @@ def test_an_unknown_store_in_a_matrix_is_one_line(capsys: pytest.CaptureFixture[
     assert run_cli(["matrix", "--checkpoint-store", "local,nfs", "endless-retention"]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("scenarios: --checkpoint-store local,nfs: nfs; the stores are local")
+
+
+def test_an_unknown_api_in_a_matrix_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["matrix", "--api", "classic,rest", "endless-retention"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == (
+        "scenarios: --api classic,rest: rest; the APIs are classic, connect, "
+        "e.g. --api classic,connect"
+    )
+
+
+def test_the_api_matrix_runs_each_column_with_connect_on_or_off(tmp_path: Path) -> None:
+    """Tiny scenarios (no broker) through the real runner: the connect column's runs are told
+    to run the app through Spark Connect, the classic column's are not."""
+
+    def says_api(stage) -> None:
+        with stage.step(Step("end", happens="a check")):
+            stage.expect(check("api", True, "told", f"connect={stage.settings.connect}"))
+
+    chosen = [Scenario(name="tiny", title="tiny", summary="", origin="test", run=says_api)]
+    matrix = run_api_matrix(
+        ["classic", "connect"], chosen, RunSettings(), Narrator(rich=False), tmp_path
+    )
+    said = {api: matrix.results[api][0].checks[0].actual for api in ("classic", "connect")}
+    assert said == {"classic": "connect=False", "connect": "connect=True"}
+    assert json.loads((tmp_path / "matrix.json").read_text())["folders"]["connect"] == "api-connect"
