@@ -29,26 +29,12 @@ from scenarios.web.options import WebChoice
 from scenarios.web.room_brief import exercise_brief, puzzle_brief
 from scenarios.web.room_page import RoomPage
 from tests.scenarios.exercises.test_exercise_command import output_lines
-from tests.scenarios.report.html_tree import Element, parse
+from tests.scenarios.web.frames import Frames
 
 # skipped-range's answer is the offsets [PROCESSED, EARLIEST): numbers no other part of the
 # folder below holds, so a leak is seen by searching for them.
 PROCESSED, EARLIEST, LATEST = 137, 164, 171
 PLANNED = 152
-
-
-class Frames:
-    """A server's publish, kept."""
-
-    def __init__(self) -> None:
-        self.shown: list[str] = []
-
-    def publish(self, html: str) -> None:
-        self.shown.append(html)
-
-    @property
-    def last(self) -> Element:
-        return parse(self.shown[-1])
 
 
 def _folder(root: Path, timeline: Timeline) -> StageOpened:

@@ -19,7 +19,7 @@ from scenarios.engine.step import Step
 from scenarios.engine.timeline import Timeline
 from scenarios.web.run_page import RunPage, app_from_timeline
 from scenarios.web.stepping import StepGate
-from tests.scenarios.report.html_tree import Element, parse
+from tests.scenarios.web.frames import Frames
 
 STEP = Step(
     "Kill the Spark app",
@@ -28,20 +28,6 @@ STEP = Step(
     answer="No: it replays the planned batch exactly.",
     why="offsets/N is written before the batch runs.",
 )
-
-
-class Frames:
-    """A server's publish, kept."""
-
-    def __init__(self) -> None:
-        self.shown: list[str] = []
-
-    def publish(self, html: str) -> None:
-        self.shown.append(html)
-
-    @property
-    def last(self) -> Element:
-        return parse(self.shown[-1])
 
 
 def _scenario() -> Scenario:
