@@ -76,4 +76,6 @@ def uncommit_newest(checkpoint: Path) -> str:
     )
 
 
-EXHIBIT = Exhibit(BUG, run)
+# A guard (no served line has the bug), on request: run all --fast ran 44 min 53 s on 29 Nov
+# against its 40 with it in the museum's default set (docs/decisions.md); its e2e test is nightly.
+EXHIBIT = Exhibit(BUG, run, on_request=True)
