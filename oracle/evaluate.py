@@ -110,19 +110,45 @@ def evaluate(
     except Exception as error:
         if not _batch_refused(error):
             raise
-        return _as_stream(spark, query, records, scratch)
+        return _stream_on_its_store(spark, query, records, scratch)
     return [{k: json_value(v) for k, v in row.items()} for row in rows]
 
 
 def _batch_refused(error: BaseException) -> bool:
-    """Spark's refusal of a streaming-only operator in a batch query."""
+    """Spark's refusal of a streaming-only operator in a batch query; or a stateful operator
+    that looked for a streaming query's state store coordinator, as transformWithState did in
+    a batch query on 4.0 to 4.2 (CANNOT_LOAD_STATE_STORE: `Cannot find endpoint:
+    spark://StateStoreCoordinator`, run 29 Nov 2026)."""
     text = str(error)
-    return "batch" in text.lower() and (
-        "is unsupported in batch" in text
-        or "not supported with batch" in text
-        or "supported only" in text
-        or "streaming" in text.lower()
+    return "StateStoreCoordinator" in text or (
+        "batch" in text.lower()
+        and (
+            "is unsupported in batch" in text
+            or "not supported with batch" in text
+            or "supported only" in text
+            or "streaming" in text.lower()
+        )
     )
+
+
+# Spark's refusals of transformWithState on the HDFS state store (4.1 on, and 4.0's words).
+_NEEDS_ROCKSDB = ("STORE_BACKEND_NOT_SUPPORTED_FOR_TWS", "STATE_STORE_MULTIPLE_COLUMN_FAMILIES")
+_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+_ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+def _stream_on_its_store(
+    spark: Any, query: UserQuery, records: Sequence[SentRecord], scratch: Path
+) -> list[dict[str, Any]]:
+    """The query as one stream on Spark's default state store; a transformWithState query,
+    which Spark runs on RocksDB only, again on RocksDB (the result is the same on either)."""
+    try:
+        return _as_stream(spark, query, records, scratch / "hdfs")
+    except Exception as error:
+        if not any(refusal in str(error) for refusal in _NEEDS_ROCKSDB):
+            raise
+    spark.conf.set(_PROVIDER, _ROCKSDB)
+    return _as_stream(spark, query, records, scratch / "rocksdb")
 
 
 def _as_stream(
