@@ -11,10 +11,14 @@ module does the same with the playground's records (one group for all of them).
 Every batch touches the same state rows: the value state `count` (the running count), the list
 state `values` (the batch's values appended: the list grows, its row stays one) and the map
 state `marks` with three fixed keys (first, last, size of the batch). So the state holds the
-same number of rows after every batch, and a restart that counts them otherwise says so.
+same number of rows after every batch, and a restart that counts them otherwise says so. Each
+batch also registers a processing-time timer an hour ahead (it never fires while the exhibit
+runs): timers are kept in internal column families, which numRowsTotal leaves out, so every
+batch adds internal keys a replay can count under the wrong family.
 
-Result: group string, count bigint.
-State (transformWithStateInPandas, RocksDB only): value `count`, list `values`, map `marks`.
+Result: group string, count bigint, timers bigint (the timers registered so far).
+State (transformWithStateInPandas, RocksDB only, ProcessingTime): value `count`, list `values`,
+map `marks`, and the timers.
 
 Usage: `python -m spark_app --query queries/museum/three_state_kinds.py --state-store rocksdb
 --changelog-checkpointing`
@@ -32,12 +36,15 @@ OUTPUT_MODE = "update"
 KEY = ["group"]
 
 MARKS = ("first", "last", "size")
+TIMER_AHEAD_MS = 3_600_000  # an hour: the timer never fires during the exhibit
 
 
 class ThreeKinds(StatefulProcessor):
-    """Counts the records, appends their values to a list, and marks the batch in a map."""
+    """Counts the records, appends their values to a list, marks the batch in a map, and
+    registers a timer an hour ahead."""
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
         self.count = handle.getValueState("count", "count long")
         self.values = handle.getListState("values", "n long")
         self.marks = handle.getMapState("marks", "mark string", "n long")
@@ -53,7 +60,16 @@ class ThreeKinds(StatefulProcessor):
         self.values.appendList([(n,) for n in numbers])
         for mark, n in zip(MARKS, (min(numbers), max(numbers), len(numbers))):
             self.marks.updateValue((mark,), (n,))
-        yield pd.DataFrame({"group": [key[0]], "count": [before + len(numbers)]})
+        self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + TIMER_AHEAD_MS)
+        timers = len(list(self.handle.listTimers()))
+        yield pd.DataFrame(
+            {"group": [key[0]], "count": [before + len(numbers)], "timers": [timers]}
+        )
+
+    def handleExpiredTimer(
+        self, key: Any, timerValues: Any, expiredTimerInfo: Any
+    ) -> Iterator[pd.DataFrame]:
+        return iter(())
 
     def close(self) -> None:
         pass
@@ -64,5 +80,5 @@ def build(records: DataFrame) -> DataFrame:
         F.lit("all").alias("group"), F.col("value").cast("string").cast("long").alias("n")
     )
     return numbers.groupBy("group").transformWithStateInPandas(
-        ThreeKinds(), "group string, count long", "Update", "None"
+        ThreeKinds(), "group string, count long, timers long", "Update", "ProcessingTime"
     )

@@ -9,7 +9,8 @@ column family instead of its own, so the counts a restarted query reported were 
 derives the family from the key's prefix as the replay puts, merges and removes it.
 
 queries/museum/three_state_kinds.py keeps a value, a list and a map state (Spark's test uses the
-three) and touches the same rows every batch, so the state holds as many rows after each batch.
+three) and touches the same rows every batch, so the state holds as many rows after each batch;
+each batch also registers a timer an hour ahead, an internal key numRowsTotal does not count.
 The app runs it until two batches are committed, stops cleanly and starts again until it
 commits a batch. The app logs each batch's state rows to spark.log (`batch N state rows: …`,
 spark_app/lines/state_rows.py); the exhibit holds the restart's first batch's numRowsTotal to
@@ -59,7 +60,9 @@ STEP = exhibit_step(
 
 
 def run(stage: Stage) -> None:
-    log_from: list[int] = []
+    # Where this exhibit's part of spark.log begins (the exhibits before it log batches too),
+    # and where the restart's does.
+    log_from: list[int] = [len(stage.app.spark_log())]
 
     def change(checkpoint: Path) -> str:
         log_from.append(len(stage.app.spark_log()))
@@ -93,8 +96,8 @@ def rows_outcome(
 def _read_spark_log(stage: Stage, restart: Restart, log_from: list[int]) -> Restart:
     """The state rows of the first run's last batch and the restart's first, from spark.log."""
     text = stage.app.spark_log()
-    cut = log_from[0] if log_from else 0
-    before, after = state_rows_in(text[:cut]), state_rows_in(text[cut:])
+    start, cut = log_from
+    before, after = state_rows_in(text[start:cut]), state_rows_in(text[cut:])
     said = (
         "numRowsTotal: "
         + ", ".join(f"batch {b} {total_rows(ops)}" for b, ops in sorted(before.items()))

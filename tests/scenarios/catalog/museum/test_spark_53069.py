@@ -4,6 +4,7 @@ and after the restart make, held against the table's lines."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -38,6 +39,13 @@ class FakeState:
 class FakeHandle:
     def __init__(self) -> None:
         self.rows: dict[tuple[str, ...], Any] = {}
+        self.timers: list[int] = []
+
+    def registerTimer(self, due_ms: int) -> None:
+        self.timers.append(due_ms)
+
+    def listTimers(self) -> Iterator[int]:
+        return iter(self.timers)
 
     def getValueState(self, name: str, schema: str) -> FakeState:
         return FakeState(self.rows, name)
@@ -49,18 +57,27 @@ class FakeHandle:
         return FakeState(self.rows, name)
 
 
+class Now:
+    def __init__(self, ms: int) -> None:
+        self.ms = ms
+
+    def getCurrentProcessingTimeInMs(self) -> int:
+        return self.ms
+
+
 def test_every_batch_touches_the_same_state_rows() -> None:
     processor = load_query(QUERY).module.ThreeKinds()
     handle = FakeHandle()
     processor.init(handle)
     seen = []
-    for values in ([1, 2, 3], [4], [5, 6]):
-        (out,) = list(
-            processor.handleInputRows(("all",), iter([pd.DataFrame({"n": values})]), None)
-        )
-        seen.append((int(out["count"].iloc[0]), len(handle.rows)))
-    # The running count; one value row, one list row, three map rows after every batch.
-    assert seen == [(3, 5), (4, 5), (6, 5)]
+    for batch, values in enumerate(([1, 2, 3], [4], [5, 6])):
+        now = Now(1_000 * batch)
+        (out,) = list(processor.handleInputRows(("all",), iter([pd.DataFrame({"n": values})]), now))
+        seen.append((int(out["count"].iloc[0]), len(handle.rows), int(out["timers"].iloc[0])))
+    # The running count; one value row, one list row, three map rows after every batch; a
+    # timer more each batch, each an hour after its batch.
+    assert seen == [(3, 5, 1), (4, 5, 2), (6, 5, 3)]
+    assert handle.timers == [3_600_000, 3_601_000, 3_602_000]
     assert handle.rows[("values",)] == [(n,) for n in range(1, 7)]
 
 
