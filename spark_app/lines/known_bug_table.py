@@ -30,8 +30,12 @@ __all__ = [
     "RAN_ON",
     "SHUFFLES_FOLLOWED",
     "SHUFFLES_PINNED",
+    "STATE_ROWS_KEPT",
+    "STATE_ROWS_OFF",
     "TIMERS_FIRED",
     "TIMER_NEVER_FIRED",
+    "LIST_PUT_FAILED",
+    "LIST_READ_BACK",
     "KnownBug",
     "Verdict",
     "bug_named",
@@ -51,6 +55,16 @@ TIMER_NEVER_FIRED = "a timer never fired"
 # shuffle kept the checkpoint's number (as the restart's offsets file records it).
 SHUFFLES_FOLLOWED = "stateless shuffles at the new number, the state at the checkpoint's"
 SHUFFLES_PINNED = "every shuffle at the checkpoint's number"
+# SPARK-53743's outcomes: ListState.put of (i, None) pairs failed in the first batch (pandas
+# cast the nullable int column to int32 for Arrow), or the restart's batch read the 100 back,
+# every None kept.
+LIST_PUT_FAILED = "ListState.put failed on the None (TypeError casting it to int for Arrow)"
+LIST_READ_BACK = "the restart's batch read the 100 elements back, every None kept"
+# SPARK-53069's outcomes: the restart's first batch reported the rows its state holds
+# (numRowsTotal, state operators in the query progress) as the batch before the stop did, the
+# state's rows being the same; or another number.
+STATE_ROWS_KEPT = "numRowsTotal after the restart as before it"
+STATE_ROWS_OFF = "numRowsTotal off after the restart"
 
 # A line's status for a bug.
 PRESENT = "present"
@@ -327,6 +341,45 @@ MUSEUM: tuple[KnownBug, ...] = (
         # A guard: as run (26 Nov 2026) every timer fired on the four lines; which of them
         # predate the bound and which have SPARK-56566's code is read in their jars.
         lines={"4.0": ABSENT, "4.1": ABSENT, "4.2": FIXED, "4.3": FIXED},
+    ),
+    KnownBug(
+        ticket="SPARK-53743",
+        title="a transformWithState list of 100 (i, None) pairs, put and read back",
+        user_sees="PySpark's ListState.put of elements with a None in a nullable int field "
+        "fails the batch with a TypeError from pandas (int() of a NoneType): the list went "
+        "to Spark through Arrow, and the conversion cast the column to int32 first",
+        workaround="a line with the fix; before it, clear the list and add its elements one "
+        "by one with appendValue (sent without Arrow), or keep None out of its int fields "
+        "(put and appendList send the whole list through Arrow, on 4.0 whatever its size)",
+        when_present=LIST_PUT_FAILED,
+        when_fixed=LIST_READ_BACK,
+        # As run (29 Nov 2026): 4.0.0 failed the first batch; 4.1.1 and 4.2.0 read the 100
+        # back before the stop and after the restart.
+        lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED},
+        correction="the ticket had the Arrow path taken for a list large enough only; 4.0.0 "
+        "sends every put and appendList through it (its wheel's list_state_client.py), and "
+        "its cast failed on one such element as on 100 (the cast tried alone); the app's line "
+        "for the failure named the checkpoint (CHECKPOINT_UNUSABLE), which was fine",
+    ),
+    KnownBug(
+        ticket="SPARK-53069",
+        title="transformWithState's state rows counted across a restart (RocksDB, changelogs)",
+        user_sees="after a restart the query progress's numRowsTotal (and the custom "
+        "metrics beside it) of a transformWithState operator no longer counts the rows its "
+        "state holds: the changelog replay on load counted every key under RocksDB's "
+        "default column family instead of its state variable's",
+        workaround="a line with the fix; before it, do not alert or size on numRowsTotal of "
+        "a transformWithState operator after a restart (the State Data Source counts the "
+        "rows as they are)",
+        when_present=STATE_ROWS_OFF,
+        when_fixed=STATE_ROWS_KEPT,
+        # As run (29 Nov 2026): 4.0.0 reported 5 rows before the stop and 9 after the restart;
+        # 4.1.1 and 4.2.0 5 and 5.
+        lines={"4.0": PRESENT, "4.1": FIXED, "4.2": FIXED},
+        correction="the ticket reads as any transformWithState state; as run, a restart of "
+        "value, list and map rows alone counted right on 4.0.0 too: the replay miscounts "
+        "keys of internal families (a timer per batch here), which it counts as the user's "
+        "rows",
     ),
     KnownBug(
         ticket="SPARK-57489",

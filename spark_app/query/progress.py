@@ -1,5 +1,6 @@
 """The listener that prints the batch line: Spark hands it each batch's progress report, it
-prints that batch's line on the app's console and logs where the batch's time went.
+prints that batch's line on the app's console and logs where the batch's time went and how
+many rows each stateful operator's state holds (lines/state_rows.py).
 
 A StreamingQueryListener receives Spark's progress report after every batch; `BatchLine`
 (batch_line.py, which owns the line's text) keeps the parts a user watches, and
@@ -29,6 +30,7 @@ from typing import Any
 from pyspark.sql.streaming.listener import StreamingQueryListener
 
 from spark_app.lines.batch_line import BatchLine, batch_line_from_progress
+from spark_app.lines.state_rows import state_rows_line
 
 _log = logging.getLogger("spark_app.query.progress")
 
@@ -69,8 +71,13 @@ class ProgressPrinter(StreamingQueryListener):
         if line.rows:  # idle heartbeats every few seconds would drown the batches
             self._write(line)
             # Where the batch's time went (planning, reading, state, sink, checkpoint writes).
-            durations = json.loads(event.progress.json).get("durationMs", {})
+            report = json.loads(event.progress.json)
+            durations = report.get("durationMs", {})
             _log.info("batch %d durations (ms): %s", line.batch_id, json.dumps(durations))
+            # How many rows the state holds after the batch, per stateful operator.
+            rows = state_rows_line(line.batch_id, report)
+            if rows is not None:
+                _log.info("%s", rows)
             if line.behind_latest():
                 _log.info(
                     "batch %d source metrics: %s", line.batch_id, json.dumps(line.behind_latest())

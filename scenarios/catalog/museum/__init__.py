@@ -31,6 +31,8 @@ EXHIBIT_MODULES = (
     "scenarios.catalog.museum.spark_55561",
     "scenarios.catalog.museum.spark_56400",
     "scenarios.catalog.museum.spark_57489",
+    "scenarios.catalog.museum.spark_53743",
+    "scenarios.catalog.museum.spark_53069",
 )
 
 

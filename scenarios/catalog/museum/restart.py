@@ -41,6 +41,7 @@ __all__ = [
     "RESTART_WATCH",
     "Restart",
     "exhibit_step",
+    "hold_to_table",
     "restart_after",
     "say_prediction",
     "spark_version_of",
@@ -144,6 +145,16 @@ def restart_after(
     restart = _restart(stage, folder, bug, before.query_id, left, again)
     if observed is not None:
         restart = observed(restart)
+    hold_to_table(stage, bug, version, restart, started)
+    return restart
+
+
+def hold_to_table(
+    stage: Stage, bug: KnownBug, version: str, restart: Restart, started: float
+) -> None:
+    """Say what was observed, hold it against the table's line for `version` (the fact and the
+    verdict check), and delete the checkpoint for the next exhibit; `started` is the exhibit's
+    time.monotonic() at its first start. An exhibit with a flow of its own ends with it too."""
     stage.say(f"observed: {restart.outcome} ({restart.detail})")
     verdict = judge(bug, version, restart.outcome)
     stage.fact(
@@ -159,7 +170,6 @@ def restart_after(
     )
     stage.expect(check(verdict_name(bug), verdict.held, verdict.expected, verdict.actual))
     stage.app.delete_checkpoint()
-    return restart
 
 
 def _wait_for_commits(stage: Stage, folder: Path, batches: int) -> None:
