@@ -95,7 +95,7 @@ def writer_for(
     """The query as it runs, and the function that writes each batch."""
     if not isinstance(query, UserQuery):
         if settings.connect:
-            gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
+            gate = _server_gate(settings)
             arm_crash_signal(jvm_pid)  # the negative key's crash comes from the server's process
             build = partial(BatchHandler.in_session, settings, jvm_pid, gate, os.getpid())
             return query, InServer(build, gate, partial(count_after, settings.output_file))
@@ -108,11 +108,16 @@ def writer_for(
     crash = RecordCrash(settings.on_negative_key, settings.log_dir, os.getpid())
     crash.arm(jvm_pid)
     if settings.connect:
-        gate = FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
+        gate = _server_gate(settings)
         return _Guarded(query, crash), InServer(
             partial(QuerySink, settings.query_output, gate), gate
         )
     return _Guarded(query, crash), QuerySink(settings.query_output, OutputGate())
+
+
+def _server_gate(settings: SparkAppSettings) -> FileGate:
+    """Under --connect, the gate the app and the server's Python process share, opened anew."""
+    return FileGate(settings.log_dir / _GATE_FOLDER).open_fresh()
 
 
 def start_writing(rows: Any, output_mode: str, handler: Writer, settings: SparkAppSettings) -> Any:

@@ -14,8 +14,8 @@ pid for the seed's crash, its checks on the checkpoint store, the warm-up job) k
 classic session of the same JVM: under a remote server those would be the server's business.
 
 What changes under Connect (docs/spark-app.md#spark-connect):
-- foreachBatch runs in a Python process the server starts, not in the app: the sink writes
-  the same files, but a stop can no longer wait for the batch in flight to end in the app.
+- foreachBatch runs in a Python process the server starts, not in the app: the writer is built
+  there and the stop between batches goes through a gate of files (query/server_writer.py).
 - The listener's events come back over gRPC, so a batch's line can come a moment later.
 
 Usage:
