@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from scenarios.report.rewrite import replace_block
+from scenarios.report.rewrite import replace_block, rewrite_or_check
 from scenarios.report.verdicts import ScenarioResult, read_result
 
 __all__ = ["PAGE", "DATA", "BEGIN", "END", "rows_of", "merged", "table_lines", "with_table", "main"]
@@ -127,8 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     old = json.loads(DATA.read_text(encoding="utf-8")) if DATA.exists() else []
     rows = merged(old, rows_of(args.reports))
+    # The page first, through the one rewriter: lost markers are one line and exit 2, and
+    # the data is then left as it was.
+    written = rewrite_or_check(PAGE, lambda text: with_table(text, rows), False, "", "")
+    if written != 0:
+        return written
     DATA.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    PAGE.write_text(with_table(PAGE.read_text(encoding="utf-8"), rows), encoding="utf-8")
     print(f"{PAGE}: the Kafka axis table, {len(rows)} row(s), from {len(args.reports)} folder(s)")
     return 0
 

@@ -50,3 +50,21 @@ def test_a_folder_without_both_apis_is_one_line_and_exit_2(tmp_path: Path, capsy
     assert main([str(tmp_path)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "no api-classic/ and api-connect/" in line
+
+
+def test_a_page_that_lost_its_markers_is_one_line_and_the_data_is_left_alone(
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
+) -> None:
+    write_reports([_result("endless-retention", True)], tmp_path / "api-classic")
+    write_reports([_result("endless-retention", False)], tmp_path / "api-connect")
+    page, data = tmp_path / "page.md", tmp_path / "data.json"
+    page.write_text("# no markers here\n", encoding="utf-8")
+    data.write_text("[]\n", encoding="utf-8")
+    monkeypatch.setattr("scenarios.report.api_fidelity.PAGE", page)
+    monkeypatch.setattr("scenarios.report.api_fidelity.DATA", data)
+    assert main([str(tmp_path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "lost a rendered block's markers" in line
+    assert data.read_text(encoding="utf-8") == "[]\n" and "no markers" in page.read_text()
