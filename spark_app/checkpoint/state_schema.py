@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
@@ -72,22 +73,21 @@ def key_columns(checkpoint: Path) -> tuple[str, ...]:
     return ()
 
 
-def _stored_structs(checkpoint: Path) -> list[dict]:
-    """The structs of `state/0/0/_metadata/schema`, in the file's order (the key's first)."""
+def _stored_structs(checkpoint: Path) -> Iterator[dict]:
+    """The structs of `state/0/0/_metadata/schema`, in the file's order (the key's first), each
+    decoded only when asked for."""
     path = checkpoint / "state" / "0" / "0" / "_metadata" / "schema"
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
-        return []
+        return
     decoder = json.JSONDecoder()
-    structs = []
     for start in (m.start() for m in re.finditer(r'\{"type":"struct"', text)):
         try:
             schema, _ = decoder.raw_decode(text, start)
         except ValueError:
             continue
-        structs.append(schema)
-    return structs
+        yield schema
 
 
 def schema_version(fields: tuple[str, ...]) -> str | None:
