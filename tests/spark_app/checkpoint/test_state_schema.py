@@ -93,3 +93,14 @@ def test_inspect_says_which_state_schema_a_checkpoint_needs(tmp_path: Path, free
         "state schema: (count), written with --state-schema v1; Spark refuses a restart with "
         "another --state-schema"
     ) in "\n".join(render_text(report))
+
+
+def test_the_state_keys_columns_are_read_in_the_order_the_state_binds_them(tmp_path: Path) -> None:
+    """The schema file as Spark wrote it for the counter (key first, then the value holding
+    groupState): the key's columns, and the state's fields from the same file."""
+    from spark_app.checkpoint.state_schema import key_columns, stored_state_fields
+
+    checkpoint = _checkpoint_with_schema(tmp_path / "a", "state_schema_v1.bin")
+    assert key_columns(checkpoint) == ("stream",)
+    assert stored_state_fields(checkpoint) == ("count",)
+    assert key_columns(tmp_path / "none") == ()
