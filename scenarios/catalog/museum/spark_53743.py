@@ -19,7 +19,6 @@ Usage: `python -m scenarios run known-bugs --exhibits SPARK-53743 --fast`
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from spark_app.lines.known_bug_table import (
     bug_named,
     error_classes_in,
 )
+from spark_app.lines.query_rows import BATCH_COLUMN, read_written
 
 __all__ = [
     "ELEMENTS",
@@ -166,12 +166,7 @@ def failure_outcome(printed: str, spark_log: str, code: int | None) -> str:
 
 def rows_after(folder: Path, last_commit: int) -> list[dict[str, object]]:
     """The query's output rows of the batches after `last_commit`, in batch order."""
-    rows: list[dict[str, object]] = []
-    for path in sorted(folder.glob("batch-*.jsonl"), key=lambda p: int(p.stem.split("-")[1])):
-        if int(path.stem.split("-")[1]) <= last_commit:
-            continue
-        rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return rows
+    return [row for row in read_written(folder) if int(row[BATCH_COLUMN]) > last_commit]
 
 
 def read_back_outcome(rows: list[dict[str, object]]) -> str:

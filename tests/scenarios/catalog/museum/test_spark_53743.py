@@ -21,6 +21,7 @@ from scenarios.catalog.museum.spark_53743 import (
     rows_after,
 )
 from spark_app.lines.known_bug_table import LIST_PUT_FAILED, LIST_READ_BACK, judge
+from spark_app.lines.query_rows import batch_file
 from spark_app.query.user_query import load_query
 
 
@@ -86,7 +87,7 @@ def test_pandas_cast_of_a_none_in_the_words_of_a_failed_run_is_the_bugs_outcome(
 def test_the_restarts_first_row_says_what_the_list_held(tmp_path: Path) -> None:
     for n, read_back in ((0, 0), (1, ELEMENTS), (2, ELEMENTS), (3, ELEMENTS)):
         row = {"batch_id": n, "group": "all", "read_back": read_back, "nulls_read": read_back}
-        (tmp_path / f"batch-{n}.jsonl").write_text(json.dumps(row) + "\n")
+        batch_file(tmp_path, n).write_text(json.dumps(row) + "\n")  # as the sink names it
     rows = rows_after(tmp_path, 1)
     assert [r["batch_id"] for r in rows] == [2, 3]
     assert read_back_outcome(rows) == LIST_READ_BACK
