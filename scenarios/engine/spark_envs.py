@@ -99,6 +99,10 @@ def spark_python(version: str | None, say: Callable[[str], None] = print) -> str
     return str(folder / "bin" / "python")
 
 
+# In an environment once Spark Connect's client was added to it (`_add_connect`).
+_CONNECT_MARKER = "connect.json"
+
+
 def _add_connect(version: str, folder: Path, say: Callable[[str], None]) -> None:
     """Spark Connect's client (grpcio and its kin, PySpark's `connect` extra), added once to an
     environment: `spark_app --connect` and the museum's SPARK-57489 need it. Added, not made
@@ -112,10 +116,6 @@ def _add_connect(version: str, folder: Path, say: Callable[[str], None]) -> None
     kept = [pyarrow_requirement(version), "pandas>=2.2,<3"]
     _uv("pip", "install", "--python", python, f"pyspark[connect]=={version}", *kept)
     marker.write_text(json.dumps({"pyspark": version, "extra": "connect"}) + "\n")
-
-
-# In an environment once Spark Connect's client was added to it (`_add_connect`).
-_CONNECT_MARKER = "connect.json"
 
 
 def requirements(version: str) -> list[str]:
